@@ -1,0 +1,7 @@
+//! Guest ABI structs shared by several arches, declared once with endian-aware field types.
+//!
+//! Layouts that only one arch uses live in that arch's `abi.rs`. Each struct names the uapi
+//! header it follows. Field types carry their byte order (`zerocopy::byteorder`), so writing a
+//! struct into guest memory is a plain byte copy with the swaps already done.
+
+pub mod generic;

@@ -1,0 +1,199 @@
+//! aarch64 guests (LP64, little-endian).
+//!
+//! - Trap: `svc #0` raises unicorn interrupt 2 (QEMU's EXCP_SWI) with the PC already past the
+//!   `svc`. Number in `x8`, arguments in `x0`-`x5`, result in `x0`.
+//! - TLS: `TPIDR_EL0`.
+//! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions). Unicorn runs it at EL1 with
+//!   the MMU off; endgate's virtual TLB supplies the user permissions.
+//! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000
+//!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
+
+mod abi;
+mod calls;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
+
+use super::{set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use crate::abi::generic;
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The aarch64 guest.
+pub struct Aarch64;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// QEMU's exception numbers as unicorn passes them to the interrupt hook
+/// (target/arm/cpu.h `EXCP_*`).
+mod excp {
+    pub const UDEF: u32 = 1;
+    pub const SWI: u32 = 2;
+    pub const PREFETCH_ABORT: u32 = 3;
+    pub const DATA_ABORT: u32 = 4;
+    pub const BKPT: u32 = 7;
+    pub const UNALIGNED: u32 = 22;
+}
+
+/// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h that a Cortex-A72 has:
+/// FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
+const HWCAP_A72: u64 = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 11);
+
+impl GuestArch for Aarch64 {
+    fn name(&self) -> &'static str {
+        "aarch64"
+    }
+    fn elf_machine(&self) -> u16 {
+        183
+    }
+    fn is_64bit(&self) -> bool {
+        true
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        Layout { low_len: 16 << 30, dyn_base: 0xaaaa_aaaa_a000, dyn_len: 16 << 30, task_size: 1 << 48, top_len: 64 << 30 }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = Cpu::new_with_data(Arch::ARM64, Mode::ARM, task)?;
+        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        cpu.ctl_set_cpu_model(Arm64CpuModel::A72 as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(|cpu, intno| {
+            if intno == excp::SWI {
+                crate::syscall::enter(cpu);
+            } else {
+                crate::task::cpu_exception(cpu, intno);
+            }
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterARM64::SP, sp)?;
+        cpu.reg_write(RegisterARM64::PC, entry)?;
+        // x0 = 0: no function for the program to register with atexit.
+        cpu.reg_write(RegisterARM64::X0, 0)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterARM64::PC).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let x = |n: i32| cpu.reg_read(RegisterARM64::X0 as i32 + n).unwrap_or(0);
+        SyscallArgs { nr: x(8), a: [x(0), x(1), x(2), x(3), x(4), x(5)] }
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(RegisterARM64::X0, ret);
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterARM64::TPIDR_EL0, tls).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        (HWCAP_A72, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        Some("aarch64")
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
+        Some(5120)
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &generic::Stat::from_host(st))
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        let mut out = flags;
+        for (g, _) in abi::OPEN_FLAG_MAP {
+            out &= !g;
+        }
+        let mut out = out as u32 as i32;
+        for (g, h) in abi::OPEN_FLAG_MAP {
+            if flags & g != 0 {
+                out |= h;
+            }
+        }
+        out
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        let mut out = flags;
+        for (_, h) in abi::OPEN_FLAG_MAP {
+            out &= !h;
+        }
+        let mut out = u64::from(out as u32);
+        for (g, h) in abi::OPEN_FLAG_MAP {
+            if flags & h != 0 {
+                out |= g;
+            }
+        }
+        out
+    }
+    fn arch_syscall(&self, _cpu: &mut Cpu<'_>, _sys: Sys, _a: &SyscallArgs) -> Option<SysResult> {
+        None
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        let reg: i32 = match name {
+            "sp" | "wsp" => RegisterARM64::SP as i32,
+            "x29" | "fp" | "w29" => RegisterARM64::X29 as i32,
+            "x30" | "lr" | "w30" => RegisterARM64::X30 as i32,
+            "xzr" | "wzr" => return Some(0),
+            _ => {
+                let n: i32 = name.strip_prefix('x').or_else(|| name.strip_prefix('w'))?.parse().ok()?;
+                if !(0..=28).contains(&n) {
+                    return None;
+                }
+                RegisterARM64::X0 as i32 + n
+            }
+        };
+        let v = cpu.reg_read(reg).ok()?;
+        Some(if name.starts_with('w') { v & 0xffff_ffff } else { v })
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        match intno {
+            excp::UDEF => Signal::SIGILL,
+            excp::BKPT => Signal::SIGTRAP,
+            excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
+            excp::UNALIGNED => Signal::SIGBUS,
+            _ => Signal::SIGILL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_flags_round_trip() {
+        let a = Aarch64;
+        // O_RDONLY|O_DIRECTORY|O_CLOEXEC as aarch64 glibc passes it for opendir().
+        let guest = 0o2_000_000 | abi::O_DIRECTORY;
+        let host = a.open_flags_to_host(guest);
+        assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC);
+        assert_eq!(a.open_flags_from_host(host), guest);
+    }
+}

@@ -1,0 +1,129 @@
+//! Guest architectures.
+//!
+//! Everything one guest architecture changes lives in its own folder, and every folder has the
+//! same files, so two arches can be compared file by file (as QEMU's `linux-user/<target>/`):
+//! - `mod.rs` — the [`GuestArch`] implementation: unicorn arch/mode and CPU model, initial
+//!   registers, the syscall trap hook and register ABI, TLS register, auxv `AT_HWCAP`/`AT_PLATFORM`,
+//!   how CPU exceptions become signals;
+//! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
+//!   uapi header it follows;
+//! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`).
+//!
+//! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
+
+pub mod aarch64;
+pub mod x86_64;
+
+use capstone::Capstone;
+use syscalls::Errno;
+use unicorn_engine::Unicorn;
+
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// A guest CPU: one unicorn instance whose user data is the guest thread's [`Task`].
+pub type Cpu<'a> = Unicorn<'a, Task>;
+
+/// A system call as the guest made it: the arch's number and six raw argument registers.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SyscallArgs {
+    /// The arch's syscall number.
+    pub nr: u64,
+    /// Argument registers, in ABI order.
+    pub a: [u64; 6],
+}
+
+/// What one guest architecture changes. Implementations are zero-sized statics; pick one with
+/// [`for_elf_machine`].
+pub trait GuestArch: Sync {
+    /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`).
+    fn name(&self) -> &'static str;
+    /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
+    fn elf_machine(&self) -> u16;
+    /// `true` for 64-bit ELF (ELFCLASS64) and LP64 ABI.
+    fn is_64bit(&self) -> bool;
+    /// Byte order of data.
+    fn endian(&self) -> Endian;
+    /// Where the guest address-space windows go.
+    fn layout(&self) -> Layout;
+    /// This arch's system-call numbers.
+    fn numbers(&self) -> &'static NumberTable;
+
+    /// Creates the unicorn instance for this arch (CPU model chosen, nothing mapped yet).
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error>;
+    /// Installs the syscall trap hook and the exception hook.
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error>;
+    /// Sets the registers a new process starts with: program counter `entry`, stack `sp`,
+    /// everything else as the kernel's `start_thread` leaves it.
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error>;
+    /// The guest program counter.
+    fn pc(&self, cpu: &Cpu<'_>) -> u64;
+    /// Reads the syscall number and arguments from the registers the ABI names.
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs;
+    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64);
+    /// Sets the thread pointer register (TLS).
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno>;
+
+    /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.
+    fn hwcap(&self) -> (u64, u64);
+    /// `AT_PLATFORM` string, if the arch's kernel provides one.
+    fn platform(&self) -> Option<&'static str>;
+    /// `AT_MINSIGSTKSZ` in bytes, on arches whose kernel provides it.
+    fn minsigstksz(&self) -> Option<u64>;
+    /// A disassembler for fault reports and traces.
+    fn disassembler(&self) -> Option<Capstone>;
+    /// Stack pointer alignment at process entry, in bytes.
+    fn stack_align(&self) -> u64 {
+        16
+    }
+
+    /// The arch's `struct stat` written at `addr` from a host stat.
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno>;
+    /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
+    fn open_flags_to_host(&self, flags: u64) -> i32;
+    /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
+    fn open_flags_from_host(&self, flags: i32) -> u64;
+    /// Handles a call only this arch has; `None` if `sys` is not one of them.
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, args: &SyscallArgs) -> Option<SysResult>;
+    /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
+    /// The signal a CPU exception raises (unicorn interrupt number `intno`).
+    fn exception_signal(&self, intno: u32) -> Signal;
+}
+
+/// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
+pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
+    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64]
+        .into_iter()
+        .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
+}
+
+/// Name of an ELF machine for error messages (include/uapi/linux/elf-em.h).
+pub fn elf_machine_name(machine: u16) -> &'static str {
+    match machine {
+        3 => "i386",
+        8 => "mips",
+        20 => "ppc",
+        21 => "ppc64",
+        22 => "s390",
+        40 => "arm",
+        62 => "x86_64",
+        183 => "aarch64",
+        243 => "riscv",
+        258 => "loongarch",
+        _ => "unknown machine",
+    }
+}
+
+/// Sets unicorn's TCG translation buffer size in bytes; must come before any other call on
+/// a new instance (unicorn 2.1.5 has no Rust wrapper for it).
+pub(crate) fn set_tcg_buffer_size(cpu: &mut Cpu<'_>, bytes: u32) -> Result<(), unicorn_engine::uc_error> {
+    use unicorn_engine::unicorn_const::{uc_ctl, ControlType};
+    let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
+    // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
+    unsafe { uc_ctl(cpu.get_handle(), ctl, bytes) }.into()
+}

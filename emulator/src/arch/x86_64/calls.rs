@@ -1,0 +1,30 @@
+//! System calls only x86_64 has.
+
+use syscalls::Errno;
+use unicorn_engine::RegisterX86;
+
+use super::abi::arch_prctl::*;
+use crate::arch::{Cpu, SyscallArgs};
+use crate::syscall::SysResult;
+
+/// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base. Errors: `EINVAL`
+/// for other codes (no CET or CPUID faulting is emulated), `EFAULT` for a bad `addr` on GET.
+/// See arch_prctl(2).
+pub fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (code, addr) = (a.a[0], a.a[1]);
+    let reg = match code {
+        ARCH_SET_FS | ARCH_GET_FS => RegisterX86::FS_BASE,
+        ARCH_SET_GS | ARCH_GET_GS => RegisterX86::GS_BASE,
+        _ => return Err(Errno::EINVAL),
+    };
+    match code {
+        ARCH_SET_FS | ARCH_SET_GS => {
+            cpu.reg_write(reg, addr).map_err(|_| Errno::EINVAL)?;
+        }
+        _ => {
+            let v = cpu.reg_read(reg).map_err(|_| Errno::EINVAL)?;
+            cpu.get_data_mut().mm.write_u64(addr, v)?;
+        }
+    }
+    Ok(0)
+}

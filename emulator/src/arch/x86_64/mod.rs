@@ -1,0 +1,166 @@
+//! x86_64 guests (System V LP64 ABI).
+//!
+//! - Trap: the `syscall` instruction, caught with a UC_HOOK_INSN hook. Inside the hook RIP
+//!   still points at the `syscall`; unicorn adds its 2 bytes afterwards. Number in `rax`,
+//!   arguments in `rdi rsi rdx r10 r8 r9`, result in `rax`; the CPU also sets `rcx` = return
+//!   address and `r11` = RFLAGS, which we reproduce.
+//! - TLS: the FS base, set by `arch_prctl(ARCH_SET_FS)`.
+//! - CPU: unicorn's default `qemu64` model (SSE2, no AVX: TCG in unicorn's QEMU 5 has none).
+//! - Address space: 47-bit, `TASK_SIZE` 0x7ffffffff000, PIE base 0x555555554000
+//!   (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE`).
+
+mod abi;
+mod calls;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
+
+use super::{set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The x86_64 guest.
+pub struct X86_64;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// `CPUID.1:EDX` of QEMU's `qemu64` model (fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca
+/// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
+const HWCAP_QEMU64: u64 = 0x078b_fbfd;
+
+impl GuestArch for X86_64 {
+    fn name(&self) -> &'static str {
+        "x86_64"
+    }
+    fn elf_machine(&self) -> u16 {
+        62
+    }
+    fn is_64bit(&self) -> bool {
+        true
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        Layout {
+            low_len: 16 << 30,
+            dyn_base: 0x5555_5555_4000,
+            dyn_len: 16 << 30,
+            task_size: 0x7fff_ffff_f000,
+            top_len: 64 << 30,
+        }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = Cpu::new_with_data(Arch::X86, Mode::MODE_64, task)?;
+        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, |cpu| {
+            // The CPU's own side effects of `syscall`: rcx = next RIP, r11 = RFLAGS.
+            let rip = cpu.reg_read(RegisterX86::RIP).unwrap_or(0);
+            let flags = cpu.reg_read(RegisterX86::RFLAGS).unwrap_or(0);
+            let _ = cpu.reg_write(RegisterX86::RCX, rip + 2);
+            let _ = cpu.reg_write(RegisterX86::R11, flags);
+            crate::syscall::enter(cpu);
+        })?;
+        cpu.add_intr_hook(|cpu, intno| crate::task::cpu_exception(cpu, intno))?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterX86::RSP, sp)?;
+        cpu.reg_write(RegisterX86::RIP, entry)?;
+        // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
+        cpu.reg_write(RegisterX86::RDX, 0)?;
+        cpu.reg_write(RegisterX86::RFLAGS, 0x202)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterX86::RIP).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let r = |reg| cpu.reg_read(reg).unwrap_or(0);
+        SyscallArgs {
+            nr: r(RegisterX86::RAX),
+            a: [r(RegisterX86::RDI), r(RegisterX86::RSI), r(RegisterX86::RDX), r(RegisterX86::R10), r(RegisterX86::R8), r(RegisterX86::R9)],
+        }
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(RegisterX86::RAX, ret);
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterX86::FS_BASE, tls).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        (HWCAP_QEMU64, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        Some("x86_64")
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
+        Some(2048)
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat::from_host(st))
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        // x86_64 guest flags are the x86_64 host's (arch/x86 uses asm-generic/fcntl.h values).
+        flags as u32 as i32
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        u64::from(flags as u32)
+    }
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
+        match sys {
+            Sys::arch_prctl => Some(calls::arch_prctl(cpu, a)),
+            _ => None,
+        }
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        use RegisterX86 as R;
+        let reg = match name {
+            "rax" => R::RAX, "rbx" => R::RBX, "rcx" => R::RCX, "rdx" => R::RDX,
+            "rsi" => R::RSI, "rdi" => R::RDI, "rbp" => R::RBP, "rsp" => R::RSP,
+            "r8" => R::R8, "r9" => R::R9, "r10" => R::R10, "r11" => R::R11,
+            "r12" => R::R12, "r13" => R::R13, "r14" => R::R14, "r15" => R::R15,
+            "rip" => R::RIP, "fs_base" => R::FS_BASE, "gs_base" => R::GS_BASE,
+            "eax" => R::EAX, "ebx" => R::EBX, "ecx" => R::ECX, "edx" => R::EDX,
+            "esi" => R::ESI, "edi" => R::EDI, "ebp" => R::EBP, "esp" => R::ESP,
+            _ => return None,
+        };
+        cpu.reg_read(reg).ok()
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends.
+        match intno {
+            0 | 16 | 19 => Signal::SIGFPE,
+            1 | 3 => Signal::SIGTRAP,
+            6 => Signal::SIGILL,
+            17 => Signal::SIGBUS,
+            _ => Signal::SIGSEGV,
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The initial process stack, laid out as Linux's `create_elf_tables` (fs/binfmt_elf.c) does.
+//!
+//! From the top of the stack downwards:
+//! ```text
+//!   [ 8 zero bytes ]                      end marker
+//!   [ AT_EXECFN string ]                  the path the program was started as
+//!   [ envp strings ][ argv strings ]      argv[0] lowest
+//!   [ AT_PLATFORM string ]                (16-byte aligned below the strings)
+//!   [ AT_RANDOM: 16 random bytes ]
+//!   [ padding to 16 bytes ]
+//!   auxv pairs, AT_NULL
+//!   NULL, envp[envc-1] … envp[0]
+//!   NULL, argv[argc-1] … argv[0]
+//!   argc                                  <- stack pointer at entry (16-byte aligned)
+//! ```
+//! Words are the guest's pointer width and byte order.
+
+use crate::arch::GuestArch;
+use crate::loader::LoadedImage;
+use crate::mm::{AddressSpace, Prot, VmaName};
+
+/// Size of the main thread's stack mapping in bytes (Linux's default `RLIMIT_STACK`, 8 MiB).
+pub const STACK_SIZE: u64 = 8 << 20;
+
+/// Gap kept between the stack and the top-down mmap area (Linux's minimum gap, 128 MiB).
+pub const STACK_GAP: u64 = 128 << 20;
+
+/// auxv keys (include/uapi/linux/auxvec.h).
+#[allow(missing_docs)]
+pub mod at {
+    pub const AT_NULL: u64 = 0;
+    pub const AT_PHDR: u64 = 3;
+    pub const AT_PHENT: u64 = 4;
+    pub const AT_PHNUM: u64 = 5;
+    pub const AT_PAGESZ: u64 = 6;
+    pub const AT_BASE: u64 = 7;
+    pub const AT_FLAGS: u64 = 8;
+    pub const AT_ENTRY: u64 = 9;
+    pub const AT_UID: u64 = 11;
+    pub const AT_EUID: u64 = 12;
+    pub const AT_GID: u64 = 13;
+    pub const AT_EGID: u64 = 14;
+    pub const AT_PLATFORM: u64 = 15;
+    pub const AT_HWCAP: u64 = 16;
+    pub const AT_CLKTCK: u64 = 17;
+    pub const AT_SECURE: u64 = 23;
+    pub const AT_RANDOM: u64 = 25;
+    pub const AT_HWCAP2: u64 = 26;
+    pub const AT_EXECFN: u64 = 31;
+    pub const AT_SYSINFO_EHDR: u64 = 33;
+    pub const AT_MINSIGSTKSZ: u64 = 51;
+}
+use at::*;
+
+/// What the stack is built from.
+pub struct StackInput<'a> {
+    /// The guest's argv (argv[0] included).
+    pub argv: &'a [Vec<u8>],
+    /// The guest's environment, `NAME=value` strings.
+    pub envp: &'a [Vec<u8>],
+    /// `AT_EXECFN`: the path the program was started as.
+    pub execfn: &'a [u8],
+    /// The program image.
+    pub main: LoadedImage,
+    /// Its interpreter, if dynamically linked.
+    pub interp: Option<LoadedImage>,
+}
+
+/// The stack that was built.
+pub struct InitialStack {
+    /// Stack pointer at entry (points at argc).
+    pub sp: u64,
+    /// The auxiliary vector as written (for `/proc/self/auxv`).
+    pub auxv: Vec<(u64, u64)>,
+}
+
+/// Maps the stack at the top of the address space, fills it, and sets `mm.mmap_base` below
+/// it. Errors are guest-memory errnos (only on an impossible layout).
+pub fn build(mm: &mut AddressSpace, arch: &dyn GuestArch, input: &StackInput<'_>) -> Result<InitialStack, syscalls::Errno> {
+    let top = mm.task_size;
+    let mut prot = Prot::READ | Prot::WRITE;
+    if input.main.exec_stack {
+        prot = prot | Prot::EXEC;
+    }
+    mm.map_anon(top - STACK_SIZE, STACK_SIZE, prot, VmaName::Stack)?;
+    mm.mmap_base = top - STACK_SIZE - STACK_GAP;
+
+    let word: u64 = if arch.is_64bit() { 8 } else { 4 };
+    let mut p = top - word; // end marker
+    let mut push_bytes = |mm: &mut AddressSpace, bytes: &[u8]| -> Result<u64, syscalls::Errno> {
+        p -= bytes.len() as u64 + 1;
+        mm.write_bytes(p, bytes)?;
+        mm.write_bytes(p + bytes.len() as u64, &[0])?;
+        Ok(p)
+    };
+    let execfn = push_bytes(mm, input.execfn)?;
+    let mut env_ptrs: Vec<u64> = Vec::with_capacity(input.envp.len());
+    for e in input.envp.iter().rev() {
+        env_ptrs.push(push_bytes(mm, e)?);
+    }
+    env_ptrs.reverse();
+    let mut arg_ptrs: Vec<u64> = Vec::with_capacity(input.argv.len());
+    for a in input.argv.iter().rev() {
+        arg_ptrs.push(push_bytes(mm, a)?);
+    }
+    arg_ptrs.reverse();
+    p &= !15;
+    let platform = match arch.platform() {
+        Some(s) => {
+            p -= s.len() as u64 + 1;
+            mm.write_bytes(p, s.as_bytes())?;
+            mm.write_bytes(p + s.len() as u64, &[0])?;
+            Some(p)
+        }
+        None => None,
+    };
+    let mut random = [0u8; 16];
+    fill_random(&mut random);
+    p -= 16;
+    let random_at = p;
+    mm.write_bytes(random_at, &random)?;
+
+    let (hwcap, hwcap2) = arch.hwcap();
+    let main = input.main;
+    let mut auxv: Vec<(u64, u64)> = Vec::new();
+    if let Some(m) = arch.minsigstksz() {
+        auxv.push((AT_MINSIGSTKSZ, m));
+    }
+    auxv.extend([
+        (AT_HWCAP, hwcap),
+        (AT_PAGESZ, crate::mm::PAGE_SIZE),
+        (AT_CLKTCK, 100),
+        (AT_PHDR, main.phdr),
+        (AT_PHENT, main.phent),
+        (AT_PHNUM, main.phnum),
+        (AT_BASE, input.interp.map_or(0, |i| i.bias)),
+        (AT_FLAGS, 0),
+        (AT_ENTRY, main.entry),
+        // SAFETY: these four only read the caller's credentials.
+        (AT_UID, u64::from(unsafe { libc::getuid() })),
+        // SAFETY: as above.
+        (AT_EUID, u64::from(unsafe { libc::geteuid() })),
+        // SAFETY: as above.
+        (AT_GID, u64::from(unsafe { libc::getgid() })),
+        // SAFETY: as above.
+        (AT_EGID, u64::from(unsafe { libc::getegid() })),
+        (AT_SECURE, 0),
+        (AT_RANDOM, random_at),
+        (AT_HWCAP2, hwcap2),
+        (AT_EXECFN, execfn),
+    ]);
+    if let Some(pl) = platform {
+        auxv.push((AT_PLATFORM, pl));
+    }
+    auxv.push((AT_NULL, 0));
+
+    let items = 1 + (arg_ptrs.len() as u64 + 1) + (env_ptrs.len() as u64 + 1) + 2 * auxv.len() as u64;
+    let sp = (p - items * word) & !(arch.stack_align() - 1);
+    let mut words: Vec<u64> = Vec::with_capacity(items as usize);
+    words.push(arg_ptrs.len() as u64);
+    words.extend(&arg_ptrs);
+    words.push(0);
+    words.extend(&env_ptrs);
+    words.push(0);
+    for &(k, v) in &auxv {
+        words.push(k);
+        words.push(v);
+    }
+    let mut at = sp;
+    for w in words {
+        if word == 8 {
+            mm.write_u64(at, w)?;
+        } else {
+            mm.write_u32(at, w as u32)?;
+        }
+        at += word;
+    }
+    Ok(InitialStack { sp, auxv })
+}
+
+fn fill_random(buf: &mut [u8]) {
+    // SAFETY: writes at most buf.len() bytes into buf.
+    let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };
+    if n != buf.len() as isize {
+        // getrandom cannot fail for 16 bytes once the pool is ready; keep the stack usable.
+        let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+        buf.copy_from_slice(&t.to_le_bytes()[..16]);
+    }
+}

@@ -1,0 +1,632 @@
+//! The guest address space.
+//!
+//! # Two kinds of address
+//! A *guest address* ([`GuestAddr`], a `u64`) is what the guest program sees; a *host pointer*
+//! is where those bytes live in endgate's own process. Every guest page lives in one of a few
+//! fixed **windows**: large host reservations (`mmap(PROT_NONE, MAP_NORESERVE)`), each handed
+//! to unicorn once with `mem_map_ptr` at its guest address. Guest `mmap`/`munmap`/`mprotect`
+//! then never touch unicorn's region list (which is slow to change, see
+//! ../shared/notes/unicorn-facts.md §3): they only replace host pages inside a window and edit
+//! endgate's own list of mappings ([`Vma`]s).
+//!
+//! # Permissions
+//! Host pages of a mapping are always readable and writable (so host system calls can fill
+//! guest buffers); the guest's own permissions are enforced in two places:
+//! - for guest instructions, by unicorn's virtual TLB, whose fill hook asks [`AddressSpace::tlb_fill`]
+//!   for the real permissions of a page (data pages are never executable, which also keeps
+//!   TCG's store fast path working);
+//! - for system-call buffers, by [`AddressSpace::host_range`], which returns `EFAULT` when any
+//!   byte of the range is unmapped or lacks the needed permission, as the kernel's
+//!   `copy_from_user`/`copy_to_user` would.
+//!
+//! # Invalidation
+//! Changing a mapping can leave stale translations behind: the TLB may cache old permissions and
+//! the TB cache may hold code translated from pages that were replaced. Every change records what
+//! must be dropped in [`Invalidate`]; the caller, which owns the unicorn handle, applies it
+//! (`ctl_flush_tlb`, `ctl_remove_cache`) before the guest runs again.
+
+mod memory;
+mod vma;
+
+pub use memory::{Endian, GuestAddr, PATH_MAX};
+pub use vma::{Prot, Vma, VmaName};
+
+use std::collections::BTreeMap;
+use std::ffi::c_void;
+use std::os::fd::RawFd;
+
+use syscalls::Errno;
+
+/// Guest page size in bytes (4 KiB on every guest endgate supports, as on Debian's kernels).
+pub const PAGE_SIZE: u64 = 4096;
+
+/// Lowest address a guest may map: Linux's default `vm.mmap_min_addr` (64 KiB).
+pub const MMAP_MIN_ADDR: u64 = 0x10000;
+
+/// Rounds `x` down to a page boundary.
+#[inline]
+pub const fn page_floor(x: u64) -> u64 {
+    x & !(PAGE_SIZE - 1)
+}
+
+/// Rounds `x` up to a page boundary; `None` on overflow.
+#[inline]
+pub const fn page_ceil(x: u64) -> Option<u64> {
+    match x.checked_add(PAGE_SIZE - 1) {
+        Some(v) => Some(v & !(PAGE_SIZE - 1)),
+        None => None,
+    }
+}
+
+/// A contiguous guest range backed by one host reservation.
+#[derive(Clone, Copy, Debug)]
+pub struct Window {
+    /// First guest address of the window.
+    pub guest: u64,
+    /// Length in bytes (a multiple of [`PAGE_SIZE`]).
+    pub len: u64,
+    /// Host address of the window's first byte.
+    pub host: *mut u8,
+}
+
+/// Where the guest's windows go, chosen by the arch from its user address-space size.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// Window for `ET_EXEC` images and their brk heap: `[0, low_len)`.
+    pub low_len: u64,
+    /// Base of the window for position-independent images (Linux `ELF_ET_DYN_BASE`).
+    pub dyn_base: u64,
+    /// Length of that window in bytes.
+    pub dyn_len: u64,
+    /// One past the highest user address (Linux `TASK_SIZE`); the stack ends here.
+    pub task_size: u64,
+    /// Length of the top window (stack plus top-down `mmap` area) in bytes.
+    pub top_len: u64,
+}
+
+/// Cached translations that a mapping change made stale; applied by the owner of the unicorn
+/// instance before the guest runs again.
+#[derive(Default, Debug)]
+pub struct Invalidate {
+    /// Permissions changed or pages went away: flush unicorn's TLB.
+    pub flush_tlb: bool,
+    /// Guest ranges `[start, end)` whose translated code must be dropped.
+    pub code: Vec<(u64, u64)>,
+}
+
+/// How a guest access was refused by the TLB fill hook; read after `emu_start` fails.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    /// Page-aligned guest address of the refused access (unicorn reports only the page).
+    pub page: u64,
+    /// The access that was refused.
+    pub access: Prot,
+    /// `true` if the page is mapped but lacks the permission (SEGV_ACCERR), `false` if unmapped
+    /// (SEGV_MAPERR).
+    pub mapped: bool,
+}
+
+/// Errors while creating the address space (endgate's own failures, not the guest's).
+#[derive(Debug, thiserror::Error)]
+pub enum MmError {
+    /// The host refused the reservation.
+    #[error("cannot reserve {len} bytes of host address space: {source}")]
+    Reserve {
+        /// Size in bytes.
+        len: u64,
+        /// The host error.
+        source: std::io::Error,
+    },
+}
+
+/// The guest's mappings, brk and placement state. One per guest process.
+pub struct AddressSpace {
+    windows: Vec<Window>,
+    reservation: (*mut c_void, usize),
+    vmas: BTreeMap<u64, Vma>,
+    endian: Endian,
+    /// First byte of the brk heap (page-aligned end of the loaded image).
+    pub brk_start: u64,
+    /// Current program break (byte-granular, as the guest asked).
+    pub brk: u64,
+    /// Top of the top-down `mmap` area (below the stack and its gap).
+    pub mmap_base: u64,
+    /// One past the highest user address (the arch's `TASK_SIZE`).
+    pub task_size: u64,
+    /// Start of the window for PIE images (Linux `ELF_ET_DYN_BASE`).
+    pub dyn_base: u64,
+    /// What the last mapping changes made stale.
+    pub invalidate: Invalidate,
+    /// The last access refused by [`AddressSpace::tlb_fill`].
+    pub last_fault: Option<Fault>,
+}
+
+// SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
+unsafe impl Send for AddressSpace {}
+
+impl AddressSpace {
+    /// Reserves host address space for `layout` (nothing is committed until mapped).
+    pub fn new(layout: Layout, endian: Endian) -> Result<Self, MmError> {
+        let top_base = layout.task_size - layout.top_len;
+        let spans = [(0, layout.low_len), (layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)];
+        let total: u64 = spans.iter().map(|s| s.1).sum();
+        let total_usize = usize::try_from(total).expect("reservation fits the host");
+        // SAFETY: a fresh anonymous PROT_NONE reservation; no existing memory is touched.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                total_usize,
+                libc::PROT_NONE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(MmError::Reserve { len: total, source: std::io::Error::last_os_error() });
+        }
+        let mut windows = Vec::new();
+        let mut off = 0usize;
+        for (guest, len) in spans {
+            // SAFETY: `off` stays inside the reservation just made.
+            let host = unsafe { base.cast::<u8>().add(off) };
+            windows.push(Window { guest, len, host });
+            off += usize::try_from(len).expect("window fits the host");
+        }
+        Ok(AddressSpace {
+            windows,
+            reservation: (base, total_usize),
+            vmas: BTreeMap::new(),
+            endian,
+            brk_start: 0,
+            brk: 0,
+            mmap_base: top_base,
+            task_size: layout.task_size,
+            dyn_base: layout.dyn_base,
+            invalidate: Invalidate::default(),
+            last_fault: None,
+        })
+    }
+
+    /// The windows, for handing to unicorn with `mem_map_ptr`.
+    pub fn windows(&self) -> &[Window] {
+        &self.windows
+    }
+
+    /// Byte order of the guest.
+    pub fn endian(&self) -> Endian {
+        self.endian
+    }
+
+    /// The mappings, in address order.
+    pub fn vmas(&self) -> impl Iterator<Item = (u64, &Vma)> {
+        self.vmas.iter().map(|(s, v)| (*s, v))
+    }
+
+    #[inline]
+    fn window_of(&self, addr: u64, len: u64) -> Option<&Window> {
+        let end = addr.checked_add(len)?;
+        self.windows.iter().find(|w| addr >= w.guest && end <= w.guest + w.len)
+    }
+
+    /// Host pointer for guest `addr`, with no permission check (`None` outside every window).
+    #[inline]
+    pub fn to_host(&self, addr: u64, len: u64) -> Option<*mut u8> {
+        let w = self.window_of(addr, len)?;
+        let off = usize::try_from(addr - w.guest).ok()?;
+        // SAFETY: the offset is inside the window's reservation.
+        Some(unsafe { w.host.add(off) })
+    }
+
+    /// The mapping containing `addr`.
+    #[inline]
+    pub fn vma_at(&self, addr: u64) -> Option<(u64, &Vma)> {
+        let (&start, vma) = self.vmas.range(..=addr).next_back()?;
+        (addr < vma.end).then_some((start, vma))
+    }
+
+    /// Host pointer for the guest range `[addr, addr+len)` after checking every byte is mapped
+    /// with at least `need`. Errors: `EFAULT` if any byte is unmapped, lacks `need` or wraps.
+    /// A zero-length range is always valid (the kernel does not touch it).
+    pub fn host_range(&self, addr: u64, len: u64, need: Prot) -> Result<*mut u8, Errno> {
+        if len == 0 {
+            return Ok(self.to_host(addr, 0).unwrap_or(std::ptr::NonNull::dangling().as_ptr()));
+        }
+        let end = addr.checked_add(len).ok_or(Errno::EFAULT)?;
+        let mut cur = addr;
+        while cur < end {
+            let (_, vma) = self.vma_at(cur).ok_or(Errno::EFAULT)?;
+            if !vma.prot.contains(need) {
+                return Err(Errno::EFAULT);
+            }
+            cur = vma.end;
+        }
+        self.to_host(addr, len).ok_or(Errno::EFAULT)
+    }
+
+    /// Answers unicorn's TLB fill for guest page `page`: `Some(perms)` if mapped (perms may
+    /// lack `access`, and unicorn then refuses the access), `None` if unmapped. Refusals are
+    /// remembered in [`AddressSpace::last_fault`].
+    #[inline]
+    pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
+        match self.vma_at(page) {
+            Some((_, vma)) => {
+                let prot = vma.prot;
+                if !prot.contains(access) {
+                    self.last_fault = Some(Fault { page, access, mapped: true });
+                }
+                Some(prot)
+            }
+            None => {
+                self.last_fault = Some(Fault { page, access, mapped: false });
+                None
+            }
+        }
+    }
+
+    /// `true` if no mapping overlaps `[addr, addr+len)`.
+    pub fn is_free(&self, addr: u64, len: u64) -> bool {
+        let Some(end) = addr.checked_add(len) else { return false };
+        if let Some((_, v)) = self.vmas.range(..addr).next_back() {
+            if v.end > addr {
+                return false;
+            }
+        }
+        self.vmas.range(addr..end).next().is_none()
+    }
+
+    /// `true` if `[addr, addr+len)` lies inside one window and at or above [`MMAP_MIN_ADDR`].
+    pub fn is_placeable(&self, addr: u64, len: u64) -> bool {
+        addr >= MMAP_MIN_ADDR && self.window_of(addr, len).is_some()
+    }
+
+    /// Finds a free range of `len` bytes, top-down below [`AddressSpace::mmap_base`], as Linux's
+    /// default placement does. `len` must be page-aligned. `None` if the top window is full.
+    pub fn find_free(&self, len: u64) -> Option<u64> {
+        let top = self.windows.last()?;
+        let floor = top.guest;
+        let mut hi = self.mmap_base;
+        // Walk mappings downwards from the placement ceiling, looking for a gap.
+        for (&start, vma) in self.vmas.range(..self.mmap_base).rev() {
+            if vma.end <= hi && hi - vma.end >= len {
+                return Some(hi - len).filter(|&a| a >= floor);
+            }
+            hi = hi.min(start);
+            if hi < floor + len {
+                return None;
+            }
+        }
+        (hi >= floor + len).then(|| hi - len)
+    }
+
+    /// Maps fresh zeroed memory at `[addr, addr+len)` (page-aligned), replacing what was there.
+    /// Errors: `ENOMEM` outside the windows or when the host refuses.
+    pub fn map_anon(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName) -> Result<(), Errno> {
+        self.map(addr, len, prot, name, Backing::Anon { shared: false })
+    }
+
+    /// Maps fresh zeroed memory shared with child processes (MAP_SHARED|MAP_ANONYMOUS).
+    pub fn map_shared_anon(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
+        self.map(addr, len, prot, VmaName::Anon, Backing::Anon { shared: true })
+    }
+
+    /// `ENOMEM` unless every page of `[addr, addr+len)` is mapped (the check madvise, msync and
+    /// mlock make).
+    pub fn check_mapped(&self, addr: u64, len: u64) -> Result<(), Errno> {
+        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+        let mut cur = addr;
+        while cur < end {
+            let (_, v) = self.vma_at(cur).ok_or(Errno::ENOMEM)?;
+            cur = v.end;
+        }
+        Ok(())
+    }
+
+    /// Maps `len` bytes of host file `fd` at file offset `offset` (page-aligned) to guest
+    /// `addr`. `shared` selects MAP_SHARED. Errors: the host's errno (`EACCES`, `ENODEV`…),
+    /// `ENOMEM` outside the windows.
+    pub fn map_file(
+        &mut self,
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        name: VmaName,
+        fd: RawFd,
+        offset: u64,
+        shared: bool,
+    ) -> Result<(), Errno> {
+        self.map(addr, len, prot, name, Backing::File { fd, offset, shared })
+    }
+
+    fn map(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, backing: Backing) -> Result<(), Errno> {
+        debug_assert_eq!(addr % PAGE_SIZE, 0);
+        debug_assert_eq!(len % PAGE_SIZE, 0);
+        let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+        let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
+        let (flags, fd, off, host_prot) = match backing {
+            Backing::Anon { shared: false } => (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0, rw()),
+            Backing::Anon { shared: true } => (libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0, rw()),
+            Backing::File { fd, offset, shared: false } => (libc::MAP_PRIVATE, fd, offset, rw()),
+            Backing::File { fd, offset, shared: true } => (libc::MAP_SHARED, fd, offset, shared_host_prot(prot)),
+        };
+        let off = libc::off_t::try_from(off).map_err(|_| Errno::EOVERFLOW)?;
+        // SAFETY: `host..host+len` lies inside our own reservation (checked by `to_host`);
+        // MAP_FIXED replaces only those pages.
+        let r = unsafe { libc::mmap(host.cast(), hlen, host_prot, flags | libc::MAP_FIXED, fd, off) };
+        if r == libc::MAP_FAILED {
+            return Err(Errno::last());
+        }
+        self.forget(addr, addr + len);
+        let (offset, shared) = match backing {
+            Backing::Anon { .. } => (0, false),
+            Backing::File { offset, shared, .. } => (offset, shared),
+        };
+        self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        Ok(())
+    }
+
+    /// Removes every mapping in `[addr, addr+len)` (page-aligned); unmapped parts are ignored,
+    /// as Linux `munmap` does. The host pages are returned to the reservation.
+    pub fn unmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
+        let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
+        // Release host memory only where there were mappings, window by window.
+        let ranges: Vec<(u64, u64)> = self.overlapping(addr, end).map(|(s, v)| (s.max(addr), v.end.min(end))).collect();
+        for (s, e) in ranges {
+            self.release_host(s, e);
+        }
+        self.forget(addr, end);
+        Ok(())
+    }
+
+    fn release_host(&mut self, start: u64, end: u64) {
+        if let Some(host) = self.to_host(start, end - start) {
+            let hlen = usize::try_from(end - start).unwrap_or(0);
+            // SAFETY: the range lies inside our reservation; it goes back to PROT_NONE.
+            unsafe {
+                libc::mmap(
+                    host.cast(),
+                    hlen,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                    -1,
+                    0,
+                );
+            }
+        }
+    }
+
+    fn overlapping(&self, start: u64, end: u64) -> impl Iterator<Item = (u64, &Vma)> {
+        let first = self.vmas.range(..start).next_back().filter(|(_, v)| v.end > start).map(|(s, _)| *s);
+        let from = first.unwrap_or(start);
+        self.vmas.range(from..end).map(|(s, v)| (*s, v))
+    }
+
+    /// Drops the bookkeeping for `[start, end)`, splitting mappings that straddle its edges, and
+    /// records what the removal makes stale.
+    fn forget(&mut self, start: u64, end: u64) {
+        let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
+        for s in hit {
+            let v = self.vmas.remove(&s).expect("listed above");
+            self.invalidate.flush_tlb = true;
+            if v.prot.contains(Prot::EXEC) {
+                self.invalidate.code.push((s.max(start), v.end.min(end)));
+            }
+            if s < start {
+                let mut left = v.clone();
+                left.end = start;
+                self.vmas.insert(s, left);
+            }
+            if v.end > end {
+                let mut right = v.clone();
+                right.offset += end - s;
+                right.end = v.end;
+                self.vmas.insert(end, right);
+            }
+        }
+    }
+
+    /// Changes the guest permissions of `[addr, addr+len)` (page-aligned). Errors: `ENOMEM` if
+    /// any page is unmapped (Linux `mprotect`); `EACCES` if a shared file mapping cannot get the
+    /// host permissions.
+    pub fn protect(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
+        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+        let mut cur = addr;
+        while cur < end {
+            let (_, v) = self.vma_at(cur).ok_or(Errno::ENOMEM)?;
+            cur = v.end;
+        }
+        let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
+        for s in hit {
+            let v = self.vmas.remove(&s).expect("listed above");
+            let (ms, me) = (s.max(addr), v.end.min(end));
+            if v.shared {
+                if let Some(host) = self.to_host(ms, me - ms) {
+                    // SAFETY: inside our reservation; the host pages are a shared file mapping.
+                    let r = unsafe { libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), shared_host_prot(prot)) };
+                    if r != 0 {
+                        let e = Errno::last();
+                        self.vmas.insert(s, v);
+                        return Err(e);
+                    }
+                }
+            }
+            if v.prot.contains(Prot::EXEC) && !prot.contains(Prot::EXEC) {
+                self.invalidate.code.push((ms, me));
+            }
+            if s < ms {
+                self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+            }
+            self.vmas.insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
+            if v.end > me {
+                self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+            }
+        }
+        self.invalidate.flush_tlb = true;
+        Ok(())
+    }
+
+    /// Moves the pages of `[old, old+old_len)` to `new` (both page-aligned), growing or
+    /// shrinking to `new_len`; used by `mremap`. The host `mremap` moves the contents, so
+    /// anonymous growth reads as zero and file mappings extend into the file.
+    pub fn move_mapping(&mut self, old: u64, old_len: u64, new: u64, new_len: u64) -> Result<(), Errno> {
+        let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
+        let v = v.clone();
+        let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
+        let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
+        let (ol, nl) = (usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?, usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?);
+        // SAFETY: both ranges are inside our reservation; MREMAP_FIXED replaces the reservation
+        // pages at `dst`.
+        let r = unsafe { libc::mremap(src.cast(), ol, nl, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, dst) };
+        if r == libc::MAP_FAILED {
+            return Err(Errno::last());
+        }
+        // The host mremap left a hole at the source; put the reservation back.
+        self.release_host(old, old + old_len);
+        self.forget(old, old + old_len);
+        self.forget(new, new + new_len);
+        self.vmas.insert(new, Vma { end: new + new_len, ..v });
+        Ok(())
+    }
+
+    /// Grows the mapping ending at `old+old_len` in place to `new_len` bytes (the pages after
+    /// it must be free); used by `mremap`. Errors: `ENOMEM` if the host cannot grow it.
+    pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
+        let src = self.to_host(old, new_len).ok_or(Errno::ENOMEM)?;
+        let tail = self.to_host(old + old_len, new_len - old_len).ok_or(Errno::ENOMEM)?;
+        let (ol, nl) = (usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?, usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?);
+        // SAFETY: `tail` is reservation space after the mapping; it is handed back below if
+        // the host cannot grow into it.
+        unsafe { libc::munmap(tail.cast(), nl - ol) };
+        // SAFETY: `src` is our own mapping; without MREMAP_MAYMOVE it can only grow in place.
+        let r = unsafe { libc::mremap(src.cast(), ol, nl, 0) };
+        if r == libc::MAP_FAILED {
+            self.release_host(old + old_len, old + new_len);
+            return Err(Errno::ENOMEM);
+        }
+        let (start, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
+        let mut v = v.clone();
+        v.end = old + new_len;
+        self.vmas.insert(start, v);
+        Ok(())
+    }
+
+    /// Discards the contents of `[addr, addr+len)` (MADV_DONTNEED): private pages read back
+    /// as zero (anonymous) or as the file's data. Errors: `ENOMEM` if any page is unmapped.
+    pub fn discard(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
+        let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
+        let mut cur = addr;
+        while cur < end {
+            let (_, v) = self.vma_at(cur).ok_or(Errno::ENOMEM)?;
+            cur = v.end;
+        }
+        let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+        // SAFETY: inside our reservation, all of it mapped by us.
+        let r = unsafe { libc::madvise(host.cast(), usize::try_from(len).unwrap_or(0), libc::MADV_DONTNEED) };
+        if r != 0 {
+            return Err(Errno::last());
+        }
+        if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) {
+            self.invalidate.code.push((addr, end));
+        }
+        Ok(())
+    }
+
+    /// Records that the host wrote `[addr, addr+len)` behind unicorn's back: translated code
+    /// from those bytes must be dropped (unicorn cannot see host writes; unicorn-facts §3).
+    #[inline]
+    pub fn note_host_write(&mut self, addr: u64, len: u64) {
+        let end = addr.saturating_add(len);
+        if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) {
+            self.invalidate.code.push((page_floor(addr), page_ceil(end).unwrap_or(end)));
+        }
+    }
+
+    /// Takes the pending invalidations, leaving none.
+    pub fn take_invalidate(&mut self) -> Invalidate {
+        std::mem::take(&mut self.invalidate)
+    }
+}
+
+impl Drop for AddressSpace {
+    fn drop(&mut self) {
+        // SAFETY: the reservation was made in `new` and is unmapped once, here.
+        unsafe { libc::munmap(self.reservation.0, self.reservation.1) };
+    }
+}
+
+/// What backs a new mapping on the host.
+#[derive(Clone, Copy)]
+enum Backing {
+    Anon { shared: bool },
+    File { fd: RawFd, offset: u64, shared: bool },
+}
+
+fn rw() -> i32 {
+    libc::PROT_READ | libc::PROT_WRITE
+}
+
+fn shared_host_prot(p: Prot) -> i32 {
+    // Shared pages must keep the guest's write permission on the host too: a read-only file
+    // descriptor cannot be mapped writable, and a write must not reach a file the guest could
+    // not write. Reads stay allowed for host system calls.
+    if p.contains(Prot::WRITE) {
+        rw()
+    } else {
+        libc::PROT_READ
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space() -> AddressSpace {
+        let layout = Layout {
+            low_len: 1 << 30,
+            dyn_base: 0x5555_5555_4000,
+            dyn_len: 1 << 30,
+            task_size: 0x7fff_ffff_f000,
+            top_len: 1 << 30,
+        };
+        let mut a = AddressSpace::new(layout, Endian::Little).unwrap();
+        a.mmap_base = a.task_size - (64 << 20);
+        a
+    }
+
+    #[test]
+    fn map_split_protect_unmap() {
+        let mut a = space();
+        a.map_anon(0x40_0000, 0x4000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        a.protect(0x40_1000, 0x1000, Prot::READ).unwrap();
+        assert_eq!(a.vmas().count(), 3);
+        assert!(a.host_range(0x40_1000, 8, Prot::WRITE).is_err());
+        assert!(a.host_range(0x40_0ff8, 16, Prot::READ).is_ok());
+        a.unmap(0x40_0000, 0x2000).unwrap();
+        assert_eq!(a.vma_at(0x40_0000).map(|v| v.0), None);
+        assert_eq!(a.vma_at(0x40_2000).map(|v| v.0), Some(0x40_2000));
+        assert_eq!(a.host_range(0x40_0000, 1, Prot::READ), Err(Errno::EFAULT));
+        assert_eq!(a.protect(0x40_0000, 0x3000, Prot::READ), Err(Errno::ENOMEM));
+    }
+
+    #[test]
+    fn top_down_placement() {
+        let mut a = space();
+        let x = a.find_free(0x2000).unwrap();
+        assert_eq!(x, a.mmap_base - 0x2000);
+        a.map_anon(x, 0x2000, Prot::READ, VmaName::Anon).unwrap();
+        let y = a.find_free(0x1000).unwrap();
+        assert_eq!(y, x - 0x1000);
+    }
+
+    #[test]
+    fn pages_read_back_zero_after_remap() {
+        let mut a = space();
+        a.map_anon(0x40_0000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        let p = a.host_range(0x40_0000, 1, Prot::WRITE).unwrap();
+        // SAFETY: the page was just mapped read-write.
+        unsafe { *p = 7 };
+        a.map_anon(0x40_0000, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+        // SAFETY: mapped again, host-readable.
+        assert_eq!(unsafe { *p }, 0);
+    }
+}

@@ -1,0 +1,408 @@
+//! The file system: opening, the `stat` family, directories, links, permissions, times, sizes,
+//! the working directory, `statfs` and `umask`.
+//!
+//! Paths go through [`super::path`] (sysroot, `/proc/self/exe`). Calls with an `*at` form are
+//! served by it; the older x86_64 forms (`open`, `stat`, `mkdir`…) call the `*at` handler with
+//! `AT_FDCWD`, as the kernel does. Open flags are converted from the guest arch's values.
+
+use std::ffi::CString;
+
+use syscalls::Errno;
+
+use super::path::{host_path, host_path_opt, is_proc_self_exe};
+use super::{as_int, host_ret, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::PATH_MAX;
+
+const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
+
+/// The same call with `AT_FDCWD` inserted as the first argument (for `open` -> `openat`…).
+fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
+    SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]] }
+}
+
+/// `openat(int dirfd, const char *path, int flags, mode_t mode)` (open(2)). Errors: `EFAULT`,
+/// `ENAMETOOLONG`, the host's.
+pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let path = host_path(t, a.a[1])?;
+    let flags = t.arch.open_flags_to_host(a.a[2]);
+    // SAFETY: NUL-terminated path; integer arguments.
+    host_ret(i64::from(unsafe { libc::openat(as_int(a.a[0]), path.as_ptr(), flags, a.a[3] as libc::c_uint) }))
+}
+
+/// `open(const char *path, int flags, mode_t mode)` (x86_64).
+pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    openat(cpu, &at_cwd(a))
+}
+
+/// `creat(const char *path, mode_t mode)` (x86_64): `open(path, O_CREAT|O_WRONLY|O_TRUNC, mode)`.
+pub fn creat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
+    let guest_flags = cpu.get_data().arch.open_flags_from_host(flags as i32);
+    openat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], guest_flags, a.a[1], 0, 0] })
+}
+
+fn zeroed_stat() -> libc::stat {
+    // SAFETY: `struct stat` is plain old data; all-zero is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+/// `newfstatat(int dirfd, const char *path, struct stat *buf, int flags)` (stat(2)); the
+/// result is written in the guest arch's `struct stat` layout.
+pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let path = host_path(t, a.a[1])?;
+    let mut st = zeroed_stat();
+    // SAFETY: NUL-terminated path, local out struct.
+    host_ret(i64::from(unsafe { libc::fstatat(as_int(a.a[0]), path.as_ptr(), &mut st, as_int(a.a[3])) }))?;
+    let arch = t.arch;
+    arch.write_stat(&mut t.mm, a.a[2], &st)?;
+    Ok(0)
+}
+
+/// `fstat(int fd, struct stat *buf)` (stat(2)).
+pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let mut st = zeroed_stat();
+    // SAFETY: local out struct.
+    host_ret(i64::from(unsafe { libc::fstat(as_int(a.a[0]), &mut st) }))?;
+    let arch = t.arch;
+    arch.write_stat(&mut t.mm, a.a[1], &st)?;
+    Ok(0)
+}
+
+/// `stat(const char *path, struct stat *buf)` (x86_64).
+pub fn stat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    newfstatat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0] })
+}
+
+/// `lstat(const char *path, struct stat *buf)` (x86_64).
+pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    newfstatat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0] })
+}
+
+/// Size of `struct statx` in bytes (include/uapi/linux/stat.h); the same on every arch.
+const STATX_SIZE: u64 = 256;
+
+/// `statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)` (statx(2)).
+/// The layout is arch-independent and made of little-endian fields for the little-endian guests
+/// endgate runs, so the host's bytes are the guest's.
+pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let path = host_path(t, a.a[1])?;
+    let buf = t.buf_out(a.a[4], STATX_SIZE)?;
+    // SAFETY: NUL-terminated path; `buf` is 256 guest-writable bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, buf) })
+}
+
+/// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
+/// layout is the same on every arch.
+pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    // SAFETY: `count` guest-writable bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })
+}
+
+/// `getdents(int fd, struct linux_dirent *dirp, unsigned count)` (x86_64, whose layout the host
+/// shares).
+pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    // SAFETY: `count` guest-writable bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_getdents, as_int(a.a[0]), p, a.a[2] as u32) })
+}
+
+/// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).
+/// `/proc/self/exe` reads as the guest program's absolute path. Errors: `EINVAL` for a size
+/// of 0, `EFAULT`, the host's.
+pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let size = a.a[3] as i64;
+    if size <= 0 {
+        return Err(Errno::EINVAL);
+    }
+    let raw = t.mm.read_cstr(a.a[1], PATH_MAX)?;
+    if is_proc_self_exe(&raw) {
+        let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        let n = exe.len().min(size as usize);
+        t.mm.write_bytes(a.a[2], &exe[..n])?;
+        return Ok(n as u64);
+    }
+    let path = super::path::map_path(t, raw);
+    let buf = t.buf_out(a.a[2], size as u64)?;
+    // SAFETY: NUL-terminated path; `size` guest-writable bytes.
+    host_ret(unsafe { libc::readlinkat(as_int(a.a[0]), path.as_ptr(), buf.cast(), size as usize) } as i64)
+}
+
+/// `readlink(const char *path, char *buf, size_t size)` (x86_64).
+pub fn readlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    readlinkat(cpu, &at_cwd(a))
+}
+
+/// `faccessat(int dirfd, const char *path, int mode)` (access(2); the kernel call has no flags).
+pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    faccessat2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], a.a[1], a.a[2], 0, 0, 0] })
+}
+
+/// `faccessat2(int dirfd, const char *path, int mode, int flags)` (access(2)).
+pub fn faccessat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(unsafe { libc::syscall(libc::SYS_faccessat2, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), as_int(a.a[3])) })
+}
+
+/// `access(const char *path, int mode)` (x86_64).
+pub fn access(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    faccessat(cpu, &at_cwd(a))
+}
+
+/// `mkdirat(int dirfd, const char *path, mode_t mode)` (mkdir(2)).
+pub fn mkdirat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::mkdirat(as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t) }))
+}
+
+/// `mkdir(const char *path, mode_t mode)` (x86_64).
+pub fn mkdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    mkdirat(cpu, &at_cwd(a))
+}
+
+/// `mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)` (mknod(2)).
+pub fn mknodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::mknodat(as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t, a.a[3]) }))
+}
+
+/// `mknod(const char *path, mode_t mode, dev_t dev)` (x86_64).
+pub fn mknod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    mknodat(cpu, &at_cwd(a))
+}
+
+/// `unlinkat(int dirfd, const char *path, int flags)` (unlink(2); `AT_REMOVEDIR` for rmdir).
+pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::unlinkat(as_int(a.a[0]), path.as_ptr(), as_int(a.a[2])) }))
+}
+
+/// `unlink(const char *path)` (x86_64).
+pub fn unlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    unlinkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], 0, 0, 0, 0] })
+}
+
+/// `rmdir(const char *path)` (x86_64).
+pub fn rmdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    unlinkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], libc::AT_REMOVEDIR as u64, 0, 0, 0] })
+}
+
+/// `renameat2(int olddirfd, const char *old, int newdirfd, const char *new, unsigned flags)`.
+pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let (old, new) = (host_path(t, a.a[1])?, host_path(t, a.a[3])?);
+    // SAFETY: NUL-terminated paths.
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_renameat2, as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), a.a[4] as u32)
+    })
+}
+
+/// `renameat(int olddirfd, const char *old, int newdirfd, const char *new)`.
+pub fn renameat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    renameat2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0] })
+}
+
+/// `rename(const char *old, const char *new)` (x86_64).
+pub fn rename(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    renameat2(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0] })
+}
+
+/// `linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)` (link(2)).
+pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let (old, new) = (host_path(t, a.a[1])?, host_path(t, a.a[3])?);
+    // SAFETY: NUL-terminated paths.
+    host_ret(i64::from(unsafe { libc::linkat(as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), as_int(a.a[4])) }))
+}
+
+/// `link(const char *old, const char *new)` (x86_64).
+pub fn link(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    linkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0] })
+}
+
+/// `symlinkat(const char *target, int newdirfd, const char *linkpath)` (symlink(2)); the target
+/// is stored as the guest wrote it (it is link content, not a path looked up now).
+pub fn symlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let target = CString::new(t.mm.read_cstr(a.a[0], PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
+    let link = host_path(t, a.a[2])?;
+    // SAFETY: NUL-terminated strings.
+    host_ret(i64::from(unsafe { libc::symlinkat(target.as_ptr(), as_int(a.a[1]), link.as_ptr()) }))
+}
+
+/// `symlink(const char *target, const char *linkpath)` (x86_64).
+pub fn symlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    symlinkat(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], AT_FDCWD, a.a[1], 0, 0, 0] })
+}
+
+/// `fchmod(int fd, mode_t mode)` (chmod(2)).
+pub fn fchmod(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::fchmod(as_int(a.a[0]), a.a[1] as libc::mode_t) }))
+}
+
+/// `fchmodat(int dirfd, const char *path, mode_t mode)` (the kernel call has no flags).
+pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t) })
+}
+
+/// `chmod(const char *path, mode_t mode)` (x86_64).
+pub fn chmod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fchmodat(cpu, &at_cwd(a))
+}
+
+/// `fchown(int fd, uid_t owner, gid_t group)` (chown(2)).
+pub fn fchown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::fchown(as_int(a.a[0]), a.a[1] as u32, a.a[2] as u32) }))
+}
+
+/// `fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)` (chown(2)).
+pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::fchownat(as_int(a.a[0]), path.as_ptr(), a.a[2] as u32, a.a[3] as u32, as_int(a.a[4])) }))
+}
+
+/// `chown(const char *path, uid_t owner, gid_t group)` (x86_64).
+pub fn chown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fchownat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], 0, 0] })
+}
+
+/// `lchown(const char *path, uid_t owner, gid_t group)` (x86_64).
+pub fn lchown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fchownat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], libc::AT_SYMLINK_NOFOLLOW as u64, 0] })
+}
+
+/// `utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)`
+/// (utimensat(2)); a NULL path sets the times of `dirfd` itself (futimens).
+pub fn utimensat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let path = host_path_opt(t, a.a[1])?;
+    let times = if a.a[2] == 0 {
+        None
+    } else {
+        let m = &t.mm;
+        let ts = |i: u64| -> Result<libc::timespec, Errno> {
+            Ok(libc::timespec { tv_sec: m.read_u64(a.a[2] + 16 * i)? as i64, tv_nsec: m.read_u64(a.a[2] + 16 * i + 8)? as i64 })
+        };
+        Some([ts(0)?, ts(1)?])
+    };
+    let pp = path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
+    let tp = times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
+    // SAFETY: path NULL or NUL-terminated; times NULL or a local array of two timespecs.
+    host_ret(unsafe { libc::syscall(libc::SYS_utimensat, as_int(a.a[0]), pp, tp, as_int(a.a[3])) })
+}
+
+/// `truncate(const char *path, off_t length)` (truncate(2)).
+pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[0])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), a.a[1] as i64) }))
+}
+
+/// `ftruncate(int fd, off_t length)` (truncate(2)).
+pub fn ftruncate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::ftruncate(as_int(a.a[0]), a.a[1] as i64) }))
+}
+
+/// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).
+pub fn fallocate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::fallocate(as_int(a.a[0]), as_int(a.a[1]), a.a[2] as i64, a.a[3] as i64) }))
+}
+
+/// `fadvise64(int fd, off_t offset, off_t len, int advice)` (posix_fadvise(2)).
+pub fn fadvise64(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments. posix_fadvise returns the error number itself.
+    let r = unsafe { libc::posix_fadvise(as_int(a.a[0]), a.a[1] as i64, a.a[2] as i64, as_int(a.a[3])) };
+    if r == 0 {
+        Ok(0)
+    } else {
+        Err(Errno::new(r))
+    }
+}
+
+/// `fsync(int fd)` (fsync(2)).
+pub fn fsync(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::fsync(as_int(a.a[0])) }))
+}
+
+/// `fdatasync(int fd)` (fsync(2)).
+pub fn fdatasync(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::fdatasync(as_int(a.a[0])) }))
+}
+
+/// `sync(void)` (sync(2)).
+pub fn sync(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    // SAFETY: no arguments.
+    unsafe { libc::sync() };
+    Ok(0)
+}
+
+/// `syncfs(int fd)` (sync(2)).
+pub fn syncfs(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::syncfs(as_int(a.a[0])) }))
+}
+
+/// `getcwd(char *buf, size_t size)` (getcwd(2)): returns the length including the NUL.
+pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_out(a.a[0], a.a[1])?;
+    // SAFETY: `size` guest-writable bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_getcwd, p, a.a[1] as usize) })
+}
+
+/// `chdir(const char *path)` (chdir(2)).
+pub fn chdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[0])?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::chdir(path.as_ptr()) }))
+}
+
+/// `fchdir(int fd)` (chdir(2)).
+pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::fchdir(as_int(a.a[0])) }))
+}
+
+/// Size of `struct statfs` on LP64 guests in bytes (asm-generic/statfs.h, and x86_64's, which
+/// is the same).
+const STATFS_SIZE: u64 = 120;
+
+/// `statfs(const char *path, struct statfs *buf)` (statfs(2)).
+pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let path = host_path(t, a.a[0])?;
+    let buf = t.buf_out(a.a[1], STATFS_SIZE)?;
+    // SAFETY: NUL-terminated path; 120 guest-writable bytes in the host's layout.
+    host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), buf) })
+}
+
+/// `fstatfs(int fd, struct statfs *buf)` (statfs(2)).
+pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let buf = cpu.get_data_mut().buf_out(a.a[1], STATFS_SIZE)?;
+    // SAFETY: 120 guest-writable bytes in the host's layout.
+    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), buf) })
+}
+
+/// `umask(mode_t mask)` (umask(2)): returns the previous mask.
+pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    Ok(u64::from(unsafe { libc::umask(a.a[0] as libc::mode_t & 0o777) }))
+}

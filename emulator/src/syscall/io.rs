@@ -1,0 +1,347 @@
+//! Reading, writing and controlling file descriptors: `read`/`write` and their vector and
+//! positioned forms, `lseek`, `sendfile`, `dup*`, `close`, `fcntl`, `ioctl`, `pipe*`,
+//! `poll`/`ppoll`/`select`/`pselect6`, `flock`.
+//!
+//! Guest file descriptors are host file descriptors. Buffers are checked against the guest's
+//! page permissions ([`crate::task::Task::buf_in`]/`buf_out`) and then handed to the host
+//! as they are: byte data is never swapped.
+
+use syscalls::Errno;
+
+use super::{as_int, host_ret, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::task::Task;
+
+/// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
+/// write; otherwise the host's (read(2)).
+pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
+    // SAFETY: `p` covers `count` guest-writable bytes.
+    host_ret(unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) } as i64)
+}
+
+/// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
+pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
+    // SAFETY: `p` covers `count` guest-readable bytes.
+    host_ret(unsafe { libc::write(as_int(a.a[0]), p.cast(), a.a[2] as usize) } as i64)
+}
+
+/// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
+pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
+    // SAFETY: as `read`.
+    host_ret(unsafe { libc::pread(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) } as i64)
+}
+
+/// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
+pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
+    // SAFETY: as `write`.
+    host_ret(unsafe { libc::pwrite(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) } as i64)
+}
+
+/// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
+const UIO_MAXIOV: u64 = 1024;
+
+/// Reads a guest `struct iovec[cnt]` and checks each buffer. `out` means the host writes into
+/// the buffers (readv). Errors: `EINVAL` for a count above 1024, `EFAULT`.
+fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Result<Vec<libc::iovec>, Errno> {
+    if cnt > UIO_MAXIOV {
+        return Err(Errno::EINVAL);
+    }
+    let word = if task.arch.is_64bit() { 8 } else { 4 };
+    let mut v = Vec::with_capacity(cnt as usize);
+    for i in 0..cnt {
+        let at = addr + i * 2 * word;
+        let (base, len) = if word == 8 {
+            (task.mm.read_u64(at)?, task.mm.read_u64(at + 8)?)
+        } else {
+            (u64::from(task.mm.read_u32(at)?), u64::from(task.mm.read_u32(at + 4)?))
+        };
+        if len > isize::MAX as u64 {
+            return Err(Errno::EINVAL);
+        }
+        let p = if out { task.buf_out(base, len)? } else { task.buf_in(base, len)?.cast_mut() };
+        v.push(libc::iovec { iov_base: p.cast(), iov_len: len as usize });
+    }
+    Ok(v)
+}
+
+/// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
+pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
+    // SAFETY: every iovec was checked to be guest-writable.
+    host_ret(unsafe { libc::readv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) } as i64)
+}
+
+/// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
+pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
+    // SAFETY: every iovec was checked to be guest-readable.
+    host_ret(unsafe { libc::writev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) } as i64)
+}
+
+/// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
+/// on 64-bit guests `pos_l` is the whole offset.
+pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
+    // SAFETY: checked iovecs.
+    host_ret(unsafe { libc::preadv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) } as i64)
+}
+
+/// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
+pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
+    // SAFETY: checked iovecs.
+    host_ret(unsafe { libc::pwritev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) } as i64)
+}
+
+/// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
+pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: plain integer arguments.
+    host_ret(unsafe { libc::lseek(as_int(a.a[0]), a.a[1] as i64, as_int(a.a[2])) })
+}
+
+/// `sendfile(int out_fd, int in_fd, off_t *offset, size_t count)` (sendfile(2)).
+pub fn sendfile(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let off = if a.a[2] == 0 { std::ptr::null_mut() } else { cpu.get_data_mut().buf_inout(a.a[2], 8)? };
+    // SAFETY: `off` is NULL or 8 guest bytes readable and writable (loff_t, host layout on LE
+    // 64-bit guests).
+    host_ret(unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), off.cast(), a.a[3] as usize) } as i64)
+}
+
+/// `copy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned flags)`.
+pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let oi = if a.a[1] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[1], 8)? };
+    let oo = if a.a[3] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[3], 8)? };
+    // SAFETY: offsets are NULL or checked 8-byte guest words.
+    host_ret(unsafe { libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), oi, as_int(a.a[2]), oo, a.a[4], a.a[5] as u32) })
+}
+
+/// `close(int fd)` (close(2)).
+pub fn close(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: closing a descriptor number; the guest owns its descriptors.
+    host_ret(i64::from(unsafe { libc::close(as_int(a.a[0])) }))
+}
+
+/// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)).
+pub fn close_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_close_range, a.a[0] as u32, a.a[1] as u32, a.a[2] as u32) })
+}
+
+/// `dup(int oldfd)` (dup(2)).
+pub fn dup(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::dup(as_int(a.a[0])) }))
+}
+
+/// `dup2(int oldfd, int newfd)` (dup(2)).
+pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::dup2(as_int(a.a[0]), as_int(a.a[1])) }))
+}
+
+/// `dup3(int oldfd, int newfd, int flags)`; `flags` may only hold `O_CLOEXEC` (else `EINVAL`).
+pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = cpu.get_data().arch.open_flags_to_host(a.a[2]);
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::dup3(as_int(a.a[0]), as_int(a.a[1]), flags) }))
+}
+
+/// fcntl commands (include/uapi/asm-generic/fcntl.h, include/uapi/linux/fcntl.h).
+mod cmd {
+    pub const F_DUPFD: i32 = 0;
+    pub const F_GETFD: i32 = 1;
+    pub const F_SETFD: i32 = 2;
+    pub const F_GETFL: i32 = 3;
+    pub const F_SETFL: i32 = 4;
+    pub const F_GETLK: i32 = 5;
+    pub const F_SETLK: i32 = 6;
+    pub const F_SETLKW: i32 = 7;
+    pub const F_SETOWN: i32 = 8;
+    pub const F_GETOWN: i32 = 9;
+    pub const F_SETSIG: i32 = 10;
+    pub const F_GETSIG: i32 = 11;
+    pub const F_OFD_GETLK: i32 = 36;
+    pub const F_OFD_SETLK: i32 = 37;
+    pub const F_OFD_SETLKW: i32 = 38;
+    pub const F_SETLEASE: i32 = 1024;
+    pub const F_GETLEASE: i32 = 1025;
+    pub const F_NOTIFY: i32 = 1026;
+    pub const F_DUPFD_CLOEXEC: i32 = 1030;
+    pub const F_SETPIPE_SZ: i32 = 1031;
+    pub const F_GETPIPE_SZ: i32 = 1032;
+    pub const F_ADD_SEALS: i32 = 1033;
+    pub const F_GET_SEALS: i32 = 1034;
+}
+
+/// Size of `struct flock` on LP64 guests (asm-generic/fcntl.h: two shorts, padding, two
+/// `off_t`, `pid_t`, padding), in bytes.
+const FLOCK_SIZE: u64 = 32;
+
+/// `fcntl(int fd, int cmd, ...)` (fcntl(2)). File status flags are converted between guest
+/// and host values. Errors: `EINVAL` for commands endgate does not know, the host's otherwise.
+pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    use cmd::*;
+    let (fd, c, arg) = (as_int(a.a[0]), as_int(a.a[1]), a.a[2]);
+    let t = cpu.get_data_mut();
+    // SAFETY (all arms): integer commands, or a guest pointer checked for the struct's size.
+    match c {
+        F_GETFL => {
+            let r = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETFL) }))?;
+            Ok(t.arch.open_flags_from_host(r as i32))
+        }
+        F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, t.arch.open_flags_to_host(arg)) })),
+        F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
+            let p = t.buf_inout(arg, FLOCK_SIZE)?;
+            host_ret(i64::from(unsafe { libc::fcntl(fd, c, p) }))
+        }
+        F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETSIG | F_GETSIG | F_SETLEASE
+        | F_GETLEASE | F_NOTIFY | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
+            host_ret(i64::from(unsafe { libc::fcntl(fd, c, arg as libc::c_ulong) }))
+        }
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+/// ioctl requests endgate forwards (include/uapi/asm-generic/ioctls.h; same on x86_64 and
+/// aarch64), with the size in bytes of the guest object the argument points to.
+mod req {
+    pub const TCGETS: u64 = 0x5401;
+    pub const TCSETS: u64 = 0x5402;
+    pub const TCSETSW: u64 = 0x5403;
+    pub const TCSETSF: u64 = 0x5404;
+    pub const TCSBRK: u64 = 0x5409;
+    pub const TCXONC: u64 = 0x540A;
+    pub const TCFLSH: u64 = 0x540B;
+    pub const TIOCSCTTY: u64 = 0x540E;
+    pub const TIOCGPGRP: u64 = 0x540F;
+    pub const TIOCSPGRP: u64 = 0x5410;
+    pub const TIOCOUTQ: u64 = 0x5411;
+    pub const TIOCGWINSZ: u64 = 0x5413;
+    pub const TIOCSWINSZ: u64 = 0x5414;
+    pub const FIONREAD: u64 = 0x541B;
+    pub const FIONBIO: u64 = 0x5421;
+    pub const TIOCNOTTY: u64 = 0x5422;
+    pub const TIOCGSID: u64 = 0x5429;
+    pub const FIONCLEX: u64 = 0x5450;
+    pub const FIOCLEX: u64 = 0x5451;
+    pub const TIOCGPTN: u64 = 0x8004_5430;
+    pub const TIOCSPTLCK: u64 = 0x4004_5431;
+    /// Kernel `struct termios` (asm-generic/termbits.h): 4 flag words, c_line, 19 c_cc.
+    pub const TERMIOS_SIZE: u64 = 36;
+    /// `struct winsize`: four unsigned shorts.
+    pub const WINSIZE_SIZE: u64 = 8;
+}
+
+/// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)) for the terminal and file requests in
+/// [`req`]. Errors: `ENOTTY` for requests endgate does not know (their argument layout is
+/// unknown, so they cannot be forwarded safely), `EFAULT`, the host's.
+pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    use req::*;
+    let (fd, r, arg) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff, a.a[2]);
+    let t = cpu.get_data_mut();
+    let size = match r {
+        TCGETS => Some((TERMIOS_SIZE, true)),
+        TCSETS | TCSETSW | TCSETSF => Some((TERMIOS_SIZE, false)),
+        TIOCGWINSZ => Some((WINSIZE_SIZE, true)),
+        TIOCSWINSZ => Some((WINSIZE_SIZE, false)),
+        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => Some((4, true)),
+        TIOCSPGRP | FIONBIO | TIOCSPTLCK => Some((4, false)),
+        TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => None,
+        _ => {
+            if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
+                eprintln!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
+            }
+            return Err(Errno::ENOTTY);
+        }
+    };
+    let argp: u64 = match size {
+        Some((n, true)) => t.buf_out(arg, n)? as u64,
+        Some((n, false)) => t.buf_in(arg, n)? as u64,
+        None => arg,
+    };
+    // SAFETY: the argument is an integer or a checked guest object of the request's size,
+    // laid out as on the host for these little-endian LP64 guests.
+    host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, argp) }))
+}
+
+/// `pipe2(int pipefd[2], int flags)` (pipe(2)).
+pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let flags = t.arch.open_flags_to_host(a.a[1]);
+    let mut fds = [0i32; 2];
+    t.buf_out(a.a[0], 8)?;
+    // SAFETY: writes two ints into a local array.
+    host_ret(i64::from(unsafe { libc::pipe2(fds.as_mut_ptr(), flags) }))?;
+    t.mm.write_u32(a.a[0], fds[0] as u32)?;
+    t.mm.write_u32(a.a[0] + 4, fds[1] as u32)?;
+    Ok(0)
+}
+
+/// `pipe(int pipefd[2])` (x86_64).
+pub fn pipe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    pipe2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], 0, 0, 0, 0, 0] })
+}
+
+/// Size of `struct pollfd` in bytes (int fd, short events, short revents).
+const POLLFD_SIZE: u64 = 8;
+
+/// `poll(struct pollfd *fds, nfds_t nfds, int timeout)` (x86_64; poll(2)).
+pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let p = cpu.get_data_mut().buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
+    // SAFETY: `nfds` pollfds checked readable and writable.
+    host_ret(i64::from(unsafe { libc::poll(p.cast(), a.a[1], as_int(a.a[2])) }))
+}
+
+/// `ppoll(struct pollfd *fds, nfds_t nfds, struct timespec *tmo, const sigset_t *mask, size_t
+/// sigsetsize)` (ppoll(2)). The timeout is updated with the time left, as Linux does. The
+/// signal mask is not applied to the host call: guest signal delivery does not exist yet, so
+/// no guest handler can run during the wait either way.
+pub fn ppoll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let p = t.buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
+    let ts = if a.a[2] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[2], 16)? };
+    // SAFETY: checked pollfds and timespec (host layout on LE LP64 guests).
+    host_ret(unsafe { libc::syscall(libc::SYS_ppoll, p, a.a[1], ts, std::ptr::null::<u8>(), 8usize) })
+}
+
+/// `select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)` (x86_64; select(2)).
+pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let (r, w, e) = fd_sets(t, a)?;
+    let tv = if a.a[4] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[4], 16)? };
+    // SAFETY: checked fd_sets and timeval.
+    host_ret(unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tv) })
+}
+
+/// `pselect6(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timespec *ts, void *sigmask)`;
+/// the signal mask is not applied (see [`ppoll`]).
+pub fn pselect6(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let (r, w, e) = fd_sets(t, a)?;
+    let ts = if a.a[4] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[4], 16)? };
+    // SAFETY: checked fd_sets and timespec.
+    host_ret(unsafe { libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, ts, std::ptr::null::<u8>()) })
+}
+
+type FdSets = (*mut u8, *mut u8, *mut u8);
+
+fn fd_sets(t: &mut Task, a: &SyscallArgs) -> Result<FdSets, Errno> {
+    let n = as_int(a.a[0]);
+    if n < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let bytes = (n as u64).div_ceil(64) * 8;
+    let mut set = |p: u64| if p == 0 { Ok(std::ptr::null_mut()) } else { t.buf_inout(p, bytes) };
+    Ok((set(a.a[1])?, set(a.a[2])?, set(a.a[3])?))
+}
+
+/// `flock(int fd, int operation)` (flock(2)).
+pub fn flock(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::flock(as_int(a.a[0]), as_int(a.a[1])) }))
+}

@@ -1,0 +1,291 @@
+//! Memory-management calls: `brk`, `mmap`, `munmap`, `mprotect`, `mremap`, `madvise`, `msync`,
+//! `mlock`/`munlock`, `mincore`. The checks follow Linux's mm/mmap.c and mm/mremap.c; the work
+//! is done by [`crate::mm::AddressSpace`].
+
+use syscalls::Errno;
+
+use super::{host_ret, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::{page_ceil, page_floor, Prot, VmaName, MMAP_MIN_ADDR, PAGE_SIZE};
+
+/// `mmap` flag bits (include/uapi/asm-generic/mman-common.h and mman.h; x86_64 and aarch64
+/// use these values).
+mod flag {
+    pub const MAP_SHARED: u64 = 0x01;
+    pub const MAP_PRIVATE: u64 = 0x02;
+    pub const MAP_SHARED_VALIDATE: u64 = 0x03;
+    pub const MAP_TYPE: u64 = 0x0f;
+    pub const MAP_FIXED: u64 = 0x10;
+    pub const MAP_ANONYMOUS: u64 = 0x20;
+    pub const MAP_GROWSDOWN: u64 = 0x0100;
+    pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
+}
+use flag::*;
+
+/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (no grows-down mappings).
+const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
+
+/// `brk(void *addr)`: moves the program break, returning the new one, or the old one when the
+/// request cannot be met (the kernel's convention; libc turns that into ENOMEM).
+pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let mm = &mut cpu.get_data_mut().mm;
+    let want = a.a[0];
+    if want < mm.brk_start {
+        return Ok(mm.brk);
+    }
+    let old_top = page_ceil(mm.brk).unwrap_or(mm.brk);
+    let Some(new_top) = page_ceil(want) else { return Ok(mm.brk) };
+    if new_top > old_top {
+        if !mm.is_placeable(old_top, new_top - old_top) || !mm.is_free(old_top, new_top - old_top) {
+            return Ok(mm.brk);
+        }
+        if mm.map_anon(old_top, new_top - old_top, Prot::READ | Prot::WRITE, VmaName::Heap).is_err() {
+            return Ok(mm.brk);
+        }
+    } else if new_top < old_top {
+        mm.unmap(new_top, old_top - new_top)?;
+    }
+    mm.brk = want;
+    Ok(want)
+}
+
+/// `mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)` (mmap(2)).
+/// Errors: `EINVAL` (zero length, unaligned offset or fixed address, no MAP_SHARED/PRIVATE,
+/// bad prot bits), `ENOMEM` (no room, outside the address space), `EEXIST`
+/// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr), `EBADF`/`EACCES`
+/// from the host for file mappings.
+pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (addr, len, prot, flags, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[3], a.a[4] as u32 as i32, a.a[5]);
+    let prot = Prot::from_guest(prot).ok_or(Errno::EINVAL)?;
+    if len == 0 || off % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let shared = match flags & MAP_TYPE {
+        MAP_SHARED | MAP_SHARED_VALIDATE => true,
+        MAP_PRIVATE => false,
+        _ => return Err(Errno::EINVAL),
+    };
+    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
+    let anon = flags & MAP_ANONYMOUS != 0;
+    let t = cpu.get_data_mut();
+    let mm = &mut t.mm;
+    let fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0;
+    let at = if fixed {
+        if addr % PAGE_SIZE != 0 {
+            return Err(Errno::EINVAL);
+        }
+        if addr < MMAP_MIN_ADDR {
+            return Err(Errno::EPERM);
+        }
+        if !mm.is_placeable(addr, len) {
+            return Err(Errno::ENOMEM);
+        }
+        if flags & MAP_FIXED == 0 && !mm.is_free(addr, len) {
+            return Err(Errno::EEXIST);
+        }
+        addr
+    } else {
+        let hint = page_floor(addr);
+        if hint != 0 && mm.is_placeable(hint, len) && mm.is_free(hint, len) {
+            hint
+        } else {
+            mm.find_free(len).ok_or(Errno::ENOMEM)?
+        }
+    };
+    let _ = MAP_GROWSDOWN;
+    if anon {
+        if shared {
+            mm.map_shared_anon(at, len, prot)?;
+        } else {
+            mm.map_anon(at, len, prot, VmaName::Anon)?;
+        }
+    } else {
+        let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        mm.map_file(at, len, prot, VmaName::File(name), fd, off, shared)?;
+    }
+    Ok(at)
+}
+
+/// `munmap(void *addr, size_t length)` (munmap(2)). Errors: `EINVAL` for an unaligned address
+/// or zero length; unmapped parts of the range are not an error.
+pub fn munmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (addr, len) = (a.a[0], a.a[1]);
+    if addr % PAGE_SIZE != 0 || len == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_ceil(len).ok_or(Errno::EINVAL)?;
+    cpu.get_data_mut().mm.unmap(addr, len)?;
+    Ok(0)
+}
+
+/// `mprotect(void *addr, size_t len, int prot)` (mprotect(2)). Errors: `EINVAL` (unaligned,
+/// bad bits), `ENOMEM` (part of the range unmapped).
+pub fn mprotect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (addr, len) = (a.a[0], a.a[1]);
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let prot = Prot::from_guest(a.a[2] & !PROT_GROWS).ok_or(Errno::EINVAL)?;
+    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
+    if len == 0 {
+        return Ok(0);
+    }
+    cpu.get_data_mut().mm.protect(addr, len, prot)?;
+    Ok(0)
+}
+
+const MREMAP_MAYMOVE: u64 = 1;
+const MREMAP_FIXED: u64 = 2;
+
+/// `mremap(void *old, size_t old_size, size_t new_size, int flags, void *new)` (mremap(2)).
+/// Errors: `EINVAL` (unaligned, bad flags, zero sizes, FIXED without MAYMOVE), `EFAULT` (the old
+/// range is not one mapping), `ENOMEM` (cannot grow in place and may not move).
+pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (old, old_len, new_len, flags, new_addr) = (a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]);
+    if old % PAGE_SIZE != 0 || flags & !(MREMAP_MAYMOVE | MREMAP_FIXED) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if flags & MREMAP_FIXED != 0 && flags & MREMAP_MAYMOVE == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let old_len = page_ceil(old_len).ok_or(Errno::EINVAL)?;
+    let new_len = page_ceil(new_len).ok_or(Errno::EINVAL)?;
+    if old_len == 0 || new_len == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let mm = &mut cpu.get_data_mut().mm;
+    let (_, vma) = mm.vma_at(old).ok_or(Errno::EFAULT)?;
+    if old + old_len > vma.end {
+        return Err(Errno::EFAULT);
+    }
+    if flags & MREMAP_FIXED != 0 {
+        if new_addr % PAGE_SIZE != 0 || !mm.is_placeable(new_addr, new_len) {
+            return Err(Errno::EINVAL);
+        }
+        mm.unmap(new_addr, new_len)?;
+        mm.move_mapping(old, old_len, new_addr, new_len)?;
+        return Ok(new_addr);
+    }
+    if new_len <= old_len {
+        if new_len < old_len {
+            mm.unmap(old + new_len, old_len - new_len)?;
+        }
+        return Ok(old);
+    }
+    if mm.is_placeable(old, new_len) && mm.is_free(old + old_len, new_len - old_len) {
+        mm.grow_in_place(old, old_len, new_len)?;
+        return Ok(old);
+    }
+    if flags & MREMAP_MAYMOVE == 0 {
+        return Err(Errno::ENOMEM);
+    }
+    let to = mm.find_free(new_len).ok_or(Errno::ENOMEM)?;
+    mm.move_mapping(old, old_len, to, new_len)?;
+    Ok(to)
+}
+
+/// `madvise` advice values (asm-generic/mman-common.h).
+mod advice {
+    pub const MADV_NORMAL: u64 = 0;
+    pub const MADV_RANDOM: u64 = 1;
+    pub const MADV_SEQUENTIAL: u64 = 2;
+    pub const MADV_WILLNEED: u64 = 3;
+    pub const MADV_DONTNEED: u64 = 4;
+    pub const MADV_FREE: u64 = 8;
+    pub const MADV_REMOVE: u64 = 9;
+    pub const MADV_DONTFORK: u64 = 10;
+    pub const MADV_DOFORK: u64 = 11;
+    pub const MADV_MERGEABLE: u64 = 12;
+    pub const MADV_UNMERGEABLE: u64 = 13;
+    pub const MADV_HUGEPAGE: u64 = 14;
+    pub const MADV_NOHUGEPAGE: u64 = 15;
+    pub const MADV_DONTDUMP: u64 = 16;
+    pub const MADV_DODUMP: u64 = 17;
+    pub const MADV_WIPEONFORK: u64 = 18;
+    pub const MADV_KEEPONFORK: u64 = 19;
+    pub const MADV_COLD: u64 = 20;
+    pub const MADV_PAGEOUT: u64 = 21;
+}
+
+/// `madvise(void *addr, size_t length, int advice)` (madvise(2)). `MADV_DONTNEED` discards
+/// the pages (they read back as zero or as the file); `MADV_FREE` keeps them (allowed: the
+/// kernel may free them lazily or not at all); hints are accepted after the range check.
+/// Errors: `EINVAL` (unaligned, unknown advice), `ENOMEM` (part of the range unmapped).
+pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    use advice::*;
+    let (addr, len, adv) = (a.a[0], a.a[1], a.a[2]);
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_ceil(len).ok_or(Errno::EINVAL)?;
+    let mm = &mut cpu.get_data_mut().mm;
+    match adv {
+        MADV_DONTNEED => {
+            if len > 0 {
+                mm.discard(addr, len)?;
+            }
+            Ok(0)
+        }
+        MADV_NORMAL | MADV_RANDOM | MADV_SEQUENTIAL | MADV_WILLNEED | MADV_FREE | MADV_REMOVE | MADV_DONTFORK
+        | MADV_DOFORK | MADV_MERGEABLE | MADV_UNMERGEABLE | MADV_HUGEPAGE | MADV_NOHUGEPAGE | MADV_DONTDUMP
+        | MADV_DODUMP | MADV_WIPEONFORK | MADV_KEEPONFORK | MADV_COLD | MADV_PAGEOUT => {
+            mm.check_mapped(addr, len)?;
+            Ok(0)
+        }
+        _ => Err(Errno::EINVAL),
+    }
+}
+
+/// `msync(void *addr, size_t length, int flags)` (msync(2)). Errors: `EINVAL`, `ENOMEM`.
+pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (addr, len) = (a.a[0], a.a[1]);
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
+    let mm = &cpu.get_data().mm;
+    mm.check_mapped(addr, len)?;
+    let host = mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+    // SAFETY: the range is mapped by us inside the reservation.
+    host_ret(i64::from(unsafe { libc::msync(host.cast(), len as usize, a.a[2] as i32) }))
+}
+
+/// `mlock(const void *addr, size_t len)` / `munlock`: checks the range is mapped; the host
+/// pages are locked or unlocked.
+pub fn mlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    lock(cpu, a, true)
+}
+
+/// `munlock(const void *addr, size_t len)`.
+pub fn munlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    lock(cpu, a, false)
+}
+
+fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
+    let start = page_floor(a.a[0]);
+    let end = page_ceil(a.a[0].saturating_add(a.a[1])).ok_or(Errno::ENOMEM)?;
+    let mm = &cpu.get_data().mm;
+    mm.check_mapped(start, end - start)?;
+    let host = mm.to_host(start, end - start).ok_or(Errno::ENOMEM)?;
+    let len = (end - start) as usize;
+    // SAFETY: the range is mapped by us.
+    let r = unsafe { if on { libc::mlock(host.cast(), len) } else { libc::munlock(host.cast(), len) } };
+    host_ret(i64::from(r))
+}
+
+/// `mincore(void *addr, size_t length, unsigned char *vec)` (mincore(2)).
+pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (addr, len) = (a.a[0], a.a[1]);
+    if addr % PAGE_SIZE != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
+    let t = cpu.get_data_mut();
+    t.mm.check_mapped(addr, len)?;
+    let host = t.mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+    let vec = t.buf_out(a.a[2], len / PAGE_SIZE)?;
+    // SAFETY: mapped range; `vec` holds one byte per page.
+    host_ret(i64::from(unsafe { libc::mincore(host.cast(), len as usize, vec) }))
+}

@@ -1,0 +1,152 @@
+//! System calls: the dispatcher and the handlers, grouped like the kernel's source.
+//!
+//! # The path of one call
+//! The arch's trap hook calls [`enter`]. It reads the number and six arguments from the
+//! registers the arch ABI names, looks the number up in the task's [`DispatchTable`] (arch
+//! number -> [`SyscallDef`], built once from the `syscalls` crate's tables and [`table::DEFS`]),
+//! runs the handler, writes the result (or `-errno`) back, and, under `--strace`, prints one
+//! line in strace's format. The guest never leaves `emu_start` for this.
+//!
+//! # Handlers
+//! Every handler has the same shape, [`Handler`]: it decodes its raw arguments, rejects what
+//! the kernel rejects (unknown flag bits -> `EINVAL`, bad pointers -> `EFAULT`), and hands the
+//! work to the host through `libc` or to [`crate::mm`]. Guest file descriptors are host file
+//! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
+//! stderr. A handler never fakes success for something it did not do.
+
+pub mod fs;
+pub mod io;
+pub mod misc;
+pub mod mm;
+pub mod nr;
+pub mod path;
+pub mod process;
+pub mod signal;
+pub mod table;
+pub mod time;
+
+use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use syscalls::Errno;
+
+use crate::arch::{Cpu, GuestArch, SyscallArgs};
+use crate::task::{apply_invalidate, Exit};
+use crate::trace::strace::{self, ArgFmt, RetFmt};
+use nr::Sys;
+
+/// A handler's result: the value for the return register, or the errno to return negated.
+pub type SysResult = Result<u64, Errno>;
+
+/// The one signature every handler has.
+pub type Handler = fn(&mut Cpu<'_>, &SyscallArgs) -> SysResult;
+
+/// One row of the syscall table: which call, who serves it, how strace prints it.
+pub struct SyscallDef {
+    /// The call.
+    pub sys: Sys,
+    /// Its handler.
+    pub handler: Handler,
+    /// How `--strace` prints each argument.
+    pub args: &'static [ArgFmt],
+    /// How `--strace` prints the result.
+    pub ret: RetFmt,
+}
+
+/// Arch number -> table row, for one guest arch.
+pub struct DispatchTable {
+    rows: Vec<Option<&'static SyscallDef>>,
+}
+
+impl DispatchTable {
+    /// Builds the table for `arch` from its number table and [`table::DEFS`].
+    pub fn new(arch: &dyn GuestArch) -> DispatchTable {
+        let by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().map(|d| (d.sys, d)).collect();
+        let numbers = arch.numbers();
+        let mut rows = Vec::new();
+        for &sys in Sys::ALL {
+            if let (Some(nr), Some(def)) = (numbers.number_of(sys), by_sys.get(&sys)) {
+                let i = usize::try_from(nr).unwrap_or(usize::MAX);
+                if i >= rows.len() {
+                    rows.resize(i + 1, None);
+                }
+                rows[i] = Some(*def);
+            }
+        }
+        DispatchTable { rows }
+    }
+
+    /// The row for arch number `nr`.
+    #[inline]
+    pub fn get(&self, nr: u64) -> Option<&'static SyscallDef> {
+        usize::try_from(nr).ok().and_then(|i| self.rows.get(i).copied().flatten())
+    }
+}
+
+/// Serves one guest system call. Called from the arch's trap hook; never panics (a panic in
+/// a unicorn hook would abort endgate), a handler bug ends the guest with [`Exit::Internal`].
+pub fn enter(cpu: &mut Cpu<'_>) {
+    let task = cpu.get_data();
+    let arch = task.arch;
+    let args = arch.syscall_args(cpu);
+    let def = task.dispatch.get(args.nr);
+    let tracing = task.opts.strace;
+    let pre = tracing.then(|| strace::format_entry(cpu, def, &args));
+
+    let result = match def {
+        Some(def) => match catch_unwind(AssertUnwindSafe(|| (def.handler)(cpu, &args))) {
+            Ok(r) => r,
+            Err(_) => {
+                eprintln!("endgate: internal error while serving {}", def.sys.name());
+                cpu.get_data_mut().exit = Some(Exit::Internal);
+                Err(Errno::ENOSYS)
+            }
+        },
+        None => {
+            let task = cpu.get_data_mut();
+            if tracing && task.warned.insert(args.nr) {
+                let name = arch.numbers().name_of(args.nr).unwrap_or("unknown");
+                eprintln!("endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS", args.nr, arch.name());
+            }
+            Err(Errno::ENOSYS)
+        }
+    };
+    let ret = match result {
+        Ok(v) => v,
+        Err(e) => (-i64::from(e.into_raw())) as u64,
+    };
+
+    let exit = cpu.get_data().exit;
+    if let Some(pre) = pre {
+        strace::print_line(cpu, def, &args, &pre, ret, exit.is_some());
+    }
+    if exit.is_some() {
+        let _ = cpu.emu_stop();
+        return;
+    }
+    arch.set_syscall_ret(cpu, ret);
+    apply_invalidate(cpu);
+}
+
+/// Handler for calls only some arches have: asks the arch (`arch_prctl` on x86_64).
+pub fn arch_only(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let arch = cpu.get_data().arch;
+    let Some(sys) = arch.numbers().lookup(a.nr) else { return Err(Errno::ENOSYS) };
+    arch.arch_syscall(cpu, sys, a).unwrap_or(Err(Errno::ENOSYS))
+}
+
+/// Converts a host libc return value (`-1` + errno) to a [`SysResult`].
+#[inline]
+pub fn host_ret(r: i64) -> SysResult {
+    if r < 0 {
+        Err(Errno::last())
+    } else {
+        Ok(r as u64)
+    }
+}
+
+/// The guest argument as a C `int` (the kernel truncates `int` arguments to 32 bits).
+#[inline]
+pub fn as_int(v: u64) -> i32 {
+    v as u32 as i32
+}

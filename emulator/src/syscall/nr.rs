@@ -1,0 +1,156 @@
+//! The generic system-call enum and the per-architecture number tables.
+//!
+//! Every guest architecture numbers its system calls differently (x86_64 `openat` is 257,
+//! aarch64 `openat` is 56). The numbers come from the `syscalls` crate, which generates them
+//! from the kernel's own tables; this module maps each arch's numbers onto one enum, [`Sys`],
+//! keyed by the kernel's name for the call, so that handlers never see an arch number.
+
+use std::collections::HashMap;
+
+macro_rules! generic_syscalls {
+    ($($name:ident),* $(,)?) => {
+        /// A Linux system call, named as in the kernel's syscall tables (`newfstatat`,
+        /// `rt_sigaction`). Calls that exist only on some arches (x86_64 `open`, `arch_prctl`)
+        /// are members too; an arch's [`NumberTable`] simply never produces the others.
+        #[allow(non_camel_case_types, missing_docs)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Sys { $($name),* }
+
+        impl Sys {
+            /// Every member, in declaration order.
+            pub const ALL: &'static [Sys] = &[$(Sys::$name),*];
+
+            /// The kernel's name for the call, e.g. `"openat"`.
+            pub fn name(self) -> &'static str {
+                match self { $(Sys::$name => stringify!($name)),* }
+            }
+
+            /// The member whose kernel name is `name`, if endgate knows the call.
+            pub fn from_name(name: &str) -> Option<Sys> {
+                match name { $(stringify!($name) => Some(Sys::$name),)* _ => None }
+            }
+        }
+    };
+}
+
+generic_syscalls! {
+    // io
+    read, write, readv, writev, pread64, pwrite64, preadv, pwritev, preadv2, pwritev2,
+    lseek, ioctl, fcntl, dup, dup2, dup3, pipe, pipe2, poll, ppoll, select, pselect6,
+    sendfile, copy_file_range, splice, close, close_range, flock,
+    // fs
+    open, openat, openat2, creat, stat, lstat, fstat, newfstatat, statx, getdents64, getdents,
+    readlink, readlinkat, access, faccessat, faccessat2, mkdir, mkdirat, unlink, unlinkat, rmdir,
+    rename, renameat, renameat2, link, linkat, symlink, symlinkat, chmod, fchmod, fchmodat,
+    fchmodat2, chown, lchown, fchown, fchownat, utimensat, utimes, utime, futimesat, truncate,
+    ftruncate, fsync, fdatasync, sync, syncfs, getcwd, chdir, fchdir, statfs, fstatfs, mknod,
+    mknodat, fallocate, fadvise64, chroot, umask,
+    // mm
+    brk, mmap, munmap, mprotect, mremap, madvise, msync, mlock, munlock, mincore,
+    // process
+    exit, exit_group, getpid, getppid, gettid, getuid, geteuid, getgid, getegid, getresuid,
+    getresgid, getgroups, setuid, setgid, setreuid, setregid, setresuid, setresgid, setgroups,
+    getpgid, getpgrp, setpgid, getsid, setsid, set_tid_address, set_robust_list, get_robust_list,
+    prlimit64, getrlimit, setrlimit, getrusage, times, arch_prctl, prctl, sched_getaffinity,
+    sched_setaffinity, sched_yield, sched_getscheduler, sched_getparam, getpriority, setpriority,
+    uname, sysinfo, getrandom, rseq, wait4, waitid, kill, tkill, tgkill, clone, clone3, fork,
+    vfork, execve, execveat, membarrier, personality, getcpu, capget, capset,
+    // signal
+    rt_sigaction, rt_sigprocmask, rt_sigreturn, rt_sigpending, rt_sigsuspend, rt_sigtimedwait,
+    rt_sigqueueinfo, sigaltstack, pause, alarm, setitimer, getitimer,
+    // time
+    clock_gettime, clock_getres, clock_settime, clock_nanosleep, gettimeofday, settimeofday,
+    nanosleep, time,
+    // futex
+    futex,
+    // net (for later issues; numbers only)
+    socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
+    recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
+    // misc
+    eventfd2, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
+    inotify_init1, memfd_create, ioprio_get, mount, umount2, statmount,
+}
+
+/// The generic name for an arch table's spelling of a call: the `syscalls` crate names
+/// asm-generic number 79 `fstatat`, which is the call x86_64 names `newfstatat` (both take a
+/// `struct stat`; see include/uapi/asm-generic/unistd.h `__NR3264_fstatat`).
+fn canonical_name(name: &str) -> &str {
+    match name {
+        "fstatat" => "newfstatat",
+        other => other,
+    }
+}
+
+/// One guest architecture's numbering: arch number -> [`Sys`], and the kernel name of every
+/// number the arch defines (so an unknown call can still be named under `--strace`).
+pub struct NumberTable {
+    by_nr: Vec<Option<Sys>>,
+    names: Vec<Option<&'static str>>,
+    nr_of: HashMap<Sys, u64>,
+}
+
+impl NumberTable {
+    /// Builds a table from `(number, kernel name)` pairs, e.g. from
+    /// `syscalls::aarch64::Sysno::iter()`.
+    pub fn new(entries: impl Iterator<Item = (u64, &'static str)>) -> Self {
+        let mut by_nr = Vec::new();
+        let mut names = Vec::new();
+        let mut nr_of = HashMap::new();
+        for (nr, name) in entries {
+            let Ok(idx) = usize::try_from(nr) else { continue };
+            if idx >= by_nr.len() {
+                by_nr.resize(idx + 1, None);
+                names.resize(idx + 1, None);
+            }
+            let sys = Sys::from_name(canonical_name(name));
+            by_nr[idx] = sys;
+            names[idx] = Some(name);
+            if let Some(sys) = sys {
+                nr_of.insert(sys, nr);
+            }
+        }
+        NumberTable { by_nr, names, nr_of }
+    }
+
+    /// The generic call for arch number `nr`, if endgate knows it.
+    #[inline]
+    pub fn lookup(&self, nr: u64) -> Option<Sys> {
+        usize::try_from(nr).ok().and_then(|i| self.by_nr.get(i).copied().flatten())
+    }
+
+    /// The kernel's name for arch number `nr`, known or not to endgate.
+    pub fn name_of(&self, nr: u64) -> Option<&'static str> {
+        usize::try_from(nr).ok().and_then(|i| self.names.get(i).copied().flatten())
+    }
+
+    /// This arch's number for `sys`, if the arch has the call.
+    pub fn number_of(&self, sys: Sys) -> Option<u64> {
+        self.nr_of.get(&sys).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for &s in Sys::ALL {
+            assert_eq!(Sys::from_name(s.name()), Some(s));
+        }
+    }
+
+    #[test]
+    fn arch_tables_use_kernel_numbers() {
+        let x = NumberTable::new(syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name())));
+        let a = NumberTable::new(syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name())));
+        // Numbers from arch/x86/entry/syscalls/syscall_64.tbl and include/uapi/asm-generic/unistd.h.
+        assert_eq!(x.lookup(257), Some(Sys::openat));
+        assert_eq!(x.lookup(39), Some(Sys::getpid));
+        assert_eq!(x.lookup(158), Some(Sys::arch_prctl));
+        assert_eq!(a.lookup(56), Some(Sys::openat));
+        assert_eq!(a.lookup(79), Some(Sys::newfstatat));
+        assert_eq!(a.lookup(172), Some(Sys::getpid));
+        assert_eq!(a.number_of(Sys::open), None);
+    }
+}

@@ -1,0 +1,58 @@
+//! Guest path arguments: reading them from guest memory and mapping them to host paths.
+//!
+//! An absolute guest path is looked up under the `-L` sysroot first and used from there when
+//! it exists (qemu-user's rule); otherwise, and for relative paths, the host path is the guest
+//! path. `/proc/self/exe` names the guest program, not endgate.
+
+use std::ffi::CString;
+
+use syscalls::Errno;
+
+use crate::mm::PATH_MAX;
+use crate::task::Task;
+
+/// `true` if `p` names the calling process's executable link (`/proc/self/exe` or
+/// `/proc/<our pid>/exe`).
+pub fn is_proc_self_exe(p: &[u8]) -> bool {
+    if p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" {
+        return true;
+    }
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    p == format!("/proc/{pid}/exe").as_bytes()
+}
+
+/// Reads the guest path at `addr` and returns the host path to use. Errors: `EFAULT`,
+/// `ENAMETOOLONG`.
+pub fn host_path(task: &Task, addr: u64) -> Result<CString, Errno> {
+    let raw = task.mm.read_cstr(addr, PATH_MAX)?;
+    Ok(map_path(task, raw))
+}
+
+/// Maps an already-read guest path to the host path.
+pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
+    if is_proc_self_exe(&raw) {
+        return CString::new(task.exe.host_path.as_os_str().as_encoded_bytes().to_vec()).unwrap_or_default();
+    }
+    if raw.first() == Some(&b'/') {
+        if let (Some(root), Ok(s)) = (&task.opts.sysroot, std::str::from_utf8(&raw)) {
+            let p = crate::sysroot_path(&task.opts, s);
+            if p.starts_with(root) {
+                if let Ok(c) = CString::new(p.into_os_string().into_encoded_bytes()) {
+                    return c;
+                }
+            }
+        }
+    }
+    // `read_cstr` stops at the first NUL, so there is none inside.
+    CString::new(raw).unwrap_or_default()
+}
+
+/// Like [`host_path`], but a NULL pointer gives `None` (for `utimensat(fd, NULL, …)`).
+pub fn host_path_opt(task: &Task, addr: u64) -> Result<Option<CString>, Errno> {
+    if addr == 0 {
+        Ok(None)
+    } else {
+        host_path(task, addr).map(Some)
+    }
+}

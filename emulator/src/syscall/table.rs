@@ -1,0 +1,191 @@
+//! The syscall table as data: one row per call endgate serves — which handler, and how
+//! `--strace` prints it. A call absent here returns `-ENOSYS` (named once under `--strace`).
+//! Each arch's [`super::DispatchTable`] picks the rows its numbering has.
+
+use super::nr::Sys;
+use super::{arch_only, fs, io, misc, mm, process, signal, time, Handler, SyscallDef};
+use crate::trace::strace::ArgFmt::{self, *};
+use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
+
+const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
+    SyscallDef { sys, handler, args, ret }
+}
+
+/// Every call endgate serves.
+pub static DEFS: &[SyscallDef] = &[
+    // io
+    d(Sys::read, io::read, &[Fd, BufOut, ULong], RInt),
+    d(Sys::write, io::write, &[Fd, BufIn(2), ULong], RInt),
+    d(Sys::pread64, io::pread64, &[Fd, BufOut, ULong, Long], RInt),
+    d(Sys::pwrite64, io::pwrite64, &[Fd, BufIn(2), ULong, Long], RInt),
+    d(Sys::readv, io::readv, &[Fd, Ptr, Int], RInt),
+    d(Sys::writev, io::writev, &[Fd, Ptr, Int], RInt),
+    d(Sys::preadv, io::preadv, &[Fd, Ptr, Int, Long], RInt),
+    d(Sys::pwritev, io::pwritev, &[Fd, Ptr, Int, Long], RInt),
+    d(Sys::lseek, io::lseek, &[Fd, Long, Whence], RInt),
+    d(Sys::sendfile, io::sendfile, &[Fd, Fd, Ptr, ULong], RInt),
+    d(Sys::copy_file_range, io::copy_file_range, &[Fd, Ptr, Fd, Ptr, ULong, Hex], RInt),
+    d(Sys::close, io::close, &[Fd], RInt),
+    d(Sys::close_range, io::close_range, &[Int, Int, Hex], RInt),
+    d(Sys::dup, io::dup, &[Fd], RInt),
+    d(Sys::dup2, io::dup2, &[Fd, Fd], RInt),
+    d(Sys::dup3, io::dup3, &[Fd, Fd, OpenFlags], RInt),
+    d(Sys::fcntl, io::fcntl, &[Fd, Int, Hex], RInt),
+    d(Sys::ioctl, io::ioctl, &[Fd, Hex, Hex], RInt),
+    d(Sys::pipe, io::pipe, &[Ptr], RInt),
+    d(Sys::pipe2, io::pipe2, &[Ptr, OpenFlags], RInt),
+    d(Sys::poll, io::poll, &[Ptr, ULong, Int], RInt),
+    d(Sys::ppoll, io::ppoll, &[Ptr, ULong, Ptr, Ptr, ULong], RInt),
+    d(Sys::select, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
+    d(Sys::pselect6, io::pselect6, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
+    d(Sys::flock, io::flock, &[Fd, Int], RInt),
+    // fs
+    d(Sys::openat, fs::openat, &[AtFd, Str, OpenFlags, Mode], RInt),
+    d(Sys::open, fs::open, &[Str, OpenFlags, Mode], RInt),
+    d(Sys::creat, fs::creat, &[Str, Mode], RInt),
+    d(Sys::newfstatat, fs::newfstatat, &[AtFd, Str, Ptr, AtFlags], RInt),
+    d(Sys::fstat, fs::fstat, &[Fd, Ptr], RInt),
+    d(Sys::stat, fs::stat, &[Str, Ptr], RInt),
+    d(Sys::lstat, fs::lstat, &[Str, Ptr], RInt),
+    d(Sys::statx, fs::statx, &[AtFd, Str, AtFlags, Hex, Ptr], RInt),
+    d(Sys::getdents64, fs::getdents64, &[Fd, Ptr, ULong], RInt),
+    d(Sys::getdents, fs::getdents, &[Fd, Ptr, ULong], RInt),
+    d(Sys::readlinkat, fs::readlinkat, &[AtFd, Str, BufOut, ULong], RInt),
+    d(Sys::readlink, fs::readlink, &[Str, BufOut, ULong], RInt),
+    d(Sys::faccessat, fs::faccessat, &[AtFd, Str, Int], RInt),
+    d(Sys::faccessat2, fs::faccessat2, &[AtFd, Str, Int, AtFlags], RInt),
+    d(Sys::access, fs::access, &[Str, Int], RInt),
+    d(Sys::mkdirat, fs::mkdirat, &[AtFd, Str, Mode], RInt),
+    d(Sys::mkdir, fs::mkdir, &[Str, Mode], RInt),
+    d(Sys::mknodat, fs::mknodat, &[AtFd, Str, Mode, Hex], RInt),
+    d(Sys::mknod, fs::mknod, &[Str, Mode, Hex], RInt),
+    d(Sys::unlinkat, fs::unlinkat, &[AtFd, Str, AtFlags], RInt),
+    d(Sys::unlink, fs::unlink, &[Str], RInt),
+    d(Sys::rmdir, fs::rmdir, &[Str], RInt),
+    d(Sys::renameat2, fs::renameat2, &[AtFd, Str, AtFd, Str, Hex], RInt),
+    d(Sys::renameat, fs::renameat, &[AtFd, Str, AtFd, Str], RInt),
+    d(Sys::rename, fs::rename, &[Str, Str], RInt),
+    d(Sys::linkat, fs::linkat, &[AtFd, Str, AtFd, Str, AtFlags], RInt),
+    d(Sys::link, fs::link, &[Str, Str], RInt),
+    d(Sys::symlinkat, fs::symlinkat, &[Str, AtFd, Str], RInt),
+    d(Sys::symlink, fs::symlink, &[Str, Str], RInt),
+    d(Sys::fchmod, fs::fchmod, &[Fd, Mode], RInt),
+    d(Sys::fchmodat, fs::fchmodat, &[AtFd, Str, Mode], RInt),
+    d(Sys::chmod, fs::chmod, &[Str, Mode], RInt),
+    d(Sys::fchown, fs::fchown, &[Fd, Int, Int], RInt),
+    d(Sys::fchownat, fs::fchownat, &[AtFd, Str, Int, Int, AtFlags], RInt),
+    d(Sys::chown, fs::chown, &[Str, Int, Int], RInt),
+    d(Sys::lchown, fs::lchown, &[Str, Int, Int], RInt),
+    d(Sys::utimensat, fs::utimensat, &[AtFd, Str, Ptr, AtFlags], RInt),
+    d(Sys::truncate, fs::truncate, &[Str, Long], RInt),
+    d(Sys::ftruncate, fs::ftruncate, &[Fd, Long], RInt),
+    d(Sys::fallocate, fs::fallocate, &[Fd, Int, Long, Long], RInt),
+    d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
+    d(Sys::fsync, fs::fsync, &[Fd], RInt),
+    d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
+    d(Sys::sync, fs::sync, &[], RInt),
+    d(Sys::syncfs, fs::syncfs, &[Fd], RInt),
+    d(Sys::getcwd, fs::getcwd, &[BufOut, ULong], RInt),
+    d(Sys::chdir, fs::chdir, &[Str], RInt),
+    d(Sys::fchdir, fs::fchdir, &[Fd], RInt),
+    d(Sys::statfs, fs::statfs, &[Str, Ptr], RInt),
+    d(Sys::fstatfs, fs::fstatfs, &[Fd, Ptr], RInt),
+    d(Sys::umask, fs::umask, &[Mode], RInt),
+    // mm
+    d(Sys::brk, mm::brk, &[Ptr], RHex),
+    d(Sys::mmap, mm::mmap, &[Ptr, ULong, ArgFmt::Prot, MmapFlags, Fd, Hex], RHex),
+    d(Sys::munmap, mm::munmap, &[Ptr, ULong], RInt),
+    d(Sys::mprotect, mm::mprotect, &[Ptr, ULong, ArgFmt::Prot], RInt),
+    d(Sys::mremap, mm::mremap, &[Ptr, ULong, ULong, Hex, Ptr], RHex),
+    d(Sys::madvise, mm::madvise, &[Ptr, ULong, Int], RInt),
+    d(Sys::msync, mm::msync, &[Ptr, ULong, Hex], RInt),
+    d(Sys::mlock, mm::mlock, &[Ptr, ULong], RInt),
+    d(Sys::munlock, mm::munlock, &[Ptr, ULong], RInt),
+    d(Sys::mincore, mm::mincore, &[Ptr, ULong, Ptr], RInt),
+    // process
+    d(Sys::exit, process::exit, &[Int], RInt),
+    d(Sys::exit_group, process::exit_group, &[Int], RInt),
+    d(Sys::getpid, process::getpid, &[], RInt),
+    d(Sys::getppid, process::getppid, &[], RInt),
+    d(Sys::gettid, process::gettid, &[], RInt),
+    d(Sys::getuid, process::getuid, &[], RInt),
+    d(Sys::geteuid, process::geteuid, &[], RInt),
+    d(Sys::getgid, process::getgid, &[], RInt),
+    d(Sys::getegid, process::getegid, &[], RInt),
+    d(Sys::getresuid, process::getresuid, &[Ptr, Ptr, Ptr], RInt),
+    d(Sys::getresgid, process::getresgid, &[Ptr, Ptr, Ptr], RInt),
+    d(Sys::getgroups, process::getgroups, &[Int, Ptr], RInt),
+    d(Sys::setuid, process::setuid, &[Int], RInt),
+    d(Sys::setgid, process::setgid, &[Int], RInt),
+    d(Sys::setreuid, process::setreuid, &[Int, Int], RInt),
+    d(Sys::setregid, process::setregid, &[Int, Int], RInt),
+    d(Sys::setresuid, process::setresuid, &[Int, Int, Int], RInt),
+    d(Sys::setresgid, process::setresgid, &[Int, Int, Int], RInt),
+    d(Sys::getpgid, process::getpgid, &[Int], RInt),
+    d(Sys::getpgrp, process::getpgrp, &[], RInt),
+    d(Sys::setpgid, process::setpgid, &[Int, Int], RInt),
+    d(Sys::getsid, process::getsid, &[Int], RInt),
+    d(Sys::setsid, process::setsid, &[], RInt),
+    d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
+    d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
+    d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
+    d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
+    d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
+    d(Sys::times, process::times, &[Ptr], RInt),
+    d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
+    d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
+    d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),
+    d(Sys::sched_yield, process::sched_yield, &[], RInt),
+    d(Sys::sched_getscheduler, process::sched_getscheduler, &[Int], RInt),
+    d(Sys::getpriority, process::getpriority, &[Int, Int], RInt),
+    d(Sys::setpriority, process::setpriority, &[Int, Int, Int], RInt),
+    d(Sys::wait4, process::wait4, &[Int, Ptr, Int, Ptr], RInt),
+    d(Sys::kill, process::kill, &[Int, Signal], RInt),
+    d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt),
+    d(Sys::tkill, process::tkill, &[Int, Signal], RInt),
+    // signal
+    d(Sys::rt_sigaction, signal::rt_sigaction, &[Signal, Ptr, Ptr, ULong], RInt),
+    d(Sys::rt_sigprocmask, signal::rt_sigprocmask, &[Int, Ptr, Ptr, ULong], RInt),
+    d(Sys::rt_sigpending, signal::rt_sigpending, &[Ptr, ULong], RInt),
+    d(Sys::sigaltstack, signal::sigaltstack, &[Ptr, Ptr], RInt),
+    // time
+    d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
+    d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),
+    d(Sys::gettimeofday, time::gettimeofday, &[Ptr, Ptr], RInt),
+    d(Sys::time, time::time, &[Ptr], RInt),
+    d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
+    d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
+    // misc
+    d(Sys::uname, misc::uname, &[Ptr], RInt),
+    d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),
+    d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt),
+    d(Sys::getcpu, misc::getcpu, &[Ptr, Ptr, Ptr], RInt),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    #[test]
+    fn one_row_per_call() {
+        let mut seen = HashSet::new();
+        for d in DEFS {
+            assert!(seen.insert(d.sys), "{} listed twice", d.sys.name());
+            assert!(d.args.len() <= 6, "{}", d.sys.name());
+        }
+    }
+
+    #[test]
+    fn buffer_lengths_point_at_arguments() {
+        for d in DEFS {
+            for a in d.args {
+                if let ArgFmt::BufIn(n) = a {
+                    assert!((*n as usize) < d.args.len(), "{}", d.sys.name());
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,186 @@
+//! A guest thread: its unicorn instance, its process state, and the loop that runs it.
+//!
+//! The run loop calls `emu_start(pc, until = 0)` and lets translated code run until something
+//! needs endgate: system calls are served inside the trap hook without leaving `emu_start`
+//! (see ../shared/notes/unicorn-facts.md §4: a stop and restart costs ~74 ns, a hook round trip
+//! less); `emu_start` returns only when the guest exits, faults, or a hook asked to stop.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use unicorn_engine::uc_error;
+
+use crate::arch::{Cpu, GuestArch};
+use crate::mm::{AddressSpace, Fault, Prot};
+use crate::signal::{SigState, Signal};
+use crate::syscall::DispatchTable;
+
+/// Options that apply to the whole guest (from the command line).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--strace`: print each guest system call on stderr.
+    pub strace: bool,
+    /// `-L PATH`: prefix tried first for absolute guest paths.
+    pub sysroot: Option<PathBuf>,
+}
+
+/// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.
+#[derive(Clone, Debug)]
+pub struct ExeInfo {
+    /// The program path as given on the command line (guest view).
+    pub guest_path: String,
+    /// Absolute host path of the program file.
+    pub host_path: PathBuf,
+}
+
+/// How a guest ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// `exit`/`exit_group` with this status (low 8 bits are what a parent sees).
+    Code(i32),
+    /// Killed by a signal.
+    Signal {
+        /// The signal.
+        sig: Signal,
+        /// Guest program counter when it happened.
+        pc: u64,
+        /// For faults: the guest address that was refused (page-aligned when unicorn only
+        /// reports the page).
+        addr: Option<u64>,
+    },
+    /// endgate itself failed while serving the guest (a bug, not guest behaviour).
+    Internal,
+}
+
+/// One guest thread and (for now) its process. The user data of its unicorn instance.
+pub struct Task {
+    /// The guest architecture.
+    pub arch: &'static dyn GuestArch,
+    /// The address space.
+    pub mm: AddressSpace,
+    /// Options from the command line.
+    pub opts: Arc<Options>,
+    /// The running program.
+    pub exe: ExeInfo,
+    /// Syscall dispatch for this arch.
+    pub dispatch: Arc<DispatchTable>,
+    /// Signal dispositions and mask.
+    pub sig: SigState,
+    /// Set when the guest has ended; the trap hook then stops emulation.
+    pub exit: Option<Exit>,
+    /// `set_tid_address` pointer (guest address of the tid word to clear on exit).
+    pub clear_child_tid: u64,
+    /// `set_robust_list` head and length.
+    pub robust_list: (u64, u64),
+    /// The auxiliary vector given at start (for `/proc/self/auxv`).
+    pub auxv: Vec<(u64, u64)>,
+    /// Unknown syscall numbers already reported under `--strace`.
+    pub warned: HashSet<u64>,
+}
+
+impl Task {
+    /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
+    /// Errors: `EFAULT`.
+    #[inline]
+    pub fn buf_in(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
+        self.mm.host_range(addr, len, Prot::READ).map(|p| p.cast_const())
+    }
+
+    /// A guest buffer the host will fill (`read(2)`'s data): must be guest-writable. If it
+    /// holds code, the translations of that code are dropped. Errors: `EFAULT`.
+    #[inline]
+    pub fn buf_out(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        let p = self.mm.host_range(addr, len, Prot::WRITE)?;
+        self.mm.note_host_write(addr, len);
+        Ok(p)
+    }
+
+    /// A guest buffer the host reads and writes (`ppoll`'s pollfd array).
+    #[inline]
+    pub fn buf_inout(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        self.mm.host_range(addr, len, Prot::READ | Prot::WRITE)
+    }
+
+    /// Like [`Task::buf_out`], but a NULL guest pointer gives a NULL host pointer.
+    pub fn buf_out_opt(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        if addr == 0 {
+            Ok(std::ptr::null_mut())
+        } else {
+            self.buf_out(addr, len)
+        }
+    }
+
+    /// Like [`Task::buf_in`], but a NULL guest pointer gives a NULL host pointer.
+    pub fn buf_in_opt(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
+        if addr == 0 {
+            Ok(std::ptr::null())
+        } else {
+            self.buf_in(addr, len)
+        }
+    }
+}
+
+/// Applies what mapping changes made stale: TLB entries and translated code.
+pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
+    let inv = cpu.get_data_mut().mm.take_invalidate();
+    for (s, e) in inv.code {
+        let _ = cpu.ctl_remove_cache(s, e);
+    }
+    if inv.flush_tlb {
+        let _ = cpu.ctl_flush_tlb();
+    }
+}
+
+/// Runs the guest until it exits or dies. Returns how it ended.
+pub fn run(cpu: &mut Cpu<'static>) -> Exit {
+    let arch = cpu.get_data().arch;
+    loop {
+        apply_invalidate(cpu);
+        cpu.get_data_mut().mm.last_fault = None;
+        let pc = arch.pc(cpu);
+        let r = cpu.emu_start(pc, 0, 0, 0);
+        if let Some(exit) = cpu.get_data().exit {
+            return exit;
+        }
+        match r {
+            // A hook asked to stop (e.g. after changing code); carry on.
+            Ok(()) => continue,
+            Err(e) => return fault_exit(cpu, e),
+        }
+    }
+}
+
+/// Turns an `emu_start` error into the signal the kernel would have raised.
+fn fault_exit(cpu: &mut Cpu<'static>, e: uc_error) -> Exit {
+    let arch = cpu.get_data().arch;
+    let pc = arch.pc(cpu);
+    let fault: Option<Fault> = cpu.get_data().mm.last_fault;
+    let (sig, addr) = match e {
+        uc_error::INSN_INVALID => (Signal::SIGILL, Some(pc)),
+        uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
+            match fault {
+                Some(f) if f.access == Prot::EXEC => (Signal::SIGSEGV, Some(pc)),
+                Some(f) => (Signal::SIGSEGV, Some(crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))),
+                None => (Signal::SIGSEGV, None),
+            }
+        }
+        uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => (Signal::SIGSEGV, None),
+        uc_error::READ_UNALIGNED | uc_error::WRITE_UNALIGNED | uc_error::FETCH_UNALIGNED => (Signal::SIGBUS, None),
+        _ => {
+            eprintln!("endgate: CPU engine stopped: {e:?} at pc={pc:#x}");
+            return Exit::Internal;
+        }
+    };
+    Exit::Signal { sig, pc, addr }
+}
+
+/// The exception hook: a CPU exception other than the syscall trap ends the guest with the
+/// signal the arch maps it to (delivery to guest handlers comes with signal support).
+pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
+    let arch = cpu.get_data().arch;
+    let sig = arch.exception_signal(intno);
+    let pc = arch.pc(cpu);
+    cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr: None });
+    let _ = cpu.emu_stop();
+}

@@ -1,0 +1,336 @@
+//! `--strace`: one line per guest system call on stderr, in strace(1)'s format:
+//! `openat(AT_FDCWD, "/etc/passwd", O_RDONLY|O_CLOEXEC) = 3`, errors as
+//! `= -1 ENOENT (No such file or directory)`.
+//!
+//! Each table row ([`crate::syscall::SyscallDef`]) says how to print its arguments
+//! ([`ArgFmt`]) and result ([`RetFmt`]). Inputs are printed as they were at entry; output buffers
+//! (`read`'s data) are printed at exit, limited to the length the call returned.
+
+use std::fmt::Write as _;
+
+use syscalls::Errno;
+
+use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::Prot;
+use crate::syscall::SyscallDef;
+
+/// How one argument is printed.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgFmt {
+    /// C `int`, decimal.
+    Int,
+    /// C `long`, decimal.
+    Long,
+    /// `size_t`/`unsigned long`, decimal.
+    ULong,
+    /// Hexadecimal.
+    Hex,
+    /// A pointer: `NULL` or hex.
+    Ptr,
+    /// A file descriptor.
+    Fd,
+    /// A directory fd for `*at` calls: `AT_FDCWD` or a number.
+    AtFd,
+    /// A NUL-terminated string (a path).
+    Str,
+    /// An input buffer whose length is argument `n`.
+    BufIn(u8),
+    /// An output buffer whose length is the call's result.
+    BufOut,
+    /// `open` flags, symbolic.
+    OpenFlags,
+    /// A mode, octal.
+    Mode,
+    /// `AT_*` flags, symbolic.
+    AtFlags,
+    /// `PROT_*`, symbolic.
+    Prot,
+    /// `MAP_*`, symbolic.
+    MmapFlags,
+    /// A signal number, symbolic.
+    Signal,
+    /// A clock id, symbolic.
+    ClockId,
+    /// `lseek` whence.
+    Whence,
+}
+
+/// How the result is printed.
+#[derive(Clone, Copy, Debug)]
+pub enum RetFmt {
+    /// Decimal.
+    Int,
+    /// Hexadecimal (addresses).
+    Hex,
+}
+
+/// Formats what can be formatted at entry; `None` marks output buffers filled in at exit.
+pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<Option<String>> {
+    let Some(def) = def else {
+        return a.a.iter().take(3).map(|v| Some(format!("{v:#x}"))).collect();
+    };
+    def.args
+        .iter()
+        .enumerate()
+        .map(|(i, f)| match f {
+            ArgFmt::BufOut => None,
+            f => Some(format_arg(cpu, *f, a.a[i], a)),
+        })
+        .collect()
+}
+
+/// Prints the whole line once the call has returned. `exiting` prints ` = ?` as strace does
+/// for calls that do not return.
+pub fn print_line(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs, pre: &[Option<String>], ret: u64, exiting: bool) {
+    let task = cpu.get_data();
+    let name = match def {
+        Some(d) => d.sys.name(),
+        None => task.arch.numbers().name_of(a.nr).unwrap_or("syscall"),
+    };
+    let mut line = String::with_capacity(96);
+    let _ = write!(line, "{}(", name);
+    for (i, p) in pre.iter().enumerate() {
+        if i > 0 {
+            line.push_str(", ");
+        }
+        match p {
+            Some(s) => line.push_str(s),
+            None => {
+                let ok = (ret as i64) >= 0;
+                if ok {
+                    line.push_str(&buffer(cpu, a.a[i], ret));
+                } else {
+                    let _ = write!(line, "{:#x}", a.a[i]);
+                }
+            }
+        }
+    }
+    line.push_str(") = ");
+    if exiting {
+        line.push('?');
+    } else {
+        let r = ret as i64;
+        if (-4095..0).contains(&r) {
+            let e = Errno::new(-r as i32);
+            let (n, d) = e.name_and_description().unwrap_or(("E?", "Unknown error"));
+            let _ = write!(line, "-1 {n} ({d})");
+        } else if matches!(def.map(|d| d.ret), Some(RetFmt::Hex)) {
+            let _ = write!(line, "{ret:#x}");
+        } else {
+            let _ = write!(line, "{r}");
+        }
+    }
+    eprintln!("{line}");
+}
+
+fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
+    let task = cpu.get_data();
+    match f {
+        ArgFmt::Int | ArgFmt::Fd => format!("{}", v as u32 as i32),
+        ArgFmt::Long => format!("{}", v as i64),
+        ArgFmt::ULong => format!("{v}"),
+        ArgFmt::Hex => format!("{v:#x}"),
+        ArgFmt::Ptr | ArgFmt::BufOut => ptr(v),
+        ArgFmt::AtFd => {
+            if v as u32 as i32 == libc::AT_FDCWD {
+                "AT_FDCWD".into()
+            } else {
+                format!("{}", v as u32 as i32)
+            }
+        }
+        ArgFmt::Str => match task.mm.read_cstr(v, 4096) {
+            Ok(s) => quote(&s, 4096),
+            Err(_) => ptr(v),
+        },
+        ArgFmt::BufIn(n) => buffer(cpu, v, a.a[n as usize]),
+        ArgFmt::OpenFlags => open_flags(task.arch.open_flags_to_host(v)),
+        ArgFmt::Mode => format!("{:#o}", v as u32),
+        ArgFmt::AtFlags => flags(
+            v,
+            &[
+                (0x100, "AT_SYMLINK_NOFOLLOW"),
+                (0x200, "AT_REMOVEDIR"),
+                (0x400, "AT_SYMLINK_FOLLOW"),
+                (0x800, "AT_NO_AUTOMOUNT"),
+                (0x1000, "AT_EMPTY_PATH"),
+            ],
+            "0",
+        ),
+        ArgFmt::Prot => flags(v, &[(1, "PROT_READ"), (2, "PROT_WRITE"), (4, "PROT_EXEC")], "PROT_NONE"),
+        ArgFmt::MmapFlags => {
+            let kind = match v & 3 {
+                1 => "MAP_SHARED",
+                2 => "MAP_PRIVATE",
+                3 => "MAP_SHARED_VALIDATE",
+                _ => "0",
+            };
+            let rest = flags(
+                v & !3,
+                &[
+                    (0x10, "MAP_FIXED"),
+                    (0x20, "MAP_ANONYMOUS"),
+                    (0x100, "MAP_GROWSDOWN"),
+                    (0x800, "MAP_DENYWRITE"),
+                    (0x4000, "MAP_NORESERVE"),
+                    (0x8000, "MAP_POPULATE"),
+                    (0x20000, "MAP_STACK"),
+                    (0x100000, "MAP_FIXED_NOREPLACE"),
+                ],
+                "",
+            );
+            if rest.is_empty() {
+                kind.into()
+            } else {
+                format!("{kind}|{rest}")
+            }
+        }
+        ArgFmt::Signal => {
+            let s = crate::signal::Signal(v as u32);
+            if (1..=crate::signal::NSIG).contains(&s.0) {
+                s.to_string()
+            } else {
+                format!("{}", v as i32)
+            }
+        }
+        ArgFmt::ClockId => match v {
+            0 => "CLOCK_REALTIME".into(),
+            1 => "CLOCK_MONOTONIC".into(),
+            2 => "CLOCK_PROCESS_CPUTIME_ID".into(),
+            3 => "CLOCK_THREAD_CPUTIME_ID".into(),
+            4 => "CLOCK_MONOTONIC_RAW".into(),
+            5 => "CLOCK_REALTIME_COARSE".into(),
+            6 => "CLOCK_MONOTONIC_COARSE".into(),
+            7 => "CLOCK_BOOTTIME".into(),
+            _ => format!("{}", v as i32),
+        },
+        ArgFmt::Whence => match v {
+            0 => "SEEK_SET".into(),
+            1 => "SEEK_CUR".into(),
+            2 => "SEEK_END".into(),
+            3 => "SEEK_DATA".into(),
+            4 => "SEEK_HOLE".into(),
+            _ => format!("{v}"),
+        },
+    }
+}
+
+fn ptr(v: u64) -> String {
+    if v == 0 {
+        "NULL".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// At most this many bytes of a buffer are shown, as strace's default `-s 32`.
+const SHOW: usize = 32;
+
+fn buffer(cpu: &Cpu<'_>, addr: u64, len: u64) -> String {
+    let n = usize::try_from(len).unwrap_or(usize::MAX).min(SHOW);
+    match cpu.get_data().mm.host_range(addr, n as u64, Prot::NONE) {
+        Ok(p) => {
+            // SAFETY: `n` bytes at `p` are mapped (checked just above).
+            let bytes = unsafe { std::slice::from_raw_parts(p, n) };
+            let mut s = quote(bytes, SHOW);
+            if len as usize > n {
+                s.push_str("...");
+            }
+            s
+        }
+        Err(_) => ptr(addr),
+    }
+}
+
+/// Quotes bytes as strace does: C escapes for control characters, octal for the rest.
+pub fn quote(bytes: &[u8], max: usize) -> String {
+    let mut s = String::with_capacity(bytes.len().min(max) + 2);
+    s.push('"');
+    for &b in bytes.iter().take(max) {
+        match b {
+            b'"' => s.push_str("\\\""),
+            b'\\' => s.push_str("\\\\"),
+            b'\n' => s.push_str("\\n"),
+            b'\t' => s.push_str("\\t"),
+            b'\r' => s.push_str("\\r"),
+            0x0b => s.push_str("\\v"),
+            0x0c => s.push_str("\\f"),
+            0x20..=0x7e => s.push(b as char),
+            _ => {
+                let _ = write!(s, "\\{b:o}");
+            }
+        }
+    }
+    s.push('"');
+    s
+}
+
+fn flags(v: u64, names: &[(u64, &str)], zero: &str) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut rest = v;
+    for &(bit, name) in names {
+        if rest & bit == bit && bit != 0 {
+            parts.push(name.into());
+            rest &= !bit;
+        }
+    }
+    if rest != 0 {
+        parts.push(format!("{rest:#x}"));
+    }
+    if parts.is_empty() {
+        zero.into()
+    } else {
+        parts.join("|")
+    }
+}
+
+/// Host open flags, symbolic (names follow the host's values, already converted from the guest).
+pub fn open_flags(f: i32) -> String {
+    let acc = match f & libc::O_ACCMODE {
+        libc::O_RDONLY => "O_RDONLY",
+        libc::O_WRONLY => "O_WRONLY",
+        _ => "O_RDWR",
+    };
+    let rest = flags(
+        (f & !libc::O_ACCMODE) as u32 as u64,
+        &[
+            (libc::O_CREAT as u64, "O_CREAT"),
+            (libc::O_EXCL as u64, "O_EXCL"),
+            (libc::O_NOCTTY as u64, "O_NOCTTY"),
+            (libc::O_TRUNC as u64, "O_TRUNC"),
+            (libc::O_APPEND as u64, "O_APPEND"),
+            (libc::O_NONBLOCK as u64, "O_NONBLOCK"),
+            (libc::O_SYNC as u64, "O_SYNC"),
+            (libc::O_DSYNC as u64, "O_DSYNC"),
+            (libc::O_DIRECT as u64, "O_DIRECT"),
+            (libc::O_LARGEFILE as u64, "O_LARGEFILE"),
+            (libc::O_TMPFILE as u64, "O_TMPFILE"),
+            (libc::O_DIRECTORY as u64, "O_DIRECTORY"),
+            (libc::O_NOFOLLOW as u64, "O_NOFOLLOW"),
+            (libc::O_NOATIME as u64, "O_NOATIME"),
+            (libc::O_CLOEXEC as u64, "O_CLOEXEC"),
+            (libc::O_PATH as u64, "O_PATH"),
+        ],
+        "",
+    );
+    if rest.is_empty() {
+        acc.into()
+    } else {
+        format!("{acc}|{rest}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_matches_strace() {
+        assert_eq!(quote(b"hi\n\0\x7f", 32), "\"hi\\n\\0\\177\"");
+    }
+
+    #[test]
+    fn open_flags_symbolic() {
+        assert_eq!(open_flags(libc::O_RDONLY | libc::O_CLOEXEC), "O_RDONLY|O_CLOEXEC");
+        assert_eq!(open_flags(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC), "O_WRONLY|O_CREAT|O_TRUNC");
+    }
+}
