@@ -111,8 +111,10 @@ pub fn print_line(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs, pre:
     } else {
         let r = ret as i64;
         if (-4095..0).contains(&r) {
-            let e = Errno::new(-r as i32);
-            let (n, d) = e.name_and_description().unwrap_or(("E?", "Unknown error"));
+            let n = Errno::new(-r as i32).name().unwrap_or("E?");
+            // The host's strerror text is the one strace prints.
+            let d = std::io::Error::from_raw_os_error(-r as i32).to_string();
+            let d = d.split(" (os error").next().unwrap_or(&d);
             let _ = write!(line, "-1 {n} ({d})");
         } else if matches!(def.map(|d| d.ret), Some(RetFmt::Hex)) {
             let _ = write!(line, "{ret:#x}");
