@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building and testing endgate need on Debian 12, skipping what is present.
+#   --build   only the build needs (cmake, libclang for unicorn's bindings, a C compiler)
+#   (default) build needs + cross compilers + qemu-user (the reference emulator)
+# Never installs Debian's libunicorn-dev: unicorn-engine-sys would link that old 2.0.1 library.
+set -euo pipefail
+mode=${1:-all}
+pkgs=(cmake libclang-dev clang pkg-config gcc make)
+if [ "$mode" != "--build" ]; then
+  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user binutils file xz-utils)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq || true
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+if dpkg-query -W -f='${Status}' libunicorn-dev 2>/dev/null | grep -q "install ok installed"; then
+  echo "install-deps: Debian's libunicorn-dev is installed; unicorn-engine-sys would link its old 2.0.1 library." >&2
+  echo "install-deps: remove it (apt-get remove libunicorn-dev) and run again." >&2
+  exit 1
+fi
