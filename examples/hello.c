@@ -6,7 +6,7 @@
 int main(int argc, char **argv) {
     struct utsname u;
     uname(&u);
-    printf("Hello from a %s guest running under endgate.\n", u.machine);
+    printf("Hello from endgate: this guest runs as %s.\n", u.machine);
     for (int i = 1; i < argc; i++)
         printf("argv[%d] = %s\n", i, argv[i]);
     return 0;

@@ -1,0 +1,300 @@
+//! The command line and what endgate does with bad input: each bad program gives one line on
+//! stderr naming the file and the reason, with a shell-like status (126/127) and no panic; a
+//! guest that faults ends with 128+signal and a one-line report; a bad guest pointer is
+//! `EFAULT` and the guest carries on.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{endgate, shell_status, workspace, TempDir};
+
+fn run(args: &[&str]) -> Output {
+    Command::new(endgate()).args(args).output().expect("run endgate")
+}
+
+fn stderr_lines(o: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&o.stderr).lines().map(str::to_string).collect()
+}
+
+/// One line naming `name`, no panic, the given status.
+fn assert_one_line(o: &Output, name: &str, status: i32, reason: &str) {
+    let lines = stderr_lines(o);
+    assert_eq!(shell_status(o.status), status, "status for {name}: {lines:?}");
+    assert_eq!(lines.len(), 1, "one line for {name}: {lines:?}");
+    assert!(lines[0].contains(name), "{:?} names {name}", lines[0]);
+    assert!(lines[0].contains(reason), "{:?} says {reason}", lines[0]);
+    assert!(!lines[0].contains("panicked"));
+}
+
+#[test]
+fn missing_program_is_127() {
+    let o = run(&["/nonexistent/prog"]);
+    assert_one_line(&o, "/nonexistent/prog", 127, "No such file or directory");
+}
+
+#[test]
+fn directory_is_126() {
+    let d = TempDir::new("dir");
+    let p = d.path().to_str().unwrap();
+    assert_one_line(&run(&[p]), p, 126, "Is a directory");
+}
+
+#[test]
+fn non_elf_is_126() {
+    let d = TempDir::new("txt");
+    let f = d.path().join("script.txt");
+    std::fs::write(&f, "just text\n").unwrap();
+    let p = f.to_str().unwrap();
+    assert_one_line(&run(&[p]), p, 126, "not an ELF");
+}
+
+fn example() -> Vec<u8> {
+    std::fs::read(workspace().join("examples/hello-aarch64")).unwrap()
+}
+
+#[test]
+fn truncated_elf_is_126() {
+    let d = TempDir::new("trunc");
+    for len in [10usize, 40, 100, 4000] {
+        let f = d.path().join(format!("trunc{len}"));
+        std::fs::write(&f, &example()[..len]).unwrap();
+        let p = f.to_str().unwrap();
+        let o = run(&[p]);
+        assert_one_line(&o, p, 126, "ELF");
+    }
+}
+
+#[test]
+fn unsupported_machine_is_126() {
+    let d = TempDir::new("mach");
+    let mut bytes = example();
+    // e_machine at offset 18: EM_SPARCV9 (43), which endgate does not run.
+    bytes[18] = 43;
+    bytes[19] = 0;
+    let f = d.path().join("sparc64");
+    std::fs::write(&f, &bytes).unwrap();
+    let p = f.to_str().unwrap();
+    assert_one_line(&run(&[p]), p, 126, "unsupported architecture");
+}
+
+#[test]
+fn version_reports_byte_order_and_strategy() {
+    let o = run(&["--version"]);
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(s.contains("little-endian"), "{s}");
+    assert!(s.contains("software byteswap"), "{s}");
+}
+
+#[test]
+fn guest_options_are_not_endgate_options() {
+    let ex = workspace().join("examples/hello-aarch64");
+    let o = run(&[ex.to_str().unwrap(), "--help", "-strace"]);
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success());
+    assert!(s.contains("argv[1] = --help") && s.contains("argv[2] = -strace"), "{s}");
+    assert!(o.stderr.is_empty());
+}
+
+#[test]
+fn argv0_and_environment_options() {
+    // -0 sets argv[0]; -E/-U edit the environment (checked with busybox-free means: the
+    // example prints its arguments only, so use the strace of execve-free startup instead).
+    let ex = workspace().join("examples/hello-aarch64");
+    let o = run(&["-0", "renamed", "-E", "ENDGATE_TEST=1", "-U", "PATH", "-strace", ex.to_str().unwrap()]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("exit_group(0) = ?"), "{err}");
+    assert!(err.contains("uname("), "{err}");
+}
+
+/// Assembles a freestanding guest with the arch's cross gcc.
+fn asm_guest(dir: &Path, arch: &str, name: &str, src: &str) -> PathBuf {
+    let cc = match arch {
+        "x86_64" => "gcc",
+        "aarch64" => "aarch64-linux-gnu-gcc",
+        _ => unreachable!(),
+    };
+    let s = dir.join(format!("{name}.S"));
+    let out = dir.join(name);
+    std::fs::write(&s, src).unwrap();
+    let st = Command::new(cc)
+        .args(["-nostdlib", "-static", "-no-pie", "-o"])
+        .arg(&out)
+        .arg(&s)
+        .status()
+        .unwrap_or_else(|e| panic!("{cc} not found ({e}): run scripts/install-deps.sh"));
+    assert!(st.success(), "assembling {name} for {arch}");
+    out
+}
+
+const X86_STORE_RO: &str = r#"
+    .globl _start
+    .text
+_start:
+    lea ro_word(%rip), %rax
+    movl $1, 4(%rax)
+    .section .rodata
+    .balign 4096
+ro_word:
+    .long 0, 0
+"#;
+
+const X86_JUMP_UNMAPPED: &str = r#"
+    .globl _start
+    .text
+_start:
+    movabs $0x12345000, %rax
+    jmp *%rax
+"#;
+
+const A64_STORE_RO: &str = r#"
+    .globl _start
+    .text
+_start:
+    adrp x0, ro_word
+    add x0, x0, :lo12:ro_word
+    mov w1, #1
+    str w1, [x0, #4]
+    .section .rodata
+    .balign 4096
+ro_word:
+    .word 0, 0
+"#;
+
+const A64_JUMP_UNMAPPED: &str = r#"
+    .globl _start
+    .text
+_start:
+    movz x0, #0x1234, lsl #16
+    movk x0, #0x5000
+    br x0
+"#;
+
+fn nm_address(bin: &Path, sym: &str) -> u64 {
+    let o = Command::new("nm").arg(bin).output().expect("nm (binutils)");
+    let s = String::from_utf8_lossy(&o.stdout);
+    let line = s.lines().find(|l| l.ends_with(&format!(" {sym}"))).expect("symbol");
+    u64::from_str_radix(line.split_whitespace().next().unwrap(), 16).unwrap()
+}
+
+fn check_fault(bin: &Path, pc_or_addr: &str, insn: &str) {
+    let o = Command::new(endgate()).arg(bin).output().unwrap();
+    let lines = stderr_lines(&o);
+    assert_eq!(shell_status(o.status), 139, "{lines:?}");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let l = &lines[0];
+    assert!(l.contains("SIGSEGV"), "{l}");
+    assert!(l.contains(pc_or_addr), "{l} should contain {pc_or_addr}");
+    assert!(l.contains(insn), "{l} should contain {insn}");
+}
+
+#[test]
+fn faults_end_with_139_and_a_report() {
+    let d = TempDir::new("fault");
+    let b = asm_guest(d.path(), "x86_64", "x86_store_ro", X86_STORE_RO);
+    let addr = nm_address(&b, "ro_word") + 4;
+    check_fault(&b, &format!("fault address {addr:#x}"), "mov dword ptr [rax + 4], 1");
+    let b = asm_guest(d.path(), "x86_64", "x86_jump", X86_JUMP_UNMAPPED);
+    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+    let b = asm_guest(d.path(), "aarch64", "a64_store_ro", A64_STORE_RO);
+    let addr = nm_address(&b, "ro_word") + 4;
+    check_fault(&b, &format!("fault address {addr:#x}"), "str w1, [x0, #4]");
+    let b = asm_guest(d.path(), "aarch64", "a64_jump", A64_JUMP_UNMAPPED);
+    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+}
+
+const X86_EFAULT: &str = r#"
+    .globl _start
+    .text
+_start:
+    mov $1, %eax          # write(1, 0x10, 5)
+    mov $1, %edi
+    mov $0x10, %esi
+    mov $5, %edx
+    syscall
+    cmp $-14, %rax        # -EFAULT
+    jne bad
+    mov $257, %eax        # openat(AT_FDCWD, 0x10, O_RDONLY)
+    mov $-100, %edi
+    mov $0x10, %esi
+    xor %edx, %edx
+    syscall
+    cmp $-14, %rax
+    jne bad
+    mov $1, %eax          # write(1, "ok\n", 3): the guest carried on
+    mov $1, %edi
+    lea msg(%rip), %rsi
+    mov $3, %edx
+    syscall
+    mov $60, %eax
+    xor %edi, %edi
+    syscall
+bad:
+    mov $60, %eax
+    mov $1, %edi
+    syscall
+msg: .ascii "ok\n"
+"#;
+
+const A64_EFAULT: &str = r#"
+    .globl _start
+    .text
+_start:
+    mov x8, #64           // write(1, 0x10, 5)
+    mov x0, #1
+    mov x1, #0x10
+    mov x2, #5
+    svc #0
+    cmn x0, #14           // -EFAULT
+    b.ne bad
+    mov x8, #56           // openat(AT_FDCWD, 0x10, O_RDONLY)
+    mov x0, #-100
+    mov x1, #0x10
+    mov x2, #0
+    svc #0
+    cmn x0, #14
+    b.ne bad
+    mov x8, #64
+    mov x0, #1
+    adr x1, msg
+    mov x2, #3
+    svc #0
+    mov x8, #93
+    mov x0, #0
+    svc #0
+bad:
+    mov x8, #93
+    mov x0, #1
+    svc #0
+msg: .ascii "ok\n"
+"#;
+
+#[test]
+fn bad_guest_pointer_is_efault_and_guest_continues() {
+    let d = TempDir::new("efault");
+    for (arch, src) in [("x86_64", X86_EFAULT), ("aarch64", A64_EFAULT)] {
+        let b = asm_guest(d.path(), arch, &format!("efault_{arch}"), src);
+        let o = Command::new(endgate()).arg(&b).output().unwrap();
+        assert_eq!(shell_status(o.status), 0, "{arch}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, b"ok\n", "{arch}");
+        // Under --strace the failure is shown with its errno name.
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("= -1 EFAULT (Bad address)"), "{arch}: {err}");
+    }
+}
+
+#[test]
+fn strace_formats_like_strace() {
+    let ex = workspace().join("examples/hello-aarch64");
+    let o = run(&["--strace", ex.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("write(1, \"Hello from endgate: this guest r\"..., 48) = 48"), "{err}");
+    // An unknown call is named once and fails with ENOSYS.
+    assert!(err.contains("rseq("), "{err}");
+    assert!(err.contains("= -1 ENOSYS (Function not implemented)"), "{err}");
+    assert_eq!(err.matches("is not implemented").count(), 1, "{err}");
+}
