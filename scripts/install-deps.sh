@@ -6,8 +6,14 @@
 set -euo pipefail
 mode=${1:-all}
 pkgs=(cmake libclang-dev clang pkg-config gcc make)
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
-  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user binutils file xz-utils)
+  pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)
+  # musl-dev:arm64 (static musl for aarch64 guests) is a foreign-architecture package.
+  if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    $SUDO dpkg --add-architecture arm64
+  fi
 fi
 missing=()
 for p in "${pkgs[@]}"; do
@@ -15,8 +21,6 @@ for p in "${pkgs[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${missing[*]}"
-  SUDO=""
-  [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq || true
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -131,6 +131,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     })
     .map_err(engine)?;
     arch.install_hooks(&mut cpu).map_err(engine)?;
+    if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
+        cpu.add_block_hook(1, 0, |_cpu, addr, size| eprintln!("block {addr:#x} {size}")).map_err(engine)?;
+    }
 
     let task = cpu.get_data_mut();
     let main = loader::load_image(&mut task.mm, &elf, ImageKind::Main)?;
@@ -156,6 +159,11 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     task.auxv = st.auxv;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
+    if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
+        for (start, v) in cpu.get_data().mm.vmas() {
+            eprintln!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
+        }
+    }
     let report = trace::fault::report(&cpu, exit);
     Ok((exit, report))
 }

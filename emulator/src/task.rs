@@ -122,12 +122,21 @@ impl Task {
 }
 
 /// Applies what mapping changes made stale: TLB entries and translated code.
+///
+/// Unicorn's `ctl_remove_cache` first translates the range's start with a *code fetch* through
+/// the TLB; if that fetch is refused (the page just lost `PROT_EXEC` or went away) it silently
+/// skips the invalidation and leaves an exception pending that stops the guest. So the TLB
+/// fill hook answers "all access" while the removal runs, and the TLB is flushed afterwards.
 pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     let inv = cpu.get_data_mut().mm.take_invalidate();
-    for (s, e) in inv.code {
-        let _ = cpu.ctl_remove_cache(s, e);
+    if !inv.code.is_empty() {
+        cpu.get_data_mut().mm.permissive = true;
+        for &(s, e) in &inv.code {
+            let _ = cpu.ctl_remove_cache(s, e);
+        }
+        cpu.get_data_mut().mm.permissive = false;
     }
-    if inv.flush_tlb {
+    if inv.flush_tlb || !inv.code.is_empty() {
         let _ = cpu.ctl_flush_tlb();
     }
 }
@@ -156,6 +165,9 @@ fn fault_exit(cpu: &mut Cpu<'static>, e: uc_error) -> Exit {
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
     let fault: Option<Fault> = cpu.get_data().mm.last_fault;
+    if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
+        eprintln!("endgate: engine error {e:?}, last refused access {fault:?}");
+    }
     let (sig, addr) = match e {
         uc_error::INSN_INVALID => (Signal::SIGILL, Some(pc)),
         uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {

@@ -139,6 +139,10 @@ pub struct AddressSpace {
     pub invalidate: Invalidate,
     /// The last access refused by [`AddressSpace::tlb_fill`].
     pub last_fault: Option<Fault>,
+    /// While set, [`AddressSpace::tlb_fill`] grants every access inside the windows (used only
+    /// while endgate itself asks unicorn to drop translated code; see
+    /// `task::apply_invalidate`).
+    pub permissive: bool,
 }
 
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
@@ -185,6 +189,7 @@ impl AddressSpace {
             dyn_base: layout.dyn_base,
             invalidate: Invalidate::default(),
             last_fault: None,
+            permissive: false,
         })
     }
 
@@ -249,6 +254,9 @@ impl AddressSpace {
     /// remembered in [`AddressSpace::last_fault`].
     #[inline]
     pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
+        if self.permissive {
+            return self.to_host(page, PAGE_SIZE).map(|_| Prot::READ | Prot::WRITE | Prot::EXEC);
+        }
         match self.vma_at(page) {
             Some((_, vma)) => {
                 let prot = vma.prot;

@@ -1,0 +1,128 @@
+//! Every way a C program starts: static glibc (which finds PT_TLS through AT_PHDR, sets up TLS
+//! and applies IRELATIVE relocations), static-PIE glibc, static and static-PIE musl, and a
+//! dynamically linked glibc program whose interpreter comes from the `-L` sysroot. Each is
+//! built for x86_64 and aarch64 and must print what the same source prints natively.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{endgate, shell_status, TempDir};
+
+const SRC: &str = r#"
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <elf.h>
+#include <link.h>
+
+static __thread int tls_counter = 7;
+static __thread char tls_buf[64];
+
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data) {
+    int *seen = data;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD) (*seen)++;
+    return 1;
+}
+
+int main(int argc, char **argv, char **envp) {
+    tls_counter += argc;
+    strcpy(tls_buf, "tls works");
+    printf("argc=%d tls=%d %s\n", argc, tls_counter, tls_buf);
+    for (int i = 1; i < argc; i++) printf("arg %s\n", argv[i]);
+    printf("pagesz=%lu\n", getauxval(AT_PAGESZ));
+    printf("random=%s\n", getauxval(AT_RANDOM) ? "yes" : "no");
+    printf("execfn=%s\n", strcmp((char *)getauxval(AT_EXECFN), argv[0]) == 0 ? "argv0" : "other");
+    printf("phent=%lu\n", getauxval(AT_PHENT));
+    int loads = 0;
+    dl_iterate_phdr(phdr_cb, &loads);
+    printf("loads>0=%d\n", loads > 0);
+    printf("env=%s\n", getenv("ENDGATE_LIBC_TEST"));
+    char *big = malloc(1 << 24);
+    memset(big, 0x5a, 1 << 24);
+    big = realloc(big, 1 << 25);
+    printf("big=%d\n", big[(1 << 24) - 1]);
+    free(big);
+    return 3;
+}
+"#;
+
+struct Variant {
+    name: &'static str,
+    cc: &'static str,
+    flags: &'static [&'static str],
+    sysroot: Option<&'static str>,
+}
+
+fn variants(arch: &str) -> Vec<Variant> {
+    const MUSL_A64: &str = "/usr/lib/aarch64-linux-musl/musl-gcc.specs";
+    match arch {
+        "x86_64" => vec![
+            Variant { name: "glibc-static", cc: "gcc", flags: &["-static"], sysroot: None },
+            Variant { name: "glibc-static-pie", cc: "gcc", flags: &["-static-pie"], sysroot: None },
+            Variant { name: "glibc-dynamic", cc: "gcc", flags: &[], sysroot: None },
+            Variant { name: "musl-static", cc: "musl-gcc", flags: &["-static"], sysroot: None },
+            Variant { name: "musl-static-pie", cc: "musl-gcc", flags: &["-static-pie"], sysroot: None },
+        ],
+        _ => vec![
+            Variant { name: "glibc-static", cc: "aarch64-linux-gnu-gcc", flags: &["-static"], sysroot: None },
+            Variant { name: "glibc-static-pie", cc: "aarch64-linux-gnu-gcc", flags: &["-static-pie"], sysroot: None },
+            Variant { name: "glibc-dynamic", cc: "aarch64-linux-gnu-gcc", flags: &[], sysroot: Some("/usr/aarch64-linux-gnu") },
+            Variant { name: "musl-static", cc: "aarch64-linux-gnu-gcc", flags: &["-specs", MUSL_A64, "-static"], sysroot: None },
+            Variant { name: "musl-static-pie", cc: "aarch64-linux-gnu-gcc", flags: &["-specs", MUSL_A64, "-static-pie"], sysroot: None },
+        ],
+    }
+}
+
+fn build(dir: &Path, v: &Variant, arch: &str) -> PathBuf {
+    let src = dir.join("startup.c");
+    std::fs::write(&src, SRC).unwrap();
+    let out = dir.join(format!("{arch}-{}", v.name));
+    let st = Command::new(v.cc)
+        .args(v.flags)
+        .args(["-O2", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", v.cc));
+    assert!(st.success(), "building {arch} {}", v.name);
+    out
+}
+
+fn run(cmd: &mut Command) -> (Vec<u8>, i32, String) {
+    let o = cmd.env_clear().env("ENDGATE_LIBC_TEST", "set").args(["one", "two"]).output().unwrap();
+    (o.stdout, shell_status(o.status), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn every_libc_startup_matches_native() {
+    let dir = TempDir::new("libc");
+    // The reference: the x86_64 static glibc build run natively.
+    let native = build(dir.path(), &variants("x86_64")[0], "native");
+    let (want, want_status, _) = run(&mut Command::new(&native));
+    assert_eq!(want_status, 3);
+    let mut failures = Vec::new();
+    for arch in ["x86_64", "aarch64"] {
+        for v in variants(arch) {
+            let bin = build(dir.path(), &v, arch);
+            let mut cmd = Command::new(endgate());
+            if let Some(root) = v.sysroot {
+                cmd.arg("-L").arg(root);
+            }
+            cmd.arg(&bin);
+            let (got, status, err) = run(&mut cmd);
+            if got != want || status != want_status {
+                failures.push(format!(
+                    "{arch} {}: status {status}\n{}\nstderr: {err}",
+                    v.name,
+                    String::from_utf8_lossy(&got)
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "want:\n{}\n{}", String::from_utf8_lossy(&want), failures.join("\n"));
+}
