@@ -1,1 +1,494 @@
-fn main(){}
+//! `endgate-bench`: whole-process speed comparison of native execution,
+//! endgate and qemu-user.
+//!
+//! One run times every workload (a `getppid` loop, a store loop and
+//! `busybox sha256sum` of a large file) under every available runner, prints
+//! a Markdown table with the tracked endgate/native and endgate/qemu ratios
+//! (PASS/MISS against the project's targets) and writes `results.md` and
+//! `results.json`.  See `benches/README.md`.
+//!
+//! ```text
+//! cargo run --release -p endgate-benches -- [--quick] [--runs N] [--out benches/results]
+//! ```
+
+mod measure;
+mod report;
+mod tools;
+mod workloads;
+
+use measure::{run_once, Invocation};
+use report::{Outcome, Report, Row, Runner};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Duration;
+use workloads::{Arch, Workload};
+
+const USAGE: &str = "\
+usage: endgate-bench [OPTIONS]
+
+Times native, endgate and qemu-user on a getppid loop, a store loop and
+busybox sha256sum, and writes results.md / results.json.
+
+Options:
+  --quick              1-2 runs and smaller sizes (a smoke test, not for tracking)
+  --runs N             timed runs per measurement (default 5; --quick: 2)
+  --out DIR            where to write results.md and results.json (default benches/results)
+  --busybox-dir DIR    holds <debarch>/busybox or <debarch>/bin/busybox (default .cache/busybox)
+  --endgate PATH       endgate binary to use (default: build and use target/release/endgate)
+  --no-build           do not run `cargo build --release -p endgate` first
+  --only LIST          comma-separated subset of: getppid,store,sha256sum
+  --timeout SECS       kill a run that takes longer than this (default 300)
+  -h, --help           print this help
+";
+
+/// Command-line options.
+struct Options {
+    quick: bool,
+    runs: usize,
+    out: PathBuf,
+    busybox_dir: PathBuf,
+    endgate: Option<PathBuf>,
+    build: bool,
+    only: Vec<Workload>,
+    timeout: Duration,
+}
+
+/// Problem sizes for one mode.
+struct Sizes {
+    getppid: u64,
+    store: u64,
+    sha_bytes: u64,
+}
+
+impl Sizes {
+    fn for_mode(quick: bool) -> Sizes {
+        if quick {
+            Sizes { getppid: 100_000, store: 10_000_000, sha_bytes: 8 << 20 }
+        } else {
+            Sizes { getppid: 1_000_000, store: 100_000_000, sha_bytes: 64 << 20 }
+        }
+    }
+
+    fn of(&self, w: Workload) -> u64 {
+        match w {
+            Workload::Getppid => self.getppid,
+            Workload::Store => self.store,
+            Workload::Sha256 => self.sha_bytes,
+        }
+    }
+}
+
+/// The workspace root: the parent of this crate's manifest directory.
+fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().unwrap_or(manifest).to_path_buf()
+}
+
+fn parse_args(root: &Path) -> Result<Options, String> {
+    let mut o = Options {
+        quick: false,
+        runs: 0,
+        out: root.join("benches/results"),
+        busybox_dir: root.join(".cache/busybox"),
+        endgate: None,
+        build: true,
+        only: Workload::ALL.to_vec(),
+        timeout: Duration::from_secs(300),
+    };
+    let mut runs = None;
+    let mut args = std::env::args_os().skip(1);
+    while let Some(arg) = args.next() {
+        let arg = arg.to_string_lossy().into_owned();
+        let (name, inline) = match arg.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |what: &str| -> Result<String, String> {
+            inline
+                .clone()
+                .or_else(|| args.next().map(|v| v.to_string_lossy().into_owned()))
+                .ok_or_else(|| format!("{name} needs {what}"))
+        };
+        match name.as_str() {
+            "--quick" => o.quick = true,
+            "--runs" => {
+                let n: usize = value("a number")?.parse().map_err(|_| "--runs needs a positive number")?;
+                if n == 0 {
+                    return Err("--runs must be at least 1".into());
+                }
+                runs = Some(n);
+            }
+            "--out" => o.out = PathBuf::from(value("a directory")?),
+            "--busybox-dir" => o.busybox_dir = PathBuf::from(value("a directory")?),
+            "--endgate" => o.endgate = Some(PathBuf::from(value("a path")?)),
+            "--no-build" => o.build = false,
+            "--only" => {
+                o.only = value("a list")?
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| Workload::parse(s.trim()).ok_or_else(|| format!("unknown workload `{s}`")))
+                    .collect::<Result<_, _>>()?;
+            }
+            "--timeout" => {
+                let secs: u64 = value("seconds")?.parse().map_err(|_| "--timeout needs a whole number of seconds")?;
+                o.timeout = Duration::from_secs(secs.max(1));
+            }
+            "-h" | "--help" => {
+                print!("{USAGE}");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    o.runs = runs.unwrap_or(if o.quick { 2 } else { 5 });
+    Ok(o)
+}
+
+/// The cargo target directory (honours `CARGO_TARGET_DIR`).
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => root.join(PathBuf::from(d)),
+        _ => root.join("target"),
+    }
+}
+
+/// Find (and unless told otherwise, first rebuild) the endgate binary.
+fn resolve_endgate(o: &Options, root: &Path, notes: &mut Vec<String>) -> Result<PathBuf, String> {
+    if let Some(p) = &o.endgate {
+        return if tools::is_executable(p) {
+            Ok(p.clone())
+        } else {
+            Err(format!("--endgate {}: not an executable file", p.display()))
+        };
+    }
+    let bin = target_dir(root).join("release/endgate");
+    if o.build {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo"));
+        eprintln!("endgate-bench: building endgate (cargo build --release -p endgate)");
+        let ok = Command::new(&cargo)
+            .args(["build", "--release", "-p", "endgate"])
+            .current_dir(root)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+        if !ok {
+            if tools::is_executable(&bin) {
+                let msg = format!("building endgate failed; using the existing, possibly stale {}", bin.display());
+                eprintln!("endgate-bench: warning: {msg}");
+                notes.push(msg);
+            } else {
+                return Err("building endgate failed and there is no target/release/endgate".into());
+            }
+        }
+    }
+    if tools::is_executable(&bin) {
+        Ok(bin)
+    } else {
+        Err(format!("{} not found (build it with `cargo build --release -p endgate`)", bin.display()))
+    }
+}
+
+/// Tools found (or the reason they are missing).
+struct Toolset {
+    endgate: Result<PathBuf, String>,
+    qemu: [Result<PathBuf, String>; 2],
+    compiler: [Result<PathBuf, String>; 2],
+}
+
+impl Toolset {
+    fn qemu(&self, a: Arch) -> &Result<PathBuf, String> {
+        &self.qemu[a as usize]
+    }
+    fn compiler(&self, a: Arch) -> &Result<PathBuf, String> {
+        &self.compiler[a as usize]
+    }
+}
+
+/// The runners that apply to guests of `arch` on this host.
+fn runners_for(arch: Arch) -> Vec<Runner> {
+    let mut v = Vec::new();
+    if Arch::host() == Some(arch) {
+        v.push(Runner::Native);
+    }
+    v.extend([Runner::Endgate, Runner::Qemu]);
+    v
+}
+
+/// The command running `guest` with `args` under `runner`, or why it cannot.
+fn invocation(tools: &Toolset, runner: Runner, arch: Arch, guest: &Path, args: &[OsString]) -> Result<Invocation, String> {
+    let wrap = |emu: &Result<PathBuf, String>| -> Result<Invocation, String> {
+        let emu = emu.as_ref().map_err(Clone::clone)?;
+        let mut all = vec![guest.as_os_str().to_owned()];
+        all.extend_from_slice(args);
+        Ok(Invocation { program: emu.clone(), args: all })
+    };
+    match runner {
+        Runner::Native => Ok(Invocation { program: guest.to_path_buf(), args: args.to_vec() }),
+        Runner::Endgate => wrap(&tools.endgate),
+        Runner::Qemu => wrap(tools.qemu(arch)),
+    }
+}
+
+/// Shared run parameters.
+struct Plan {
+    runs: usize,
+    warmup: bool,
+    timeout: Duration,
+}
+
+/// Time a loop guest at `n` iterations and at 0 iterations, interleaved.
+fn measure_loop(plan: &Plan, full: &Invocation, base: &Invocation) -> Outcome {
+    if plan.warmup {
+        for inv in [base, full] {
+            if let Err(e) = run_once(inv, plan.timeout, false) {
+                return Outcome::Failed(format!("{e} (warm-up run of `{}`)", inv.display()));
+            }
+        }
+    }
+    let (mut fulls, mut bases) = (Vec::new(), Vec::new());
+    for _ in 0..plan.runs {
+        match run_once(base, plan.timeout, false) {
+            Ok(r) => bases.push(r.wall.as_secs_f64()),
+            Err(e) => return Outcome::Failed(format!("{e} (0-iteration run `{}`)", base.display())),
+        }
+        match run_once(full, plan.timeout, false) {
+            Ok(r) => fulls.push(r.wall.as_secs_f64()),
+            Err(e) => return Outcome::Failed(e),
+        }
+    }
+    Outcome::Measured { full: fulls, baseline: Some(bases), check: Some("exit 0".into()) }
+}
+
+/// Time `busybox sha256sum FILE` and check every run printed `expected`.
+fn measure_sha(plan: &Plan, inv: &Invocation, expected: &str) -> Outcome {
+    let check = |out: &[u8]| -> Result<(), String> {
+        match workloads::parse_sha256sum_output(out) {
+            Some(h) if h == expected => Ok(()),
+            Some(h) => Err(format!("wrong hash: got {h}, expected {expected}")),
+            None => Err(format!(
+                "no hash in output: {:?}",
+                String::from_utf8_lossy(&out[..out.len().min(200)])
+            )),
+        }
+    };
+    let mut samples = Vec::new();
+    for i in 0..plan.runs + usize::from(plan.warmup) {
+        let r = match run_once(inv, plan.timeout, true) {
+            Ok(r) => r,
+            Err(e) => return Outcome::Failed(e),
+        };
+        if let Err(e) = check(&r.stdout) {
+            return Outcome::Failed(e);
+        }
+        if i > 0 || !plan.warmup {
+            samples.push(r.wall.as_secs_f64());
+        }
+    }
+    Outcome::Measured { full: samples, baseline: None, check: Some("hash matches".into()) }
+}
+
+fn progress_done(row: &Row) {
+    let what = match &row.outcome {
+        Outcome::Measured { .. } => {
+            let med = row.median().unwrap_or(0.0);
+            match row.per_op_ns() {
+                Some(ns) => format!("median {:.1} ms, {ns:.2} ns/op", med * 1e3),
+                None => format!("median {:.1} ms", med * 1e3),
+            }
+        }
+        other => match other {
+            Outcome::Skipped(w) => format!("n/a: {w}"),
+            Outcome::Failed(w) => format!("FAILED: {w}"),
+            Outcome::Measured { .. } => unreachable!(),
+        },
+    };
+    eprintln!("  {:<10} {:<8} {:<13} {what}", row.workload.name(), row.arch.name(), row.runner.label(row.arch));
+}
+
+/// Removes the temporary directory holding the sha256sum input on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn main() -> ExitCode {
+    let root = workspace_root();
+    let opts = match parse_args(&root) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("endgate-bench: {e}\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    let sizes = Sizes::for_mode(opts.quick);
+    let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout };
+    let mut notes = Vec::new();
+
+    let endgate = resolve_endgate(&opts, &root, &mut notes);
+    let find = |name: &str| tools::which(name);
+    let toolset = Toolset {
+        endgate,
+        qemu: [find(Arch::X86_64.qemu()), find(Arch::Aarch64.qemu())],
+        compiler: [find(Arch::X86_64.compiler()), find(Arch::Aarch64.compiler())],
+    };
+    let mut tool_lines = Vec::new();
+    let version = |r: &Result<PathBuf, String>| match r {
+        Ok(p) => tools::version_line(p).unwrap_or_else(|| format!("{} (version unknown)", p.display())),
+        Err(e) => format!("not available: {e}"),
+    };
+    tool_lines.push(("endgate".to_string(), version(&toolset.endgate)));
+    for a in Arch::ALL {
+        tool_lines.push((a.qemu().to_string(), version(toolset.qemu(a))));
+    }
+    for a in Arch::ALL {
+        tool_lines.push((a.compiler().to_string(), version(toolset.compiler(a))));
+    }
+    for (name, r) in tool_lines.iter() {
+        if r.starts_with("not available") {
+            eprintln!("endgate-bench: warning: {name} {r}; its column will be n/a");
+        }
+    }
+    let host = Arch::host();
+    if host.is_none() {
+        notes.push(format!("host architecture {} is not a guest architecture: no native runs", std::env::consts::ARCH));
+    }
+
+    let guest_src = root.join("benches/guests");
+    let guest_out = target_dir(&root).join("bench-guests");
+    let mut rows: Vec<Row> = Vec::new();
+
+    // Loop workloads: getppid and store.
+    for w in [Workload::Getppid, Workload::Store] {
+        if !opts.only.contains(&w) {
+            continue;
+        }
+        let n = sizes.of(w);
+        for a in Arch::ALL {
+            let guest = toolset
+                .compiler(a)
+                .as_ref()
+                .map_err(|e| format!("cannot build the {} guest: {e}", a.name()))
+                .and_then(|cc| workloads::build_guest(w, a, cc, &guest_src, &guest_out));
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for r in runners_for(a) {
+                let mut row = Row { workload: w, arch: a, runner: r, size: n, command: None, outcome: Outcome::Skipped(String::new()) };
+                let full_args = [OsString::from(n.to_string())];
+                let base_args = [OsString::from("0")];
+                let invs = guest.as_ref().map_err(Clone::clone).and_then(|g| {
+                    Ok((invocation(&toolset, r, a, g, &full_args)?, invocation(&toolset, r, a, g, &base_args)?))
+                });
+                row.outcome = match invs {
+                    Err(e) => Outcome::Skipped(e),
+                    Ok((full, base)) => {
+                        row.command = Some(full.display());
+                        measure_loop(&plan, &full, &base)
+                    }
+                };
+                progress_done(&row);
+                rows.push(row);
+            }
+        }
+    }
+
+    // busybox sha256sum of a deterministic file.
+    let mut _tmp_guard = None;
+    if opts.only.contains(&Workload::Sha256) {
+        let bytes = sizes.sha_bytes;
+        let tmp = std::env::temp_dir().join(format!("endgate-bench-{}", std::process::id()));
+        let data = tmp.join(format!("data-{}MiB.bin", bytes >> 20));
+        let expected = std::fs::create_dir_all(&tmp)
+            .and_then(|_| {
+                _tmp_guard = Some(TempDir(tmp.clone()));
+                workloads::make_data_file(&data, bytes)
+            })
+            .map_err(|e| format!("cannot create the input file {}: {e}", data.display()));
+        match &expected {
+            Ok(h) => notes.push(format!(
+                "sha256sum input: {} MiB of splitmix64(seed {:#x}) output, SHA-256 {h}",
+                bytes >> 20,
+                workloads::DATA_SEED
+            )),
+            Err(e) => eprintln!("endgate-bench: warning: {e}"),
+        }
+        for a in [Arch::Aarch64, Arch::X86_64] {
+            let bb = tools::find_busybox(&opts.busybox_dir, a.debarch());
+            if let Err(e) = &bb {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for r in runners_for(a) {
+                let mut row = Row {
+                    workload: Workload::Sha256,
+                    arch: a,
+                    runner: r,
+                    size: bytes,
+                    command: None,
+                    outcome: Outcome::Skipped(String::new()),
+                };
+                let args = [OsString::from("sha256sum"), data.clone().into_os_string()];
+                let inv = expected
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|_| bb.as_ref().map_err(Clone::clone))
+                    .and_then(|bb| invocation(&toolset, r, a, bb, &args));
+                row.outcome = match inv {
+                    Err(e) => Outcome::Skipped(e),
+                    Ok(inv) => {
+                        row.command = Some(inv.display());
+                        measure_sha(&plan, &inv, expected.as_deref().unwrap_or_default())
+                    }
+                };
+                progress_done(&row);
+                rows.push(row);
+            }
+        }
+    }
+    drop(_tmp_guard);
+
+    let settings = vec![
+        ("Mode".to_string(), if opts.quick { "quick (smoke test; not for tracking)" } else { "full" }.to_string()),
+        (
+            "Runs".to_string(),
+            format!("{} timed runs per measurement, median taken{}", plan.runs, if plan.warmup { ", after 1 warm-up run" } else { "" }),
+        ),
+        (
+            "Sizes".to_string(),
+            format!(
+                "getppid {} calls, store loop {} iterations, sha256sum {} MiB",
+                sizes.getppid,
+                sizes.store,
+                sizes.sha_bytes >> 20
+            ),
+        ),
+    ];
+    let report = Report {
+        host: tools::HostInfo::collect(&root),
+        settings,
+        tools: tool_lines,
+        ratios: report::ratios(&rows, host),
+        rows,
+        notes,
+    };
+    let md = report.to_markdown();
+    println!("{md}");
+    let written = std::fs::create_dir_all(&opts.out)
+        .and_then(|_| std::fs::write(opts.out.join("results.md"), &md))
+        .and_then(|_| std::fs::write(opts.out.join("results.json"), report.to_json()));
+    match written {
+        Ok(()) => eprintln!("endgate-bench: wrote {}/results.md and results.json", opts.out.display()),
+        Err(e) => {
+            eprintln!("endgate-bench: cannot write results to {}: {e}", opts.out.display());
+            return ExitCode::from(2);
+        }
+    }
+    if report.rows.iter().any(|r| matches!(r.outcome, Outcome::Failed(_))) {
+        eprintln!("endgate-bench: some measurements FAILED (see the table)");
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,349 @@
+//! The workloads: freestanding asm guests (getppid loop, store loop), the
+//! deterministic input file for `busybox sha256sum`, and a reference SHA-256
+//! to check the guests' answers against.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A guest CPU architecture.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    /// x86_64 (Debian `amd64`).
+    X86_64,
+    /// aarch64 (Debian `arm64`).
+    Aarch64,
+}
+
+impl Arch {
+    /// Both architectures, in report order.
+    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+
+    /// The GNU/kernel name (`x86_64`, `aarch64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    /// The Debian architecture name (`amd64`, `arm64`), as used for busybox.
+    pub fn debarch(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "amd64",
+            Arch::Aarch64 => "arm64",
+        }
+    }
+
+    /// The qemu-user binary for this guest architecture.
+    pub fn qemu(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "qemu-x86_64",
+            Arch::Aarch64 => "qemu-aarch64",
+        }
+    }
+
+    /// The C compiler that builds freestanding guests for this architecture
+    /// on an x86_64 host.
+    pub fn compiler(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "gcc",
+            Arch::Aarch64 => "aarch64-linux-gnu-gcc",
+        }
+    }
+
+    /// The architecture of the machine running the benchmark, if it is one
+    /// endgate emulates.
+    pub fn host() -> Option<Arch> {
+        match std::env::consts::ARCH {
+            "x86_64" => Some(Arch::X86_64),
+            "aarch64" => Some(Arch::Aarch64),
+            _ => None,
+        }
+    }
+}
+
+/// One of the benchmark workloads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// A loop of `getppid` system calls: the cost of a guest syscall round trip.
+    Getppid,
+    /// A counted loop storing to a stack slot: the cost of translated guest stores.
+    Store,
+    /// `busybox sha256sum` of a large file: mostly translated compute plus `read`.
+    Sha256,
+}
+
+impl Workload {
+    /// All workloads, in report order.
+    pub const ALL: [Workload; 3] = [Workload::Getppid, Workload::Store, Workload::Sha256];
+
+    /// Short name, also accepted by `--only`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Workload::Getppid => "getppid",
+            Workload::Store => "store",
+            Workload::Sha256 => "sha256sum",
+        }
+    }
+
+    /// What one "operation" of the workload is, for the per-op column.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Workload::Getppid => "syscall",
+            Workload::Store => "iter",
+            Workload::Sha256 => "byte",
+        }
+    }
+
+    /// Parse a `--only` name.
+    pub fn parse(s: &str) -> Option<Workload> {
+        match s {
+            "getppid" => Some(Workload::Getppid),
+            "store" | "stores" => Some(Workload::Store),
+            "sha256sum" | "sha256" | "sha" => Some(Workload::Sha256),
+            _ => None,
+        }
+    }
+
+    /// The asm guest source stem for loop workloads (`None` for sha256sum).
+    pub fn guest_stem(self) -> Option<&'static str> {
+        match self {
+            Workload::Getppid => Some("getppid"),
+            Workload::Store => Some("store"),
+            Workload::Sha256 => None,
+        }
+    }
+}
+
+/// Build the asm guest for `workload` on `arch` with `compiler` into `out_dir`
+/// and return the path of the executable.
+pub fn build_guest(
+    workload: Workload,
+    arch: Arch,
+    compiler: &Path,
+    src_dir: &Path,
+    out_dir: &Path,
+) -> Result<PathBuf, String> {
+    let stem = workload.guest_stem().ok_or("workload has no asm guest")?;
+    let src = src_dir.join(format!("{stem}_{}.S", arch.name()));
+    let out = out_dir.join(format!("{stem}_{}", arch.name()));
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let output = Command::new(compiler)
+        .args(["-nostdlib", "-static", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", compiler.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed on {}: {}",
+            compiler.display(),
+            src.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+/// Seed of the input file's PRNG ("endgate" in ASCII).
+pub const DATA_SEED: u64 = 0x0065_6e64_6761_7465;
+
+/// splitmix64: a tiny, well-mixed, fully deterministic PRNG.
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Write `bytes` bytes of deterministic pseudo-random data (splitmix64 seeded
+/// with [`DATA_SEED`], little-endian words) to `path` and return their SHA-256
+/// in lowercase hex.
+pub fn make_data_file(path: &Path, bytes: u64) -> io::Result<String> {
+    let mut rng = SplitMix64(DATA_SEED);
+    let mut hasher = Sha256::new();
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut left = bytes;
+    while left > 0 {
+        let n = left.min(chunk.len() as u64) as usize;
+        for word in chunk[..n].chunks_mut(8) {
+            let v = rng.next().to_le_bytes();
+            word.copy_from_slice(&v[..word.len()]);
+        }
+        hasher.update(&chunk[..n]);
+        w.write_all(&chunk[..n])?;
+        left -= n as u64;
+    }
+    w.flush()?;
+    Ok(hex(&hasher.finish()))
+}
+
+/// Lowercase hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+const K: [u32; 64] = [
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+];
+
+/// A plain SHA-256 (FIPS 180-4), used as the reference the guests' output is
+/// checked against.
+pub struct Sha256 {
+    h: [u32; 8],
+    buf: [u8; 64],
+    buf_len: usize,
+    total: u64,
+}
+
+impl Default for Sha256 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Sha256 {
+    /// A fresh hasher.
+    pub fn new() -> Self {
+        Sha256 {
+            h: [
+                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+            ],
+            buf: [0; 64],
+            buf_len: 0,
+            total: 0,
+        }
+    }
+
+    fn compress(h: &mut [u32; 8], block: &[u8]) {
+        let mut w = [0u32; 64];
+        for (i, word) in block.chunks_exact(4).enumerate() {
+            w[i] = u32::from_be_bytes([word[0], word[1], word[2], word[3]]);
+        }
+        for i in 16..64 {
+            let s0 = w[i - 15].rotate_right(7) ^ w[i - 15].rotate_right(18) ^ (w[i - 15] >> 3);
+            let s1 = w[i - 2].rotate_right(17) ^ w[i - 2].rotate_right(19) ^ (w[i - 2] >> 10);
+            w[i] = w[i - 16].wrapping_add(s0).wrapping_add(w[i - 7]).wrapping_add(s1);
+        }
+        let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut hh] = *h;
+        for i in 0..64 {
+            let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+            let ch = (e & f) ^ (!e & g);
+            let t1 = hh.wrapping_add(s1).wrapping_add(ch).wrapping_add(K[i]).wrapping_add(w[i]);
+            let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+            let maj = (a & b) ^ (a & c) ^ (b & c);
+            let t2 = s0.wrapping_add(maj);
+            hh = g;
+            g = f;
+            f = e;
+            e = d.wrapping_add(t1);
+            d = c;
+            c = b;
+            b = a;
+            a = t1.wrapping_add(t2);
+        }
+        for (x, v) in h.iter_mut().zip([a, b, c, d, e, f, g, hh]) {
+            *x = x.wrapping_add(v);
+        }
+    }
+
+    /// Feed more data.
+    pub fn update(&mut self, mut data: &[u8]) {
+        self.total += data.len() as u64;
+        if self.buf_len > 0 {
+            let take = (64 - self.buf_len).min(data.len());
+            self.buf[self.buf_len..self.buf_len + take].copy_from_slice(&data[..take]);
+            self.buf_len += take;
+            data = &data[take..];
+            if self.buf_len < 64 {
+                return;
+            }
+            let block = self.buf;
+            Self::compress(&mut self.h, &block);
+            self.buf_len = 0;
+        }
+        let mut blocks = data.chunks_exact(64);
+        for block in &mut blocks {
+            Self::compress(&mut self.h, block);
+        }
+        let rest = blocks.remainder();
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.buf_len = rest.len();
+    }
+
+    /// Finish and return the 32-byte digest.
+    pub fn finish(mut self) -> [u8; 32] {
+        let bits = self.total.wrapping_mul(8);
+        let mut pad = vec![0x80u8];
+        while (self.buf_len + pad.len()) % 64 != 56 {
+            pad.push(0);
+        }
+        pad.extend_from_slice(&bits.to_be_bytes());
+        let total = self.total;
+        self.update(&pad);
+        self.total = total;
+        let mut out = [0u8; 32];
+        for (i, v) in self.h.iter().enumerate() {
+            out[i * 4..i * 4 + 4].copy_from_slice(&v.to_be_bytes());
+        }
+        out
+    }
+}
+
+/// The hash in the first field of `sha256sum` output, if it looks like one.
+pub fn parse_sha256sum_output(stdout: &[u8]) -> Option<String> {
+    let text = String::from_utf8_lossy(stdout);
+    let field = text.split_whitespace().next()?;
+    (field.len() == 64 && field.bytes().all(|b| b.is_ascii_hexdigit())).then(|| field.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sha(data: &[u8]) -> String {
+        let mut h = Sha256::new();
+        h.update(data);
+        hex(&h.finish())
+    }
+
+    #[test]
+    fn sha256_vectors() {
+        assert_eq!(sha(b""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+        assert_eq!(sha(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+        assert_eq!(
+            sha(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+        let mut h = Sha256::new();
+        for _ in 0..1000 {
+            h.update(&[b'a'; 1000]);
+        }
+        assert_eq!(hex(&h.finish()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+
+    #[test]
+    fn parse_output() {
+        let out = b"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855  /tmp/x\n";
+        assert_eq!(
+            parse_sha256sum_output(out).as_deref(),
+            Some("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        );
+        assert_eq!(parse_sha256sum_output(b"sha256sum: can't open"), None);
+    }
+}
