@@ -118,8 +118,14 @@ mod tests {
 
     #[test]
     fn guest_args_are_left_alone() {
-        assert_eq!(norm(&["endgate", "-strace", "./ls", "-strace", "-l"]), ["endgate", "--strace", "--", "./ls", "-strace", "-l"]);
-        assert_eq!(norm(&["endgate", "-L", "/sys", "prog", "--help"]), ["endgate", "-L", "/sys", "--", "prog", "--help"]);
+        assert_eq!(
+            norm(&["endgate", "-strace", "./ls", "-strace", "-l"]),
+            ["endgate", "--strace", "--", "./ls", "-strace", "-l"]
+        );
+        assert_eq!(
+            norm(&["endgate", "-L", "/sys", "prog", "--help"]),
+            ["endgate", "-L", "/sys", "--", "prog", "--help"]
+        );
         assert_eq!(norm(&["endgate", "--version"]), ["endgate", "--version"]);
     }
 }

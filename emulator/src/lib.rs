@@ -91,7 +91,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             let host = sysroot_path(&opts, &ipath);
             let ielf = loader::read_elf(&ipath, &host)?;
             if ielf.arch.elf_machine() != arch.elf_machine() {
-                return Err(LoaderError::NotElf { path: ipath, reason: "interpreter for another machine".into() }.into());
+                return Err(
+                    LoaderError::NotElf { path: ipath, reason: "interpreter for another machine".into() }.into()
+                );
             }
             Some(ielf)
         }
@@ -153,9 +155,18 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             main.entry
         }
     };
-    let input = StackInput { argv: &prog.argv, envp: &prog.envp, execfn: prog.path.as_bytes(), main, interp: stack_input_interp };
-    let st = stack::build(&mut task.mm, arch, &input)
-        .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("initial stack: {e}") })?;
+    let input = StackInput {
+        argv: &prog.argv,
+        envp: &prog.envp,
+        execfn: prog.path.as_bytes(),
+        main,
+        interp: stack_input_interp,
+    };
+    let st = stack::build(&mut task.mm, arch, &input).map_err(|e| LoaderError::Map {
+        path: prog.path.clone(),
+        addr: 0,
+        reason: format!("initial stack: {e}"),
+    })?;
     task.auxv = st.auxv;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);

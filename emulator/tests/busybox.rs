@@ -61,12 +61,27 @@ fn cases() -> Vec<Case> {
         case_in("base64 -d", &["base64", "-d"], "aGVsbG8gYmFzZTY0Cg==\n"),
         case("od", &["od", "-A", "x", "-t", "x1z", "-N", "64", "big.bin"]),
         case("hexdump", &["hexdump", "-C", "-n", "48", "big.bin"]),
-        steps("gzip then gunzip", &[&["gzip", "-9", "-k", "big.bin"], &["sha256sum", "big.bin.gz"], &["gunzip", "-c", "big.bin.gz"]]),
-        steps("gzip -d", &[&["gzip", "lines.txt"], &["ls", "lines.txt.gz"], &["gzip", "-d", "lines.txt.gz"], &["cat", "lines.txt"]]),
-        steps("bzip2", &[&["bzip2", "-k", "big.bin"], &["sha256sum", "big.bin.bz2"], &["bzip2", "-d", "-c", "big.bin.bz2"]]),
+        steps(
+            "gzip then gunzip",
+            &[&["gzip", "-9", "-k", "big.bin"], &["sha256sum", "big.bin.gz"], &["gunzip", "-c", "big.bin.gz"]],
+        ),
+        steps(
+            "gzip -d",
+            &[&["gzip", "lines.txt"], &["ls", "lines.txt.gz"], &["gzip", "-d", "lines.txt.gz"], &["cat", "lines.txt"]],
+        ),
+        steps(
+            "bzip2",
+            &[&["bzip2", "-k", "big.bin"], &["sha256sum", "big.bin.bz2"], &["bzip2", "-d", "-c", "big.bin.bz2"]],
+        ),
         steps(
             "tar create list extract",
-            &[&["tar", "-cf", "t.tar", "tree"], &["tar", "-tvf", "t.tar"], &["mkdir", "out"], &["tar", "-xf", "t.tar", "-C", "out"], &["ls", "-lR", "out"]],
+            &[
+                &["tar", "-cf", "t.tar", "tree"],
+                &["tar", "-tvf", "t.tar"],
+                &["mkdir", "out"],
+                &["tar", "-xf", "t.tar", "-C", "out"],
+                &["ls", "-lR", "out"],
+            ],
         ),
         case("ls -l", &["ls", "-l", "tree"]),
         case("ls -lR", &["ls", "-lR", "tree"]),
@@ -75,12 +90,23 @@ fn cases() -> Vec<Case> {
         case("find", &["find", "tree", "-type", "f"]),
         case("find -name", &["find", ".", "-name", "*.txt", "-size", "-2"]),
         case("du", &["du", "-a", "-k", "tree"]),
-        steps("cp", &[&["cp", "lines.txt", "copy.txt"], &["cat", "copy.txt"], &["cp", "-r", "tree", "tree2"], &["ls", "-R", "tree2"]]),
+        steps(
+            "cp",
+            &[
+                &["cp", "lines.txt", "copy.txt"],
+                &["cat", "copy.txt"],
+                &["cp", "-r", "tree", "tree2"],
+                &["ls", "-R", "tree2"],
+            ],
+        ),
         steps("mv", &[&["mv", "lines.txt", "moved.txt"], &["ls"], &["cat", "moved.txt"]]),
         steps("rm", &[&["rm", "words.txt"], &["ls"], &["rm", "-r", "tree"], &["ls"]]),
         steps("rm missing", &[&["rm", "nope.txt"]]),
         steps("mkdir rmdir", &[&["mkdir", "-p", "x/y/z"], &["ls", "-R", "x"], &["rmdir", "x/y/z"], &["ls", "-R", "x"]]),
-        steps("ln -s readlink", &[&["ln", "-s", "lines.txt", "ln1"], &["readlink", "ln1"], &["cat", "ln1"], &["ls", "-l", "ln1"]]),
+        steps(
+            "ln -s readlink",
+            &[&["ln", "-s", "lines.txt", "ln1"], &["readlink", "ln1"], &["cat", "ln1"], &["ls", "-l", "ln1"]],
+        ),
         steps("ln hard", &[&["ln", "lines.txt", "hard"], &["stat", "-c", "%h", "lines.txt"]]),
         case("readlink", &["readlink", "tree/link"]),
         case("date -u -d @0", &["date", "-u", "-d", "@0"]),
@@ -107,7 +133,10 @@ fn cases() -> Vec<Case> {
         case("test -d false", &["test", "-d", "lines.txt"]),
         case("dd", &["dd", "if=big.bin", "bs=512", "count=2", "skip=1", "status=none"]),
         case("truncate", &["truncate", "-s", "10", "lines.txt"]),
-        steps("touch -d", &[&["touch", "-d", "2001-02-03 04:05:06", "new.txt"], &["ls", "-l", "--full-time", "new.txt"]]),
+        steps(
+            "touch -d",
+            &[&["touch", "-d", "2001-02-03 04:05:06", "new.txt"], &["ls", "-l", "--full-time", "new.txt"]],
+        ),
         steps("chmod", &[&["chmod", "640", "lines.txt"], &["stat", "-c", "%a %A", "lines.txt"]]),
         case("nl", &["nl", "lines.txt"]),
         case("rev", &["rev", "lines.txt"]),
@@ -127,7 +156,10 @@ fn prepare(dir: &Path) {
     w("words.txt", b"pear\napple\nzebra\nmango\nkiwi\n");
     w("nums.txt", b"10\n9\n100\n-3\n42\n");
     w("dups.txt", b"a\na\nb\nc\nc\nc\n");
-    w("passwd.txt", b"root:x:0:0:root:/root:/bin/sh\nuser:x:1000:1000::/home/user:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n");
+    w(
+        "passwd.txt",
+        b"root:x:0:0:root:/root:/bin/sh\nuser:x:1000:1000::/home/user:/bin/sh\nnobody:x:65534:65534::/:/bin/false\n",
+    );
     w("grep.txt", b"abc\nabbbc\nac\nx1\nxy\n");
     w("sorted1.txt", b"a\nb\nd\n");
     w("sorted2.txt", b"b\nc\nd\n");

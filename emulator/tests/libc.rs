@@ -71,9 +71,24 @@ fn variants(arch: &str) -> Vec<Variant> {
         _ => vec![
             Variant { name: "glibc-static", cc: "aarch64-linux-gnu-gcc", flags: &["-static"], sysroot: None },
             Variant { name: "glibc-static-pie", cc: "aarch64-linux-gnu-gcc", flags: &["-static-pie"], sysroot: None },
-            Variant { name: "glibc-dynamic", cc: "aarch64-linux-gnu-gcc", flags: &[], sysroot: Some("/usr/aarch64-linux-gnu") },
-            Variant { name: "musl-static", cc: "aarch64-linux-gnu-gcc", flags: &["-specs", MUSL_A64, "-static"], sysroot: None },
-            Variant { name: "musl-static-pie", cc: "aarch64-linux-gnu-gcc", flags: &["-specs", MUSL_A64, "-static-pie"], sysroot: None },
+            Variant {
+                name: "glibc-dynamic",
+                cc: "aarch64-linux-gnu-gcc",
+                flags: &[],
+                sysroot: Some("/usr/aarch64-linux-gnu"),
+            },
+            Variant {
+                name: "musl-static",
+                cc: "aarch64-linux-gnu-gcc",
+                flags: &["-specs", MUSL_A64, "-static"],
+                sysroot: None,
+            },
+            Variant {
+                name: "musl-static-pie",
+                cc: "aarch64-linux-gnu-gcc",
+                flags: &["-specs", MUSL_A64, "-static-pie"],
+                sysroot: None,
+            },
         ],
     }
 }

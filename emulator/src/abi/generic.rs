@@ -32,7 +32,8 @@ pub struct Stat {
 }
 
 impl Stat {
-    /// From the host's `struct stat`.
+    /// From the host's `struct stat` (field widths differ between hosts, hence the casts).
+    #[allow(clippy::unnecessary_cast)]
     pub fn from_host(s: &libc::stat) -> Stat {
         Stat {
             st_dev: U64::new(s.st_dev),

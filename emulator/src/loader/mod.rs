@@ -260,7 +260,9 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
     } else {
         let base = match kind {
             ImageKind::Main => mm.dyn_base,
-            ImageKind::Interpreter => mm.find_free(span).ok_or_else(|| map_err(0, "no room for the interpreter".into()))?,
+            ImageKind::Interpreter => {
+                mm.find_free(span).ok_or_else(|| map_err(0, "no room for the interpreter".into()))?
+            }
         };
         base.wrapping_sub(lo)
     };

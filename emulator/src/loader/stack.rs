@@ -76,7 +76,11 @@ pub struct InitialStack {
 
 /// Maps the stack at the top of the address space, fills it, and sets `mm.mmap_base` below
 /// it. Errors are guest-memory errnos (only on an impossible layout).
-pub fn build(mm: &mut AddressSpace, arch: &dyn GuestArch, input: &StackInput<'_>) -> Result<InitialStack, syscalls::Errno> {
+pub fn build(
+    mm: &mut AddressSpace,
+    arch: &dyn GuestArch,
+    input: &StackInput<'_>,
+) -> Result<InitialStack, syscalls::Errno> {
     let top = mm.task_size;
     let mut prot = Prot::READ | Prot::WRITE;
     if input.main.exec_stack {

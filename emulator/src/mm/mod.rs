@@ -333,17 +333,8 @@ impl AddressSpace {
     /// Maps `len` bytes of host file `fd` at file offset `offset` (page-aligned) to guest
     /// `addr`. `shared` selects MAP_SHARED. Errors: the host's errno (`EACCES`, `ENODEV`…),
     /// `ENOMEM` outside the windows.
-    pub fn map_file(
-        &mut self,
-        addr: u64,
-        len: u64,
-        prot: Prot,
-        name: VmaName,
-        fd: RawFd,
-        offset: u64,
-        shared: bool,
-    ) -> Result<(), Errno> {
-        self.map(addr, len, prot, name, Backing::File { fd, offset, shared })
+    pub fn map_file(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, file: FileMap) -> Result<(), Errno> {
+        self.map(addr, len, prot, name, Backing::File { fd: file.fd, offset: file.offset, shared: file.shared })
     }
 
     fn map(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, backing: Backing) -> Result<(), Errno> {
@@ -352,7 +343,9 @@ impl AddressSpace {
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let (flags, fd, off, host_prot) = match backing {
-            Backing::Anon { shared: false } => (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0, rw()),
+            Backing::Anon { shared: false } => {
+                (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0, rw())
+            }
             Backing::Anon { shared: true } => (libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0, rw()),
             Backing::File { fd, offset, shared: false } => (libc::MAP_PRIVATE, fd, offset, rw()),
             Backing::File { fd, offset, shared: true } => (libc::MAP_SHARED, fd, offset, shared_host_prot(prot)),
@@ -450,7 +443,9 @@ impl AddressSpace {
             if v.shared {
                 if let Some(host) = self.to_host(ms, me - ms) {
                     // SAFETY: inside our reservation; the host pages are a shared file mapping.
-                    let r = unsafe { libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), shared_host_prot(prot)) };
+                    let r = unsafe {
+                        libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), shared_host_prot(prot))
+                    };
                     if r != 0 {
                         let e = Errno::last();
                         self.vmas.insert(s, v);
@@ -481,7 +476,10 @@ impl AddressSpace {
         let v = v.clone();
         let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
         let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
-        let (ol, nl) = (usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?, usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?);
+        let (ol, nl) = (
+            usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?,
+            usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?,
+        );
         // SAFETY: both ranges are inside our reservation; MREMAP_FIXED replaces the reservation
         // pages at `dst`.
         let r = unsafe { libc::mremap(src.cast(), ol, nl, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, dst) };
@@ -501,7 +499,10 @@ impl AddressSpace {
     pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
         let src = self.to_host(old, new_len).ok_or(Errno::ENOMEM)?;
         let tail = self.to_host(old + old_len, new_len - old_len).ok_or(Errno::ENOMEM)?;
-        let (ol, nl) = (usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?, usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?);
+        let (ol, nl) = (
+            usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?,
+            usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?,
+        );
         // SAFETY: `tail` is reservation space after the mapping; it is handed back below if
         // the host cannot grow into it.
         unsafe { libc::munmap(tail.cast(), nl - ol) };
@@ -560,6 +561,17 @@ impl Drop for AddressSpace {
         // SAFETY: the reservation was made in `new` and is unmapped once, here.
         unsafe { libc::munmap(self.reservation.0, self.reservation.1) };
     }
+}
+
+/// A host file to map: descriptor, offset in bytes (page-aligned), MAP_SHARED or not.
+#[derive(Clone, Copy, Debug)]
+pub struct FileMap {
+    /// Host file descriptor (the guest's descriptor: they are the same).
+    pub fd: RawFd,
+    /// Offset into the file in bytes.
+    pub offset: u64,
+    /// MAP_SHARED (writes reach the file) rather than MAP_PRIVATE.
+    pub shared: bool,
 }
 
 /// What backs a new mapping on the host.

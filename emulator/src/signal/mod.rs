@@ -37,10 +37,38 @@ impl Signal {
 }
 
 const NAMES: [&str; 32] = [
-    "0", "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE", "SIGKILL",
-    "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT", "SIGCHLD",
-    "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU", "SIGXFSZ",
-    "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS",
+    "0",
+    "SIGHUP",
+    "SIGINT",
+    "SIGQUIT",
+    "SIGILL",
+    "SIGTRAP",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGFPE",
+    "SIGKILL",
+    "SIGUSR1",
+    "SIGSEGV",
+    "SIGUSR2",
+    "SIGPIPE",
+    "SIGALRM",
+    "SIGTERM",
+    "SIGSTKFLT",
+    "SIGCHLD",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGURG",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGWINCH",
+    "SIGIO",
+    "SIGPWR",
+    "SIGSYS",
 ];
 
 impl fmt::Display for Signal {
@@ -74,7 +102,7 @@ impl Signal {
         match self.0 {
             3 | 4 | 5 | 6 | 7 | 8 | 11 | 24 | 25 | 31 => DefaultAction::Core,
             17 | 23 | 28 => DefaultAction::Ignore,
-            19 | 20 | 21 | 22 => DefaultAction::Stop,
+            19..=22 => DefaultAction::Stop,
             18 => DefaultAction::Continue,
             _ => DefaultAction::Terminate,
         }
@@ -123,7 +151,11 @@ pub struct SigState {
 
 impl Default for SigState {
     fn default() -> Self {
-        SigState { actions: [SigAction::default(); NSIG as usize], mask: 0, altstack: AltStack { flags: 2, ..Default::default() } }
+        SigState {
+            actions: [SigAction::default(); NSIG as usize],
+            mask: 0,
+            altstack: AltStack { flags: 2, ..Default::default() },
+        }
     }
 }
 

@@ -93,7 +93,9 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(t, a.a[1])?;
     let buf = t.buf_out(a.a[4], STATX_SIZE)?;
     // SAFETY: NUL-terminated path; `buf` is 256 guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, buf) })
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, buf)
+    })
 }
 
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
@@ -148,7 +150,9 @@ pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn faccessat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.a[1])?;
     // SAFETY: NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_faccessat2, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), as_int(a.a[3])) })
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_faccessat2, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), as_int(a.a[3]))
+    })
 }
 
 /// `access(const char *path, int mode)` (x86_64).
@@ -222,7 +226,9 @@ pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let (old, new) = (host_path(t, a.a[1])?, host_path(t, a.a[3])?);
     // SAFETY: NUL-terminated paths.
-    host_ret(i64::from(unsafe { libc::linkat(as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), as_int(a.a[4])) }))
+    host_ret(i64::from(unsafe {
+        libc::linkat(as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), as_int(a.a[4]))
+    }))
 }
 
 /// `link(const char *old, const char *new)` (x86_64).
@@ -273,7 +279,9 @@ pub fn fchown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.a[1])?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::fchownat(as_int(a.a[0]), path.as_ptr(), a.a[2] as u32, a.a[3] as u32, as_int(a.a[4])) }))
+    host_ret(i64::from(unsafe {
+        libc::fchownat(as_int(a.a[0]), path.as_ptr(), a.a[2] as u32, a.a[3] as u32, as_int(a.a[4]))
+    }))
 }
 
 /// `chown(const char *path, uid_t owner, gid_t group)` (x86_64).
@@ -296,7 +304,10 @@ pub fn utimensat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     } else {
         let m = &t.mm;
         let ts = |i: u64| -> Result<libc::timespec, Errno> {
-            Ok(libc::timespec { tv_sec: m.read_u64(a.a[2] + 16 * i)? as i64, tv_nsec: m.read_u64(a.a[2] + 16 * i + 8)? as i64 })
+            Ok(libc::timespec {
+                tv_sec: m.read_u64(a.a[2] + 16 * i)? as i64,
+                tv_nsec: m.read_u64(a.a[2] + 16 * i + 8)? as i64,
+            })
         };
         Some([ts(0)?, ts(1)?])
     };

@@ -117,7 +117,9 @@ pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let oi = if a.a[1] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[1], 8)? };
     let oo = if a.a[3] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[3], 8)? };
     // SAFETY: offsets are NULL or checked 8-byte guest words.
-    host_ret(unsafe { libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), oi, as_int(a.a[2]), oo, a.a[4], a.a[5] as u32) })
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), oi, as_int(a.a[2]), oo, a.a[4], a.a[5] as u32)
+    })
 }
 
 /// `close(int fd)` (close(2)).
@@ -188,19 +190,22 @@ pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use cmd::*;
     let (fd, c, arg) = (as_int(a.a[0]), as_int(a.a[1]), a.a[2]);
     let t = cpu.get_data_mut();
-    // SAFETY (all arms): integer commands, or a guest pointer checked for the struct's size.
     match c {
         F_GETFL => {
+            // SAFETY: integer command.
             let r = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETFL) }))?;
             Ok(t.arch.open_flags_from_host(r as i32))
         }
+        // SAFETY: integer command and argument.
         F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, t.arch.open_flags_to_host(arg)) })),
         F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
             let p = t.buf_inout(arg, FLOCK_SIZE)?;
+            // SAFETY: `p` is a checked guest `struct flock` in the host's layout.
             host_ret(i64::from(unsafe { libc::fcntl(fd, c, p) }))
         }
         F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETSIG | F_GETSIG | F_SETLEASE
         | F_GETLEASE | F_NOTIFY | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
+            // SAFETY: integer command and argument.
             host_ret(i64::from(unsafe { libc::fcntl(fd, c, arg as libc::c_ulong) }))
         }
         _ => Err(Errno::EINVAL),

@@ -6,7 +6,7 @@ use syscalls::Errno;
 
 use super::{host_ret, SysResult};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::{page_ceil, page_floor, Prot, VmaName, MMAP_MIN_ADDR, PAGE_SIZE};
+use crate::mm::{page_ceil, page_floor, FileMap, Prot, VmaName, MMAP_MIN_ADDR, PAGE_SIZE};
 
 /// `mmap` flag bits (include/uapi/asm-generic/mman-common.h and mman.h; x86_64 and aarch64
 /// use these values).
@@ -103,7 +103,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
-        mm.map_file(at, len, prot, VmaName::File(name), fd, off, shared)?;
+        mm.map_file(at, len, prot, VmaName::File(name), FileMap { fd, offset: off, shared })?;
     }
     Ok(at)
 }
@@ -271,7 +271,13 @@ fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
     let host = mm.to_host(start, end - start).ok_or(Errno::ENOMEM)?;
     let len = (end - start) as usize;
     // SAFETY: the range is mapped by us.
-    let r = unsafe { if on { libc::mlock(host.cast(), len) } else { libc::munlock(host.cast(), len) } };
+    let r = unsafe {
+        if on {
+            libc::mlock(host.cast(), len)
+        } else {
+            libc::munlock(host.cast(), len)
+        }
+    };
     host_ret(i64::from(r))
 }
 

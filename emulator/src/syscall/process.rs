@@ -225,8 +225,15 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         PR_SET_NAME => t.buf_in(a.a[1], 16)? as u64,
         PR_GET_NAME => t.buf_out(a.a[1], 16)? as u64,
         PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.a[1], 4)? as u64,
-        PR_SET_PDEATHSIG | PR_GET_DUMPABLE | PR_SET_DUMPABLE | PR_CAPBSET_READ | PR_SET_TIMERSLACK
-        | PR_GET_TIMERSLACK | PR_SET_CHILD_SUBREAPER | PR_SET_NO_NEW_PRIVS | PR_GET_NO_NEW_PRIVS => a.a[1],
+        PR_SET_PDEATHSIG
+        | PR_GET_DUMPABLE
+        | PR_SET_DUMPABLE
+        | PR_CAPBSET_READ
+        | PR_SET_TIMERSLACK
+        | PR_GET_TIMERSLACK
+        | PR_SET_CHILD_SUBREAPER
+        | PR_SET_NO_NEW_PRIVS
+        | PR_GET_NO_NEW_PRIVS => a.a[1],
         _ => return Err(Errno::EINVAL),
     };
     // SAFETY: integer arguments or checked guest buffers of the option's size.

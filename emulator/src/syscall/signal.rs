@@ -28,7 +28,12 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let idx = (sig - 1) as usize;
     let new = if act != 0 {
         let m = &t.mm;
-        Some(SigAction { handler: m.read_u64(act)?, flags: m.read_u64(act + 8)?, restorer: m.read_u64(act + 16)?, mask: m.read_u64(act + 24)? })
+        Some(SigAction {
+            handler: m.read_u64(act)?,
+            flags: m.read_u64(act + 8)?,
+            restorer: m.read_u64(act + 16)?,
+            mask: m.read_u64(act + 24)?,
+        })
     } else {
         None
     };

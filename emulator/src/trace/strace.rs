@@ -81,7 +81,14 @@ pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) ->
 
 /// Prints the whole line once the call has returned. `exiting` prints ` = ?` as strace does
 /// for calls that do not return.
-pub fn print_line(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs, pre: &[Option<String>], ret: u64, exiting: bool) {
+pub fn print_line(
+    cpu: &Cpu<'_>,
+    def: Option<&SyscallDef>,
+    a: &SyscallArgs,
+    pre: &[Option<String>],
+    ret: u64,
+    exiting: bool,
+) {
     let task = cpu.get_data();
     let name = match def {
         Some(d) => d.sys.name(),

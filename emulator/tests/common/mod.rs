@@ -20,7 +20,9 @@ pub fn workspace() -> PathBuf {
 /// Debian's busybox-static for `arch` (Debian's name: amd64, arm64…), fetched by
 /// scripts/fetch-inputs.sh. Panics with the command to run when it is missing.
 pub fn busybox(arch: &str) -> PathBuf {
-    let dir = std::env::var_os("ENDGATE_BUSYBOX_DIR").map(PathBuf::from).unwrap_or_else(|| workspace().join(".cache/busybox"));
+    let dir = std::env::var_os("ENDGATE_BUSYBOX_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".cache/busybox"));
     let p = dir.join(arch).join("busybox");
     assert!(p.exists(), "{} is missing: run scripts/fetch-inputs.sh (or scripts/test-all.sh)", p.display());
     p

@@ -57,7 +57,13 @@ impl GuestArch for Aarch64 {
         Endian::Little
     }
     fn layout(&self) -> Layout {
-        Layout { low_len: 16 << 30, dyn_base: 0xaaaa_aaaa_a000, dyn_len: 16 << 30, task_size: 1 << 48, top_len: 64 << 30 }
+        Layout {
+            low_len: 16 << 30,
+            dyn_base: 0xaaaa_aaaa_a000,
+            dyn_len: 16 << 30,
+            task_size: 1 << 48,
+            top_len: 64 << 30,
+        }
     }
     fn numbers(&self) -> &'static NumberTable {
         NUMBERS.get_or_init(|| NumberTable::new(::syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))

@@ -73,7 +73,7 @@ impl GuestArch for X86_64 {
             let _ = cpu.reg_write(RegisterX86::R11, flags);
             crate::syscall::enter(cpu);
         })?;
-        cpu.add_intr_hook(|cpu, intno| crate::task::cpu_exception(cpu, intno))?;
+        cpu.add_intr_hook(crate::task::cpu_exception)?;
         Ok(())
     }
 
@@ -96,7 +96,14 @@ impl GuestArch for X86_64 {
         let r = |reg| cpu.reg_read(reg).unwrap_or(0);
         SyscallArgs {
             nr: r(RegisterX86::RAX),
-            a: [r(RegisterX86::RDI), r(RegisterX86::RSI), r(RegisterX86::RDX), r(RegisterX86::R10), r(RegisterX86::R8), r(RegisterX86::R9)],
+            a: [
+                r(RegisterX86::RDI),
+                r(RegisterX86::RSI),
+                r(RegisterX86::RDX),
+                r(RegisterX86::R10),
+                r(RegisterX86::R8),
+                r(RegisterX86::R9),
+            ],
         }
     }
 
@@ -142,13 +149,33 @@ impl GuestArch for X86_64 {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         use RegisterX86 as R;
         let reg = match name {
-            "rax" => R::RAX, "rbx" => R::RBX, "rcx" => R::RCX, "rdx" => R::RDX,
-            "rsi" => R::RSI, "rdi" => R::RDI, "rbp" => R::RBP, "rsp" => R::RSP,
-            "r8" => R::R8, "r9" => R::R9, "r10" => R::R10, "r11" => R::R11,
-            "r12" => R::R12, "r13" => R::R13, "r14" => R::R14, "r15" => R::R15,
-            "rip" => R::RIP, "fs_base" => R::FS_BASE, "gs_base" => R::GS_BASE,
-            "eax" => R::EAX, "ebx" => R::EBX, "ecx" => R::ECX, "edx" => R::EDX,
-            "esi" => R::ESI, "edi" => R::EDI, "ebp" => R::EBP, "esp" => R::ESP,
+            "rax" => R::RAX,
+            "rbx" => R::RBX,
+            "rcx" => R::RCX,
+            "rdx" => R::RDX,
+            "rsi" => R::RSI,
+            "rdi" => R::RDI,
+            "rbp" => R::RBP,
+            "rsp" => R::RSP,
+            "r8" => R::R8,
+            "r9" => R::R9,
+            "r10" => R::R10,
+            "r11" => R::R11,
+            "r12" => R::R12,
+            "r13" => R::R13,
+            "r14" => R::R14,
+            "r15" => R::R15,
+            "rip" => R::RIP,
+            "fs_base" => R::FS_BASE,
+            "gs_base" => R::GS_BASE,
+            "eax" => R::EAX,
+            "ebx" => R::EBX,
+            "ecx" => R::ECX,
+            "edx" => R::EDX,
+            "esi" => R::ESI,
+            "edi" => R::EDI,
+            "ebp" => R::EBP,
+            "esp" => R::ESP,
             _ => return None,
         };
         cpu.reg_read(reg).ok()
