@@ -16,7 +16,7 @@ mod report;
 mod tools;
 mod workloads;
 
-use measure::{run_once, Invocation};
+use measure::{run_round_robin, Invocation, Plan, Task};
 use report::{Outcome, Report, Row, Runner};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -230,62 +230,30 @@ fn invocation(tools: &Toolset, runner: Runner, arch: Arch, guest: &Path, args: &
     }
 }
 
-/// Shared run parameters.
-struct Plan {
-    runs: usize,
-    warmup: bool,
-    timeout: Duration,
-}
-
-/// Time a loop guest at `n` iterations and at 0 iterations, interleaved.
-fn measure_loop(plan: &Plan, full: &Invocation, base: &Invocation) -> Outcome {
-    if plan.warmup {
-        for inv in [base, full] {
-            if let Err(e) = run_once(inv, plan.timeout, false) {
-                return Outcome::Failed(format!("{e} (warm-up run of `{}`)", inv.display()));
-            }
-        }
+/// Measure the rows that have a task (round-robin) and fill in their outcomes.
+fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
+    if tasks.is_empty() {
+        return;
     }
-    let (mut fulls, mut bases) = (Vec::new(), Vec::new());
-    for _ in 0..plan.runs {
-        match run_once(base, plan.timeout, false) {
-            Ok(r) => bases.push(r.wall.as_secs_f64()),
-            Err(e) => return Outcome::Failed(format!("{e} (0-iteration run `{}`)", base.display())),
-        }
-        match run_once(full, plan.timeout, false) {
-            Ok(r) => fulls.push(r.wall.as_secs_f64()),
-            Err(e) => return Outcome::Failed(e),
-        }
-    }
-    Outcome::Measured { full: fulls, baseline: Some(bases), check: Some("exit 0".into()) }
-}
-
-/// Time `busybox sha256sum FILE` and check every run printed `expected`.
-fn measure_sha(plan: &Plan, inv: &Invocation, expected: &str) -> Outcome {
-    let check = |out: &[u8]| -> Result<(), String> {
-        match workloads::parse_sha256sum_output(out) {
-            Some(h) if h == expected => Ok(()),
-            Some(h) => Err(format!("wrong hash: got {h}, expected {expected}")),
-            None => Err(format!(
-                "no hash in output: {:?}",
-                String::from_utf8_lossy(&out[..out.len().min(200)])
-            )),
-        }
+    let (idx, tasks): (Vec<usize>, Vec<Task>) = tasks.into_iter().unzip();
+    let label = |i: usize| {
+        let r = &rows[idx[i]];
+        format!("{} {} {}", r.workload.name(), r.arch.name(), r.runner.label(r.arch))
     };
-    let mut samples = Vec::new();
-    for i in 0..plan.runs + usize::from(plan.warmup) {
-        let r = match run_once(inv, plan.timeout, true) {
-            Ok(r) => r,
-            Err(e) => return Outcome::Failed(e),
+    let results = run_round_robin(&tasks, plan, label);
+    for ((i, task), res) in idx.into_iter().zip(&tasks).zip(results) {
+        rows[i].outcome = match res {
+            Ok(s) => Outcome::Measured {
+                full: s.full,
+                baseline: s.base,
+                check: Some(match task {
+                    Task::Loop { .. } => "exit 0".into(),
+                    Task::Hash { .. } => "hash matches".into(),
+                }),
+            },
+            Err(e) => Outcome::Failed(e),
         };
-        if let Err(e) = check(&r.stdout) {
-            return Outcome::Failed(e);
-        }
-        if i > 0 || !plan.warmup {
-            samples.push(r.wall.as_secs_f64());
-        }
     }
-    Outcome::Measured { full: samples, baseline: None, check: Some("hash matches".into()) }
 }
 
 fn progress_done(row: &Row) {
@@ -304,6 +272,13 @@ fn progress_done(row: &Row) {
         },
     };
     eprintln!("  {:<10} {:<8} {:<13} {what}", row.workload.name(), row.arch.name(), row.runner.label(row.arch));
+}
+
+/// The first three fields of /proc/loadavg.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// Removes the temporary directory holding the sha256sum input on drop.
@@ -361,12 +336,16 @@ fn main() -> ExitCode {
     let guest_out = target_dir(&root).join("bench-guests");
     let mut rows: Vec<Row> = Vec::new();
 
+    let load_before = load_average();
+
     // Loop workloads: getppid and store.
     for w in [Workload::Getppid, Workload::Store] {
         if !opts.only.contains(&w) {
             continue;
         }
         let n = sizes.of(w);
+        let first = rows.len();
+        let mut tasks = Vec::new();
         for a in Arch::ALL {
             let guest = toolset
                 .compiler(a)
@@ -383,44 +362,61 @@ fn main() -> ExitCode {
                 let invs = guest.as_ref().map_err(Clone::clone).and_then(|g| {
                     Ok((invocation(&toolset, r, a, g, &full_args)?, invocation(&toolset, r, a, g, &base_args)?))
                 });
-                row.outcome = match invs {
-                    Err(e) => Outcome::Skipped(e),
+                match invs {
+                    Err(e) => row.outcome = Outcome::Skipped(e),
                     Ok((full, base)) => {
                         row.command = Some(full.display());
-                        measure_loop(&plan, &full, &base)
+                        tasks.push((rows.len() - first, Task::Loop { full, base }));
                     }
-                };
-                progress_done(&row);
+                }
                 rows.push(row);
             }
         }
+        eprintln!("endgate-bench: {} ({n} iterations)", w.name());
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
     }
 
     // busybox sha256sum of a deterministic file.
     let mut _tmp_guard = None;
     if opts.only.contains(&Workload::Sha256) {
         let bytes = sizes.sha_bytes;
+        let busyboxes: Vec<(Arch, Result<PathBuf, String>)> = [Arch::Aarch64, Arch::X86_64]
+            .into_iter()
+            .map(|a| (a, tools::find_busybox(&opts.busybox_dir, a.debarch())))
+            .collect();
+        for (_, bb) in &busyboxes {
+            if let Err(e) = bb {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+        }
         let tmp = std::env::temp_dir().join(format!("endgate-bench-{}", std::process::id()));
         let data = tmp.join(format!("data-{}MiB.bin", bytes >> 20));
-        let expected = std::fs::create_dir_all(&tmp)
-            .and_then(|_| {
-                _tmp_guard = Some(TempDir(tmp.clone()));
-                workloads::make_data_file(&data, bytes)
-            })
-            .map_err(|e| format!("cannot create the input file {}: {e}", data.display()));
+        let expected = if busyboxes.iter().all(|(_, bb)| bb.is_err()) {
+            Err("no busybox".to_string())
+        } else {
+            eprintln!("endgate-bench: writing {} MiB of test data to {}", bytes >> 20, data.display());
+            std::fs::create_dir_all(&tmp)
+                .and_then(|_| {
+                    _tmp_guard = Some(TempDir(tmp.clone()));
+                    workloads::make_data_file(&data, bytes)
+                })
+                .map_err(|e| format!("cannot create the input file {}: {e}", data.display()))
+        };
         match &expected {
             Ok(h) => notes.push(format!(
-                "sha256sum input: {} MiB of splitmix64(seed {:#x}) output, SHA-256 {h}",
+                "sha256sum input: {} MiB of splitmix64(seed {:#x}) output, SHA-256 {h} \
+                 (computed by the harness; every run's output is checked against it)",
                 bytes >> 20,
                 workloads::DATA_SEED
             )),
-            Err(e) => eprintln!("endgate-bench: warning: {e}"),
+            Err(e) if e != "no busybox" => eprintln!("endgate-bench: warning: {e}"),
+            Err(_) => {}
         }
-        for a in [Arch::Aarch64, Arch::X86_64] {
-            let bb = tools::find_busybox(&opts.busybox_dir, a.debarch());
-            if let Err(e) = &bb {
-                eprintln!("endgate-bench: warning: {e}");
-            }
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for (a, bb) in &busyboxes {
+            let a = *a;
             for r in runners_for(a) {
                 let mut row = Row {
                     workload: Workload::Sha256,
@@ -431,30 +427,36 @@ fn main() -> ExitCode {
                     outcome: Outcome::Skipped(String::new()),
                 };
                 let args = [OsString::from("sha256sum"), data.clone().into_os_string()];
-                let inv = expected
+                let inv = bb
                     .as_ref()
                     .map_err(Clone::clone)
-                    .and_then(|_| bb.as_ref().map_err(Clone::clone))
-                    .and_then(|bb| invocation(&toolset, r, a, bb, &args));
-                row.outcome = match inv {
-                    Err(e) => Outcome::Skipped(e),
-                    Ok(inv) => {
+                    .and_then(|bb| expected.as_ref().map(|h| (bb, h)).map_err(Clone::clone))
+                    .and_then(|(bb, h)| Ok((invocation(&toolset, r, a, bb, &args)?, h.clone())));
+                match inv {
+                    Err(e) => row.outcome = Outcome::Skipped(e),
+                    Ok((inv, expected)) => {
                         row.command = Some(inv.display());
-                        measure_sha(&plan, &inv, expected.as_deref().unwrap_or_default())
+                        tasks.push((rows.len() - first, Task::Hash { inv, expected }));
                     }
-                };
-                progress_done(&row);
+                }
                 rows.push(row);
             }
         }
+        eprintln!("endgate-bench: sha256sum ({} MiB)", bytes >> 20);
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
     }
     drop(_tmp_guard);
+    notes.push(format!(
+        "load average (1/5/15 min) before: {load_before}, after: {}; other load on the machine inflates wall times",
+        load_average()
+    ));
 
     let settings = vec![
         ("Mode".to_string(), if opts.quick { "quick (smoke test; not for tracking)" } else { "full" }.to_string()),
         (
             "Runs".to_string(),
-            format!("{} timed runs per measurement, median taken{}", plan.runs, if plan.warmup { ", after 1 warm-up run" } else { "" }),
+            format!("{} timed runs per measurement, median taken{}; runners interleaved round-robin", plan.runs, if plan.warmup { ", after 1 warm-up round" } else { "" }),
         ),
         (
             "Sizes".to_string(),

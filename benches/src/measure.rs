@@ -108,6 +108,99 @@ pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Re
     Ok(RunOutput { wall: end - start, stdout: out.stdout })
 }
 
+/// How many times to run each measurement, and the per-run time limit.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    /// Timed runs per measurement.
+    pub runs: usize,
+    /// Whether to do one untimed warm-up round first.
+    pub warmup: bool,
+    /// A run taking longer than this is killed and counts as a failure.
+    pub timeout: Duration,
+}
+
+/// One thing to measure repeatedly.
+#[derive(Clone, Debug)]
+pub enum Task {
+    /// A loop guest: time the full-size run and a 0-iteration run.
+    Loop {
+        /// The run at full iteration count.
+        full: Invocation,
+        /// The same program with 0 iterations (start-up and exit only).
+        base: Invocation,
+    },
+    /// A hashing command whose stdout must start with `expected` (hex).
+    Hash {
+        /// The command.
+        inv: Invocation,
+        /// The correct SHA-256, lowercase hex.
+        expected: String,
+    },
+}
+
+/// Wall-time samples in seconds from the successful runs of one task.
+#[derive(Clone, Debug, Default)]
+pub struct Samples {
+    /// Full-size runs.
+    pub full: Vec<f64>,
+    /// 0-iteration runs (loop tasks only).
+    pub base: Option<Vec<f64>>,
+}
+
+/// Check `sha256sum` output against the expected hash.
+fn check_hash(out: &[u8], expected: &str) -> Result<(), String> {
+    match crate::workloads::parse_sha256sum_output(out) {
+        Some(h) if h == expected => Ok(()),
+        Some(h) => Err(format!("wrong hash: got {h}, expected {expected}")),
+        None => Err(format!("no hash in output: {:?}", String::from_utf8_lossy(&out[..out.len().min(200)]))),
+    }
+}
+
+/// Run one sample of `task`; record the times into `s` when `record`.
+fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), String> {
+    match task {
+        Task::Loop { full, base } => {
+            let b = run_once(base, plan.timeout, false)
+                .map_err(|e| format!("{e} (0-iteration run `{}`)", base.display()))?;
+            let f = run_once(full, plan.timeout, false)?;
+            if record {
+                s.base.get_or_insert_with(Vec::new).push(b.wall.as_secs_f64());
+                s.full.push(f.wall.as_secs_f64());
+            }
+        }
+        Task::Hash { inv, expected } => {
+            let r = run_once(inv, plan.timeout, true)?;
+            check_hash(&r.stdout, expected)?;
+            if record {
+                s.full.push(r.wall.as_secs_f64());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Measure all `tasks` round-robin: each round takes one sample of every task
+/// still alive, so slow drifts in machine load hit all runners alike.  A task
+/// whose run fails is dropped and reported with the failure.  `label(i)`
+/// names task `i` in progress messages on stderr.
+pub fn run_round_robin(tasks: &[Task], plan: &Plan, label: impl Fn(usize) -> String) -> Vec<Result<Samples, String>> {
+    let mut results: Vec<Result<Samples, String>> = tasks.iter().map(|_| Ok(Samples::default())).collect();
+    let rounds = plan.runs + usize::from(plan.warmup);
+    for round in 0..rounds {
+        let warm = plan.warmup && round == 0;
+        eprintln!("  round {}/{rounds}{}", round + 1, if warm { " (warm-up)" } else { "" });
+        for (i, task) in tasks.iter().enumerate() {
+            if let Ok(s) = &mut results[i] {
+                if let Err(e) = step(task, plan, s, !warm) {
+                    eprintln!("    {}: FAILED: {e}", label(i));
+                    results[i] = Err(e);
+                }
+            }
+        }
+    }
+    results
+}
+
 /// Median of a non-empty slice (mean of the two middle values for even length).
 pub fn median(samples: &[f64]) -> f64 {
     let mut v = samples.to_vec();

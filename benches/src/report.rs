@@ -95,6 +95,14 @@ impl Row {
         }
     }
 
+    /// The guest's name in tables: Debian arch for busybox, else the CPU name.
+    pub fn guest(&self) -> &'static str {
+        match self.workload {
+            Workload::Sha256 => self.arch.debarch(),
+            _ => self.arch.name(),
+        }
+    }
+
     /// "ok", "n/a: why" or "FAILED: why".
     pub fn status(&self) -> String {
         match &self.outcome {
@@ -291,12 +299,11 @@ impl Report {
         let _ = writeln!(s, "| Workload | Guest | Runner | Size | Median | 0-iter baseline | Per op / throughput | Status |");
         let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---|");
         for r in &self.rows {
-            let guest = if r.workload == Workload::Sha256 { r.arch.debarch() } else { r.arch.name() };
             let _ = writeln!(
                 s,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.workload.name(),
-                guest,
+                r.guest(),
                 r.runner.label(r.arch),
                 fmt_size(r.workload, r.size),
                 r.median().map(fmt_secs).unwrap_or_else(|| "n/a".into()),
@@ -313,7 +320,7 @@ impl Report {
                     s,
                     "- {} {} under {}: {}\n  - command: `{}`",
                     r.workload.name(),
-                    r.arch.name(),
+                    r.guest(),
                     r.runner.label(r.arch),
                     r.status(),
                     r.command.as_deref().unwrap_or("-")
@@ -449,7 +456,7 @@ impl Json {
 
     /// Append this value, pretty-printed with two-space indentation.
     pub fn write(&self, out: &mut String, indent: usize) {
-        let pad = |out: &mut String, n: usize| out.extend(std::iter::repeat(' ').take(n));
+        let pad = |out: &mut String, n: usize| out.push_str(&" ".repeat(n));
         match self {
             Json::Null => out.push_str("null"),
             Json::Num(x) if x.is_finite() => {
