@@ -216,7 +216,13 @@ fn runners_for(arch: Arch) -> Vec<Runner> {
 }
 
 /// The command running `guest` with `args` under `runner`, or why it cannot.
-fn invocation(tools: &Toolset, runner: Runner, arch: Arch, guest: &Path, args: &[OsString]) -> Result<Invocation, String> {
+fn invocation(
+    tools: &Toolset,
+    runner: Runner,
+    arch: Arch,
+    guest: &Path,
+    args: &[OsString],
+) -> Result<Invocation, String> {
     let wrap = |emu: &Result<PathBuf, String>| -> Result<Invocation, String> {
         let emu = emu.as_ref().map_err(Clone::clone)?;
         let mut all = vec![guest.as_os_str().to_owned()];
@@ -356,7 +362,14 @@ fn main() -> ExitCode {
                 eprintln!("endgate-bench: warning: {e}");
             }
             for r in runners_for(a) {
-                let mut row = Row { workload: w, arch: a, runner: r, size: n, command: None, outcome: Outcome::Skipped(String::new()) };
+                let mut row = Row {
+                    workload: w,
+                    arch: a,
+                    runner: r,
+                    size: n,
+                    command: None,
+                    outcome: Outcome::Skipped(String::new()),
+                };
                 let full_args = [OsString::from(n.to_string())];
                 let base_args = [OsString::from("0")];
                 let invs = guest.as_ref().map_err(Clone::clone).and_then(|g| {
@@ -456,7 +469,11 @@ fn main() -> ExitCode {
         ("Mode".to_string(), if opts.quick { "quick (smoke test; not for tracking)" } else { "full" }.to_string()),
         (
             "Runs".to_string(),
-            format!("{} timed runs per measurement, median taken{}; runners interleaved round-robin", plan.runs, if plan.warmup { ", after 1 warm-up round" } else { "" }),
+            format!(
+                "{} timed runs per measurement, median taken{}; runners interleaved round-robin",
+                plan.runs,
+                if plan.warmup { ", after 1 warm-up round" } else { "" }
+            ),
         ),
         (
             "Sizes".to_string(),

@@ -73,9 +73,7 @@ pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Re
         .stdout(if capture_stdout { Stdio::piped() } else { Stdio::null() })
         .stderr(Stdio::piped());
     let start = Instant::now();
-    let child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start `{}`: {e}", inv.program.display()))?;
+    let child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", inv.program.display()))?;
     let pid = child.id();
     let (tx, rx) = mpsc::channel();
     let waiter = thread::spawn(move || {

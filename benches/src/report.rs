@@ -178,11 +178,8 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
                 Sha256 => a.debarch(),
                 _ => a.name(),
             };
-            let reference = if rr == Native && ra != a {
-                format!("native {}", ra.name())
-            } else {
-                rr.label(ra).to_string()
-            };
+            let reference =
+                if rr == Native && ra != a { format!("native {}", ra.name()) } else { rr.label(ra).to_string() };
             let basis = match w {
                 Getppid => "ns/syscall",
                 Store => "ns/iter",
@@ -296,7 +293,10 @@ impl Report {
             let _ = writeln!(s, "| {} | {} | {} | {} | {} |", r.label, r.basis, cell(&value), target, r.verdict());
         }
         let _ = writeln!(s, "\n## Measurements (median wall time of the whole process)\n");
-        let _ = writeln!(s, "| Workload | Guest | Runner | Size | Median | 0-iter baseline | Per op / throughput | Status |");
+        let _ = writeln!(
+            s,
+            "| Workload | Guest | Runner | Size | Median | 0-iter baseline | Per op / throughput | Status |"
+        );
         let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---|");
         for r in &self.rows {
             let _ = writeln!(
@@ -364,7 +364,10 @@ impl Report {
                     ("arch".into(), Json::str(r.arch.name())),
                     ("runner".into(), Json::str(r.runner.label(r.arch))),
                     ("size".into(), Json::Num(r.size as f64)),
-                    ("size_unit".into(), Json::str(if r.workload == Workload::Sha256 { "bytes" } else { "iterations" })),
+                    (
+                        "size_unit".into(),
+                        Json::str(if r.workload == Workload::Sha256 { "bytes" } else { "iterations" }),
+                    ),
                     ("command".into(), r.command.as_deref().map(Json::str).unwrap_or(Json::Null)),
                     ("status".into(), Json::str(status)),
                     ("detail".into(), detail.map(Json::Str).unwrap_or(Json::Null)),
