@@ -1,0 +1,22 @@
+/* sysinfo and sysconf: plausible memory sizes, uptime and processor counts. */
+#include "common.h"
+#include <sys/sysinfo.h>
+
+int main(void)
+{
+    struct sysinfo si;
+    CHECK(sysinfo(&si) == 0);
+    unsigned long long unit = si.mem_unit ? si.mem_unit : 1;
+    printf("mem_unit non-zero: %d\n", si.mem_unit > 0);
+    printf("totalram above 64MiB: %d\n", si.totalram * unit > (64ULL << 20));
+    printf("freeram <= totalram: %d\n", si.freeram <= si.totalram);
+    printf("uptime positive: %d\n", si.uptime > 0);
+    printf("procs positive: %d\n", si.procs > 0);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("online processors positive: %d\n", n > 0);
+    printf("get_nprocs positive: %d\n", get_nprocs() > 0);
+    printf("page size: %ld\n", sysconf(_SC_PAGESIZE));
+    printf("_SC_CLK_TCK: %ld\n", sysconf(_SC_CLK_TCK));
+    EXPECT_ERR("bad pointer", sysinfo((struct sysinfo *)16), EFAULT);
+    return 0;
+}
