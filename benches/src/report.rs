@@ -72,6 +72,18 @@ impl Row {
         }
     }
 
+    /// (max - min) / median of the full-size runs: how noisy the row is.
+    pub fn spread(&self) -> Option<f64> {
+        match &self.outcome {
+            Outcome::Measured { full, .. } if !full.is_empty() => {
+                let max = full.iter().copied().fold(f64::MIN, f64::max);
+                let min = full.iter().copied().fold(f64::MAX, f64::min);
+                Some((max - min) / median(full))
+            }
+            _ => None,
+        }
+    }
+
     /// Median wall time of the 0-iteration runs, in seconds.
     pub fn baseline_median(&self) -> Option<f64> {
         match &self.outcome {
@@ -295,18 +307,19 @@ impl Report {
         let _ = writeln!(s, "\n## Measurements (median wall time of the whole process)\n");
         let _ = writeln!(
             s,
-            "| Workload | Guest | Runner | Size | Median | 0-iter baseline | Per op / throughput | Status |"
+            "| Workload | Guest | Runner | Size | Median | Spread | 0-iter baseline | Per op / throughput | Status |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---|");
+        let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---:|---|");
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.workload.name(),
                 r.guest(),
                 r.runner.label(r.arch),
                 fmt_size(r.workload, r.size),
                 r.median().map(fmt_secs).unwrap_or_else(|| "n/a".into()),
+                r.spread().map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
                 r.baseline_median().map(fmt_secs).unwrap_or_else(|| "-".into()),
                 per_op_cell(r),
                 cell(&r.status()),
@@ -336,7 +349,8 @@ impl Report {
         let _ = writeln!(
             s,
             "\nPer-op times are (median full run - median 0-iteration run) / iterations; \
-             sha256sum ratios compare whole-process median wall times. See benches/README.md."
+             sha256sum ratios compare whole-process median wall times. Spread is (max - min) / median \
+             of the full-size runs. See benches/README.md."
         );
         s
     }
@@ -373,6 +387,7 @@ impl Report {
                     ("detail".into(), detail.map(Json::Str).unwrap_or(Json::Null)),
                     ("median_s".into(), opt(r.median())),
                     ("baseline_median_s".into(), opt(r.baseline_median())),
+                    ("spread".into(), opt(r.spread())),
                     ("per_op_ns".into(), opt(r.per_op_ns())),
                     ("samples_s".into(), full),
                     ("baseline_samples_s".into(), baseline),
