@@ -34,6 +34,9 @@ pub struct SyscallArgs {
     pub nr: u64,
     /// Argument registers, in ABI order.
     pub a: [u64; 6],
+    /// Arch-private values captured at entry for the return path (x86_64: RIP and RFLAGS,
+    /// which the `syscall` instruction copies to rcx and r11).
+    pub scratch: [u64; 2],
 }
 
 /// What one guest architecture changes. Implementations are zero-sized statics; pick one with
@@ -61,10 +64,15 @@ pub trait GuestArch: Sync {
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error>;
     /// The guest program counter.
     fn pc(&self, cpu: &Cpu<'_>) -> u64;
-    /// Reads the syscall number and arguments from the registers the ABI names.
+    /// Reads the syscall number and the first three arguments from the registers the ABI
+    /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs;
-    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64);
+    /// Reads arguments 4 to 6 into `args` (only for calls that take them: reading registers
+    /// is a measurable part of a syscall's cost).
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs);
+    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`) for the call
+    /// whose entry state is `args`.
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64);
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno>;
 
@@ -126,4 +134,32 @@ pub(crate) fn set_tcg_buffer_size(cpu: &mut Cpu<'_>, bytes: u32) -> Result<(), u
     let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
     // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
     unsafe { uc_ctl(cpu.get_handle(), ctl, bytes) }.into()
+}
+
+/// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).
+#[inline]
+pub(crate) fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
+    let mut vals = [0u64; N];
+    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
+    for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
+        *p = (v as *mut u64).cast();
+    }
+    // SAFETY: a live handle; each pointer addresses a u64, the size of every register read here.
+    let _ = unsafe {
+        unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), N as i32)
+    };
+    vals
+}
+
+/// Writes `N` registers in one call into the engine.
+#[inline]
+pub(crate) fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64; N]) {
+    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
+    for (p, v) in ptrs.iter_mut().zip(vals.iter()) {
+        *p = (v as *const u64).cast_mut().cast();
+    }
+    // SAFETY: a live handle; each pointer addresses a u64 the engine only reads.
+    let _ = unsafe {
+        unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), N as i32)
+    };
 }

@@ -94,6 +94,14 @@ pub struct Invalidate {
     pub code: Vec<(u64, u64)>,
 }
 
+impl Invalidate {
+    /// `true` if anything must be dropped.
+    #[inline]
+    pub fn pending(&self) -> bool {
+        self.flush_tlb || !self.code.is_empty()
+    }
+}
+
 /// How a guest access was refused by the TLB fill hook; read after `emu_start` fails.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Fault {

@@ -18,7 +18,7 @@ const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
 /// The same call with `AT_FDCWD` inserted as the first argument (for `open` -> `openat`…).
 fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
-    SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]] }
+    SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]], ..*a }
 }
 
 /// `openat(int dirfd, const char *path, int flags, mode_t mode)` (open(2)). Errors: `EFAULT`,
@@ -40,7 +40,7 @@ pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn creat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
     let guest_flags = cpu.get_data().arch.open_flags_from_host(flags as i32);
-    openat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], guest_flags, a.a[1], 0, 0] })
+    openat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], guest_flags, a.a[1], 0, 0], ..*a })
 }
 
 fn zeroed_stat() -> libc::stat {
@@ -74,12 +74,12 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `stat(const char *path, struct stat *buf)` (x86_64).
 pub fn stat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    newfstatat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0] })
+    newfstatat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0], ..*a })
 }
 
 /// `lstat(const char *path, struct stat *buf)` (x86_64).
 pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    newfstatat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0] })
+    newfstatat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0], ..*a })
 }
 
 /// Size of `struct statx` in bytes (include/uapi/linux/stat.h); the same on every arch.
@@ -143,7 +143,7 @@ pub fn readlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `faccessat(int dirfd, const char *path, int mode)` (access(2); the kernel call has no flags).
 pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    faccessat2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], a.a[1], a.a[2], 0, 0, 0] })
+    faccessat2(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], 0, 0, 0], ..*a })
 }
 
 /// `faccessat2(int dirfd, const char *path, int mode, int flags)` (access(2)).
@@ -193,12 +193,12 @@ pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `unlink(const char *path)` (x86_64).
 pub fn unlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    unlinkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], 0, 0, 0, 0] })
+    unlinkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], 0, 0, 0, 0], ..*a })
 }
 
 /// `rmdir(const char *path)` (x86_64).
 pub fn rmdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    unlinkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], libc::AT_REMOVEDIR as u64, 0, 0, 0] })
+    unlinkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], libc::AT_REMOVEDIR as u64, 0, 0, 0], ..*a })
 }
 
 /// `renameat2(int olddirfd, const char *old, int newdirfd, const char *new, unsigned flags)`.
@@ -213,12 +213,12 @@ pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `renameat(int olddirfd, const char *old, int newdirfd, const char *new)`.
 pub fn renameat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    renameat2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0] })
+    renameat2(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0], ..*a })
 }
 
 /// `rename(const char *old, const char *new)` (x86_64).
 pub fn rename(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    renameat2(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0] })
+    renameat2(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0], ..*a })
 }
 
 /// `linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)` (link(2)).
@@ -233,7 +233,7 @@ pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `link(const char *old, const char *new)` (x86_64).
 pub fn link(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    linkat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0] })
+    linkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0], ..*a })
 }
 
 /// `symlinkat(const char *target, int newdirfd, const char *linkpath)` (symlink(2)); the target
@@ -248,7 +248,7 @@ pub fn symlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `symlink(const char *target, const char *linkpath)` (x86_64).
 pub fn symlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    symlinkat(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], AT_FDCWD, a.a[1], 0, 0, 0] })
+    symlinkat(cpu, &SyscallArgs { a: [a.a[0], AT_FDCWD, a.a[1], 0, 0, 0], ..*a })
 }
 
 /// `fchmod(int fd, mode_t mode)` (chmod(2)).
@@ -286,12 +286,12 @@ pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `chown(const char *path, uid_t owner, gid_t group)` (x86_64).
 pub fn chown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fchownat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], 0, 0] })
+    fchownat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], 0, 0], ..*a })
 }
 
 /// `lchown(const char *path, uid_t owner, gid_t group)` (x86_64).
 pub fn lchown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fchownat(cpu, &SyscallArgs { nr: a.nr, a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], libc::AT_SYMLINK_NOFOLLOW as u64, 0] })
+    fchownat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], libc::AT_SYMLINK_NOFOLLOW as u64, 0], ..*a })
 }
 
 /// `utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)`

@@ -289,7 +289,7 @@ pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `pipe(int pipefd[2])` (x86_64).
 pub fn pipe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    pipe2(cpu, &SyscallArgs { nr: a.nr, a: [a.a[0], 0, 0, 0, 0, 0] })
+    pipe2(cpu, &SyscallArgs { a: [a.a[0], 0, 0, 0, 0, 0], ..*a })
 }
 
 /// Size of `struct pollfd` in bytes (int fd, short events, short revents).

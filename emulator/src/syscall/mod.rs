@@ -88,8 +88,11 @@ impl DispatchTable {
 pub fn enter(cpu: &mut Cpu<'_>) {
     let task = cpu.get_data();
     let arch = task.arch;
-    let args = arch.syscall_args(cpu);
+    let mut args = arch.syscall_args(cpu);
     let def = task.dispatch.get(args.nr);
+    if def.is_some_and(|d| d.args.len() > 3) {
+        arch.syscall_args_rest(cpu, &mut args);
+    }
     let tracing = task.opts.strace;
     let pre = tracing.then(|| strace::format_entry(cpu, def, &args));
 
@@ -124,8 +127,10 @@ pub fn enter(cpu: &mut Cpu<'_>) {
         let _ = cpu.emu_stop();
         return;
     }
-    arch.set_syscall_ret(cpu, ret);
-    apply_invalidate(cpu);
+    arch.set_syscall_ret(cpu, &args, ret);
+    if cpu.get_data().mm.invalidate.pending() {
+        apply_invalidate(cpu);
+    }
 }
 
 /// Handler for calls only some arches have: asks the arch (`arch_prctl` on x86_64).

@@ -171,7 +171,7 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getrlimit(int resource, struct rlimit *rlim)` (x86_64; same layout as rlimit64 on LP64).
 pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    prlimit64(cpu, &SyscallArgs { nr: a.nr, a: [0, a.a[0], 0, a.a[1], 0, 0] })
+    prlimit64(cpu, &SyscallArgs { a: [0, a.a[0], 0, a.a[1], 0, 0], ..*a })
 }
 
 /// `setrlimit(int resource, const struct rlimit *rlim)`.
@@ -179,7 +179,7 @@ pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.a[1] == 0 {
         return Err(Errno::EFAULT);
     }
-    prlimit64(cpu, &SyscallArgs { nr: a.nr, a: [0, a.a[0], a.a[1], 0, 0, 0] })
+    prlimit64(cpu, &SyscallArgs { a: [0, a.a[0], a.a[1], 0, 0, 0], ..*a })
 }
 
 /// `getrusage(int who, struct rusage *usage)`: 144 bytes on LP64, host layout. The counts are
@@ -357,5 +357,5 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
     let me = unsafe { libc::getpid() };
-    tgkill(cpu, &SyscallArgs { nr: a.nr, a: [me as u64, a.a[0], a.a[1], 0, 0, 0] })
+    tgkill(cpu, &SyscallArgs { a: [me as u64, a.a[0], a.a[1], 0, 0, 0], ..*a })
 }

@@ -67,7 +67,7 @@ pub fn time(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `nanosleep(const struct timespec *req, struct timespec *rem)`. Errors: `EINVAL`, `EFAULT`,
 /// `EINTR` (then `rem` holds the time left).
 pub fn nanosleep(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    clock_nanosleep(cpu, &SyscallArgs { nr: a.nr, a: [libc::CLOCK_MONOTONIC as u64, 0, a.a[0], a.a[1], 0, 0] })
+    clock_nanosleep(cpu, &SyscallArgs { a: [libc::CLOCK_MONOTONIC as u64, 0, a.a[0], a.a[1], 0, 0], ..*a })
         .map_err(|e| if e == Errno::EOPNOTSUPP { Errno::EINVAL } else { e })
 }
 

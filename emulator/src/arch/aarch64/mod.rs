@@ -15,7 +15,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
-use super::{set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use super::{read_regs, set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
 use crate::abi::generic;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
@@ -102,12 +102,20 @@ impl GuestArch for Aarch64 {
 
     #[inline]
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let x = |n: i32| cpu.reg_read(RegisterARM64::X0 as i32 + n).unwrap_or(0);
-        SyscallArgs { nr: x(8), a: [x(0), x(1), x(2), x(3), x(4), x(5)] }
+        let x0 = RegisterARM64::X0 as i32;
+        let v = read_regs(cpu, &[x0 + 8, x0, x0 + 1, x0 + 2]);
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [0; 2] }
     }
 
     #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let x0 = RegisterARM64::X0 as i32;
+        let v = read_regs(cpu, &[x0 + 3, x0 + 4, x0 + 5]);
+        args.a[3..].copy_from_slice(&v);
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, _args: &SyscallArgs, ret: u64) {
         let _ = cpu.reg_write(RegisterARM64::X0, ret);
     }
 

@@ -16,7 +16,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use super::{read_regs, set_tcg_buffer_size, write_regs, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -65,14 +65,7 @@ impl GuestArch for X86_64 {
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, |cpu| {
-            // The CPU's own side effects of `syscall`: rcx = next RIP, r11 = RFLAGS.
-            let rip = cpu.reg_read(RegisterX86::RIP).unwrap_or(0);
-            let flags = cpu.reg_read(RegisterX86::RFLAGS).unwrap_or(0);
-            let _ = cpu.reg_write(RegisterX86::RCX, rip + 2);
-            let _ = cpu.reg_write(RegisterX86::R11, flags);
-            crate::syscall::enter(cpu);
-        })?;
+        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, crate::syscall::enter)?;
         cpu.add_intr_hook(crate::task::cpu_exception)?;
         Ok(())
     }
@@ -93,23 +86,27 @@ impl GuestArch for X86_64 {
 
     #[inline]
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let r = |reg| cpu.reg_read(reg).unwrap_or(0);
-        SyscallArgs {
-            nr: r(RegisterX86::RAX),
-            a: [
-                r(RegisterX86::RDI),
-                r(RegisterX86::RSI),
-                r(RegisterX86::RDX),
-                r(RegisterX86::R10),
-                r(RegisterX86::R8),
-                r(RegisterX86::R9),
-            ],
-        }
+        use RegisterX86 as R;
+        let ids = [R::RAX, R::RDI, R::RSI, R::RDX, R::RIP, R::RFLAGS].map(|r| r as i32);
+        let v = read_regs(cpu, &ids);
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [v[4], v[5]] }
     }
 
     #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(RegisterX86::RAX, ret);
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        use RegisterX86 as R;
+        let v = read_regs(cpu, &[R::R10 as i32, R::R8 as i32, R::R9 as i32]);
+        args.a[3..].copy_from_slice(&v);
+    }
+
+    /// Also does what the `syscall` instruction itself does to registers: `rcx` = the address
+    /// after it, `r11` = RFLAGS (Intel SDM, SYSCALL). Inside the hook RIP is still at the
+    /// `syscall`, whose encoding is 2 bytes.
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64) {
+        use RegisterX86 as R;
+        let [rip, flags] = args.scratch;
+        write_regs(cpu, &[R::RAX as i32, R::RCX as i32, R::R11 as i32], &[ret, rip + 2, flags]);
     }
 
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
