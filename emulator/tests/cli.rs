@@ -150,6 +150,33 @@ _start:
     jmp *%rax
 "#;
 
+const X86_JUMP_DATA: &str = r#"
+    .globl _start
+    .text
+_start:
+    lea data_code(%rip), %rax
+    jmp *%rax
+    .data
+    .balign 4096
+data_code:
+    nop
+    ret
+"#;
+
+const A64_JUMP_DATA: &str = r#"
+    .globl _start
+    .text
+_start:
+    adrp x0, data_code
+    add x0, x0, :lo12:data_code
+    br x0
+    .data
+    .balign 4096
+data_code:
+    nop
+    ret
+"#;
+
 const A64_STORE_RO: &str = r#"
     .globl _start
     .text
@@ -199,6 +226,13 @@ fn faults_end_with_139_and_a_report() {
     check_fault(&b, &format!("fault address {addr:#x}"), "mov dword ptr [rax + 4], 1");
     let b = asm_guest(d.path(), "x86_64", "x86_jump", X86_JUMP_UNMAPPED);
     check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+    // A jump into a mapped but non-executable page (.data) faults at the target.
+    let b = asm_guest(d.path(), "x86_64", "x86_jump_data", X86_JUMP_DATA);
+    let target = nm_address(&b, "data_code");
+    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
+    let b = asm_guest(d.path(), "aarch64", "a64_jump_data", A64_JUMP_DATA);
+    let target = nm_address(&b, "data_code");
+    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
     let b = asm_guest(d.path(), "aarch64", "a64_store_ro", A64_STORE_RO);
     let addr = nm_address(&b, "ro_word") + 4;
     check_fault(&b, &format!("fault address {addr:#x}"), "str w1, [x0, #4]");
