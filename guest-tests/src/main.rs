@@ -1,1 +1,280 @@
-fn main(){}
+//! The `guest-tests` command: `build` the guest programs, `run` them under an emulator and
+//! judge the results, regenerate the `expected` outputs natively, or `list` the tests.
+//! Run `guest-tests help` for the options.
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use guest_tests::arch::{self, Arch, ARCHES};
+use guest_tests::builder;
+use guest_tests::error::{Error, Result};
+use guest_tests::expected::{self, Change};
+use guest_tests::pool;
+use guest_tests::report;
+use guest_tests::runner::{self, Emulator, RunConfig};
+use guest_tests::suite::Suite;
+
+const USAGE: &str = "\
+guest-tests: build guest programs and judge an emulator by running them
+
+USAGE:
+    guest-tests build    [--arch A] [--out DIR] [--jobs N] [--test NAME]...
+    guest-tests run      --emulator CMD [--arch A] [--build-dir DIR] [--jobs N]
+                         [--timeout SECS] [--json FILE] [--junit FILE] [--test NAME]...
+                         [--build] [--verbose]
+    guest-tests expected [--out DIR] [--jobs N] [--timeout SECS]
+    guest-tests list
+    guest-tests help
+
+OPTIONS:
+    --arch A          x86_64, aarch64, a comma list, or all (default: all)
+    --out DIR         build directory (default: <workspace>/target/guest-tests); programs go
+                      to DIR/<arch>/<test>. --build-dir is the same option.
+    --jobs N          parallel compilers / tests (default: number of CPUs)
+    --emulator CMD    how to start a program: a command split on whitespace, given the
+                      program and its arguments (e.g. 'target/release/endgate',
+                      'qemu-aarch64', '{qemu}' = the arch's qemu-user binary, '{arch}' = the
+                      arch name), or 'native' to run it directly (host arch only)
+    --timeout SECS    per-test timeout, after which the test is killed (default: 30)
+    --json FILE       also write the results as JSON
+    --junit FILE      also write the results as JUnit XML
+    --test NAME       only tests whose name contains NAME (repeatable, or comma list)
+    --build           (run) build the programs first
+    --verbose         (run) print each result as it finishes
+
+`expected` is the only way expected outputs are made: it builds the x86_64 programs and runs
+them natively (never under an emulator), writing expected/<test>.stdout and .status; the asm
+tests' expected files are written by hand and only checked against the native run.
+
+Exit status: 0 all passed, 1 some test or build failed, 2 bad usage or setup.";
+
+#[derive(Default)]
+struct Opts {
+    arch: Option<String>,
+    out: Option<PathBuf>,
+    jobs: Option<usize>,
+    timeout: Option<Duration>,
+    emulator: Option<String>,
+    json: Option<PathBuf>,
+    junit: Option<PathBuf>,
+    tests: Vec<String>,
+    build: bool,
+    verbose: bool,
+}
+
+fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
+    let mut o = Opts::default();
+    let mut i = 0;
+    while i < args.len() {
+        let (flag, inline) = match args[i].split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (args[i].clone(), None),
+        };
+        i += 1;
+        let takes_value = !matches!(flag.as_str(), "--build" | "--verbose" | "-v");
+        let value = if !takes_value {
+            if inline.is_some() {
+                return Err(Error::new(format!("{flag} takes no value")));
+            }
+            String::new()
+        } else if let Some(v) = inline {
+            v
+        } else {
+            let v = args.get(i).ok_or_else(|| Error::new(format!("{flag} needs a value")))?;
+            i += 1;
+            v.clone()
+        };
+        let allowed: &[&str] = match cmd {
+            "build" => &["--arch", "--out", "--build-dir", "--jobs", "--test"],
+            "run" => &[
+                "--arch", "--out", "--build-dir", "--jobs", "--test", "--emulator", "--timeout", "--json", "--junit",
+                "--build", "--verbose", "-v",
+            ],
+            "expected" => &["--out", "--build-dir", "--jobs", "--timeout"],
+            _ => &[],
+        };
+        if !allowed.contains(&flag.as_str()) {
+            return Err(Error::new(format!("'{cmd}' does not take '{flag}' (see `guest-tests help`)")));
+        }
+        match flag.as_str() {
+            "--arch" => o.arch = Some(value),
+            "--out" | "--build-dir" => o.out = Some(PathBuf::from(value)),
+            "--jobs" => {
+                o.jobs = Some(
+                    value
+                        .parse()
+                        .ok()
+                        .filter(|&n: &usize| n > 0)
+                        .ok_or_else(|| Error::new(format!("--jobs wants a positive number, found '{value}'")))?,
+                )
+            }
+            "--timeout" => {
+                let secs: f64 = value
+                    .parse()
+                    .ok()
+                    .filter(|s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9)
+                    .ok_or_else(|| Error::new(format!("--timeout wants positive seconds, found '{value}'")))?;
+                o.timeout = Some(Duration::from_secs_f64(secs));
+            }
+            "--emulator" => o.emulator = Some(value),
+            "--json" => o.json = Some(PathBuf::from(value)),
+            "--junit" => o.junit = Some(PathBuf::from(value)),
+            "--test" => o.tests.extend(value.split(',').filter(|s| !s.is_empty()).map(str::to_string)),
+            "--build" => o.build = true,
+            _ => o.verbose = true,
+        }
+    }
+    Ok(o)
+}
+
+fn load_suite(o: &Opts) -> Result<Suite> {
+    let mut suite = Suite::load(&Suite::default_root())?;
+    suite.filter(&o.tests)?;
+    Ok(suite)
+}
+
+fn arches(o: &Opts) -> Result<Vec<&'static Arch>> {
+    arch::parse_selection(o.arch.as_deref().unwrap_or("all"))
+}
+
+/// Builds and prints failures; Ok(true) if everything built.
+fn do_build(suite: &Suite, arches: &[&'static Arch], out: &PathBuf, jobs: usize) -> Result<bool> {
+    for (test, missing) in suite.missing_ports() {
+        let wanted: Vec<_> = missing.iter().filter(|m| arches.iter().any(|a| a.name == **m)).collect();
+        if !wanted.is_empty() {
+            eprintln!("warning: asm test '{test}' has no source for {wanted:?}");
+        }
+    }
+    let built = builder::build(suite, arches, out, jobs)?;
+    let mut ok = 0;
+    for b in &built {
+        match &b.result {
+            Ok(_) => ok += 1,
+            Err(e) => eprintln!("error: {} [{}]: {e}", b.test, b.arch.name),
+        }
+    }
+    let names: Vec<_> = arches.iter().map(|a| a.name).collect();
+    println!("built {ok} of {} programs for {} into {}", built.len(), names.join(", "), out.display());
+    Ok(ok == built.len())
+}
+
+fn cmd_build(o: &Opts) -> Result<ExitCode> {
+    let suite = load_suite(o)?;
+    let out = o.out.clone().unwrap_or_else(builder::default_out_dir);
+    let ok = do_build(&suite, &arches(o)?, &out, o.jobs.unwrap_or_else(pool::default_jobs))?;
+    Ok(if ok { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn cmd_run(o: &Opts) -> Result<ExitCode> {
+    let suite = load_suite(o)?;
+    let arches = arches(o)?;
+    let emulator = Emulator::parse(
+        o.emulator
+            .as_deref()
+            .ok_or_else(|| Error::new("run needs --emulator CMD (e.g. target/release/endgate, qemu-aarch64, native)"))?,
+    )?;
+    for a in &arches {
+        emulator.check(a)?;
+    }
+    let config = RunConfig {
+        emulator,
+        arches: arches.clone(),
+        build_dir: o.out.clone().unwrap_or_else(builder::default_out_dir),
+        jobs: o.jobs.unwrap_or_else(pool::default_jobs),
+        timeout: o.timeout.unwrap_or(Duration::from_secs(30)),
+    };
+    if o.build && !do_build(&suite, &arches, &config.build_dir, config.jobs)? {
+        eprintln!("note: running anyway; tests without a program report NOBIN");
+    }
+    let verbose = o.verbose;
+    let outcomes = runner::run(&suite, &config, &|out, done, total| {
+        if verbose {
+            let ms = out.execution.as_ref().map_or(0, |e| e.duration.as_millis());
+            eprintln!("[{done}/{total}] {:7} {} [{}] {ms} ms", out.verdict.label(), out.test, out.arch.name);
+        }
+    })?;
+    println!("emulator: {}\n", config.emulator);
+    print!("{}", report::matrix(&outcomes, &arches));
+    let details = report::failure_details(&outcomes);
+    if !details.is_empty() {
+        println!("\nFAILURES\n{details}");
+    }
+    if let Some(p) = &o.json {
+        fs::write(p, report::json(&outcomes, &config.emulator.to_string()))
+            .map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
+    }
+    if let Some(p) = &o.junit {
+        fs::write(p, report::junit(&outcomes, &arches)).map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
+    }
+    println!("\n{}", report::summary(&outcomes));
+    Ok(if outcomes.iter().all(|x| x.verdict.passed()) { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn cmd_expected(o: &Opts) -> Result<ExitCode> {
+    let suite = load_suite(o)?;
+    let out = o.out.clone().unwrap_or_else(builder::default_out_dir);
+    let changes = expected::regenerate(
+        &suite,
+        &out,
+        o.jobs.unwrap_or_else(pool::default_jobs),
+        o.timeout.unwrap_or(Duration::from_secs(30)),
+    )?;
+    for (name, change) in &changes {
+        let what = match change {
+            Change::Created => "created",
+            Change::Updated => "UPDATED",
+            Change::Unchanged => "unchanged",
+            Change::HandChecked => "hand-written, agrees",
+        };
+        println!("{name:24} {what}");
+    }
+    println!("expected outputs from native {} runs: {} tests", expected::REFERENCE_ARCH, changes.len());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cmd_list() -> Result<ExitCode> {
+    let suite = Suite::load(&Suite::default_root())?;
+    for t in &suite.tests {
+        let kind = if t.expected_by_hand() { "asm" } else { "c" };
+        let archs: Vec<_> = ARCHES.iter().filter(|a| t.source_for(a).is_some()).map(|a| a.name).collect();
+        let mut extra = String::new();
+        if !t.settings.args.is_empty() {
+            extra.push_str(&format!(" args={:?}", t.settings.args));
+        }
+        if t.settings.stdin.is_some() {
+            extra.push_str(" stdin");
+        }
+        println!("{:24} {kind:3} {}{extra}", t.name, archs.join(","));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some(cmd) = args.first().map(String::as_str) else {
+        eprintln!("{USAGE}");
+        return ExitCode::from(2);
+    };
+    let result = match cmd {
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        "list" => cmd_list(),
+        "build" | "run" | "expected" => parse_opts(cmd, &args[1..]).and_then(|o| match cmd {
+            "build" => cmd_build(&o),
+            "run" => cmd_run(&o),
+            _ => cmd_expected(&o),
+        }),
+        other => Err(Error::new(format!("unknown command '{other}' (build, run, expected, list, help)"))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("guest-tests: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! Making the expected outputs — the one sanctioned way: build the x86_64 programs and run
+//! them natively on an x86_64 host. An emulator's output is never used. Asm tests' expected
+//! files are written by hand from the program's logic; here they are only checked.
+
+use std::fs;
+
+use crate::arch::{Arch, ARCHES};
+use crate::builder;
+use crate::error::{Error, Result};
+use crate::exec;
+use crate::pool;
+use crate::suite::{Expected, Suite, Test};
+use std::path::Path;
+use std::time::Duration;
+
+/// The arch whose native runs define the expected outputs.
+pub const REFERENCE_ARCH: &str = "x86_64";
+
+/// What happened to one test's expected files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Change {
+    /// Written for the first time.
+    Created,
+    /// Rewritten with different contents.
+    Updated,
+    /// Already matched the native run.
+    Unchanged,
+    /// A hand-written expectation that the native run agrees with.
+    HandChecked,
+}
+
+/// Builds the x86_64 programs into `build_dir`, runs each natively, and writes
+/// `expected/<test>.{stdout,status}` for every generated (C) test. Fails, writing nothing
+/// for that test, if a program times out or a hand-written (asm) expectation disagrees
+/// with the native run.
+pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duration) -> Result<Vec<(String, Change)>> {
+    let arch = Arch::by_name(REFERENCE_ARCH).expect("the reference arch is in the table");
+    if Arch::host().map(|h| h.name) != Some(arch.name) {
+        return Err(Error::new(format!(
+            "expected outputs come from native {REFERENCE_ARCH} runs, and this host is {}",
+            std::env::consts::ARCH
+        )));
+    }
+    let built = builder::build(suite, &[arch], build_dir, jobs)?;
+    let failed: Vec<String> = built
+        .iter()
+        .filter_map(|b| b.result.as_ref().err().map(|e| format!("{}: {e}", b.test)))
+        .collect();
+    if !failed.is_empty() {
+        return Err(Error::new(format!("build failed:\n{}", failed.join("\n"))));
+    }
+    let scratch = std::env::temp_dir().join(format!("guest-tests-expected-{}", std::process::id()));
+    let tests: Vec<&Test> = suite.tests.iter().collect();
+    let results = pool::map(&tests, jobs, |i, test| {
+        let workdir = scratch.join(format!("{i}-{}", test.name));
+        let r = one(suite, test, arch, build_dir, &workdir, timeout);
+        let _ = fs::remove_dir_all(&workdir);
+        r
+    });
+    let _ = fs::remove_dir_all(&scratch);
+    let (ok, errs): (Vec<_>, Vec<_>) = results.into_iter().partition(|r| r.is_ok());
+    if !errs.is_empty() {
+        let msgs: Vec<String> = errs.into_iter().filter_map(|r| r.err()).map(|e| e.0).collect();
+        return Err(Error::new(msgs.join("\n")));
+    }
+    Ok(ok.into_iter().filter_map(|r| r.ok()).collect())
+}
+
+fn one(suite: &Suite, test: &Test, arch: &Arch, build_dir: &Path, workdir: &Path, timeout: Duration) -> Result<(String, Change)> {
+    let program = std::path::absolute(builder::binary_path(build_dir, arch, &test.name))
+        .map_err(|e| Error::new(format!("{}: {e}", test.name)))?;
+    fs::create_dir_all(workdir).map_err(|e| Error::new(format!("creating {}: {e}", workdir.display())))?;
+    let mut cmd = std::process::Command::new(&program);
+    cmd.args(&test.settings.args);
+    let ex = exec::run(cmd, workdir, test.settings.stdin.as_deref(), test.settings.timeout.unwrap_or(timeout))
+        .map_err(|e| Error::new(format!("{}: cannot run {}: {e}", test.name, program.display())))?;
+    if ex.timed_out {
+        return Err(Error::new(format!("{}: timed out natively; fix the program", test.name)));
+    }
+    let status = ex.status.ok_or_else(|| Error::new(format!("{}: no exit status", test.name)))?;
+    let new = Expected { stdout: ex.stdout, status };
+    let old = suite.expected(test, arch).ok();
+    if test.expected_by_hand() {
+        return match old {
+            Some(old) if old == new => Ok((test.name.clone(), Change::HandChecked)),
+            Some(old) => Err(Error::new(format!(
+                "{}: the hand-written expected output disagrees with the native run (status {} vs {}; {})",
+                test.name,
+                old.status,
+                new.status,
+                crate::runner::describe_diff(&old.stdout, &new.stdout)
+            ))),
+            None => Err(Error::new(format!(
+                "{0}: asm tests' expected files are written by hand: add expected/{0}.stdout and .status",
+                test.name
+            ))),
+        };
+    }
+    if test.settings.arch_specific {
+        let others: Vec<_> = ARCHES.iter().filter(|a| a.name != arch.name).map(|a| a.name).collect();
+        eprintln!("note: {} is arch-specific: expected/{{{}}}/{}.* are kept by hand", test.name, others.join(","), test.name);
+    }
+    let change = match old {
+        None => Change::Created,
+        Some(o) if o == new => Change::Unchanged,
+        Some(_) => Change::Updated,
+    };
+    if change != Change::Unchanged {
+        suite.write_expected(test, arch, &new)?;
+    }
+    Ok((test.name.clone(), change))
+}

@@ -1,0 +1,240 @@
+//! Reporting a run: the pass/fail matrix (rows tests, columns arches), failure details, a
+//! summary line, and machine-readable JSON and JUnit XML (written by hand, no dependencies).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::arch::Arch;
+use crate::runner::Outcome;
+
+/// At most this many bytes of a stream are quoted in details and reports.
+const QUOTE_CAP: usize = 4000;
+
+/// The matrix: one row per test, one column per arch, each cell the verdict's label
+/// (`-` where the test was not run for that arch).
+pub fn matrix(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
+    let mut rows: BTreeMap<&str, BTreeMap<&str, &str>> = BTreeMap::new();
+    for o in outcomes {
+        rows.entry(&o.test).or_default().insert(o.arch.name, o.verdict.label());
+    }
+    let w = rows.keys().map(|k| k.len()).max().unwrap_or(4).max(4);
+    let cols: Vec<usize> = arches.iter().map(|a| a.name.len().max(7)).collect();
+    let mut s = format!("{:w$}", "test");
+    for (a, cw) in arches.iter().zip(&cols) {
+        let _ = write!(s, "  {:cw$}", a.name);
+    }
+    s.push('\n');
+    for (test, cells) in &rows {
+        let _ = write!(s, "{test:w$}");
+        for (a, cw) in arches.iter().zip(&cols) {
+            let _ = write!(s, "  {:cw$}", cells.get(a.name).copied().unwrap_or("-"));
+        }
+        s.truncate(s.trim_end().len());
+        s.push('\n');
+    }
+    s
+}
+
+/// Details of every outcome that did not pass: why, how to reproduce, stdout and stderr.
+pub fn failure_details(outcomes: &[Outcome]) -> String {
+    let mut s = String::new();
+    for o in outcomes.iter().filter(|o| !o.verdict.passed()) {
+        let _ = writeln!(s, "--- {} [{}]: {}", o.test, o.arch.name, o.verdict.label());
+        for line in o.message.lines() {
+            let _ = writeln!(s, "    {line}");
+        }
+        let _ = writeln!(s, "    command: {}", o.command);
+        if let Some(ex) = &o.execution {
+            if !ex.stdout.is_empty() {
+                let _ = writeln!(s, "    stdout:\n{}", indent(&quote(&ex.stdout)));
+            }
+            if !ex.stderr.is_empty() {
+                let _ = writeln!(s, "    stderr:\n{}", indent(&quote(&ex.stderr)));
+            }
+        }
+    }
+    s
+}
+
+/// The closing line: `guest-tests: N passed, M failed`.
+pub fn summary(outcomes: &[Outcome]) -> String {
+    let passed = outcomes.iter().filter(|o| o.verdict.passed()).count();
+    format!("guest-tests: {} passed, {} failed", passed, outcomes.len() - passed)
+}
+
+fn quote(bytes: &[u8]) -> String {
+    let cut = &bytes[..bytes.len().min(QUOTE_CAP)];
+    let mut s = String::from_utf8_lossy(cut).into_owned();
+    if bytes.len() > QUOTE_CAP {
+        let _ = write!(s, "\n[... {} more bytes]", bytes.len() - QUOTE_CAP);
+    }
+    s
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("        {l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// JSON string escaping (RFC 8259).
+pub fn json_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// The run as JSON: `{"emulator": …, "summary": {…}, "results": [{…}, …]}`.
+pub fn json(outcomes: &[Outcome], emulator: &str) -> String {
+    let passed = outcomes.iter().filter(|o| o.verdict.passed()).count();
+    let mut s = String::new();
+    let _ = writeln!(s, "{{\n  \"emulator\": {},", json_str(emulator));
+    let _ = writeln!(
+        s,
+        "  \"summary\": {{\"total\": {}, \"passed\": {}, \"failed\": {}}},",
+        outcomes.len(),
+        passed,
+        outcomes.len() - passed
+    );
+    s.push_str("  \"results\": [");
+    for (i, o) in outcomes.iter().enumerate() {
+        let ex = o.execution.as_ref();
+        let opt = |v: Option<i32>| v.map_or("null".to_string(), |v| v.to_string());
+        let _ = write!(
+            s,
+            "{}\n    {{\"test\": {}, \"arch\": {}, \"verdict\": {}, \"passed\": {}, \"duration_ms\": {}, \
+             \"expected_status\": {}, \"status\": {}, \"message\": {}, \"command\": {}, \"stdout\": {}, \"stderr\": {}}}",
+            if i == 0 { "" } else { "," },
+            json_str(&o.test),
+            json_str(o.arch.name),
+            json_str(o.verdict.label()),
+            o.verdict.passed(),
+            ex.map_or(0, |e| e.duration.as_millis()),
+            opt(o.expected.as_ref().map(|e| e.status)),
+            opt(ex.and_then(|e| e.status)),
+            json_str(&o.message),
+            json_str(&o.command),
+            json_str(&quote(ex.map_or(&[][..], |e| &e.stdout))),
+            json_str(&quote(ex.map_or(&[][..], |e| &e.stderr))),
+        );
+    }
+    s.push_str("\n  ]\n}\n");
+    s
+}
+
+/// XML text escaping; characters XML 1.0 cannot hold become U+FFFD.
+pub fn xml_str(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => out.push('\u{fffd}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The run as JUnit XML: one `<testsuite>` per arch, one `<testcase>` per test.
+pub fn junit(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
+    let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let failed_all = outcomes.iter().filter(|o| !o.verdict.passed()).count();
+    let _ = writeln!(s, "<testsuites name=\"guest-tests\" tests=\"{}\" failures=\"{}\">", outcomes.len(), failed_all);
+    for a in arches {
+        let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.arch.name == a.name).collect();
+        let failed = mine.iter().filter(|o| !o.verdict.passed()).count();
+        let time: f64 = mine.iter().filter_map(|o| o.execution.as_ref()).map(|e| e.duration.as_secs_f64()).sum();
+        let _ = writeln!(
+            s,
+            "  <testsuite name=\"guest-tests.{0}\" tests=\"{1}\" failures=\"{2}\" time=\"{3:.3}\">",
+            xml_str(a.name),
+            mine.len(),
+            failed,
+            time
+        );
+        for o in mine {
+            let t = o.execution.as_ref().map_or(0.0, |e| e.duration.as_secs_f64());
+            let head = format!(
+                "    <testcase classname=\"guest-tests.{}\" name=\"{}\" time=\"{t:.3}\"",
+                xml_str(a.name),
+                xml_str(&o.test)
+            );
+            if o.verdict.passed() {
+                let _ = writeln!(s, "{head}/>");
+                continue;
+            }
+            let first = o.message.lines().next().unwrap_or("");
+            let _ = writeln!(
+                s,
+                "{head}>\n      <failure type=\"{}\" message=\"{}\">{}\ncommand: {}</failure>",
+                o.verdict.label(),
+                xml_str(first),
+                xml_str(&o.message),
+                xml_str(&o.command)
+            );
+            if let Some(ex) = &o.execution {
+                let _ = writeln!(s, "      <system-out>{}</system-out>", xml_str(&quote(&ex.stdout)));
+                let _ = writeln!(s, "      <system-err>{}</system-err>", xml_str(&quote(&ex.stderr)));
+            }
+            s.push_str("    </testcase>\n");
+        }
+        s.push_str("  </testsuite>\n");
+    }
+    s.push_str("</testsuites>\n");
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::Verdict;
+
+    fn outcome(test: &str, arch: &'static str, verdict: Verdict) -> Outcome {
+        Outcome {
+            test: test.into(),
+            arch: Arch::by_name(arch).unwrap(),
+            verdict,
+            message: if verdict.passed() { String::new() } else { "exit status: expected 0, got 1 <&>".into() },
+            command: "emu prog".into(),
+            expected: None,
+            execution: None,
+        }
+    }
+
+    #[test]
+    fn renders() {
+        let arches: Vec<_> = crate::arch::ARCHES.iter().collect();
+        let v = vec![
+            outcome("hello", "x86_64", Verdict::Pass),
+            outcome("hello", "aarch64", Verdict::Fail),
+            outcome("zz", "x86_64", Verdict::Timeout),
+        ];
+        let m = matrix(&v, &arches);
+        assert!(m.contains("hello  pass     FAIL"), "{m}");
+        assert!(m.contains("zz     TIMEOUT  -"), "{m}");
+        assert_eq!(summary(&v), "guest-tests: 1 passed, 2 failed");
+        let j = junit(&v, &arches);
+        assert!(j.contains("&lt;&amp;&gt;") && j.contains("failures=\"2\""));
+        assert!(json(&v, "e\"mu").contains("\"emulator\": \"e\\\"mu\""));
+        assert_eq!(json_str("a\u{1}\n"), "\"a\\u0001\\n\"");
+        assert_eq!(xml_str("a\u{1}b"), "a\u{fffd}b");
+        assert!(failure_details(&v).contains("--- hello [aarch64]: FAIL"));
+    }
+}

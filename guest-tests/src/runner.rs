@@ -1,0 +1,291 @@
+//! Running the suite under an emulator: one job per (test, arch), in parallel, each in a
+//! fresh temporary working directory, judged against the expected stdout and exit status.
+
+use std::fmt;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use crate::arch::Arch;
+use crate::builder::binary_path;
+use crate::error::{Error, Result};
+use crate::exec::{self, Execution};
+use crate::pool;
+use crate::suite::{Expected, Suite, Test};
+
+/// How test programs are started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Emulator {
+    /// Directly, on the host (only for the host's own arch).
+    Native,
+    /// Through a command: its words, then the program and its arguments. In the words,
+    /// `{arch}` becomes the arch name and `{qemu}` the arch's qemu-user binary.
+    Command(Vec<String>),
+}
+
+impl Emulator {
+    /// Parses `--emulator`: `native`, or a command split on whitespace
+    /// (e.g. `target/release/endgate`, `qemu-aarch64`, `{qemu} -cpu max`).
+    pub fn parse(spec: &str) -> Result<Emulator> {
+        let words: Vec<String> = spec.split_whitespace().map(str::to_string).collect();
+        match words.as_slice() {
+            [] => Err(Error::new("--emulator is empty: give a command, or 'native'")),
+            [w] if w == "native" => Ok(Emulator::Native),
+            _ => Ok(Emulator::Command(words)),
+        }
+    }
+
+    /// Checks that this emulator can run `arch` at all (`native` only runs the host's arch).
+    pub fn check(&self, arch: &Arch) -> Result<()> {
+        match self {
+            Emulator::Native if Arch::host().map(|h| h.name) != Some(arch.name) => Err(Error::new(format!(
+                "'native' cannot run {} programs on this {} host: pick --arch {} or an emulator",
+                arch.name,
+                std::env::consts::ARCH,
+                Arch::host().map_or("<none>", |h| h.name)
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The command that runs `program` (built for `arch`) with `args`.
+    pub fn command(&self, arch: &Arch, program: &Path, args: &[String]) -> Command {
+        let mut cmd = match self {
+            Emulator::Native => Command::new(program),
+            Emulator::Command(words) => {
+                let expand = |w: &String| w.replace("{arch}", arch.name).replace("{qemu}", arch.qemu);
+                let mut c = Command::new(expand(&words[0]));
+                c.args(words[1..].iter().map(expand)).arg(program);
+                c
+            }
+        };
+        cmd.args(args);
+        cmd
+    }
+}
+
+impl fmt::Display for Emulator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Emulator::Native => f.write_str("native"),
+            Emulator::Command(w) => f.write_str(&w.join(" ")),
+        }
+    }
+}
+
+/// Settings of one suite run.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// How programs are started.
+    pub emulator: Emulator,
+    /// Which arches' builds to run.
+    pub arches: Vec<&'static Arch>,
+    /// Where `build` put the programs (`<dir>/<arch>/<test>`).
+    pub build_dir: PathBuf,
+    /// Parallel jobs.
+    pub jobs: usize,
+    /// Per-test timeout (the manifest may override it per test).
+    pub timeout: Duration,
+}
+
+/// The verdict on one test on one arch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Stdout and exit status as expected.
+    Pass,
+    /// Ran, but stdout or exit status differ.
+    Fail,
+    /// Killed after the timeout.
+    Timeout,
+    /// No built program (run `build` first, or the build failed).
+    NoBinary,
+    /// No expected output checked in.
+    NoExpected,
+    /// Could not be started.
+    Error,
+}
+
+impl Verdict {
+    /// The short word used in the matrix.
+    pub fn label(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "FAIL",
+            Verdict::Timeout => "TIMEOUT",
+            Verdict::NoBinary => "NOBIN",
+            Verdict::NoExpected => "NOEXP",
+            Verdict::Error => "ERROR",
+        }
+    }
+
+    /// Whether this counts as passing.
+    pub fn passed(self) -> bool {
+        self == Verdict::Pass
+    }
+}
+
+/// The result of one test on one arch.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    /// The test's name.
+    pub test: String,
+    /// The arch.
+    pub arch: &'static Arch,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why it did not pass (empty on a pass).
+    pub message: String,
+    /// The command line, for reproducing by hand.
+    pub command: String,
+    /// What was expected, if known.
+    pub expected: Option<Expected>,
+    /// What happened, if it ran.
+    pub execution: Option<Execution>,
+}
+
+/// Runs every test of `suite` on every arch of `config`, calling `on_done` as each finishes.
+/// Errors only on a bad configuration (e.g. `native` for a foreign arch).
+pub fn run(suite: &Suite, config: &RunConfig, on_done: &(dyn Fn(&Outcome, usize, usize) + Sync)) -> Result<Vec<Outcome>> {
+    for a in &config.arches {
+        config.emulator.check(a)?;
+    }
+    let build_dir = std::path::absolute(&config.build_dir)
+        .map_err(|e| Error::new(format!("build directory {}: {e}", config.build_dir.display())))?;
+    let scratch = std::env::temp_dir().join(format!("guest-tests-{}", std::process::id()));
+    fs::create_dir_all(&scratch).map_err(|e| Error::new(format!("creating {}: {e}", scratch.display())))?;
+    let jobs: Vec<(&Test, &'static Arch)> =
+        suite.tests.iter().flat_map(|t| config.arches.iter().map(move |a| (t, *a))).collect();
+    let done = AtomicUsize::new(0);
+    let outcomes = pool::map(&jobs, config.jobs, |i, (test, arch)| {
+        let workdir = scratch.join(format!("{i}-{}-{}", arch.name, test.name));
+        let o = run_one(suite, config, &build_dir, test, arch, &workdir);
+        let _ = fs::remove_dir_all(&workdir);
+        on_done(&o, done.fetch_add(1, Ordering::Relaxed) + 1, jobs.len());
+        o
+    });
+    let _ = fs::remove_dir_all(&scratch);
+    Ok(outcomes)
+}
+
+fn run_one(suite: &Suite, config: &RunConfig, build_dir: &Path, test: &Test, arch: &'static Arch, workdir: &Path) -> Outcome {
+    let program = binary_path(build_dir, arch, &test.name);
+    let cmd = config.emulator.command(arch, &program, &test.settings.args);
+    let mut o = Outcome {
+        test: test.name.clone(),
+        arch,
+        verdict: Verdict::Error,
+        message: String::new(),
+        command: show_command(&cmd),
+        expected: None,
+        execution: None,
+    };
+    match suite.expected(test, arch) {
+        Ok(e) => o.expected = Some(e),
+        Err(e) => {
+            o.verdict = Verdict::NoExpected;
+            o.message = format!("{e} (generate with `guest-tests expected`; asm tests' are written by hand)");
+            return o;
+        }
+    }
+    if !program.is_file() {
+        o.verdict = Verdict::NoBinary;
+        o.message = format!("{} is missing: run `guest-tests build --arch {}` first", program.display(), arch.name);
+        return o;
+    }
+    if let Err(e) = fs::create_dir_all(workdir) {
+        o.message = format!("creating working directory {}: {e}", workdir.display());
+        return o;
+    }
+    let timeout = test.settings.timeout.unwrap_or(config.timeout);
+    let ex = match exec::run(cmd, workdir, test.settings.stdin.as_deref(), timeout) {
+        Ok(ex) => ex,
+        Err(e) => {
+            o.message = format!("cannot start `{}`: {e}", o.command);
+            return o;
+        }
+    };
+    let exp = o.expected.as_ref().expect("set above");
+    if ex.timed_out {
+        o.verdict = Verdict::Timeout;
+        o.message = format!("killed after {:.1}s", timeout.as_secs_f64());
+    } else {
+        let mut why = Vec::new();
+        if ex.status != Some(exp.status) {
+            why.push(format!(
+                "exit status: expected {}, got {}",
+                exp.status,
+                ex.status.map_or("unknown".to_string(), |s| s.to_string())
+            ));
+        }
+        if ex.stdout != exp.stdout {
+            why.push(describe_diff(&exp.stdout, &ex.stdout));
+        }
+        o.verdict = if why.is_empty() { Verdict::Pass } else { Verdict::Fail };
+        o.message = why.join("\n");
+    }
+    o.execution = Some(ex);
+    o
+}
+
+/// Describes how `actual` differs from `expected`: the first differing line of each.
+pub fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
+    let e: Vec<&[u8]> = expected.split_inclusive(|&b| b == b'\n').collect();
+    let a: Vec<&[u8]> = actual.split_inclusive(|&b| b == b'\n').collect();
+    let i = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
+    let line = |v: &[&[u8]]| {
+        v.get(i).map_or("<end of output>".to_string(), |l| format!("{:?}", String::from_utf8_lossy(l)))
+    };
+    format!(
+        "stdout differs at line {}: expected {}, got {} ({} vs {} lines)",
+        i + 1,
+        line(&e),
+        line(&a),
+        e.len(),
+        a.len()
+    )
+}
+
+/// A command line as a shell would take it (words with spaces or quotes get quoted).
+pub fn show_command(cmd: &Command) -> String {
+    std::iter::once(cmd.get_program())
+        .chain(cmd.get_args())
+        .map(|w| {
+            let s = w.to_string_lossy();
+            if !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%{}".contains(c)) {
+                s.into_owned()
+            } else {
+                format!("'{}'", s.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn emulator_parse_and_command() {
+        assert_eq!(Emulator::parse(" native ").unwrap(), Emulator::Native);
+        assert!(Emulator::parse("   ").is_err());
+        let e = Emulator::parse("{qemu} -cpu max").unwrap();
+        let arch = Arch::by_name("aarch64").unwrap();
+        let c = e.command(arch, Path::new("/b/hello"), &["a b".into(), String::new()]);
+        assert_eq!(show_command(&c), "qemu-aarch64 -cpu max /b/hello 'a b' ''");
+        if Arch::host().is_some_and(|h| h.name == "x86_64") {
+            assert!(Emulator::Native.check(arch).unwrap_err().0.contains("cannot run aarch64"));
+        }
+    }
+
+    #[test]
+    fn diff() {
+        assert_eq!(
+            describe_diff(b"a\nb\n", b"a\nc\n"),
+            "stdout differs at line 2: expected \"b\\n\", got \"c\\n\" (2 vs 2 lines)"
+        );
+        assert!(describe_diff(b"a\n", b"a\nextra\n").contains("expected <end of output>"));
+    }
+}
