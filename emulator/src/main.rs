@@ -9,6 +9,9 @@ use endgate::task::{Exit, Options};
 use endgate::{launch, Program};
 
 fn main() -> ExitCode {
+    // The Rust runtime ignores SIGPIPE; a guest starts with every signal at its default.
+    // SAFETY: setting a signal disposition to SIG_DFL before any other thread exists.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
     let cli = Cli::parse_from(normalize_args(std::env::args_os()));
     if cli.version {
         println!("endgate {}", env!("CARGO_PKG_VERSION"));

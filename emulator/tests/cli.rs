@@ -332,3 +332,17 @@ fn strace_formats_like_strace() {
     assert!(err.contains("= -1 ENOSYS (Function not implemented)"), "{err}");
     assert_eq!(err.matches("is not implemented").count(), 1, "{err}");
 }
+
+#[test]
+fn write_to_a_closed_pipe_ends_with_sigpipe_like_native() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let bb = common::busybox("arm64");
+    let mut child = Command::new(endgate()).arg(&bb).arg("yes").stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut buf = [0u8; 64];
+    child.stdout.as_mut().unwrap().read_exact(&mut buf).unwrap();
+    drop(child.stdout.take());
+    let st = child.wait().unwrap();
+    // Natively `busybox yes` dies by SIGPIPE here (signal(7): default action terminate).
+    assert_eq!(st.signal(), Some(libc::SIGPIPE), "{st:?}");
+}

@@ -47,8 +47,30 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
+        mirror_to_host(s, n.handler);
     }
     Ok(0)
+}
+
+/// Gives the host process the guest's `SIG_IGN`/`SIG_DFL` choice for asynchronous signals, so
+/// that what the kernel does without asking the guest (a write to a closed pipe ending the
+/// process with SIGPIPE, an ignored SIGINT, auto-reaped children with SIGCHLD ignored) happens
+/// as it would natively. Signals that report endgate's own faults (SIGSEGV, SIGBUS, SIGILL,
+/// SIGFPE, SIGTRAP, SIGSYS) keep their host defaults. A guest handler leaves the host default
+/// in place until signal delivery exists.
+fn mirror_to_host(sig: Signal, handler: u64) {
+    use crate::signal::{SIG_DFL, SIG_IGN};
+    const OWN: [u32; 6] = [4, 5, 7, 8, 11, 31];
+    if OWN.contains(&sig.0) || sig == Signal::SIGKILL || sig == Signal::SIGSTOP || sig.0 >= 32 {
+        return;
+    }
+    let host = match handler {
+        SIG_IGN => libc::SIG_IGN,
+        SIG_DFL => libc::SIG_DFL,
+        _ => libc::SIG_DFL,
+    };
+    // SAFETY: installs SIG_IGN or SIG_DFL (no handler code) for a valid signal number.
+    unsafe { libc::signal(sig.0 as i32, host) };
 }
 
 const SIG_BLOCK: u64 = 0;
