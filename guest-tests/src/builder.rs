@@ -60,7 +60,10 @@ pub fn check_compilers(arches: &[&'static Arch]) -> Vec<String> {
                 .is_ok_and(|s| s.success())
         })
         .map(|a| {
-            format!("{}: compiler '{}' not found or not working (Debian: apt-get install {})", a.name, a.cc, a.cc_package)
+            format!(
+                "{}: compiler '{}' not found or not working (Debian: apt-get install {})",
+                a.name, a.cc, a.cc_package
+            )
         })
         .collect()
 }
@@ -109,7 +112,8 @@ pub fn compile_command(suite: &Suite, test: &Test, arch: &Arch, output: &Path) -
 
 fn build_one(suite: &Suite, test: &Test, arch: &Arch, out_dir: &Path) -> std::result::Result<PathBuf, String> {
     let out = binary_path(out_dir, arch, &test.name);
-    let tmp = out.with_file_name(format!(".{}.tmp-{}-{:?}", test.name, std::process::id(), std::thread::current().id()));
+    let tmp =
+        out.with_file_name(format!(".{}.tmp-{}-{:?}", test.name, std::process::id(), std::thread::current().id()));
     let Some(mut cmd) = compile_command(suite, test, arch, &tmp) else {
         return Err(format!("no source for {}: add programs/asm/{}/{}.S", arch.name, arch.name, test.name));
     };

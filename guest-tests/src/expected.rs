@@ -42,10 +42,8 @@ pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duratio
         )));
     }
     let built = builder::build(suite, &[arch], build_dir, jobs)?;
-    let failed: Vec<String> = built
-        .iter()
-        .filter_map(|b| b.result.as_ref().err().map(|e| format!("{}: {e}", b.test)))
-        .collect();
+    let failed: Vec<String> =
+        built.iter().filter_map(|b| b.result.as_ref().err().map(|e| format!("{}: {e}", b.test))).collect();
     if !failed.is_empty() {
         return Err(Error::new(format!("build failed:\n{}", failed.join("\n"))));
     }
@@ -66,7 +64,14 @@ pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duratio
     Ok(ok.into_iter().filter_map(|r| r.ok()).collect())
 }
 
-fn one(suite: &Suite, test: &Test, arch: &Arch, build_dir: &Path, workdir: &Path, timeout: Duration) -> Result<(String, Change)> {
+fn one(
+    suite: &Suite,
+    test: &Test,
+    arch: &Arch,
+    build_dir: &Path,
+    workdir: &Path,
+    timeout: Duration,
+) -> Result<(String, Change)> {
     let program = std::path::absolute(builder::binary_path(build_dir, arch, &test.name))
         .map_err(|e| Error::new(format!("{}: {e}", test.name)))?;
     fs::create_dir_all(workdir).map_err(|e| Error::new(format!("creating {}: {e}", workdir.display())))?;
@@ -98,7 +103,12 @@ fn one(suite: &Suite, test: &Test, arch: &Arch, build_dir: &Path, workdir: &Path
     }
     if test.settings.arch_specific {
         let others: Vec<_> = ARCHES.iter().filter(|a| a.name != arch.name).map(|a| a.name).collect();
-        eprintln!("note: {} is arch-specific: expected/{{{}}}/{}.* are kept by hand", test.name, others.join(","), test.name);
+        eprintln!(
+            "note: {} is arch-specific: expected/{{{}}}/{}.* are kept by hand",
+            test.name,
+            others.join(","),
+            test.name
+        );
     }
     let change = match old {
         None => Change::Created,

@@ -3,7 +3,7 @@
 //! Run `guest-tests help` for the options.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -89,8 +89,18 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
         let allowed: &[&str] = match cmd {
             "build" => &["--arch", "--out", "--build-dir", "--jobs", "--test"],
             "run" => &[
-                "--arch", "--out", "--build-dir", "--jobs", "--test", "--emulator", "--timeout", "--json", "--junit",
-                "--build", "--verbose", "-v",
+                "--arch",
+                "--out",
+                "--build-dir",
+                "--jobs",
+                "--test",
+                "--emulator",
+                "--timeout",
+                "--json",
+                "--junit",
+                "--build",
+                "--verbose",
+                "-v",
             ],
             "expected" => &["--out", "--build-dir", "--jobs", "--timeout"],
             _ => &[],
@@ -140,7 +150,7 @@ fn arches(o: &Opts) -> Result<Vec<&'static Arch>> {
 }
 
 /// Builds and prints failures; Ok(true) if everything built.
-fn do_build(suite: &Suite, arches: &[&'static Arch], out: &PathBuf, jobs: usize) -> Result<bool> {
+fn do_build(suite: &Suite, arches: &[&'static Arch], out: &Path, jobs: usize) -> Result<bool> {
     for (test, missing) in suite.missing_ports() {
         let wanted: Vec<_> = missing.iter().filter(|m| arches.iter().any(|a| a.name == **m)).collect();
         if !wanted.is_empty() {
@@ -170,11 +180,10 @@ fn cmd_build(o: &Opts) -> Result<ExitCode> {
 fn cmd_run(o: &Opts) -> Result<ExitCode> {
     let suite = load_suite(o)?;
     let arches = arches(o)?;
-    let emulator = Emulator::parse(
-        o.emulator
-            .as_deref()
-            .ok_or_else(|| Error::new("run needs --emulator CMD (e.g. target/release/endgate, qemu-aarch64, native)"))?,
-    )?;
+    let emulator =
+        Emulator::parse(o.emulator.as_deref().ok_or_else(|| {
+            Error::new("run needs --emulator CMD (e.g. target/release/endgate, qemu-aarch64, native)")
+        })?)?;
     for a in &arches {
         emulator.check(a)?;
     }
@@ -206,7 +215,8 @@ fn cmd_run(o: &Opts) -> Result<ExitCode> {
             .map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
     }
     if let Some(p) = &o.junit {
-        fs::write(p, report::junit(&outcomes, &arches)).map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
+        fs::write(p, report::junit(&outcomes, &arches))
+            .map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
     }
     println!("\n{}", report::summary(&outcomes));
     Ok(if outcomes.iter().all(|x| x.verdict.passed()) { ExitCode::SUCCESS } else { ExitCode::from(1) })

@@ -61,9 +61,8 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Entry>> {
             current = Some(name.to_string());
             continue;
         }
-        let (key, value) = line
-            .split_once('=')
-            .ok_or_else(|| err(format!("expected 'key = value' or '[test]', found '{line}'")))?;
+        let (key, value) =
+            line.split_once('=').ok_or_else(|| err(format!("expected 'key = value' or '[test]', found '{line}'")))?;
         let (key, value) = (key.trim(), value.trim());
         let name = current.as_ref().ok_or_else(|| err(format!("'{key}' before any [test] section")))?;
         let entry = out.get_mut(name).expect("section inserted above");
@@ -92,11 +91,7 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Entry>> {
                     _ => return Err(err(format!("arch_specific wants true or false, found '{value}'"))),
                 }
             }
-            _ => {
-                return Err(err(format!(
-                    "unknown key '{key}' (known: args, stdin, cflags, timeout, arch_specific)"
-                )))
-            }
+            _ => return Err(err(format!("unknown key '{key}' (known: args, stdin, cflags, timeout, arch_specific)"))),
         }
     }
     Ok(out)

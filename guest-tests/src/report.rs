@@ -23,6 +23,7 @@ pub fn matrix(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
     for (a, cw) in arches.iter().zip(&cols) {
         let _ = write!(s, "  {:cw$}", a.name);
     }
+    s.truncate(s.trim_end().len());
     s.push('\n');
     for (test, cells) in &rows {
         let _ = write!(s, "{test:w$}");

@@ -50,6 +50,27 @@ impl Emulator {
         }
     }
 
+    /// Makes a relative emulator path (`target/release/endgate`) absolute, since tests run in
+    /// their own working directories, and checks that the emulator can be found for every
+    /// arch in `arches` (after `{arch}`/`{qemu}` expansion).
+    pub fn resolve(&self, arches: &[&'static Arch]) -> Result<Emulator> {
+        let Emulator::Command(words) = self else { return Ok(Emulator::Native) };
+        let mut words = words.clone();
+        if words[0].contains('/') && !words[0].contains('{') {
+            words[0] = std::path::absolute(&words[0])
+                .map_err(|e| Error::new(format!("emulator path {}: {e}", words[0])))?
+                .to_string_lossy()
+                .into_owned();
+        }
+        for a in arches {
+            let prog = words[0].replace("{arch}", a.name).replace("{qemu}", a.qemu);
+            if !find_program(&prog) {
+                return Err(Error::new(format!("emulator '{prog}' not found (for {})", a.name)));
+            }
+        }
+        Ok(Emulator::Command(words))
+    }
+
     /// The command that runs `program` (built for `arch`) with `args`.
     pub fn command(&self, arch: &Arch, program: &Path, args: &[String]) -> Command {
         let mut cmd = match self {
@@ -147,10 +168,15 @@ pub struct Outcome {
 
 /// Runs every test of `suite` on every arch of `config`, calling `on_done` as each finishes.
 /// Errors only on a bad configuration (e.g. `native` for a foreign arch).
-pub fn run(suite: &Suite, config: &RunConfig, on_done: &(dyn Fn(&Outcome, usize, usize) + Sync)) -> Result<Vec<Outcome>> {
+pub fn run(
+    suite: &Suite,
+    config: &RunConfig,
+    on_done: &(dyn Fn(&Outcome, usize, usize) + Sync),
+) -> Result<Vec<Outcome>> {
     for a in &config.arches {
         config.emulator.check(a)?;
     }
+    let config = &RunConfig { emulator: config.emulator.resolve(&config.arches)?, ..config.clone() };
     let build_dir = std::path::absolute(&config.build_dir)
         .map_err(|e| Error::new(format!("build directory {}: {e}", config.build_dir.display())))?;
     let scratch = std::env::temp_dir().join(format!("guest-tests-{}", std::process::id()));
@@ -169,7 +195,14 @@ pub fn run(suite: &Suite, config: &RunConfig, on_done: &(dyn Fn(&Outcome, usize,
     Ok(outcomes)
 }
 
-fn run_one(suite: &Suite, config: &RunConfig, build_dir: &Path, test: &Test, arch: &'static Arch, workdir: &Path) -> Outcome {
+fn run_one(
+    suite: &Suite,
+    config: &RunConfig,
+    build_dir: &Path,
+    test: &Test,
+    arch: &'static Arch,
+    workdir: &Path,
+) -> Outcome {
     let program = binary_path(build_dir, arch, &test.name);
     let cmd = config.emulator.command(arch, &program, &test.settings.args);
     let mut o = Outcome {
@@ -229,14 +262,21 @@ fn run_one(suite: &Suite, config: &RunConfig, build_dir: &Path, test: &Test, arc
     o
 }
 
+/// Whether `prog` names an existing file (when it has a '/') or is found on `$PATH`.
+fn find_program(prog: &str) -> bool {
+    if prog.contains('/') {
+        return Path::new(prog).is_file();
+    }
+    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(prog).is_file()))
+}
+
 /// Describes how `actual` differs from `expected`: the first differing line of each.
 pub fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
     let e: Vec<&[u8]> = expected.split_inclusive(|&b| b == b'\n').collect();
     let a: Vec<&[u8]> = actual.split_inclusive(|&b| b == b'\n').collect();
     let i = e.iter().zip(&a).take_while(|(x, y)| x == y).count();
-    let line = |v: &[&[u8]]| {
-        v.get(i).map_or("<end of output>".to_string(), |l| format!("{:?}", String::from_utf8_lossy(l)))
-    };
+    let line =
+        |v: &[&[u8]]| v.get(i).map_or("<end of output>".to_string(), |l| format!("{:?}", String::from_utf8_lossy(l)));
     format!(
         "stdout differs at line {}: expected {}, got {} ({} vs {} lines)",
         i + 1,

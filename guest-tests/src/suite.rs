@@ -97,7 +97,7 @@ impl Suite {
                     Error::new(format!("{}: directory for an unknown arch '{dir_name}'", dir.display()))
                 })?;
                 for path in sorted_dir(&dir)? {
-                    if !path.extension().is_some_and(|e| e == "S") {
+                    if path.extension() != Some(std::ffi::OsStr::new("S")) {
                         continue;
                     }
                     let name = stem(&path)?;
@@ -177,10 +177,9 @@ impl Suite {
         let (out, status) = self.expected_paths(test, arch);
         let stdout = fs::read(&out).ctx(|| format!("reading {}", out.display()))?;
         let text = fs::read_to_string(&status).ctx(|| format!("reading {}", status.display()))?;
-        let status = text
-            .trim()
-            .parse()
-            .map_err(|_| Error::new(format!("{}: expected an exit status number, found '{}'", status.display(), text.trim())))?;
+        let status = text.trim().parse().map_err(|_| {
+            Error::new(format!("{}: expected an exit status number, found '{}'", status.display(), text.trim()))
+        })?;
         Ok(Expected { stdout, status })
     }
 
@@ -199,8 +198,7 @@ impl Suite {
         self.tests
             .iter()
             .filter_map(|t| {
-                let missing: Vec<_> =
-                    ARCHES.iter().filter(|a| t.source_for(a).is_none()).map(|a| a.name).collect();
+                let missing: Vec<_> = ARCHES.iter().filter(|a| t.source_for(a).is_none()).map(|a| a.name).collect();
                 (!missing.is_empty()).then(|| (t.name.clone(), missing))
             })
             .collect()

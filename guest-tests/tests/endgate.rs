@@ -1,0 +1,102 @@
+//! The guest suite as cargo tests: every program built for every arch, run under endgate
+//! (x86_64 and aarch64 guests) and natively (x86_64, which validates the expected files).
+//!
+//! endgate is looked up at `$ENDGATE_BIN`, else `<target dir>/release/endgate`; build it
+//! first (`cargo build --release`, which `cargo test --release --workspace` also does for
+//! the workspace's binaries). The programs are built into `<target dir>/guest-tests` with
+//! Debian's cross gcc (`gcc`, `aarch64-linux-gnu-gcc`).
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use guest_tests::arch::{Arch, ARCHES};
+use guest_tests::builder;
+use guest_tests::pool;
+use guest_tests::report;
+use guest_tests::runner::{self, Emulator, RunConfig};
+use guest_tests::suite::Suite;
+
+fn suite() -> Suite {
+    Suite::load(&Suite::default_root()).unwrap_or_else(|e| panic!("loading the guest suite: {e}"))
+}
+
+/// Builds every program for every arch once per test process.
+fn built() -> PathBuf {
+    static BUILT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let r = BUILT.get_or_init(|| {
+        let dir = builder::default_out_dir();
+        let arches: Vec<&'static Arch> = ARCHES.iter().collect();
+        let results = builder::build(&suite(), &arches, &dir, pool::default_jobs()).map_err(|e| e.0)?;
+        let failed: Vec<String> = results
+            .iter()
+            .filter_map(|b| b.result.as_ref().err().map(|e| format!("{} [{}]: {e}", b.test, b.arch.name)))
+            .collect();
+        if failed.is_empty() {
+            Ok(dir)
+        } else {
+            Err(format!("building guest programs failed:\n{}", failed.join("\n")))
+        }
+    });
+    match r {
+        Ok(d) => d.clone(),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn endgate() -> PathBuf {
+    let path = match std::env::var_os("ENDGATE_BIN") {
+        Some(p) if !p.is_empty() => PathBuf::from(p),
+        _ => builder::target_dir().join("release").join("endgate"),
+    };
+    assert!(
+        path.is_file(),
+        "endgate binary not found at {}: build it first with `cargo build --release -p endgate` \
+         (or point ENDGATE_BIN at one)",
+        path.display()
+    );
+    path
+}
+
+fn run_suite(emulator: Emulator, arch: &str) {
+    let arch = Arch::by_name(arch).expect("known arch");
+    let config = RunConfig {
+        emulator,
+        arches: vec![arch],
+        build_dir: built(),
+        jobs: pool::default_jobs(),
+        timeout: Duration::from_secs(60),
+    };
+    let outcomes = runner::run(&suite(), &config, &|_, _, _| {}).unwrap_or_else(|e| panic!("{e}"));
+    let failed: Vec<&str> = outcomes.iter().filter(|o| !o.verdict.passed()).map(|o| o.test.as_str()).collect();
+    if !failed.is_empty() {
+        panic!(
+            "{} guest test(s) failed on {} under {}: {}\n\n{}\n{}\n{}",
+            failed.len(),
+            arch.name,
+            config.emulator,
+            failed.join(", "),
+            report::matrix(&outcomes, &[arch]),
+            report::failure_details(&outcomes),
+            report::summary(&outcomes)
+        );
+    }
+    println!("{}", report::summary(&outcomes));
+}
+
+#[test]
+fn endgate_x86_64() {
+    run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "x86_64");
+}
+
+#[test]
+fn endgate_aarch64() {
+    run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "aarch64");
+}
+
+/// The expected files come from native x86_64 runs; this keeps them honest.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn native_x86_64() {
+    run_suite(Emulator::Native, "x86_64");
+}
