@@ -5,7 +5,7 @@
 #include <signal.h>
 
 static volatile sig_atomic_t got_usr1, got_usr2, blocked_in_handler;
-static volatile int usr2_code, usr2_pid_ok;
+static volatile int usr2_code = -999, usr2_pid_ok; /* -999: SI_USER is 0 */
 
 static void on_usr1(int sig)
 {

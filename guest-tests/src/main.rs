@@ -24,7 +24,7 @@ USAGE:
     guest-tests run      --emulator CMD [--arch A] [--build-dir DIR] [--jobs N]
                          [--timeout SECS] [--json FILE] [--junit FILE] [--test NAME]...
                          [--build] [--verbose]
-    guest-tests expected [--out DIR] [--jobs N] [--timeout SECS]
+    guest-tests expected [--out DIR] [--jobs N] [--timeout SECS] [--test NAME]...
     guest-tests list
     guest-tests help
 
@@ -102,7 +102,7 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
                 "--verbose",
                 "-v",
             ],
-            "expected" => &["--out", "--build-dir", "--jobs", "--timeout"],
+            "expected" => &["--out", "--build-dir", "--jobs", "--timeout", "--test"],
             _ => &[],
         };
         if !allowed.contains(&flag.as_str()) {
