@@ -95,6 +95,10 @@ pub trait GuestArch: Sync {
     fn open_flags_to_host(&self, flags: u64) -> i32;
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
     fn open_flags_from_host(&self, flags: i32) -> u64;
+    /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
+    fn epoll_packed(&self) -> bool {
+        false
+    }
     /// Handles a call only this arch has; `None` if `sys` is not one of them.
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, args: &SyscallArgs) -> Option<SysResult>;
     /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).

@@ -46,7 +46,7 @@ const UIO_MAXIOV: u64 = 1024;
 
 /// Reads a guest `struct iovec[cnt]` and checks each buffer. `out` means the host writes into
 /// the buffers (readv). Errors: `EINVAL` for a count above 1024, `EFAULT`.
-fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Result<Vec<libc::iovec>, Errno> {
+pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Result<Vec<libc::iovec>, Errno> {
     if cnt > UIO_MAXIOV {
         return Err(Errno::EINVAL);
     }

@@ -14,10 +14,12 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod epoll;
 pub mod fs;
 pub mod io;
 pub mod misc;
 pub mod mm;
+pub mod net;
 pub mod nr;
 pub mod path;
 pub mod process;

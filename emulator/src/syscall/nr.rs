@@ -67,7 +67,7 @@ generic_syscalls! {
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
     // misc
-    eventfd2, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
+    eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, mount, umount2, statmount,
 }
 

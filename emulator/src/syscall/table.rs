@@ -3,7 +3,7 @@
 //! Each arch's [`super::DispatchTable`] picks the rows its numbering has.
 
 use super::nr::Sys;
-use super::{arch_only, fs, io, misc, mm, process, signal, time, Handler, SyscallDef};
+use super::{arch_only, epoll, fs, io, misc, mm, net, process, signal, time, Handler, SyscallDef};
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
@@ -157,6 +157,31 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::time, time::time, &[Ptr], RInt),
     d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
     d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
+    // epoll
+    d(Sys::epoll_create, epoll::epoll_create, &[Int], RInt),
+    d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),
+    d(Sys::eventfd, epoll::eventfd, &[Int], RInt),
+    d(Sys::eventfd2, epoll::eventfd2, &[Int, OpenFlags], RInt),
+    d(Sys::epoll_ctl, epoll::epoll_ctl, &[Fd, Int, Fd, Ptr], RInt),
+    d(Sys::epoll_wait, epoll::epoll_wait, &[Fd, Ptr, Int, Int], RInt),
+    d(Sys::epoll_pwait, epoll::epoll_pwait, &[Fd, Ptr, Int, Int, Ptr, ULong], RInt),
+    // net
+    d(Sys::socket, net::socket, &[Int, Hex, Int], RInt),
+    d(Sys::socketpair, net::socketpair, &[Int, Hex, Int, Ptr], RInt),
+    d(Sys::bind, net::bind, &[Fd, Ptr, Int], RInt),
+    d(Sys::connect, net::connect, &[Fd, Ptr, Int], RInt),
+    d(Sys::listen, net::listen, &[Fd, Int], RInt),
+    d(Sys::accept, net::accept, &[Fd, Ptr, Ptr], RInt),
+    d(Sys::accept4, net::accept4, &[Fd, Ptr, Ptr, Hex], RInt),
+    d(Sys::shutdown, net::shutdown, &[Fd, Int], RInt),
+    d(Sys::getsockname, net::getsockname, &[Fd, Ptr, Ptr], RInt),
+    d(Sys::getpeername, net::getpeername, &[Fd, Ptr, Ptr], RInt),
+    d(Sys::setsockopt, net::setsockopt, &[Fd, Int, Int, Ptr, Int], RInt),
+    d(Sys::getsockopt, net::getsockopt, &[Fd, Int, Int, Ptr, Ptr], RInt),
+    d(Sys::sendto, net::sendto, &[Fd, BufIn(2), ULong, Hex, Ptr, Int], RInt),
+    d(Sys::recvfrom, net::recvfrom, &[Fd, BufOut, ULong, Hex, Ptr, Ptr], RInt),
+    d(Sys::sendmsg, net::sendmsg, &[Fd, Ptr, Hex], RInt),
+    d(Sys::recvmsg, net::recvmsg, &[Fd, Ptr, Hex], RInt),
     // misc
     d(Sys::uname, misc::uname, &[Ptr], RInt),
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),

@@ -137,6 +137,9 @@ impl GuestArch for X86_64 {
     fn open_flags_from_host(&self, flags: i32) -> u64 {
         u64::from(flags as u32)
     }
+    fn epoll_packed(&self) -> bool {
+        true
+    }
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
         match sys {
             Sys::arch_prctl => Some(calls::arch_prctl(cpu, a)),

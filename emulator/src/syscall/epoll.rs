@@ -1,0 +1,101 @@
+//! epoll and its usual companion: `epoll_create1`, `epoll_ctl`, `epoll_wait`, `epoll_pwait`,
+//! `eventfd2`.
+//!
+//! `struct epoll_event` is `{u32 events; u64 data}`: packed to 12 bytes on x86_64
+//! (arch/x86/include/uapi/asm/... `EPOLL_PACKED`), naturally aligned to 16 bytes elsewhere
+//! (include/uapi/linux/eventpoll.h). The host is x86_64, so events are converted between the
+//! guest's layout and the host's.
+
+use syscalls::Errno;
+
+use super::{as_int, host_ret, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::AddressSpace;
+
+/// Most events one `epoll_wait` returns (`EP_MAX_EVENTS`: INT_MAX / sizeof(struct epoll_event)).
+const EP_MAX_EVENTS: i32 = i32::MAX / 16;
+
+/// Guest `struct epoll_event` size in bytes and offset of `data`.
+fn layout(packed: bool) -> (u64, u64) {
+    if packed {
+        (12, 4)
+    } else {
+        (16, 8)
+    }
+}
+
+fn read_event(mm: &AddressSpace, addr: u64, packed: bool) -> Result<libc::epoll_event, Errno> {
+    let (_, data) = layout(packed);
+    Ok(libc::epoll_event { events: mm.read_u32(addr)?, u64: mm.read_u64(addr + data)? })
+}
+
+/// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
+pub fn epoll_create1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = cpu.get_data().arch.open_flags_to_host(a.a[0]);
+    // SAFETY: integer argument.
+    host_ret(i64::from(unsafe { libc::epoll_create1(flags) }))
+}
+
+/// `epoll_create(int size)` (x86_64): `size` must be positive, else `EINVAL`.
+pub fn epoll_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if as_int(a.a[0]) <= 0 {
+        return Err(Errno::EINVAL);
+    }
+    epoll_create1(cpu, &SyscallArgs { a: [0; 6], ..*a })
+}
+
+/// `eventfd2(unsigned initval, int flags)` (eventfd(2)); EFD_CLOEXEC/EFD_NONBLOCK are the open
+/// flags' values.
+pub fn eventfd2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = cpu.get_data().arch.open_flags_to_host(a.a[1]);
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::eventfd(a.a[0] as u32, flags) }))
+}
+
+/// `eventfd(unsigned initval)` (x86_64).
+pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    eventfd2(cpu, &SyscallArgs { a: [a.a[0], 0, 0, 0, 0, 0], ..*a })
+}
+
+/// `epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)` (epoll_ctl(2)); `event`
+/// may be NULL for `EPOLL_CTL_DEL`.
+pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let mut ev = if a.a[3] == 0 { None } else { Some(read_event(&t.mm, a.a[3], t.arch.epoll_packed())?) };
+    let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
+    // SAFETY: `p` is NULL or a local event.
+    host_ret(i64::from(unsafe { libc::epoll_ctl(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p) }))
+}
+
+/// `epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout, const
+/// sigset_t *mask, size_t sigsetsize)` (epoll_wait(2)). The signal mask is not applied (no
+/// guest handler can run during the wait yet; see `io::ppoll`). Errors: `EINVAL` for
+/// `maxevents <= 0`, `EFAULT`, the host's.
+pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let max = as_int(a.a[2]);
+    if max <= 0 || max > EP_MAX_EVENTS {
+        return Err(Errno::EINVAL);
+    }
+    let t = cpu.get_data_mut();
+    let packed = t.arch.epoll_packed();
+    let (size, data) = layout(packed);
+    t.buf_out(a.a[1], size * max as u64)?;
+    let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
+    // SAFETY: `evs` holds `max` events.
+    let n = host_ret(i64::from(unsafe { libc::epoll_wait(as_int(a.a[0]), evs.as_mut_ptr(), max, as_int(a.a[3])) }))?;
+    for (i, e) in evs.iter().take(n as usize).enumerate() {
+        let at = a.a[1] + i as u64 * size;
+        let (events, value) = (e.events, e.u64);
+        t.mm.write_u32(at, events)?;
+        if !packed {
+            t.mm.write_u32(at + 4, 0)?;
+        }
+        t.mm.write_u64(at + data, value)?;
+    }
+    Ok(n)
+}
+
+/// `epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)` (x86_64).
+pub fn epoll_wait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    epoll_pwait(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0], ..*a })
+}
