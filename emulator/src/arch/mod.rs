@@ -34,8 +34,8 @@ pub struct SyscallArgs {
     pub nr: u64,
     /// Argument registers, in ABI order.
     pub a: [u64; 6],
-    /// Arch-private values captured at entry for the return path (x86_64: RIP and RFLAGS,
-    /// which the `syscall` instruction copies to rcx and r11).
+    /// Arch-private values captured at entry for the return path (unused by x86_64 and
+    /// aarch64; kept for arches whose return convention needs entry state).
     pub scratch: [u64; 2],
 }
 

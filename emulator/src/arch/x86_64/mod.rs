@@ -2,8 +2,8 @@
 //!
 //! - Trap: the `syscall` instruction, caught with a UC_HOOK_INSN hook. Inside the hook RIP
 //!   still points at the `syscall`; unicorn adds its 2 bytes afterwards. Number in `rax`,
-//!   arguments in `rdi rsi rdx r10 r8 r9`, result in `rax`; the CPU also sets `rcx` = return
-//!   address and `r11` = RFLAGS, which we reproduce.
+//!   arguments in `rdi rsi rdx r10 r8 r9`, result in `rax`; `rcx` and `r11` are left as they
+//!   were (the ABI says the kernel destroys them; see `set_syscall_ret`).
 //! - TLS: the FS base, set by `arch_prctl(ARCH_SET_FS)`.
 //! - CPU: unicorn's default `qemu64` model (SSE2, no AVX: TCG in unicorn's QEMU 5 has none).
 //! - Address space: 47-bit, `TASK_SIZE` 0x7ffffffff000, PIE base 0x555555554000
@@ -87,9 +87,9 @@ impl GuestArch for X86_64 {
     #[inline]
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         use RegisterX86 as R;
-        let ids = [R::RAX, R::RDI, R::RSI, R::RDX, R::RIP, R::RFLAGS].map(|r| r as i32);
+        let ids = [R::RAX, R::RDI, R::RSI, R::RDX].map(|r| r as i32);
         let v = read_regs(cpu, &ids);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [v[4], v[5]] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [0, 0] }
     }
 
     #[inline]
@@ -99,14 +99,14 @@ impl GuestArch for X86_64 {
         args.a[3..].copy_from_slice(&v);
     }
 
-    /// Also does what the `syscall` instruction itself does to registers: `rcx` = the address
-    /// after it, `r11` = RFLAGS (Intel SDM, SYSCALL). Inside the hook RIP is still at the
-    /// `syscall`, whose encoding is 2 bytes.
+    /// Writes `rax` only. The x86-64 psABI (A.2.1) says the kernel *destroys* `rcx` and `r11`
+    /// across `syscall`, so no program may depend on their values afterwards; endgate leaves
+    /// them as they were, as QEMU linux-user does. (Writing RIP+2 and RFLAGS there, as the
+    /// hardware does, cost about 10% of a null syscall: RFLAGS must be recomputed from TCG's
+    /// lazy condition codes.)
     #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64) {
-        use RegisterX86 as R;
-        let [rip, flags] = args.scratch;
-        write_regs(cpu, &[R::RAX as i32, R::RCX as i32, R::R11 as i32], &[ret, rip + 2, flags]);
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, _args: &SyscallArgs, ret: u64) {
+        write_regs(cpu, &[RegisterX86::RAX as i32], &[ret]);
     }
 
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
