@@ -34,9 +34,6 @@ pub struct SyscallArgs {
     pub nr: u64,
     /// Argument registers, in ABI order.
     pub a: [u64; 6],
-    /// Arch-private values captured at entry for the return path (unused by x86_64 and
-    /// aarch64; kept for arches whose return convention needs entry state).
-    pub scratch: [u64; 2],
 }
 
 /// What one guest architecture changes. Implementations are zero-sized statics; pick one with
@@ -70,9 +67,8 @@ pub trait GuestArch: Sync {
     /// Reads arguments 4 to 6 into `args` (only for calls that take them: reading registers
     /// is a measurable part of a syscall's cost).
     fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs);
-    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`) for the call
-    /// whose entry state is `args`.
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64);
+    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64);
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno>;
 

@@ -129,7 +129,7 @@ pub fn enter(cpu: &mut Cpu<'_>) {
         let _ = cpu.emu_stop();
         return;
     }
-    arch.set_syscall_ret(cpu, &args, ret);
+    arch.set_syscall_ret(cpu, ret);
     if cpu.get_data().mm.invalidate.pending() {
         apply_invalidate(cpu);
     }

@@ -107,7 +107,9 @@ pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data().buf_in_opt(a.a[3], a.a[4] & 0xffff_ffff)?;
     // SAFETY: checked guest buffer.
-    host_ret(i64::from(unsafe { libc::setsockopt(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p.cast(), a.a[4] as u32) }))
+    host_ret(i64::from(unsafe {
+        libc::setsockopt(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p.cast(), a.a[4] as u32)
+    }))
 }
 
 /// `getsockopt(int fd, int level, int name, void *val, socklen_t *len)`.
@@ -123,7 +125,9 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let buf = t.buf_in(a.a[1], a.a[2])?;
     let to = addr_in(t, a.a[4], a.a[5])?;
     // SAFETY: checked guest buffers.
-    host_ret(unsafe { libc::sendto(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), to.cast(), a.a[5] as u32) } as i64)
+    host_ret(unsafe {
+        libc::sendto(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), to.cast(), a.a[5] as u32)
+    } as i64)
 }
 
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
@@ -132,7 +136,9 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let buf = t.buf_out(a.a[1], a.a[2])?;
     let (from, l) = addr_out(t, a.a[4], a.a[5])?;
     // SAFETY: checked guest buffers.
-    host_ret(unsafe { libc::recvfrom(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), from.cast(), l.cast()) } as i64)
+    host_ret(unsafe {
+        libc::recvfrom(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), from.cast(), l.cast())
+    } as i64)
 }
 
 /// Size of `struct user_msghdr` on LP64 guests, in bytes.
@@ -147,7 +153,8 @@ fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<(libc::msghdr, Vec<
     let (control, controllen) = (m.read_u64(addr + 32)?, m.read_u64(addr + 40)?);
     let flags = m.read_u32(addr + 48)?;
     let iovs = host_iovecs(t, iov, iovlen, out)?;
-    let name_p = if out { t.buf_out_opt(name, u64::from(namelen))? } else { t.buf_in_opt(name, u64::from(namelen))?.cast_mut() };
+    let name_p =
+        if out { t.buf_out_opt(name, u64::from(namelen))? } else { t.buf_in_opt(name, u64::from(namelen))?.cast_mut() };
     let ctl_p = if out { t.buf_out_opt(control, controllen)? } else { t.buf_in_opt(control, controllen)?.cast_mut() };
     // SAFETY: plain data; every field is set below.
     let mut h: libc::msghdr = unsafe { std::mem::zeroed() };

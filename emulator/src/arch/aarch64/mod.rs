@@ -104,7 +104,7 @@ impl GuestArch for Aarch64 {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let x0 = RegisterARM64::X0 as i32;
         let v = read_regs(cpu, &[x0 + 8, x0, x0 + 1, x0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [0; 2] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
     }
 
     #[inline]
@@ -115,7 +115,7 @@ impl GuestArch for Aarch64 {
     }
 
     #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, _args: &SyscallArgs, ret: u64) {
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         let _ = cpu.reg_write(RegisterARM64::X0, ret);
     }
 

@@ -89,7 +89,7 @@ impl GuestArch for X86_64 {
         use RegisterX86 as R;
         let ids = [R::RAX, R::RDI, R::RSI, R::RDX].map(|r| r as i32);
         let v = read_regs(cpu, &ids);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], scratch: [0, 0] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
     }
 
     #[inline]
@@ -105,7 +105,7 @@ impl GuestArch for X86_64 {
     /// hardware does, cost about 10% of a null syscall: RFLAGS must be recomputed from TCG's
     /// lazy condition codes.)
     #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, _args: &SyscallArgs, ret: u64) {
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         write_regs(cpu, &[RegisterX86::RAX as i32], &[ret]);
     }
 
