@@ -9,9 +9,18 @@
 //! cflags = -ffp-contract=off  # extra compiler flags (words)
 //! timeout = 60                # seconds, instead of the runner's --timeout
 //! arch_specific = false       # true: expected output lives in expected/<arch>/NAME.*
+//! endgate_pending = "needs fork (clone without CLONE_VM): issue 5"
 //! ```
 //!
 //! Tests without a section get the defaults (no args, no stdin, shared expected output).
+//!
+//! `endgate_pending = "reason"` (one quoted, non-empty string) marks a test as known not to
+//! pass under endgate yet, for the stated reason. It matters only when the emulator being
+//! judged is endgate (the emulator command's program is a file named `endgate`); under
+//! `native`, qemu-user or any other emulator the test is judged as usual. Under endgate a
+//! marked test that fails (or times out) is reported as *pending* (`xfail` in the matrix) and
+//! does not count as a failure; one that passes is an *XPASS*, reported as a failure so that
+//! the mark is removed once the feature lands (see [`crate::runner::Verdict`]).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -21,7 +30,7 @@ use crate::error::{Error, Result};
 /// The settings of one test, as the manifest gives them (defaults when it says nothing).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Entry {
-    /// Arguments after argv[0].
+    /// Arguments after `argv[0]`.
     pub args: Vec<String>,
     /// Bytes for stdin; `None` means stdin is /dev/null.
     pub stdin: Option<Vec<u8>>,
@@ -31,6 +40,8 @@ pub struct Entry {
     pub timeout: Option<Duration>,
     /// Whether the expected output differs per arch (kept under `expected/<arch>/`).
     pub arch_specific: bool,
+    /// Why the test does not pass under endgate yet (`endgate_pending`); `None` if it should.
+    pub endgate_pending: Option<String>,
     /// The manifest line of the section header, for error messages.
     pub line: usize,
 }
@@ -91,7 +102,22 @@ pub fn parse(text: &str, origin: &str) -> Result<BTreeMap<String, Entry>> {
                     _ => return Err(err(format!("arch_specific wants true or false, found '{value}'"))),
                 }
             }
-            _ => return Err(err(format!("unknown key '{key}' (known: args, stdin, cflags, timeout, arch_specific)"))),
+            "endgate_pending" => {
+                let words = split_words(value).map_err(err)?;
+                match words.as_slice() {
+                    [reason] if !reason.trim().is_empty() => entry.endgate_pending = Some(reason.trim().to_string()),
+                    _ => {
+                        return Err(err("endgate_pending wants one quoted, non-empty reason, e.g. \
+                             endgate_pending = \"needs fork (clone without CLONE_VM): issue 5\""
+                            .into()))
+                    }
+                }
+            }
+            _ => {
+                return Err(err(format!(
+                    "unknown key '{key}' (known: args, stdin, cflags, timeout, arch_specific, endgate_pending)"
+                )))
+            }
         }
     }
     Ok(out)
@@ -229,5 +255,24 @@ mod tests {
         assert!(parse("[a\n", "m").is_err());
         assert!(parse("[a]\ntimeout = -1\n", "m").is_err());
         assert!(parse("[a]\nstdin = a b\n", "m").is_err());
+    }
+
+    #[test]
+    fn endgate_pending() {
+        let m = parse(
+            "[fork_wait]\nendgate_pending = \"needs fork (clone without CLONE_VM): issue 5\" # why\n\
+             [single]\nendgate_pending = 'needs \"x\"'\n[plain]\nendgate_pending = word\n[other]\nargs = a\n",
+            "m",
+        )
+        .unwrap();
+        assert_eq!(m["fork_wait"].endgate_pending.as_deref(), Some("needs fork (clone without CLONE_VM): issue 5"));
+        assert_eq!(m["single"].endgate_pending.as_deref(), Some("needs \"x\""));
+        assert_eq!(m["plain"].endgate_pending.as_deref(), Some("word"));
+        assert_eq!(m["other"].endgate_pending, None);
+        assert_eq!(Entry::default().endgate_pending, None);
+        for bad in ["", "\"\"", "\"  \"", "two words", "\"a\" \"b\"", "\"open"] {
+            let e = parse(&format!("[a]\nendgate_pending = {bad}\n"), "m").unwrap_err().0;
+            assert!(e.contains("m:2"), "{bad}: {e}");
+        }
     }
 }

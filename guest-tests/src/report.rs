@@ -1,11 +1,17 @@
-//! Reporting a run: the pass/fail matrix (rows tests, columns arches), failure details, a
-//! summary line, and machine-readable JSON and JUnit XML (written by hand, no dependencies).
+//! Reporting a run: the pass/fail matrix (rows tests, columns arches), failure details, the
+//! pending tests with their reasons, a summary line, and machine-readable JSON and JUnit XML
+//! (written by hand, no dependencies).
+//!
+//! Pending outcomes ([`Verdict::Pending`]: `endgate_pending` tests failing under endgate, as
+//! expected) show as `xfail` in the matrix, are listed by [`pending`] rather than with the
+//! failures, are counted apart in the summary and JSON, and are `<skipped>` in JUnit. An
+//! XPASS is a failure like any other.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::arch::Arch;
-use crate::runner::Outcome;
+use crate::runner::{Outcome, Verdict};
 
 /// At most this many bytes of a stream are quoted in details and reports.
 const QUOTE_CAP: usize = 4000;
@@ -36,13 +42,17 @@ pub fn matrix(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
     s
 }
 
-/// Details of every outcome that did not pass: why, how to reproduce, stdout and stderr.
+/// Details of every outcome that failed (pending ones aside): why, how to reproduce, stdout
+/// and stderr.
 pub fn failure_details(outcomes: &[Outcome]) -> String {
     let mut s = String::new();
-    for o in outcomes.iter().filter(|o| !o.verdict.passed()) {
+    for o in outcomes.iter().filter(|o| o.verdict.failed()) {
         let _ = writeln!(s, "--- {} [{}]: {}", o.test, o.arch.name, o.verdict.label());
         for line in o.message.lines() {
             let _ = writeln!(s, "    {line}");
+        }
+        if let (Verdict::XPass, Some(reason)) = (o.verdict, &o.pending) {
+            let _ = writeln!(s, "    (it was pending: {reason})");
         }
         let _ = writeln!(s, "    command: {}", o.command);
         if let Some(ex) = &o.execution {
@@ -57,10 +67,33 @@ pub fn failure_details(outcomes: &[Outcome]) -> String {
     s
 }
 
-/// The closing line: `guest-tests: N passed, M failed`.
+/// The pending outcomes, one line per test: its arches and the `endgate_pending` reason
+/// (empty if there are none).
+pub fn pending(outcomes: &[Outcome]) -> String {
+    let mut tests: BTreeMap<&str, (Vec<&str>, &str)> = BTreeMap::new();
+    for o in outcomes.iter().filter(|o| o.verdict == Verdict::Pending) {
+        let e = tests.entry(&o.test).or_insert_with(|| (Vec::new(), o.pending.as_deref().unwrap_or("")));
+        e.0.push(o.arch.name);
+    }
+    let w = tests.iter().map(|(t, (a, _))| t.len() + a.join(", ").len() + 5).max().unwrap_or(0);
+    let mut s = String::new();
+    for (test, (arches, reason)) in &tests {
+        let _ = writeln!(s, "{:w$}{reason}", format!("{test} [{}]", arches.join(", ")), w = w);
+    }
+    s
+}
+
+/// Counts of (passed, failed, pending) outcomes.
+pub fn counts<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> (usize, usize, usize) {
+    outcomes.into_iter().fold((0, 0, 0), |(p, f, x), o| {
+        (p + o.verdict.passed() as usize, f + o.verdict.failed() as usize, x + (o.verdict == Verdict::Pending) as usize)
+    })
+}
+
+/// The closing line: `guest-tests: N passed, M failed, K pending`.
 pub fn summary(outcomes: &[Outcome]) -> String {
-    let passed = outcomes.iter().filter(|o| o.verdict.passed()).count();
-    format!("guest-tests: {} passed, {} failed", passed, outcomes.len() - passed)
+    let (passed, failed, pending) = counts(outcomes);
+    format!("guest-tests: {passed} passed, {failed} failed, {pending} pending")
 }
 
 fn quote(bytes: &[u8]) -> String {
@@ -97,17 +130,17 @@ pub fn json_str(s: &str) -> String {
     out
 }
 
-/// The run as JSON: `{"emulator": …, "summary": {…}, "results": [{…}, …]}`.
+/// The run as JSON: `{"emulator": …, "summary": {…}, "results": [{…}, …]}`. A pending
+/// outcome has verdict `"pending"`; `"pending_reason"` holds the `endgate_pending` reason
+/// whenever the mark applied (pending or XPASS), else null.
 pub fn json(outcomes: &[Outcome], emulator: &str) -> String {
-    let passed = outcomes.iter().filter(|o| o.verdict.passed()).count();
+    let (passed, failed, pending) = counts(outcomes);
     let mut s = String::new();
     let _ = writeln!(s, "{{\n  \"emulator\": {},", json_str(emulator));
     let _ = writeln!(
         s,
-        "  \"summary\": {{\"total\": {}, \"passed\": {}, \"failed\": {}}},",
+        "  \"summary\": {{\"total\": {}, \"passed\": {passed}, \"failed\": {failed}, \"pending\": {pending}}},",
         outcomes.len(),
-        passed,
-        outcomes.len() - passed
     );
     s.push_str("  \"results\": [");
     for (i, o) in outcomes.iter().enumerate() {
@@ -115,13 +148,15 @@ pub fn json(outcomes: &[Outcome], emulator: &str) -> String {
         let opt = |v: Option<i32>| v.map_or("null".to_string(), |v| v.to_string());
         let _ = write!(
             s,
-            "{}\n    {{\"test\": {}, \"arch\": {}, \"verdict\": {}, \"passed\": {}, \"duration_ms\": {}, \
-             \"expected_status\": {}, \"status\": {}, \"message\": {}, \"command\": {}, \"stdout\": {}, \"stderr\": {}}}",
+            "{}\n    {{\"test\": {}, \"arch\": {}, \"verdict\": {}, \"passed\": {}, \"pending_reason\": {}, \
+             \"duration_ms\": {}, \"expected_status\": {}, \"status\": {}, \"message\": {}, \"command\": {}, \
+             \"stdout\": {}, \"stderr\": {}}}",
             if i == 0 { "" } else { "," },
             json_str(&o.test),
             json_str(o.arch.name),
-            json_str(o.verdict.label()),
+            json_str(if o.verdict == Verdict::Pending { "pending" } else { o.verdict.label() }),
             o.verdict.passed(),
+            o.pending.as_deref().map_or("null".to_string(), json_str),
             ex.map_or(0, |e| e.duration.as_millis()),
             opt(o.expected.as_ref().map(|e| e.status)),
             opt(ex.and_then(|e| e.status)),
@@ -153,21 +188,26 @@ pub fn xml_str(s: &str) -> String {
     out
 }
 
-/// The run as JUnit XML: one `<testsuite>` per arch, one `<testcase>` per test.
+/// The run as JUnit XML: one `<testsuite>` per arch, one `<testcase>` per test. Pending
+/// outcomes are `<skipped message="reason"/>`.
 pub fn junit(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
     let mut s = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let failed_all = outcomes.iter().filter(|o| !o.verdict.passed()).count();
-    let _ = writeln!(s, "<testsuites name=\"guest-tests\" tests=\"{}\" failures=\"{}\">", outcomes.len(), failed_all);
+    let (_, failed_all, pending_all) = counts(outcomes);
+    let _ = writeln!(
+        s,
+        "<testsuites name=\"guest-tests\" tests=\"{}\" failures=\"{failed_all}\" skipped=\"{pending_all}\">",
+        outcomes.len()
+    );
     for a in arches {
         let mine: Vec<&Outcome> = outcomes.iter().filter(|o| o.arch.name == a.name).collect();
-        let failed = mine.iter().filter(|o| !o.verdict.passed()).count();
+        let (_, failed, pending) = counts(mine.iter().copied());
         let time: f64 = mine.iter().filter_map(|o| o.execution.as_ref()).map(|e| e.duration.as_secs_f64()).sum();
         let _ = writeln!(
             s,
-            "  <testsuite name=\"guest-tests.{0}\" tests=\"{1}\" failures=\"{2}\" time=\"{3:.3}\">",
+            "  <testsuite name=\"guest-tests.{0}\" tests=\"{1}\" failures=\"{failed}\" skipped=\"{pending}\" \
+             time=\"{2:.3}\">",
             xml_str(a.name),
             mine.len(),
-            failed,
             time
         );
         for o in mine {
@@ -179,6 +219,11 @@ pub fn junit(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
             );
             if o.verdict.passed() {
                 let _ = writeln!(s, "{head}/>");
+                continue;
+            }
+            if o.verdict == Verdict::Pending {
+                let reason = o.pending.as_deref().unwrap_or("");
+                let _ = writeln!(s, "{head}>\n      <skipped message=\"{}\"/>\n    </testcase>", xml_str(reason));
                 continue;
             }
             let first = o.message.lines().next().unwrap_or("");
@@ -205,14 +250,20 @@ pub fn junit(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Verdict;
+    use crate::runner::XPASS_MESSAGE;
 
     fn outcome(test: &str, arch: &'static str, verdict: Verdict) -> Outcome {
+        let pending = matches!(verdict, Verdict::Pending | Verdict::XPass).then(|| "needs <fork> & more".to_string());
         Outcome {
             test: test.into(),
             arch: Arch::by_name(arch).unwrap(),
             verdict,
-            message: if verdict.passed() { String::new() } else { "exit status: expected 0, got 1 <&>".into() },
+            message: match verdict {
+                Verdict::Pass => String::new(),
+                Verdict::XPass => XPASS_MESSAGE.into(),
+                _ => "exit status: expected 0, got 1 <&>".into(),
+            },
+            pending,
             command: "emu prog".into(),
             expected: None,
             execution: None,
@@ -230,12 +281,61 @@ mod tests {
         let m = matrix(&v, &arches);
         assert!(m.contains("hello  pass     FAIL"), "{m}");
         assert!(m.contains("zz     TIMEOUT  -"), "{m}");
-        assert_eq!(summary(&v), "guest-tests: 1 passed, 2 failed");
+        assert_eq!(summary(&v), "guest-tests: 1 passed, 2 failed, 0 pending");
         let j = junit(&v, &arches);
-        assert!(j.contains("&lt;&amp;&gt;") && j.contains("failures=\"2\""));
+        assert!(j.contains("&lt;&amp;&gt;") && j.contains("failures=\"2\" skipped=\"0\""));
         assert!(json(&v, "e\"mu").contains("\"emulator\": \"e\\\"mu\""));
         assert_eq!(json_str("a\u{1}\n"), "\"a\\u0001\\n\"");
         assert_eq!(xml_str("a\u{1}b"), "a\u{fffd}b");
         assert!(failure_details(&v).contains("--- hello [aarch64]: FAIL"));
+        assert_eq!(pending(&v), "");
+    }
+
+    #[test]
+    fn renders_pending() {
+        let arches: Vec<_> = crate::arch::ARCHES.iter().collect();
+        let v = vec![
+            outcome("fork", "x86_64", Verdict::Pending),
+            outcome("fork", "aarch64", Verdict::Pending),
+            outcome("hello", "x86_64", Verdict::Pass),
+            outcome("hello", "aarch64", Verdict::Pass),
+            outcome("sig", "x86_64", Verdict::XPass),
+            outcome("sig", "aarch64", Verdict::Pending),
+        ];
+        assert_eq!(counts(&v), (2, 1, 3));
+        assert_eq!(summary(&v), "guest-tests: 2 passed, 1 failed, 3 pending");
+
+        let m = matrix(&v, &arches);
+        assert!(m.contains("fork   xfail    xfail"), "{m}");
+        assert!(m.contains("sig    XPASS    xfail"), "{m}");
+
+        // Pending tests are listed with their reason, not among the failures.
+        let p = pending(&v);
+        assert_eq!(p, "fork [x86_64, aarch64]  needs <fork> & more\nsig [aarch64]           needs <fork> & more\n");
+        let f = failure_details(&v);
+        assert!(!f.contains("--- fork") && !f.contains("xfail"), "{f}");
+        assert!(
+            f.contains("--- sig [x86_64]: XPASS\n    passes now: remove endgate_pending from the manifest\n"),
+            "{f}"
+        );
+        assert!(f.contains("(it was pending: needs <fork> & more)"), "{f}");
+
+        let j = json(&v, "endgate");
+        assert!(j.contains("\"summary\": {\"total\": 6, \"passed\": 2, \"failed\": 1, \"pending\": 3}"), "{j}");
+        assert!(j.contains(
+            "\"test\": \"fork\", \"arch\": \"x86_64\", \"verdict\": \"pending\", \"passed\": false, \
+                        \"pending_reason\": \"needs <fork> & more\""
+        ));
+        assert!(j.contains("\"verdict\": \"XPASS\", \"passed\": false, \"pending_reason\": \"needs <fork> & more\""));
+        assert!(j.contains("\"verdict\": \"pass\", \"passed\": true, \"pending_reason\": null"));
+
+        let x = junit(&v, &arches);
+        assert!(x.contains("tests=\"6\" failures=\"1\" skipped=\"3\""), "{x}");
+        assert!(x.contains("name=\"guest-tests.x86_64\" tests=\"3\" failures=\"1\" skipped=\"1\""), "{x}");
+        assert!(
+            x.contains("name=\"fork\" time=\"0.000\">\n      <skipped message=\"needs &lt;fork&gt; &amp; more\"/>\n")
+        );
+        assert!(x.contains("<failure type=\"XPASS\" message=\"passes now: remove endgate_pending from the manifest\">"));
+        assert_eq!(x.matches("<skipped").count(), 3);
     }
 }

@@ -1,5 +1,10 @@
 //! Running the suite under an emulator: one job per (test, arch), in parallel, each in a
 //! fresh temporary working directory, judged against the expected stdout and exit status.
+//!
+//! When the emulator is endgate ([`Emulator::is_endgate`]), tests the manifest marks
+//! `endgate_pending` are judged by [`Verdict::with_pending`]: a failure or timeout becomes
+//! [`Verdict::Pending`] (expected, not counted as a failure), a pass becomes
+//! [`Verdict::XPass`] (a failure: the mark should be removed).
 
 use std::fmt;
 use std::fs;
@@ -34,6 +39,28 @@ impl Emulator {
             [] => Err(Error::new("--emulator is empty: give a command, or 'native'")),
             [w] if w == "native" => Ok(Emulator::Native),
             _ => Ok(Emulator::Command(words)),
+        }
+    }
+
+    /// Whether this is endgate: a command whose program's file name is exactly `endgate`
+    /// (`target/release/endgate`, `/opt/bin/endgate --flag`). Only then do the manifest's
+    /// `endgate_pending` marks apply.
+    pub fn is_endgate(&self) -> bool {
+        match self {
+            Emulator::Native => false,
+            Emulator::Command(words) => {
+                words.first().and_then(|w| Path::new(w).file_name()).is_some_and(|n| n == "endgate")
+            }
+        }
+    }
+
+    /// The `endgate_pending` reason that applies to `test` under this emulator: the manifest's
+    /// reason when this is endgate, else `None` (the mark means nothing to other emulators).
+    pub fn pending_reason<'t>(&self, test: &'t Test) -> Option<&'t str> {
+        if self.is_endgate() {
+            test.settings.endgate_pending.as_deref()
+        } else {
+            None
         }
     }
 
@@ -126,6 +153,12 @@ pub enum Verdict {
     NoExpected,
     /// Could not be started.
     Error,
+    /// Marked `endgate_pending` and, as expected, did not pass under endgate (it failed or
+    /// timed out): an expected failure, not counted as a failure.
+    Pending,
+    /// Marked `endgate_pending` but passed under endgate: counted as a failure, so the mark
+    /// gets removed once the feature it waits for lands.
+    XPass,
 }
 
 impl Verdict {
@@ -138,6 +171,8 @@ impl Verdict {
             Verdict::NoBinary => "NOBIN",
             Verdict::NoExpected => "NOEXP",
             Verdict::Error => "ERROR",
+            Verdict::Pending => "xfail",
+            Verdict::XPass => "XPASS",
         }
     }
 
@@ -145,7 +180,29 @@ impl Verdict {
     pub fn passed(self) -> bool {
         self == Verdict::Pass
     }
+
+    /// Whether this counts as a failure: anything but a pass or a pending test (an XPASS is
+    /// a failure). A run succeeds when no outcome failed.
+    pub fn failed(self) -> bool {
+        !matches!(self, Verdict::Pass | Verdict::Pending)
+    }
+
+    /// The verdict once an `endgate_pending` mark is taken into account (`pending`: the mark
+    /// applies to this run). A pass becomes [`Verdict::XPass`]; a wrong result or a timeout
+    /// becomes [`Verdict::Pending`]. Setup problems (no program, no expected output, an
+    /// emulator that cannot be started) stay failures: they are not what the mark is about.
+    pub fn with_pending(self, pending: bool) -> Verdict {
+        match (pending, self) {
+            (false, v) => v,
+            (true, Verdict::Pass) => Verdict::XPass,
+            (true, Verdict::Fail | Verdict::Timeout) => Verdict::Pending,
+            (true, v) => v,
+        }
+    }
 }
+
+/// The message of an XPASS outcome.
+pub const XPASS_MESSAGE: &str = "passes now: remove endgate_pending from the manifest";
 
 /// The result of one test on one arch.
 #[derive(Debug, Clone)]
@@ -156,8 +213,11 @@ pub struct Outcome {
     pub arch: &'static Arch,
     /// The verdict.
     pub verdict: Verdict,
-    /// Why it did not pass (empty on a pass).
+    /// Why it did not pass (empty on a pass). For a pending test, why it failed; for an
+    /// XPASS, [`XPASS_MESSAGE`].
     pub message: String,
+    /// The `endgate_pending` reason, when the mark applies to this run (endgate only).
+    pub pending: Option<String>,
     /// The command line, for reproducing by hand.
     pub command: String,
     /// What was expected, if known.
@@ -210,6 +270,7 @@ fn run_one(
         arch,
         verdict: Verdict::Error,
         message: String::new(),
+        pending: config.emulator.pending_reason(test).map(str::to_string),
         command: show_command(&cmd),
         expected: None,
         execution: None,
@@ -257,6 +318,10 @@ fn run_one(
         }
         o.verdict = if why.is_empty() { Verdict::Pass } else { Verdict::Fail };
         o.message = why.join("\n");
+    }
+    o.verdict = o.verdict.with_pending(o.pending.is_some());
+    if o.verdict == Verdict::XPass {
+        o.message = XPASS_MESSAGE.to_string();
     }
     o.execution = Some(ex);
     o
@@ -318,6 +383,50 @@ mod tests {
         if Arch::host().is_some_and(|h| h.name == "x86_64") {
             assert!(Emulator::Native.check(arch).unwrap_err().0.contains("cannot run aarch64"));
         }
+    }
+
+    #[test]
+    fn endgate_detection() {
+        let is = |spec: &str| Emulator::parse(spec).unwrap().is_endgate();
+        assert!(is("endgate"));
+        assert!(is("target/release/endgate"));
+        assert!(is("/abs/path/endgate --trace"));
+        assert!(!is("native"));
+        assert!(!is("qemu-aarch64"));
+        assert!(!is("{qemu}"));
+        assert!(!is("target/release/endgate-old"));
+        assert!(!is("wrapper target/release/endgate"));
+
+        let mut test = Test {
+            name: "t".into(),
+            kind: crate::suite::Kind::C("t.c".into()),
+            settings: crate::manifest::Entry::default(),
+        };
+        let endgate = Emulator::parse("target/release/endgate").unwrap();
+        assert_eq!(endgate.pending_reason(&test), None);
+        test.settings.endgate_pending = Some("needs fork".into());
+        assert_eq!(endgate.pending_reason(&test), Some("needs fork"));
+        assert_eq!(Emulator::Native.pending_reason(&test), None);
+        assert_eq!(Emulator::parse("qemu-x86_64").unwrap().pending_reason(&test), None);
+    }
+
+    #[test]
+    fn pending_verdicts() {
+        use Verdict::*;
+        let all = [Pass, Fail, Timeout, NoBinary, NoExpected, Error, Pending, XPass];
+        for v in all {
+            assert_eq!(v.with_pending(false), v, "unmarked tests keep their verdict");
+        }
+        assert_eq!(Pass.with_pending(true), XPass);
+        assert_eq!(Fail.with_pending(true), Pending);
+        assert_eq!(Timeout.with_pending(true), Pending);
+        for v in [NoBinary, NoExpected, Error] {
+            assert_eq!(v.with_pending(true), v, "setup problems stay failures");
+        }
+        let failed: Vec<_> = all.into_iter().filter(|v| v.failed()).collect();
+        assert_eq!(failed, [Fail, Timeout, NoBinary, NoExpected, Error, XPass]);
+        assert!(!Pending.passed() && !XPass.passed());
+        assert_eq!((Pending.label(), XPass.label()), ("xfail", "XPASS"));
     }
 
     #[test]
