@@ -176,5 +176,13 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         }
     }
     let report = trace::fault::report(&cpu, exit);
+    if opts.strace {
+        // strace's closing line.
+        match exit {
+            Exit::Code(c) => eprintln!("+++ exited with {c} +++"),
+            Exit::Signal { sig, .. } => eprintln!("+++ killed by {sig} +++"),
+            Exit::Internal => {}
+        }
+    }
     Ok((exit, report))
 }

@@ -329,6 +329,7 @@ fn strace_formats_like_strace() {
     assert!(err.contains("write(1, \"Hello from endgate: this guest r\"..., 48) = 48"), "{err}");
     // An unknown call is named once and fails with ENOSYS.
     assert!(err.contains("rseq("), "{err}");
+    assert!(err.trim_end().ends_with("exit_group(0) = ?\n+++ exited with 0 +++"), "{err}");
     assert!(err.contains("= -1 ENOSYS (Function not implemented)"), "{err}");
     assert_eq!(err.matches("is not implemented").count(), 1, "{err}");
 }
