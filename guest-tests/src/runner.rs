@@ -239,7 +239,14 @@ pub fn run(
     let config = &RunConfig { emulator: config.emulator.resolve(&config.arches)?, ..config.clone() };
     let build_dir = std::path::absolute(&config.build_dir)
         .map_err(|e| Error::new(format!("build directory {}: {e}", config.build_dir.display())))?;
-    let scratch = std::env::temp_dir().join(format!("guest-tests-{}", std::process::id()));
+    // One scratch directory per call: several runs may share a process (the cargo tests run
+    // the arches in parallel), and each removes its own directory when done.
+    static RUNS: AtomicUsize = AtomicUsize::new(0);
+    let scratch = std::env::temp_dir().join(format!(
+        "guest-tests-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::Relaxed)
+    ));
     fs::create_dir_all(&scratch).map_err(|e| Error::new(format!("creating {}: {e}", scratch.display())))?;
     let jobs: Vec<(&Test, &'static Arch)> =
         suite.tests.iter().flat_map(|t| config.arches.iter().map(move |a| (t, *a))).collect();
