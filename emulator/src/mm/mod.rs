@@ -438,12 +438,8 @@ impl AddressSpace {
     /// any page is unmapped (Linux `mprotect`); `EACCES` if a shared file mapping cannot get the
     /// host permissions.
     pub fn protect(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
-        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
-        let mut cur = addr;
-        while cur < end {
-            let (_, v) = self.vma_at(cur).ok_or(Errno::ENOMEM)?;
-            cur = v.end;
-        }
+        self.check_mapped(addr, len)?;
+        let end = addr + len;
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
@@ -531,11 +527,7 @@ impl AddressSpace {
     /// as zero (anonymous) or as the file's data. Errors: `ENOMEM` if any page is unmapped.
     pub fn discard(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
-        let mut cur = addr;
-        while cur < end {
-            let (_, v) = self.vma_at(cur).ok_or(Errno::ENOMEM)?;
-            cur = v.end;
-        }
+        self.check_mapped(addr, len)?;
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         // SAFETY: inside our reservation, all of it mapped by us.
         let r = unsafe { libc::madvise(host.cast(), usize::try_from(len).unwrap_or(0), libc::MADV_DONTNEED) };
