@@ -89,7 +89,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let interp = match loader::interpreter(&elf) {
         Some(ipath) => {
             let host = sysroot_path(&opts, &ipath);
-            let ielf = loader::read_elf(&ipath, &host)?;
+            // Errors name the program and its interpreter, as in "PROG: interpreter X: reason".
+            let ielf = loader::read_elf(&format!("{}: interpreter {ipath}", prog.path), &host)?;
             if ielf.arch.elf_machine() != arch.elf_machine() {
                 return Err(
                     LoaderError::NotElf { path: ipath, reason: "interpreter for another machine".into() }.into()
@@ -134,7 +135,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     .map_err(engine)?;
     arch.install_hooks(&mut cpu).map_err(engine)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
-        cpu.add_block_hook(1, 0, |_cpu, addr, size| eprintln!("block {addr:#x} {size}")).map_err(engine)?;
+        cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}")).map_err(engine)?;
     }
 
     let task = cpu.get_data_mut();
@@ -172,15 +173,15 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let exit = task::run(&mut cpu);
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
         for (start, v) in cpu.get_data().mm.vmas() {
-            eprintln!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
+            crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
         }
     }
     let report = trace::fault::report(&cpu, exit);
     if opts.strace {
         // strace's closing line.
         match exit {
-            Exit::Code(c) => eprintln!("+++ exited with {c} +++"),
-            Exit::Signal { sig, .. } => eprintln!("+++ killed by {sig} +++"),
+            Exit::Code(c) => crate::elog!("+++ exited with {c} +++"),
+            Exit::Signal { sig, .. } => crate::elog!("+++ killed by {sig} +++"),
             Exit::Internal => {}
         }
     }

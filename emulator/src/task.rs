@@ -166,7 +166,7 @@ fn fault_exit(cpu: &mut Cpu<'static>, e: uc_error) -> Exit {
     let pc = arch.pc(cpu);
     let fault: Option<Fault> = cpu.get_data().mm.last_fault;
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
-        eprintln!("endgate: engine error {e:?}, last refused access {fault:?}");
+        crate::elog!("endgate: engine error {e:?}, last refused access {fault:?}");
     }
     let (sig, addr) = match e {
         uc_error::INSN_INVALID => (Signal::SIGILL, Some(pc)),
@@ -180,7 +180,7 @@ fn fault_exit(cpu: &mut Cpu<'static>, e: uc_error) -> Exit {
         uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => (Signal::SIGSEGV, None),
         uc_error::READ_UNALIGNED | uc_error::WRITE_UNALIGNED | uc_error::FETCH_UNALIGNED => (Signal::SIGBUS, None),
         _ => {
-            eprintln!("endgate: CPU engine stopped: {e:?} at pc={pc:#x}");
+            crate::elog!("endgate: CPU engine stopped: {e:?} at pc={pc:#x}");
             return Exit::Internal;
         }
     };

@@ -24,7 +24,7 @@ use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, Prot, VmaName};
 #[derive(Debug, thiserror::Error)]
 pub enum LoaderError {
     /// The file could not be opened or read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {}", os_message(source))]
     Io {
         /// The file.
         path: String,
@@ -87,6 +87,15 @@ pub enum LoaderError {
     },
 }
 
+/// An I/O error's text without Rust's " (os error N)" suffix, as a shell prints it.
+fn os_message(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
 impl LoaderError {
     /// The exit status a shell gives for this failure: 127 when the file (or its interpreter)
     /// does not exist, 126 when it exists but cannot be executed.
@@ -122,12 +131,22 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
     if meta.is_dir() {
         return Err(io(std::io::Error::from_raw_os_error(libc::EISDIR)));
     }
-    let bytes = std::fs::read(host_path).map_err(io)?;
+    if !meta.is_file() {
+        // execve(2) refuses anything but a regular file with EACCES.
+        return Err(io(std::io::Error::from_raw_os_error(libc::EACCES)));
+    }
     let not_elf = |reason: &str| LoaderError::NotElf { path: path.to_string(), reason: reason.to_string() };
     let truncated = |reason: &str| LoaderError::Truncated { path: path.to_string(), reason: reason.to_string() };
-    if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
+    // Look at the magic before reading a possibly huge file.
+    let mut magic = [0u8; 4];
+    let mut f = std::fs::File::open(host_path).map_err(io)?;
+    let got = std::io::Read::read(&mut f, &mut magic).map_err(io)?;
+    if got < 4 || &magic != b"\x7fELF" {
         return Err(not_elf("no ELF magic"));
     }
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    bytes.extend_from_slice(&magic);
+    std::io::Read::read_to_end(&mut f, &mut bytes).map_err(io)?;
     if bytes.len() < header::SIZEOF_IDENT + 2 {
         return Err(truncated("ELF header"));
     }
@@ -170,6 +189,10 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
         if endian == Endian::Little { GEndian::Little } else { GEndian::Big },
     );
     let phsize = usize::from(header.e_phentsize);
+    let want_phsize = if is_64 { 56 } else { 32 };
+    if phsize != want_phsize {
+        return Err(not_elf(&format!("e_phentsize {phsize}, expected {want_phsize}")));
+    }
     let phoff = usize::try_from(header.e_phoff).map_err(|_| truncated("program headers"))?;
     let phnum = usize::from(header.e_phnum);
     if phnum == 0 {
@@ -185,6 +208,12 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
         }
         if ph.p_type == PT_LOAD && ph.p_memsz < ph.p_filesz {
             return Err(not_elf("segment p_memsz < p_filesz"));
+        }
+        if ph.p_type == PT_INTERP {
+            let raw = &bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
+            if raw.last() != Some(&0) || raw.len() < 2 {
+                return Err(not_elf("PT_INTERP is not a NUL-terminated path"));
+            }
         }
     }
     if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {

@@ -259,7 +259,7 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => None,
         _ => {
             if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
-                eprintln!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
+                crate::elog!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
             }
             return Err(Errno::ENOTTY);
         }

@@ -102,7 +102,7 @@ pub fn enter(cpu: &mut Cpu<'_>) {
         Some(def) => match catch_unwind(AssertUnwindSafe(|| (def.handler)(cpu, &args))) {
             Ok(r) => r,
             Err(_) => {
-                eprintln!("endgate: internal error while serving {}", def.sys.name());
+                crate::elog!("endgate: internal error while serving {}", def.sys.name());
                 cpu.get_data_mut().exit = Some(Exit::Internal);
                 Err(Errno::ENOSYS)
             }
@@ -111,7 +111,7 @@ pub fn enter(cpu: &mut Cpu<'_>) {
             let task = cpu.get_data_mut();
             if tracing && task.warned.insert(args.nr) {
                 let name = arch.numbers().name_of(args.nr).unwrap_or("unknown");
-                eprintln!("endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS", args.nr, arch.name());
+                crate::elog!("endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS", args.nr, arch.name());
             }
             Err(Errno::ENOSYS)
         }

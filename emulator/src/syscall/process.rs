@@ -309,7 +309,7 @@ fn signal_self(cpu: &mut Cpu<'_>, sig: Signal) -> SysResult {
         SelfSignal::Nothing => Ok(0),
         SelfSignal::Handler => {
             if t.opts.strace {
-                eprintln!("endgate: {sig} has a guest handler; handler delivery is not implemented yet");
+                crate::elog!("endgate: {sig} has a guest handler; handler delivery is not implemented yet");
             }
             Ok(0)
         }

@@ -129,7 +129,7 @@ pub fn print_line(
             let _ = write!(line, "{r}");
         }
     }
-    eprintln!("{line}");
+    crate::elog!("{line}");
 }
 
 fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
