@@ -16,6 +16,7 @@
 
 pub mod epoll;
 pub mod fs;
+pub mod futex;
 pub mod io;
 pub mod misc;
 pub mod mm;

@@ -3,7 +3,7 @@
 //! Each arch's [`super::DispatchTable`] picks the rows its numbering has.
 
 use super::nr::Sys;
-use super::{arch_only, epoll, fs, io, misc, mm, net, process, signal, time, Handler, SyscallDef};
+use super::{arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, time, Handler, SyscallDef};
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
@@ -157,6 +157,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::time, time::time, &[Ptr], RInt),
     d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
     d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
+    // futex
+    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     // epoll
     d(Sys::epoll_create, epoll::epoll_create, &[Int], RInt),
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),

@@ -76,6 +76,11 @@ impl GuestArch for X86_64 {
         // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
         cpu.reg_write(RegisterX86::RDX, 0)?;
         cpu.reg_write(RegisterX86::RFLAGS, 0x202)?;
+        // The FPU state a new process gets from the kernel (fpstate_init_fxstate): x87 control
+        // word 0x37f (all exceptions masked, 64-bit precision, round to nearest) and MXCSR
+        // 0x1f80. Unicorn starts with both 0, which means single precision x87 arithmetic.
+        cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
+        cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
         Ok(())
     }
 
