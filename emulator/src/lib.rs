@@ -80,6 +80,17 @@ pub fn sysroot_path(opts: &Options, guest: &str) -> PathBuf {
     PathBuf::from(guest)
 }
 
+/// Names the host thread after the guest program (its first 15 bytes, as the kernel names a
+/// task after the file it executes), so that `/proc/self/comm`, `/proc/self/stat` and `ps`
+/// show the guest's name.
+fn set_thread_name(path: &str) {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    let mut name: Vec<u8> = base.bytes().filter(|&b| b != 0).take(15).collect();
+    name.push(0);
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+}
+
 /// Loads `prog` and runs it to the end; returns how the guest ended and, for a fatal signal,
 /// the one-line report to print.
 pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), LaunchError> {
@@ -113,8 +124,10 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         clear_child_tid: 0,
         robust_list: (0, 0),
         warned: HashSet::new(),
+        argv: prog.argv.clone(),
         auxv: Vec::new(),
     };
+    set_thread_name(&prog.path);
     let engine = LaunchError::Engine;
     let mut cpu = arch.new_cpu(task).map_err(engine)?;
     cpu.ctl_set_tlb_type(TlbType::VIRTUAL).map_err(engine)?;

@@ -73,6 +73,8 @@ pub struct Task {
     pub clear_child_tid: u64,
     /// `set_robust_list` head and length.
     pub robust_list: (u64, u64),
+    /// The guest's argv (for `/proc/self/cmdline`).
+    pub argv: Vec<Vec<u8>>,
     /// The auxiliary vector given at start (for `/proc/self/auxv`).
     pub auxv: Vec<(u64, u64)>,
     /// Unknown syscall numbers already reported under `--strace`.

@@ -25,8 +25,13 @@ fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
 /// `ENAMETOOLONG`, the host's.
 pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.a[1])?;
+    let raw = t.mm.read_cstr(a.a[1], PATH_MAX)?;
     let flags = t.arch.open_flags_to_host(a.a[2]);
+    if let Some(f) = super::procfs::lookup(&raw) {
+        let data = super::procfs::generate(t, f);
+        return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(|fd| fd as u64);
+    }
+    let path = super::path::map_path(t, raw);
     // SAFETY: NUL-terminated path; integer arguments.
     host_ret(i64::from(unsafe { libc::openat(as_int(a.a[0]), path.as_ptr(), flags, a.a[3] as libc::c_uint) }))
 }

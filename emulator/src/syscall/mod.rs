@@ -24,6 +24,7 @@ pub mod net;
 pub mod nr;
 pub mod path;
 pub mod process;
+pub mod procfs;
 pub mod signal;
 pub mod table;
 pub mod time;

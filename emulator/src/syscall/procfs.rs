@@ -1,0 +1,157 @@
+//! The guest's view of its own `/proc/self` files that would otherwise describe endgate:
+//! `maps` (the guest's mappings), `cmdline` (the guest's argv), `auxv` (the guest's auxiliary
+//! vector). Opening one of them returns a memfd holding the text generated at open time, as
+//! the kernel generates it at read time. `exe` is handled by readlink/open through
+//! [`super::path`]; `comm` follows from the host thread name, which endgate sets to the
+//! guest program's name at start-up.
+
+use std::fmt::Write as _;
+
+use crate::mm::{Prot, VmaName};
+use crate::task::Task;
+
+/// Which `/proc/self` file a guest path names, if it is one endgate generates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcFile {
+    /// `/proc/self/maps`.
+    Maps,
+    /// `/proc/self/cmdline`.
+    Cmdline,
+    /// `/proc/self/auxv`.
+    Auxv,
+}
+
+/// Recognises `/proc/self/X`, `/proc/thread-self/X` and `/proc/<own pid>/X`.
+pub fn lookup(path: &[u8]) -> Option<ProcFile> {
+    let rest = path.strip_prefix(b"/proc/")?;
+    let slash = rest.iter().position(|&b| b == b'/')?;
+    let (who, file) = (&rest[..slash], &rest[slash + 1..]);
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() }.to_string();
+    if who != b"self" && who != b"thread-self" && who != pid.as_bytes() {
+        return None;
+    }
+    match file {
+        b"maps" => Some(ProcFile::Maps),
+        b"cmdline" => Some(ProcFile::Cmdline),
+        b"auxv" => Some(ProcFile::Auxv),
+        _ => None,
+    }
+}
+
+/// The file's contents now.
+pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
+    match f {
+        ProcFile::Maps => maps(task).into_bytes(),
+        ProcFile::Cmdline => {
+            let mut v = Vec::new();
+            for a in &task.argv {
+                v.extend_from_slice(a);
+                v.push(0);
+            }
+            v
+        }
+        ProcFile::Auxv => {
+            let mut v = Vec::new();
+            let le = task.mm.endian() == crate::mm::Endian::Little;
+            for &(k, val) in &task.auxv {
+                for w in [k, val] {
+                    if task.arch.is_64bit() {
+                        v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
+                    } else {
+                        let w = w as u32;
+                        v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
+                    }
+                }
+            }
+            v
+        }
+    }
+}
+
+/// `/proc/self/maps` lines as fs/proc/task_mmu.c prints them: address range, permissions,
+/// offset, device, inode, then the name from column 73.
+fn maps(task: &Task) -> String {
+    let mut out = String::new();
+    for (start, v) in task.mm.vmas() {
+        let p = v.prot;
+        let perms = format!(
+            "{}{}{}{}",
+            if p.contains(Prot::READ) { 'r' } else { '-' },
+            if p.contains(Prot::WRITE) { 'w' } else { '-' },
+            if p.contains(Prot::EXEC) { 'x' } else { '-' },
+            if v.shared { 's' } else { 'p' }
+        );
+        let (name, dev, ino) = match &v.name {
+            VmaName::Anon => (String::new(), "00:00".to_string(), 0),
+            VmaName::Heap => ("[heap]".to_string(), "00:00".to_string(), 0),
+            VmaName::Stack => ("[stack]".to_string(), "00:00".to_string(), 0),
+            VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
+            VmaName::File(path) => {
+                let (dev, ino) = file_id(path);
+                (path.clone(), dev, ino)
+            }
+        };
+        let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);
+        if !name.is_empty() {
+            while line.len() < 73 {
+                line.push(' ');
+            }
+            line.push_str(&name);
+        }
+        let _ = writeln!(out, "{}", line.trim_end());
+    }
+    out
+}
+
+/// `major:minor` and inode of a host file, as maps shows them.
+fn file_id(path: &str) -> (String, u64) {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            let dev = m.dev();
+            (format!("{:02x}:{:02x}", libc::major(dev), libc::minor(dev)), m.ino())
+        }
+        Err(_) => ("00:00".to_string(), 0),
+    }
+}
+
+/// A file descriptor reading `data` from the start (a memfd; `cloexec` for O_CLOEXEC).
+pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, syscalls::Errno> {
+    let flags = if cloexec { libc::MFD_CLOEXEC } else { 0 };
+    // SAFETY: a NUL-terminated name and flags.
+    let fd = unsafe { libc::memfd_create(c"endgate-proc".as_ptr(), flags) };
+    if fd < 0 {
+        return Err(syscalls::Errno::last());
+    }
+    let mut off = 0;
+    while off < data.len() {
+        // SAFETY: writes from a live slice.
+        let n = unsafe { libc::write(fd, data[off..].as_ptr().cast(), data.len() - off) };
+        if n <= 0 {
+            let e = syscalls::Errno::last();
+            // SAFETY: closing the fd made above.
+            unsafe { libc::close(fd) };
+            return Err(e);
+        }
+        off += n as usize;
+    }
+    // SAFETY: rewinding our own fd.
+    unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
+    Ok(fd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognises_own_proc_paths() {
+        assert_eq!(lookup(b"/proc/self/maps"), Some(ProcFile::Maps));
+        assert_eq!(lookup(b"/proc/thread-self/auxv"), Some(ProcFile::Auxv));
+        let own = format!("/proc/{}/cmdline", std::process::id());
+        assert_eq!(lookup(own.as_bytes()), Some(ProcFile::Cmdline));
+        assert_eq!(lookup(b"/proc/1/maps"), None);
+        assert_eq!(lookup(b"/proc/self/status"), None);
+    }
+}
