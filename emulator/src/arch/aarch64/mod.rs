@@ -209,5 +209,8 @@ mod tests {
         let host = a.open_flags_to_host(guest);
         assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC);
         assert_eq!(a.open_flags_from_host(host), guest);
+        // F_GETFL on a 64-bit host reports the kernel's O_LARGEFILE (0o100000), which must not
+        // turn into arm64's O_NOFOLLOW (also 0o100000).
+        assert_eq!(a.open_flags_from_host(0o100000 | libc::O_RDWR), abi::O_LARGEFILE | 2);
     }
 }
