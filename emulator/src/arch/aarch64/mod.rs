@@ -72,6 +72,9 @@ impl GuestArch for Aarch64 {
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
         let mut cpu = Cpu::new_with_data(Arch::ARM64, Mode::ARM, task)?;
         set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        // QEMU's Arm targets may use 1 KiB TLB pages; Linux guests use 4 KiB pages, and a TLB
+        // fill per 4 KiB is a quarter of the fills.
+        cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
         cpu.ctl_set_cpu_model(Arm64CpuModel::A72 as i32)?;
         Ok(cpu)
     }
