@@ -147,6 +147,8 @@ pub struct SigState {
     pub mask: u64,
     /// The alternate signal stack.
     pub altstack: AltStack,
+    /// Signals the guest sent itself while they were blocked, bit `n-1` for signal `n`.
+    pub pending: u64,
 }
 
 impl Default for SigState {
@@ -155,6 +157,7 @@ impl Default for SigState {
             actions: [SigAction::default(); NSIG as usize],
             mask: 0,
             altstack: AltStack { flags: 2, ..Default::default() },
+            pending: 0,
         }
     }
 }
@@ -164,22 +167,42 @@ impl Default for SigState {
 pub enum SelfSignal {
     /// The process ends by this signal.
     Die,
+    /// The process stops (job control) until continued.
+    Stop,
     /// Nothing visible happens (ignored, or default-ignore).
     Nothing,
     /// The guest installed a handler; handler delivery is not implemented yet.
     Handler,
 }
 
+/// Signals that report endgate's own faults on the host; endgate never blocks or ignores them
+/// on the host, whatever the guest asks for its own copy.
+pub const HOST_OWN: [Signal; 6] = [
+    Signal::SIGILL,
+    Signal::SIGTRAP,
+    Signal::SIGBUS,
+    Signal::SIGFPE,
+    Signal::SIGSEGV,
+    Signal::SIGSYS,
+];
+
+/// The bit of `sig` in a signal set (bit `n-1` for signal `n`).
+#[inline]
+pub fn bit(sig: Signal) -> u64 {
+    1u64 << (sig.0 - 1)
+}
+
 impl SigState {
     /// Decides what a signal the guest sent to itself does under the current dispositions.
     pub fn self_signal(&self, sig: Signal) -> SelfSignal {
         let act = self.actions[(sig.0 - 1) as usize];
-        let forced = sig == Signal::SIGKILL || sig == Signal::SIGSTOP;
         match act.handler {
-            _ if forced => SelfSignal::Die,
+            _ if sig == Signal::SIGKILL => SelfSignal::Die,
+            _ if sig == Signal::SIGSTOP => SelfSignal::Stop,
             SIG_IGN => SelfSignal::Nothing,
             SIG_DFL => match sig.default_action() {
                 DefaultAction::Terminate | DefaultAction::Core => SelfSignal::Die,
+                DefaultAction::Stop => SelfSignal::Stop,
                 _ => SelfSignal::Nothing,
             },
             _ => SelfSignal::Handler,

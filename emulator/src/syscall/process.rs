@@ -7,7 +7,7 @@ use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::{SelfSignal, Signal, NSIG};
+use crate::signal::{Signal, NSIG};
 use crate::task::Exit;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
@@ -295,27 +295,6 @@ fn check_signal(sig: u64) -> Result<Option<Signal>, Errno> {
     }
 }
 
-/// A signal the guest sent to itself: the default action ends the guest as the kernel would;
-/// an ignored signal does nothing. A guest handler cannot run yet (signal delivery is a later
-/// step): such a signal is reported once under `--strace` and otherwise treated as ignored.
-fn signal_self(cpu: &mut Cpu<'_>, sig: Signal) -> SysResult {
-    let pc = cpu.get_data().arch.pc(cpu);
-    let t = cpu.get_data_mut();
-    match t.sig.self_signal(sig) {
-        SelfSignal::Die => {
-            t.exit = Some(Exit::Signal { sig, pc, addr: None });
-            Ok(0)
-        }
-        SelfSignal::Nothing => Ok(0),
-        SelfSignal::Handler => {
-            if t.opts.strace {
-                crate::elog!("endgate: {sig} has a guest handler; handler delivery is not implemented yet");
-            }
-            Ok(0)
-        }
-    }
-}
-
 /// `kill(pid_t pid, int sig)` (kill(2)). To the guest's own process (its pid, or 0 for its
 /// process group when that is just itself) the signal takes its guest disposition; to other
 /// processes it is sent by the host.
@@ -326,7 +305,7 @@ pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let me = unsafe { libc::getpid() };
     if pid == me {
         return match sig {
-            Some(s) => signal_self(cpu, s),
+            Some(s) => super::signal::raise_self(cpu, s),
             None => Ok(0),
         };
     }
@@ -345,7 +324,7 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (me, mytid) = unsafe { (libc::getpid(), libc::gettid()) };
     if tgid == me && tid == mytid {
         return match sig {
-            Some(s) => signal_self(cpu, s),
+            Some(s) => super::signal::raise_self(cpu, s),
             None => Ok(0),
         };
     }

@@ -149,6 +149,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_sigaction, signal::rt_sigaction, &[Signal, Ptr, Ptr, ULong], RInt),
     d(Sys::rt_sigprocmask, signal::rt_sigprocmask, &[Int, Ptr, Ptr, ULong], RInt),
     d(Sys::rt_sigpending, signal::rt_sigpending, &[Ptr, ULong], RInt),
+    d(Sys::rt_sigtimedwait, signal::rt_sigtimedwait, &[Ptr, Ptr, Ptr, ULong], RInt),
     d(Sys::sigaltstack, signal::sigaltstack, &[Ptr, Ptr], RInt),
     // time
     d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
