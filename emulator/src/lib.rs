@@ -159,7 +159,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let entry = match &interp {
         Some(ielf) => {
             // The interpreter goes top-down below the stack gap, so place the stack first.
-            task.mm.mmap_base = task.mm.task_size - stack::STACK_SIZE - stack::STACK_GAP;
+            task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
             let i = loader::load_image(&mut task.mm, ielf, ImageKind::Interpreter)?;
             stack_input_interp = Some(i);
             i.entry

@@ -19,11 +19,31 @@ use crate::arch::GuestArch;
 use crate::loader::LoadedImage;
 use crate::mm::{AddressSpace, Prot, VmaName};
 
-/// Size of the main thread's stack mapping in bytes (Linux's default `RLIMIT_STACK`, 8 MiB).
-pub const STACK_SIZE: u64 = 8 << 20;
+/// Largest main-thread stack endgate reserves, in bytes (for `RLIMIT_STACK` unlimited or huge).
+const STACK_MAX: u64 = 2 << 30;
 
-/// Gap kept between the stack and the top-down mmap area (Linux's minimum gap, 128 MiB).
-pub const STACK_GAP: u64 = 128 << 20;
+/// Smallest gap between the top of the address space and the mmap area (Linux's `MIN_GAP`,
+/// 128 MiB, in mm/util.c).
+const MIN_GAP: u64 = 128 << 20;
+
+/// The main thread's stack size in bytes: the soft `RLIMIT_STACK` endgate was started with
+/// (the limit the guest inherits and reads back with getrlimit), page-aligned, at least
+/// 128 KiB and at most 2 GiB. Linux grows the stack on demand up to that limit; endgate reserves
+/// it whole (the host pages are only committed when touched).
+pub fn stack_size() -> u64 {
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: a local out struct.
+    let cur = if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut rl) } == 0 { rl.rlim_cur } else { 8 << 20 };
+    let cur = if cur == libc::RLIM_INFINITY { STACK_MAX } else { cur };
+    crate::mm::page_ceil(cur.clamp(128 << 10, STACK_MAX)).unwrap_or(STACK_MAX)
+}
+
+/// Where the top-down mmap area starts below the stack: `task_size` minus the stack size and
+/// a guard gap, at least [`MIN_GAP`] (Linux's `mmap_base`, without randomisation).
+pub fn mmap_base(task_size: u64) -> u64 {
+    let gap = (stack_size() + (1 << 20)).max(MIN_GAP);
+    task_size - gap
+}
 
 /// auxv keys (include/uapi/linux/auxvec.h).
 #[allow(missing_docs)]
@@ -86,8 +106,9 @@ pub fn build(
     if input.main.exec_stack {
         prot = prot | Prot::EXEC;
     }
-    mm.map_anon(top - STACK_SIZE, STACK_SIZE, prot, VmaName::Stack)?;
-    mm.mmap_base = top - STACK_SIZE - STACK_GAP;
+    let size = stack_size();
+    mm.map_anon(top - size, size, prot, VmaName::Stack)?;
+    mm.mmap_base = mmap_base(top);
 
     let word: u64 = if arch.is_64bit() { 8 } else { 4 };
     let mut p = top - word; // end marker

@@ -1,4 +1,5 @@
-//! System information: `uname`, `sysinfo`, `getrandom`, `getcpu`.
+//! System information: `uname`, `sysinfo`, `getrandom`, `getcpu`, `ioprio_get`/`ioprio_set`,
+//! `syslog`.
 
 use super::{host_ret, SysResult};
 use crate::arch::{Cpu, SyscallArgs};
@@ -49,4 +50,25 @@ pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let n = t.buf_out_opt(a.a[1], 4)?;
     // SAFETY: NULL or 4 guest-writable bytes each.
     host_ret(unsafe { libc::syscall(libc::SYS_getcpu, c, n, std::ptr::null::<u8>()) })
+}
+
+/// `ioprio_get(int which, int who)` (ioprio_get(2)).
+pub fn ioprio_get(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_get, a.a[0] as i32, a.a[1] as i32) })
+}
+
+/// `ioprio_set(int which, int who, int ioprio)` (ioprio_set(2)).
+pub fn ioprio_set(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_set, a.a[0] as i32, a.a[1] as i32, a.a[2] as i32) })
+}
+
+/// `syslog(int type, char *buf, int len)` (the kernel log; syslog(2)); `buf` is written only
+/// by the read actions.
+pub fn syslog(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let len = (a.a[2] as u32 as i32).max(0) as u64;
+    let buf = cpu.get_data_mut().buf_out_opt(a.a[1], len)?;
+    // SAFETY: NULL or `len` guest-writable bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.a[0] as i32, buf, len as i32) })
 }

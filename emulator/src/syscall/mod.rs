@@ -28,6 +28,7 @@ pub mod procfs;
 pub mod signal;
 pub mod table;
 pub mod time;
+pub mod xattr;
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

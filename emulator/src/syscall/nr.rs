@@ -44,7 +44,9 @@ generic_syscalls! {
     rename, renameat, renameat2, link, linkat, symlink, symlinkat, chmod, fchmod, fchmodat,
     fchmodat2, chown, lchown, fchown, fchownat, utimensat, utimes, utime, futimesat, truncate,
     ftruncate, fsync, fdatasync, sync, syncfs, getcwd, chdir, fchdir, statfs, fstatfs, mknod,
-    mknodat, fallocate, fadvise64, chroot, umask,
+    mknodat, fallocate, fadvise64, chroot, umask, getxattr, lgetxattr, fgetxattr, setxattr,
+    lsetxattr, fsetxattr, listxattr, llistxattr, flistxattr, removexattr, lremovexattr,
+    fremovexattr,
     // mm
     brk, mmap, munmap, mprotect, mremap, madvise, msync, mlock, munlock, mincore,
     // process
@@ -68,7 +70,7 @@ generic_syscalls! {
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
-    inotify_init1, memfd_create, ioprio_get, mount, umount2, statmount,
+    inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

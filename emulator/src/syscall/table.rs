@@ -3,7 +3,7 @@
 //! Each arch's [`super::DispatchTable`] picks the rows its numbering has.
 
 use super::nr::Sys;
-use super::{arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, time, Handler, SyscallDef};
+use super::{arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, time, xattr, Handler, SyscallDef};
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
@@ -91,6 +91,19 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::statfs, fs::statfs, &[Str, Ptr], RInt),
     d(Sys::fstatfs, fs::fstatfs, &[Fd, Ptr], RInt),
     d(Sys::umask, fs::umask, &[Mode], RInt),
+    // xattr
+    d(Sys::getxattr, xattr::getxattr, &[Str, Str, Ptr, ULong], RInt),
+    d(Sys::lgetxattr, xattr::lgetxattr, &[Str, Str, Ptr, ULong], RInt),
+    d(Sys::fgetxattr, xattr::fgetxattr, &[Fd, Str, Ptr, ULong], RInt),
+    d(Sys::setxattr, xattr::setxattr, &[Str, Str, Ptr, ULong, Hex], RInt),
+    d(Sys::lsetxattr, xattr::lsetxattr, &[Str, Str, Ptr, ULong, Hex], RInt),
+    d(Sys::fsetxattr, xattr::fsetxattr, &[Fd, Str, Ptr, ULong, Hex], RInt),
+    d(Sys::listxattr, xattr::listxattr, &[Str, Ptr, ULong], RInt),
+    d(Sys::llistxattr, xattr::llistxattr, &[Str, Ptr, ULong], RInt),
+    d(Sys::flistxattr, xattr::flistxattr, &[Fd, Ptr, ULong], RInt),
+    d(Sys::removexattr, xattr::removexattr, &[Str, Str], RInt),
+    d(Sys::lremovexattr, xattr::lremovexattr, &[Str, Str], RInt),
+    d(Sys::fremovexattr, xattr::fremovexattr, &[Fd, Str], RInt),
     // mm
     d(Sys::brk, mm::brk, &[Ptr], RHex),
     d(Sys::mmap, mm::mmap, &[Ptr, ULong, ArgFmt::Prot, MmapFlags, Fd, Hex], RHex),
@@ -158,6 +171,10 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::time, time::time, &[Ptr], RInt),
     d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
     d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
+    d(Sys::alarm, time::alarm, &[Int], RInt),
+    d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
+    d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
+    d(Sys::pause, time::pause, &[], RInt),
     // futex
     d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     // epoll
@@ -190,6 +207,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),
     d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt),
     d(Sys::getcpu, misc::getcpu, &[Ptr, Ptr, Ptr], RInt),
+    d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
+    d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
+    d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
 ];
 
 #[cfg(test)]

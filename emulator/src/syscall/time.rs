@@ -1,5 +1,5 @@
-//! Clocks and sleeping: `clock_gettime`, `clock_getres`, `gettimeofday`, `time`, `nanosleep`,
-//! `clock_nanosleep`. `struct timespec` and `struct timeval` are two guest words each (64-bit
+//! Clocks, sleeping and interval timers: `clock_gettime`, `clock_getres`, `gettimeofday`,
+//! `time`, `nanosleep`, `clock_nanosleep`, `alarm`, `setitimer`, `getitimer`, `pause`. `struct timespec` and `struct timeval` are two guest words each (64-bit
 //! on LP64 guests), written through the endian-aware accessors.
 
 use syscalls::Errno;
@@ -85,4 +85,39 @@ pub fn clock_nanosleep(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         write_pair(&mut t.mm, a.a[3], rem.tv_sec, rem.tv_nsec)?;
     }
     Err(Errno::new(r))
+}
+
+/// `alarm(unsigned seconds)` (alarm(2)): the host's alarm, so SIGALRM reaches the process as
+/// it would natively (its default action ends the guest; handlers are a later step). Returns
+/// the seconds left of the previous alarm.
+pub fn alarm(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer argument.
+    Ok(u64::from(unsafe { libc::alarm(a.a[0] as u32) }))
+}
+
+/// Size of `struct itimerval` on LP64 guests, in bytes (two timevals).
+const ITIMERVAL_SIZE: u64 = 32;
+
+/// `setitimer(int which, const struct itimerval *new, struct itimerval *old)` (setitimer(2)),
+/// served by the host's timers (see [`alarm`] for what their signals do).
+pub fn setitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let new = t.buf_in_opt(a.a[1], ITIMERVAL_SIZE)?;
+    let old = t.buf_out_opt(a.a[2], ITIMERVAL_SIZE)?;
+    // SAFETY: NULL or checked guest itimervals in the host layout.
+    host_ret(unsafe { libc::syscall(libc::SYS_setitimer, as_int(a.a[0]), new, old) })
+}
+
+/// `getitimer(int which, struct itimerval *cur)` (getitimer(2)).
+pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let cur = cpu.get_data_mut().buf_out(a.a[1], ITIMERVAL_SIZE)?;
+    // SAFETY: a checked guest itimerval in the host layout.
+    host_ret(unsafe { libc::syscall(libc::SYS_getitimer, as_int(a.a[0]), cur) })
+}
+
+/// `pause(void)` (x86_64; pause(2)): sleeps until a signal arrives; returns `EINTR` if the
+/// signal does not end the process.
+pub fn pause(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    // SAFETY: no arguments.
+    host_ret(i64::from(unsafe { libc::pause() }))
 }

@@ -1,0 +1,128 @@
+//! Extended attributes: `getxattr`, `setxattr`, `listxattr`, `removexattr` and their `l`
+//! (no symlink following) and `f` (file descriptor) forms (xattr(7)). Names are C strings,
+//! values and lists are byte buffers, so everything passes to the host after the checks.
+
+use std::ffi::CString;
+
+use syscalls::Errno;
+
+use super::path::host_path;
+use super::{as_int, host_ret, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::task::Task;
+
+/// Longest attribute name, in bytes including the NUL (`XATTR_NAME_MAX` + 1).
+const NAME_MAX: usize = 256;
+
+/// What the first argument names.
+#[derive(Clone, Copy)]
+enum Target {
+    /// A path, following a final symlink.
+    Path,
+    /// A path, not following a final symlink.
+    LPath,
+    /// A file descriptor.
+    Fd,
+}
+
+fn name(t: &Task, addr: u64) -> Result<CString, Errno> {
+    let n = t.mm.read_cstr(addr, NAME_MAX).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::ERANGE } else { e })?;
+    CString::new(n).map_err(|_| Errno::EINVAL)
+}
+
+fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
+    let t = cpu.get_data_mut();
+    let n = name(t, a.a[1])?;
+    let buf = t.buf_out_opt(a.a[2], a.a[3])?;
+    let size = a.a[3] as usize;
+    // SAFETY: NUL-terminated strings; `buf` is NULL or `size` guest-writable bytes.
+    let r = unsafe {
+        match target {
+            Target::Fd => libc::fgetxattr(as_int(a.a[0]), n.as_ptr(), buf.cast(), size),
+            Target::Path => libc::getxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::lgetxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), buf.cast(), size),
+        }
+    };
+    host_ret(r as i64)
+}
+
+fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
+    let t = cpu.get_data();
+    let n = name(t, a.a[1])?;
+    let val = t.buf_in_opt(a.a[2], a.a[3])?;
+    let (size, flags) = (a.a[3] as usize, as_int(a.a[4]));
+    // SAFETY: NUL-terminated strings; `val` is NULL or `size` guest-readable bytes.
+    let r = unsafe {
+        match target {
+            Target::Fd => libc::fsetxattr(as_int(a.a[0]), n.as_ptr(), val.cast(), size, flags),
+            Target::Path => libc::setxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::LPath => libc::lsetxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+        }
+    };
+    host_ret(i64::from(r))
+}
+
+fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
+    let t = cpu.get_data_mut();
+    let buf = t.buf_out_opt(a.a[1], a.a[2])?;
+    let size = a.a[2] as usize;
+    // SAFETY: `buf` is NULL or `size` guest-writable bytes.
+    let r = unsafe {
+        match target {
+            Target::Fd => libc::flistxattr(as_int(a.a[0]), buf.cast(), size),
+            Target::Path => libc::listxattr(host_path(t, a.a[0])?.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::llistxattr(host_path(t, a.a[0])?.as_ptr(), buf.cast(), size),
+        }
+    };
+    host_ret(r as i64)
+}
+
+fn remove(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
+    let t = cpu.get_data();
+    let n = name(t, a.a[1])?;
+    // SAFETY: NUL-terminated strings.
+    let r = unsafe {
+        match target {
+            Target::Fd => libc::fremovexattr(as_int(a.a[0]), n.as_ptr()),
+            Target::Path => libc::removexattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr()),
+            Target::LPath => libc::lremovexattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr()),
+        }
+    };
+    host_ret(i64::from(r))
+}
+
+macro_rules! forms {
+    ($($(#[$doc:meta])* $fn:ident => $imp:ident($target:ident);)*) => {$(
+        $(#[$doc])*
+        pub fn $fn(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+            $imp(cpu, a, Target::$target)
+        }
+    )*};
+}
+
+forms! {
+    /// `getxattr(const char *path, const char *name, void *value, size_t size)`.
+    getxattr => get(Path);
+    /// `lgetxattr(const char *path, const char *name, void *value, size_t size)`.
+    lgetxattr => get(LPath);
+    /// `fgetxattr(int fd, const char *name, void *value, size_t size)`.
+    fgetxattr => get(Fd);
+    /// `setxattr(const char *path, const char *name, const void *value, size_t size, int flags)`.
+    setxattr => set(Path);
+    /// `lsetxattr(const char *path, const char *name, const void *value, size_t size, int flags)`.
+    lsetxattr => set(LPath);
+    /// `fsetxattr(int fd, const char *name, const void *value, size_t size, int flags)`.
+    fsetxattr => set(Fd);
+    /// `listxattr(const char *path, char *list, size_t size)`.
+    listxattr => list(Path);
+    /// `llistxattr(const char *path, char *list, size_t size)`.
+    llistxattr => list(LPath);
+    /// `flistxattr(int fd, char *list, size_t size)`.
+    flistxattr => list(Fd);
+    /// `removexattr(const char *path, const char *name)`.
+    removexattr => remove(Path);
+    /// `lremovexattr(const char *path, const char *name)`.
+    lremovexattr => remove(LPath);
+    /// `fremovexattr(int fd, const char *name)`.
+    fremovexattr => remove(Fd);
+}
