@@ -91,6 +91,10 @@ pub trait GuestArch: Sync {
     fn open_flags_to_host(&self, flags: u64) -> i32;
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
     fn open_flags_from_host(&self, flags: i32) -> u64;
+    /// The arch's `MAP_32BIT` mmap flag and the range such mappings go to, if it has one.
+    fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
+        None
+    }
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     fn epoll_packed(&self) -> bool {
         false

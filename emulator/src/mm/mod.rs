@@ -300,19 +300,24 @@ impl AddressSpace {
     /// default placement does. `len` must be page-aligned. `None` if the top window is full.
     pub fn find_free(&self, len: u64) -> Option<u64> {
         let top = self.windows.last()?;
-        let floor = top.guest;
-        let mut hi = self.mmap_base;
-        // Walk mappings downwards from the placement ceiling, looking for a gap.
-        for (&start, vma) in self.vmas.range(..self.mmap_base).rev() {
+        self.find_free_in(top.guest, self.mmap_base, len)
+    }
+
+    /// Finds a free range of `len` bytes inside `[floor, ceil)`, the highest one first. The
+    /// range must lie in one window.
+    pub fn find_free_in(&self, floor: u64, ceil: u64, len: u64) -> Option<u64> {
+        let mut hi = ceil;
+        // Walk mappings downwards from the ceiling, looking for a gap.
+        for (&start, vma) in self.vmas.range(..ceil).rev() {
             if vma.end <= hi && hi - vma.end >= len {
                 return Some(hi - len).filter(|&a| a >= floor);
             }
             hi = hi.min(start);
-            if hi < floor + len {
+            if hi < floor.saturating_add(len) {
                 return None;
             }
         }
-        (hi >= floor + len).then(|| hi - len)
+        (hi >= floor.saturating_add(len)).then(|| hi - len)
     }
 
     /// Maps fresh zeroed memory at `[addr, addr+len)` (page-aligned), replacing what was there.

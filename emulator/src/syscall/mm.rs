@@ -17,7 +17,6 @@ mod flag {
     pub const MAP_TYPE: u64 = 0x0f;
     pub const MAP_FIXED: u64 = 0x10;
     pub const MAP_ANONYMOUS: u64 = 0x20;
-    pub const MAP_GROWSDOWN: u64 = 0x0100;
     pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
 }
 use flag::*;
@@ -68,6 +67,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     let anon = flags & MAP_ANONYMOUS != 0;
     let t = cpu.get_data_mut();
+    let low32 = t.arch.map_32bit().filter(|(bit, _)| flags & bit != 0).map(|(_, range)| range);
     let mm = &mut t.mm;
     let fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0;
     let at = if fixed {
@@ -86,13 +86,14 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         addr
     } else {
         let hint = page_floor(addr);
-        if hint != 0 && mm.is_placeable(hint, len) && mm.is_free(hint, len) {
+        if let Some(range) = low32 {
+            mm.find_free_in(range.start, range.end, len).ok_or(Errno::ENOMEM)?
+        } else if hint != 0 && mm.is_placeable(hint, len) && mm.is_free(hint, len) {
             hint
         } else {
             mm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
-    let _ = MAP_GROWSDOWN;
     if anon {
         if shared {
             mm.map_shared_anon(at, len, prot)?;

@@ -142,6 +142,11 @@ impl GuestArch for X86_64 {
     fn open_flags_from_host(&self, flags: i32) -> u64 {
         u64::from(flags as u32)
     }
+    fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
+        // MAP_32BIT (arch/x86/include/uapi/asm/mman.h) places a mapping in [1 GiB, 2 GiB), the
+        // range arch/x86/kernel/sys_x86_64.c searches for it.
+        Some((0x40, 0x4000_0000..0x8000_0000))
+    }
     fn epoll_packed(&self) -> bool {
         true
     }
