@@ -1,11 +1,15 @@
 //! The command line: `endgate [OPTIONS] PROGRAM [ARGS…]`, with qemu-user's option names where
-//! they overlap (`-L`, `-E`, `-U`, `-0`, `-strace`).
+//! they overlap (`-L`, `-E`, `-U`, `-0`, `-strace`, `-version`).
+//!
+//! As in qemu-user, option values are taken verbatim (`-0 -sh` names a login shell), `-E`/`-U`
+//! take any bytes and apply in command-line order, and repeating an option is not an error (the
+//! last `-L`/`-0` wins).
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 
-use clap::Parser;
+use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
 
 /// Run a Linux program built for another CPU (x86_64 or aarch64 so far) on this host.
 #[derive(Parser, Debug)]
@@ -13,44 +17,129 @@ use clap::Parser;
     name = "endgate",
     version,
     disable_version_flag = true,
-    after_help = "The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo."
+    args_override_self = true,
+    override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate --version",
+    after_help = "Options are read only before PROGRAM; everything after it goes to the guest.\n\
+                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo."
 )]
 pub struct Cli {
     /// Prefix tried first for absolute guest paths (the guest's sysroot), as qemu-user's -L.
-    #[arg(short = 'L', value_name = "PATH")]
+    #[arg(short = 'L', value_name = "PATH", allow_hyphen_values = true)]
     pub sysroot: Option<PathBuf>,
 
-    /// Set VAR=VALUE in the guest's environment (repeatable).
-    #[arg(short = 'E', value_name = "VAR=VALUE")]
-    pub set_env: Vec<String>,
+    /// Set VAR=VALUE in the guest's environment (repeatable; -E and -U apply in order).
+    #[arg(short = 'E', value_name = "VAR=VALUE", allow_hyphen_values = true)]
+    pub set_env: Vec<OsString>,
 
-    /// Remove VAR from the guest's environment (repeatable).
-    #[arg(short = 'U', value_name = "VAR")]
-    pub unset_env: Vec<String>,
+    /// Remove VAR from the guest's environment (repeatable; -E and -U apply in order).
+    #[arg(short = 'U', value_name = "VAR", allow_hyphen_values = true)]
+    pub unset_env: Vec<OsString>,
 
-    /// argv[0] for the guest (default: PROGRAM as given).
-    #[arg(short = '0', value_name = "ARGV0")]
+    /// argv[0] for the guest (default: PROGRAM as given), e.g. -0 -sh for a login shell.
+    #[arg(short = '0', value_name = "ARGV0", allow_hyphen_values = true)]
     pub argv0: Option<OsString>,
 
     /// Print each guest system call on stderr, in strace's format (also -strace).
     #[arg(long)]
     pub strace: bool,
 
-    /// Print version, host byte order and the endian strategy, then exit.
-    #[arg(long)]
-    pub version: bool,
-
     /// The guest program (an ELF file).
-    #[arg(value_name = "PROGRAM", required_unless_present = "version")]
-    pub program: Option<OsString>,
+    #[arg(value_name = "PROGRAM")]
+    pub program: OsString,
 
     /// Arguments passed to the guest.
     #[arg(value_name = "ARGS", trailing_var_arg = true, allow_hyphen_values = true)]
     pub args: Vec<OsString>,
+
+    /// The `-E` and `-U` options in command-line order.
+    #[arg(skip)]
+    pub env_ops: Vec<EnvOp>,
 }
 
-/// Rewrites qemu-style single-dash long options (`-strace`) to clap's form, stopping at the
-/// first argument that is not an option (the program), so guest arguments are never touched.
+/// One `-E` or `-U` option.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvOp {
+    /// `-E VAR=VALUE`.
+    Set(OsString, OsString),
+    /// `-U VAR`.
+    Unset(OsString),
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Action {
+    /// Run a guest.
+    Run(Box<Cli>),
+    /// `--version`: print the version and exit.
+    Version,
+}
+
+/// A command line endgate cannot act on.
+#[derive(Debug)]
+pub enum CliError {
+    /// From clap: `--help` (status 0) or a usage error with clap's usage text (status 2).
+    Clap(clap::Error),
+    /// A bad option value, as one line without the `endgate: ` prefix (status 2).
+    Usage(String),
+}
+
+impl CliError {
+    /// The exit status: 0 for `--help`, 2 for a usage error.
+    pub fn exit_status(&self) -> u8 {
+        match self {
+            CliError::Clap(e) => e.exit_code() as u8,
+            CliError::Usage(_) => 2,
+        }
+    }
+}
+
+/// The clap command: [`Cli`] plus `--version`, which (like clap's own version flag) stops
+/// parsing where it stands, so PROGRAM is required except with `--version`.
+fn command() -> clap::Command {
+    Cli::command().arg(
+        Arg::new("version")
+            .long("version")
+            .action(ArgAction::Version)
+            .help("Print version, host byte order and the endian strategy, then exit (also -version)"),
+    )
+}
+
+/// Parses endgate's command line (`args` includes argv[0]).
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliError> {
+    let matches = match command().try_get_matches_from(normalize_args(args)) {
+        Ok(m) => m,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => return Ok(Action::Version),
+        Err(e) => return Err(CliError::Clap(e)),
+    };
+    let mut cli = Cli::from_arg_matches(&matches).map_err(CliError::Clap)?;
+    let mut ops: Vec<(usize, EnvOp)> = Vec::new();
+    let values =
+        |id| matches.get_many::<OsString>(id).into_iter().flatten().zip(matches.indices_of(id).into_iter().flatten());
+    for (v, i) in values("set_env") {
+        let b = v.as_bytes();
+        match b.iter().position(|&c| c == b'=') {
+            Some(eq) if eq > 0 => ops.push((
+                i,
+                EnvOp::Set(OsStr::from_bytes(&b[..eq]).to_owned(), OsStr::from_bytes(&b[eq + 1..]).to_owned()),
+            )),
+            _ => return Err(CliError::Usage(format!("-E wants VAR=VALUE, got '{}'", v.to_string_lossy()))),
+        }
+    }
+    for (v, i) in values("unset_env") {
+        if v.is_empty() || v.as_bytes().contains(&b'=') {
+            return Err(CliError::Usage(format!("-U wants VAR, got '{}'", v.to_string_lossy())));
+        }
+        ops.push((i, EnvOp::Unset(v.clone())));
+    }
+    ops.sort_by_key(|&(i, _)| i);
+    cli.env_ops = ops.into_iter().map(|(_, op)| op).collect();
+    Ok(Action::Run(Box::new(cli)))
+}
+
+/// Rewrites qemu-style single-dash long options (`-strace`, `-version`) to clap's form, stopping
+/// at the first argument that is not an option (the program), so guest arguments are never
+/// touched. The value after `-L`, `-E`, `-U` or `-0` is passed on as it is, even when it
+/// starts with '-'.
 pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut it = args.into_iter();
@@ -64,11 +153,15 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
             out.push("--strace".into());
             continue;
         }
+        if b == b"-version" {
+            out.push("--version".into());
+            continue;
+        }
         if b == b"--" {
             out.push(a);
             break;
         }
-        if !b.starts_with(b"-") {
+        if !b.starts_with(b"-") || b == b"-" {
             // The program: everything from here on belongs to the guest, so that clap never
             // parses guest options (e.g. `endgate ls --help`).
             out.push("--".into());
@@ -87,16 +180,18 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     out
 }
 
-/// The guest environment: endgate's own, with `-U` removals and then `-E` settings applied.
+/// The guest environment: endgate's own, with the `-E` settings and `-U` removals applied in
+/// command-line order (a setting replaces an inherited variable of the same name).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
-    for u in &cli.unset_env {
-        env.retain(|(k, _)| k.as_bytes() != u.as_bytes());
-    }
-    for s in &cli.set_env {
-        let (k, v) = s.split_once('=').unwrap_or((s.as_str(), ""));
-        env.retain(|(ek, _)| ek.as_bytes() != k.as_bytes());
-        env.push((k.into(), v.into()));
+    for op in &cli.env_ops {
+        match op {
+            EnvOp::Unset(k) => env.retain(|(ek, _)| ek != k),
+            EnvOp::Set(k, v) => {
+                env.retain(|(ek, _)| ek != k);
+                env.push((k.clone(), v.clone()));
+            }
+        }
     }
     env.into_iter()
         .map(|(k, v)| {
@@ -116,6 +211,13 @@ mod tests {
         normalize_args(v.iter().map(OsString::from)).into_iter().map(|s| s.into_string().unwrap()).collect()
     }
 
+    fn cli(v: &[&str]) -> Cli {
+        match parse(v.iter().map(OsString::from)) {
+            Ok(Action::Run(c)) => *c,
+            other => panic!("{v:?}: {other:?}"),
+        }
+    }
+
     #[test]
     fn guest_args_are_left_alone() {
         assert_eq!(
@@ -127,5 +229,75 @@ mod tests {
             ["endgate", "-L", "/sys", "--", "prog", "--help"]
         );
         assert_eq!(norm(&["endgate", "--version"]), ["endgate", "--version"]);
+    }
+
+    #[test]
+    fn values_are_verbatim() {
+        let c = cli(&["endgate", "-0", "-sh", "-L", "-", "-E", "X=-U", "-U", "--", "prog", "-0"]);
+        assert_eq!(c.argv0.as_deref(), Some(OsStr::new("-sh")));
+        assert_eq!(c.sysroot.as_deref(), Some(std::path::Path::new("-")));
+        assert_eq!(c.env_ops, [EnvOp::Set("X".into(), "-U".into()), EnvOp::Unset("--".into())]);
+        assert_eq!(c.program, "prog");
+        assert_eq!(c.args, [OsString::from("-0")]);
+        assert_eq!(cli(&["endgate", "-E", "-x=1", "p"]).env_ops, [EnvOp::Set("-x".into(), "1".into())]);
+    }
+
+    #[test]
+    fn env_options_apply_in_order() {
+        let c = cli(&["endgate", "-E", "A=3", "-U", "A", "-E", "B=1=2", "-U", "B", "-E", "B=", "p"]);
+        let ops = [
+            EnvOp::Set("A".into(), "3".into()),
+            EnvOp::Unset("A".into()),
+            EnvOp::Set("B".into(), "1=2".into()),
+            EnvOp::Unset("B".into()),
+            EnvOp::Set("B".into(), "".into()),
+        ];
+        assert_eq!(c.env_ops, ops);
+        let env = guest_env(&c);
+        assert!(!env.iter().any(|e| e.starts_with(b"A=")));
+        assert_eq!(env.iter().filter(|e| e.starts_with(b"B=")).collect::<Vec<_>>(), [b"B="]);
+    }
+
+    #[test]
+    fn bad_env_values_are_usage_errors() {
+        for (args, msg) in [
+            (&["endgate", "-E", "NOEQ", "p"][..], "-E wants VAR=VALUE, got 'NOEQ'"),
+            (&["endgate", "-E", "=v", "p"][..], "-E wants VAR=VALUE, got '=v'"),
+            (&["endgate", "-U", "A=1", "p"][..], "-U wants VAR, got 'A=1'"),
+        ] {
+            match parse(args.iter().map(OsString::from)) {
+                Err(e @ CliError::Usage(_)) => {
+                    assert_eq!(e.exit_status(), 2);
+                    let CliError::Usage(m) = e else { unreachable!() };
+                    assert_eq!(m, msg);
+                }
+                other => panic!("{args:?}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_options_are_accepted() {
+        let c = cli(&["endgate", "--strace", "-strace", "-L", "/a", "-L", "/b", "-0", "x", "-0", "y", "p"]);
+        assert!(c.strace);
+        assert_eq!(c.sysroot.as_deref(), Some(std::path::Path::new("/b")));
+        assert_eq!(c.argv0.as_deref(), Some(OsStr::new("y")));
+    }
+
+    #[test]
+    fn version_and_missing_program() {
+        assert!(matches!(parse(["endgate", "-version"].map(OsString::from)), Ok(Action::Version)));
+        assert!(matches!(parse(["endgate", "--strace", "--version"].map(OsString::from)), Ok(Action::Version)));
+        match parse(["endgate", "--strace"].map(OsString::from)) {
+            Err(e) => assert_eq!(e.exit_status(), 2),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn help_shows_program_as_required() {
+        let help = command().render_help().to_string();
+        assert!(help.contains("<PROGRAM>") && !help.contains("[PROGRAM]"), "{help}");
+        command().debug_assert();
     }
 }

@@ -347,3 +347,184 @@ fn write_to_a_closed_pipe_ends_with_sigpipe_like_native() {
     // Natively `busybox yes` dies by SIGPIPE here (signal(7): default action terminate).
     assert_eq!(st.signal(), Some(libc::SIGPIPE), "{st:?}");
 }
+
+/// x86_64: writes argv[0] and a newline to stdout, exits 0.
+const X86_PRINT_ARGV0: &str = r#"
+    .globl _start
+    .text
+_start:
+    mov 8(%rsp), %rsi     # argv[0]
+    xor %edx, %edx
+1:  cmpb $0, (%rsi,%rdx)
+    je 2f
+    inc %rdx
+    jmp 1b
+2:  movb $10, (%rsi,%rdx) # its NUL becomes a newline
+    inc %rdx
+    mov $1, %eax
+    mov $1, %edi
+    syscall
+    mov $60, %eax
+    xor %edi, %edi
+    syscall
+"#;
+
+/// The guest's environment as busybox `env` prints it, with endgate started with an empty
+/// environment plus `inherited`.
+fn guest_env_lines(inherited: &[(&str, &str)], opts: &[&std::ffi::OsStr]) -> (Output, Vec<Vec<u8>>) {
+    let o = Command::new(endgate())
+        .env_clear()
+        .envs(inherited.iter().copied())
+        .args(opts)
+        .arg(common::busybox("arm64"))
+        .arg("env")
+        .output()
+        .unwrap();
+    let lines = o.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(<[u8]>::to_vec).collect();
+    (o, lines)
+}
+
+fn os(s: &str) -> &std::ffi::OsStr {
+    std::ffi::OsStr::new(s)
+}
+
+#[test]
+fn option_values_may_start_with_a_dash() {
+    let d = TempDir::new("argv0");
+    let b = asm_guest(d.path(), "x86_64", "argv0", X86_PRINT_ARGV0);
+    // The login-shell form; also after other options and with a dashed sysroot.
+    for opts in [&["-0", "-sh"][..], &["-L", "-nonexistent", "-0", "-sh", "--strace"], &["-0", "--", "-0", "-sh"]] {
+        let o = Command::new(endgate()).args(opts).arg(&b).arg("-x").output().unwrap();
+        assert!(o.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(o.stdout, b"-sh\n", "{opts:?}");
+    }
+    let (o, env) = guest_env_lines(&[], &[os("-E"), os("-x=-y"), os("-E"), os("--=-U")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(env, [b"-x=-y".to_vec(), b"--=-U".to_vec()]);
+}
+
+#[test]
+fn environment_options_take_any_bytes() {
+    use std::os::unix::ffi::OsStrExt;
+    let set = std::ffi::OsStr::from_bytes(b"K\xff=v\xfe");
+    let (o, env) = guest_env_lines(&[], &[os("-E"), set, os("-E"), os("A=1")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(env, [b"K\xff=v\xfe".to_vec(), b"A=1".to_vec()]);
+    let (o, env) = guest_env_lines(&[], &[os("-E"), set, os("-U"), std::ffi::OsStr::from_bytes(b"K\xff")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(env.is_empty(), "{env:?}");
+}
+
+#[test]
+fn bad_environment_options_are_usage_errors() {
+    let ex = workspace().join("examples/hello-aarch64");
+    for (opt, val, msg) in [
+        ("-E", "NOEQ", "endgate: -E wants VAR=VALUE, got 'NOEQ'"),
+        ("-E", "=v", "endgate: -E wants VAR=VALUE, got '=v'"),
+        ("-U", "A=1", "endgate: -U wants VAR, got 'A=1'"),
+    ] {
+        let o = run(&[opt, val, ex.to_str().unwrap()]);
+        assert_eq!(shell_status(o.status), 2, "{opt} {val}");
+        assert_eq!(stderr_lines(&o), [msg], "{opt} {val}");
+        assert!(o.stdout.is_empty(), "the guest did not run");
+    }
+}
+
+#[test]
+fn environment_options_apply_in_order() {
+    let inherited = [("A", "0"), ("B", "0")];
+    let cases: [(&[&str], &[&[u8]]); 4] = [
+        (&["-E", "A=3", "-U", "A"], &[b"B=0"]),
+        (&["-U", "A", "-E", "A=3"], &[b"B=0", b"A=3"]),
+        (&["-E", "A=1", "-E", "A=2", "-U", "B"], &[b"A=2"]),
+        (&["-U", "B", "-E", "B=1", "-U", "B", "-E", "A=x=y"], &[b"A=x=y"]),
+    ];
+    for (opts, want) in cases {
+        let opts: Vec<_> = opts.iter().map(|s| os(s)).collect();
+        let (o, env) = guest_env_lines(&inherited, &opts);
+        assert!(o.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(env, want, "{opts:?}");
+    }
+}
+
+#[test]
+fn repeated_options_are_accepted() {
+    let ex = workspace().join("examples/hello-aarch64");
+    let ex = ex.to_str().unwrap();
+    for opts in [&["--strace", "--strace"][..], &["-strace", "-strace"], &["-strace", "--strace", "-L", "/", "-L", "/"]]
+    {
+        let o = Command::new(endgate()).args(opts).arg(ex).output().unwrap();
+        assert!(o.status.success(), "{opts:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("exit_group(0) = ?"), "{opts:?}");
+    }
+    let o = run(&["-0", "first", "-0", "second", "--version", "--version"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+#[test]
+fn help_shows_program_as_required() {
+    let o = run(&["--help"]);
+    assert!(o.status.success());
+    let s = String::from_utf8_lossy(&o.stdout);
+    assert!(s.contains("endgate [OPTIONS] PROGRAM [ARGS]"), "{s}");
+    assert!(!s.contains("[PROGRAM]"), "{s}");
+    let o = run(&["--strace"]);
+    assert_eq!(shell_status(o.status), 2);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("PROGRAM"));
+}
+
+fn dev_full() -> std::process::Stdio {
+    std::process::Stdio::from(std::fs::File::create("/dev/full").expect("/dev/full"))
+}
+
+#[test]
+fn output_errors_do_not_panic() {
+    // stdout full: --version fails with status 1 and says so on stderr; --help is status 0.
+    let o = Command::new(endgate()).arg("--version").stdout(dev_full()).output().unwrap();
+    assert_eq!(shell_status(o.status), 1, "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(stderr_lines(&o), ["endgate: write error: No space left on device (os error 28)"]);
+    let o = Command::new(endgate()).arg("--help").stdout(dev_full()).output().unwrap();
+    assert_eq!(shell_status(o.status), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    // stderr full: every status is what it is with a working stderr.
+    let d = TempDir::new("devfull");
+    let segv = asm_guest(d.path(), "x86_64", "x86_store_ro", X86_STORE_RO);
+    let dir = d.path().to_str().unwrap().to_string();
+    let hello = workspace().join("examples/hello-aarch64");
+    let cases: [(Vec<&std::ffi::OsStr>, i32); 6] = [
+        (vec![os("/nonexistent/prog")], 127),
+        (vec![os(&dir)], 126),
+        (vec![segv.as_os_str()], 139),
+        (vec![os("-E"), os("NOEQ"), segv.as_os_str()], 2),
+        (vec![os("--bogus")], 2),
+        (vec![os("--strace"), hello.as_os_str()], 0),
+    ];
+    for (args, status) in &cases {
+        let o = Command::new(endgate()).args(args).stderr(dev_full()).output().unwrap();
+        assert_eq!(shell_status(o.status), *status, "{args:?}");
+    }
+}
+
+#[test]
+fn external_sigsegv_ends_endgate_like_a_native_process() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let mut cmd = Command::new(endgate());
+    cmd.arg(common::busybox("arm64")).args(["sleep", "10"]);
+    // SAFETY: setrlimit is async-signal-safe; no core file is left behind.
+    unsafe {
+        cmd.pre_exec(|| {
+            let zero = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            libc::setrlimit(libc::RLIMIT_CORE, &zero);
+            Ok(())
+        });
+    }
+    for sig in [libc::SIGSEGV, libc::SIGBUS] {
+        let mut child = cmd.spawn().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        // SAFETY: kill(2) on our own child's pid.
+        unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+        let t = std::time::Instant::now();
+        let st = child.wait().unwrap();
+        assert_eq!(st.signal(), Some(sig), "{st:?}");
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "the first signal ended endgate");
+    }
+}
