@@ -177,14 +177,8 @@ pub enum SelfSignal {
 
 /// Signals that report endgate's own faults on the host; endgate never blocks or ignores them
 /// on the host, whatever the guest asks for its own copy.
-pub const HOST_OWN: [Signal; 6] = [
-    Signal::SIGILL,
-    Signal::SIGTRAP,
-    Signal::SIGBUS,
-    Signal::SIGFPE,
-    Signal::SIGSEGV,
-    Signal::SIGSYS,
-];
+pub const HOST_OWN: [Signal; 6] =
+    [Signal::SIGILL, Signal::SIGTRAP, Signal::SIGBUS, Signal::SIGFPE, Signal::SIGSEGV, Signal::SIGSYS];
 
 /// The bit of `sig` in a signal set (bit `n-1` for signal `n`).
 #[inline]

@@ -39,8 +39,13 @@ pub enum ArgFmt {
     BufOut,
     /// `open` flags, symbolic.
     OpenFlags,
-    /// A mode, octal.
+    /// A mode, octal (`0644`).
     Mode,
+    /// `open`'s mode: printed only when the flags in argument `n` create a file (O_CREAT or
+    /// O_TMPFILE), as strace does.
+    OpenMode(u8),
+    /// `access` mode: `F_OK` or `R_OK|W_OK|X_OK`.
+    AccessMode,
     /// `AT_*` flags, symbolic.
     AtFlags,
     /// `PROT_*`, symbolic.
@@ -64,17 +69,25 @@ pub enum RetFmt {
     Hex,
 }
 
-/// Formats what can be formatted at entry; `None` marks output buffers filled in at exit.
-pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<Option<String>> {
+/// Formats what can be formatted at entry, as (argument index, text); a `None` text marks an
+/// output buffer filled in at exit. Arguments strace omits (a mode without O_CREAT) are left out.
+pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<(usize, Option<String>)> {
     let Some(def) = def else {
-        return a.a.iter().take(3).map(|v| Some(format!("{v:#x}"))).collect();
+        return a.a.iter().take(3).enumerate().map(|(i, v)| (i, Some(format!("{v:#x}")))).collect();
     };
     def.args
         .iter()
         .enumerate()
+        .filter(|(_, f)| match f {
+            ArgFmt::OpenMode(n) => {
+                let flags = cpu.get_data().arch.open_flags_to_host(a.a[*n as usize]);
+                flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
+            }
+            _ => true,
+        })
         .map(|(i, f)| match f {
-            ArgFmt::BufOut => None,
-            f => Some(format_arg(cpu, *f, a.a[i], a)),
+            ArgFmt::BufOut => (i, None),
+            f => (i, Some(format_arg(cpu, *f, a.a[i], a))),
         })
         .collect()
 }
@@ -85,7 +98,7 @@ pub fn print_line(
     cpu: &Cpu<'_>,
     def: Option<&SyscallDef>,
     a: &SyscallArgs,
-    pre: &[Option<String>],
+    pre: &[(usize, Option<String>)],
     ret: u64,
     exiting: bool,
 ) {
@@ -96,8 +109,9 @@ pub fn print_line(
     };
     let mut line = String::with_capacity(96);
     let _ = write!(line, "{}(", name);
-    for (i, p) in pre.iter().enumerate() {
-        if i > 0 {
+    for (n, (i, p)) in pre.iter().enumerate() {
+        let i = *i;
+        if n > 0 {
             line.push_str(", ");
         }
         match p {
@@ -138,6 +152,8 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::Int | ArgFmt::Fd => format!("{}", v as u32 as i32),
         ArgFmt::Long => format!("{}", v as i64),
         ArgFmt::ULong => format!("{v}"),
+        // C's %#x: "0" for zero, 0x-prefixed otherwise.
+        ArgFmt::Hex if v == 0 => "0".into(),
         ArgFmt::Hex => format!("{v:#x}"),
         ArgFmt::Ptr | ArgFmt::BufOut => ptr(v),
         ArgFmt::AtFd => {
@@ -153,7 +169,14 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         },
         ArgFmt::BufIn(n) => buffer(cpu, v, a.a[n as usize]),
         ArgFmt::OpenFlags => open_flags(task.arch.open_flags_to_host(v)),
-        ArgFmt::Mode => format!("{:#o}", v as u32),
+        ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", v as u32),
+        ArgFmt::AccessMode => {
+            if v == 0 {
+                "F_OK".into()
+            } else {
+                flags(v, &[(4, "R_OK"), (2, "W_OK"), (1, "X_OK")], "F_OK")
+            }
+        }
         ArgFmt::AtFlags => flags(
             v,
             &[
