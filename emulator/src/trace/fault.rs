@@ -109,7 +109,14 @@ pub fn report(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
     }
     match disassemble_at(cpu, pc) {
         Some(i) => s.push_str(&format!(": {i}")),
-        None => s.push_str(": <instruction not readable>"),
+        None => match read_code(cpu, pc) {
+            // Readable but not an instruction capstone knows: show the bytes.
+            Some(code) => {
+                let bytes: Vec<String> = code.iter().take(4).map(|b| format!("{b:02x}")).collect();
+                s.push_str(&format!(": undecodable bytes {}", bytes.join(" ")));
+            }
+            None => s.push_str(": <instruction not readable>"),
+        },
     }
     Some(s)
 }
