@@ -295,8 +295,20 @@ pub fn pipe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// Size of `struct pollfd` in bytes (int fd, short events, short revents).
 const POLLFD_SIZE: u64 = 8;
 
+/// `EINVAL` when `nfds` exceeds `RLIMIT_NOFILE`, which the kernel checks before touching the
+/// array (poll(2)).
+fn check_nfds(nfds: u64) -> Result<(), Errno> {
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: a local out struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } == 0 && nfds > rl.rlim_cur {
+        return Err(Errno::EINVAL);
+    }
+    Ok(())
+}
+
 /// `poll(struct pollfd *fds, nfds_t nfds, int timeout)` (x86_64; poll(2)).
 pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    check_nfds(a.a[1])?;
     let p = cpu.get_data_mut().buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
     // SAFETY: `nfds` pollfds checked readable and writable.
     host_ret(i64::from(unsafe { libc::poll(p.cast(), a.a[1], as_int(a.a[2])) }))
@@ -307,6 +319,7 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// signal mask is not applied to the host call: guest signal delivery does not exist yet, so
 /// no guest handler can run during the wait either way.
 pub fn ppoll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    check_nfds(a.a[1])?;
     let t = cpu.get_data_mut();
     let p = t.buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
     let ts = if a.a[2] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[2], 16)? };
