@@ -528,3 +528,34 @@ fn external_sigsegv_ends_endgate_like_a_native_process() {
         assert!(t.elapsed() < std::time::Duration::from_secs(5), "the first signal ended endgate");
     }
 }
+
+const A64_EL0_CHECKS: &str = r#"
+    .globl _start
+    .text
+_start:
+    mrs x0, midr_el1         // trapped at EL0 and completed as Linux does (HWCAP_CPUID)
+    ubfx x1, x0, #24, #8     // implementer: 0x41, Arm
+    cmp x1, #0x41
+    b.ne bad
+    mrs x2, ctr_el0          // allowed at EL0 by SCTLR_EL1.UCT on Linux
+    mrs x3, cntvct_el0       // allowed by CNTKCTL_EL1.EL0VCTEN
+    fmov d0, #1.0            // FP enabled for EL0
+    msr daifset, #2          // privileged at EL0 (SCTLR_EL1.UMA is 0): SIGILL
+    mov x8, #93
+    mov x0, #0
+    svc #0
+bad:
+    mov x8, #93
+    mov x0, #1
+    svc #0
+"#;
+
+#[test]
+fn aarch64_guests_run_at_el0_like_linux_user_space() {
+    let d = TempDir::new("el0");
+    let b = asm_guest(d.path(), "aarch64", "a64_el0", A64_EL0_CHECKS);
+    let o = Command::new(endgate()).arg(&b).output().unwrap();
+    let lines = stderr_lines(&o);
+    assert_eq!(shell_status(o.status), 132, "{lines:?}");
+    assert!(lines.len() == 1 && lines[0].contains("SIGILL") && lines[0].contains("msr daifset"), "{lines:?}");
+}

@@ -7,7 +7,9 @@
 //!   how CPU exceptions become signals;
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
-//! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`).
+//! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`);
+//! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
+//!   space after they trap (arm64's emulated ID-register reads).
 //!
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 

@@ -10,6 +10,7 @@
 
 mod abi;
 mod calls;
+mod traps;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -83,7 +84,7 @@ impl GuestArch for Aarch64 {
         cpu.add_intr_hook(|cpu, intno| {
             if intno == excp::SWI {
                 crate::syscall::enter(cpu);
-            } else {
+            } else if !(intno == excp::UDEF && traps::emulate_id_mrs(cpu)) {
                 crate::task::cpu_exception(cpu, intno);
             }
         })?;
@@ -91,6 +92,7 @@ impl GuestArch for Aarch64 {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        enter_el0(cpu)?;
         cpu.reg_write(RegisterARM64::SP, sp)?;
         cpu.reg_write(RegisterARM64::PC, entry)?;
         // x0 = 0: no function for the program to register with atexit.
@@ -198,6 +200,37 @@ impl GuestArch for Aarch64 {
             _ => Signal::SIGILL,
         }
     }
+}
+
+/// Puts the CPU where Linux runs user code: EL0, with the EL1 controls the kernel sets for
+/// user space, so that privileged instructions fault as they do natively while what Linux
+/// allows at EL0 works. Unicorn starts at EL1 with these controls off.
+/// - CPACR_EL1.FPEN = 0b11: FP/SIMD usable at EL0.
+/// - SCTLR_EL1: UCI (cache maintenance by VA, for JITs), UCT (`mrs ctr_el0`, read by glibc's
+///   memcpy selection), DZE (`dc zva`, used by memset), nTWI/nTWE (`wfi`/`wfe` do not trap).
+/// - CNTKCTL_EL1.EL0VCTEN: `cntvct_el0`/`cntfrq_el0` readable at EL0.
+///
+/// Values: Arm ARM D19 (SCTLR_EL1, CPACR_EL1, CNTKCTL_EL1); Linux arch/arm64/include/asm/sysreg.h
+/// `INIT_SCTLR_EL1_MMU_ON` for the user-visible bits.
+fn enter_el0(cpu: &mut Cpu<'_>) -> Result<(), unicorn_engine::uc_error> {
+    use unicorn_engine::RegisterARM64CP;
+    const SCTLR_DZE: u64 = 1 << 14;
+    const SCTLR_UCT: u64 = 1 << 15;
+    const SCTLR_NTWI: u64 = 1 << 16;
+    const SCTLR_NTWE: u64 = 1 << 18;
+    const SCTLR_UCI: u64 = 1 << 26;
+    const CNTKCTL_EL0VCTEN: u64 = 1 << 1;
+    cpu.reg_write(RegisterARM64::CPACR_EL1, 3 << 20)?;
+    // PSTATE = EL0t with DAIF clear; unicorn recomputes its cached TB flags only on a
+    // CP-register write, so the SCTLR write below comes after it.
+    cpu.reg_write(RegisterARM64::PSTATE, 0)?;
+    let mut cntkctl = RegisterARM64CP::new().op0(3).op1(0).crn(14).crm(1).op2(0);
+    cpu.reg_read_arm64_coproc(&mut cntkctl)?;
+    cpu.reg_write_arm64_coproc(&cntkctl.val(cntkctl.val | CNTKCTL_EL0VCTEN))?;
+    let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
+    cpu.reg_read_arm64_coproc(&mut sctlr)?;
+    cpu.reg_write_arm64_coproc(&sctlr.val(sctlr.val | SCTLR_DZE | SCTLR_UCT | SCTLR_NTWI | SCTLR_NTWE | SCTLR_UCI))?;
+    Ok(())
 }
 
 #[cfg(test)]

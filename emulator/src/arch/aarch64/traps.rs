@@ -1,0 +1,41 @@
+//! Instructions that trap at EL0 and that the arm64 kernel completes for user space.
+//!
+//! Linux advertises `HWCAP_CPUID` and emulates `mrs` of the ID register space (op0 3, op1 0,
+//! CRn 0: MIDR_EL1, MPIDR_EL1, REVIDR_EL1, ID_AA64*_EL1) when EL0 reads it
+//! (Documentation/arch/arm64/cpu-feature-registers.rst); glibc reads MIDR_EL1 at start-up to
+//! pick string routines. Any other undefined instruction stays SIGILL.
+
+use unicorn_engine::{RegisterARM64, RegisterARM64CP};
+
+use crate::arch::Cpu;
+
+/// Completes a trapped `mrs Xt, <ID register>` at the PC: writes the register's value (0 for
+/// unallocated encodings, which read as zero) to Xt and steps over it. `false` if the
+/// instruction is not one the kernel emulates.
+pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
+    let pc = cpu.reg_read(RegisterARM64::PC).unwrap_or(0);
+    let Ok(insn) = cpu.get_data().mm.read_u32(pc) else { return false };
+    // MRS: 1101 0101 0011 o0 op1 CRn CRm op2 Rt, op0 = 2 + o0.
+    if insn & 0xfff0_0000 != 0xd530_0000 {
+        return false;
+    }
+    let op0 = 2 + ((insn >> 19) & 1);
+    let (op1, crn, crm, op2, rt) = ((insn >> 16) & 7, (insn >> 12) & 0xf, (insn >> 8) & 0xf, (insn >> 5) & 7, insn & 0x1f);
+    if op0 != 3 || op1 != 0 || crn != 0 {
+        return false;
+    }
+    let mut reg = RegisterARM64CP::new().op0(op0).op1(op1).crn(crn).crm(crm).op2(op2);
+    let value = if cpu.reg_read_arm64_coproc(&mut reg).is_ok() { reg.val } else { 0 };
+    if rt != 31 {
+        let x = if rt == 29 {
+            RegisterARM64::X29 as i32
+        } else if rt == 30 {
+            RegisterARM64::X30 as i32
+        } else {
+            RegisterARM64::X0 as i32 + rt as i32
+        };
+        let _ = cpu.reg_write(x, value);
+    }
+    // Writing the PC makes unicorn leave emu_start; the run loop resumes there.
+    cpu.reg_write(RegisterARM64::PC, pc + 4).is_ok()
+}
