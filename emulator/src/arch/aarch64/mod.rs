@@ -3,8 +3,10 @@
 //! - Trap: `svc #0` raises unicorn interrupt 2 (QEMU's EXCP_SWI) with the PC already past the
 //!   `svc`. Number in `x8`, arguments in `x0`-`x5`, result in `x0`.
 //! - TLS: `TPIDR_EL0`.
-//! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions). Unicorn runs it at EL1 with
-//!   the MMU off; endgate's virtual TLB supplies the user permissions.
+//! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions), at EL0 with the EL1
+//!   controls Linux sets for user space ([`enter_el0`]); the MMU is off and endgate's virtual
+//!   TLB supplies the user permissions. ID-register reads trap and are completed as the kernel
+//!   does (`traps.rs`).
 //! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
