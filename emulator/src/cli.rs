@@ -35,7 +35,7 @@ pub struct Cli {
     #[arg(short = 'U', value_name = "VAR", allow_hyphen_values = true)]
     pub unset_env: Vec<OsString>,
 
-    /// argv[0] for the guest (default: PROGRAM as given), e.g. -0 -sh for a login shell.
+    /// `argv[0]` for the guest (default: PROGRAM as given), e.g. -0 -sh for a login shell.
     #[arg(short = '0', value_name = "ARGV0", allow_hyphen_values = true)]
     pub argv0: Option<OsString>,
 
@@ -104,7 +104,7 @@ fn command() -> clap::Command {
     )
 }
 
-/// Parses endgate's command line (`args` includes argv[0]).
+/// Parses endgate's command line (`args` includes `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliError> {
     let matches = match command().try_get_matches_from(normalize_args(args)) {
         Ok(m) => m,

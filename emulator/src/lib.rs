@@ -61,7 +61,7 @@ impl LaunchError {
 pub struct Program {
     /// Path of the ELF file as the user named it.
     pub path: String,
-    /// The guest's argv (argv[0] included).
+    /// The guest's argv (`argv[0]` included).
     pub argv: Vec<Vec<u8>>,
     /// The guest's environment.
     pub envp: Vec<Vec<u8>>,

@@ -39,7 +39,7 @@ pub fn stack_size() -> u64 {
 }
 
 /// Where the top-down mmap area starts below the stack: `task_size` minus the stack size and
-/// a guard gap, at least [`MIN_GAP`] (Linux's `mmap_base`, without randomisation).
+/// a guard gap, at least `MIN_GAP` (Linux's `mmap_base`, without randomisation).
 pub fn mmap_base(task_size: u64) -> u64 {
     let gap = (stack_size() + (1 << 20)).max(MIN_GAP);
     task_size - gap
@@ -74,7 +74,7 @@ use at::*;
 
 /// What the stack is built from.
 pub struct StackInput<'a> {
-    /// The guest's argv (argv[0] included).
+    /// The guest's argv (`argv[0]` included).
     pub argv: &'a [Vec<u8>],
     /// The guest's environment, `NAME=value` strings.
     pub envp: &'a [Vec<u8>],

@@ -243,7 +243,7 @@ mod req {
 }
 
 /// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)) for the terminal and file requests in
-/// [`req`]. Errors: `ENOTTY` for requests endgate does not know (their argument layout is
+/// `req`. Errors: `ENOTTY` for requests endgate does not know (their argument layout is
 /// unknown, so they cannot be forwarded safely), `EFAULT`, the host's.
 pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;

@@ -215,7 +215,7 @@ mod pr {
 }
 
 /// `prctl(int option, unsigned long arg2, …)` (prctl(2)) for the process-attribute options in
-/// [`pr`]. Errors: `EINVAL` for options that would change endgate itself (seccomp, endian,
+/// `pr`. Errors: `EINVAL` for options that would change endgate itself (seccomp, endian,
 /// memory layout) or that endgate does not know.
 pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use pr::*;

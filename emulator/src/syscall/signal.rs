@@ -7,7 +7,7 @@
 //! ends, stops, ignores or holds pending an external signal as it would for the guest, and
 //! `rt_sigtimedwait` can collect it. Signals that report endgate's own faults
 //! ([`crate::signal::HOST_OWN`]) are never mirrored. A signal the guest sends itself is decided
-//! here ([`raise_self`]): held pending while blocked, otherwise its disposition applies.
+//! here (`raise_self`): held pending while blocked, otherwise its disposition applies.
 
 use syscalls::Errno;
 

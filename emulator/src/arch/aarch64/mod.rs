@@ -4,7 +4,7 @@
 //!   `svc`. Number in `x8`, arguments in `x0`-`x5`, result in `x0`.
 //! - TLS: `TPIDR_EL0`.
 //! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions), at EL0 with the EL1
-//!   controls Linux sets for user space ([`enter_el0`]); the MMU is off and endgate's virtual
+//!   controls Linux sets for user space (`enter_el0`); the MMU is off and endgate's virtual
 //!   TLB supplies the user permissions. ID-register reads trap and are completed as the kernel
 //!   does (`traps.rs`).
 //! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000

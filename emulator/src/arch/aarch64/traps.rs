@@ -20,7 +20,8 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
         return false;
     }
     let op0 = 2 + ((insn >> 19) & 1);
-    let (op1, crn, crm, op2, rt) = ((insn >> 16) & 7, (insn >> 12) & 0xf, (insn >> 8) & 0xf, (insn >> 5) & 7, insn & 0x1f);
+    let (op1, crn, crm, op2, rt) =
+        ((insn >> 16) & 7, (insn >> 12) & 0xf, (insn >> 8) & 0xf, (insn >> 5) & 7, insn & 0x1f);
     if op0 != 3 || op1 != 0 || crn != 0 {
         return false;
     }
