@@ -376,7 +376,25 @@ impl AddressSpace {
             Backing::File { offset, shared, .. } => (offset, shared),
         };
         self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        if matches!(backing, Backing::Anon { shared: false }) {
+            self.merge_with_previous(addr);
+        }
         Ok(())
+    }
+
+    /// Joins the private anonymous mapping at `start` to the one ending right before it when
+    /// they are alike, as Linux merges adjacent VMAs (so a brk heap grown in steps is one
+    /// `[heap]` line in `/proc/self/maps`).
+    fn merge_with_previous(&mut self, start: u64) {
+        let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
+        let Some(cur) = self.vmas.get(&start) else { return };
+        if prev.end == start && prev.prot == cur.prot && prev.name == cur.name && !prev.shared && !cur.shared {
+            let end = cur.end;
+            self.vmas.remove(&start);
+            if let Some(p) = self.vmas.get_mut(&prev_start) {
+                p.end = end;
+            }
+        }
     }
 
     /// Removes every mapping in `[addr, addr+len)` (page-aligned); unmapped parts are ignored,
