@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what building and testing endgate need on Debian 12, skipping what is present.
 #   --build   only the build needs (cmake, libclang for unicorn's bindings, a C compiler)
-#   (default) build needs + cross compilers + qemu-user (the reference emulator)
+#   (default) build needs + cross compilers + qemu-user (the reference emulator), and for
+#             host-shims' POWER tests the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio
+#             (the ppc64el kernel itself comes from scripts/fetch-ppc-kernel.sh)
 # Never installs Debian's libunicorn-dev: unicorn-engine-sys would link that old 2.0.1 library.
 set -euo pipefail
 mode=${1:-all}
@@ -10,6 +12,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)
+  pkgs+=(gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu qemu-system-ppc cpio)
   # musl-dev:arm64 (static musl for aarch64 guests) is a foreign-architecture package.
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $SUDO dpkg --add-architecture arm64
