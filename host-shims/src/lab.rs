@@ -256,13 +256,16 @@ pub fn run_user(target: PpcTarget, prog: &Path, iters: u64) -> Result<Report, La
     Ok(Report::parse(&text))
 }
 
+/// One initramfs entry: name, mode (type and permission bits), contents, device (major, minor).
+type CpioEntry<'a> = (&'a str, u32, &'a [u8], (u32, u32));
+
 /// Writes a newc cpio archive (the initramfs format, Documentation/driver-api/early-userspace/
 /// buffer-format.rst) holding `/init` = the file `init`, the directory `/proc` and the node
 /// `/dev/console` (char 5:1), to `out`.
 pub fn write_initramfs(init: &Path, out: &Path) -> Result<(), LabError> {
     let data = std::fs::read(init).map_err(|e| LabError::Io(format!("{}: {e}", init.display())))?;
     let mut a = Vec::with_capacity(data.len() + 1024);
-    let entries: [(&str, u32, &[u8], (u32, u32)); 4] = [
+    let entries: [CpioEntry; 4] = [
         ("dev", 0o040755, &[], (0, 0)),
         ("dev/console", 0o020600, &[], (5, 1)),
         ("proc", 0o040555, &[], (0, 0)),
