@@ -79,7 +79,7 @@ fn reset_host_signals() {
 /// with a message on stderr when stdout cannot be written (e.g. `>/dev/full`), as coreutils do.
 fn version() -> ExitCode {
     let text = format!(
-        "endgate {}\nhost: {} {}-endian\nendian strategy: {}\ncycle counter: {}{}\nguests: x86_64 aarch64\n",
+        "endgate {}\nhost: {} {}-endian\nendian strategy: {}\ncycle counter: {}{}\nguests: x86_64 aarch64 riscv64\n",
         env!("CARGO_PKG_VERSION"),
         std::env::consts::ARCH,
         host_shims::host_endian(),

@@ -115,6 +115,7 @@ fn asm_guest(dir: &Path, arch: &str, name: &str, src: &str) -> PathBuf {
     let cc = match arch {
         "x86_64" => "gcc",
         "aarch64" => "aarch64-linux-gnu-gcc",
+        "riscv64" => "riscv64-linux-gnu-gcc",
         _ => unreachable!(),
     };
     let s = dir.join(format!("{name}.S"));
@@ -200,6 +201,41 @@ _start:
     br x0
 "#;
 
+const RV_JUMP_DATA: &str = r#"
+    .globl _start
+    .text
+_start:
+    la a0, data_code
+    jr a0
+    .data
+    .balign 4096
+data_code:
+    nop
+    ret
+"#;
+
+/// A compressed store (`c.sw`), whose operands capstone gives as register, immediate, register.
+const RV_STORE_RO: &str = r#"
+    .globl _start
+    .text
+_start:
+    la a0, ro_word
+    li a1, 1
+    sw a1, 4(a0)
+    .section .rodata
+    .balign 4096
+ro_word:
+    .word 0, 0
+"#;
+
+const RV_JUMP_UNMAPPED: &str = r#"
+    .globl _start
+    .text
+_start:
+    li a0, 0x12345000
+    jr a0
+"#;
+
 fn nm_address(bin: &Path, sym: &str) -> u64 {
     let o = Command::new("nm").arg(bin).output().expect("nm (binutils)");
     let s = String::from_utf8_lossy(&o.stdout);
@@ -238,6 +274,44 @@ fn faults_end_with_139_and_a_report() {
     check_fault(&b, &format!("fault address {addr:#x}"), "str w1, [x0, #4]");
     let b = asm_guest(d.path(), "aarch64", "a64_jump", A64_JUMP_UNMAPPED);
     check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+    let b = asm_guest(d.path(), "riscv64", "rv_jump_data", RV_JUMP_DATA);
+    let target = nm_address(&b, "data_code");
+    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
+    let b = asm_guest(d.path(), "riscv64", "rv_store_ro", RV_STORE_RO);
+    let addr = nm_address(&b, "ro_word") + 4;
+    check_fault(&b, &format!("fault address {addr:#x}"), "sw a1, 4(a0)");
+    let b = asm_guest(d.path(), "riscv64", "rv_jump", RV_JUMP_UNMAPPED);
+    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+}
+
+/// riscv64 CPU exceptions other than `ecall`: unicorn moves the PC 4 past the faulting
+/// instruction before the hook and stops on `ebreak` as an invalid instruction; both must
+/// still end as Linux does, with the faulting instruction's PC.
+const RV_EXCEPTIONS: [(&str, &str, i32, &str); 5] = [
+    ("rv_ill", "fault: .word 0xffffffff", 132, "SIGILL"),
+    // Guests run in U-mode: machine CSRs are out of reach, as under Linux.
+    ("rv_csr_mstatus", "fault: csrr a0, mstatus", 132, "SIGILL"),
+    ("rv_ebreak", ".option norvc\nfault: ebreak", 133, "SIGTRAP"),
+    ("rv_c_ebreak", "fault: c.ebreak", 133, "SIGTRAP"),
+    // A misaligned atomic; plain loads and stores may be misaligned.
+    ("rv_misaligned_amo", "la a0, w\n    addi a0, a0, 1\nfault: amoadd.w a2, a1, (a0)", 135, "SIGBUS"),
+];
+
+#[test]
+fn riscv64_exceptions_become_linux_signals() {
+    let d = TempDir::new("rvexc");
+    for (name, body, status, sig) in RV_EXCEPTIONS {
+        let src = format!(
+            "    .globl _start\n    .text\n_start:\n    nop\n    {body}\n    .data\n    .balign 8\nw: .word 0, 0\n"
+        );
+        let b = asm_guest(d.path(), "riscv64", name, &src);
+        let o = Command::new(endgate()).arg(&b).output().unwrap();
+        let lines = stderr_lines(&o);
+        assert_eq!(shell_status(o.status), status, "{name}: {lines:?}");
+        assert_eq!(lines.len(), 1, "{name}: {lines:?}");
+        let pc = nm_address(&b, "fault");
+        assert!(lines[0].contains(&format!("killed by {sig} at pc {pc:#x}")), "{name}: {}", lines[0]);
+    }
 }
 
 const X86_EFAULT: &str = r#"
@@ -306,10 +380,42 @@ bad:
 msg: .ascii "ok\n"
 "#;
 
+const RV_EFAULT: &str = r#"
+    .globl _start
+    .text
+_start:
+    li a7, 64             # write(1, 0x10, 5)
+    li a0, 1
+    li a1, 0x10
+    li a2, 5
+    ecall
+    li t0, -14            # -EFAULT
+    bne a0, t0, bad
+    li a7, 56             # openat(AT_FDCWD, 0x10, O_RDONLY)
+    li a0, -100
+    li a1, 0x10
+    li a2, 0
+    ecall
+    bne a0, t0, bad
+    li a7, 64
+    li a0, 1
+    la a1, msg
+    li a2, 3
+    ecall
+    li a7, 93
+    li a0, 0
+    ecall
+bad:
+    li a7, 93
+    li a0, 1
+    ecall
+msg: .ascii "ok\n"
+"#;
+
 #[test]
 fn bad_guest_pointer_is_efault_and_guest_continues() {
     let d = TempDir::new("efault");
-    for (arch, src) in [("x86_64", X86_EFAULT), ("aarch64", A64_EFAULT)] {
+    for (arch, src) in [("x86_64", X86_EFAULT), ("aarch64", A64_EFAULT), ("riscv64", RV_EFAULT)] {
         let b = asm_guest(d.path(), arch, &format!("efault_{arch}"), src);
         let o = Command::new(endgate()).arg(&b).output().unwrap();
         assert_eq!(shell_status(o.status), 0, "{arch}: {}", String::from_utf8_lossy(&o.stderr));

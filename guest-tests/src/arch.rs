@@ -30,6 +30,13 @@ pub const ARCHES: &[Arch] = &[
         cc_package: "gcc-aarch64-linux-gnu",
         qemu: "qemu-aarch64",
     },
+    Arch {
+        name: "riscv64",
+        cc: "riscv64-linux-gnu-gcc",
+        cflags: &[],
+        cc_package: "gcc-riscv64-linux-gnu",
+        qemu: "qemu-riscv64",
+    },
 ];
 
 impl Arch {

@@ -29,7 +29,7 @@ USAGE:
     guest-tests help
 
 OPTIONS:
-    --arch A          x86_64, aarch64, a comma list, or all (default: all)
+    --arch A          x86_64, aarch64, riscv64, a comma list, or all (default: all)
     --out DIR         build directory (default: <workspace>/target/guest-tests); programs go
                       to DIR/<arch>/<test>. --build-dir is the same option.
     --jobs N          parallel compilers / tests (default: number of CPUs)

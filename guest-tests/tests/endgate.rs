@@ -1,10 +1,10 @@
 //! The guest suite as cargo tests: every program built for every arch, run under endgate
-//! (x86_64 and aarch64 guests) and natively (x86_64, which validates the expected files).
+//! (x86_64, aarch64 and riscv64 guests) and natively (x86_64, which validates the expected files).
 //!
 //! endgate is looked up at `$ENDGATE_BIN`, else `<target dir>/release/endgate`; build it
 //! first (`cargo build --release`, which `cargo test --release --workspace` also does for
 //! the workspace's binaries). The programs are built into `<target dir>/guest-tests` with
-//! Debian's cross gcc (`gcc`, `aarch64-linux-gnu-gcc`).
+//! Debian's cross gcc (`gcc`, `aarch64-linux-gnu-gcc`, `riscv64-linux-gnu-gcc`).
 //!
 //! Under endgate, tests the manifest marks `endgate_pending` may fail (they are reported as
 //! pending); each suite test fails on any real failure, and on an XPASS (a pending test that
@@ -107,6 +107,11 @@ fn endgate_x86_64() {
 #[test]
 fn endgate_aarch64() {
     run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "aarch64");
+}
+
+#[test]
+fn endgate_riscv64() {
+    run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "riscv64");
 }
 
 /// The expected files come from native x86_64 runs; this keeps them honest.

@@ -7,6 +7,7 @@
 //! modelled here), the page address is reported instead.
 
 use capstone::arch::arm64::Arm64OperandType;
+use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
@@ -90,6 +91,20 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
                     let base = reg(m.base())?;
                     let index = reg(m.index())?;
                     candidates.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64));
+                }
+            }
+        }
+        ArchDetail::RiscVDetail(d) => {
+            // Capstone gives `lw a0, 8(sp)` a memory operand, but compressed loads and stores
+            // (`c.sw a1, 4(a0)`) as register, immediate, register: take imm + reg pairs too.
+            let ops: Vec<RiscVOperand> = d.operands().collect();
+            for (i, op) in ops.iter().enumerate() {
+                match (op, ops.get(i + 1)) {
+                    (RiscVOperand::Mem(m), _) => candidates.push(reg(m.base())?.wrapping_add(m.disp() as u64)),
+                    (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
+                        candidates.push(reg(*base)?.wrapping_add(*disp as u64))
+                    }
+                    _ => {}
                 }
             }
         }

@@ -1,0 +1,267 @@
+//! riscv64 guests (RV64GC, LP64D ABI, little-endian).
+//!
+//! - Trap: `ecall` raises unicorn interrupt 8 (QEMU's `RISCV_EXCP_U_ECALL`, whatever the
+//!   privilege level) and unicorn has already added 4 to the PC when the hook runs: it does so
+//!   for *every* RISC-V exception (accel/tcg/cpu-exec.c `cpu_handle_exception`), so the
+//!   faulting instruction of any other exception is at PC - 4. Number in `a7`, arguments in
+//!   `a0`-`a5`, result in `a0`.
+//! - `ebreak` never reaches the interrupt hook: unicorn's `riscv_stop_interrupt` turns it into
+//!   an invalid-instruction stop, caught here with an `INSN_INVALID` hook and raised as SIGTRAP.
+//! - TLS: `tp` (x4).
+//! - CPU: unicorn's SiFive U54 model (RV64GC plus S and U modes), run in U-mode as Linux runs
+//!   user code (privileged CSRs such as `mstatus` raise SIGILL), with `mstatus.FS` set so the
+//!   F and D instructions work and the counter-enable CSRs set so `rdcycle`/`rdinstret` work.
+//!   `rdtime` is SIGILL (no timer source in unicorn); Linux user space can read it.
+//! - Address space: Sv39, `TASK_SIZE` 0x40_0000_0000 (256 GiB; arch/riscv/include/asm/pgtable.h
+//!   `TASK_SIZE_64` = `PGDIR_SIZE * PTRS_PER_PGD / 2`), PIE base 0x2a_aaaa_a000
+//!   (arch/riscv/include/asm/elf.h `ELF_ET_DYN_BASE` = `TASK_SIZE / 3 * 2`, page-aligned).
+
+mod abi;
+mod calls;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
+
+use super::{read_regs, set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use crate::abi::generic;
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The riscv64 guest.
+pub struct Riscv64;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// RISC-V exception causes as unicorn passes them to the interrupt hook
+/// (target/riscv/cpu_bits.h `RISCV_EXCP_*`, the privileged spec's `mcause` values).
+mod excp {
+    pub const INST_ADDR_MIS: u32 = 0x0;
+    pub const INST_ACCESS_FAULT: u32 = 0x1;
+    pub const ILLEGAL_INST: u32 = 0x2;
+    pub const BREAKPOINT: u32 = 0x3;
+    pub const LOAD_ADDR_MIS: u32 = 0x4;
+    pub const LOAD_ACCESS_FAULT: u32 = 0x5;
+    pub const STORE_AMO_ADDR_MIS: u32 = 0x6;
+    pub const STORE_AMO_ACCESS_FAULT: u32 = 0x7;
+    pub const U_ECALL: u32 = 0x8;
+    pub const INST_PAGE_FAULT: u32 = 0xc;
+    pub const LOAD_PAGE_FAULT: u32 = 0xd;
+    pub const STORE_PAGE_FAULT: u32 = 0xf;
+}
+
+/// `mstatus.FS` = Initial (privileged spec 3.1.6.6): the F and D instructions are enabled.
+const MSTATUS_FS_INITIAL: u64 = 1 << 13;
+
+/// `ebreak` and `c.ebreak` encodings (unprivileged spec, chapters 2.8 and 16.5).
+const EBREAK: u32 = 0x0010_0073;
+const C_EBREAK: u16 = 0x9002;
+
+impl GuestArch for Riscv64 {
+    fn name(&self) -> &'static str {
+        "riscv64"
+    }
+    fn elf_machine(&self) -> u16 {
+        243
+    }
+    fn is_64bit(&self) -> bool {
+        true
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
+        Layout {
+            low_len: 16 << 30,
+            dyn_base: 0x2a_aaaa_a000,
+            dyn_len: 16 << 30,
+            task_size: 0x40_0000_0000,
+            top_len: 64 << 30,
+        }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::riscv64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = Cpu::new_with_data(Arch::RISCV, Mode::RISCV64, task)?;
+        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        cpu.ctl_set_cpu_model(Riscv64CpuModel::SIFIVE_U54 as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(|cpu, intno| {
+            if intno == excp::U_ECALL {
+                crate::syscall::enter(cpu);
+            } else {
+                // Point the PC back at the faulting instruction (see the module doc).
+                let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+                let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
+                crate::task::cpu_exception(cpu, intno);
+            }
+        })?;
+        cpu.add_insn_invalid_hook(|cpu| {
+            // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
+            let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+            let mm = &cpu.get_data().mm;
+            let mut half = [0u8; 2];
+            let is_ebreak = mm.read_bytes(pc, &mut half).is_ok()
+                && (u16::from_le_bytes(half) == C_EBREAK || mm.read_u32(pc).is_ok_and(|i| i == EBREAK));
+            if !is_ebreak {
+                return false;
+            }
+            crate::task::cpu_exception(cpu, excp::BREAKPOINT);
+            true
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        let mstatus = cpu.reg_read(RegisterRISCV::MSTATUS)?;
+        cpu.reg_write(RegisterRISCV::MSTATUS, mstatus | MSTATUS_FS_INITIAL)?;
+        // CY, TM, IR enabled below M-mode, so user code can read `cycle` and `instret`.
+        // `rdtime` still raises SIGILL: unicorn's CPU has no timer source for `time`.
+        cpu.reg_write(RegisterRISCV::MCOUNTEREN, 7)?;
+        cpu.reg_write(RegisterRISCV::SCOUNTEREN, 7)?;
+        cpu.reg_write(RegisterRISCV::FCSR, 0)?;
+        // U-mode (unicorn's PRIV encoding: 0 = U, 1 = S, 3 = M).
+        cpu.reg_write(RegisterRISCV::PRIV, 0)?;
+        cpu.reg_write(RegisterRISCV::SP, sp)?;
+        cpu.reg_write(RegisterRISCV::PC, entry)?;
+        // a0 = 0: no function for the program to register with atexit
+        // (arch/riscv/include/asm/elf.h `ELF_PLAT_INIT`).
+        cpu.reg_write(RegisterRISCV::A0, 0)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterRISCV::PC).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let a0 = RegisterRISCV::A0 as i32;
+        let v = read_regs(cpu, &[RegisterRISCV::A7 as i32, a0, a0 + 1, a0 + 2]);
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+    }
+
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let a0 = RegisterRISCV::A0 as i32;
+        let v = read_regs(cpu, &[a0 + 3, a0 + 4, a0 + 5]);
+        args.a[3..].copy_from_slice(&v);
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(RegisterRISCV::A0, ret);
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterRISCV::TP, tls).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        (abi::HWCAP_RV64GC, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM.
+        None
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // arch/riscv/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+        None
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new()
+            .riscv()
+            .mode(arch::riscv::ArchMode::RiscV64)
+            .extra_mode([arch::riscv::ArchExtraMode::RiscVC].into_iter())
+            .build()
+            .ok()
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &generic::Stat::from_host(st))
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        flags as u32 as i32
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        u64::from(flags as u32)
+    }
+    fn arch_syscall(&self, _cpu: &mut Cpu<'_>, _sys: Sys, _a: &SyscallArgs) -> Option<SysResult> {
+        None
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        let n: i32 = match name {
+            "zero" => return Some(0),
+            "ra" => 1,
+            "sp" => 2,
+            "gp" => 3,
+            "tp" => 4,
+            "fp" => 8,
+            "pc" => return cpu.reg_read(RegisterRISCV::PC).ok(),
+            _ => {
+                let (prefix, rest) = name.split_at(1);
+                let i: i32 = rest.parse().ok()?;
+                match (prefix, i) {
+                    ("x", 0..=31) => i,
+                    // ABI names (RISC-V psABI, Register Convention).
+                    ("t", 0..=2) => 5 + i,
+                    ("t", 3..=6) => 28 + i - 3,
+                    ("s", 0..=1) => 8 + i,
+                    ("s", 2..=11) => 18 + i - 2,
+                    ("a", 0..=7) => 10 + i,
+                    _ => return None,
+                }
+            }
+        };
+        if n == 0 {
+            return Some(0);
+        }
+        cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        match intno {
+            excp::ILLEGAL_INST => Signal::SIGILL,
+            excp::BREAKPOINT => Signal::SIGTRAP,
+            excp::INST_ADDR_MIS | excp::LOAD_ADDR_MIS | excp::STORE_AMO_ADDR_MIS => Signal::SIGBUS,
+            excp::INST_ACCESS_FAULT
+            | excp::LOAD_ACCESS_FAULT
+            | excp::STORE_AMO_ACCESS_FAULT
+            | excp::INST_PAGE_FAULT
+            | excp::LOAD_PAGE_FAULT
+            | excp::STORE_PAGE_FAULT => Signal::SIGSEGV,
+            _ => Signal::SIGILL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_windows_do_not_overlap() {
+        let l = Riscv64.layout();
+        assert!(l.low_len <= l.dyn_base);
+        assert_eq!(l.dyn_base % 4096, 0);
+        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xfff);
+        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
+    }
+
+    #[test]
+    fn open_flags_are_asm_generic() {
+        let a = Riscv64;
+        let f = libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
+        assert_eq!(a.open_flags_to_host(f as u64), f);
+        assert_eq!(a.open_flags_from_host(f), f as u64);
+    }
+}
