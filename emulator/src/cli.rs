@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
 
-/// Run a Linux program built for another CPU (x86_64 or aarch64 so far) on this host.
+/// Run a Linux program built for another CPU (x86_64, aarch64 or riscv64 so far) on this host.
 #[derive(Parser, Debug)]
 #[command(
     name = "endgate",
