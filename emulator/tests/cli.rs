@@ -665,3 +665,31 @@ fn aarch64_guests_run_at_el0_like_linux_user_space() {
     assert_eq!(shell_status(o.status), 132, "{lines:?}");
     assert!(lines.len() == 1 && lines[0].contains("SIGILL") && lines[0].contains("msr daifset"), "{lines:?}");
 }
+
+const RV_RDTIME: &str = r#"
+    .globl _start
+    .text
+_start:
+    rdtime t0                 # readable from user mode on Linux (scounteren.TM)
+    beqz t0, bad
+    li t2, 100000
+1:  addi t2, t2, -1
+    bnez t2, 1b
+    rdtime t1
+    bleu t1, t0, bad          # the clock moved forward
+    li a7, 93
+    li a0, 0
+    ecall
+bad:
+    li a7, 93
+    li a0, 1
+    ecall
+"#;
+
+#[test]
+fn riscv64_rdtime_reads_a_running_clock() {
+    let d = TempDir::new("rdtime");
+    let b = asm_guest(d.path(), "riscv64", "rv_rdtime", RV_RDTIME);
+    let o = Command::new(endgate()).arg(&b).output().unwrap();
+    assert_eq!(shell_status(o.status), 0, "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -18,6 +18,7 @@
 
 mod abi;
 mod calls;
+mod traps;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -99,8 +100,11 @@ impl GuestArch for Riscv64 {
             if intno == excp::U_ECALL {
                 crate::syscall::enter(cpu);
             } else {
-                // Point the PC back at the faulting instruction (see the module doc).
                 let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+                if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
+                    return;
+                }
+                // Point the PC back at the faulting instruction (see the module doc).
                 let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
                 crate::task::cpu_exception(cpu, intno);
             }
