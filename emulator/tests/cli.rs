@@ -254,34 +254,42 @@ fn check_fault(bin: &Path, pc_or_addr: &str, insn: &str) {
     assert!(l.contains(insn), "{l} should contain {insn}");
 }
 
+/// How a fault guest's report is checked: `Addr(sym)` expects the exact address of `sym`+4 as
+/// the fault address, `Target(sym)` a jump whose PC and fault address are both `sym`, `Fixed`
+/// the unmapped address 0x12345000 as both.
+enum Expect {
+    Addr(&'static str),
+    Target(&'static str),
+    Fixed,
+}
+
 #[test]
 fn faults_end_with_139_and_a_report() {
+    use Expect::*;
+    let cases: [(&str, &str, &str, Expect, &str); 9] = [
+        ("x86_64", "x86_store_ro", X86_STORE_RO, Addr("ro_word"), "mov dword ptr [rax + 4], 1"),
+        ("x86_64", "x86_jump", X86_JUMP_UNMAPPED, Fixed, ""),
+        // A jump into a mapped but non-executable page (.data) faults at the target.
+        ("x86_64", "x86_jump_data", X86_JUMP_DATA, Target("data_code"), "nop"),
+        ("aarch64", "a64_jump_data", A64_JUMP_DATA, Target("data_code"), "nop"),
+        ("aarch64", "a64_store_ro", A64_STORE_RO, Addr("ro_word"), "str w1, [x0, #4]"),
+        ("aarch64", "a64_jump", A64_JUMP_UNMAPPED, Fixed, ""),
+        ("riscv64", "rv_jump_data", RV_JUMP_DATA, Target("data_code"), "nop"),
+        ("riscv64", "rv_store_ro", RV_STORE_RO, Addr("ro_word"), "sw a1, 4(a0)"),
+        ("riscv64", "rv_jump", RV_JUMP_UNMAPPED, Fixed, ""),
+    ];
     let d = TempDir::new("fault");
-    let b = asm_guest(d.path(), "x86_64", "x86_store_ro", X86_STORE_RO);
-    let addr = nm_address(&b, "ro_word") + 4;
-    check_fault(&b, &format!("fault address {addr:#x}"), "mov dword ptr [rax + 4], 1");
-    let b = asm_guest(d.path(), "x86_64", "x86_jump", X86_JUMP_UNMAPPED);
-    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
-    // A jump into a mapped but non-executable page (.data) faults at the target.
-    let b = asm_guest(d.path(), "x86_64", "x86_jump_data", X86_JUMP_DATA);
-    let target = nm_address(&b, "data_code");
-    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
-    let b = asm_guest(d.path(), "aarch64", "a64_jump_data", A64_JUMP_DATA);
-    let target = nm_address(&b, "data_code");
-    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
-    let b = asm_guest(d.path(), "aarch64", "a64_store_ro", A64_STORE_RO);
-    let addr = nm_address(&b, "ro_word") + 4;
-    check_fault(&b, &format!("fault address {addr:#x}"), "str w1, [x0, #4]");
-    let b = asm_guest(d.path(), "aarch64", "a64_jump", A64_JUMP_UNMAPPED);
-    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
-    let b = asm_guest(d.path(), "riscv64", "rv_jump_data", RV_JUMP_DATA);
-    let target = nm_address(&b, "data_code");
-    check_fault(&b, &format!("pc {target:#x} (fault address {target:#x})"), "nop");
-    let b = asm_guest(d.path(), "riscv64", "rv_store_ro", RV_STORE_RO);
-    let addr = nm_address(&b, "ro_word") + 4;
-    check_fault(&b, &format!("fault address {addr:#x}"), "sw a1, 4(a0)");
-    let b = asm_guest(d.path(), "riscv64", "rv_jump", RV_JUMP_UNMAPPED);
-    check_fault(&b, "pc 0x12345000", "fault address 0x12345000");
+    for (arch, name, src, expect, insn) in cases {
+        let b = asm_guest(d.path(), arch, name, src);
+        match expect {
+            Addr(sym) => check_fault(&b, &format!("fault address {:#x}", nm_address(&b, sym) + 4), insn),
+            Target(sym) => {
+                let t = nm_address(&b, sym);
+                check_fault(&b, &format!("pc {t:#x} (fault address {t:#x})"), insn)
+            }
+            Fixed => check_fault(&b, "pc 0x12345000", "fault address 0x12345000"),
+        }
+    }
 }
 
 /// riscv64 CPU exceptions other than `ecall`: unicorn moves the PC 4 past the faulting

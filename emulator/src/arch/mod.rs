@@ -134,13 +134,20 @@ pub fn elf_machine_name(machine: u16) -> &'static str {
     }
 }
 
-/// Sets unicorn's TCG translation buffer size in bytes; must come before any other call on
+/// Opens a unicorn instance for `arch`/`mode` with `task` as its user data and sets its TCG
+/// translation buffer to [`crate::TCG_BUFFER_BYTES`] — which must come before any other call on
 /// a new instance (unicorn 2.1.5 has no Rust wrapper for it).
-pub(crate) fn set_tcg_buffer_size(cpu: &mut Cpu<'_>, bytes: u32) -> Result<(), unicorn_engine::uc_error> {
+pub(crate) fn new_engine(
+    arch: unicorn_engine::Arch,
+    mode: unicorn_engine::Mode,
+    task: Task,
+) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
     use unicorn_engine::unicorn_const::{uc_ctl, ControlType};
+    let cpu = Cpu::new_with_data(arch, mode, task)?;
     let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
     // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
-    unsafe { uc_ctl(cpu.get_handle(), ctl, bytes) }.into()
+    let r: Result<(), _> = unsafe { uc_ctl(cpu.get_handle(), ctl, crate::TCG_BUFFER_BYTES) }.into();
+    r.map(|()| cpu)
 }
 
 /// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).

@@ -18,7 +18,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
-use super::{read_regs, set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
 use crate::abi::generic;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
@@ -73,8 +73,7 @@ impl GuestArch for Aarch64 {
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = Cpu::new_with_data(Arch::ARM64, Mode::ARM, task)?;
-        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        let mut cpu = new_engine(Arch::ARM64, Mode::ARM, task)?;
         // QEMU's Arm targets may use 1 KiB TLB pages; Linux guests use 4 KiB pages, and a TLB
         // fill per 4 KiB is a quarter of the fills.
         cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;

@@ -24,7 +24,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{read_regs, set_tcg_buffer_size, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
 use crate::abi::generic;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
@@ -89,8 +89,7 @@ impl GuestArch for Riscv64 {
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = Cpu::new_with_data(Arch::RISCV, Mode::RISCV64, task)?;
-        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
+        let mut cpu = new_engine(Arch::RISCV, Mode::RISCV64, task)?;
         cpu.ctl_set_cpu_model(Riscv64CpuModel::SIFIVE_U54 as i32)?;
         Ok(cpu)
     }

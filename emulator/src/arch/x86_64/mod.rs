@@ -16,7 +16,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{read_regs, set_tcg_buffer_size, write_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -59,9 +59,7 @@ impl GuestArch for X86_64 {
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = Cpu::new_with_data(Arch::X86, Mode::MODE_64, task)?;
-        set_tcg_buffer_size(&mut cpu, crate::TCG_BUFFER_BYTES)?;
-        Ok(cpu)
+        new_engine(Arch::X86, Mode::MODE_64, task)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
