@@ -8,4 +8,4 @@ scripts/install-deps.sh
 scripts/fetch-inputs.sh
 scripts/fetch-ppc-kernel.sh   # Debian's ppc64el kernel for host-shims' real-kernel test
 cargo build --release --workspace
-cargo test --release --workspace
+cargo test --release --workspace --no-fail-fast

@@ -34,6 +34,7 @@ int main(void)
     n = pselect(maxfd, &r, NULL, NULL, &ts, NULL);
     printf("pselect: %d ready\n", n);
 
+    close(200); /* whatever the caller left open there */
     FD_ZERO(&r);
     FD_SET(200, &r);
     tv.tv_sec = 0;

@@ -38,6 +38,7 @@ pub fn shell_status(st: ExitStatus) -> Option<i32> {
 
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
+    fn close_range(first: u32, last: u32, flags: i32) -> i32;
 }
 
 const SIGKILL: i32 = 9;
@@ -84,6 +85,16 @@ pub fn run(mut cmd: Command, workdir: &Path, stdin: Option<&[u8]>, timeout: Dura
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    // Every test starts with only fds 0-2 open, whatever the runner itself inherited (a CI
+    // harness may hold a lock file at fd 200, say): outputs must not depend on the caller.
+    // SAFETY: the closure runs in the forked child before exec and calls only close_range(2),
+    // which is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(|| {
+            close_range(3, u32::MAX, 0);
+            Ok(())
+        });
+    }
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let pid = child.id();
