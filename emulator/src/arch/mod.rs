@@ -14,6 +14,7 @@
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 
 pub mod aarch64;
+pub mod i386;
 pub mod riscv64;
 pub mod x86_64;
 
@@ -112,7 +113,7 @@ pub trait GuestArch: Sync {
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64, &riscv64::Riscv64]
+    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64, &riscv64::Riscv64, &i386::I386]
         .into_iter()
         .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
 }

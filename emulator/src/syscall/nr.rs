@@ -71,6 +71,10 @@ generic_syscalls! {
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
+    // i386: TLS segments, the socket multiplexer, the 16-bit-id calls (kernel/uid16.c)
+    set_thread_area, get_thread_area, socketcall, getuid16, geteuid16, getgid16, getegid16,
+    setuid16, setgid16, setreuid16, setregid16, setresuid16, setresgid16, getresuid16,
+    getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

@@ -1,0 +1,309 @@
+//! The i386 guest's Global Descriptor Table: flat user code and data segments, and the three
+//! TLS entries that `set_thread_area` fills and glibc then loads into `%gs`.
+//!
+//! # Where the table lives
+//! In 32-bit mode unicorn ignores writes to the FS/GS base registers; a segment base comes
+//! only from a descriptor, which the CPU reads through the GDTR from *linear* memory, so the
+//! table must be reachable through unicorn's TLB. It lives in unicorn *physical* memory above
+//! 4 GiB ([`GDT_PHYS`]), which no 32-bit guest address reaches, and is seen at linear address
+//! [`GDT_LINEAR`] (0xfffff000, above the guest's `TASK_SIZE` of 0xffffe000, where no guest
+//! mapping can exist) through a TLB fill hook bounded to that one page that grants **read
+//! only**. So the guest can neither map over it nor write it; the guest *can* read it (the
+//! fill hook cannot tell a descriptor load from a user load), where Linux would raise SIGSEGV.
+//! Every descriptor is written with its accessed bit set (as the kernel's `fill_ldt` does),
+//! so the CPU never writes the table when it loads a segment. endgate writes it with
+//! physical-memory writes (`mem_write`), which bypass the TLB.
+//!
+//! # Privilege level
+//! Guest code runs at CPL 3, as under Linux: `hlt`, `cli`, port I/O and other privileged
+//! instructions raise #GP (SIGSEGV), and segment loads get user-mode checks. Unicorn starts a
+//! 32-bit CPU at CPL 0 and takes the CPL from the SS descriptor, which it refuses to load with
+//! DPL 3 from CPL 0 — so [`enter_user_mode`] runs one `iret` from a scratch page before the
+//! program starts, which loads CS, SS, ESP, EIP and EFLAGS as the kernel's return to user
+//! mode does.
+//!
+//! Selectors and entry numbers are those of a native i386 kernel
+//! (arch/x86/include/asm/segment.h, `CONFIG_X86_32`): TLS entries 6-8, `__USER_CS` 0x73,
+//! `__USER_DS` 0x7b. (An x86_64 kernel running i386 code uses entries 12-14 and 0x23/0x2b;
+//! glibc asks for a free entry and uses whichever it gets.)
+
+use syscalls::Errno;
+use unicorn_engine::unicorn_const::{uc_error, uc_reg_write, uc_x86_mmr};
+use unicorn_engine::{Prot, RegisterX86, TlbEntry};
+
+use super::abi::{user_desc as ud, UserDesc};
+use crate::arch::Cpu;
+use crate::mm::{GuestAddr, PAGE_SIZE};
+use crate::syscall::SysResult;
+
+/// Linear address of the GDT (the page above the guest's `TASK_SIZE`).
+pub const GDT_LINEAR: u64 = 0xffff_f000;
+/// Unicorn physical address of the GDT: above 4 GiB, out of any 32-bit guest address's reach.
+pub const GDT_PHYS: u64 = 0x1_0000_0000;
+/// Physical page of the one-time `iret` to user mode (see the module doc).
+const SCRATCH_PHYS: u64 = GDT_PHYS + PAGE_SIZE;
+/// Linear page of that `iret` and its stack frame: below `mmap_min_addr`, never a guest page.
+/// It is reachable only while [`enter_user_mode`] runs.
+const SCRATCH_LINEAR: u64 = 0xe000;
+
+/// Descriptors in the table (`GDT_ENTRIES`, arch/x86/include/asm/segment.h).
+pub const GDT_ENTRIES: u32 = 32;
+/// First TLS entry (`GDT_ENTRY_TLS_MIN`).
+pub const TLS_MIN: u32 = 6;
+/// Last TLS entry (`GDT_ENTRY_TLS_MAX`, `TLS_MIN + GDT_ENTRY_TLS_ENTRIES - 1`).
+pub const TLS_MAX: u32 = 8;
+/// Flat 4 GiB user code segment, entry 14 (`__USER_CS`).
+pub const USER_CS: u16 = 14 * 8 + 3;
+/// Flat 4 GiB user data and stack segment, entry 15 (`__USER_DS`).
+pub const USER_DS: u16 = 15 * 8 + 3;
+
+/// Descriptor type bits (Intel SDM vol. 3, 3.4.5.1): accessed, writable/readable, code.
+const TYPE_ACCESSED: u64 = 1;
+const TYPE_RW: u64 = 2;
+const TYPE_CODE: u64 = 8;
+
+/// A segment descriptor from its parts (Intel SDM vol. 3, figure 3-8): 32-bit `base`, 20-bit
+/// `limit`, 4-bit `ty`, and the S, DPL, P, AVL, D/B and G bits.
+#[allow(clippy::too_many_arguments)]
+fn descriptor(base: u32, limit: u32, ty: u64, s: bool, dpl: u64, present: bool, avl: bool, db: bool, g: bool) -> u64 {
+    let base = u64::from(base);
+    let limit = u64::from(limit);
+    (limit & 0xffff)
+        | (base & 0xff_ffff) << 16
+        | (ty & 0xf) << 40
+        | u64::from(s) << 44
+        | (dpl & 3) << 45
+        | u64::from(present) << 47
+        | (limit >> 16 & 0xf) << 48
+        | u64::from(avl) << 52
+        | u64::from(db) << 54
+        | u64::from(g) << 55
+        | (base >> 24 & 0xff) << 56
+}
+
+/// A flat 4 GiB DPL-3 segment of type `ty` (the kernel's `GDT_ENTRY_INIT(0xc0fb/0xc0f3, 0,
+/// 0xfffff)`).
+fn flat_user(ty: u64) -> u64 {
+    descriptor(0, 0xf_ffff, ty | TYPE_ACCESSED, true, 3, true, false, true, true)
+}
+
+/// `true` for the `struct user_desc` that means "no segment" (the kernel's `LDT_empty`).
+fn ldt_empty(u: &UserDesc) -> bool {
+    u.base_addr.get() == 0
+        && u.limit.get() == 0
+        && u.flags.get() & ud::ALL == ud::READ_EXEC_ONLY | ud::SEG_NOT_PRESENT
+}
+
+/// `true` for an all-zero `struct user_desc`, which Linux also takes as "no segment"
+/// (`LDT_zero`).
+fn ldt_zero(u: &UserDesc) -> bool {
+    u.base_addr.get() == 0 && u.limit.get() == 0 && u.flags.get() & ud::ALL == 0
+}
+
+/// The kernel's `tls_desc_okay`: TLS entries must be present 32-bit data segments (or empty).
+fn tls_desc_okay(u: &UserDesc) -> bool {
+    let f = u.flags.get();
+    ldt_zero(u) || (f & ud::SEG_32BIT != 0 && (f >> ud::CONTENTS_SHIFT) & 3 <= 1 && f & ud::SEG_NOT_PRESENT == 0)
+}
+
+/// The descriptor for a `struct user_desc` (the kernel's `fill_ldt`, or 0 for an empty one).
+pub fn from_user_desc(u: &UserDesc) -> u64 {
+    if ldt_empty(u) || ldt_zero(u) {
+        return 0;
+    }
+    let f = u.flags.get();
+    let contents = u64::from((f >> ud::CONTENTS_SHIFT) & 3);
+    let ty = u64::from(f & ud::READ_EXEC_ONLY == 0) << 1 | contents << 2 | TYPE_ACCESSED;
+    descriptor(
+        u.base_addr.get(),
+        u.limit.get(),
+        ty,
+        true,
+        3,
+        f & ud::SEG_NOT_PRESENT == 0,
+        f & ud::USEABLE != 0,
+        f & ud::SEG_32BIT != 0,
+        f & ud::LIMIT_IN_PAGES != 0,
+    )
+}
+
+/// The `struct user_desc` describing descriptor `d` at entry `idx` (the kernel's
+/// `fill_user_desc`).
+pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
+    let base = (d >> 16 & 0xff_ffff) | (d >> 56 & 0xff) << 24;
+    let limit = (d & 0xffff) | (d >> 48 & 0xf) << 16;
+    let ty = d >> 40 & 0xf;
+    let bit = |n: u32| d >> n & 1 != 0;
+    let mut f = 0;
+    f |= if bit(54) { ud::SEG_32BIT } else { 0 };
+    f |= ((ty >> 2) as u32 & 3) << ud::CONTENTS_SHIFT;
+    f |= if ty & TYPE_RW == 0 { ud::READ_EXEC_ONLY } else { 0 };
+    f |= if bit(55) { ud::LIMIT_IN_PAGES } else { 0 };
+    f |= if bit(47) { 0 } else { ud::SEG_NOT_PRESENT };
+    f |= if bit(52) { ud::USEABLE } else { 0 };
+    UserDesc {
+        entry_number: idx.into(),
+        base_addr: (base as u32).into(),
+        limit: (limit as u32).into(),
+        flags: f.into(),
+    }
+}
+
+/// Maps the GDT's physical pages and installs the read-only fill hook for [`GDT_LINEAR`].
+/// Called once per CPU, before any other TLB fill hook would answer for that page (the
+/// generic hook answers "unmapped" there and unicorn then asks this one).
+pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
+    // Physical permissions: all (the scratch page holds code); what the guest may do is what
+    // the fill hooks grant.
+    cpu.mem_map(GDT_PHYS, 2 * PAGE_SIZE, Prot::ALL)?;
+    cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |_, _, _| {
+        Some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
+    })?;
+    let mut table = vec![0u8; (GDT_ENTRIES * 8) as usize];
+    table[14 * 8..15 * 8].copy_from_slice(&flat_user(TYPE_CODE | TYPE_RW).to_le_bytes());
+    table[15 * 8..16 * 8].copy_from_slice(&flat_user(TYPE_RW).to_le_bytes());
+    cpu.mem_write(GDT_PHYS, &table)?;
+    let gdtr = uc_x86_mmr { selector: 0, base: GDT_LINEAR, limit: GDT_ENTRIES * 8 - 1, flags: 0 };
+    // SAFETY: a live handle; UC_X86_REG_GDTR takes a `uc_x86_mmr`, which `gdtr` is.
+    let r: Result<(), uc_error> =
+        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::GDTR as i32, (&gdtr as *const uc_x86_mmr).cast()) }
+            .into();
+    r
+}
+
+/// Starts the guest at CPL 3: runs one `iret` (from the scratch page, see the module doc) whose
+/// frame sets EIP = `entry`, CS = [`USER_CS`], EFLAGS = 0x202 (IF and the reserved bit), ESP =
+/// `sp`, SS = [`USER_DS`], then sets DS and ES to [`USER_DS`] and FS and GS to the null
+/// selector. Errors: the engine's, or `EXCEPTION` if the CPU did not arrive at `entry` in
+/// user mode.
+pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), uc_error> {
+    const FRAME: u64 = 0x800;
+    const CODE: u64 = 0xf00;
+    const IRET: u8 = 0xcf;
+    let mut page = vec![0u8; PAGE_SIZE as usize];
+    let frame = [entry as u32, u32::from(USER_CS), 0x202, sp as u32, u32::from(USER_DS)];
+    for (i, w) in frame.iter().enumerate() {
+        let at = FRAME as usize + 4 * i;
+        page[at..at + 4].copy_from_slice(&w.to_le_bytes());
+    }
+    page[CODE as usize] = IRET;
+    cpu.mem_write(SCRATCH_PHYS, &page)?;
+    let hook = cpu.add_tlb_hook(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE - 1, |_, _, _| {
+        Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })
+    })?;
+    // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
+    cpu.reg_write(RegisterX86::ESP, SCRATCH_LINEAR + FRAME)?;
+    let run = cpu.emu_start(SCRATCH_LINEAR + CODE, entry, 0, 0);
+    // Drop the translated `iret` while its page is still reachable, then the page itself.
+    let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
+    cpu.remove_hook(hook)?;
+    cpu.ctl_flush_tlb()?;
+    run?;
+    if cpu.reg_read(RegisterX86::EIP)? != entry || cpu.reg_read(RegisterX86::CS)? != u64::from(USER_CS) {
+        return Err(uc_error::EXCEPTION);
+    }
+    cpu.reg_write(RegisterX86::DS, u64::from(USER_DS))?;
+    cpu.reg_write(RegisterX86::ES, u64::from(USER_DS))?;
+    cpu.reg_write(RegisterX86::FS, 0)?;
+    cpu.reg_write(RegisterX86::GS, 0)?;
+    Ok(())
+}
+
+/// Reads descriptor `idx`.
+fn read_entry(cpu: &Cpu<'_>, idx: u32) -> Result<u64, Errno> {
+    let mut b = [0u8; 8];
+    cpu.mem_read(GDT_PHYS + u64::from(idx) * 8, &mut b).map_err(|_| Errno::EFAULT)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// Writes descriptor `idx`, then reloads every data segment register that selects it, as the
+/// kernel does after changing a TLS entry (a register whose entry became unusable gets the
+/// null selector, as the kernel's fault fixup leaves it).
+fn write_entry(cpu: &mut Cpu<'_>, idx: u32, d: u64) -> Result<(), Errno> {
+    cpu.mem_write(GDT_PHYS + u64::from(idx) * 8, &d.to_le_bytes()).map_err(|_| Errno::EFAULT)?;
+    let sel = u64::from(idx * 8 + 3);
+    for reg in [RegisterX86::DS, RegisterX86::ES, RegisterX86::FS, RegisterX86::GS] {
+        if cpu.reg_read(reg).map_err(|_| Errno::EINVAL)? & 0xffff == sel && cpu.reg_write(reg, sel).is_err() {
+            let _ = cpu.reg_write(reg, 0);
+        }
+    }
+    Ok(())
+}
+
+/// `set_thread_area(struct user_desc *u_info)` and the TLS part of `clone(CLONE_SETTLS)`
+/// (the kernel's `do_set_thread_area`): installs the segment `u_info` describes in TLS entry
+/// `u_info->entry_number`; with `can_allocate` (the system call, not clone), entry number -1
+/// picks the first empty TLS entry and writes its number back. Errors: `EFAULT`, `EINVAL`
+/// (an entry outside 6-8, a code, 16-bit or not-present segment), `ESRCH` (no free entry).
+pub fn set_thread_area(cpu: &mut Cpu<'_>, u_info: GuestAddr, can_allocate: bool) -> SysResult {
+    let info: UserDesc = cpu.get_data().mm.read_struct(u_info)?;
+    if !tls_desc_okay(&info) {
+        return Err(Errno::EINVAL);
+    }
+    let mut idx = info.entry_number.get();
+    if idx == u32::MAX && can_allocate {
+        idx = (TLS_MIN..=TLS_MAX)
+            .find(|&i| read_entry(cpu, i).is_ok_and(|d| d == 0))
+            .ok_or(Errno::ESRCH)?;
+        cpu.get_data_mut().mm.write_u32(u_info, idx)?;
+    }
+    if !(TLS_MIN..=TLS_MAX).contains(&idx) {
+        return Err(Errno::EINVAL);
+    }
+    write_entry(cpu, idx, from_user_desc(&info))?;
+    Ok(0)
+}
+
+/// `get_thread_area(struct user_desc *u_info)`: describes TLS entry `u_info->entry_number`.
+/// Errors: `EFAULT`, `EINVAL` (an entry outside 6-8).
+pub fn get_thread_area(cpu: &mut Cpu<'_>, u_info: GuestAddr) -> SysResult {
+    let idx = cpu.get_data().mm.read_u32(u_info)?;
+    if !(TLS_MIN..=TLS_MAX).contains(&idx) {
+        return Err(Errno::EINVAL);
+    }
+    let d = read_entry(cpu, idx)?;
+    cpu.get_data_mut().mm.write_struct(u_info, &to_user_desc(idx, d))?;
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn desc(base: u32, limit: u32, flags: u32) -> UserDesc {
+        UserDesc { entry_number: u32::MAX.into(), base_addr: base.into(), limit: limit.into(), flags: flags.into() }
+    }
+
+    #[test]
+    fn flat_segments_match_linux() {
+        // GDT_ENTRY_INIT(0xc0fb, 0, 0xfffff) and (0xc0f3, 0, 0xfffff) in arch/x86/kernel/cpu/common.c.
+        assert_eq!(flat_user(TYPE_CODE | TYPE_RW), 0x00cf_fb00_0000_ffff);
+        assert_eq!(flat_user(TYPE_RW), 0x00cf_f300_0000_ffff);
+    }
+
+    #[test]
+    fn glibc_tls_descriptor_round_trips() {
+        // What glibc's TLS_INIT_TP passes: seg_32bit, limit 0xfffff in pages, useable.
+        let u = desc(0x0809_a840, 0xf_ffff, ud::SEG_32BIT | ud::LIMIT_IN_PAGES | ud::USEABLE);
+        assert!(tls_desc_okay(&u));
+        let d = from_user_desc(&u);
+        assert_eq!(d, 0x08df_f309_a840_ffff);
+        let back = to_user_desc(6, d);
+        assert_eq!(back.base_addr.get(), 0x0809_a840);
+        assert_eq!(back.limit.get(), 0xf_ffff);
+        assert_eq!(back.flags.get(), u.flags.get());
+        assert_eq!(back.entry_number.get(), 6);
+    }
+
+    #[test]
+    fn rejected_and_empty_descriptors() {
+        assert!(!tls_desc_okay(&desc(0x1000, 0xfff, 0)), "16-bit segment");
+        assert!(!tls_desc_okay(&desc(0x1000, 0xfff, ud::SEG_32BIT | 2 << ud::CONTENTS_SHIFT)), "code");
+        assert!(!tls_desc_okay(&desc(0x1000, 0xfff, ud::SEG_32BIT | ud::SEG_NOT_PRESENT)));
+        let empty = desc(0, 0, ud::READ_EXEC_ONLY | ud::SEG_NOT_PRESENT);
+        assert_eq!(from_user_desc(&empty), 0);
+        assert_eq!(from_user_desc(&desc(0, 0, 0)), 0);
+        // An empty entry reads back as LDT_empty, as on Linux.
+        assert_eq!(to_user_desc(7, 0).flags.get(), ud::READ_EXEC_ONLY | ud::SEG_NOT_PRESENT);
+    }
+}

@@ -1,0 +1,256 @@
+//! i386 guests (32-bit x86, System V i386 ABI; Debian's i386 port is i686 code).
+//!
+//! - Trap: `int $0x80`, which unicorn reports as interrupt 0x80 with EIP already past the
+//!   2-byte instruction. Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
+//!   `eax`. endgate passes no `AT_SYSINFO` (no vDSO), so glibc never uses `sysenter`.
+//! - TLS: a segment. glibc asks `set_thread_area` for a GDT entry and loads `%gs` with its
+//!   selector; endgate keeps a real GDT for that ([`gdt`]). Guest code runs at CPL 3.
+//! - CPU: unicorn's `qemu32` model (family 6, PPro features with SSE and SSE2, SSE3), the
+//!   x87 control word 0x37f and MXCSR 0x1f80 as the kernel's `fpstate_init_fxstate` sets them.
+//! - Address space: `TASK_SIZE` 0xffffe000 (an i386 task on an x86_64 kernel,
+//!   `IA32_PAGE_OFFSET`), PIE base 0x400000 (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE` for
+//!   32-bit tasks). The three windows tile the whole space below `TASK_SIZE`, so every address
+//!   a 32-bit program can name is mappable.
+//! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
+
+mod abi;
+mod calls;
+mod gdt;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel};
+
+use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The i386 guest.
+pub struct I386;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// The interrupt vector of the system-call gate (`IA32_SYSCALL_VECTOR`).
+const SYSCALL_VECTOR: u32 = 0x80;
+
+/// CR4.OSFXSR and CR4.OSXMMEXCPT (Intel SDM vol. 3, 2.5): the OS saves SSE state and handles
+/// SIMD exceptions, which SSE instructions require.
+const CR4_OSFXSR_OSXMMEXCPT: u64 = 3 << 9;
+
+/// The i386 table's name for a kernel entry point: the calls at their historic numbers that
+/// take 16-bit ids become the `…16` members of [`Sys`] (kernel/uid16.c `sys_getuid16`…), and
+/// the `…32` calls that replaced them are the generic ones (arch/x86/entry/syscalls/
+/// syscall_32.tbl: `getuid32` is `sys_getuid`).
+fn i386_name(name: &'static str) -> &'static str {
+    match name {
+        "getuid" => "getuid16",
+        "geteuid" => "geteuid16",
+        "getgid" => "getgid16",
+        "getegid" => "getegid16",
+        "setuid" => "setuid16",
+        "setgid" => "setgid16",
+        "setreuid" => "setreuid16",
+        "setregid" => "setregid16",
+        "setresuid" => "setresuid16",
+        "setresgid" => "setresgid16",
+        "getresuid" => "getresuid16",
+        "getresgid" => "getresgid16",
+        "getgroups" => "getgroups16",
+        "setgroups" => "setgroups16",
+        "chown" => "chown16",
+        "lchown" => "lchown16",
+        "fchown" => "fchown16",
+        "setfsuid" => "setfsuid16",
+        "setfsgid" => "setfsgid16",
+        _ => match name.strip_suffix("32") {
+            Some(base) if matches!(i386_name(base), n if n.ends_with("16")) => base,
+            _ => name,
+        },
+    }
+}
+
+impl GuestArch for I386 {
+    fn name(&self) -> &'static str {
+        "i686"
+    }
+    fn elf_machine(&self) -> u16 {
+        3
+    }
+    fn is_64bit(&self) -> bool {
+        false
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        // [0, 4 MiB) low; [4 MiB, 1 GiB) PIE (ET_EXEC images at 0x08048000 land here too);
+        // [1 GiB, TASK_SIZE) stack and top-down mmap.
+        Layout { low_len: 0x40_0000, dyn_base: 0x40_0000, dyn_len: 0x3fc0_0000, task_size: 0xffff_e000, top_len: 0xbfff_e000 }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name())))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = new_engine(Arch::X86, Mode::MODE_32, task)?;
+        cpu.ctl_set_cpu_model(X86CpuModel::QEMU32 as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        gdt::install(cpu)?;
+        cpu.add_intr_hook(|cpu, intno| {
+            if intno == SYSCALL_VECTOR {
+                crate::syscall::enter(cpu);
+            } else {
+                crate::task::cpu_exception(cpu, intno);
+            }
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterX86::CR4, CR4_OSFXSR_OSXMMEXCPT)?;
+        gdt::enter_user_mode(cpu, entry, sp)?;
+        // The kernel's ELF_PLAT_INIT clears every general register; edx = 0 also means "no
+        // function for the program to register with atexit" (i386 psABI).
+        for r in [RegisterX86::EAX, RegisterX86::EBX, RegisterX86::ECX, RegisterX86::EDX] {
+            cpu.reg_write(r, 0)?;
+        }
+        for r in [RegisterX86::ESI, RegisterX86::EDI, RegisterX86::EBP] {
+            cpu.reg_write(r, 0)?;
+        }
+        // The FPU state of a new process (fpstate_init_fxstate): x87 control word 0x37f
+        // (all exceptions masked, 64-bit precision, round to nearest), MXCSR 0x1f80.
+        cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
+        cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterX86::EIP).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        use RegisterX86 as R;
+        let v = read_regs(cpu, &[R::EAX, R::EBX, R::ECX, R::EDX].map(|r| r as i32));
+        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1] & 0xffff_ffff, v[2] & 0xffff_ffff, v[3] & 0xffff_ffff, 0, 0, 0] }
+    }
+
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        use RegisterX86 as R;
+        let v = read_regs(cpu, &[R::ESI as i32, R::EDI as i32, R::EBP as i32]);
+        for (slot, x) in args.a[3..].iter_mut().zip(v) {
+            *slot = x & 0xffff_ffff;
+        }
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        write_regs(cpu, &[RegisterX86::EAX as i32], &[ret & 0xffff_ffff]);
+    }
+
+    /// `tls` is a `struct user_desc *`, as `clone(CLONE_SETTLS)` takes on i386.
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        gdt::set_thread_area(cpu, tls, false).map(|_| ())
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        (abi::HWCAP_QEMU32, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        Some("i686")
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
+        Some(2048)
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok()
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat::from_host(st).ok_or(Errno::EOVERFLOW)?)
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        flags as u32 as i32
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        u64::from(flags as u32)
+    }
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
+        match sys {
+            Sys::set_thread_area => Some(calls::set_thread_area(cpu, a)),
+            Sys::get_thread_area => Some(calls::get_thread_area(cpu, a)),
+            Sys::socketcall => Some(calls::socketcall(cpu, a)),
+            _ => calls::uid16(cpu, sys, a),
+        }
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        use RegisterX86 as R;
+        let reg = match name {
+            "eax" => R::EAX,
+            "ebx" => R::EBX,
+            "ecx" => R::ECX,
+            "edx" => R::EDX,
+            "esi" => R::ESI,
+            "edi" => R::EDI,
+            "ebp" => R::EBP,
+            "esp" => R::ESP,
+            "eip" => R::EIP,
+            "cs" => R::CS,
+            "ds" => R::DS,
+            "es" => R::ES,
+            "fs" => R::FS,
+            "gs" => R::GS,
+            "ss" => R::SS,
+            _ => return None,
+        };
+        cpu.reg_read(reg).ok()
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends;
+        // an `int n` other than 0x80 has no user gate and raises #GP, hence SIGSEGV.
+        match intno {
+            0 | 16 | 19 => Signal::SIGFPE,
+            1 | 3 => Signal::SIGTRAP,
+            6 => Signal::SIGILL,
+            17 => Signal::SIGBUS,
+            _ => Signal::SIGSEGV,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_tile_the_address_space() {
+        let l = I386.layout();
+        assert_eq!(l.low_len, l.dyn_base);
+        assert_eq!(l.dyn_base + l.dyn_len, l.task_size - l.top_len);
+        assert_eq!(l.task_size, 0xffff_e000);
+        assert!(gdt::GDT_LINEAR >= l.task_size);
+    }
+
+    #[test]
+    fn numbers_follow_syscall_32_tbl() {
+        let t = I386.numbers();
+        assert_eq!(t.lookup(4), Some(Sys::write));
+        assert_eq!(t.lookup(24), Some(Sys::getuid16));
+        assert_eq!(t.lookup(199), Some(Sys::getuid));
+        assert_eq!(t.lookup(212), Some(Sys::chown));
+        assert_eq!(t.lookup(182), Some(Sys::chown16));
+        assert_eq!(t.lookup(102), Some(Sys::socketcall));
+        assert_eq!(t.lookup(243), Some(Sys::set_thread_area));
+        assert_eq!(t.lookup(359), Some(Sys::socket));
+        assert_eq!(t.number_of(Sys::arch_prctl), None);
+    }
+}
