@@ -14,6 +14,7 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod compat32;
 pub mod epoll;
 pub mod fs;
 pub mod futex;
@@ -64,9 +65,11 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// Builds the table for `arch` from its number table and [`table::DEFS`].
+    /// Builds the table for `arch` from its number table and [`table::DEFS`]; for 32-bit
+    /// guests the rows of [`compat32::DEFS`] replace those of the same call.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().map(|d| (d.sys, d)).collect();
+        let compat: &'static [SyscallDef] = if arch.is_64bit() { &[] } else { compat32::DEFS };
+        let by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
         let numbers = arch.numbers();
         let mut rows = Vec::new();
         for &sys in Sys::ALL {

@@ -65,7 +65,8 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         sc::SENDMSG => net::sendmsg(cpu, &args(w)),
         sc::RECVMSG => net::recvmsg(cpu, &args(w)),
         sc::ACCEPT4 => net::accept4(cpu, &args(w)),
-        _ => Err(Errno::ENOSYS),
+        sc::RECVMMSG | sc::SENDMMSG => Err(Errno::ENOSYS),
+        _ => Err(Errno::EINVAL),
     }
 }
 

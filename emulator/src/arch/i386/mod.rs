@@ -41,9 +41,9 @@ const SYSCALL_VECTOR: u32 = 0x80;
 const CR4_OSFXSR_OSXMMEXCPT: u64 = 3 << 9;
 
 /// The i386 table's name for a kernel entry point: the calls at their historic numbers that
-/// take 16-bit ids become the `…16` members of [`Sys`] (kernel/uid16.c `sys_getuid16`…), and
-/// the `…32` calls that replaced them are the generic ones (arch/x86/entry/syscalls/
-/// syscall_32.tbl: `getuid32` is `sys_getuid`).
+/// take 16-bit ids become the `…16` members of [`Sys`] (arch/x86/entry/syscalls/syscall_32.tbl
+/// names `sys_getuid16`… from kernel/uid16.c there); the `…32` calls that replaced them keep
+/// their names and are served by [`crate::syscall::compat32`].
 fn i386_name(name: &'static str) -> &'static str {
     match name {
         "getuid" => "getuid16",
@@ -65,10 +65,7 @@ fn i386_name(name: &'static str) -> &'static str {
         "fchown" => "fchown16",
         "setfsuid" => "setfsuid16",
         "setfsgid" => "setfsgid16",
-        _ => match name.strip_suffix("32") {
-            Some(base) if matches!(i386_name(base), n if n.ends_with("16")) => base,
-            _ => name,
-        },
+        _ => name,
     }
 }
 
@@ -178,6 +175,9 @@ impl GuestArch for I386 {
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
         mm.write_struct(addr, &abi::Stat::from_host(st).ok_or(Errno::EOVERFLOW)?)
     }
+    fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat64::from_host(st))
+    }
     fn open_flags_to_host(&self, flags: u64) -> i32 {
         flags as u32 as i32
     }
@@ -245,8 +245,8 @@ mod tests {
         let t = I386.numbers();
         assert_eq!(t.lookup(4), Some(Sys::write));
         assert_eq!(t.lookup(24), Some(Sys::getuid16));
-        assert_eq!(t.lookup(199), Some(Sys::getuid));
-        assert_eq!(t.lookup(212), Some(Sys::chown));
+        assert_eq!(t.lookup(199), Some(Sys::getuid32));
+        assert_eq!(t.lookup(212), Some(Sys::chown32));
         assert_eq!(t.lookup(182), Some(Sys::chown16));
         assert_eq!(t.lookup(102), Some(Sys::socketcall));
         assert_eq!(t.lookup(243), Some(Sys::set_thread_area));
