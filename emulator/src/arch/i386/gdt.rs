@@ -89,9 +89,7 @@ fn flat_user(ty: u64) -> u64 {
 
 /// `true` for the `struct user_desc` that means "no segment" (the kernel's `LDT_empty`).
 fn ldt_empty(u: &UserDesc) -> bool {
-    u.base_addr.get() == 0
-        && u.limit.get() == 0
-        && u.flags.get() & ud::ALL == ud::READ_EXEC_ONLY | ud::SEG_NOT_PRESENT
+    u.base_addr.get() == 0 && u.limit.get() == 0 && u.flags.get() & ud::ALL == ud::READ_EXEC_ONLY | ud::SEG_NOT_PRESENT
 }
 
 /// `true` for an all-zero `struct user_desc`, which Linux also takes as "no segment"
@@ -166,8 +164,7 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     let gdtr = uc_x86_mmr { selector: 0, base: GDT_LINEAR, limit: GDT_ENTRIES * 8 - 1, flags: 0 };
     // SAFETY: a live handle; UC_X86_REG_GDTR takes a `uc_x86_mmr`, which `gdtr` is.
     let r: Result<(), uc_error> =
-        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::GDTR as i32, (&gdtr as *const uc_x86_mmr).cast()) }
-            .into();
+        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::GDTR as i32, (&gdtr as *const uc_x86_mmr).cast()) }.into();
     r
 }
 
@@ -242,9 +239,7 @@ pub fn set_thread_area(cpu: &mut Cpu<'_>, u_info: GuestAddr, can_allocate: bool)
     }
     let mut idx = info.entry_number.get();
     if idx == u32::MAX && can_allocate {
-        idx = (TLS_MIN..=TLS_MAX)
-            .find(|&i| read_entry(cpu, i).is_ok_and(|d| d == 0))
-            .ok_or(Errno::ESRCH)?;
+        idx = (TLS_MIN..=TLS_MAX).find(|&i| read_entry(cpu, i).is_ok_and(|d| d == 0)).ok_or(Errno::ESRCH)?;
         cpu.get_data_mut().mm.write_u32(u_info, idx)?;
     }
     if !(TLS_MIN..=TLS_MAX).contains(&idx) {

@@ -85,10 +85,18 @@ impl GuestArch for I386 {
     fn layout(&self) -> Layout {
         // [0, 4 MiB) low; [4 MiB, 1 GiB) PIE (ET_EXEC images at 0x08048000 land here too);
         // [1 GiB, TASK_SIZE) stack and top-down mmap.
-        Layout { low_len: 0x40_0000, dyn_base: 0x40_0000, dyn_len: 0x3fc0_0000, task_size: 0xffff_e000, top_len: 0xbfff_e000 }
+        Layout {
+            low_len: 0x40_0000,
+            dyn_base: 0x40_0000,
+            dyn_len: 0x3fc0_0000,
+            task_size: 0xffff_e000,
+            top_len: 0xbfff_e000,
+        }
     }
     fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name())))))
+        NUMBERS.get_or_init(|| {
+            NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name()))))
+        })
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
