@@ -7,12 +7,18 @@
 //! table must be reachable through unicorn's TLB. It lives in unicorn *physical* memory above
 //! 4 GiB ([`GDT_PHYS`]), which no 32-bit guest address reaches, and is seen at linear address
 //! [`GDT_LINEAR`] (0xfffff000, above the guest's `TASK_SIZE` of 0xffffe000, where no guest
-//! mapping can exist) through a TLB fill hook bounded to that one page that grants **read
-//! only**. So the guest can neither map over it nor write it; the guest *can* read it (the
-//! fill hook cannot tell a descriptor load from a user load), where Linux would raise SIGSEGV.
-//! Every descriptor is written with its accessed bit set (as the kernel's `fill_ldt` does),
-//! so the CPU never writes the table when it loads a segment. endgate writes it with
-//! physical-memory writes (`mem_write`), which bypass the TLB.
+//! mapping can exist) through a TLB fill hook bounded to that one page. The hook grants **read
+//! only**, and only to descriptor loads: QEMU keeps separate TLB entries for the CPU's own
+//! ("kernel") accesses and for user accesses, and the hook, which is not told which one it
+//! fills, looks at the instruction at EIP: a segment-loading instruction (`mov` to a segment
+//! register, `pop` of one, `lgs`…, far `jmp`/`call`/`ret`, `iret`, `lar`/`lsl`/`verr`/`verw`)
+//! or endgate itself loading a segment gets the page, anything else is refused and raises
+//! SIGSEGV as on Linux. (The one hole: `mov 0xfffff000, %gs`, whose memory operand is a user
+//! read made by a segment-loading instruction, reads two bytes of the table.) So the guest
+//! can neither map over the table, write it, nor read it. Every descriptor is written with
+//! its accessed bit set (as the kernel's `fill_ldt` does), so the CPU never writes the table
+//! when it loads a segment. endgate writes it with physical-memory writes (`mem_write`),
+//! which bypass the TLB.
 //!
 //! # Privilege level
 //! Guest code runs at CPL 3, as under Linux: `hlt`, `cli`, port I/O and other privileged
@@ -29,7 +35,7 @@
 
 use syscalls::Errno;
 use unicorn_engine::unicorn_const::{uc_error, uc_reg_write, uc_x86_mmr};
-use unicorn_engine::{Prot, RegisterX86, TlbEntry};
+use unicorn_engine::{MemType, Prot, RegisterX86, TlbEntry};
 
 use super::abi::{user_desc as ud, UserDesc};
 use crate::arch::Cpu;
@@ -147,6 +153,54 @@ pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
     }
 }
 
+thread_local! {
+    /// Set while endgate itself loads a segment register (the CPU then reads the table with
+    /// EIP still on the guest's `int $0x80`).
+    static ENDGATE_LOADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `true` if the instruction at EIP loads a segment register or reads a descriptor
+/// (Intel SDM vol. 2 opcode map; prefixes skipped).
+fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
+    let Ok(eip) = cpu.reg_read(RegisterX86::EIP) else { return false };
+    let mm = &cpu.get_data().mm;
+    let byte = |i: u64| {
+        let mut b = [0u8];
+        mm.read_bytes(eip.wrapping_add(i) & 0xffff_ffff, &mut b).ok().map(|()| b[0])
+    };
+    let mut i = 0;
+    while let Some(p @ (0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3)) = byte(i) {
+        let _ = p;
+        i += 1;
+        if i > 14 {
+            return false;
+        }
+    }
+    let modrm_reg = |at: u64| byte(at).map(|m| (m >> 3) & 7);
+    match byte(i) {
+        // mov Sreg; pop es/ss/ds; les/lds; iret; retf; far jmp/call.
+        Some(0x8e | 0x07 | 0x17 | 0x1f | 0xc4 | 0xc5 | 0xcf | 0xca | 0xcb | 0xea | 0x9a) => true,
+        // call/jmp far indirect (ff /3, ff /5).
+        Some(0xff) => matches!(modrm_reg(i + 1), Some(3 | 5)),
+        Some(0x0f) => match byte(i + 1) {
+            // pop fs/gs; lss/lfs/lgs; lar; lsl.
+            Some(0xa1 | 0xa9 | 0xb2 | 0xb4 | 0xb5 | 0x02 | 0x03) => true,
+            // verr/verw (0f 00 /4, /5).
+            Some(0x00) => matches!(modrm_reg(i + 2), Some(4 | 5)),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Loads segment register `reg` with `sel` on endgate's behalf (the table is readable for it).
+fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
+    ENDGATE_LOADS.set(true);
+    let r = cpu.reg_write(reg, sel);
+    ENDGATE_LOADS.set(false);
+    r
+}
+
 /// Maps the GDT's physical pages and installs the read-only fill hook for [`GDT_LINEAR`].
 /// Called once per CPU, before any other TLB fill hook would answer for that page (the
 /// generic hook answers "unmapped" there and unicorn then asks this one).
@@ -154,8 +208,9 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // Physical permissions: all (the scratch page holds code); what the guest may do is what
     // the fill hooks grant.
     cpu.mem_map(GDT_PHYS, 2 * PAGE_SIZE, Prot::ALL)?;
-    cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |_, _, _| {
-        Some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
+    cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |cpu, _, access| {
+        let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
+        allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
     })?;
     let mut table = vec![0u8; (GDT_ENTRIES * 8) as usize];
     table[14 * 8..15 * 8].copy_from_slice(&flat_user(TYPE_CODE | TYPE_RW).to_le_bytes());
@@ -190,7 +245,10 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     })?;
     // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
     cpu.reg_write(RegisterX86::ESP, SCRATCH_LINEAR + FRAME)?;
+    // The `iret` is endgate's (its page is not guest memory the hook could decode).
+    ENDGATE_LOADS.set(true);
     let run = cpu.emu_start(SCRATCH_LINEAR + CODE, entry, 0, 0);
+    ENDGATE_LOADS.set(false);
     // Drop the translated `iret` while its page is still reachable, then the page itself.
     let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
     cpu.remove_hook(hook)?;
@@ -199,10 +257,10 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     if cpu.reg_read(RegisterX86::EIP)? != entry || cpu.reg_read(RegisterX86::CS)? != u64::from(USER_CS) {
         return Err(uc_error::EXCEPTION);
     }
-    cpu.reg_write(RegisterX86::DS, u64::from(USER_DS))?;
-    cpu.reg_write(RegisterX86::ES, u64::from(USER_DS))?;
-    cpu.reg_write(RegisterX86::FS, 0)?;
-    cpu.reg_write(RegisterX86::GS, 0)?;
+    load_segment(cpu, RegisterX86::DS, u64::from(USER_DS))?;
+    load_segment(cpu, RegisterX86::ES, u64::from(USER_DS))?;
+    load_segment(cpu, RegisterX86::FS, 0)?;
+    load_segment(cpu, RegisterX86::GS, 0)?;
     Ok(())
 }
 
@@ -220,8 +278,8 @@ fn write_entry(cpu: &mut Cpu<'_>, idx: u32, d: u64) -> Result<(), Errno> {
     cpu.mem_write(GDT_PHYS + u64::from(idx) * 8, &d.to_le_bytes()).map_err(|_| Errno::EFAULT)?;
     let sel = u64::from(idx * 8 + 3);
     for reg in [RegisterX86::DS, RegisterX86::ES, RegisterX86::FS, RegisterX86::GS] {
-        if cpu.reg_read(reg).map_err(|_| Errno::EINVAL)? & 0xffff == sel && cpu.reg_write(reg, sel).is_err() {
-            let _ = cpu.reg_write(reg, 0);
+        if cpu.reg_read(reg).map_err(|_| Errno::EINVAL)? & 0xffff == sel && load_segment(cpu, reg, sel).is_err() {
+            let _ = load_segment(cpu, reg, 0);
         }
     }
     Ok(())
