@@ -4,7 +4,7 @@
 //!   2-byte instruction. Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
 //!   `eax`. endgate passes no `AT_SYSINFO` (no vDSO), so glibc never uses `sysenter`.
 //! - TLS: a segment. glibc asks `set_thread_area` for a GDT entry and loads `%gs` with its
-//!   selector; endgate keeps a real GDT for that ([`gdt`]). Guest code runs at CPL 3.
+//!   selector; endgate keeps a real GDT for that (`gdt.rs`). Guest code runs at CPL 3.
 //! - CPU: unicorn's `qemu32` model (family 6, PPro features with SSE and SSE2, SSE3), the
 //!   x87 control word 0x37f and MXCSR 0x1f80 as the kernel's `fpstate_init_fxstate` sets them.
 //! - Address space: `TASK_SIZE` 0xffffe000 (an i386 task on an x86_64 kernel,
