@@ -267,6 +267,14 @@ fn cmd_run(o: &Opts) -> Result<ExitCode> {
     Ok(if outcomes.iter().any(|x| x.verdict.failed()) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// `path` relative to the workspace root when it is under it (for a report that does not
+/// depend on where the checkout is).
+fn shown(path: &Path) -> String {
+    let root = builder::workspace_root();
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.strip_prefix(&root).map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
+}
+
 fn write_file(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).map_err(|e| Error::new(format!("writing {}: {e}", path.display())))
 }
@@ -302,8 +310,9 @@ fn cmd_report(o: &Opts) -> Result<ExitCode> {
         write_file(&json, &report::json(&outcomes, &config.emulator.to_string()))?;
         write_file(&junit, &report::junit(&outcomes, &arches))?;
         println!("{label}: {}", report::summary(&outcomes));
-        written.extend([json, junit].map(|p| p.display().to_string()));
-        runs.push((config.emulator.to_string(), outcomes));
+        written.extend([json, junit].map(|p| shown(&p)));
+        let name = if label == "endgate" { shown(&endgate_path) } else { config.emulator.to_string() };
+        runs.push((name, outcomes));
     }
     let report_path = o.report.clone().unwrap_or_else(|| Suite::default_root().join("REPORT.md"));
     let md = report::markdown(&runs[0].1, &runs[1].1, &arches, &runs[0].0, &runs[1].0, &written);
