@@ -85,6 +85,11 @@ pub trait GuestArch: Sync {
     fn minsigstksz(&self) -> Option<u64>;
     /// A disassembler for fault reports and traces.
     fn disassembler(&self) -> Option<Capstone>;
+    /// The disassembler for the code at `pc` as [`GuestArch::pc`] gives it, and the address of
+    /// the instruction's first byte (they differ on arm, where bit 0 of `pc` means Thumb).
+    fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
+        self.disassembler().map(|cs| (cs, pc))
+    }
     /// Stack pointer alignment at process entry, in bytes.
     fn stack_align(&self) -> u64 {
         16

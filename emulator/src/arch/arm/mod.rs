@@ -192,6 +192,13 @@ impl GuestArch for Arm {
     fn disassembler(&self) -> Option<Capstone> {
         Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
     }
+    fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
+        if pc & 1 == 0 {
+            return self.disassembler().map(|cs| (cs, pc));
+        }
+        let cs = Capstone::new().arm().mode(arch::arm::ArchMode::Thumb);
+        cs.build().ok().map(|cs| (cs, pc & !1))
+    }
 
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
         mm.write_struct(addr, &abi::Stat::from_host(st)?)

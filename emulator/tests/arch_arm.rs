@@ -1,0 +1,146 @@
+//! The arm guest (EABI armhf): static glibc programs from tests/arch_arm/*.c, built with
+//! `arm-linux-gnueabihf-gcc -static -O2` (Thumb-2, the compiler's default) and with `-marm`,
+//! run under endgate and compared with a reference:
+//! - programs whose output means the same on every arch (hello, file offsets past 4 GiB,
+//!   clocks) with the same source built for x86_64 and run natively;
+//! - programs about arm itself (auxv and `uname`, the kuser helpers, arm's `struct stat64`,
+//!   exit statuses and fault signals) with `qemu-arm -cpu cortex-a15`, the CPU endgate models.
+//!
+//! Needs `gcc-arm-linux-gnueabihf` and `qemu-user` (scripts/install-deps.sh).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{endgate, run_with_timeout, TempDir, Timed};
+
+/// The C sources, by name.
+fn source(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/arch_arm").join(format!("{name}.c"))
+}
+
+/// Builds `name` with `cc` and `flags` into `dir`.
+fn build(dir: &Path, cc: &str, name: &str, flags: &[&str]) -> PathBuf {
+    let out = dir.join(format!("{name}-{cc}{}", flags.join("")));
+    let st = Command::new(cc)
+        .args(["-static", "-O2", "-o"])
+        .arg(&out)
+        .arg(source(name))
+        .args(flags)
+        .status()
+        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
+    assert!(st.success(), "building {name} with {cc} {flags:?}");
+    out
+}
+
+const ARM_CC: &str = "arm-linux-gnueabihf-gcc";
+
+/// Runs `prog args` (under `runner` when given) in `dir` with a small fixed environment.
+fn run(runner: &[&str], prog: &Path, args: &[&str], dir: &Path) -> Timed {
+    let mut cmd = match runner.split_first() {
+        Some((first, rest)) => {
+            let mut c = Command::new(first);
+            c.args(rest).arg(prog);
+            c
+        }
+        None => Command::new(prog),
+    };
+    cmd.args(args).current_dir(dir).env_clear().env("ARMTEST_VAR", "some value").env("LC_ALL", "C");
+    run_with_timeout(&mut cmd, None, Duration::from_secs(60))
+}
+
+fn endgate_str() -> String {
+    endgate().to_string_lossy().into_owned()
+}
+
+/// Asserts that endgate gives the reference's stdout and status for `name` built as armhf
+/// (Thumb-2 and, when `marm`, also ARM), the reference being `reference(dir, name)`.
+fn compare(name: &str, args: &[&str], marm: bool, reference: &dyn Fn(&Path) -> Timed) {
+    let dir = TempDir::new(&format!("arm-{name}"));
+    let want = reference(dir.path());
+    assert!(!want.timed_out, "{name}: reference timed out");
+    let mut variants = vec![build(dir.path(), ARM_CC, name, &[])];
+    if marm {
+        variants.push(build(dir.path(), ARM_CC, name, &["-marm"]));
+    }
+    let eg = endgate_str();
+    for prog in variants {
+        let got = run(&[&eg], &prog, args, dir.path());
+        assert!(
+            got.stdout == want.stdout && got.status == want.status,
+            "{} {args:?}: endgate status {} vs {}\n--- endgate stdout\n{}\n--- reference stdout\n{}\n--- endgate stderr\n{}",
+            prog.display(),
+            got.status,
+            want.status,
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&want.stdout),
+            String::from_utf8_lossy(&got.stderr),
+        );
+    }
+}
+
+/// The same source built for x86_64 and run natively.
+fn native<'a>(name: &'a str, args: &'a [&'a str]) -> impl Fn(&Path) -> Timed + 'a {
+    move |dir| {
+        let prog = build(dir, "gcc", name, &[]);
+        run(&[], &prog, args, dir)
+    }
+}
+
+/// The armhf build run under `qemu-arm -cpu cortex-a15`.
+fn qemu<'a>(name: &'a str, args: &'a [&'a str]) -> impl Fn(&Path) -> Timed + 'a {
+    move |dir| {
+        let prog = build(dir, ARM_CC, name, &[]);
+        run(&["qemu-arm", "-cpu", "cortex-a15"], &prog, args, dir)
+    }
+}
+
+#[test]
+fn hello_matches_native() {
+    compare("hello", &["a", "bc"], true, &native("hello", &["a", "bc"]));
+}
+
+#[test]
+fn argv_env_auxv_uname_match_qemu() {
+    compare("auxv", &["x", "y z"], true, &qemu("auxv", &["x", "y z"]));
+}
+
+#[test]
+fn kuser_helpers_match_qemu() {
+    compare("kuser", &[], true, &qemu("kuser", &[]));
+}
+
+#[test]
+fn stat64_family_matches_qemu() {
+    compare("stat64", &[], false, &qemu("stat64", &[]));
+}
+
+#[test]
+fn file_offsets_past_4_gib_match_native() {
+    // qemu-arm 7.2 reads zeros through a MAP_SHARED mapping at a file offset past 4 GiB, so
+    // the reference here is native.
+    compare("bigfile", &[], true, &native("bigfile", &[]));
+}
+
+#[test]
+fn clocks_match_native() {
+    compare("clock", &[], false, &native("clock", &[]));
+}
+
+#[test]
+fn exit_status_and_fault_signals_match_qemu() {
+    // Shell statuses: exit(42); SIGSEGV 139; SIGILL 132 (`udf` from __builtin_trap); SIGTRAP 133.
+    for (mode, status) in [("exit", 42), ("segv", 139), ("ill", 132), ("bkpt", 133)] {
+        compare("faults", &[mode], true, &qemu("faults", &[mode]));
+        let dir = TempDir::new("arm-fault-report");
+        let prog = build(dir.path(), ARM_CC, "faults", &[]);
+        let got = run(&[&endgate_str()], &prog, &[mode], dir.path());
+        assert_eq!(got.status, status, "{mode}");
+        if mode == "segv" {
+            let err = String::from_utf8_lossy(&got.stderr);
+            assert!(err.contains("killed by SIGSEGV") && err.contains("(fault address 0x8)"), "{err}");
+        }
+    }
+}
