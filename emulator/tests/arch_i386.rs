@@ -264,6 +264,37 @@ const UNAME: &str = r#"
 #include <sys/utsname.h>
 int main(void) { struct utsname u; uname(&u); printf("machine=%s\n", u.machine); return 0; }
 "#;
+/// A freestanding program (no libc): the `int $0x80` ABI itself, six arguments included
+/// (`mmap2` takes its sixth in `ebp`), with `_start` at the start of a page.
+const FREESTANDING: &str = r#"
+    .text
+    .globl _start
+_start:
+    mov $192, %eax              /* mmap2(NULL, 4096, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) */
+    xor %ebx, %ebx
+    mov $4096, %ecx
+    mov $3, %edx
+    mov $0x22, %esi
+    mov $-1, %edi
+    xor %ebp, %ebp
+    int $0x80
+    cmp $-4096, %eax
+    jae 1f
+    movl $0x0a6b6f, (%eax)      /* "ok\n" */
+    mov %eax, %ecx
+    mov $4, %eax                /* write(1, buf, 3) */
+    mov $1, %ebx
+    mov $3, %edx
+    int $0x80
+    cmp $3, %eax
+    jne 1f
+    mov $252, %eax              /* exit_group(7) */
+    mov $7, %ebx
+    int $0x80
+1:  mov $252, %eax
+    mov $1, %ebx
+    int $0x80
+"#;
 
 /// Builds `src` with the i386 cross compiler; `flags` add to `-O2`.
 fn build(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
@@ -314,6 +345,24 @@ fn same_as_reference(bin: &Path, args: &[&str]) -> String {
     let got = run(under_endgate(bin, None), args);
     assert_eq!(got, want, "{}: endgate vs reference", bin.display());
     got.0
+}
+
+#[test]
+fn freestanding_int80_program() {
+    let dir = TempDir::new("i386-asm");
+    let src = dir.path().join("start.S");
+    std::fs::write(&src, FREESTANDING).unwrap();
+    let bin = dir.path().join("start");
+    let st = Command::new("i686-linux-gnu-gcc")
+        .args(["-nostdlib", "-static", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .status()
+        .expect("i686-linux-gnu-gcc");
+    assert!(st.success());
+    let got = run(under_endgate(&bin, None), &[]);
+    assert_eq!(got, ("ok\n".to_string(), 7));
+    assert_eq!(got, run(reference(&bin), &[]));
 }
 
 #[test]

@@ -245,9 +245,12 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     })?;
     // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
     cpu.reg_write(RegisterX86::ESP, SCRATCH_LINEAR + FRAME)?;
-    // The `iret` is endgate's (its page is not guest memory the hook could decode).
+    // The `iret` is endgate's (its page is not guest memory the hook could decode). Run exactly
+    // that one instruction (count 1): stopping with `until` = `entry` instead ends in
+    // UC_ERR_EXCEPTION in unicorn 2.1.5 when `entry` starts a page (seen with a freestanding
+    // program whose `_start` is at 0x8049000).
     ENDGATE_LOADS.set(true);
-    let run = cpu.emu_start(SCRATCH_LINEAR + CODE, entry, 0, 0);
+    let run = cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1);
     ENDGATE_LOADS.set(false);
     // Drop the translated `iret` while its page is still reachable, then the page itself.
     let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
