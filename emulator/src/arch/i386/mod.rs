@@ -22,7 +22,7 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel};
 
 use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
@@ -81,6 +81,10 @@ impl GuestArch for I386 {
     }
     fn endian(&self) -> Endian {
         Endian::Little
+    }
+    fn data_model(&self) -> DataModel {
+        // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
+        DataModel::ILP32_LE_I386
     }
     fn layout(&self) -> Layout {
         // [0, 4 MiB) low; [4 MiB, 1 GiB) PIE (ET_EXEC images at 0x08048000 land here too);
