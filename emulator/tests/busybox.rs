@@ -310,7 +310,6 @@ fn busybox_armhf_matches_native() {
 }
 
 #[test]
-#[ignore = "i386 guest not merged yet: delete this line once endgate runs i386"]
 fn busybox_i386_matches_native() {
     compare_arch("i386");
 }
