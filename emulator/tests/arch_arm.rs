@@ -144,3 +144,21 @@ fn exit_status_and_fault_signals_match_qemu() {
         }
     }
 }
+
+#[test]
+fn private_calls_follow_the_kernel() {
+    // Expected from arch/arm/kernel/traps.c (`arm_syscall`, `do_cache_op`): cacheflush returns
+    // 0, or EINVAL for end < start; set_tls returns 0 and TPIDRURO then reads back the value;
+    // private numbers up to 0xf07ff without a call give ENOSYS. (qemu-arm skips the
+    // cacheflush range check, so it is not the reference here.)
+    let want = "cacheflush: 0\ncall: 42\ncall after rewrite: 7\ncacheflush end<start: -1 Invalid argument\n\
+                get_tls == thread pointer: 1\nset_tls: 0, then mrc 12345678 get_tls 12345678\n\
+                unknown private call: -1 Function not implemented\n";
+    let dir = TempDir::new("arm-private");
+    for flags in [&[][..], &["-marm"][..]] {
+        let prog = build(dir.path(), ARM_CC, "private", flags);
+        let got = run(&[&endgate_str()], &prog, &[], dir.path());
+        assert_eq!(String::from_utf8_lossy(&got.stdout), want, "{flags:?}: {}", String::from_utf8_lossy(&got.stderr));
+        assert_eq!(got.status, 0);
+    }
+}

@@ -1,6 +1,7 @@
 //! System calls only 32-bit guests have (arm EABI, i386): the `*64` forms that carry 64-bit file
 //! offsets and sizes, `mmap2`, `_llseek`, the `stat64`/`statfs64` families, the 32-bit-uid
-//! calls, `ugetrlimit`, `_newselect`, the old `linux_dirent`, `send`/`recv`.
+//! calls, the old `linux_dirent`, `send`/`recv`, and the 32-bit names of shared calls
+//! (`ugetrlimit`, `_newselect`).
 //!
 //! # 64-bit arguments in register pairs
 //! A 32-bit ABI passes a `loff_t` in two consecutive argument registers, low word first on a
@@ -233,18 +234,22 @@ pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     finish_statfs64(cpu, a.a[2] & 0xffff_ffff, &st)
 }
 
-/// `truncate64(const char *path, loff_t length)` (truncate(2)).
+/// `truncate64(const char *path, loff_t length)` (truncate(2)). Served here rather than by
+/// the shared `truncate`, which reads its `off_t` in the guest's `long` width.
 pub fn truncate64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
-    let args = [c.word(), c.pair(), 0, 0, 0, 0];
-    lp64(cpu, a, fs::truncate, args)
+    let (path, len) = (c.word(), c.pair());
+    let path = super::path::host_path(cpu.get_data(), path)?;
+    // SAFETY: NUL-terminated path.
+    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len as i64) }))
 }
 
 /// `ftruncate64(int fd, loff_t length)` (truncate(2)).
 pub fn ftruncate64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
-    let args = [c.word(), c.pair(), 0, 0, 0, 0];
-    lp64(cpu, a, fs::ftruncate, args)
+    let (fd, len) = (c.word(), c.pair());
+    // SAFETY: integer arguments.
+    host_ret(i64::from(unsafe { libc::ftruncate(as_int(fd), len as i64) }))
 }
 
 /// `pread64(int fd, void *buf, size_t count, loff_t offset)` (pread(2)).
@@ -362,88 +367,6 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(out.len() as u64)
 }
 
-/// `RLIM_INFINITY` as a 32-bit guest's `unsigned long`.
-const RLIM32_INFINITY: u64 = 0xffff_ffff;
-
-/// `ugetrlimit(int resource, struct rlimit *rlim)` (getrlimit(2)): the limits as two 32-bit
-/// `unsigned long`s; a limit that does not fit reads as `RLIM_INFINITY`, as the kernel's
-/// compat `getrlimit` reports it. Errors: `EINVAL` (bad resource), `EFAULT`.
-pub fn ugetrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: local out struct.
-    host_ret(unsafe { libc::syscall(libc::SYS_getrlimit, as_int(a.a[0]), &mut rl) })?;
-    let clamp = |v: u64| if v >= RLIM32_INFINITY { RLIM32_INFINITY } else { v } as u32;
-    let at = a.a[1] & 0xffff_ffff;
-    let mm = &mut cpu.get_data_mut().mm;
-    mm.host_range(at, 8, crate::mm::Prot::WRITE)?;
-    mm.write_u32(at, clamp(rl.rlim_cur))?;
-    mm.write_u32(at + 4, clamp(rl.rlim_max))?;
-    Ok(0)
-}
-
-/// `setrlimit(int resource, const struct rlimit *rlim)` (setrlimit(2)) with 32-bit limits;
-/// `0xffffffff` means `RLIM_INFINITY`. Errors: `EFAULT`, `EINVAL`, `EPERM`.
-pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let at = a.a[1] & 0xffff_ffff;
-    let mm = &cpu.get_data().mm;
-    let widen = |v: u32| if u64::from(v) == RLIM32_INFINITY { libc::RLIM_INFINITY } else { u64::from(v) };
-    let rl = libc::rlimit { rlim_cur: widen(mm.read_u32(at)?), rlim_max: widen(mm.read_u32(at + 4)?) };
-    // SAFETY: a local struct.
-    host_ret(unsafe { libc::syscall(libc::SYS_setrlimit, as_int(a.a[0]), &rl) })
-}
-
-/// `_newselect(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)` (select(2))
-/// with 32-bit `long`s: each `fd_set` is `nfds` bits rounded up to 32-bit words, the timeout
-/// two 32-bit `long`s, updated with the time left as Linux does. Errors: `EINVAL` (negative
-/// `nfds` or timeout), `EFAULT`, `EINTR`, the host's.
-pub fn _newselect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let n = as_int(a.a[0]);
-    if n < 0 {
-        return Err(Errno::EINVAL);
-    }
-    let words32 = (n as u64).div_ceil(32);
-    let mm = &cpu.get_data().mm;
-    let mut sets: [Option<Vec<u64>>; 3] = [None, None, None];
-    for (i, set) in sets.iter_mut().enumerate() {
-        let at = a.a[1 + i] & 0xffff_ffff;
-        if at == 0 {
-            continue;
-        }
-        let mut host = vec![0u64; words32.div_ceil(2) as usize];
-        for w in 0..words32 {
-            host[(w / 2) as usize] |= u64::from(mm.read_u32(at + 4 * w)?) << (32 * (w % 2));
-        }
-        *set = Some(host);
-    }
-    let tv_at = a.a[4] & 0xffff_ffff;
-    let mut tv = libc::timeval { tv_sec: 0, tv_usec: 0 };
-    if tv_at != 0 {
-        tv.tv_sec = i64::from(mm.read_u32(tv_at)? as i32);
-        tv.tv_usec = i64::from(mm.read_u32(tv_at + 4)? as i32);
-    }
-    let ptr = |s: &mut Option<Vec<u64>>| s.as_mut().map_or(std::ptr::null_mut(), |v| v.as_mut_ptr());
-    let [r, w, e] = &mut sets;
-    let (rp, wp, ep) = (ptr(r), ptr(w), ptr(e));
-    let tvp = if tv_at == 0 { std::ptr::null_mut() } else { &mut tv as *mut libc::timeval };
-    // SAFETY: each set is NULL or ceil(n/64) host words; tv NULL or a local timeval.
-    let ret = host_ret(unsafe { libc::syscall(libc::SYS_select, n, rp, wp, ep, tvp) });
-    let mm = &mut cpu.get_data_mut().mm;
-    if tv_at != 0 && (ret.is_ok() || ret == Err(Errno::EINTR)) {
-        mm.write_u32(tv_at, tv.tv_sec as u32)?;
-        mm.write_u32(tv_at + 4, tv.tv_usec as u32)?;
-    }
-    let ready = ret?;
-    for (i, set) in sets.iter().enumerate() {
-        if let Some(host) = set {
-            let at = a.a[1 + i] & 0xffff_ffff;
-            for w in 0..words32 {
-                mm.write_u32(at + 4 * w, (host[(w / 2) as usize] >> (32 * (w % 2))) as u32)?;
-            }
-        }
-    }
-    Ok(ready)
-}
-
 /// `send(int fd, const void *buf, size_t len, int flags)` (send(2)): `sendto` without an
 /// address.
 pub fn send(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -482,10 +405,10 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fadvise64, fadvise64, &[Fd, Hex, Hex, ULong, Int], RInt),
     d(Sys::sync_file_range, sync_file_range, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     d(Sys::getdents, getdents, &[Fd, Ptr, ULong], RInt),
-    d(Sys::ugetrlimit, ugetrlimit, &[Int, Ptr], RInt),
-    d(Sys::getrlimit, ugetrlimit, &[Int, Ptr], RInt),
-    d(Sys::setrlimit, setrlimit, &[Int, Ptr], RInt),
-    d(Sys::_newselect, _newselect, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
+    // The shared handlers already read `struct rlimit` and `struct timeval` in the guest's
+    // `long` width; these are only other names for them.
+    d(Sys::ugetrlimit, process::getrlimit, &[Int, Ptr], RInt),
+    d(Sys::_newselect, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::send, send, &[Fd, BufIn(2), ULong, Hex], RInt),
     d(Sys::recv, recv, &[Fd, BufOut, ULong, Hex], RInt),
     // The 32-bit-uid calls are the LP64 calls (uid_t is 32 bits there).
@@ -502,6 +425,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::getresuid32, process::getresuid, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::getresgid32, process::getresgid, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::getgroups32, process::getgroups, &[Int, Ptr], RInt),
+    d(Sys::setgroups32, process::setgroups, &[Int, Ptr], RInt),
     d(Sys::chown32, fs::chown, &[Str, Int, Int], RInt),
     d(Sys::lchown32, fs::lchown, &[Str, Int, Int], RInt),
     d(Sys::fchown32, fs::fchown, &[Fd, Int, Int], RInt),

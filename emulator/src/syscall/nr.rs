@@ -78,7 +78,7 @@ generic_syscalls! {
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, statfs64, fstatfs64, truncate64,
     ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, arm_sync_file_range, ugetrlimit,
     _newselect, send, recv, getuid32, getgid32, geteuid32, getegid32, setuid32, setgid32,
-    setreuid32, setregid32, setresuid32, setresgid32, getresuid32, getresgid32, getgroups32,
+    setreuid32, setregid32, setresuid32, setresgid32, getresuid32, getresgid32, getgroups32, setgroups32,
     chown32, lchown32, fchown32,
     // i386: TLS segments, the socket multiplexer, the 16-bit-id calls (kernel/uid16.c)
     set_thread_area, get_thread_area, socketcall, getuid16, geteuid16, getgid16, getegid16,
