@@ -43,8 +43,8 @@ const CR4_OSFXSR_OSXMMEXCPT: u64 = 3 << 9;
 /// The i386 table's name for a kernel entry point: the calls at their historic numbers that
 /// take 16-bit ids become the `…16` members of [`Sys`] (arch/x86/entry/syscalls/syscall_32.tbl
 /// names `sys_getuid16`… from kernel/uid16.c there); the `…32` calls that replaced them keep
-/// their names and are served by [`crate::syscall::compat32`], or by the generic call where
-/// compat32 has no row (`setgroups32` is `setgroups`).
+/// their names and are served by [`crate::syscall::compat32`], or, if [`Sys`] has no member of
+/// that name, by the generic call (`setfsuid32` is `setfsuid`).
 fn i386_name(name: &'static str) -> &'static str {
     match name {
         "getuid" => "getuid16",
@@ -66,7 +66,7 @@ fn i386_name(name: &'static str) -> &'static str {
         "fchown" => "fchown16",
         "setfsuid" => "setfsuid16",
         "setfsgid" => "setfsgid16",
-        // A `…32` call with no row of its own is the generic call (`setgroups32`).
+        // A `…32` call [`Sys`] does not name is the generic call.
         _ => match name.strip_suffix("32") {
             Some(base) if Sys::from_name(name).is_none() && i386_name(base).ends_with("16") => base,
             _ => name,
@@ -265,7 +265,7 @@ mod tests {
         assert_eq!(t.lookup(199), Some(Sys::getuid32));
         assert_eq!(t.lookup(212), Some(Sys::chown32));
         assert_eq!(t.lookup(182), Some(Sys::chown16));
-        assert_eq!(t.lookup(206), Some(Sys::setgroups));
+        assert_eq!(t.lookup(206), Some(Sys::setgroups32));
         assert_eq!(t.lookup(81), Some(Sys::setgroups16));
         assert_eq!(t.lookup(102), Some(Sys::socketcall));
         assert_eq!(t.lookup(243), Some(Sys::set_thread_area));
