@@ -221,6 +221,7 @@ int main(int argc, char **argv) {
     if (!strcmp(w, "cli")) __asm__ volatile("cli");
     if (!strcmp(w, "int81")) __asm__ volatile("int $0x81");
     if (!strcmp(w, "int3")) __asm__ volatile("int3");
+    if (!strcmp(w, "sysenter")) __asm__ volatile("mov $20, %%eax\n\tsysenter" ::: "eax");
     if (!strcmp(w, "div")) { volatile int z = 0; printf("%d\n", 1 / z); }
     if (!strcmp(w, "gdt")) { volatile int v = *(volatile int *)0xfffff000; printf("%d\n", v); }
     if (!strcmp(w, "kernel")) { volatile int v = *(volatile int *)0xffffe000; printf("%d\n", v); }
@@ -440,6 +441,8 @@ fn cpu_exceptions_become_signals() {
         ("cli", 139),
         ("int81", 139),
         ("int3", 133),
+        // No vDSO to return to.
+        ("sysenter", 139),
         ("kernel", 139),
         // A read of the page endgate keeps the GDT in (above TASK_SIZE).
         ("gdt", 139),

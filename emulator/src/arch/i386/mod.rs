@@ -2,7 +2,8 @@
 //!
 //! - Trap: `int $0x80`, which unicorn reports as interrupt 0x80 with EIP already past the
 //!   2-byte instruction. Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
-//!   `eax`. endgate passes no `AT_SYSINFO` (no vDSO), so glibc never uses `sysenter`.
+//!   `eax`. endgate passes no `AT_SYSINFO` (no vDSO), so glibc never uses `sysenter`; a
+//!   `sysenter` ends the guest with SIGSEGV (see `install_hooks`).
 //! - TLS: a segment. glibc asks `set_thread_area` for a GDT entry and loads `%gs` with its
 //!   selector; endgate keeps a real GDT for that (`gdt.rs`). Guest code runs at CPL 3.
 //! - CPU: unicorn's `qemu32` model (family 6, PPro features with SSE and SSE2, SSE3), the
@@ -19,7 +20,7 @@ mod gdt;
 
 use capstone::prelude::*;
 use syscalls::Errno;
-use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel};
+use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
 
 use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
@@ -35,6 +36,9 @@ static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// The interrupt vector of the system-call gate (`IA32_SYSCALL_VECTOR`).
 const SYSCALL_VECTOR: u32 = 0x80;
+
+/// The general-protection exception vector (#GP).
+const GP_FAULT: u32 = 13;
 
 /// CR4.OSFXSR and CR4.OSXMMEXCPT (Intel SDM vol. 3, 2.5): the OS saves SSE state and handles
 /// SIMD exceptions, which SSE instructions require.
@@ -123,6 +127,10 @@ impl GuestArch for I386 {
                 crate::task::cpu_exception(cpu, intno);
             }
         })?;
+        // Unicorn runs `sysenter` as a no-op. Linux returns from it into the vDSO, which
+        // endgate does not map, so a `sysenter` has nowhere to return to: the guest ends with
+        // SIGSEGV, as such a program does on Linux once the vDSO's landing pad pops garbage.
+        cpu.add_insn_sys_hook(X86Insn::SYSENTER, 1, 0, |cpu| crate::task::cpu_exception(cpu, GP_FAULT))?;
         Ok(())
     }
 
