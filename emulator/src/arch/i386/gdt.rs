@@ -288,6 +288,22 @@ fn write_entry(cpu: &mut Cpu<'_>, idx: u32, d: u64) -> Result<(), Errno> {
     Ok(())
 }
 
+/// The base address of the segment register `reg` selects, from its GDT descriptor (unicorn
+/// reads no GS base in 32-bit mode); 0 for the null selector, `None` for an LDT selector or one
+/// past the table.
+pub fn segment_base(cpu: &Cpu<'_>, reg: RegisterX86) -> Option<u64> {
+    let sel = cpu.reg_read(reg).ok()? & 0xffff;
+    let idx = u32::try_from(sel >> 3).ok()?;
+    if sel & 4 != 0 || idx >= GDT_ENTRIES {
+        return None;
+    }
+    if idx == 0 {
+        return Some(0);
+    }
+    let d = read_entry(cpu, idx).ok()?;
+    Some(u64::from(to_user_desc(idx, d).base_addr.get()))
+}
+
 /// `set_thread_area(struct user_desc *u_info)` and the TLS part of `clone(CLONE_SETTLS)`
 /// (the kernel's `do_set_thread_area`): installs the segment `u_info` describes in TLS entry
 /// `u_info->entry_number`; with `can_allocate` (the system call, not clone), entry number -1

@@ -235,6 +235,8 @@ impl GuestArch for I386 {
             "fs" => R::FS,
             "gs" => R::GS,
             "ss" => R::SS,
+            "fs_base" => return gdt::segment_base(cpu, R::FS),
+            "gs_base" => return gdt::segment_base(cpu, R::GS),
             _ => return None,
         };
         cpu.reg_read(reg).ok()
