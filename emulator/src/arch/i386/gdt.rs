@@ -12,13 +12,13 @@
 //! ("kernel") accesses and for user accesses, and the hook, which is not told which one it
 //! fills, looks at the instruction at EIP: a segment-loading instruction (`mov` to a segment
 //! register, `pop` of one, `lgs`…, far `jmp`/`call`/`ret`, `iret`, `lar`/`lsl`/`verr`/`verw`)
-//! or endgate itself loading a segment gets the page, anything else is refused and raises
-//! SIGSEGV as on Linux. (The one hole: `mov 0xfffff000, %gs`, whose memory operand is a user
-//! read made by a segment-loading instruction, reads two bytes of the table.) So the guest
-//! can neither map over the table, write it, nor read it. Every descriptor is written with
-//! its accessed bit set (as the kernel's `fill_ldt` does), so the CPU never writes the table
-//! when it loads a segment. endgate writes it with physical-memory writes (`mem_write`),
-//! which bypass the TLB.
+//! or endgate itself (serving a system call, or starting the guest) gets the page; anything
+//! else is refused and raises SIGSEGV as on Linux. (The one hole: `mov 0xfffff000, %gs`,
+//! whose memory operand is a user read made by a segment-loading instruction, reads two bytes
+//! of the table.) So the guest can neither map over the table, write it, nor read it. Every
+//! descriptor is written with its accessed bit set (as the kernel's `fill_ldt` does), so the
+//! CPU never writes the table when it loads a segment. endgate writes it with physical-memory
+//! writes (`mem_write`), which bypass the TLB.
 //!
 //! # Privilege level
 //! Guest code runs at CPL 3, as under Linux: `hlt`, `cli`, port I/O and other privileged
@@ -154,9 +154,19 @@ pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
 }
 
 thread_local! {
-    /// Set while endgate itself loads a segment register (the CPU then reads the table with
-    /// EIP still on the guest's `int $0x80`).
+    /// Set while endgate itself may load segment registers: while it drops the CPU to user
+    /// mode, and while it serves a system call (set_thread_area, a future sigreturn), when the
+    /// CPU reads the table with EIP on the guest's next instruction. No guest instruction runs
+    /// meanwhile, so every read of the table then is a descriptor load.
     static ENDGATE_LOADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (endgate serving a system call) with descriptor loads allowed.
+pub fn as_endgate<R>(f: impl FnOnce() -> R) -> R {
+    let was = ENDGATE_LOADS.replace(true);
+    let r = f();
+    ENDGATE_LOADS.set(was);
+    r
 }
 
 /// `true` if the instruction at EIP loads a segment register or reads a descriptor
@@ -195,10 +205,7 @@ fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
 
 /// Loads segment register `reg` with `sel` on endgate's behalf (the table is readable for it).
 fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
-    ENDGATE_LOADS.set(true);
-    let r = cpu.reg_write(reg, sel);
-    ENDGATE_LOADS.set(false);
-    r
+    as_endgate(|| cpu.reg_write(reg, sel))
 }
 
 /// Maps the GDT's physical pages and installs the read-only fill hook for [`GDT_LINEAR`].
@@ -249,9 +256,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     // that one instruction (count 1): stopping with `until` = `entry` instead ends in
     // UC_ERR_EXCEPTION in unicorn 2.1.5 when `entry` starts a page (seen with a freestanding
     // program whose `_start` is at 0x8049000).
-    ENDGATE_LOADS.set(true);
-    let run = cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1);
-    ENDGATE_LOADS.set(false);
+    let run = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1));
     // Drop the translated `iret` while its page is still reachable, then the page itself.
     let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
     cpu.remove_hook(hook)?;

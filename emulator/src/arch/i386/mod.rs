@@ -122,7 +122,7 @@ impl GuestArch for I386 {
         gdt::install(cpu)?;
         cpu.add_intr_hook(|cpu, intno| {
             if intno == SYSCALL_VECTOR {
-                crate::syscall::enter(cpu);
+                gdt::as_endgate(|| crate::syscall::enter(cpu));
             } else {
                 crate::task::cpu_exception(cpu, intno);
             }
