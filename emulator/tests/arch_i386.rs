@@ -265,6 +265,13 @@ const UNAME: &str = r#"
 #include <sys/utsname.h>
 int main(void) { struct utsname u; uname(&u); printf("machine=%s\n", u.machine); return 0; }
 "#;
+/// bigalloc.c
+const BIGALLOC: &str = r#"
+#include <stdio.h>
+#include <sys/mman.h>
+int main(void) { int n = 0; while (mmap(0, 256 << 20, PROT_NONE, MAP_PRIVATE|MAP_ANONYMOUS|MAP_NORESERVE, -1, 0) != MAP_FAILED) n++; printf("%d x 256 MiB\n", n); return 0; }
+"#;
+
 /// A freestanding program (no libc): the `int $0x80` ABI itself, six arguments included
 /// (`mmap2` takes its sixth in `ebp`), with `_start` at the start of a page.
 const FREESTANDING: &str = r#"
@@ -426,6 +433,15 @@ fn sixteen_bit_id_calls() {
     let dir = TempDir::new("i386-ids");
     let bin = build(dir.path(), "ids", IDS, &["-static"]);
     same_as_reference(&bin, &[]);
+}
+
+#[test]
+fn address_space_reaches_task_size() {
+    // An i386 task on an x86_64 kernel has 4 GiB less 8 KiB (TASK_SIZE 0xffffe000), and mmap
+    // fills it top-down: 14 mappings of 256 MiB fit.
+    let dir = TempDir::new("i386-bigalloc");
+    let bin = build(dir.path(), "bigalloc", BIGALLOC, &["-static"]);
+    assert_eq!(same_as_reference(&bin, &[]), "14 x 256 MiB\n");
 }
 
 #[test]

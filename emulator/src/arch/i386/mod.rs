@@ -96,14 +96,16 @@ impl GuestArch for I386 {
         DataModel::ILP32_LE_I386
     }
     fn layout(&self) -> Layout {
-        // [0, 4 MiB) low; [4 MiB, 1 GiB) PIE (ET_EXEC images at 0x08048000 land here too);
-        // [1 GiB, TASK_SIZE) stack and top-down mmap.
+        // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk
+        // heap (glibc's malloc goes on with mmap when brk cannot grow); [256 MiB, TASK_SIZE)
+        // stack and top-down mmap, which (as on Linux, where it reaches mmap_min_addr) leaves a
+        // program nearly all of its 4 GiB.
         Layout {
             low_len: 0x40_0000,
             dyn_base: 0x40_0000,
-            dyn_len: 0x3fc0_0000,
+            dyn_len: 0x0fc0_0000,
             task_size: 0xffff_e000,
-            top_len: 0xbfff_e000,
+            top_len: 0xefff_e000,
         }
     }
     fn numbers(&self) -> &'static NumberTable {
