@@ -69,6 +69,8 @@ pub static CMSGHDR: &Shape = &[F::ULong, F::I32, F::I32];
 /// The kernel's `struct sigaction` as `rt_sigaction` takes it on the asm-generic arches,
 /// x86 and s390 (handler, flags, restorer, mask): include/uapi/asm-generic/signal.h.
 pub static SIGACTION: &Shape = &[F::ULong, F::ULong, F::ULong, F::Sigset];
+/// The same for arches that do not define `SA_RESTORER` (riscv): no restorer member.
+pub static SIGACTION_NO_RESTORER: &Shape = &[F::ULong, F::ULong, F::Sigset];
 /// `stack_t` (`sigaltstack`): include/uapi/asm-generic/signal.h.
 pub static STACK_T: &Shape = &[F::ULong, F::I32, F::ULong];
 /// `struct statx_timestamp`: include/uapi/linux/stat.h.
@@ -153,6 +155,8 @@ unsafe impl Plain for UserMsghdr {}
 unsafe impl Plain for StackT {}
 // SAFETY: an array of integers.
 unsafe impl Plain for [u64; 4] {}
+// SAFETY: an array of integers.
+unsafe impl Plain for [u64; 3] {}
 // SAFETY: a single integer.
 unsafe impl Plain for i32 {}
 // SAFETY: a single integer.

@@ -127,6 +127,11 @@ pub trait GuestArch: Sync {
     fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
         None
     }
+    /// `true` if the arch defines `SA_RESTORER`, so its `struct sigaction` has an
+    /// `sa_restorer` member before `sa_mask` (include/uapi/asm-generic/signal.h); riscv does not.
+    fn has_sa_restorer(&self) -> bool {
+        true
+    }
     /// The host's `RLIMIT_*` number for the guest's (they differ only on MIPS).
     fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
         resource

@@ -12,7 +12,7 @@
 use syscalls::Errno;
 
 use super::SysResult;
-use crate::abi::shapes::{KernelSigaction, StackT, SIGACTION, STACK_T, TIMESPEC, TIMESPEC64};
+use crate::abi::shapes::{KernelSigaction, StackT, SIGACTION, SIGACTION_NO_RESTORER, STACK_T, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Plain;
 use crate::arch::{Cpu, SyscallArgs};
 use crate::signal::{bit, AltStack, SelfSignal, SigAction, Signal, HOST_OWN, NSIG};
@@ -37,7 +37,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let idx = (sig - 1) as usize;
     let new = if act != 0 {
-        let k: KernelSigaction = t.mm.read_shape(act, SIGACTION)?;
+        let k = read_sigaction(t, act)?;
         // The kernel never lets a handler block SIGKILL or SIGSTOP: they leave sa_mask here.
         Some(SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE })
     } else {
@@ -46,7 +46,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if oact != 0 {
         let old = t.sig.actions[idx];
         let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
-        t.mm.write_shape(oact, SIGACTION, &k)?;
+        write_sigaction(t, oact, &k)?;
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
@@ -81,6 +81,25 @@ const SIG_SETMASK: u64 = 2;
 
 /// Signals that can never be blocked: SIGKILL and SIGSTOP.
 const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
+
+/// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
+/// without `SA_RESTORER`).
+fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, Errno> {
+    if t.arch.has_sa_restorer() {
+        t.mm.read_shape(addr, SIGACTION)
+    } else {
+        let [handler, flags, mask]: [u64; 3] = t.mm.read_shape(addr, SIGACTION_NO_RESTORER)?;
+        Ok(KernelSigaction { handler, flags, restorer: 0, mask })
+    }
+}
+
+fn write_sigaction(t: &mut crate::task::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
+    if t.arch.has_sa_restorer() {
+        t.mm.write_shape(addr, SIGACTION, k)
+    } else {
+        t.mm.write_shape(addr, SIGACTION_NO_RESTORER, &[k.handler, k.flags, k.mask])
+    }
+}
 
 /// `rt_sigprocmask(int how, const sigset_t *set, sigset_t *oset, size_t sigsetsize)`.
 /// Errors: `EINVAL` (bad `how`, wrong sigsetsize), `EFAULT`.
