@@ -162,3 +162,23 @@ fn private_calls_follow_the_kernel() {
         assert_eq!(got.status, 0);
     }
 }
+
+#[test]
+fn arm_state_entry_and_interworking_match_qemu() {
+    // tests/arch_arm/interwork.S: an ARM-state `_start` (e_entry bit 0 clear) that `blx`es into
+    // Thumb code which returns with `pop {pc}`; raw `svc #0` in both states.
+    let dir = TempDir::new("arm-interwork");
+    let prog = dir.path().join("interwork");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/arch_arm/interwork.S");
+    let st = Command::new(ARM_CC)
+        .args(["-nostdlib", "-static", "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{ARM_CC} missing ({e}): run scripts/install-deps.sh"));
+    assert!(st.success());
+    let want = run(&["qemu-arm", "-cpu", "cortex-a15"], &prog, &[], dir.path());
+    let got = run(&[&endgate_str()], &prog, &[], dir.path());
+    assert_eq!(want.stdout, b"arm\nthumb\nback\n");
+    assert_eq!((got.stdout, got.status), (want.stdout, want.status));
+}

@@ -10,7 +10,10 @@
 //! ([`GuestArch::regpairs_aligned`]); i386 does not. [`ArgCursor`] walks the argument registers
 //! in that order, and each handler here rebuilds the LP64 argument list that the shared
 //! handlers take, so the shared handlers keep one shape (QEMU linux-user does the same with
-//! `target_offset64` and `regpairs_aligned`).
+//! `target_offset64` and `regpairs_aligned`). A shared handler called this way must take its
+//! 64-bit arguments whole: one that reads an `off_t` through `as_long` (which keeps only the
+//! guest `long`'s 32 bits) is not called from here; `truncate64` and `ftruncate64` call the
+//! host themselves for that reason.
 //!
 //! Nothing here asks which arch it runs: differences come from [`GuestArch`] methods
 //! (`regpairs_aligned`, `endian`, `write_stat64`, `statfs64_len`).

@@ -4,9 +4,11 @@
 //! other runtimes (Go's `runtime/internal/atomic`, some libgcc atomics, Android bionic) call
 //! `__kuser_cmpxchg`, `__kuser_get_tls` and `__kuser_memory_barrier` directly.
 //!
-//! Each helper here is real ARM (A32) code for an ARMv7 CPU, as the kernel's own
-//! `__kuser_*` routines in arch/arm/kernel/entry-armv.S (their ARMv6K+ variants). Callers
-//! reach them with `blx`/`bl` from ARM or Thumb; each returns with `bx lr`.
+//! Each helper is A32 code assembled by hand for an ARMv7 CPU (the encodings are spelled out
+//! beside each word); the atomic ones are `ldrex`/`strex` retry loops, which unicorn executes
+//! atomically because one guest thread runs at a time. Their contracts (registers, return
+//! value, C flag) are the kernel's. Callers reach them with `blx`/`bl` from ARM or Thumb code;
+//! each returns with `bx lr`, which goes back to the caller's state.
 //!
 //! | address    | helper                     | contract |
 //! |------------|----------------------------|----------|
