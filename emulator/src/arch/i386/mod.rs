@@ -11,7 +11,11 @@
 //! - Address space: `TASK_SIZE` 0xffffe000 (an i386 task on an x86_64 kernel,
 //!   `IA32_PAGE_OFFSET`), PIE base 0x400000 (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE` for
 //!   32-bit tasks). The three windows tile the whole space below `TASK_SIZE`, so every address
-//!   a 32-bit program can name is mappable.
+//!   a 32-bit program can name is mappable; the top-down mmap window reaches down to 256 MiB.
+//! - Structs: [`DataModel::ILP32_LE_I386`] (4-byte `long`, 64-bit members 4-byte aligned); the
+//!   old `struct stat` and `struct stat64` in `abi.rs`; open flags are asm-generic.
+//! - Only here: `set_thread_area`/`get_thread_area`, `socketcall`, the 16-bit-id calls
+//!   (`calls.rs`). `ipc`, `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
 
 mod abi;
