@@ -265,6 +265,27 @@ const UNAME: &str = r#"
 #include <sys/utsname.h>
 int main(void) { struct utsname u; uname(&u); printf("machine=%s\n", u.machine); return 0; }
 "#;
+/// osel.c
+const OSEL: &str = r#"
+#include <stdio.h>
+#include <unistd.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/select.h>
+#include <sys/syscall.h>
+int main(void) {
+    int p[2]; pipe(p); write(p[1], "x", 1);
+    fd_set r; FD_ZERO(&r); FD_SET(p[0], &r); FD_SET(p[1], &r);
+    fd_set w; FD_ZERO(&w); FD_SET(p[1], &w);
+    struct timeval tv = {0, 0};
+    unsigned long args[5] = { p[1] + 1, (unsigned long)&r, (unsigned long)&w, 0, (unsigned long)&tv };
+    long n = syscall(82, args);
+    printf("old_select=%ld r0=%d r1=%d w1=%d\n", n, FD_ISSET(p[0], &r), FD_ISSET(p[1], &r), FD_ISSET(p[1], &w));
+    errno = 0; n = syscall(82, (void *)8); printf("bad=%ld %s\n", n, strerror(errno));
+    return 0;
+}
+"#;
+
 /// bigalloc.c
 const BIGALLOC: &str = r#"
 #include <stdio.h>
@@ -426,6 +447,14 @@ fn sockets_through_socketcall() {
     let bin = build(dir.path(), "sock", SOCK, &["-static"]);
     let out = same_as_reference(&bin, &[]);
     assert!(out.contains("send=4 recv=4 'ping'"), "{out}");
+}
+
+#[test]
+fn old_select_takes_its_arguments_by_pointer() {
+    let dir = TempDir::new("i386-osel");
+    let bin = build(dir.path(), "osel", OSEL, &["-static"]);
+    let out = same_as_reference(&bin, &[]);
+    assert!(out.starts_with("old_select=2 r0=1 r1=0 w1=1\n"), "{out}");
 }
 
 #[test]

@@ -203,6 +203,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::set_thread_area, arch_only, &[Ptr], RInt),
     d(Sys::get_thread_area, arch_only, &[Ptr], RInt),
     d(Sys::socketcall, arch_only, &[Int, Ptr], RInt),
+    d(Sys::old_select, arch_only, &[Ptr], RInt),
     d(Sys::getuid16, arch_only, &[], RInt),
     d(Sys::geteuid16, arch_only, &[], RInt),
     d(Sys::getgid16, arch_only, &[], RInt),

@@ -5,6 +5,7 @@
 //! - `socketcall(int call, unsigned long *args)`: one entry point for every socket call, as
 //!   i386 had before Linux 4.3 gave it direct ones (glibc still uses it); the arguments are
 //!   32-bit words read from `args` and handed to the shared handlers of [`crate::syscall::net`].
+//! - `select` at number 82 is `old_select`, which takes a pointer to its five arguments.
 //! - `getuid` … `chown` at their pre-2.4 numbers take and return 16-bit ids (the kernel's
 //!   `sys_getuid16` family, kernel/uid16.c); the `*32` calls are the real ones and are served
 //!   by the generic handlers. `ipc`, `modify_ldt`, `vm86`, `vm86old`, `olduname` and
@@ -16,7 +17,7 @@ use super::abi::{high2low, low2high, socketcall as sc};
 use super::gdt;
 use crate::arch::{Cpu, SyscallArgs};
 use crate::syscall::nr::Sys;
-use crate::syscall::{fs, host_ret, net, process, SysResult};
+use crate::syscall::{fs, host_ret, io, net, process, SysResult};
 
 /// `set_thread_area(struct user_desc *u_info)`.
 pub fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -68,6 +69,18 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         sc::RECVMMSG | sc::SENDMMSG => Err(Errno::ENOSYS),
         _ => Err(Errno::EINVAL),
     }
+}
+
+/// `old_select(struct sel_arg_struct *arg)` (the i386 `select`, number 82; fs/select.c
+/// `sys_old_select`): reads `{n, inp, outp, exp, tvp}` as five 32-bit words and runs
+/// `select` with them. Errors: `EFAULT` for a bad `arg`, and `select`'s own.
+pub fn old_select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let mut w = [0u64; 6];
+    let mm = &cpu.get_data().mm;
+    for (i, slot) in w.iter_mut().enumerate().take(5) {
+        *slot = u64::from(mm.read_u32(a.a[0] + 4 * i as u64)?);
+    }
+    io::select(cpu, &SyscallArgs { nr: a.nr, a: w })
 }
 
 /// The 16-bit-id calls: `getuid16`-style getters narrow the 32-bit id (`high2lowuid`: ids

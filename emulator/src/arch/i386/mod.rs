@@ -14,8 +14,8 @@
 //!   a 32-bit program can name is mappable; the top-down mmap window reaches down to 256 MiB.
 //! - Structs: [`DataModel::ILP32_LE_I386`] (4-byte `long`, 64-bit members 4-byte aligned); the
 //!   old `struct stat` and `struct stat64` in `abi.rs`; open flags are asm-generic.
-//! - Only here: `set_thread_area`/`get_thread_area`, `socketcall`, the 16-bit-id calls
-//!   (`calls.rs`). `ipc`, `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
+//! - Only here: `set_thread_area`/`get_thread_area`, `socketcall`, `old_select`, the
+//!   16-bit-id calls (`calls.rs`). `ipc`, `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
 
 mod abi;
@@ -74,6 +74,8 @@ fn i386_name(name: &'static str) -> &'static str {
         "fchown" => "fchown16",
         "setfsuid" => "setfsuid16",
         "setfsgid" => "setfsgid16",
+        // 82 is `sys_old_select`, whose one argument points at the five real ones.
+        "select" => "old_select",
         // A `…32` call [`Sys`] does not name is the generic call.
         _ => match name.strip_suffix("32") {
             Some(base) if Sys::from_name(name).is_none() && i386_name(base).ends_with("16") => base,
@@ -220,6 +222,9 @@ impl GuestArch for I386 {
             Sys::set_thread_area => Some(calls::set_thread_area(cpu, a)),
             Sys::get_thread_area => Some(calls::get_thread_area(cpu, a)),
             Sys::socketcall => Some(calls::socketcall(cpu, a)),
+            Sys::old_select => Some(calls::old_select(cpu, a)),
+            // i386 has no FS/GS base codes and endgate emulates no CPUID faulting.
+            Sys::arch_prctl => Some(Err(Errno::EINVAL)),
             _ => calls::uid16(cpu, sys, a),
         }
     }
@@ -284,6 +289,8 @@ mod tests {
         assert_eq!(t.lookup(206), Some(Sys::setgroups32));
         assert_eq!(t.lookup(81), Some(Sys::setgroups16));
         assert_eq!(t.lookup(102), Some(Sys::socketcall));
+        assert_eq!(t.lookup(82), Some(Sys::old_select));
+        assert_eq!(t.lookup(142), Some(Sys::_newselect));
         assert_eq!(t.lookup(243), Some(Sys::set_thread_area));
         assert_eq!(t.lookup(359), Some(Sys::socket));
         assert_eq!(t.number_of(Sys::newfstatat), None);
