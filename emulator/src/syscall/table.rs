@@ -212,6 +212,16 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
 ];
 
+/// Rows for calls some arches take in another form, served by the arch
+/// ([`crate::arch::GuestArch::arch_variants`]).
+pub static ARCH_VARIANTS: &[SyscallDef] = &[
+    // `old_mmap` (s390x): one pointer to the six arguments.
+    d(Sys::mmap, arch_only, &[Ptr], RHex),
+    // The arch's own `struct statfs` (s390x).
+    d(Sys::statfs, arch_only, &[Str, Ptr], RInt),
+    d(Sys::fstatfs, arch_only, &[Fd, Ptr], RInt),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,42 @@
+//! System calls whose s390x form differs from the generic handler's: `mmap` takes its six
+//! arguments in memory, and `statfs`/`fstatfs` fill s390's own `struct statfs`.
+//! The dispatcher sends them here because [`super::S390x`] lists them in
+//! `GuestArch::arch_variants`.
+
+use super::abi::{HostStatfs, MmapArgStruct, Statfs};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::syscall::path::host_path;
+use crate::syscall::{as_int, host_ret, SysResult};
+
+/// `mmap(struct s390_mmap_arg_struct *args)` (arch/s390/kernel/syscall.c `old_mmap`): reads
+/// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not
+/// readable, then those of `mmap(2)`.
+pub fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.a[0])?;
+    let args = SyscallArgs {
+        nr: a.nr,
+        a: [m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()],
+    };
+    crate::syscall::mm::mmap(cpu, &args)
+}
+
+/// `statfs(const char *path, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
+/// Errors: `EFAULT`, and those of the host call.
+pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[0])?;
+    let mut st = HostStatfs::default();
+    // SAFETY: NUL-terminated path and a local out struct of the kernel's size.
+    host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?;
+    cpu.get_data_mut().mm.write_struct(a.a[1], &Statfs::from_host(&st))?;
+    Ok(0)
+}
+
+/// `fstatfs(int fd, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
+/// Errors: `EFAULT`, and those of the host call.
+pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let mut st = HostStatfs::default();
+    // SAFETY: integer fd and a local out struct of the kernel's size.
+    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), &mut st) })?;
+    cpu.get_data_mut().mm.write_struct(a.a[1], &Statfs::from_host(&st))?;
+    Ok(0)
+}
