@@ -160,7 +160,7 @@ fn do_build(suite: &Suite, arches: &[&'static Arch], out: &Path, jobs: usize) ->
     for (test, missing) in suite.missing_ports() {
         let wanted: Vec<_> = missing.iter().filter(|m| arches.iter().any(|a| a.name == **m)).collect();
         if !wanted.is_empty() {
-            eprintln!("warning: asm test '{test}' has no source for {wanted:?}");
+            eprintln!("note: asm test '{test}' has no source for {wanted:?} (not built or run there)");
         }
     }
     let built = builder::build(suite, arches, out, jobs)?;
@@ -266,8 +266,8 @@ fn cmd_list() -> Result<ExitCode> {
         if t.settings.stdin.is_some() {
             extra.push_str(" stdin");
         }
-        if let Some(reason) = &t.settings.endgate_pending {
-            extra.push_str(&format!(" endgate_pending={reason:?}"));
+        for p in &t.settings.endgate_pending {
+            extra.push_str(&format!(" endgate_pending[{}]={:?}", p.arches, p.reason));
         }
         println!("{:24} {kind:3} {}{extra}", t.name, archs.join(","));
     }
