@@ -220,6 +220,8 @@ pub static ARCH_VARIANTS: &[SyscallDef] = &[
     // The arch's own `struct statfs` (s390x).
     d(Sys::statfs, arch_only, &[Str, Ptr], RInt),
     d(Sys::fstatfs, arch_only, &[Fd, Ptr], RInt),
+    d(Sys::statfs64, arch_only, &[Str, ULong, Ptr], RInt),
+    d(Sys::fstatfs64, arch_only, &[Fd, ULong, Ptr], RInt),
 ];
 
 #[cfg(test)]

@@ -81,6 +81,8 @@ pub struct Statfs {
     pub f_frsize: U32,
     pub f_flags: U32,
     pub f_spare: [U32; 4],
+    /// Tail padding: the C struct is 8-aligned by its longs.
+    pub __pad: U32,
 }
 
 impl Statfs {

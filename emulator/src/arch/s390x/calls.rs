@@ -1,9 +1,12 @@
 //! System calls whose s390x form differs from the generic handler's: `mmap` takes its six
-//! arguments in memory, and `statfs`/`fstatfs` fill s390's own `struct statfs`.
+//! arguments in memory, and `statfs`/`fstatfs` and their `64` forms (which glibc uses, with
+//! the struct size as an extra argument) fill s390's own `struct statfs`.
 //! The dispatcher sends them here because [`super::S390x`] lists them in
 //! `GuestArch::arch_variants`.
 
 use super::abi::{HostStatfs, MmapArgStruct, Statfs};
+use syscalls::Errno;
+
 use crate::arch::{Cpu, SyscallArgs};
 use crate::syscall::path::host_path;
 use crate::syscall::{as_int, host_ret, SysResult};
@@ -23,20 +26,50 @@ pub fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[0])?;
+    statfs_to(cpu, a.a[0], a.a[1])
+}
+
+/// `statfs64(const char *path, size_t sz, struct statfs64 *buf)`: `struct statfs64` has the
+/// same 88-byte layout as `struct statfs` on 64-bit s390. Errors: `EINVAL` if `sz` is not 88,
+/// then those of [`statfs`].
+pub fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    check_statfs64_size(a.a[1])?;
+    statfs_to(cpu, a.a[0], a.a[2])
+}
+
+/// `fstatfs64(int fd, size_t sz, struct statfs64 *buf)`, as [`statfs64`].
+pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    check_statfs64_size(a.a[1])?;
+    fstatfs_to(cpu, a.a[0], a.a[2])
+}
+
+fn check_statfs64_size(sz: u64) -> Result<(), Errno> {
+    if sz == std::mem::size_of::<Statfs>() as u64 {
+        Ok(())
+    } else {
+        Err(Errno::EINVAL)
+    }
+}
+
+fn statfs_to(cpu: &mut Cpu<'_>, path: u64, buf: u64) -> SysResult {
+    let path = host_path(cpu.get_data(), path)?;
     let mut st = HostStatfs::default();
     // SAFETY: NUL-terminated path and a local out struct of the kernel's size.
     host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?;
-    cpu.get_data_mut().mm.write_struct(a.a[1], &Statfs::from_host(&st))?;
+    cpu.get_data_mut().mm.write_struct(buf, &Statfs::from_host(&st))?;
     Ok(0)
 }
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fstatfs_to(cpu, a.a[0], a.a[1])
+}
+
+fn fstatfs_to(cpu: &mut Cpu<'_>, fd: u64, buf: u64) -> SysResult {
     let mut st = HostStatfs::default();
     // SAFETY: integer fd and a local out struct of the kernel's size.
-    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), &mut st) })?;
-    cpu.get_data_mut().mm.write_struct(a.a[1], &Statfs::from_host(&st))?;
+    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(fd), &mut st) })?;
+    cpu.get_data_mut().mm.write_struct(buf, &Statfs::from_host(&st))?;
     Ok(0)
 }

@@ -213,13 +213,15 @@ impl GuestArch for S390x {
         u64::from(flags as u32)
     }
     fn arch_variants(&self) -> &'static [Sys] {
-        &[Sys::mmap, Sys::statfs, Sys::fstatfs]
+        &[Sys::mmap, Sys::statfs, Sys::fstatfs, Sys::statfs64, Sys::fstatfs64]
     }
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
         Some(match sys {
             Sys::mmap => calls::old_mmap(cpu, a),
             Sys::statfs => calls::statfs(cpu, a),
             Sys::fstatfs => calls::fstatfs(cpu, a),
+            Sys::statfs64 => calls::statfs64(cpu, a),
+            Sys::fstatfs64 => calls::fstatfs64(cpu, a),
             _ => return None,
         })
     }
