@@ -12,7 +12,7 @@ use syscalls::Errno;
 use super::path::{host_path, host_path_opt, is_proc_self_exe};
 use super::{as_int, host_ret, SysResult};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::PATH_MAX;
+use crate::mm::{Endian, PATH_MAX};
 
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
@@ -104,11 +104,35 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
-/// layout is the same on every arch.
+/// layout is the same on every arch; its integers (`d_ino`, `d_off`, `d_reclen`) are put in
+/// the guest's byte order.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    let t = cpu.get_data_mut();
+    let swap = t.mm.endian() != Endian::HOST;
+    let p = t.buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })
+    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })?;
+    if swap {
+        // SAFETY: the host wrote `n` bytes of records at `p`, all inside the checked buffer.
+        swap_dirent64(unsafe { std::slice::from_raw_parts_mut(p, n as usize) });
+    }
+    Ok(n)
+}
+
+/// Byte-swaps `d_ino` (8 bytes), `d_off` (8) and `d_reclen` (2) of each `linux_dirent64`
+/// record in `buf` (layout: include/linux/dirent.h), walking by the host's `d_reclen`.
+fn swap_dirent64(buf: &mut [u8]) {
+    let mut at = 0;
+    while at + 19 <= buf.len() {
+        let reclen = usize::from(u16::from_ne_bytes([buf[at + 16], buf[at + 17]]));
+        if reclen == 0 {
+            break;
+        }
+        buf[at..at + 8].reverse();
+        buf[at + 8..at + 16].reverse();
+        buf[at + 16..at + 18].reverse();
+        at += reclen;
+    }
 }
 
 /// `getdents(int fd, struct linux_dirent *dirp, unsigned count)` (x86_64, whose layout the host
