@@ -68,7 +68,7 @@ generic_syscalls! {
     futex,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
-    recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
+    recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
