@@ -1,5 +1,7 @@
 /* One CPU exception per run, chosen by argv[1]; each must end the process with the
  * signal Linux raises for it. Exits 0 (and prints "survived") if nothing happened. */
+#define _GNU_SOURCE
+#include <fenv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,13 @@ int main(int argc, char **argv) {
     } else if (!strcmp(what, "div")) {
         volatile long a = 5, b = 0;
         printf("%ld\n", a / b);                     /* dsgr by zero: fixed-point divide */
+    } else if (!strcmp(what, "fdiv")) {
+        volatile double one = 1.0, zero = 0.0;
+        feenableexcept(FE_DIVBYZERO);
+        printf("%f\n", one / zero);                /* IEEE trap: data exception, DXC set */
+    } else if (!strcmp(what, "cmptrap")) {
+        long v = 0;
+        asm volatile("cgite %0,0" : : "d"(v));      /* compare and trap: DXC 0xff */
     } else if (!strcmp(what, "trap")) {
         __builtin_trap();
     } else if (!strcmp(what, "exit")) {

@@ -74,6 +74,12 @@ mod psw {
 const CR0_AFP: u64 = 0x0004_0000;
 const CR0_VECTOR: u64 = 0x0002_0000;
 
+/// Bytes of the prefix area (lowcore) at guest physical address 0. Unicorn stores into it on
+/// data and vector exceptions (the DXC/VXC at 0x90, target/s390x/excp_helper.c) as the CPU
+/// does, and endgate's guest physical addresses are its guest virtual ones, so those stores
+/// land on the host pages behind guest page 0.
+const LOWCORE_LEN: u64 = 8192;
+
 thread_local! {
     /// The 8-bit immediate of the `svc` being served on this thread (the low half of the
     /// kernel's `pt_regs::int_code`), set by the trap hook before it calls the dispatcher.
@@ -138,6 +144,15 @@ impl GuestArch for S390x {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        // The host pages behind the lowcore become writable (they are a PROT_NONE reservation
+        // like all unmapped guest memory), or unicorn's lowcore stores would crash endgate. The
+        // guest still cannot reach them: no mapping covers them (`MMAP_MIN_ADDR`), so its own
+        // accesses are refused by the TLB fill hook.
+        if let Some(p) = cpu.get_data().mm.to_host(0, LOWCORE_LEN) {
+            // SAFETY: the first pages of endgate's own reservation for the low window; no Rust
+            // reference points into them.
+            unsafe { libc::mprotect(p.cast(), LOWCORE_LEN as usize, libc::PROT_READ | libc::PROT_WRITE) };
+        }
         let cr0 = cpu.reg_read(RegisterS390X::CR0)?;
         cpu.reg_write(RegisterS390X::CR0, cr0 | CR0_AFP | CR0_VECTOR)?;
         cpu.reg_write(RegisterS390X::FPC, 0)?;
