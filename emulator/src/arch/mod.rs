@@ -22,7 +22,7 @@ use capstone::Capstone;
 use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
@@ -51,6 +51,12 @@ pub trait GuestArch: Sync {
     fn is_64bit(&self) -> bool;
     /// Byte order of data.
     fn endian(&self) -> Endian;
+    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI. The default follows
+    /// [`GuestArch::is_64bit`] and [`GuestArch::endian`] with 8-byte-aligned 64-bit members;
+    /// i386 overrides it.
+    fn data_model(&self) -> DataModel {
+        DataModel { endian: self.endian(), long_bytes: if self.is_64bit() { 8 } else { 4 }, align64: 8 }
+    }
     /// Where the guest address-space windows go.
     fn layout(&self) -> Layout;
     /// This arch's system-call numbers.
@@ -98,6 +104,19 @@ pub trait GuestArch: Sync {
     /// The arch's `MAP_32BIT` mmap flag and the range such mappings go to, if it has one.
     fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
         None
+    }
+    /// `true` if the arch defines `SA_RESTORER`, so its `struct sigaction` has an
+    /// `sa_restorer` member before `sa_mask` (include/uapi/asm-generic/signal.h); riscv does not.
+    fn has_sa_restorer(&self) -> bool {
+        true
+    }
+    /// The host's `RLIMIT_*` number for the guest's (they differ only on MIPS).
+    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
+        resource
+    }
+    /// The arch's `struct statfs` (asm-generic by default; s390x has its own).
+    fn statfs_shape(&self) -> &'static crate::abi::thunk::Shape {
+        crate::abi::shapes::STATFS
     }
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     fn epoll_packed(&self) -> bool {
