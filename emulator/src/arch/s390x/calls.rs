@@ -3,7 +3,9 @@
 //! the struct size as an extra argument) fill s390's own `struct statfs`. Plus `socketcall`,
 //! which s390x still has and glibc 2.36 still uses for some socket calls (`socketpair`).
 //! The dispatcher sends them here because [`super::S390x`] lists them in
-//! `GuestArch::arch_variants`.
+//! `GuestArch::arch_variants`. (`GuestArch::statfs_shape` cannot describe s390's
+//! `struct statfs`: a shape converts one member list between data models, and s390 has
+//! 32-bit members where the host's struct has longs.)
 
 use super::abi::{HostStatfs, MmapArgStruct, Statfs};
 use syscalls::Errno;

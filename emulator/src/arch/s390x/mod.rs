@@ -22,7 +22,12 @@
 //!   state with DAT on, 64-bit addressing, primary space, key 0 (Linux `PSW_USER_BITS` with
 //!   `PSW_MASK_EA | PSW_MASK_BA`; the I/O, external and machine-check masks are left off, as
 //!   nothing raises those here), so privileged instructions are SIGILL; CR0 has the AFP and
-//!   vector controls on, as Linux sets them for user space.
+//!   vector controls on, as Linux sets them for user space. Unicorn 2.1.5's `STFLE` stores no
+//!   facility bits (its `prepare_stfl` is compiled out) and reports 256 doublewords with cc 0,
+//!   so programs see an empty facility list: glibc's ifuncs then take their baseline variants
+//!   where they test facility bits, and the vector ones where they test `HWCAP_S390_VXRS`.
+//! - Unicorn stores the data-exception code into the lowcore at guest physical 0x90 (as the
+//!   CPU does); the host pages behind guest page 0 are made writable for it (`init_regs`).
 //! - Address space: `TASK_SIZE` 1<<42 (arch/s390: a new mm has three-level page tables,
 //!   `_REGION2_SIZE`; the kernel grows it on demand, endgate does not), PIE base
 //!   0x2aa_0000_0000 (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2`
