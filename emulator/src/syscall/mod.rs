@@ -15,6 +15,7 @@
 //! stderr. A handler never fakes success for something it did not do.
 
 pub mod compat32;
+pub mod dircookie;
 pub mod epoll;
 pub mod fs;
 pub mod futex;
