@@ -111,7 +111,18 @@ impl GuestArch for Arm {
                     crate::syscall::enter(cpu);
                     return;
                 }
-                match calls::private(cpu, nr, excp::UDEF) {
+                let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
+                let result = calls::private(cpu, nr, excp::UDEF);
+                if cpu.get_data().opts.strace {
+                    let name = calls::private_name(nr);
+                    match result {
+                        calls::Private::Ret(v) => {
+                            crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
+                        }
+                        calls::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                    }
+                }
+                match result {
                     calls::Private::Ret(v) => {
                         let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
                     }
