@@ -195,11 +195,6 @@ impl GuestArch for Arm {
         // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
         None
     }
-    fn stack_align(&self) -> u64 {
-        // AAPCS: 8-byte stack alignment at public interfaces; Linux's arm `STACK_TOP`
-        // placement aligns the initial sp to 16 like the other arches.
-        16
-    }
     fn disassembler(&self) -> Option<Capstone> {
         Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
     }
