@@ -66,11 +66,16 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// Builds the table for `arch` from its number table and [`table::DEFS`]; for 32-bit
-    /// guests the rows of [`compat32::DEFS`] replace those of the same call.
+    /// Builds the table for `arch` from its number table and [`table::DEFS`] (with
+    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form); for 32-bit
+    /// guests the rows of [`compat32::DEFS`] replace those of the same call first.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
         let compat: &'static [SyscallDef] = if arch.is_64bit() { &[] } else { compat32::DEFS };
-        let by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
+        let mut by_sys: HashMap<Sys, &'static SyscallDef> =
+            table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
+        for d in table::ARCH_VARIANTS.iter().filter(|d| arch.arch_variants().contains(&d.sys)) {
+            by_sys.insert(d.sys, d);
+        }
         let numbers = arch.numbers();
         let mut rows = Vec::new();
         for &sys in Sys::ALL {
