@@ -1,6 +1,7 @@
 //! System calls only 32-bit guests have (arm EABI, i386): the `*64` forms that carry 64-bit file
 //! offsets and sizes, `mmap2`, `_llseek`, the `stat64`/`statfs64` families, the 32-bit-uid
-//! calls, the old `linux_dirent`, `send`/`recv`, and the 32-bit names of shared calls
+//! calls, the old `linux_dirent`, directory positions that fit 32 bits ([`dircookie`]),
+//! `send`/`recv`, and the 32-bit names of shared calls
 //! (`ugetrlimit`, `_newselect`).
 //!
 //! # 64-bit arguments in register pairs
@@ -24,7 +25,7 @@
 use syscalls::Errno;
 
 use super::nr::Sys;
-use super::{as_int, fs, host_ret, io, mm, net, process, Handler, SysResult, SyscallDef};
+use super::{as_int, dircookie, fs, host_ret, io, mm, net, process, Handler, SysResult, SyscallDef};
 use crate::arch::{Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, PAGE_SIZE};
 use crate::trace::strace::ArgFmt::{self, *};
@@ -91,14 +92,53 @@ fn sext(v: u64) -> u64 {
 /// position (a 64-bit value in guest byte order) at `result`. Errors: `EFAULT`, the host's
 /// (`EINVAL`, `EBADF`, `ESPIPE`).
 pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let off = ((a.a[1] & 0xffff_ffff) << 32) | (a.a[2] & 0xffff_ffff);
+    let (fd, whence) = (as_int(a.a[0]), as_int(a.a[4]));
+    let mut off = ((a.a[1] & 0xffff_ffff) << 32) | (a.a[2] & 0xffff_ffff);
+    if whence == libc::SEEK_SET {
+        off = dircookie::to_host(fd, off);
+    }
     let result = a.a[3] & 0xffff_ffff;
     // Check the result pointer first, as the kernel's copy_to_user would fail after seeking.
     cpu.get_data().mm.host_range(result, 8, crate::mm::Prot::WRITE)?;
     // SAFETY: integer arguments.
-    let pos = host_ret(unsafe { libc::lseek(as_int(a.a[0]), off as i64, as_int(a.a[4])) })?;
-    cpu.get_data_mut().mm.write_u64(result, pos)?;
+    let pos = host_ret(unsafe { libc::lseek(fd, off as i64, whence) })?;
+    cpu.get_data_mut().mm.write_u64(result, dircookie::to_guest(fd, pos))?;
     Ok(0)
+}
+
+/// `lseek(int fd, off_t offset, int whence)` (lseek(2)) with a 32-bit `off_t`: the offset is
+/// sign-extended, and on a directory the position is one of [`dircookie`]'s 32-bit cookies.
+/// Errors: the host's (`EBADF`, `EINVAL`, `ESPIPE`).
+pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (fd, whence) = (as_int(a.a[0]), as_int(a.a[2]));
+    let mut off = sext(a.a[1]);
+    if whence == libc::SEEK_SET {
+        off = dircookie::to_host(fd, off);
+    }
+    // SAFETY: integer arguments.
+    let pos = host_ret(unsafe { libc::lseek(fd, off as i64, whence) })?;
+    Ok(dircookie::to_guest(fd, pos))
+}
+
+/// `getdents64(unsigned fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)) for a
+/// 32-bit guest: the shared call, then each record's `d_off` replaced by its 32-bit
+/// [`dircookie`]. Errors: as the shared call.
+pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let n = fs::getdents64(cpu, a)?;
+    let (fd, dirp) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff);
+    let mm = &mut cpu.get_data_mut().mm;
+    let mut off = 0u64;
+    while off + 19 <= n {
+        let at = dirp + off;
+        let d_off = mm.read_u64(at + 8)?;
+        mm.write_u64(at + 8, dircookie::to_guest(fd, d_off))?;
+        let reclen = u64::from(mm.read_u16(at + 16)?);
+        if reclen == 0 {
+            break;
+        }
+        off += reclen;
+    }
+    Ok(n)
 }
 
 /// `mmap2(void *addr, size_t length, int prot, int flags, int fd, unsigned long pgoffset)`
@@ -359,8 +399,7 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let w32 = |v: u32| if endian == Endian::Big { v.to_be_bytes() } else { v.to_le_bytes() };
         let w16 = |v: u16| if endian == Endian::Big { v.to_be_bytes() } else { v.to_le_bytes() };
         out[start..start + 4].copy_from_slice(&w32(ino32));
-        // The host's 64-bit directory cookie, cut to the 32 bits the guest's `long` holds.
-        out[start + 4..start + 8].copy_from_slice(&w32(d_off as u32));
+        out[start + 4..start + 8].copy_from_slice(&w32(dircookie::to_guest(fd, d_off) as u32));
         out[start + 8..start + 10].copy_from_slice(&w16(len as u16));
         out[start + 10..start + 10 + name.len()].copy_from_slice(name);
         out[start + len - 1] = d_type;
@@ -389,6 +428,8 @@ const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> 
 /// formats list every register the call reads, pair halves as `Hex`.
 pub static DEFS: &[SyscallDef] = &[
     d(Sys::_llseek, _llseek, &[Fd, Hex, Hex, Ptr, Whence], RInt),
+    d(Sys::lseek, lseek, &[Fd, Long, Whence], RInt),
+    d(Sys::getdents64, getdents64, &[Fd, Ptr, ULong], RInt),
     d(Sys::mmap2, mmap2, &[Ptr, ULong, ArgFmt::Prot, MmapFlags, Fd, Hex], RHex),
     d(Sys::mmap, old_mmap, &[Ptr], RHex),
     d(Sys::stat64, stat64, &[Str, Ptr], RInt),

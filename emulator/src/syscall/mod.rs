@@ -15,6 +15,7 @@
 //! stderr. A handler never fakes success for something it did not do.
 
 pub mod compat32;
+pub mod dircookie;
 pub mod epoll;
 pub mod fs;
 pub mod futex;
@@ -65,9 +66,9 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// Builds the table for `arch` from its number table and [`table::DEFS`]; for 32-bit
-    /// guests the rows of [`compat32::DEFS`] replace those of the same call, and
-    /// [`table::ARCH_VARIANTS`] rows replace them for the calls the arch serves in its own form.
+    /// Builds the table for `arch` from its number table and [`table::DEFS`] (with
+    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form); for 32-bit
+    /// guests the rows of [`compat32::DEFS`] replace those of the same call first.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
         let compat: &'static [SyscallDef] = if arch.is_64bit() { &[] } else { compat32::DEFS };
         let mut by_sys: HashMap<Sys, &'static SyscallDef> =

@@ -28,6 +28,19 @@ mod nr {
     pub const GET_TLS: u64 = super::ARM_NR_BASE + 6;
 }
 
+/// strace's name for private call `nr` (strace's `ARM_` names, linux/arm/syscallent.h).
+pub fn private_name(nr: u64) -> &'static str {
+    match nr {
+        nr::BREAKPOINT => "ARM_breakpoint",
+        nr::CACHEFLUSH => "ARM_cacheflush",
+        nr::USR26 => "ARM_usr26",
+        nr::USR32 => "ARM_usr32",
+        nr::SET_TLS => "ARM_set_tls",
+        nr::GET_TLS => "ARM_get_tls",
+        _ => "ARM_unknown",
+    }
+}
+
 /// Numbers `0xf0000..=0xf07ff` answer `-ENOSYS` when unknown (the kernel's rule, so a program
 /// can probe for a feature); higher private numbers raise SIGILL.
 const PRIVATE_ENOSYS_LAST: u64 = 0x7ff;

@@ -111,7 +111,18 @@ impl GuestArch for Arm {
                     crate::syscall::enter(cpu);
                     return;
                 }
-                match calls::private(cpu, nr, excp::UDEF) {
+                let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
+                let result = calls::private(cpu, nr, excp::UDEF);
+                if cpu.get_data().opts.strace {
+                    let name = calls::private_name(nr);
+                    match result {
+                        calls::Private::Ret(v) => {
+                            crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
+                        }
+                        calls::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                    }
+                }
+                match result {
                     calls::Private::Ret(v) => {
                         let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
                     }
@@ -183,11 +194,6 @@ impl GuestArch for Arm {
     fn minsigstksz(&self) -> Option<u64> {
         // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
         None
-    }
-    fn stack_align(&self) -> u64 {
-        // AAPCS: 8-byte stack alignment at public interfaces; Linux's arm `STACK_TOP`
-        // placement aligns the initial sp to 16 like the other arches.
-        16
     }
     fn disassembler(&self) -> Option<Capstone> {
         Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
