@@ -127,7 +127,6 @@ fn endgate_arm() {
 }
 
 #[test]
-#[ignore = "endgate has no i386 guest yet"]
 fn endgate_i386() {
     run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "i386");
 }
