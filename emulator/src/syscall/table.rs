@@ -86,6 +86,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ftruncate, fs::ftruncate, &[Fd, Long], RInt),
     d(Sys::fallocate, fs::fallocate, &[Fd, Int, Long, Long], RInt),
     d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
+    d(Sys::arm_fadvise64_64, arch_only, &[Fd, Int, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::arm_sync_file_range, arch_only, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     d(Sys::fsync, fs::fsync, &[Fd], RInt),
     d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
     d(Sys::sync, fs::sync, &[], RInt),
