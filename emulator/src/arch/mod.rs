@@ -14,6 +14,7 @@
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 
 pub mod aarch64;
+pub mod mips64el;
 pub mod riscv64;
 pub mod x86_64;
 
@@ -22,7 +23,7 @@ use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
-use crate::signal::Signal;
+use crate::signal::{SigAction, Signal, NSIG};
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
 use crate::task::Task;
@@ -108,11 +109,86 @@ pub trait GuestArch: Sync {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
     /// The signal a CPU exception raises (unicorn interrupt number `intno`).
     fn exception_signal(&self, intno: u32) -> Signal;
+
+    // Constants some arches number differently (MIPS). The defaults are the values of
+    // include/uapi/asm-generic, which are the x86_64 host's: identity.
+
+    /// Guest signal number to endgate's (the host's) numbering; `None` if the host has no
+    /// such signal.
+    fn signal_to_host(&self, sig: u64) -> Option<Signal> {
+        (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32))
+    }
+    /// Host signal number to the guest's.
+    fn signal_from_host(&self, sig: Signal) -> u64 {
+        u64::from(sig.0)
+    }
+    /// `sizeof(sigset_t)` the kernel accepts in `rt_sig*` calls, in bytes.
+    fn sigset_size(&self) -> u64 {
+        8
+    }
+    /// Reads a guest `sigset_t` as a host-numbered mask (bit `n-1` for host signal `n`).
+    fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
+        mm.read_u64(addr)
+    }
+    /// Writes a host-numbered mask as a guest `sigset_t`.
+    fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
+        mm.write_u64(addr, mask)
+    }
+    /// A guest `rt_sigprocmask` `how` as the generic value (`SIG_BLOCK` 0, `SIG_UNBLOCK` 1,
+    /// `SIG_SETMASK` 2); anything else stays out of that range.
+    fn sigmask_how_to_generic(&self, how: u64) -> u64 {
+        how
+    }
+    /// Reads the kernel's `struct sigaction` at `addr` (default `{handler, flags, restorer,
+    /// mask}` in 64-bit words, as on x86_64 and arm64); the mask comes back host-numbered.
+    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<SigAction, Errno> {
+        Ok(SigAction {
+            handler: mm.read_u64(addr)?,
+            flags: mm.read_u64(addr + 8)?,
+            restorer: mm.read_u64(addr + 16)?,
+            mask: self.read_sigset(mm, addr + 24)?,
+        })
+    }
+    /// Writes `act` (host-numbered mask) as the kernel's `struct sigaction` at `addr`.
+    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Result<(), Errno> {
+        mm.write_u64(addr, act.handler)?;
+        mm.write_u64(addr + 8, act.flags)?;
+        mm.write_u64(addr + 16, act.restorer)?;
+        self.write_sigset(mm, addr + 24, act.mask)
+    }
+    /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
+    fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
+        flags
+    }
+    /// A guest `fcntl` command to the host's.
+    fn fcntl_cmd_to_host(&self, cmd: i32) -> i32 {
+        cmd
+    }
+    /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
+    fn ioctl_to_host(&self, req: u64) -> u64 {
+        req
+    }
+    /// A guest socket `type` argument (type plus `SOCK_NONBLOCK`/`SOCK_CLOEXEC`) to the host's.
+    fn socket_type_to_host(&self, ty: i32) -> i32 {
+        ty
+    }
+    /// A host socket type (`SO_TYPE` answer) to the guest's.
+    fn socket_type_from_host(&self, ty: i32) -> i32 {
+        ty
+    }
+    /// A guest `(level, optname)` socket option to the host's.
+    fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
+        (level, name)
+    }
+    /// A guest `RLIMIT_*` resource number to the host's.
+    fn rlimit_to_host(&self, resource: i32) -> i32 {
+        resource
+    }
 }
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64, &riscv64::Riscv64]
+    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64, &riscv64::Riscv64, &mips64el::Mips64el]
         .into_iter()
         .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
 }

@@ -188,8 +188,8 @@ const FLOCK_SIZE: u64 = 32;
 /// and host values. Errors: `EINVAL` for commands endgate does not know, the host's otherwise.
 pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use cmd::*;
-    let (fd, c, arg) = (as_int(a.a[0]), as_int(a.a[1]), a.a[2]);
     let t = cpu.get_data_mut();
+    let (fd, c, arg) = (as_int(a.a[0]), t.arch.fcntl_cmd_to_host(as_int(a.a[1])), a.a[2]);
     match c {
         F_GETFL => {
             // SAFETY: integer command.
@@ -247,8 +247,8 @@ mod req {
 /// unknown, so they cannot be forwarded safely), `EFAULT`, the host's.
 pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;
-    let (fd, r, arg) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff, a.a[2]);
     let t = cpu.get_data_mut();
+    let (fd, r, arg) = (as_int(a.a[0]), t.arch.ioctl_to_host(a.a[1] & 0xffff_ffff), a.a[2]);
     let size = match r {
         TCGETS => Some((TERMIOS_SIZE, true)),
         TCSETS | TCSETSW | TCSETSF => Some((TERMIOS_SIZE, false)),

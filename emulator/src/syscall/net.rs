@@ -16,18 +16,20 @@ use crate::task::Task;
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
-pub fn socket(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let ty = cpu.get_data().arch.socket_type_to_host(as_int(a.a[1]));
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2])) }))
+    host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), ty, as_int(a.a[2])) }))
 }
 
 /// `socketpair(int domain, int type, int protocol, int sv[2])`.
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.buf_out(a.a[3], 8)?;
+    let ty = t.arch.socket_type_to_host(as_int(a.a[1]));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
-    host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), sv.as_mut_ptr()) }))?;
+    host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), ty, as_int(a.a[2]), sv.as_mut_ptr()) }))?;
     t.mm.write_u32(a.a[3], sv[0] as u32)?;
     t.mm.write_u32(a.a[3] + 4, sv[1] as u32)?;
     Ok(0)
@@ -105,18 +107,25 @@ pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `setsockopt(int fd, int level, int name, const void *val, socklen_t len)`.
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in_opt(a.a[3], a.a[4] & 0xffff_ffff)?;
+    let t = cpu.get_data();
+    let p = t.buf_in_opt(a.a[3], a.a[4] & 0xffff_ffff)?;
+    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
     // SAFETY: checked guest buffer.
-    host_ret(i64::from(unsafe {
-        libc::setsockopt(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p.cast(), a.a[4] as u32)
-    }))
+    host_ret(i64::from(unsafe { libc::setsockopt(as_int(a.a[0]), level, name, p.cast(), a.a[4] as u32) }))
 }
 
 /// `getsockopt(int fd, int level, int name, void *val, socklen_t *len)`.
 pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, l) = addr_out(cpu.get_data_mut(), a.a[3], a.a[4])?;
+    let t = cpu.get_data_mut();
+    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
+    let (p, l) = addr_out(t, a.a[3], a.a[4])?;
     // SAFETY: checked guest buffers.
-    host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p.cast(), l.cast()) }))
+    let r = host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, p.cast(), l.cast()) }))?;
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && !p.is_null() {
+        let ty = t.mm.read_u32(a.a[3])? as i32;
+        t.mm.write_u32(a.a[3], t.arch.socket_type_from_host(ty) as u32)?;
+    }
+    Ok(r)
 }
 
 /// `sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)`.

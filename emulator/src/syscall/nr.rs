@@ -71,6 +71,8 @@ generic_syscalls! {
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
+    // MIPS only
+    set_thread_area, cacheflush,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names
@@ -79,6 +81,8 @@ generic_syscalls! {
 fn canonical_name(name: &str) -> &str {
     match name {
         "fstatat" => "newfstatat",
+        // MIPS n64 names its select(2) `_newselect` (arch/mips/kernel/syscalls/syscall_n64.tbl).
+        "_newselect" => "select",
         other => other,
     }
 }

@@ -7,7 +7,7 @@ use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::{Signal, NSIG};
+use crate::signal::Signal;
 use crate::task::Exit;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
@@ -166,7 +166,8 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let new = t.buf_in_opt(a.a[2], RLIMIT_SIZE)?;
     let old = t.buf_out_opt(a.a[3], RLIMIT_SIZE)?;
     // SAFETY: NULL or 16 checked guest bytes each, host layout (LE LP64).
-    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), as_int(a.a[1]), new, old) })
+    let resource = t.arch.rlimit_to_host(as_int(a.a[1]));
+    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), resource, new, old) })
 }
 
 /// `getrlimit(int resource, struct rlimit *rlim)` (x86_64; same layout as rlimit64 on LP64).
@@ -287,11 +288,10 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_wait4, as_int(a.a[0]), st, as_int(a.a[2]), ru) })
 }
 
-fn check_signal(sig: u64) -> Result<Option<Signal>, Errno> {
+fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
     match sig {
         0 => Ok(None),
-        1..=64 if sig <= u64::from(NSIG) => Ok(Some(Signal(sig as u32))),
-        _ => Err(Errno::EINVAL),
+        _ => cpu.get_data().arch.signal_to_host(sig).map(Some).ok_or(Errno::EINVAL),
     }
 }
 
@@ -300,7 +300,7 @@ fn check_signal(sig: u64) -> Result<Option<Signal>, Errno> {
 /// processes it is sent by the host.
 pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = as_int(a.a[0]);
-    let sig = check_signal(a.a[1])?;
+    let sig = check_signal(cpu, a.a[1])?;
     // SAFETY: no arguments.
     let me = unsafe { libc::getpid() };
     if pid == me {
@@ -319,7 +319,7 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if tgid <= 0 || tid <= 0 {
         return Err(Errno::EINVAL);
     }
-    let sig = check_signal(a.a[2])?;
+    let sig = check_signal(cpu, a.a[2])?;
     // SAFETY: no arguments.
     let (me, mytid) = unsafe { (libc::getpid(), libc::gettid()) };
     if tgid == me && tid == mytid {

@@ -13,45 +13,29 @@ use syscalls::Errno;
 
 use super::SysResult;
 use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::{bit, AltStack, SelfSignal, SigAction, Signal, HOST_OWN, NSIG};
+use crate::signal::{bit, AltStack, SelfSignal, Signal, HOST_OWN, NSIG};
 use crate::task::Exit;
 
-/// `sizeof(sigset_t)` the kernel accepts, in bytes (64 signals).
-const SIGSET_SIZE: u64 = 8;
-
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
-/// sigsetsize)`. The guest struct is `{handler, flags, restorer, mask}` in guest words (the
-/// kernel's `struct sigaction` on x86_64 and arm64). Errors: `EINVAL` (bad signal, changing
+/// sigsetsize)`. The guest struct and signal numbers are the arch's
+/// ([`crate::arch::GuestArch::read_sigaction`]). Errors: `EINVAL` (bad signal, changing
 /// SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (sig, act, oact) = (a.a[0], a.a[1], a.a[2]);
-    if a.a[3] != SIGSET_SIZE || sig == 0 || sig > u64::from(NSIG) {
+    let (act, oact) = (a.a[1], a.a[2]);
+    let arch = cpu.get_data().arch;
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let s = Signal(sig as u32);
+    let s = arch.signal_to_host(a.a[0]).ok_or(Errno::EINVAL)?;
     if act != 0 && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data_mut();
-    let idx = (sig - 1) as usize;
-    let new = if act != 0 {
-        let m = &t.mm;
-        Some(SigAction {
-            handler: m.read_u64(act)?,
-            flags: m.read_u64(act + 8)?,
-            restorer: m.read_u64(act + 16)?,
-            mask: m.read_u64(act + 24)?,
-        })
-    } else {
-        None
-    };
+    let idx = (s.0 - 1) as usize;
+    let new = if act != 0 { Some(arch.read_sigaction(&t.mm, act)?) } else { None };
     if oact != 0 {
         let old = t.sig.actions[idx];
-        let m = &mut t.mm;
-        m.write_u64(oact, old.handler)?;
-        m.write_u64(oact + 8, old.flags)?;
-        m.write_u64(oact + 16, old.restorer)?;
-        m.write_u64(oact + 24, old.mask)?;
+        arch.write_sigaction(&mut t.mm, oact, &old)?;
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
@@ -90,14 +74,16 @@ const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 /// `rt_sigprocmask(int how, const sigset_t *set, sigset_t *oset, size_t sigsetsize)`.
 /// Errors: `EINVAL` (bad `how`, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (how, set, oset) = (a.a[0], a.a[1], a.a[2]);
-    if a.a[3] != SIGSET_SIZE {
+    let (set, oset) = (a.a[1], a.a[2]);
+    let t = cpu.get_data_mut();
+    let arch = t.arch;
+    let how = arch.sigmask_how_to_generic(a.a[0]);
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let t = cpu.get_data_mut();
     let old = t.sig.mask;
     let new = if set != 0 {
-        let v = t.mm.read_u64(set)?;
+        let v = arch.read_sigset(&t.mm, set)?;
         Some(match how {
             SIG_BLOCK => old | v,
             SIG_UNBLOCK => old & !v,
@@ -108,7 +94,7 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None
     };
     if oset != 0 {
-        t.mm.write_u64(oset, old)?;
+        arch.write_sigset(&mut t.mm, oset, old)?;
     }
     if let Some(n) = new {
         t.sig.mask = n & !UNBLOCKABLE;
@@ -193,11 +179,12 @@ const SIGINFO_SIZE: usize = 128;
 /// else waits on the host for an external one (the host mask follows the guest's). Errors:
 /// `EINVAL`, `EFAULT`, `EAGAIN` on timeout, `EINTR`.
 pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[3] != SIGSET_SIZE {
+    let t = cpu.get_data_mut();
+    let arch = t.arch;
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let t = cpu.get_data_mut();
-    let set = t.mm.read_u64(a.a[0])? & !UNBLOCKABLE;
+    let set = arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
     let ready = t.sig.pending & set;
     if ready != 0 {
         let s = ready.trailing_zeros() + 1;
@@ -205,7 +192,7 @@ pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if a.a[1] != 0 {
             let mut info = [0u8; SIGINFO_SIZE];
             // si_signo, si_errno, si_code = SI_TKILL (-6), then si_pid and si_uid.
-            info[0..4].copy_from_slice(&(s as i32).to_le_bytes());
+            info[0..4].copy_from_slice(&(arch.signal_from_host(Signal(s)) as i32).to_le_bytes());
             info[8..12].copy_from_slice(&(-6i32).to_le_bytes());
             // SAFETY: plain id queries.
             let (pid, uid) = unsafe { (libc::getpid(), libc::getuid()) };
@@ -213,7 +200,7 @@ pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             info[20..24].copy_from_slice(&uid.to_le_bytes());
             t.mm.write_bytes(a.a[1], &info)?;
         }
-        return Ok(u64::from(s));
+        return Ok(arch.signal_from_host(Signal(s)));
     }
     // SAFETY: a sigset built from valid numbers; info and timeout are checked guest buffers in
     // the host layout (siginfo_t and timespec are the same on little-endian LP64 guests).
@@ -227,13 +214,14 @@ pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         }
         let info = t.buf_out_opt(a.a[1], SIGINFO_SIZE as u64)?;
         let ts = t.buf_in_opt(a.a[2], 16)?;
-        super::host_ret(libc::syscall(libc::SYS_rt_sigtimedwait, &hs, info, ts, 8usize))
+        let s = super::host_ret(libc::syscall(libc::SYS_rt_sigtimedwait, &hs, info, ts, 8usize))?;
+        Ok(arch.signal_from_host(Signal(s as u32)))
     }
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
 pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] > SIGSET_SIZE {
+    if a.a[1] > cpu.get_data().arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
     // Signals the guest raised while blocked, and external ones the host holds for it.
@@ -245,7 +233,7 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     let t = cpu.get_data_mut();
     let v = t.sig.pending | host;
-    t.mm.write_u64(a.a[0], v)?;
+    t.arch.write_sigset(&mut t.mm, a.a[0], v)?;
     Ok(0)
 }
 

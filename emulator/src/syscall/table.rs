@@ -147,6 +147,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
     d(Sys::times, process::times, &[Ptr], RInt),
     d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
+    d(Sys::set_thread_area, arch_only, &[Hex], RInt),
+    d(Sys::cacheflush, arch_only, &[Hex, ULong, Int], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
     d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),
