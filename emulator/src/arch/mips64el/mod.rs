@@ -17,6 +17,11 @@
 //!   a trap instruction (`teq`, code unknown) is reported as SIGFPE, Linux's answer for GCC's
 //!   divide-by-zero check (`teq rt, $0, 7`). Memory faults come from the TLB hook and have an
 //!   exact PC.
+//! - Known engine bug: unicorn's virtual-TLB fill (softmmu/unicorn_vtlb.c `unicorn_fill_tlb`)
+//!   calls `cpu_restore_state` even when the fill succeeds. For a load in a branch delay slot
+//!   that leaves the delay-slot bit in `hflags`, so the next translated branch counts as a
+//!   "branch in a delay slot" and raises a reserved-instruction exception (SIGILL). Programs
+//!   whose first touch of a page is such a load (Debian's busybox, at start-up) die there.
 //! - TLS: `set_thread_area` writes CP0 `UserLocal`.
 //! - Address space: `TASK_SIZE64` 1 TiB (40 bits, below the model's 42 `SEGBITS`), PIE base
 //!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).

@@ -78,10 +78,11 @@ pub fn wire_entries(cpu: &mut Cpu<'_>, scratch: u64, bases: &[u64]) -> Result<()
             break;
         }
     }
-    let mm = &mut cpu.get_data_mut().mm;
-    mm.permissive = false;
-    let _ = mm.poke_bytes(scratch, &saved);
+    let _ = cpu.get_data_mut().mm.poke_bytes(scratch, &saved);
+    // Still permissive: the removal fetches through the TLB, and the page need not be
+    // executable (see `task::apply_invalidate`).
     let _ = cpu.ctl_remove_cache(scratch, scratch + code.len() as u64);
+    cpu.get_data_mut().mm.permissive = false;
     let _ = cpu.ctl_flush_tlb();
     result
 }
