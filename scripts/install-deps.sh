@@ -12,6 +12,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)
+  pkgs+=(gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)
   pkgs+=(gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu qemu-system-ppc cpio)
   # musl-dev:arm64 (static musl for aarch64 guests) is a foreign-architecture package.
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then

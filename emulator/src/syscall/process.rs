@@ -165,8 +165,8 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let new = t.buf_in_opt(a.a[2], RLIMIT_SIZE)?;
     let old = t.buf_out_opt(a.a[3], RLIMIT_SIZE)?;
-    // SAFETY: NULL or 16 checked guest bytes each, host layout (LE LP64).
     let resource = t.arch.rlimit_to_host(as_int(a.a[1]));
+    // SAFETY: NULL or 16 checked guest bytes each, host layout (LE LP64).
     host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), resource, new, old) })
 }
 

@@ -348,20 +348,20 @@ pub fn fcntl_cmd_to_host(cmd: i32) -> i32 {
 /// are left unknown: the MIPS struct has another layout (NCCS 23) and is not converted.
 pub fn ioctl_to_host(req: u64) -> u64 {
     match req {
-        0x5407 => 0x5409,     // TCSBRK
-        0x5406 => 0x540A,     // TCXONC
-        0x5408 => 0x540B,     // TCFLSH
-        0x5480 => 0x540E,     // TIOCSCTTY
-        0x5471 => 0x5422,     // TIOCNOTTY
-        0x4004_7477 => 0x540F, // TIOCGPGRP
-        0x8004_7476 => 0x5410, // TIOCSPGRP
-        0x7472 => 0x5411,     // TIOCOUTQ
-        0x4008_7468 => 0x5413, // TIOCGWINSZ
-        0x8008_7467 => 0x5414, // TIOCSWINSZ
-        0x467F => 0x541B,     // FIONREAD
-        0x667E => 0x5421,     // FIONBIO
-        0x6601 => 0x5451,     // FIOCLEX
-        0x6602 => 0x5450,     // FIONCLEX
+        0x5407 => 0x5409,                              // TCSBRK
+        0x5406 => 0x540A,                              // TCXONC
+        0x5408 => 0x540B,                              // TCFLSH
+        0x5480 => 0x540E,                              // TIOCSCTTY
+        0x5471 => 0x5422,                              // TIOCNOTTY
+        0x4004_7477 => 0x540F,                         // TIOCGPGRP
+        0x8004_7476 => 0x5410,                         // TIOCSPGRP
+        0x7472 => 0x5411,                              // TIOCOUTQ
+        0x4008_7468 => 0x5413,                         // TIOCGWINSZ
+        0x8008_7467 => 0x5414,                         // TIOCSWINSZ
+        0x467F => 0x541B,                              // FIONREAD
+        0x667E => 0x5421,                              // FIONBIO
+        0x6601 => 0x5451,                              // FIOCLEX
+        0x6602 => 0x5450,                              // FIONCLEX
         0x5401..=0x5404 | 0x540D..=0x5410 => u64::MAX, // MIPS TCGETA… and TCGETS/TCSETS*
         r => r,
     }

@@ -109,13 +109,7 @@ impl GuestArch for Mips64el {
     fn layout(&self) -> Layout {
         // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
         // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
-        Layout {
-            low_len: 8 << 30,
-            dyn_base: 0xaa_aaaa_a000,
-            dyn_len: 4 << 30,
-            task_size: 1 << 40,
-            top_len: 16 << 30,
-        }
+        Layout { low_len: 8 << 30, dyn_base: 0xaa_aaaa_a000, dyn_len: 4 << 30, task_size: 1 << 40, top_len: 16 << 30 }
     }
     fn numbers(&self) -> &'static NumberTable {
         NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
@@ -201,12 +195,7 @@ impl GuestArch for Mips64el {
         None
     }
     fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new()
-            .mips()
-            .mode(arch::mips::ArchMode::Mips64)
-            .endian(capstone::Endian::Little)
-            .build()
-            .ok()
+        Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
     }
 
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
