@@ -191,7 +191,6 @@ fn startup_matches_native() {
 }
 
 #[test]
-#[ignore = "unicorn's vtlb fill leaves the delay-slot flag set (arch/mips64el/mod.rs): snprintf takes a wrong branch"]
 fn stat_and_errno_match_native() {
     if !have_cc() {
         return;

@@ -109,6 +109,9 @@ pub trait GuestArch: Sync {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
     /// The signal a CPU exception raises (unicorn interrupt number `intno`).
     fn exception_signal(&self, intno: u32) -> Signal;
+    /// Called by the TLB fill hook after every fill of a data page (`fetch` false) or a code
+    /// page (MIPS repairs engine state there).
+    fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}
 
     // Constants some arches number differently (MIPS). The defaults are the values of
     // include/uapi/asm-generic, which are the x86_64 host's: identity.

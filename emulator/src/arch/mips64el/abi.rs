@@ -276,8 +276,9 @@ const OPEN_FLAGS: &[(u64, i32)] = &[
     (0x8000, libc::O_DIRECT),
 ];
 
-/// Bits of the MIPS open flags that [`OPEN_FLAGS`] covers.
-const OPEN_LOW: u64 = 0xffff;
+/// Bits of the MIPS open flags that [`OPEN_FLAGS`] covers (above the access mode, which is the
+/// same everywhere).
+const OPEN_LOW: u64 = 0xfffc;
 
 /// MIPS `open` flags -> host; bits above the table pass through (asm-generic values).
 pub fn open_flags_to_host(flags: u64) -> i32 {
@@ -476,8 +477,9 @@ mod tests {
 
     #[test]
     fn flags() {
-        let g = 0x0100 | 0x0080 | 0x80000 | 0x10000; // O_CREAT|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY
-        let h = libc::O_CREAT | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_DIRECTORY;
+        // O_WRONLY|O_CREAT|O_NONBLOCK|O_CLOEXEC|O_DIRECTORY
+        let g = 1 | 0x0100 | 0x0080 | 0x80000 | 0x10000;
+        let h = libc::O_WRONLY | libc::O_CREAT | libc::O_NONBLOCK | libc::O_CLOEXEC | libc::O_DIRECTORY;
         assert_eq!(open_flags_to_host(g), h);
         assert_eq!(open_flags_from_host(h), g);
         assert_eq!(open_flags_from_host(libc::O_SYNC), 0x4010);

@@ -28,6 +28,7 @@
 
 mod abi;
 mod calls;
+mod delay_slot;
 mod tlb;
 
 use capstone::prelude::*;
@@ -136,6 +137,7 @@ impl GuestArch for Mips64el {
         // Kernel mode (KSU 0, ERL/EXL/BEV clear), FPU on with 64-bit registers, 64-bit
         // addressing in every segment.
         cpu.reg_write(RegisterMIPS::CP0_STATUS, status::CU1 | status::FR | status::KX | status::SX | status::UX)?;
+        delay_slot::locate_hflags(cpu);
         let bases = tlb::entry_bases(&self.layout(), TLB_ENTRIES);
         tlb::wire_entries(cpu, (sp & !0xfff) - 0x2000, &bases)?;
         // ELF_PLAT_INIT (arch/mips/include/asm/elf.h) zeroes every GPR; v0 = 0 tells _start
@@ -254,6 +256,13 @@ impl GuestArch for Mips64el {
             excp::OVERFLOW | excp::TRAP | excp::FPE => Signal::SIGFPE,
             excp::RI | excp::CPU => Signal::SIGILL,
             _ => Signal::SIGILL,
+        }
+    }
+
+    #[inline]
+    fn after_tlb_fill(&self, cpu: &Cpu<'_>, fetch: bool) {
+        if !fetch {
+            delay_slot::repair_after_fill(cpu);
         }
     }
 
