@@ -235,3 +235,46 @@ fn faults_end_with_linux_signals() {
         assert_eq!(got.1, status, "{arg}: {}", got.2);
     }
 }
+
+/// Debian's busybox-static for mips64el against the amd64 one run natively.
+#[test]
+fn busybox_applets_match_native() {
+    let (native, guest) = (common::busybox("amd64"), common::busybox("mips64el"));
+    let dir = TempDir::new("mips64el-bb");
+    let f = dir.path().join("in.txt");
+    std::fs::write(&f, "pear\napple\nfig\napple\n").unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    let f = f.to_str().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let cases: &[&[&str]] = &[
+        &["echo", "hello", "world"],
+        &["ls", "-l", "--full-time", d],
+        &["sha256sum", f],
+        &["md5sum", f],
+        &["sort", f],
+        &["sort", "-u", "-r", f],
+        &["wc", f],
+        &["uniq", "-c", f],
+        &["od", "-t", "x1", f],
+        &["stat", "-c", "%s %a %F", f],
+        &["ls", "/nonexistent"],
+        &["sh", "-c", "x=$((6*7)); echo $x; exit 3"],
+        &["awk", "{n += length($0)} END {print n}", f],
+        &["sed", "s/p/P/g", f],
+        &["grep", "-c", "apple", f],
+        &["printf", "%05d|%s\n", "42", "x"],
+        &["seq", "-s", ",", "5"],
+        &["expr", "6", "*", "7"],
+        &["cut", "-c", "1-3", f],
+        &["find", d, "-type", "d"],
+    ];
+    let mut failures = Vec::new();
+    for args in cases {
+        let want = run(Command::new(&native).args(*args));
+        let got = run(Command::new(endgate()).arg(&guest).args(*args));
+        if (&got.0, got.1) != (&want.0, want.1) {
+            failures.push(format!("{args:?}: want {want:?}\n got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
