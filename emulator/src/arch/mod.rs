@@ -183,6 +183,11 @@ pub trait GuestArch: Sync {
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         (level, name)
     }
+    /// Byte offsets of `ss_flags` and `ss_size` in the arch's `stack_t` (LP64 default
+    /// `{ss_sp, ss_flags, ss_size}`: 8 and 16).
+    fn stack_t_offsets(&self) -> (u64, u64) {
+        (8, 16)
+    }
     /// A guest `RLIMIT_*` resource number to the host's.
     fn rlimit_to_host(&self, resource: i32) -> i32 {
         resource

@@ -241,14 +241,20 @@ const SS_ONSTACK: u32 = 1;
 const SS_DISABLE: u32 = 2;
 
 /// `sigaltstack(const stack_t *ss, stack_t *old)`; `stack_t` is `{void *sp; int flags;
-/// size_t size}` (24 bytes on LP64). Errors: `EINVAL` (bad flags), `ENOMEM` (smaller than the
+/// size_t size}` (24 bytes on LP64; MIPS swaps the last two, see
+/// [`crate::arch::GuestArch::stack_t_offsets`]). Errors: `EINVAL` (bad flags), `ENOMEM` (smaller than the
 /// arch's MINSIGSTKSZ), `EFAULT`.
 pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = t.sig.altstack;
+    let (flags_at, size_at) = t.arch.stack_t_offsets();
     let new = if a.a[0] != 0 {
         let m = &t.mm;
-        let st = AltStack { sp: m.read_u64(a.a[0])?, flags: m.read_u32(a.a[0] + 8)?, size: m.read_u64(a.a[0] + 16)? };
+        let st = AltStack {
+            sp: m.read_u64(a.a[0])?,
+            flags: m.read_u32(a.a[0] + flags_at)?,
+            size: m.read_u64(a.a[0] + size_at)?,
+        };
         if st.flags & !(SS_DISABLE | (1 << 31)) != 0 {
             return Err(Errno::EINVAL);
         }
@@ -262,9 +268,9 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.a[1] != 0 {
         let m = &mut t.mm;
         m.write_u64(a.a[1], old.sp)?;
-        m.write_u32(a.a[1] + 8, old.flags & !SS_ONSTACK)?;
-        m.write_u32(a.a[1] + 12, 0)?;
-        m.write_u64(a.a[1] + 16, old.size)?;
+        m.write_u32(a.a[1] + flags_at, old.flags & !SS_ONSTACK)?;
+        m.write_u32(a.a[1] + flags_at + 4, 0)?;
+        m.write_u64(a.a[1] + size_at, old.size)?;
     }
     if let Some(n) = new {
         t.sig.altstack = n;

@@ -320,6 +320,10 @@ impl GuestArch for Mips64el {
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         abi::sockopt_to_host(level, name)
     }
+    /// MIPS `stack_t` is `{ss_sp, ss_size, ss_flags}` (arch/mips/include/uapi/asm/signal.h).
+    fn stack_t_offsets(&self) -> (u64, u64) {
+        (16, 8)
+    }
     fn rlimit_to_host(&self, resource: i32) -> i32 {
         abi::rlimit_to_host(resource)
     }
