@@ -121,7 +121,7 @@ pub trait GuestArch: Sync {
     fn signal_to_host(&self, sig: u64) -> Option<Signal> {
         (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32))
     }
-    /// Host signal number to the guest's.
+    /// Host signal number to the guest's; 0 if the guest has no such signal.
     fn signal_from_host(&self, sig: Signal) -> u64 {
         u64::from(sig.0)
     }

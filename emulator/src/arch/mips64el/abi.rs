@@ -222,10 +222,10 @@ pub fn signal_to_host(sig: u64) -> Option<u32> {
     }
 }
 
-/// Host signal number -> MIPS.
+/// Host signal number -> MIPS; 0 for SIGSTKFLT, which MIPS does not have.
 pub fn signal_from_host(sig: u32) -> u64 {
     match sig {
-        1..=31 => SIG_TO_HOST.iter().position(|&h| u32::from(h) == sig).map_or(u64::from(sig), |i| i as u64),
+        1..=31 => SIG_TO_HOST.iter().position(|&h| u32::from(h) == sig).map_or(0, |i| i as u64),
         _ => u64::from(sig),
     }
 }
@@ -250,7 +250,9 @@ pub fn sigset_from_host(mask: u64) -> [u64; 2] {
     for h in 1..=64u32 {
         if mask & (1 << (h - 1)) != 0 {
             let g = signal_from_host(h);
-            w[((g - 1) / 64) as usize] |= 1 << ((g - 1) % 64);
+            if g != 0 {
+                w[((g - 1) / 64) as usize] |= 1 << ((g - 1) % 64);
+            }
         }
     }
     w
@@ -467,9 +469,11 @@ mod tests {
         assert_eq!(signal_to_host(16), Some(libc::SIGUSR1 as u32));
         assert_eq!(signal_to_host(18), Some(libc::SIGCHLD as u32));
         assert_eq!(signal_to_host(7), None);
-        for h in 1..=64 {
+        for h in (1..=64).filter(|&h| h != libc::SIGSTKFLT as u32) {
             assert_eq!(signal_to_host(signal_from_host(h)), Some(h));
         }
+        assert_eq!(signal_from_host(libc::SIGSTKFLT as u32), 0);
+        assert_eq!(sigset_from_host(u64::MAX)[1], 0);
         let m = 1u64 << (libc::SIGUSR1 - 1);
         assert_eq!(sigset_from_host(m), [1 << 15, 0]);
         assert_eq!(sigset_to_host([1 << 15, 0]), m);
