@@ -2,13 +2,15 @@
 //! endgate and qemu-user.
 //!
 //! One run times every workload (a `getppid` loop, a store loop and
-//! `busybox sha256sum` of a large file) under every available runner, prints
+//! `busybox sha256sum` of a large file) for every guest architecture
+//! (x86_64, aarch64, riscv64, arm, i386, s390x, mips64el) under every
+//! available runner, prints
 //! a Markdown table with the tracked endgate/native and endgate/qemu ratios
 //! (PASS/MISS against the project's targets) and writes `results.md` and
 //! `results.json`.  See `benches/README.md`.
 //!
 //! ```text
-//! cargo run --release -p endgate-benches -- [--quick] [--runs N] [--out benches/results]
+//! cargo run --release -p endgate-benches -- [--quick] [--arches LIST] [--runs N] [--out benches/results]
 //! ```
 
 mod measure;
@@ -38,6 +40,8 @@ Options:
   --endgate PATH       endgate binary to use (default: build and use target/release/endgate)
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,sha256sum
+  --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
+                       arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
   --timeout SECS       kill a run that takes longer than this (default 300)
   -h, --help           print this help
 ";
@@ -51,6 +55,7 @@ struct Options {
     endgate: Option<PathBuf>,
     build: bool,
     only: Vec<Workload>,
+    arches: Vec<Arch>,
     timeout: Duration,
 }
 
@@ -94,6 +99,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
         endgate: None,
         build: true,
         only: Workload::ALL.to_vec(),
+        arches: Arch::ALL.to_vec(),
         timeout: Duration::from_secs(300),
     };
     let mut runs = None;
@@ -129,6 +135,20 @@ fn parse_args(root: &Path) -> Result<Options, String> {
                     .filter(|s| !s.is_empty())
                     .map(|s| Workload::parse(s.trim()).ok_or_else(|| format!("unknown workload `{s}`")))
                     .collect::<Result<_, _>>()?;
+            }
+            "--arches" => {
+                let list = value("a list")?;
+                let picked: Vec<Arch> = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(|s| Arch::parse(s).ok_or_else(|| format!("unknown guest architecture `{s}`")))
+                    .collect::<Result<_, _>>()?;
+                if picked.is_empty() {
+                    return Err("--arches needs at least one architecture".into());
+                }
+                // Keep report order, drop repeats.
+                o.arches = Arch::ALL.into_iter().filter(|a| picked.contains(a)).collect();
             }
             "--timeout" => {
                 let secs: u64 = value("seconds")?.parse().map_err(|_| "--timeout needs a whole number of seconds")?;
@@ -192,16 +212,18 @@ fn resolve_endgate(o: &Options, root: &Path, notes: &mut Vec<String>) -> Result<
 /// Tools found (or the reason they are missing).
 struct Toolset {
     endgate: Result<PathBuf, String>,
-    qemu: [Result<PathBuf, String>; 2],
-    compiler: [Result<PathBuf, String>; 2],
+    /// qemu-user per architecture, indexed by [`Arch::index`].
+    qemu: Vec<Result<PathBuf, String>>,
+    /// Cross compiler per architecture, indexed by [`Arch::index`].
+    compiler: Vec<Result<PathBuf, String>>,
 }
 
 impl Toolset {
     fn qemu(&self, a: Arch) -> &Result<PathBuf, String> {
-        &self.qemu[a as usize]
+        &self.qemu[a.index()]
     }
     fn compiler(&self, a: Arch) -> &Result<PathBuf, String> {
-        &self.compiler[a as usize]
+        &self.compiler[a.index()]
     }
 }
 
@@ -236,6 +258,20 @@ fn invocation(
     }
 }
 
+/// The outcome of a failed measurement: [`Outcome::Unsupported`] when endgate
+/// refused the guest's architecture (exit status 126 and a message naming an
+/// unsupported architecture), else [`Outcome::Failed`].
+fn failure(runner: Runner, err: String) -> Outcome {
+    if runner == Runner::Endgate && err.starts_with("exit status 126") && err.contains("unsupported") {
+        // Keep endgate's own one-line reason, without the command line.
+        let why = err.split_once("stderr: ").map_or(err.as_str(), |(_, e)| e);
+        let why = why.split(" (0-iteration run").next().unwrap_or(why);
+        Outcome::Unsupported(why.trim().to_string())
+    } else {
+        Outcome::Failed(err)
+    }
+}
+
 /// Measure the rows that have a task (round-robin) and fill in their outcomes.
 fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
     if tasks.is_empty() {
@@ -257,7 +293,7 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
                     Task::Hash { .. } => "hash matches".into(),
                 }),
             },
-            Err(e) => Outcome::Failed(e),
+            Err(e) => failure(rows[i].runner, e),
         };
     }
 }
@@ -273,6 +309,7 @@ fn progress_done(row: &Row) {
         }
         other => match other {
             Outcome::Skipped(w) => format!("n/a: {w}"),
+            Outcome::Unsupported(w) => format!("unsupported: {w}"),
             Outcome::Failed(w) => format!("FAILED: {w}"),
             Outcome::Measured { .. } => unreachable!(),
         },
@@ -313,8 +350,8 @@ fn main() -> ExitCode {
     let find = |name: &str| tools::which(name);
     let toolset = Toolset {
         endgate,
-        qemu: [find(Arch::X86_64.qemu()), find(Arch::Aarch64.qemu())],
-        compiler: [find(Arch::X86_64.compiler()), find(Arch::Aarch64.compiler())],
+        qemu: Arch::ALL.into_iter().map(|a| find(a.qemu())).collect(),
+        compiler: Arch::ALL.into_iter().map(|a| find(a.compiler())).collect(),
     };
     let mut tool_lines = Vec::new();
     let version = |r: &Result<PathBuf, String>| match r {
@@ -322,10 +359,10 @@ fn main() -> ExitCode {
         Err(e) => format!("not available: {e}"),
     };
     tool_lines.push(("endgate".to_string(), version(&toolset.endgate)));
-    for a in Arch::ALL {
+    for &a in &opts.arches {
         tool_lines.push((a.qemu().to_string(), version(toolset.qemu(a))));
     }
-    for a in Arch::ALL {
+    for &a in &opts.arches {
         tool_lines.push((a.compiler().to_string(), version(toolset.compiler(a))));
     }
     for (name, r) in tool_lines.iter() {
@@ -353,6 +390,16 @@ fn main() -> ExitCode {
         let first = rows.len();
         let mut tasks = Vec::new();
         for a in Arch::ALL {
+            // The native host run is the reference of every arch's getppid
+            // "endgate / native" ratio, so it runs even if the host arch is
+            // not among --arches.
+            let runners = if opts.arches.contains(&a) {
+                runners_for(a)
+            } else if w == Workload::Getppid && host == Some(a) {
+                vec![Runner::Native]
+            } else {
+                continue;
+            };
             let guest = toolset
                 .compiler(a)
                 .as_ref()
@@ -361,7 +408,7 @@ fn main() -> ExitCode {
             if let Err(e) = &guest {
                 eprintln!("endgate-bench: warning: {e}");
             }
-            for r in runners_for(a) {
+            for r in runners {
                 let mut row = Row {
                     workload: w,
                     arch: a,
@@ -394,9 +441,17 @@ fn main() -> ExitCode {
     let mut _tmp_guard = None;
     if opts.only.contains(&Workload::Sha256) {
         let bytes = sizes.sha_bytes;
-        let busyboxes: Vec<(Arch, Result<PathBuf, String>)> = [Arch::Aarch64, Arch::X86_64]
-            .into_iter()
-            .map(|a| (a, tools::find_busybox(&opts.busybox_dir, a.debarch())))
+        let busyboxes: Vec<(Arch, Result<PathBuf, String>)> = opts
+            .arches
+            .iter()
+            .map(|&a| {
+                let bb = tools::find_busybox(&opts.busybox_dir, a.debarch());
+                let bb = match (bb, a.busybox_hint()) {
+                    (Err(e), Some(hint)) => Err(format!("{e}; {hint}")),
+                    (bb, _) => bb,
+                };
+                (a, bb)
+            })
             .collect();
         for (_, bb) in &busyboxes {
             if let Err(e) = bb {
@@ -460,12 +515,22 @@ fn main() -> ExitCode {
         rows[first..].iter().for_each(progress_done);
     }
     drop(_tmp_guard);
+    let unsupported: Vec<&str> = opts
+        .arches
+        .iter()
+        .filter(|&&a| rows.iter().any(|r| r.arch == a && matches!(r.outcome, Outcome::Unsupported(_))))
+        .map(|a| a.name())
+        .collect();
+    if !unsupported.is_empty() {
+        eprintln!("endgate-bench: endgate does not run these guests yet: {}", unsupported.join(", "));
+    }
     notes.push(format!(
         "load average (1/5/15 min) before: {load_before}, after: {}; other load on the machine inflates wall times",
         load_average()
     ));
 
     let settings = vec![
+        ("Guest architectures".to_string(), opts.arches.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")),
         ("Mode".to_string(), if opts.quick { "quick (smoke test; not for tracking)" } else { "full" }.to_string()),
         (
             "Runs".to_string(),

@@ -190,7 +190,7 @@ pub fn run_round_robin(tasks: &[Task], plan: &Plan, label: impl Fn(usize) -> Str
         for (i, task) in tasks.iter().enumerate() {
             if let Ok(s) = &mut results[i] {
                 if let Err(e) = step(task, plan, s, !warm) {
-                    eprintln!("    {}: FAILED: {e}", label(i));
+                    eprintln!("    {}: stopped after a failed run: {e}", label(i));
                     results[i] = Err(e);
                 }
             }

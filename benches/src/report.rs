@@ -42,6 +42,10 @@ pub enum Outcome {
     },
     /// Not run because something it needs is missing ("n/a" in the table).
     Skipped(String),
+    /// endgate refused the guest as an architecture it does not emulate yet
+    /// (exit status 126 naming an unsupported architecture).  Not a failure:
+    /// the row says "unsupported" and the run's exit status is unaffected.
+    Unsupported(String),
     /// A run crashed, timed out, exited non-zero or produced a wrong answer.
     Failed(String),
 }
@@ -121,7 +125,41 @@ impl Row {
             Outcome::Measured { check: Some(c), .. } => format!("ok ({c})"),
             Outcome::Measured { check: None, .. } => "ok".into(),
             Outcome::Skipped(why) => format!("n/a: {why}"),
+            Outcome::Unsupported(why) => format!("unsupported: {why}"),
             Outcome::Failed(why) => format!("FAILED: {why}"),
+        }
+    }
+}
+
+/// The targets of one guest architecture's tracked ratios (`None`: shown as
+/// `info`, no target).  x86_64 and aarch64 keep their original targets; the
+/// later guests have the targets their issue set: getppid endgate/qemu below
+/// 1.0x and sha256sum endgate/qemu within 1.5x.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Targets {
+    /// getppid: endgate / native x86_64, ns per syscall.
+    pub getppid_native: Option<f64>,
+    /// getppid: endgate / qemu-user, ns per syscall.
+    pub getppid_qemu: Option<f64>,
+    /// store loop: endgate / qemu-user, ns per iteration.
+    pub store_qemu: Option<f64>,
+    /// busybox sha256sum: endgate / qemu-user, whole-process wall time.
+    pub sha256_qemu: Option<f64>,
+}
+
+impl Targets {
+    /// The targets for guests of `arch`.
+    pub fn of(arch: Arch) -> Targets {
+        match arch {
+            Arch::X86_64 | Arch::Aarch64 => Targets {
+                getppid_native: Some(2.0),
+                getppid_qemu: Some(0.6),
+                store_qemu: Some(2.0),
+                sha256_qemu: Some(1.5),
+            },
+            Arch::Riscv64 | Arch::Arm | Arch::I386 | Arch::S390x | Arch::Mips64el => {
+                Targets { getppid_native: None, getppid_qemu: Some(1.0), store_qemu: None, sha256_qemu: Some(1.5) }
+            }
         }
     }
 }
@@ -166,18 +204,18 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
     let mut specs: Vec<(Workload, Arch, Runner, Arch, Option<f64>)> = Vec::new();
     for a in Arch::ALL {
         if let Some(h) = host {
-            specs.push((Getppid, a, Native, h, Some(2.0)));
+            specs.push((Getppid, a, Native, h, Targets::of(a).getppid_native));
         }
-        specs.push((Getppid, a, Qemu, a, Some(0.6)));
+        specs.push((Getppid, a, Qemu, a, Targets::of(a).getppid_qemu));
     }
     for a in Arch::ALL {
-        specs.push((Store, a, Qemu, a, Some(2.0)));
+        specs.push((Store, a, Qemu, a, Targets::of(a).store_qemu));
         if let Some(h) = host.filter(|h| *h == a) {
             specs.push((Store, a, Native, h, None));
         }
     }
-    for a in [Arch::Aarch64, Arch::X86_64] {
-        specs.push((Sha256, a, Qemu, a, Some(1.5)));
+    for a in Arch::ALL {
+        specs.push((Sha256, a, Qemu, a, Targets::of(a).sha256_qemu));
         if let Some(h) = host.filter(|h| *h == a) {
             specs.push((Sha256, a, Native, h, None));
         }
@@ -203,7 +241,11 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             let describe = |side: &str, r: Option<&Row>| match r {
                 None => format!("{side} not run"),
                 Some(r) => match &r.outcome {
+                    Outcome::Skipped(why) if w == Sha256 && why.starts_with("no ") && why.contains("busybox") => {
+                        format!("no {guest} busybox")
+                    }
                     Outcome::Skipped(_) => format!("{side} n/a"),
+                    Outcome::Unsupported(_) => format!("{side} does not run {} guests yet", a.name()),
                     Outcome::Failed(_) => format!("{side} failed"),
                     Outcome::Measured { .. } => format!("{side} too noisy (per-op time <= 0)"),
                 },
@@ -340,6 +382,20 @@ impl Report {
                 );
             }
         }
+        let unsupported: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|r| matches!(r.outcome, Outcome::Unsupported(_)))
+            .map(|r| format!("{} {}", r.workload.name(), r.guest()))
+            .collect();
+        if !unsupported.is_empty() {
+            let _ = writeln!(
+                s,
+                "\n## Not yet supported by endgate\n\nendgate refused these guests (exit status 126, \
+                 unsupported architecture); their endgate cells and ratios are n/a: {}.",
+                unsupported.join(", ")
+            );
+        }
         if !self.notes.is_empty() {
             let _ = writeln!(s, "\n## Notes\n");
             for n in &self.notes {
@@ -371,6 +427,7 @@ impl Report {
                         baseline.as_ref().map(|b| Json::nums(b)).unwrap_or(Json::Null),
                     ),
                     Outcome::Skipped(w) => ("skipped", Some(w.clone()), Json::Null, Json::Null),
+                    Outcome::Unsupported(w) => ("unsupported", Some(w.clone()), Json::Null, Json::Null),
                     Outcome::Failed(w) => ("failed", Some(w.clone()), Json::Null, Json::Null),
                 };
                 Json::Obj(vec![
@@ -542,6 +599,40 @@ mod tests {
             command: None,
             outcome: Outcome::Measured { full: vec![full], baseline: Some(vec![base]), check: None },
         }
+    }
+
+    #[test]
+    fn unsupported_endgate_gives_na_ratio() {
+        let rows = vec![
+            row(Workload::Getppid, Arch::S390x, Runner::Qemu, 0.0012, 0.001),
+            Row {
+                workload: Workload::Getppid,
+                arch: Arch::S390x,
+                runner: Runner::Endgate,
+                size: 1000,
+                command: None,
+                outcome: Outcome::Unsupported("exit status 126".into()),
+            },
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let q = r.iter().find(|r| r.label == "getppid s390x: endgate / qemu-s390x").unwrap();
+        assert_eq!(q.verdict(), "n/a");
+        assert_eq!(q.target, Some(1.0));
+        assert!(q.missing.as_deref().unwrap().contains("does not run s390x"));
+    }
+
+    #[test]
+    fn new_arch_targets() {
+        let rows = vec![
+            row(Workload::Sha256, Arch::Arm, Runner::Endgate, 1.4, 0.0),
+            row(Workload::Sha256, Arch::Arm, Runner::Qemu, 1.0, 0.0),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let sha = r.iter().find(|r| r.label == "sha256sum armhf: endgate / qemu-arm").unwrap();
+        assert!((sha.value.unwrap() - 1.4).abs() < 1e-9);
+        assert_eq!(sha.verdict(), "PASS");
+        assert_eq!(Targets::of(Arch::Mips64el).getppid_qemu, Some(1.0));
+        assert_eq!(Targets::of(Arch::Aarch64).getppid_qemu, Some(0.6));
     }
 
     #[test]

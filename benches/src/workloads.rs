@@ -14,25 +14,48 @@ pub enum Arch {
     X86_64,
     /// aarch64 (Debian `arm64`).
     Aarch64,
+    /// riscv64, RV64GC with the lp64d ABI (Debian `riscv64`).
+    Riscv64,
+    /// 32-bit arm, EABI hard-float (Debian `armhf`).
+    Arm,
+    /// i386 (Debian `i386`; built with `i686-linux-gnu-gcc`).
+    I386,
+    /// s390x, big-endian (Debian `s390x`).
+    S390x,
+    /// mips64el with the n64 ABI (Debian `mips64el`).
+    Mips64el,
 }
 
 impl Arch {
-    /// Both architectures, in report order.
-    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+    /// Every architecture, in report order.
+    pub const ALL: [Arch; 7] =
+        [Arch::X86_64, Arch::Aarch64, Arch::Riscv64, Arch::Arm, Arch::I386, Arch::S390x, Arch::Mips64el];
 
-    /// The GNU/kernel name (`x86_64`, `aarch64`).
+    /// The GNU/kernel name (`x86_64`, `aarch64`, `riscv64`, `arm`, `i386`,
+    /// `s390x`, `mips64el`); also the suffix of the asm guest sources.
     pub fn name(self) -> &'static str {
         match self {
             Arch::X86_64 => "x86_64",
             Arch::Aarch64 => "aarch64",
+            Arch::Riscv64 => "riscv64",
+            Arch::Arm => "arm",
+            Arch::I386 => "i386",
+            Arch::S390x => "s390x",
+            Arch::Mips64el => "mips64el",
         }
     }
 
-    /// The Debian architecture name (`amd64`, `arm64`), as used for busybox.
+    /// The Debian architecture name (`amd64`, `arm64`, `armhf`, ...), as used
+    /// for busybox.
     pub fn debarch(self) -> &'static str {
         match self {
             Arch::X86_64 => "amd64",
             Arch::Aarch64 => "arm64",
+            Arch::Riscv64 => "riscv64",
+            Arch::Arm => "armhf",
+            Arch::I386 => "i386",
+            Arch::S390x => "s390x",
+            Arch::Mips64el => "mips64el",
         }
     }
 
@@ -41,16 +64,54 @@ impl Arch {
         match self {
             Arch::X86_64 => "qemu-x86_64",
             Arch::Aarch64 => "qemu-aarch64",
+            Arch::Riscv64 => "qemu-riscv64",
+            Arch::Arm => "qemu-arm",
+            Arch::I386 => "qemu-i386",
+            Arch::S390x => "qemu-s390x",
+            Arch::Mips64el => "qemu-mips64el",
         }
     }
 
     /// The C compiler that builds freestanding guests for this architecture
-    /// on an x86_64 host.
+    /// on an x86_64 host (Debian's cross compilers).
     pub fn compiler(self) -> &'static str {
         match self {
             Arch::X86_64 => "gcc",
             Arch::Aarch64 => "aarch64-linux-gnu-gcc",
+            Arch::Riscv64 => "riscv64-linux-gnu-gcc",
+            Arch::Arm => "arm-linux-gnueabihf-gcc",
+            Arch::I386 => "i686-linux-gnu-gcc",
+            Arch::S390x => "s390x-linux-gnu-gcc",
+            Arch::Mips64el => "mips64el-linux-gnuabi64-gcc",
         }
+    }
+
+    /// Why busybox may be missing for this architecture beyond "not fetched
+    /// yet", shown next to the n/a.
+    pub fn busybox_hint(self) -> Option<&'static str> {
+        match self {
+            Arch::Riscv64 => Some(
+                "Debian 12 bookworm has no riscv64 busybox-static (riscv64 is not a bookworm release \
+                 architecture), so scripts/fetch-inputs.sh does not fetch one",
+            ),
+            _ => None,
+        }
+    }
+
+    /// Parse an `--arches` entry: the GNU name or the Debian name
+    /// (`x86_64`/`amd64`, `aarch64`/`arm64`, `arm`/`armhf`, `i386`/`i686`, ...).
+    pub fn parse(s: &str) -> Option<Arch> {
+        let s = s.to_ascii_lowercase();
+        Arch::ALL.into_iter().find(|a| a.name() == s || a.debarch() == s).or(match s.as_str() {
+            "i686" | "x86" => Some(Arch::I386),
+            "armv7" | "arm32" => Some(Arch::Arm),
+            _ => None,
+        })
+    }
+
+    /// Position in [`Arch::ALL`], for per-arch tables.
+    pub fn index(self) -> usize {
+        self as usize
     }
 
     /// The architecture of the machine running the benchmark, if it is one
@@ -59,6 +120,11 @@ impl Arch {
         match std::env::consts::ARCH {
             "x86_64" => Some(Arch::X86_64),
             "aarch64" => Some(Arch::Aarch64),
+            "riscv64" => Some(Arch::Riscv64),
+            "arm" => Some(Arch::Arm),
+            "x86" => Some(Arch::I386),
+            "s390x" => Some(Arch::S390x),
+            "mips64" if cfg!(target_endian = "little") => Some(Arch::Mips64el),
             _ => None,
         }
     }
@@ -333,6 +399,18 @@ mod tests {
             h.update(&[b'a'; 1000]);
         }
         assert_eq!(hex(&h.finish()), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    }
+
+    #[test]
+    fn arch_names() {
+        for (i, a) in Arch::ALL.into_iter().enumerate() {
+            assert_eq!(a.index(), i);
+            assert_eq!(Arch::parse(a.name()), Some(a));
+            assert_eq!(Arch::parse(a.debarch()), Some(a));
+        }
+        assert_eq!(Arch::parse("armhf"), Some(Arch::Arm));
+        assert_eq!(Arch::parse("i686"), Some(Arch::I386));
+        assert_eq!(Arch::parse("ppc64el"), None);
     }
 
     #[test]

@@ -111,7 +111,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         }
         None => None,
     };
-    let mm = AddressSpace::new(arch.layout(), arch.endian())?;
+    let mm = AddressSpace::new(arch.layout(), arch.data_model())?;
     let host_path = std::fs::canonicalize(&prog.path).unwrap_or_else(|_| PathBuf::from(&prog.path));
     let task = Task {
         arch,

@@ -4,7 +4,14 @@
 #include <link.h>
 #include <sys/auxv.h>
 
+/* The ELF entry point's symbol: __start on mips, _start elsewhere. */
+#if defined(__mips__)
+extern char __start[];
+#define ENTRY_SYMBOL __start
+#else
 extern char _start[];
+#define ENTRY_SYMBOL _start
+#endif
 
 static const void *seen_phdr;
 static size_t seen_phnum;
@@ -45,7 +52,7 @@ int main(int argc, char **argv)
     CHECK(strcmp(execfn, argv[0]) == 0);
     printf("AT_EXECFN: equals argv[0]\n");
 
-    CHECK(getauxval(AT_ENTRY) == (unsigned long)_start);
+    CHECK(getauxval(AT_ENTRY) == (unsigned long)ENTRY_SYMBOL);
     printf("AT_ENTRY: equals _start\n");
 
     CHECK(getauxval(AT_UID) == getuid());

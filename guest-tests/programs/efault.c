@@ -9,6 +9,13 @@
 #include <sys/uio.h>
 #include <time.h>
 
+/* fstatat's raw syscall: newfstatat on 64-bit arches, fstatat64 (struct stat64) on 32-bit ones. */
+#ifdef SYS_newfstatat
+#define SYS_FSTATAT SYS_newfstatat
+#else
+#define SYS_FSTATAT SYS_fstatat64
+#endif
+
 int main(void)
 {
     EXPECT_ERR("write from 0x10", syscall(SYS_write, 1, (void *)0x10, 5), EFAULT);
@@ -37,8 +44,8 @@ int main(void)
     long n = syscall(SYS_write, p[1], two + pg - 8, 16);
     printf("write straddling into an unmapped page: %s\n", n == 8 ? "short write of 8" : n == -1 ? errname(errno) : "other");
 
-    EXPECT_ERR("stat into unmapped", syscall(SYS_newfstatat, AT_FDCWD, ".", (void *)0x10, 0), EFAULT);
-    EXPECT_ERR("fstatat unmapped path", syscall(SYS_newfstatat, AT_FDCWD, (void *)0x10, two, 0), EFAULT);
+    EXPECT_ERR("stat into unmapped", syscall(SYS_FSTATAT, AT_FDCWD, ".", (void *)0x10, 0), EFAULT);
+    EXPECT_ERR("fstatat unmapped path", syscall(SYS_FSTATAT, AT_FDCWD, (void *)0x10, two, 0), EFAULT);
     EXPECT_ERR("clock_gettime unmapped", syscall(SYS_clock_gettime, CLOCK_MONOTONIC, (void *)0x10), EFAULT);
     EXPECT_ERR("pipe2 unmapped", syscall(SYS_pipe2, (void *)0x10, 0), EFAULT);
     struct iovec iov = {(void *)0x10, 4};

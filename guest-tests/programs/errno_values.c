@@ -40,7 +40,7 @@ int main(void)
     EXPECT_ERR("lseek on a pipe", lseek(p[0], 0, SEEK_SET), ESPIPE);
     EXPECT_ERR("pread on a pipe", pread(p[0], longname, 1, 0), ESPIPE);
     EXPECT_ERR("lseek bad whence", ({ int f = open("file", O_RDONLY); long r = lseek(f, 0, 42); int e = errno; close(f); errno = e; r; }), EINVAL);
-    EXPECT_ERR("unknown syscall number", syscall(5000), ENOSYS);
+    EXPECT_ERR("unknown syscall number", syscall(50000), ENOSYS);
     EXPECT_ERR("wait with no children", wait(NULL), ECHILD);
     EXPECT_ERR("kill bad signal", kill(getpid(), 1000), EINVAL);
     EXPECT_ERR("access missing", access("missing", R_OK), ENOENT);

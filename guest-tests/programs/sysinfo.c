@@ -12,6 +12,16 @@ int main(void)
     printf("freeram <= totalram: %d\n", si.freeram <= si.totalram);
     printf("uptime positive: %d\n", si.uptime > 0);
     printf("procs positive: %d\n", si.procs > 0);
+    /* Every field after the first few checked too: struct sysinfo's longs are 4 or 8 bytes
+     * per arch, with padding at the end on 32-bit ones. */
+    printf("sharedram and bufferram <= totalram: %d\n", si.sharedram <= si.totalram && si.bufferram <= si.totalram);
+    printf("freeswap <= totalswap: %d\n", si.freeswap <= si.totalswap);
+    printf("freehigh <= totalhigh: %d\n", si.freehigh <= si.totalhigh);
+    printf("mem_unit is a power of two: %d\n", si.mem_unit && (si.mem_unit & (si.mem_unit - 1)) == 0);
+    struct sysinfo again;
+    CHECK(sysinfo(&again) == 0);
+    printf("second call: same totalram and mem_unit, uptime not behind: %d\n",
+           again.totalram == si.totalram && again.mem_unit == si.mem_unit && again.uptime >= si.uptime);
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     printf("online processors positive: %d\n", n > 0);
     printf("get_nprocs positive: %d\n", get_nprocs() > 0);

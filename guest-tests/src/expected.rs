@@ -1,6 +1,11 @@
 //! Making the expected outputs — the one sanctioned way: build the x86_64 programs and run
-//! them natively on an x86_64 host. An emulator's output is never used. Asm tests' expected
-//! files are written by hand from the program's logic; here they are only checked.
+//! them natively on an x86_64 host. Asm tests' expected files are written by hand from the
+//! program's logic; here they are only checked.
+//!
+//! A test the manifest marks `arch_specific` (its output truly differs per arch, e.g. the
+//! sizes of C types) has one expected output per arch under `expected/<arch>/`: the x86_64
+//! one from the native run, every other arch's from a run under that arch's qemu-user (the
+//! reference emulator, [`Arch::qemu`]). endgate's output is never used.
 
 use std::fs;
 
@@ -11,6 +16,7 @@ use crate::exec;
 use crate::pool;
 use crate::suite::{Expected, Suite, Test};
 use std::path::Path;
+use std::process::Command;
 use std::time::Duration;
 
 /// The arch whose native runs define the expected outputs.
@@ -30,9 +36,12 @@ pub enum Change {
 }
 
 /// Builds the x86_64 programs into `build_dir`, runs each natively, and writes
-/// `expected/<test>.{stdout,status}` for every generated (C) test. Fails, writing nothing
-/// for that test, if a program times out or a hand-written (asm) expectation disagrees
-/// with the native run.
+/// `expected/<test>.{stdout,status}` for every generated (C) test; for `arch_specific` tests
+/// also builds the other arches' programs and writes `expected/<arch>/<test>.*` from runs
+/// under qemu-user. Returns one entry per file pair (`name`, or `name [arch]` for an
+/// arch-specific one). Fails, writing nothing for that test, if a program times out, a
+/// compiler or qemu-user is missing, or a hand-written (asm) expectation disagrees with the
+/// native run.
 pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duration) -> Result<Vec<(String, Change)>> {
     let arch = Arch::by_name(REFERENCE_ARCH).expect("the reference arch is in the table");
     if Arch::host().map(|h| h.name) != Some(arch.name) {
@@ -56,12 +65,49 @@ pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duratio
         r
     });
     let _ = fs::remove_dir_all(&scratch);
+    let mut results = results;
+    results.extend(regenerate_foreign(suite, build_dir, jobs, timeout)?);
     let (ok, errs): (Vec<_>, Vec<_>) = results.into_iter().partition(|r| r.is_ok());
     if !errs.is_empty() {
         let msgs: Vec<String> = errs.into_iter().filter_map(|r| r.err()).map(|e| e.0).collect();
         return Err(Error::new(msgs.join("\n")));
     }
     Ok(ok.into_iter().filter_map(|r| r.ok()).collect())
+}
+
+/// The `arch_specific` tests' expected outputs for every arch but the reference one, from
+/// runs under each arch's qemu-user. One result per (test, arch).
+fn regenerate_foreign(
+    suite: &Suite,
+    build_dir: &Path,
+    jobs: usize,
+    timeout: Duration,
+) -> Result<Vec<Result<(String, Change)>>> {
+    let tests: Vec<&Test> = suite.tests.iter().filter(|t| t.settings.arch_specific).collect();
+    if tests.is_empty() {
+        return Ok(Vec::new());
+    }
+    let arches: Vec<&'static Arch> = ARCHES.iter().filter(|a| a.name != REFERENCE_ARCH).collect();
+    let sub = Suite { root: suite.root.clone(), tests: tests.iter().map(|t| (*t).clone()).collect() };
+    let built = builder::build(&sub, &arches, build_dir, jobs)?;
+    let failed: Vec<String> = built
+        .iter()
+        .filter_map(|b| b.result.as_ref().err().map(|e| format!("{} [{}]: {e}", b.test, b.arch.name)))
+        .collect();
+    if !failed.is_empty() {
+        return Err(Error::new(format!("build failed:\n{}", failed.join("\n"))));
+    }
+    let scratch = std::env::temp_dir().join(format!("guest-tests-expected-qemu-{}", std::process::id()));
+    let jobs_list: Vec<(&Test, &'static Arch)> =
+        tests.iter().flat_map(|t| arches.iter().filter(|a| t.source_for(a).is_some()).map(move |a| (*t, *a))).collect();
+    let results = pool::map(&jobs_list, jobs, |i, (test, arch)| {
+        let workdir = scratch.join(format!("{i}-{}-{}", arch.name, test.name));
+        let r = one(suite, test, arch, build_dir, &workdir, timeout);
+        let _ = fs::remove_dir_all(&workdir);
+        r
+    });
+    let _ = fs::remove_dir_all(&scratch);
+    Ok(results)
 }
 
 fn one(
@@ -72,17 +118,25 @@ fn one(
     workdir: &Path,
     timeout: Duration,
 ) -> Result<(String, Change)> {
+    let label = if arch.name == REFERENCE_ARCH { test.name.clone() } else { format!("{} [{}]", test.name, arch.name) };
     let program = std::path::absolute(builder::binary_path(build_dir, arch, &test.name))
-        .map_err(|e| Error::new(format!("{}: {e}", test.name)))?;
+        .map_err(|e| Error::new(format!("{label}: {e}")))?;
     fs::create_dir_all(workdir).map_err(|e| Error::new(format!("creating {}: {e}", workdir.display())))?;
-    let mut cmd = std::process::Command::new(&program);
+    // The reference arch runs natively; another arch (arch-specific tests only) under qemu-user.
+    let (mut cmd, how) = if arch.name == REFERENCE_ARCH {
+        (Command::new(&program), "natively".to_string())
+    } else {
+        let mut c = Command::new(arch.qemu);
+        c.arg(&program);
+        (c, format!("under {}", arch.qemu))
+    };
     cmd.args(&test.settings.args);
     let ex = exec::run(cmd, workdir, test.settings.stdin.as_deref(), test.settings.timeout.unwrap_or(timeout))
-        .map_err(|e| Error::new(format!("{}: cannot run {}: {e}", test.name, program.display())))?;
+        .map_err(|e| Error::new(format!("{label}: cannot run {} {how}: {e}", program.display())))?;
     if ex.timed_out {
-        return Err(Error::new(format!("{}: timed out natively; fix the program", test.name)));
+        return Err(Error::new(format!("{label}: timed out {how}; fix the program")));
     }
-    let status = ex.status.ok_or_else(|| Error::new(format!("{}: no exit status", test.name)))?;
+    let status = ex.status.ok_or_else(|| Error::new(format!("{label}: no exit status")))?;
     let new = Expected { stdout: ex.stdout, status };
     let old = suite.expected(test, arch).ok();
     if test.expected_by_hand() {
@@ -101,15 +155,6 @@ fn one(
             ))),
         };
     }
-    if test.settings.arch_specific {
-        let others: Vec<_> = ARCHES.iter().filter(|a| a.name != arch.name).map(|a| a.name).collect();
-        eprintln!(
-            "note: {} is arch-specific: expected/{{{}}}/{}.* are kept by hand",
-            test.name,
-            others.join(","),
-            test.name
-        );
-    }
     let change = match old {
         None => Change::Created,
         Some(o) if o == new => Change::Unchanged,
@@ -118,5 +163,5 @@ fn one(
     if change != Change::Unchanged {
         suite.write_expected(test, arch, &new)?;
     }
-    Ok((test.name.clone(), change))
+    Ok((label, change))
 }

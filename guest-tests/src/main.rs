@@ -1,5 +1,6 @@
 //! The `guest-tests` command: `build` the guest programs, `run` them under an emulator and
-//! judge the results, regenerate the `expected` outputs natively, or `list` the tests.
+//! judge the results, regenerate the `expected` outputs natively, `report` on endgate against
+//! qemu-user for every arch, or `list` the tests.
 //! Run `guest-tests help` for the options.
 
 use std::fs;
@@ -25,11 +26,14 @@ USAGE:
                          [--timeout SECS] [--json FILE] [--junit FILE] [--test NAME]...
                          [--build] [--verbose]
     guest-tests expected [--out DIR] [--jobs N] [--timeout SECS] [--test NAME]...
+    guest-tests report   [--endgate PATH] [--qemu CMD] [--arch A] [--build-dir DIR] [--jobs N]
+                         [--timeout SECS] [--test NAME]... [--report FILE] [--results-dir DIR]
     guest-tests list
     guest-tests help
 
 OPTIONS:
-    --arch A          x86_64, aarch64, riscv64, a comma list, or all (default: all)
+    --arch A          x86_64, aarch64, riscv64, arm, i386, s390x, mips64el, a comma list,
+                      or all (default: all)
     --out DIR         build directory (default: <workspace>/target/guest-tests); programs go
                       to DIR/<arch>/<test>. --build-dir is the same option.
     --jobs N          parallel compilers / tests (default: number of CPUs)
@@ -43,15 +47,26 @@ OPTIONS:
     --test NAME       only tests whose name contains NAME (repeatable, or comma list)
     --build           (run) build the programs first
     --verbose         (run) print each result as it finishes
+    --endgate PATH    (report) endgate's binary (default: <target dir>/release/endgate)
+    --qemu CMD        (report) the qemu-user command (default: '{qemu}')
+    --report FILE     (report) the Markdown report (default: guest-tests/REPORT.md)
+    --results-dir DIR (report) where report-{endgate,qemu}.json and .junit.xml go
+                      (default: the build directory)
+
+`report` builds everything, runs the suite for every arch under endgate and under qemu-user,
+and writes the Markdown report (both matrices, and per arch whether endgate passes every
+test qemu-user passes) plus JSON and JUnit results of both runs. It exits 0 once the report
+is written, whatever the results.
 
 `expected` is the only way expected outputs are made: it builds the x86_64 programs and runs
 them natively (never under an emulator), writing expected/<test>.stdout and .status; the asm
 tests' expected files are written by hand and only checked against the native run.
 
 Under endgate (an emulator command whose program is named 'endgate'), tests the manifest
-marks endgate_pending are expected not to pass: a failure is reported as pending ('xfail'),
-listed with its reason and not counted as a failure; a pass is an XPASS, a failure (remove
-the mark). Other emulators ignore the marks.
+marks endgate_pending for an arch (`endgate_pending = arm,i386 \"reason\"`, or every arch) are
+expected not to pass there: a failure is reported as pending ('xfail'), listed with its reason
+and not counted as a failure; a pass is an XPASS, a failure (remove the mark). Other
+emulators, and unlisted arches, ignore the marks.
 
 Exit status: 0 all passed (pending tests aside), 1 some test failed (or XPASSed) or some
 build failed, 2 bad usage or setup.";
@@ -68,6 +83,10 @@ struct Opts {
     tests: Vec<String>,
     build: bool,
     verbose: bool,
+    endgate: Option<PathBuf>,
+    qemu: Option<String>,
+    report: Option<PathBuf>,
+    results_dir: Option<PathBuf>,
 }
 
 fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
@@ -109,6 +128,18 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
                 "-v",
             ],
             "expected" => &["--out", "--build-dir", "--jobs", "--timeout", "--test"],
+            "report" => &[
+                "--arch",
+                "--out",
+                "--build-dir",
+                "--jobs",
+                "--test",
+                "--timeout",
+                "--endgate",
+                "--qemu",
+                "--report",
+                "--results-dir",
+            ],
             _ => &[],
         };
         if !allowed.contains(&flag.as_str()) {
@@ -139,6 +170,10 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
             "--junit" => o.junit = Some(PathBuf::from(value)),
             "--test" => o.tests.extend(value.split(',').filter(|s| !s.is_empty()).map(str::to_string)),
             "--build" => o.build = true,
+            "--endgate" => o.endgate = Some(PathBuf::from(value)),
+            "--qemu" => o.qemu = Some(value),
+            "--report" => o.report = Some(PathBuf::from(value)),
+            "--results-dir" => o.results_dir = Some(PathBuf::from(value)),
             _ => o.verbose = true,
         }
     }
@@ -160,7 +195,7 @@ fn do_build(suite: &Suite, arches: &[&'static Arch], out: &Path, jobs: usize) ->
     for (test, missing) in suite.missing_ports() {
         let wanted: Vec<_> = missing.iter().filter(|m| arches.iter().any(|a| a.name == **m)).collect();
         if !wanted.is_empty() {
-            eprintln!("warning: asm test '{test}' has no source for {wanted:?}");
+            eprintln!("note: asm test '{test}' has no source for {wanted:?} (not built or run there)");
         }
     }
     let built = builder::build(suite, arches, out, jobs)?;
@@ -232,6 +267,68 @@ fn cmd_run(o: &Opts) -> Result<ExitCode> {
     Ok(if outcomes.iter().any(|x| x.verdict.failed()) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// `path` relative to the workspace root when it is under it (for a report that does not
+/// depend on where the checkout is).
+fn shown(path: &Path) -> String {
+    let root = builder::workspace_root();
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.strip_prefix(&root).map_or_else(|_| path.display().to_string(), |p| p.display().to_string())
+}
+
+fn write_file(path: &Path, text: &str) -> Result<()> {
+    fs::write(path, text).map_err(|e| Error::new(format!("writing {}: {e}", path.display())))
+}
+
+fn cmd_report(o: &Opts) -> Result<ExitCode> {
+    let suite = load_suite(o)?;
+    let arches = arches(o)?;
+    let build_dir = o.out.clone().unwrap_or_else(builder::default_out_dir);
+    let jobs = o.jobs.unwrap_or_else(pool::default_jobs);
+    let endgate_path = o.endgate.clone().unwrap_or_else(|| builder::target_dir().join("release").join("endgate"));
+    if !endgate_path.is_file() {
+        return Err(Error::new(format!(
+            "endgate not found at {} (build it with `cargo build --release -p endgate`, or give --endgate)",
+            endgate_path.display()
+        )));
+    }
+    let endgate = Emulator::Command(vec![endgate_path.to_string_lossy().into_owned()]);
+    let qemu = Emulator::parse(o.qemu.as_deref().unwrap_or("{qemu}"))?;
+    if !do_build(&suite, &arches, &build_dir, jobs)? {
+        eprintln!("note: some programs did not build; their tests report NOBIN");
+    }
+    let timeout = o.timeout.unwrap_or(Duration::from_secs(30));
+    let results_dir = o.results_dir.clone().unwrap_or_else(|| build_dir.clone());
+    fs::create_dir_all(&results_dir).map_err(|e| Error::new(format!("creating {}: {e}", results_dir.display())))?;
+    let mut runs = Vec::new();
+    let mut written = Vec::new();
+    for (label, emulator) in [("endgate", endgate), ("qemu", qemu)] {
+        eprintln!("report: running the suite under {emulator}");
+        let config = RunConfig { emulator, arches: arches.clone(), build_dir: build_dir.clone(), jobs, timeout };
+        let outcomes = runner::run(&suite, &config, &|_, _, _| {})?;
+        let json = results_dir.join(format!("report-{label}.json"));
+        let junit = results_dir.join(format!("report-{label}.junit.xml"));
+        write_file(&json, &report::json(&outcomes, &config.emulator.to_string()))?;
+        write_file(&junit, &report::junit(&outcomes, &arches))?;
+        println!("{label}: {}", report::summary(&outcomes));
+        written.extend([json, junit].map(|p| shown(&p)));
+        let name = if label == "endgate" { shown(&endgate_path) } else { config.emulator.to_string() };
+        runs.push((name, outcomes));
+    }
+    let report_path = o.report.clone().unwrap_or_else(|| Suite::default_root().join("REPORT.md"));
+    let md = report::markdown(&runs[0].1, &runs[1].1, &arches, &runs[0].0, &runs[1].0, &written);
+    write_file(&report_path, &md)?;
+    for a in &arches {
+        let gaps = report::gaps(&runs[0].1, &runs[1].1, a.name);
+        println!(
+            "{}: endgate passes every test qemu-user passes: {}",
+            a.name,
+            if gaps.is_empty() { "yes" } else { "no" }
+        );
+    }
+    println!("wrote {} and {}", report_path.display(), written.join(", "));
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cmd_expected(o: &Opts) -> Result<ExitCode> {
     let suite = load_suite(o)?;
     let out = o.out.clone().unwrap_or_else(builder::default_out_dir);
@@ -266,8 +363,8 @@ fn cmd_list() -> Result<ExitCode> {
         if t.settings.stdin.is_some() {
             extra.push_str(" stdin");
         }
-        if let Some(reason) = &t.settings.endgate_pending {
-            extra.push_str(&format!(" endgate_pending={reason:?}"));
+        for p in &t.settings.endgate_pending {
+            extra.push_str(&format!(" endgate_pending[{}]={:?}", p.arches, p.reason));
         }
         println!("{:24} {kind:3} {}{extra}", t.name, archs.join(","));
     }
@@ -286,12 +383,13 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         "list" => cmd_list(),
-        "build" | "run" | "expected" => parse_opts(cmd, &args[1..]).and_then(|o| match cmd {
+        "build" | "run" | "expected" | "report" => parse_opts(cmd, &args[1..]).and_then(|o| match cmd {
             "build" => cmd_build(&o),
             "run" => cmd_run(&o),
+            "report" => cmd_report(&o),
             _ => cmd_expected(&o),
         }),
-        other => Err(Error::new(format!("unknown command '{other}' (build, run, expected, list, help)"))),
+        other => Err(Error::new(format!("unknown command '{other}' (build, run, expected, report, list, help)"))),
     };
     match result {
         Ok(code) => code,

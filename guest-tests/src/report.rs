@@ -247,6 +247,85 @@ pub fn junit(outcomes: &[Outcome], arches: &[&'static Arch]) -> String {
     s
 }
 
+/// The tests that qemu-user passed on `arch` but endgate did not (failed, pending, or not
+/// run), sorted, each with endgate's verdict label: the gap the report's per-arch line names.
+pub fn gaps<'a>(endgate: &'a [Outcome], qemu: &'a [Outcome], arch: &str) -> Vec<(&'a str, &'static str)> {
+    let mut out: Vec<(&str, &str)> = qemu
+        .iter()
+        .filter(|q| q.arch.name == arch && q.verdict.passed())
+        .filter_map(|q| {
+            let e = endgate.iter().find(|e| e.arch.name == arch && e.test == q.test);
+            match e {
+                Some(e) if e.verdict.passed() => None,
+                Some(e) => Some((q.test.as_str(), e.verdict.label())),
+                None => Some((q.test.as_str(), "not run")),
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// `guest-tests report`'s Markdown: a per-arch summary table, one line per arch saying
+/// whether endgate passes every test qemu-user passes (and if not, which), both matrices,
+/// endgate's pending tests with their reasons, and one line per failure of each emulator.
+/// `endgate_cmd` and `qemu_cmd` name the emulators as run; `results` lists the JSON and
+/// JUnit files written beside it.
+pub fn markdown(
+    endgate: &[Outcome],
+    qemu: &[Outcome],
+    arches: &[&'static Arch],
+    endgate_cmd: &str,
+    qemu_cmd: &str,
+    results: &[String],
+) -> String {
+    let mut s = String::from("# guest-tests report\n\n");
+    let _ = writeln!(
+        s,
+        "Made by `guest-tests report`: every test on every arch under endgate (`{endgate_cmd}`) and \
+         under qemu-user (`{qemu_cmd}`), judged against the expected outputs (native x86_64 runs; \
+         per-arch ones from qemu-user). `xfail` is a test the manifest marks `endgate_pending` \
+         for that arch, failing as expected; `-` a test that does not apply to the arch.\n"
+    );
+    s.push_str("| arch | endgate pass | fail | pending | qemu-user pass | fail |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for a in arches {
+        let (ep, ef, ex) = counts(endgate.iter().filter(|o| o.arch.name == a.name));
+        let (qp, qf, _) = counts(qemu.iter().filter(|o| o.arch.name == a.name));
+        let _ = writeln!(s, "| {} | {ep} | {ef} | {ex} | {qp} | {qf} |", a.name);
+    }
+    s.push('\n');
+    for a in arches {
+        let g = gaps(endgate, qemu, a.name);
+        if g.is_empty() {
+            let _ = writeln!(s, "- {}: endgate passes every test qemu-user passes: yes", a.name);
+        } else {
+            let list: Vec<String> = g.iter().map(|(t, v)| format!("{t} ({v})")).collect();
+            let _ = writeln!(s, "- {}: endgate passes every test qemu-user passes: no ({})", a.name, list.join(", "));
+        }
+    }
+    for (title, outcomes) in [("endgate", endgate), ("qemu-user", qemu)] {
+        let _ = write!(s, "\n## {title}\n\n```text\n{}```\n", matrix(outcomes, arches));
+        let _ = writeln!(s, "\n{}", summary(outcomes));
+        let p = pending(outcomes);
+        if !p.is_empty() {
+            let _ = write!(s, "\nPending (`endgate_pending`):\n\n```text\n{p}```\n");
+        }
+        let failed: Vec<&Outcome> = outcomes.iter().filter(|o| o.verdict.failed()).collect();
+        if !failed.is_empty() {
+            s.push_str("\nFailures (first line of each; details in the JSON):\n\n");
+            for o in failed {
+                let first = o.message.lines().next().unwrap_or("");
+                let _ =
+                    writeln!(s, "- {} [{}] {}: {}", o.test, o.arch.name, o.verdict.label(), first.replace('|', "\\|"));
+            }
+        }
+    }
+    if !results.is_empty() {
+        let _ = write!(s, "\nResults: {}\n", results.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", "));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,5 +416,39 @@ mod tests {
         );
         assert!(x.contains("<failure type=\"XPASS\" message=\"passes now: remove endgate_pending from the manifest\">"));
         assert_eq!(x.matches("<skipped").count(), 3);
+    }
+
+    #[test]
+    fn report_markdown() {
+        let arches: Vec<_> = ["x86_64", "arm"].iter().map(|a| Arch::by_name(a).unwrap()).collect();
+        let endgate = vec![
+            outcome("hello", "x86_64", Verdict::Pass),
+            outcome("hello", "arm", Verdict::Fail),
+            outcome("fork", "x86_64", Verdict::Pending),
+            outcome("fork", "arm", Verdict::Pending),
+            outcome("stat", "x86_64", Verdict::Pass),
+        ];
+        let qemu = vec![
+            outcome("hello", "x86_64", Verdict::Pass),
+            outcome("hello", "arm", Verdict::Pass),
+            outcome("fork", "x86_64", Verdict::Fail),
+            outcome("fork", "arm", Verdict::Pass),
+            outcome("stat", "x86_64", Verdict::Pass),
+            outcome("stat", "arm", Verdict::Pass),
+        ];
+        assert!(gaps(&endgate, &qemu, "x86_64").is_empty());
+        assert_eq!(gaps(&endgate, &qemu, "arm"), [("fork", "xfail"), ("hello", "FAIL"), ("stat", "not run")]);
+        let md = markdown(&endgate, &qemu, &arches, "endgate", "{qemu}", &["r.json".into()]);
+        assert!(md.contains("- x86_64: endgate passes every test qemu-user passes: yes\n"), "{md}");
+        assert!(
+            md.contains(
+                "- arm: endgate passes every test qemu-user passes: no (fork (xfail), hello (FAIL), stat (not run))\n"
+            ),
+            "{md}"
+        );
+        assert!(md.contains("| x86_64 | 2 | 0 | 1 | 2 | 1 |\n| arm | 0 | 1 | 1 | 3 | 0 |\n"), "{md}");
+        assert!(md.contains("## endgate\n\n```text\ntest   x86_64   arm\nfork   xfail    xfail\n"), "{md}");
+        assert!(md.contains("- hello [arm] FAIL: exit status: expected 0, got 1 <&>\n"), "{md}");
+        assert!(md.contains("Results: `r.json`"), "{md}");
     }
 }

@@ -5,3 +5,5 @@
 //! struct into guest memory is a plain byte copy with the swaps already done.
 
 pub mod generic;
+pub mod shapes;
+pub mod thunk;

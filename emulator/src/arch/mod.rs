@@ -22,7 +22,7 @@ use capstone::Capstone;
 use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal, NSIG};
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
@@ -51,6 +51,12 @@ pub trait GuestArch: Sync {
     fn is_64bit(&self) -> bool;
     /// Byte order of data.
     fn endian(&self) -> Endian;
+    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI. The default follows
+    /// [`GuestArch::is_64bit`] and [`GuestArch::endian`] with 8-byte-aligned 64-bit members;
+    /// i386 overrides it.
+    fn data_model(&self) -> DataModel {
+        DataModel { endian: self.endian(), long_bytes: if self.is_64bit() { 8 } else { 4 }, align64: 8 }
+    }
     /// Where the guest address-space windows go.
     fn layout(&self) -> Layout;
     /// This arch's system-call numbers.
@@ -99,6 +105,19 @@ pub trait GuestArch: Sync {
     fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
         None
     }
+    /// `true` if the arch defines `SA_RESTORER`, so its `struct sigaction` has an
+    /// `sa_restorer` member before `sa_mask` (include/uapi/asm-generic/signal.h); riscv does not.
+    fn has_sa_restorer(&self) -> bool {
+        true
+    }
+    /// The host's `RLIMIT_*` number for the guest's (they differ only on MIPS).
+    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
+        resource
+    }
+    /// The arch's `struct statfs` (asm-generic by default; s390x has its own).
+    fn statfs_shape(&self) -> &'static crate::abi::thunk::Shape {
+        crate::abi::shapes::STATFS
+    }
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     fn epoll_packed(&self) -> bool {
         false
@@ -142,22 +161,16 @@ pub trait GuestArch: Sync {
     fn sigmask_how_to_generic(&self, how: u64) -> u64 {
         how
     }
-    /// Reads the kernel's `struct sigaction` at `addr` (default `{handler, flags, restorer,
-    /// mask}` in 64-bit words, as on x86_64 and arm64); the mask comes back host-numbered.
-    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<SigAction, Errno> {
-        Ok(SigAction {
-            handler: mm.read_u64(addr)?,
-            flags: mm.read_u64(addr + 8)?,
-            restorer: mm.read_u64(addr + 16)?,
-            mask: self.read_sigset(mm, addr + 24)?,
-        })
+    /// Reads the kernel's `struct sigaction` at `addr` on arches whose layout is not the
+    /// generic one (`None`: use [`crate::abi::shapes::SIGACTION`]); the mask comes back
+    /// host-numbered.
+    fn read_sigaction(&self, _mm: &AddressSpace, _addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
+        None
     }
-    /// Writes `act` (host-numbered mask) as the kernel's `struct sigaction` at `addr`.
-    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Result<(), Errno> {
-        mm.write_u64(addr, act.handler)?;
-        mm.write_u64(addr + 8, act.flags)?;
-        mm.write_u64(addr + 16, act.restorer)?;
-        self.write_sigset(mm, addr + 24, act.mask)
+    /// Writes `act` (host-numbered mask) as the arch's own `struct sigaction` (`None`: the
+    /// generic layout applies).
+    fn write_sigaction(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _act: &SigAction) -> Option<Result<(), Errno>> {
+        None
     }
     /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
     fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
@@ -183,14 +196,10 @@ pub trait GuestArch: Sync {
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         (level, name)
     }
-    /// Byte offsets of `ss_flags` and `ss_size` in the arch's `stack_t` (LP64 default
-    /// `{ss_sp, ss_flags, ss_size}`: 8 and 16).
-    fn stack_t_offsets(&self) -> (u64, u64) {
-        (8, 16)
-    }
-    /// A guest `RLIMIT_*` resource number to the host's.
-    fn rlimit_to_host(&self, resource: i32) -> i32 {
-        resource
+    /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
+    /// `{ss_sp, ss_flags, ss_size}`.
+    fn stack_t_size_first(&self) -> bool {
+        false
     }
 }
 

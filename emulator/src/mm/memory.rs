@@ -10,6 +10,7 @@ use syscalls::Errno;
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 use super::{AddressSpace, Prot, PAGE_SIZE};
+use crate::abi::thunk::{self, Plain, Shape};
 
 /// A guest virtual address.
 pub type GuestAddr = u64;
@@ -26,6 +27,38 @@ pub enum Endian {
 impl Endian {
     /// The host's byte order.
     pub const HOST: Endian = if cfg!(target_endian = "little") { Endian::Little } else { Endian::Big };
+}
+
+/// How the guest's C types sit in memory: byte order, the width of `long` and pointers, and
+/// the alignment of 64-bit integers inside structs. Every guest struct endgate reads or writes
+/// follows from its declaration and this (see [`crate::abi::thunk`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataModel {
+    /// Byte order of every multi-byte value.
+    pub endian: Endian,
+    /// `sizeof(long)` and `sizeof(void *)` in bytes: 8 (LP64) or 4 (ILP32).
+    pub long_bytes: u8,
+    /// Alignment of `long long`/`__u64` struct members in bytes: 8, but 4 on i386 (the SysV
+    /// i386 psABI), which is why i386 `struct stat64` and `epoll_event` are packed tighter.
+    pub align64: u8,
+}
+
+impl DataModel {
+    /// LP64 little-endian: x86_64, aarch64, riscv64, mips64el — the host's own model.
+    pub const LP64_LE: DataModel = DataModel { endian: Endian::Little, long_bytes: 8, align64: 8 };
+    /// LP64 big-endian: s390x.
+    pub const LP64_BE: DataModel = DataModel { endian: Endian::Big, long_bytes: 8, align64: 8 };
+    /// ILP32 little-endian with 8-byte-aligned 64-bit members: arm EABI.
+    pub const ILP32_LE: DataModel = DataModel { endian: Endian::Little, long_bytes: 4, align64: 8 };
+    /// ILP32 little-endian with 4-byte-aligned 64-bit members: i386.
+    pub const ILP32_LE_I386: DataModel = DataModel { endian: Endian::Little, long_bytes: 4, align64: 4 };
+    /// The host's model (x86_64).
+    pub const HOST: DataModel = DataModel::LP64_LE;
+
+    /// `true` for LP64 guests.
+    pub fn is_64bit(self) -> bool {
+        self.long_bytes == 8
+    }
 }
 
 /// Longest path the kernel accepts, in bytes including the NUL (`PATH_MAX`).
@@ -104,6 +137,147 @@ impl AddressSpace {
             Endian::Big => v.to_be_bytes(),
         };
         self.write_bytes(addr, &b)
+    }
+
+    /// Checks that `len` bytes at `addr` are guest-writable (before a host call whose result
+    /// will be written there, so a bad pointer fails before the call has effects). Errors:
+    /// `EFAULT`.
+    pub fn check_writable(&self, addr: GuestAddr, len: u64) -> Result<(), Errno> {
+        self.host_range(addr, len, Prot::WRITE).map(|_| ())
+    }
+
+    /// Size in bytes of the guest's layout of `shape`.
+    pub fn shape_size(&self, shape: &Shape) -> u64 {
+        thunk::size_of(shape, self.model()) as u64
+    }
+
+    /// Writes host struct `v` (the host's layout of `shape`) to guest `addr` in the guest's
+    /// layout, converting widths and byte order. Errors: `EFAULT`.
+    pub fn write_shape<T: Plain>(&mut self, addr: GuestAddr, shape: &Shape, v: &T) -> Result<(), Errno> {
+        // SAFETY: `Plain` types are C structs whose bytes may all be read.
+        let src = unsafe { thunk::host_bytes(v) };
+        debug_assert_eq!(thunk::size_of(shape, DataModel::HOST), src.len(), "{shape:?}");
+        let model = self.model();
+        if model == DataModel::HOST {
+            return self.write_bytes(addr, &src[..thunk::size_of(shape, model).min(src.len())]);
+        }
+        let mut out = vec![0u8; thunk::size_of(shape, model)];
+        thunk::convert(shape, DataModel::HOST, src, model, &mut out);
+        self.write_bytes(addr, &out)
+    }
+
+    /// Reads the guest's layout of `shape` at `addr` into a host struct (the host's layout of
+    /// `shape`). Errors: `EFAULT`.
+    pub fn read_shape<T: Plain>(&self, addr: GuestAddr, shape: &Shape) -> Result<T, Errno> {
+        let mut v = T::zeroed();
+        // SAFETY: `Plain` types are valid for any byte pattern.
+        let dst = unsafe { thunk::host_bytes_mut(&mut v) };
+        debug_assert_eq!(thunk::size_of(shape, DataModel::HOST), dst.len(), "{shape:?}");
+        let model = self.model();
+        let raw = self.read_vec(addr, thunk::size_of(shape, model))?;
+        if model == DataModel::HOST {
+            let n = raw.len().min(dst.len());
+            dst[..n].copy_from_slice(&raw[..n]);
+        } else {
+            thunk::convert(shape, model, &raw, DataModel::HOST, dst);
+        }
+        Ok(v)
+    }
+
+    /// Reads `n` consecutive guest structs of `shape` at `addr`. Errors: `EFAULT`.
+    pub fn read_shape_array<T: Plain>(&self, addr: GuestAddr, shape: &Shape, n: u64) -> Result<Vec<T>, Errno> {
+        let g = thunk::size_of(shape, self.model());
+        let total = (g as u64).checked_mul(n).ok_or(Errno::EFAULT)?;
+        let raw = self.read_vec(addr, usize::try_from(total).map_err(|_| Errno::EFAULT)?)?;
+        let model = self.model();
+        Ok(raw
+            .chunks_exact(g.max(1))
+            .map(|c| {
+                let mut v = T::zeroed();
+                // SAFETY: `Plain` types are valid for any byte pattern.
+                thunk::convert(shape, model, c, DataModel::HOST, unsafe { thunk::host_bytes_mut(&mut v) });
+                v
+            })
+            .collect())
+    }
+
+    /// Writes host structs `vs` as consecutive guest structs of `shape` at `addr`. Errors:
+    /// `EFAULT`.
+    pub fn write_shape_array<T: Plain>(&mut self, addr: GuestAddr, shape: &Shape, vs: &[T]) -> Result<(), Errno> {
+        let model = self.model();
+        let g = thunk::size_of(shape, model);
+        let mut out = vec![0u8; g * vs.len()];
+        for (v, c) in vs.iter().zip(out.chunks_exact_mut(g.max(1))) {
+            // SAFETY: `Plain` types are C structs whose bytes may all be read.
+            thunk::convert(shape, DataModel::HOST, unsafe { thunk::host_bytes(v) }, model, c);
+        }
+        self.write_bytes(addr, &out)
+    }
+
+    /// Puts `len` bytes at `addr`, which the host just filled with host-order integers of
+    /// `width` bytes (2, 4 or 8: a host call wrote an `int` array or a bitmask of `long`s
+    /// straight into guest memory), into guest byte order. Nothing to do when the orders
+    /// agree. Errors: `EFAULT`.
+    pub fn host_words_to_guest(&mut self, addr: GuestAddr, len: u64, width: usize) -> Result<(), Errno> {
+        if self.endian() == Endian::HOST || len == 0 {
+            return Ok(());
+        }
+        let mut buf = self.read_vec(addr, usize::try_from(len).map_err(|_| Errno::EFAULT)?)?;
+        for w in buf.chunks_exact_mut(width) {
+            w.reverse();
+        }
+        self.write_bytes(addr, &buf)
+    }
+
+    /// Reads a guest `u16` in guest byte order.
+    pub fn read_u16(&self, addr: GuestAddr) -> Result<u16, Errno> {
+        let mut b = [0; 2];
+        self.read_bytes(addr, &mut b)?;
+        Ok(match self.endian() {
+            Endian::Little => u16::from_le_bytes(b),
+            Endian::Big => u16::from_be_bytes(b),
+        })
+    }
+
+    /// Writes a guest `u16` in guest byte order.
+    pub fn write_u16(&mut self, addr: GuestAddr, v: u16) -> Result<(), Errno> {
+        let b = match self.endian() {
+            Endian::Little => v.to_le_bytes(),
+            Endian::Big => v.to_be_bytes(),
+        };
+        self.write_bytes(addr, &b)
+    }
+
+    /// `sizeof(long)` of the guest in bytes (4 or 8): the width of pointers, `size_t`, `long`.
+    pub fn long_bytes(&self) -> u64 {
+        u64::from(self.model().long_bytes)
+    }
+
+    /// Reads a guest `unsigned long` / pointer / `size_t`, zero-extended.
+    pub fn read_ulong(&self, addr: GuestAddr) -> Result<u64, Errno> {
+        if self.model().is_64bit() {
+            self.read_u64(addr)
+        } else {
+            self.read_u32(addr).map(u64::from)
+        }
+    }
+
+    /// Reads a guest `long` / `ssize_t` / `time_t` (old ABI), sign-extended.
+    pub fn read_slong(&self, addr: GuestAddr) -> Result<i64, Errno> {
+        if self.model().is_64bit() {
+            self.read_u64(addr).map(|v| v as i64)
+        } else {
+            self.read_u32(addr).map(|v| i64::from(v as i32))
+        }
+    }
+
+    /// Writes a guest `long`/`unsigned long`/pointer (the low `long_bytes` of `v`).
+    pub fn write_ulong(&mut self, addr: GuestAddr, v: u64) -> Result<(), Errno> {
+        if self.model().is_64bit() {
+            self.write_u64(addr, v)
+        } else {
+            self.write_u32(addr, v as u32)
+        }
     }
 
     /// Writes a guest `u64` in guest byte order.

@@ -28,7 +28,7 @@
 mod memory;
 mod vma;
 
-pub use memory::{Endian, GuestAddr, PATH_MAX};
+pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
 pub use vma::{Prot, Vma, VmaName};
 
 use std::collections::BTreeMap;
@@ -132,7 +132,7 @@ pub struct AddressSpace {
     windows: Vec<Window>,
     reservation: (*mut c_void, usize),
     vmas: BTreeMap<u64, Vma>,
-    endian: Endian,
+    model: DataModel,
     /// First byte of the brk heap (page-aligned end of the loaded image).
     pub brk_start: u64,
     /// Current program break (byte-granular, as the guest asked).
@@ -158,7 +158,7 @@ unsafe impl Send for AddressSpace {}
 
 impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
-    pub fn new(layout: Layout, endian: Endian) -> Result<Self, MmError> {
+    pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
         let top_base = layout.task_size - layout.top_len;
         let spans = [(0, layout.low_len), (layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)];
         let total: u64 = spans.iter().map(|s| s.1).sum();
@@ -189,7 +189,7 @@ impl AddressSpace {
             windows,
             reservation: (base, total_usize),
             vmas: BTreeMap::new(),
-            endian,
+            model,
             brk_start: 0,
             brk: 0,
             mmap_base: top_base,
@@ -208,7 +208,12 @@ impl AddressSpace {
 
     /// Byte order of the guest.
     pub fn endian(&self) -> Endian {
-        self.endian
+        self.model.endian
+    }
+
+    /// The guest's data model (byte order, `long` width, 64-bit alignment).
+    pub fn model(&self) -> DataModel {
+        self.model
     }
 
     /// The mappings, in address order.
@@ -631,7 +636,7 @@ mod tests {
             task_size: 0x7fff_ffff_f000,
             top_len: 1 << 30,
         };
-        let mut a = AddressSpace::new(layout, Endian::Little).unwrap();
+        let mut a = AddressSpace::new(layout, DataModel::LP64_LE).unwrap();
         a.mmap_base = a.task_size - (64 << 20);
         a
     }

@@ -9,24 +9,36 @@
 use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
+use crate::abi::shapes::EPOLL_EVENT;
+use crate::abi::thunk::{Field as F, Shape};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::AddressSpace;
+use crate::task::Task;
 
 /// Most events one `epoll_wait` returns (`EP_MAX_EVENTS`: INT_MAX / sizeof(struct epoll_event)).
 const EP_MAX_EVENTS: i32 = i32::MAX / 16;
 
-/// Guest `struct epoll_event` size in bytes and offset of `data`.
-fn layout(packed: bool) -> (u64, u64) {
-    if packed {
-        (12, 4)
+/// x86_64's packed `struct epoll_event` (12 bytes, `data` at offset 4); the other arches use
+/// [`EPOLL_EVENT`] under their data model (16 bytes; 12 on i386, whose `u64` is 4-aligned).
+static EPOLL_EVENT_PACKED: &Shape = &[F::U32, F::Bytes(8)];
+
+fn shape(t: &Task) -> &'static Shape {
+    if t.arch.epoll_packed() {
+        EPOLL_EVENT_PACKED
     } else {
-        (16, 8)
+        EPOLL_EVENT
     }
 }
 
-fn read_event(mm: &AddressSpace, addr: u64, packed: bool) -> Result<libc::epoll_event, Errno> {
-    let (_, data) = layout(packed);
-    Ok(libc::epoll_event { events: mm.read_u32(addr)?, u64: mm.read_u64(addr + data)? })
+fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
+    if t.arch.epoll_packed() {
+        // The host is x86_64 too: its struct is the same packed one.
+        let mut b = [0u8; 12];
+        t.mm.read_bytes(addr, &mut b)?;
+        let data = u64::from_le_bytes(b[4..12].try_into().unwrap_or_default());
+        return Ok(libc::epoll_event { events: u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u64: data });
+    }
+    let v: [u64; 2] = t.mm.read_shape(addr, EPOLL_EVENT)?;
+    Ok(libc::epoll_event { events: v[0] as u32, u64: v[1] })
 }
 
 /// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
@@ -61,7 +73,7 @@ pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// may be NULL for `EPOLL_CTL_DEL`.
 pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut ev = if a.a[3] == 0 { None } else { Some(read_event(&t.mm, a.a[3], t.arch.epoll_packed())?) };
+    let mut ev = if a.a[3] == 0 { None } else { Some(read_event(t, a.a[3])?) };
     let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
     // SAFETY: `p` is NULL or a local event.
     host_ret(i64::from(unsafe { libc::epoll_ctl(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p) }))
@@ -78,19 +90,22 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let t = cpu.get_data_mut();
     let packed = t.arch.epoll_packed();
-    let (size, data) = layout(packed);
-    t.buf_out(a.a[1], size * max as u64)?;
+    let size = t.mm.shape_size(shape(t));
+    t.mm.check_writable(a.a[1], size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     // SAFETY: `evs` holds `max` events.
     let n = host_ret(i64::from(unsafe { libc::epoll_wait(as_int(a.a[0]), evs.as_mut_ptr(), max, as_int(a.a[3])) }))?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
         let at = a.a[1] + i as u64 * size;
         let (events, value) = (e.events, e.u64);
-        t.mm.write_u32(at, events)?;
-        if !packed {
-            t.mm.write_u32(at + 4, 0)?;
+        if packed {
+            let mut b = [0u8; 12];
+            b[..4].copy_from_slice(&events.to_le_bytes());
+            b[4..].copy_from_slice(&value.to_le_bytes());
+            t.mm.write_bytes(at, &b)?;
+        } else {
+            t.mm.write_shape(at, EPOLL_EVENT, &[u64::from(events), value])?;
         }
-        t.mm.write_u64(at + data, value)?;
     }
     Ok(n)
 }

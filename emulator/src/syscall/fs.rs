@@ -10,9 +10,12 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use super::path::{host_path, host_path_opt, is_proc_self_exe};
-use super::{as_int, host_ret, SysResult};
+use super::{as_int, as_long, host_ret, SysResult};
+use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
+use crate::abi::thunk::{Plain, Shape};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::PATH_MAX;
+use crate::mm::{Endian, PATH_MAX};
+use crate::task::Task;
 
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
@@ -87,28 +90,48 @@ pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     newfstatat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0], ..*a })
 }
 
-/// Size of `struct statx` in bytes (include/uapi/linux/stat.h); the same on every arch.
-const STATX_SIZE: u64 = 256;
-
 /// `statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)` (statx(2)).
-/// The layout is arch-independent and made of little-endian fields for the little-endian guests
-/// endgate runs, so the host's bytes are the guest's.
+/// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let path = host_path(t, a.a[1])?;
-    let buf = t.buf_out(a.a[4], STATX_SIZE)?;
-    // SAFETY: NUL-terminated path; `buf` is 256 guest-writable bytes.
+    t.mm.check_writable(a.a[4], 256)?;
+    let mut stx = libc::statx::zeroed();
+    // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe {
-        libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, buf)
-    })
+        libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, &mut stx)
+    })?;
+    t.mm.write_shape(a.a[4], STATX, &stx)?;
+    Ok(0)
 }
 
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
-/// layout is the same on every arch.
+/// layout is the same on every arch (`u64 d_ino`, `s64 d_off`, `u16 d_reclen`, `u8 d_type`,
+/// name); on a big-endian guest the three integers of each record are swapped in place.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    let t = cpu.get_data_mut();
+    let p = t.buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })
+    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })?;
+    if t.mm.endian() != Endian::HOST {
+        let mut off = 0u64;
+        while off + 19 <= n {
+            let at = a.a[1] + off;
+            let mut head = [0u8; 18];
+            t.mm.read_bytes(at, &mut head)?;
+            let reclen = u16::from_ne_bytes([head[16], head[17]]);
+            let ino = u64::from_ne_bytes(head[0..8].try_into().unwrap_or_default());
+            let d_off = u64::from_ne_bytes(head[8..16].try_into().unwrap_or_default());
+            t.mm.write_u64(at, ino)?;
+            t.mm.write_u64(at + 8, d_off)?;
+            t.mm.write_u16(at + 16, reclen)?;
+            if reclen == 0 {
+                break;
+            }
+            off += u64::from(reclen);
+        }
+    }
+    Ok(n)
 }
 
 /// `getdents(int fd, struct linux_dirent *dirp, unsigned count)` (x86_64, whose layout the host
@@ -302,19 +325,22 @@ pub fn lchown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)`
 /// (utimensat(2)); a NULL path sets the times of `dirfd` itself (futimens).
 pub fn utimensat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    utimensat_with(cpu, a, TIMESPEC)
+}
+
+/// `utimensat_time64` of ILP32 guests: `times` are two `struct __kernel_timespec`.
+pub fn utimensat_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    utimensat_with(cpu, a, TIMESPEC64)
+}
+
+fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data();
     let path = host_path_opt(t, a.a[1])?;
     let times = if a.a[2] == 0 {
         None
     } else {
-        let m = &t.mm;
-        let ts = |i: u64| -> Result<libc::timespec, Errno> {
-            Ok(libc::timespec {
-                tv_sec: m.read_u64(a.a[2] + 16 * i)? as i64,
-                tv_nsec: m.read_u64(a.a[2] + 16 * i + 8)? as i64,
-            })
-        };
-        Some([ts(0)?, ts(1)?])
+        let v: Vec<libc::timespec> = t.mm.read_shape_array(a.a[2], ts_shape, 2)?;
+        Some([v[0], v[1]])
     };
     let pp = path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
     let tp = times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
@@ -325,14 +351,16 @@ pub fn utimensat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `truncate(const char *path, off_t length)` (truncate(2)).
 pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.a[0])?;
+    let len = as_long(cpu.get_data(), a.a[1]);
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), a.a[1] as i64) }))
+    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))
 }
 
 /// `ftruncate(int fd, off_t length)` (truncate(2)).
-pub fn ftruncate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn ftruncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let len = as_long(cpu.get_data(), a.a[1]);
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::ftruncate(as_int(a.a[0]), a.a[1] as i64) }))
+    host_ret(i64::from(unsafe { libc::ftruncate(as_int(a.a[0]), len) }))
 }
 
 /// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).
@@ -397,24 +425,43 @@ pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(i64::from(unsafe { libc::fchdir(as_int(a.a[0])) }))
 }
 
-/// Size of `struct statfs` on LP64 guests in bytes (asm-generic/statfs.h, and x86_64's, which
-/// is the same).
-const STATFS_SIZE: u64 = 120;
-
-/// `statfs(const char *path, struct statfs *buf)` (statfs(2)).
+/// `statfs(const char *path, struct statfs *buf)` (statfs(2)); the guest's layout is the
+/// arch's [`crate::arch::GuestArch::statfs_shape`].
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let path = host_path(t, a.a[0])?;
-    let buf = t.buf_out(a.a[1], STATFS_SIZE)?;
-    // SAFETY: NUL-terminated path; 120 guest-writable bytes in the host's layout.
-    host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), buf) })
+    let shape = cpu.get_data().arch.statfs_shape();
+    statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.a[0]), a.a[1], shape)
 }
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)).
 pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let buf = cpu.get_data_mut().buf_out(a.a[1], STATFS_SIZE)?;
-    // SAFETY: 120 guest-writable bytes in the host's layout.
-    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), buf) })
+    let shape = cpu.get_data().arch.statfs_shape();
+    statfs_into(cpu.get_data_mut(), StatfsOf::Fd(as_int(a.a[0])), a.a[1], shape)
+}
+
+/// What a statfs call asks about: a guest path or a descriptor.
+#[derive(Clone, Copy, Debug)]
+pub enum StatfsOf {
+    /// A guest path pointer.
+    Path(u64),
+    /// A descriptor.
+    Fd(i32),
+}
+
+/// Runs the host's statfs/fstatfs and writes the result at guest `buf` in the layout `shape`
+/// (`struct statfs`, or an ILP32 arch's `struct statfs64`). Errors: `EFAULT`, the host's.
+pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: u64, shape: &Shape) -> SysResult {
+    let mut st = libc::statfs::zeroed();
+    match of {
+        StatfsOf::Path(p) => {
+            let path = host_path(t, p)?;
+            // SAFETY: NUL-terminated path; a local statfs.
+            host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?
+        }
+        // SAFETY: as above.
+        StatfsOf::Fd(fd) => host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, fd, &mut st) })?,
+    };
+    t.mm.write_shape(buf, shape, &st)?;
+    Ok(0)
 }
 
 /// `umask(mode_t mask)` (umask(2)): returns the previous mask.

@@ -2,17 +2,22 @@
 //! futex word.
 //!
 //! Guest memory is ordinary memory of the endgate process, so a host futex on the word's host
-//! address has exactly the kernel's semantics (the compared value is the word as it is in
-//! memory, which for the little-endian guests endgate runs is also the guest's value). Pointer
-//! arguments are checked and translated; the timeout is a guest `struct timespec` (two
-//! little-endian 64-bit words, the host layout). PI operations use thread ids, which are host
-//! ids.
+//! address has exactly the kernel's semantics. The host kernel compares the word as it sits in
+//! memory with the value as a host integer, so for a guest of the other byte order the
+//! compared values (`val` of WAIT, `val3` of CMP_REQUEUE) are byte-swapped first: the guest's
+//! value then matches the guest's word. (`FUTEX_WAKE_OP` computes on the word as a host
+//! integer; for a big-endian guest its arithmetic would see swapped values — glibc does not
+//! use it for anything but a wake, and no such guest uses it here.) The timeout is a guest
+//! `struct timespec` (`futex_time64`: `__kernel_timespec`) copied to the host. PI operations
+//! use thread ids, which are host ids.
 
 use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
+use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
+use crate::abi::thunk::Shape;
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::Prot;
+use crate::mm::{Endian, Prot};
 
 /// Operation numbers (include/uapi/linux/futex.h), without the PRIVATE/CLOCK_REALTIME bits.
 mod op {
@@ -37,6 +42,15 @@ mod op {
 /// u32 val3)`. Errors: `EFAULT` for a bad word or timeout pointer, `ENOSYS` for operations the
 /// kernel does not have, the host's otherwise (`EAGAIN`, `ETIMEDOUT`, `EINTR`…).
 pub fn futex(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    futex_with(cpu, a, TIMESPEC)
+}
+
+/// `futex_time64` of ILP32 guests: as [`futex`] with a `struct __kernel_timespec` timeout.
+pub fn futex_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    futex_with(cpu, a, TIMESPEC64)
+}
+
+fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     use op::*;
     let t = cpu.get_data_mut();
     let o = as_int(a.a[1]);
@@ -49,22 +63,27 @@ pub fn futex(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         t.mm.host_range(addr, 4, Prot::READ)
     };
     let uaddr = word(a.a[0])?;
-    let (arg4, uaddr2): (u64, *mut u8) = match cmd {
-        WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (timeout(t, a.a[3])?, std::ptr::null_mut()),
-        WAIT_REQUEUE_PI => (timeout(t, a.a[3])?, word(a.a[4])?),
-        WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (a.a[3], std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | WAKE_OP | CMP_REQUEUE_PI => (a.a[3], word(a.a[4])?),
+    let mut ts: Option<libc::timespec> = None;
+    let (timed, uaddr2): (bool, *mut u8) = match cmd {
+        WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
+        WAIT_REQUEUE_PI => (true, word(a.a[4])?),
+        WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
+        REQUEUE | CMP_REQUEUE | WAKE_OP | CMP_REQUEUE_PI => (false, word(a.a[4])?),
         _ => return Err(Errno::ENOSYS),
     };
-    // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
-    // checked timespec pointer or an integer, as the operation defines.
-    host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.a[2] as u32, arg4, uaddr2, a.a[5] as u32) })
-}
-
-/// Host address of the guest timeout (NULL stays NULL). Errors: `EFAULT`.
-fn timeout(t: &crate::task::Task, addr: u64) -> Result<u64, Errno> {
-    if addr == 0 {
-        return Ok(0);
+    if timed && a.a[3] != 0 {
+        ts = Some(t.mm.read_shape(a.a[3], ts_shape)?);
     }
-    Ok(t.buf_in(addr, 16)? as u64)
+    let arg4: u64 = match (timed, ts.as_ref()) {
+        (true, Some(v)) => v as *const libc::timespec as u64,
+        (true, None) => 0,
+        (false, _) => a.a[3],
+    };
+    let swap = t.mm.endian() != Endian::HOST;
+    let fix = |v: u64| if swap { (v as u32).swap_bytes() } else { v as u32 };
+    let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.a[2]) } else { a.a[2] as u32 };
+    let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.a[5]) } else { a.a[5] as u32 };
+    // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
+    // local timespec or an integer, as the operation defines.
+    host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) })
 }

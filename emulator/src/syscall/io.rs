@@ -8,7 +8,9 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{as_int, as_long, host_ret, SysResult};
+use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
+use crate::abi::thunk::{Plain, Shape};
 use crate::arch::{Cpu, SyscallArgs};
 use crate::task::Task;
 
@@ -50,15 +52,11 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
     if cnt > UIO_MAXIOV {
         return Err(Errno::EINVAL);
     }
-    let word = if task.arch.is_64bit() { 8 } else { 4 };
+    let word = task.mm.long_bytes();
     let mut v = Vec::with_capacity(cnt as usize);
     for i in 0..cnt {
         let at = addr + i * 2 * word;
-        let (base, len) = if word == 8 {
-            (task.mm.read_u64(at)?, task.mm.read_u64(at + 8)?)
-        } else {
-            (u64::from(task.mm.read_u32(at)?), u64::from(task.mm.read_u32(at + 4)?))
-        };
+        let (base, len) = (task.mm.read_ulong(at)?, task.mm.read_ulong(at + word)?);
         if len > isize::MAX as u64 {
             return Err(Errno::EINVAL);
         }
@@ -98,28 +96,64 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
-pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn lseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let off = as_long(cpu.get_data(), a.a[1]);
     // SAFETY: plain integer arguments.
-    host_ret(unsafe { libc::lseek(as_int(a.a[0]), a.a[1] as i64, as_int(a.a[2])) })
+    host_ret(unsafe { libc::lseek(as_int(a.a[0]), off, as_int(a.a[2])) })
 }
 
 /// `sendfile(int out_fd, int in_fd, off_t *offset, size_t count)` (sendfile(2)).
+/// The `off_t` at `addr` is a guest `long`; `sendfile64` (ILP32) passes a `loff_t`, see
+/// [`sendfile64`].
 pub fn sendfile(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let off = if a.a[2] == 0 { std::ptr::null_mut() } else { cpu.get_data_mut().buf_inout(a.a[2], 8)? };
-    // SAFETY: `off` is NULL or 8 guest bytes readable and writable (loff_t, host layout on LE
-    // 64-bit guests).
-    host_ret(unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), off.cast(), a.a[3] as usize) } as i64)
+    sendfile_with(cpu, a, false)
+}
+
+/// `sendfile64(int out_fd, int in_fd, loff_t *offset, size_t count)` (ILP32 guests).
+pub fn sendfile64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    sendfile_with(cpu, a, true)
+}
+
+fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
+    let t = cpu.get_data_mut();
+    let mut off = match a.a[2] {
+        0 => None,
+        p if loff => Some(t.mm.read_u64(p)? as i64),
+        p => Some(t.mm.read_slong(p)?),
+    };
+    if a.a[2] != 0 {
+        t.mm.check_writable(a.a[2], if loff { 8 } else { t.mm.long_bytes() })?;
+    }
+    let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
+    // SAFETY: `offp` is NULL or a local offset.
+    let r = host_ret(unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), offp, a.a[3] as usize) } as i64);
+    if let Some(o) = off {
+        if loff {
+            t.mm.write_u64(a.a[2], o as u64)?;
+        } else {
+            t.mm.write_ulong(a.a[2], o as u64)?;
+        }
+    }
+    r
 }
 
 /// `copy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned flags)`.
 pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let oi = if a.a[1] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[1], 8)? };
-    let oo = if a.a[3] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[3], 8)? };
-    // SAFETY: offsets are NULL or checked 8-byte guest words.
-    host_ret(unsafe {
-        libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), oi, as_int(a.a[2]), oo, a.a[4], a.a[5] as u32)
-    })
+    let read = |p: u64| if p == 0 { Ok(None) } else { t.mm.check_writable(p, 8).and(t.mm.read_u64(p)).map(Some) };
+    let (mut oi, mut oo) = (read(a.a[1])?, read(a.a[3])?);
+    let pi = oi.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
+    let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
+    // SAFETY: offsets are NULL or local `loff_t`s.
+    let r = host_ret(unsafe {
+        libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), pi, as_int(a.a[2]), po, a.a[4], a.a[5] as u32)
+    });
+    for (p, v) in [(a.a[1], oi), (a.a[3], oo)] {
+        if let Some(v) = v {
+            t.mm.write_u64(p, v)?;
+        }
+    }
+    r
 }
 
 /// `close(int fd)` (close(2)).
@@ -180,13 +214,19 @@ mod cmd {
     pub const F_GET_SEALS: i32 = 1034;
 }
 
-/// Size of `struct flock` on LP64 guests (asm-generic/fcntl.h: two shorts, padding, two
-/// `off_t`, `pid_t`, padding), in bytes.
-const FLOCK_SIZE: u64 = 32;
-
 /// `fcntl(int fd, int cmd, ...)` (fcntl(2)). File status flags are converted between guest
 /// and host values. Errors: `EINVAL` for commands endgate does not know, the host's otherwise.
 pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fcntl_with(cpu, a, FLOCK)
+}
+
+/// `fcntl64(int fd, int cmd, ...)` of ILP32 guests: as [`fcntl`], but the lock commands take a
+/// `struct flock64`.
+pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fcntl_with(cpu, a, FLOCK64)
+}
+
+fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
     use cmd::*;
     let t = cpu.get_data_mut();
     let (fd, c, arg) = (as_int(a.a[0]), t.arch.fcntl_cmd_to_host(as_int(a.a[1])), a.a[2]);
@@ -199,9 +239,12 @@ pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: integer command and argument.
         F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, t.arch.open_flags_to_host(arg)) })),
         F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
-            let p = t.buf_inout(arg, FLOCK_SIZE)?;
-            // SAFETY: `p` is a checked guest `struct flock` in the host's layout.
-            host_ret(i64::from(unsafe { libc::fcntl(fd, c, p) }))
+            let mut fl: libc::flock = t.mm.read_shape(arg, flock)?;
+            t.mm.check_writable(arg, t.mm.shape_size(flock))?;
+            // SAFETY: a local `struct flock`.
+            let r = host_ret(i64::from(unsafe { libc::fcntl(fd, c, &mut fl) }))?;
+            t.mm.write_shape(arg, flock, &fl)?;
+            Ok(r)
         }
         F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETSIG | F_GETSIG | F_SETLEASE
         | F_GETLEASE | F_NOTIFY | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
@@ -236,10 +279,23 @@ mod req {
     pub const FIOCLEX: u64 = 0x5451;
     pub const TIOCGPTN: u64 = 0x8004_5430;
     pub const TIOCSPTLCK: u64 = 0x4004_5431;
-    /// Kernel `struct termios` (asm-generic/termbits.h): 4 flag words, c_line, 19 c_cc.
-    pub const TERMIOS_SIZE: u64 = 36;
-    /// `struct winsize`: four unsigned shorts.
-    pub const WINSIZE_SIZE: u64 = 8;
+}
+
+/// Copies an ioctl's argument object in from the guest (`write` = false) or out to it, with
+/// the guest's layout of `shape`, around the host call.
+fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, out: bool) -> SysResult {
+    let mut v: T = if out {
+        t.mm.check_writable(arg, t.mm.shape_size(shape))?;
+        T::zeroed()
+    } else {
+        t.mm.read_shape(arg, shape)?
+    };
+    // SAFETY: a local object of the request's type.
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, &mut v as *mut T) }))?;
+    if out {
+        t.mm.write_shape(arg, shape, &v)?;
+    }
+    Ok(n)
 }
 
 /// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)) for the terminal and file requests in
@@ -249,29 +305,24 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;
     let t = cpu.get_data_mut();
     let (fd, r, arg) = (as_int(a.a[0]), t.arch.ioctl_to_host(a.a[1] & 0xffff_ffff), a.a[2]);
-    let size = match r {
-        TCGETS => Some((TERMIOS_SIZE, true)),
-        TCSETS | TCSETSW | TCSETSF => Some((TERMIOS_SIZE, false)),
-        TIOCGWINSZ => Some((WINSIZE_SIZE, true)),
-        TIOCSWINSZ => Some((WINSIZE_SIZE, false)),
-        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => Some((4, true)),
-        TIOCSPGRP | FIONBIO | TIOCSPTLCK => Some((4, false)),
-        TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => None,
+    match r {
+        TCGETS => ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, true),
+        TCSETS | TCSETSW | TCSETSF => ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, false),
+        TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, true),
+        TIOCSWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, false),
+        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => ioctl_obj::<i32>(t, fd, r, arg, INT, true),
+        TIOCSPGRP | FIONBIO | TIOCSPTLCK => ioctl_obj::<i32>(t, fd, r, arg, INT, false),
+        TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => {
+            // SAFETY: the argument is an integer for these requests.
+            host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, arg) }))
+        }
         _ => {
             if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
                 crate::elog!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
             }
-            return Err(Errno::ENOTTY);
+            Err(Errno::ENOTTY)
         }
-    };
-    let argp: u64 = match size {
-        Some((n, true)) => t.buf_out(arg, n)? as u64,
-        Some((n, false)) => t.buf_in(arg, n)? as u64,
-        None => arg,
-    };
-    // SAFETY: the argument is an integer or a checked guest object of the request's size,
-    // laid out as on the host for these little-endian LP64 guests.
-    host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, argp) }))
+    }
 }
 
 /// `pipe2(int pipefd[2], int flags)` (pipe(2)).
@@ -292,9 +343,6 @@ pub fn pipe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     pipe2(cpu, &SyscallArgs { a: [a.a[0], 0, 0, 0, 0, 0], ..*a })
 }
 
-/// Size of `struct pollfd` in bytes (int fd, short events, short revents).
-const POLLFD_SIZE: u64 = 8;
-
 /// `EINVAL` when `nfds` exceeds `RLIMIT_NOFILE`, which the kernel checks before touching the
 /// array (poll(2)).
 fn check_nfds(nfds: u64) -> Result<(), Errno> {
@@ -309,9 +357,13 @@ fn check_nfds(nfds: u64) -> Result<(), Errno> {
 /// `poll(struct pollfd *fds, nfds_t nfds, int timeout)` (x86_64; poll(2)).
 pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_nfds(a.a[1])?;
-    let p = cpu.get_data_mut().buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
-    // SAFETY: `nfds` pollfds checked readable and writable.
-    host_ret(i64::from(unsafe { libc::poll(p.cast(), a.a[1], as_int(a.a[2])) }))
+    let t = cpu.get_data_mut();
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
+    t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
+    // SAFETY: `nfds` local pollfds.
+    let n = host_ret(i64::from(unsafe { libc::poll(fds.as_mut_ptr(), a.a[1], as_int(a.a[2])) }))?;
+    t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
+    Ok(n)
 }
 
 /// `ppoll(struct pollfd *fds, nfds_t nfds, struct timespec *tmo, const sigset_t *mask, size_t
@@ -319,43 +371,149 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// signal mask is not applied to the host call: guest signal delivery does not exist yet, so
 /// no guest handler can run during the wait either way.
 pub fn ppoll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    ppoll_with(cpu, a, TIMESPEC)
+}
+
+/// `ppoll_time64` of ILP32 guests: the timeout is a `struct __kernel_timespec`.
+pub fn ppoll_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    ppoll_with(cpu, a, TIMESPEC64)
+}
+
+fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     check_nfds(a.a[1])?;
     let t = cpu.get_data_mut();
-    let p = t.buf_inout(a.a[0], a.a[1].saturating_mul(POLLFD_SIZE))?;
-    let ts = if a.a[2] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[2], 16)? };
-    // SAFETY: checked pollfds and timespec (host layout on LE LP64 guests).
-    host_ret(unsafe { libc::syscall(libc::SYS_ppoll, p, a.a[1], ts, std::ptr::null::<u8>(), 8usize) })
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
+    t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
+    let mut ts = read_timeout(t, a.a[2], ts_shape)?;
+    let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
+    // SAFETY: local pollfds and timespec.
+    let r = host_ret(unsafe {
+        libc::syscall(libc::SYS_ppoll, fds.as_mut_ptr(), a.a[1], tsp, std::ptr::null::<u8>(), 8usize)
+    });
+    t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
+    write_timeout(t, a.a[2], ts_shape, ts.as_ref())?;
+    r
+}
+
+/// Reads an optional in/out timeout (NULL is `None`) and checks it can be written back.
+fn read_timeout<T: Plain>(t: &Task, addr: u64, shape: &Shape) -> Result<Option<T>, Errno> {
+    if addr == 0 {
+        return Ok(None);
+    }
+    t.mm.check_writable(addr, t.mm.shape_size(shape))?;
+    t.mm.read_shape(addr, shape).map(Some)
+}
+
+/// Writes back the time left of an optional timeout, as Linux does for select and ppoll.
+fn write_timeout<T: Plain>(t: &mut Task, addr: u64, shape: &Shape, v: Option<&T>) -> Result<(), Errno> {
+    match v {
+        Some(v) => t.mm.write_shape(addr, shape, v),
+        None => Ok(()),
+    }
 }
 
 /// `select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)` (x86_64; select(2)).
 pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let (r, w, e) = fd_sets(t, a)?;
-    let tv = if a.a[4] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[4], 16)? };
-    // SAFETY: checked fd_sets and timeval.
-    host_ret(unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tv) })
+    let mut sets = FdSets::read(t, a)?;
+    let mut tv = read_timeout::<libc::timeval>(t, a.a[4], TIMEVAL)?;
+    let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
+    let [r, w, e] = sets.ptrs();
+    // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
+    let n = host_ret(unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tvp) });
+    write_timeout(t, a.a[4], TIMEVAL, tv.as_ref())?;
+    let n = n?;
+    sets.write(t)?;
+    Ok(n)
 }
 
 /// `pselect6(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timespec *ts, void *sigmask)`;
 /// the signal mask is not applied (see [`ppoll`]).
 pub fn pselect6(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let (r, w, e) = fd_sets(t, a)?;
-    let ts = if a.a[4] == 0 { std::ptr::null_mut() } else { t.buf_inout(a.a[4], 16)? };
-    // SAFETY: checked fd_sets and timespec.
-    host_ret(unsafe { libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, ts, std::ptr::null::<u8>()) })
+    pselect_with(cpu, a, TIMESPEC)
 }
 
-type FdSets = (*mut u8, *mut u8, *mut u8);
+/// `pselect6_time64` of ILP32 guests: the timeout is a `struct __kernel_timespec`.
+pub fn pselect6_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    pselect_with(cpu, a, TIMESPEC64)
+}
 
-fn fd_sets(t: &mut Task, a: &SyscallArgs) -> Result<FdSets, Errno> {
-    let n = as_int(a.a[0]);
-    if n < 0 {
-        return Err(Errno::EINVAL);
+fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
+    let t = cpu.get_data_mut();
+    let mut sets = FdSets::read(t, a)?;
+    let mut ts = read_timeout::<libc::timespec>(t, a.a[4], ts_shape)?;
+    let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
+    let [r, w, e] = sets.ptrs();
+    // SAFETY: local fd_sets of at least `nfds` bits and a local timespec.
+    let n =
+        host_ret(unsafe { libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, tsp, std::ptr::null::<u8>()) });
+    write_timeout(t, a.a[4], ts_shape, ts.as_ref())?;
+    let n = n?;
+    sets.write(t)?;
+    Ok(n)
+}
+
+/// The three `fd_set`s of a select call, copied to host bitmaps. A guest `fd_set` is an array
+/// of `unsigned long` in which descriptor `fd` is bit `fd % (8 * sizeof(long))` of word
+/// `fd / (8 * sizeof(long))`; words are read in guest byte order and width.
+struct FdSets {
+    addrs: [u64; 3],
+    nfds: u64,
+    bits: [Vec<u64>; 3],
+}
+
+impl FdSets {
+    fn read(t: &Task, a: &SyscallArgs) -> Result<FdSets, Errno> {
+        let n = as_int(a.a[0]);
+        if n < 0 {
+            return Err(Errno::EINVAL);
+        }
+        let nfds = n as u64;
+        let (wbits, wbytes) = (t.mm.long_bytes() * 8, t.mm.long_bytes());
+        let mut sets = FdSets { addrs: [a.a[1], a.a[2], a.a[3]], nfds, bits: Default::default() };
+        for (i, &p) in sets.addrs.iter().enumerate() {
+            if p == 0 {
+                continue;
+            }
+            let words = nfds.div_ceil(wbits);
+            t.mm.check_writable(p, words * wbytes)?;
+            let mut host = vec![0u64; nfds.div_ceil(64) as usize];
+            for j in 0..words {
+                let v = t.mm.read_ulong(p + j * wbytes)?;
+                let bit = j * wbits;
+                host[(bit / 64) as usize] |= v << (bit % 64);
+            }
+            sets.bits[i] = host;
+        }
+        Ok(sets)
     }
-    let bytes = (n as u64).div_ceil(64) * 8;
-    let mut set = |p: u64| if p == 0 { Ok(std::ptr::null_mut()) } else { t.buf_inout(p, bytes) };
-    Ok((set(a.a[1])?, set(a.a[2])?, set(a.a[3])?))
+
+    fn ptrs(&mut self) -> [*mut u64; 3] {
+        let mut out = [std::ptr::null_mut(); 3];
+        for (i, b) in self.bits.iter_mut().enumerate() {
+            if self.addrs[i] != 0 {
+                b.push(0); // never an empty Vec: the host gets a valid pointer even for nfds 0
+                out[i] = b.as_mut_ptr();
+            }
+        }
+        out
+    }
+
+    fn write(&self, t: &mut Task) -> Result<(), Errno> {
+        let (wbits, wbytes) = (t.mm.long_bytes() * 8, t.mm.long_bytes());
+        let mask = if wbits == 64 { u64::MAX } else { (1u64 << wbits) - 1 };
+        for (i, &p) in self.addrs.iter().enumerate() {
+            if p == 0 {
+                continue;
+            }
+            for j in 0..self.nfds.div_ceil(wbits) {
+                let bit = j * wbits;
+                let v = (self.bits[i][(bit / 64) as usize] >> (bit % 64)) & mask;
+                t.mm.write_ulong(p + j * wbytes, v)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// `flock(int fd, int operation)` (flock(2)).

@@ -2,6 +2,8 @@
 //! `syslog`.
 
 use super::{host_ret, SysResult};
+use crate::abi::shapes::SYSINFO;
+use crate::abi::thunk::Plain;
 use crate::arch::{Cpu, SyscallArgs};
 
 /// Length of each `struct utsname` field in bytes (include/uapi/linux/utsname.h).
@@ -29,11 +31,39 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// `sysinfo(struct sysinfo *info)`: 112 bytes on LP64 guests, the host's layout.
+/// `sysinfo(struct sysinfo *info)` ([`SYSINFO`]: 112 bytes on LP64, 64 on ILP32). On ILP32
+/// guests the byte counts are scaled up through `mem_unit` until they fit 32 bits, as the
+/// kernel's compat sysinfo does.
 pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[0], 112)?;
-    // SAFETY: 112 guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_sysinfo, p) })
+    let t = cpu.get_data_mut();
+    t.mm.check_writable(a.a[0], t.mm.shape_size(SYSINFO))?;
+    let mut si = libc::sysinfo::zeroed();
+    // SAFETY: a local struct.
+    host_ret(unsafe { libc::syscall(libc::SYS_sysinfo, &mut si) })?;
+    if t.mm.long_bytes() == 4 {
+        let fits = |s: &libc::sysinfo| {
+            [s.totalram, s.freeram, s.sharedram, s.bufferram, s.totalswap, s.freeswap, s.totalhigh, s.freehigh]
+                .iter()
+                .all(|&v| v <= u64::from(u32::MAX))
+        };
+        while !fits(&si) && si.mem_unit < (1 << 30) {
+            si.mem_unit *= 2;
+            for v in [
+                &mut si.totalram,
+                &mut si.freeram,
+                &mut si.sharedram,
+                &mut si.bufferram,
+                &mut si.totalswap,
+                &mut si.freeswap,
+                &mut si.totalhigh,
+                &mut si.freehigh,
+            ] {
+                *v /= 2;
+            }
+        }
+    }
+    t.mm.write_shape(a.a[0], SYSINFO, &si)?;
+    Ok(0)
 }
 
 /// `getrandom(void *buf, size_t len, unsigned flags)` (getrandom(2)).
@@ -46,10 +76,15 @@ pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getcpu(unsigned *cpu, unsigned *node, void *tcache)`; either pointer may be NULL.
 pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let c = t.buf_out_opt(a.a[0], 4)?;
-    let n = t.buf_out_opt(a.a[1], 4)?;
-    // SAFETY: NULL or 4 guest-writable bytes each.
-    host_ret(unsafe { libc::syscall(libc::SYS_getcpu, c, n, std::ptr::null::<u8>()) })
+    let (mut c, mut n) = (0u32, 0u32);
+    // SAFETY: local out values.
+    host_ret(unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut n, std::ptr::null::<u8>()) })?;
+    for (p, v) in [(a.a[0], c), (a.a[1], n)] {
+        if p != 0 {
+            t.mm.write_u32(p, v)?;
+        }
+    }
+    Ok(0)
 }
 
 /// `ioprio_get(int which, int who)` (ioprio_get(2)).

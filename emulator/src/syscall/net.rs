@@ -2,16 +2,20 @@
 //! `getsockname`/`getpeername`, `setsockopt`/`getsockopt`, `sendto`/`recvfrom`,
 //! `sendmsg`/`recvmsg`.
 //!
-//! Socket addresses, option values and control messages have the same layout on the
-//! little-endian LP64 guests endgate runs as on the host, so they are passed as checked guest
-//! buffers. `struct msghdr` holds guest pointers and is rebuilt for the host
-//! (include/linux/socket.h `struct user_msghdr`: 56 bytes on LP64).
+//! Socket addresses, option values and control messages are copied through host buffers: a
+//! socket address keeps its network-order members and has `sa_family` (and the few other
+//! host-order members) swapped for a big-endian guest; option values are `int`s (or a
+//! `timeval`); control messages are re-laid for the guest's `long` width. `struct msghdr`
+//! holds guest pointers and is rebuilt for the host (include/linux/socket.h `struct
+//! user_msghdr`, [`MSGHDR`]).
 
 use syscalls::Errno;
 
 use super::io::host_iovecs;
 use super::{as_int, host_ret, SysResult};
+use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::Endian;
 use crate::task::Task;
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
@@ -25,7 +29,7 @@ pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `socketpair(int domain, int type, int protocol, int sv[2])`.
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.buf_out(a.a[3], 8)?;
+    t.mm.check_writable(a.a[3], 8)?;
     let ty = t.arch.socket_type_to_host(as_int(a.a[1]));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
@@ -35,36 +39,109 @@ pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// A guest `(struct sockaddr *, socklen_t)` input pair, checked.
-fn addr_in(t: &Task, addr: u64, len: u64) -> Result<*const u8, Errno> {
-    t.buf_in_opt(addr, len & 0xffff_ffff)
+/// `sizeof(struct sockaddr_storage)` in bytes: the most a socket address can take.
+const SOCKADDR_MAX: u64 = 128;
+
+/// Puts the host-order integer members of a socket address into the other byte order, in
+/// place: `sa_family` of every family, `sin6_scope_id` of AF_INET6, `nl_pid`/`nl_groups` of
+/// AF_NETLINK. Ports and IP addresses are in network order already and stay as they are.
+/// `family_native` says whether `sa` currently holds the family in host order.
+fn swap_sockaddr(sa: &mut [u8], family_native: bool) {
+    if sa.len() < 2 {
+        return;
+    }
+    let fam = if family_native { u16::from_ne_bytes([sa[0], sa[1]]) } else { u16::from_ne_bytes([sa[1], sa[0]]) };
+    sa[..2].reverse();
+    let words: &[usize] = match i32::from(fam) {
+        libc::AF_INET6 => &[24],
+        libc::AF_NETLINK => &[4, 8],
+        _ => &[],
+    };
+    for &w in words {
+        if sa.len() >= w + 4 {
+            sa[w..w + 4].reverse();
+        }
+    }
 }
 
-/// A guest `(struct sockaddr *, socklen_t *)` output pair: the length word is read to size the
-/// buffer; both are handed to the host, which updates the length.
-fn addr_out(t: &mut Task, addr: u64, lenp: u64) -> Result<(*mut u8, *mut u8), Errno> {
-    if lenp == 0 {
-        return Ok((t.buf_out_opt(addr, 0)?, std::ptr::null_mut()));
+/// A guest `(const struct sockaddr *, socklen_t)` input, copied into a host buffer (NULL
+/// gives `None`). Errors: `EINVAL` (longer than a `sockaddr_storage`), `EFAULT`.
+fn addr_in(t: &Task, addr: u64, len: u64) -> Result<Option<Vec<u8>>, Errno> {
+    if addr == 0 {
+        return Ok(None);
     }
-    let len = t.mm.read_u32(lenp)?;
-    if (len as i32) < 0 {
+    let len = len & 0xffff_ffff;
+    if len > SOCKADDR_MAX {
         return Err(Errno::EINVAL);
     }
-    Ok((t.buf_out_opt(addr, u64::from(len))?, t.buf_inout(lenp, 4)?))
+    let mut sa = t.mm.read_vec(addr, len as usize)?;
+    if t.mm.endian() != Endian::HOST {
+        swap_sockaddr(&mut sa, false);
+    }
+    Ok(Some(sa))
+}
+
+fn in_ptr(sa: &Option<Vec<u8>>) -> *const libc::sockaddr {
+    sa.as_ref().map_or(std::ptr::null(), |v| v.as_ptr().cast())
+}
+
+/// A guest `(struct sockaddr *, socklen_t *)` output: the host fills a local address, then
+/// [`AddrOut::finish`] copies at most the guest's length back and stores the full length.
+struct AddrOut {
+    addr: u64,
+    lenp: u64,
+    guest_len: u32,
+    buf: [u8; SOCKADDR_MAX as usize],
+    len: libc::socklen_t,
+}
+
+impl AddrOut {
+    fn new(t: &Task, addr: u64, lenp: u64) -> Result<AddrOut, Errno> {
+        let guest_len = if lenp == 0 { 0 } else { t.mm.read_u32(lenp)? };
+        if (guest_len as i32) < 0 {
+            return Err(Errno::EINVAL);
+        }
+        if lenp != 0 {
+            t.mm.check_writable(lenp, 4)?;
+        }
+        Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX as u32 })
+    }
+
+    /// Pointers for the host call (NULL when the guest passed no length).
+    fn ptrs(&mut self) -> (*mut libc::sockaddr, *mut libc::socklen_t) {
+        if self.lenp == 0 || self.addr == 0 {
+            (std::ptr::null_mut(), std::ptr::null_mut())
+        } else {
+            (self.buf.as_mut_ptr().cast(), &mut self.len)
+        }
+    }
+
+    fn finish(mut self, t: &mut Task) -> Result<(), Errno> {
+        if self.lenp == 0 || self.addr == 0 {
+            return Ok(());
+        }
+        let n = self.len.min(self.guest_len).min(SOCKADDR_MAX as u32) as usize;
+        if t.mm.endian() != Endian::HOST {
+            let full = (self.len as usize).min(self.buf.len());
+            swap_sockaddr(&mut self.buf[..full], true);
+        }
+        t.mm.write_bytes(self.addr, &self.buf[..n])?;
+        t.mm.write_u32(self.lenp, self.len)
+    }
 }
 
 /// `bind(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn bind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
-    // SAFETY: checked guest sockaddr.
-    host_ret(i64::from(unsafe { libc::bind(as_int(a.a[0]), p.cast(), a.a[2] as u32) }))
+    let sa = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
+    // SAFETY: a local copy of the address.
+    host_ret(i64::from(unsafe { libc::bind(as_int(a.a[0]), in_ptr(&sa), a.a[2] as u32) }))
 }
 
 /// `connect(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
-    // SAFETY: checked guest sockaddr.
-    host_ret(i64::from(unsafe { libc::connect(as_int(a.a[0]), p.cast(), a.a[2] as u32) }))
+    let sa = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
+    // SAFETY: a local copy of the address.
+    host_ret(i64::from(unsafe { libc::connect(as_int(a.a[0]), in_ptr(&sa), a.a[2] as u32) }))
 }
 
 /// `listen(int fd, int backlog)`.
@@ -75,9 +152,13 @@ pub fn listen(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)`.
 pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, l) = addr_out(cpu.get_data_mut(), a.a[1], a.a[2])?;
-    // SAFETY: checked guest buffers (or NULL).
-    host_ret(i64::from(unsafe { libc::accept4(as_int(a.a[0]), p.cast(), l.cast(), as_int(a.a[3])) }))
+    let t = cpu.get_data_mut();
+    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let (p, l) = out.ptrs();
+    // SAFETY: local buffers (or NULL).
+    let fd = host_ret(i64::from(unsafe { libc::accept4(as_int(a.a[0]), p, l, as_int(a.a[3])) }))?;
+    out.finish(t)?;
+    Ok(fd)
 }
 
 /// `accept(int fd, struct sockaddr *addr, socklen_t *len)` (x86_64).
@@ -93,39 +174,99 @@ pub fn shutdown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getsockname(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, l) = addr_out(cpu.get_data_mut(), a.a[1], a.a[2])?;
-    // SAFETY: checked guest buffers.
-    host_ret(i64::from(unsafe { libc::getsockname(as_int(a.a[0]), p.cast(), l.cast()) }))
+    let t = cpu.get_data_mut();
+    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let (p, l) = out.ptrs();
+    // SAFETY: local buffers.
+    host_ret(i64::from(unsafe { libc::getsockname(as_int(a.a[0]), p, l) }))?;
+    out.finish(t)?;
+    Ok(0)
 }
 
 /// `getpeername(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, l) = addr_out(cpu.get_data_mut(), a.a[1], a.a[2])?;
-    // SAFETY: checked guest buffers.
-    host_ret(i64::from(unsafe { libc::getpeername(as_int(a.a[0]), p.cast(), l.cast()) }))
+    let t = cpu.get_data_mut();
+    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let (p, l) = out.ptrs();
+    // SAFETY: local buffers.
+    host_ret(i64::from(unsafe { libc::getpeername(as_int(a.a[0]), p, l) }))?;
+    out.finish(t)?;
+    Ok(0)
 }
 
 /// `setsockopt(int fd, int level, int name, const void *val, socklen_t len)`.
+/// The value is copied in; its `int` members are put in host order ([`sockopt_swap`]).
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let p = t.buf_in_opt(a.a[3], a.a[4] & 0xffff_ffff)?;
+    let len = (a.a[4] & 0xffff_ffff).min(1 << 16);
+    let mut v = if a.a[3] == 0 { Vec::new() } else { t.mm.read_vec(a.a[3], len as usize)? };
     let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
-    // SAFETY: checked guest buffer.
-    host_ret(i64::from(unsafe { libc::setsockopt(as_int(a.a[0]), level, name, p.cast(), a.a[4] as u32) }))
+    let mut len = len as u32;
+    if let Some(tv) = timeval_opt(t, level, name, &v)? {
+        v = tv;
+        len = v.len() as u32;
+    } else if t.mm.endian() != Endian::HOST {
+        sockopt_swap(&mut v);
+    }
+    let p = if a.a[3] == 0 { std::ptr::null() } else { v.as_ptr() };
+    // SAFETY: a local copy of the value.
+    host_ret(i64::from(unsafe { libc::setsockopt(as_int(a.a[0]), level, name, p.cast(), len) }))
+}
+
+/// Socket option values are `int`s or structs of `int`s (`linger`, `ucred`, `ip_mreq`'s
+/// addresses are network order but 4 bytes wide too): swapped as 32-bit words between byte
+/// orders. A trailing partial word is left alone.
+fn sockopt_swap(v: &mut [u8]) {
+    for w in v.chunks_exact_mut(4) {
+        w.reverse();
+    }
+}
+
+/// `SO_RCVTIMEO_OLD`/`SO_SNDTIMEO_OLD` take a `struct timeval` (two guest `long`s): converted
+/// to the host's.
+fn timeval_opt(t: &Task, level: i32, name: i32, guest: &[u8]) -> Result<Option<Vec<u8>>, Errno> {
+    if level != libc::SOL_SOCKET || (name != libc::SO_RCVTIMEO && name != libc::SO_SNDTIMEO) {
+        return Ok(None);
+    }
+    let m = t.mm.model();
+    if guest.len() < crate::abi::thunk::size_of(TIMEVAL, m) {
+        return Err(Errno::EINVAL);
+    }
+    let mut host = vec![0u8; 16];
+    crate::abi::thunk::convert(TIMEVAL, m, guest, crate::mm::DataModel::HOST, &mut host);
+    Ok(Some(host))
 }
 
 /// `getsockopt(int fd, int level, int name, void *val, socklen_t *len)`.
 pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
-    let (p, l) = addr_out(t, a.a[3], a.a[4])?;
-    // SAFETY: checked guest buffers.
-    let r = host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, p.cast(), l.cast()) }))?;
-    if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && !p.is_null() {
-        let ty = t.mm.read_u32(a.a[3])? as i32;
-        t.mm.write_u32(a.a[3], t.arch.socket_type_from_host(ty) as u32)?;
+    let glen = t.mm.read_u32(a.a[4])?;
+    if (glen as i32) < 0 {
+        return Err(Errno::EINVAL);
     }
-    Ok(r)
+    t.mm.check_writable(a.a[4], 4)?;
+    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
+    let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
+    let mut len = v.len() as libc::socklen_t;
+    // SAFETY: a local buffer of `len` bytes.
+    host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
+    v.truncate(len as usize);
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
+        let ty = t.arch.socket_type_from_host(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
+        v.copy_from_slice(&ty.to_ne_bytes());
+    }
+    if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) && v.len() >= 16 {
+        let m = t.mm.model();
+        let mut g = vec![0u8; crate::abi::thunk::size_of(TIMEVAL, m)];
+        crate::abi::thunk::convert(TIMEVAL, crate::mm::DataModel::HOST, &v, m, &mut g);
+        v = g;
+    } else if t.mm.endian() != Endian::HOST {
+        sockopt_swap(&mut v);
+    }
+    let n = v.len().min(glen as usize);
+    t.mm.write_bytes(a.a[3], &v[..n])?;
+    t.mm.write_u32(a.a[4], v.len() as u32)?;
+    Ok(0)
 }
 
 /// `sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)`.
@@ -133,9 +274,9 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let buf = t.buf_in(a.a[1], a.a[2])?;
     let to = addr_in(t, a.a[4], a.a[5])?;
-    // SAFETY: checked guest buffers.
+    // SAFETY: a checked guest buffer and a local address.
     host_ret(unsafe {
-        libc::sendto(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), to.cast(), a.a[5] as u32)
+        libc::sendto(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), in_ptr(&to), a.a[5] as u32)
     } as i64)
 }
 
@@ -143,58 +284,206 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let buf = t.buf_out(a.a[1], a.a[2])?;
-    let (from, l) = addr_out(t, a.a[4], a.a[5])?;
-    // SAFETY: checked guest buffers.
-    host_ret(unsafe {
-        libc::recvfrom(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), from.cast(), l.cast())
-    } as i64)
+    let mut out = AddrOut::new(t, a.a[4], a.a[5])?;
+    let (from, l) = out.ptrs();
+    // SAFETY: a checked guest buffer and local address buffers.
+    let n = host_ret(
+        unsafe { libc::recvfrom(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), from, l) } as i64
+    )?;
+    out.finish(t)?;
+    Ok(n)
 }
 
-/// Size of `struct user_msghdr` on LP64 guests, in bytes.
-const MSGHDR_SIZE: u64 = 56;
+/// A guest `struct msghdr` made into a host one: iovecs point at checked guest buffers, the
+/// name and control buffers are local copies (converted between data models).
+struct HostMsg {
+    hdr: UserMsghdr,
+    iovs: Vec<libc::iovec>,
+    name: Vec<u8>,
+    control: Vec<u8>,
+}
 
-/// Builds the host `msghdr` for guest msghdr at `addr`; `out` for recvmsg.
-fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<(libc::msghdr, Vec<libc::iovec>), Errno> {
-    t.buf_in(addr, MSGHDR_SIZE)?;
-    let m = &t.mm;
-    let (name, namelen) = (m.read_u64(addr)?, m.read_u32(addr + 8)?);
-    let (iov, iovlen) = (m.read_u64(addr + 16)?, m.read_u64(addr + 24)?);
-    let (control, controllen) = (m.read_u64(addr + 32)?, m.read_u64(addr + 40)?);
-    let flags = m.read_u32(addr + 48)?;
-    let iovs = host_iovecs(t, iov, iovlen, out)?;
-    let name_p =
-        if out { t.buf_out_opt(name, u64::from(namelen))? } else { t.buf_in_opt(name, u64::from(namelen))?.cast_mut() };
-    let ctl_p = if out { t.buf_out_opt(control, controllen)? } else { t.buf_in_opt(control, controllen)?.cast_mut() };
-    // SAFETY: plain data; every field is set below.
-    let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
-    h.msg_name = name_p.cast();
-    h.msg_namelen = namelen;
-    h.msg_control = ctl_p.cast();
-    h.msg_controllen = controllen as usize;
-    h.msg_flags = flags as i32;
-    Ok((h, iovs))
+/// Builds the host message for the guest msghdr at `addr`; `out` for recvmsg.
+fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<HostMsg, Errno> {
+    let hdr: UserMsghdr = t.mm.read_shape(addr, MSGHDR)?;
+    let iovs = host_iovecs(t, hdr.iov, hdr.iovlen, out)?;
+    let namelen = u64::from(hdr.namelen).min(SOCKADDR_MAX);
+    let name = if hdr.name == 0 {
+        Vec::new()
+    } else if out {
+        t.mm.check_writable(hdr.name, namelen)?;
+        vec![0u8; SOCKADDR_MAX as usize]
+    } else {
+        addr_in(t, hdr.name, namelen)?.unwrap_or_default()
+    };
+    let clen = hdr.controllen.min(1 << 20);
+    let control = if hdr.control == 0 || clen == 0 {
+        Vec::new()
+    } else if out {
+        t.mm.check_writable(hdr.control, clen)?;
+        // The host gets the guest's room, plus what its larger headers take (16 vs 12 bytes
+        // each on ILP32, at most one header per 12 guest bytes): the messages that fit the
+        // guest then fit the host, and [`cmsg::to_guest`] trims the rest as the kernel would.
+        let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
+        vec![0u8; (clen + extra) as usize]
+    } else {
+        cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?)
+    };
+    Ok(HostMsg { hdr, iovs, name, control })
+}
+
+impl HostMsg {
+    fn raw(&mut self, out: bool) -> libc::msghdr {
+        // SAFETY: plain data; the fields that matter are set below.
+        let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
+        if !self.name.is_empty() {
+            h.msg_name = self.name.as_mut_ptr().cast();
+            h.msg_namelen = if out { SOCKADDR_MAX as u32 } else { self.name.len() as u32 };
+        }
+        h.msg_iov = self.iovs.as_mut_ptr();
+        h.msg_iovlen = self.iovs.len();
+        if !self.control.is_empty() {
+            h.msg_control = self.control.as_mut_ptr().cast();
+            h.msg_controllen = self.control.len();
+        }
+        h.msg_flags = self.hdr.flags as i32;
+        h
+    }
 }
 
 /// `sendmsg(int fd, const struct msghdr *msg, int flags)` (sendmsg(2)).
 pub fn sendmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (mut h, iovs) = host_msghdr(cpu.get_data_mut(), a.a[1], false)?;
-    h.msg_iov = iovs.as_ptr().cast_mut();
-    h.msg_iovlen = iovs.len();
-    // SAFETY: `h` points only at checked guest buffers and `iovs`.
+    let mut m = host_msghdr(cpu.get_data_mut(), a.a[1], false)?;
+    let h = m.raw(false);
+    // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
     host_ret(unsafe { libc::sendmsg(as_int(a.a[0]), &h, as_int(a.a[2])) } as i64)
 }
 
-/// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the lengths and flags the
-/// kernel updates are written back to the guest's msghdr.
+/// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
+/// and the lengths and flags the kernel updates are written back to the guest's msghdr.
 pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let (mut h, iovs) = host_msghdr(t, a.a[1], true)?;
-    h.msg_iov = iovs.as_ptr().cast_mut();
-    h.msg_iovlen = iovs.len();
-    // SAFETY: `h` points only at checked guest buffers and `iovs`.
+    let mut m = host_msghdr(t, a.a[1], true)?;
+    let mut h = m.raw(true);
+    // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
     let n = host_ret(unsafe { libc::recvmsg(as_int(a.a[0]), &mut h, as_int(a.a[2])) } as i64)?;
-    t.mm.write_u32(a.a[1] + 8, h.msg_namelen)?;
-    t.mm.write_u64(a.a[1] + 40, h.msg_controllen as u64)?;
-    t.mm.write_u32(a.a[1] + 48, h.msg_flags as u32)?;
+    let mut hdr = m.hdr;
+    let mut flags = h.msg_flags;
+    if hdr.name != 0 {
+        let full = (h.msg_namelen as usize).min(m.name.len());
+        if t.mm.endian() != Endian::HOST {
+            swap_sockaddr(&mut m.name[..full], true);
+        }
+        t.mm.write_bytes(hdr.name, &m.name[..full.min(hdr.namelen as usize)])?;
+        hdr.namelen = h.msg_namelen;
+    }
+    if hdr.control != 0 && !m.control.is_empty() {
+        let (g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        t.mm.write_bytes(hdr.control, &g)?;
+        hdr.controllen = g.len() as u64;
+        if truncated {
+            flags |= libc::MSG_CTRUNC;
+        }
+    } else {
+        hdr.controllen = 0;
+    }
+    hdr.flags = flags as u32;
+    t.mm.write_shape(a.a[1], MSGHDR, &hdr)?;
     Ok(n)
+}
+
+/// Control messages (`struct cmsghdr` + data, each padded to a `long` boundary) between the
+/// guest's data model and the host's. Payloads are arrays of 32-bit words (`SCM_RIGHTS` fds,
+/// `SCM_CREDENTIALS`), swapped when byte orders differ.
+mod cmsg {
+    use crate::abi::shapes::CMSGHDR;
+    use crate::abi::thunk::size_of;
+    use crate::mm::DataModel;
+
+    fn align(n: usize, m: DataModel) -> usize {
+        n.next_multiple_of(usize::from(m.long_bytes))
+    }
+
+    fn read_hdr(b: &[u8], m: DataModel) -> (usize, [u8; 8]) {
+        let mut h = [0u8; 24];
+        crate::abi::thunk::convert(CMSGHDR, m, b, DataModel::HOST, &mut h[..16]);
+        let len = u64::from_ne_bytes(h[0..8].try_into().unwrap_or_default());
+        (usize::try_from(len).unwrap_or(usize::MAX), h[8..16].try_into().unwrap_or_default())
+    }
+
+    /// Re-lays every message of `src` (model `from`) in model `to`, up to `cap` bytes out.
+    /// Returns the bytes and whether some message did not fit.
+    fn relay(from: DataModel, src: &[u8], to: DataModel, cap: usize) -> (Vec<u8>, bool) {
+        if from == to {
+            let n = src.len().min(cap);
+            return (src[..n].to_vec(), n < src.len());
+        }
+        let (fh, th) = (size_of(CMSGHDR, from), size_of(CMSGHDR, to));
+        let mut out = Vec::new();
+        let mut off = 0;
+        while off + fh <= src.len() {
+            let (len, lvl_type) = read_hdr(&src[off..], from);
+            if len < fh || off + len > src.len() {
+                break;
+            }
+            let mut data = src[off + fh..off + len].to_vec();
+            if from.endian != to.endian {
+                for w in data.chunks_exact_mut(4) {
+                    w.reverse();
+                }
+            }
+            let start = align(out.len(), to);
+            if start + th + data.len() > cap {
+                // What fits of this message's data goes out (whole 32-bit words); descriptors
+                // that do not fit are closed, as the kernel never installs them.
+                let room = cap.saturating_sub(start + th) / 4 * 4;
+                if start + th <= cap && room > 0 {
+                    data.truncate(room);
+                    out.resize(start + th, 0);
+                    let mut host_hdr = [0u8; 16];
+                    host_hdr[..8].copy_from_slice(&((th + room) as u64).to_ne_bytes());
+                    host_hdr[8..16].copy_from_slice(&lvl_type);
+                    crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
+                    out.extend_from_slice(&data);
+                }
+                if from == DataModel::HOST {
+                    close_rights(&src[off..off + len], fh, lvl_type, room);
+                }
+                return (out, true);
+            }
+            out.resize(start + th, 0);
+            let mut host_hdr = [0u8; 16];
+            host_hdr[..8].copy_from_slice(&((th + data.len()) as u64).to_ne_bytes());
+            host_hdr[8..16].copy_from_slice(&lvl_type);
+            crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
+            out.extend_from_slice(&data);
+            off += align(len, from);
+        }
+        (out, false)
+    }
+
+    /// Closes the host descriptors of an `SCM_RIGHTS` message (host layout, header `fh` bytes)
+    /// past the first `kept` bytes of its data.
+    fn close_rights(msg: &[u8], fh: usize, lvl_type: [u8; 8], kept: usize) {
+        let level = i32::from_ne_bytes([lvl_type[0], lvl_type[1], lvl_type[2], lvl_type[3]]);
+        let ty = i32::from_ne_bytes([lvl_type[4], lvl_type[5], lvl_type[6], lvl_type[7]]);
+        if level != libc::SOL_SOCKET || ty != libc::SCM_RIGHTS {
+            return;
+        }
+        for w in msg[fh..].chunks_exact(4).skip(kept / 4) {
+            // SAFETY: a descriptor the host kernel just installed for this message and that
+            // the guest will never learn about.
+            unsafe { libc::close(i32::from_ne_bytes([w[0], w[1], w[2], w[3]])) };
+        }
+    }
+
+    /// Guest control bytes to host ones.
+    pub fn to_host(guest: DataModel, src: &[u8]) -> Vec<u8> {
+        relay(guest, src, DataModel::HOST, usize::MAX).0
+    }
+
+    /// Host control bytes to at most `cap` guest bytes; `true` if some did not fit.
+    pub fn to_guest(guest: DataModel, src: &[u8], cap: usize) -> (Vec<u8>, bool) {
+        relay(DataModel::HOST, src, guest, cap)
+    }
 }

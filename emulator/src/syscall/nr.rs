@@ -68,6 +68,9 @@ generic_syscalls! {
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
+    // ILP32 forms with 64-bit offsets or 64-bit time
+    sendfile64, fcntl64, ppoll_time64, pselect6_time64, futex_time64, utimensat_time64,
+    rt_sigtimedwait_time64, clock_gettime64, clock_getres_time64, clock_nanosleep_time64,
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,

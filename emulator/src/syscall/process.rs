@@ -6,6 +6,8 @@
 use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
+use crate::abi::shapes::{RLIMIT, RLIMIT64, RUSAGE, TMS};
+use crate::abi::thunk::Plain;
 use crate::arch::{Cpu, SyscallArgs};
 use crate::signal::Signal;
 use crate::task::Exit;
@@ -108,9 +110,33 @@ pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if n < 0 {
         return Err(Errno::EINVAL);
     }
-    let p = if n == 0 { std::ptr::null_mut() } else { cpu.get_data_mut().buf_out(a.a[1], n as u64 * 4)? };
-    // SAFETY: `n` gid_t slots, guest-writable (gid_t is 32-bit on every arch).
-    host_ret(i64::from(unsafe { libc::getgroups(n, p.cast()) }))
+    let t = cpu.get_data_mut();
+    if n > 0 {
+        t.mm.check_writable(a.a[1], n as u64 * 4)?;
+    }
+    let mut groups = vec![0 as libc::gid_t; n as usize];
+    // SAFETY: `n` local gid_t slots.
+    let got = host_ret(i64::from(unsafe { libc::getgroups(n, groups.as_mut_ptr()) }))?;
+    if n > 0 {
+        for (i, g) in groups.iter().take(got as usize).enumerate() {
+            t.mm.write_u32(a.a[1] + 4 * i as u64, *g)?;
+        }
+    }
+    Ok(got)
+}
+
+/// `setgroups(int size, const gid_t *list)` (setgroups(2)); through glibc, which applies the
+/// change to every host thread as the kernel applies it to the whole guest process. Errors:
+/// `EINVAL` (more than `NGROUPS_MAX` 65536), `EFAULT`, `EPERM`.
+pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let n = as_int(a.a[0]);
+    if !(0..=65536).contains(&n) {
+        return Err(Errno::EINVAL);
+    }
+    let t = cpu.get_data();
+    let list = (0..n as u64).map(|i| t.mm.read_u32(a.a[1] + 4 * i)).collect::<Result<Vec<_>, _>>()?;
+    // SAFETY: a local list of `n` gids.
+    host_ret(i64::from(unsafe { libc::setgroups(n as usize, list.as_ptr()) }))
 }
 
 macro_rules! set_ids {
@@ -157,45 +183,89 @@ pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// Size of `struct rlimit64` in bytes (two u64).
-const RLIMIT_SIZE: u64 = 16;
-
-/// `prlimit64(pid_t pid, int resource, const struct rlimit64 *new, struct rlimit64 *old)`.
+/// `prlimit64(pid_t pid, int resource, const struct rlimit64 *new, struct rlimit64 *old)`
+/// ([`RLIMIT64`], 16 bytes on every arch).
 pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let new = t.buf_in_opt(a.a[2], RLIMIT_SIZE)?;
-    let old = t.buf_out_opt(a.a[3], RLIMIT_SIZE)?;
-    let resource = t.arch.rlimit_to_host(as_int(a.a[1]));
-    // SAFETY: NULL or 16 checked guest bytes each, host layout (LE LP64).
-    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), resource, new, old) })
-}
-
-/// `getrlimit(int resource, struct rlimit *rlim)` (x86_64; same layout as rlimit64 on LP64).
-pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    prlimit64(cpu, &SyscallArgs { a: [0, a.a[0], 0, a.a[1], 0, 0], ..*a })
-}
-
-/// `setrlimit(int resource, const struct rlimit *rlim)`.
-pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] == 0 {
-        return Err(Errno::EFAULT);
+    let res = t.arch.rlimit_resource_to_host(as_int(a.a[1]));
+    let new: Option<libc::rlimit> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], RLIMIT64)?) };
+    if a.a[3] != 0 {
+        t.mm.check_writable(a.a[3], 16)?;
     }
-    prlimit64(cpu, &SyscallArgs { a: [0, a.a[0], a.a[1], 0, 0, 0], ..*a })
+    let mut old = libc::rlimit::zeroed();
+    let np = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::rlimit);
+    let op = if a.a[3] == 0 { std::ptr::null_mut() } else { &mut old as *mut libc::rlimit };
+    // SAFETY: NULL or local structs.
+    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), res, np, op) })?;
+    if a.a[3] != 0 {
+        t.mm.write_shape(a.a[3], RLIMIT64, &old)?;
+    }
+    Ok(0)
 }
 
-/// `getrusage(int who, struct rusage *usage)`: 144 bytes on LP64, host layout. The counts are
-/// endgate's own, which includes the guest's.
+/// `RLIM_INFINITY` of an ILP32 guest's `struct rlimit` (`~0UL` in 32 bits).
+const RLIM32_INFINITY: u64 = 0xffff_ffff;
+
+/// `getrlimit(int resource, struct rlimit *rlim)` ([`RLIMIT`]: two `unsigned long`). On ILP32
+/// guests limits above 32 bits read as `RLIM_INFINITY`, as the kernel's compat getrlimit
+/// gives.
+pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let res = t.arch.rlimit_resource_to_host(as_int(a.a[0]));
+    t.mm.check_writable(a.a[1], t.mm.shape_size(RLIMIT))?;
+    let mut rl = libc::rlimit::zeroed();
+    // SAFETY: a local struct.
+    host_ret(i64::from(unsafe { libc::getrlimit(res as _, &mut rl) }))?;
+    if t.mm.long_bytes() == 4 {
+        rl.rlim_cur = rl.rlim_cur.min(RLIM32_INFINITY);
+        rl.rlim_max = rl.rlim_max.min(RLIM32_INFINITY);
+    }
+    t.mm.write_shape(a.a[1], RLIMIT, &rl)?;
+    Ok(0)
+}
+
+/// `setrlimit(int resource, const struct rlimit *rlim)`; an ILP32 guest's `RLIM_INFINITY`
+/// means the host's.
+pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let res = t.arch.rlimit_resource_to_host(as_int(a.a[0]));
+    let mut rl: libc::rlimit = t.mm.read_shape(a.a[1], RLIMIT)?;
+    if t.mm.long_bytes() == 4 {
+        for v in [&mut rl.rlim_cur, &mut rl.rlim_max] {
+            if *v == RLIM32_INFINITY {
+                *v = libc::RLIM_INFINITY;
+            }
+        }
+    }
+    // SAFETY: a local struct.
+    host_ret(i64::from(unsafe { libc::setrlimit(res as _, &rl) }))
+}
+
+/// `getrusage(int who, struct rusage *usage)` ([`RUSAGE`]). The counts are endgate's own,
+/// which includes the guest's.
 pub fn getrusage(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], 144)?;
-    // SAFETY: 144 guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getrusage, as_int(a.a[0]), p) })
+    let t = cpu.get_data_mut();
+    t.mm.check_writable(a.a[1], t.mm.shape_size(RUSAGE))?;
+    let mut ru = libc::rusage::zeroed();
+    // SAFETY: a local struct.
+    host_ret(unsafe { libc::syscall(libc::SYS_getrusage, as_int(a.a[0]), &mut ru) })?;
+    t.mm.write_shape(a.a[1], RUSAGE, &ru)?;
+    Ok(0)
 }
 
-/// `times(struct tms *buf)`: returns clock ticks; `buf` may be NULL.
+/// `times(struct tms *buf)` ([`TMS`]): returns clock ticks; `buf` may be NULL.
 pub fn times(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out_opt(a.a[0], 32)?;
-    // SAFETY: NULL or 32 guest-writable bytes (four clock_t).
-    host_ret(unsafe { libc::syscall(libc::SYS_times, p) })
+    let t = cpu.get_data_mut();
+    if a.a[0] != 0 {
+        t.mm.check_writable(a.a[0], t.mm.shape_size(TMS))?;
+    }
+    let mut tms = libc::tms::zeroed();
+    // SAFETY: a local struct.
+    let r = host_ret(unsafe { libc::syscall(libc::SYS_times, &mut tms) })?;
+    if a.a[0] != 0 {
+        t.mm.write_shape(a.a[0], TMS, &tms)?;
+    }
+    Ok(r)
 }
 
 /// prctl options endgate forwards (include/uapi/linux/prctl.h).
@@ -238,21 +308,55 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         _ => return Err(Errno::EINVAL),
     };
     // SAFETY: integer arguments or checked guest buffers of the option's size.
-    host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.a[2], a.a[3], a.a[4]) }))
+    let r = host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.a[2], a.a[3], a.a[4]) }))?;
+    if matches!(opt, PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER) {
+        t.mm.host_words_to_guest(a.a[1], 4, 4)?;
+    }
+    Ok(r)
 }
 
 /// `sched_getaffinity(pid_t pid, size_t len, unsigned long *mask)`: returns the mask size.
+/// The mask is an array of guest `unsigned long`s; `len` must be a multiple of
+/// `sizeof(long)`. Errors: `EINVAL` (bad `len`), `EFAULT`, the host's.
 pub fn sched_getaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[2], a.a[1])?;
-    // SAFETY: `len` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_getaffinity, as_int(a.a[0]), a.a[1] as usize, p) })
+    let t = cpu.get_data_mut();
+    let len = a.a[1];
+    if len % t.mm.long_bytes() != 0 || len > 1 << 20 {
+        return Err(Errno::EINVAL);
+    }
+    t.mm.check_writable(a.a[2], len)?;
+    let mut host = vec![0u64; len.div_ceil(8) as usize];
+    // SAFETY: a local mask of at least `len` bytes, passed with its size in bytes.
+    let n = host_ret(unsafe {
+        libc::syscall(libc::SYS_sched_getaffinity, as_int(a.a[0]), host.len() * 8, host.as_mut_ptr())
+    })?
+    .min(len);
+    write_cpu_mask(t, a.a[2], &host, n)?;
+    Ok(n)
+}
+
+/// Writes the first `n` bytes of a host CPU mask as guest `unsigned long`s.
+fn write_cpu_mask(t: &mut crate::task::Task, addr: u64, host: &[u64], n: u64) -> Result<(), Errno> {
+    let w = t.mm.long_bytes();
+    for i in 0..n / w {
+        let bit = i * w * 8;
+        let v = host[(bit / 64) as usize] >> (bit % 64);
+        t.mm.write_ulong(addr + i * w, v)?;
+    }
+    Ok(())
 }
 
 /// `sched_setaffinity(pid_t pid, size_t len, const unsigned long *mask)`.
 pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.a[2], a.a[1])?;
-    // SAFETY: `len` guest-readable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, as_int(a.a[0]), a.a[1] as usize, p) })
+    let t = cpu.get_data();
+    let (len, w) = (a.a[1].min(1 << 20), t.mm.long_bytes());
+    let mut host = vec![0u64; len.div_ceil(8) as usize];
+    for i in 0..len / w {
+        let bit = i * w * 8;
+        host[(bit / 64) as usize] |= t.mm.read_ulong(a.a[2] + i * w)? << (bit % 64);
+    }
+    // SAFETY: a local mask of `host.len() * 8` bytes.
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, as_int(a.a[0]), host.len() * 8, host.as_ptr()) })
 }
 
 /// `sched_yield(void)`.
@@ -282,10 +386,26 @@ pub fn setpriority(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `wait4(pid_t pid, int *status, int options, struct rusage *ru)` (wait4(2)).
 pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let st = t.buf_out_opt(a.a[1], 4)?;
-    let ru = t.buf_out_opt(a.a[3], 144)?;
-    // SAFETY: NULL or checked guest buffers (int status, LP64 rusage).
-    host_ret(unsafe { libc::syscall(libc::SYS_wait4, as_int(a.a[0]), st, as_int(a.a[2]), ru) })
+    if a.a[1] != 0 {
+        t.mm.check_writable(a.a[1], 4)?;
+    }
+    if a.a[3] != 0 {
+        t.mm.check_writable(a.a[3], t.mm.shape_size(RUSAGE))?;
+    }
+    let mut status = 0i32;
+    let mut ru = libc::rusage::zeroed();
+    // SAFETY: local out values.
+    let pid =
+        host_ret(unsafe { libc::syscall(libc::SYS_wait4, as_int(a.a[0]), &mut status, as_int(a.a[2]), &mut ru) })?;
+    if pid != 0 {
+        if a.a[1] != 0 {
+            t.mm.write_u32(a.a[1], status as u32)?;
+        }
+        if a.a[3] != 0 {
+            t.mm.write_shape(a.a[3], RUSAGE, &ru)?;
+        }
+    }
+    Ok(pid)
 }
 
 fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {

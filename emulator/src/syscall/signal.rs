@@ -12,13 +12,15 @@
 use syscalls::Errno;
 
 use super::SysResult;
+use crate::abi::shapes::{KernelSigaction, StackT, SIGACTION, SIGACTION_NO_RESTORER, STACK_T, TIMESPEC, TIMESPEC64};
+use crate::abi::thunk::Plain;
 use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::{bit, AltStack, SelfSignal, Signal, HOST_OWN, NSIG};
+use crate::signal::{bit, AltStack, SelfSignal, SigAction, Signal, HOST_OWN, NSIG};
 use crate::task::Exit;
 
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
-/// sigsetsize)`. The guest struct and signal numbers are the arch's
-/// ([`crate::arch::GuestArch::read_sigaction`]). Errors: `EINVAL` (bad signal, changing
+/// sigsetsize)`. The guest struct is `{handler, flags, restorer, mask}` ([`SIGACTION`], the
+/// kernel's `struct sigaction` on the asm-generic arches, x86 and s390). Errors: `EINVAL` (bad signal, changing
 /// SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (act, oact) = (a.a[1], a.a[2]);
@@ -32,10 +34,17 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let t = cpu.get_data_mut();
     let idx = (s.0 - 1) as usize;
-    let new = if act != 0 { Some(arch.read_sigaction(&t.mm, act)?) } else { None };
+    let new = if act != 0 {
+        let k = read_sigaction(t, act)?;
+        // The kernel never lets a handler block SIGKILL or SIGSTOP: they leave sa_mask here.
+        Some(SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE })
+    } else {
+        None
+    };
     if oact != 0 {
         let old = t.sig.actions[idx];
-        arch.write_sigaction(&mut t.mm, oact, &old)?;
+        let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
+        write_sigaction(t, oact, &k)?;
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
@@ -70,6 +79,32 @@ const SIG_SETMASK: u64 = 2;
 
 /// Signals that can never be blocked: SIGKILL and SIGSTOP.
 const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
+
+/// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
+/// without `SA_RESTORER`).
+fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, Errno> {
+    if let Some(r) = t.arch.read_sigaction(&t.mm, addr) {
+        return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
+    }
+    if t.arch.has_sa_restorer() {
+        t.mm.read_shape(addr, SIGACTION)
+    } else {
+        let [handler, flags, mask]: [u64; 3] = t.mm.read_shape(addr, SIGACTION_NO_RESTORER)?;
+        Ok(KernelSigaction { handler, flags, restorer: 0, mask })
+    }
+}
+
+fn write_sigaction(t: &mut crate::task::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
+    let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
+    if let Some(r) = t.arch.write_sigaction(&mut t.mm, addr, &s) {
+        return r;
+    }
+    if t.arch.has_sa_restorer() {
+        t.mm.write_shape(addr, SIGACTION, k)
+    } else {
+        t.mm.write_shape(addr, SIGACTION_NO_RESTORER, &[k.handler, k.flags, k.mask])
+    }
+}
 
 /// `rt_sigprocmask(int how, const sigset_t *set, sigset_t *oset, size_t sigsetsize)`.
 /// Errors: `EINVAL` (bad `how`, wrong sigsetsize), `EFAULT`.
@@ -179,6 +214,35 @@ const SIGINFO_SIZE: usize = 128;
 /// else waits on the host for an external one (the host mask follows the guest's). Errors:
 /// `EINVAL`, `EFAULT`, `EAGAIN` on timeout, `EINTR`.
 pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    sigtimedwait_with(cpu, a, TIMESPEC)
+}
+
+/// `rt_sigtimedwait_time64` of ILP32 guests: the timeout is a `struct __kernel_timespec`.
+pub fn rt_sigtimedwait_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    sigtimedwait_with(cpu, a, TIMESPEC64)
+}
+
+/// Writes the head of a `siginfo_t` (include/uapi/asm-generic/siginfo.h): `si_signo`,
+/// `si_errno`, `si_code`, then the union's first members `si_pid` and `si_uid`, which starts
+/// at the first `long`-aligned offset after the three ints (16 on LP64, 12 on ILP32). The
+/// rest of the 128 bytes is zero.
+fn write_siginfo(
+    mm: &mut crate::mm::AddressSpace,
+    addr: u64,
+    signo: i32,
+    code: i32,
+    pid: i32,
+    uid: u32,
+) -> Result<(), Errno> {
+    mm.write_bytes(addr, &[0u8; SIGINFO_SIZE])?;
+    mm.write_u32(addr, signo as u32)?;
+    mm.write_u32(addr + 8, code as u32)?;
+    let u = 12u64.next_multiple_of(mm.long_bytes());
+    mm.write_u32(addr + u, pid as u32)?;
+    mm.write_u32(addr + u + 4, uid)
+}
+
+fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::thunk::Shape) -> SysResult {
     let t = cpu.get_data_mut();
     let arch = t.arch;
     if a.a[3] != arch.sigset_size() {
@@ -190,21 +254,20 @@ pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let s = ready.trailing_zeros() + 1;
         t.sig.pending &= !(1u64 << (s - 1));
         if a.a[1] != 0 {
-            let mut info = [0u8; SIGINFO_SIZE];
-            // si_signo, si_errno, si_code = SI_TKILL (-6), then si_pid and si_uid.
-            info[0..4].copy_from_slice(&(arch.signal_from_host(Signal(s)) as i32).to_le_bytes());
-            info[8..12].copy_from_slice(&(-6i32).to_le_bytes());
             // SAFETY: plain id queries.
             let (pid, uid) = unsafe { (libc::getpid(), libc::getuid()) };
-            info[16..20].copy_from_slice(&pid.to_le_bytes());
-            info[20..24].copy_from_slice(&uid.to_le_bytes());
-            t.mm.write_bytes(a.a[1], &info)?;
+            // si_code SI_TKILL (-6): what raise() sends.
+            write_siginfo(&mut t.mm, a.a[1], arch.signal_from_host(Signal(s)) as i32, -6, pid, uid)?;
         }
         return Ok(arch.signal_from_host(Signal(s)));
     }
-    // SAFETY: a sigset built from valid numbers; info and timeout are checked guest buffers in
-    // the host layout (siginfo_t and timespec are the same on little-endian LP64 guests).
-    unsafe {
+    let ts: Option<libc::timespec> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], ts_shape)?) };
+    if a.a[1] != 0 {
+        t.mm.check_writable(a.a[1], SIGINFO_SIZE as u64)?;
+    }
+    let mut info = libc::siginfo_t::zeroed();
+    // SAFETY: a sigset built from valid numbers; info and the timeout are local structs.
+    let n = unsafe {
         let mut hs: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut hs);
         for n in 1..=NSIG {
@@ -212,11 +275,16 @@ pub fn rt_sigtimedwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 libc::sigaddset(&mut hs, n as i32);
             }
         }
-        let info = t.buf_out_opt(a.a[1], SIGINFO_SIZE as u64)?;
-        let ts = t.buf_in_opt(a.a[2], 16)?;
-        let s = super::host_ret(libc::syscall(libc::SYS_rt_sigtimedwait, &hs, info, ts, 8usize))?;
-        Ok(arch.signal_from_host(Signal(s as u32)))
+        let tsp = ts.as_ref().map_or(std::ptr::null(), |v| v as *const libc::timespec);
+        super::host_ret(libc::syscall(libc::SYS_rt_sigtimedwait, &hs, &mut info, tsp, 8usize))?
+    };
+    if a.a[1] != 0 {
+        // SAFETY: the kernel filled the kill/rt member of the union for a dequeued signal.
+        let (pid, uid) = unsafe { (info.si_pid(), info.si_uid()) };
+        let signo = arch.signal_from_host(Signal(info.si_signo as u32)) as i32;
+        write_siginfo(&mut t.mm, a.a[1], signo, info.si_code, pid, uid)?;
     }
+    Ok(arch.signal_from_host(Signal(n as u32)))
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
@@ -233,7 +301,11 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     let t = cpu.get_data_mut();
     let v = t.sig.pending | host;
-    t.arch.write_sigset(&mut t.mm, a.a[0], v)?;
+    if a.a[1] == 4 {
+        t.mm.write_u32(a.a[0], v as u32)?;
+    } else {
+        t.arch.write_sigset(&mut t.mm, a.a[0], v)?;
+    }
     Ok(0)
 }
 
@@ -241,20 +313,19 @@ const SS_ONSTACK: u32 = 1;
 const SS_DISABLE: u32 = 2;
 
 /// `sigaltstack(const stack_t *ss, stack_t *old)`; `stack_t` is `{void *sp; int flags;
-/// size_t size}` (24 bytes on LP64; MIPS swaps the last two, see
-/// [`crate::arch::GuestArch::stack_t_offsets`]). Errors: `EINVAL` (bad flags), `ENOMEM` (smaller than the
+/// size_t size}` ([`STACK_T`]: 24 bytes on LP64, 12 on ILP32). Errors: `EINVAL` (bad flags), `ENOMEM` (smaller than the
 /// arch's MINSIGSTKSZ), `EFAULT`.
 pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = t.sig.altstack;
-    let (flags_at, size_at) = t.arch.stack_t_offsets();
     let new = if a.a[0] != 0 {
-        let m = &t.mm;
-        let st = AltStack {
-            sp: m.read_u64(a.a[0])?,
-            flags: m.read_u32(a.a[0] + flags_at)?,
-            size: m.read_u64(a.a[0] + size_at)?,
+        let k: StackT = if t.arch.stack_t_size_first() {
+            let m = &t.mm;
+            StackT { sp: m.read_u64(a.a[0])?, size: m.read_u64(a.a[0] + 8)?, flags: m.read_u32(a.a[0] + 16)? as i32 }
+        } else {
+            t.mm.read_shape(a.a[0], STACK_T)?
         };
+        let st = AltStack { sp: k.sp, flags: k.flags as u32, size: k.size };
         if st.flags & !(SS_DISABLE | (1 << 31)) != 0 {
             return Err(Errno::EINVAL);
         }
@@ -266,11 +337,15 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None
     };
     if a.a[1] != 0 {
-        let m = &mut t.mm;
-        m.write_u64(a.a[1], old.sp)?;
-        m.write_u32(a.a[1] + flags_at, old.flags & !SS_ONSTACK)?;
-        m.write_u32(a.a[1] + flags_at + 4, 0)?;
-        m.write_u64(a.a[1] + size_at, old.size)?;
+        let k = StackT { sp: old.sp, flags: (old.flags & !SS_ONSTACK) as i32, size: old.size };
+        if t.arch.stack_t_size_first() {
+            let m = &mut t.mm;
+            m.write_u64(a.a[1], k.sp)?;
+            m.write_u64(a.a[1] + 8, k.size)?;
+            m.write_u64(a.a[1] + 16, u64::from(k.flags as u32))?;
+        } else {
+            t.mm.write_shape(a.a[1], STACK_T, &k)?;
+        }
     }
     if let Some(n) = new {
         t.sig.altstack = n;

@@ -1,38 +1,49 @@
 //! Clocks, sleeping and interval timers: `clock_gettime`, `clock_getres`, `gettimeofday`,
-//! `time`, `nanosleep`, `clock_nanosleep`, `alarm`, `setitimer`, `getitimer`, `pause`. `struct timespec` and `struct timeval` are two guest words each (64-bit
-//! on LP64 guests), written through the endian-aware accessors.
+//! `time`, `nanosleep`, `clock_nanosleep`, `alarm`, `setitimer`, `getitimer`, `pause`, and the `*_time64` forms of ILP32 guests.
+//! `struct timespec` and `struct timeval` are two guest `long`s ([`crate::abi::shapes`]);
+//! `struct __kernel_timespec` is two 64-bit integers on every arch.
 
 use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
+use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64, TIMEVAL};
+use crate::abi::thunk::{Plain, Shape};
 use crate::arch::{Cpu, SyscallArgs};
-use crate::mm::AddressSpace;
-
-fn write_pair(mm: &mut AddressSpace, addr: u64, a: i64, b: i64) -> Result<(), Errno> {
-    mm.write_u64(addr, a as u64)?;
-    mm.write_u64(addr + 8, b as u64)
-}
-
-fn read_timespec(mm: &AddressSpace, addr: u64) -> Result<libc::timespec, Errno> {
-    Ok(libc::timespec { tv_sec: mm.read_u64(addr)? as i64, tv_nsec: mm.read_u64(addr + 8)? as i64 })
-}
 
 /// `clock_gettime(clockid_t clk, struct timespec *tp)`. Errors: `EINVAL` (bad clock), `EFAULT`.
 pub fn clock_gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    gettime(cpu, a, TIMESPEC)
+}
+
+/// `clock_gettime64(clockid_t clk, struct __kernel_timespec *tp)` (ILP32 guests).
+pub fn clock_gettime64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    gettime(cpu, a, TIMESPEC64)
+}
+
+fn gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
+    let mut ts = libc::timespec::zeroed();
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::clock_gettime(as_int(a.a[0]), &mut ts) }))?;
-    write_pair(&mut cpu.get_data_mut().mm, a.a[1], ts.tv_sec, ts.tv_nsec)?;
+    cpu.get_data_mut().mm.write_shape(a.a[1], shape, &ts)?;
     Ok(0)
 }
 
 /// `clock_getres(clockid_t clk, struct timespec *res)`; `res` may be NULL.
 pub fn clock_getres(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    getres(cpu, a, TIMESPEC)
+}
+
+/// `clock_getres_time64(clockid_t clk, struct __kernel_timespec *res)` (ILP32 guests).
+pub fn clock_getres_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    getres(cpu, a, TIMESPEC64)
+}
+
+fn getres(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
+    let mut ts = libc::timespec::zeroed();
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::clock_getres(as_int(a.a[0]), &mut ts) }))?;
     if a.a[1] != 0 {
-        write_pair(&mut cpu.get_data_mut().mm, a.a[1], ts.tv_sec, ts.tv_nsec)?;
+        cpu.get_data_mut().mm.write_shape(a.a[1], shape, &ts)?;
     }
     Ok(0)
 }
@@ -40,12 +51,12 @@ pub fn clock_getres(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `gettimeofday(struct timeval *tv, struct timezone *tz)`; either may be NULL. The timezone
 /// is always {0, 0}, as Linux reports unless set with settimeofday.
 pub fn gettimeofday(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut tv = libc::timeval { tv_sec: 0, tv_usec: 0 };
+    let mut tv = libc::timeval::zeroed();
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) }))?;
     let mm = &mut cpu.get_data_mut().mm;
     if a.a[0] != 0 {
-        write_pair(mm, a.a[0], tv.tv_sec, tv.tv_usec)?;
+        mm.write_shape(a.a[0], TIMEVAL, &tv)?;
     }
     if a.a[1] != 0 {
         mm.write_u32(a.a[1], 0)?;
@@ -54,12 +65,13 @@ pub fn gettimeofday(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// `time(time_t *tloc)` (x86_64): seconds since the epoch, also stored at `tloc` if not NULL.
+/// `time(time_t *tloc)`: seconds since the epoch, also stored at `tloc` (a guest `long`) if
+/// not NULL.
 pub fn time(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: NULL out pointer is allowed.
     let now = unsafe { libc::time(std::ptr::null_mut()) };
     if a.a[0] != 0 {
-        cpu.get_data_mut().mm.write_u64(a.a[0], now as u64)?;
+        cpu.get_data_mut().mm.write_ulong(a.a[0], now as u64)?;
     }
     Ok(now as u64)
 }
@@ -73,16 +85,25 @@ pub fn nanosleep(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)`.
 pub fn clock_nanosleep(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    nanosleep_with(cpu, a, TIMESPEC)
+}
+
+/// `clock_nanosleep_time64(…, const struct __kernel_timespec *req, … *rem)` (ILP32 guests).
+pub fn clock_nanosleep_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    nanosleep_with(cpu, a, TIMESPEC64)
+}
+
+fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
-    let req = read_timespec(&t.mm, a.a[2])?;
-    let mut rem = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let req: libc::timespec = t.mm.read_shape(a.a[2], shape)?;
+    let mut rem = libc::timespec::zeroed();
     // SAFETY: local structs. clock_nanosleep returns the error number itself.
     let r = unsafe { libc::clock_nanosleep(as_int(a.a[0]), as_int(a.a[1]), &req, &mut rem) };
     if r == 0 {
         return Ok(0);
     }
     if r == libc::EINTR && a.a[3] != 0 && as_int(a.a[1]) & libc::TIMER_ABSTIME == 0 {
-        write_pair(&mut t.mm, a.a[3], rem.tv_sec, rem.tv_nsec)?;
+        t.mm.write_shape(a.a[3], shape, &rem)?;
     }
     Err(Errno::new(r))
 }
@@ -95,24 +116,31 @@ pub fn alarm(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(u64::from(unsafe { libc::alarm(a.a[0] as u32) }))
 }
 
-/// Size of `struct itimerval` on LP64 guests, in bytes (two timevals).
-const ITIMERVAL_SIZE: u64 = 32;
-
 /// `setitimer(int which, const struct itimerval *new, struct itimerval *old)` (setitimer(2)),
 /// served by the host's timers (see [`alarm`] for what their signals do).
 pub fn setitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let new = t.buf_in_opt(a.a[1], ITIMERVAL_SIZE)?;
-    let old = t.buf_out_opt(a.a[2], ITIMERVAL_SIZE)?;
-    // SAFETY: NULL or checked guest itimervals in the host layout.
-    host_ret(unsafe { libc::syscall(libc::SYS_setitimer, as_int(a.a[0]), new, old) })
+    let new: Option<libc::itimerval> = if a.a[1] == 0 { None } else { Some(t.mm.read_shape(a.a[1], ITIMERVAL)?) };
+    if a.a[2] != 0 {
+        t.mm.check_writable(a.a[2], t.mm.shape_size(ITIMERVAL))?;
+    }
+    let mut old = libc::itimerval::zeroed();
+    let newp = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::itimerval);
+    // SAFETY: local structs (or NULL for `new`).
+    host_ret(unsafe { libc::syscall(libc::SYS_setitimer, as_int(a.a[0]), newp, &mut old) })?;
+    if a.a[2] != 0 {
+        t.mm.write_shape(a.a[2], ITIMERVAL, &old)?;
+    }
+    Ok(0)
 }
 
 /// `getitimer(int which, struct itimerval *cur)` (getitimer(2)).
 pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let cur = cpu.get_data_mut().buf_out(a.a[1], ITIMERVAL_SIZE)?;
-    // SAFETY: a checked guest itimerval in the host layout.
-    host_ret(unsafe { libc::syscall(libc::SYS_getitimer, as_int(a.a[0]), cur) })
+    let mut cur = libc::itimerval::zeroed();
+    // SAFETY: a local struct.
+    host_ret(unsafe { libc::syscall(libc::SYS_getitimer, as_int(a.a[0]), &mut cur) })?;
+    cpu.get_data_mut().mm.write_shape(a.a[1], ITIMERVAL, &cur)?;
+    Ok(0)
 }
 
 /// `pause(void)` (x86_64; pause(2)): sleeps until a signal arrives; returns `EINTR` if the

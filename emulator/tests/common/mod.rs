@@ -64,3 +64,90 @@ impl Drop for TempDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// What [`run_with_timeout`] saw: stdout, stderr, the shell status, and whether the deadline
+/// killed the process (then `status` is 128+SIGKILL).
+pub struct Timed {
+    /// Everything the process wrote to stdout.
+    pub stdout: Vec<u8>,
+    /// Everything the process wrote to stderr.
+    pub stderr: Vec<u8>,
+    /// The status a shell reports ([`shell_status`]).
+    pub status: i32,
+    /// True when the process was still running at the deadline and was killed.
+    pub timed_out: bool,
+}
+
+/// Runs `cmd` with `stdin` piped in (or /dev/null when `None`), stdout and stderr captured,
+/// in its own process group; if it has not ended after `timeout`, SIGKILL goes to the whole
+/// group (so children still holding the pipes die too). Panics only when the program cannot be
+/// started at all.
+pub fn run_with_timeout(cmd: &mut std::process::Command, stdin: Option<&[u8]>, timeout: std::time::Duration) -> Timed {
+    use std::io::{Read, Write};
+    use std::os::unix::process::CommandExt;
+    use std::process::Stdio;
+    cmd.process_group(0);
+    cmd.stdin(if stdin.is_some() { Stdio::piped() } else { Stdio::null() })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start {:?}: {e}", cmd.get_program()));
+    // Pipes are drained on their own threads so a chatty child never blocks on a full pipe.
+    let feeder = child.stdin.take().zip(stdin.map(<[u8]>::to_vec)).map(|(mut w, data)| {
+        std::thread::spawn(move || {
+            let _ = w.write_all(&data); // the child may exit without reading: EPIPE is fine
+        })
+    });
+    let drain = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = drain(child.stdout.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|r| Box::new(r) as Box<dyn Read + Send>));
+    let deadline = std::time::Instant::now() + timeout;
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            break s;
+        }
+        if std::time::Instant::now() >= deadline {
+            timed_out = true;
+            if let Ok(pgid) = i32::try_from(child.id()) {
+                // SAFETY: kill(2) with a negative pid signals that process group; no memory involved.
+                unsafe { libc::kill(-pgid, libc::SIGKILL) };
+            }
+            let _ = child.kill();
+            break child.wait().expect("wait");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    if let Some(f) = feeder {
+        let _ = f.join();
+    }
+    Timed {
+        stdout: out.join().unwrap_or_default(),
+        stderr: err.join().unwrap_or_default(),
+        status: shell_status(status),
+        timed_out,
+    }
+}
+
+/// The qemu-user program (package qemu-user) for a Debian arch name: `qemu-arm` for armhf,
+/// `qemu-mips64el` for mips64el… `None` for an arch without one here.
+pub fn qemu_user(debian_arch: &str) -> Option<&'static str> {
+    Some(match debian_arch {
+        "amd64" => "qemu-x86_64",
+        "arm64" => "qemu-aarch64",
+        "armhf" => "qemu-arm",
+        "i386" => "qemu-i386",
+        "s390x" => "qemu-s390x",
+        "mips64el" => "qemu-mips64el",
+        "ppc64el" => "qemu-ppc64le",
+        "riscv64" => "qemu-riscv64",
+        _ => return None,
+    })
+}

@@ -288,19 +288,25 @@ impl GuestArch for Mips64el {
     }
     /// MIPS `struct sigaction` (arch/mips/include/uapi/asm/signal.h): `unsigned int sa_flags`,
     /// then `sa_handler` at 8, then the 128-bit `sa_mask` at 16; no restorer.
-    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<SigAction, Errno> {
-        Ok(SigAction {
-            flags: u64::from(mm.read_u32(addr)?),
-            handler: mm.read_u64(addr + 8)?,
-            restorer: 0,
-            mask: self.read_sigset(mm, addr + 16)?,
-        })
+    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
+        let read = || {
+            Ok(SigAction {
+                flags: u64::from(mm.read_u32(addr)?),
+                handler: mm.read_u64(addr + 8)?,
+                restorer: 0,
+                mask: self.read_sigset(mm, addr + 16)?,
+            })
+        };
+        Some(read())
     }
-    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Result<(), Errno> {
-        mm.write_u32(addr, act.flags as u32)?;
-        mm.write_u32(addr + 4, 0)?;
-        mm.write_u64(addr + 8, act.handler)?;
-        self.write_sigset(mm, addr + 16, act.mask)
+    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Option<Result<(), Errno>> {
+        let mut write = || {
+            mm.write_u32(addr, act.flags as u32)?;
+            mm.write_u32(addr + 4, 0)?;
+            mm.write_u64(addr + 8, act.handler)?;
+            self.write_sigset(mm, addr + 16, act.mask)
+        };
+        Some(write())
     }
     fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
         abi::mmap_flags_to_generic(flags)
@@ -321,10 +327,10 @@ impl GuestArch for Mips64el {
         abi::sockopt_to_host(level, name)
     }
     /// MIPS `stack_t` is `{ss_sp, ss_size, ss_flags}` (arch/mips/include/uapi/asm/signal.h).
-    fn stack_t_offsets(&self) -> (u64, u64) {
-        (16, 8)
+    fn stack_t_size_first(&self) -> bool {
+        true
     }
-    fn rlimit_to_host(&self, resource: i32) -> i32 {
+    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
         abi::rlimit_to_host(resource)
     }
 }

@@ -84,6 +84,9 @@ impl GuestArch for Riscv64 {
             top_len: 64 << 30,
         }
     }
+    fn has_sa_restorer(&self) -> bool {
+        false
+    }
     fn numbers(&self) -> &'static NumberTable {
         NUMBERS.get_or_init(|| NumberTable::new(::syscalls::riscv64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
     }

@@ -1,0 +1,215 @@
+//! Declarations of the uapi structs whose layout follows from the data model alone (the same
+//! members on every arch; only `long` width, 64-bit alignment and byte order differ).
+//!
+//! Each is converted with [`crate::mm::AddressSpace::write_shape`]/`read_shape` against the
+//! host's libc struct of the same name (or a `#[repr(C)]` copy of the kernel's struct, where
+//! glibc's differs). Arch-specific structs (`stat`, MIPS `sigaction`) live in `arch/<name>/abi.rs`.
+
+use super::thunk::{Field as F, Plain, Shape};
+
+/// `struct timespec` of the old ABI (`__kernel_old_time_t` seconds, `long` nanoseconds):
+/// include/uapi/linux/time.h. 16 bytes on LP64, 8 on ILP32.
+pub static TIMESPEC: &Shape = &[F::Long, F::Long];
+/// `struct __kernel_timespec` (64-bit seconds on every arch, the `*_time64` calls):
+/// include/uapi/linux/time_types.h. 16 bytes.
+pub static TIMESPEC64: &Shape = &[F::I64, F::I64];
+/// `struct timeval` / `__kernel_old_timeval`: include/uapi/linux/time.h.
+pub static TIMEVAL: &Shape = &[F::Long, F::Long];
+/// `struct itimerval`: include/uapi/linux/time.h.
+pub static ITIMERVAL: &Shape = &[F::Struct(TIMEVAL), F::Struct(TIMEVAL)];
+/// `struct rlimit` (`getrlimit`/`setrlimit`): include/uapi/linux/resource.h.
+pub static RLIMIT: &Shape = &[F::ULong, F::ULong];
+/// `struct rlimit64` (`prlimit64`): include/uapi/linux/resource.h. 16 bytes everywhere.
+pub static RLIMIT64: &Shape = &[F::U64, F::U64];
+/// `struct rusage`: include/uapi/linux/resource.h (two timevals and 14 `long` counters).
+pub static RUSAGE: &Shape = &[F::Struct(TIMEVAL), F::Struct(TIMEVAL), F::Array(&F::Long, 14)];
+/// `struct tms` (four `clock_t`): include/uapi/linux/times.h.
+pub static TMS: &Shape = &[F::Array(&F::Long, 4)];
+/// `struct sysinfo`: include/uapi/linux/sysinfo.h. 112 bytes on LP64, 64 on ILP32 (whose
+/// `_f` pad is `20 - 2 * sizeof(long) - sizeof(int)` = 8 bytes).
+pub static SYSINFO: &Shape = &[
+    F::Long,
+    F::Array(&F::ULong, 3),
+    F::Array(&F::ULong, 6),
+    F::U16,
+    F::U16,
+    F::ULong,
+    F::ULong,
+    F::U32,
+    F::Ilp32Pad(8),
+];
+/// `struct pollfd`: include/uapi/asm-generic/poll.h. 8 bytes everywhere.
+pub static POLLFD: &Shape = &[F::I32, F::I16, F::I16];
+/// `struct iovec`: include/uapi/linux/uio.h.
+pub static IOVEC: &Shape = &[F::ULong, F::ULong];
+/// `struct flock` (`off_t` members): include/uapi/asm-generic/fcntl.h.
+pub static FLOCK: &Shape = &[F::I16, F::I16, F::Long, F::Long, F::I32];
+/// `struct flock64` (`fcntl64` on ILP32): include/uapi/asm-generic/fcntl.h. 24 bytes on
+/// i386, 32 on arm EABI.
+pub static FLOCK64: &Shape = &[F::I16, F::I16, F::I64, F::I64, F::I32];
+/// `struct statfs` of asm-generic (`__statfs_word` is `long`-sized, and so are the block
+/// counts): include/uapi/asm-generic/statfs.h. 120 bytes on LP64, 64 on ILP32.
+pub static STATFS: &Shape =
+    &[F::Long, F::Long, F::Array(&F::ULong, 5), F::Array(&F::I32, 2), F::Long, F::Long, F::Long, F::Array(&F::Long, 4)];
+/// `struct epoll_event` (not packed; x86_64 packs it, see `GuestArch::epoll_packed`):
+/// include/uapi/linux/eventpoll.h. 16 bytes, 12 on i386.
+pub static EPOLL_EVENT: &Shape = &[F::U32, F::U64];
+/// The kernel's `struct termios` (`TCGETS`/`TCSETS`): include/uapi/asm-generic/termbits.h.
+/// 36 bytes; glibc's `struct termios` is a different, larger struct.
+pub static TERMIOS: &Shape = &[F::Array(&F::U32, 4), F::U8, F::Bytes(19)];
+/// `struct winsize`: include/uapi/asm-generic/termios.h.
+pub static WINSIZE: &Shape = &[F::Array(&F::U16, 4)];
+/// A single `int` (ioctl and sockopt arguments).
+pub static INT: &Shape = &[F::I32];
+/// `struct msghdr` as user space passes it to `sendmsg`/`recvmsg`: include/linux/socket.h
+/// `user_msghdr`.
+pub static MSGHDR: &Shape = &[F::ULong, F::U32, F::ULong, F::ULong, F::ULong, F::ULong, F::U32];
+/// `struct cmsghdr` (its data follows at the next `long` boundary): include/linux/socket.h.
+pub static CMSGHDR: &Shape = &[F::ULong, F::I32, F::I32];
+/// The kernel's `struct sigaction` as `rt_sigaction` takes it on the asm-generic arches,
+/// x86 and s390 (handler, flags, restorer, mask): include/uapi/asm-generic/signal.h.
+pub static SIGACTION: &Shape = &[F::ULong, F::ULong, F::ULong, F::Sigset];
+/// The same for arches that do not define `SA_RESTORER` (riscv): no restorer member.
+pub static SIGACTION_NO_RESTORER: &Shape = &[F::ULong, F::ULong, F::Sigset];
+/// `stack_t` (`sigaltstack`): include/uapi/asm-generic/signal.h.
+pub static STACK_T: &Shape = &[F::ULong, F::I32, F::ULong];
+/// `struct statx_timestamp`: include/uapi/linux/stat.h.
+pub static STATX_TIMESTAMP: &Shape = &[F::I64, F::U32, F::I32];
+/// `struct statx`: include/uapi/linux/stat.h. 256 bytes everywhere; only byte order differs.
+pub static STATX: &Shape = &[
+    F::U32,
+    F::U32,
+    F::U64,
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U16,
+    F::U16,
+    F::U64,
+    F::U64,
+    F::U64,
+    F::U64,
+    F::Array(&F::Struct(STATX_TIMESTAMP), 4),
+    F::Array(&F::U32, 4),
+    F::U64,
+    F::U32,
+    F::U32,
+    F::Array(&F::U64, 12),
+];
+
+/// The kernel's `struct termios` (glibc's differs), for handing to the host's `TCGETS`.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(missing_docs)]
+pub struct KernelTermios {
+    pub c_iflag: u32,
+    pub c_oflag: u32,
+    pub c_cflag: u32,
+    pub c_lflag: u32,
+    pub c_line: u8,
+    pub c_cc: [u8; 19],
+}
+
+/// The kernel's `struct sigaction` for `rt_sigaction` on the host (x86_64).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(missing_docs)]
+pub struct KernelSigaction {
+    pub handler: u64,
+    pub flags: u64,
+    pub restorer: u64,
+    pub mask: u64,
+}
+
+/// `struct user_msghdr` on the host.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(missing_docs)]
+pub struct UserMsghdr {
+    pub name: u64,
+    pub namelen: u32,
+    pub iov: u64,
+    pub iovlen: u64,
+    pub control: u64,
+    pub controllen: u64,
+    pub flags: u32,
+}
+
+/// `stack_t` on the host.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+#[allow(missing_docs)]
+pub struct StackT {
+    pub sp: u64,
+    pub flags: i32,
+    pub size: u64,
+}
+
+// SAFETY: C structs of integers only; every byte pattern is valid.
+unsafe impl Plain for KernelTermios {}
+// SAFETY: as above.
+unsafe impl Plain for KernelSigaction {}
+// SAFETY: as above.
+unsafe impl Plain for UserMsghdr {}
+// SAFETY: as above.
+unsafe impl Plain for StackT {}
+// SAFETY: an array of integers.
+unsafe impl Plain for [u64; 4] {}
+// SAFETY: an array of integers.
+unsafe impl Plain for [u64; 3] {}
+// SAFETY: a single integer.
+unsafe impl Plain for i32 {}
+// SAFETY: a single integer.
+unsafe impl Plain for [u16; 4] {}
+// SAFETY: C struct of integers.
+unsafe impl Plain for libc::epoll_event {}
+// SAFETY: C struct of integers.
+unsafe impl Plain for libc::iovec {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::thunk::size_of;
+    use crate::mm::DataModel as M;
+
+    /// Every declaration's host layout has the size of the host struct it is converted against.
+    #[test]
+    fn host_sizes_match_libc() {
+        use std::mem::size_of as host;
+        let h = M::HOST;
+        assert_eq!(size_of(TIMESPEC, h), host::<libc::timespec>());
+        assert_eq!(size_of(TIMEVAL, h), host::<libc::timeval>());
+        assert_eq!(size_of(ITIMERVAL, h), host::<libc::itimerval>());
+        assert_eq!(size_of(RLIMIT, h), host::<libc::rlimit>());
+        assert_eq!(size_of(RUSAGE, h), host::<libc::rusage>());
+        assert_eq!(size_of(TMS, h), host::<libc::tms>());
+        assert_eq!(size_of(SYSINFO, h), host::<libc::sysinfo>());
+        assert_eq!(size_of(POLLFD, h), host::<libc::pollfd>());
+        assert_eq!(size_of(IOVEC, h), host::<libc::iovec>());
+        assert_eq!(size_of(FLOCK, h), host::<libc::flock>());
+        assert_eq!(size_of(STATFS, h), host::<libc::statfs>());
+        assert_eq!(size_of(TERMIOS, h), host::<KernelTermios>());
+        assert_eq!(size_of(WINSIZE, h), host::<libc::winsize>());
+        assert_eq!(size_of(MSGHDR, h), host::<UserMsghdr>());
+        assert_eq!(size_of(SIGACTION, h), host::<KernelSigaction>());
+        assert_eq!(size_of(STACK_T, h), host::<StackT>());
+        assert_eq!(size_of(STATX, h), host::<libc::statx>());
+    }
+
+    /// Sizes on 32-bit guests, as the kernel's compat structs and i386/armhf glibc have them.
+    #[test]
+    fn ilp32_sizes() {
+        let arm = M::ILP32_LE;
+        let i386 = M::ILP32_LE_I386;
+        assert_eq!(size_of(SYSINFO, arm), 64);
+        assert_eq!(size_of(STATFS, arm), 64);
+        assert_eq!(size_of(RUSAGE, arm), 72);
+        assert_eq!(size_of(FLOCK, arm), 16);
+        assert_eq!(size_of(FLOCK64, arm), 32);
+        assert_eq!(size_of(FLOCK64, i386), 24);
+        assert_eq!(size_of(MSGHDR, arm), 28);
+        assert_eq!(size_of(SIGACTION, arm), 20);
+        assert_eq!(size_of(STACK_T, arm), 12);
+        assert_eq!(size_of(STATX, arm), 256);
+    }
+}
