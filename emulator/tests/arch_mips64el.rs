@@ -44,6 +44,7 @@ const STAT_ERRNO: &str = r#"
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 static void err(const char *what, int r) {
     printf("%s: r=%d %s\n", what, r, r < 0 ? strerror(errno) : "ok");
@@ -89,6 +90,10 @@ int main(int argc, char **argv) {
     err("dir as file", open(d, O_WRONLY));
     err("not a dir", open(p, O_RDONLY | O_DIRECTORY));
     printf("enotdir=%d\n", errno == ENOTDIR);
+    struct statfs sf;
+    err("statfs", statfs(argv[1], &sf));
+    printf("f_type=%lx f_bsize=%ld f_namelen=%ld f_frsize=%ld f_flags=%#lx\n", (long)sf.f_type, (long)sf.f_bsize,
+           (long)sf.f_namelen, (long)sf.f_frsize, (long)sf.f_flags);
     return 0;
 }
 "#;

@@ -118,6 +118,11 @@ pub trait GuestArch: Sync {
     fn statfs_shape(&self) -> &'static crate::abi::thunk::Shape {
         crate::abi::shapes::STATFS
     }
+    /// Writes `st` as the arch's `struct statfs` when its fields come in another order than
+    /// the host's (MIPS); `None`: [`GuestArch::statfs_shape`] applies.
+    fn write_statfs(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _st: &libc::statfs) -> Option<Result<(), Errno>> {
+        None
+    }
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     fn epoll_packed(&self) -> bool {
         false
@@ -191,6 +196,10 @@ pub trait GuestArch: Sync {
     /// A host socket type (`SO_TYPE` answer) to the guest's.
     fn socket_type_from_host(&self, ty: i32) -> i32 {
         ty
+    }
+    /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
+    fn sol_socket(&self) -> i32 {
+        libc::SOL_SOCKET
     }
     /// A guest `(level, optname)` socket option to the host's.
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {

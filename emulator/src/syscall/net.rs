@@ -327,7 +327,9 @@ fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<HostMsg, Errno> {
         let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
         vec![0u8; (clen + extra) as usize]
     } else {
-        cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?)
+        let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?);
+        cmsg::relevel(&mut c, t.arch.sol_socket(), libc::SOL_SOCKET);
+        c
     };
     Ok(HostMsg { hdr, iovs, name, control })
 }
@@ -378,7 +380,8 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         hdr.namelen = h.msg_namelen;
     }
     if hdr.control != 0 && !m.control.is_empty() {
-        let (g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        let (mut g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.sol_socket());
         t.mm.write_bytes(hdr.control, &g)?;
         hdr.controllen = g.len() as u64;
         if truncated {
@@ -474,6 +477,25 @@ mod cmsg {
             // SAFETY: a descriptor the host kernel just installed for this message and that
             // the guest will never learn about.
             unsafe { libc::close(i32::from_ne_bytes([w[0], w[1], w[2], w[3]])) };
+        }
+    }
+
+    /// Renames `cmsg_level` `from` to `to` in every message of `buf` (an LP64 little-endian
+    /// buffer: only arches whose `SOL_SOCKET` differs, which so far are such, change anything).
+    pub fn relevel(buf: &mut [u8], from: i32, to: i32) {
+        if from == to {
+            return;
+        }
+        let mut off = 0;
+        while off + 16 <= buf.len() {
+            let len = u64::from_le_bytes(buf[off..off + 8].try_into().unwrap_or_default()) as usize;
+            if len < 16 || off + len > buf.len() {
+                break;
+            }
+            if i32::from_le_bytes(buf[off + 8..off + 12].try_into().unwrap_or_default()) == from {
+                buf[off + 8..off + 12].copy_from_slice(&to.to_le_bytes());
+            }
+            off += len.next_multiple_of(8);
         }
     }
 

@@ -1,7 +1,7 @@
 //! mips64el (n64) struct layouts and numbering that differ from asm-generic, each from the
 //! uapi header named on it (arch/mips/include/uapi/asm/).
 
-use zerocopy::byteorder::little_endian::{I64, U32, U64};
+use zerocopy::byteorder::little_endian::{I32, I64, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
 /// The 64-bit MIPS `struct stat` (layout: arch/mips/include/uapi/asm/stat.h, the
@@ -30,6 +30,54 @@ pub struct Stat {
     pub st_blksize: U32,
     pub st_pad2: U32,
     pub st_blocks: I64,
+}
+
+/// The 64-bit MIPS `struct statfs` (layout: arch/mips/include/uapi/asm/statfs.h), 128 bytes:
+/// `f_frsize` third and `f_bavail` after `f_ffree`, unlike asm-generic.
+#[repr(C)]
+#[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Default)]
+#[allow(missing_docs)]
+pub struct Statfs {
+    pub f_type: I64,
+    pub f_bsize: I64,
+    pub f_frsize: I64,
+    pub f_blocks: I64,
+    pub f_bfree: I64,
+    pub f_files: I64,
+    pub f_ffree: I64,
+    pub f_bavail: I64,
+    pub f_fsid: [I32; 2],
+    pub f_namelen: I64,
+    pub f_flags: I64,
+    pub f_spare: [I64; 5],
+}
+
+impl Statfs {
+    /// From the host's `struct statfs`.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_host(s: &libc::statfs) -> Statfs {
+        // SAFETY: fsid_t is two ints on Linux hosts.
+        let fsid: [i32; 2] = unsafe { std::mem::transmute(s.f_fsid) };
+        // The libc crate keeps `f_flags` in its private spare words: the x86_64 kernel's
+        // struct statfs has it at byte 80, right after `f_frsize`.
+        // SAFETY: reads 8 bytes inside the 120-byte host struct.
+        let f_flags =
+            unsafe { std::ptr::read_unaligned((s as *const libc::statfs).cast::<u8>().add(80).cast::<i64>()) };
+        Statfs {
+            f_type: I64::new(s.f_type as i64),
+            f_bsize: I64::new(s.f_bsize as i64),
+            f_frsize: I64::new(s.f_frsize as i64),
+            f_blocks: I64::new(s.f_blocks as i64),
+            f_bfree: I64::new(s.f_bfree as i64),
+            f_files: I64::new(s.f_files as i64),
+            f_ffree: I64::new(s.f_ffree as i64),
+            f_bavail: I64::new(s.f_bavail as i64),
+            f_fsid: [I32::new(fsid[0]), I32::new(fsid[1])],
+            f_namelen: I64::new(s.f_namelen as i64),
+            f_flags: I64::new(f_flags),
+            ..Default::default()
+        }
+    }
 }
 
 /// A device number in the kernel's 32-bit `new_encode_dev` form (include/linux/kdev_t.h),
@@ -398,7 +446,7 @@ pub fn socket_type_from_host(ty: i32) -> i32 {
 }
 
 /// `SOL_SOCKET` on MIPS (arch/mips/include/uapi/asm/socket.h).
-const SOL_SOCKET: i32 = 0xffff;
+pub const SOL_SOCKET: i32 = 0xffff;
 
 /// MIPS `(level, optname)` -> host; only `SOL_SOCKET` options differ.
 pub fn sockopt_to_host(level: i32, name: i32) -> (i32, i32) {
@@ -425,8 +473,12 @@ pub fn sockopt_to_host(level: i32, name: i32) -> (i32, i32) {
         0x1009 => libc::SO_ACCEPTCONN,
         0x1028 => libc::SO_PROTOCOL,
         0x1029 => libc::SO_DOMAIN,
-        // The remaining numbers (SO_NO_CHECK 11 and up) are asm-generic's, except where
-        // asm-generic puts one of the values above.
+        17 => libc::SO_PASSCRED,
+        18 => libc::SO_PEERCRED,
+        30 => libc::SO_PEERSEC,
+        31 => libc::SO_SNDBUFFORCE,
+        // The remaining numbers (SO_NO_CHECK 11 and up) are asm-generic's; the ones MIPS
+        // leaves unused must not reach the host's options of that number.
         2 | 3 | 5..=7 | 9 | 10 | 13 | 15 | 19..=21 => -1,
         n => n,
     };
@@ -462,6 +514,7 @@ mod tests {
     #[test]
     fn stat_is_104_bytes() {
         assert_eq!(std::mem::size_of::<Stat>(), 104);
+        assert_eq!(std::mem::size_of::<Statfs>(), 128);
     }
 
     #[test]

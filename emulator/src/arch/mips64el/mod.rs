@@ -308,6 +308,13 @@ impl GuestArch for Mips64el {
         };
         Some(write())
     }
+    fn write_statfs(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::statfs) -> Option<Result<(), Errno>> {
+        Some(mm.write_struct(addr, &abi::Statfs::from_host(st)))
+    }
+    fn has_sa_restorer(&self) -> bool {
+        // arch/mips/include/uapi/asm/signal.h: no sa_restorer (and read_sigaction above).
+        false
+    }
     fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
         abi::mmap_flags_to_generic(flags)
     }
@@ -322,6 +329,9 @@ impl GuestArch for Mips64el {
     }
     fn socket_type_from_host(&self, ty: i32) -> i32 {
         abi::socket_type_from_host(ty)
+    }
+    fn sol_socket(&self) -> i32 {
+        abi::SOL_SOCKET
     }
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         abi::sockopt_to_host(level, name)
