@@ -40,6 +40,17 @@ pub struct SyscallArgs {
     pub a: [u64; 6],
 }
 
+/// An arch's own `struct termios` (TCGETS/TCSETS), where it is not asm-generic's.
+#[derive(Clone, Copy)]
+pub struct ArchTermios {
+    /// Size of the guest struct in bytes.
+    pub size: u64,
+    /// Guest bytes to the host kernel's struct.
+    pub to_host: fn(&[u8]) -> crate::abi::shapes::KernelTermios,
+    /// The host kernel's struct to guest bytes (`size` of them).
+    pub from_host: fn(&crate::abi::shapes::KernelTermios) -> Vec<u8>,
+}
+
 /// What one guest architecture changes. Implementations are zero-sized statics; pick one with
 /// [`for_elf_machine`].
 pub trait GuestArch: Sync {
@@ -196,6 +207,10 @@ pub trait GuestArch: Sync {
     /// A host socket type (`SO_TYPE` answer) to the guest's.
     fn socket_type_from_host(&self, ty: i32) -> i32 {
         ty
+    }
+    /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
+    fn termios(&self) -> Option<ArchTermios> {
+        None
     }
     /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
     fn sol_socket(&self) -> i32 {

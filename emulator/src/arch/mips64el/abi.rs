@@ -394,28 +394,108 @@ pub fn fcntl_cmd_to_host(cmd: i32) -> i32 {
     }
 }
 
-/// Terminal ioctl requests (arch/mips/include/uapi/asm/ioctls.h) -> host
-/// (include/uapi/asm-generic/ioctls.h). Requests that carry a `struct termios` (TCGETS…)
-/// are left unknown: the MIPS struct has another layout (NCCS 23) and is not converted.
+/// Terminal ioctl requests (arch/mips/include/uapi/asm/ioctls.h; MIPS `_IOR` is direction 2
+/// at bit 29 and `_IOW` 4) -> host (include/uapi/asm-generic/ioctls.h). The `struct termios`
+/// of TCGETS/TCSETS* is converted by [`termios_to_host`]/[`termios_from_host`].
 pub fn ioctl_to_host(req: u64) -> u64 {
     match req {
-        0x5407 => 0x5409,                              // TCSBRK
-        0x5406 => 0x540A,                              // TCXONC
-        0x5408 => 0x540B,                              // TCFLSH
-        0x5480 => 0x540E,                              // TIOCSCTTY
-        0x5471 => 0x5422,                              // TIOCNOTTY
-        0x4004_7477 => 0x540F,                         // TIOCGPGRP
-        0x8004_7476 => 0x5410,                         // TIOCSPGRP
-        0x7472 => 0x5411,                              // TIOCOUTQ
-        0x4008_7468 => 0x5413,                         // TIOCGWINSZ
-        0x8008_7467 => 0x5414,                         // TIOCSWINSZ
-        0x467F => 0x541B,                              // FIONREAD
-        0x667E => 0x5421,                              // FIONBIO
-        0x6601 => 0x5451,                              // FIOCLEX
-        0x6602 => 0x5450,                              // FIONCLEX
-        0x5401..=0x5404 | 0x540D..=0x5410 => u64::MAX, // MIPS TCGETA… and TCGETS/TCSETS*
+        0x5407 => 0x5409,            // TCSBRK
+        0x5406 => 0x540A,            // TCXONC
+        0x5408 => 0x540B,            // TCFLSH
+        0x5480 => 0x540E,            // TIOCSCTTY
+        0x5471 => 0x5422,            // TIOCNOTTY
+        0x4004_7477 => 0x540F,       // TIOCGPGRP
+        0x8004_7476 => 0x5410,       // TIOCSPGRP
+        0x7472 => 0x5411,            // TIOCOUTQ
+        0x4008_7468 => 0x5413,       // TIOCGWINSZ
+        0x8008_7467 => 0x5414,       // TIOCSWINSZ
+        0x467F => 0x541B,            // FIONREAD
+        0x667E => 0x5421,            // FIONBIO
+        0x6601 => 0x5451,            // FIOCLEX
+        0x6602 => 0x5450,            // FIONCLEX
+        0x540D => 0x5401,            // TCGETS
+        0x540E => 0x5402,            // TCSETS
+        0x540F => 0x5403,            // TCSETSW
+        0x5410 => 0x5404,            // TCSETSF
+        0x4004_5430 => 0x8004_5430,  // TIOCGPTN
+        0x8004_5431 => 0x4004_5431,  // TIOCSPTLCK
+        0x7416 => 0x5429,            // TIOCGSID
+        0x5401..=0x5404 => u64::MAX, // MIPS TCGETA…: struct termio, not served
         r => r,
     }
+}
+
+/// Size of the MIPS `struct termios` (arch/mips/include/uapi/asm/termbits.h): four flag words,
+/// `c_line`, `c_cc[NCCS = 23]`.
+pub const TERMIOS_SIZE: u64 = 40;
+
+/// `c_cc` slots: (MIPS index, asm-generic index) for VINTR VQUIT VERASE VKILL VMIN VTIME VEOL2
+/// VSWTC VSTART VSTOP VSUSP VREPRINT VDISCARD VWERASE VLNEXT VEOF VEOL (MIPS's VDSUSP 11 has
+/// no generic slot).
+const CC: [(usize, usize); 17] = [
+    (0, 0),
+    (1, 1),
+    (2, 2),
+    (3, 3),
+    (4, 6),
+    (5, 5),
+    (6, 16),
+    (7, 7),
+    (8, 8),
+    (9, 9),
+    (10, 10),
+    (12, 12),
+    (13, 13),
+    (14, 14),
+    (15, 15),
+    (16, 4),
+    (17, 11),
+];
+
+/// `c_lflag` bits that differ: (MIPS, generic) for IEXTEN, FLUSHO, TOSTOP; the others
+/// (ISIG…ECHOKE, PENDIN, EXTPROC) are the same, as are the other three flag words.
+const LFLAG: [(u32, u32); 3] = [(0x100, 0x8000), (0x2000, 0x1000), (0x8000, 0x100)];
+
+fn lflag_map(v: u32, to_generic: bool) -> u32 {
+    let moved: u32 = LFLAG.iter().map(|&(m, g)| if to_generic { m } else { g }).fold(0, |a, b| a | b);
+    let mut out = v & !moved;
+    for &(m, g) in &LFLAG {
+        let (from, to) = if to_generic { (m, g) } else { (g, m) };
+        if v & from != 0 {
+            out |= to;
+        }
+    }
+    out
+}
+
+/// A MIPS `struct termios` -> the host kernel's.
+pub fn termios_to_host(b: &[u8]) -> crate::abi::shapes::KernelTermios {
+    let w = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut k = crate::abi::shapes::KernelTermios {
+        c_iflag: w(0),
+        c_oflag: w(4),
+        c_cflag: w(8),
+        c_lflag: lflag_map(w(12), true),
+        c_line: b[16],
+        c_cc: [0; 19],
+    };
+    for (m, g) in CC {
+        k.c_cc[g] = b[17 + m];
+    }
+    k
+}
+
+/// The host kernel's `struct termios` -> MIPS bytes.
+pub fn termios_from_host(k: &crate::abi::shapes::KernelTermios) -> Vec<u8> {
+    let mut b = vec![0u8; TERMIOS_SIZE as usize];
+    for (i, v) in [k.c_iflag, k.c_oflag, k.c_cflag, lflag_map(k.c_lflag, false)].into_iter().enumerate() {
+        b[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
+    }
+    b[16] = k.c_line;
+    for (m, g) in CC {
+        b[17 + m] = k.c_cc[g];
+    }
+    b
 }
 
 /// MIPS socket types: SOCK_DGRAM 1, SOCK_STREAM 2 (arch/mips/include/asm/socket.h), and
@@ -530,6 +610,19 @@ mod tests {
         let m = 1u64 << (libc::SIGUSR1 - 1);
         assert_eq!(sigset_from_host(m), [1 << 15, 0]);
         assert_eq!(sigset_to_host([1 << 15, 0]), m);
+    }
+
+    #[test]
+    fn termios_round_trip() {
+        let mut b = vec![0u8; TERMIOS_SIZE as usize];
+        b[12] = 0x0b; // ISIG | ICANON | ECHO
+        b[13] = 0x01; // IEXTEN (0x100 on MIPS)
+        b[17 + 16] = 4; // VEOF (^D) is c_cc[16] on MIPS
+        b[17 + 4] = 1; // VMIN is c_cc[4]
+        let k = termios_to_host(&b);
+        assert_eq!(k.c_lflag, 0x0b | 0x8000);
+        assert_eq!((k.c_cc[4], k.c_cc[6]), (4, 1));
+        assert_eq!(termios_from_host(&k), b);
     }
 
     #[test]

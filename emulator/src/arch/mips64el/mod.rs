@@ -35,7 +35,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal};
 use crate::syscall::nr::{NumberTable, Sys};
@@ -329,6 +329,9 @@ impl GuestArch for Mips64el {
     }
     fn socket_type_from_host(&self, ty: i32) -> i32 {
         abi::socket_type_from_host(ty)
+    }
+    fn termios(&self) -> Option<ArchTermios> {
+        Some(ArchTermios { size: abi::TERMIOS_SIZE, to_host: abi::termios_to_host, from_host: abi::termios_from_host })
     }
     fn sol_socket(&self) -> i32 {
         abi::SOL_SOCKET
