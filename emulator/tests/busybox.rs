@@ -316,7 +316,6 @@ fn busybox_i386_matches_native() {
 }
 
 #[test]
-#[ignore = "s390x guest not merged yet: delete this line once endgate runs s390x"]
 fn busybox_s390x_matches_native() {
     compare_arch("s390x");
 }

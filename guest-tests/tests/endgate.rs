@@ -134,7 +134,6 @@ fn endgate_i386() {
 }
 
 #[test]
-#[ignore = "endgate has no s390x guest yet"]
 fn endgate_s390x() {
     run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "s390x");
 }

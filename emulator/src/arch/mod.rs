@@ -16,6 +16,7 @@
 pub mod aarch64;
 pub mod mips64el;
 pub mod riscv64;
+pub mod s390x;
 pub mod x86_64;
 
 use capstone::Capstone;
@@ -129,16 +130,18 @@ pub trait GuestArch: Sync {
     fn statfs_shape(&self) -> &'static crate::abi::thunk::Shape {
         crate::abi::shapes::STATFS
     }
-    /// Writes `st` as the arch's `struct statfs` when its fields come in another order than
-    /// the host's (MIPS); `None`: [`GuestArch::statfs_shape`] applies.
-    fn write_statfs(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _st: &libc::statfs) -> Option<Result<(), Errno>> {
-        None
-    }
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     fn epoll_packed(&self) -> bool {
         false
     }
-    /// Handles a call only this arch has; `None` if `sys` is not one of them.
+    /// Generic calls whose arguments or structs take another form on this arch (s390x's
+    /// one-pointer `mmap`): the dispatcher sends them to [`GuestArch::arch_syscall`] and
+    /// traces them with the formats of [`crate::syscall::table::ARCH_VARIANTS`].
+    fn arch_variants(&self) -> &'static [Sys] {
+        &[]
+    }
+    /// Handles a call only this arch has, or its form of one of [`GuestArch::arch_variants`];
+    /// `None` if `sys` is not one of them.
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, args: &SyscallArgs) -> Option<SysResult>;
     /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
@@ -229,9 +232,15 @@ pub trait GuestArch: Sync {
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    [&x86_64::X86_64 as &'static dyn GuestArch, &aarch64::Aarch64, &riscv64::Riscv64, &mips64el::Mips64el]
-        .into_iter()
-        .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
+    [
+        &x86_64::X86_64 as &'static dyn GuestArch,
+        &aarch64::Aarch64,
+        &riscv64::Riscv64,
+        &s390x::S390x,
+        &mips64el::Mips64el,
+    ]
+    .into_iter()
+    .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
 }
 
 /// Name of an ELF machine for error messages (include/uapi/linux/elf-em.h).

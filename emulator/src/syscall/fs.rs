@@ -460,9 +460,6 @@ pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: u64, shape: &Shape) -> SysRe
         // SAFETY: as above.
         StatfsOf::Fd(fd) => host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, fd, &mut st) })?,
     };
-    if let Some(r) = t.arch.write_statfs(&mut t.mm, buf, &st) {
-        return r.map(|()| 0);
-    }
     t.mm.write_shape(buf, shape, &st)?;
     Ok(0)
 }

@@ -64,9 +64,13 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// Builds the table for `arch` from its number table and [`table::DEFS`].
+    /// Builds the table for `arch` from its number table and [`table::DEFS`] (with
+    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form).
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().map(|d| (d.sys, d)).collect();
+        let mut by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().map(|d| (d.sys, d)).collect();
+        for d in table::ARCH_VARIANTS.iter().filter(|d| arch.arch_variants().contains(&d.sys)) {
+            by_sys.insert(d.sys, d);
+        }
         let numbers = arch.numbers();
         let mut rows = Vec::new();
         for &sys in Sys::ALL {

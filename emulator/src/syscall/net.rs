@@ -195,7 +195,7 @@ pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `setsockopt(int fd, int level, int name, const void *val, socklen_t len)`.
-/// The value is copied in; its `int` members are put in host order ([`sockopt_swap`]).
+/// The value is copied in; its `int` members are put in host order (`sockopt_swap`).
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let len = (a.a[4] & 0xffff_ffff).min(1 << 16);

@@ -43,7 +43,8 @@ generic_syscalls! {
     readlink, readlinkat, access, faccessat, faccessat2, mkdir, mkdirat, unlink, unlinkat, rmdir,
     rename, renameat, renameat2, link, linkat, symlink, symlinkat, chmod, fchmod, fchmodat,
     fchmodat2, chown, lchown, fchown, fchownat, utimensat, utimes, utime, futimesat, truncate,
-    ftruncate, fsync, fdatasync, sync, syncfs, getcwd, chdir, fchdir, statfs, fstatfs, mknod,
+    ftruncate, fsync, fdatasync, sync, syncfs, getcwd, chdir, fchdir, statfs, fstatfs, statfs64,
+    fstatfs64, mknod,
     mknodat, fallocate, fadvise64, chroot, umask, getxattr, lgetxattr, fgetxattr, setxattr,
     lsetxattr, fsetxattr, listxattr, llistxattr, flistxattr, removexattr, lremovexattr,
     fremovexattr,
@@ -67,7 +68,7 @@ generic_syscalls! {
     futex,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
-    recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt,
+    recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,
     // ILP32 forms with 64-bit offsets or 64-bit time
     sendfile64, fcntl64, ppoll_time64, pselect6_time64, futex_time64, utimensat_time64,
     rt_sigtimedwait_time64, clock_gettime64, clock_getres_time64, clock_nanosleep_time64,

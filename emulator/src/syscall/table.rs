@@ -155,6 +155,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
     d(Sys::set_thread_area, arch_only, &[Hex], RInt),
     d(Sys::cacheflush, arch_only, &[Hex, ULong, Int], RInt),
+    d(Sys::socketcall, arch_only, &[Int, Ptr], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
     d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),
@@ -223,6 +224,18 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+];
+
+/// Rows for calls some arches take in another form, served by the arch
+/// ([`crate::arch::GuestArch::arch_variants`]).
+pub static ARCH_VARIANTS: &[SyscallDef] = &[
+    // `old_mmap` (s390x): one pointer to the six arguments.
+    d(Sys::mmap, arch_only, &[Ptr], RHex),
+    // The arch's own `struct statfs` (s390x).
+    d(Sys::statfs, arch_only, &[Str, Ptr], RInt),
+    d(Sys::fstatfs, arch_only, &[Fd, Ptr], RInt),
+    d(Sys::statfs64, arch_only, &[Str, ULong, Ptr], RInt),
+    d(Sys::fstatfs64, arch_only, &[Fd, ULong, Ptr], RInt),
 ];
 
 #[cfg(test)]

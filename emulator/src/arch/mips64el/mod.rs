@@ -308,8 +308,9 @@ impl GuestArch for Mips64el {
         };
         Some(write())
     }
-    fn write_statfs(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::statfs) -> Option<Result<(), Errno>> {
-        Some(mm.write_struct(addr, &abi::Statfs::from_host(st)))
+    fn arch_variants(&self) -> &'static [Sys] {
+        // MIPS `struct statfs` has its members in another order (see `calls`).
+        &[Sys::statfs, Sys::fstatfs]
     }
     fn has_sa_restorer(&self) -> bool {
         // arch/mips/include/uapi/asm/signal.h: no sa_restorer (and read_sigaction above).

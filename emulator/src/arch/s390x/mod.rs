@@ -1,0 +1,298 @@
+//! s390x guests (z/Architecture, LP64, big-endian).
+//!
+//! - Trap: `svc I` raises unicorn interrupt 2 (QEMU's `EXCP_SVC`) with the PSW address still
+//!   *on* the `svc` (QEMU's `op_svc` saves it before raising the exception and unicorn adds
+//!   nothing for s390x), and the immediate and instruction length stay in unicorn's private
+//!   CPU state. The hook decodes them from the instruction (`traps.rs`; `svc` run by `EX`/
+//!   `EXRL` included), moves the PSW past the instruction and serves the call. Number: the
+//!   immediate, or the low 16 bits of `r1` when the immediate is 0 (glibc and musl always use
+//!   `svc 0`; arch/s390/kernel/syscall.c `__do_syscall`); arguments `r2`-`r7`; result `r2`.
+//! - Program checks raise interrupt 3 (`EXCP_PGM`), also with the PSW on the instruction,
+//!   which is where Linux reports it (`si_addr` is the PSW address minus the instruction
+//!   length the check stored). Unicorn does not pass the program-interruption code; the hook
+//!   recovers as much as the signal needs (`traps.rs`) and hands that code to
+//!   [`crate::task::cpu_exception`]. Refused memory accesses do not come here: they stop the
+//!   engine through the TLB fill hook and become SIGSEGV with the page address, as s390 Linux
+//!   reports it (the translation-exception identification holds only the page).
+//! - TLS: access registers `a0` (high 32 bits) and `a1` (low 32 bits) of the thread pointer.
+//! - CPU: unicorn's "qemu" model (QEMU 5.0's TCG feature set on a z13 GA2 base, machine type
+//!   0x2964): z196's facilities that Debian's `-march=z196` code needs (distinct operands,
+//!   high word, load/store on condition, population count, interlocked access), STFLE, MSA,
+//!   and the vector facility; no DFP and no transactional execution. The PSW is in problem
+//!   state with DAT on, 64-bit addressing, primary space, key 0 (Linux `PSW_USER_BITS` with
+//!   `PSW_MASK_EA | PSW_MASK_BA`; the I/O, external and machine-check masks are left off, as
+//!   nothing raises those here), so privileged instructions are SIGILL; CR0 has the AFP and
+//!   vector controls on, as Linux sets them for user space. Unicorn 2.1.5's `STFLE` stores no
+//!   facility bits (its `prepare_stfl` is compiled out) and reports 256 doublewords with cc 0,
+//!   so programs see an empty facility list: glibc's ifuncs then take their baseline variants
+//!   where they test facility bits, and the vector ones where they test `HWCAP_S390_VXRS`.
+//! - Unicorn stores the data-exception code into the lowcore at guest physical 0x90 (as the
+//!   CPU does); the host pages behind guest page 0 are made writable for it (`init_regs`).
+//! - Address space: `TASK_SIZE` 1<<42 (arch/s390: a new mm has three-level page tables,
+//!   `_REGION2_SIZE`; the kernel grows it on demand, endgate does not), PIE base
+//!   0x2aa_0000_0000 (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2`
+//!   rounded down to 4 GiB).
+//! - `mmap` is `old_mmap` (one pointer to six longs), `statfs` has s390's layout, and
+//!   `socketcall` is served: `calls.rs`.
+
+mod abi;
+mod calls;
+mod traps;
+
+use std::cell::Cell;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
+
+use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+use traps::pgm;
+
+/// The s390x guest.
+pub struct S390x;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// QEMU's interrupt classes as unicorn passes them to the interrupt hook
+/// (target/s390x/cpu.h `EXCP_*`).
+mod excp {
+    pub const SVC: u32 = 2;
+    pub const PGM: u32 = 3;
+}
+
+/// PSW mask bits (Principles of Operation, "Program-Status Word"; QEMU target/s390x/cpu.h).
+mod psw {
+    pub const DAT: u64 = 0x0400_0000_0000_0000;
+    pub const PSTATE: u64 = 0x0001_0000_0000_0000;
+    /// Extended addressing (EA) and basic addressing (BA) together: 64-bit mode.
+    pub const EA: u64 = 0x0000_0001_0000_0000;
+    pub const BA: u64 = 0x0000_0000_8000_0000;
+}
+
+/// CR0 bits Linux sets for user space: additional floating-point registers and the vector
+/// facility (QEMU target/s390x/cpu.h `CR0_AFP`, `CR0_VECTOR`).
+const CR0_AFP: u64 = 0x0004_0000;
+const CR0_VECTOR: u64 = 0x0002_0000;
+
+/// Bytes of the prefix area (lowcore) at guest physical address 0. Unicorn stores into it on
+/// data and vector exceptions (the DXC/VXC at 0x90, target/s390x/excp_helper.c) as the CPU
+/// does, and endgate's guest physical addresses are its guest virtual ones, so those stores
+/// land on the host pages behind guest page 0.
+const LOWCORE_LEN: u64 = 8192;
+
+thread_local! {
+    /// The 8-bit immediate of the `svc` being served on this thread (the low half of the
+    /// kernel's `pt_regs::int_code`), set by the trap hook before it calls the dispatcher.
+    static SVC_IMM: Cell<u8> = const { Cell::new(0) };
+}
+
+impl GuestArch for S390x {
+    fn name(&self) -> &'static str {
+        "s390x"
+    }
+    fn elf_machine(&self) -> u16 {
+        22
+    }
+    fn is_64bit(&self) -> bool {
+        true
+    }
+    fn endian(&self) -> Endian {
+        Endian::Big
+    }
+    fn layout(&self) -> Layout {
+        // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
+        Layout {
+            low_len: 16 << 30,
+            dyn_base: 0x2aa_0000_0000,
+            dyn_len: 16 << 30,
+            task_size: 1 << 42,
+            top_len: 64 << 30,
+        }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::s390x::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = new_engine(Arch::S390X, Mode::BIG_ENDIAN, task)?;
+        cpu.ctl_set_cpu_model(S390xCpuModel::QEMU as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(|cpu, intno| {
+            let pc = cpu.reg_read(RegisterS390X::PC).unwrap_or(0);
+            match intno {
+                excp::SVC => match traps::decode_svc(cpu, pc) {
+                    Some((imm, ilen)) => {
+                        SVC_IMM.with(|c| c.set(imm));
+                        let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
+                        crate::syscall::enter(cpu);
+                    }
+                    // Unreadable code cannot have been run; report what the kernel would.
+                    None => crate::task::cpu_exception(cpu, pgm::OPERATION),
+                },
+                excp::PGM => {
+                    let code = traps::program_check_code(cpu, pc);
+                    crate::task::cpu_exception(cpu, code);
+                }
+                // External, I/O and machine-check interrupts are never enabled (see init_regs).
+                _ => crate::task::cpu_exception(cpu, pgm::OPERATION),
+            }
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        // The host pages behind the lowcore become writable (they are a PROT_NONE reservation
+        // like all unmapped guest memory), or unicorn's lowcore stores would crash endgate. The
+        // guest still cannot reach them: no mapping covers them (`MMAP_MIN_ADDR`), so its own
+        // accesses are refused by the TLB fill hook.
+        if let Some(p) = cpu.get_data().mm.to_host(0, LOWCORE_LEN) {
+            // SAFETY: the first pages of endgate's own reservation for the low window; no Rust
+            // reference points into them.
+            unsafe { libc::mprotect(p.cast(), LOWCORE_LEN as usize, libc::PROT_READ | libc::PROT_WRITE) };
+        }
+        let cr0 = cpu.reg_read(RegisterS390X::CR0)?;
+        cpu.reg_write(RegisterS390X::CR0, cr0 | CR0_AFP | CR0_VECTOR)?;
+        cpu.reg_write(RegisterS390X::FPC, 0)?;
+        // arch/s390/include/asm/processor.h `start_thread`: PSW, then r15 = stack pointer.
+        cpu.reg_write(RegisterS390X::PSWM, psw::DAT | psw::PSTATE | psw::EA | psw::BA)?;
+        cpu.reg_write(RegisterS390X::PC, entry)?;
+        cpu.reg_write(RegisterS390X::R15, sp)?;
+        // r14 = 0: no function for the program to register with atexit
+        // (arch/s390/include/asm/elf.h `ELF_PLAT_INIT`).
+        cpu.reg_write(RegisterS390X::R14, 0)?;
+        cpu.reg_write(RegisterS390X::A0, 0)?;
+        cpu.reg_write(RegisterS390X::A1, 0)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterS390X::PC).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let r1 = RegisterS390X::R1 as i32;
+        let v = read_regs(cpu, &[r1, r1 + 1, r1 + 2, r1 + 3]);
+        let imm = SVC_IMM.with(Cell::get);
+        let nr = if imm != 0 { u64::from(imm) } else { v[0] & 0xffff };
+        SyscallArgs { nr, a: [v[1], v[2], v[3], 0, 0, 0] }
+    }
+
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let r5 = RegisterS390X::R5 as i32;
+        let v = read_regs(cpu, &[r5, r5 + 1, r5 + 2]);
+        args.a[3..].copy_from_slice(&v);
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(RegisterS390X::R2, ret);
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterS390X::A0, tls >> 32).map_err(|_| Errno::EINVAL)?;
+        cpu.reg_write(RegisterS390X::A1, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        (abi::HWCAP_QEMU_Z13, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
+        Some("z13")
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // arch/s390/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+        None
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok()
+    }
+    fn stack_align(&self) -> u64 {
+        // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
+        16
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat::from_host(st))
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        flags as u32 as i32
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        u64::from(flags as u32)
+    }
+    fn arch_variants(&self) -> &'static [Sys] {
+        &[Sys::mmap, Sys::statfs, Sys::fstatfs, Sys::statfs64, Sys::fstatfs64]
+    }
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
+        Some(match sys {
+            Sys::mmap => calls::old_mmap(cpu, a),
+            Sys::statfs => calls::statfs(cpu, a),
+            Sys::fstatfs => calls::fstatfs(cpu, a),
+            Sys::statfs64 => calls::statfs64(cpu, a),
+            Sys::fstatfs64 => calls::fstatfs64(cpu, a),
+            Sys::socketcall => calls::socketcall(cpu, a),
+            _ => return None,
+        })
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        // Capstone names the general registers "r0".."r15" (printed with a '%').
+        let name = name.trim_start_matches('%');
+        if name == "pc" {
+            return cpu.reg_read(RegisterS390X::PC).ok();
+        }
+        let i: i32 = name.strip_prefix('r').unwrap_or(name).parse().ok()?;
+        if !(0..16).contains(&i) {
+            return None;
+        }
+        cpu.reg_read(RegisterS390X::R0 as i32 + i).ok()
+    }
+    fn exception_signal(&self, code: u32) -> Signal {
+        // `code` is a program-interruption code (see the module doc); signals as
+        // arch/s390/kernel/traps.c raises them.
+        match code {
+            pgm::DATA | pgm::VECTOR_PROCESSING | pgm::FIXPT_DIVIDE | pgm::FIXPT_OVERFLOW => Signal::SIGFPE,
+            pgm::PROTECTION | pgm::ADDRESSING | pgm::SEGMENT_TRANS | pgm::PAGE_TRANS => Signal::SIGSEGV,
+            pgm::OPERATION | pgm::PRIVILEGED | pgm::EXECUTE | pgm::SPECIFICATION => Signal::SIGILL,
+            _ => Signal::SIGILL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_windows_do_not_overlap() {
+        let l = S390x.layout();
+        assert!(l.low_len <= l.dyn_base);
+        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xffff_ffff);
+        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
+    }
+
+    #[test]
+    fn hwcap_bits() {
+        // esan3 zarch stfle msa ldisp eimm etf3eh highgprs vx.
+        assert_eq!(S390x.hwcap().0, 0xb3f);
+    }
+
+    #[test]
+    fn program_checks_to_signals() {
+        assert_eq!(S390x.exception_signal(pgm::OPERATION), Signal::SIGILL);
+        assert_eq!(S390x.exception_signal(pgm::PRIVILEGED), Signal::SIGILL);
+        assert_eq!(S390x.exception_signal(pgm::FIXPT_DIVIDE), Signal::SIGFPE);
+        assert_eq!(S390x.exception_signal(pgm::ADDRESSING), Signal::SIGSEGV);
+    }
+}
