@@ -1,8 +1,8 @@
 //! mips64el guests (MIPS64 release 2, little-endian, n64 ABI, hard float).
 //!
 //! - CPU: unicorn's `MIPS64R2-generic` model (MIPS64R2 with an FPU and 64 TLB entries; see
-//!   `tlb` for why the TLB matters). `Status` gets CU1 and FR (n64 uses 64-bit FP registers, as the kernel sets for it)
-//!   and UX/SX/KX (64-bit addressing).
+//!   `tlb` for why the TLB matters). `Status` gets CU1 and FR (n64 uses 64-bit FP registers,
+//!   as the kernel sets for it) and UX/SX/KX (64-bit addressing).
 //! - Privilege: the CPU stays in kernel mode (KSU = 0). In user mode unicorn's `rdhwr $29`
 //!   (the TLS read every glibc program makes) needs `HWREna`, which unicorn cannot set from
 //!   outside, and a trapped `rdhwr` cannot be completed here (see the next point). Kernel mode
@@ -17,11 +17,9 @@
 //!   a trap instruction (`teq`, code unknown) is reported as SIGFPE, Linux's answer for GCC's
 //!   divide-by-zero check (`teq rt, $0, 7`). Memory faults come from the TLB hook and have an
 //!   exact PC.
-//! - Known engine bug: unicorn's virtual-TLB fill (softmmu/unicorn_vtlb.c `unicorn_fill_tlb`)
-//!   calls `cpu_restore_state` even when the fill succeeds. For a load in a branch delay slot
-//!   that leaves the delay-slot bit in `hflags`, so the next translated branch counts as a
-//!   "branch in a delay slot" and raises a reserved-instruction exception (SIGILL). Programs
-//!   whose first touch of a page is such a load (Debian's busybox, at start-up) die there.
+//! - Engine repair: unicorn's virtual-TLB fill leaves branch-delay-slot bits in `hflags` after
+//!   a load or store in a delay slot touches a new page; `delay_slot` clears them after every
+//!   data fill (without it, glibc and busybox die with SIGILL or jump astray).
 //! - TLS: `set_thread_area` writes CP0 `UserLocal`.
 //! - Address space: `TASK_SIZE64` 1 TiB (40 bits, below the model's 42 `SEGBITS`), PIE base
 //!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).
