@@ -304,7 +304,6 @@ fn busybox_arm64_matches_native() {
 }
 
 #[test]
-#[ignore = "arm guest not merged yet: delete this line once endgate runs armhf"]
 fn busybox_armhf_matches_native() {
     compare_arch("armhf");
 }

@@ -122,7 +122,6 @@ fn endgate_riscv64() {
 // The arches endgate is gaining (each on its own branch): enable a test when its arch lands.
 
 #[test]
-#[ignore = "endgate has no arm guest yet"]
 fn endgate_arm() {
     run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "arm");
 }

@@ -14,6 +14,7 @@
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 
 pub mod aarch64;
+pub mod arm;
 pub mod mips64el;
 pub mod riscv64;
 pub mod s390x;
@@ -102,6 +103,11 @@ pub trait GuestArch: Sync {
     fn minsigstksz(&self) -> Option<u64>;
     /// A disassembler for fault reports and traces.
     fn disassembler(&self) -> Option<Capstone>;
+    /// The disassembler for the code at `pc` as [`GuestArch::pc`] gives it, and the address of
+    /// the instruction's first byte (they differ on arm, where bit 0 of `pc` means Thumb).
+    fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
+        self.disassembler().map(|cs| (cs, pc))
+    }
     /// Stack pointer alignment at process entry, in bytes.
     fn stack_align(&self) -> u64 {
         16
@@ -109,6 +115,23 @@ pub trait GuestArch: Sync {
 
     /// The arch's `struct stat` written at `addr` from a host stat.
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno>;
+    /// 32-bit guests: `true` if a 64-bit argument passed in a register pair starts at an
+    /// even-numbered argument register (arm EABI, mips o32), `false` if it takes the next two
+    /// (i386). See [`crate::syscall::compat32`].
+    fn regpairs_aligned(&self) -> bool {
+        false
+    }
+    /// 32-bit guests: the arch's `struct stat64` written at `addr` from a host stat. Errors:
+    /// `EFAULT`; `ENOSYS` on arches without `stat64`.
+    fn write_stat64(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _st: &libc::stat) -> Result<(), Errno> {
+        Err(Errno::ENOSYS)
+    }
+    /// 32-bit guests: the `struct statfs64` size `statfs64`/`fstatfs64` accept as their `size`
+    /// argument, mapped to the size of the kernel's struct (84 bytes on arm and i386); `None`
+    /// for any other size (the call fails with `EINVAL`).
+    fn statfs64_len(&self, size: u64) -> Option<u64> {
+        (size == crate::syscall::compat32::STATFS64_SIZE).then_some(size)
+    }
     /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
     fn open_flags_to_host(&self, flags: u64) -> i32;
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
@@ -237,6 +260,7 @@ pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestAr
         &aarch64::Aarch64,
         &riscv64::Riscv64,
         &s390x::S390x,
+        &arm::Arm,
         &mips64el::Mips64el,
     ]
     .into_iter()

@@ -14,6 +14,8 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod compat32;
+pub mod dircookie;
 pub mod epoll;
 pub mod fs;
 pub mod futex;
@@ -65,9 +67,12 @@ pub struct DispatchTable {
 
 impl DispatchTable {
     /// Builds the table for `arch` from its number table and [`table::DEFS`] (with
-    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form).
+    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form); for 32-bit
+    /// guests the rows of [`compat32::DEFS`] replace those of the same call first.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let mut by_sys: HashMap<Sys, &'static SyscallDef> = table::DEFS.iter().map(|d| (d.sys, d)).collect();
+        let compat: &'static [SyscallDef] = if arch.is_64bit() { &[] } else { compat32::DEFS };
+        let mut by_sys: HashMap<Sys, &'static SyscallDef> =
+            table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
         for d in table::ARCH_VARIANTS.iter().filter(|d| arch.arch_variants().contains(&d.sys)) {
             by_sys.insert(d.sys, d);
         }

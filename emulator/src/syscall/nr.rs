@@ -75,6 +75,12 @@ generic_syscalls! {
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
+    // 32-bit guests only (syscall/compat32.rs)
+    _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,
+    ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, arm_sync_file_range, ugetrlimit,
+    _newselect, send, recv, getuid32, getgid32, geteuid32, getegid32, setuid32, setgid32,
+    setreuid32, setregid32, setresuid32, setresgid32, getresuid32, getresgid32, getgroups32, setgroups32,
+    chown32, lchown32, fchown32,
     // MIPS only
     set_thread_area, cacheflush,
 }
@@ -85,8 +91,6 @@ generic_syscalls! {
 fn canonical_name(name: &str) -> &str {
     match name {
         "fstatat" => "newfstatat",
-        // MIPS n64 names its select(2) `_newselect` (arch/mips/kernel/syscalls/syscall_n64.tbl).
-        "_newselect" => "select",
         other => other,
     }
 }

@@ -37,6 +37,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::poll, io::poll, &[Ptr, ULong, Int], RInt),
     d(Sys::ppoll, io::ppoll, &[Ptr, ULong, Ptr, Ptr, ULong], RInt),
     d(Sys::select, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
+    // MIPS n64 names its select(2) `_newselect` (arch/mips/kernel/syscalls/syscall_n64.tbl).
+    d(Sys::_newselect, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::pselect6, io::pselect6, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::flock, io::flock, &[Fd, Int], RInt),
     d(Sys::sendfile64, io::sendfile64, &[Fd, Fd, Ptr, ULong], RInt),
@@ -86,6 +88,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ftruncate, fs::ftruncate, &[Fd, Long], RInt),
     d(Sys::fallocate, fs::fallocate, &[Fd, Int, Long, Long], RInt),
     d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
+    d(Sys::arm_fadvise64_64, arch_only, &[Fd, Int, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::arm_sync_file_range, arch_only, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     d(Sys::fsync, fs::fsync, &[Fd], RInt),
     d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
     d(Sys::sync, fs::sync, &[], RInt),

@@ -6,6 +6,7 @@
 //! guest registers; when that result does not fall in the refused page (an operand form not
 //! modelled here), the page address is reported instead.
 
+use capstone::arch::arm::ArmOperandType;
 use capstone::arch::arm64::Arm64OperandType;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::x86::X86OperandType;
@@ -19,7 +20,7 @@ use crate::task::Exit;
 /// The faulting instruction at `pc`, disassembled (`"mov dword ptr [rax], 1"`), if readable.
 pub fn disassemble_at(cpu: &Cpu<'_>, pc: u64) -> Option<String> {
     let task = cpu.get_data();
-    let cs = task.arch.disassembler()?;
+    let (cs, pc) = task.arch.disassembler_at(pc)?;
     let code = read_code(cpu, pc)?;
     let insns = cs.disasm_count(&code, pc, 1).ok()?;
     let i = insns.iter().next()?;
@@ -48,8 +49,7 @@ fn read_code(cpu: &Cpu<'_>, pc: u64) -> Option<Vec<u8>> {
 pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
     let task = cpu.get_data();
     let arch = task.arch;
-    let pc = arch.pc(cpu);
-    let mut cs = arch.disassembler()?;
+    let (mut cs, pc) = arch.disassembler_at(arch.pc(cpu))?;
     cs.set_detail(true).ok()?;
     let code = read_code(cpu, pc)?;
     let insns = cs.disasm_count(&code, pc, 1).ok()?;
@@ -94,6 +94,15 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
                 }
             }
         }
+        ArchDetail::ArmDetail(d) => {
+            for op in d.operands() {
+                if let ArmOperandType::Mem(m) = op.op_type {
+                    let base = reg(m.base())?;
+                    let index = reg(m.index())?.wrapping_mul(m.scale() as i64 as u64);
+                    candidates.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64) & 0xffff_ffff);
+                }
+            }
+        }
         ArchDetail::RiscVDetail(d) => {
             // Capstone gives `lw a0, 8(sp)` a memory operand, but compressed loads and stores
             // (`c.sw a1, 4(a0)`) as register, immediate, register: take imm + reg pairs too.
@@ -117,14 +126,16 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
 /// `endgate: ./prog: killed by SIGSEGV at pc 0x401000 (fault address 0x0): mov dword ptr [rax], 1`.
 pub fn report(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
     let Exit::Signal { sig, pc, addr } = exit else { return None };
-    let prog = &cpu.get_data().exe.guest_path;
-    let mut s = format!("endgate: {prog}: killed by {sig} at pc {pc:#x}");
+    let task = cpu.get_data();
+    let prog = &task.exe.guest_path;
+    let insn_at = task.arch.disassembler_at(pc).map_or(pc, |(_, at)| at);
+    let mut s = format!("endgate: {prog}: killed by {sig} at pc {insn_at:#x}");
     if let Some(a) = addr {
         s.push_str(&format!(" (fault address {a:#x})"));
     }
     match disassemble_at(cpu, pc) {
         Some(i) => s.push_str(&format!(": {i}")),
-        None => match read_code(cpu, pc) {
+        None => match read_code(cpu, insn_at) {
             // Readable but not an instruction capstone knows: show the bytes.
             Some(code) => {
                 let bytes: Vec<String> = code.iter().take(4).map(|b| format!("{b:02x}")).collect();

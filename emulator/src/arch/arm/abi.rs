@@ -1,0 +1,223 @@
+//! arm (EABI, little-endian) struct layouts, flag values and `AT_HWCAP` bits.
+//!
+//! - `struct stat` and `struct stat64`: arch/arm/include/uapi/asm/stat.h. Under EABI a
+//!   `long long` is 8-byte aligned, which puts implicit padding before `st_size` and
+//!   `st_blocks` of `stat64` (104 bytes; checked against `sizeof` and `offsetof` from
+//!   arm-linux-gnueabihf-gcc with the kernel's header).
+//! - open flags: arch/arm/include/uapi/asm/fcntl.h, the same four values as arm64.
+//! - `AT_HWCAP`: arch/arm/include/uapi/asm/hwcap.h.
+
+use syscalls::Errno;
+use zerocopy::byteorder::little_endian::{I64, U16, U32, U64};
+use zerocopy::{Immutable, IntoBytes};
+
+/// arm `O_DIRECTORY`.
+pub const O_DIRECTORY: u64 = 0o40000;
+/// arm `O_NOFOLLOW`.
+pub const O_NOFOLLOW: u64 = 0o100000;
+/// arm `O_DIRECT`.
+pub const O_DIRECT: u64 = 0o200000;
+/// arm `O_LARGEFILE` (32-bit glibc sets it on every `open`).
+pub const O_LARGEFILE: u64 = 0o400000;
+
+/// The host kernel's values of the same four flags (asm-generic/fcntl.h; `libc` spells
+/// `O_LARGEFILE` as 0 on 64-bit hosts although the kernel reports 0o100000 in `F_GETFL`).
+mod host {
+    pub const O_DIRECT: i32 = 0o40000;
+    pub const O_LARGEFILE: i32 = 0o100000;
+    pub const O_DIRECTORY: i32 = 0o200000;
+    pub const O_NOFOLLOW: i32 = 0o400000;
+}
+
+/// The four flags whose values differ between arm and the host: (guest, host).
+pub const OPEN_FLAG_MAP: [(u64, i32); 4] = [
+    (O_DIRECTORY, host::O_DIRECTORY),
+    (O_NOFOLLOW, host::O_NOFOLLOW),
+    (O_DIRECT, host::O_DIRECT),
+    (O_LARGEFILE, host::O_LARGEFILE),
+];
+
+/// `AT_HWCAP` bits (arch/arm/include/uapi/asm/hwcap.h).
+#[allow(missing_docs)]
+pub mod hwcap {
+    pub const SWP: u64 = 1 << 0;
+    pub const HALF: u64 = 1 << 1;
+    pub const THUMB: u64 = 1 << 2;
+    pub const FAST_MULT: u64 = 1 << 4;
+    pub const VFP: u64 = 1 << 6;
+    pub const EDSP: u64 = 1 << 7;
+    pub const NEON: u64 = 1 << 12;
+    pub const VFPV3: u64 = 1 << 13;
+    pub const TLS: u64 = 1 << 15;
+    pub const VFPV4: u64 = 1 << 16;
+    pub const IDIVA: u64 = 1 << 17;
+    pub const IDIVT: u64 = 1 << 18;
+    pub const VFPD32: u64 = 1 << 19;
+    pub const LPAE: u64 = 1 << 20;
+}
+
+/// `AT_HWCAP` of unicorn's Cortex-A15 model (ARMv7VE with VFPv4, 32 D registers, NEON,
+/// hardware divide in ARM and Thumb, LPAE, TLS register): what a Linux kernel reports for a
+/// Cortex-A15 (`half thumb fastmult vfp edsp neon vfpv3 tls vfpv4 idiva idivt vfpd32 lpae`),
+/// plus `swp`, which QEMU's model executes.
+pub const HWCAP_A15: u64 = hwcap::SWP
+    | hwcap::HALF
+    | hwcap::THUMB
+    | hwcap::FAST_MULT
+    | hwcap::VFP
+    | hwcap::EDSP
+    | hwcap::NEON
+    | hwcap::VFPV3
+    | hwcap::TLS
+    | hwcap::VFPV4
+    | hwcap::IDIVA
+    | hwcap::IDIVT
+    | hwcap::VFPD32
+    | hwcap::LPAE;
+
+/// The old `struct stat` (layout: arch/arm/include/uapi/asm/stat.h, little-endian), 64 bytes:
+/// 16-bit mode, link count and ids; 32-bit size and times.
+#[repr(C)]
+#[derive(IntoBytes, Immutable, Default)]
+#[allow(missing_docs)]
+pub struct Stat {
+    pub st_dev: U32,
+    pub st_ino: U32,
+    pub st_mode: U16,
+    pub st_nlink: U16,
+    pub st_uid: U16,
+    pub st_gid: U16,
+    pub st_rdev: U32,
+    pub st_size: U32,
+    pub st_blksize: U32,
+    pub st_blocks: U32,
+    pub st_atime: U32,
+    pub st_atime_nsec: U32,
+    pub st_mtime: U32,
+    pub st_mtime_nsec: U32,
+    pub st_ctime: U32,
+    pub st_ctime_nsec: U32,
+    pub __unused4: U32,
+    pub __unused5: U32,
+}
+
+/// Largest file size the old `struct stat` reports (the kernel's `MAX_NON_LFS`).
+const MAX_NON_LFS: i64 = 0x7fff_ffff;
+
+/// The kernel's `old_encode_dev`-free 32-bit `new_encode_dev` of a host device number
+/// (include/linux/kdev_t.h): minor low 8 bits, major, then the minor's high bits.
+fn new_encode_dev(dev: u64) -> u32 {
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    (minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)
+}
+
+impl Stat {
+    /// From a host stat, as the kernel's `cp_new_stat` fills it. Errors: `EOVERFLOW` when the
+    /// inode number, link count, owner or size does not fit.
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_host(s: &libc::stat) -> Result<Stat, Errno> {
+        let narrow16 = |v: u32| u16::try_from(v).map_err(|_| Errno::EOVERFLOW);
+        if s.st_size > MAX_NON_LFS {
+            return Err(Errno::EOVERFLOW);
+        }
+        Ok(Stat {
+            st_dev: U32::new(new_encode_dev(s.st_dev)),
+            st_ino: U32::new(u32::try_from(s.st_ino).map_err(|_| Errno::EOVERFLOW)?),
+            st_mode: U16::new(s.st_mode as u16),
+            st_nlink: U16::new(narrow16(s.st_nlink as u32)?),
+            st_uid: U16::new(narrow16(s.st_uid)?),
+            st_gid: U16::new(narrow16(s.st_gid)?),
+            st_rdev: U32::new(new_encode_dev(s.st_rdev)),
+            st_size: U32::new(s.st_size as u32),
+            st_blksize: U32::new(s.st_blksize as u32),
+            st_blocks: U32::new(s.st_blocks as u32),
+            st_atime: U32::new(s.st_atime as u32),
+            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
+            st_mtime: U32::new(s.st_mtime as u32),
+            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
+            st_ctime: U32::new(s.st_ctime as u32),
+            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
+            ..Default::default()
+        })
+    }
+}
+
+/// `struct stat64` (layout: arch/arm/include/uapi/asm/stat.h under EABI, little-endian),
+/// 104 bytes. `__st_ino` repeats the low 32 bits of the inode number; times are 32-bit.
+#[repr(C)]
+#[derive(IntoBytes, Immutable, Default)]
+#[allow(missing_docs)]
+pub struct Stat64 {
+    pub st_dev: U64,
+    pub __pad0: [u8; 4],
+    pub __st_ino: U32,
+    pub st_mode: U32,
+    pub st_nlink: U32,
+    pub st_uid: U32,
+    pub st_gid: U32,
+    pub st_rdev: U64,
+    pub __pad3: [u8; 4],
+    /// EABI alignment of the `long long` that follows.
+    pub __align_size: [u8; 4],
+    pub st_size: I64,
+    pub st_blksize: U32,
+    /// EABI alignment of the `unsigned long long` that follows.
+    pub __align_blocks: [u8; 4],
+    pub st_blocks: U64,
+    pub st_atime: U32,
+    pub st_atime_nsec: U32,
+    pub st_mtime: U32,
+    pub st_mtime_nsec: U32,
+    pub st_ctime: U32,
+    pub st_ctime_nsec: U32,
+    pub st_ino: U64,
+}
+
+impl Stat64 {
+    /// From a host stat, as the kernel's `cp_new_stat64` fills it (device numbers in the
+    /// kernel's `huge_encode_dev` form, which for 32-bit majors and minors is
+    /// `new_encode_dev`).
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_host(s: &libc::stat) -> Stat64 {
+        Stat64 {
+            st_dev: U64::new(u64::from(new_encode_dev(s.st_dev))),
+            __st_ino: U32::new(s.st_ino as u32),
+            st_mode: U32::new(s.st_mode),
+            st_nlink: U32::new(s.st_nlink as u32),
+            st_uid: U32::new(s.st_uid),
+            st_gid: U32::new(s.st_gid),
+            st_rdev: U64::new(u64::from(new_encode_dev(s.st_rdev))),
+            st_size: I64::new(s.st_size),
+            st_blksize: U32::new(s.st_blksize as u32),
+            st_blocks: U64::new(s.st_blocks as u64),
+            st_atime: U32::new(s.st_atime as u32),
+            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
+            st_mtime: U32::new(s.st_mtime as u32),
+            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
+            st_ctime: U32::new(s.st_ctime as u32),
+            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
+            st_ino: U64::new(s.st_ino),
+            ..Default::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_match_the_kernel_header() {
+        // sizeof from arm-linux-gnueabihf-gcc with arch/arm/include/uapi/asm/stat.h.
+        assert_eq!(std::mem::size_of::<Stat>(), 64);
+        assert_eq!(std::mem::size_of::<Stat64>(), 104);
+        assert_eq!(std::mem::offset_of!(Stat64, st_size), 48);
+        assert_eq!(std::mem::offset_of!(Stat64, st_blocks), 64);
+        assert_eq!(std::mem::offset_of!(Stat64, st_ino), 96);
+    }
+
+    #[test]
+    fn hwcap_value() {
+        assert_eq!(HWCAP_A15, 0x1f_b0d7);
+    }
+}

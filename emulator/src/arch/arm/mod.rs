@@ -1,0 +1,314 @@
+//! arm guests (32-bit, EABI, hard-float "armhf", little-endian; ARM and Thumb-2 code).
+//!
+//! - Trap: `svc #0` (ARM or Thumb) raises unicorn interrupt 2 (QEMU's `EXCP_SWI`) with the PC
+//!   already past the `svc`. Number in `r7`, arguments in `r0`-`r5`, result in `r0`. Numbers
+//!   from 0xf0000 are the ARM-private calls (`calls::private`), served in the hook.
+//! - 64-bit arguments go in aligned register pairs (EABI), see
+//!   [`crate::syscall::compat32`].
+//! - Thumb: the CPU state bit (CPSR.T) is part of the resume address: [`GuestArch::pc`] gives
+//!   the PC with bit 0 set in Thumb state, as `bx` takes it, because unicorn's `emu_start`
+//!   sets the state from bit 0 of the start address. An ELF entry with bit 0 set starts in
+//!   Thumb state.
+//! - TLS: TPIDRURO (CP15 c13, c0, 3), read by `mrc p15, 0, rN, c13, c0, 3` and by
+//!   `__kuser_get_tls`; set by the private call `set_tls`.
+//! - CPU: Cortex-A15 (ARMv7VE, VFPv4 with 32 D registers, NEON, hardware divide, LPAE), in
+//!   User mode with VFP/NEON enabled (CPACR cp10/cp11 full access, FPEXC.EN), as Linux runs
+//!   user code; the MMU is off and endgate's virtual TLB supplies the user permissions.
+//! - Address space: all of it below 4 GiB. The stack ends at 0xffff0000 (arm64's compat
+//!   `TASK_SIZE_32` with the kuser page above it), PIE base 0xaaaaa000 (two thirds of 4 GiB,
+//!   arm64's `COMPAT_ELF_ET_DYN_BASE`), and the kuser helpers page at 0xffff0000 ([`kuser`]).
+
+mod abi;
+mod calls;
+pub mod kuser;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
+
+use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::Signal;
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The arm guest.
+pub struct Arm;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// QEMU's exception numbers as unicorn passes them to the interrupt hook
+/// (target/arm/cpu.h `EXCP_*`).
+mod excp {
+    pub const UDEF: u32 = 1;
+    pub const SWI: u32 = 2;
+    pub const PREFETCH_ABORT: u32 = 3;
+    pub const DATA_ABORT: u32 = 4;
+    pub const BKPT: u32 = 7;
+    pub const NOCP: u32 = 17;
+    pub const INVSTATE: u32 = 18;
+    pub const UNALIGNED: u32 = 22;
+}
+
+/// CPSR bits (Arm ARM B1.3.3): mode field `M[4:0]` = User, and the Thumb state bit.
+const CPSR_MODE_USR: u64 = 0x10;
+const CPSR_T: u64 = 1 << 5;
+
+/// CPACR cp10 and cp11 fields = 0b11: VFP and Advanced SIMD usable at PL0 and PL1.
+const CPACR_CP10_CP11_FULL: u64 = 0xf << 20;
+/// FPEXC.EN: the VFP unit is enabled.
+const FPEXC_EN: u64 = 1 << 30;
+
+/// One past the highest user address: the kuser page sits right above the stack.
+const TASK_SIZE: u64 = kuser::VECTORS_BASE;
+
+impl GuestArch for Arm {
+    fn name(&self) -> &'static str {
+        "armv7l"
+    }
+    fn elf_machine(&self) -> u16 {
+        40
+    }
+    fn is_64bit(&self) -> bool {
+        false
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        // [0, 2 GiB) low; [0xaaaaa000, +256 MiB) PIE; [0xc0000000, 4 GiB) top, which holds
+        // the stack, the top-down mmap area and the kuser page. `task_size` here is the end
+        // of the top window; `install_hooks` lowers the address space's TASK_SIZE to
+        // 0xffff0000 once the kuser page is mapped.
+        Layout {
+            low_len: 0x8000_0000,
+            dyn_base: 0xaaaa_a000,
+            dyn_len: 0x1000_0000,
+            task_size: 1 << 32,
+            top_len: 1 << 30,
+        }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::arm::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = new_engine(Arch::ARM, Mode::ARM, task)?;
+        cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
+        cpu.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        let mm = &mut cpu.get_data_mut().mm;
+        kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
+        mm.task_size = TASK_SIZE;
+        cpu.add_intr_hook(|cpu, intno| {
+            if intno == excp::SWI {
+                let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
+                if nr & !0xffff != calls::ARM_NR_BASE {
+                    crate::syscall::enter(cpu);
+                    return;
+                }
+                let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
+                let result = calls::private(cpu, nr, excp::UDEF);
+                if cpu.get_data().opts.strace {
+                    let name = calls::private_name(nr);
+                    match result {
+                        calls::Private::Ret(v) => {
+                            crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
+                        }
+                        calls::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                    }
+                }
+                match result {
+                    calls::Private::Ret(v) => {
+                        let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
+                    }
+                    calls::Private::Exception(e) => crate::task::cpu_exception(cpu, e),
+                }
+            } else {
+                crate::task::cpu_exception(cpu, intno);
+            }
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        // VFP/NEON on before leaving the privileged mode unicorn starts in (SVC).
+        let cpacr = cpu.reg_read(RegisterARM::C1_C0_2)?;
+        cpu.reg_write(RegisterARM::C1_C0_2, cpacr | CPACR_CP10_CP11_FULL)?;
+        cpu.reg_write(RegisterARM::FPEXC, FPEXC_EN)?;
+        cpu.reg_write(RegisterARM::FPSCR, 0)?;
+        let thumb = if entry & 1 != 0 { CPSR_T } else { 0 };
+        // User mode, interrupts unmasked, little-endian data, NZCVQ clear.
+        cpu.reg_write(RegisterARM::CPSR, CPSR_MODE_USR | thumb)?;
+        cpu.reg_write(RegisterARM::C13_C0_3, 0)?;
+        cpu.reg_write(RegisterARM::SP, sp)?;
+        // Bit 0 of the PC selects Thumb state in unicorn's PC write, as in `bx`.
+        cpu.reg_write(RegisterARM::PC, entry)?;
+        // r0 = 0: no function for the program to register with atexit
+        // (arch/arm/include/asm/elf.h `ELF_PLAT_INIT`).
+        cpu.reg_write(RegisterARM::R0, 0)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        let [pc, cpsr] = read_regs(cpu, &[RegisterARM::PC as i32, RegisterARM::CPSR as i32]);
+        (pc & 0xffff_fffe) | u64::from(cpsr & CPSR_T != 0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let r0 = RegisterARM::R0 as i32;
+        let v = read_regs(cpu, &[RegisterARM::R7 as i32, r0, r0 + 1, r0 + 2]);
+        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1], v[2], v[3], 0, 0, 0].map(|x| x & 0xffff_ffff) }
+    }
+
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let r0 = RegisterARM::R0 as i32;
+        let v = read_regs(cpu, &[r0 + 3, r0 + 4, r0 + 5]);
+        args.a[3..].copy_from_slice(&v.map(|x| x & 0xffff_ffff));
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(RegisterARM::R0, ret & 0xffff_ffff);
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterARM::C13_C0_3, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        // AT_HWCAP2 bits (AES, PMULL, SHA1, SHA2, CRC32) are ARMv8 crypto; the A15 has none.
+        (abi::HWCAP_A15, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        // arch/arm/kernel/setup.c: ELF_PLATFORM is "v7" plus the endianness letter.
+        Some("v7l")
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+        None
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
+    }
+    fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
+        if pc & 1 == 0 {
+            return self.disassembler().map(|cs| (cs, pc));
+        }
+        let cs = Capstone::new().arm().mode(arch::arm::ArchMode::Thumb);
+        cs.build().ok().map(|cs| (cs, pc & !1))
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat::from_host(st)?)
+    }
+    fn regpairs_aligned(&self) -> bool {
+        true
+    }
+    fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat64::from_host(st))
+    }
+    fn statfs64_len(&self, size: u64) -> Option<u64> {
+        // The kernel's `sys_statfs64_wrapper` (arch/arm/kernel/entry-common.S) accepts 88,
+        // the EABI `sizeof` of glibc's unpacked struct, for the 84-byte packed one.
+        match size {
+            84 | 88 => Some(84),
+            _ => None,
+        }
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        let mut out = flags;
+        for (g, _) in abi::OPEN_FLAG_MAP {
+            out &= !g;
+        }
+        let mut out = out as u32 as i32;
+        for (g, h) in abi::OPEN_FLAG_MAP {
+            if flags & g != 0 {
+                out |= h;
+            }
+        }
+        out
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        let mut out = flags;
+        for (_, h) in abi::OPEN_FLAG_MAP {
+            out &= !h;
+        }
+        let mut out = u64::from(out as u32);
+        for (g, h) in abi::OPEN_FLAG_MAP {
+            if flags & h != 0 {
+                out |= g;
+            }
+        }
+        out
+    }
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
+        calls::arch_syscall(cpu, sys, a)
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        let n: i32 = match name {
+            "sb" => 9,
+            "sl" => 10,
+            "fp" => 11,
+            "ip" => 12,
+            "sp" => 13,
+            "lr" => 14,
+            "pc" => return cpu.reg_read(RegisterARM::PC).ok(),
+            _ => {
+                let n: i32 = name.strip_prefix('r')?.parse().ok()?;
+                if !(0..=14).contains(&n) {
+                    return None;
+                }
+                n
+            }
+        };
+        let reg = match n {
+            13 => RegisterARM::SP as i32,
+            14 => RegisterARM::LR as i32,
+            _ => RegisterARM::R0 as i32 + n,
+        };
+        cpu.reg_read(reg).ok()
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        match intno {
+            excp::UDEF | excp::NOCP | excp::INVSTATE => Signal::SIGILL,
+            excp::BKPT => Signal::SIGTRAP,
+            excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
+            excp::UNALIGNED => Signal::SIGBUS,
+            _ => Signal::SIGILL,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_is_below_4_gib() {
+        let l = Arm.layout();
+        assert!(l.low_len <= l.dyn_base);
+        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
+        assert!(l.task_size <= 1 << 32);
+        assert!(l.task_size - l.top_len < kuser::VECTORS_BASE);
+        // Two thirds of 4 GiB, page-aligned (arm64 COMPAT_ELF_ET_DYN_BASE).
+        assert_eq!(l.dyn_base, ((1u64 << 32) * 2 / 3) & !0xfff);
+    }
+
+    #[test]
+    fn open_flags_round_trip() {
+        let a = Arm;
+        // O_RDONLY|O_LARGEFILE|O_DIRECTORY|O_CLOEXEC as 32-bit glibc passes it for opendir().
+        let guest = 0o2_000_000 | abi::O_DIRECTORY | abi::O_LARGEFILE;
+        let host = a.open_flags_to_host(guest);
+        assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC | 0o100000);
+        assert_eq!(a.open_flags_from_host(host), guest);
+    }
+}
