@@ -12,6 +12,7 @@ SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)
+  pkgs+=(gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)
   pkgs+=(gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu qemu-system-ppc cpio)
   # guest-tests' arm (armhf), i386, s390x and mips64el programs: cross gcc + static glibc.
   pkgs+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-i686-linux-gnu libc6-dev-i386-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)

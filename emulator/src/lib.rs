@@ -143,7 +143,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             MemType::FETCH => Prot::EXEC,
             _ => Prot::READ,
         };
-        cpu.get_data_mut().mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() })
+        let entry = cpu.get_data_mut().mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+        cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
+        entry
     })
     .map_err(engine)?;
     arch.install_hooks(&mut cpu).map_err(engine)?;

@@ -319,7 +319,6 @@ fn busybox_s390x_matches_native() {
 }
 
 #[test]
-#[ignore = "mips64el guest not merged yet: delete this line once endgate runs mips64el"]
 fn busybox_mips64el_matches_native() {
     compare_arch("mips64el");
 }

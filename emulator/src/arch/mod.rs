@@ -16,6 +16,7 @@
 pub mod aarch64;
 pub mod arm;
 pub mod i386;
+pub mod mips64el;
 pub mod riscv64;
 pub mod s390x;
 pub mod x86_64;
@@ -25,7 +26,7 @@ use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
 use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
-use crate::signal::Signal;
+use crate::signal::{SigAction, Signal, NSIG};
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
 use crate::task::Task;
@@ -40,6 +41,17 @@ pub struct SyscallArgs {
     pub nr: u64,
     /// Argument registers, in ABI order.
     pub a: [u64; 6],
+}
+
+/// An arch's own `struct termios` (TCGETS/TCSETS), where it is not asm-generic's.
+#[derive(Clone, Copy)]
+pub struct ArchTermios {
+    /// Size of the guest struct in bytes.
+    pub size: u64,
+    /// Guest bytes to the host kernel's struct.
+    pub to_host: fn(&[u8]) -> crate::abi::shapes::KernelTermios,
+    /// The host kernel's struct to guest bytes (`size` of them).
+    pub from_host: fn(&crate::abi::shapes::KernelTermios) -> Vec<u8>,
 }
 
 /// What one guest architecture changes. Implementations are zero-sized statics; pick one with
@@ -159,6 +171,87 @@ pub trait GuestArch: Sync {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
     /// The signal a CPU exception raises (unicorn interrupt number `intno`).
     fn exception_signal(&self, intno: u32) -> Signal;
+    /// Called by the TLB fill hook after every fill of a data page (`fetch` false) or a code
+    /// page (MIPS repairs engine state there).
+    fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}
+
+    // Constants some arches number differently (MIPS). The defaults are the values of
+    // include/uapi/asm-generic, which are the x86_64 host's: identity.
+
+    /// Guest signal number to endgate's (the host's) numbering; `None` if the host has no
+    /// such signal.
+    fn signal_to_host(&self, sig: u64) -> Option<Signal> {
+        (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32))
+    }
+    /// Host signal number to the guest's; 0 if the guest has no such signal.
+    fn signal_from_host(&self, sig: Signal) -> u64 {
+        u64::from(sig.0)
+    }
+    /// `sizeof(sigset_t)` the kernel accepts in `rt_sig*` calls, in bytes.
+    fn sigset_size(&self) -> u64 {
+        8
+    }
+    /// Reads a guest `sigset_t` as a host-numbered mask (bit `n-1` for host signal `n`).
+    fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
+        mm.read_u64(addr)
+    }
+    /// Writes a host-numbered mask as a guest `sigset_t`.
+    fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
+        mm.write_u64(addr, mask)
+    }
+    /// A guest `rt_sigprocmask` `how` as the generic value (`SIG_BLOCK` 0, `SIG_UNBLOCK` 1,
+    /// `SIG_SETMASK` 2); anything else stays out of that range.
+    fn sigmask_how_to_generic(&self, how: u64) -> u64 {
+        how
+    }
+    /// Reads the kernel's `struct sigaction` at `addr` on arches whose layout is not the
+    /// generic one (`None`: use [`crate::abi::shapes::SIGACTION`]); the mask comes back
+    /// host-numbered.
+    fn read_sigaction(&self, _mm: &AddressSpace, _addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
+        None
+    }
+    /// Writes `act` (host-numbered mask) as the arch's own `struct sigaction` (`None`: the
+    /// generic layout applies).
+    fn write_sigaction(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _act: &SigAction) -> Option<Result<(), Errno>> {
+        None
+    }
+    /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
+    fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
+        flags
+    }
+    /// A guest `fcntl` command to the host's.
+    fn fcntl_cmd_to_host(&self, cmd: i32) -> i32 {
+        cmd
+    }
+    /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
+    fn ioctl_to_host(&self, req: u64) -> u64 {
+        req
+    }
+    /// A guest socket `type` argument (type plus `SOCK_NONBLOCK`/`SOCK_CLOEXEC`) to the host's.
+    fn socket_type_to_host(&self, ty: i32) -> i32 {
+        ty
+    }
+    /// A host socket type (`SO_TYPE` answer) to the guest's.
+    fn socket_type_from_host(&self, ty: i32) -> i32 {
+        ty
+    }
+    /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
+    fn termios(&self) -> Option<ArchTermios> {
+        None
+    }
+    /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
+    fn sol_socket(&self) -> i32 {
+        libc::SOL_SOCKET
+    }
+    /// A guest `(level, optname)` socket option to the host's.
+    fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
+        (level, name)
+    }
+    /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
+    /// `{ss_sp, ss_flags, ss_size}`.
+    fn stack_t_size_first(&self) -> bool {
+        false
+    }
 }
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
@@ -170,6 +263,7 @@ pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestAr
         &arm::Arm,
         &i386::I386,
         &s390x::S390x,
+        &mips64el::Mips64el,
     ]
     .into_iter()
     .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)

@@ -228,8 +228,8 @@ pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
     use cmd::*;
-    let (fd, c, arg) = (as_int(a.a[0]), as_int(a.a[1]), a.a[2]);
     let t = cpu.get_data_mut();
+    let (fd, c, arg) = (as_int(a.a[0]), t.arch.fcntl_cmd_to_host(as_int(a.a[1])), a.a[2]);
     match c {
         F_GETFL => {
             // SAFETY: integer command.
@@ -298,16 +298,33 @@ fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, o
     Ok(n)
 }
 
+/// TCGETS/TCSETS*: the generic `struct termios` ([`TERMIOS`]), or the arch's own
+/// ([`crate::arch::GuestArch::termios`]).
+fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResult {
+    let Some(at) = t.arch.termios() else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
+    let mut v = if out {
+        t.mm.check_writable(arg, at.size)?;
+        KernelTermios::zeroed()
+    } else {
+        (at.to_host)(&t.mm.read_vec(arg, at.size as usize)?)
+    };
+    // SAFETY: a local kernel termios.
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
+    if out {
+        t.mm.write_bytes(arg, &(at.from_host)(&v))?;
+    }
+    Ok(n)
+}
+
 /// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)) for the terminal and file requests in
 /// `req`. Errors: `ENOTTY` for requests endgate does not know (their argument layout is
 /// unknown, so they cannot be forwarded safely), `EFAULT`, the host's.
 pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;
-    let (fd, r, arg) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff, a.a[2]);
     let t = cpu.get_data_mut();
+    let (fd, r, arg) = (as_int(a.a[0]), t.arch.ioctl_to_host(a.a[1] & 0xffff_ffff), a.a[2]);
     match r {
-        TCGETS => ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, true),
-        TCSETS | TCSETSW | TCSETSF => ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, false),
+        TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, arg, r == TCGETS),
         TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, true),
         TIOCSWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, false),
         FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => ioctl_obj::<i32>(t, fd, r, arg, INT, true),

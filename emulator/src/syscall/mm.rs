@@ -54,7 +54,8 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr), `EBADF`/`EACCES`
 /// from the host for file mappings.
 pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len, prot, flags, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[3], a.a[4] as u32 as i32, a.a[5]);
+    let (addr, len, prot, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[4] as u32 as i32, a.a[5]);
+    let flags = cpu.get_data().arch.mmap_flags_to_generic(a.a[3]);
     let prot = Prot::from_guest(prot).ok_or(Errno::EINVAL)?;
     if len == 0 || off % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);

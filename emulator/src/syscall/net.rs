@@ -20,18 +20,20 @@ use crate::task::Task;
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
-pub fn socket(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let ty = cpu.get_data().arch.socket_type_to_host(as_int(a.a[1]));
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2])) }))
+    host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), ty, as_int(a.a[2])) }))
 }
 
 /// `socketpair(int domain, int type, int protocol, int sv[2])`.
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.mm.check_writable(a.a[3], 8)?;
+    let ty = t.arch.socket_type_to_host(as_int(a.a[1]));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
-    host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), sv.as_mut_ptr()) }))?;
+    host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), ty, as_int(a.a[2]), sv.as_mut_ptr()) }))?;
     t.mm.write_u32(a.a[3], sv[0] as u32)?;
     t.mm.write_u32(a.a[3] + 4, sv[1] as u32)?;
     Ok(0)
@@ -198,7 +200,7 @@ pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let len = (a.a[4] & 0xffff_ffff).min(1 << 16);
     let mut v = if a.a[3] == 0 { Vec::new() } else { t.mm.read_vec(a.a[3], len as usize)? };
-    let (level, name) = (as_int(a.a[1]), as_int(a.a[2]));
+    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
     let mut len = len as u32;
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
         v = tv;
@@ -243,12 +245,16 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     t.mm.check_writable(a.a[4], 4)?;
-    let (level, name) = (as_int(a.a[1]), as_int(a.a[2]));
+    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
     let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
     let mut len = v.len() as libc::socklen_t;
     // SAFETY: a local buffer of `len` bytes.
     host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
+        let ty = t.arch.socket_type_from_host(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
+        v.copy_from_slice(&ty.to_ne_bytes());
+    }
     if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) && v.len() >= 16 {
         let m = t.mm.model();
         let mut g = vec![0u8; crate::abi::thunk::size_of(TIMEVAL, m)];
@@ -321,7 +327,9 @@ fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<HostMsg, Errno> {
         let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
         vec![0u8; (clen + extra) as usize]
     } else {
-        cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?)
+        let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?);
+        cmsg::relevel(&mut c, t.arch.sol_socket(), libc::SOL_SOCKET);
+        c
     };
     Ok(HostMsg { hdr, iovs, name, control })
 }
@@ -372,7 +380,8 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         hdr.namelen = h.msg_namelen;
     }
     if hdr.control != 0 && !m.control.is_empty() {
-        let (g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        let (mut g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.sol_socket());
         t.mm.write_bytes(hdr.control, &g)?;
         hdr.controllen = g.len() as u64;
         if truncated {
@@ -468,6 +477,25 @@ mod cmsg {
             // SAFETY: a descriptor the host kernel just installed for this message and that
             // the guest will never learn about.
             unsafe { libc::close(i32::from_ne_bytes([w[0], w[1], w[2], w[3]])) };
+        }
+    }
+
+    /// Renames `cmsg_level` `from` to `to` in every message of `buf` (an LP64 little-endian
+    /// buffer: only arches whose `SOL_SOCKET` differs, which so far are such, change anything).
+    pub fn relevel(buf: &mut [u8], from: i32, to: i32) {
+        if from == to {
+            return;
+        }
+        let mut off = 0;
+        while off + 16 <= buf.len() {
+            let len = u64::from_le_bytes(buf[off..off + 8].try_into().unwrap_or_default()) as usize;
+            if len < 16 || off + len > buf.len() {
+                break;
+            }
+            if i32::from_le_bytes(buf[off + 8..off + 12].try_into().unwrap_or_default()) == from {
+                buf[off + 8..off + 12].copy_from_slice(&to.to_le_bytes());
+            }
+            off += len.next_multiple_of(8);
         }
     }
 

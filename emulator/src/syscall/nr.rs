@@ -81,10 +81,12 @@ generic_syscalls! {
     _newselect, send, recv, getuid32, getgid32, geteuid32, getegid32, setuid32, setgid32,
     setreuid32, setregid32, setresuid32, setresgid32, getresuid32, getresgid32, getgroups32, setgroups32,
     chown32, lchown32, fchown32,
-    // i386: TLS segments, old_select, the 16-bit-id calls (kernel/uid16.c)
+    // i386 and MIPS: TLS (set_thread_area); i386: old_select, the 16-bit-id calls
+    // (kernel/uid16.c); MIPS: cacheflush
     set_thread_area, get_thread_area, old_select, getuid16, geteuid16, getgid16,
     getegid16, setuid16, setgid16, setreuid16, setregid16, setresuid16, setresgid16,
     getresuid16, getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
+    cacheflush,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

@@ -9,7 +9,7 @@ use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{RLIMIT, RLIMIT64, RUSAGE, TMS};
 use crate::abi::thunk::Plain;
 use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::{Signal, NSIG};
+use crate::signal::Signal;
 use crate::task::Exit;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
@@ -408,11 +408,10 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(pid)
 }
 
-fn check_signal(sig: u64) -> Result<Option<Signal>, Errno> {
+fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
     match sig {
         0 => Ok(None),
-        1..=64 if sig <= u64::from(NSIG) => Ok(Some(Signal(sig as u32))),
-        _ => Err(Errno::EINVAL),
+        _ => cpu.get_data().arch.signal_to_host(sig).map(Some).ok_or(Errno::EINVAL),
     }
 }
 
@@ -421,7 +420,7 @@ fn check_signal(sig: u64) -> Result<Option<Signal>, Errno> {
 /// processes it is sent by the host.
 pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = as_int(a.a[0]);
-    let sig = check_signal(a.a[1])?;
+    let sig = check_signal(cpu, a.a[1])?;
     // SAFETY: no arguments.
     let me = unsafe { libc::getpid() };
     if pid == me {
@@ -440,7 +439,7 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if tgid <= 0 || tid <= 0 {
         return Err(Errno::EINVAL);
     }
-    let sig = check_signal(a.a[2])?;
+    let sig = check_signal(cpu, a.a[2])?;
     // SAFETY: no arguments.
     let (me, mytid) = unsafe { (libc::getpid(), libc::gettid()) };
     if tgid == me && tid == mytid {

@@ -18,24 +18,22 @@ use crate::arch::{Cpu, SyscallArgs};
 use crate::signal::{bit, AltStack, SelfSignal, SigAction, Signal, HOST_OWN, NSIG};
 use crate::task::Exit;
 
-/// `sizeof(sigset_t)` the kernel accepts, in bytes (64 signals).
-const SIGSET_SIZE: u64 = 8;
-
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
 /// sigsetsize)`. The guest struct is `{handler, flags, restorer, mask}` ([`SIGACTION`], the
 /// kernel's `struct sigaction` on the asm-generic arches, x86 and s390). Errors: `EINVAL` (bad signal, changing
 /// SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (sig, act, oact) = (a.a[0], a.a[1], a.a[2]);
-    if a.a[3] != SIGSET_SIZE || sig == 0 || sig > u64::from(NSIG) {
+    let (act, oact) = (a.a[1], a.a[2]);
+    let arch = cpu.get_data().arch;
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let s = Signal(sig as u32);
+    let s = arch.signal_to_host(a.a[0]).ok_or(Errno::EINVAL)?;
     if act != 0 && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data_mut();
-    let idx = (sig - 1) as usize;
+    let idx = (s.0 - 1) as usize;
     let new = if act != 0 {
         let k = read_sigaction(t, act)?;
         // The kernel never lets a handler block SIGKILL or SIGSTOP: they leave sa_mask here.
@@ -85,6 +83,9 @@ const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 /// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
 /// without `SA_RESTORER`).
 fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, Errno> {
+    if let Some(r) = t.arch.read_sigaction(&t.mm, addr) {
+        return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
+    }
     if t.arch.has_sa_restorer() {
         t.mm.read_shape(addr, SIGACTION)
     } else {
@@ -94,6 +95,10 @@ fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, E
 }
 
 fn write_sigaction(t: &mut crate::task::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
+    let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
+    if let Some(r) = t.arch.write_sigaction(&mut t.mm, addr, &s) {
+        return r;
+    }
     if t.arch.has_sa_restorer() {
         t.mm.write_shape(addr, SIGACTION, k)
     } else {
@@ -104,14 +109,16 @@ fn write_sigaction(t: &mut crate::task::Task, addr: u64, k: &KernelSigaction) ->
 /// `rt_sigprocmask(int how, const sigset_t *set, sigset_t *oset, size_t sigsetsize)`.
 /// Errors: `EINVAL` (bad `how`, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (how, set, oset) = (a.a[0], a.a[1], a.a[2]);
-    if a.a[3] != SIGSET_SIZE {
+    let (set, oset) = (a.a[1], a.a[2]);
+    let t = cpu.get_data_mut();
+    let arch = t.arch;
+    let how = arch.sigmask_how_to_generic(a.a[0]);
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let t = cpu.get_data_mut();
     let old = t.sig.mask;
     let new = if set != 0 {
-        let v = t.mm.read_u64(set)?;
+        let v = arch.read_sigset(&t.mm, set)?;
         Some(match how {
             SIG_BLOCK => old | v,
             SIG_UNBLOCK => old & !v,
@@ -122,7 +129,7 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None
     };
     if oset != 0 {
-        t.mm.write_u64(oset, old)?;
+        arch.write_sigset(&mut t.mm, oset, old)?;
     }
     if let Some(n) = new {
         t.sig.mask = n & !UNBLOCKABLE;
@@ -236,11 +243,12 @@ fn write_siginfo(
 }
 
 fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::thunk::Shape) -> SysResult {
-    if a.a[3] != SIGSET_SIZE {
+    let t = cpu.get_data_mut();
+    let arch = t.arch;
+    if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let t = cpu.get_data_mut();
-    let set = t.mm.read_u64(a.a[0])? & !UNBLOCKABLE;
+    let set = arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
     let ready = t.sig.pending & set;
     if ready != 0 {
         let s = ready.trailing_zeros() + 1;
@@ -249,9 +257,9 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
             // SAFETY: plain id queries.
             let (pid, uid) = unsafe { (libc::getpid(), libc::getuid()) };
             // si_code SI_TKILL (-6): what raise() sends.
-            write_siginfo(&mut t.mm, a.a[1], s as i32, -6, pid, uid)?;
+            write_siginfo(&mut t.mm, a.a[1], arch.signal_from_host(Signal(s)) as i32, -6, pid, uid)?;
         }
-        return Ok(u64::from(s));
+        return Ok(arch.signal_from_host(Signal(s)));
     }
     let ts: Option<libc::timespec> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], ts_shape)?) };
     if a.a[1] != 0 {
@@ -273,14 +281,15 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     if a.a[1] != 0 {
         // SAFETY: the kernel filled the kill/rt member of the union for a dequeued signal.
         let (pid, uid) = unsafe { (info.si_pid(), info.si_uid()) };
-        write_siginfo(&mut t.mm, a.a[1], info.si_signo, info.si_code, pid, uid)?;
+        let signo = arch.signal_from_host(Signal(info.si_signo as u32)) as i32;
+        write_siginfo(&mut t.mm, a.a[1], signo, info.si_code, pid, uid)?;
     }
-    Ok(n)
+    Ok(arch.signal_from_host(Signal(n as u32)))
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
 pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] > SIGSET_SIZE {
+    if a.a[1] > cpu.get_data().arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
     // Signals the guest raised while blocked, and external ones the host holds for it.
@@ -295,7 +304,7 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.a[1] == 4 {
         t.mm.write_u32(a.a[0], v as u32)?;
     } else {
-        t.mm.write_u64(a.a[0], v)?;
+        t.arch.write_sigset(&mut t.mm, a.a[0], v)?;
     }
     Ok(0)
 }
@@ -310,7 +319,12 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = t.sig.altstack;
     let new = if a.a[0] != 0 {
-        let k: StackT = t.mm.read_shape(a.a[0], STACK_T)?;
+        let k: StackT = if t.arch.stack_t_size_first() {
+            let m = &t.mm;
+            StackT { sp: m.read_u64(a.a[0])?, size: m.read_u64(a.a[0] + 8)?, flags: m.read_u32(a.a[0] + 16)? as i32 }
+        } else {
+            t.mm.read_shape(a.a[0], STACK_T)?
+        };
         let st = AltStack { sp: k.sp, flags: k.flags as u32, size: k.size };
         if st.flags & !(SS_DISABLE | (1 << 31)) != 0 {
             return Err(Errno::EINVAL);
@@ -324,7 +338,14 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     if a.a[1] != 0 {
         let k = StackT { sp: old.sp, flags: (old.flags & !SS_ONSTACK) as i32, size: old.size };
-        t.mm.write_shape(a.a[1], STACK_T, &k)?;
+        if t.arch.stack_t_size_first() {
+            let m = &mut t.mm;
+            m.write_u64(a.a[1], k.sp)?;
+            m.write_u64(a.a[1] + 8, k.size)?;
+            m.write_u64(a.a[1] + 16, u64::from(k.flags as u32))?;
+        } else {
+            t.mm.write_shape(a.a[1], STACK_T, &k)?;
+        }
     }
     if let Some(n) = new {
         t.sig.altstack = n;

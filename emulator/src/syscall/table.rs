@@ -37,6 +37,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::poll, io::poll, &[Ptr, ULong, Int], RInt),
     d(Sys::ppoll, io::ppoll, &[Ptr, ULong, Ptr, Ptr, ULong], RInt),
     d(Sys::select, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
+    // MIPS n64 names its select(2) `_newselect` (arch/mips/kernel/syscalls/syscall_n64.tbl).
+    d(Sys::_newselect, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::pselect6, io::pselect6, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::flock, io::flock, &[Fd, Int], RInt),
     d(Sys::sendfile64, io::sendfile64, &[Fd, Fd, Ptr, ULong], RInt),
@@ -155,6 +157,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
     d(Sys::times, process::times, &[Ptr], RInt),
     d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
+    d(Sys::cacheflush, arch_only, &[Hex, ULong, Int], RInt),
     d(Sys::socketcall, arch_only, &[Int, Ptr], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
@@ -200,8 +203,10 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_wait, epoll::epoll_wait, &[Fd, Ptr, Int, Int], RInt),
     d(Sys::epoll_pwait, epoll::epoll_pwait, &[Fd, Ptr, Int, Int, Ptr, ULong], RInt),
     // net
+    // i386 (arch/i386/calls.rs) and MIPS (arch/mips64el/calls.rs): a `user_desc *` on i386, the
+    // thread pointer itself on MIPS
+    d(Sys::set_thread_area, arch_only, &[Hex], RInt),
     // i386 only (arch/i386/calls.rs)
-    d(Sys::set_thread_area, arch_only, &[Ptr], RInt),
     d(Sys::get_thread_area, arch_only, &[Ptr], RInt),
     d(Sys::old_select, arch_only, &[Ptr], RInt),
     d(Sys::getuid16, arch_only, &[], RInt),

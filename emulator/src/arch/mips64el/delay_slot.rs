@@ -1,0 +1,118 @@
+//! A repair for unicorn 2.1.5's virtual-TLB fill on MIPS.
+//!
+//! `unicorn_fill_tlb` (qemu/softmmu/unicorn_vtlb.c) calls `cpu_restore_state` before asking the
+//! fill hook, even when the fill succeeds and the instruction simply carries on. On MIPS that
+//! restore (`restore_state_to_opc`) ORs the delay-slot bits of the faulting instruction into
+//! `env->hflags`. Translated code never clears them again (they are a translation-time
+//! constant), so after a load or store in a branch delay slot touches a page for the first
+//! time, the next block is translated as if it started inside a delay slot: its first branch
+//! raises a reserved-instruction exception ("branch in delay slot"), or its first instruction
+//! is followed by a jump to the stale `btarget`.
+//!
+//! So the bits are cleared again after every fill of a *data* page. A fill for an instruction
+//! fetch is left alone: it happens when the engine looks up the next block, and a block can
+//! legitimately start in a delay slot (a branch whose delay slot is on the next page ends its
+//! block there), with the bits set on purpose. A data fill inside such a block may clear them
+//! too early, which is harmless: that block's branch completion stores `hflags` itself,
+//! because the block began with different flags. `hflags` is not a unicorn
+//! register: the repair goes through a CPU context (`uc_context_save`/`uc_context_restore`,
+//! a copy of QEMU's `CPUMIPSState`), in which the offset of `hflags` is found once by
+//! toggling `Status.FR`, whose only effect on `hflags` is `MIPS_HFLAG_F64`.
+
+use std::sync::OnceLock;
+
+use unicorn_engine::unicorn_const::{
+    uc_context, uc_context_alloc, uc_context_free, uc_context_restore, uc_context_save,
+};
+use unicorn_engine::RegisterMIPS;
+
+use crate::arch::Cpu;
+
+/// QEMU target/mips/cpu.h: `MIPS_HFLAG_BMASK` (branch and delay-slot state) and
+/// `MIPS_HFLAG_F64` (64-bit FPU registers, follows `Status.FR`).
+const MIPS_HFLAG_BMASK: u32 = 0x80_3800 | 0x7_C000;
+const MIPS_HFLAG_F64: u32 = 0x40;
+/// `Status.FR`.
+const STATUS_FR: u64 = 1 << 26;
+
+/// Offset of the CPU state in a `struct uc_context` (include/uc_priv.h: `size_t
+/// context_size; uc_mode mode; uc_arch arch; int snapshot_level; bool ramblock_freed;
+/// RAMBlock *last_block; FlatView *fv; char data[]`, on LP64).
+const CONTEXT_DATA: usize = 40;
+
+/// Byte offset of `hflags` in the saved CPU state, once found.
+static HFLAGS_AT: OnceLock<Option<usize>> = OnceLock::new();
+
+/// A CPU context owned for the length of one call.
+struct Ctx(*mut uc_context);
+
+impl Ctx {
+    fn save(cpu: &Cpu<'_>) -> Option<Ctx> {
+        let mut p = std::ptr::null_mut();
+        // SAFETY: a live handle and an out pointer; on success `p` owns a context of
+        // `uc_context_size` bytes, filled by the save.
+        unsafe {
+            if !matches!(uc_context_alloc(cpu.get_handle(), &mut p), unicorn_engine::uc_error::OK) {
+                return None;
+            }
+            let c = Ctx(p);
+            matches!(uc_context_save(cpu.get_handle(), c.0), unicorn_engine::uc_error::OK).then_some(c)
+        }
+    }
+
+    /// The saved CPU state (`context_size` bytes after the header).
+    fn data(&mut self) -> &mut [u8] {
+        // SAFETY: the header's first field is the state's size; the state follows at
+        // CONTEXT_DATA and the allocation holds both.
+        unsafe {
+            let size = *(self.0 as *const usize);
+            std::slice::from_raw_parts_mut((self.0 as *mut u8).add(CONTEXT_DATA), size)
+        }
+    }
+
+    fn restore(&self, cpu: &Cpu<'_>) {
+        // SAFETY: a context saved from this same engine.
+        unsafe { uc_context_restore(cpu.get_handle(), self.0) };
+    }
+}
+
+impl Drop for Ctx {
+    fn drop(&mut self) {
+        // SAFETY: allocated by uc_context_alloc and freed once.
+        unsafe { uc_context_free(self.0) };
+    }
+}
+
+fn word(d: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([d[at], d[at + 1], d[at + 2], d[at + 3]])
+}
+
+/// Finds the offset of `hflags` (call once the CPU is set up, with `Status.FR` set).
+pub fn locate_hflags(cpu: &mut Cpu<'_>) {
+    HFLAGS_AT.get_or_init(|| {
+        let status = cpu.reg_read(RegisterMIPS::CP0_STATUS).ok()?;
+        let mut with = Ctx::save(cpu)?;
+        cpu.reg_write(RegisterMIPS::CP0_STATUS, status ^ STATUS_FR).ok()?;
+        let without = Ctx::save(cpu);
+        cpu.reg_write(RegisterMIPS::CP0_STATUS, status).ok()?;
+        let mut without = without?;
+        let (a, b) = (with.data().to_vec(), without.data());
+        let hits: Vec<usize> = (0..a.len().min(b.len()) / 4)
+            .map(|i| i * 4)
+            .filter(|&i| word(&a, i) ^ word(b, i) == MIPS_HFLAG_F64)
+            .collect();
+        (hits.len() == 1).then(|| hits[0])
+    });
+}
+
+/// Clears delay-slot bits a TLB fill left in `hflags` (see the module doc).
+pub fn repair_after_fill(cpu: &Cpu<'_>) {
+    let Some(&Some(at)) = HFLAGS_AT.get() else { return };
+    let Some(mut ctx) = Ctx::save(cpu) else { return };
+    let d = ctx.data();
+    let h = word(d, at);
+    if h & MIPS_HFLAG_BMASK != 0 {
+        d[at..at + 4].copy_from_slice(&(h & !MIPS_HFLAG_BMASK).to_le_bytes());
+        ctx.restore(cpu);
+    }
+}

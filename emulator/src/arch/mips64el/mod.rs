@@ -1,0 +1,372 @@
+//! mips64el guests (MIPS64 release 2, little-endian, n64 ABI, hard float).
+//!
+//! - CPU: unicorn's `MIPS64R2-generic` model (MIPS64R2 with an FPU and 64 TLB entries; see
+//!   `tlb` for why the TLB matters). `Status` gets CU1 and FR (n64 uses 64-bit FP registers,
+//!   as the kernel sets for it) and UX/SX/KX (64-bit addressing).
+//! - Privilege: the CPU stays in kernel mode (KSU = 0). In user mode unicorn's `rdhwr $29`
+//!   (the TLS read every glibc program makes) needs `HWREna`, which unicorn cannot set from
+//!   outside, and a trapped `rdhwr` cannot be completed here (see the next point). Kernel mode
+//!   reads `UserLocal` directly; the price is that privileged instructions do not raise SIGILL.
+//! - Trap: `syscall` raises unicorn interrupt 17 (QEMU's `EXCP_SYSCALL`); unicorn has already
+//!   moved the PC past it. Number in `v0` ($2; n64 numbers start at 5000), arguments in `a0`-`a5`
+//!   ($4-$9), result in `v0` with `a3` ($7) = 0, or a *positive* MIPS errno in `v0` with `a3` = 1.
+//!   Host errno values are translated to MIPS ones here (arch/mips/include/uapi/asm/errno.h).
+//! - Other exceptions: unicorn replaces the PC with the one after the last `syscall` before the
+//!   interrupt hook runs (its `uc->next_pc` fix-up applies to every MIPS exception), so the hook
+//!   cannot see which instruction raised it: fault reports of these exceptions show that PC, and
+//!   a trap instruction (`teq`, code unknown) is reported as SIGFPE, Linux's answer for GCC's
+//!   divide-by-zero check (`teq rt, $0, 7`). Memory faults come from the TLB hook and have an
+//!   exact PC.
+//! - Engine repair: unicorn's virtual-TLB fill leaves branch-delay-slot bits in `hflags` after
+//!   a load or store in a delay slot touches a new page; `delay_slot` clears them after every
+//!   data fill (without it, glibc and busybox die with SIGILL or jump astray).
+//! - TLS: `set_thread_area` writes CP0 `UserLocal`.
+//! - Address space: `TASK_SIZE64` 1 TiB (40 bits, below the model's 42 `SEGBITS`), PIE base
+//!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).
+
+mod abi;
+mod calls;
+mod delay_slot;
+mod tlb;
+
+use capstone::prelude::*;
+use syscalls::Errno;
+use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
+
+use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::signal::{SigAction, Signal};
+use crate::syscall::nr::{NumberTable, Sys};
+use crate::syscall::SysResult;
+use crate::task::Task;
+
+/// The mips64el guest.
+pub struct Mips64el;
+
+static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+
+/// MIPS exceptions as unicorn passes them to the interrupt hook (QEMU target/mips/cpu.h
+/// `EXCP_*`).
+mod excp {
+    pub const ADEL: u32 = 12;
+    pub const ADES: u32 = 13;
+    pub const TLBF: u32 = 14;
+    pub const IBE: u32 = 15;
+    pub const DBP: u32 = 16;
+    pub const SYSCALL: u32 = 17;
+    pub const BREAK: u32 = 18;
+    pub const CPU: u32 = 19;
+    pub const RI: u32 = 20;
+    pub const OVERFLOW: u32 = 21;
+    pub const TRAP: u32 = 22;
+    pub const FPE: u32 = 23;
+    pub const TLBL: u32 = 26;
+    pub const TLBS: u32 = 27;
+    pub const DBE: u32 = 28;
+    pub const TLBXI: u32 = 36;
+    pub const TLBRI: u32 = 37;
+}
+
+/// CP0 `Status` bits (MIPS64 PRA, "Status Register").
+mod status {
+    pub const CU1: u64 = 1 << 29;
+    pub const FR: u64 = 1 << 26;
+    pub const KX: u64 = 1 << 7;
+    pub const SX: u64 = 1 << 6;
+    pub const UX: u64 = 1 << 5;
+}
+
+/// `$2` (`v0`) as a unicorn register id; `$n` is `GPR0 + n`.
+const GPR0: i32 = RegisterMIPS::R0 as i32;
+const V0: i32 = GPR0 + 2;
+const A0: i32 = GPR0 + 4;
+const A3: i32 = GPR0 + 7;
+
+/// TLB entries of the `MIPS64R2-generic` model (its Config1.MMUSize is 63).
+const TLB_ENTRIES: usize = 64;
+
+/// `HWCAP_MIPS_MIPS3D` (arch/mips/include/uapi/asm/hwcap.h).
+const HWCAP_MIPS_MIPS3D: u64 = 1 << 5;
+
+/// Highest errno a syscall can return (Linux `MAX_ERRNO`).
+const MAX_ERRNO: u64 = 4095;
+
+impl GuestArch for Mips64el {
+    fn name(&self) -> &'static str {
+        // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
+        "mips64"
+    }
+    fn elf_machine(&self) -> u16 {
+        8
+    }
+    fn is_64bit(&self) -> bool {
+        true
+    }
+    fn endian(&self) -> Endian {
+        Endian::Little
+    }
+    fn layout(&self) -> Layout {
+        // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
+        // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
+        Layout { low_len: 8 << 30, dyn_base: 0xaa_aaaa_a000, dyn_len: 4 << 30, task_size: 1 << 40, top_len: 16 << 30 }
+    }
+    fn numbers(&self) -> &'static NumberTable {
+        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    }
+
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let mut cpu = new_engine(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN, task)?;
+        cpu.ctl_set_cpu_model(Mips64CpuModel::MIPS64R2_GENERIC as i32)?;
+        Ok(cpu)
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(|cpu, intno| {
+            if intno == excp::SYSCALL {
+                crate::syscall::enter(cpu);
+            } else {
+                crate::task::cpu_exception(cpu, intno);
+            }
+        })?;
+        Ok(())
+    }
+
+    fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
+        // Kernel mode (KSU 0, ERL/EXL/BEV clear), FPU on with 64-bit registers, 64-bit
+        // addressing in every segment.
+        cpu.reg_write(RegisterMIPS::CP0_STATUS, status::CU1 | status::FR | status::KX | status::SX | status::UX)?;
+        delay_slot::locate_hflags(cpu);
+        let bases = tlb::entry_bases(&self.layout(), TLB_ENTRIES);
+        tlb::wire_entries(cpu, (sp & !0xfff) - 0x2000, &bases)?;
+        // ELF_PLAT_INIT (arch/mips/include/asm/elf.h) zeroes every GPR; v0 = 0 tells _start
+        // there is no rtld_fini to register.
+        for r in 1..32 {
+            cpu.reg_write(GPR0 + r, 0)?;
+        }
+        cpu.reg_write(RegisterMIPS::SP, sp)?;
+        cpu.reg_write(RegisterMIPS::PC, entry)?;
+        // $25 (t9) holds the entry address in PIC code that computes gp from it.
+        cpu.reg_write(GPR0 + 25, entry)?;
+        Ok(())
+    }
+
+    #[inline]
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(RegisterMIPS::PC).unwrap_or(0)
+    }
+
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let v = read_regs(cpu, &[V0, A0, A0 + 1, A0 + 2]);
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+    }
+
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let v = read_regs(cpu, &[A0 + 3, A0 + 4, A0 + 5]);
+        args.a[3..].copy_from_slice(&v);
+    }
+
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
+            let e = abi::errno_from_host(ret.wrapping_neg() as i32);
+            write_regs(cpu, &[V0, A3], &[e as u64, 1]);
+        } else {
+            write_regs(cpu, &[V0, A3], &[ret, 0]);
+        }
+    }
+
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        cpu.reg_write(RegisterMIPS::CP0_USERLOCAL, tls).map_err(|_| Errno::EINVAL)
+    }
+
+    fn hwcap(&self) -> (u64, u64) {
+        // arch/mips/include/uapi/asm/hwcap.h has bits only for R6, MSA, CRC32 and the ASEs
+        // (MIPS16, MDMX, MIPS3D, SmartMIPS, DSP…). Of these the model has MIPS-3D, which Linux
+        // finds in the FPU's FIR.3D bit (arch/mips/kernel/cpu-probe.c).
+        (HWCAP_MIPS_MIPS3D, 0)
+    }
+    fn platform(&self) -> Option<&'static str> {
+        // Linux sets `__elf_platform` only for a few vendor cores (Octeon, Loongson).
+        None
+    }
+    fn minsigstksz(&self) -> Option<u64> {
+        None
+    }
+    fn disassembler(&self) -> Option<Capstone> {
+        Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
+    }
+
+    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+        mm.write_struct(addr, &abi::Stat::from_host(st))
+    }
+    fn open_flags_to_host(&self, flags: u64) -> i32 {
+        abi::open_flags_to_host(flags)
+    }
+    fn open_flags_from_host(&self, flags: i32) -> u64 {
+        abi::open_flags_from_host(flags)
+    }
+    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
+        calls::arch_syscall(cpu, sys, a)
+    }
+    fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
+        let name = name.strip_prefix('$').unwrap_or(name);
+        let n: i32 = match name {
+            "zero" => 0,
+            "at" => 1,
+            "gp" => 28,
+            "sp" => 29,
+            "fp" | "s8" => 30,
+            "ra" => 31,
+            "pc" => return cpu.reg_read(RegisterMIPS::PC).ok(),
+            _ => {
+                if let Ok(i) = name.parse::<i32>() {
+                    i
+                } else {
+                    let (prefix, rest) = name.split_at(1);
+                    let i: i32 = rest.parse().ok()?;
+                    // n64 register names (MIPS n64 ABI: $8-$11 are a4-a7).
+                    match (prefix, i) {
+                        ("v", 0..=1) => 2 + i,
+                        ("a", 0..=7) => 4 + i,
+                        ("t", 0..=3) => 12 + i,
+                        ("s", 0..=7) => 16 + i,
+                        ("t", 8..=9) => 24 + i - 8,
+                        ("k", 0..=1) => 26 + i,
+                        _ => return None,
+                    }
+                }
+            }
+        };
+        if !(0..32).contains(&n) {
+            return None;
+        }
+        cpu.reg_read(GPR0 + n).ok()
+    }
+    fn exception_signal(&self, intno: u32) -> Signal {
+        // What Linux's arch/mips/kernel/traps.c raises for each exception code.
+        match intno {
+            excp::ADEL | excp::ADES => Signal::SIGBUS,
+            excp::IBE | excp::DBE => Signal::SIGBUS,
+            excp::TLBF | excp::TLBL | excp::TLBS | excp::TLBXI | excp::TLBRI => Signal::SIGSEGV,
+            excp::BREAK | excp::DBP => Signal::SIGTRAP,
+            excp::OVERFLOW | excp::TRAP | excp::FPE => Signal::SIGFPE,
+            excp::RI | excp::CPU => Signal::SIGILL,
+            _ => Signal::SIGILL,
+        }
+    }
+
+    #[inline]
+    fn after_tlb_fill(&self, cpu: &Cpu<'_>, fetch: bool) {
+        if !fetch {
+            delay_slot::repair_after_fill(cpu);
+        }
+    }
+
+    fn signal_to_host(&self, sig: u64) -> Option<Signal> {
+        abi::signal_to_host(sig).map(Signal)
+    }
+    fn signal_from_host(&self, sig: Signal) -> u64 {
+        abi::signal_from_host(sig.0)
+    }
+    fn sigset_size(&self) -> u64 {
+        16
+    }
+    fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
+        Ok(abi::sigset_to_host([mm.read_u64(addr)?, mm.read_u64(addr + 8)?]))
+    }
+    fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
+        let w = abi::sigset_from_host(mask);
+        mm.write_u64(addr, w[0])?;
+        mm.write_u64(addr + 8, w[1])
+    }
+    fn sigmask_how_to_generic(&self, how: u64) -> u64 {
+        abi::sigmask_how_to_generic(how)
+    }
+    /// MIPS `struct sigaction` (arch/mips/include/uapi/asm/signal.h): `unsigned int sa_flags`,
+    /// then `sa_handler` at 8, then the 128-bit `sa_mask` at 16; no restorer.
+    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
+        let read = || {
+            Ok(SigAction {
+                flags: u64::from(mm.read_u32(addr)?),
+                handler: mm.read_u64(addr + 8)?,
+                restorer: 0,
+                mask: self.read_sigset(mm, addr + 16)?,
+            })
+        };
+        Some(read())
+    }
+    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Option<Result<(), Errno>> {
+        let mut write = || {
+            mm.write_u32(addr, act.flags as u32)?;
+            mm.write_u32(addr + 4, 0)?;
+            mm.write_u64(addr + 8, act.handler)?;
+            self.write_sigset(mm, addr + 16, act.mask)
+        };
+        Some(write())
+    }
+    fn arch_variants(&self) -> &'static [Sys] {
+        // MIPS `struct statfs` has its members in another order (see `calls`).
+        &[Sys::statfs, Sys::fstatfs]
+    }
+    fn has_sa_restorer(&self) -> bool {
+        // arch/mips/include/uapi/asm/signal.h: no sa_restorer (and read_sigaction above).
+        false
+    }
+    fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
+        abi::mmap_flags_to_generic(flags)
+    }
+    fn fcntl_cmd_to_host(&self, cmd: i32) -> i32 {
+        abi::fcntl_cmd_to_host(cmd)
+    }
+    fn ioctl_to_host(&self, req: u64) -> u64 {
+        abi::ioctl_to_host(req)
+    }
+    fn socket_type_to_host(&self, ty: i32) -> i32 {
+        abi::socket_type_to_host(ty)
+    }
+    fn socket_type_from_host(&self, ty: i32) -> i32 {
+        abi::socket_type_from_host(ty)
+    }
+    fn termios(&self) -> Option<ArchTermios> {
+        Some(ArchTermios { size: abi::TERMIOS_SIZE, to_host: abi::termios_to_host, from_host: abi::termios_from_host })
+    }
+    fn sol_socket(&self) -> i32 {
+        abi::SOL_SOCKET
+    }
+    fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
+        abi::sockopt_to_host(level, name)
+    }
+    /// MIPS `stack_t` is `{ss_sp, ss_size, ss_flags}` (arch/mips/include/uapi/asm/signal.h).
+    fn stack_t_size_first(&self) -> bool {
+        true
+    }
+    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
+        abi::rlimit_to_host(resource)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_windows_do_not_overlap() {
+        let l = Mips64el.layout();
+        let bases = tlb::entry_bases(&l, usize::MAX);
+        assert!(bases.len() <= TLB_ENTRIES, "{} TLB entries needed", bases.len());
+        assert!(l.low_len <= l.dyn_base);
+        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xfff);
+        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
+    }
+
+    #[test]
+    fn n64_numbers() {
+        // arch/mips/kernel/syscalls/syscall_n64.tbl
+        let n = Mips64el.numbers();
+        assert_eq!(n.lookup(5001), Some(Sys::write));
+        assert_eq!(n.lookup(5058), Some(Sys::exit));
+        assert_eq!(n.lookup(5242), Some(Sys::set_thread_area));
+    }
+}
