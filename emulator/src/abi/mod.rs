@@ -6,4 +6,5 @@
 
 pub mod generic;
 pub mod shapes;
+pub mod stat32;
 pub mod thunk;

@@ -28,6 +28,7 @@ pub mod path;
 pub mod process;
 pub mod procfs;
 pub mod signal;
+pub mod socketcall;
 pub mod table;
 pub mod time;
 pub mod xattr;

@@ -3,7 +3,9 @@
 //! Each arch's [`super::DispatchTable`] picks the rows its numbering has.
 
 use super::nr::Sys;
-use super::{arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, time, xattr, Handler, SyscallDef};
+use super::{
+    arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, socketcall, time, xattr, Handler, SyscallDef,
+};
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
@@ -158,7 +160,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::times, process::times, &[Ptr], RInt),
     d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
     d(Sys::cacheflush, arch_only, &[Hex, ULong, Int], RInt),
-    d(Sys::socketcall, arch_only, &[Int, Ptr], RInt),
+    d(Sys::socketcall, socketcall::socketcall, &[Int, Ptr], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
     d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),

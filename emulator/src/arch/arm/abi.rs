@@ -1,14 +1,14 @@
 //! arm (EABI, little-endian) struct layouts, flag values and `AT_HWCAP` bits.
 //!
-//! - `struct stat` and `struct stat64`: arch/arm/include/uapi/asm/stat.h. Under EABI a
-//!   `long long` is 8-byte aligned, which puts implicit padding before `st_size` and
-//!   `st_blocks` of `stat64` (104 bytes; checked against `sizeof` and `offsetof` from
-//!   arm-linux-gnueabihf-gcc with the kernel's header).
+//! - `struct stat64`: arch/arm/include/uapi/asm/stat.h. Under EABI a `long long` is 8-byte
+//!   aligned, which puts implicit padding before `st_size` and `st_blocks` (104 bytes; checked
+//!   against `sizeof` and `offsetof` from arm-linux-gnueabihf-gcc with the kernel's header).
+//!   The old `struct stat` is the one i386 has too: [`crate::abi::stat32`].
 //! - open flags: arch/arm/include/uapi/asm/fcntl.h, the same four values as arm64.
 //! - `AT_HWCAP`: arch/arm/include/uapi/asm/hwcap.h.
 
-use syscalls::Errno;
-use zerocopy::byteorder::little_endian::{I64, U16, U32, U64};
+use crate::abi::stat32::new_encode_dev;
+use zerocopy::byteorder::little_endian::{I64, U32, U64};
 use zerocopy::{Immutable, IntoBytes};
 
 /// arm `O_DIRECTORY`.
@@ -74,73 +74,6 @@ pub const HWCAP_A15: u64 = hwcap::SWP
     | hwcap::IDIVT
     | hwcap::VFPD32
     | hwcap::LPAE;
-
-/// The old `struct stat` (layout: arch/arm/include/uapi/asm/stat.h, little-endian), 64 bytes:
-/// 16-bit mode, link count and ids; 32-bit size and times.
-#[repr(C)]
-#[derive(IntoBytes, Immutable, Default)]
-#[allow(missing_docs)]
-pub struct Stat {
-    pub st_dev: U32,
-    pub st_ino: U32,
-    pub st_mode: U16,
-    pub st_nlink: U16,
-    pub st_uid: U16,
-    pub st_gid: U16,
-    pub st_rdev: U32,
-    pub st_size: U32,
-    pub st_blksize: U32,
-    pub st_blocks: U32,
-    pub st_atime: U32,
-    pub st_atime_nsec: U32,
-    pub st_mtime: U32,
-    pub st_mtime_nsec: U32,
-    pub st_ctime: U32,
-    pub st_ctime_nsec: U32,
-    pub __unused4: U32,
-    pub __unused5: U32,
-}
-
-/// Largest file size the old `struct stat` reports (the kernel's `MAX_NON_LFS`).
-const MAX_NON_LFS: i64 = 0x7fff_ffff;
-
-/// The kernel's `old_encode_dev`-free 32-bit `new_encode_dev` of a host device number
-/// (include/linux/kdev_t.h): minor low 8 bits, major, then the minor's high bits.
-fn new_encode_dev(dev: u64) -> u32 {
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    (minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)
-}
-
-impl Stat {
-    /// From a host stat, as the kernel's `cp_new_stat` fills it. Errors: `EOVERFLOW` when the
-    /// inode number, link count, owner or size does not fit.
-    #[allow(clippy::unnecessary_cast)]
-    pub fn from_host(s: &libc::stat) -> Result<Stat, Errno> {
-        let narrow16 = |v: u32| u16::try_from(v).map_err(|_| Errno::EOVERFLOW);
-        if s.st_size > MAX_NON_LFS {
-            return Err(Errno::EOVERFLOW);
-        }
-        Ok(Stat {
-            st_dev: U32::new(new_encode_dev(s.st_dev)),
-            st_ino: U32::new(u32::try_from(s.st_ino).map_err(|_| Errno::EOVERFLOW)?),
-            st_mode: U16::new(s.st_mode as u16),
-            st_nlink: U16::new(narrow16(s.st_nlink as u32)?),
-            st_uid: U16::new(narrow16(s.st_uid)?),
-            st_gid: U16::new(narrow16(s.st_gid)?),
-            st_rdev: U32::new(new_encode_dev(s.st_rdev)),
-            st_size: U32::new(s.st_size as u32),
-            st_blksize: U32::new(s.st_blksize as u32),
-            st_blocks: U32::new(s.st_blocks as u32),
-            st_atime: U32::new(s.st_atime as u32),
-            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
-            st_mtime: U32::new(s.st_mtime as u32),
-            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
-            st_ctime: U32::new(s.st_ctime as u32),
-            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
-            ..Default::default()
-        })
-    }
-}
 
 /// `struct stat64` (layout: arch/arm/include/uapi/asm/stat.h under EABI, little-endian),
 /// 104 bytes. `__st_ino` repeats the low 32 bits of the inode number; times are 32-bit.
@@ -209,7 +142,6 @@ mod tests {
     #[test]
     fn sizes_match_the_kernel_header() {
         // sizeof from arm-linux-gnueabihf-gcc with arch/arm/include/uapi/asm/stat.h.
-        assert_eq!(std::mem::size_of::<Stat>(), 64);
         assert_eq!(std::mem::size_of::<Stat64>(), 104);
         assert_eq!(std::mem::offset_of!(Stat64, st_size), 48);
         assert_eq!(std::mem::offset_of!(Stat64, st_blocks), 64);

@@ -207,7 +207,7 @@ impl GuestArch for Arm {
     }
 
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat::from_host(st)?)
+        mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
     }
     fn regpairs_aligned(&self) -> bool {
         true

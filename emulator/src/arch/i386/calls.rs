@@ -1,10 +1,8 @@
-//! System calls only i386 has (among endgate's guests): the TLS segment calls, the
-//! `socketcall` multiplexer, and the 16-bit-id calls that kept the historic numbers.
+//! System calls only i386 has (among endgate's guests): the TLS segment calls, `old_select`,
+//! and the 16-bit-id calls that kept the historic numbers. (`socketcall`, which s390x has
+//! too, is [`crate::syscall::socketcall`].)
 //!
 //! - `set_thread_area`/`get_thread_area`: see [`super::gdt`].
-//! - `socketcall(int call, unsigned long *args)`: one entry point for every socket call, as
-//!   i386 had before Linux 4.3 gave it direct ones (glibc still uses it); the arguments are
-//!   32-bit words read from `args` and handed to the shared handlers of [`crate::syscall::net`].
 //! - `select` at number 82 is `old_select`, which takes a pointer to its five arguments.
 //! - `getuid` … `chown` at their pre-2.4 numbers take and return 16-bit ids (the kernel's
 //!   `sys_getuid16` family, kernel/uid16.c); the `*32` calls are the real ones and are served
@@ -13,11 +11,11 @@
 
 use syscalls::Errno;
 
-use super::abi::{high2low, low2high, socketcall as sc};
 use super::gdt;
+use crate::abi::stat32::{high2low, low2high};
 use crate::arch::{Cpu, SyscallArgs};
 use crate::syscall::nr::Sys;
-use crate::syscall::{fs, host_ret, io, net, process, SysResult};
+use crate::syscall::{fs, host_ret, io, process, SysResult};
 
 /// `set_thread_area(struct user_desc *u_info)`.
 pub fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -27,48 +25,6 @@ pub fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `get_thread_area(struct user_desc *u_info)`.
 pub fn get_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     gdt::get_thread_area(cpu, a.a[0])
-}
-
-/// `socketcall(int call, unsigned long *args)` (socketcall(2), net/socket.c
-/// `sys_socketcall`): reads the call's argument words and runs the call. `SYS_SEND`,
-/// `SYS_RECV` and `SYS_ACCEPT` are `sendto`/`recvfrom` without an address and `accept4` with
-/// no flags, as in the kernel. Errors: `EINVAL` for an unknown call, `EFAULT` for a bad
-/// `args`, `ENOSYS` for `recvmmsg`/`sendmmsg` (not served yet), and the call's own.
-pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let call = a.a[0] & 0xffff_ffff;
-    let n = match usize::try_from(call).ok().and_then(|c| sc::NARGS.get(c)) {
-        Some(&n) if call >= sc::SOCKET => usize::from(n),
-        _ => return Err(Errno::EINVAL),
-    };
-    let mut w = [0u64; 6];
-    let mm = &cpu.get_data().mm;
-    for (i, slot) in w.iter_mut().enumerate().take(n) {
-        *slot = u64::from(mm.read_u32(a.a[1] + 4 * i as u64)?);
-    }
-    let args = |v: [u64; 6]| SyscallArgs { nr: a.nr, a: v };
-    let [w0, w1, w2, w3, w4, w5] = w;
-    match call {
-        sc::SOCKET => net::socket(cpu, &args(w)),
-        sc::BIND => net::bind(cpu, &args(w)),
-        sc::CONNECT => net::connect(cpu, &args(w)),
-        sc::LISTEN => net::listen(cpu, &args(w)),
-        sc::ACCEPT => net::accept4(cpu, &args([w0, w1, w2, 0, 0, 0])),
-        sc::GETSOCKNAME => net::getsockname(cpu, &args(w)),
-        sc::GETPEERNAME => net::getpeername(cpu, &args(w)),
-        sc::SOCKETPAIR => net::socketpair(cpu, &args(w)),
-        sc::SEND => net::sendto(cpu, &args([w0, w1, w2, w3, 0, 0])),
-        sc::RECV => net::recvfrom(cpu, &args([w0, w1, w2, w3, 0, 0])),
-        sc::SENDTO => net::sendto(cpu, &args(w)),
-        sc::RECVFROM => net::recvfrom(cpu, &args([w0, w1, w2, w3, w4, w5])),
-        sc::SHUTDOWN => net::shutdown(cpu, &args(w)),
-        sc::SETSOCKOPT => net::setsockopt(cpu, &args(w)),
-        sc::GETSOCKOPT => net::getsockopt(cpu, &args(w)),
-        sc::SENDMSG => net::sendmsg(cpu, &args(w)),
-        sc::RECVMSG => net::recvmsg(cpu, &args(w)),
-        sc::ACCEPT4 => net::accept4(cpu, &args(w)),
-        sc::RECVMMSG | sc::SENDMMSG => Err(Errno::ENOSYS),
-        _ => Err(Errno::EINVAL),
-    }
 }
 
 /// `old_select(struct sel_arg_struct *arg)` (the i386 `select`, number 82; fs/select.c

@@ -13,9 +13,11 @@
 //!   32-bit tasks). The three windows tile the whole space below `TASK_SIZE`, so every address
 //!   a 32-bit program can name is mappable; the top-down mmap window reaches down to 256 MiB.
 //! - Structs: [`DataModel::ILP32_LE_I386`] (4-byte `long`, 64-bit members 4-byte aligned); the
-//!   old `struct stat` and `struct stat64` in `abi.rs`; open flags are asm-generic.
-//! - Only here: `set_thread_area`/`get_thread_area`, `socketcall`, `old_select`, the
-//!   16-bit-id calls (`calls.rs`). `ipc`, `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
+//!   old `struct stat` shared with arm ([`crate::abi::stat32`]), the packed `struct stat64`
+//!   in `abi.rs`; open flags are asm-generic.
+//! - Only here: `set_thread_area`/`get_thread_area`, `old_select`, the 16-bit-id calls
+//!   (`calls.rs`); `socketcall` is the shared [`crate::syscall::socketcall`]. `ipc`,
+//!   `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
 
 mod abi;
@@ -206,7 +208,7 @@ impl GuestArch for I386 {
     }
 
     fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat::from_host(st).ok_or(Errno::EOVERFLOW)?)
+        mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
     }
     fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
         mm.write_struct(addr, &abi::Stat64::from_host(st))
@@ -221,7 +223,6 @@ impl GuestArch for I386 {
         match sys {
             Sys::set_thread_area => Some(calls::set_thread_area(cpu, a)),
             Sys::get_thread_area => Some(calls::get_thread_area(cpu, a)),
-            Sys::socketcall => Some(calls::socketcall(cpu, a)),
             Sys::old_select => Some(calls::old_select(cpu, a)),
             // i386 has no FS/GS base codes and endgate emulates no CPUID faulting.
             Sys::arch_prctl => Some(Err(Errno::EINVAL)),

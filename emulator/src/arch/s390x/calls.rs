@@ -1,9 +1,9 @@
 //! System calls whose s390x form differs from the generic handler's: `mmap` takes its six
 //! arguments in memory, and `statfs`/`fstatfs` and their `64` forms (which glibc uses, with
-//! the struct size as an extra argument) fill s390's own `struct statfs`. Plus `socketcall`,
-//! which s390x still has and glibc 2.36 still uses for some socket calls (`socketpair`).
-//! The dispatcher sends them here because [`super::S390x`] lists them in
-//! `GuestArch::arch_variants`. (`GuestArch::statfs_shape` cannot describe s390's
+//! the struct size as an extra argument) fill s390's own `struct statfs`. (`socketcall`,
+//! which s390x still has and glibc 2.36 still uses for `socketpair`, is the shared
+//! [`crate::syscall::socketcall`].) The dispatcher sends them here because [`super::S390x`]
+//! lists them in `GuestArch::arch_variants`. (`GuestArch::statfs_shape` cannot describe s390's
 //! `struct statfs`: a shape converts one member list between data models, and s390 has
 //! 32-bit members where the host's struct has longs.)
 
@@ -11,7 +11,6 @@ use super::abi::{HostStatfs, MmapArgStruct, Statfs};
 use syscalls::Errno;
 
 use crate::arch::{Cpu, SyscallArgs};
-use crate::syscall::nr::Sys;
 use crate::syscall::path::host_path;
 use crate::syscall::{as_int, host_ret, SysResult};
 
@@ -76,43 +75,4 @@ fn fstatfs_to(cpu: &mut Cpu<'_>, fd: u64, buf: u64) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(fd), &mut st) })?;
     cpu.get_data_mut().mm.write_struct(buf, &Statfs::from_host(&st))?;
     Ok(0)
-}
-
-/// `socketcall(int call, unsigned long *args)` (socketcall(2); net/socket.c): runs socket call
-/// number `call` (`SYS_SOCKET` 1 .. `SYS_SENDMMSG` 20, include/uapi/linux/net.h) with its
-/// arguments read as longs from `args`. `SYS_SEND`/`SYS_RECV` are `sendto`/`recvfrom` without
-/// an address and `SYS_ACCEPT` is `accept4` with no flags, as the kernel runs them.
-/// Errors: `EINVAL` for an unknown `call`, `EFAULT` if the arguments are unreadable,
-/// `ENOSYS` for calls endgate does not serve (`recvmmsg`, `sendmmsg`), then the call's own.
-pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    // (call, argument count): net/socket.c `nargs`.
-    let (sys, count) = match as_int(a.a[0]) {
-        1 => (Sys::socket, 3),
-        2 => (Sys::bind, 3),
-        3 => (Sys::connect, 3),
-        4 => (Sys::listen, 2),
-        5 => (Sys::accept4, 3),
-        6 => (Sys::getsockname, 3),
-        7 => (Sys::getpeername, 3),
-        8 => (Sys::socketpair, 4),
-        9 => (Sys::sendto, 4),
-        10 => (Sys::recvfrom, 4),
-        11 => (Sys::sendto, 6),
-        12 => (Sys::recvfrom, 6),
-        13 => (Sys::shutdown, 2),
-        14 => (Sys::setsockopt, 5),
-        15 => (Sys::getsockopt, 5),
-        16 => (Sys::sendmsg, 3),
-        17 => (Sys::recvmsg, 3),
-        18 => (Sys::accept4, 4),
-        19 | 20 => return Err(Errno::ENOSYS),
-        _ => return Err(Errno::EINVAL),
-    };
-    let mut args = SyscallArgs::default();
-    for (i, slot) in args.a.iter_mut().take(count).enumerate() {
-        *slot = cpu.get_data().mm.read_u64(a.a[1].wrapping_add(8 * i as u64))?;
-    }
-    let def = crate::syscall::table::DEFS.iter().find(|d| d.sys == sys).ok_or(Errno::ENOSYS)?;
-    args.nr = cpu.get_data().arch.numbers().number_of(sys).unwrap_or(a.nr);
-    (def.handler)(cpu, &args)
 }

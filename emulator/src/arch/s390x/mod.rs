@@ -32,8 +32,8 @@
 //!   `_REGION2_SIZE`; the kernel grows it on demand, endgate does not), PIE base
 //!   0x2aa_0000_0000 (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2`
 //!   rounded down to 4 GiB).
-//! - `mmap` is `old_mmap` (one pointer to six longs), `statfs` has s390's layout, and
-//!   `socketcall` is served: `calls.rs`.
+//! - `mmap` is `old_mmap` (one pointer to six longs) and `statfs` has s390's layout:
+//!   `calls.rs`. `socketcall` is the shared [`crate::syscall::socketcall`].
 
 mod abi;
 mod calls;
@@ -242,7 +242,6 @@ impl GuestArch for S390x {
             Sys::fstatfs => calls::fstatfs(cpu, a),
             Sys::statfs64 => calls::statfs64(cpu, a),
             Sys::fstatfs64 => calls::fstatfs64(cpu, a),
-            Sys::socketcall => calls::socketcall(cpu, a),
             _ => return None,
         })
     }
