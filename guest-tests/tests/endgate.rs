@@ -137,7 +137,6 @@ fn endgate_s390x() {
 }
 
 #[test]
-#[ignore = "endgate has no mips64el guest yet"]
 fn endgate_mips64el() {
     run_suite(Emulator::Command(vec![endgate().to_string_lossy().into_owned()]), "mips64el");
 }
