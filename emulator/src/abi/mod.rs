@@ -4,6 +4,7 @@
 //! header it follows. Field types carry their byte order (`zerocopy::byteorder`), so writing a
 //! struct into guest memory is a plain byte copy with the swaps already done.
 
+pub mod arm_fcntl;
 pub mod generic;
 pub mod shapes;
 pub mod stat32;

@@ -10,7 +10,6 @@
 //! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
-mod abi;
 mod calls;
 mod traps;
 
@@ -19,7 +18,7 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
 use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
-use crate::abi::generic;
+use crate::abi::{arm_fcntl, generic};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -147,30 +146,10 @@ impl GuestArch for Aarch64 {
         mm.write_struct(addr, &generic::Stat::from_host(st))
     }
     fn open_flags_to_host(&self, flags: u64) -> i32 {
-        let mut out = flags;
-        for (g, _) in abi::OPEN_FLAG_MAP {
-            out &= !g;
-        }
-        let mut out = out as u32 as i32;
-        for (g, h) in abi::OPEN_FLAG_MAP {
-            if flags & g != 0 {
-                out |= h;
-            }
-        }
-        out
+        arm_fcntl::open_flags_to_host(flags)
     }
     fn open_flags_from_host(&self, flags: i32) -> u64 {
-        let mut out = flags;
-        for (_, h) in abi::OPEN_FLAG_MAP {
-            out &= !h;
-        }
-        let mut out = u64::from(out as u32);
-        for (g, h) in abi::OPEN_FLAG_MAP {
-            if flags & h != 0 {
-                out |= g;
-            }
-        }
-        out
+        arm_fcntl::open_flags_from_host(flags)
     }
     fn arch_syscall(&self, _cpu: &mut Cpu<'_>, _sys: Sys, _a: &SyscallArgs) -> Option<SysResult> {
         None
@@ -242,12 +221,12 @@ mod tests {
     fn open_flags_round_trip() {
         let a = Aarch64;
         // O_RDONLY|O_DIRECTORY|O_CLOEXEC as aarch64 glibc passes it for opendir().
-        let guest = 0o2_000_000 | abi::O_DIRECTORY;
+        let guest = 0o2_000_000 | arm_fcntl::O_DIRECTORY;
         let host = a.open_flags_to_host(guest);
         assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC);
         assert_eq!(a.open_flags_from_host(host), guest);
         // F_GETFL on a 64-bit host reports the kernel's O_LARGEFILE (0o100000), which must not
         // turn into arm64's O_NOFOLLOW (also 0o100000).
-        assert_eq!(a.open_flags_from_host(0o100000 | libc::O_RDWR), abi::O_LARGEFILE | 2);
+        assert_eq!(a.open_flags_from_host(0o100000 | libc::O_RDWR), arm_fcntl::O_LARGEFILE | 2);
     }
 }

@@ -1,41 +1,15 @@
-//! arm (EABI, little-endian) struct layouts, flag values and `AT_HWCAP` bits.
+//! arm (EABI, little-endian) struct layouts and `AT_HWCAP` bits.
 //!
 //! - `struct stat64`: arch/arm/include/uapi/asm/stat.h. Under EABI a `long long` is 8-byte
 //!   aligned, which puts implicit padding before `st_size` and `st_blocks` (104 bytes; checked
 //!   against `sizeof` and `offsetof` from arm-linux-gnueabihf-gcc with the kernel's header).
 //!   The old `struct stat` is the one i386 has too: [`crate::abi::stat32`].
-//! - open flags: arch/arm/include/uapi/asm/fcntl.h, the same four values as arm64.
+//! - open flags (arch/arm/include/uapi/asm/fcntl.h) are arm64's: [`crate::abi::arm_fcntl`].
 //! - `AT_HWCAP`: arch/arm/include/uapi/asm/hwcap.h.
 
 use crate::abi::stat32::new_encode_dev;
 use zerocopy::byteorder::little_endian::{I64, U32, U64};
 use zerocopy::{Immutable, IntoBytes};
-
-/// arm `O_DIRECTORY`.
-pub const O_DIRECTORY: u64 = 0o40000;
-/// arm `O_NOFOLLOW`.
-pub const O_NOFOLLOW: u64 = 0o100000;
-/// arm `O_DIRECT`.
-pub const O_DIRECT: u64 = 0o200000;
-/// arm `O_LARGEFILE` (32-bit glibc sets it on every `open`).
-pub const O_LARGEFILE: u64 = 0o400000;
-
-/// The host kernel's values of the same four flags (asm-generic/fcntl.h; `libc` spells
-/// `O_LARGEFILE` as 0 on 64-bit hosts although the kernel reports 0o100000 in `F_GETFL`).
-mod host {
-    pub const O_DIRECT: i32 = 0o40000;
-    pub const O_LARGEFILE: i32 = 0o100000;
-    pub const O_DIRECTORY: i32 = 0o200000;
-    pub const O_NOFOLLOW: i32 = 0o400000;
-}
-
-/// The four flags whose values differ between arm and the host: (guest, host).
-pub const OPEN_FLAG_MAP: [(u64, i32); 4] = [
-    (O_DIRECTORY, host::O_DIRECTORY),
-    (O_NOFOLLOW, host::O_NOFOLLOW),
-    (O_DIRECT, host::O_DIRECT),
-    (O_LARGEFILE, host::O_LARGEFILE),
-];
 
 /// `AT_HWCAP` bits (arch/arm/include/uapi/asm/hwcap.h).
 #[allow(missing_docs)]

@@ -27,6 +27,7 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 
 use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use crate::abi::arm_fcntl;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -224,30 +225,10 @@ impl GuestArch for Arm {
         }
     }
     fn open_flags_to_host(&self, flags: u64) -> i32 {
-        let mut out = flags;
-        for (g, _) in abi::OPEN_FLAG_MAP {
-            out &= !g;
-        }
-        let mut out = out as u32 as i32;
-        for (g, h) in abi::OPEN_FLAG_MAP {
-            if flags & g != 0 {
-                out |= h;
-            }
-        }
-        out
+        arm_fcntl::open_flags_to_host(flags)
     }
     fn open_flags_from_host(&self, flags: i32) -> u64 {
-        let mut out = flags;
-        for (_, h) in abi::OPEN_FLAG_MAP {
-            out &= !h;
-        }
-        let mut out = u64::from(out as u32);
-        for (g, h) in abi::OPEN_FLAG_MAP {
-            if flags & h != 0 {
-                out |= g;
-            }
-        }
-        out
+        arm_fcntl::open_flags_from_host(flags)
     }
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
         calls::arch_syscall(cpu, sys, a)
@@ -306,7 +287,7 @@ mod tests {
     fn open_flags_round_trip() {
         let a = Arm;
         // O_RDONLY|O_LARGEFILE|O_DIRECTORY|O_CLOEXEC as 32-bit glibc passes it for opendir().
-        let guest = 0o2_000_000 | abi::O_DIRECTORY | abi::O_LARGEFILE;
+        let guest = 0o2_000_000 | arm_fcntl::O_DIRECTORY | arm_fcntl::O_LARGEFILE;
         let host = a.open_flags_to_host(guest);
         assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC | 0o100000);
         assert_eq!(a.open_flags_from_host(host), guest);
