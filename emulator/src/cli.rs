@@ -43,6 +43,12 @@ pub struct Cli {
     #[arg(long)]
     pub strace: bool,
 
+    /// Set when a guest's execve started this endgate in a process a guest fork created: a
+    /// guest killed by a signal then ends endgate by that signal (hidden; see
+    /// [`GUEST_CHILD_FLAG`]).
+    #[arg(long = "guest-child", hide = true)]
+    pub guest_child: bool,
+
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
     pub program: OsString,
@@ -55,6 +61,9 @@ pub struct Cli {
     #[arg(skip)]
     pub env_ops: Vec<EnvOp>,
 }
+
+/// The hidden option a guest's execve passes on (see [`Cli::guest_child`]).
+pub const GUEST_CHILD_FLAG: &str = "--guest-child";
 
 /// One `-E` or `-U` option.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -94,7 +94,10 @@ fn set_thread_name(path: &str) {
 /// Loads `prog` and runs it to the end; returns how the guest ended and, for a fatal signal,
 /// the one-line report to print.
 pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), LaunchError> {
-    let elf = loader::read_elf(&prog.path, std::path::Path::new(&prog.path))?;
+    // An absolute program path is a guest path, looked up under the sysroot first (as a
+    // guest's execve names its program).
+    let prog_host = sysroot_path(&opts, &prog.path);
+    let elf = loader::read_elf(&prog.path, &prog_host)?;
     let arch = elf.arch;
     let opts = Arc::new(opts);
     let interp = match loader::interpreter(&elf) {
@@ -112,7 +115,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         None => None,
     };
     let mm = AddressSpace::new(arch.layout(), arch.data_model())?;
-    let host_path = std::fs::canonicalize(&prog.path).unwrap_or_else(|_| PathBuf::from(&prog.path));
+    let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
     let task = Task {
         arch,
         mm,

@@ -34,6 +34,9 @@ fn main() -> ExitCode {
             return ExitCode::from(e.exit_status());
         }
     };
+    if cli.guest_child {
+        endgate::syscall::fork::set_guest_child();
+    }
     let program = cli.program.clone();
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
@@ -43,8 +46,15 @@ fn main() -> ExitCode {
     match launch(opts, prog) {
         Ok((Exit::Code(c), _)) => ExitCode::from(c as u8),
         Ok((Exit::Signal { sig, .. }, report)) => {
-            if let Some(r) = report {
+            // A guest's child dies by the signal itself, so the guest parent's wait sees it;
+            // like a native process it then says nothing of a signal sent to it (a pipeline's
+            // SIGPIPE), only of its own faults.
+            let child = endgate::syscall::fork::is_guest_child();
+            if let Some(r) = report.filter(|_| !child || endgate::signal::HOST_OWN.contains(&sig)) {
                 report!("{r}");
+            }
+            if child {
+                endgate::syscall::fork::die_by_signal(sig);
             }
             ExitCode::from((128 + sig.0) as u8)
         }

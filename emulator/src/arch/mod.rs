@@ -43,6 +43,21 @@ pub struct SyscallArgs {
     pub a: [u64; 6],
 }
 
+/// `clone(2)`'s five arguments by meaning, whatever order the arch passes them in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CloneArgs {
+    /// `CLONE_*` flags; the low byte is the exit signal (guest numbering).
+    pub flags: u64,
+    /// New stack pointer for the child (0: the parent's).
+    pub newsp: u64,
+    /// Guest address `CLONE_PARENT_SETTID` writes the child's tid to.
+    pub ptid: u64,
+    /// Guest address `CLONE_CHILD_SETTID` writes and `CLONE_CHILD_CLEARTID` clears.
+    pub ctid: u64,
+    /// The child's thread pointer for `CLONE_SETTLS`.
+    pub tls: u64,
+}
+
 /// An arch's own `struct termios` (TCGETS/TCSETS), where it is not asm-generic's.
 #[derive(Clone, Copy)]
 pub struct ArchTermios {
@@ -246,6 +261,19 @@ pub trait GuestArch: Sync {
     /// A guest `(level, optname)` socket option to the host's.
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         (level, name)
+    }
+    /// `clone(2)`'s arguments as the arch passes them. The default is the order of
+    /// `CONFIG_CLONE_BACKWARDS` (kernel/fork.c), which arm, i386, MIPS, aarch64 and riscv use:
+    /// `(flags, newsp, parent_tid, tls, child_tid)`; x86_64 passes `(flags, newsp, parent_tid,
+    /// child_tid, tls)` and s390 (`CONFIG_CLONE_BACKWARDS2`) `(newsp, flags, parent_tid,
+    /// child_tid, tls)`.
+    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] }
+    }
+    /// `true` if the arch's `siginfo_t` has `si_code` before `si_errno` (MIPS,
+    /// arch/mips/include/uapi/asm/siginfo.h) rather than `si_signo, si_errno, si_code`.
+    fn siginfo_code_first(&self) -> bool {
+        false
     }
     /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
     /// `{ss_sp, ss_flags, ss_size}`.

@@ -17,6 +17,8 @@
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
+pub mod exec;
+pub mod fork;
 pub mod fs;
 pub mod futex;
 pub mod io;

@@ -1,7 +1,9 @@
 //! Process and thread identity, limits, exit, and sending signals.
 //!
-//! Guest process ids are host process ids (endgate runs as the guest process). Threads, fork
-//! and exec come with a later step; until then `exit` ends the whole guest.
+//! Guest process ids are host process ids (endgate runs as the guest process); a guest's
+//! children are host children (see [`super::fork`]), so `wait4`/`waitid` are the host's, with
+//! the signal numbers in their results given in the guest's numbering. Threads come with a
+//! later step; until then `exit` ends the whole guest.
 
 use syscalls::Errno;
 
@@ -399,13 +401,99 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         host_ret(unsafe { libc::syscall(libc::SYS_wait4, as_int(a.a[0]), &mut status, as_int(a.a[2]), &mut ru) })?;
     if pid != 0 {
         if a.a[1] != 0 {
-            t.mm.write_u32(a.a[1], status as u32)?;
+            t.mm.write_u32(a.a[1], status_to_guest(t.arch, status) as u32)?;
         }
         if a.a[3] != 0 {
             t.mm.write_shape(a.a[3], RUSAGE, &ru)?;
         }
     }
     Ok(pid)
+}
+
+/// A host `wait` status word in the guest's signal numbering: the terminating signal (low 7
+/// bits, core flag 0x80 kept) or the stop signal (bits 8-15 when the low byte is 0x7f);
+/// exit statuses and `0xffff` (continued) are the same everywhere (include/uapi/linux/wait.h).
+pub fn status_to_guest(arch: &dyn crate::arch::GuestArch, st: i32) -> i32 {
+    let sig = |n: i32| arch.signal_from_host(Signal(n as u32)) as i32;
+    let low = st & 0x7f;
+    if st & 0xff == 0x7f {
+        let stop = (st >> 8) & 0xff;
+        (st & !0xff00) | ((sig(stop) & 0xff) << 8)
+    } else if low != 0 && st != 0xffff {
+        (st & !0x7f) | (sig(low) & 0x7f)
+    } else {
+        st
+    }
+}
+
+/// `CLD_*` codes whose `si_status` is a signal number (include/uapi/asm-generic/siginfo.h):
+/// `CLD_KILLED` 2, `CLD_DUMPED` 3, `CLD_TRAPPED` 4, `CLD_STOPPED` 5, `CLD_CONTINUED` 6.
+fn cld_status_is_signal(code: i32) -> bool {
+    (2..=6).contains(&code)
+}
+
+/// `waitid(idtype_t idtype, id_t id, siginfo_t *infop, int options, struct rusage *ru)`
+/// (waitid(2)). `infop` gets the `SIGCHLD` form of `siginfo_t` (include/uapi/asm-generic/
+/// siginfo.h: `si_signo`, `si_errno`, `si_code` — `si_code` second on MIPS — then at the
+/// first `long`-aligned offset `si_pid`, `si_uid`, `si_status`, `si_utime`, `si_stime`), all
+/// zero when `WNOHANG` found no child. Errors: `ECHILD`, `EINVAL`, `EFAULT`, `EINTR`.
+pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    const SIGINFO_SIZE: u64 = 128;
+    if a.a[2] != 0 {
+        t.mm.check_writable(a.a[2], SIGINFO_SIZE)?;
+    }
+    if a.a[4] != 0 {
+        t.mm.check_writable(a.a[4], t.mm.shape_size(RUSAGE))?;
+    }
+    let mut info = libc::siginfo_t::zeroed();
+    let mut ru = libc::rusage::zeroed();
+    // SAFETY: local out values; id is passed as the kernel's pid_t-sized id.
+    let r = host_ret(unsafe {
+        libc::syscall(libc::SYS_waitid, as_int(a.a[0]), a.a[1] as u32, &mut info, as_int(a.a[3]), &mut ru)
+    })?;
+    if a.a[2] != 0 {
+        let mm = &mut t.mm;
+        let addr = a.a[2];
+        mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
+        if info.si_signo != 0 {
+            // SAFETY: the kernel filled the SIGCHLD member of the union.
+            let (pid, uid, status) = unsafe { (info.si_pid(), info.si_uid(), info.si_status()) };
+            let status = if cld_status_is_signal(info.si_code) {
+                t.arch.signal_from_host(Signal(status as u32)) as i32
+            } else {
+                status
+            };
+            let (code_off, errno_off) = if t.arch.siginfo_code_first() { (4, 8) } else { (8, 4) };
+            mm.write_u32(addr, t.arch.signal_from_host(Signal(info.si_signo as u32)) as u32)?;
+            mm.write_u32(addr + errno_off, info.si_errno as u32)?;
+            mm.write_u32(addr + code_off, info.si_code as u32)?;
+            let w = mm.long_bytes();
+            let u = 12u64.next_multiple_of(w);
+            mm.write_u32(addr + u, pid as u32)?;
+            mm.write_u32(addr + u + 4, uid)?;
+            mm.write_u32(addr + u + 8, status as u32)?;
+            // SAFETY: as above; si_utime/si_stime follow si_status in the same member.
+            let (ut, st) = unsafe { sigchld_times(&info) };
+            let tp = (u + 12).next_multiple_of(w);
+            mm.write_ulong(addr + tp, ut as u64)?;
+            mm.write_ulong(addr + tp + w, st as u64)?;
+        }
+    }
+    if a.a[4] != 0 {
+        t.mm.write_shape(a.a[4], RUSAGE, &ru)?;
+    }
+    Ok(r)
+}
+
+/// `si_utime` and `si_stime` of a host `SIGCHLD` siginfo (x86_64: `long`s at offsets 32, 40).
+///
+/// # Safety
+/// `info` must hold the `SIGCHLD` member of the union.
+unsafe fn sigchld_times(info: &libc::siginfo_t) -> (i64, i64) {
+    let p = (info as *const libc::siginfo_t).cast::<u8>();
+    // SAFETY: siginfo_t is 128 bytes; unaligned reads of two longs inside it.
+    unsafe { (p.add(32).cast::<i64>().read_unaligned(), p.add(40).cast::<i64>().read_unaligned()) }
 }
 
 fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {

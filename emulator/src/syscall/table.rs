@@ -4,7 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    arch_only, epoll, fs, futex, io, misc, mm, net, process, signal, socketcall, time, xattr, Handler, SyscallDef,
+    arch_only, epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, xattr, Handler,
+    SyscallDef,
 };
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -169,6 +170,14 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::getpriority, process::getpriority, &[Int, Int], RInt),
     d(Sys::setpriority, process::setpriority, &[Int, Int, Int], RInt),
     d(Sys::wait4, process::wait4, &[Int, Ptr, Int, Ptr], RInt),
+    d(Sys::waitid, process::waitid, &[Int, Int, Ptr, Hex, Ptr], RInt),
+    d(Sys::fork, fork::fork, &[], RInt),
+    d(Sys::vfork, fork::vfork, &[], RInt),
+    // Printed raw: the argument order is the arch's (GuestArch::clone_args).
+    d(Sys::clone, fork::clone, &[Hex, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::clone3, fork::clone3, &[Ptr, ULong], RInt),
+    d(Sys::execve, exec::execve, &[Str, Ptr, Ptr], RInt),
+    d(Sys::execveat, exec::execveat, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
     d(Sys::kill, process::kill, &[Int, Signal], RInt),
     d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt),
     d(Sys::tkill, process::tkill, &[Int, Signal], RInt),

@@ -338,6 +338,10 @@ impl GuestArch for Mips64el {
     fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
         abi::sockopt_to_host(level, name)
     }
+    /// MIPS `siginfo_t` is `{si_signo, si_code, si_errno}` (arch/mips/include/uapi/asm/siginfo.h).
+    fn siginfo_code_first(&self) -> bool {
+        true
+    }
     /// MIPS `stack_t` is `{ss_sp, ss_size, ss_flags}` (arch/mips/include/uapi/asm/signal.h).
     fn stack_t_size_first(&self) -> bool {
         true

@@ -45,7 +45,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, CloneArgs, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -231,6 +231,10 @@ impl GuestArch for S390x {
     }
     fn open_flags_from_host(&self, flags: i32) -> u64 {
         u64::from(flags as u32)
+    }
+    /// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).
+    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
     }
     fn arch_variants(&self) -> &'static [Sys] {
         &[Sys::mmap, Sys::statfs, Sys::fstatfs, Sys::statfs64, Sys::fstatfs64]

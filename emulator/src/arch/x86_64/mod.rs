@@ -16,7 +16,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, CloneArgs, Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
 use crate::syscall::nr::{NumberTable, Sys};
@@ -147,6 +147,10 @@ impl GuestArch for X86_64 {
     }
     fn epoll_packed(&self) -> bool {
         true
+    }
+    /// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
+    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
     }
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
         match sys {

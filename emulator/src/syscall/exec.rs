@@ -1,0 +1,324 @@
+//! Running a new program: `execve` and `execveat`.
+//!
+//! endgate checks the target as the kernel's exec would before its point of no return, so
+//! that every refusal comes back to the guest as `-errno` with the guest still running:
+//! - the file must exist (`ENOENT`, `ENOTDIR`, `ELOOP`…), be a regular file with execute
+//!   permission (`EACCES`);
+//! - an ELF for an arch endgate runs (with its `PT_INTERP` present, else `ENOENT`), or a
+//!   `#!` script, whose interpreter is resolved as a guest path (through the `-L` sysroot)
+//!   and checked the same way, up to four levels deep (`ELOOP` beyond), with the kernel's
+//!   arguments (fs/binfmt_script.c): interpreter, its optional single argument, the script's
+//!   path as given to exec, then the original `argv[1..]`;
+//! - anything else is `ENOEXEC`, as the kernel gives for a format it has no handler for.
+//!
+//! The new program then runs in a fresh endgate: the host process execs endgate's own
+//! binary (`/proc/self/exe`) with the same `--strace` and `-L`, `-0 argv[0]` and the program's
+//! guest path, and the guest's `envp` as the host environment (which endgate hands on to the
+//! guest unchanged when no `-E`/`-U` is given). The guest's pid, open descriptors (minus
+//! `O_CLOEXEC` ones), signal mask and cwd carry over as the host's do.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+
+use syscalls::Errno;
+
+use super::{as_int, SysResult};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::PATH_MAX;
+use crate::task::Task;
+
+/// `MAX_ARG_STRLEN` (include/uapi/linux/binfmts.h): the longest argument or environment string.
+const MAX_ARG_STRLEN: usize = 32 * 4096;
+/// Total bytes of arguments and environment accepted before `E2BIG` (the kernel's limit is a
+/// quarter of the stack rlimit; 2 MiB is that for the usual 8 MiB).
+const MAX_ARG_TOTAL: usize = 2 << 20;
+/// `BINPRM_BUF_SIZE`: how much of the file the kernel reads to recognise its format.
+const BINPRM_BUF_SIZE: usize = 256;
+/// How many `#!` levels the kernel follows (fs/exec.c: 4 rewrites of the interpreter).
+const MAX_SCRIPT_DEPTH: usize = 4;
+/// `AT_SYMLINK_NOFOLLOW`.
+const AT_SYMLINK_NOFOLLOW: u64 = 0x100;
+/// `AT_EMPTY_PATH`.
+const AT_EMPTY_PATH: u64 = 0x1000;
+
+/// `execve(const char *path, char *const argv[], char *const envp[])` (execve(2)). Returns
+/// only on failure. Errors: `ENOENT`, `EACCES`, `ENOEXEC`, `ELOOP`, `E2BIG`, `EFAULT`, the
+/// host's.
+pub fn execve(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = cpu.get_data().mm.read_cstr(a.a[0], PATH_MAX)?;
+    exec(cpu, libc::AT_FDCWD, path, a.a[1], a.a[2], 0)
+}
+
+/// `execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)`
+/// (execveat(2)): a relative `path` is taken from `dirfd`, `AT_EMPTY_PATH` runs `dirfd`
+/// itself. Errors: as [`execve`], and `EINVAL` for unknown flags, `EBADF`.
+pub fn execveat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = a.a[4];
+    if flags & !(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let path = cpu.get_data().mm.read_cstr(a.a[1], PATH_MAX)?;
+    exec(cpu, as_int(a.a[0]), path, a.a[2], a.a[3], flags)
+}
+
+/// Reads a NULL-terminated guest array of string pointers (`argv`/`envp`); a NULL array is
+/// empty. `total` counts the bytes read so far. Errors: `EFAULT`, `E2BIG`.
+fn read_strings(t: &Task, addr: u64, total: &mut usize) -> Result<Vec<Vec<u8>>, Errno> {
+    let mut out = Vec::new();
+    if addr == 0 {
+        return Ok(out);
+    }
+    let w = t.mm.long_bytes();
+    for i in 0.. {
+        let p = t.mm.read_ulong(addr + i * w)?;
+        if p == 0 {
+            break;
+        }
+        let s =
+            t.mm.read_cstr(p, MAX_ARG_STRLEN).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::E2BIG } else { e })?;
+        *total += s.len() + 1 + w as usize;
+        if *total > MAX_ARG_TOTAL {
+            return Err(Errno::E2BIG);
+        }
+        out.push(s);
+    }
+    Ok(out)
+}
+
+fn cstring(b: &[u8]) -> CString {
+    // Guest strings were read up to their NUL, so none is inside.
+    CString::new(b.to_vec()).unwrap_or_default()
+}
+
+/// What a checked exec target is.
+enum Format {
+    /// An ELF endgate can run.
+    Elf,
+    /// A `#!` script: interpreter and optional argument.
+    Script(Vec<u8>, Option<Vec<u8>>),
+}
+
+/// Checks the file at host path `host` as exec would and says what it is.
+fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno> {
+    // SAFETY: stat64 is plain data; all-zero is a valid value.
+    let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a local stat buffer.
+    let r = unsafe {
+        if nofollow {
+            libc::lstat64(host.as_ptr(), &mut st)
+        } else {
+            libc::stat64(host.as_ptr(), &mut st)
+        }
+    };
+    if r < 0 {
+        return Err(Errno::last());
+    }
+    if st.st_mode & libc::S_IFMT == libc::S_IFLNK {
+        return Err(Errno::ELOOP);
+    }
+    if st.st_mode & libc::S_IFMT != libc::S_IFREG {
+        return Err(Errno::EACCES);
+    }
+    // SAFETY: a NUL-terminated path.
+    if unsafe { libc::access(host.as_ptr(), libc::X_OK) } < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe { libc::open(host.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    let mut buf = [0u8; BINPRM_BUF_SIZE];
+    // SAFETY: a local buffer of its own length; `fd` is ours to close.
+    let n = unsafe {
+        let n = libc::read(fd, buf.as_mut_ptr().cast(), buf.len());
+        libc::close(fd);
+        n
+    };
+    if n < 0 {
+        return Err(Errno::last());
+    }
+    let head = &buf[..n as usize];
+    if head.starts_with(b"\x7fELF") {
+        return check_elf(t, host, head).map(|()| Format::Elf);
+    }
+    if head.starts_with(b"#!") {
+        return parse_shebang(head, n as usize == BINPRM_BUF_SIZE);
+    }
+    Err(Errno::ENOEXEC)
+}
+
+/// An ELF endgate runs: class, byte order and machine of a supported arch, and its
+/// interpreter (`PT_INTERP`, a guest path) present.
+fn check_elf(t: &Task, host: &CString, head: &[u8]) -> Result<(), Errno> {
+    if head.len() < 20 {
+        return Err(Errno::ENOEXEC);
+    }
+    let is_64 = head[4] == 2;
+    let big = head[5] == 2;
+    let machine = if big { u16::from_be_bytes([head[18], head[19]]) } else { u16::from_le_bytes([head[18], head[19]]) };
+    let arch = crate::arch::for_elf_machine(machine, is_64).ok_or(Errno::ENOEXEC)?;
+    if (arch.endian() == crate::mm::Endian::Big) != big {
+        return Err(Errno::ENOEXEC);
+    }
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));
+    let elf = crate::loader::read_elf(&path.to_string_lossy(), path).map_err(|_| Errno::ENOEXEC)?;
+    if let Some(interp) = crate::loader::interpreter(&elf) {
+        if crate::sysroot_path(&t.opts, &interp).metadata().is_err() {
+            return Err(Errno::ENOENT);
+        }
+    }
+    Ok(())
+}
+
+/// Parses a `#!` line as fs/binfmt_script.c does: blanks after `#!` skipped, the interpreter
+/// up to the next blank, and everything after further blanks up to the end of the line, with
+/// trailing blanks removed, as one optional argument. `full` is true when the line may have
+/// been cut at `BINPRM_BUF_SIZE`: a cut interpreter name is `ENOEXEC`.
+fn parse_shebang(head: &[u8], full: bool) -> Result<Format, Errno> {
+    let blank = |c: &u8| *c == b' ' || *c == b'\t';
+    let body = &head[2..];
+    let (line, cut) = match body.iter().position(|&c| c == b'\n') {
+        Some(i) => (&body[..i], false),
+        None => (body, full),
+    };
+    // A NUL ends the line too.
+    let line = &line[..line.iter().position(|&c| c == 0).unwrap_or(line.len())];
+    let start = line.iter().position(|c| !blank(c)).ok_or(Errno::ENOEXEC)?;
+    let rest = &line[start..];
+    let end = rest.iter().position(blank).unwrap_or(rest.len());
+    if cut && end == rest.len() {
+        return Err(Errno::ENOEXEC);
+    }
+    let interp = rest[..end].to_vec();
+    let after = &rest[end..];
+    let arg = match after.iter().position(|c| !blank(c)) {
+        Some(s) => {
+            let a = &after[s..];
+            let e = a.iter().rposition(|c| !blank(c)).map_or(0, |i| i + 1);
+            Some(a[..e].to_vec())
+        }
+        None => None,
+    };
+    Ok(Format::Script(interp, arg))
+}
+
+/// The host path for a guest exec path: `/proc/self/exe` and absolute paths as every path
+/// call maps them; a relative one under `dirfd` through `/proc/self/fd`.
+fn exec_host_path(t: &Task, dirfd: i32, path: &[u8]) -> CString {
+    if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD {
+        return super::path::map_path(t, path.to_vec());
+    }
+    let mut p = format!("/proc/self/fd/{dirfd}").into_bytes();
+    if !path.is_empty() {
+        p.push(b'/');
+        p.extend_from_slice(path);
+    }
+    cstring(&p)
+}
+
+fn exec(cpu: &mut Cpu<'_>, dirfd: i32, path: Vec<u8>, argv_addr: u64, envp_addr: u64, flags: u64) -> SysResult {
+    let t = cpu.get_data();
+    let mut total = 0;
+    let mut argv = read_strings(t, argv_addr, &mut total)?;
+    let envp = read_strings(t, envp_addr, &mut total)?;
+    if path.is_empty() && flags & AT_EMPTY_PATH == 0 {
+        return Err(Errno::ENOENT);
+    }
+    if dirfd != libc::AT_FDCWD && path.first() != Some(&b'/') {
+        // SAFETY: F_GETFD only queries the descriptor.
+        if unsafe { libc::fcntl(dirfd, libc::F_GETFD) } < 0 {
+            return Err(Errno::EBADF);
+        }
+    }
+    // The kernel gives a program started with an empty argv one empty argument.
+    if argv.is_empty() {
+        argv.push(Vec::new());
+    }
+    let mut guest_path = path;
+    let mut host = exec_host_path(t, dirfd, &guest_path);
+    let mut nofollow = flags & AT_SYMLINK_NOFOLLOW != 0;
+    let mut depth = 0;
+    loop {
+        match check_file(t, &host, nofollow)? {
+            Format::Elf => break,
+            Format::Script(interp, arg) => {
+                depth += 1;
+                if depth > MAX_SCRIPT_DEPTH {
+                    return Err(Errno::ELOOP);
+                }
+                // argv[0] of the script gives way to interpreter, argument and script path.
+                let script = if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') {
+                    host.as_bytes().to_vec()
+                } else {
+                    guest_path
+                };
+                let mut new = vec![interp.clone()];
+                new.extend(arg);
+                new.push(script);
+                new.extend(argv.drain(..).skip(1));
+                argv = new;
+                host = super::path::map_path(t, interp.clone());
+                guest_path = interp;
+                nofollow = false;
+            }
+        }
+    }
+    // The program endgate is to start: the guest path where the new endgate can open it as
+    // such; the host path for `/proc/self/exe` and descriptor-relative names.
+    let program = if super::path::is_proc_self_exe(&guest_path)
+        || (dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0)
+    {
+        host.as_bytes().to_vec()
+    } else {
+        guest_path
+    };
+    let mut args: Vec<CString> = vec![cstring(b"endgate")];
+    if t.opts.strace {
+        args.push(cstring(b"--strace"));
+    }
+    if let Some(root) = &t.opts.sysroot {
+        args.push(cstring(b"-L"));
+        args.push(cstring(root.as_os_str().as_bytes()));
+    }
+    if crate::syscall::fork::is_guest_child() {
+        args.push(cstring(crate::cli::GUEST_CHILD_FLAG.as_bytes()));
+    }
+    args.push(cstring(b"-0"));
+    args.push(cstring(&argv[0]));
+    args.push(cstring(b"--"));
+    args.push(cstring(&program));
+    args.extend(argv[1..].iter().map(|a| cstring(a)));
+    let env: Vec<CString> = envp.iter().map(|e| cstring(e)).collect();
+    let mut argp: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argp.push(std::ptr::null());
+    let mut envpp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
+    envpp.push(std::ptr::null());
+    if t.opts.strace {
+        crate::elog!("endgate: execve of {} in a new endgate", String::from_utf8_lossy(&program));
+    }
+    // SAFETY: NUL-terminated strings in NULL-terminated arrays, all alive across the call.
+    unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
+    Err(Errno::last())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn script(line: &[u8]) -> Result<(Vec<u8>, Option<Vec<u8>>), Errno> {
+        match parse_shebang(line, false)? {
+            Format::Script(i, a) => Ok((i, a)),
+            Format::Elf => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn shebang_lines_split_as_the_kernel_splits_them() {
+        assert_eq!(script(b"#!/bin/sh\necho").unwrap(), (b"/bin/sh".to_vec(), None));
+        assert_eq!(script(b"#! /bin/sh  -e -x \t\n").unwrap(), (b"/bin/sh".to_vec(), Some(b"-e -x".to_vec())));
+        assert_eq!(script(b"#!/usr/bin/env\tpython3").unwrap(), (b"/usr/bin/env".to_vec(), Some(b"python3".to_vec())));
+        assert_eq!(script(b"#!   \n").err(), Some(Errno::ENOEXEC));
+        assert!(matches!(parse_shebang(&[b'#', b'!', b'/', b'a', b'b'], true), Err(Errno::ENOEXEC)));
+    }
+}

@@ -1,0 +1,157 @@
+//! New processes: `fork`, `vfork`, and `clone`/`clone3` without `CLONE_VM`.
+//!
+//! A guest fork is a host `fork()` of the whole endgate process. The guest's memory, the
+//! unicorn instance and its translated code are plain process memory, so the child carries on
+//! with the same guest at the instruction after the system call, seeing 0; the parent sees
+//! the child's pid. Guest pids are host pids.
+//!
+//! `vfork` (and `clone(CLONE_VFORK)` without `CLONE_VM`) is served as `fork`: the parent does
+//! not wait for the child's exec or exit and the two do not share memory. Programs that use
+//! `vfork` as the standard allows (the child only calls `_exit` or `execve`) see no difference.
+//!
+//! Calls that would share memory or other state with the child (`CLONE_VM`, `CLONE_THREAD`,
+//! `CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND`, namespaces…) return `ENOSYS`; `clone3` returns
+//! `ENOSYS` so that glibc falls back to `clone`.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use syscalls::Errno;
+
+use super::SysResult;
+use crate::arch::{CloneArgs, Cpu, SyscallArgs};
+
+/// `CLONE_VM` (include/uapi/linux/sched.h).
+pub const CLONE_VM: u64 = 0x0000_0100;
+/// `CLONE_VFORK`.
+pub const CLONE_VFORK: u64 = 0x0000_4000;
+/// `CLONE_SETTLS`.
+pub const CLONE_SETTLS: u64 = 0x0008_0000;
+/// `CLONE_PARENT_SETTID`.
+pub const CLONE_PARENT_SETTID: u64 = 0x0010_0000;
+/// `CLONE_CHILD_CLEARTID`.
+pub const CLONE_CHILD_CLEARTID: u64 = 0x0020_0000;
+/// `CLONE_DETACHED` (ignored by the kernel).
+pub const CLONE_DETACHED: u64 = 0x0040_0000;
+/// `CLONE_UNTRACED` (ignored unless traced).
+pub const CLONE_UNTRACED: u64 = 0x0080_0000;
+/// `CLONE_CHILD_SETTID`.
+pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
+/// The exit-signal byte of the flags.
+pub const CSIGNAL: u64 = 0xff;
+
+/// Flags a host fork serves exactly.
+const SERVED: u64 = CSIGNAL
+    | CLONE_VFORK
+    | CLONE_SETTLS
+    | CLONE_PARENT_SETTID
+    | CLONE_CHILD_CLEARTID
+    | CLONE_DETACHED
+    | CLONE_UNTRACED
+    | CLONE_CHILD_SETTID;
+
+/// Set in a process that a guest fork created (and passed on across its execs): such an
+/// endgate ends by the guest's fatal signal itself, so that the guest parent's `wait` sees
+/// `WIFSIGNALED`, where a top-level endgate exits with 128+signal.
+static GUEST_CHILD: AtomicBool = AtomicBool::new(false);
+
+/// `true` if this endgate was started by a guest (fork, or exec after a fork).
+pub fn is_guest_child() -> bool {
+    GUEST_CHILD.load(Ordering::Relaxed)
+}
+
+/// Marks this endgate as started by a guest (see [`is_guest_child`]).
+pub fn set_guest_child() {
+    GUEST_CHILD.store(true, Ordering::Relaxed);
+}
+
+/// `fork(void)` (fork(2)): `clone(SIGCHLD)`.
+pub fn fork(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    let sigchld = cpu.get_data().arch.signal_from_host(crate::signal::Signal::SIGCHLD);
+    do_fork(cpu, CloneArgs { flags: sigchld, ..Default::default() })
+}
+
+/// `vfork(void)` (vfork(2)), served as `fork` (see the module doc).
+pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    fork(cpu, a)
+}
+
+/// `clone(flags, newsp, parent_tid, child_tid, tls)` in the arch's argument order
+/// ([`crate::arch::GuestArch::clone_args`]). Errors: `ENOSYS` for flags that need shared
+/// state (threads), a new stack, or an exit signal the host lacks; `EINVAL` as the kernel
+/// gives for contradictory flags; the host fork's errors (`EAGAIN`, `ENOMEM`).
+pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let ca = cpu.get_data().arch.clone_args(a);
+    do_fork(cpu, ca)
+}
+
+/// `clone3(struct clone_args *args, size_t size)`: `ENOSYS`, so that callers fall back to
+/// `clone` (never a pretended success).
+pub fn clone3(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Err(Errno::ENOSYS)
+}
+
+fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
+    let arch = cpu.get_data().arch;
+    // The kernel's own consistency checks (kernel/fork.c copy_process) come first.
+    if ca.flags & CLONE_VM == 0 && ca.flags & 0x0001_0000 != 0 {
+        // CLONE_THREAD needs CLONE_SIGHAND, which needs CLONE_VM.
+        return Err(Errno::EINVAL);
+    }
+    if ca.flags & !SERVED != 0 || ca.newsp != 0 {
+        return Err(Errno::ENOSYS);
+    }
+    let exit_sig = match ca.flags & CSIGNAL {
+        0 => 0,
+        s => arch.signal_to_host(s).ok_or(Errno::EINVAL)?.0 as i32,
+    };
+    let pid = if exit_sig == libc::SIGCHLD {
+        // SAFETY: endgate runs one host thread, so the child's copy of every lock is free.
+        unsafe { libc::fork() }
+    } else {
+        // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
+        // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
+        unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
+    };
+    if pid < 0 {
+        return Err(Errno::last());
+    }
+    let t = cpu.get_data_mut();
+    if pid == 0 {
+        set_guest_child();
+        // SAFETY: no arguments.
+        let tid = unsafe { libc::gettid() } as u32;
+        // The kernel ignores a failed write of the tid words.
+        if ca.flags & CLONE_CHILD_SETTID != 0 {
+            let _ = t.mm.write_u32(ca.ctid, tid);
+        }
+        if ca.flags & CLONE_CHILD_CLEARTID != 0 {
+            t.clear_child_tid = ca.ctid;
+        }
+        // A new process starts with no pending signals (signal(7)).
+        t.sig.pending = 0;
+        if ca.flags & CLONE_SETTLS != 0 {
+            arch.set_tls(cpu, ca.tls)?;
+        }
+        return Ok(0);
+    }
+    if ca.flags & CLONE_PARENT_SETTID != 0 {
+        let _ = t.mm.write_u32(ca.ptid, pid as u32);
+    }
+    Ok(pid as u64)
+}
+
+/// Ends this process by `sig` itself (its default action, after unblocking it), so that its
+/// parent's `wait` sees the death by signal; returns only if the signal did not end it.
+pub fn die_by_signal(sig: crate::signal::Signal) {
+    // SAFETY: resetting one disposition, unblocking it and sending it to ourselves.
+    unsafe {
+        libc::signal(sig.0 as i32, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig.0 as i32);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        // A core dump would hold endgate's memory, not a guest core; the kernel writes one
+        // only when RLIMIT_CORE allows it.
+        libc::kill(libc::getpid(), sig.0 as i32);
+    }
+}
