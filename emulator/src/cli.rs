@@ -49,6 +49,11 @@ pub struct Cli {
     #[arg(long = "guest-child", hide = true)]
     pub guest_child: bool,
 
+    /// Signals a guest's execve passes on as ignored (hidden; a hexadecimal mask, bit `n-1`
+    /// for signal `n`; see [`SIG_IGNORED_FLAG`]).
+    #[arg(long = "sig-ignored", hide = true, value_name = "MASK", value_parser = parse_hex_mask)]
+    pub sig_ignored: Option<u64>,
+
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
     pub program: OsString,
@@ -64,6 +69,14 @@ pub struct Cli {
 
 /// The hidden option a guest's execve passes on (see [`Cli::guest_child`]).
 pub const GUEST_CHILD_FLAG: &str = "--guest-child";
+
+/// The hidden option with which a guest's execve passes on its ignored signals (see
+/// [`Cli::sig_ignored`]).
+pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
+
+fn parse_hex_mask(s: &str) -> Result<u64, String> {
+    u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|e| e.to_string())
+}
 
 /// One `-E` or `-U` option.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -24,7 +24,6 @@ use unicorn_engine::{MemType, TlbEntry, TlbType};
 use crate::loader::stack::{self, StackInput};
 use crate::loader::{ImageKind, LoaderError};
 use crate::mm::{AddressSpace, Prot};
-use crate::signal::SigState;
 use crate::syscall::DispatchTable;
 use crate::task::{ExeInfo, Exit, Options, Task};
 
@@ -122,7 +121,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         opts: opts.clone(),
         exe: ExeInfo { guest_path: prog.path.clone(), host_path },
         dispatch: Arc::new(DispatchTable::new(arch)),
-        sig: SigState::default(),
+        sig: syscall::exec::inherited_sig_state(&opts),
         exit: None,
         clear_child_tid: 0,
         robust_list: (0, 0),

@@ -41,7 +41,7 @@ fn main() -> ExitCode {
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
     argv.extend(cli.args.iter().map(|a| a.as_bytes().to_vec()));
-    let opts = Options { strace: cli.strace, sysroot: cli.sysroot.clone() };
+    let opts = Options { strace: cli.strace, sysroot: cli.sysroot.clone(), sig_ignored: cli.sig_ignored.unwrap_or(0) };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {
         Ok((Exit::Code(c), _)) => ExitCode::from(c as u8),

@@ -23,6 +23,9 @@ pub struct Options {
     pub strace: bool,
     /// `-L PATH`: prefix tried first for absolute guest paths.
     pub sysroot: Option<PathBuf>,
+    /// Signals the guest had set to `SIG_IGN` before its execve started this endgate (bit
+    /// `n-1` for host signal `n`): they stay ignored, as exec keeps ignored signals.
+    pub sig_ignored: u64,
 }
 
 /// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.

@@ -119,6 +119,12 @@ fn exec_of_scripts_and_other_programs() {
 }
 
 #[test]
+fn ignored_signals_stay_ignored_across_exec() {
+    check("trap '' INT; sh -c 'kill -INT $$; echo still here'; {bb} sh -c 'kill -INT $$; echo again'");
+    check("trap '' TERM; exec {bb} sh -c 'kill -TERM $$; echo survived'");
+}
+
+#[test]
 fn exec_errors_come_back_to_the_guest() {
     check("/nonexistent/program; echo missing=$?");
     check("./noexec; echo noexec=$?");
