@@ -89,13 +89,14 @@ fn reset_host_signals() {
 /// with a message on stderr when stdout cannot be written (e.g. `>/dev/full`), as coreutils do.
 fn version() -> ExitCode {
     let text = format!(
-        "endgate {}\nhost: {} {}-endian\nendian strategy: {}\ncycle counter: {}{}\nguests: x86_64 aarch64 riscv64\n",
+        "endgate {}\nhost: {} {}-endian\nendian strategy: {}\ncycle counter: {}{}\nguests: {}\n",
         env!("CARGO_PKG_VERSION"),
         std::env::consts::ARCH,
         host_shims::host_endian(),
         host_shims::probe(),
         host_shims::counter_name(),
         host_shims::counter_hz().map_or(String::new(), |hz| format!(" at {hz} Hz")),
+        endgate::arch::ALL.iter().map(|(label, _)| *label).collect::<Vec<_>>().join(" "),
     );
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

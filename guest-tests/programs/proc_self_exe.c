@@ -1,7 +1,9 @@
-/* /proc/self/exe names the running program (not the emulator), and /proc/self/fd lists fds. */
+/* /proc/self/exe names the running program (not the emulator) when followed, and is a symlink
+ * to lstat; /proc/self/fd lists fds. */
 #include "common.h"
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 
 int main(int argc, char **argv)
 {
@@ -24,5 +26,11 @@ int main(int argc, char **argv)
     CHECK(read(fd, magic, 4) == 4);
     close(fd);
     printf("opened /proc/self/exe, ELF magic: %s\n", memcmp(magic, "\177ELF", 4) == 0 ? "yes" : "no");
+
+    struct stat l, s;
+    CHECK(lstat("/proc/self/exe", &l) == 0);
+    CHECK(stat("/proc/self/exe", &s) == 0);
+    printf("lstat: a symlink: %s; stat: a regular file: %s\n", S_ISLNK(l.st_mode) ? "yes" : "no",
+           S_ISREG(s.st_mode) ? "yes" : "no");
     return 0;
 }

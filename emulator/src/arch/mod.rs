@@ -284,18 +284,20 @@ pub trait GuestArch: Sync {
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    [
-        &x86_64::X86_64 as &'static dyn GuestArch,
-        &aarch64::Aarch64,
-        &riscv64::Riscv64,
-        &arm::Arm,
-        &i386::I386,
-        &s390x::S390x,
-        &mips64el::Mips64el,
-    ]
-    .into_iter()
-    .find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
+    ALL.iter().map(|&(_, a)| a).find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
 }
+
+/// Every guest arch endgate runs, with the name users know it by (Debian's for the 32-bit
+/// ones' ABI family; `uname -m` in the guest says [`GuestArch::name`]).
+pub static ALL: [(&str, &'static dyn GuestArch); 7] = [
+    ("x86_64", &x86_64::X86_64),
+    ("aarch64", &aarch64::Aarch64),
+    ("riscv64", &riscv64::Riscv64),
+    ("arm", &arm::Arm),
+    ("i386", &i386::I386),
+    ("s390x", &s390x::S390x),
+    ("mips64el", &mips64el::Mips64el),
+];
 
 /// Name of an ELF machine for error messages (include/uapi/linux/elf-em.h).
 pub fn elf_machine_name(machine: u16) -> &'static str {

@@ -186,7 +186,7 @@ fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult 
 /// `fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)` (stat(2)): the
 /// result in the arch's `struct stat64`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path(cpu.get_data(), a.a[1] & 0xffff_ffff)?;
+    let path = super::path::host_path_at(cpu.get_data(), a.a[1] & 0xffff_ffff, as_int(a.a[3]))?;
     let st = host_fstatat(as_int(a.a[0]), &path, as_int(a.a[3]))?;
     put_stat64(cpu, a.a[2] & 0xffff_ffff, &st)
 }
@@ -200,7 +200,7 @@ pub fn stat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `lstat64(const char *path, struct stat64 *buf)` (stat(2)): does not follow a final symlink.
 pub fn lstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path(cpu.get_data(), a.a[0] & 0xffff_ffff)?;
+    let path = super::path::host_path_at(cpu.get_data(), a.a[0] & 0xffff_ffff, libc::AT_SYMLINK_NOFOLLOW)?;
     let st = host_fstatat(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)?;
     put_stat64(cpu, a.a[1] & 0xffff_ffff, &st)
 }

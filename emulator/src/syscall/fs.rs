@@ -9,7 +9,7 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
-use super::path::{host_path, host_path_opt, is_proc_self_exe};
+use super::path::{host_path, host_path_at, host_path_opt, is_proc_self_exe};
 use super::{as_int, as_long, host_ret, SysResult};
 use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
@@ -60,7 +60,7 @@ fn zeroed_stat() -> libc::stat {
 /// result is written in the guest arch's `struct stat` layout.
 pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path(t, a.a[1])?;
+    let path = host_path_at(t, a.a[1], as_int(a.a[3]))?;
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(as_int(a.a[0]), path.as_ptr(), &mut st, as_int(a.a[3])) }))?;
@@ -94,7 +94,7 @@ pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path(t, a.a[1])?;
+    let path = host_path_at(t, a.a[1], as_int(a.a[2]))?;
     t.mm.check_writable(a.a[4], 256)?;
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.

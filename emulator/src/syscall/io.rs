@@ -197,6 +197,9 @@ mod cmd {
     pub const F_GETLK: i32 = 5;
     pub const F_SETLK: i32 = 6;
     pub const F_SETLKW: i32 = 7;
+    pub const F_GETLK64: i32 = 12;
+    pub const F_SETLK64: i32 = 13;
+    pub const F_SETLKW64: i32 = 14;
     pub const F_SETOWN: i32 = 8;
     pub const F_GETOWN: i32 = 9;
     pub const F_SETSIG: i32 = 10;
@@ -223,7 +226,17 @@ pub fn fcntl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fcntl64(int fd, int cmd, ...)` of ILP32 guests: as [`fcntl`], but the lock commands take a
 /// `struct flock64`.
 pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fcntl_with(cpu, a, FLOCK64)
+    use cmd::*;
+    // F_GETLK/F_SETLK/F_SETLKW keep the 32-bit `struct flock`; their `*64` forms (12-14,
+    // include/uapi/asm-generic/fcntl.h) and the OFD locks take `struct flock64`.
+    let (c, shape) = match as_int(a.a[1]) {
+        F_GETLK64 => (F_GETLK, FLOCK64),
+        F_SETLK64 => (F_SETLK, FLOCK64),
+        F_SETLKW64 => (F_SETLKW, FLOCK64),
+        c @ (F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW) => (c, FLOCK64),
+        c => (c, FLOCK),
+    };
+    fcntl_with(cpu, &SyscallArgs { a: [a.a[0], c as u64, a.a[2], a.a[3], a.a[4], a.a[5]], ..*a }, shape)
 }
 
 fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {

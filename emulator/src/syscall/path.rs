@@ -29,6 +29,17 @@ pub fn host_path(task: &Task, addr: u64) -> Result<CString, Errno> {
     Ok(map_path(task, raw))
 }
 
+/// Like [`host_path`] for calls that take `AT_*` flags: with `AT_SYMLINK_NOFOLLOW` in `flags`,
+/// `/proc/self/exe` stays the host's own link, so `lstat` sees a symlink as it does natively
+/// (only following it leads to the guest program).
+pub fn host_path_at(task: &Task, addr: u64, flags: i32) -> Result<CString, Errno> {
+    let raw = task.mm.read_cstr(addr, PATH_MAX)?;
+    if flags & libc::AT_SYMLINK_NOFOLLOW != 0 && is_proc_self_exe(&raw) {
+        return Ok(CString::new(raw).unwrap_or_default());
+    }
+    Ok(map_path(task, raw))
+}
+
 /// Maps an already-read guest path to the host path.
 pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
     if is_proc_self_exe(&raw) {
