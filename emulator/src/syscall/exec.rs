@@ -46,7 +46,7 @@ const AT_EMPTY_PATH: u64 = 0x1000;
 /// host's.
 pub fn execve(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = cpu.get_data().mm.read_cstr(a.a[0], PATH_MAX)?;
-    exec(cpu, libc::AT_FDCWD, path, a.a[1], a.a[2], 0)
+    exec(cpu, a, libc::AT_FDCWD, path, a.a[1], a.a[2], 0)
 }
 
 /// `execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)`
@@ -58,7 +58,7 @@ pub fn execveat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let path = cpu.get_data().mm.read_cstr(a.a[1], PATH_MAX)?;
-    exec(cpu, as_int(a.a[0]), path, a.a[2], a.a[3], flags)
+    exec(cpu, a, as_int(a.a[0]), path, a.a[2], a.a[3], flags)
 }
 
 /// Reads a NULL-terminated guest array of string pointers (`argv`/`envp`); a NULL array is
@@ -98,8 +98,10 @@ enum Format {
     Script(Vec<u8>, Option<Vec<u8>>),
 }
 
-/// Checks the file at host path `host` as exec would and says what it is.
-fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno> {
+/// Checks that exec may open the file at host path `host`: it exists, is a regular file
+/// (`EACCES` otherwise; `ELOOP` for a symlink under `AT_SYMLINK_NOFOLLOW`) with execute
+/// permission.
+fn check_access(host: &CString, nofollow: bool) -> Result<(), Errno> {
     // SAFETY: stat64 is plain data; all-zero is a valid value.
     let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
     // SAFETY: a NUL-terminated path and a local stat buffer.
@@ -123,6 +125,12 @@ fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno>
     if unsafe { libc::access(host.as_ptr(), libc::X_OK) } < 0 {
         return Err(Errno::last());
     }
+    Ok(())
+}
+
+/// Checks the file at host path `host` as exec would and says what it is.
+fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno> {
+    check_access(host, nofollow)?;
     // SAFETY: a NUL-terminated path.
     let fd = unsafe { libc::open(host.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
     if fd < 0 {
@@ -217,11 +225,16 @@ fn exec_host_path(t: &Task, dirfd: i32, path: &[u8]) -> CString {
     cstring(&p)
 }
 
-fn exec(cpu: &mut Cpu<'_>, dirfd: i32, path: Vec<u8>, argv_addr: u64, envp_addr: u64, flags: u64) -> SysResult {
+fn exec(
+    cpu: &mut Cpu<'_>,
+    a: &SyscallArgs,
+    dirfd: i32,
+    path: Vec<u8>,
+    argv_addr: u64,
+    envp_addr: u64,
+    flags: u64,
+) -> SysResult {
     let t = cpu.get_data();
-    let mut total = 0;
-    let mut argv = read_strings(t, argv_addr, &mut total)?;
-    let envp = read_strings(t, envp_addr, &mut total)?;
     if path.is_empty() && flags & AT_EMPTY_PATH == 0 {
         return Err(Errno::ENOENT);
     }
@@ -231,6 +244,12 @@ fn exec(cpu: &mut Cpu<'_>, dirfd: i32, path: Vec<u8>, argv_addr: u64, envp_addr:
             return Err(Errno::EBADF);
         }
     }
+    // As the kernel: the file is opened first, then argv and envp are copied, then the format
+    // is recognised.
+    check_access(&exec_host_path(t, dirfd, &path), flags & AT_SYMLINK_NOFOLLOW != 0)?;
+    let mut total = 0;
+    let mut argv = read_strings(t, argv_addr, &mut total)?;
+    let envp = read_strings(t, envp_addr, &mut total)?;
     // The kernel gives a program started with an empty argv one empty argument.
     if argv.is_empty() {
         argv.push(Vec::new());
@@ -265,11 +284,13 @@ fn exec(cpu: &mut Cpu<'_>, dirfd: i32, path: Vec<u8>, argv_addr: u64, envp_addr:
         }
     }
     // The program endgate is to start: the guest path where the new endgate can open it as
-    // such; the host path for `/proc/self/exe` and descriptor-relative names.
-    let program = if super::path::is_proc_self_exe(&guest_path)
-        || (dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0)
-    {
+    // such; the host path for `/proc/self/exe`, and the file's real path for descriptor-relative
+    // names (the descriptor may be close-on-exec).
+    let program = if super::path::is_proc_self_exe(&guest_path) {
         host.as_bytes().to_vec()
+    } else if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0 {
+        let h = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));
+        std::fs::canonicalize(h).map(|p| p.into_os_string().into_encoded_bytes()).map_err(|_| Errno::ENOENT)?
     } else {
         guest_path
     };
@@ -300,7 +321,11 @@ fn exec(cpu: &mut Cpu<'_>, dirfd: i32, path: Vec<u8>, argv_addr: u64, envp_addr:
     let mut envpp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
     envpp.push(std::ptr::null());
     if t.opts.strace {
-        crate::elog!("endgate: execve of {} in a new endgate", String::from_utf8_lossy(&program));
+        // The call succeeds from here on (the host's execve of endgate fails only for lack of
+        // resources), and strace prints its line with the result 0 before the new program's.
+        let def = t.dispatch.get(a.nr);
+        let pre = crate::trace::strace::format_entry(cpu, def, a);
+        crate::trace::strace::print_line(cpu, def, a, &pre, 0, false);
     }
     // SAFETY: NUL-terminated strings in NULL-terminated arrays, all alive across the call.
     unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
