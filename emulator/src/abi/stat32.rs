@@ -5,13 +5,17 @@
 //! arch/x86/include/uapi/asm/stat.h (`__i386__`) declare the same members: 32-bit
 //! `unsigned long`s with 16-bit mode, link count and ids, 64 bytes in all (offsets checked
 //! with arm-linux-gnueabihf-gcc and i686-linux-gnu-gcc against those headers; see the tests).
-//! Both arches' `struct stat64` differ (EABI alignment against i386 packing) and stay in the
-//! arch's own `abi.rs`.
+//! Their `struct stat64` also has the same members; only the alignment of its 64-bit members
+//! differs (8 under arm EABI: 104 bytes; 4 on i386: 96 bytes), which the data model decides,
+//! so it is declared once as a [`Shape`] ([`STAT64`]).
 //!
 //! Sources: [`new_encode_dev`] follows include/linux/kdev_t.h; [`high2low`], [`low2high`] and
 //! [`OVERFLOW_ID`] follow include/linux/highuid.h; [`MAX_NON_LFS`] is from include/linux/fs.h.
 
 use syscalls::Errno;
+
+use super::thunk::{Field as F, Plain, Shape};
+use crate::mm::{AddressSpace, GuestAddr};
 use zerocopy::byteorder::little_endian::{U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -162,5 +166,110 @@ mod tests {
         s.st_size = 0;
         s.st_ino = 1 << 32;
         assert!(Stat::from_host(&s).is_err());
+    }
+}
+
+/// `struct stat64` of arm and i386 (layout: arch/arm/include/uapi/asm/stat.h,
+/// arch/x86/include/uapi/asm/stat.h): `st_dev`, 4 bytes of padding, the 32-bit `__st_ino`,
+/// mode, link count, ids, `st_rdev`, 4 bytes of padding, `st_size`, `st_blksize`,
+/// `st_blocks`, three (seconds, nanoseconds) pairs, the 64-bit `st_ino`. 104 bytes under arm
+/// EABI, 96 on i386.
+pub static STAT64: &Shape = &[
+    F::U64,
+    F::Bytes(4),
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U64,
+    F::Bytes(4),
+    F::I64,
+    F::U32,
+    F::U64,
+    F::Array(&F::U32, 6),
+    F::U64,
+];
+
+/// [`STAT64`] as laid out on the host (64-bit members 8-aligned; the alignment gaps are
+/// explicit fields so every byte is initialised).
+#[repr(C)]
+#[derive(Default)]
+struct HostStat64 {
+    st_dev: u64,
+    pad0: [u8; 4],
+    st_ino32: u32,
+    st_mode: u32,
+    st_nlink: u32,
+    st_uid: u32,
+    st_gid: u32,
+    st_rdev: u64,
+    pad3: [u8; 4],
+    align_size: [u8; 4],
+    st_size: i64,
+    st_blksize: u32,
+    align_blocks: [u8; 4],
+    st_blocks: u64,
+    times: [u32; 6],
+    st_ino: u64,
+}
+
+// SAFETY: a C struct of integers and byte arrays with no implicit padding.
+unsafe impl Plain for HostStat64 {}
+
+/// Writes the guest's `struct stat64` at `addr` from a host stat, as the kernel's
+/// `cp_new_stat64` fills it (device numbers in `huge_encode_dev` form, which for 32-bit majors
+/// and minors is [`new_encode_dev`]; times truncated to 32 bits). Errors: `EFAULT`.
+#[allow(clippy::unnecessary_cast)]
+pub fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, s: &libc::stat) -> Result<(), Errno> {
+    let v = HostStat64 {
+        st_dev: u64::from(new_encode_dev(s.st_dev)),
+        st_ino32: s.st_ino as u32,
+        st_mode: s.st_mode,
+        st_nlink: s.st_nlink as u32,
+        st_uid: s.st_uid,
+        st_gid: s.st_gid,
+        st_rdev: u64::from(new_encode_dev(s.st_rdev)),
+        st_size: s.st_size,
+        st_blksize: s.st_blksize as u32,
+        st_blocks: s.st_blocks as u64,
+        times: [
+            s.st_atime as u32,
+            s.st_atime_nsec as u32,
+            s.st_mtime as u32,
+            s.st_mtime_nsec as u32,
+            s.st_ctime as u32,
+            s.st_ctime_nsec as u32,
+        ],
+        st_ino: s.st_ino,
+        ..Default::default()
+    };
+    mm.write_shape(addr, STAT64, &v)
+}
+
+#[cfg(test)]
+mod stat64_tests {
+    use super::*;
+    use crate::abi::thunk::{convert, host_bytes, size_of};
+    use crate::mm::DataModel;
+
+    /// Offsets of `st_size`, `st_blocks` and `st_ino` from `offsetof` with
+    /// arm-linux-gnueabihf-gcc (48, 64, 96; 104 bytes) and i686-linux-gnu-gcc (44, 56, 88;
+    /// 96 bytes) against the kernel headers.
+    #[test]
+    fn layouts_match_both_headers() {
+        assert_eq!(size_of(STAT64, DataModel::HOST), std::mem::size_of::<HostStat64>());
+        let v = HostStat64 { st_size: 0x1111, st_blocks: 0x2222, st_ino: 0x3333, ..Default::default() };
+        for (model, size, offs) in
+            [(DataModel::ILP32_LE, 104, [48, 64, 96]), (DataModel::ILP32_LE_I386, 96, [44, 56, 88])]
+        {
+            assert_eq!(size_of(STAT64, model), size);
+            let mut out = vec![0u8; size];
+            // SAFETY: HostStat64 has no implicit padding.
+            convert(STAT64, DataModel::HOST, unsafe { host_bytes(&v) }, model, &mut out);
+            for (off, want) in offs.into_iter().zip([0x1111u16, 0x2222, 0x3333]) {
+                assert_eq!(u16::from_le_bytes([out[off], out[off + 1]]), want, "{model:?} at {off}");
+            }
+        }
     }
 }

@@ -1,15 +1,9 @@
 //! arm (EABI, little-endian) struct layouts and `AT_HWCAP` bits.
 //!
-//! - `struct stat64`: arch/arm/include/uapi/asm/stat.h. Under EABI a `long long` is 8-byte
-//!   aligned, which puts implicit padding before `st_size` and `st_blocks` (104 bytes; checked
-//!   against `sizeof` and `offsetof` from arm-linux-gnueabihf-gcc with the kernel's header).
-//!   The old `struct stat` is the one i386 has too: [`crate::abi::stat32`].
+//! - `struct stat` and `struct stat64` have i386's members: [`crate::abi::stat32`] (under EABI
+//!   the 64-bit members of `stat64` are 8-aligned, 104 bytes).
 //! - open flags (arch/arm/include/uapi/asm/fcntl.h) are arm64's: [`crate::abi::arm_fcntl`].
 //! - `AT_HWCAP`: arch/arm/include/uapi/asm/hwcap.h.
-
-use crate::abi::stat32::new_encode_dev;
-use zerocopy::byteorder::little_endian::{I64, U32, U64};
-use zerocopy::{Immutable, IntoBytes};
 
 /// `AT_HWCAP` bits (arch/arm/include/uapi/asm/hwcap.h).
 #[allow(missing_docs)]
@@ -49,78 +43,9 @@ pub const HWCAP_A15: u64 = hwcap::SWP
     | hwcap::VFPD32
     | hwcap::LPAE;
 
-/// `struct stat64` (layout: arch/arm/include/uapi/asm/stat.h under EABI, little-endian),
-/// 104 bytes. `__st_ino` repeats the low 32 bits of the inode number; times are 32-bit.
-#[repr(C)]
-#[derive(IntoBytes, Immutable, Default)]
-#[allow(missing_docs)]
-pub struct Stat64 {
-    pub st_dev: U64,
-    pub __pad0: [u8; 4],
-    pub __st_ino: U32,
-    pub st_mode: U32,
-    pub st_nlink: U32,
-    pub st_uid: U32,
-    pub st_gid: U32,
-    pub st_rdev: U64,
-    pub __pad3: [u8; 4],
-    /// EABI alignment of the `long long` that follows.
-    pub __align_size: [u8; 4],
-    pub st_size: I64,
-    pub st_blksize: U32,
-    /// EABI alignment of the `unsigned long long` that follows.
-    pub __align_blocks: [u8; 4],
-    pub st_blocks: U64,
-    pub st_atime: U32,
-    pub st_atime_nsec: U32,
-    pub st_mtime: U32,
-    pub st_mtime_nsec: U32,
-    pub st_ctime: U32,
-    pub st_ctime_nsec: U32,
-    pub st_ino: U64,
-}
-
-impl Stat64 {
-    /// From a host stat, as the kernel's `cp_new_stat64` fills it (device numbers in the
-    /// kernel's `huge_encode_dev` form, which for 32-bit majors and minors is
-    /// `new_encode_dev`).
-    #[allow(clippy::unnecessary_cast)]
-    pub fn from_host(s: &libc::stat) -> Stat64 {
-        Stat64 {
-            st_dev: U64::new(u64::from(new_encode_dev(s.st_dev))),
-            __st_ino: U32::new(s.st_ino as u32),
-            st_mode: U32::new(s.st_mode),
-            st_nlink: U32::new(s.st_nlink as u32),
-            st_uid: U32::new(s.st_uid),
-            st_gid: U32::new(s.st_gid),
-            st_rdev: U64::new(u64::from(new_encode_dev(s.st_rdev))),
-            st_size: I64::new(s.st_size),
-            st_blksize: U32::new(s.st_blksize as u32),
-            st_blocks: U64::new(s.st_blocks as u64),
-            st_atime: U32::new(s.st_atime as u32),
-            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
-            st_mtime: U32::new(s.st_mtime as u32),
-            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
-            st_ctime: U32::new(s.st_ctime as u32),
-            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
-            st_ino: U64::new(s.st_ino),
-            ..Default::default()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_match_the_kernel_header() {
-        // sizeof from arm-linux-gnueabihf-gcc with arch/arm/include/uapi/asm/stat.h.
-        assert_eq!(std::mem::size_of::<Stat64>(), 104);
-        assert_eq!(std::mem::offset_of!(Stat64, st_size), 48);
-        assert_eq!(std::mem::offset_of!(Stat64, st_blocks), 64);
-        assert_eq!(std::mem::offset_of!(Stat64, st_ino), 96);
-    }
 
     #[test]
     fn hwcap_value() {

@@ -214,7 +214,7 @@ impl GuestArch for Arm {
         true
     }
     fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat64::from_host(st))
+        crate::abi::stat32::write_stat64(mm, addr, st)
     }
     fn statfs64_len(&self, size: u64) -> Option<u64> {
         // The kernel's `sys_statfs64_wrapper` (arch/arm/kernel/entry-common.S) accepts 88,

@@ -211,7 +211,7 @@ impl GuestArch for I386 {
         mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
     }
     fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat64::from_host(st))
+        crate::abi::stat32::write_stat64(mm, addr, st)
     }
     fn open_flags_to_host(&self, flags: u64) -> i32 {
         flags as u32 as i32
