@@ -1,6 +1,8 @@
 //! mips64el (n64) struct layouts and numbering that differ from asm-generic, each from the
 //! uapi header named on it (arch/mips/include/uapi/asm/).
 
+// 64-bit MIPS `cp_new_stat` stores device numbers in the 32-bit `new_encode_dev` form.
+use crate::abi::stat32::new_encode_dev;
 use zerocopy::byteorder::little_endian::{I32, I64, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -78,13 +80,6 @@ impl Statfs {
             ..Default::default()
         }
     }
-}
-
-/// A device number in the kernel's 32-bit `new_encode_dev` form (include/linux/kdev_t.h),
-/// which 64-bit MIPS `cp_new_stat` stores in the 32-bit `st_dev`/`st_rdev`.
-pub fn new_encode_dev(dev: u64) -> u32 {
-    let (major, minor) = (libc::major(dev), libc::minor(dev));
-    (minor & 0xff) | (major << 8) | ((minor & !0xff) << 12)
 }
 
 impl Stat {
