@@ -128,6 +128,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         warned: HashSet::new(),
         argv: prog.argv.clone(),
         auxv: Vec::new(),
+        pending_op: None,
+        sync_fault: None,
+        interrupted: None,
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -13,7 +13,7 @@ use unicorn_engine::uc_error;
 
 use crate::arch::{Cpu, GuestArch};
 use crate::mm::{AddressSpace, Fault, Prot};
-use crate::signal::{SigState, Signal};
+use crate::signal::{SigInfo, SigState, Signal};
 use crate::syscall::DispatchTable;
 
 /// Options that apply to the whole guest (from the command line).
@@ -82,6 +82,12 @@ pub struct Task {
     pub auxv: Vec<(u64, u64)>,
     /// Unknown syscall numbers already reported under `--strace`.
     pub warned: HashSet<u64>,
+    /// Work a syscall hook left for the run loop (`rt_sigreturn`).
+    pub pending_op: Option<crate::signal::deliver::PendingOp>,
+    /// A fault the guest's instruction raised, to deliver when emulation has stopped.
+    pub sync_fault: Option<crate::signal::SigInfo>,
+    /// The system call a signal interrupted, until delivery decides to restart it or not.
+    pub interrupted: Option<crate::signal::deliver::Interrupted>,
 }
 
 impl Task {
@@ -147,57 +153,82 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
 }
 
 /// Runs the guest until it exits or dies. Returns how it ended.
+///
+/// Between two runs of `emu_start` the loop applies stale-translation work and hands the
+/// thread to [`crate::signal::deliver::after_stop`] when a signal, a fault or a sigreturn is
+/// due.
 pub fn run(cpu: &mut Cpu<'static>) -> Exit {
     let arch = cpu.get_data().arch;
-    loop {
+    crate::signal::host::register_thread(cpu.get_handle());
+    let exit = loop {
         apply_invalidate(cpu);
+        if crate::signal::deliver::due(cpu) {
+            crate::signal::deliver::after_stop(cpu);
+            if let Some(exit) = cpu.get_data().exit {
+                break exit;
+            }
+            apply_invalidate(cpu);
+        }
         cpu.get_data_mut().mm.last_fault = None;
         let pc = arch.pc(cpu);
         let r = cpu.emu_start(pc, 0, 0, 0);
         if let Some(exit) = cpu.get_data().exit {
-            return exit;
+            break exit;
         }
-        match r {
-            // A hook asked to stop (e.g. after changing code); carry on.
-            Ok(()) => continue,
-            Err(e) => return fault_exit(cpu, e),
+        if let Err(e) = r {
+            if cpu.get_data().sync_fault.is_some() {
+                // A hook already decided which signal the exception raises.
+                continue;
+            }
+            match fault_signal(cpu, e) {
+                Some(info) => cpu.get_data_mut().sync_fault = Some(info),
+                None => break Exit::Internal,
+            }
         }
-    }
+    };
+    crate::signal::host::forget_thread();
+    exit
 }
 
-/// Turns an `emu_start` error into the signal the kernel would have raised.
-fn fault_exit(cpu: &mut Cpu<'static>, e: uc_error) -> Exit {
+/// The signal the kernel would raise for an `emu_start` error (a refused memory access, an
+/// invalid instruction); `None` for engine failures that are endgate's own.
+fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
+    use crate::signal::si_code::*;
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
     let fault: Option<Fault> = cpu.get_data().mm.last_fault;
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
         crate::elog!("endgate: engine error {e:?}, last refused access {fault:?}");
     }
-    let (sig, addr) = match e {
-        uc_error::INSN_INVALID => (Signal::SIGILL, Some(pc)),
+    let segv =
+        |f: &Fault, addr: u64| SigInfo::fault(Signal::SIGSEGV, if f.mapped { SEGV_ACCERR } else { SEGV_MAPERR }, addr);
+    Some(match e {
+        uc_error::INSN_INVALID => SigInfo::fault(Signal::SIGILL, ILL_ILLOPC, pc),
         uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
             match fault {
-                Some(f) if f.access == Prot::EXEC => (Signal::SIGSEGV, Some(pc)),
-                Some(f) => (Signal::SIGSEGV, Some(crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))),
-                None => (Signal::SIGSEGV, None),
+                Some(f) if f.access == Prot::EXEC => segv(&f, pc),
+                Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
+                None => SigInfo::fault(Signal::SIGSEGV, 0x80, 0),
             }
         }
-        uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => (Signal::SIGSEGV, None),
-        uc_error::READ_UNALIGNED | uc_error::WRITE_UNALIGNED | uc_error::FETCH_UNALIGNED => (Signal::SIGBUS, None),
+        uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => {
+            SigInfo::fault(Signal::SIGSEGV, SEGV_ACCERR, 0)
+        }
+        uc_error::READ_UNALIGNED | uc_error::WRITE_UNALIGNED | uc_error::FETCH_UNALIGNED => {
+            SigInfo::fault(Signal::SIGBUS, BUS_ADRALN, 0)
+        }
         _ => {
             crate::elog!("endgate: CPU engine stopped: {e:?} at pc={pc:#x}");
-            return Exit::Internal;
+            return None;
         }
-    };
-    Exit::Signal { sig, pc, addr }
+    })
 }
 
-/// The exception hook: a CPU exception other than the syscall trap ends the guest with the
-/// signal the arch maps it to (delivery to guest handlers comes with signal support).
+/// The exception hook: a CPU exception other than the syscall trap raises the signal the arch
+/// maps it to, delivered once emulation has stopped.
 pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
     let arch = cpu.get_data().arch;
-    let sig = arch.exception_signal(intno);
     let pc = arch.pc(cpu);
-    cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr: None });
+    cpu.get_data_mut().sync_fault = Some(arch.exception_siginfo(intno, pc));
     let _ = cpu.emu_stop();
 }

@@ -26,7 +26,7 @@ use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
 use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
-use crate::signal::{SigAction, Signal, NSIG};
+use crate::signal::{SigAction, SigInfo, Signal, NSIG};
 use crate::syscall::nr::{NumberTable, Sys};
 use crate::syscall::SysResult;
 use crate::task::Task;
@@ -182,10 +182,59 @@ pub trait GuestArch: Sync {
     /// Handles a call only this arch has, or its form of one of [`GuestArch::arch_variants`];
     /// `None` if `sys` is not one of them.
     fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, args: &SyscallArgs) -> Option<SysResult>;
+    /// The guest stack pointer (by the capstone name of the arch's stack register: `sp`,
+    /// `rsp`, `esp`, `r15` on s390x).
+    fn stack_pointer(&self, cpu: &Cpu<'_>) -> u64 {
+        ["sp", "rsp", "esp", "r15"].iter().find_map(|n| self.read_reg_by_name(cpu, n)).unwrap_or(0)
+    }
     /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
     /// The signal a CPU exception raises (unicorn interrupt number `intno`).
     fn exception_signal(&self, intno: u32) -> Signal;
+    /// The `siginfo` of the signal a CPU exception raises at `pc`. The default gives the
+    /// kernel's usual codes: SIGFPE `FPE_INTDIV`, SIGILL `ILL_ILLOPN`, SIGTRAP `TRAP_BRKPT`,
+    /// SIGBUS `BUS_ADRALN` with `si_addr` = `pc`, and SIGSEGV `SI_KERNEL` (0x80) with
+    /// `si_addr` 0 (a protection fault that is not a page fault).
+    fn exception_siginfo(&self, intno: u32, pc: u64) -> SigInfo {
+        use crate::signal::si_code::*;
+        let sig = self.exception_signal(intno);
+        let (code, addr) = match sig {
+            Signal::SIGFPE => (FPE_INTDIV, pc),
+            Signal::SIGILL => (ILL_ILLOPN, pc),
+            Signal::SIGTRAP => (TRAP_BRKPT, pc),
+            Signal::SIGBUS => (BUS_ADRALN, pc),
+            _ => (0x80, 0),
+        };
+        SigInfo::fault(sig, code, addr)
+    }
+    /// Builds the frame for a signal handler on the guest stack, as the arch's kernel lays it
+    /// out (siginfo and ucontext for `rt` frames, the old sigframe where the arch has one and
+    /// `SA_SIGINFO` is clear), and points the registers at the handler: its arguments, a
+    /// return address that reaches `rt_sigreturn` (`sa_restorer` or a trampoline), the stack
+    /// pointer. Called outside hooks, so plain register writes take effect. Errors: `EFAULT`
+    /// (the stack cannot hold the frame: the guest dies by SIGSEGV); `ENOSYS` (the arch has
+    /// no frames yet: the guest dies by the signal).
+    fn setup_frame(&self, _cpu: &mut Cpu<'_>, _req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        Err(Errno::ENOSYS)
+    }
+    /// `true` once the arch implements [`GuestArch::setup_frame`], [`GuestArch::restore_frame`]
+    /// and [`GuestArch::restart_syscall`]. Until then a guest handler leaves the host
+    /// disposition at its default (the handler never runs).
+    fn signal_frames(&self) -> bool {
+        false
+    }
+    /// Restores the registers saved by [`GuestArch::setup_frame`] from the frame the stack
+    /// pointer is at when the guest's `rt_sigreturn` (`rt`) or `sigreturn` trapped, and the
+    /// alternate stack from `uc_stack`; returns the saved signal mask (host-numbered).
+    /// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV).
+    fn restore_frame(&self, _cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        Err(Errno::ENOSYS)
+    }
+    /// Makes the thread execute again the system call whose arguments were `args`, which just
+    /// returned (after the trap, with its result written): the program counter goes back to
+    /// the trap instruction and the number and argument registers the result overwrote get
+    /// their values back. Called outside hooks.
+    fn restart_syscall(&self, _cpu: &mut Cpu<'_>, _args: &SyscallArgs) {}
     /// Called by the TLB fill hook after every fill of a data page (`fetch` false) or a code
     /// page (MIPS repairs engine state there).
     fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}

@@ -1,16 +1,28 @@
-//! Guest signals: numbers and names, and the per-process signal state the guest sets up.
+//! Guest signals: numbers and names, the signal state the guest sets up, and their delivery.
 //!
-//! This issue records dispositions (`rt_sigaction`), the blocked mask (`rt_sigprocmask`) and the
-//! alternate stack (`sigaltstack`) so that libc's start-up and `sigaction` round trips see what
-//! they wrote; delivering signals into guest handlers (frames, `rt_sigreturn`) is a later step.
-//! A guest that sends itself a signal whose disposition is the default ends the way the kernel
-//! would end it (terminate or core); see [`SigState::self_signal`].
+//! # How a signal reaches a guest handler
+//! endgate keeps the host process's signal state equal to the guest's ([`host`]): a guest
+//! `SIG_IGN`/`SIG_DFL` is the host's disposition, so the kernel itself ignores, stops or kills
+//! exactly as it would natively (with the right wait status); a guest handler installs
+//! endgate's host handler, which records the host `siginfo_t` for the thread and stops its
+//! unicorn instance. The guest's blocked mask is the host thread's mask, so the kernel holds
+//! blocked signals pending and routes process signals to a thread that does not block them.
+//!
+//! Recorded signals and synchronous faults (CPU exceptions, refused memory accesses) are
+//! delivered by [`deliver`] in the run loop, outside any unicorn hook: the arch builds its
+//! signal frame ([`FrameRequest`], `arch/<name>/signal.rs`), the guest's `rt_sigreturn`
+//! restores from it. A blocking call interrupted by a recorded signal returns `EINTR` or is
+//! re-executed (`SA_RESTART`), as `signal(7)` describes.
+
+pub mod deliver;
+pub mod frame;
+pub mod host;
 
 use std::fmt;
 
 /// A guest signal number (1..=64). On x86_64 and aarch64 guest numbers equal the host's
 /// (include/uapi/asm-generic/signal.h); arches that renumber convert at their edge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Signal(pub u32);
 
 /// Highest signal number (`_NSIG`).
@@ -27,8 +39,11 @@ impl Signal {
     pub const SIGBUS: Signal = Signal(7);
     pub const SIGFPE: Signal = Signal(8);
     pub const SIGKILL: Signal = Signal(9);
+    pub const SIGUSR1: Signal = Signal(10);
     pub const SIGSEGV: Signal = Signal(11);
+    pub const SIGUSR2: Signal = Signal(12);
     pub const SIGPIPE: Signal = Signal(13);
+    pub const SIGALRM: Signal = Signal(14);
     pub const SIGTERM: Signal = Signal(15);
     pub const SIGCHLD: Signal = Signal(17);
     pub const SIGCONT: Signal = Signal(18);
@@ -147,8 +162,14 @@ pub struct SigState {
     pub mask: u64,
     /// The alternate signal stack.
     pub altstack: AltStack,
-    /// Signals the guest sent itself while they were blocked, bit `n-1` for signal `n`.
+    /// Signals taken from the host but not yet delivered because the guest blocks them (bit
+    /// `n-1` for signal `n`); their `siginfo` is in `queue`.
     pub pending: u64,
+    /// The `siginfo` of each signal in `pending`, oldest first.
+    pub queue: Vec<SigInfo>,
+    /// The mask to restore after a handler runs, when a call (`rt_sigsuspend`, `ppoll`,
+    /// `pselect6`, `epoll_pwait`) replaced the mask only while it waited.
+    pub saved_mask: Option<u64>,
 }
 
 impl Default for SigState {
@@ -158,21 +179,10 @@ impl Default for SigState {
             mask: 0,
             altstack: AltStack { flags: 2, ..Default::default() },
             pending: 0,
+            queue: Vec::new(),
+            saved_mask: None,
         }
     }
-}
-
-/// What happens when the guest sends a signal to itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SelfSignal {
-    /// The process ends by this signal.
-    Die,
-    /// The process stops (job control) until continued.
-    Stop,
-    /// Nothing visible happens (ignored, or default-ignore).
-    Nothing,
-    /// The guest installed a handler; handler delivery is not implemented yet.
-    Handler,
 }
 
 /// Signals that report endgate's own faults on the host; endgate never blocks or ignores them
@@ -186,20 +196,207 @@ pub fn bit(sig: Signal) -> u64 {
     1u64 << (sig.0 - 1)
 }
 
-impl SigState {
-    /// Decides what a signal the guest sent to itself does under the current dispositions.
-    pub fn self_signal(&self, sig: Signal) -> SelfSignal {
-        let act = self.actions[(sig.0 - 1) as usize];
-        match act.handler {
-            _ if sig == Signal::SIGKILL => SelfSignal::Die,
-            _ if sig == Signal::SIGSTOP => SelfSignal::Stop,
-            SIG_IGN => SelfSignal::Nothing,
-            SIG_DFL => match sig.default_action() {
-                DefaultAction::Terminate | DefaultAction::Core => SelfSignal::Die,
-                DefaultAction::Stop => SelfSignal::Stop,
-                _ => SelfSignal::Nothing,
+/// `sa_flags` bits (include/uapi/asm-generic/signal-defs.h; [`SigAction::flags`] holds them in
+/// this numbering on every arch, MIPS's `SA_SIGINFO` 8 converted at its edge).
+pub mod sa {
+    /// Give the handler `siginfo_t` and `ucontext_t` arguments.
+    pub const SIGINFO: u64 = 4;
+    /// `sa_restorer` holds the return trampoline.
+    pub const RESTORER: u64 = 0x0400_0000;
+    /// Run the handler on the alternate stack.
+    pub const ONSTACK: u64 = 0x0800_0000;
+    /// Re-execute interrupted system calls.
+    pub const RESTART: u64 = 0x1000_0000;
+    /// Do not block the signal while its handler runs.
+    pub const NODEFER: u64 = 0x4000_0000;
+    /// Reset the disposition to `SIG_DFL` on delivery.
+    pub const RESETHAND: u64 = 0x8000_0000;
+}
+
+/// `ss_flags`: the thread is running on the alternate stack.
+pub const SS_ONSTACK: u32 = 1;
+/// `ss_flags`: no alternate stack.
+pub const SS_DISABLE: u32 = 2;
+
+/// The union part of a `siginfo_t`, by the kind of event that raised the signal
+/// (include/uapi/asm-generic/siginfo.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SigFields {
+    /// `kill`, `tkill`, `tgkill`, `raise` (`si_pid`, `si_uid`).
+    Kill {
+        /// Sender's process id.
+        pid: i32,
+        /// Sender's real user id.
+        uid: u32,
+    },
+    /// `sigqueue`, POSIX message queues (`si_pid`, `si_uid`, `si_value`).
+    Rt {
+        /// Sender's process id.
+        pid: i32,
+        /// Sender's real user id.
+        uid: u32,
+        /// `si_value` (`sival_ptr`; `sival_int` is its low 32 bits on little-endian guests).
+        value: u64,
+    },
+    /// POSIX timers (`si_tid`, `si_overrun`, `si_value`).
+    Timer {
+        /// Kernel timer id.
+        tid: i32,
+        /// Overrun count.
+        overrun: i32,
+        /// `si_value`.
+        value: u64,
+    },
+    /// SIGCHLD (`si_pid`, `si_uid`, `si_status`, `si_utime`, `si_stime`).
+    Chld {
+        /// The child.
+        pid: i32,
+        /// The child's real user id.
+        uid: u32,
+        /// Exit status, or the signal (host-numbered) for `CLD_KILLED`/`CLD_DUMPED`/`CLD_STOPPED`.
+        status: i32,
+        /// User CPU time in clock ticks.
+        utime: i64,
+        /// System CPU time in clock ticks.
+        stime: i64,
+    },
+    /// SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP raised by an instruction (`si_addr`).
+    Fault {
+        /// The faulting data address (SIGSEGV, SIGBUS) or instruction address.
+        addr: u64,
+    },
+    /// SIGPOLL/SIGIO (`si_band`, `si_fd`).
+    Poll {
+        /// Poll event bits.
+        band: i64,
+        /// The file descriptor.
+        fd: i32,
+    },
+}
+
+/// A `siginfo_t` in endgate's terms: the signal in host numbering and the fields that matter;
+/// [`frame::write_siginfo`] lays it out for the guest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SigInfo {
+    /// The signal.
+    pub signo: Signal,
+    /// `si_errno`.
+    pub errno: i32,
+    /// `si_code` (`SI_USER` 0, `SI_TKILL` -6, `SEGV_MAPERR` 1…).
+    pub code: i32,
+    /// The union member `si_code` selects.
+    pub fields: SigFields,
+}
+
+/// `si_code` values (include/uapi/asm-generic/siginfo.h).
+pub mod si_code {
+    /// Sent by `kill`.
+    pub const SI_USER: i32 = 0;
+    /// Sent by `sigqueue`.
+    pub const SI_QUEUE: i32 = -1;
+    /// POSIX timer expiry.
+    pub const SI_TIMER: i32 = -2;
+    /// Sent by `tkill`/`tgkill`.
+    pub const SI_TKILL: i32 = -6;
+    /// SIGSEGV: address not mapped.
+    pub const SEGV_MAPERR: i32 = 1;
+    /// SIGSEGV: no permission for the access.
+    pub const SEGV_ACCERR: i32 = 2;
+    /// SIGBUS: misaligned address.
+    pub const BUS_ADRALN: i32 = 1;
+    /// SIGILL: illegal opcode.
+    pub const ILL_ILLOPC: i32 = 1;
+    /// SIGILL: illegal operand.
+    pub const ILL_ILLOPN: i32 = 2;
+    /// SIGFPE: integer divide by zero.
+    pub const FPE_INTDIV: i32 = 1;
+    /// SIGTRAP: breakpoint.
+    pub const TRAP_BRKPT: i32 = 1;
+    /// SIGCHLD: the child exited.
+    pub const CLD_EXITED: i32 = 1;
+    /// SIGCHLD: the child was killed.
+    pub const CLD_KILLED: i32 = 2;
+    /// SIGCHLD: the child was killed and dumped core.
+    pub const CLD_DUMPED: i32 = 3;
+    /// SIGCHLD: the child was traced and trapped.
+    pub const CLD_TRAPPED: i32 = 4;
+    /// SIGCHLD: the child stopped.
+    pub const CLD_STOPPED: i32 = 5;
+}
+
+impl SigInfo {
+    /// A fault raised by an instruction: `signo` with `code`, at data or code address `addr`.
+    pub fn fault(signo: Signal, code: i32, addr: u64) -> SigInfo {
+        SigInfo { signo, errno: 0, code, fields: SigFields::Fault { addr } }
+    }
+
+    /// Converts a host `siginfo_t` (x86_64 layout: the union at byte 16).
+    pub fn from_host(info: &libc::siginfo_t) -> SigInfo {
+        // SAFETY: siginfo_t is 128 plain bytes.
+        let raw: &[u8; 128] = unsafe { &*(info as *const libc::siginfo_t).cast::<[u8; 128]>() };
+        let i32_at = |o: usize| i32::from_ne_bytes(raw[o..o + 4].try_into().unwrap_or([0; 4]));
+        let i64_at = |o: usize| i64::from_ne_bytes(raw[o..o + 8].try_into().unwrap_or([0; 8]));
+        let signo = Signal(i32_at(0) as u32);
+        let (errno, code) = (i32_at(4), i32_at(8));
+        use si_code::*;
+        let fields = match signo.0 {
+            _ if code == SI_TIMER => {
+                SigFields::Timer { tid: i32_at(16), overrun: i32_at(20), value: i64_at(24) as u64 }
+            }
+            17 if code > 0 => SigFields::Chld {
+                pid: i32_at(16),
+                uid: i32_at(20) as u32,
+                status: i32_at(24),
+                utime: i64_at(32),
+                stime: i64_at(40),
             },
-            _ => SelfSignal::Handler,
+            4 | 5 | 7 | 8 | 11 if code > 0 => SigFields::Fault { addr: i64_at(16) as u64 },
+            29 if code > 0 => SigFields::Poll { band: i64_at(16), fd: i32_at(24) },
+            _ if code == SI_QUEUE || code == -3 => {
+                SigFields::Rt { pid: i32_at(16), uid: i32_at(20) as u32, value: i64_at(24) as u64 }
+            }
+            _ => SigFields::Kill { pid: i32_at(16), uid: i32_at(20) as u32 },
+        };
+        SigInfo { signo, errno, code, fields }
+    }
+}
+
+/// What an arch's frame builder needs to run one handler.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameRequest {
+    /// The signal (host numbering; [`crate::arch::GuestArch::signal_from_host`] gives the
+    /// guest's number for the handler's first argument).
+    pub info: SigInfo,
+    /// The disposition being run (handler, flags, restorer).
+    pub action: SigAction,
+    /// The mask to save in the frame's `uc_sigmask` (host-numbered), restored by
+    /// `rt_sigreturn`.
+    pub old_mask: u64,
+    /// The thread's alternate stack at delivery.
+    pub altstack: AltStack,
+}
+
+impl FrameRequest {
+    /// The guest signal number.
+    pub fn guest_signo(&self, arch: &dyn crate::arch::GuestArch) -> u64 {
+        arch.signal_from_host(self.info.signo)
+    }
+
+    /// Where the frame goes below: the top of the alternate stack when the handler asked for
+    /// it (`SA_ONSTACK`), one is set and the thread is not already on it; `sp` otherwise.
+    pub fn stack_top(&self, sp: u64) -> u64 {
+        if self.action.flags & sa::ONSTACK != 0 && self.altstack.flags & SS_DISABLE == 0 && !self.altstack.contains(sp)
+        {
+            self.altstack.sp.wrapping_add(self.altstack.size)
+        } else {
+            sp
         }
+    }
+}
+
+impl AltStack {
+    /// `true` if `sp` is inside this alternate stack (the kernel's `on_sig_stack`).
+    pub fn contains(&self, sp: u64) -> bool {
+        self.flags & SS_DISABLE == 0 && sp > self.sp && sp - self.sp <= self.size
     }
 }

@@ -345,29 +345,16 @@ fn ignored_signals(t: &Task) -> u64 {
 /// inherited (endgate keeps the host's mask equal to the guest's, so after an exec it is the
 /// guest's).
 pub fn inherited_sig_state(opts: &crate::task::Options) -> crate::signal::SigState {
-    use crate::signal::{SigState, Signal, HOST_OWN, NSIG, SIG_IGN};
+    use crate::signal::{host, SigState, Signal, NSIG, SIG_IGN};
     let mut st = SigState::default();
     for n in 1..=NSIG {
         let s = Signal(n);
         if opts.sig_ignored & crate::signal::bit(s) != 0 && s != Signal::SIGKILL && s != Signal::SIGSTOP {
             st.actions[(n - 1) as usize].handler = SIG_IGN;
-            if !HOST_OWN.contains(&s) && n < 32 {
-                // SAFETY: SIG_IGN for a valid, catchable signal number.
-                unsafe { libc::signal(n as i32, libc::SIG_IGN) };
-            }
+            host::set_disposition(s, SIG_IGN);
         }
     }
-    // SAFETY: reads the calling thread's mask into a local set.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        if libc::pthread_sigmask(libc::SIG_SETMASK, std::ptr::null(), &mut set) == 0 {
-            for n in 1..32 {
-                if libc::sigismember(&set, n) == 1 {
-                    st.mask |= 1u64 << (n - 1);
-                }
-            }
-        }
-    }
+    st.mask = host::current_mask();
     st
 }
 

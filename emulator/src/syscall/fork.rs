@@ -129,6 +129,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         }
         // A new process starts with no pending signals (signal(7)).
         t.sig.pending = 0;
+        t.sig.queue.clear();
+        let _ = crate::signal::host::take_recorded();
         if ca.flags & CLONE_SETTLS != 0 {
             arch.set_tls(cpu, ca.tls)?;
         }

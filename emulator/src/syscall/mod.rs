@@ -131,6 +131,16 @@ pub fn enter(cpu: &mut Cpu<'_>) {
             Err(Errno::ENOSYS)
         }
     };
+    if result == Err(Errno::EINTR) && crate::signal::host::has_recorded() {
+        // A signal interrupted the call: delivery decides whether it restarts, with the
+        // argument registers as they are now (before the result overwrites one of them).
+        if let Some(def) = def {
+            if def.args.len() <= 3 {
+                arch.syscall_args_rest(cpu, &mut args);
+            }
+            cpu.get_data_mut().interrupted = Some(crate::signal::deliver::Interrupted { sys: def.sys, args });
+        }
+    }
     let ret = match result {
         Ok(v) => v,
         Err(e) => (-i64::from(e.into_raw())) as u64,
@@ -144,9 +154,17 @@ pub fn enter(cpu: &mut Cpu<'_>) {
         let _ = cpu.emu_stop();
         return;
     }
+    if cpu.get_data().pending_op.is_some() {
+        // sigreturn: the run loop restores every register, the result included.
+        let _ = cpu.emu_stop();
+        return;
+    }
     arch.set_syscall_ret(cpu, ret);
     if cpu.get_data().mm.invalidate.pending() {
         apply_invalidate(cpu);
+    }
+    if crate::signal::deliver::due(cpu) {
+        let _ = cpu.emu_stop();
     }
 }
 

@@ -59,7 +59,7 @@ generic_syscalls! {
     uname, sysinfo, getrandom, rseq, wait4, waitid, kill, tkill, tgkill, clone, clone3, fork,
     vfork, execve, execveat, membarrier, personality, getcpu, capget, capset,
     // signal
-    rt_sigaction, rt_sigprocmask, rt_sigreturn, rt_sigpending, rt_sigsuspend, rt_sigtimedwait,
+    rt_sigaction, rt_sigprocmask, rt_sigreturn, sigreturn, rt_sigpending, rt_sigsuspend, rt_sigtimedwait,
     rt_sigqueueinfo, sigaltstack, pause, alarm, setitimer, getitimer,
     // time
     clock_gettime, clock_getres, clock_settime, clock_nanosleep, gettimeofday, settimeofday,

@@ -503,20 +503,13 @@ fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
     }
 }
 
-/// `kill(pid_t pid, int sig)` (kill(2)). To the guest's own process (its pid, or 0 for its
-/// process group when that is just itself) the signal takes its guest disposition; to other
-/// processes it is sent by the host.
+/// `kill(pid_t pid, int sig)` (kill(2)), sent by the host: the host process carries the
+/// guest's dispositions and mask, so a signal to the guest itself is ignored, held pending,
+/// kills or reaches endgate's handler exactly as the kernel decides (see
+/// [`crate::signal::host`]).
 pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = as_int(a.a[0]);
     let sig = check_signal(cpu, a.a[1])?;
-    // SAFETY: no arguments.
-    let me = unsafe { libc::getpid() };
-    if pid == me {
-        return match sig {
-            Some(s) => super::signal::raise_self(cpu, s),
-            None => Ok(0),
-        };
-    }
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::kill(pid, sig.map_or(0, |s| s.0 as i32)) }))
 }
@@ -528,14 +521,6 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let sig = check_signal(cpu, a.a[2])?;
-    // SAFETY: no arguments.
-    let (me, mytid) = unsafe { (libc::getpid(), libc::gettid()) };
-    if tgid == me && tid == mytid {
-        return match sig {
-            Some(s) => super::signal::raise_self(cpu, s),
-            None => Ok(0),
-        };
-    }
     // SAFETY: integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, |s| s.0 as i32)) })
 }

@@ -188,6 +188,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_sigtimedwait, signal::rt_sigtimedwait, &[Ptr, Ptr, Ptr, ULong], RInt),
     d(Sys::rt_sigtimedwait_time64, signal::rt_sigtimedwait_time64, &[Ptr, Ptr, Ptr, ULong], RInt),
     d(Sys::sigaltstack, signal::sigaltstack, &[Ptr, Ptr], RInt),
+    d(Sys::rt_sigsuspend, signal::rt_sigsuspend, &[Ptr, ULong], RInt),
+    d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
+    d(Sys::sigreturn, signal::sigreturn, &[], RInt),
     // time
     d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
     d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),

@@ -11,6 +11,7 @@
 
 mod abi;
 mod calls;
+mod signal;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -191,6 +192,18 @@ impl GuestArch for X86_64 {
             _ => return None,
         };
         cpu.reg_read(reg).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends.

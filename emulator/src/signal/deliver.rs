@@ -1,0 +1,264 @@
+//! Delivery: what happens between two `emu_start` runs of a thread when a signal is due.
+//!
+//! The run loop calls [`after_stop`] whenever emulation stopped for a reason other than the
+//! guest's exit. In this order it:
+//! 1. finishes a `sigreturn`/`rt_sigreturn` the guest asked for (the arch restores its
+//!    registers from the frame: outside hooks, so every register write simply takes effect);
+//! 2. delivers a synchronous fault (an exception or a refused access) to the guest's handler,
+//!    or ends the guest by it when the signal is blocked, ignored or at its default
+//!    (the kernel's `force_sig_fault`);
+//! 3. takes the signals the host handler recorded and delivers every unblocked pending one:
+//!    ignored ones vanish, defaults act as `signal(7)` says, handlers get a frame. Several
+//!    handlers stack, the last delivered running first, as in the kernel;
+//! 4. decides the fate of a system call a signal interrupted (it returned `EINTR` from the
+//!    host): re-executed when no handler ran, or when the handler has `SA_RESTART` and the
+//!    call is one `signal(7)` lets restart; otherwise the guest sees `EINTR`.
+
+use super::host;
+use super::{bit, sa, DefaultAction, FrameRequest, SigAction, SigInfo, Signal, SIG_DFL, SIG_IGN};
+use crate::arch::{Cpu, SyscallArgs};
+use crate::syscall::nr::Sys;
+use crate::task::Exit;
+
+/// Work a system-call hook leaves to the run loop (done by [`after_stop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PendingOp {
+    /// `rt_sigreturn` (`rt` true) or the old `sigreturn` of 32-bit arches and s390x.
+    SigReturn {
+        /// The rt frame (siginfo + ucontext) rather than the old sigframe.
+        rt: bool,
+    },
+}
+
+/// A system call that returned `EINTR` because a signal arrived while it blocked.
+#[derive(Clone, Copy, Debug)]
+pub struct Interrupted {
+    /// The call.
+    pub sys: Sys,
+    /// Its number and arguments, to re-execute it.
+    pub args: SyscallArgs,
+}
+
+/// Signals that can never be blocked or caught.
+const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
+
+/// `true` if `sys`, interrupted by a handler with `SA_RESTART`, is re-executed; `false` for
+/// the calls `signal(7)` lists as always failing with `EINTR` after a handler (waits with a
+/// timeout, sleeps, signal waits).
+pub fn restarts_after_handler(sys: Sys) -> bool {
+    !matches!(
+        sys,
+        Sys::nanosleep
+            | Sys::clock_nanosleep
+            | Sys::clock_nanosleep_time64
+            | Sys::poll
+            | Sys::ppoll
+            | Sys::ppoll_time64
+            | Sys::select
+            | Sys::_newselect
+            | Sys::old_select
+            | Sys::pselect6
+            | Sys::pselect6_time64
+            | Sys::epoll_wait
+            | Sys::epoll_pwait
+            | Sys::rt_sigsuspend
+            | Sys::pause
+            | Sys::rt_sigtimedwait
+            | Sys::rt_sigtimedwait_time64
+    )
+}
+
+/// Runs what is due after emulation stopped (see the module doc). Sets the task's `exit`
+/// when the guest dies.
+pub fn after_stop(cpu: &mut Cpu<'_>) {
+    if let Some(op) = cpu.get_data_mut().pending_op.take() {
+        match op {
+            PendingOp::SigReturn { rt } => sigreturn(cpu, rt),
+        }
+        if cpu.get_data().exit.is_some() {
+            return;
+        }
+    }
+    if let Some(info) = cpu.get_data_mut().sync_fault.take() {
+        deliver_fault(cpu, info);
+        if cpu.get_data().exit.is_some() {
+            return;
+        }
+    }
+    take_recorded(cpu);
+    deliver_ready(cpu);
+}
+
+/// `true` if [`after_stop`] has something to do (cheap check for the run loop).
+#[inline]
+pub fn due(cpu: &Cpu<'_>) -> bool {
+    let t = cpu.get_data();
+    t.pending_op.is_some() || t.sync_fault.is_some() || t.sig.pending & !t.sig.mask != 0 || host::has_recorded()
+}
+
+/// Moves the host-recorded signals into the thread's pending set. A standard signal already
+/// pending is not queued twice; real-time signals queue.
+pub fn take_recorded(cpu: &mut Cpu<'_>) {
+    let t = cpu.get_data_mut();
+    for info in host::take_recorded() {
+        let s = info.signo;
+        if s.0 == 0 || s.0 > super::NSIG {
+            continue;
+        }
+        if s.0 < 32 && t.sig.pending & bit(s) != 0 {
+            continue;
+        }
+        t.sig.pending |= bit(s);
+        t.sig.queue.push(info);
+    }
+}
+
+/// Takes the oldest queued `siginfo` of `sig` out of the pending set.
+pub fn dequeue(sig_state: &mut super::SigState, sig: Signal) -> SigInfo {
+    let i = sig_state.queue.iter().position(|q| q.signo == sig);
+    let info = match i {
+        Some(i) => sig_state.queue.remove(i),
+        None => SigInfo { signo: sig, errno: 0, code: 0, fields: super::SigFields::Kill { pid: 0, uid: 0 } },
+    };
+    if !sig_state.queue.iter().any(|q| q.signo == sig) {
+        sig_state.pending &= !bit(sig);
+    }
+    info
+}
+
+/// Delivers every pending signal the thread does not block, then settles an interrupted call
+/// and a mask that `rt_sigsuspend` replaced for its wait.
+pub fn deliver_ready(cpu: &mut Cpu<'_>) {
+    loop {
+        let t = cpu.get_data_mut();
+        let ready = t.sig.pending & !t.sig.mask;
+        if ready == 0 {
+            break;
+        }
+        let sig = Signal(ready.trailing_zeros() + 1);
+        let info = dequeue(&mut t.sig, sig);
+        let act = t.sig.actions[(sig.0 - 1) as usize];
+        match act.handler {
+            SIG_IGN => continue,
+            SIG_DFL => {
+                if !default_action(cpu, sig, None) {
+                    return;
+                }
+            }
+            _ => {
+                if !run_handler(cpu, info, act) {
+                    return;
+                }
+            }
+        }
+    }
+    let t = cpu.get_data_mut();
+    if let Some(old) = t.sig.saved_mask.take() {
+        t.sig.mask = old;
+        host::set_mask(old);
+    }
+    if let Some(call) = t.interrupted.take() {
+        // No handler ran: the call carries on as if nothing happened.
+        let arch = t.arch;
+        arch.restart_syscall(cpu, &call.args);
+    }
+}
+
+/// The default action of `sig` (the signal was pending at `SIG_DFL`): returns `false` if the
+/// guest died.
+fn default_action(cpu: &mut Cpu<'_>, sig: Signal, addr: Option<u64>) -> bool {
+    match sig.default_action() {
+        DefaultAction::Ignore | DefaultAction::Continue => true,
+        DefaultAction::Stop => {
+            // SAFETY: stops our own process, as the kernel would stop the guest.
+            unsafe { libc::kill(libc::getpid(), libc::SIGSTOP) };
+            true
+        }
+        DefaultAction::Terminate | DefaultAction::Core => {
+            let pc = cpu.get_data().arch.pc(cpu);
+            cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr });
+            false
+        }
+    }
+}
+
+/// Builds the handler's frame and switches the thread to it; returns `false` if the guest
+/// died because no frame could be written (the kernel then forces SIGSEGV).
+fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
+    let t = cpu.get_data_mut();
+    let arch = t.arch;
+    if let Some(call) = t.interrupted.take() {
+        if act.flags & sa::RESTART != 0 && restarts_after_handler(call.sys) {
+            arch.restart_syscall(cpu, &call.args);
+        }
+    }
+    let t = cpu.get_data_mut();
+    let old_mask = t.sig.saved_mask.take().unwrap_or(t.sig.mask);
+    let req = FrameRequest { info, action: act, old_mask, altstack: t.sig.altstack };
+    if t.opts.strace {
+        crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
+    }
+    if let Err(e) = arch.setup_frame(cpu, &req) {
+        let pc = arch.pc(cpu);
+        if e == syscalls::Errno::ENOSYS {
+            crate::elog!("endgate: {} cannot run guest signal handlers yet", arch.name());
+            cpu.get_data_mut().exit = Some(Exit::Signal { sig: info.signo, pc, addr: None });
+        } else {
+            cpu.get_data_mut().exit = Some(Exit::Signal { sig: Signal::SIGSEGV, pc, addr: None });
+        }
+        return false;
+    }
+    let t = cpu.get_data_mut();
+    let mut m = t.sig.mask | act.mask;
+    if act.flags & sa::NODEFER == 0 {
+        m |= bit(info.signo);
+    }
+    t.sig.mask = m & !UNBLOCKABLE;
+    host::set_mask(t.sig.mask);
+    if act.flags & sa::RESETHAND != 0 {
+        t.sig.actions[(info.signo.0 - 1) as usize] = SigAction::default();
+        host::set_disposition(info.signo, SIG_DFL);
+    }
+    true
+}
+
+/// A fault raised by the guest's own instruction: its handler runs if it has one and does not
+/// block the signal; otherwise the guest dies by it (blocked or ignored faults cannot be
+/// survived, as the kernel's `force_sig_fault` ensures).
+pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
+    let t = cpu.get_data_mut();
+    let sig = info.signo;
+    let act = t.sig.actions[(sig.0 - 1) as usize];
+    let blocked = t.sig.mask & bit(sig) != 0;
+    let addr = match info.fields {
+        super::SigFields::Fault { addr } if sig == Signal::SIGSEGV || sig == Signal::SIGBUS => Some(addr),
+        _ => None,
+    };
+    if blocked || act.handler == SIG_IGN || act.handler == SIG_DFL {
+        if blocked || act.handler == SIG_IGN {
+            t.sig.actions[(sig.0 - 1) as usize] = SigAction::default();
+        }
+        let pc = t.arch.pc(cpu);
+        cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr });
+        return;
+    }
+    run_handler(cpu, info, act);
+}
+
+/// Finishes the guest's `sigreturn`/`rt_sigreturn`: the arch restores the registers, mask and
+/// alternate stack saved in the frame at the stack pointer. A frame that cannot be read ends
+/// the guest with SIGSEGV, as in the kernel.
+fn sigreturn(cpu: &mut Cpu<'_>, rt: bool) {
+    let arch = cpu.get_data().arch;
+    match arch.restore_frame(cpu, rt) {
+        Ok(mask) => {
+            let t = cpu.get_data_mut();
+            t.sig.mask = mask & !UNBLOCKABLE;
+            host::set_mask(t.sig.mask);
+        }
+        Err(_) => {
+            let pc = arch.pc(cpu);
+            cpu.get_data_mut().exit = Some(Exit::Signal { sig: Signal::SIGSEGV, pc, addr: None });
+        }
+    }
+}
