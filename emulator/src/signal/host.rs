@@ -49,12 +49,11 @@ unsafe impl Sync for HostQueue {}
 
 impl HostQueue {
     const fn new() -> HostQueue {
-        // SAFETY: siginfo_t is plain data; all-zero is a valid value.
-        const EMPTY: UnsafeCell<libc::siginfo_t> = UnsafeCell::new(unsafe { std::mem::zeroed() });
         HostQueue {
             head: AtomicU32::new(0),
             tail: AtomicU32::new(0),
-            slots: [EMPTY; QUEUE_LEN],
+            // SAFETY: siginfo_t is plain data; all-zero is a valid value.
+            slots: [const { UnsafeCell::new(unsafe { std::mem::zeroed() }) }; QUEUE_LEN],
             uc: Cell::new(std::ptr::null_mut()),
         }
     }
