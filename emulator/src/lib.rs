@@ -128,6 +128,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         warned: HashSet::new(),
         argv: prog.argv.clone(),
         auxv: Vec::new(),
+        sigtramp: 0,
         pending_op: None,
         sync_fault: None,
         interrupted: None,
@@ -189,6 +190,11 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         reason: format!("initial stack: {e}"),
     })?;
     task.auxv = st.auxv;
+    task.sigtramp = signal::frame::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
+        path: prog.path.clone(),
+        addr: 0,
+        reason: format!("signal trampoline page: {e}"),
+    })?;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {

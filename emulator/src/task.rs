@@ -82,6 +82,9 @@ pub struct Task {
     pub auxv: Vec<(u64, u64)>,
     /// Unknown syscall numbers already reported under `--strace`.
     pub warned: HashSet<u64>,
+    /// Guest address of the signal-return trampolines page (0: the arch needs none); see
+    /// [`crate::signal::frame::map_sigtramp`].
+    pub sigtramp: u64,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
     pub pending_op: Option<crate::signal::deliver::PendingOp>,
     /// A fault the guest's instruction raised, to deliver when emulation has stopped.

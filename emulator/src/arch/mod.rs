@@ -217,6 +217,14 @@ pub trait GuestArch: Sync {
     fn setup_frame(&self, _cpu: &mut Cpu<'_>, _req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         Err(Errno::ENOSYS)
     }
+    /// Machine code of the signal-return trampolines, for arches whose kernel returns from a
+    /// handler without `SA_RESTORER` through code of its own (the vDSO's
+    /// `__kernel_rt_sigreturn`, arm's sigpage): `rt_sigreturn` at offset 0 and, where the arch
+    /// has an old frame, `sigreturn` at [`crate::signal::frame::SIGTRAMP_OLD`]. endgate maps it
+    /// read+exec once per process at [`crate::task::Task::sigtramp`]; `None`: no page.
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        None
+    }
     /// `true` once the arch implements [`GuestArch::setup_frame`], [`GuestArch::restore_frame`]
     /// and [`GuestArch::restart_syscall`]. Until then a guest handler leaves the host
     /// disposition at its default (the handler never runs).

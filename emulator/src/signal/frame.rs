@@ -8,6 +8,21 @@ use super::{AltStack, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 use crate::arch::GuestArch;
 use crate::mm::AddressSpace;
 
+/// Offset of the old `sigreturn` trampoline in the sigtramp page.
+pub const SIGTRAMP_OLD: u64 = 0x40;
+
+/// Maps the arch's signal-return trampolines ([`crate::arch::GuestArch::sigtramp_code`]) on a
+/// read+exec page placed like the vDSO (top-down in the mmap area) and returns its address;
+/// 0 when the arch needs none. Errors: `ENOMEM`.
+pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, Errno> {
+    let Some(code) = arch.sigtramp_code() else { return Ok(0) };
+    let page = crate::mm::PAGE_SIZE;
+    let addr = mm.find_free(page).ok_or(Errno::ENOMEM)?;
+    mm.map_anon(addr, page, crate::mm::Prot::READ | crate::mm::Prot::EXEC, crate::mm::VmaName::Gate("[sigpage]"))?;
+    mm.poke_bytes(addr, &code)?;
+    Ok(addr)
+}
+
 /// Size of `siginfo_t` in bytes on every arch (`SI_MAX_SIZE`).
 pub const SIGINFO_SIZE: u64 = 128;
 
