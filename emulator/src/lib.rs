@@ -13,17 +13,16 @@ pub mod mm;
 pub mod signal;
 pub mod syscall;
 pub mod task;
+pub mod thread;
 pub mod trace;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use unicorn_engine::{MemType, TlbEntry, TlbType};
-
 use crate::loader::stack::{self, StackInput};
 use crate::loader::{ImageKind, LoaderError};
-use crate::mm::{AddressSpace, Prot};
+use crate::mm::AddressSpace;
 use crate::syscall::DispatchTable;
 use crate::task::{ExeInfo, Exit, Options, Task};
 
@@ -117,12 +116,14 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
     let task = Task {
         arch,
-        mm,
+        mm: thread::shared::Shared::new(mm),
         opts: opts.clone(),
         exe: ExeInfo { guest_path: prog.path.clone(), host_path },
         dispatch: Arc::new(DispatchTable::new(arch)),
         sig: syscall::exec::inherited_sig_state(&opts),
         exit: None,
+        exit_thread: false,
+        applied_gen: 0,
         clear_child_tid: 0,
         robust_list: (0, 0),
         warned: HashSet::new(),
@@ -135,29 +136,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;
-    let mut cpu = arch.new_cpu(task).map_err(engine)?;
-    cpu.ctl_set_tlb_type(TlbType::VIRTUAL).map_err(engine)?;
-    let windows: Vec<_> = cpu.get_data().mm.windows().to_vec();
-    for w in windows {
-        // SAFETY: each window is a host reservation owned by the task's AddressSpace, which
-        // lives inside the unicorn instance and therefore outlives every use of the mapping.
-        unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }.map_err(engine)?;
-    }
-    cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
-        let access = match ty {
-            MemType::WRITE => Prot::WRITE,
-            MemType::FETCH => Prot::EXEC,
-            _ => Prot::READ,
-        };
-        let entry = cpu.get_data_mut().mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
-        cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
-        entry
-    })
-    .map_err(engine)?;
-    arch.install_hooks(&mut cpu).map_err(engine)?;
-    if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
-        cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}")).map_err(engine)?;
-    }
+    let mut cpu = task::new_instance(task).map_err(engine)?;
 
     let task = cpu.get_data_mut();
     let main = loader::load_image(&mut task.mm, &elf, ImageKind::Main)?;
@@ -197,13 +176,21 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     })?;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
+    let report = finish(&cpu, exit);
+    Ok((exit, report))
+}
+
+/// What endgate prints when the guest process has ended by `exit` on the thread `cpu`: the
+/// mappings under `ENDGATE_DEBUG_MAPS`, strace's closing line under `--strace`; returns the
+/// one-line report of a fatal signal for [`exit_status`].
+pub fn finish(cpu: &arch::Cpu<'_>, exit: Exit) -> Option<String> {
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
         for (start, v) in cpu.get_data().mm.vmas() {
             crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
         }
     }
-    let report = trace::fault::report(&cpu, exit);
-    if opts.strace {
+    let report = trace::fault::report(cpu, exit);
+    if cpu.get_data().opts.strace {
         // strace's closing line.
         match exit {
             Exit::Code(c) => crate::elog!("+++ exited with {c} +++"),
@@ -211,5 +198,29 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             Exit::Internal => {}
         }
     }
-    Ok((exit, report))
+    report
+}
+
+/// The exit status of endgate for a guest that ended as `exit` (with `report`, from
+/// [`finish`]): the guest's status; for a fatal signal the report on stderr and 128+signal,
+/// or, in a process a guest forked, death by that signal itself so that the guest parent's
+/// `wait` sees it; 70 for endgate's own failures.
+pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
+    match exit {
+        Exit::Code(c) => c as u8,
+        Exit::Signal { sig, .. } => {
+            // A guest's child dies by the signal itself, so the guest parent's wait sees it;
+            // like a native process it then says nothing of a signal sent to it (a pipeline's
+            // SIGPIPE), only of its own faults.
+            let child = syscall::fork::is_guest_child();
+            if let Some(r) = report.filter(|_| !child || signal::HOST_OWN.contains(&sig)) {
+                crate::elog!("{r}");
+            }
+            if child {
+                syscall::fork::die_by_signal(sig);
+            }
+            (128 + sig.0) as u8
+        }
+        Exit::Internal => 70,
+    }
 }

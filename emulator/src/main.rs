@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use endgate::cli::{guest_env, parse, Action, CliError};
-use endgate::task::{Exit, Options};
+use endgate::task::Options;
 use endgate::{launch, Program};
 
 /// Writes one message line on stderr; an error writing it is ignored.
@@ -44,21 +44,7 @@ fn main() -> ExitCode {
     let opts = Options { strace: cli.strace, sysroot: cli.sysroot.clone(), sig_ignored: cli.sig_ignored.unwrap_or(0) };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {
-        Ok((Exit::Code(c), _)) => ExitCode::from(c as u8),
-        Ok((Exit::Signal { sig, .. }, report)) => {
-            // A guest's child dies by the signal itself, so the guest parent's wait sees it;
-            // like a native process it then says nothing of a signal sent to it (a pipeline's
-            // SIGPIPE), only of its own faults.
-            let child = endgate::syscall::fork::is_guest_child();
-            if let Some(r) = report.filter(|_| !child || endgate::signal::HOST_OWN.contains(&sig)) {
-                report!("{r}");
-            }
-            if child {
-                endgate::syscall::fork::die_by_signal(sig);
-            }
-            ExitCode::from((128 + sig.0) as u8)
-        }
-        Ok((Exit::Internal, _)) => ExitCode::from(70),
+        Ok((exit, report)) => ExitCode::from(endgate::exit_status(exit, report)),
         Err(e) => {
             report!("endgate: {e}");
             ExitCode::from(e.exit_status() as u8)

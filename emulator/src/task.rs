@@ -9,12 +9,13 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use unicorn_engine::uc_error;
+use unicorn_engine::{uc_error, MemType, TlbEntry, TlbType};
 
 use crate::arch::{Cpu, GuestArch};
 use crate::mm::{AddressSpace, Fault, Prot};
 use crate::signal::{SigInfo, SigState, Signal};
 use crate::syscall::DispatchTable;
+use crate::thread::shared::Shared;
 
 /// Options that apply to the whole guest (from the command line).
 #[derive(Clone, Debug, Default)]
@@ -56,22 +57,30 @@ pub enum Exit {
     Internal,
 }
 
-/// One guest thread and (for now) its process. The user data of its unicorn instance.
+/// One guest thread, with handles to the state it shares with the other threads of its
+/// process ([`Shared`]). The user data of its unicorn instance.
 pub struct Task {
     /// The guest architecture.
     pub arch: &'static dyn GuestArch,
-    /// The address space.
-    pub mm: AddressSpace,
+    /// The address space (one per process).
+    pub mm: Shared<AddressSpace>,
     /// Options from the command line.
     pub opts: Arc<Options>,
     /// The running program.
     pub exe: ExeInfo,
     /// Syscall dispatch for this arch.
     pub dispatch: Arc<DispatchTable>,
-    /// Signal dispositions and mask.
+    /// Signal dispositions (shared by the process) and this thread's mask, pending signals
+    /// and alternate stack.
     pub sig: SigState,
-    /// Set when the guest has ended; the trap hook then stops emulation.
+    /// Set when the guest, or with [`Task::exit_thread`] this thread, has ended; the trap
+    /// hook then stops emulation.
     pub exit: Option<Exit>,
+    /// `exit` ends only this thread (other threads live on); `exit`'s status is in
+    /// [`Task::exit`].
+    pub exit_thread: bool,
+    /// The [shootdown](crate::mm::shootdown) generation this thread's instance has applied.
+    pub applied_gen: u64,
     /// `set_tid_address` pointer (guest address of the tid word to clear on exit).
     pub clear_child_tid: u64,
     /// `set_robust_list` head and length.
@@ -135,14 +144,28 @@ impl Task {
     }
 }
 
-/// Applies what mapping changes made stale: TLB entries and translated code.
+/// Applies what mapping changes made stale: TLB entries and translated code, from this
+/// thread's own changes (which it also publishes for the other threads' instances) and from
+/// what other threads published since this instance last caught up ([`crate::mm::shootdown`]).
 ///
 /// Unicorn's `ctl_remove_cache` first translates the range's start with a *code fetch* through
 /// the TLB; if that fetch is refused (the page just lost `PROT_EXEC` or went away) it silently
 /// skips the invalidation and leaves an exception pending that stops the guest. So the TLB
 /// fill hook answers "all access" while the removal runs, and the TLB is flushed afterwards.
 pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
-    let inv = cpu.get_data_mut().mm.take_invalidate();
+    let t = cpu.get_data_mut();
+    let mut inv = t.mm.take_invalidate();
+    let caught = t.mm.shootdown.since(t.applied_gen);
+    t.applied_gen = if inv.pending() && crate::thread::live_threads() > 1 {
+        t.mm.shootdown.publish(&inv)
+    } else {
+        t.mm.shootdown.generation()
+    };
+    inv.flush_tlb |= caught.inv.flush_tlb;
+    inv.code.extend_from_slice(&caught.inv.code);
+    if caught.flush_all {
+        let _ = cpu.ctl_flush_tb();
+    }
     if !inv.code.is_empty() {
         cpu.get_data_mut().mm.permissive = true;
         for &(s, e) in &inv.code {
@@ -155,16 +178,74 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     }
 }
 
-/// Runs the guest until it exits or dies. Returns how it ended.
-///
-/// Between two runs of `emu_start` the loop applies stale-translation work and hands the
-/// thread to [`crate::signal::deliver::after_stop`] when a signal, a fault or a sigreturn is
-/// due.
+/// `true` if [`apply_invalidate`] has work: this thread changed mappings, or another thread
+/// published changes this instance has not applied (a cheap look for the syscall path).
+#[inline]
+pub fn invalidate_due(t: &Task) -> bool {
+    t.mm.invalidate.pending() || t.applied_gen != t.mm.shootdown.generation()
+}
+
+/// Creates a unicorn instance for `task`'s arch with `task` as its user data, ready to run
+/// guest code of `task`'s address space: the virtual TLB with endgate's fill hook, the
+/// address-space windows mapped with `mem_map_ptr`, the arch's hooks. Used for the first
+/// thread ([`crate::launch`]) and for every thread `clone` makes ([`crate::thread::spawn`]).
+pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
+    let arch = task.arch;
+    let mut cpu = arch.new_cpu(task)?;
+    cpu.ctl_set_tlb_type(TlbType::VIRTUAL)?;
+    let windows: Vec<_> = cpu.get_data().mm.windows().to_vec();
+    for w in windows {
+        // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
+        // outlives every instance (each holds a handle to it in its task).
+        unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
+    }
+    cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
+        let access = match ty {
+            MemType::WRITE => Prot::WRITE,
+            MemType::FETCH => Prot::EXEC,
+            _ => Prot::READ,
+        };
+        let entry = cpu.get_data_mut().mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+        cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
+        entry
+    })?;
+    arch.install_hooks(&mut cpu)?;
+    if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
+        cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
+    }
+    Ok(cpu)
+}
+
+/// Runs the guest from the launch thread until the process ends; returns how it ended. If the
+/// launch thread's guest thread exits while others live on, its host thread ends here
+/// ([`crate::thread::exit::leave_launch_thread`]) and this never returns.
 pub fn run(cpu: &mut Cpu<'static>) -> Exit {
+    crate::thread::mark_launch_thread();
+    crate::thread::lock::acquire();
+    match run_thread(cpu) {
+        Some(exit) => exit,
+        None => crate::thread::exit::leave_launch_thread(),
+    }
+}
+
+/// Runs one guest thread, whose host thread holds the global guest lock, until the process
+/// ends (`Some`: how) or the thread alone exits (`None`; the lock is still held).
+///
+/// Between two runs of `emu_start` the loop gives way to threads waiting for the lock (the
+/// watchdog stops an instance whose thread held it a whole tick while others wait), applies
+/// stale-translation work, and hands the thread to [`crate::signal::deliver::after_stop`]
+/// when a signal, a fault, a sigreturn or a thread clone is due.
+pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
+    use crate::thread::lock;
     let arch = cpu.get_data().arch;
     crate::signal::host::register_thread(cpu.get_handle());
     let exit = loop {
-        apply_invalidate(cpu);
+        if lock::contended() {
+            lock::yield_now();
+        }
+        if invalidate_due(cpu.get_data()) {
+            apply_invalidate(cpu);
+        }
         if crate::signal::deliver::due(cpu) {
             crate::signal::deliver::after_stop(cpu);
             if let Some(exit) = cpu.get_data().exit {
@@ -189,8 +270,14 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
             }
         }
     };
+    let end = if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
+        crate::thread::exit::exit_thread(cpu);
+        None
+    } else {
+        Some(exit)
+    };
     crate::signal::host::forget_thread();
-    exit
+    end
 }
 
 /// The signal the kernel would raise for an `emu_start` error (a refused memory access, an

@@ -110,6 +110,21 @@ pub trait GuestArch: Sync {
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64);
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno>;
+    /// Sets the guest stack pointer (a new thread's stack, `clone`'s `newsp`).
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error>;
+    /// State of `cpu`'s instance outside the CPU registers that a new thread's instance must
+    /// copy from its creator's (i386: the GDT, which holds the TLS segments); taken on the
+    /// creator's thread, handed to [`GuestArch::init_thread`]. Default: none.
+    fn thread_extra(&self, _cpu: &Cpu<'_>) -> Vec<u8> {
+        Vec::new()
+    }
+    /// Completes a new thread's fresh instance after its registers were copied from the
+    /// creator's and its stack pointer set: the per-instance state [`GuestArch::init_regs`]
+    /// set up for the first thread that is not a register (mips64el's wired TLB entries), and
+    /// `extra` from [`GuestArch::thread_extra`]. Registers keep their values. Default: nothing.
+    fn init_thread(&self, _cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
+        Ok(())
+    }
 
     /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.
     fn hwcap(&self) -> (u64, u64);

@@ -23,9 +23,11 @@
 //! Changing a mapping can leave stale translations behind: the TLB may cache old permissions and
 //! the TB cache may hold code translated from pages that were replaced. Every change records what
 //! must be dropped in [`Invalidate`]; the caller, which owns the unicorn handle, applies it
-//! (`ctl_flush_tlb`, `ctl_remove_cache`) before the guest runs again.
+//! (`ctl_flush_tlb`, `ctl_remove_cache`) before the guest runs again, and publishes it for the
+//! instances of the process's other threads ([`shootdown`]).
 
 mod memory;
+pub mod shootdown;
 mod vma;
 
 pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
@@ -151,6 +153,8 @@ pub struct AddressSpace {
     /// while endgate itself asks unicorn to drop translated code; see
     /// `task::apply_invalidate`).
     pub permissive: bool,
+    /// Invalidations published for the other threads' instances.
+    pub shootdown: shootdown::Shootdown,
 }
 
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
@@ -198,6 +202,7 @@ impl AddressSpace {
             invalidate: Invalidate::default(),
             last_fault: None,
             permissive: false,
+            shootdown: shootdown::Shootdown::default(),
         })
     }
 

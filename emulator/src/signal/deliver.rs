@@ -21,13 +21,16 @@ use crate::syscall::nr::Sys;
 use crate::task::Exit;
 
 /// Work a system-call hook leaves to the run loop (done by [`after_stop`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum PendingOp {
     /// `rt_sigreturn` (`rt` true) or the old `sigreturn` of 32-bit arches and s390x.
     SigReturn {
         /// The rt frame (siginfo + ucontext) rather than the old sigframe.
         rt: bool,
     },
+    /// `clone` of a thread ([`crate::thread::spawn`]): made once the creator's registers are
+    /// final, which the new thread's instance starts from.
+    Clone(Box<crate::thread::spawn::CloneRequest>),
 }
 
 /// A system call that returned `EINTR` because a signal arrived while it blocked.
@@ -74,6 +77,7 @@ pub fn after_stop(cpu: &mut Cpu<'_>) {
     if let Some(op) = cpu.get_data_mut().pending_op.take() {
         match op {
             PendingOp::SigReturn { rt } => sigreturn(cpu, rt),
+            PendingOp::Clone(req) => crate::thread::spawn::finish(cpu, *req),
         }
         if cpu.get_data().exit.is_some() {
             return;

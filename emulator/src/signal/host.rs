@@ -22,8 +22,8 @@
 //! the [watchdog](start_watchdog), which stops an instance whose thread has recorded signals.
 
 use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Mutex, Once};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
+use std::sync::Mutex;
 
 use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
@@ -68,8 +68,12 @@ thread_local! {
 }
 
 /// Threads that may have recorded signals, for the watchdog: (queue address, uc handle).
+/// Every guest thread with a running instance is here.
 static REGISTRY: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-static WATCHDOG: Once = Once::new();
+/// The process the watchdog thread runs in (0: none yet); a fork child has none.
+static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
+/// How often the watchdog looks (also the preemption tick of the global guest lock).
+const TICK: std::time::Duration = std::time::Duration::from_millis(5);
 static ANY_HANDLER: AtomicBool = AtomicBool::new(false);
 
 /// Records the calling thread's unicorn instance, which [`host_handler`] and the watchdog stop
@@ -102,7 +106,10 @@ pub fn stop_self() {
 }
 
 fn stop(uc: *mut unicorn_engine::unicorn_const::uc_engine) {
-    if !uc.is_null() {
+    if crate::thread::preempt::active() {
+        // A process with threads stops at block boundaries only (see `thread::preempt`).
+        crate::thread::preempt::request();
+    } else if !uc.is_null() {
         // SAFETY: a live instance of this process (registered threads unregister before their
         // instance is dropped); uc_emu_stop only sets flags and asks the vCPU to exit.
         unsafe { unicorn_engine::unicorn_const::uc_emu_stop(uc) };
@@ -262,31 +269,55 @@ pub fn suspend(mask: u64) {
     unsafe { libc::syscall(libc::SYS_rt_sigsuspend, &m as *const u64, 8usize) };
 }
 
-/// Starts (once) the thread that stops an instance whose thread has recorded signals that
-/// arrived just before its `emu_start` began (a 10 ms poll; idle otherwise).
+/// Starts (once per process) the watchdog thread, which every [`TICK`] stops an instance whose
+/// thread has recorded signals that arrived just before its `emu_start` began,
+/// and asks the thread holding the global guest lock to give way at its next block when others
+/// have waited for it a whole tick ([`crate::thread::preempt::tick`]).
 pub fn start_watchdog() {
-    WATCHDOG.call_once(|| {
-        let spawn = std::thread::Builder::new().name("endgate-watchdog".into()).spawn(|| {
-            // The watchdog takes no guest signals: it blocks everything it can.
-            let all = !0u64;
-            // SAFETY: an 8-byte kernel sigset for this thread only.
-            unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
-            loop {
-                std::thread::sleep(std::time::Duration::from_millis(10));
-                if let Ok(r) = REGISTRY.lock() {
-                    for &(q, uc) in r.iter() {
-                        // SAFETY: registered queues belong to live threads (they unregister
-                        // under this lock before exiting).
-                        let q = unsafe { &*(q as *const HostQueue) };
-                        if !q.is_empty() {
-                            stop(uc as *mut _);
-                        }
+    // SAFETY: no arguments.
+    let pid = unsafe { libc::getpid() };
+    if WATCHDOG_PID.swap(pid, Ordering::Relaxed) == pid {
+        return;
+    }
+    let spawn = std::thread::Builder::new().name("endgate-watchdog".into()).spawn(|| {
+        // The watchdog takes no guest signals: it blocks everything it can.
+        let all = !0u64;
+        // SAFETY: an 8-byte kernel sigset for this thread only.
+        unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
+        loop {
+            std::thread::sleep(TICK);
+            crate::thread::preempt::tick();
+            if let Ok(r) = REGISTRY.lock() {
+                for &(q, uc) in r.iter() {
+                    // SAFETY: registered queues belong to live threads (they unregister
+                    // under this lock before exiting).
+                    let q = unsafe { &*(q as *const HostQueue) };
+                    if !q.is_empty() {
+                        stop(uc as *mut _);
                     }
                 }
             }
-        });
-        if spawn.is_err() {
-            crate::elog!("endgate: cannot start the signal watchdog thread");
         }
     });
+    if spawn.is_err() {
+        crate::elog!("endgate: cannot start the signal watchdog thread");
+    }
+}
+
+/// Runs `fork` (a host fork returning the child's pid, 0 in the child) with the thread
+/// registry locked, so that the child's copy is not left locked by another host thread; in
+/// the child, the registry keeps only the calling thread (the others did not come along) and
+/// the watchdog is started again if the parent had one.
+pub fn fork_guarded(fork: impl FnOnce() -> i32) -> i32 {
+    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
+    let pid = fork();
+    if pid != 0 {
+        return pid;
+    }
+    QUEUE.with(|q| reg.retain(|&(addr, _)| addr == q as *const HostQueue as usize));
+    drop(reg);
+    if WATCHDOG_PID.load(Ordering::Relaxed) != 0 {
+        start_watchdog();
+    }
+    pid
 }

@@ -20,6 +20,8 @@ pub mod host;
 
 use std::fmt;
 
+use crate::thread::shared::Shared;
+
 /// A guest signal number (1..=64). On x86_64 and aarch64 guest numbers equal the host's
 /// (include/uapi/asm-generic/signal.h); arches that renumber convert at their edge.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -153,11 +155,13 @@ pub struct AltStack {
     pub size: u64,
 }
 
-/// Per-process signal state.
-#[derive(Clone, Debug)]
+/// A thread's signal state: the dispositions it shares with the other threads of its process,
+/// and its own mask, pending signals and alternate stack.
+#[derive(Debug)]
 pub struct SigState {
-    /// Dispositions, index `n-1` for signal `n`.
-    pub actions: [SigAction; NSIG as usize],
+    /// Dispositions, index `n-1` for signal `n` (one table per process, shared by its
+    /// threads: `CLONE_SIGHAND`).
+    pub actions: Shared<[SigAction; NSIG as usize]>,
     /// Blocked signals, bit `n-1` for signal `n`.
     pub mask: u64,
     /// The alternate signal stack.
@@ -175,7 +179,7 @@ pub struct SigState {
 impl Default for SigState {
     fn default() -> Self {
         SigState {
-            actions: [SigAction::default(); NSIG as usize],
+            actions: Shared::new([SigAction::default(); NSIG as usize]),
             mask: 0,
             altstack: AltStack { flags: 2, ..Default::default() },
             pending: 0,

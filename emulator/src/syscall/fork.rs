@@ -9,9 +9,14 @@
 //! not wait for the child's exec or exit and the two do not share memory. Programs that use
 //! `vfork` as the standard allows (the child only calls `_exit` or `execve`) see no difference.
 //!
-//! Calls that would share memory or other state with the child (`CLONE_VM`, `CLONE_THREAD`,
-//! `CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND`, namespaces…) return `ENOSYS`; `clone3` returns
-//! `ENOSYS` so that glibc falls back to `clone`.
+//! `clone` with `CLONE_VM` makes a thread ([`crate::thread::spawn`]). Other calls that would
+//! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
+//! thread, namespaces…) return `ENOSYS`; `clone3` returns `ENOSYS` so that glibc falls back
+//! to `clone`.
+//!
+//! A fork from a multi-threaded guest gives a child with only the calling thread, as
+//! natively: the child resets the thread count and the global guest lock
+//! ([`crate::thread::exit::after_fork_child`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -76,11 +81,16 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `clone(flags, newsp, parent_tid, child_tid, tls)` in the arch's argument order
-/// ([`crate::arch::GuestArch::clone_args`]). Errors: `ENOSYS` for flags that need shared
-/// state (threads), a new stack, or an exit signal the host lacks; `EINVAL` as the kernel
-/// gives for contradictory flags; the host fork's errors (`EAGAIN`, `ENOMEM`).
+/// ([`crate::arch::GuestArch::clone_args`]). With `CLONE_VM` a thread
+/// ([`crate::thread::spawn`]); otherwise a host fork. Errors: `ENOSYS` for processes that
+/// would share some state with the child, a new stack without `CLONE_VM`, or an exit signal
+/// the host lacks; `EINVAL` as the kernel gives for contradictory flags; the host fork's
+/// errors (`EAGAIN`, `ENOMEM`).
 pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ca = cpu.get_data().arch.clone_args(a);
+    if ca.flags & CLONE_VM != 0 {
+        return crate::thread::spawn::request(cpu, ca);
+    }
     do_fork(cpu, ca)
 }
 
@@ -104,19 +114,25 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         0 => 0,
         s => arch.signal_to_host(s).ok_or(Errno::EINVAL)?.0 as i32,
     };
-    let pid = if exit_sig == libc::SIGCHLD {
-        // SAFETY: endgate runs one host thread, so the child's copy of every lock is free.
-        unsafe { libc::fork() }
-    } else {
-        // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
-        // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
-        unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
-    };
+    let pid = crate::signal::host::fork_guarded(|| {
+        if exit_sig == libc::SIGCHLD {
+            // SAFETY: the other host threads hold no lock the child needs: guest threads wait
+            // for the global guest lock (held here) or sit in host calls, glibc's fork takes
+            // its own locks (malloc) across the fork, and the signal registry is held by
+            // `fork_guarded`.
+            unsafe { libc::fork() }
+        } else {
+            // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
+            // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
+            unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
+        }
+    });
     if pid < 0 {
         return Err(Errno::last());
     }
     let t = cpu.get_data_mut();
     if pid == 0 {
+        crate::thread::exit::after_fork_child();
         set_guest_child();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() } as u32;

@@ -1,8 +1,12 @@
 //! `futex(2)`: every operation is served by the host kernel on the host address of the guest's
 //! futex word.
 //!
-//! Guest memory is ordinary memory of the endgate process, so a host futex on the word's host
-//! address has exactly the kernel's semantics. The host kernel compares the word as it sits in
+//! Guest memory is ordinary memory of the endgate process and guest threads are host threads,
+//! so a host futex on the word's host address has exactly the kernel's semantics: waits
+//! (relative timeouts for `FUTEX_WAIT`, absolute ones for `FUTEX_WAIT_BITSET`, on the clock
+//! `FUTEX_CLOCK_REALTIME` selects), wakes, requeues, private and shared futexes all behave as
+//! natively. The waiting operations release the global guest lock
+//! ([`crate::thread::blocking`]) so that the thread that will wake the waiter can run. The host kernel compares the word as it sits in
 //! memory with the value as a host integer, so for a guest of the other byte order the
 //! compared values (`val` of WAIT, `val3` of CMP_REQUEUE) are byte-swapped first: the guest's
 //! value then matches the guest's word. (`FUTEX_WAKE_OP` computes on the word as a host
@@ -85,5 +89,7 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.a[5]) } else { a.a[5] as u32 };
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
     // local timespec or an integer, as the operation defines.
-    host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) })
+    let call = || unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) };
+    // The operations that take a timeout are the ones that wait: other threads run meanwhile.
+    host_ret(if timed { crate::thread::blocking(call) } else { call() })
 }

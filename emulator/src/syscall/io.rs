@@ -13,34 +13,35 @@ use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TI
 use crate::abi::thunk::{Plain, Shape};
 use crate::arch::{Cpu, SyscallArgs};
 use crate::task::Task;
+use crate::thread::blocking;
 
 /// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
     // SAFETY: `p` covers `count` guest-writable bytes.
-    host_ret(unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) } as i64)
+    host_ret(blocking(|| unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)
 }
 
 /// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
 pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
     // SAFETY: `p` covers `count` guest-readable bytes.
-    host_ret(unsafe { libc::write(as_int(a.a[0]), p.cast(), a.a[2] as usize) } as i64)
+    host_ret(blocking(|| unsafe { libc::write(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)
 }
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
     // SAFETY: as `read`.
-    host_ret(unsafe { libc::pread(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) } as i64)
+    host_ret(blocking(|| unsafe { libc::pread(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) }) as i64)
 }
 
 /// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
     // SAFETY: as `write`.
-    host_ret(unsafe { libc::pwrite(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) } as i64)
+    host_ret(blocking(|| unsafe { libc::pwrite(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) }) as i64)
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -70,14 +71,14 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
     // SAFETY: every iovec was checked to be guest-writable.
-    host_ret(unsafe { libc::readv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) } as i64)
+    host_ret(blocking(|| unsafe { libc::readv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) }) as i64)
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
     // SAFETY: every iovec was checked to be guest-readable.
-    host_ret(unsafe { libc::writev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) } as i64)
+    host_ret(blocking(|| unsafe { libc::writev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) }) as i64)
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
@@ -85,14 +86,14 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
     // SAFETY: checked iovecs.
-    host_ret(unsafe { libc::preadv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) } as i64)
+    host_ret(blocking(|| unsafe { libc::preadv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) }) as i64)
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
     // SAFETY: checked iovecs.
-    host_ret(unsafe { libc::pwritev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) } as i64)
+    host_ret(blocking(|| unsafe { libc::pwritev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) }) as i64)
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
@@ -126,7 +127,8 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     }
     let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: `offp` is NULL or a local offset.
-    let r = host_ret(unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), offp, a.a[3] as usize) } as i64);
+    let r =
+        host_ret(blocking(|| unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), offp, a.a[3] as usize) }) as i64);
     if let Some(o) = off {
         if loff {
             t.mm.write_u64(a.a[2], o as u64)?;
@@ -145,9 +147,9 @@ pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pi = oi.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     // SAFETY: offsets are NULL or local `loff_t`s.
-    let r = host_ret(unsafe {
+    let r = host_ret(blocking(|| unsafe {
         libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), pi, as_int(a.a[2]), po, a.a[4], a.a[5] as u32)
-    });
+    }));
     for (p, v) in [(a.a[1], oi), (a.a[3], oo)] {
         if let Some(v) = v {
             t.mm.write_u64(p, v)?;
@@ -255,7 +257,8 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             let mut fl: libc::flock = t.mm.read_shape(arg, flock)?;
             t.mm.check_writable(arg, t.mm.shape_size(flock))?;
             // SAFETY: a local `struct flock`.
-            let r = host_ret(i64::from(unsafe { libc::fcntl(fd, c, &mut fl) }))?;
+            let mut lock = || unsafe { libc::fcntl(fd, c, &mut fl) };
+            let r = host_ret(i64::from(if matches!(c, F_SETLKW | F_OFD_SETLKW) { blocking(lock) } else { lock() }))?;
             t.mm.write_shape(arg, flock, &fl)?;
             Ok(r)
         }
@@ -391,7 +394,7 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
     t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
     // SAFETY: `nfds` local pollfds.
-    let n = host_ret(i64::from(unsafe { libc::poll(fds.as_mut_ptr(), a.a[1], as_int(a.a[2])) }))?;
+    let n = host_ret(i64::from(blocking(|| unsafe { libc::poll(fds.as_mut_ptr(), a.a[1], as_int(a.a[2])) })))?;
     t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
     Ok(n)
 }
@@ -417,9 +420,9 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let mut ts = read_timeout(t, a.a[2], ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     // SAFETY: local pollfds and timespec.
-    let r = host_ret(unsafe {
+    let r = host_ret(blocking(|| unsafe {
         libc::syscall(libc::SYS_ppoll, fds.as_mut_ptr(), a.a[1], tsp, std::ptr::null::<u8>(), 8usize)
-    });
+    }));
     t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
     write_timeout(t, a.a[2], ts_shape, ts.as_ref())?;
     r
@@ -450,7 +453,7 @@ pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
-    let n = host_ret(unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tvp) });
+    let n = host_ret(blocking(|| unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tvp) }));
     write_timeout(t, a.a[4], TIMEVAL, tv.as_ref())?;
     let n = n?;
     sets.write(t)?;
@@ -475,8 +478,9 @@ fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timespec.
-    let n =
-        host_ret(unsafe { libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, tsp, std::ptr::null::<u8>()) });
+    let n = host_ret(blocking(|| unsafe {
+        libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, tsp, std::ptr::null::<u8>())
+    }));
     write_timeout(t, a.a[4], ts_shape, ts.as_ref())?;
     let n = n?;
     sets.write(t)?;
@@ -549,5 +553,5 @@ impl FdSets {
 /// `flock(int fd, int operation)` (flock(2)).
 pub fn flock(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::flock(as_int(a.a[0]), as_int(a.a[1])) }))
+    host_ret(i64::from(blocking(|| unsafe { libc::flock(as_int(a.a[0]), as_int(a.a[1])) })))
 }

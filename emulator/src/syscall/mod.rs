@@ -41,7 +41,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use syscalls::Errno;
 
 use crate::arch::{Cpu, GuestArch, SyscallArgs};
-use crate::task::{apply_invalidate, Exit};
+use crate::task::{apply_invalidate, invalidate_due, Exit};
 use crate::trace::strace::{self, ArgFmt, RetFmt};
 use nr::Sys;
 
@@ -148,19 +148,26 @@ pub fn enter(cpu: &mut Cpu<'_>) {
 
     let exit = cpu.get_data().exit;
     if let Some(pre) = pre {
-        strace::print_line(cpu, def, &args, &pre, ret, exit.is_some());
+        match &mut cpu.get_data_mut().pending_op {
+            // A thread clone's result comes from the run loop, which prints the line then.
+            Some(crate::signal::deliver::PendingOp::Clone(req)) => {
+                req.trace = Some(crate::thread::spawn::DeferredTrace { def, args, pre });
+            }
+            _ => strace::print_line(cpu, def, &args, &pre, ret, exit.is_some()),
+        }
     }
     if exit.is_some() {
         let _ = cpu.emu_stop();
         return;
     }
     if cpu.get_data().pending_op.is_some() {
-        // sigreturn: the run loop restores every register, the result included.
+        // sigreturn: the run loop restores every register, the result included; clone: the
+        // run loop makes the thread and writes the result.
         let _ = cpu.emu_stop();
         return;
     }
     arch.set_syscall_ret(cpu, ret);
-    if cpu.get_data().mm.invalidate.pending() {
+    if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);
     }
     if crate::signal::deliver::due(cpu) {

@@ -2,8 +2,8 @@
 //!
 //! Guest process ids are host process ids (endgate runs as the guest process); a guest's
 //! children are host children (see [`super::fork`]), so `wait4`/`waitid` are the host's, with
-//! the signal numbers in their results given in the guest's numbering. Threads come with a
-//! later step; until then `exit` ends the whole guest.
+//! the signal numbers in their results given in the guest's numbering. Guest thread ids are
+//! host thread ids ([`crate::thread`]).
 
 use syscalls::Errno;
 
@@ -20,9 +20,12 @@ pub fn exit_group(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// `exit(int status)` (exit(2)): ends the calling thread; the only thread, so the guest.
+/// `exit(int status)` (exit(2)): ends the calling thread; the last thread's ends the guest
+/// with `status` (see [`crate::thread::exit`]).
 pub fn exit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    exit_group(cpu, a)
+    exit_group(cpu, a)?;
+    cpu.get_data_mut().exit_thread = crate::thread::live_threads() > 1;
+    Ok(0)
 }
 
 macro_rules! id_call {
@@ -52,7 +55,7 @@ id_call! {
     getpgrp => getpgrp;
 }
 
-/// `gettid(void)`: the single guest thread's id is the process id (as for any main thread).
+/// `gettid(void)`: the guest thread's id is its host thread's.
 pub fn gettid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
     Ok(unsafe { libc::gettid() } as u64)
@@ -361,8 +364,9 @@ pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, as_int(a.a[0]), host.len() * 8, host.as_ptr()) })
 }
 
-/// `sched_yield(void)`.
+/// `sched_yield(void)`: lets the guest threads waiting for the global guest lock run first.
 pub fn sched_yield(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    crate::thread::lock::yield_now();
     // SAFETY: no arguments.
     host_ret(i64::from(unsafe { libc::sched_yield() }))
 }
@@ -397,8 +401,9 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut status = 0i32;
     let mut ru = libc::rusage::zeroed();
     // SAFETY: local out values.
-    let pid =
-        host_ret(unsafe { libc::syscall(libc::SYS_wait4, as_int(a.a[0]), &mut status, as_int(a.a[2]), &mut ru) })?;
+    let pid = host_ret(crate::thread::blocking(|| unsafe {
+        libc::syscall(libc::SYS_wait4, as_int(a.a[0]), &mut status, as_int(a.a[2]), &mut ru)
+    }))?;
     if pid != 0 {
         if a.a[1] != 0 {
             t.mm.write_u32(a.a[1], status_to_guest(t.arch, status) as u32)?;
@@ -449,9 +454,9 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut info = libc::siginfo_t::zeroed();
     let mut ru = libc::rusage::zeroed();
     // SAFETY: local out values; id is passed as the kernel's pid_t-sized id.
-    let r = host_ret(unsafe {
+    let r = host_ret(crate::thread::blocking(|| unsafe {
         libc::syscall(libc::SYS_waitid, as_int(a.a[0]), a.a[1] as u32, &mut info, as_int(a.a[3]), &mut ru)
-    })?;
+    }))?;
     if a.a[2] != 0 {
         let mm = &mut t.mm;
         let addr = a.a[2];

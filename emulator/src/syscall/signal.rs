@@ -134,9 +134,11 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     t.sig.saved_mask = Some(old);
     // A signal already pending for the thread and not blocked by `new` ends the wait at once.
     if t.sig.pending & !new == 0 {
-        while !crate::signal::host::has_recorded() {
-            crate::signal::host::suspend(new);
-        }
+        crate::thread::blocking(|| {
+            while !crate::signal::host::has_recorded() {
+                crate::signal::host::suspend(new);
+            }
+        });
     }
     crate::signal::host::set_mask(new);
     Err(Errno::EINTR)
@@ -196,7 +198,8 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     let n = unsafe {
         let hs: u64 = set;
         let tsp = ts.as_ref().map_or(std::ptr::null(), |v| v as *const libc::timespec);
-        super::host_ret(libc::syscall(libc::SYS_rt_sigtimedwait, &hs as *const u64, &mut info, tsp, 8usize))?
+        let wait = || libc::syscall(libc::SYS_rt_sigtimedwait, &hs as *const u64, &mut info, tsp, 8usize);
+        super::host_ret(crate::thread::blocking(wait))?
     };
     if a.a[1] != 0 {
         write_siginfo(&mut t.mm, arch, a.a[1], &SigInfo::from_host(&info))?;

@@ -98,7 +98,8 @@ fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResul
     let req: libc::timespec = t.mm.read_shape(a.a[2], shape)?;
     let mut rem = libc::timespec::zeroed();
     // SAFETY: local structs. clock_nanosleep returns the error number itself.
-    let r = unsafe { libc::clock_nanosleep(as_int(a.a[0]), as_int(a.a[1]), &req, &mut rem) };
+    let r =
+        crate::thread::blocking(|| unsafe { libc::clock_nanosleep(as_int(a.a[0]), as_int(a.a[1]), &req, &mut rem) });
     if r == 0 {
         return Ok(0);
     }
@@ -147,5 +148,5 @@ pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// signal does not end the process.
 pub fn pause(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
-    host_ret(i64::from(unsafe { libc::pause() }))
+    host_ret(i64::from(crate::thread::blocking(|| unsafe { libc::pause() })))
 }

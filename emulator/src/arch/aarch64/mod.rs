@@ -124,6 +124,10 @@ impl GuestArch for Aarch64 {
         let _ = cpu.reg_write(RegisterARM64::X0, ret);
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterARM64::SP, sp)
+    }
+
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         cpu.reg_write(RegisterARM64::TPIDR_EL0, tls).map_err(|_| Errno::EINVAL)
     }

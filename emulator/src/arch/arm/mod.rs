@@ -103,8 +103,11 @@ impl GuestArch for Arm {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
         let mm = &mut cpu.get_data_mut().mm;
-        kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
-        mm.task_size = TASK_SIZE;
+        // Once per process: a new thread's instance shares the first one's address space.
+        if mm.vma_at(kuser::VECTORS_BASE).is_none() {
+            kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
+            mm.task_size = TASK_SIZE;
+        }
         cpu.add_intr_hook(|cpu, intno| {
             if intno == excp::SWI {
                 let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
@@ -178,6 +181,10 @@ impl GuestArch for Arm {
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         let _ = cpu.reg_write(RegisterARM::R0, ret & 0xffff_ffff);
+    }
+
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterARM::SP, sp & 0xffff_ffff)
     }
 
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {

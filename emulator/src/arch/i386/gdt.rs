@@ -257,12 +257,20 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     // UC_ERR_EXCEPTION in unicorn 2.1.5 when `entry` starts a page (seen with a freestanding
     // program whose `_start` is at 0x8049000).
     let run = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1));
+    let arrived = (cpu.reg_read(RegisterX86::EIP)?, cpu.reg_read(RegisterX86::CS)?);
+    // The next `emu_start` without a count deletes unicorn's instruction-counting hook, and
+    // the deletion drops the code that hook was active in: the `iret`, whose page must then
+    // still be reachable (else unicorn's TLB fill raises an exception outside any run and
+    // longjmps into a stale frame). So that happens now, with a run that stops before its
+    // first instruction (`until` = `begin`); EIP is put back afterwards.
+    let _ = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, SCRATCH_LINEAR + CODE, 0, 0));
+    cpu.reg_write(RegisterX86::EIP, entry)?;
     // Drop the translated `iret` while its page is still reachable, then the page itself.
     let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
     cpu.remove_hook(hook)?;
     cpu.ctl_flush_tlb()?;
     run?;
-    if cpu.reg_read(RegisterX86::EIP)? != entry || cpu.reg_read(RegisterX86::CS)? != u64::from(USER_CS) {
+    if arrived != (entry, u64::from(USER_CS)) {
         return Err(uc_error::EXCEPTION);
     }
     load_segment(cpu, RegisterX86::DS, u64::from(USER_DS))?;
@@ -270,6 +278,24 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     load_segment(cpu, RegisterX86::FS, 0)?;
     load_segment(cpu, RegisterX86::GS, 0)?;
     Ok(())
+}
+
+/// The whole table as bytes (for a new thread's instance, [`set_table`]).
+pub fn table(cpu: &Cpu<'_>) -> Vec<u8> {
+    let mut b = vec![0u8; (GDT_ENTRIES * 8) as usize];
+    if cpu.mem_read(GDT_PHYS, &mut b).is_err() {
+        b.clear();
+    }
+    b
+}
+
+/// Replaces the table with `bytes` from [`table`] of another instance (a new thread's
+/// instance, after [`install`]; segment registers keep their loaded descriptors).
+pub fn set_table(cpu: &mut Cpu<'_>, bytes: &[u8]) -> Result<(), uc_error> {
+    if bytes.len() != (GDT_ENTRIES * 8) as usize {
+        return Err(uc_error::ARG);
+    }
+    cpu.mem_write(GDT_PHYS, bytes)
 }
 
 /// Reads descriptor `idx`.

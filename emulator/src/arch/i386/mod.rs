@@ -188,6 +188,20 @@ impl GuestArch for I386 {
         write_regs(cpu, &[RegisterX86::EAX as i32], &[ret & 0xffff_ffff]);
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterX86::ESP, sp & 0xffff_ffff)
+    }
+
+    /// The GDT: its TLS entries are per thread on Linux, but the creator's are what a new
+    /// thread starts with (its `%gs` selects one; `CLONE_SETTLS` then replaces it).
+    fn thread_extra(&self, cpu: &Cpu<'_>) -> Vec<u8> {
+        gdt::table(cpu)
+    }
+
+    fn init_thread(&self, cpu: &mut Cpu<'_>, extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
+        gdt::set_table(cpu, extra)
+    }
+
     /// `tls` is a `struct user_desc *`, as `clone(CLONE_SETTLS)` takes on i386.
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         gdt::set_thread_area(cpu, tls, false).map(|_| ())

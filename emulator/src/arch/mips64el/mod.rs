@@ -177,6 +177,21 @@ impl GuestArch for Mips64el {
         }
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterMIPS::SP, sp)
+    }
+
+    /// The wired TLB entries (`tlb`) are CPU state outside the registers a context copies:
+    /// a new thread's instance writes them again, using a page of its own stack as scratch.
+    fn init_thread(&self, cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
+        let regs = cpu.context_init()?;
+        let sp = cpu.reg_read(RegisterMIPS::SP)?;
+        let bases = tlb::entry_bases(&self.layout(), TLB_ENTRIES);
+        let r = tlb::wire_entries(cpu, (sp.wrapping_sub(1)) & !0xfff, &bases);
+        cpu.context_restore(&regs)?;
+        r
+    }
+
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         cpu.reg_write(RegisterMIPS::CP0_USERLOCAL, tls).map_err(|_| Errno::EINVAL)
     }

@@ -169,6 +169,10 @@ impl GuestArch for Riscv64 {
         let _ = cpu.reg_write(RegisterRISCV::A0, ret);
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterRISCV::SP, sp)
+    }
+
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         cpu.reg_write(RegisterRISCV::TP, tls).map_err(|_| Errno::EINVAL)
     }

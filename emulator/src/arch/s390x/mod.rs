@@ -199,6 +199,10 @@ impl GuestArch for S390x {
         let _ = cpu.reg_write(RegisterS390X::R2, ret);
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterS390X::R15, sp)
+    }
+
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         cpu.reg_write(RegisterS390X::A0, tls >> 32).map_err(|_| Errno::EINVAL)?;
         cpu.reg_write(RegisterS390X::A1, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)

@@ -113,6 +113,10 @@ impl GuestArch for X86_64 {
         write_regs(cpu, &[RegisterX86::RAX as i32], &[ret]);
     }
 
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(RegisterX86::RSP, sp)
+    }
+
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         cpu.reg_write(RegisterX86::FS_BASE, tls).map_err(|_| Errno::EINVAL)
     }

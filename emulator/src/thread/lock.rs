@@ -1,0 +1,132 @@
+//! The global guest lock: one guest thread runs at a time.
+//!
+//! Unicorn instances do not make guest atomics atomic against each other (a `lock inc` or an
+//! `ldaxr`/`stlxr` pair in one instance can interleave with a store from another; see
+//! ../shared/notes/unicorn-facts.md §3), so endgate runs guest code, and its own code that
+//! touches the process's shared state (the address space, the signal dispositions), on one
+//! host thread at a time: the one holding this lock.
+//!
+//! # Shape
+//! A ticket lock on two counters: a thread takes the next ticket and waits (host `futex` on
+//! `SERVING`) until that ticket is served, so the lock goes to waiters in the order they
+//! asked, which keeps a thread that gives the lock up and asks again from taking it straight
+//! back. It is held
+//! - by a guest thread from the moment its run loop starts until the thread ends, except
+//! - around host calls that can block ([`blocking`]), and
+//! - when the thread gives way ([`yield_now`]) after [the watchdog](crate::signal::host) has
+//!   had its instance stopped at a block boundary because another thread has waited a whole
+//!   tick ([`super::preempt`]).
+//!
+//! While the process has one guest thread, [`blocking`] does not touch the lock at all, so a
+//! single-threaded guest pays nothing for it.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
+/// The next ticket to hand out.
+static NEXT: AtomicU32 = AtomicU32::new(0);
+/// The ticket whose holder owns the lock (a host futex word).
+static SERVING: AtomicU32 = AtomicU32::new(0);
+/// Counts acquisitions; the watchdog compares it across ticks to see whether the lock changed
+/// hands.
+static HANDOFFS: AtomicU64 = AtomicU64::new(0);
+/// `HANDOFFS` as the watchdog saw it at its previous tick.
+static SEEN_AT_TICK: AtomicU64 = AtomicU64::new(u64::MAX);
+
+fn futex(word: &AtomicU32, op: i32, val: u32) {
+    // SAFETY: `word` is a live, aligned 4-byte atomic; no timeout, no second word.
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            op | libc::FUTEX_PRIVATE_FLAG,
+            val,
+            std::ptr::null::<libc::timespec>(),
+            0usize,
+            0u32,
+        )
+    };
+}
+
+/// Takes the lock, waiting for every thread that asked before. Keeps `errno` as it was (the
+/// waits may set it).
+pub fn acquire() {
+    let ticket = NEXT.fetch_add(1, Ordering::Relaxed);
+    loop {
+        let now = SERVING.load(Ordering::Acquire);
+        if now == ticket {
+            break;
+        }
+        // A signal or a spurious wake returns early; the loop looks again.
+        futex(&SERVING, libc::FUTEX_WAIT, now);
+    }
+    HANDOFFS.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Gives the lock to the next waiter, if any.
+pub fn release() {
+    let served = SERVING.fetch_add(1, Ordering::Release).wrapping_add(1);
+    if NEXT.load(Ordering::Relaxed) != served {
+        // Waiters: wake them all, the one whose ticket is served takes it.
+        futex(&SERVING, libc::FUTEX_WAKE, i32::MAX as u32);
+    }
+}
+
+/// `true` if another thread waits for the lock (a cheap look, for the run loop).
+#[inline]
+pub fn contended() -> bool {
+    NEXT.load(Ordering::Relaxed).wrapping_sub(SERVING.load(Ordering::Relaxed)) > 1
+}
+
+/// Lets every thread that waits for the lock run first, then takes it again (the run loop
+/// calls it after the watchdog stopped the instance; `sched_yield` calls it too).
+pub fn yield_now() {
+    if contended() {
+        release();
+        acquire();
+    }
+}
+
+/// Runs `f`, a host call that may block, with the lock released when other guest threads
+/// exist, so they run meanwhile; `errno` as `f` left it is kept for the caller.
+///
+/// Inside `f` nothing may touch the thread's [`crate::task::Task`] or the guest's address
+/// space bookkeeping: another thread may change them while `f` runs. Host pointers into guest
+/// memory taken before are fine (if another thread unmaps the memory meanwhile, the host call
+/// fails with `EFAULT`, as the kernel's would).
+#[inline]
+pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
+    if super::live_threads() <= 1 {
+        return f();
+    }
+    release();
+    let r = f();
+    let e = errno();
+    acquire();
+    set_errno(e);
+    r
+}
+
+fn errno() -> i32 {
+    // SAFETY: glibc's thread-local errno location.
+    unsafe { *libc::__errno_location() }
+}
+
+fn set_errno(e: i32) {
+    // SAFETY: as above.
+    unsafe { *libc::__errno_location() = e };
+}
+
+/// For the watchdog's tick: `true` if another thread waits for the lock and the lock has not
+/// changed hands since the previous call.
+pub fn held_since_last_tick() -> bool {
+    let h = HANDOFFS.load(Ordering::Relaxed);
+    let seen = SEEN_AT_TICK.swap(h, Ordering::Relaxed);
+    contended() && seen == h
+}
+
+/// In the child of a `fork`: the calling thread, the only one left, holds the lock and nobody
+/// waits (the tickets other threads held died with them).
+pub fn reset_after_fork() {
+    let s = SERVING.load(Ordering::Relaxed);
+    NEXT.store(s.wrapping_add(1), Ordering::Relaxed);
+}

@@ -1,0 +1,79 @@
+//! Guest threads: `clone(CLONE_VM | CLONE_THREAD | …)` as one host thread and one unicorn
+//! instance per guest thread, over the one address space of the process.
+//!
+//! # The pieces
+//! - [`lock`]: the global guest lock. One guest thread runs at a time, which keeps guest
+//!   atomics atomic (unicorn instances do not synchronise with each other); blocking host
+//!   calls release it; the watchdog preempts a holder that others wait for.
+//! - [`shared`]: the address space and the signal dispositions are one object per process,
+//!   each thread's `Task` holding a handle ([`shared::Shared`]); the signal mask, pending
+//!   signals, alternate stack, `clear_child_tid` and robust list stay per thread.
+//! - [`spawn`]: `clone` of a thread. The syscall hook only records the request; the run loop
+//!   performs it once emulation has stopped, when the creator's registers are final (its
+//!   program counter past the trap), and the new thread's instance starts from a copy of them.
+//! - [`exit`]: `exit` of one thread (`CLONE_CHILD_CLEARTID` wake-up, the host thread ends),
+//!   the end of the process from any thread (`exit_group`, the last thread's `exit`, a fatal
+//!   signal), and the state a `fork` child resets.
+//!
+//! Guest thread ids are host thread ids. Stale translations across instances (one thread
+//! unmaps or re-protects memory another instance has cached) are handled by the address
+//! space's shootdown log ([`crate::mm::shootdown`]).
+
+pub mod exit;
+pub mod lock;
+pub mod preempt;
+pub mod shared;
+pub mod spawn;
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+pub use lock::blocking;
+
+/// Guest threads alive in this process (counted from clone to the end of the thread's
+/// `exit`); changed only by the holder of the global guest lock.
+static LIVE: AtomicUsize = AtomicUsize::new(1);
+
+thread_local! {
+    /// Set on the host thread that runs [`crate::launch`]: when its guest thread ends the
+    /// process, it returns through `launch` rather than exiting from where it is.
+    static LAUNCH_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Number of guest threads alive in this process.
+#[inline]
+pub fn live_threads() -> usize {
+    LIVE.load(Ordering::Relaxed)
+}
+
+/// Counts a new guest thread (its creator holds the lock).
+pub(crate) fn thread_started() {
+    LIVE.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Counts a guest thread's end (it holds the lock).
+pub(crate) fn thread_ended() {
+    LIVE.fetch_sub(1, Ordering::Relaxed);
+}
+
+/// One guest thread (a `fork` child).
+pub(crate) fn reset_live() {
+    LIVE.store(1, Ordering::Relaxed);
+}
+
+/// Marks the calling host thread as the one running [`crate::launch`].
+pub fn mark_launch_thread() {
+    LAUNCH_THREAD.with(|c| c.set(true));
+}
+
+/// `true` on the host thread that runs [`crate::launch`] (in a `fork` child: if the fork was
+/// made from that thread).
+pub fn is_launch_thread() -> bool {
+    LAUNCH_THREAD.with(Cell::get)
+}
+
+/// The calling host thread's id.
+pub fn gettid() -> i32 {
+    // SAFETY: no arguments.
+    unsafe { libc::gettid() }
+}

@@ -1,0 +1,290 @@
+//! `clone` of a guest thread: `CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+//! CLONE_THREAD`, as glibc's and musl's `pthread_create` pass it, with `CLONE_SYSVSEM`,
+//! `CLONE_SETTLS` and the three tid words.
+//!
+//! # Steps
+//! 1. The syscall hook checks the flags ([`request`]) and leaves the work to the run loop
+//!    (a [`PendingOp::Clone`]): inside the hook some registers are not final yet (x86_64's
+//!    RIP still points at `syscall`). After `emu_stop` the creator's program counter is past
+//!    the trap and its registers are exactly what the new thread starts from.
+//! 2. The run loop ([`finish`]) saves the creator's CPU state (a unicorn context: QEMU's
+//!    `CPUArchState` up to its reset fields, the same layout in two instances of one arch and
+//!    model) and the arch's other per-instance state ([`GuestArch::thread_extra`]: i386's
+//!    GDT), builds the new thread's `Task` (handles to the shared address space and signal
+//!    dispositions; its own mask, no pending signals, no alternate stack, as the kernel gives
+//!    a `CLONE_VM` child), and starts a host thread.
+//! 3. The new host thread creates its own unicorn instance (instances are `!Send`), maps the
+//!    same host windows, installs the hooks ([`crate::task::new_instance`]), restores the
+//!    copied CPU state, then sets what differs: return value 0, the new stack pointer, the
+//!    arch's fresh-instance setup ([`GuestArch::init_thread`]: mips64el's wired TLB entries),
+//!    the TLS, and writes its tid for `CLONE_CHILD_SETTID`. Meanwhile the creator waits with
+//!    the global guest lock held: the new thread works on the creator's behalf, so touching
+//!    the shared state is as safe as if the creator did it.
+//! 4. The new thread reports its tid (or an errno: the clone fails) and then queues for the
+//!    lock like any thread; the creator writes `CLONE_PARENT_SETTID` and returns the tid.
+
+use std::collections::HashSet;
+use std::sync::mpsc;
+
+use syscalls::Errno;
+use unicorn_engine::unicorn_const::{
+    uc_context, uc_context_alloc, uc_context_free, uc_context_restore, uc_context_save,
+};
+
+use super::lock;
+use crate::arch::{CloneArgs, Cpu, GuestArch, SyscallArgs};
+use crate::signal::deliver::PendingOp;
+use crate::signal::{AltStack, SigState, SS_DISABLE};
+use crate::syscall::fork::{
+    CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_DETACHED, CLONE_PARENT_SETTID, CLONE_SETTLS, CLONE_UNTRACED,
+    CLONE_VFORK, CLONE_VM, CSIGNAL,
+};
+use crate::syscall::{SysResult, SyscallDef};
+use crate::task::Task;
+
+/// `CLONE_FS` (include/uapi/linux/sched.h).
+pub const CLONE_FS: u64 = 0x0000_0200;
+/// `CLONE_FILES`.
+pub const CLONE_FILES: u64 = 0x0000_0400;
+/// `CLONE_SIGHAND`.
+pub const CLONE_SIGHAND: u64 = 0x0000_0800;
+/// `CLONE_THREAD`.
+pub const CLONE_THREAD: u64 = 0x0001_0000;
+/// `CLONE_SYSVSEM` (System V semaphore undo lists are the host's, shared by host threads).
+pub const CLONE_SYSVSEM: u64 = 0x0004_0000;
+/// `CLONE_IO` (I/O context; no effect here).
+pub const CLONE_IO: u64 = 0x8000_0000;
+
+/// What a thread shares with its creator: all of it must be asked for (a host thread cannot
+/// have its own file table or working directory).
+const THREAD: u64 = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+/// Flags a thread clone may add.
+const OPTIONAL: u64 = CSIGNAL
+    | CLONE_SYSVSEM
+    | CLONE_SETTLS
+    | CLONE_PARENT_SETTID
+    | CLONE_CHILD_SETTID
+    | CLONE_CHILD_CLEARTID
+    | CLONE_DETACHED
+    | CLONE_UNTRACED
+    | CLONE_IO;
+
+/// Host stack of a guest thread's host thread (endgate's own frames and unicorn's; the guest
+/// has its own stack in guest memory). Committed lazily.
+const HOST_STACK: usize = 8 << 20;
+
+/// A thread `clone` the syscall hook recorded for the run loop.
+pub struct CloneRequest {
+    /// The arguments by meaning.
+    pub args: CloneArgs,
+    /// Under `--strace`: the call's line, printed once the result is known.
+    pub trace: Option<DeferredTrace>,
+}
+
+/// An strace line whose result comes later.
+pub struct DeferredTrace {
+    /// The table row.
+    pub def: Option<&'static SyscallDef>,
+    /// The raw arguments.
+    pub args: SyscallArgs,
+    /// The formatted arguments.
+    pub pre: Vec<(usize, Option<String>)>,
+}
+
+impl std::fmt::Debug for CloneRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloneRequest").field("args", &self.args).finish_non_exhaustive()
+    }
+}
+
+/// The `clone` handler's part for `CLONE_VM` (called inside the syscall hook): checks the flags
+/// as the kernel's `copy_process` does and records the request; the run loop makes the thread
+/// and writes the result. Errors: `EINVAL` (`CLONE_SIGHAND` without `CLONE_VM`, `CLONE_THREAD`
+/// without `CLONE_SIGHAND`), `ENOSYS` for what a host thread cannot be: a process sharing
+/// memory without being a thread (`CLONE_VM` without `CLONE_THREAD`, `vfork` with `CLONE_VM`),
+/// a thread with its own files or filesystem context, namespaces, pidfds.
+pub fn request(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
+    let f = ca.flags;
+    if (f & CLONE_THREAD != 0 && f & CLONE_SIGHAND == 0) || (f & CLONE_SIGHAND != 0 && f & CLONE_VM == 0) {
+        return Err(Errno::EINVAL);
+    }
+    if f & THREAD != THREAD || f & !(THREAD | OPTIONAL) != 0 || f & CLONE_VFORK != 0 {
+        return Err(Errno::ENOSYS);
+    }
+    cpu.get_data_mut().pending_op = Some(PendingOp::Clone(Box::new(CloneRequest { args: ca, trace: None })));
+    Ok(0)
+}
+
+/// Makes the thread `req` asks for (the run loop, with the creator stopped after the trap) and
+/// writes the creator's result: the new thread's id, or `-errno`.
+pub fn finish(cpu: &mut Cpu<'_>, req: CloneRequest) {
+    let ret = match spawn(cpu, &req.args) {
+        Ok(v) => v,
+        Err(e) => (-i64::from(e.into_raw())) as u64,
+    };
+    let arch = cpu.get_data().arch;
+    arch.set_syscall_ret(cpu, ret);
+    if let Some(tr) = req.trace {
+        crate::trace::strace::print_line(cpu, tr.def, &tr.args, &tr.pre, ret, false);
+    }
+}
+
+/// A saved CPU state, moved to the new thread.
+struct CpuContext(*mut uc_context);
+
+// SAFETY: a heap block owned by this value, read only by the thread that restores it.
+unsafe impl Send for CpuContext {}
+
+impl CpuContext {
+    fn save(cpu: &Cpu<'_>) -> Result<CpuContext, Errno> {
+        let mut p = std::ptr::null_mut();
+        // SAFETY: a live handle and an out pointer; on success `p` owns a context block.
+        let r = unsafe { uc_context_alloc(cpu.get_handle(), &mut p) };
+        if r != unicorn_engine::uc_error::OK || p.is_null() {
+            return Err(Errno::ENOMEM);
+        }
+        let c = CpuContext(p);
+        // SAFETY: a context allocated for this engine.
+        let r = unsafe { uc_context_save(cpu.get_handle(), c.0) };
+        if r != unicorn_engine::uc_error::OK {
+            return Err(Errno::ENOMEM);
+        }
+        Ok(c)
+    }
+
+    fn restore(&self, cpu: &Cpu<'_>) -> Result<(), Errno> {
+        // SAFETY: a context saved from an instance of the same arch, mode and CPU model.
+        let r = unsafe { uc_context_restore(cpu.get_handle(), self.0) };
+        if r == unicorn_engine::uc_error::OK {
+            Ok(())
+        } else {
+            Err(Errno::ENOMEM)
+        }
+    }
+}
+
+impl Drop for CpuContext {
+    fn drop(&mut self) {
+        // SAFETY: allocated by uc_context_alloc, freed once.
+        unsafe { uc_context_free(self.0) };
+    }
+}
+
+/// Everything the new host thread needs, moved to it.
+struct Seed {
+    task: Task,
+    ctx: CpuContext,
+    extra: Vec<u8>,
+    args: CloneArgs,
+}
+
+/// The new thread's `Task`: handles to the process's shared state, its own signal state.
+fn child_task(t: &Task, ca: &CloneArgs) -> Task {
+    Task {
+        arch: t.arch,
+        mm: t.mm.clone(),
+        opts: t.opts.clone(),
+        exe: t.exe.clone(),
+        dispatch: t.dispatch.clone(),
+        sig: SigState {
+            actions: t.sig.actions.clone(),
+            mask: t.sig.mask,
+            // A CLONE_VM child without CLONE_VFORK starts without an alternate stack
+            // (sigaltstack(2)).
+            altstack: AltStack { sp: 0, flags: SS_DISABLE, size: 0 },
+            pending: 0,
+            queue: Vec::new(),
+            saved_mask: None,
+        },
+        exit: None,
+        exit_thread: false,
+        applied_gen: t.mm.shootdown.generation(),
+        clear_child_tid: if ca.flags & CLONE_CHILD_CLEARTID != 0 { ca.ctid } else { 0 },
+        robust_list: (0, 0),
+        argv: t.argv.clone(),
+        auxv: t.auxv.clone(),
+        warned: HashSet::new(),
+        sigtramp: t.sigtramp,
+        pending_op: None,
+        sync_fault: None,
+        interrupted: None,
+    }
+}
+
+fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
+    let t = cpu.get_data();
+    let arch: &'static dyn GuestArch = t.arch;
+    let seed = Seed { task: child_task(t, ca), ctx: CpuContext::save(cpu)?, extra: arch.thread_extra(cpu), args: *ca };
+    // From now on the process has threads: the creator's instance gets a preemption point.
+    super::preempt::install(cpu).map_err(|_| Errno::ENOMEM)?;
+    let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
+    super::thread_started();
+    crate::signal::host::start_watchdog();
+    let started = std::thread::Builder::new().stack_size(HOST_STACK).spawn(move || child_main(seed, tx));
+    let reply = match started {
+        // The host thread runs detached; it ends when its guest thread does.
+        Ok(_) => rx.recv().unwrap_or(Err(Errno::EAGAIN)),
+        Err(_) => Err(Errno::EAGAIN),
+    };
+    let tid = match reply {
+        Ok(tid) => tid,
+        Err(e) => {
+            super::thread_ended();
+            return Err(e);
+        }
+    };
+    if ca.flags & CLONE_PARENT_SETTID != 0 {
+        // The kernel ignores a failed write of the tid words.
+        let _ = cpu.get_data_mut().mm.write_u32(ca.ptid, tid as u32);
+    }
+    Ok(tid as u64)
+}
+
+/// The new host thread: sets up the instance for its creator (which waits with the lock held),
+/// reports, then runs the guest thread under the lock until it ends.
+fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
+    let tid = super::gettid();
+    // The host thread's mask is the guest thread's (inherited from the creator already).
+    crate::signal::host::set_mask(seed.task.sig.mask);
+    let mut cpu = match setup(seed, tid) {
+        Ok(cpu) => cpu,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return;
+        }
+    };
+    if tx.send(Ok(tid)).is_err() {
+        return;
+    }
+    drop(tx);
+    lock::acquire();
+    match crate::task::run_thread(&mut cpu) {
+        Some(exit) => super::exit::end_process(&mut cpu, exit),
+        None => lock::release(),
+    }
+    // The instance goes away without the lock: it holds nothing the other threads use.
+    drop(cpu);
+}
+
+/// The new thread's instance, started from the creator's registers (see the module doc).
+fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
+    let Seed { task, ctx, extra, args } = seed;
+    let arch = task.arch;
+    let mut cpu = crate::task::new_instance(task).map_err(|_| Errno::ENOMEM)?;
+    super::preempt::install(&mut cpu).map_err(|_| Errno::ENOMEM)?;
+    ctx.restore(&cpu)?;
+    drop(ctx);
+    if args.newsp != 0 {
+        arch.set_stack_pointer(&mut cpu, args.newsp).map_err(|_| Errno::EINVAL)?;
+    }
+    arch.init_thread(&mut cpu, &extra).map_err(|_| Errno::ENOMEM)?;
+    arch.set_syscall_ret(&mut cpu, 0);
+    if args.flags & CLONE_SETTLS != 0 {
+        arch.set_tls(&mut cpu, args.tls)?;
+    }
+    if args.flags & CLONE_CHILD_SETTID != 0 {
+        let _ = cpu.get_data_mut().mm.write_u32(args.ctid, tid as u32);
+    }
+    let _ = cpu.ctl_flush_tlb();
+    Ok(cpu)
+}
