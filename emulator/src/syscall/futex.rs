@@ -4,16 +4,18 @@
 //! Guest memory is ordinary memory of the endgate process and guest threads are host threads,
 //! so a host futex on the word's host address has exactly the kernel's semantics: waits
 //! (relative timeouts for `FUTEX_WAIT`, absolute ones for `FUTEX_WAIT_BITSET`, on the clock
-//! `FUTEX_CLOCK_REALTIME` selects), wakes, requeues, private and shared futexes all behave as
-//! natively. The waiting operations release the global guest lock
-//! ([`crate::thread::blocking`]) so that the thread that will wake the waiter can run. The host kernel compares the word as it sits in
-//! memory with the value as a host integer, so for a guest of the other byte order the
-//! compared values (`val` of WAIT, `val3` of CMP_REQUEUE) are byte-swapped first: the guest's
-//! value then matches the guest's word. (`FUTEX_WAKE_OP` computes on the word as a host
-//! integer; for a big-endian guest its arithmetic would see swapped values — glibc does not
-//! use it for anything but a wake, and no such guest uses it here.) The timeout is a guest
-//! `struct timespec` (`futex_time64`: `__kernel_timespec`) copied to the host. PI operations
-//! use thread ids, which are host ids.
+//! `FUTEX_CLOCK_REALTIME` selects), wakes, requeues, private and shared futexes. The waiting
+//! operations release the global guest lock ([`crate::thread::blocking`]) so that the thread
+//! that will wake the waiter can run. The timeout is a guest `struct timespec`
+//! (`futex_time64`: `__kernel_timespec`) copied to the host.
+//!
+//! The host kernel compares the word as it sits in memory with the value as a host integer, so
+//! for a guest of the other byte order the compared values (`val` of WAIT, `val3` of
+//! CMP_REQUEUE) are byte-swapped first: the guest's value then matches the guest's word.
+//! `FUTEX_WAKE_OP`, whose arithmetic the host kernel would do on a host integer, is done here
+//! for such a guest ([`wake_op_swapped`]). PI operations use thread ids, which are host ids;
+//! the owner's id in a PI futex word stays in the host's byte order (a big-endian guest reading
+//! the word sees it swapped).
 
 use syscalls::Errno;
 
@@ -72,7 +74,10 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
         WAIT_REQUEUE_PI => (true, word(a.a[4])?),
         WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | WAKE_OP | CMP_REQUEUE_PI => (false, word(a.a[4])?),
+        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.a[4])?),
+        // The second word is written.
+        WAKE_OP if a.a[4] % 4 != 0 => return Err(Errno::EINVAL),
+        WAKE_OP => (false, t.mm.host_range(a.a[4], 4, Prot::READ | Prot::WRITE)?),
         _ => return Err(Errno::ENOSYS),
     };
     if timed && a.a[3] != 0 {
@@ -84,6 +89,9 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         (false, _) => a.a[3],
     };
     let swap = t.mm.endian() != Endian::HOST;
+    if swap && cmd == WAKE_OP {
+        return wake_op_swapped(o & 128, uaddr, uaddr2, a.a[2] as u32, a.a[3] as u32, a.a[5] as u32);
+    }
     let fix = |v: u64| if swap { (v as u32).swap_bytes() } else { v as u32 };
     let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.a[2]) } else { a.a[2] as u32 };
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.a[5]) } else { a.a[5] as u32 };
@@ -92,4 +100,77 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let call = || unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) };
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     host_ret(if timed { crate::thread::blocking(call) } else { call() })
+}
+
+/// `FUTEX_WAKE_OP` for a guest of the other byte order (`private`: `FUTEX_PRIVATE_FLAG` or 0):
+/// the host kernel would compute on the second word as a host integer, so the operation is
+/// done here, in the guest's byte order, as an atomic compare-and-swap loop on the word (the
+/// kernel's `futex_atomic_op_inuser`); then the wakes: up to `nr_wake` on `uaddr`, and up to
+/// `nr_wake2` on `uaddr2` if the comparison of the old value holds. Returns the number woken.
+/// Errors: `ENOSYS` for an unknown operation or comparison.
+///
+/// `encoded` is `op:4 cmp:4 oparg:12 cmparg:12` (include/uapi/linux/futex.h `FUTEX_OP`), the
+/// arguments sign-extended from 12 bits; `FUTEX_OP_OPARG_SHIFT` (8 in `op`) makes the operand
+/// `1 << oparg`.
+fn wake_op_swapped(
+    private: i32,
+    uaddr: *mut u8,
+    uaddr2: *mut u8,
+    nr_wake: u32,
+    nr_wake2: u32,
+    encoded: u32,
+) -> SysResult {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    let sext12 = |v: u32| ((v << 20) as i32) >> 20;
+    let (op, cmp) = (encoded >> 28, (encoded >> 24) & 15);
+    let mut oparg = sext12(encoded >> 12);
+    let cmparg = sext12(encoded);
+    if op & 8 != 0 {
+        oparg = 1i32.wrapping_shl((oparg & 31) as u32);
+    }
+    let apply = |old: i32| -> Option<i32> {
+        Some(match op & 7 {
+            0 => oparg,
+            1 => old.wrapping_add(oparg),
+            2 => old | oparg,
+            3 => old & !oparg,
+            4 => old ^ oparg,
+            _ => return None,
+        })
+    };
+    let holds = |old: i32| -> Option<bool> {
+        Some(match cmp {
+            0 => old == cmparg,
+            1 => old != cmparg,
+            2 => old < cmparg,
+            3 => old <= cmparg,
+            4 => old > cmparg,
+            5 => old >= cmparg,
+            _ => return None,
+        })
+    };
+    if apply(0).is_none() || holds(0).is_none() {
+        return Err(Errno::ENOSYS);
+    }
+    // SAFETY: `uaddr2` is the checked, 4-byte aligned host address of a writable guest word;
+    // other threads and processes touch it only atomically or under the guest lock.
+    let word = unsafe { AtomicU32::from_ptr(uaddr2.cast()) };
+    let mut cur = word.load(Ordering::SeqCst);
+    let old = loop {
+        let old = cur.swap_bytes() as i32;
+        let new = apply(old).unwrap_or(old);
+        match word.compare_exchange(cur, (new as u32).swap_bytes(), Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => break old,
+            Err(now) => cur = now,
+        }
+    };
+    let wake = |w: *mut u8, n: u32| -> SysResult {
+        // SAFETY: a checked host address of a guest futex word; FUTEX_WAKE takes no pointers.
+        host_ret(unsafe { libc::syscall(libc::SYS_futex, w, op::WAKE | private, n, 0usize, 0usize, 0u32) })
+    };
+    let mut woken = wake(uaddr, nr_wake)?;
+    if holds(old) == Some(true) {
+        woken += wake(uaddr2, nr_wake2)?;
+    }
+    Ok(woken)
 }
