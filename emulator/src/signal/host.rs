@@ -5,7 +5,7 @@
 //! - Dispositions ([`set_disposition`]): guest `SIG_IGN` and `SIG_DFL` are set on the host as
 //!   they are, so the kernel ignores, stops, kills or dumps core exactly as it would for the
 //!   native program, and exec keeps ignored signals ignored. A guest handler installs
-//!   [`host_handler`] with `SA_SIGINFO` and without `SA_RESTART` (the guest's `SA_RESTART` is
+//!   `host_handler` with `SA_SIGINFO` and without `SA_RESTART` (the guest's `SA_RESTART` is
 //!   applied by endgate when it delivers: [`crate::signal::deliver`]).
 //! - Mask ([`set_mask`]): the guest thread's blocked set is the host thread's, so the kernel
 //!   holds blocked signals pending and sends a process-wide signal to a thread that takes it.
@@ -31,7 +31,7 @@ use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 /// merged with the last entry of its number (standard signals never queue twice anyway).
 const QUEUE_LEN: usize = 32;
 
-/// Signals recorded by [`host_handler`] for one host thread, not yet taken by the thread.
+/// Signals recorded by `host_handler` for one host thread, not yet taken by the thread.
 /// Single producer (the handler) and single consumer (the thread itself, which the handler
 /// interrupts), so plain atomics suffice.
 pub struct HostQueue {
@@ -76,7 +76,7 @@ static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
 const TICK: std::time::Duration = std::time::Duration::from_millis(5);
 static ANY_HANDLER: AtomicBool = AtomicBool::new(false);
 
-/// Records the calling thread's unicorn instance, which [`host_handler`] and the watchdog stop
+/// Records the calling thread's unicorn instance, which `host_handler` and the watchdog stop
 /// when a signal arrives for this thread. Call once the instance exists; [`forget_thread`]
 /// before it is dropped.
 pub fn register_thread(uc: *mut unicorn_engine::unicorn_const::uc_engine) {
@@ -269,7 +269,7 @@ pub fn suspend(mask: u64) {
     unsafe { libc::syscall(libc::SYS_rt_sigsuspend, &m as *const u64, 8usize) };
 }
 
-/// Starts (once per process) the watchdog thread, which every [`TICK`] stops an instance whose
+/// Starts (once per process) the watchdog thread, which every `TICK` (5 ms) stops an instance whose
 /// thread has recorded signals that arrived just before its `emu_start` began,
 /// and asks the thread holding the global guest lock to give way at its next block when others
 /// have waited for it a whole tick ([`crate::thread::preempt::tick`]).

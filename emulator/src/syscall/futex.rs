@@ -13,7 +13,7 @@
 //! for a guest of the other byte order the compared values (`val` of WAIT, `val3` of
 //! CMP_REQUEUE) are byte-swapped first: the guest's value then matches the guest's word.
 //! `FUTEX_WAKE_OP`, whose arithmetic the host kernel would do on a host integer, is done here
-//! for such a guest ([`wake_op_swapped`]). PI operations use thread ids, which are host ids;
+//! for such a guest (`wake_op_swapped`). PI operations use thread ids, which are host ids;
 //! the owner's id in a PI futex word stays in the host's byte order (a big-endian guest reading
 //! the word sees it swapped).
 
