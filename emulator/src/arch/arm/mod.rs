@@ -21,6 +21,7 @@
 mod abi;
 mod calls;
 pub mod kuser;
+mod signal;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -256,6 +257,21 @@ impl GuestArch for Arm {
             _ => RegisterARM::R0 as i32 + n,
         };
         cpu.reg_read(reg).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu, rt)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {
