@@ -23,6 +23,7 @@
 mod abi;
 mod calls;
 mod gdt;
+mod signal;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -252,6 +253,21 @@ impl GuestArch for I386 {
             _ => return None,
         };
         cpu.reg_read(reg).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu, rt)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends;
