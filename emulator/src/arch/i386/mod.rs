@@ -157,8 +157,10 @@ impl GuestArch for I386 {
             cpu.reg_write(r, 0)?;
         }
         // The FPU state of a new process (fpstate_init_fxstate): x87 control word 0x37f
-        // (all exceptions masked, 64-bit precision, round to nearest), MXCSR 0x1f80.
+        // (all exceptions masked, 64-bit precision, round to nearest), every register empty
+        // (unicorn's reset marks them valid), MXCSR 0x1f80.
         cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
+        cpu.reg_write(RegisterX86::FPTAG, 0xffff)?;
         cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
         Ok(())
     }
