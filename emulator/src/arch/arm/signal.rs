@@ -314,3 +314,36 @@ pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
     let _ = cpu.reg_write(R::R0, args.a[0] & 0xffff_ffff);
     let _ = cpu.reg_write(R::PC, (pc.wrapping_sub(back) & 0xffff_fffe) | u64::from(thumb));
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_sizes_match_the_kernel() {
+        // sizeof(struct ucontext) on arm: 20 + 84 (sigcontext) + 128 (uc_sigmask and its room)
+        // + 512 (uc_regspace); the VFP record's fields as struct vfp_sigframe lays them out.
+        assert_eq!(UC_MCONTEXT + 21 * 4, UC_SIGMASK);
+        assert_eq!(UC_SIGMASK + 128, UC_REGSPACE);
+        assert_eq!(UC_REGSPACE + 512, UC_SIZE);
+        assert_eq!(RT_SIGFRAME_SIZE, 888);
+        assert_eq!(VFP_FPSCR, 264);
+        assert_eq!(u64::from(VFP_STORAGE_SIZE), VFP_FPEXC + 16);
+        assert!(u64::from(VFP_STORAGE_SIZE) + 4 <= 512);
+    }
+
+    #[test]
+    fn trampolines_are_arm_svc_sequences() {
+        let code = sigtramp_code();
+        let word = |at: usize| u32::from_le_bytes(code[at..at + 4].try_into().unwrap());
+        // mov r7, #173 / #119 (A32 MOV immediate: cond AL, Rd = 7) then svc #0.
+        assert_eq!(word(0), 0xe3a0_7000 | 173);
+        assert_eq!(word(4), 0xef00_0000);
+        let old = SIGTRAMP_OLD as usize;
+        assert_eq!(word(old), 0xe3a0_7000 | 119);
+        assert_eq!(word(old + 4), 0xef00_0000);
+        // The Thumb retcode words hold `movs r7, #n` (0x27nn) then `svc 0` (0xdf00).
+        assert_eq!(SIGRETURN_CODES[2], 0xdf00 << 16 | 0x2700 | 119);
+        assert_eq!(SIGRETURN_CODES[5], 0xdf00 << 16 | 0x2700 | 173);
+    }
+}

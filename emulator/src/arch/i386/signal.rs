@@ -405,3 +405,29 @@ fn fpu_init(cpu: &mut Cpu<'_>) {
         let _ = cpu.reg_write_long(r, &[0u8; 16]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_sizes_match_the_kernel() {
+        // sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732,
+        // sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116.
+        assert_eq!(FPSTATE_SIZE, 624);
+        assert_eq!(OLD_SIZE, 732);
+        assert_eq!(RT_SIZE, 268);
+        assert_eq!(UC_SIZE, 116);
+        assert_eq!(OLD_EXTRAMASK, 720);
+        assert_eq!(RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64, 16 + 128 + 20 + 76);
+    }
+
+    #[test]
+    fn return_code_is_the_kernels() {
+        // popl %eax (58); movl $119, %eax (b8 imm32); int $0x80 (cd 80).
+        assert_eq!(RETCODE_OLD, [0x58, 0xb8, 119, 0, 0, 0, 0xcd, 0x80]);
+        let code = sigtramp_code();
+        assert_eq!(code[..7], [0xb8, 173, 0, 0, 0, 0xcd, 0x80]);
+        assert_eq!(code[SIGTRAMP_OLD as usize..], RETCODE_OLD);
+    }
+}
