@@ -17,6 +17,9 @@
 //! - Address space: all of it below 4 GiB. The stack ends at 0xffff0000 (arm64's compat
 //!   `TASK_SIZE_32` with the kuser page above it), PIE base 0xaaaaa000 (two thirds of 4 GiB,
 //!   arm64's `COMPAT_ELF_ET_DYN_BASE`), and the kuser helpers page at 0xffff0000 ([`kuser`]).
+//! - Signals: `signal.rs` builds the kernel's `sigframe` (handlers without `SA_SIGINFO`, which
+//!   return through `sigreturn`) and `rt_sigframe`, both with the VFP registers; handlers
+//!   without `SA_RESTORER` return through the [sigpage] trampolines.
 
 mod abi;
 mod calls;

@@ -19,6 +19,9 @@
 //!   (`calls.rs`); `socketcall` is the shared [`crate::syscall::socketcall`]. `ipc`,
 //!   `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
+//! - Signals: `signal.rs` builds `sigframe_ia32` (handlers without `SA_SIGINFO`, returning
+//!   through `sigreturn`) and `rt_sigframe_ia32` with the FSAVE+FXSAVE FP state; handlers
+//!   without `SA_RESTORER` return through the sigtramp page (the kernel's vDSO has them).
 
 mod abi;
 mod calls;
