@@ -129,6 +129,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         argv: prog.argv.clone(),
         auxv: Vec::new(),
         sigtramp: 0,
+        poll_stop: false,
         start_stack: 0,
         pending_op: None,
         sync_fault: None,

@@ -87,6 +87,8 @@ pub struct Task {
     /// Guest address of the signal-return trampolines page (0: the arch needs none); see
     /// [`crate::signal::frame::map_sigtramp`].
     pub sigtramp: u64,
+    /// The instance carries [`crate::signal::host::install_poll_stop`]'s block hook.
+    pub poll_stop: bool,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
     pub pending_op: Option<crate::signal::deliver::PendingOp>,
     /// A fault the guest's instruction raised, to deliver when emulation has stopped.
@@ -164,7 +166,6 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
 /// due.
 pub fn run(cpu: &mut Cpu<'static>) -> Exit {
     let arch = cpu.get_data().arch;
-    crate::signal::host::register_thread(cpu.get_handle());
     let exit = loop {
         apply_invalidate(cpu);
         if crate::signal::deliver::due(cpu) {
@@ -174,9 +175,18 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
             }
             apply_invalidate(cpu);
         }
+        if !cpu.get_data().poll_stop && crate::signal::host::async_stops_needed() {
+            // From now on signals and other threads stop this thread at a block start; code
+            // translated before has no call to the hook, so it goes.
+            if crate::signal::host::install_poll_stop(cpu).is_ok() {
+                let _ = cpu.ctl_flush_tb();
+            }
+            cpu.get_data_mut().poll_stop = true;
+        }
         cpu.get_data_mut().mm.last_fault = None;
         let pc = arch.pc(cpu);
         let r = cpu.emu_start(pc, 0, 0, 0);
+        crate::signal::host::clear_stop();
         if let Some(exit) = cpu.get_data().exit {
             break exit;
         }
@@ -191,7 +201,6 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
             }
         }
     };
-    crate::signal::host::forget_thread();
     exit
 }
 

@@ -19,7 +19,7 @@
 //!   arm64's `COMPAT_ELF_ET_DYN_BASE`), and the kuser helpers page at 0xffff0000 ([`kuser`]).
 //! - Signals: `signal.rs` builds the kernel's `sigframe` (handlers without `SA_SIGINFO`, which
 //!   return through `sigreturn`) and `rt_sigframe`, both with the VFP registers; handlers
-//!   without `SA_RESTORER` return through the [sigpage] trampolines.
+//!   without `SA_RESTORER` return through the `[sigpage]` trampolines.
 
 mod abi;
 mod calls;
