@@ -11,6 +11,7 @@
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
 mod calls;
+mod signal;
 mod traps;
 
 use capstone::prelude::*;
@@ -170,6 +171,21 @@ impl GuestArch for Aarch64 {
         };
         let v = cpu.reg_read(reg).ok()?;
         Some(if name.starts_with('w') { v & 0xffff_ffff } else { v })
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {

@@ -18,6 +18,7 @@
 
 mod abi;
 mod calls;
+mod signal;
 mod traps;
 
 use capstone::prelude::*;
@@ -233,6 +234,21 @@ impl GuestArch for Riscv64 {
             return Some(0);
         }
         cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {
