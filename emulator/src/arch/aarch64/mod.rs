@@ -3,6 +3,9 @@
 //! - Trap: `svc #0` raises unicorn interrupt 2 (QEMU's EXCP_SWI) with the PC already past the
 //!   `svc`. Number in `x8`, arguments in `x0`-`x5`, result in `x0`.
 //! - TLS: `TPIDR_EL0`.
+//! - Signals: `rt_sigframe` with an `fpsimd_context` record (`signal.rs`); handlers return
+//!   through x30 to `sa_restorer` or to the sigtramp page (`mov x8, #139; svc #0`), as the
+//!   kernel's vDSO `__kernel_rt_sigreturn`.
 //! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions), at EL0 with the EL1
 //!   controls Linux sets for user space (`enter_el0`); the MMU is off and endgate's virtual
 //!   TLB supplies the user permissions. ID-register reads trap and are completed as the kernel

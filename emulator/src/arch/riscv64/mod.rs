@@ -8,6 +8,9 @@
 //! - `ebreak` never reaches the interrupt hook: unicorn's `riscv_stop_interrupt` turns it into
 //!   an invalid-instruction stop, caught here with an `INSN_INVALID` hook and raised as SIGTRAP.
 //! - TLS: `tp` (x4).
+//! - Signals: `rt_sigframe` with the D-extension FP state (`signal.rs`); there is no
+//!   `SA_RESTORER`, handlers return through `ra` to the sigtramp page (`li a7, 139; ecall`),
+//!   as the kernel's vDSO `__vdso_rt_sigreturn`.
 //! - CPU: unicorn's SiFive U54 model (RV64GC plus S and U modes), run in U-mode as Linux runs
 //!   user code (privileged CSRs such as `mstatus` raise SIGILL), with `mstatus.FS` set so the
 //!   F and D instructions work and the counter-enable CSRs set so `rdcycle`/`rdinstret` work.
