@@ -147,6 +147,20 @@ fn cpu_exceptions_end_with_linux_signals() {
 }
 
 #[test]
+fn signal_frames_and_returns() {
+    // The cases of sighandlers.c: the PSW a SIGILL/SIGFPE handler returns to, the old
+    // frame's sigcontext, registers and PSW address written into uc_mcontext, TLS.
+    let dir = TempDir::new("s390x-sighandlers");
+    let prog = build(dir.path(), "sighandlers.c", &["-static"]);
+    for case in ["ill", "div", "old", "rt", "tls"] {
+        let got = same_as_qemu(&prog, &[case]);
+        let out = String::from_utf8_lossy(&got.stdout);
+        let all_true = [" 0,", " 0;", " 0\n"].iter().all(|f| !out.contains(f));
+        assert!(out.contains(&format!("{case}: handled 1")) && all_true, "{case}: {out}");
+    }
+}
+
+#[test]
 fn dynamic_glibc_from_the_sysroot() {
     let dir = TempDir::new("s390x-dynamic");
     let prog = build(dir.path(), "startup.c", &[]);

@@ -126,13 +126,11 @@ impl SigRegs {
         let [mask, addr, fpc] = read_regs(cpu, &[R::PSWM as i32, R::PC as i32, R::FPC as i32]);
         let acrs = read_regs(cpu, &ids(A0)).map(|a| a & 0xffff_ffff);
         let mut vrs = [[0u64; 2]; 32];
-        for half in 0..2 {
-            let base = if half == 0 { F0 } else { F0_HI };
-            let lo = read_regs(cpu, &ids(base));
-            let hi = read_regs(cpu, &ids(base + 16));
-            for i in 0..16 {
-                vrs[i][half] = lo[i];
-                vrs[16 + i][half] = hi[i];
+        for (half, base) in [F0, F0_HI].into_iter().enumerate() {
+            let v0_15 = read_regs(cpu, &ids(base));
+            let v16_31 = read_regs(cpu, &ids(base + 16));
+            for (i, v) in v0_15.iter().chain(v16_31.iter()).enumerate() {
+                vrs[i][half] = *v;
             }
         }
         SigRegs {
@@ -205,12 +203,11 @@ impl SigRegs {
         }
         write_regs(cpu, &ids(R0), &self.gprs);
         write_regs(cpu, &ids(A0), &self.acrs);
-        for half in 0..2 {
-            let base = if half == 0 { F0 } else { F0_HI };
-            let lo: [u64; 16] = std::array::from_fn(|i| self.vrs[i][half]);
-            let hi: [u64; 16] = std::array::from_fn(|i| self.vrs[16 + i][half]);
-            write_regs(cpu, &ids(base), &lo);
-            write_regs(cpu, &ids(base + 16), &hi);
+        for (half, base) in [F0, F0_HI].into_iter().enumerate() {
+            let v0_15: [u64; 16] = std::array::from_fn(|i| self.vrs[i][half]);
+            let v16_31: [u64; 16] = std::array::from_fn(|i| self.vrs[16 + i][half]);
+            write_regs(cpu, &ids(base), &v0_15);
+            write_regs(cpu, &ids(base + 16), &v16_31);
         }
         write_regs(cpu, &[R::FPC as i32, R::PSWM as i32], &[self.fpc, mask]);
         let _ = cpu.reg_write(R::PC, self.psw_addr);
@@ -243,6 +240,18 @@ fn program_check(info: &crate::signal::SigInfo) -> Option<(u64, u64)> {
     })
 }
 
+/// `true` if `info` is the SIGILL or SIGFPE of a program check raised by the instruction at
+/// `psw_addr`. Those program checks (operation, privileged-operation, specification,
+/// fixed-point divide, data) suppress or complete the instruction, so the PSW Linux saves
+/// for the handler is the next instruction's (arch/s390/kernel/traps.c reports `si_addr` as
+/// the PSW address minus the instruction length); a handler that returns carries on after
+/// it. Page faults nullify the instruction instead, and SIGSEGV returns to it.
+fn completes_before_signal(info: &crate::signal::SigInfo, psw_addr: u64) -> bool {
+    matches!(info.signo, Signal::SIGILL | Signal::SIGFPE)
+        && info.code > 0
+        && info.fields == SigFields::Fault { addr: psw_addr }
+}
+
 /// Builds the old frame (no `SA_SIGINFO`) or the rt frame and enters the handler (see the
 /// module doc). Errors: `EFAULT` when the stack cannot hold the frame or it would overflow
 /// the alternate stack the thread is on.
@@ -263,7 +272,11 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     } else {
         return Err(Errno::EFAULT);
     };
-    let regs = SigRegs::from_cpu(cpu);
+    let mut regs = SigRegs::from_cpu(cpu);
+    if completes_before_signal(&req.info, regs.psw_addr) {
+        // The trap hook left the PSW on the instruction; Linux saves it past it.
+        regs.psw_addr += super::traps::insn_len(cpu, regs.psw_addr).unwrap_or(2);
+    }
     let signo = req.guest_signo(arch);
 
     let mm = &mut cpu.get_data_mut().mm;
