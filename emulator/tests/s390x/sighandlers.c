@@ -7,9 +7,12 @@
  *   interrupted mask and whose sregs points at the _sigregs right after it;
  * - rt: an SA_SIGINFO handler sees the interrupted registers in uc_mcontext, and the
  *   register and PSW address it writes there are the ones the thread resumes with;
- * - tls: the access registers (the thread pointer) survive a handler. */
+ * - tls: the access registers (the thread pointer) survive a handler;
+ * - round: the FPC, rounding mode included, is the interrupted code's again after a handler
+ *   that changed the rounding mode (qemu-s390x 7.2 keeps the handler's mode). */
 #define _GNU_SOURCE
 #include <asm/sigcontext.h>
+#include <fenv.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +54,12 @@ static void touch_tls(int sig)
 {
     handled = sig;
     tls_value++;
+}
+
+static void round_up(int sig)
+{
+    handled = sig;
+    fesetround(FE_UPWARD);
 }
 
 static void install(int sig, void *fn, int flags)
@@ -116,6 +125,14 @@ int main(int argc, char **argv)
         raise(SIGUSR1);
         raise(SIGUSR1);
         printf("tls: handled %d, value %d\n", handled == SIGUSR1, tls_value);
+    } else if (!strcmp(what, "round")) {
+        install(SIGUSR1, round_up, 0);
+        volatile double a = 1.0, b = 3.0;
+        double before = a / b;
+        raise(SIGUSR1);
+        double after = a / b;
+        printf("round: handled %d, mode to nearest again %d, same quotient %d\n", handled == SIGUSR1,
+               fegetround() == FE_TONEAREST, before == after);
     }
     return 0;
 }

@@ -95,6 +95,13 @@ mod psw {
     pub const USER_BITS: u64 = 0x0705_0000_0000_0000;
 }
 
+/// The FPC's binary-floating-point rounding mode field.
+const FPC_BFP_ROUNDING: u64 = 0x7;
+/// Offset in the sigtramp page of `sfpc %r1` (see [`load_fpc`]).
+const SFPC_STUB: u64 = 0x80;
+/// `sfpc %r1` (RRE format `b384 00 10`).
+const SFPC_R1: [u8; 4] = [0xb3, 0x84, 0x00, 0x10];
+
 /// FPC bits that must be zero (the ones `sfpc` rejects with a specification exception, as
 /// the kernel's `test_fp_ctl` checks; QEMU target/s390x/fpu_helper.c `sfpc`).
 const FPC_INVALID: u64 = 0x0303_0088;
@@ -201,6 +208,10 @@ impl SigRegs {
         if mask & psw::EA != 0 {
             mask |= psw::BA;
         }
+        let cur_fpc = cpu.reg_read(R::FPC).unwrap_or(0);
+        if (cur_fpc ^ self.fpc) & FPC_BFP_ROUNDING != 0 {
+            load_fpc(cpu, self.fpc);
+        }
         write_regs(cpu, &ids(R0), &self.gprs);
         write_regs(cpu, &ids(A0), &self.acrs);
         for (half, base) in [F0, F0_HI].into_iter().enumerate() {
@@ -213,6 +224,29 @@ impl SigRegs {
         let _ = cpu.reg_write(R::PC, self.psw_addr);
         Ok(())
     }
+}
+
+/// Loads `fpc` into the FPC with an `sfpc` run from the sigtramp page: a register write sets
+/// the FPC but not the rounding mode QEMU keeps beside it for binary floating point (its
+/// `fpu_status`, which only `sfpc`, `lfpc` and `srnm` set), so a handler that changed the
+/// rounding mode would leave it changed after `sigreturn`. Clobbers `r1` and the PSW address
+/// (the caller sets both afterwards).
+fn load_fpc(cpu: &mut Cpu<'_>, fpc: u64) {
+    let sigtramp = cpu.get_data().sigtramp;
+    if sigtramp == 0 {
+        let _ = cpu.reg_write(R::FPC, fpc);
+        return;
+    }
+    let (start, end) = (sigtramp + SFPC_STUB, sigtramp + SFPC_STUB + 4);
+    let _ = cpu.reg_write(R::R1, fpc);
+    // A host signal may stop the engine before the instruction ran: try again.
+    for _ in 0..3 {
+        let _ = cpu.emu_start(start, end, 0, 0);
+        if cpu.reg_read(R::PC).unwrap_or(0) == end {
+            return;
+        }
+    }
+    let _ = cpu.reg_write(R::FPC, fpc);
 }
 
 /// Program-interruption code and parameter the old frame passes in `r4`/`r5` for a
@@ -358,11 +392,13 @@ pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs, ilen: u64) {
 }
 
 /// The sigtramp page: `svc 173` (`rt_sigreturn`) at 0, `svc 119` (`sigreturn`) at
-/// [`SIGTRAMP_OLD`].
+/// [`SIGTRAMP_OLD`], and endgate's own `sfpc %r1` at [`SFPC_STUB`] (see [`load_fpc`]).
 pub fn sigtramp_code() -> Vec<u8> {
-    let mut code = vec![0u8; SIGTRAMP_OLD as usize + 2];
+    let mut code = vec![0u8; SFPC_STUB as usize + SFPC_R1.len()];
     code[..2].copy_from_slice(&(SVC | NR_RT_SIGRETURN).to_be_bytes());
-    code[SIGTRAMP_OLD as usize..].copy_from_slice(&(SVC | NR_SIGRETURN).to_be_bytes());
+    let old = SIGTRAMP_OLD as usize;
+    code[old..old + 2].copy_from_slice(&(SVC | NR_SIGRETURN).to_be_bytes());
+    code[SFPC_STUB as usize..].copy_from_slice(&SFPC_R1);
     code
 }
 
@@ -385,5 +421,6 @@ mod tests {
         let code = sigtramp_code();
         assert_eq!(&code[..2], &[0x0a, 0xad]);
         assert_eq!(&code[0x40..0x42], &[0x0a, 0x77]);
+        assert_eq!(&code[0x80..0x84], &[0xb3, 0x84, 0x00, 0x10]);
     }
 }
