@@ -82,6 +82,8 @@ pub struct Task {
     pub auxv: Vec<(u64, u64)>,
     /// Unknown syscall numbers already reported under `--strace`.
     pub warned: HashSet<u64>,
+    /// The stack pointer the program started with (`/proc/self/stat` `startstack`).
+    pub start_stack: u64,
     /// Guest address of the signal-return trampolines page (0: the arch needs none); see
     /// [`crate::signal::frame::map_sigtramp`].
     pub sigtramp: u64,

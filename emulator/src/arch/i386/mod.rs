@@ -134,6 +134,7 @@ impl GuestArch for I386 {
             if intno == SYSCALL_VECTOR {
                 gdt::as_endgate(|| crate::syscall::enter(cpu));
             } else {
+                crate::arch::x86_64::exception_state::clear(cpu);
                 crate::task::cpu_exception(cpu, intno);
             }
         })?;
