@@ -32,6 +32,12 @@
 //! `sa_restorer` with `SA_RESTORER` (glibc passes the caller's flags unchanged and adds none),
 //! otherwise the sigtramp page, as current kernels return through the vDSO's
 //! `__kernel_[rt_]sigreturn`.
+//!
+//! Two places where the engine differs from the kernel's view: the trap hook leaves the PSW
+//! *on* an instruction whose program check raised SIGILL or SIGFPE, but Linux saves the PSW
+//! after it (those checks suppress or complete the instruction), so the frame gets the next
+//! address; and the FPC is reloaded with a real `sfpc` on `sigreturn` when the rounding mode
+//! changed, because a register write leaves QEMU's separate rounding state as it was.
 
 use syscalls::Errno;
 use unicorn_engine::RegisterS390X as R;
