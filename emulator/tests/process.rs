@@ -100,10 +100,8 @@ fn exit_statuses_of_children() {
     check("{bb} yes | {bb} head -2; echo pipe=$?");
 }
 
-/// busybox's `wait` sleeps in `rt_sigsuspend` until its SIGCHLD handler runs: needs guest
-/// signal handlers (issue 5, signals).
+/// busybox's `wait` sleeps in `rt_sigsuspend` until its SIGCHLD handler runs.
 #[test]
-#[ignore = "needs rt_sigsuspend and delivery of SIGCHLD to a guest handler (issue 5, signals)"]
 fn background_jobs_and_wait() {
     check("{bb} sleep 0.1 & p=$!; wait $p; echo waited=$?; (exit 5) & wait $!; echo bg=$?");
 }
@@ -133,7 +131,6 @@ fn exec_errors_come_back_to_the_guest() {
 }
 
 #[test]
-#[ignore = "TEMP: until every arch has signal frames"]
 fn traps_run_for_signals_the_guest_sends_itself() {
     check("trap 'echo got USR1' USR1; kill -USR1 $$; echo after; trap 'echo got TERM; exit 9' TERM; kill $$; echo not reached");
     check("{bb} seq 7 | {bb} xargs -n 3 echo x; echo rc=$?");
@@ -168,7 +165,6 @@ fn signal_from_outside(bb: &Path, native: bool, script: &str, sig: i32) -> (Stri
 /// SIGTERM and SIGINT sent to endgate from outside reach the guest's handlers first; a guest
 /// that ignores SIGTERM keeps running.
 #[test]
-#[ignore = "TEMP: until every arch has signal frames"]
 fn signals_from_outside_reach_the_guest() {
     let cases = [
         ("trap 'echo got TERM; exit 3' TERM; echo ready; while :; do {bb} sleep 0.05; done", libc::SIGTERM),

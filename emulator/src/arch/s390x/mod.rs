@@ -269,6 +269,9 @@ impl GuestArch for S390x {
         }
         cpu.reg_read(RegisterS390X::R0 as i32 + i).ok()
     }
+    fn fault_si_addr(&self, addr: u64) -> u64 {
+        addr & !(crate::mm::PAGE_SIZE - 1)
+    }
     fn signal_frames(&self) -> bool {
         true
     }
