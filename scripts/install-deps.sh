@@ -3,7 +3,8 @@
 #   --build   only the build needs (cmake, libclang for unicorn's bindings, a C compiler)
 #   (default) build needs + cross compilers + qemu-user (the reference emulator), and for
 #             host-shims' POWER tests the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio
-#             (the ppc64el kernel itself comes from scripts/fetch-ppc-kernel.sh)
+#             (the ppc64el kernel itself comes from scripts/fetch-ppc-kernel.sh), golang-go
+#             (the Go guest test)
 # Never installs Debian's libunicorn-dev: unicorn-engine-sys would link that old 2.0.1 library.
 set -euo pipefail
 mode=${1:-all}
@@ -16,6 +17,8 @@ if [ "$mode" != "--build" ]; then
   pkgs+=(gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu qemu-system-ppc cpio)
   # guest-tests' arm (armhf), i386, s390x and mips64el programs: cross gcc + static glibc.
   pkgs+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-i686-linux-gnu libc6-dev-i386-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)
+  # emulator/tests/go.rs: a Go program cross-built (CGO off, static) for every guest arch.
+  pkgs+=(golang-go)
   # musl-dev:arm64 (static musl for aarch64 guests) is a foreign-architecture package.
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $SUDO dpkg --add-architecture arm64

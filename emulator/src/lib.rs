@@ -130,6 +130,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         argv: prog.argv.clone(),
         auxv: Vec::new(),
         sigtramp: 0,
+        poll_stop: false,
+        start_stack: 0,
         pending_op: None,
         sync_fault: None,
         interrupted: None,
@@ -169,6 +171,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         reason: format!("initial stack: {e}"),
     })?;
     task.auxv = st.auxv;
+    task.start_stack = st.sp;
     task.sigtramp = signal::frame::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
         path: prog.path.clone(),
         addr: 0,

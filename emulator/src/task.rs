@@ -91,9 +91,13 @@ pub struct Task {
     pub auxv: Vec<(u64, u64)>,
     /// Unknown syscall numbers already reported under `--strace`.
     pub warned: HashSet<u64>,
+    /// The stack pointer the program started with (`/proc/self/stat` `startstack`).
+    pub start_stack: u64,
     /// Guest address of the signal-return trampolines page (0: the arch needs none); see
     /// [`crate::signal::frame::map_sigtramp`].
     pub sigtramp: u64,
+    /// The instance carries [`crate::signal::host::install_poll_stop`]'s block hook.
+    pub poll_stop: bool,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
     pub pending_op: Option<crate::signal::deliver::PendingOp>,
     /// A fault the guest's instruction raised, to deliver when emulation has stopped.
@@ -232,13 +236,13 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
 /// ends (`Some`: how) or the thread alone exits (`None`; the lock is still held).
 ///
 /// Between two runs of `emu_start` the loop gives way to threads waiting for the lock (the
-/// watchdog stops an instance whose thread held it a whole tick while others wait), applies
-/// stale-translation work, and hands the thread to [`crate::signal::deliver::after_stop`]
-/// when a signal, a fault, a sigreturn or a thread clone is due.
+/// preemption timer stops a thread that held it a whole tick while others wait:
+/// [`crate::thread::preempt`]), applies stale-translation work, and hands the thread to
+/// [`crate::signal::deliver::after_stop`] when a signal, a fault, a sigreturn or a thread
+/// clone is due.
 pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     use crate::thread::lock;
     let arch = cpu.get_data().arch;
-    crate::signal::host::register_thread(cpu.get_handle());
     let exit = loop {
         if lock::contended() {
             lock::yield_now();
@@ -253,9 +257,19 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
             apply_invalidate(cpu);
         }
+        if !cpu.get_data().poll_stop && crate::signal::host::async_stops_needed() {
+            // From now on signals and other threads stop this thread at a block start; code
+            // translated before has no call to the hook, so it goes.
+            if crate::signal::host::install_poll_stop(cpu).is_ok() {
+                let _ = cpu.ctl_flush_tb();
+            }
+            cpu.get_data_mut().poll_stop = true;
+        }
         cpu.get_data_mut().mm.last_fault = None;
         let pc = arch.pc(cpu);
         let r = cpu.emu_start(pc, 0, 0, 0);
+        crate::signal::host::clear_stop();
+        crate::thread::preempt::clear();
         if let Some(exit) = cpu.get_data().exit {
             break exit;
         }
@@ -270,14 +284,12 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
         }
     };
-    let end = if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
+    if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
         crate::thread::exit::exit_thread(cpu);
         None
     } else {
         Some(exit)
-    };
-    crate::signal::host::forget_thread();
-    end
+    }
 }
 
 /// The signal the kernel would raise for an `emu_start` error (a refused memory access, an

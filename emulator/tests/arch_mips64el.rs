@@ -152,6 +152,81 @@ int main(int argc, char **argv) {
 }
 "#;
 
+/// Signal frames (checked against qemu-mips64el): a SIGSEGV raised by a store in the delay
+/// slot of a taken branch saves the branch as `sc_pc` and, once the handler has made the page
+/// writable, resumes there so that the store succeeds and the branch still goes to its
+/// target; `sc_used_math`, the interrupted `sp`, and a handler that rewrites `s0` and `sc_pc`.
+const SIGFRAMES: &str = r#"
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+static long *page;
+static volatile int faults;
+static unsigned long branch_at;
+static void on_segv(int sig, siginfo_t *si, void *ucv) {
+    (void)sig;
+    ucontext_t *uc = ucv;
+    faults++;
+    printf("sc_pc is the branch %d\n", uc->uc_mcontext.pc == branch_at);
+    printf("si_addr in the page %d\n", (char *)si->si_addr >= (char *)page && (char *)si->si_addr < (char *)page + 4096);
+    mprotect(page, 4096, PROT_READ | PROT_WRITE);
+}
+static void on_usr1(int sig, siginfo_t *si, void *ucv) {
+    (void)sig; (void)si;
+    ucontext_t *uc = ucv;
+    printf("used_math %u, interrupted sp above the frame %d\n", uc->uc_mcontext.used_math & 1,
+           uc->uc_mcontext.gregs[29] > (unsigned long)uc);
+    uc->uc_mcontext.gregs[16] = 1234;          /* s0 */
+    uc->uc_mcontext.pc = uc->uc_mcontext.gregs[17]; /* s1: resume address */
+}
+int main(void) {
+    page = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO;
+    sigaction(SIGSEGV, &sa, NULL);
+    long taken = 0, v = 77;
+    /* A store in the delay slot of a taken branch faults; after the handler the branch runs
+     * again, the store succeeds and the branch goes to its target. */
+    __asm__ volatile(".set push\n\t.set noreorder\n\t"
+                     "dla $3, 0f\n\t"
+                     "sd $3, 0(%[b])\n"
+                     "0:\tbeq $0, $0, 1f\n\t"
+                     "sd %[v], 16(%[p])\n\t"
+                     "li %[t], 5\n"
+                     "1:\tdaddiu %[t], %[t], 1\n\t"
+                     ".set pop"
+                     : [t] "+r"(taken)
+                     : [v] "r"(v), [p] "r"(page), [b] "r"(&branch_at)
+                     : "$3", "memory");
+    printf("faults %d, stored %ld, branch taken (not fallen through) %d\n", faults, page[2], taken == 1);
+    sa.sa_sigaction = on_usr1;
+    sigaction(SIGUSR1, &sa, NULL);
+    register long s0 __asm__("$16") = 1;
+    register long s1 __asm__("$17");
+    long pid = getpid();
+    /* kill(pid, SIGUSR1) by syscall; the handler sends the thread to label 2 with s0 = 1234. */
+    __asm__ volatile(".set push\n\t.set noreorder\n\t"
+                     "dla %[s1], 2f\n\t"
+                     "move $4, %[pid]\n\t"
+                     "li $5, %[sig]\n\t"
+                     "li $2, 5060\n\t"
+                     "syscall\n\t"
+                     "li %[s0], 99\n"
+                     "2:\n\t.set pop"
+                     : [s0] "+r"(s0), [s1] "=&r"(s1)
+                     : [pid] "r"(pid), [sig] "i"(SIGUSR1)
+                     : "$2", "$4", "$5", "$7", "memory");
+    printf("s0 after the redirect: %ld\n", (long)s0);
+    return 0;
+}
+"#;
+
 fn have_cc() -> bool {
     Command::new(CC).arg("--version").output().is_ok_and(|o| o.status.success())
 }
@@ -239,6 +314,23 @@ fn faults_end_with_linux_signals() {
         let got = run(under_endgate(&guest).arg(arg));
         assert_eq!(got.1, status, "{arg}: {}", got.2);
     }
+}
+
+#[test]
+fn signal_frames_match_qemu() {
+    if !have_cc() {
+        return;
+    }
+    let dir = TempDir::new("mips64el-sigframe");
+    let guest = build(dir.path(), "sigframe", SIGFRAMES, CC);
+    let want = run(Command::new("qemu-mips64el").arg(&guest));
+    let got = run(&mut under_endgate(&guest));
+    assert!(
+        want.0.contains("branch taken (not fallen through) 1\n") && want.0.contains("redirect: 1234"),
+        "{}",
+        want.0
+    );
+    assert_eq!((got.0.as_str(), got.1), (want.0.as_str(), want.1), "stderr: {}", got.2);
 }
 
 /// Debian's busybox-static for mips64el against the amd64 one run natively.

@@ -147,6 +147,24 @@ fn cpu_exceptions_end_with_linux_signals() {
 }
 
 #[test]
+fn signal_frames_and_returns() {
+    // The cases of sighandlers.c: the PSW a SIGILL/SIGFPE handler returns to, the old
+    // frame's sigcontext, registers and PSW address written into uc_mcontext, TLS.
+    let dir = TempDir::new("s390x-sighandlers");
+    let prog = build(dir.path(), "sighandlers.c", &["-static", "-lm"]);
+    for case in ["ill", "div", "old", "rt", "tls"] {
+        let got = same_as_qemu(&prog, &[case]);
+        let out = String::from_utf8_lossy(&got.stdout);
+        let all_true = [" 0,", " 0;", " 0\n"].iter().all(|f| !out.contains(f));
+        assert!(out.contains(&format!("{case}: handled 1")) && all_true, "{case}: {out}");
+    }
+    // sigreturn restores the FPC whole (arch/s390/kernel/signal.c `restore_sigregs`), the
+    // rounding mode with it; qemu-user does not, so the kernel is the reference.
+    let got = under_endgate(&prog, &["round"]);
+    assert_eq!(String::from_utf8_lossy(&got.stdout), "round: handled 1, mode to nearest again 1, same quotient 1\n");
+}
+
+#[test]
 fn dynamic_glibc_from_the_sysroot() {
     let dir = TempDir::new("s390x-dynamic");
     let prog = build(dir.path(), "startup.c", &[]);

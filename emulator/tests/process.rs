@@ -100,10 +100,8 @@ fn exit_statuses_of_children() {
     check("{bb} yes | {bb} head -2; echo pipe=$?");
 }
 
-/// busybox's `wait` sleeps in `rt_sigsuspend` until its SIGCHLD handler runs: needs guest
-/// signal handlers (issue 5, signals).
+/// busybox's `wait` sleeps in `rt_sigsuspend` until its SIGCHLD handler runs.
 #[test]
-#[ignore = "needs rt_sigsuspend and delivery of SIGCHLD to a guest handler (issue 5, signals)"]
 fn background_jobs_and_wait() {
     check("{bb} sleep 0.1 & p=$!; wait $p; echo waited=$?; (exit 5) & wait $!; echo bg=$?");
 }
@@ -130,4 +128,57 @@ fn exec_errors_come_back_to_the_guest() {
     check("./noexec; echo noexec=$?");
     check("{bb} env /nonexistent/x; echo env=$?");
     check("exec /nonexistent/y; echo not reached");
+}
+
+#[test]
+fn traps_run_for_signals_the_guest_sends_itself() {
+    check("trap 'echo got USR1' USR1; kill -USR1 $$; echo after; trap 'echo got TERM; exit 9' TERM; kill $$; echo not reached");
+    check("{bb} seq 7 | {bb} xargs -n 3 echo x; echo rc=$?");
+}
+
+/// Starts `sh -c SCRIPT` with busybox `bb` (under endgate unless `native`), waits until the
+/// script printed its first line ("ready"), sends `sig` to the process endgate runs as, and
+/// returns what the script printed and its status.
+fn signal_from_outside(bb: &Path, native: bool, script: &str, sig: i32) -> (String, i32) {
+    use std::io::{BufRead, BufReader, Read};
+    use std::process::Stdio;
+    let script = script.replace("{bb}", bb.to_str().unwrap());
+    let mut cmd = if native {
+        Command::new(bb)
+    } else {
+        let mut c = Command::new(endgate());
+        c.arg(bb);
+        c
+    };
+    let mut child = cmd.args(["sh", "-c", &script]).stdout(Stdio::piped()).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    // SAFETY: signals the child this test started.
+    unsafe { libc::kill(child.id() as i32, sig) };
+    let mut rest = String::new();
+    out.read_to_string(&mut rest).unwrap();
+    let status = common::shell_status(child.wait().unwrap());
+    (first + &rest, status)
+}
+
+/// SIGTERM and SIGINT sent to endgate from outside reach the guest's handlers first; a guest
+/// that ignores SIGTERM keeps running.
+#[test]
+fn signals_from_outside_reach_the_guest() {
+    let cases = [
+        ("trap 'echo got TERM; exit 3' TERM; echo ready; while :; do {bb} sleep 0.05; done", libc::SIGTERM),
+        ("trap 'echo got INT; exit 4' INT; echo ready; while :; do {bb} sleep 0.05; done", libc::SIGINT),
+        ("trap '' TERM; echo ready; {bb} sleep 0.5; echo survived", libc::SIGTERM),
+    ];
+    let native_bb = busybox("amd64");
+    for (script, sig) in cases {
+        let want = signal_from_outside(&native_bb, true, script, sig);
+        for arch in ARCHES {
+            let bb = common::workspace().join(".cache/busybox").join(arch).join("busybox");
+            let bb = if bb.exists() { bb } else { busybox(arch) };
+            let got = signal_from_outside(&bb, false, script, sig);
+            assert_eq!(got, want, "{arch}: {script}");
+        }
+    }
 }

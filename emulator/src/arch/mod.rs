@@ -222,6 +222,12 @@ pub trait GuestArch: Sync {
         };
         SigInfo::fault(sig, code, addr)
     }
+    /// The `si_addr` a handler sees for a memory fault at `addr`: the address itself, or on
+    /// s390x its page (the CPU's translation-exception identification names only the page,
+    /// arch/s390/mm/fault.c).
+    fn fault_si_addr(&self, addr: u64) -> u64 {
+        addr
+    }
     /// Builds the frame for a signal handler on the guest stack, as the arch's kernel lays it
     /// out (siginfo and ucontext for `rt` frames, the old sigframe where the arch has one and
     /// `SA_SIGINFO` is clear), and points the registers at the handler: its arguments, a

@@ -246,6 +246,10 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
         cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr });
         return;
     }
+    let mut info = info;
+    if let (Some(a), super::SigFields::Fault { addr }) = (addr, &mut info.fields) {
+        *addr = cpu.get_data().arch.fault_si_addr(a);
+    }
     run_handler(cpu, info, act);
 }
 

@@ -17,13 +17,23 @@
 //!   functions that rely on them (`pthread_cancel`, set*id broadcasts).
 //!
 //! The handler writes into a per-thread ring ([`HostQueue`], const-initialized thread-local
-//! storage, so touching it from a signal handler allocates nothing) and calls `uc_emu_stop`
-//! on the thread's instance; a signal that lands just before `emu_start` begins is caught by
-//! the [watchdog](start_watchdog), which stops an instance whose thread has recorded signals.
+//! storage, so touching it from a signal handler allocates nothing) and raises the thread's
+//! stop flag. It does not call `uc_emu_stop`: unicorn 2.1.5 checks for a stop request after
+//! every guest load and store (`helper_check_exit_request`) and then restarts the current
+//! instruction, so an asynchronous stop that lands between the load and the store of a
+//! read-modify-write instruction (`incl mem`, a non-atomic `lock add`) runs its update twice.
+//! Instead a block hook (`poll_stop`) looks at the flag when a translation block starts and
+//! stops there, before any access of the block: the first access's check then ends the run at
+//! an instruction whose only completed part, if any, is a store it will repeat with the same
+//! value. The same flag serves anyone who needs the thread out of `emu_start` ([`stop_flag`]).
+//!
+//! A block hook costs every block (measured: busybox sha256sum 1.3-1.5x slower), so an instance
+//! carries it only once the process needs asynchronous stops ([`need_async_stops`]): when the
+//! guest installs its first handler, or starts a second thread. A program with neither never
+//! needs one: without a guest handler the host kernel acts on every signal itself.
 
-use std::cell::{Cell, UnsafeCell};
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, Ordering};
-use std::sync::Mutex;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
@@ -38,13 +48,12 @@ pub struct HostQueue {
     head: AtomicU32,
     tail: AtomicU32,
     slots: [UnsafeCell<libc::siginfo_t>; QUEUE_LEN],
-    /// The thread's unicorn instance (`uc_engine *`), null outside emulation setup.
-    uc: Cell<*mut unicorn_engine::unicorn_const::uc_engine>,
+    /// Set when the thread should leave `emu_start` at the next block (`poll_stop`).
+    stop: AtomicBool,
 }
 
 // SAFETY: a HostQueue lives in thread-local storage; only its own thread (and signal handlers
-// running on that thread) touch the slots; the watchdog reads `head`/`tail` atomically and the
-// uc pointer through the registry, which the thread keeps current.
+// running on that thread) touch the slots; other threads only set `stop` (atomic).
 unsafe impl Sync for HostQueue {}
 
 impl HostQueue {
@@ -54,7 +63,7 @@ impl HostQueue {
             tail: AtomicU32::new(0),
             // SAFETY: siginfo_t is plain data; all-zero is a valid value.
             slots: [const { UnsafeCell::new(unsafe { std::mem::zeroed() }) }; QUEUE_LEN],
-            uc: Cell::new(std::ptr::null_mut()),
+            stop: AtomicBool::new(false),
         }
     }
 
@@ -67,53 +76,68 @@ thread_local! {
     static QUEUE: HostQueue = const { HostQueue::new() };
 }
 
-/// Threads that may have recorded signals, for the watchdog: (queue address, uc handle).
-/// Every guest thread with a running instance is here.
-static REGISTRY: Mutex<Vec<(usize, usize)>> = Mutex::new(Vec::new());
-/// The process the watchdog thread runs in (0: none yet); a fork child has none.
-static WATCHDOG_PID: AtomicI32 = AtomicI32::new(0);
-/// How often the watchdog looks (also the preemption tick of the global guest lock).
-const TICK: std::time::Duration = std::time::Duration::from_millis(5);
-static ANY_HANDLER: AtomicBool = AtomicBool::new(false);
-
-/// Records the calling thread's unicorn instance, which `host_handler` and the watchdog stop
-/// when a signal arrives for this thread. Call once the instance exists; [`forget_thread`]
-/// before it is dropped.
-pub fn register_thread(uc: *mut unicorn_engine::unicorn_const::uc_engine) {
-    QUEUE.with(|q| {
-        q.uc.set(uc);
-        if let Ok(mut r) = REGISTRY.lock() {
-            r.retain(|&(addr, _)| addr != q as *const HostQueue as usize);
-            r.push((q as *const HostQueue as usize, uc as usize));
-        }
-    });
+/// The calling thread's stop flag: setting it (from any thread, for as long as this thread
+/// lives) makes the thread leave `emu_start` at the start of its next translation block.
+pub fn stop_flag() -> &'static AtomicBool {
+    // SAFETY: the thread-local outlives every use the calling thread makes of it; a caller that
+    // hands it to another thread must stop using it before this thread exits.
+    QUEUE.with(|q| unsafe { &*std::ptr::addr_of!(q.stop) })
 }
 
-/// Undoes [`register_thread`] (the instance is about to go away).
-pub fn forget_thread() {
-    QUEUE.with(|q| {
-        q.uc.set(std::ptr::null_mut());
-        if let Ok(mut r) = REGISTRY.lock() {
-            r.retain(|&(addr, _)| addr != q as *const HostQueue as usize);
-        }
-    });
-}
-
-/// Stops the calling thread's unicorn instance so that the run loop looks at its signals
-/// (used by hooks that recorded something for the run loop).
-pub fn stop_self() {
-    QUEUE.with(|q| stop(q.uc.get()));
-}
-
-fn stop(uc: *mut unicorn_engine::unicorn_const::uc_engine) {
-    if crate::thread::preempt::active() {
-        // A process with threads stops at block boundaries only (see `thread::preempt`).
-        crate::thread::preempt::request();
-    } else if !uc.is_null() {
-        // SAFETY: a live instance of this process (registered threads unregister before their
-        // instance is dropped); uc_emu_stop only sets flags and asks the vCPU to exit.
+/// The block hook every instance carries: leaves `emu_start` at this block's start when the
+/// thread's stop flag is up (see the module doc), or when the thread holding the global guest
+/// lock is asked to give way ([`crate::thread::preempt`]). Registered with the raw C API (no Rust
+/// closure, no user data): it runs at every block.
+extern "C" fn poll_stop(
+    uc: *mut unicorn_engine::unicorn_const::uc_engine,
+    _addr: u64,
+    _size: u32,
+    _data: *mut libc::c_void,
+) {
+    if QUEUE.with(|q| q.stop.load(Ordering::Relaxed)) || crate::thread::preempt::requested() {
+        // SAFETY: the engine calling this hook is live.
         unsafe { unicorn_engine::unicorn_const::uc_emu_stop(uc) };
     }
+}
+
+/// Installs `poll_stop` on `cpu` for every block. Errors: the engine's.
+pub fn install_poll_stop<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<(), unicorn_engine::uc_error> {
+    let mut hh: unicorn_engine::unicorn_const::uc_hook = 0;
+    // SAFETY: a live engine; the callback has the UC_HOOK_BLOCK signature and needs no user
+    // data; the hook lives as long as the engine.
+    let r: Result<(), _> = unsafe {
+        unicorn_engine::unicorn_const::uc_hook_add(
+            cpu.get_handle(),
+            &mut hh,
+            unicorn_engine::HookType::BLOCK.0 as i32,
+            poll_stop as *mut libc::c_void,
+            std::ptr::null_mut(),
+            1u64,
+            0u64,
+        )
+    }
+    .into();
+    r
+}
+
+/// Lowers the calling thread's stop flag (the run loop, before it looks at what is due).
+#[inline]
+pub fn clear_stop() {
+    QUEUE.with(|q| q.stop.store(false, Ordering::Relaxed));
+}
+
+static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);
+
+/// Records that this process needs asynchronous stops from now on (a guest handler exists, or
+/// a second thread): the run loop of each thread then installs `poll_stop` on its instance.
+pub fn need_async_stops() {
+    ASYNC_STOPS.store(true, Ordering::Relaxed);
+}
+
+/// `true` once [`need_async_stops`] was called.
+#[inline]
+pub fn async_stops_needed() -> bool {
+    ASYNC_STOPS.load(Ordering::Relaxed)
 }
 
 /// `true` if the host handler recorded signals the calling thread has not taken yet.
@@ -139,8 +163,8 @@ pub fn take_recorded() -> Vec<SigInfo> {
     })
 }
 
-/// The host handler for signals the guest handles (async-signal-safe: atomics, a copy into
-/// thread-local storage, `uc_emu_stop`).
+/// The host handler for signals the guest handles (async-signal-safe: atomics and a copy into
+/// thread-local storage).
 extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _uc: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
@@ -153,15 +177,13 @@ extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _uc: *m
     let _ = QUEUE.try_with(|q| {
         let head = q.head.load(Ordering::Relaxed);
         let tail = q.tail.load(Ordering::Acquire);
-        if head.wrapping_sub(tail) as usize >= QUEUE_LEN {
-            // Full: the signal merges with a queued one (a standard signal is pending once).
-            stop(q.uc.get());
-            return;
+        // Full: the signal merges with a queued one (a standard signal is pending once).
+        if (head.wrapping_sub(tail) as usize) < QUEUE_LEN {
+            // SAFETY: the slot is not readable by the consumer until `head` advances.
+            unsafe { *q.slots[head as usize % QUEUE_LEN].get() = *info };
+            q.head.store(head.wrapping_add(1), Ordering::Release);
         }
-        // SAFETY: the slot is not readable by the consumer until `head` advances.
-        unsafe { *q.slots[head as usize % QUEUE_LEN].get() = *info };
-        q.head.store(head.wrapping_add(1), Ordering::Release);
-        stop(q.uc.get());
+        q.stop.store(true, Ordering::Relaxed);
     });
 }
 
@@ -183,8 +205,8 @@ pub fn set_disposition(sig: Signal, handler: u64) {
         SIG_DFL => (libc::SIG_DFL, 0),
         _ => (host_handler as *const () as usize, libc::SA_SIGINFO | libc::SA_ONSTACK),
     };
-    if guest_handler && !ANY_HANDLER.swap(true, Ordering::Relaxed) {
-        start_watchdog();
+    if guest_handler {
+        need_async_stops();
     }
     raw_sigaction(sig.0, h, flags);
 }
@@ -267,57 +289,4 @@ pub fn suspend(mask: u64) {
     let m = host_mask(mask);
     // SAFETY: an 8-byte kernel sigset; rt_sigsuspend returns EINTR after a handler ran.
     unsafe { libc::syscall(libc::SYS_rt_sigsuspend, &m as *const u64, 8usize) };
-}
-
-/// Starts (once per process) the watchdog thread, which every `TICK` (5 ms) stops an instance whose
-/// thread has recorded signals that arrived just before its `emu_start` began,
-/// and asks the thread holding the global guest lock to give way at its next block when others
-/// have waited for it a whole tick ([`crate::thread::preempt::tick`]).
-pub fn start_watchdog() {
-    // SAFETY: no arguments.
-    let pid = unsafe { libc::getpid() };
-    if WATCHDOG_PID.swap(pid, Ordering::Relaxed) == pid {
-        return;
-    }
-    let spawn = std::thread::Builder::new().name("endgate-watchdog".into()).spawn(|| {
-        // The watchdog takes no guest signals: it blocks everything it can.
-        let all = !0u64;
-        // SAFETY: an 8-byte kernel sigset for this thread only.
-        unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
-        loop {
-            std::thread::sleep(TICK);
-            crate::thread::preempt::tick();
-            if let Ok(r) = REGISTRY.lock() {
-                for &(q, uc) in r.iter() {
-                    // SAFETY: registered queues belong to live threads (they unregister
-                    // under this lock before exiting).
-                    let q = unsafe { &*(q as *const HostQueue) };
-                    if !q.is_empty() {
-                        stop(uc as *mut _);
-                    }
-                }
-            }
-        }
-    });
-    if spawn.is_err() {
-        crate::elog!("endgate: cannot start the signal watchdog thread");
-    }
-}
-
-/// Runs `fork` (a host fork returning the child's pid, 0 in the child) with the thread
-/// registry locked, so that the child's copy is not left locked by another host thread; in
-/// the child, the registry keeps only the calling thread (the others did not come along) and
-/// the watchdog is started again if the parent had one.
-pub fn fork_guarded(fork: impl FnOnce() -> i32) -> i32 {
-    let mut reg = REGISTRY.lock().unwrap_or_else(|e| e.into_inner());
-    let pid = fork();
-    if pid != 0 {
-        return pid;
-    }
-    QUEUE.with(|q| reg.retain(|&(addr, _)| addr == q as *const HostQueue as usize));
-    drop(reg);
-    if WATCHDOG_PID.load(Ordering::Relaxed) != 0 {
-        start_watchdog();
-    }
-    pid
 }

@@ -114,19 +114,16 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         0 => 0,
         s => arch.signal_to_host(s).ok_or(Errno::EINVAL)?.0 as i32,
     };
-    let pid = crate::signal::host::fork_guarded(|| {
-        if exit_sig == libc::SIGCHLD {
-            // SAFETY: the other host threads hold no lock the child needs: guest threads wait
-            // for the global guest lock (held here) or sit in host calls, glibc's fork takes
-            // its own locks (malloc) across the fork, and the signal registry is held by
-            // `fork_guarded`.
-            unsafe { libc::fork() }
-        } else {
-            // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
-            // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
-            unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
-        }
-    });
+    let pid = if exit_sig == libc::SIGCHLD {
+        // SAFETY: the other host threads hold no lock the child needs: guest threads wait for
+        // the global guest lock (held here) or sit in host calls, the preemption timer only
+        // sleeps and sets a flag, and glibc's fork takes its own locks (malloc) across the fork.
+        unsafe { libc::fork() }
+    } else {
+        // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
+        // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
+        unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
+    };
     if pid < 0 {
         return Err(Errno::last());
     }

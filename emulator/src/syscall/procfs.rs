@@ -1,6 +1,6 @@
 //! The guest's view of its own `/proc/self` files that would otherwise describe endgate:
 //! `maps` (the guest's mappings), `cmdline` (the guest's argv), `auxv` (the guest's auxiliary
-//! vector). Opening one of them returns a memfd holding the text generated at open time, as
+//! vector), `stat` (the host's line with the guest's memory-layout fields). Opening one of them returns a memfd holding the text generated at open time, as
 //! the kernel generates it at read time. `exe` is handled by readlink/open through
 //! [`super::path`]; `comm` follows from the host thread name, which endgate sets to the
 //! guest program's name at start-up.
@@ -19,6 +19,8 @@ pub enum ProcFile {
     Cmdline,
     /// `/proc/self/auxv`.
     Auxv,
+    /// `/proc/self/stat` (and `/proc/thread-self/stat`).
+    Stat,
 }
 
 /// Recognises `/proc/self/X`, `/proc/thread-self/X` and `/proc/<own pid>/X`.
@@ -35,6 +37,7 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
         b"maps" => Some(ProcFile::Maps),
         b"cmdline" => Some(ProcFile::Cmdline),
         b"auxv" => Some(ProcFile::Auxv),
+        b"stat" => Some(ProcFile::Stat),
         _ => None,
     }
 }
@@ -43,6 +46,7 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
         ProcFile::Maps => maps(task).into_bytes(),
+        ProcFile::Stat => stat(task).into_bytes(),
         ProcFile::Cmdline => {
             let mut v = Vec::new();
             for a in &task.argv {
@@ -102,6 +106,53 @@ fn maps(task: &Task) -> String {
         let _ = writeln!(out, "{}", line.trim_end());
     }
     out
+}
+
+/// `/proc/self/stat` (proc(5)): the host's line, which already has the guest's pid, name,
+/// state, parent, times and start time (the guest is this process), with the fields that
+/// describe the address space replaced by the guest's: 23 `vsize` (bytes mapped), 26
+/// `startcode` and 27 `endcode` (the program's executable mapping), 28 `startstack` (the
+/// initial stack pointer), 45 `start_data` and 46 `end_data` (the program's writable mapping),
+/// 47 `start_brk`. Fields 29-30 (`kstkesp`, `kstkeip`) read 0, as the kernel shows them for a
+/// running task; 48-51 (argument and environment bounds) are the host's.
+fn stat(task: &Task) -> String {
+    let line = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    let Some(close) = line.rfind(')') else { return line };
+    let (head, tail) = line.split_at(close + 1);
+    // tail[0] is field 3 (state).
+    let mut f: Vec<String> = tail.split_whitespace().map(str::to_string).collect();
+    let prog = task.exe.host_path.to_string_lossy().into_owned();
+    let guest_prog = task.exe.guest_path.clone();
+    let mut code = (0u64, 0u64);
+    let mut data = (0u64, 0u64);
+    let mut vsize = 0u64;
+    for (start, v) in task.mm.vmas() {
+        vsize += v.end - start;
+        if let VmaName::File(p) = &v.name {
+            if *p == prog || *p == guest_prog {
+                if v.prot.contains(Prot::EXEC) && code.0 == 0 {
+                    code = (start, v.end);
+                } else if v.prot.contains(Prot::WRITE) && data.0 == 0 {
+                    data = (start, v.end);
+                }
+            }
+        }
+    }
+    let mut set = |field: usize, v: u64| {
+        if let Some(slot) = f.get_mut(field - 3) {
+            *slot = v.to_string();
+        }
+    };
+    set(23, vsize);
+    set(26, code.0);
+    set(27, code.1);
+    set(28, task.start_stack);
+    set(29, 0);
+    set(30, 0);
+    set(45, data.0);
+    set(46, data.1);
+    set(47, task.mm.brk_start);
+    format!("{head} {}\n", f.join(" "))
 }
 
 /// `major:minor` and inode of a host file, as maps shows them.

@@ -49,7 +49,12 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         } else {
             crate::signal::SIG_DFL
         };
+        let first = !crate::signal::host::async_stops_needed();
         crate::signal::host::set_disposition(s, host);
+        if first && crate::signal::host::async_stops_needed() {
+            // The run loop installs the block hook that lets signals stop this thread.
+            let _ = cpu.emu_stop();
+        }
     }
     Ok(0)
 }

@@ -61,4 +61,5 @@ pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
 pub fn after_fork_child() {
     super::reset_live();
     super::lock::reset_after_fork();
+    super::preempt::after_fork_child();
 }

@@ -13,7 +13,7 @@
 //! back. It is held
 //! - by a guest thread from the moment its run loop starts until the thread ends, except
 //! - around host calls that can block ([`blocking`]), and
-//! - when the thread gives way ([`yield_now`]) after [the watchdog](crate::signal::host) has
+//! - when the thread gives way ([`yield_now`]) after [the preemption timer](super::preempt) has
 //!   had its instance stopped at a block boundary because another thread has waited a whole
 //!   tick ([`super::preempt`]).
 //!
@@ -26,10 +26,10 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 static NEXT: AtomicU32 = AtomicU32::new(0);
 /// The ticket whose holder owns the lock (a host futex word).
 static SERVING: AtomicU32 = AtomicU32::new(0);
-/// Counts acquisitions; the watchdog compares it across ticks to see whether the lock changed
+/// Counts acquisitions; the preemption timer compares it across ticks to see whether the lock changed
 /// hands.
 static HANDOFFS: AtomicU64 = AtomicU64::new(0);
-/// `HANDOFFS` as the watchdog saw it at its previous tick.
+/// `HANDOFFS` as the preemption timer saw it at its previous tick.
 static SEEN_AT_TICK: AtomicU64 = AtomicU64::new(u64::MAX);
 
 fn futex(word: &AtomicU32, op: i32, val: u32) {
@@ -78,7 +78,7 @@ pub fn contended() -> bool {
 }
 
 /// Lets every thread that waits for the lock run first, then takes it again (the run loop
-/// calls it after the watchdog stopped the instance; `sched_yield` calls it too).
+/// calls it after the preemption timer stopped the instance; `sched_yield` calls it too).
 pub fn yield_now() {
     if contended() {
         release();
@@ -116,7 +116,7 @@ fn set_errno(e: i32) {
     unsafe { *libc::__errno_location() = e };
 }
 
-/// For the watchdog's tick: `true` if another thread waits for the lock and the lock has not
+/// For the preemption timer's tick: `true` if another thread waits for the lock and the lock has not
 /// changed hands since the previous call.
 pub fn held_since_last_tick() -> bool {
     let h = HANDOFFS.load(Ordering::Relaxed);

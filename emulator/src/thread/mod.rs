@@ -4,7 +4,7 @@
 //! # The pieces
 //! - [`lock`]: the global guest lock. One guest thread runs at a time, which keeps guest
 //!   atomics atomic (unicorn instances do not synchronise with each other); blocking host
-//!   calls release it; the watchdog preempts a holder that others wait for.
+//!   calls release it; a timer preempts a holder that others wait for ([`preempt`]).
 //! - [`shared`]: the address space and the signal dispositions are one object per process,
 //!   each thread's `Task` holding a handle ([`shared::Shared`]); the signal mask, pending
 //!   signals, alternate stack, `clear_child_tid` and robust list stay per thread.

@@ -17,7 +17,7 @@
 //! - no reference obtained through a handle is kept across a release of the lock (the
 //!   handlers re-borrow after [`super::lock::blocking`] returns).
 //!
-//! Other host threads (the watchdog, signal handlers) never dereference a `Shared`.
+//! Other host threads (the preemption timer, signal handlers) never dereference a `Shared`.
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};

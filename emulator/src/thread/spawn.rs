@@ -208,6 +208,8 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         pending_op: None,
         sync_fault: None,
         interrupted: None,
+        poll_stop: false,
+        start_stack: t.start_stack,
     }
 }
 
@@ -215,11 +217,12 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     let t = cpu.get_data();
     let arch: &'static dyn GuestArch = t.arch;
     let seed = Seed { task: child_task(t, ca), ctx: CpuContext::save(cpu)?, extra: arch.thread_extra(cpu), args: *ca };
-    // From now on the process has threads: the creator's instance gets a preemption point.
-    super::preempt::install(cpu).map_err(|_| Errno::ENOMEM)?;
+    // From now on the process has threads: every instance stops at block starts on request
+    // (the run loops install the hook), and the preemption timer runs.
+    crate::signal::host::need_async_stops();
+    super::preempt::start_timer();
     let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
     super::thread_started();
-    crate::signal::host::start_watchdog();
     let started = std::thread::Builder::new().stack_size(HOST_STACK).spawn(move || child_main(seed, tx));
     let reply = match started {
         // The host thread runs detached; it ends when its guest thread does.
@@ -271,7 +274,6 @@ fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
     let Seed { task, ctx, extra, args } = seed;
     let arch = task.arch;
     let mut cpu = crate::task::new_instance(task).map_err(|_| Errno::ENOMEM)?;
-    super::preempt::install(&mut cpu).map_err(|_| Errno::ENOMEM)?;
     ctx.restore(&cpu)?;
     drop(ctx);
     if args.newsp != 0 {

@@ -8,6 +8,7 @@
 
 use capstone::arch::arm::ArmOperandType;
 use capstone::arch::arm64::Arm64OperandType;
+use capstone::arch::mips::MipsOperand;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
@@ -114,6 +115,13 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
                         candidates.push(reg(*base)?.wrapping_add(*disp as u64))
                     }
                     _ => {}
+                }
+            }
+        }
+        ArchDetail::MipsDetail(d) => {
+            for op in d.operands() {
+                if let MipsOperand::Mem(m) = op {
+                    candidates.push(reg(m.base())?.wrapping_add(m.disp() as u64));
                 }
             }
         }

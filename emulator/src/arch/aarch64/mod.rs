@@ -3,6 +3,9 @@
 //! - Trap: `svc #0` raises unicorn interrupt 2 (QEMU's EXCP_SWI) with the PC already past the
 //!   `svc`. Number in `x8`, arguments in `x0`-`x5`, result in `x0`.
 //! - TLS: `TPIDR_EL0`.
+//! - Signals: `rt_sigframe` with an `fpsimd_context` record (`signal.rs`); handlers return
+//!   through x30 to `sa_restorer` or to the sigtramp page (`mov x8, #139; svc #0`), as the
+//!   kernel's vDSO `__kernel_rt_sigreturn`.
 //! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions), at EL0 with the EL1
 //!   controls Linux sets for user space (`enter_el0`); the MMU is off and endgate's virtual
 //!   TLB supplies the user permissions. ID-register reads trap and are completed as the kernel
@@ -11,6 +14,7 @@
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
 mod calls;
+mod signal;
 mod traps;
 
 use capstone::prelude::*;
@@ -174,6 +178,21 @@ impl GuestArch for Aarch64 {
         };
         let v = cpu.reg_read(reg).ok()?;
         Some(if name.starts_with('w') { v & 0xffff_ffff } else { v })
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {

@@ -17,10 +17,14 @@
 //! - Address space: all of it below 4 GiB. The stack ends at 0xffff0000 (arm64's compat
 //!   `TASK_SIZE_32` with the kuser page above it), PIE base 0xaaaaa000 (two thirds of 4 GiB,
 //!   arm64's `COMPAT_ELF_ET_DYN_BASE`), and the kuser helpers page at 0xffff0000 ([`kuser`]).
+//! - Signals: `signal.rs` builds the kernel's `sigframe` (handlers without `SA_SIGINFO`, which
+//!   return through `sigreturn`) and `rt_sigframe`, both with the VFP registers; handlers
+//!   without `SA_RESTORER` return through the `[sigpage]` trampolines.
 
 mod abi;
 mod calls;
 pub mod kuser;
+mod signal;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -263,6 +267,21 @@ impl GuestArch for Arm {
             _ => RegisterARM::R0 as i32 + n,
         };
         cpu.reg_read(reg).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu, rt)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {

@@ -155,7 +155,7 @@ pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
 
 thread_local! {
     /// Set while endgate itself may load segment registers: while it drops the CPU to user
-    /// mode, and while it serves a system call (set_thread_area, a future sigreturn), when the
+    /// mode, and while it serves a system call (set_thread_area, sigreturn), when the
     /// CPU reads the table with EIP on the guest's next instruction. No guest instruction runs
     /// meanwhile, so every read of the table then is a descriptor load.
     static ENDGATE_LOADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -204,7 +204,7 @@ fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
 }
 
 /// Loads segment register `reg` with `sel` on endgate's behalf (the table is readable for it).
-fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
+pub(super) fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
     as_endgate(|| cpu.reg_write(reg, sel))
 }
 
@@ -239,6 +239,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     const FRAME: u64 = 0x800;
     const CODE: u64 = 0xf00;
     const IRET: u8 = 0xcf;
+    const NOP: u8 = 0x90;
     let mut page = vec![0u8; PAGE_SIZE as usize];
     let frame = [entry as u32, u32::from(USER_CS), 0x202, sp as u32, u32::from(USER_DS)];
     for (i, w) in frame.iter().enumerate() {
@@ -246,6 +247,8 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
         page[at..at + 4].copy_from_slice(&w.to_le_bytes());
     }
     page[CODE as usize] = IRET;
+    page[CODE as usize + 1] = NOP;
+    page[CODE as usize + 2] = NOP;
     cpu.mem_write(SCRATCH_PHYS, &page)?;
     let hook = cpu.add_tlb_hook(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE - 1, |_, _, _| {
         Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })
@@ -258,18 +261,19 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     // program whose `_start` is at 0x8049000).
     let run = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1));
     let arrived = (cpu.reg_read(RegisterX86::EIP)?, cpu.reg_read(RegisterX86::CS)?);
-    // The next `emu_start` without a count deletes unicorn's instruction-counting hook, and
-    // the deletion drops the code that hook was active in: the `iret`, whose page must then
-    // still be reachable (else unicorn's TLB fill raises an exception outside any run and
-    // longjmps into a stale frame). So that happens now, with a run that stops before its
-    // first instruction (`until` = `begin`); EIP is put back afterwards.
-    let _ = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, SCRATCH_LINEAR + CODE, 0, 0));
-    cpu.reg_write(RegisterX86::EIP, entry)?;
-    // Drop the translated `iret` while its page is still reachable, then the page itself.
+    // A count run leaves unicorn's instruction-count hook in place, and the next `emu_start`
+    // (count 0) deletes it, invalidating the code it saw: the `iret`, whose page must then
+    // still be reachable — else the invalidation's TLB fill fails outside the CPU loop,
+    // records UC_ERR_EXCEPTION for that later run and long-jumps out of it. So delete it now,
+    // with a count-0 run of one `nop` that stops at the next.
+    let flush = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE + 1, SCRATCH_LINEAR + CODE + 2, 0, 0));
+    cpu.reg_write(RegisterX86::EIP, arrived.0)?;
+    // Drop the translated code while its page is still reachable, then the page itself.
     let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
     cpu.remove_hook(hook)?;
     cpu.ctl_flush_tlb()?;
     run?;
+    flush?;
     if arrived != (entry, u64::from(USER_CS)) {
         return Err(uc_error::EXCEPTION);
     }

@@ -19,10 +19,14 @@
 //!   (`calls.rs`); `socketcall` is the shared [`crate::syscall::socketcall`]. `ipc`,
 //!   `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
+//! - Signals: `signal.rs` builds `sigframe_ia32` (handlers without `SA_SIGINFO`, returning
+//!   through `sigreturn`) and `rt_sigframe_ia32` with the FSAVE+FXSAVE FP state; handlers
+//!   without `SA_RESTORER` return through the sigtramp page (the kernel's vDSO has them).
 
 mod abi;
 mod calls;
 mod gdt;
+mod signal;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -134,6 +138,7 @@ impl GuestArch for I386 {
             if intno == SYSCALL_VECTOR {
                 gdt::as_endgate(|| crate::syscall::enter(cpu));
             } else {
+                crate::arch::x86_64::exception_state::clear(cpu);
                 crate::task::cpu_exception(cpu, intno);
             }
         })?;
@@ -156,8 +161,10 @@ impl GuestArch for I386 {
             cpu.reg_write(r, 0)?;
         }
         // The FPU state of a new process (fpstate_init_fxstate): x87 control word 0x37f
-        // (all exceptions masked, 64-bit precision, round to nearest), MXCSR 0x1f80.
+        // (all exceptions masked, 64-bit precision, round to nearest), every register empty
+        // (unicorn's reset marks them valid), MXCSR 0x1f80.
         cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
+        cpu.reg_write(RegisterX86::FPTAG, 0xffff)?;
         cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
         Ok(())
     }
@@ -266,6 +273,21 @@ impl GuestArch for I386 {
             _ => return None,
         };
         cpu.reg_read(reg).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu, rt)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends;

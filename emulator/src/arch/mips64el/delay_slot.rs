@@ -107,12 +107,28 @@ pub fn locate_hflags(cpu: &mut Cpu<'_>) {
 
 /// Clears delay-slot bits a TLB fill left in `hflags` (see the module doc).
 pub fn repair_after_fill(cpu: &Cpu<'_>) {
-    let Some(&Some(at)) = HFLAGS_AT.get() else { return };
-    let Some(mut ctx) = Ctx::save(cpu) else { return };
+    clear_branch_state(cpu);
+}
+
+/// Clears the branch and delay-slot bits of `hflags`; returns `true` if any were set.
+fn clear_branch_state(cpu: &Cpu<'_>) -> bool {
+    let Some(&Some(at)) = HFLAGS_AT.get() else { return false };
+    let Some(mut ctx) = Ctx::save(cpu) else { return false };
     let d = ctx.data();
     let h = word(d, at);
-    if h & MIPS_HFLAG_BMASK != 0 {
-        d[at..at + 4].copy_from_slice(&(h & !MIPS_HFLAG_BMASK).to_le_bytes());
-        ctx.restore(cpu);
+    if h & MIPS_HFLAG_BMASK == 0 {
+        return false;
     }
+    d[at..at + 4].copy_from_slice(&(h & !MIPS_HFLAG_BMASK).to_le_bytes());
+    ctx.restore(cpu);
+    true
+}
+
+/// Takes a stopped thread out of a branch delay slot before its PC moves elsewhere (a
+/// signal handler): returns `true` if the PC was on a delay-slot instruction (emulation
+/// stopped, or a fault was raised, between a branch and its delay slot), whose branch is
+/// then at PC - 4. Without this the engine would treat the next instruction run as a delay
+/// slot and jump to the stale branch target after it.
+pub fn leave_delay_slot(cpu: &Cpu<'_>) -> bool {
+    clear_branch_state(cpu)
 }

@@ -21,12 +21,15 @@
 //!   a load or store in a delay slot touches a new page; `delay_slot` clears them after every
 //!   data fill (without it, glibc and busybox die with SIGILL or jump astray).
 //! - TLS: `set_thread_area` writes CP0 `UserLocal`.
+//! - Signal frames (n64 `struct rt_sigframe` only) and the `rt_sigreturn` trampoline:
+//!   `signal.rs`.
 //! - Address space: `TASK_SIZE64` 1 TiB (40 bits, below the model's 42 `SEGBITS`), PIE base
 //!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
 mod abi;
 mod calls;
 mod delay_slot;
+mod signal;
 mod tlb;
 
 use capstone::prelude::*;
@@ -270,6 +273,22 @@ impl GuestArch for Mips64el {
             excp::RI | excp::CPU => Signal::SIGILL,
             _ => Signal::SIGILL,
         }
+    }
+
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
 
     #[inline]

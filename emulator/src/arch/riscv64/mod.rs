@@ -8,6 +8,9 @@
 //! - `ebreak` never reaches the interrupt hook: unicorn's `riscv_stop_interrupt` turns it into
 //!   an invalid-instruction stop, caught here with an `INSN_INVALID` hook and raised as SIGTRAP.
 //! - TLS: `tp` (x4).
+//! - Signals: `rt_sigframe` with the D-extension FP state (`signal.rs`); there is no
+//!   `SA_RESTORER`, handlers return through `ra` to the sigtramp page (`li a7, 139; ecall`),
+//!   as the kernel's vDSO `__vdso_rt_sigreturn`.
 //! - CPU: unicorn's SiFive U54 model (RV64GC plus S and U modes), run in U-mode as Linux runs
 //!   user code (privileged CSRs such as `mstatus` raise SIGILL), with `mstatus.FS` set so the
 //!   F and D instructions work and the counter-enable CSRs set so `rdcycle`/`rdinstret` work.
@@ -18,6 +21,7 @@
 
 mod abi;
 mod calls;
+mod signal;
 mod traps;
 
 use capstone::prelude::*;
@@ -237,6 +241,21 @@ impl GuestArch for Riscv64 {
             return Some(0);
         }
         cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {

@@ -34,9 +34,13 @@
 //!   rounded down to 4 GiB).
 //! - `mmap` is `old_mmap` (one pointer to six longs) and `statfs` has s390's layout:
 //!   `calls.rs`. `socketcall` is the shared [`crate::syscall::socketcall`].
+//! - Signal frames (`struct sigframe`, `struct rt_sigframe`) and the `svc 173`/`svc 119`
+//!   return trampolines: `signal.rs`. A restarted call goes back by the length of the
+//!   instruction that ran its `svc`, which the trap hook keeps per thread.
 
 mod abi;
 mod calls;
+mod signal;
 mod traps;
 
 use std::cell::Cell;
@@ -89,6 +93,9 @@ thread_local! {
     /// The 8-bit immediate of the `svc` being served on this thread (the low half of the
     /// kernel's `pt_regs::int_code`), set by the trap hook before it calls the dispatcher.
     static SVC_IMM: Cell<u8> = const { Cell::new(0) };
+    /// The length of the instruction that ran that `svc` (2, or 4/6 for `EX`/`EXRL`; the
+    /// kernel's `int_code >> 16`), for rewinding the PSW to restart the call.
+    static SVC_ILEN: Cell<u64> = const { Cell::new(2) };
 }
 
 impl GuestArch for S390x {
@@ -131,6 +138,7 @@ impl GuestArch for S390x {
                 excp::SVC => match traps::decode_svc(cpu, pc) {
                     Some((imm, ilen)) => {
                         SVC_IMM.with(|c| c.set(imm));
+                        SVC_ILEN.with(|c| c.set(ilen));
                         let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
                         crate::syscall::enter(cpu);
                     }
@@ -264,6 +272,24 @@ impl GuestArch for S390x {
             return None;
         }
         cpu.reg_read(RegisterS390X::R0 as i32 + i).ok()
+    }
+    fn fault_si_addr(&self, addr: u64) -> u64 {
+        addr & !(crate::mm::PAGE_SIZE - 1)
+    }
+    fn signal_frames(&self) -> bool {
+        true
+    }
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        signal::setup_frame(cpu, req)
+    }
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        signal::restore_frame(cpu, rt)
+    }
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        signal::restart_syscall(cpu, args, SVC_ILEN.with(Cell::get))
+    }
+    fn sigtramp_code(&self) -> Option<Vec<u8>> {
+        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, code: u32) -> Signal {
         // `code` is a program-interruption code (see the module doc); signals as

@@ -107,6 +107,24 @@ fn is_fixed_point_divide(b: &[u8; 6]) -> bool {
     }
 }
 
+/// The length of an instruction from its first byte (its top two bits: 00 two bytes, 01 and
+/// 10 four, 11 six).
+fn len_from_opcode(op: u8) -> usize {
+    match op >> 6 {
+        0 => 2,
+        1 | 2 => 4,
+        _ => 6,
+    }
+}
+
+/// The length in bytes of the instruction at `pc`, the instruction-length code a program
+/// check stores; `None` if it cannot be read.
+pub fn insn_len(cpu: &Cpu<'_>, pc: u64) -> Option<u64> {
+    let mut b = [0u8; 1];
+    fetch(cpu, pc, &mut b)?;
+    Some(len_from_opcode(b[0]) as u64)
+}
+
 /// The program-interruption code of the program check whose instruction is at `pc` (see the
 /// module doc for how much of it can be known).
 pub fn program_check_code(cpu: &Cpu<'_>, pc: u64) -> u32 {
@@ -117,11 +135,7 @@ pub fn program_check_code(cpu: &Cpu<'_>, pc: u64) -> u32 {
     let mut b = [0u8; 6];
     // The instruction may end at a page boundary; its length is in the top two bits.
     if fetch(cpu, pc, &mut b[..2]).is_some() {
-        let len = match b[0] >> 6 {
-            0 => 2,
-            1 | 2 => 4,
-            _ => 6,
-        };
+        let len = len_from_opcode(b[0]);
         if fetch(cpu, pc, &mut b[..len]).is_some() && is_fixed_point_divide(&b) {
             return pgm::FIXPT_DIVIDE;
         }

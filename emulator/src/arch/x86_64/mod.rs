@@ -11,6 +11,7 @@
 
 mod abi;
 mod calls;
+pub(crate) mod exception_state;
 mod signal;
 
 use capstone::prelude::*;
@@ -65,7 +66,10 @@ impl GuestArch for X86_64 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, crate::syscall::enter)?;
-        cpu.add_intr_hook(crate::task::cpu_exception)?;
+        cpu.add_intr_hook(|cpu, intno| {
+            exception_state::clear(cpu);
+            crate::task::cpu_exception(cpu, intno);
+        })?;
         Ok(())
     }
 

@@ -1,0 +1,433 @@
+//! i386 signal frames: `struct sigframe_ia32` and `struct rt_sigframe_ia32`
+//! (arch/x86/include/asm/sigframe.h) with `struct sigcontext_32` and `struct _fpstate_32`
+//! (arch/x86/include/uapi/asm/sigcontext.h), built and placed as arch/x86/kernel/signal_32.c,
+//! signal.c (`get_sigframe`) and fpu/signal.c do it for a CPU with FXSR and no XSAVE.
+//!
+//! `struct sigcontext_32` (88 bytes, one 32-bit word each): `gs`, `fs`, `es`, `ds`, `edi`,
+//! `esi`, `ebp`, `esp`, `ebx`, `edx`, `ecx`, `eax`, `trapno`, `err`, `eip`, `cs`, `eflags`,
+//! `esp_at_signal`, `ss`, `fpstate` (pointer), `oldmask`, `cr2`.
+//!
+//! The handler's arguments are on the stack (cdecl); `frame` is the stack pointer the handler
+//! starts with, and offsets are in bytes:
+//! - without `SA_SIGINFO`, `struct sigframe_ia32` (732): `+0` `pretcode` (the return
+//!   address), `+4` `sig`, `+8` `sc`, `+96` an unused `struct _fpstate_32` (624), `+720`
+//!   `extramask` (the mask's second word), `+724` `retcode` (8); the handler returns through
+//!   `sigreturn`, whose restorer pops `sig` first;
+//! - with `SA_SIGINFO`, `struct rt_sigframe_ia32` (268): `+0` `pretcode`, `+4` `sig`, `+8`
+//!   `pinfo`, `+12` `puc`, `+16` `siginfo_t` (128), `+144` `struct ucontext` (`uc_flags` 0,
+//!   `uc_link`, `uc_stack` (12), `uc_mcontext` (88), `uc_sigmask` (8)), `+260` `retcode` (8);
+//!   the handler returns through `rt_sigreturn`.
+//!
+//! Above the frame lies the FP state `sc.fpstate` points to: the 112-byte legacy FSAVE header
+//! (`cw`, `sw`, `tag`, `ipoff`, `cssel`, `dataoff`, `datasel`, `st0`-`st7` at 10 bytes each,
+//! `status`, `magic` = 0 for "FXSR data follows"), then the 512-byte FXSAVE image, 64-byte
+//! aligned. `frame + 4` is 16-byte aligned, as at a function's entry.
+//!
+//! The handler starts with `eax` = signal (and `edx` = &siginfo, `ecx` = &ucontext for rt,
+//! both 0 otherwise: `-mregparm=3` handlers), DF, TF and RF clear, DS and ES = `__USER_DS`,
+//! and a fresh FPU (`fpu__clear_user_states`). `gs` (glibc's TLS segment) and `fs` keep their
+//! selectors. `retcode` holds the kernel's historic return code (`popl %eax; movl $119,%eax;
+//! int $0x80` or `movl $173,%eax; int $0x80`), which gdb still recognises.
+
+use syscalls::Errno;
+use unicorn_engine::RegisterX86 as R;
+
+use super::gdt;
+use crate::arch::{Cpu, SyscallArgs};
+use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
+use crate::signal::{sa, FrameRequest, SigFields, Signal};
+
+/// Bytes of `struct sigcontext_32`.
+const SC_SIZE: u64 = 88;
+/// Bytes of `struct _fpstate_32`: the FSAVE header and the FXSAVE image.
+const FPSTATE_SIZE: u64 = FSAVE_HEADER + FXSAVE_SIZE;
+/// Bytes of the legacy header (`struct fregs_state`).
+const FSAVE_HEADER: u64 = 112;
+/// Bytes of the FXSAVE image.
+const FXSAVE_SIZE: u64 = 512;
+
+/// `struct sigframe_ia32`: size, `sc`, `extramask`, `retcode`.
+const OLD_SIZE: u64 = 8 + SC_SIZE + FPSTATE_SIZE + 4 + 8;
+const OLD_SC: u64 = 8;
+const OLD_EXTRAMASK: u64 = 8 + SC_SIZE + FPSTATE_SIZE;
+const OLD_RETCODE: u64 = OLD_EXTRAMASK + 4;
+
+/// `struct rt_sigframe_ia32`: size, `info`, `uc`, `retcode`.
+const RT_SIZE: u64 = 16 + SIGINFO_SIZE + UC_SIZE + 8;
+const RT_INFO: u64 = 16;
+const RT_UC: u64 = 16 + SIGINFO_SIZE;
+const RT_RETCODE: u64 = RT_UC + UC_SIZE;
+
+/// `struct ucontext` (i386): size, `uc_stack`, `uc_mcontext`, `uc_sigmask`.
+const UC_SIZE: u64 = 8 + 12 + SC_SIZE + 8;
+const UC_STACK: u64 = 8;
+const UC_MCONTEXT: u64 = 20;
+const UC_SIGMASK: u64 = 20 + SC_SIZE;
+
+/// `sigcontext_32` word indices.
+mod sc {
+    pub const GS: usize = 0;
+    pub const FS: usize = 1;
+    pub const ES: usize = 2;
+    pub const DS: usize = 3;
+    pub const EDI: usize = 4;
+    pub const TRAPNO: usize = 12;
+    pub const EIP: usize = 14;
+    pub const CS: usize = 15;
+    pub const EFLAGS: usize = 16;
+    pub const ESP_AT_SIGNAL: usize = 17;
+    pub const SS: usize = 18;
+    pub const FPSTATE: usize = 19;
+    pub const OLDMASK: usize = 20;
+    pub const CR2: usize = 21;
+}
+
+/// The general registers from `edi` to `eax`, in `sigcontext_32` order.
+const GREGS: [R; 8] = [R::EDI, R::ESI, R::EBP, R::ESP, R::EBX, R::EDX, R::ECX, R::EAX];
+
+/// EFLAGS bits a `sigreturn` may change (the kernel's `FIX_EFLAGS`: AC OF DF TF SF ZF AF PF CF
+/// RF).
+const FIX_EFLAGS: u64 = 0x40000 | 0x800 | 0x400 | 0x100 | 0x80 | 0x40 | 0x10 | 0x4 | 0x1 | 0x10000;
+/// EFLAGS DF, TF and RF, cleared for the handler.
+const HANDLER_CLEARS: u64 = 0x400 | 0x100 | 0x10000;
+/// `MXCSR` bits the CPU implements (`mxcsr_feature_mask`; the model has no DAZ).
+const MXCSR_MASK: u32 = 0xffff;
+
+/// `__NR_sigreturn` and `__NR_rt_sigreturn` on i386.
+const NR_SIGRETURN: u8 = 119;
+const NR_RT_SIGRETURN: u8 = 173;
+
+/// The old frame's `retcode` and trampoline: `popl %eax; movl $119, %eax; int $0x80`.
+const RETCODE_OLD: [u8; 8] = [0x58, 0xb8, NR_SIGRETURN, 0, 0, 0, 0xcd, 0x80];
+/// The rt frame's `retcode` and trampoline: `movl $173, %eax; int $0x80` (and a pad byte).
+const RETCODE_RT: [u8; 8] = [0xb8, NR_RT_SIGRETURN, 0, 0, 0, 0xcd, 0x80, 0];
+
+/// The sigtramp page for handlers without `SA_RESTORER`: the rt return code at 0 and the
+/// old one at [`SIGTRAMP_OLD`], as the kernel's vDSO has them (`__kernel_rt_sigreturn`,
+/// `__kernel_sigreturn`); `hlt` (a #GP at CPL 3, SIGSEGV) around them.
+pub fn sigtramp_code() -> Vec<u8> {
+    let mut code = vec![0xf4u8; (SIGTRAMP_OLD + 8) as usize];
+    code[..8].copy_from_slice(&RETCODE_RT);
+    code[SIGTRAMP_OLD as usize..].copy_from_slice(&RETCODE_OLD);
+    code
+}
+
+fn reg(cpu: &Cpu<'_>, r: R) -> u64 {
+    cpu.reg_read(r).unwrap_or(0) & 0xffff_ffff
+}
+
+fn put(buf: &mut [u8], at: u64, v: u32) {
+    let at = at as usize;
+    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get(buf: &[u8], at: u64) -> u32 {
+    let at = at as usize;
+    u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
+}
+
+/// Fills `struct sigcontext_32` at `at` in `buf` (`__unsafe_setup_sigcontext32`), but for
+/// `oldmask`.
+fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, fpstate: u64) {
+    let w = |i: usize| at + 4 * i as u64;
+    for (i, r) in [R::GS, R::FS, R::ES, R::DS].into_iter().enumerate() {
+        put(buf, w(sc::GS + i), (reg(cpu, r) & 0xffff) as u32);
+    }
+    for (i, &r) in GREGS.iter().enumerate() {
+        put(buf, w(sc::EDI + i), reg(cpu, r) as u32);
+    }
+    // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
+    let (trapno, cr2) = match (req.info.signo, req.info.fields) {
+        (Signal::SIGSEGV, SigFields::Fault { addr }) => (14, addr),
+        (Signal::SIGILL, SigFields::Fault { .. }) => (6, 0),
+        (Signal::SIGFPE, SigFields::Fault { .. }) => (0, 0),
+        (Signal::SIGTRAP, SigFields::Fault { .. }) => (3, 0),
+        _ => (0, 0),
+    };
+    put(buf, w(sc::TRAPNO), trapno);
+    put(buf, w(sc::EIP), reg(cpu, R::EIP) as u32);
+    put(buf, w(sc::CS), (reg(cpu, R::CS) & 0xffff) as u32);
+    put(buf, w(sc::EFLAGS), reg(cpu, R::EFLAGS) as u32);
+    put(buf, w(sc::ESP_AT_SIGNAL), reg(cpu, R::ESP) as u32);
+    put(buf, w(sc::SS), (reg(cpu, R::SS) & 0xffff) as u32);
+    put(buf, w(sc::FPSTATE), fpstate as u32);
+    put(buf, w(sc::CR2), cr2 as u32);
+}
+
+/// Builds the frame and enters the handler (see the module doc). Errors: `EFAULT` when the
+/// stack cannot hold the frame.
+pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
+    let arch = cpu.get_data().arch;
+    let rt = req.action.flags & sa::SIGINFO != 0;
+    let esp = reg(cpu, R::ESP);
+    let top = req.stack_top(esp);
+    let fxsave_at = align_down(top.wrapping_sub(FXSAVE_SIZE), 64);
+    let fpstate = fxsave_at.wrapping_sub(FSAVE_HEADER);
+    let size = if rt { RT_SIZE } else { OLD_SIZE };
+    let frame = (fpstate.wrapping_sub(size).wrapping_add(4) & !15).wrapping_sub(4);
+    let end = fxsave_at.wrapping_add(FXSAVE_SIZE);
+
+    let restorer = if req.action.flags & sa::RESTORER != 0 {
+        req.action.restorer & 0xffff_ffff
+    } else {
+        let tramp = cpu.get_data().sigtramp;
+        if tramp == 0 {
+            return Err(Errno::EFAULT);
+        }
+        tramp + if rt { 0 } else { SIGTRAMP_OLD }
+    };
+    let signo = req.guest_signo(arch);
+    let mut buf = vec![0u8; size as usize];
+    put(&mut buf, 0, restorer as u32);
+    put(&mut buf, 4, signo as u32);
+    let sc_off = if rt {
+        put(&mut buf, 8, (frame + RT_INFO) as u32);
+        put(&mut buf, 12, (frame + RT_UC) as u32);
+        buf[RT_RETCODE as usize..].copy_from_slice(&RETCODE_RT);
+        RT_UC + UC_MCONTEXT
+    } else {
+        buf[OLD_RETCODE as usize..].copy_from_slice(&RETCODE_OLD);
+        OLD_SC
+    };
+    fill_sigcontext(cpu, &mut buf, sc_off, req, fpstate);
+    let fp = fpu_save(cpu);
+
+    // The mask: its first word in `sc.oldmask`, the second in `extramask` (old), all of it
+    // in `uc_sigmask` (rt). i386 numbers signals as the host does.
+    put(&mut buf, sc_off + 4 * sc::OLDMASK as u64, req.old_mask as u32);
+    if !rt {
+        put(&mut buf, OLD_EXTRAMASK, (req.old_mask >> 32) as u32);
+    }
+
+    let t = cpu.get_data_mut();
+    let mm = &mut t.mm;
+    mm.check_writable(frame, end.wrapping_sub(frame))?;
+    mm.write_bytes(fpstate, &fp)?;
+    mm.write_bytes(frame, &buf)?;
+    if rt {
+        arch.write_sigset(mm, frame + RT_UC + UC_SIGMASK, req.old_mask)?;
+        write_siginfo(mm, arch, frame + RT_INFO, &req.info)?;
+        write_uc_stack(mm, arch, frame + RT_UC + UC_STACK, &req.altstack, frame)?;
+    }
+
+    for r in [R::DS, R::ES] {
+        if reg(cpu, r) & 0xffff != u64::from(gdt::USER_DS) {
+            gdt::load_segment(cpu, r, u64::from(gdt::USER_DS)).map_err(|_| Errno::EFAULT)?;
+        }
+    }
+    let flags = reg(cpu, R::EFLAGS) & !HANDLER_CLEARS;
+    let (edx, ecx) = if rt { (frame + RT_INFO, frame + RT_UC) } else { (0, 0) };
+    fpu_init(cpu);
+    let _ = cpu.reg_write(R::EAX, signo);
+    let _ = cpu.reg_write(R::EDX, edx);
+    let _ = cpu.reg_write(R::ECX, ecx);
+    let _ = cpu.reg_write(R::ESP, frame);
+    let _ = cpu.reg_write(R::EFLAGS, flags);
+    let _ = cpu.reg_write(R::EIP, req.action.handler & 0xffff_ffff);
+    Ok(())
+}
+
+/// `sigreturn` (`rt` false: the restorer popped `sig`, so the frame is at `esp - 8`) and
+/// `rt_sigreturn` (the frame at `esp - 4`, after the handler's `ret`): restores the registers
+/// (`ia32_restore_sigcontext`: CS and SS forced to RPL 3, only the `FIX_EFLAGS` bits of
+/// EFLAGS, the data segments reloaded when they changed), the FP state, and for `rt` the
+/// alternate stack. Returns the mask: `sc.oldmask` and `extramask` (old), `uc_sigmask` (rt).
+/// Errors: `EFAULT` for an unreadable frame or FP state, or a segment that cannot be loaded.
+pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+    let arch = cpu.get_data().arch;
+    let esp = reg(cpu, R::ESP);
+    let frame = esp.wrapping_sub(if rt { 4 } else { 8 });
+    let sc_at = frame + if rt { RT_UC + UC_MCONTEXT } else { OLD_SC };
+    let t = cpu.get_data_mut();
+    let mm = &t.mm;
+    let mut scb = [0u8; SC_SIZE as usize];
+    mm.read_bytes(sc_at, &mut scb)?;
+    let word = |i: usize| u64::from(get(&scb, 4 * i as u64));
+    let mask = if rt {
+        arch.read_sigset(mm, frame + RT_UC + UC_SIGMASK)?
+    } else {
+        word(sc::OLDMASK) | u64::from(mm.read_u32(frame + OLD_EXTRAMASK)?) << 32
+    };
+    let fpstate = word(sc::FPSTATE);
+    let fp = if fpstate != 0 {
+        let mut b = vec![0u8; FPSTATE_SIZE as usize];
+        mm.read_bytes(fpstate, &mut b)?;
+        Some(b)
+    } else {
+        None
+    };
+    if rt {
+        if let Some(st) = read_uc_stack(mm, arch, frame + RT_UC + UC_STACK) {
+            t.sig.altstack = st;
+        }
+    }
+
+    for (i, &r) in GREGS.iter().enumerate() {
+        let _ = cpu.reg_write(r, word(sc::EDI + i));
+    }
+    let _ = cpu.reg_write(R::EIP, word(sc::EIP));
+    let flags = reg(cpu, R::EFLAGS);
+    let _ = cpu.reg_write(R::EFLAGS, (flags & !FIX_EFLAGS) | (word(sc::EFLAGS) & FIX_EFLAGS));
+    // Segment registers: loaded only when they changed (the kernel's `reload_segments`); a
+    // null selector of any RPL counts as unchanged null. CS and SS get RPL 3.
+    let segs = [(R::CS, sc::CS), (R::SS, sc::SS), (R::GS, sc::GS), (R::FS, sc::FS), (R::DS, sc::DS), (R::ES, sc::ES)];
+    for (r, i) in segs {
+        let sel = (word(i) & 0xffff) | 3;
+        let cur = reg(cpu, r) & 0xffff;
+        if sel == cur || (sel & !3 == 0 && cur & !3 == 0) {
+            continue;
+        }
+        if gdt::load_segment(cpu, r, sel).is_err() {
+            match r {
+                // A data segment that cannot be loaded becomes null (`loadsegment`'s fixup).
+                R::GS | R::FS | R::DS | R::ES => {
+                    let _ = gdt::load_segment(cpu, r, 0);
+                }
+                _ => return Err(Errno::EFAULT),
+            }
+        }
+    }
+    if let Some(fp) = fp {
+        fpu_restore(cpu, &fp);
+    }
+    Ok(mask)
+}
+
+/// Back to the `int $0x80` (2 bytes) with the number in `eax` again; the argument registers
+/// are never changed by a call.
+pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+    let eip = reg(cpu, R::EIP);
+    let _ = cpu.reg_write(R::EIP, eip.wrapping_sub(2) & 0xffff_ffff);
+    let _ = cpu.reg_write(R::EAX, args.nr);
+}
+
+const XMM: [R; 8] = [R::XMM0, R::XMM1, R::XMM2, R::XMM3, R::XMM4, R::XMM5, R::XMM6, R::XMM7];
+const ST: [R; 8] = [R::ST0, R::ST1, R::ST2, R::ST3, R::ST4, R::ST5, R::ST6, R::ST7];
+
+/// The `struct _fpstate_32` image of the FP state (`save_fsave_header` and an FXSAVE):
+/// the FSAVE header (`convert_from_fxsr`: control, status and full tag words with their high
+/// halves set, FIP, FCS with the opcode above it, FDP, FDS, the registers in stack order,
+/// then `status` and `magic` 0), and the FXSAVE image (Intel SDM vol. 1 table 10-2: FCW,
+/// FSW, abridged tag, FOP, FIP, FCS, FDP, FDS, MXCSR, MXCSR_MASK, ST0-7, XMM0-7).
+fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
+    let mut b = vec![0u8; FPSTATE_SIZE as usize];
+    let fcw = reg(cpu, R::FPCW) as u16;
+    let fsw = reg(cpu, R::FPSW) as u16;
+    let tag = reg(cpu, R::FPTAG) as u16;
+    let fop = reg(cpu, R::FOP) as u16;
+    let fip = reg(cpu, R::FIP) as u32;
+    let fcs = reg(cpu, R::FCS) as u16;
+    let fdp = reg(cpu, R::FDP) as u32;
+    let fds = reg(cpu, R::FDS) as u16;
+    let mut st = [[0u8; 10]; 8];
+    for (i, &r) in ST.iter().enumerate() {
+        if let Ok(v) = cpu.reg_read_long(r) {
+            let n = v.len().min(10);
+            st[i][..n].copy_from_slice(&v[..n]);
+        }
+    }
+    // FSAVE header.
+    put(&mut b, 0, 0xffff_0000 | u32::from(fcw));
+    put(&mut b, 4, 0xffff_0000 | u32::from(fsw));
+    put(&mut b, 8, 0xffff_0000 | u32::from(tag));
+    put(&mut b, 12, fip);
+    put(&mut b, 16, u32::from(fcs) | u32::from(fop) << 16);
+    put(&mut b, 20, fdp);
+    put(&mut b, 24, 0xffff_0000 | u32::from(fds));
+    for (i, s) in st.iter().enumerate() {
+        b[28 + 10 * i..38 + 10 * i].copy_from_slice(s);
+    }
+    b[108..110].copy_from_slice(&fsw.to_le_bytes());
+    // `magic` at 110 = 0 (X86_FXSR_MAGIC): FXSAVE data follows.
+
+    let fx = FSAVE_HEADER as usize;
+    b[fx..fx + 2].copy_from_slice(&fcw.to_le_bytes());
+    b[fx + 2..fx + 4].copy_from_slice(&fsw.to_le_bytes());
+    // Abridged tag: one bit per physical register, 1 = not empty.
+    b[fx + 4] = (0..8).filter(|i| (tag >> (2 * i)) & 3 != 3).fold(0u8, |a, i| a | 1 << i);
+    b[fx + 6..fx + 8].copy_from_slice(&fop.to_le_bytes());
+    put(&mut b, fx as u64 + 8, fip);
+    b[fx + 12..fx + 14].copy_from_slice(&fcs.to_le_bytes());
+    put(&mut b, fx as u64 + 16, fdp);
+    b[fx + 20..fx + 22].copy_from_slice(&fds.to_le_bytes());
+    put(&mut b, fx as u64 + 24, reg(cpu, R::MXCSR) as u32);
+    put(&mut b, fx as u64 + 28, MXCSR_MASK);
+    for (i, s) in st.iter().enumerate() {
+        b[fx + 32 + 16 * i..fx + 42 + 16 * i].copy_from_slice(s);
+    }
+    for (i, &r) in XMM.iter().enumerate() {
+        if let Ok(v) = cpu.reg_read_long(r) {
+            let n = v.len().min(16);
+            b[fx + 160 + 16 * i..fx + 160 + 16 * i + n].copy_from_slice(&v[..n]);
+        }
+    }
+    b
+}
+
+/// Loads the FP state from a `struct _fpstate_32` image as `__fpu_restore_sig` does for an
+/// ia32 frame: the x87 part from the FSAVE header (`convert_to_fxsr`; only empty/non-empty
+/// survives of the tag word), MXCSR and the XMM registers from the FXSAVE image.
+fn fpu_restore(cpu: &mut Cpu<'_>, b: &[u8]) {
+    let fx = FSAVE_HEADER;
+    let _ = cpu.reg_write(R::FPCW, u64::from(get(b, 0) & 0xffff));
+    // FSW before the registers: it holds TOP, which ST(i) is relative to.
+    let _ = cpu.reg_write(R::FPSW, u64::from(get(b, 4) & 0xffff));
+    let _ = cpu.reg_write(R::FPTAG, u64::from(get(b, 8) & 0xffff));
+    let _ = cpu.reg_write(R::FIP, u64::from(get(b, 12)));
+    let _ = cpu.reg_write(R::FCS, u64::from(get(b, 16) & 0xffff));
+    let _ = cpu.reg_write(R::FOP, u64::from(get(b, 16) >> 16));
+    let _ = cpu.reg_write(R::FDP, u64::from(get(b, 20)));
+    let _ = cpu.reg_write(R::FDS, u64::from(get(b, 24) & 0xffff));
+    for (i, &r) in ST.iter().enumerate() {
+        let _ = cpu.reg_write_long(r, &b[28 + 10 * i..38 + 10 * i]);
+    }
+    let _ = cpu.reg_write(R::MXCSR, u64::from(get(b, fx + 24) & MXCSR_MASK));
+    let fx = fx as usize;
+    for (i, &r) in XMM.iter().enumerate() {
+        let _ = cpu.reg_write_long(r, &b[fx + 160 + 16 * i..fx + 176 + 16 * i]);
+    }
+}
+
+/// The FP state a handler starts with (the kernel's `init_fpstate`): control word 0x37f,
+/// every register empty and zero, MXCSR 0x1f80.
+fn fpu_init(cpu: &mut Cpu<'_>) {
+    let _ = cpu.reg_write(R::FPCW, 0x37f);
+    let _ = cpu.reg_write(R::FPSW, 0);
+    for &r in &ST {
+        let _ = cpu.reg_write_long(r, &[0u8; 10]);
+    }
+    let _ = cpu.reg_write(R::FPTAG, 0xffff);
+    for r in [R::FIP, R::FCS, R::FOP, R::FDP, R::FDS] {
+        let _ = cpu.reg_write(r, 0);
+    }
+    let _ = cpu.reg_write(R::MXCSR, 0x1f80);
+    for &r in &XMM {
+        let _ = cpu.reg_write_long(r, &[0u8; 16]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frame_sizes_match_the_kernel() {
+        // sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732,
+        // sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116.
+        assert_eq!(FPSTATE_SIZE, 624);
+        assert_eq!(OLD_SIZE, 732);
+        assert_eq!(RT_SIZE, 268);
+        assert_eq!(UC_SIZE, 116);
+        assert_eq!(OLD_EXTRAMASK, 720);
+        assert_eq!(RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64, 16 + 128 + 20 + 76);
+    }
+
+    #[test]
+    fn return_code_is_the_kernels() {
+        // popl %eax (58); movl $119, %eax (b8 imm32); int $0x80 (cd 80).
+        assert_eq!(RETCODE_OLD, [0x58, 0xb8, 119, 0, 0, 0, 0xcd, 0x80]);
+        let code = sigtramp_code();
+        assert_eq!(code[..7], [0xb8, 173, 0, 0, 0, 0xcd, 0x80]);
+        assert_eq!(code[SIGTRAMP_OLD as usize..], RETCODE_OLD);
+    }
+}

@@ -1,0 +1,178 @@
+//! riscv64 signal frames: `struct rt_sigframe` of arch/riscv/kernel/signal.c with the
+//! `ucontext` and `sigcontext` of arch/riscv/include/uapi/asm/{ucontext,sigcontext,ptrace}.h,
+//! placed as that file's `get_sigframe` places them.
+//!
+//! Frame, from the stack pointer the handler starts with (`frame`, 16-byte aligned, directly
+//! below the interrupted or alternate stack top: RISC-V has no red zone), in bytes:
+//! - `+0` `siginfo_t` (128);
+//! - `+128` `struct ucontext` (960): `uc_flags`, `uc_link`, `uc_stack` (24), `uc_sigmask` (8)
+//!   and 120 bytes reserved for a larger `sigset_t`, then at `+304` (16-byte aligned)
+//!   `uc_mcontext`, a `struct sigcontext`:
+//!   - `sc_regs`, a `struct user_regs_struct` (256): `pc`, then x1-x31 (`ra sp gp tp t0-t2
+//!     s0 s1 a0-a7 s2-s11 t3-t6`) in register order;
+//!   - at `+560` `sc_fpregs`, the `union __riscv_fp_state` (528) in its D-extension form:
+//!     `f[32]` (64-bit each) and `fcsr` (u32); the union's tail holds, since Linux 6.5, a
+//!     zero `reserved` word at `+1076` and the null header `{u32 magic, u32 size}` that ends
+//!     the extension list (vector state) at `+1080`.
+//!
+//! RISC-V has no `SA_RESTORER`: the handler returns through `ra` to the sigtramp page (the
+//! kernel's vDSO `__vdso_rt_sigreturn`).
+
+use syscalls::Errno;
+use unicorn_engine::RegisterRISCV as R;
+
+use crate::arch::{Cpu, SyscallArgs};
+use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
+use crate::signal::FrameRequest;
+
+/// Bytes of `struct rt_sigframe`: siginfo and ucontext.
+const FRAME_SIZE: u64 = SIGINFO_SIZE + 960;
+/// Offset of `struct ucontext` in the frame.
+const UC: u64 = SIGINFO_SIZE;
+/// Offset of `uc_stack` in the frame.
+const UC_STACK: u64 = UC + 16;
+/// Offset of `uc_sigmask` in the frame.
+const SIGMASK: u64 = UC + 40;
+/// Offset of `uc_mcontext.sc_regs` (`pc`, then x1-x31) in the frame.
+const SC_REGS: u64 = UC + 176;
+/// Offset of `uc_mcontext.sc_fpregs.d.f[0]` in the frame.
+const SC_FPREGS: u64 = SC_REGS + 256;
+/// Offset of `uc_mcontext.sc_fpregs.d.fcsr` in the frame.
+const SC_FCSR: u64 = SC_FPREGS + 32 * 8;
+
+/// `__NR_rt_sigreturn` (include/uapi/asm-generic/unistd.h).
+const NR_RT_SIGRETURN: u32 = 139;
+
+/// The return trampoline: `li a7, 139` (`addi a7, zero, 139`), `ecall` (unprivileged spec
+/// 2.4, 2.8).
+pub fn sigtramp_code() -> Vec<u8> {
+    let li_a7 = (NR_RT_SIGRETURN << 20) | (17 << 7) | 0x13;
+    let ecall = 0x0000_0073u32;
+    [li_a7, ecall].iter().flat_map(|i| i.to_le_bytes()).collect()
+}
+
+/// Unicorn id of register `xn`, n in 1..=31.
+fn xreg(n: usize) -> i32 {
+    R::X0 as i32 + n as i32
+}
+
+/// Unicorn id of FP register `fn`, n in 0..=31.
+fn freg(n: usize) -> i32 {
+    R::F0 as i32 + n as i32
+}
+
+fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
+    cpu.reg_read(r).unwrap_or(0)
+}
+
+fn put_u64(buf: &mut [u8], off: u64, v: u64) {
+    buf[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u64(buf: &[u8], off: u64) -> u64 {
+    let o = off as usize;
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&buf[o..o + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Builds the frame and enters the handler: a0 = signal, a1 = &siginfo, a2 = &ucontext (the
+/// kernel passes both whether or not `SA_SIGINFO` is set), sp = frame, ra = the sigtramp page,
+/// pc = handler. A frame that would overflow the alternate stack the thread is already on is
+/// `EFAULT`, as the kernel refuses it.
+pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
+    let arch = cpu.get_data().arch;
+    let tramp = cpu.get_data().sigtramp;
+    if tramp == 0 {
+        return Err(Errno::EFAULT);
+    }
+    let sp = reg(cpu, R::SP);
+    if req.altstack.contains(sp) && !req.altstack.contains(sp.wrapping_sub(FRAME_SIZE)) {
+        return Err(Errno::EFAULT);
+    }
+    let top = req.stack_top(sp);
+    let frame = align_down(top.wrapping_sub(FRAME_SIZE), 16);
+
+    let mut buf = vec![0u8; FRAME_SIZE as usize];
+    put_u64(&mut buf, SC_REGS, reg(cpu, R::PC));
+    for n in 1..32 {
+        put_u64(&mut buf, SC_REGS + 8 * n as u64, reg(cpu, xreg(n)));
+    }
+    for n in 0..32 {
+        put_u64(&mut buf, SC_FPREGS + 8 * n as u64, reg(cpu, freg(n)));
+    }
+    let fcsr = reg(cpu, R::FCSR) as u32;
+    buf[SC_FCSR as usize..SC_FCSR as usize + 4].copy_from_slice(&fcsr.to_le_bytes());
+
+    let t = cpu.get_data_mut();
+    let mm = &mut t.mm;
+    mm.check_writable(frame, FRAME_SIZE)?;
+    mm.write_bytes(frame, &buf)?;
+    write_siginfo(mm, arch, frame, &req.info)?;
+    write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
+    arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
+
+    let _ = cpu.reg_write(R::A0, req.guest_signo(arch));
+    let _ = cpu.reg_write(R::A1, frame);
+    let _ = cpu.reg_write(R::A2, frame + UC);
+    let _ = cpu.reg_write(R::SP, frame);
+    let _ = cpu.reg_write(R::RA, tramp);
+    let _ = cpu.reg_write(R::PC, req.action.handler);
+    Ok(())
+}
+
+/// `rt_sigreturn`: the frame is at the stack pointer. Restores pc, x1-x31, f0-f31, fcsr, the
+/// alternate stack, and returns the saved mask. Errors: `EFAULT` (unreadable frame).
+pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
+    let arch = cpu.get_data().arch;
+    let frame = reg(cpu, R::SP);
+    let t = cpu.get_data_mut();
+    let mut buf = vec![0u8; FRAME_SIZE as usize];
+    t.mm.read_bytes(frame, &mut buf)?;
+    let mask = arch.read_sigset(&t.mm, frame + SIGMASK)?;
+    if let Some(st) = read_uc_stack(&t.mm, arch, frame + UC_STACK) {
+        t.sig.altstack = st;
+    }
+    let _ = cpu.reg_write(R::PC, get_u64(&buf, SC_REGS));
+    for n in 1..32 {
+        let _ = cpu.reg_write(xreg(n), get_u64(&buf, SC_REGS + 8 * n as u64));
+    }
+    for n in 0..32 {
+        let _ = cpu.reg_write(freg(n), get_u64(&buf, SC_FPREGS + 8 * n as u64));
+    }
+    let o = SC_FCSR as usize;
+    let fcsr = u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]);
+    let _ = cpu.reg_write(R::FCSR, u64::from(fcsr));
+    Ok(mask)
+}
+
+/// Back to the `ecall` (always 4 bytes; unicorn leaves the PC after it) with a0, which the
+/// result overwrote, holding the first argument again; a7 and a1-a5 are unchanged by a call.
+pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+    let pc = reg(cpu, R::PC);
+    let _ = cpu.reg_write(R::PC, pc.wrapping_sub(4));
+    let _ = cpu.reg_write(R::A0, args.a[0]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sigtramp_encodings() {
+        // addi a7, zero, 139 and ecall, as riscv64-linux-gnu-objdump prints them
+        // (08b00893, 00000073).
+        assert_eq!(sigtramp_code(), [0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00]);
+    }
+
+    #[test]
+    fn layout_sizes() {
+        // sizeof(struct rt_sigframe) and the offsets of uc_mcontext and sc_fpregs.d.fcsr, as
+        // the riscv uapi headers give them.
+        assert_eq!(FRAME_SIZE, 1088);
+        assert_eq!(SC_REGS - UC, 176);
+        assert_eq!(SC_FCSR - SC_REGS, 512);
+        // The union __riscv_fp_state is 528 bytes (its Q form) and ends the frame.
+        assert_eq!(SC_FPREGS + 528, FRAME_SIZE);
+    }
+}
