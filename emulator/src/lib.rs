@@ -132,6 +132,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         sigtramp: 0,
         poll_stop: false,
         start_stack: 0,
+        last_fault: None,
         pending_op: None,
         sync_fault: None,
         interrupted: None,

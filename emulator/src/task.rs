@@ -93,6 +93,10 @@ pub struct Task {
     pub warned: HashSet<u64>,
     /// The stack pointer the program started with (`/proc/self/stat` `startstack`).
     pub start_stack: u64,
+    /// The last guest access this thread's TLB fill hook refused (moved here from
+    /// [`AddressSpace::last_fault`], which all threads' hooks write); read after `emu_start`
+    /// fails.
+    pub last_fault: Option<Fault>,
     /// Guest address of the signal-return trampolines page (0: the arch needs none); see
     /// [`crate::signal::frame::map_sigtramp`].
     pub sigtramp: u64,
@@ -209,7 +213,12 @@ pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
             MemType::FETCH => Prot::EXEC,
             _ => Prot::READ,
         };
-        let entry = cpu.get_data_mut().mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+        let t = cpu.get_data_mut();
+        let entry = t.mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+        if t.mm.last_fault.is_some() {
+            // The address space is shared by the threads; the refusal is this thread's.
+            t.last_fault = t.mm.last_fault.take();
+        }
         cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
         entry
     })?;
@@ -265,7 +274,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
             cpu.get_data_mut().poll_stop = true;
         }
-        cpu.get_data_mut().mm.last_fault = None;
+        cpu.get_data_mut().last_fault = None;
         let pc = arch.pc(cpu);
         let r = cpu.emu_start(pc, 0, 0, 0);
         crate::signal::host::clear_stop();
@@ -298,7 +307,7 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
     use crate::signal::si_code::*;
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
-    let fault: Option<Fault> = cpu.get_data().mm.last_fault;
+    let fault: Option<Fault> = cpu.get_data().last_fault;
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
         crate::elog!("endgate: engine error {e:?}, last refused access {fault:?}");
     }

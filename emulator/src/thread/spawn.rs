@@ -210,6 +210,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         interrupted: None,
         poll_stop: false,
         start_stack: t.start_stack,
+        last_fault: None,
     }
 }
 
