@@ -5,11 +5,15 @@
 //! with the same guest at the instruction after the system call, seeing 0; the parent sees
 //! the child's pid. Guest pids are host pids.
 //!
-//! `vfork` (and `clone(CLONE_VFORK)` without `CLONE_VM`) is served as `fork`: the parent does
-//! not wait for the child's exec or exit and the two do not share memory. Programs that use
-//! `vfork` as the standard allows (the child only calls `_exit` or `execve`) see no difference.
+//! `vfork` and `clone(CLONE_VFORK)`, with or without `CLONE_VM`, are served as `fork` (on the
+//! new stack `clone` names, if any): the parent does not wait for the child's exec or exit and
+//! the two do not share memory. Programs that use `vfork` as the standard allows (the child
+//! only calls `_exit` or `execve`) see no difference; glibc's `posix_spawn` (`system`,
+//! `popen`) works, except that an `execve` failure in the child, which it reports through the
+//! memory it shares with the parent, reaches the parent only as the child's exit status 127
+//! (QEMU's user mode does the same).
 //!
-//! `clone` with `CLONE_VM` makes a thread ([`crate::thread::spawn`]). Other calls that would
+//! `clone` with `CLONE_VM` alone makes a thread ([`crate::thread::spawn`]). Other calls that would
 //! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
 //! thread, namespaces…) return `ENOSYS`; `clone3` returns `ENOSYS` so that glibc falls back
 //! to `clone`.
@@ -82,13 +86,13 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `clone(flags, newsp, parent_tid, child_tid, tls)` in the arch's argument order
 /// ([`crate::arch::GuestArch::clone_args`]). With `CLONE_VM` a thread
-/// ([`crate::thread::spawn`]); otherwise a host fork. Errors: `ENOSYS` for processes that
-/// would share some state with the child, a new stack without `CLONE_VM`, or an exit signal
-/// the host lacks; `EINVAL` as the kernel gives for contradictory flags; the host fork's
-/// errors (`EAGAIN`, `ENOMEM`).
+/// ([`crate::thread::spawn`]); otherwise, and with `CLONE_VM | CLONE_VFORK`, a host fork
+/// (the child on `newsp` if given). Errors: `ENOSYS` for processes that would share some
+/// other state with the child or an exit signal the host lacks; `EINVAL` as the kernel gives
+/// for contradictory flags; the host fork's errors (`EAGAIN`, `ENOMEM`).
 pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ca = cpu.get_data().arch.clone_args(a);
-    if ca.flags & CLONE_VM != 0 {
+    if ca.flags & CLONE_VM != 0 && ca.flags & CLONE_VFORK == 0 {
         return crate::thread::spawn::request(cpu, ca);
     }
     do_fork(cpu, ca)
@@ -107,7 +111,10 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         // CLONE_THREAD needs CLONE_SIGHAND, which needs CLONE_VM.
         return Err(Errno::EINVAL);
     }
-    if ca.flags & !SERVED != 0 || ca.newsp != 0 {
+    // `CLONE_VM | CLONE_VFORK` (glibc's posix_spawn, hence system and popen) is served as a
+    // fork onto the new stack, as QEMU does: the child's memory is a copy (see the module doc).
+    let shared_vm = if ca.flags & CLONE_VFORK != 0 { CLONE_VM } else { 0 };
+    if ca.flags & !(SERVED | shared_vm) != 0 {
         return Err(Errno::ENOSYS);
     }
     let exit_sig = match ca.flags & CSIGNAL {
@@ -121,7 +128,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         unsafe { libc::fork() }
     } else {
         // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
-        // SAFETY: clone without CLONE_VM and without a new stack behaves like fork.
+        // SAFETY: clone without CLONE_VM and without a new host stack behaves like fork.
         unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
     };
     if pid < 0 {
@@ -146,6 +153,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         let _ = crate::signal::host::take_recorded();
         if ca.flags & CLONE_SETTLS != 0 {
             arch.set_tls(cpu, ca.tls)?;
+        }
+        if ca.newsp != 0 {
+            arch.set_stack_pointer(cpu, ca.newsp).map_err(|_| Errno::EINVAL)?;
         }
         return Ok(0);
     }
