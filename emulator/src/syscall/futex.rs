@@ -174,3 +174,31 @@ fn wake_op_swapped(
     }
     Ok(woken)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `FUTEX_OP(op, oparg, cmp, cmparg)` of include/uapi/linux/futex.h.
+    fn encode(op: u32, oparg: u32, cmp: u32, cmparg: u32) -> u32 {
+        ((op & 0xf) << 28) | ((cmp & 0xf) << 24) | ((oparg & 0xfff) << 12) | (cmparg & 0xfff)
+    }
+
+    #[test]
+    fn wake_op_computes_in_the_guests_byte_order() {
+        let mut first = 0u32;
+        // A big-endian guest's word holding 10.
+        let mut second = 10u32.swap_bytes();
+        let (a, b) = ((&mut first as *mut u32).cast(), (&mut second as *mut u32).cast());
+        // Add 5; nobody waits, so nobody is woken whatever the comparison gives.
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 5, 0, 10)), Ok(0));
+        assert_eq!(second.swap_bytes(), 15);
+        // Set 1 << 4 (FUTEX_OP_OPARG_SHIFT); a negative operand is sign-extended.
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(8, 4, 4, 0)), Ok(0));
+        assert_eq!(second.swap_bytes(), 16);
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 0xfff, 0, 0)), Ok(0));
+        assert_eq!(second.swap_bytes(), 15);
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(7, 0, 0, 0)), Err(Errno::ENOSYS));
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(0, 0, 9, 0)), Err(Errno::ENOSYS));
+    }
+}

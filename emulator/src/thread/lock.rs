@@ -130,3 +130,33 @@ pub fn reset_after_fork() {
     let s = SERVING.load(Ordering::Relaxed);
     NEXT.store(s.wrapping_add(1), Ordering::Relaxed);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excludes_and_serves_every_waiter() {
+        static mut COUNT: u64 = 0;
+        let threads: Vec<_> = (0..4)
+            .map(|_| {
+                std::thread::spawn(|| {
+                    for _ in 0..20_000 {
+                        acquire();
+                        // SAFETY: only the lock holder touches COUNT.
+                        unsafe { COUNT += 1 };
+                        release();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        acquire();
+        // SAFETY: as above.
+        assert_eq!(unsafe { COUNT }, 80_000);
+        assert!(!contended());
+        release();
+    }
+}
