@@ -64,7 +64,6 @@ fn run(prog: &Path, native: bool) -> (String, String, i32) {
 }
 
 #[test]
-#[ignore = "TEMP: until threads land"]
 fn go_program_runs_ten_times_in_a_row() {
     let native = build("amd64", &[]);
     let want = run(&native, true);

@@ -280,6 +280,10 @@ pub trait GuestArch: Sync {
     fn signal_from_host(&self, sig: Signal) -> u64 {
         u64::from(sig.0)
     }
+    /// The guest kernel's `_NSIG`: its highest signal number (64; 128 on MIPS).
+    fn nsig(&self) -> u64 {
+        u64::from(NSIG)
+    }
     /// `sizeof(sigset_t)` the kernel accepts in `rt_sig*` calls, in bytes.
     fn sigset_size(&self) -> u64 {
         8

@@ -174,6 +174,10 @@ pub struct SigState {
     /// The mask to restore after a handler runs, when a call (`rt_sigsuspend`, `ppoll`,
     /// `pselect6`, `epoll_pwait`) replaced the mask only while it waited.
     pub saved_mask: Option<u64>,
+    /// Dispositions of guest signals the host has no number for (MIPS `SIGEMT` and signals
+    /// 65-127), by guest number: recorded so that `rt_sigaction` round trips, never delivered
+    /// (nothing on the host can raise them). Kept per thread.
+    pub guest_only: Vec<(u64, SigAction)>,
 }
 
 impl Default for SigState {
@@ -185,6 +189,7 @@ impl Default for SigState {
             pending: 0,
             queue: Vec::new(),
             saved_mask: None,
+            guest_only: Vec::new(),
         }
     }
 }

@@ -24,7 +24,9 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.a[3] != arch.sigset_size() {
         return Err(Errno::EINVAL);
     }
-    let s = arch.signal_to_host(a.a[0]).ok_or(Errno::EINVAL)?;
+    let Some(s) = arch.signal_to_host(a.a[0]) else {
+        return if (1..=arch.nsig()).contains(&a.a[0]) { guest_only_sigaction(cpu, a) } else { Err(Errno::EINVAL) };
+    };
     if act != 0 && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
         return Err(Errno::EINVAL);
     }
@@ -55,6 +57,25 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             // The run loop installs the block hook that lets signals stop this thread.
             let _ = cpu.emu_stop();
         }
+    }
+    Ok(0)
+}
+
+/// `rt_sigaction` for a guest signal the host has no number for (MIPS `SIGEMT`, signals
+/// 65-127): the disposition is recorded and read back ([`crate::signal::SigState::guest_only`]).
+fn guest_only_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (sig, act, oact) = (a.a[0], a.a[1], a.a[2]);
+    let t = cpu.get_data_mut();
+    let new = if act != 0 { Some(read_sigaction(t, act)?) } else { None };
+    if oact != 0 {
+        let old = t.sig.guest_only.iter().find(|(n, _)| *n == sig).map(|(_, a)| *a).unwrap_or_default();
+        let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
+        write_sigaction(t, oact, &k)?;
+    }
+    if let Some(k) = new {
+        let n = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE };
+        t.sig.guest_only.retain(|(g, _)| *g != sig);
+        t.sig.guest_only.push((sig, n));
     }
     Ok(0)
 }

@@ -195,6 +195,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
             pending: 0,
             queue: Vec::new(),
             saved_mask: None,
+            guest_only: t.sig.guest_only.clone(),
         },
         exit: None,
         exit_thread: false,

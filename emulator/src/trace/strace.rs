@@ -216,14 +216,12 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                 format!("{kind}|{rest}")
             }
         }
-        ArgFmt::Signal => {
-            let s = crate::signal::Signal(v as u32);
-            if (1..=crate::signal::NSIG).contains(&s.0) {
-                s.to_string()
-            } else {
-                format!("{}", v as i32)
-            }
-        }
+        ArgFmt::Signal => match cpu.get_data().arch.signal_to_host(v) {
+            // The name of the guest's signal (MIPS numbers them differently).
+            Some(s) => s.to_string(),
+            None if v == 7 && cpu.get_data().arch.nsig() == 128 => "SIGEMT".into(),
+            None => format!("{}", v as i32),
+        },
         ArgFmt::ClockId => match v {
             0 => "CLOCK_REALTIME".into(),
             1 => "CLOCK_MONOTONIC".into(),

@@ -140,6 +140,22 @@ impl GuestArch for Arm {
                 crate::task::cpu_exception(cpu, intno);
             }
         })?;
+        // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
+        // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
+        cpu.add_insn_invalid_hook(|cpu| {
+            let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
+            let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & (1 << 5) != 0;
+            let mm = &cpu.get_data().mm;
+            if thumb {
+                // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
+                mm.read_u16(pc.wrapping_sub(2)).is_ok_and(|h| h == 0xbf10)
+                    || (mm.read_u16(pc.wrapping_sub(4)).is_ok_and(|h| h == 0xf3af)
+                        && mm.read_u16(pc.wrapping_sub(2)).is_ok_and(|h| h == 0x8001))
+            } else {
+                // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
+                mm.read_u32(pc.wrapping_sub(4)).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
+            }
+        })?;
         Ok(())
     }
 

@@ -304,6 +304,9 @@ impl GuestArch for Mips64el {
     fn signal_from_host(&self, sig: Signal) -> u64 {
         abi::signal_from_host(sig.0)
     }
+    fn nsig(&self) -> u64 {
+        128
+    }
     fn sigset_size(&self) -> u64 {
         16
     }
