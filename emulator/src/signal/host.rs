@@ -203,7 +203,7 @@ pub fn set_disposition(sig: Signal, handler: u64) {
     let (h, flags) = match handler {
         SIG_IGN => (libc::SIG_IGN, 0),
         SIG_DFL => (libc::SIG_DFL, 0),
-        _ => (host_handler as *const () as usize, libc::SA_SIGINFO | libc::SA_ONSTACK),
+        _ => (host_handler as *const () as usize, libc::SA_SIGINFO),
     };
     if guest_handler {
         need_async_stops();
@@ -240,7 +240,9 @@ fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
         handler,
         flags: flags as u64 | 0x0400_0000, // SA_RESTORER
         restorer: endgate_host_restore_rt as *const () as usize,
-        mask: 0,
+        // The handler runs with every other guest signal blocked: no nesting, so a burst of
+        // queued signals (real-time ones queue) never piles frames on the host stack.
+        mask: host_mask(!0),
     };
     // SAFETY: a valid kernel sigaction for a catchable signal; raw so that glibc's reserved
     // signals 32 and 33 are reachable too.

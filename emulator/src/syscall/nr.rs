@@ -60,7 +60,7 @@ generic_syscalls! {
     vfork, execve, execveat, membarrier, personality, getcpu, capget, capset,
     // signal
     rt_sigaction, rt_sigprocmask, rt_sigreturn, sigreturn, rt_sigpending, rt_sigsuspend, rt_sigtimedwait,
-    rt_sigqueueinfo, sigaltstack, pause, alarm, setitimer, getitimer,
+    rt_sigqueueinfo, rt_tgsigqueueinfo, sigaltstack, pause, alarm, setitimer, getitimer,
     // time
     clock_gettime, clock_getres, clock_settime, clock_nanosleep, gettimeofday, settimeofday,
     nanosleep, time,

@@ -301,3 +301,50 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     Ok(0)
 }
+
+/// Reads a guest `siginfo_t` a caller queues (`rt_sigqueueinfo`) as the host's: the signal
+/// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
+/// `si_uid`, `si_value`), laid out as [`crate::signal::frame::write_siginfo`] writes them.
+fn read_queued_siginfo(t: &crate::task::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
+    let mm = &t.mm;
+    let (errno, code) = if t.arch.siginfo_code_first() {
+        (mm.read_u32(addr + 8)?, mm.read_u32(addr + 4)?)
+    } else {
+        (mm.read_u32(addr + 4)?, mm.read_u32(addr + 8)?)
+    };
+    let long = mm.long_bytes();
+    let u = addr + 12u64.next_multiple_of(long);
+    let (pid, uid, value) = (mm.read_u32(u)?, mm.read_u32(u + 4)?, mm.read_ulong(u + 8u64.next_multiple_of(long))?);
+    let mut raw = [0u8; 128];
+    raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
+    raw[4..8].copy_from_slice(&errno.to_ne_bytes());
+    raw[8..12].copy_from_slice(&code.to_ne_bytes());
+    raw[16..20].copy_from_slice(&pid.to_ne_bytes());
+    raw[20..24].copy_from_slice(&uid.to_ne_bytes());
+    raw[24..32].copy_from_slice(&value.to_ne_bytes());
+    // SAFETY: siginfo_t is 128 plain bytes.
+    Ok(unsafe { std::mem::transmute::<[u8; 128], libc::siginfo_t>(raw) })
+}
+
+/// `rt_sigqueueinfo(pid_t tgid, int sig, siginfo_t *info)` (sigqueue(3)'s call), sent by the
+/// host with the guest's `si_code` and value. Errors: `EINVAL` (bad signal), `EFAULT`, and the
+/// host's `EPERM` (a `si_code` that only the kernel may use, to another process) and `ESRCH`.
+pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let sig = t.arch.signal_to_host(a.a[1]).ok_or(Errno::EINVAL)?;
+    let info = read_queued_siginfo(t, a.a[2], sig)?;
+    // SAFETY: a local siginfo; integer arguments.
+    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, super::as_int(a.a[0]), sig.0 as i32, &info) })
+}
+
+/// `rt_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, siginfo_t *info)`: as
+/// [`rt_sigqueueinfo`], to one thread.
+pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let sig = t.arch.signal_to_host(a.a[2]).ok_or(Errno::EINVAL)?;
+    let info = read_queued_siginfo(t, a.a[3], sig)?;
+    // SAFETY: a local siginfo; integer arguments.
+    super::host_ret(unsafe {
+        libc::syscall(libc::SYS_rt_tgsigqueueinfo, super::as_int(a.a[0]), super::as_int(a.a[1]), sig.0 as i32, &info)
+    })
+}

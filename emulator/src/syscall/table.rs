@@ -189,6 +189,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_sigtimedwait_time64, signal::rt_sigtimedwait_time64, &[Ptr, Ptr, Ptr, ULong], RInt),
     d(Sys::sigaltstack, signal::sigaltstack, &[Ptr, Ptr], RInt),
     d(Sys::rt_sigsuspend, signal::rt_sigsuspend, &[Ptr, ULong], RInt),
+    d(Sys::rt_sigqueueinfo, signal::rt_sigqueueinfo, &[Int, Signal, Ptr], RInt),
+    d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt),
     d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
     // time
