@@ -17,6 +17,10 @@ pub static TIMESPEC64: &Shape = &[F::I64, F::I64];
 pub static TIMEVAL: &Shape = &[F::Long, F::Long];
 /// `struct itimerval`: include/uapi/linux/time.h.
 pub static ITIMERVAL: &Shape = &[F::Struct(TIMEVAL), F::Struct(TIMEVAL)];
+/// `struct itimerspec` (include/uapi/linux/time.h): interval, value.
+pub static ITIMERSPEC: &Shape = &[F::Struct(TIMESPEC), F::Struct(TIMESPEC)];
+/// `struct __kernel_itimerspec` of the `*_time64` calls: two 64-bit timespecs.
+pub static ITIMERSPEC64: &Shape = &[F::Struct(TIMESPEC64), F::Struct(TIMESPEC64)];
 /// `struct rlimit` (`getrlimit`/`setrlimit`): include/uapi/linux/resource.h.
 pub static RLIMIT: &Shape = &[F::ULong, F::ULong];
 /// `struct rlimit64` (`prlimit64`): include/uapi/linux/resource.h. 16 bytes everywhere.
@@ -180,6 +184,7 @@ mod tests {
         assert_eq!(size_of(TIMESPEC, h), host::<libc::timespec>());
         assert_eq!(size_of(TIMEVAL, h), host::<libc::timeval>());
         assert_eq!(size_of(ITIMERVAL, h), host::<libc::itimerval>());
+        assert_eq!(size_of(ITIMERSPEC, h), host::<libc::itimerspec>());
         assert_eq!(size_of(RLIMIT, h), host::<libc::rlimit>());
         assert_eq!(size_of(RUSAGE, h), host::<libc::rusage>());
         assert_eq!(size_of(TMS, h), host::<libc::tms>());

@@ -190,6 +190,7 @@ plain!(
     libc::timespec,
     libc::timeval,
     libc::itimerval,
+    libc::itimerspec,
     libc::rlimit,
     libc::rusage,
     libc::tms,

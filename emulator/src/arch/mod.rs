@@ -357,6 +357,16 @@ pub trait GuestArch: Sync {
     fn siginfo_code_first(&self) -> bool {
         false
     }
+    /// A host `si_code` in the guest's numbering (MIPS numbers `SI_ASYNCIO`, `SI_TIMER` and
+    /// `SI_MESGQ` -2, -3, -4 where asm-generic has -4, -2, -3).
+    fn si_code_from_host(&self, code: i32) -> i32 {
+        code
+    }
+    /// A guest `si_code` in the host's numbering (the inverse of
+    /// [`GuestArch::si_code_from_host`]).
+    fn si_code_to_host(&self, code: i32) -> i32 {
+        code
+    }
     /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
     /// `{ss_sp, ss_flags, ss_size}`.
     fn stack_t_size_first(&self) -> bool {

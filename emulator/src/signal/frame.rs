@@ -27,19 +27,20 @@ pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, 
 pub const SIGINFO_SIZE: u64 = 128;
 
 /// Writes `info` as the guest's `siginfo_t` at `addr` (include/uapi/asm-generic/siginfo.h;
-/// MIPS puts `si_code` before `si_errno`). The union starts at the first `long`-aligned
+/// MIPS puts `si_code` before `si_errno` and numbers some codes differently). The union starts at the first `long`-aligned
 /// offset after the three ints: 16 on LP64, 12 on ILP32. Signal numbers (the signal itself,
 /// a child's killing signal) are converted to the guest's numbering. Errors: `EFAULT`.
 pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, info: &SigInfo) -> Result<(), Errno> {
     mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
     let signo = arch.signal_from_host(info.signo) as u32;
     mm.write_u32(addr, signo)?;
+    let code = arch.si_code_from_host(info.code);
     if arch.siginfo_code_first() {
-        mm.write_u32(addr + 4, info.code as u32)?;
+        mm.write_u32(addr + 4, code as u32)?;
         mm.write_u32(addr + 8, info.errno as u32)?;
     } else {
         mm.write_u32(addr + 4, info.errno as u32)?;
-        mm.write_u32(addr + 8, info.code as u32)?;
+        mm.write_u32(addr + 8, code as u32)?;
     }
     let long = mm.long_bytes();
     let u = addr + 12u64.next_multiple_of(long);

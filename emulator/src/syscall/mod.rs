@@ -33,6 +33,7 @@ pub mod signal;
 pub mod socketcall;
 pub mod table;
 pub mod time;
+pub mod timer;
 pub mod xattr;
 
 use std::collections::HashMap;

@@ -74,6 +74,8 @@ generic_syscalls! {
     rt_sigtimedwait_time64, clock_gettime64, clock_getres_time64, clock_nanosleep_time64,
     // misc
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
+    timerfd_settime, timerfd_gettime, timerfd_settime64, timerfd_gettime64, timer_create, timer_settime,
+    timer_gettime, timer_getoverrun, timer_delete, timer_settime64, timer_gettime64,
     inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
     // 32-bit guests only (syscall/compat32.rs)
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,

@@ -318,7 +318,7 @@ fn read_queued_siginfo(t: &crate::task::Task, addr: u64, sig: Signal) -> Result<
     let mut raw = [0u8; 128];
     raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
     raw[4..8].copy_from_slice(&errno.to_ne_bytes());
-    raw[8..12].copy_from_slice(&code.to_ne_bytes());
+    raw[8..12].copy_from_slice(&t.arch.si_code_to_host(code as i32).to_ne_bytes());
     raw[16..20].copy_from_slice(&pid.to_ne_bytes());
     raw[20..24].copy_from_slice(&uid.to_ne_bytes());
     raw[24..32].copy_from_slice(&value.to_ne_bytes());

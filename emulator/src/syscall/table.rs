@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    arch_only, epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, xattr, Handler,
-    SyscallDef,
+    arch_only, epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, timer, xattr,
+    Handler, SyscallDef,
 };
 use crate::trace::strace::ArgFmt::{self, *};
 use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -215,6 +215,18 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),
     d(Sys::eventfd, epoll::eventfd, &[Int], RInt),
     d(Sys::eventfd2, epoll::eventfd2, &[Int, OpenFlags], RInt),
+    d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),
+    d(Sys::timer_settime, timer::timer_settime, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::timer_settime64, timer::timer_settime64, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::timer_gettime, timer::timer_gettime, &[Int, Ptr], RInt),
+    d(Sys::timer_gettime64, timer::timer_gettime64, &[Int, Ptr], RInt),
+    d(Sys::timer_getoverrun, timer::timer_getoverrun, &[Int], RInt),
+    d(Sys::timer_delete, timer::timer_delete, &[Int], RInt),
+    d(Sys::timerfd_create, timer::timerfd_create, &[ClockId, OpenFlags], RInt),
+    d(Sys::timerfd_settime, timer::timerfd_settime, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::timerfd_settime64, timer::timerfd_settime64, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::timerfd_gettime, timer::timerfd_gettime, &[Int, Ptr], RInt),
+    d(Sys::timerfd_gettime64, timer::timerfd_gettime64, &[Int, Ptr], RInt),
     d(Sys::epoll_ctl, epoll::epoll_ctl, &[Fd, Int, Fd, Ptr], RInt),
     d(Sys::epoll_wait, epoll::epoll_wait, &[Fd, Ptr, Int, Int], RInt),
     d(Sys::epoll_pwait, epoll::epoll_pwait, &[Fd, Ptr, Int, Int, Ptr, ULong], RInt),

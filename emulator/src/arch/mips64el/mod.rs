@@ -307,6 +307,23 @@ impl GuestArch for Mips64el {
     fn nsig(&self) -> u64 {
         128
     }
+    /// arch/mips/include/uapi/asm/siginfo.h: `SI_ASYNCIO` -2, `SI_TIMER` -3, `SI_MESGQ` -4.
+    fn si_code_from_host(&self, code: i32) -> i32 {
+        match code {
+            -2 => -3,
+            -3 => -4,
+            -4 => -2,
+            c => c,
+        }
+    }
+    fn si_code_to_host(&self, code: i32) -> i32 {
+        match code {
+            -3 => -2,
+            -4 => -3,
+            -2 => -4,
+            c => c,
+        }
+    }
     fn sigset_size(&self) -> u64 {
         16
     }
