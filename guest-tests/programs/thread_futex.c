@@ -58,6 +58,8 @@ static long ms_since(const struct timespec *t0)
 static void bitset_timeout(clockid_t clk, int flag, const char *name)
 {
     struct timespec now, until, t0;
+    /* t0 first: however long reading the clock takes, the deadline is >= 30 ms after t0. */
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(clk, &now);
     until = now;
     until.tv_nsec += 30 * 1000 * 1000;
@@ -65,7 +67,6 @@ static void bitset_timeout(clockid_t clk, int flag, const char *name)
         until.tv_sec++;
         until.tv_nsec -= 1000000000;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t0);
     EXPECT_ERR(name, futex(&a, FUTEX_WAIT_BITSET_PRIVATE | flag, 0, &until, NULL, FUTEX_BITSET_MATCH_ANY), ETIMEDOUT);
     printf("  waited until the deadline: %d\n", ms_since(&t0) >= 25);
 }
