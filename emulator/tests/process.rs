@@ -182,3 +182,33 @@ fn signals_from_outside_reach_the_guest() {
         }
     }
 }
+
+/// Signals ignored by whoever starts endgate (a shell's `trap ''`, `nohup`) are ignored by the
+/// guest too, as a native program inherits them.
+#[test]
+fn signals_ignored_by_the_parent_stay_ignored() {
+    use std::os::unix::process::CommandExt;
+    let script = "kill -INT $$; kill -HUP $$; echo survived";
+    let run = |mut cmd: Command| {
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_IGN);
+                libc::signal(libc::SIGHUP, libc::SIG_IGN);
+                Ok(())
+            });
+        }
+        let o = cmd.output().unwrap();
+        (String::from_utf8_lossy(&o.stdout).into_owned(), common::shell_status(o.status))
+    };
+    let native_bb = busybox("amd64");
+    let mut native = Command::new(&native_bb);
+    native.args(["sh", "-c", script]);
+    let want = run(native);
+    assert_eq!(want, ("survived\n".to_string(), 0));
+    for arch in ["amd64", "arm64", "s390x"] {
+        let mut guest = Command::new(endgate());
+        guest.arg(busybox(arch)).args(["sh", "-c", script]);
+        assert_eq!(run(guest), want, "{arch}");
+    }
+}

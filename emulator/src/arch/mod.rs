@@ -357,6 +357,11 @@ pub trait GuestArch: Sync {
     fn siginfo_code_first(&self) -> bool {
         false
     }
+    /// The host's `SA_NOCLDSTOP`/`SA_NOCLDWAIT` bits for a guest `sa_flags` (asm-generic: 1
+    /// and 2; MIPS: 1 and 0x10000).
+    fn sa_nocld_to_host(&self, flags: u64) -> i32 {
+        (flags & 3) as i32
+    }
     /// A host `si_code` in the guest's numbering (MIPS numbers `SI_ASYNCIO`, `SI_TIMER` and
     /// `SI_MESGQ` -2, -3, -4 where asm-generic has -4, -2, -3).
     fn si_code_from_host(&self, code: i32) -> i32 {

@@ -39,7 +39,7 @@ use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
 /// Entries in a thread's ring of recorded signals; a signal arriving while it is full is
 /// merged with the last entry of its number (standard signals never queue twice anyway).
-const QUEUE_LEN: usize = 32;
+const QUEUE_LEN: usize = 256;
 
 /// Signals recorded by `host_handler` for one host thread, not yet taken by the thread.
 /// Single producer (the handler) and single consumer (the thread itself, which the handler
@@ -190,6 +190,12 @@ extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _uc: *m
 /// Sets the host disposition of `sig` for a guest disposition `handler` (`SIG_DFL`,
 /// `SIG_IGN`, or a guest handler address). SIGKILL and SIGSTOP are left alone.
 pub fn set_disposition(sig: Signal, handler: u64) {
+    set_disposition_with(sig, handler, 0);
+}
+
+/// As [`set_disposition`], with the host `sa_flags` that change what the kernel itself does
+/// (`SA_NOCLDSTOP`, `SA_NOCLDWAIT` for SIGCHLD).
+pub fn set_disposition_with(sig: Signal, handler: u64, kernel_flags: i32) {
     if sig == Signal::SIGKILL || sig == Signal::SIGSTOP || sig.0 == 0 || sig.0 > NSIG {
         return;
     }
@@ -208,7 +214,7 @@ pub fn set_disposition(sig: Signal, handler: u64) {
     if guest_handler {
         need_async_stops();
     }
-    raw_sigaction(sig.0, h, flags);
+    raw_sigaction(sig.0, h, flags | kernel_flags);
 }
 
 /// The kernel's `struct sigaction` for x86_64 (arch/x86/include/uapi/asm/signal.h).
@@ -247,6 +253,23 @@ fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
     // SAFETY: a valid kernel sigaction for a catchable signal; raw so that glibc's reserved
     // signals 32 and 33 are reachable too.
     unsafe { libc::syscall(libc::SYS_rt_sigaction, sig as i64, &act as *const KernelSigaction, 0usize, 8usize) };
+}
+
+/// `true` if the host disposition of `sig` is `SIG_IGN` now (raw `rt_sigaction`, so 32 and
+/// 33 are read too).
+pub fn disposition_is_ignore(sig: Signal) -> bool {
+    let mut old = KernelSigaction { handler: 0, flags: 0, restorer: 0, mask: 0 };
+    // SAFETY: reads the disposition into a local kernel sigaction.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            sig.0 as i64,
+            std::ptr::null::<KernelSigaction>(),
+            &mut old as *mut KernelSigaction,
+            8usize,
+        )
+    };
+    r == 0 && old.handler == libc::SIG_IGN
 }
 
 /// The host mask for a guest mask: everything the guest blocks except SIGKILL, SIGSTOP and

@@ -349,7 +349,12 @@ pub fn inherited_sig_state(opts: &crate::task::Options) -> crate::signal::SigSta
     let mut st = SigState::default();
     for n in 1..=NSIG {
         let s = Signal(n);
-        if opts.sig_ignored & crate::signal::bit(s) != 0 && s != Signal::SIGKILL && s != Signal::SIGSTOP {
+        // Ignored by whoever started endgate (a shell's `trap ''`, nohup): the guest inherits
+        // that, as a native program would. SIGPIPE cannot be told apart from the Rust
+        // runtime's own SIG_IGN, so only an exec'ing guest passes it on (`--sig-ignored`).
+        let inherited = s != Signal::SIGPIPE && host::disposition_is_ignore(s);
+        if (opts.sig_ignored & crate::signal::bit(s) != 0 || inherited) && s != Signal::SIGKILL && s != Signal::SIGSTOP
+        {
             st.actions[(n - 1) as usize].handler = SIG_IGN;
             host::set_disposition(s, SIG_IGN);
         }

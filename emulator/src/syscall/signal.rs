@@ -52,7 +52,8 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             crate::signal::SIG_DFL
         };
         let first = !crate::signal::host::async_stops_needed();
-        crate::signal::host::set_disposition(s, host);
+        let nocld = if s == Signal::SIGCHLD { arch.sa_nocld_to_host(n.flags) } else { 0 };
+        crate::signal::host::set_disposition_with(s, host, nocld);
         if first && crate::signal::host::async_stops_needed() {
             // The run loop installs the block hook that lets signals stop this thread.
             let _ = cpu.emu_stop();
@@ -270,6 +271,8 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if on_stack {
             return Err(Errno::EPERM);
         }
+        // SS_ONSTACK as a mode means "enable", as 0 does (kernel/signal.c do_sigaltstack).
+        st.flags &= !SS_ONSTACK;
         if st.flags & !(SS_DISABLE | (1 << 31)) != 0 {
             return Err(Errno::EINVAL);
         }

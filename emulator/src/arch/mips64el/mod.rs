@@ -307,6 +307,10 @@ impl GuestArch for Mips64el {
     fn nsig(&self) -> u64 {
         128
     }
+    /// arch/mips/include/uapi/asm/signal.h: `SA_NOCLDSTOP` 1, `SA_NOCLDWAIT` 0x10000.
+    fn sa_nocld_to_host(&self, flags: u64) -> i32 {
+        (flags & 1) as i32 | if flags & 0x10000 != 0 { libc::SA_NOCLDWAIT } else { 0 }
+    }
     /// arch/mips/include/uapi/asm/siginfo.h: `SI_ASYNCIO` -2, `SI_TIMER` -3, `SI_MESGQ` -4.
     fn si_code_from_host(&self, code: i32) -> i32 {
         match code {
