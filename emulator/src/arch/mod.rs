@@ -246,12 +246,6 @@ pub trait GuestArch: Sync {
     fn sigtramp_code(&self) -> Option<Vec<u8>> {
         None
     }
-    /// `true` once the arch implements [`GuestArch::setup_frame`], [`GuestArch::restore_frame`]
-    /// and [`GuestArch::restart_syscall`]. Until then a guest handler leaves the host
-    /// disposition at its default (the handler never runs).
-    fn signal_frames(&self) -> bool {
-        false
-    }
     /// Restores the registers saved by [`GuestArch::setup_frame`] from the frame the stack
     /// pointer is at when the guest's `rt_sigreturn` (`rt`) or `sigreturn` trapped, and the
     /// alternate stack from `uc_stack`; returns the saved signal mask (host-numbered).

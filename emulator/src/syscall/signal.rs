@@ -46,14 +46,9 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
-        let host = if arch.signal_frames() || n.handler == crate::signal::SIG_IGN {
-            n.handler
-        } else {
-            crate::signal::SIG_DFL
-        };
         let first = !crate::signal::host::async_stops_needed();
         let nocld = if s == Signal::SIGCHLD { arch.sa_nocld_to_host(n.flags) } else { 0 };
-        crate::signal::host::set_disposition_with(s, host, nocld);
+        crate::signal::host::set_disposition_with(s, n.handler, nocld);
         if first && crate::signal::host::async_stops_needed() {
             // The run loop installs the block hook that lets signals stop this thread.
             let _ = cpu.emu_stop();

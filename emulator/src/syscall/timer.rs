@@ -18,8 +18,7 @@ use crate::abi::shapes::{ITIMERSPEC, ITIMERSPEC64};
 use crate::abi::thunk::Shape;
 use crate::arch::{Cpu, SyscallArgs};
 
-/// `SIGEV_SIGNAL`, `SIGEV_NONE`, `SIGEV_THREAD`, `SIGEV_THREAD_ID` (asm-generic/siginfo.h).
-const SIGEV_SIGNAL: i32 = 0;
+/// `SIGEV_NONE` and `SIGEV_THREAD_ID` (asm-generic/siginfo.h).
 const SIGEV_NONE: i32 = 1;
 const SIGEV_THREAD_ID: i32 = 4;
 
@@ -59,7 +58,6 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sevp = sev.as_ref().map_or(std::ptr::null(), |s| s as *const HostSigevent);
     // SAFETY: a local sigevent (or NULL) and a local id.
     host_ret(unsafe { libc::syscall(libc::SYS_timer_create, as_int(a.a[0]), sevp, &mut id) })?;
-    let _ = SIGEV_SIGNAL;
     cpu.get_data_mut().mm.write_u32(a.a[2], id as u32)?;
     Ok(0)
 }

@@ -179,9 +179,6 @@ impl GuestArch for Aarch64 {
         let v = cpu.reg_read(reg).ok()?;
         Some(if name.starts_with('w') { v & 0xffff_ffff } else { v })
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn sigtramp_code(&self) -> Option<Vec<u8>> {
         Some(signal::sigtramp_code())
     }

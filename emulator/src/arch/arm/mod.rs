@@ -284,9 +284,6 @@ impl GuestArch for Arm {
         };
         cpu.reg_read(reg).ok()
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         signal::setup_frame(cpu, req)
     }

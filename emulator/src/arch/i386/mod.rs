@@ -274,9 +274,6 @@ impl GuestArch for I386 {
         };
         cpu.reg_read(reg).ok()
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         signal::setup_frame(cpu, req)
     }

@@ -275,9 +275,6 @@ impl GuestArch for Mips64el {
         }
     }
 
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         signal::setup_frame(cpu, req)
     }

@@ -242,9 +242,6 @@ impl GuestArch for Riscv64 {
         }
         cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn sigtramp_code(&self) -> Option<Vec<u8>> {
         Some(signal::sigtramp_code())
     }

@@ -276,9 +276,6 @@ impl GuestArch for S390x {
     fn fault_si_addr(&self, addr: u64) -> u64 {
         addr & !(crate::mm::PAGE_SIZE - 1)
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         signal::setup_frame(cpu, req)
     }

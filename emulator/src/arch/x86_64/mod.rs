@@ -201,9 +201,6 @@ impl GuestArch for X86_64 {
         };
         cpu.reg_read(reg).ok()
     }
-    fn signal_frames(&self) -> bool {
-        true
-    }
     fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
         signal::setup_frame(cpu, req)
     }
