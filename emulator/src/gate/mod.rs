@@ -69,16 +69,16 @@ pub enum Entry {
 /// How a gate function receives its arguments and returns its result.
 #[derive(Clone, Copy, Debug)]
 pub enum CallAbi {
-    /// The first three integer arguments in these registers (unicorn register ids), the
-    /// result in `ret`.
+    /// The first two integer arguments in these registers (unicorn register ids; no gate
+    /// function reads a third), the result in `ret`.
     Regs {
         /// Argument registers, in order.
-        args: [i32; 3],
+        args: [i32; 2],
         /// Return-value register.
         ret: i32,
     },
     /// i386 cdecl: 4-byte arguments on the stack above the return address (`esp + 4`,
-    /// `esp + 8`, `esp + 12`), the result in `ret` (`eax`); `sp` is `esp`'s register id.
+    /// `esp + 8`), the result in `ret` (`eax`); `sp` is `esp`'s register id.
     Stack32 {
         /// Stack-pointer register.
         sp: i32,
@@ -89,7 +89,7 @@ pub enum CallAbi {
 
 impl Default for CallAbi {
     fn default() -> Self {
-        CallAbi::Regs { args: [0; 3], ret: 0 }
+        CallAbi::Regs { args: [0; 2], ret: 0 }
     }
 }
 

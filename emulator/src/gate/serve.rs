@@ -41,23 +41,24 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     let _ = cpu.reg_write(reg, ret as u64);
 }
 
-/// The first three arguments of a C call into a slot.
+/// The first two arguments of a C call into a slot (`getcpu`'s third, the unused cache, is
+/// never read).
 #[inline]
-fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 3] {
+fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
     match abi {
         CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
         CallAbi::Stack32 { sp, .. } => {
             let esp = cpu.reg_read(sp).unwrap_or(0);
             let mm = &cpu.get_data().mm;
             let word = |i: u64| mm.read_u32(esp.wrapping_add(4 * i)).map_or(0, u64::from);
-            [word(1), word(2), word(3)]
+            [word(1), word(2)]
         }
     }
 }
 
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
 /// `time`'s seconds).
-fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 3]) -> i64 {
+fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> i64 {
     let long = mm.long_bytes() as usize;
     let clock = a[0] as u32 as i32;
     let r = match entry {

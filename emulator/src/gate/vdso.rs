@@ -254,7 +254,7 @@ mod tests {
         versions: &["LINUX_2.6"],
         ret: &[0xc3],
         trap: &[0x0f, 0x05],
-        abi: crate::gate::CallAbi::Regs { args: [0, 0, 0], ret: 0 },
+        abi: crate::gate::CallAbi::Regs { args: [0, 0], ret: 0 },
         pc: 0,
         at_sysinfo: false,
         hash_word: 4,

@@ -158,6 +158,9 @@ pub struct AddressSpace {
     pub permissive: bool,
     /// Invalidations published for the other threads' instances.
     pub shootdown: shootdown::Shootdown,
+    /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot)`; cleared by
+    /// every change to the mapping list.
+    span_hint: std::cell::Cell<Option<(u64, u64, Prot)>>,
 }
 
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
@@ -209,6 +212,7 @@ impl AddressSpace {
             last_fault: None,
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
+            span_hint: std::cell::Cell::new(None),
         })
     }
 
@@ -247,6 +251,22 @@ impl AddressSpace {
         Some(unsafe { w.host.add(off) })
     }
 
+    /// The start, end and permissions of the mapping containing `addr`. Remembers the last
+    /// answer, so the runs of look-ups into one mapping that system-call buffers, vDSO calls
+    /// and TLB fills make cost no tree walk.
+    #[inline]
+    pub fn span_at(&self, addr: u64) -> Option<(u64, u64, Prot)> {
+        if let Some(h) = self.span_hint.get() {
+            if addr >= h.0 && addr < h.1 {
+                return Some(h);
+            }
+        }
+        let (start, vma) = self.vma_at(addr)?;
+        let h = (start, vma.end, vma.prot);
+        self.span_hint.set(Some(h));
+        Some(h)
+    }
+
     /// The mapping containing `addr`.
     #[inline]
     pub fn vma_at(&self, addr: u64) -> Option<(u64, &Vma)> {
@@ -264,11 +284,11 @@ impl AddressSpace {
         let end = addr.checked_add(len).ok_or(Errno::EFAULT)?;
         let mut cur = addr;
         while cur < end {
-            let (_, vma) = self.vma_at(cur).ok_or(Errno::EFAULT)?;
-            if !vma.prot.contains(need) {
+            let (_, vma_end, prot) = self.span_at(cur).ok_or(Errno::EFAULT)?;
+            if !prot.contains(need) {
                 return Err(Errno::EFAULT);
             }
-            cur = vma.end;
+            cur = vma_end;
         }
         self.to_host(addr, len).ok_or(Errno::EFAULT)
     }
@@ -281,9 +301,8 @@ impl AddressSpace {
         if self.permissive {
             return self.to_host(page, PAGE_SIZE).map(|_| Prot::READ | Prot::WRITE | Prot::EXEC);
         }
-        match self.vma_at(page) {
-            Some((_, vma)) => {
-                let prot = vma.prot;
+        match self.span_at(page) {
+            Some((_, _, prot)) => {
                 if !prot.contains(access) {
                     self.last_fault = Some(Fault { page, access, mapped: true });
                 }
@@ -395,6 +414,7 @@ impl AddressSpace {
             Backing::File { offset, shared, .. } => (offset, shared),
         };
         self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
         }
@@ -410,9 +430,11 @@ impl AddressSpace {
         if prev.end == start && prev.prot == cur.prot && prev.name == cur.name && !prev.shared && !cur.shared {
             let end = cur.end;
             self.vmas.remove(&start);
+            self.span_hint.set(None);
             if let Some(p) = self.vmas.get_mut(&prev_start) {
                 p.end = end;
             }
+            self.span_hint.set(None);
         }
     }
 
@@ -458,6 +480,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
+            self.span_hint.set(None);
             self.invalidate.flush_tlb = true;
             if v.prot.contains(Prot::EXEC) {
                 self.invalidate.code.push((s.max(start), v.end.min(end)));
@@ -466,12 +489,14 @@ impl AddressSpace {
                 let mut left = v.clone();
                 left.end = start;
                 self.vmas.insert(s, left);
+                self.span_hint.set(None);
             }
             if v.end > end {
                 let mut right = v.clone();
                 right.offset += end - s;
                 right.end = v.end;
                 self.vmas.insert(end, right);
+                self.span_hint.set(None);
             }
         }
     }
@@ -485,6 +510,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
+            self.span_hint.set(None);
             let (ms, me) = (s.max(addr), v.end.min(end));
             if v.shared {
                 if let Some(host) = self.to_host(ms, me - ms) {
@@ -495,6 +521,7 @@ impl AddressSpace {
                     if r != 0 {
                         let e = Errno::last();
                         self.vmas.insert(s, v);
+                        self.span_hint.set(None);
                         return Err(e);
                     }
                 }
@@ -504,10 +531,13 @@ impl AddressSpace {
             }
             if s < ms {
                 self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+                self.span_hint.set(None);
             }
             self.vmas.insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
+            self.span_hint.set(None);
             if v.end > me {
                 self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.span_hint.set(None);
             }
         }
         self.invalidate.flush_tlb = true;
@@ -537,6 +567,7 @@ impl AddressSpace {
         self.forget(old, old + old_len);
         self.forget(new, new + new_len);
         self.vmas.insert(new, Vma { end: new + new_len, ..v });
+        self.span_hint.set(None);
         Ok(())
     }
 
@@ -562,6 +593,7 @@ impl AddressSpace {
         let mut v = v.clone();
         v.end = old + new_len;
         self.vmas.insert(start, v);
+        self.span_hint.set(None);
         Ok(())
     }
 

@@ -20,10 +20,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6.39"],
     ret: &0xd65f_03c0u32.to_le_bytes(),  // ret
     trap: &0xd400_0001u32.to_le_bytes(), // svc #0
-    abi: CallAbi::Regs {
-        args: [RegisterARM64::X0 as i32, RegisterARM64::X1 as i32, RegisterARM64::X2 as i32],
-        ret: RegisterARM64::X0 as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterARM64::X0 as i32, RegisterARM64::X1 as i32], ret: RegisterARM64::X0 as i32 },
     pc: RegisterARM64::PC as i32,
     at_sysinfo: false,
     hash_word: 4,

@@ -22,10 +22,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &0xe12f_ff1eu32.to_le_bytes(),  // bx lr
     trap: &0xef00_0000u32.to_le_bytes(), // svc #0
-    abi: CallAbi::Regs {
-        args: [RegisterARM::R0 as i32, RegisterARM::R1 as i32, RegisterARM::R2 as i32],
-        ret: RegisterARM::R0 as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterARM::R0 as i32, RegisterARM::R1 as i32], ret: RegisterARM::R0 as i32 },
     pc: RegisterARM::PC as i32,
     at_sysinfo: false,
     hash_word: 4,

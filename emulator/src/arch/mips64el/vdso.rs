@@ -23,10 +23,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &JR_RA_NOP,
     trap: &0x0000_000cu32.to_le_bytes(), // syscall
-    abi: CallAbi::Regs {
-        args: [RegisterMIPS::A0 as i32, RegisterMIPS::A1 as i32, RegisterMIPS::A2 as i32],
-        ret: RegisterMIPS::V0 as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterMIPS::A0 as i32, RegisterMIPS::A1 as i32], ret: RegisterMIPS::V0 as i32 },
     pc: RegisterMIPS::PC as i32,
     at_sysinfo: false,
     hash_word: 4,

@@ -22,10 +22,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_4.15"],
     ret: &0x0000_8067u32.to_le_bytes(),  // ret (jalr x0, 0(ra))
     trap: &0x0000_0073u32.to_le_bytes(), // ecall
-    abi: CallAbi::Regs {
-        args: [RegisterRISCV::A0 as i32, RegisterRISCV::A1 as i32, RegisterRISCV::A2 as i32],
-        ret: RegisterRISCV::A0 as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterRISCV::A0 as i32, RegisterRISCV::A1 as i32], ret: RegisterRISCV::A0 as i32 },
     pc: RegisterRISCV::PC as i32,
     at_sysinfo: false,
     hash_word: 4,

@@ -22,10 +22,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6.29"],
     ret: &[0x07, 0xfe],  // br %r14
     trap: &[0x0a, 0x00], // svc 0
-    abi: CallAbi::Regs {
-        args: [RegisterS390X::R2 as i32, RegisterS390X::R3 as i32, RegisterS390X::R4 as i32],
-        ret: RegisterS390X::R2 as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterS390X::R2 as i32, RegisterS390X::R3 as i32], ret: RegisterS390X::R2 as i32 },
     pc: RegisterS390X::PC as i32,
     at_sysinfo: false,
     hash_word: 8,

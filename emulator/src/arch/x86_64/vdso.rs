@@ -27,10 +27,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &[0xc3],        // ret
     trap: &[0x0f, 0x05], // syscall
-    abi: CallAbi::Regs {
-        args: [RegisterX86::RDI as i32, RegisterX86::RSI as i32, RegisterX86::RDX as i32],
-        ret: RegisterX86::RAX as i32,
-    },
+    abi: CallAbi::Regs { args: [RegisterX86::RDI as i32, RegisterX86::RSI as i32], ret: RegisterX86::RAX as i32 },
     pc: RegisterX86::RIP as i32,
     at_sysinfo: false,
     hash_word: 4,
