@@ -8,6 +8,8 @@
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
 //! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`);
+//! - `vdso.rs` — the arch's vDSO: exported names and versions, return and trap instructions,
+//!   calling convention ([`crate::gate`]);
 //! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
 //!   space after they trap (arm64's emulated ID-register reads).
 //!
