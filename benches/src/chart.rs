@@ -87,7 +87,11 @@ pub fn svg(rows: &[Row], host: Option<Arch>, title: &str) -> Option<String> {
                 top - 8.0
             );
             let text = if v >= 1.0 { format!("{v}x") } else { format!("{}x", (v * 1e6).round() / 1e6) };
-            let _ = writeln!(s, r##"<text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{text}</text>"##, top - 12.0);
+            let _ = writeln!(
+                s,
+                r##"<text x="{x:.1}" y="{:.1}" text-anchor="middle" fill="#555">{text}</text>"##,
+                top - 12.0
+            );
         }
     }
     let one = x_of(1.0);

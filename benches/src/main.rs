@@ -110,9 +110,7 @@ impl Sizes {
             Workload::Getppid => self.getppid,
             Workload::Store => self.store,
             Workload::Sha256 => self.sha_bytes,
-            Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
-                self.gate_calls
-            }
+            Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => self.gate_calls,
             Workload::Gzip => self.gzip_bytes,
             Workload::Compute => self.compute_iters,
             Workload::Find | Workload::Cat => self.files,
@@ -353,7 +351,8 @@ fn push_row(
     size: u64,
     task: Result<Task, String>,
 ) {
-    let mut row = Row { workload: w, arch: a, runner: r, size, command: None, outcome: Outcome::Skipped(String::new()) };
+    let mut row =
+        Row { workload: w, arch: a, runner: r, size, command: None, outcome: Outcome::Skipped(String::new()) };
     match task {
         Err(e) => row.outcome = Outcome::Skipped(e),
         Ok(t) => {
@@ -542,7 +541,9 @@ fn main() -> ExitCode {
             }
         }
         eprintln!("endgate-bench: gatebench ({n} calls per value)");
-        let results = run_round_robin(&tasks, &plan, |i| format!("gatebench {} {}", keys[i].0.name(), keys[i].1.label(keys[i].0)));
+        let results = run_round_robin(&tasks, &plan, |i| {
+            format!("gatebench {} {}", keys[i].0.name(), keys[i].1.label(keys[i].0))
+        });
         let first = rows.len();
         for w in &gate_ws {
             let field = Workload::GATEBENCH.iter().find(|(x, _)| x == w).map(|(_, f)| *f).unwrap_or("");

@@ -453,7 +453,8 @@ mod tests {
 
     #[test]
     fn gatebench_fields() {
-        let err = b"getppid_trap_ns 103.3\ngetppid_gate_ns n/a\nclock_gettime_vdso_ns 28.1\nclock_gettime_syscall_ns 197.7\n";
+        let err =
+            b"getppid_trap_ns 103.3\ngetppid_gate_ns n/a\nclock_gettime_vdso_ns 28.1\nclock_gettime_syscall_ns 197.7\n";
         let v = parse_gatebench(err).unwrap();
         assert_eq!(v[0], ("getppid_trap_ns", Some(103.3)));
         assert_eq!(v[1], ("getppid_gate_ns", None));

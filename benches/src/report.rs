@@ -316,7 +316,9 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
         }
     }
     // gatebench: against the native host's trap / vDSO, and (info) against qemu-user.
-    for (w, native_ref) in [(NullTrap, NullTrap), (NullGate, NullTrap), (ClockVdso, ClockVdso), (ClockSyscall, ClockSyscall)] {
+    for (w, native_ref) in
+        [(NullTrap, NullTrap), (NullGate, NullTrap), (ClockVdso, ClockVdso), (ClockSyscall, ClockSyscall)]
+    {
         for a in Arch::ALL {
             let t = Targets::of(a);
             let target = match w {

@@ -292,20 +292,20 @@ pub fn build_c_guest(
     Ok(out)
 }
 
-/// Words of the gzip input text (a fixed list, so that the file is the same on every run).
-const WORDS: &[&str] = &[
-    "the", "of", "and", "to", "in", "is", "was", "that", "for", "on", "with", "as", "by", "at", "from", "his",
-    "which", "or", "an", "be", "this", "are", "have", "not", "had", "were", "but", "it", "one", "all", "their",
-    "there", "been", "has", "when", "who", "will", "more", "no", "if", "out", "so", "said", "what", "up", "its",
-    "about", "into", "than", "them", "can", "only", "other", "new", "some", "could", "time", "these", "two",
-    "may", "then", "do", "first", "any", "emulator", "guest", "syscall", "translation", "block", "register",
-];
+/// Words of the gzip input text, separated by spaces (a fixed list, so that the file is the
+/// same on every run).
+const WORDS: &str = "the of and to in is was that for on with as by at from his \
+                     which or an be this are have not had were but it one all their there \
+                     been has when who will more no if out so said what up its about into \
+                     than them can only other new some could time these two may then do first any \
+                     emulator guest syscall translation block register";
 
 /// Write `bytes` bytes of deterministic English-like text (words of [`WORDS`] picked by
 /// splitmix64 seeded with [`DATA_SEED`], spaces, a newline every 12 words) to `path` and
 /// return their SHA-256 in lowercase hex. Text compresses like real files do, which makes
 /// `gzip -9` do its full match search.
 pub fn make_text_file(path: &Path, bytes: u64) -> io::Result<String> {
+    let words: Vec<&str> = WORDS.split_whitespace().collect();
     let mut rng = SplitMix64(DATA_SEED ^ 0x7465_7874);
     let mut hasher = Sha256::new();
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
@@ -316,7 +316,7 @@ pub fn make_text_file(path: &Path, bytes: u64) -> io::Result<String> {
         buf.clear();
         while buf.len() < (1 << 16) {
             let r = rng.next();
-            buf.extend_from_slice(WORDS[(r % WORDS.len() as u64) as usize].as_bytes());
+            buf.extend_from_slice(words[(r % words.len() as u64) as usize].as_bytes());
             count += 1;
             buf.push(if count % 12 == 0 { b'\n' } else { b' ' });
         }
@@ -360,7 +360,12 @@ pub fn make_file_tree(root: &Path, files: usize) -> io::Result<FileTree> {
         hasher.update(&body);
         names.push(name);
     }
-    Ok(FileTree { root: root.to_path_buf(), files: names, find_lines: 1 + dirs + files, cat_sha256: hex(&hasher.finish()) })
+    Ok(FileTree {
+        root: root.to_path_buf(),
+        files: names,
+        find_lines: 1 + dirs + files,
+        cat_sha256: hex(&hasher.finish()),
+    })
 }
 
 /// Build the asm guest for `workload` on `arch` with `compiler` into `out_dir`
