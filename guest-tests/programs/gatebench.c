@@ -357,6 +357,14 @@ static uint32_t gnu_hash(const char *name)
     return h;
 }
 
+/* The run-time address of dynamic symbol `i`: SHN_ABS values are absolute (as glibc treats
+ * them), others are link-time addresses moved by the load bias. */
+static void *symbol_address(const struct vdso *v, uint32_t i)
+{
+    const ElfW(Sym) *s = &v->symtab[i];
+    return (void *)(s->st_shndx == SHN_ABS ? s->st_value : v->bias + s->st_value);
+}
+
 /* The address of `name`@`version` in the vDSO, or NULL. */
 static void *vdso_sym(const struct vdso *v, const char *name, const char *version)
 {
@@ -373,7 +381,7 @@ static void *vdso_sym(const struct vdso *v, const char *name, const char *versio
         for (;; i++) {
             uint32_t c = chains[i - symoffset];
             if ((c | 1) == (h | 1) && symbol_is(v, i, name, version))
-                return (void *)(v->bias + v->symtab[i].st_value);
+                return symbol_address(v, i);
             if (c & 1)
                 return NULL;
         }
@@ -385,7 +393,7 @@ static void *vdso_sym(const struct vdso *v, const char *name, const char *versio
         return NULL;
     for (hash_word i = bucket[elf_hash(name) % nbucket]; i != STN_UNDEF; i = chain[i])
         if (symbol_is(v, (uint32_t)i, name, version))
-            return (void *)(v->bias + v->symtab[i].st_value);
+            return symbol_address(v, (uint32_t)i);
     return NULL;
 }
 
