@@ -126,6 +126,19 @@ pub trait GuestArch: Sync {
         Ok(())
     }
 
+    /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
+    /// (no `AT_SYSINFO_EHDR`). Default: none.
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        None
+    }
+    /// Serves a system call made through the gate's `__kernel_vsyscall`, whose registers are
+    /// as the arch's trap instruction would find them (per-arch trap state, such as s390x's
+    /// `svc` immediate, reads as for the register form). Returns `true` if it stopped the
+    /// engine, as [`crate::syscall::enter`] does. Default: [`crate::syscall::enter`].
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
+        crate::syscall::enter(cpu)
+    }
+
     /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.
     fn hwcap(&self) -> (u64, u64);
     /// `AT_PLATFORM` string, if the arch's kernel provides one.

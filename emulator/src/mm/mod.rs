@@ -84,6 +84,9 @@ pub struct Layout {
     pub task_size: u64,
     /// Length of the top window (stack plus top-down `mmap` area) in bytes.
     pub top_len: u64,
+    /// A one-page window above `task_size` that the arch fills itself at start (x86_64's
+    /// legacy vsyscall page at 0xffffffffff600000); `None` for most arches.
+    pub fixed_page: Option<u64>,
 }
 
 /// Cached translations that a mapping change made stale; applied by the owner of the unicorn
@@ -164,7 +167,10 @@ impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
         let top_base = layout.task_size - layout.top_len;
-        let spans = [(0, layout.low_len), (layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)];
+        // The top window comes last: `find_free` places top-down in it.
+        let mut spans = vec![(0, layout.low_len), (layout.dyn_base, layout.dyn_len)];
+        spans.extend(layout.fixed_page.map(|a| (a, PAGE_SIZE)));
+        spans.push((top_base, layout.top_len));
         let total: u64 = spans.iter().map(|s| s.1).sum();
         let total_usize = usize::try_from(total).expect("reservation fits the host");
         // SAFETY: a fresh anonymous PROT_NONE reservation; no existing memory is touched.
@@ -301,9 +307,12 @@ impl AddressSpace {
         self.vmas.range(addr..end).next().is_none()
     }
 
-    /// `true` if `[addr, addr+len)` lies inside one window and at or above [`MMAP_MIN_ADDR`].
+    /// `true` if `[addr, addr+len)` lies inside one window, at or above [`MMAP_MIN_ADDR`] and
+    /// below `task_size` (a fixed page above it is not the guest's to map over).
     pub fn is_placeable(&self, addr: u64, len: u64) -> bool {
-        addr >= MMAP_MIN_ADDR && self.window_of(addr, len).is_some()
+        addr >= MMAP_MIN_ADDR
+            && addr.checked_add(len).is_some_and(|e| e <= self.task_size)
+            && self.window_of(addr, len).is_some()
     }
 
     /// Finds a free range of `len` bytes, top-down below [`AddressSpace::mmap_base`], as Linux's
@@ -640,6 +649,7 @@ mod tests {
             dyn_len: 1 << 30,
             task_size: 0x7fff_ffff_f000,
             top_len: 1 << 30,
+            fixed_page: None,
         };
         let mut a = AddressSpace::new(layout, DataModel::LP64_LE).unwrap();
         a.mmap_base = a.task_size - (64 << 20);
