@@ -405,6 +405,22 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// Removes a scratch file on drop.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The harness's own peak RSS in KiB (VmHWM in /proc/self/status), if readable.
+fn own_peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Removes the temporary directory holding the sha256sum input on drop.
 struct TempDir(PathBuf);
 
@@ -424,7 +440,9 @@ fn main() -> ExitCode {
         }
     };
     let sizes = Sizes::for_mode(opts.quick);
-    let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout };
+    let stdout_file = std::env::temp_dir().join(format!("endgate-bench-{}.out", std::process::id()));
+    let _stdout_guard = TempFile(stdout_file.clone());
+    let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout, stdout_file };
     let mut notes = Vec::new();
 
     let endgate = resolve_endgate(&opts, &root, &mut notes);
@@ -773,6 +791,13 @@ fn main() -> ExitCode {
         "load average (1/5/15 min) before: {load_before}, after: {}; other load on the machine inflates wall times",
         load_average()
     ));
+    if let Some(kib) = own_peak_rss_kib() {
+        notes.push(format!(
+            "peak RSS is each child's ru_maxrss; Linux starts it at the RSS of the process that calls execve \
+             (here the harness, whose own peak was {:.1} MiB), so values at that level are a floor, not a measurement",
+            kib as f64 / 1024.0
+        ));
+    }
 
     let settings = vec![
         ("Guest architectures".to_string(), opts.arches.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")),

@@ -8,9 +8,10 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::io::{Read, Write};
+use std::fs::File;
+use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
@@ -55,8 +56,6 @@ impl Invocation {
 pub struct RunOutput {
     /// Wall time of the whole process.
     pub wall: Duration,
-    /// Everything it wrote on stdout (empty unless captured).
-    pub stdout: Vec<u8>,
     /// Everything it wrote on stderr.
     pub stderr: Vec<u8>,
     /// The child's peak resident set size in KiB (`ru_maxrss` from `wait4`): for an
@@ -110,23 +109,29 @@ fn wait4(pid: u32) -> std::io::Result<(ExitStatus, u64)> {
     }
 }
 
-/// Run `inv` once with stdin closed, stderr captured and stdout captured or
-/// discarded.  Fails (with a description of the symptom) if it cannot be
-/// started, exits with a non-zero status, is killed by a signal, or runs
-/// longer than `timeout` (in which case it is killed).
-pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Result<RunOutput, String> {
+/// Run `inv` once with stdin closed, stderr captured and stdout written to the
+/// file `stdout` (created or truncated) or discarded.  Fails (with a
+/// description of the symptom) if it cannot be started, exits with a non-zero
+/// status, is killed by a signal, or runs longer than `timeout` (in which case
+/// it is killed).
+///
+/// stdout goes to a file rather than into the harness's memory because Linux
+/// carries the peak RSS of the process that calls `execve` (for a spawned
+/// child, the harness's own high-water mark) into the child's `ru_maxrss`: the
+/// harness must stay small for the children's peak RSS to be their own.
+pub fn run_once(inv: &Invocation, timeout: Duration, stdout: Option<&Path>) -> Result<RunOutput, String> {
+    let out_file = match stdout {
+        Some(p) => Stdio::from(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?),
+        None => Stdio::null(),
+    };
     let mut cmd = Command::new(&inv.program);
-    cmd.args(&inv.args)
-        .stdin(Stdio::null())
-        .stdout(if capture_stdout { Stdio::piped() } else { Stdio::null() })
-        .stderr(Stdio::piped());
+    cmd.args(&inv.args).stdin(Stdio::null()).stdout(out_file).stderr(Stdio::piped());
     if let Some(d) = &inv.cwd {
         cmd.current_dir(d);
     }
     let start = Instant::now();
     let mut child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", inv.program.display()))?;
     let pid = child.id();
-    let out = child.stdout.take().map(drain);
     let err = child.stderr.take().map(drain);
     let (tx, rx) = mpsc::channel();
     // The child is reaped by wait4 (for its rusage), never by `Child::wait`.
@@ -147,7 +152,6 @@ pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Re
         }
     };
     let _ = waiter.join();
-    let stdout = out.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
     let stderr = err.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
     let (r, end) = received;
     let (status, maxrss_kib) = r.map_err(|e| format!("waiting for `{}` failed: {e}", inv.program.display()))?;
@@ -160,7 +164,7 @@ pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Re
         }
         return Err(msg);
     }
-    Ok(RunOutput { wall: end - start, stdout, stderr, maxrss_kib })
+    Ok(RunOutput { wall: end - start, stderr, maxrss_kib })
 }
 
 /// How many times to run each measurement, and the per-run time limit.
@@ -172,6 +176,8 @@ pub struct Plan {
     pub warmup: bool,
     /// A run taking longer than this is killed and counts as a failure.
     pub timeout: Duration,
+    /// Scratch file that receives the stdout of runs whose output is checked.
+    pub stdout_file: PathBuf,
 }
 
 /// How a run's output is judged (besides exit status 0).
@@ -260,42 +266,48 @@ fn check_hash(out: &[u8], expected: &str) -> Result<(), String> {
     }
 }
 
-/// SHA-256 of `data`, lowercase hex.
-fn sha256_hex(data: &[u8]) -> String {
+/// SHA-256 (lowercase hex) of everything `r` yields and the number of newlines in it,
+/// read in 64 KiB pieces.
+fn hash_and_count(mut r: impl Read) -> std::io::Result<(String, usize)> {
     let mut h = crate::workloads::Sha256::new();
-    h.update(data);
-    crate::workloads::hex(&h.finish())
+    let mut lines = 0;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                h.update(&buf[..n]);
+                lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((crate::workloads::hex(&h.finish()), lines))
 }
 
-/// Decompress `data` with the host's gzip and return the SHA-256 of the result.
-fn gunzip_sha256(gzip: &PathBuf, data: Vec<u8>) -> Result<String, String> {
+/// Decompress the file `data` with the host's gzip and return the SHA-256 of the result.
+fn gunzip_sha256(gzip: &Path, data: &Path) -> Result<String, String> {
+    let input = File::open(data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
     let mut child = Command::new(gzip)
         .arg("-dc")
-        .stdin(Stdio::piped())
+        .stdin(input)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {}: {e}", gzip.display()))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin pipe")?;
-    let feeder = thread::spawn(move || {
-        let _ = stdin.write_all(&data);
-    });
-    let mut stdout = child.stdout.take().ok_or("no stdout pipe")?;
-    let mut h = crate::workloads::Sha256::new();
-    let mut buf = vec![0u8; 1 << 16];
-    loop {
-        match stdout.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(&buf[..n]),
-            Err(e) => return Err(format!("reading gzip -dc output: {e}")),
-        }
+    let err = child.stderr.take().map(drain);
+    let hashed = child.stdout.take().map(hash_and_count);
+    let status = child.wait().map_err(|e| format!("gzip -dc: {e}"))?;
+    let stderr = err.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+    if !status.success() {
+        return Err(format!("output is not valid gzip data: {}", tail_lines(&stderr, 2)));
     }
-    let _ = feeder.join();
-    let out = child.wait_with_output().map_err(|e| format!("gzip -dc: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("output is not valid gzip data: {}", tail_lines(&out.stderr, 2)));
+    match hashed {
+        Some(Ok((h, _))) => Ok(h),
+        Some(Err(e)) => Err(format!("reading gzip -dc output: {e}")),
+        None => Err("no gzip -dc output pipe".into()),
     }
-    Ok(crate::workloads::hex(&h.finish()))
 }
 
 /// Parse gatebench's stderr fields.
@@ -319,22 +331,36 @@ pub fn parse_gatebench(stderr: &[u8]) -> Result<Vec<(&'static str, Option<f64>)>
         .collect()
 }
 
-/// Judge one run's output by `check`; gatebench values go into `reported`.
-fn judge(check: &Check, r: RunOutput, reported: &mut Vec<(&'static str, Option<f64>)>) -> Result<(), String> {
+/// Judge one run by `check`, its stdout being in the file `out`; gatebench values go
+/// into `reported`.
+fn judge(
+    check: &Check,
+    r: &RunOutput,
+    out: &Path,
+    reported: &mut Vec<(&'static str, Option<f64>)>,
+) -> Result<(), String> {
+    let stdout = || {
+        File::open(out)
+            .and_then(hash_and_count)
+            .map_err(|e| format!("cannot read the output in {}: {e}", out.display()))
+    };
     match check {
         Check::Exit0 => Ok(()),
-        Check::Sha256sum(expected) => check_hash(&r.stdout, expected),
-        Check::StdoutSha256(expected) => match sha256_hex(&r.stdout) {
-            h if &h == expected => Ok(()),
-            h => Err(format!("wrong output: {} bytes with SHA-256 {h}, expected {expected}", r.stdout.len())),
+        Check::Sha256sum(expected) => {
+            let text = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+            check_hash(&text, expected)
+        }
+        Check::StdoutSha256(expected) => match stdout()? {
+            (h, _) if &h == expected => Ok(()),
+            (h, _) => Err(format!("wrong output: SHA-256 {h}, expected {expected}")),
         },
-        Check::Gunzip { gzip, sha256 } => match gunzip_sha256(gzip, r.stdout)? {
+        Check::Gunzip { gzip, sha256 } => match gunzip_sha256(gzip, out)? {
             h if &h == sha256 => Ok(()),
             h => Err(format!("gzip output decompresses to SHA-256 {h}, expected {sha256}")),
         },
-        Check::Lines(n) => match r.stdout.iter().filter(|&&b| b == b'\n').count() {
-            got if got == *n => Ok(()),
-            got => Err(format!("printed {got} lines, expected {n}")),
+        Check::Lines(n) => match stdout()? {
+            (_, got) if got == *n => Ok(()),
+            (_, got) => Err(format!("printed {got} lines, expected {n}")),
         },
         Check::Gatebench => {
             *reported = parse_gatebench(&r.stderr)?;
@@ -347,9 +373,9 @@ fn judge(check: &Check, r: RunOutput, reported: &mut Vec<(&'static str, Option<f
 fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), String> {
     match task {
         Task::Loop { full, base } => {
-            let b = run_once(base, plan.timeout, false)
+            let b = run_once(base, plan.timeout, None)
                 .map_err(|e| format!("{e} (0-iteration run `{}`)", base.display()))?;
-            let f = run_once(full, plan.timeout, false)?;
+            let f = run_once(full, plan.timeout, None)?;
             if record {
                 s.base.get_or_insert_with(Vec::new).push(b.wall.as_secs_f64());
                 s.full.push(f.wall.as_secs_f64());
@@ -357,10 +383,11 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
             }
         }
         Task::Run { inv, check } => {
-            let r = run_once(inv, plan.timeout, check.needs_stdout())?;
+            let out = check.needs_stdout().then_some(plan.stdout_file.as_path());
+            let r = run_once(inv, plan.timeout, out)?;
             let (wall, rss) = (r.wall.as_secs_f64(), r.maxrss_kib as f64);
             let mut reported = Vec::new();
-            judge(check, r, &mut reported)?;
+            judge(check, &r, &plan.stdout_file, &mut reported)?;
             if record {
                 s.full.push(wall);
                 s.rss_kib.push(rss);
@@ -374,7 +401,7 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
             let start = Instant::now();
             let mut rss = 0u64;
             for _ in 0..*count {
-                rss = rss.max(run_once(inv, plan.timeout, false)?.maxrss_kib);
+                rss = rss.max(run_once(inv, plan.timeout, None)?.maxrss_kib);
             }
             if record {
                 s.full.push(start.elapsed().as_secs_f64());
@@ -434,7 +461,7 @@ mod tests {
     fn failing_command_is_reported() {
         let inv =
             Invocation { program: "sh".into(), args: vec!["-c".into(), "echo boom >&2; exit 7".into()], cwd: None };
-        let err = run_once(&inv, Duration::from_secs(10), false).unwrap_err();
+        let err = run_once(&inv, Duration::from_secs(10), None).unwrap_err();
         assert!(err.contains("exit status 7") && err.contains("boom"), "{err}");
     }
 
@@ -445,8 +472,10 @@ mod tests {
             args: vec!["-c".into(), "echo getppid_trap_ns 12.5 >&2; echo out".into()],
             cwd: Some("/".into()),
         };
-        let r = run_once(&inv, Duration::from_secs(10), true).unwrap();
-        assert_eq!(r.stdout, b"out\n");
+        let out = std::env::temp_dir().join(format!("endgate-bench-test-{}.out", std::process::id()));
+        let r = run_once(&inv, Duration::from_secs(10), Some(&out)).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"out\n");
+        let _ = std::fs::remove_file(&out);
         assert!(r.maxrss_kib > 0);
         assert!(String::from_utf8_lossy(&r.stderr).contains("12.5"));
     }
@@ -465,7 +494,7 @@ mod tests {
     fn timeout_kills() {
         let inv = Invocation { program: "sleep".into(), args: vec!["5".into()], cwd: None };
         let t = Instant::now();
-        let err = run_once(&inv, Duration::from_millis(200), false).unwrap_err();
+        let err = run_once(&inv, Duration::from_millis(200), None).unwrap_err();
         assert!(err.contains("timed out"), "{err}");
         assert!(t.elapsed() < Duration::from_secs(4));
     }
