@@ -74,7 +74,8 @@ fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> i64 {
             write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0)
         }),
         Entry::Gettimeofday => gettimeofday(mm, a[0], a[1], long),
-        Entry::Time => host_clock(libc::CLOCK_REALTIME, false).and_then(|ts| {
+        // Linux's time() (vDSO and system call alike) gives the seconds of the last tick.
+        Entry::Time => host_clock(libc::CLOCK_REALTIME_COARSE, false).and_then(|ts| {
             if a[0] != 0 {
                 write_word(mm, a[0], ts.tv_sec, long)?;
             }
