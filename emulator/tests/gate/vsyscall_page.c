@@ -15,7 +15,7 @@ int main(void) {
     unsigned cpu = 99, node = 99;
     long c = ((getcpu_t)0xffffffffff600800UL)(&cpu, &node, 0);
     time_t now = time(0);
-    int ok = r == 0 && tv.tv_sec >= now - 2 && tv.tv_sec <= now && t == t2 && t >= now - 2 && t <= now && c == 0 && cpu < 4096;
+    int ok = r == 0 && tv.tv_sec >= now - 2 && tv.tv_sec <= now + 1 /* time() reads the coarse clock */ && t == t2 && t >= now - 2 && t <= now && c == 0 && cpu < 4096;
     printf("vsyscall %s\n", ok ? "ok" : "BAD");
     return !ok;
 }
