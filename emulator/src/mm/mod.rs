@@ -281,7 +281,10 @@ impl AddressSpace {
     /// self-modifying-code path (unicorn-facts §4), which made mips64el busybox `sha256sum`, whose
     /// stack is `RWE`, 3x slower. The first fetch from the page refills the entry with `EXEC`
     /// (a TLB entry without it is a miss for a fetch) and marks the page as code, so from then
-    /// on its stores are checked for stale translations again.
+    /// on all its stores are checked for stale translations again. (Translations cannot go
+    /// stale meanwhile either: unicorn checks the first store after every fill, because the
+    /// windows are mapped executable, and a translation needs an entry with `EXEC`.) Guest
+    /// test `code_rewrite` rewrites and reruns code in an RWX page.
     #[inline]
     pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
         if self.permissive {
