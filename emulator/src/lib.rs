@@ -8,6 +8,7 @@
 pub mod abi;
 pub mod arch;
 pub mod cli;
+pub mod gate;
 pub mod loader;
 pub mod mm;
 pub mod signal;
@@ -130,6 +131,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         argv: prog.argv.clone(),
         auxv: Vec::new(),
         sigtramp: 0,
+        gate: Arc::new(gate::Gate::default()),
         poll_stop: false,
         start_stack: 0,
         last_fault: None,
@@ -159,7 +161,15 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             main.entry
         }
     };
+    // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
+    task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
+    let gate = gate::map(&mut task.mm, arch).map_err(|e| LoaderError::Map {
+        path: prog.path.clone(),
+        addr: 0,
+        reason: format!("vDSO: {e}"),
+    })?;
     let input = StackInput {
+        gate: gate.auxv(),
         argv: &prog.argv,
         envp: &prog.envp,
         execfn: prog.path.as_bytes(),
@@ -178,6 +188,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         addr: 0,
         reason: format!("signal trampoline page: {e}"),
     })?;
+    task.gate = Arc::new(gate);
+    gate::install_hook(&mut cpu).map_err(engine)?;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);

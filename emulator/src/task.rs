@@ -100,6 +100,8 @@ pub struct Task {
     /// Guest address of the signal-return trampolines page (0: the arch needs none); see
     /// [`crate::signal::frame::map_sigtramp`].
     pub sigtramp: u64,
+    /// The process's vDSO gate ([`crate::gate`]); empty until the loader maps it.
+    pub gate: Arc<crate::gate::Gate>,
     /// The instance carries [`crate::signal::host::install_poll_stop`]'s block hook.
     pub poll_stop: bool,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
@@ -223,6 +225,7 @@ pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
         entry
     })?;
     arch.install_hooks(&mut cpu)?;
+    crate::gate::install_hook(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
     }

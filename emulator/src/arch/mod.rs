@@ -8,6 +8,8 @@
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
 //! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`);
+//! - `vdso.rs` — the arch's vDSO: exported names and versions, return and trap instructions,
+//!   calling convention ([`crate::gate`]);
 //! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
 //!   space after they trap (arm64's emulated ID-register reads).
 //!
@@ -124,6 +126,19 @@ pub trait GuestArch: Sync {
     /// `extra` from [`GuestArch::thread_extra`]. Registers keep their values. Default: nothing.
     fn init_thread(&self, _cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
         Ok(())
+    }
+
+    /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
+    /// (no `AT_SYSINFO_EHDR`). Default: none.
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        None
+    }
+    /// Serves a system call made through the gate's `__kernel_vsyscall`, whose registers are
+    /// as the arch's trap instruction would find them (per-arch trap state, such as s390x's
+    /// `svc` immediate, reads as for the register form). Returns `true` if it stopped the
+    /// engine, as [`crate::syscall::enter`] does. Default: [`crate::syscall::enter`].
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
+        crate::syscall::enter(cpu)
     }
 
     /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.

@@ -81,6 +81,7 @@ pub mod at {
     pub const AT_RANDOM: u64 = 25;
     pub const AT_HWCAP2: u64 = 26;
     pub const AT_EXECFN: u64 = 31;
+    pub const AT_SYSINFO: u64 = 32;
     pub const AT_SYSINFO_EHDR: u64 = 33;
     pub const AT_MINSIGSTKSZ: u64 = 51;
 }
@@ -98,6 +99,9 @@ pub struct StackInput<'a> {
     pub main: LoadedImage,
     /// Its interpreter, if dynamically linked.
     pub interp: Option<LoadedImage>,
+    /// The gate's entries (`AT_SYSINFO`, `AT_SYSINFO_EHDR`), first in the vector as Linux
+    /// puts them.
+    pub gate: Vec<(u64, u64)>,
 }
 
 /// The stack that was built.
@@ -161,7 +165,7 @@ pub fn build(
 
     let (hwcap, hwcap2) = arch.hwcap();
     let main = input.main;
-    let mut auxv: Vec<(u64, u64)> = Vec::new();
+    let mut auxv: Vec<(u64, u64)> = input.gate.clone();
     if let Some(m) = arch.minsigstksz() {
         auxv.push((AT_MINSIGSTKSZ, m));
     }

@@ -84,6 +84,9 @@ pub struct Layout {
     pub task_size: u64,
     /// Length of the top window (stack plus top-down `mmap` area) in bytes.
     pub top_len: u64,
+    /// A one-page window above `task_size` that the arch fills itself at start (x86_64's
+    /// legacy vsyscall page at 0xffffffffff600000); `None` for most arches.
+    pub fixed_page: Option<u64>,
 }
 
 /// Cached translations that a mapping change made stale; applied by the owner of the unicorn
@@ -158,6 +161,9 @@ pub struct AddressSpace {
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
+    /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot)`; cleared by
+    /// every change to the mapping list.
+    span_hint: std::cell::Cell<Option<(u64, u64, Prot)>>,
 }
 
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
@@ -167,7 +173,10 @@ impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
         let top_base = layout.task_size - layout.top_len;
-        let spans = [(0, layout.low_len), (layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)];
+        // The top window comes last: `find_free` places top-down in it.
+        let mut spans = vec![(0, layout.low_len), (layout.dyn_base, layout.dyn_len)];
+        spans.extend(layout.fixed_page.map(|a| (a, PAGE_SIZE)));
+        spans.push((top_base, layout.top_len));
         let total: u64 = spans.iter().map(|s| s.1).sum();
         let total_usize = usize::try_from(total).expect("reservation fits the host");
         // SAFETY: a fresh anonymous PROT_NONE reservation; no existing memory is touched.
@@ -207,6 +216,7 @@ impl AddressSpace {
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
             code_pages: HashSet::new(),
+            span_hint: std::cell::Cell::new(None),
         })
     }
 
@@ -245,6 +255,22 @@ impl AddressSpace {
         Some(unsafe { w.host.add(off) })
     }
 
+    /// The start, end and permissions of the mapping containing `addr`. Remembers the last
+    /// answer, so the runs of look-ups into one mapping that system-call buffers, vDSO calls
+    /// and TLB fills make cost no tree walk.
+    #[inline]
+    pub fn span_at(&self, addr: u64) -> Option<(u64, u64, Prot)> {
+        if let Some(h) = self.span_hint.get() {
+            if addr >= h.0 && addr < h.1 {
+                return Some(h);
+            }
+        }
+        let (start, vma) = self.vma_at(addr)?;
+        let h = (start, vma.end, vma.prot);
+        self.span_hint.set(Some(h));
+        Some(h)
+    }
+
     /// The mapping containing `addr`.
     #[inline]
     pub fn vma_at(&self, addr: u64) -> Option<(u64, &Vma)> {
@@ -262,11 +288,11 @@ impl AddressSpace {
         let end = addr.checked_add(len).ok_or(Errno::EFAULT)?;
         let mut cur = addr;
         while cur < end {
-            let (_, vma) = self.vma_at(cur).ok_or(Errno::EFAULT)?;
-            if !vma.prot.contains(need) {
+            let (_, vma_end, prot) = self.span_at(cur).ok_or(Errno::EFAULT)?;
+            if !prot.contains(need) {
                 return Err(Errno::EFAULT);
             }
-            cur = vma.end;
+            cur = vma_end;
         }
         self.to_host(addr, len).ok_or(Errno::EFAULT)
     }
@@ -290,9 +316,8 @@ impl AddressSpace {
         if self.permissive {
             return self.to_host(page, PAGE_SIZE).map(|_| Prot::READ | Prot::WRITE | Prot::EXEC);
         }
-        match self.vma_at(page) {
-            Some((_, vma)) => {
-                let prot = vma.prot;
+        match self.span_at(page) {
+            Some((_, _, prot)) => {
                 if !prot.contains(access) {
                     self.last_fault = Some(Fault { page, access, mapped: true });
                 } else if prot.contains(Prot::WRITE | Prot::EXEC) {
@@ -322,9 +347,12 @@ impl AddressSpace {
         self.vmas.range(addr..end).next().is_none()
     }
 
-    /// `true` if `[addr, addr+len)` lies inside one window and at or above [`MMAP_MIN_ADDR`].
+    /// `true` if `[addr, addr+len)` lies inside one window, at or above [`MMAP_MIN_ADDR`] and
+    /// below `task_size` (a fixed page above it is not the guest's to map over).
     pub fn is_placeable(&self, addr: u64, len: u64) -> bool {
-        addr >= MMAP_MIN_ADDR && self.window_of(addr, len).is_some()
+        addr >= MMAP_MIN_ADDR
+            && addr.checked_add(len).is_some_and(|e| e <= self.task_size)
+            && self.window_of(addr, len).is_some()
     }
 
     /// Finds a free range of `len` bytes, top-down below [`AddressSpace::mmap_base`], as Linux's
@@ -407,6 +435,7 @@ impl AddressSpace {
             Backing::File { offset, shared, .. } => (offset, shared),
         };
         self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
         }
@@ -422,9 +451,11 @@ impl AddressSpace {
         if prev.end == start && prev.prot == cur.prot && prev.name == cur.name && !prev.shared && !cur.shared {
             let end = cur.end;
             self.vmas.remove(&start);
+            self.span_hint.set(None);
             if let Some(p) = self.vmas.get_mut(&prev_start) {
                 p.end = end;
             }
+            self.span_hint.set(None);
         }
     }
 
@@ -470,6 +501,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
+            self.span_hint.set(None);
             self.invalidate.flush_tlb = true;
             if v.prot.contains(Prot::EXEC) {
                 self.invalidate.code.push((s.max(start), v.end.min(end)));
@@ -478,12 +510,14 @@ impl AddressSpace {
                 let mut left = v.clone();
                 left.end = start;
                 self.vmas.insert(s, left);
+                self.span_hint.set(None);
             }
             if v.end > end {
                 let mut right = v.clone();
                 right.offset += end - s;
                 right.end = v.end;
                 self.vmas.insert(end, right);
+                self.span_hint.set(None);
             }
         }
     }
@@ -497,6 +531,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
+            self.span_hint.set(None);
             let (ms, me) = (s.max(addr), v.end.min(end));
             if v.shared {
                 if let Some(host) = self.to_host(ms, me - ms) {
@@ -507,6 +542,7 @@ impl AddressSpace {
                     if r != 0 {
                         let e = Errno::last();
                         self.vmas.insert(s, v);
+                        self.span_hint.set(None);
                         return Err(e);
                     }
                 }
@@ -516,10 +552,13 @@ impl AddressSpace {
             }
             if s < ms {
                 self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+                self.span_hint.set(None);
             }
             self.vmas.insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
+            self.span_hint.set(None);
             if v.end > me {
                 self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.span_hint.set(None);
             }
         }
         self.invalidate.flush_tlb = true;
@@ -549,6 +588,7 @@ impl AddressSpace {
         self.forget(old, old + old_len);
         self.forget(new, new + new_len);
         self.vmas.insert(new, Vma { end: new + new_len, ..v });
+        self.span_hint.set(None);
         Ok(())
     }
 
@@ -574,6 +614,7 @@ impl AddressSpace {
         let mut v = v.clone();
         v.end = old + new_len;
         self.vmas.insert(start, v);
+        self.span_hint.set(None);
         Ok(())
     }
 
@@ -661,6 +702,7 @@ mod tests {
             dyn_len: 1 << 30,
             task_size: 0x7fff_ffff_f000,
             top_len: 1 << 30,
+            fixed_page: None,
         };
         let mut a = AddressSpace::new(layout, DataModel::LP64_LE).unwrap();
         a.mmap_base = a.task_size - (64 << 20);

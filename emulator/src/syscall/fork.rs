@@ -137,6 +137,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
     let t = cpu.get_data_mut();
     if pid == 0 {
         crate::thread::exit::after_fork_child();
+        super::process::forget_ids();
         set_guest_child();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() } as u32;

@@ -101,9 +101,11 @@ impl DispatchTable {
     }
 }
 
-/// Serves one guest system call. Called from the arch's trap hook; never panics (a panic in
-/// a unicorn hook would abort endgate), a handler bug ends the guest with [`Exit::Internal`].
-pub fn enter(cpu: &mut Cpu<'_>) {
+/// Serves one guest system call. Called from the arch's trap hook (and the gate's
+/// `__kernel_vsyscall`); never panics (a panic in a unicorn hook would abort endgate), a
+/// handler bug ends the guest with [`Exit::Internal`]. Returns `true` if it asked the engine
+/// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
+pub fn enter(cpu: &mut Cpu<'_>) -> bool {
     let task = cpu.get_data();
     let arch = task.arch;
     let mut args = arch.syscall_args(cpu);
@@ -159,21 +161,25 @@ pub fn enter(cpu: &mut Cpu<'_>) {
     }
     if exit.is_some() {
         let _ = cpu.emu_stop();
-        return;
+        return true;
     }
     if cpu.get_data().pending_op.is_some() {
         // sigreturn: the run loop restores every register, the result included; clone: the
         // run loop makes the thread and writes the result.
         let _ = cpu.emu_stop();
-        return;
+        return true;
     }
     arch.set_syscall_ret(cpu, ret);
     if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);
     }
-    if crate::signal::deliver::due(cpu) {
+    // A signal to deliver, or the first handler or second thread of the process: the run
+    // loop has work (delivery; installing the block hook that lets signals stop the thread).
+    if crate::signal::deliver::due(cpu) || (!cpu.get_data().poll_stop && crate::signal::host::async_stops_needed()) {
         let _ = cpu.emu_stop();
+        return true;
     }
+    false
 }
 
 /// Handler for calls only some arches have: asks the arch (`arch_prctl` on x86_64).

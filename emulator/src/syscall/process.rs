@@ -38,10 +38,36 @@ macro_rules! id_call {
     )*};
 }
 
+/// The process's id as the host gave it, once asked (0: not yet). A forked child forgets it
+/// ([`forget_ids`]); threads share it, as they share the pid.
+static PID: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+std::thread_local! {
+    /// The calling thread's id, once asked (0: not yet).
+    static TID: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// Drops the cached ids; called in the child right after a host fork.
+pub fn forget_ids() {
+    PID.store(0, std::sync::atomic::Ordering::Relaxed);
+    TID.with(|t| t.set(0));
+}
+
+/// `getpid(void)`: from task state after the first call (the pid of a process never changes;
+/// a forked child asks again), so it costs no host system call, as on the gate's fast paths.
+pub fn getpid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    let pid = PID.load(std::sync::atomic::Ordering::Relaxed);
+    if pid != 0 {
+        return Ok(u64::from(pid));
+    }
+    // SAFETY: no arguments.
+    let pid = unsafe { libc::getpid() } as u32;
+    PID.store(pid, std::sync::atomic::Ordering::Relaxed);
+    Ok(u64::from(pid))
+}
+
 id_call! {
-    /// `getpid(void)`.
-    getpid => getpid;
-    /// `getppid(void)`.
+    /// `getppid(void)`: a host call every time (the parent changes when it dies).
     getppid => getppid;
     /// `getuid(void)`.
     getuid => getuid;
@@ -55,10 +81,17 @@ id_call! {
     getpgrp => getpgrp;
 }
 
-/// `gettid(void)`: the guest thread's id is its host thread's.
+/// `gettid(void)`: the guest thread's id is its host thread's, cached per thread like
+/// [`getpid`].
 pub fn gettid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    // SAFETY: no arguments.
-    Ok(unsafe { libc::gettid() } as u64)
+    let tid = TID.with(|t| {
+        if t.get() == 0 {
+            // SAFETY: no arguments.
+            t.set(unsafe { libc::gettid() } as u32);
+        }
+        t.get()
+    });
+    Ok(u64::from(tid))
 }
 
 /// `setsid(void)` (setsid(2)). Errors: `EPERM` for a process-group leader.

@@ -46,13 +46,10 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
-        let first = !crate::signal::host::async_stops_needed();
         let nocld = if s == Signal::SIGCHLD { arch.sa_nocld_to_host(n.flags) } else { 0 };
+        // The first guest handler makes the run loop install the block hook that lets
+        // signals stop this thread; `syscall::enter` stops the engine for it.
         crate::signal::host::set_disposition_with(s, n.handler, nocld);
-        if first && crate::signal::host::async_stops_needed() {
-            // The run loop installs the block hook that lets signals stop this thread.
-            let _ = cpu.emu_stop();
-        }
     }
     Ok(0)
 }

@@ -206,6 +206,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         auxv: t.auxv.clone(),
         warned: HashSet::new(),
         sigtramp: t.sigtramp,
+        gate: t.gate.clone(),
         pending_op: None,
         sync_fault: None,
         interrupted: None,

@@ -16,6 +16,7 @@
 mod calls;
 mod signal;
 mod traps;
+mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -69,6 +70,7 @@ impl GuestArch for Aarch64 {
             dyn_len: 16 << 30,
             task_size: 1 << 48,
             top_len: 64 << 30,
+            fixed_page: None,
         }
     }
     fn numbers(&self) -> &'static NumberTable {
@@ -136,6 +138,9 @@ impl GuestArch for Aarch64 {
         cpu.reg_write(RegisterARM64::TPIDR_EL0, tls).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
     fn hwcap(&self) -> (u64, u64) {
         (HWCAP_A72, 0)
     }

@@ -25,6 +25,7 @@ mod abi;
 mod calls;
 pub mod kuser;
 mod signal;
+mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -92,6 +93,7 @@ impl GuestArch for Arm {
             dyn_len: 0x1000_0000,
             task_size: 1 << 32,
             top_len: 1 << 30,
+            fixed_page: None,
         }
     }
     fn numbers(&self) -> &'static NumberTable {
@@ -211,6 +213,9 @@ impl GuestArch for Arm {
         cpu.reg_write(RegisterARM::C13_C0_3, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
     fn hwcap(&self) -> (u64, u64) {
         // AT_HWCAP2 bits (AES, PMULL, SHA1, SHA2, CRC32) are ARMv8 crypto; the A15 has none.
         (abi::HWCAP_A15, 0)

@@ -27,6 +27,7 @@ mod abi;
 mod calls;
 mod gdt;
 mod signal;
+mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -118,6 +119,7 @@ impl GuestArch for I386 {
             dyn_len: 0x0fc0_0000,
             task_size: 0xffff_e000,
             top_len: 0xefff_e000,
+            fixed_page: None,
         }
     }
     fn numbers(&self) -> &'static NumberTable {
@@ -214,6 +216,12 @@ impl GuestArch for I386 {
         gdt::set_thread_area(cpu, tls, false).map(|_| ())
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
+        gdt::as_endgate(|| crate::syscall::enter(cpu))
+    }
     fn hwcap(&self) -> (u64, u64) {
         (abi::HWCAP_QEMU32, 0)
     }

@@ -31,6 +31,7 @@ mod calls;
 mod delay_slot;
 mod signal;
 mod tlb;
+mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -111,7 +112,14 @@ impl GuestArch for Mips64el {
     fn layout(&self) -> Layout {
         // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
         // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
-        Layout { low_len: 8 << 30, dyn_base: 0xaa_aaaa_a000, dyn_len: 4 << 30, task_size: 1 << 40, top_len: 16 << 30 }
+        Layout {
+            low_len: 8 << 30,
+            dyn_base: 0xaa_aaaa_a000,
+            dyn_len: 4 << 30,
+            task_size: 1 << 40,
+            top_len: 16 << 30,
+            fixed_page: None,
+        }
     }
     fn numbers(&self) -> &'static NumberTable {
         NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
@@ -199,6 +207,9 @@ impl GuestArch for Mips64el {
         cpu.reg_write(RegisterMIPS::CP0_USERLOCAL, tls).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
     fn hwcap(&self) -> (u64, u64) {
         // arch/mips/include/uapi/asm/hwcap.h has bits only for R6, MSA, CRC32 and the ASEs
         // (MIPS16, MDMX, MIPS3D, SmartMIPS, DSP…). Of these the model has MIPS-3D, which Linux

@@ -23,6 +23,7 @@ mod abi;
 mod calls;
 mod signal;
 mod traps;
+mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -86,6 +87,7 @@ impl GuestArch for Riscv64 {
             dyn_len: 16 << 30,
             task_size: 0x40_0000_0000,
             top_len: 64 << 30,
+            fixed_page: None,
         }
     }
     fn has_sa_restorer(&self) -> bool {
@@ -181,6 +183,9 @@ impl GuestArch for Riscv64 {
         cpu.reg_write(RegisterRISCV::TP, tls).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
     fn hwcap(&self) -> (u64, u64) {
         (abi::HWCAP_RV64GC, 0)
     }

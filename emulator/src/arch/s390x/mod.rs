@@ -42,6 +42,7 @@ mod abi;
 mod calls;
 mod signal;
 mod traps;
+mod vdso;
 
 use std::cell::Cell;
 
@@ -119,6 +120,7 @@ impl GuestArch for S390x {
             dyn_len: 16 << 30,
             task_size: 1 << 42,
             top_len: 64 << 30,
+            fixed_page: None,
         }
     }
     fn numbers(&self) -> &'static NumberTable {
@@ -216,6 +218,15 @@ impl GuestArch for S390x {
         cpu.reg_write(RegisterS390X::A1, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
+        // `__kernel_vsyscall` takes the number in r1, as `svc 0` does.
+        SVC_IMM.with(|c| c.set(0));
+        SVC_ILEN.with(|c| c.set(2));
+        crate::syscall::enter(cpu)
+    }
     fn hwcap(&self) -> (u64, u64) {
         (abi::HWCAP_QEMU_Z13, 0)
     }

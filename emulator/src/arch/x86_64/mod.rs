@@ -13,6 +13,8 @@ mod abi;
 mod calls;
 pub(crate) mod exception_state;
 mod signal;
+mod vdso;
+pub mod vsyscall;
 
 use capstone::prelude::*;
 use syscalls::Errno;
@@ -54,6 +56,7 @@ impl GuestArch for X86_64 {
             dyn_len: 16 << 30,
             task_size: 0x7fff_ffff_f000,
             top_len: 64 << 30,
+            fixed_page: Some(vsyscall::VSYSCALL_ADDR),
         }
     }
     fn numbers(&self) -> &'static NumberTable {
@@ -65,7 +68,10 @@ impl GuestArch for X86_64 {
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, crate::syscall::enter)?;
+        vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
+        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, |cpu| {
+            crate::syscall::enter(cpu);
+        })?;
         cpu.add_intr_hook(|cpu, intno| {
             exception_state::clear(cpu);
             crate::task::cpu_exception(cpu, intno);
@@ -125,6 +131,9 @@ impl GuestArch for X86_64 {
         cpu.reg_write(RegisterX86::FS_BASE, tls).map_err(|_| Errno::EINVAL)
     }
 
+    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
+        Some(&vdso::VDSO)
+    }
     fn hwcap(&self) -> (u64, u64) {
         (HWCAP_QEMU64, 0)
     }

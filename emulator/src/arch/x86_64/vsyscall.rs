@@ -1,0 +1,36 @@
+//! x86_64's legacy vsyscall page: the fixed page at 0xffffffffff600000 that static binaries
+//! from before the vDSO call directly (`call 0xffffffffff600000` for `gettimeofday`, `+0x400`
+//! for `time`, `+0x800` for `getcpu`; Documentation/ABI and arch/x86/entry/vsyscall/).
+//!
+//! Linux today traps such calls and emulates them; endgate maps the page read+exec with
+//! what the page held once Linux moved the work into the kernel: at each entry,
+//! `mov $nr, %eax; syscall; ret`. The calls then take the ordinary `syscall` path (they are
+//! rare; the vDSO is the fast way). Shown as `[vsyscall]` in `/proc/self/maps`.
+
+use crate::mm::{AddressSpace, Prot, VmaName, PAGE_SIZE};
+
+/// Guest address of the page (`VSYSCALL_ADDR`, arch/x86/include/uapi/asm/vsyscall.h).
+pub const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
+
+/// The entries: offset in the page and the x86_64 system call it makes.
+const ENTRIES: [(usize, u32); 3] = [(0x000, 96), (0x400, 201), (0x800, 309)]; // gettimeofday, time, getcpu
+
+/// `mov $nr, %eax` (b8 imm32), `syscall` (0f 05), `ret` (c3).
+fn stub(nr: u32) -> [u8; 8] {
+    let n = nr.to_le_bytes();
+    [0xb8, n[0], n[1], n[2], n[3], 0x0f, 0x05, 0xc3]
+}
+
+/// Maps the page at [`VSYSCALL_ADDR`] (once per process). The rest of the page is `int3`, so
+/// a call to any other address ends in SIGTRAP. Errors: `ENOMEM` without the window.
+pub fn map(mm: &mut AddressSpace) -> Result<(), syscalls::Errno> {
+    if mm.vma_at(VSYSCALL_ADDR).is_some() {
+        return Ok(());
+    }
+    mm.map_anon(VSYSCALL_ADDR, PAGE_SIZE, Prot::READ | Prot::EXEC, VmaName::Gate("[vsyscall]"))?;
+    let mut page = vec![0xccu8; PAGE_SIZE as usize];
+    for (off, nr) in ENTRIES {
+        page[off..off + 8].copy_from_slice(&stub(nr));
+    }
+    mm.poke_bytes(VSYSCALL_ADDR, &page)
+}

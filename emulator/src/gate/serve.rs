@@ -1,0 +1,192 @@
+//! The gate's code hook: what happens when the guest calls a vDSO slot.
+//!
+//! The clock functions are answered here without a host system call: the host's own vDSO
+//! (through `libc::clock_gettime`) reads the clock, and the result goes straight into guest
+//! memory in the guest's layout and byte order. As with Linux's vDSO, these calls never show
+//! under `--strace`. Results follow the vDSO's contract: 0, or a negative errno in the
+//! return register (`-EINVAL` for a clock the host refuses, `-EFAULT` for a pointer the guest
+//! cannot write — where Linux's vDSO would take a fault in user space, endgate reports what
+//! the system call would).
+//!
+//! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::enter`], through
+//! [`crate::arch::GuestArch::gate_syscall`]); when the call stops the engine, the program
+//! counter moves to the landing (see [`crate::gate`]).
+
+use crate::arch::Cpu;
+use crate::mm::{AddressSpace, Endian};
+
+use super::{CallAbi, Entry};
+
+/// The code hook over the slots (installed by [`super::install_hook`]). Addresses inside the
+/// range that start no slot (a MIPS delay slot) do nothing.
+pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
+    let gate = &cpu.get_data().gate;
+    let Some(entry) = gate.entry_at(addr) else { return };
+    if entry == Entry::Syscall {
+        let landing = gate.landing;
+        let arch = cpu.get_data().arch;
+        if arch.gate_syscall(cpu) {
+            if let Some(spec) = arch.vdso() {
+                let _ = cpu.reg_write(spec.pc, landing);
+            }
+        }
+        return;
+    }
+    let abi = gate.abi;
+    let args = call_args(cpu, abi);
+    let ret = clock_call(&mut cpu.get_data_mut().mm, entry, args);
+    let reg = match abi {
+        CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
+    };
+    let _ = cpu.reg_write(reg, ret as u64);
+}
+
+/// The first two arguments of a C call into a slot (`getcpu`'s third, the unused cache, is
+/// never read).
+#[inline]
+fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
+    match abi {
+        CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
+        CallAbi::Stack32 { sp, .. } => {
+            let esp = cpu.reg_read(sp).unwrap_or(0);
+            let mm = &cpu.get_data().mm;
+            let word = |i: u64| mm.read_u32(esp.wrapping_add(4 * i)).map_or(0, u64::from);
+            [word(1), word(2)]
+        }
+    }
+}
+
+/// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
+/// `time`'s seconds).
+fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> i64 {
+    let long = mm.long_bytes() as usize;
+    let clock = a[0] as u32 as i32;
+    let r = match entry {
+        Entry::ClockGettime | Entry::ClockGettime64 => host_clock(clock, false).and_then(|ts| {
+            let width = if entry == Entry::ClockGettime64 { 8 } else { long };
+            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0)
+        }),
+        Entry::ClockGetres | Entry::ClockGetres64 => host_clock(clock, true).and_then(|ts| {
+            let width = if entry == Entry::ClockGetres64 { 8 } else { long };
+            if a[1] == 0 {
+                return Ok(0);
+            }
+            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0)
+        }),
+        Entry::Gettimeofday => gettimeofday(mm, a[0], a[1], long),
+        Entry::Time => host_clock(libc::CLOCK_REALTIME, false).and_then(|ts| {
+            if a[0] != 0 {
+                write_word(mm, a[0], ts.tv_sec, long)?;
+            }
+            Ok(ts.tv_sec)
+        }),
+        Entry::Getcpu => getcpu(mm, a[0], a[1]),
+        Entry::Syscall => Err(libc::ENOSYS),
+    };
+    r.unwrap_or_else(|e| -i64::from(e))
+}
+
+/// `clock_gettime` (or `clock_getres`) on the host, through its vDSO for the common clocks.
+#[inline]
+fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, i32> {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec to fill; any clock id is safe to ask about.
+    let r = unsafe {
+        if res {
+            libc::clock_getres(clock, &mut ts)
+        } else {
+            libc::clock_gettime(clock, &mut ts)
+        }
+    };
+    if r == 0 {
+        Ok(ts)
+    } else {
+        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL))
+    }
+}
+
+/// `gettimeofday(tv, tz)`: `tv` from the host's realtime clock; `tz` (rarely asked for)
+/// from the host kernel's own `gettimeofday`.
+fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<i64, i32> {
+    if tz != 0 {
+        // struct timezone: tz_minuteswest, tz_dsttime (two ints).
+        let mut hz = [0i32; 2];
+        // SAFETY: a null timeval and two ints for the kernel's struct timezone.
+        let r =
+            unsafe { libc::syscall(libc::SYS_gettimeofday, std::ptr::null_mut::<libc::timeval>(), hz.as_mut_ptr()) };
+        if r != 0 {
+            return Err(libc::EFAULT);
+        }
+        write_pair(mm, tz, i64::from(hz[0]), i64::from(hz[1]), 4)?;
+    }
+    if tv != 0 {
+        let ts = host_clock(libc::CLOCK_REALTIME, false)?;
+        write_pair(mm, tv, ts.tv_sec, ts.tv_nsec / 1000, long)?;
+    }
+    Ok(0)
+}
+
+/// `getcpu(cpu, node, cache)`: the CPU from the host's `sched_getcpu` (rseq or vDSO, no
+/// system call); the node, when asked for, from the host's `getcpu` system call.
+fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, i32> {
+    let (mut c, mut n) = (0u32, 0u32);
+    if node != 0 {
+        // SAFETY: two valid u32s to fill and a null cache.
+        let r = unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut n, 0usize) };
+        if r != 0 {
+            return Err(libc::EFAULT);
+        }
+        write_word(mm, node, i64::from(n), 4)?;
+    } else {
+        // SAFETY: no arguments; returns the CPU or -1.
+        c = u32::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
+    }
+    if cpu != 0 {
+        write_word(mm, cpu, i64::from(c), 4)?;
+    }
+    Ok(0)
+}
+
+/// Writes two signed integers of `width` bytes each (4 or 8) at guest `addr`, in the guest's
+/// byte order, with one range check (a `timespec`, `timeval` or `timezone`).
+#[inline]
+fn write_pair(mm: &mut AddressSpace, addr: u64, a: i64, b: i64, width: usize) -> Result<(), i32> {
+    let mut buf = [0u8; 16];
+    put(&mut buf[..width], a, mm.endian());
+    put(&mut buf[width..2 * width], b, mm.endian());
+    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| libc::EFAULT)
+}
+
+/// Writes one signed integer of `width` bytes at guest `addr`.
+#[inline]
+fn write_word(mm: &mut AddressSpace, addr: u64, v: i64, width: usize) -> Result<(), i32> {
+    let mut buf = [0u8; 8];
+    put(&mut buf[..width], v, mm.endian());
+    mm.write_bytes(addr, &buf[..width]).map_err(|_| libc::EFAULT)
+}
+
+/// `v` truncated to `out.len()` bytes (4 or 8) in `endian` order.
+#[inline]
+fn put(out: &mut [u8], v: i64, endian: Endian) {
+    match (out.len(), endian) {
+        (8, Endian::Little) => out.copy_from_slice(&v.to_le_bytes()),
+        (8, Endian::Big) => out.copy_from_slice(&v.to_be_bytes()),
+        (_, Endian::Little) => out.copy_from_slice(&(v as i32).to_le_bytes()),
+        (_, Endian::Big) => out.copy_from_slice(&(v as i32).to_be_bytes()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_truncates_and_orders() {
+        let mut b = [0u8; 4];
+        put(&mut b, 0x1_0000_0002, Endian::Big);
+        assert_eq!(b, [0, 0, 0, 2]);
+        let mut b = [0u8; 8];
+        put(&mut b, -2, Endian::Little);
+        assert_eq!(b, (-2i64).to_le_bytes());
+    }
+}

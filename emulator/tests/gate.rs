@@ -1,0 +1,126 @@
+//! The gate (endgate's vDSO, `__kernel_vsyscall`, x86_64's vsyscall page) as guests use it.
+//!
+//! - A static glibc program (gate/vdso_use.c) reads the clocks in loops under `--strace` on
+//!   every arch: its own checks must pass (monotonic never goes back, realtime agrees with the
+//!   raw system call) and the trace must hold no clock system call but that raw one, because
+//!   glibc found the vDSO's functions and called them. On i386 the program also checks that glibc's `sysinfo`
+//!   word (`%gs:0x10`) is `AT_SYSINFO`, the vDSO's `__kernel_vsyscall`, which every glibc
+//!   system call then goes through.
+//! - Debian's busybox runs `date` in a shell loop under `--strace` (forked children are traced
+//!   too): the dates are right and no clock system call shows.
+//! - An x86_64 program calls the legacy vsyscall page's three entries and gets the time, as it
+//!   does natively.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{busybox, endgate, run_with_timeout, workspace, TempDir};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The arches and their cross compilers (Debian's gcc-*-linux-gnu packages).
+const COMPILERS: &[(&str, &str)] = &[
+    ("x86_64", "gcc"),
+    ("aarch64", "aarch64-linux-gnu-gcc"),
+    ("riscv64", "riscv64-linux-gnu-gcc"),
+    ("s390x", "s390x-linux-gnu-gcc"),
+    ("arm", "arm-linux-gnueabihf-gcc"),
+    ("i386", "i686-linux-gnu-gcc"),
+    ("mips64el", "mips64el-linux-gnuabi64-gcc"),
+];
+
+/// System calls a clock read would make without the vDSO, as `--strace` names them.
+const CLOCK_CALLS: &[&str] = &["clock_gettime(", "clock_gettime64(", "gettimeofday(", "time("];
+
+/// Builds emulator/tests/gate/`name`.c statically with `cc`.
+fn build(dir: &Path, cc: &str, name: &str) -> PathBuf {
+    let src = workspace().join("emulator/tests/gate").join(format!("{name}.c"));
+    let out = dir.join(format!("{name}-{cc}"));
+    let st = Command::new(cc)
+        .args(["-O2", "-static", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
+    assert!(st.success(), "building {name} with {cc}");
+    out
+}
+
+/// The traced lines of `stderr` that are clock system calls.
+fn clock_syscalls(stderr: &str) -> Vec<&str> {
+    stderr
+        .lines()
+        .map(|l| l.trim_start_matches(|c: char| c == '[' || c == ']' || c.is_ascii_digit() || c == ' '))
+        .filter(|l| CLOCK_CALLS.iter().any(|c| l.starts_with(c)))
+        .collect()
+}
+
+#[test]
+fn glibc_reads_clocks_through_the_vdso_on_every_arch() {
+    let dir = TempDir::new("gate-vdso");
+    for &(arch, cc) in COMPILERS {
+        let prog = build(dir.path(), cc, "vdso_use");
+        let mut cmd = Command::new(endgate());
+        cmd.arg("--strace").arg(&prog).arg("2000");
+        let t = run_with_timeout(&mut cmd, None, TIMEOUT);
+        let (out, err) = (String::from_utf8_lossy(&t.stdout), String::from_utf8_lossy(&t.stderr));
+        assert_eq!((out.as_ref(), t.status), ("ok\n", 0), "{arch}: {err}");
+        assert!(err.contains("write(1, \"ok\\n\", 3) = 3"), "{arch}: --strace traced the program: {err}");
+        // The one clock system call is the program's own raw `syscall(SYS_clock_gettime)`.
+        let calls = clock_syscalls(&err);
+        assert!(
+            calls.len() == 1 && calls[0].starts_with("clock_gettime(CLOCK_REALTIME, "),
+            "{arch}: clock reads left the vDSO: {calls:?}"
+        );
+    }
+}
+
+#[test]
+fn i386_glibc_enters_the_kernel_through_kernel_vsyscall() {
+    // vdso_use checks %gs:0x10 == AT_SYSINFO inside the vDSO on i386; natively (an x86_64
+    // kernel's compat vDSO) the same binary passes the same check.
+    let dir = TempDir::new("gate-i386");
+    let prog = build(dir.path(), "i686-linux-gnu-gcc", "vdso_use");
+    for native in [true, false] {
+        let mut cmd = if native { Command::new(&prog) } else { Command::new(endgate()) };
+        if !native {
+            cmd.arg(&prog);
+        }
+        let t = run_with_timeout(&mut cmd, None, TIMEOUT);
+        assert_eq!((String::from_utf8_lossy(&t.stdout).as_ref(), t.status), ("ok\n", 0), "native: {native}");
+    }
+}
+
+#[test]
+fn busybox_date_loop_makes_no_clock_syscalls() {
+    for arch in ["amd64", "arm64", "s390x", "armhf", "i386", "mips64el"] {
+        let bb = busybox(arch);
+        let mut cmd = Command::new(endgate());
+        cmd.arg("--strace").arg(&bb).args(["sh", "-c", "for i in 1 2 3 4 5; do date +%s; done"]);
+        let before = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        let t = run_with_timeout(&mut cmd, None, TIMEOUT);
+        let after = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        let (out, err) = (String::from_utf8_lossy(&t.stdout), String::from_utf8_lossy(&t.stderr));
+        assert_eq!(t.status, 0, "{arch}: {err}");
+        let dates: Vec<u64> = out.lines().map(|l| l.parse().expect("date +%s prints seconds")).collect();
+        assert_eq!(dates.len(), 5, "{arch}: {out}");
+        assert!(dates.iter().all(|d| (before..=after).contains(d)), "{arch}: {dates:?} not in {before}..={after}");
+        assert!(err.contains("wait4(") || err.contains("waitid("), "{arch}: children were traced: {err}");
+        assert_eq!(clock_syscalls(&err), Vec::<&str>::new(), "{arch}: date's clock reads left the vDSO");
+    }
+}
+
+#[test]
+fn x86_64_legacy_vsyscall_page_gives_the_time() {
+    let dir = TempDir::new("gate-vsyscall");
+    let prog = build(dir.path(), "gcc", "vsyscall_page");
+    let native = run_with_timeout(&mut Command::new(&prog), None, TIMEOUT);
+    assert_eq!((String::from_utf8_lossy(&native.stdout).as_ref(), native.status), ("vsyscall ok\n", 0), "natively");
+    let mut cmd = Command::new(endgate());
+    cmd.arg(&prog);
+    let t = run_with_timeout(&mut cmd, None, TIMEOUT);
+    assert_eq!((String::from_utf8_lossy(&t.stdout).as_ref(), t.status), ("vsyscall ok\n", 0));
+}
