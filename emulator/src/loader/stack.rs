@@ -53,7 +53,7 @@ pub fn stack_size() -> u64 {
 
 /// Where the top-down mmap area starts below the stack: `task_size` minus the stack size and
 /// a guard gap, at least `MIN_GAP` (Linux's `mmap_base`, without randomisation), minus
-/// [`TLB_COLOR_OFFSET`].
+/// 512 KiB (`TLB_COLOR_OFFSET`: keeps the first mmaps off the stack's TLB entries).
 pub fn mmap_base(task_size: u64) -> u64 {
     let gap = (stack_size() + (1 << 20)).max(MIN_GAP);
     task_size - gap - TLB_COLOR_OFFSET
