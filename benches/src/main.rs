@@ -1,24 +1,27 @@
 //! `endgate-bench`: whole-process speed comparison of native execution,
 //! endgate and qemu-user.
 //!
-//! One run times every workload (a `getppid` loop, a store loop and
-//! `busybox sha256sum` of a large file) for every guest architecture
-//! (x86_64, aarch64, riscv64, arm, i386, s390x, mips64el) under every
-//! available runner, prints
-//! a Markdown table with the tracked endgate/native and endgate/qemu ratios
-//! (PASS/MISS against the project's targets) and writes `results.md` and
-//! `results.json`.  See `benches/README.md`.
+//! One run times every workload (a `getppid` loop, a store loop, gatebench's
+//! trap/gate/vDSO calls, `busybox sha256sum` and `gzip -9` of large files, a
+//! CoreMark-like C kernel, `busybox find` and `cat` over 5000 small files and
+//! repeated `busybox true`) for every guest architecture (x86_64, aarch64,
+//! riscv64, arm, i386, s390x, mips64el) under every available runner, records
+//! the peak RSS of each run, prints a Markdown table with the tracked
+//! endgate/native and endgate/qemu ratios (PASS/MISS against the project's
+//! targets) and writes `results.md`, `results.json` and `results.svg`.  See
+//! `benches/README.md`.
 //!
 //! ```text
 //! cargo run --release -p endgate-benches -- [--quick] [--arches LIST] [--runs N] [--out benches/results]
 //! ```
 
+mod chart;
 mod measure;
 mod report;
 mod tools;
 mod workloads;
 
-use measure::{run_round_robin, Invocation, Plan, Task};
+use measure::{run_round_robin, Check, Invocation, Plan, Task};
 use report::{Outcome, Report, Row, Runner};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -29,17 +32,21 @@ use workloads::{Arch, Workload};
 const USAGE: &str = "\
 usage: endgate-bench [OPTIONS]
 
-Times native, endgate and qemu-user on a getppid loop, a store loop and
-busybox sha256sum, and writes results.md / results.json.
+Times native, endgate and qemu-user on a getppid loop, a store loop, gatebench
+(getppid via trap and gate, clock_gettime via vDSO and syscall), busybox
+sha256sum and gzip -9, a compute kernel, busybox find and cat over small files
+and busybox start-up, and writes results.md / results.json / results.svg.
 
 Options:
   --quick              1-2 runs and smaller sizes (a smoke test, not for tracking)
   --runs N             timed runs per measurement (default 5; --quick: 2)
-  --out DIR            where to write results.md and results.json (default benches/results)
+  --out DIR            where to write results.md, .json and .svg (default benches/results)
   --busybox-dir DIR    holds <debarch>/busybox or <debarch>/bin/busybox (default .cache/busybox)
   --endgate PATH       endgate binary to use (default: build and use target/release/endgate)
   --no-build           do not run `cargo build --release -p endgate` first
-  --only LIST          comma-separated subset of: getppid,store,sha256sum
+  --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
+                       clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup
+                       (groups: gatebench = the four gatebench values, cpu, files)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
   --timeout SECS       kill a run that takes longer than this (default 300)
@@ -64,14 +71,37 @@ struct Sizes {
     getppid: u64,
     store: u64,
     sha_bytes: u64,
+    gate_calls: u64,
+    gzip_bytes: u64,
+    compute_iters: u64,
+    files: u64,
+    starts: u64,
 }
 
 impl Sizes {
     fn for_mode(quick: bool) -> Sizes {
         if quick {
-            Sizes { getppid: 100_000, store: 10_000_000, sha_bytes: 8 << 20 }
+            Sizes {
+                getppid: 100_000,
+                store: 10_000_000,
+                sha_bytes: 8 << 20,
+                gate_calls: 20_000,
+                gzip_bytes: 4 << 20,
+                compute_iters: 500,
+                files: 5000,
+                starts: 20,
+            }
         } else {
-            Sizes { getppid: 1_000_000, store: 100_000_000, sha_bytes: 64 << 20 }
+            Sizes {
+                getppid: 1_000_000,
+                store: 100_000_000,
+                sha_bytes: 64 << 20,
+                gate_calls: 1_000_000,
+                gzip_bytes: 64 << 20,
+                compute_iters: 5000,
+                files: 5000,
+                starts: 100,
+            }
         }
     }
 
@@ -80,6 +110,11 @@ impl Sizes {
             Workload::Getppid => self.getppid,
             Workload::Store => self.store,
             Workload::Sha256 => self.sha_bytes,
+            Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => self.gate_calls,
+            Workload::Gzip => self.gzip_bytes,
+            Workload::Compute => self.compute_iters,
+            Workload::Find | Workload::Cat => self.files,
+            Workload::Startup => self.starts,
         }
     }
 }
@@ -130,11 +165,14 @@ fn parse_args(root: &Path) -> Result<Options, String> {
             "--endgate" => o.endgate = Some(PathBuf::from(value("a path")?)),
             "--no-build" => o.build = false,
             "--only" => {
-                o.only = value("a list")?
+                let picked: Vec<Vec<Workload>> = value("a list")?
                     .split(',')
+                    .map(str::trim)
                     .filter(|s| !s.is_empty())
-                    .map(|s| Workload::parse(s.trim()).ok_or_else(|| format!("unknown workload `{s}`")))
+                    .map(|s| Workload::parse(s).ok_or_else(|| format!("unknown workload `{s}`")))
                     .collect::<Result<_, _>>()?;
+                let picked: Vec<Workload> = picked.into_iter().flatten().collect();
+                o.only = Workload::ALL.into_iter().filter(|w| picked.contains(w)).collect();
             }
             "--arches" => {
                 let list = value("a list")?;
@@ -249,10 +287,10 @@ fn invocation(
         let emu = emu.as_ref().map_err(Clone::clone)?;
         let mut all = vec![guest.as_os_str().to_owned()];
         all.extend_from_slice(args);
-        Ok(Invocation { program: emu.clone(), args: all })
+        Ok(Invocation { program: emu.clone(), args: all, cwd: None })
     };
     match runner {
-        Runner::Native => Ok(Invocation { program: guest.to_path_buf(), args: args.to_vec() }),
+        Runner::Native => Ok(Invocation { program: guest.to_path_buf(), args: args.to_vec(), cwd: None }),
         Runner::Endgate => wrap(&tools.endgate),
         Runner::Qemu => wrap(tools.qemu(arch)),
     }
@@ -289,12 +327,55 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
                 full: s.full,
                 baseline: s.base,
                 check: Some(match task {
-                    Task::Loop { .. } => "exit 0".into(),
-                    Task::Hash { .. } => "hash matches".into(),
+                    Task::Loop { .. } | Task::Repeat { .. } => "exit 0".into(),
+                    Task::Run { check, .. } => check.describe().into(),
                 }),
+                rss_kib: s.rss_kib,
+                reported: None,
             },
             Err(e) => failure(rows[i].runner, e),
         };
+    }
+}
+
+/// Add a row for (`w`, `a`, `r`) whose task is `task` (or the reason it cannot run) to
+/// `rows`, and its task to `tasks` (indices relative to `first`).
+#[allow(clippy::too_many_arguments)]
+fn push_row(
+    rows: &mut Vec<Row>,
+    tasks: &mut Vec<(usize, Task)>,
+    first: usize,
+    w: Workload,
+    a: Arch,
+    r: Runner,
+    size: u64,
+    task: Result<Task, String>,
+) {
+    let mut row =
+        Row { workload: w, arch: a, runner: r, size, command: None, outcome: Outcome::Skipped(String::new()) };
+    match task {
+        Err(e) => row.outcome = Outcome::Skipped(e),
+        Ok(t) => {
+            row.command = Some(match &t {
+                Task::Loop { full, .. } => full.display(),
+                Task::Run { inv, .. } => inv.display(),
+                Task::Repeat { inv, count } => format!("{count} x {}", inv.display()),
+            });
+            tasks.push((rows.len() - first, t));
+        }
+    }
+    rows.push(row);
+}
+
+/// The runners of a workload on `a`: all that apply when `a` is selected, else only the
+/// native host run when `a` is the host (kept as the reference of the "/ native" ratios).
+fn runners_or_reference(a: Arch, selected: &[Arch]) -> Vec<Runner> {
+    if selected.contains(&a) {
+        runners_for(a)
+    } else if Arch::host() == Some(a) {
+        vec![Runner::Native]
+    } else {
+        Vec::new()
     }
 }
 
@@ -324,6 +405,22 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "unknown".into())
 }
 
+/// Removes a scratch file on drop.
+struct TempFile(PathBuf);
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The harness's own peak RSS in KiB (VmHWM in /proc/self/status), if readable.
+fn own_peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
 /// Removes the temporary directory holding the sha256sum input on drop.
 struct TempDir(PathBuf);
 
@@ -343,7 +440,9 @@ fn main() -> ExitCode {
         }
     };
     let sizes = Sizes::for_mode(opts.quick);
-    let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout };
+    let stdout_file = std::env::temp_dir().join(format!("endgate-bench-{}.out", std::process::id()));
+    let _stdout_guard = TempFile(stdout_file.clone());
+    let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout, stdout_file };
     let mut notes = Vec::new();
 
     let endgate = resolve_endgate(&opts, &root, &mut notes);
@@ -409,27 +508,15 @@ fn main() -> ExitCode {
                 eprintln!("endgate-bench: warning: {e}");
             }
             for r in runners {
-                let mut row = Row {
-                    workload: w,
-                    arch: a,
-                    runner: r,
-                    size: n,
-                    command: None,
-                    outcome: Outcome::Skipped(String::new()),
-                };
                 let full_args = [OsString::from(n.to_string())];
                 let base_args = [OsString::from("0")];
-                let invs = guest.as_ref().map_err(Clone::clone).and_then(|g| {
-                    Ok((invocation(&toolset, r, a, g, &full_args)?, invocation(&toolset, r, a, g, &base_args)?))
+                let task = guest.as_ref().map_err(Clone::clone).and_then(|g| {
+                    Ok(Task::Loop {
+                        full: invocation(&toolset, r, a, g, &full_args)?,
+                        base: invocation(&toolset, r, a, g, &base_args)?,
+                    })
                 });
-                match invs {
-                    Err(e) => row.outcome = Outcome::Skipped(e),
-                    Ok((full, base)) => {
-                        row.command = Some(full.display());
-                        tasks.push((rows.len() - first, Task::Loop { full, base }));
-                    }
-                }
-                rows.push(row);
+                push_row(&mut rows, &mut tasks, first, w, a, r, n, task);
             }
         }
         eprintln!("endgate-bench: {} ({n} iterations)", w.name());
@@ -437,82 +524,258 @@ fn main() -> ExitCode {
         rows[first..].iter().for_each(progress_done);
     }
 
-    // busybox sha256sum of a deterministic file.
-    let mut _tmp_guard = None;
-    if opts.only.contains(&Workload::Sha256) {
-        let bytes = sizes.sha_bytes;
-        let busyboxes: Vec<(Arch, Result<PathBuf, String>)> = opts
-            .arches
-            .iter()
-            .map(|&a| {
-                let bb = tools::find_busybox(&opts.busybox_dir, a.debarch());
-                let bb = match (bb, a.busybox_hint()) {
-                    (Err(e), Some(hint)) => Err(format!("{e}; {hint}")),
-                    (bb, _) => bb,
+    // gatebench: one run reports all four gatebench values.
+    let gate_ws: Vec<Workload> =
+        Workload::GATEBENCH.iter().map(|(w, _)| *w).filter(|w| opts.only.contains(w)).collect();
+    if !gate_ws.is_empty() {
+        let n = sizes.gate_calls;
+        let src = root.join("guest-tests/programs/gatebench.c");
+        let include = root.join("guest-tests/programs");
+        let mut keys = Vec::new(); // (arch, runner) per task, and rows skipped up front
+        let mut tasks = Vec::new();
+        let mut skipped: Vec<(Arch, Runner, String)> = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts.arches);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset
+                .compiler(a)
+                .as_ref()
+                .map_err(|e| format!("cannot build gatebench for {}: {e}", a.name()))
+                .and_then(|cc| workloads::build_c_guest(a, cc, &src, Some(&include), &guest_out));
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for r in runners {
+                let args = [OsString::from(n.to_string())];
+                match guest.as_ref().map_err(Clone::clone).and_then(|g| invocation(&toolset, r, a, g, &args)) {
+                    Ok(inv) => {
+                        keys.push((a, r, inv.display()));
+                        tasks.push(Task::Run { inv, check: Check::Gatebench });
+                    }
+                    Err(e) => skipped.push((a, r, e)),
+                }
+            }
+        }
+        eprintln!("endgate-bench: gatebench ({n} calls per value)");
+        let results = run_round_robin(&tasks, &plan, |i| {
+            format!("gatebench {} {}", keys[i].0.name(), keys[i].1.label(keys[i].0))
+        });
+        let first = rows.len();
+        for w in &gate_ws {
+            let field = Workload::GATEBENCH.iter().find(|(x, _)| x == w).map(|(_, f)| *f).unwrap_or("");
+            for ((a, r, cmd), res) in keys.iter().zip(&results) {
+                let outcome = match res {
+                    Ok(s) => match s.reported.get(field) {
+                        Some(v) if !v.is_empty() => Outcome::Measured {
+                            full: s.full.clone(),
+                            baseline: None,
+                            check: Some(Check::Gatebench.describe().into()),
+                            rss_kib: s.rss_kib.clone(),
+                            reported: Some(v.clone()),
+                        },
+                        _ => Outcome::Skipped(match w {
+                            Workload::NullGate => "no __kernel_vsyscall in the vDSO".into(),
+                            Workload::ClockVdso => "no vDSO clock_gettime".into(),
+                            _ => format!("gatebench reported no {field}"),
+                        }),
+                    },
+                    Err(e) => failure(*r, e.clone()),
                 };
-                (a, bb)
-            })
+                rows.push(Row { workload: *w, arch: *a, runner: *r, size: n, command: Some(cmd.clone()), outcome });
+            }
+            for (a, r, e) in &skipped {
+                rows.push(Row {
+                    workload: *w,
+                    arch: *a,
+                    runner: *r,
+                    size: n,
+                    command: None,
+                    outcome: Outcome::Skipped(e.clone()),
+                });
+            }
+        }
+        rows[first..].iter().for_each(progress_done);
+    }
+
+    // The CoreMark-like C kernel.
+    if opts.only.contains(&Workload::Compute) {
+        let n = sizes.compute_iters;
+        let src = guest_src.join("compute.c");
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts.arches);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset
+                .compiler(a)
+                .as_ref()
+                .map_err(|e| format!("cannot build the compute guest for {}: {e}", a.name()))
+                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for r in runners {
+                let args = [OsString::from(n.to_string())];
+                let task = guest
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|g| invocation(&toolset, r, a, g, &args))
+                    .map(|inv| Task::Run { inv, check: Check::Exit0 });
+                push_row(&mut rows, &mut tasks, first, Workload::Compute, a, r, n, task);
+            }
+        }
+        eprintln!("endgate-bench: compute ({n} iterations)");
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
+    // busybox workloads: sha256sum, gzip -9, find, cat, startup.
+    let bb_ws: Vec<Workload> = [Workload::Sha256, Workload::Gzip, Workload::Find, Workload::Cat, Workload::Startup]
+        .into_iter()
+        .filter(|w| opts.only.contains(w))
+        .collect();
+    let mut _tmp_guard = None;
+    if !bb_ws.is_empty() {
+        let busybox = |a: Arch| -> Result<PathBuf, String> {
+            match (tools::find_busybox(&opts.busybox_dir, a.debarch()), a.busybox_hint()) {
+                (Err(e), Some(hint)) => Err(format!("{e}; {hint}")),
+                (bb, _) => bb,
+            }
+        };
+        // Every selected arch, plus the host's busybox as the native reference.
+        let bb_arches: Vec<(Arch, Vec<Runner>)> = Arch::ALL
+            .into_iter()
+            .map(|a| (a, runners_or_reference(a, &opts.arches)))
+            .filter(|(_, r)| !r.is_empty())
             .collect();
-        for (_, bb) in &busyboxes {
-            if let Err(e) = bb {
+        for (a, _) in &bb_arches {
+            if let Err(e) = busybox(*a) {
                 eprintln!("endgate-bench: warning: {e}");
             }
         }
         let tmp = std::env::temp_dir().join(format!("endgate-bench-{}", std::process::id()));
-        let data = tmp.join(format!("data-{}MiB.bin", bytes >> 20));
-        let expected = if busyboxes.iter().all(|(_, bb)| bb.is_err()) {
-            Err("no busybox".to_string())
-        } else {
-            eprintln!("endgate-bench: writing {} MiB of test data to {}", bytes >> 20, data.display());
-            std::fs::create_dir_all(&tmp)
-                .and_then(|_| {
-                    _tmp_guard = Some(TempDir(tmp.clone()));
-                    workloads::make_data_file(&data, bytes)
-                })
-                .map_err(|e| format!("cannot create the input file {}: {e}", data.display()))
+        let made = std::fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()));
+        if made.is_ok() {
+            _tmp_guard = Some(TempDir(tmp.clone()));
+        }
+        let input = |what: &str, make: &dyn Fn() -> std::io::Result<String>| -> Result<String, String> {
+            made.clone()?;
+            eprintln!("endgate-bench: writing {what}");
+            make().map_err(|e| format!("cannot create {what}: {e}"))
         };
-        match &expected {
-            Ok(h) => notes.push(format!(
+        let data = tmp.join(format!("data-{}MiB.bin", sizes.sha_bytes >> 20));
+        let text = tmp.join(format!("text-{}MiB.txt", sizes.gzip_bytes >> 20));
+        let tree_root = tmp.join("tree");
+        let sha_expected = if bb_ws.contains(&Workload::Sha256) {
+            input(&format!("{} MiB of test data", sizes.sha_bytes >> 20), &|| {
+                workloads::make_data_file(&data, sizes.sha_bytes)
+            })
+        } else {
+            Err("not selected".into())
+        };
+        let gzip_expected = if bb_ws.contains(&Workload::Gzip) {
+            input(&format!("{} MiB of text", sizes.gzip_bytes >> 20), &|| {
+                workloads::make_text_file(&text, sizes.gzip_bytes)
+            })
+        } else {
+            Err("not selected".into())
+        };
+        let tree = if bb_ws.contains(&Workload::Find) || bb_ws.contains(&Workload::Cat) {
+            made.clone().and_then(|_| {
+                eprintln!("endgate-bench: creating {} small files", sizes.files);
+                workloads::make_file_tree(&tree_root, sizes.files as usize)
+                    .map_err(|e| format!("cannot create the file tree: {e}"))
+            })
+        } else {
+            Err("not selected".into())
+        };
+        let host_gzip = tools::which("gzip");
+        if let Ok(h) = &sha_expected {
+            notes.push(format!(
                 "sha256sum input: {} MiB of splitmix64(seed {:#x}) output, SHA-256 {h} \
                  (computed by the harness; every run's output is checked against it)",
-                bytes >> 20,
+                sizes.sha_bytes >> 20,
                 workloads::DATA_SEED
-            )),
-            Err(e) if e != "no busybox" => eprintln!("endgate-bench: warning: {e}"),
-            Err(_) => {}
+            ));
         }
-        let first = rows.len();
-        let mut tasks = Vec::new();
-        for (a, bb) in &busyboxes {
-            let a = *a;
-            for r in runners_for(a) {
-                let mut row = Row {
-                    workload: Workload::Sha256,
-                    arch: a,
-                    runner: r,
-                    size: bytes,
-                    command: None,
-                    outcome: Outcome::Skipped(String::new()),
-                };
-                let args = [OsString::from("sha256sum"), data.clone().into_os_string()];
-                let inv = bb
-                    .as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(|bb| expected.as_ref().map(|h| (bb, h)).map_err(Clone::clone))
-                    .and_then(|(bb, h)| Ok((invocation(&toolset, r, a, bb, &args)?, h.clone())));
-                match inv {
-                    Err(e) => row.outcome = Outcome::Skipped(e),
-                    Ok((inv, expected)) => {
-                        row.command = Some(inv.display());
-                        tasks.push((rows.len() - first, Task::Hash { inv, expected }));
-                    }
+        if let Ok(h) = &gzip_expected {
+            notes.push(format!(
+                "gzip input: {} MiB of word text (SHA-256 {h}); every run's output is decompressed \
+                 with the host's gzip -dc and must give the input back",
+                sizes.gzip_bytes >> 20
+            ));
+        }
+        if let Ok(t) = &tree {
+            notes.push(format!(
+                "find/cat input: {} files of 64-1087 bytes in {} directories; find must print {} lines, \
+                 cat's output must hash to {}",
+                t.files.len(),
+                t.find_lines - 1 - t.files.len(),
+                t.find_lines,
+                t.cat_sha256
+            ));
+        }
+        for w in bb_ws {
+            let n = sizes.of(w);
+            let first = rows.len();
+            let mut tasks = Vec::new();
+            for (a, runners) in &bb_arches {
+                let a = *a;
+                // gzip -9 of 64 MiB is long: arm64 and amd64 guests (and the native reference).
+                if w == Workload::Gzip && !matches!(a, Arch::X86_64 | Arch::Aarch64) {
+                    continue;
                 }
-                rows.push(row);
+                let bb = busybox(a);
+                for &r in runners {
+                    let task = bb.clone().and_then(|bb| -> Result<Task, String> {
+                        let run = |args: Vec<OsString>, cwd: Option<&Path>| {
+                            invocation(&toolset, r, a, &bb, &args).map(|mut inv| {
+                                inv.cwd = cwd.map(Path::to_path_buf);
+                                inv
+                            })
+                        };
+                        Ok(match w {
+                            Workload::Sha256 => Task::Run {
+                                inv: run(vec!["sha256sum".into(), data.clone().into()], None)?,
+                                check: Check::Sha256sum(sha_expected.clone()?),
+                            },
+                            Workload::Gzip => Task::Run {
+                                inv: run(vec!["gzip".into(), "-9".into(), "-c".into(), text.clone().into()], None)?,
+                                check: Check::Gunzip {
+                                    gzip: host_gzip.clone().map_err(|e| format!("no host gzip to check: {e}"))?,
+                                    sha256: gzip_expected.clone()?,
+                                },
+                            },
+                            Workload::Find => {
+                                let t = tree.as_ref().map_err(Clone::clone)?;
+                                Task::Run {
+                                    inv: run(vec!["find".into(), ".".into()], Some(&t.root))?,
+                                    check: Check::Lines(t.find_lines),
+                                }
+                            }
+                            Workload::Cat => {
+                                let t = tree.as_ref().map_err(Clone::clone)?;
+                                let mut args = vec![OsString::from("cat")];
+                                args.extend(t.files.iter().map(OsString::from));
+                                Task::Run {
+                                    inv: run(args, Some(&t.root))?,
+                                    check: Check::StdoutSha256(t.cat_sha256.clone()),
+                                }
+                            }
+                            _ => Task::Repeat { inv: run(vec!["true".into()], None)?, count: n as usize },
+                        })
+                    });
+                    push_row(&mut rows, &mut tasks, first, w, a, r, n, task);
+                }
             }
+            eprintln!("endgate-bench: {} ({})", w.name(), n);
+            measure_group(&plan, &mut rows[first..], tasks);
+            rows[first..].iter().for_each(progress_done);
         }
-        eprintln!("endgate-bench: sha256sum ({} MiB)", bytes >> 20);
-        measure_group(&plan, &mut rows[first..], tasks);
-        rows[first..].iter().for_each(progress_done);
     }
     drop(_tmp_guard);
     let unsupported: Vec<&str> = opts
@@ -528,6 +791,13 @@ fn main() -> ExitCode {
         "load average (1/5/15 min) before: {load_before}, after: {}; other load on the machine inflates wall times",
         load_average()
     ));
+    if let Some(kib) = own_peak_rss_kib() {
+        notes.push(format!(
+            "peak RSS is each child's ru_maxrss; Linux starts it at the RSS of the process that calls execve \
+             (here the harness, whose own peak was {:.1} MiB), so values at that level are a floor, not a measurement",
+            kib as f64 / 1024.0
+        ));
+    }
 
     let settings = vec![
         ("Guest architectures".to_string(), opts.arches.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")),
@@ -543,10 +813,16 @@ fn main() -> ExitCode {
         (
             "Sizes".to_string(),
             format!(
-                "getppid {} calls, store loop {} iterations, sha256sum {} MiB",
+                "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
+                 gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts",
                 sizes.getppid,
                 sizes.store,
-                sizes.sha_bytes >> 20
+                sizes.gate_calls,
+                sizes.sha_bytes >> 20,
+                sizes.gzip_bytes >> 20,
+                sizes.compute_iters,
+                sizes.files,
+                sizes.starts
             ),
         ),
     ];
@@ -560,11 +836,21 @@ fn main() -> ExitCode {
     };
     let md = report.to_markdown();
     println!("{md}");
+    let title = format!("endgate vs qemu-user, relative to native: {} ({})", report.host.date, report.host.cpu);
+    let svg = chart::svg(&report.rows, host, &title);
     let written = std::fs::create_dir_all(&opts.out)
         .and_then(|_| std::fs::write(opts.out.join("results.md"), &md))
-        .and_then(|_| std::fs::write(opts.out.join("results.json"), report.to_json()));
+        .and_then(|_| std::fs::write(opts.out.join("results.json"), report.to_json()))
+        .and_then(|_| match &svg {
+            Some(svg) => std::fs::write(opts.out.join("results.svg"), svg),
+            None => Ok(()),
+        });
     match written {
-        Ok(()) => eprintln!("endgate-bench: wrote {}/results.md and results.json", opts.out.display()),
+        Ok(()) => eprintln!(
+            "endgate-bench: wrote {}/results.md, results.json{}",
+            opts.out.display(),
+            if svg.is_some() { " and results.svg" } else { " (no native runs: no results.svg)" }
+        ),
         Err(e) => {
             eprintln!("endgate-bench: cannot write results to {}: {e}", opts.out.display());
             return ExitCode::from(2);

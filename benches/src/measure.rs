@@ -3,32 +3,49 @@
 //! Every sample is the wall time from just before `spawn` to the moment the
 //! child has exited and its pipes are drained, so it includes process
 //! creation, the emulator's start-up and exit.  Loop workloads subtract a
-//! 0-iteration run to get the per-iteration cost.
+//! 0-iteration run to get the per-iteration cost.  The child is reaped with
+//! `wait4`, whose `ru_maxrss` gives its peak resident set size.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fs::File;
+use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-/// A command line: the program to execute and its arguments.
+/// A command line: the program to execute, its arguments and working directory.
 #[derive(Clone, Debug)]
 pub struct Invocation {
     /// The executable (native binary, endgate or qemu-user).
     pub program: PathBuf,
     /// Its arguments (for an emulator: the guest program first).
     pub args: Vec<OsString>,
+    /// The working directory (`None`: the harness's own).
+    pub cwd: Option<PathBuf>,
 }
 
 impl Invocation {
-    /// The command line as a shell-like string, for reports and messages.
+    /// The command line as a shell-like string, for reports and messages (long argument
+    /// lists are cut after 8 arguments).
     pub fn display(&self) -> String {
-        let mut s = self.program.display().to_string();
-        for a in &self.args {
+        let mut s = String::new();
+        if let Some(d) = &self.cwd {
+            s.push_str(&format!("(cd {} && ", d.display()));
+        }
+        s.push_str(&self.program.display().to_string());
+        for a in self.args.iter().take(8) {
             s.push(' ');
             s.push_str(&a.to_string_lossy());
+        }
+        if self.args.len() > 8 {
+            s.push_str(&format!(" ... ({} arguments)", self.args.len()));
+        }
+        if self.cwd.is_some() {
+            s.push(')');
         }
         s
     }
@@ -39,8 +56,11 @@ impl Invocation {
 pub struct RunOutput {
     /// Wall time of the whole process.
     pub wall: Duration,
-    /// Everything it wrote on stdout (empty unless captured).
-    pub stdout: Vec<u8>,
+    /// Everything it wrote on stderr.
+    pub stderr: Vec<u8>,
+    /// The child's peak resident set size in KiB (`ru_maxrss` from `wait4`): for an
+    /// emulator, the emulator process with its guest.
+    pub maxrss_kib: u64,
 }
 
 /// Describe an exit status the way a shell user would read it.
@@ -62,48 +82,89 @@ fn tail_lines(bytes: &[u8], n: usize) -> String {
     lines[start..].join(" | ")
 }
 
-/// Run `inv` once with stdin closed, stderr captured and stdout captured or
-/// discarded.  Fails (with a description of the symptom) if it cannot be
-/// started, exits with a non-zero status, is killed by a signal, or runs
-/// longer than `timeout` (in which case it is killed).
-pub fn run_once(inv: &Invocation, timeout: Duration, capture_stdout: bool) -> Result<RunOutput, String> {
+/// Reads a pipe to its end on a thread.
+fn drain(mut r: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
+    thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = r.read_to_end(&mut v);
+        v
+    })
+}
+
+/// Wait for `pid` with `wait4`, returning its status and peak RSS in KiB.
+fn wait4(pid: u32) -> std::io::Result<(ExitStatus, u64)> {
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 only writes into the two out-pointers.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: valid out-pointers for the duration of the call.
+        let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut ru) };
+        if r >= 0 {
+            return Ok((ExitStatus::from_raw(status), ru.ru_maxrss.max(0) as u64));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Run `inv` once with stdin closed, stderr captured and stdout written to the
+/// file `stdout` (created or truncated) or discarded.  Fails (with a
+/// description of the symptom) if it cannot be started, exits with a non-zero
+/// status, is killed by a signal, or runs longer than `timeout` (in which case
+/// it is killed).
+///
+/// stdout goes to a file rather than into the harness's memory because Linux
+/// carries the peak RSS of the process that calls `execve` (for a spawned
+/// child, the harness's own high-water mark) into the child's `ru_maxrss`: the
+/// harness must stay small for the children's peak RSS to be their own.
+pub fn run_once(inv: &Invocation, timeout: Duration, stdout: Option<&Path>) -> Result<RunOutput, String> {
+    let out_file = match stdout {
+        Some(p) => Stdio::from(File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?),
+        None => Stdio::null(),
+    };
     let mut cmd = Command::new(&inv.program);
-    cmd.args(&inv.args)
-        .stdin(Stdio::null())
-        .stdout(if capture_stdout { Stdio::piped() } else { Stdio::null() })
-        .stderr(Stdio::piped());
+    cmd.args(&inv.args).stdin(Stdio::null()).stdout(out_file).stderr(Stdio::piped());
+    if let Some(d) = &inv.cwd {
+        cmd.current_dir(d);
+    }
     let start = Instant::now();
-    let child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", inv.program.display()))?;
+    let mut child = cmd.spawn().map_err(|e| format!("cannot start `{}`: {e}", inv.program.display()))?;
     let pid = child.id();
+    let err = child.stderr.take().map(drain);
     let (tx, rx) = mpsc::channel();
+    // The child is reaped by wait4 (for its rusage), never by `Child::wait`.
     let waiter = thread::spawn(move || {
-        let out = child.wait_with_output();
+        let r = wait4(pid);
         let end = Instant::now();
         // The receiver may be gone after a timeout; nothing to do then.
-        let _ = tx.send((out, end));
+        let _ = tx.send((r, end));
     });
     let received = match rx.recv_timeout(timeout) {
         Ok(r) => r,
         Err(_) => {
-            // Kill exactly the child we started, by its pid.
-            let _ = Command::new("kill").arg("-KILL").arg(pid.to_string()).status();
+            // Kill exactly the child we started, by its pid (not yet reaped, so not reused).
+            // SAFETY: plain kill(2) of our own child.
+            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
             let _ = waiter.join();
             return Err(format!("timed out after {} s (killed)", timeout.as_secs()));
         }
     };
     let _ = waiter.join();
-    let (out, end) = received;
-    let out = out.map_err(|e| format!("waiting for `{}` failed: {e}", inv.program.display()))?;
-    if !out.status.success() {
-        let mut msg = describe_status(out.status);
-        let err = tail_lines(&out.stderr, 3);
+    let stderr = err.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+    let (r, end) = received;
+    let (status, maxrss_kib) = r.map_err(|e| format!("waiting for `{}` failed: {e}", inv.program.display()))?;
+    if !status.success() {
+        let mut msg = describe_status(status);
+        let err = tail_lines(&stderr, 3);
         if !err.is_empty() {
             msg.push_str("; stderr: ");
             msg.push_str(&err);
         }
         return Err(msg);
     }
-    Ok(RunOutput { wall: end - start, stdout: out.stdout })
+    Ok(RunOutput { wall: end - start, stderr, maxrss_kib })
 }
 
 /// How many times to run each measurement, and the per-run time limit.
@@ -115,6 +176,45 @@ pub struct Plan {
     pub warmup: bool,
     /// A run taking longer than this is killed and counts as a failure.
     pub timeout: Duration,
+    /// Scratch file that receives the stdout of runs whose output is checked.
+    pub stdout_file: PathBuf,
+}
+
+/// How a run's output is judged (besides exit status 0).
+#[derive(Clone, Debug)]
+pub enum Check {
+    /// Exit status 0 is enough (the guest checks itself).
+    Exit0,
+    /// `sha256sum` output whose hash field must be this (lowercase hex).
+    Sha256sum(String),
+    /// The whole stdout must have this SHA-256 (lowercase hex).
+    StdoutSha256(String),
+    /// stdout is gzip data that the host's `gzip -dc` (at this path) must turn into bytes
+    /// with this SHA-256.
+    Gunzip { gzip: PathBuf, sha256: String },
+    /// stdout must have exactly this many lines.
+    Lines(usize),
+    /// gatebench: stderr must carry every field of [`crate::workloads::Workload::GATEBENCH`]
+    /// as `name value` or `name n/a`; the values are recorded.
+    Gatebench,
+}
+
+impl Check {
+    /// What a passing run shows, for the Status column.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Check::Exit0 => "exit 0",
+            Check::Sha256sum(_) => "hash matches",
+            Check::StdoutSha256(_) => "output hash matches",
+            Check::Gunzip { .. } => "gunzips to the input",
+            Check::Lines(_) => "line count matches",
+            Check::Gatebench => "self-checked",
+        }
+    }
+
+    fn needs_stdout(&self) -> bool {
+        !matches!(self, Check::Exit0 | Check::Gatebench)
+    }
 }
 
 /// One thing to measure repeatedly.
@@ -127,22 +227,34 @@ pub enum Task {
         /// The same program with 0 iterations (start-up and exit only).
         base: Invocation,
     },
-    /// A hashing command whose stdout must start with `expected` (hex).
-    Hash {
+    /// One command per sample, its output judged by `check`.
+    Run {
         /// The command.
         inv: Invocation,
-        /// The correct SHA-256, lowercase hex.
-        expected: String,
+        /// How its output is judged.
+        check: Check,
+    },
+    /// `count` runs of the same command back to back make one sample (start-up cost).
+    Repeat {
+        /// The command.
+        inv: Invocation,
+        /// Runs per sample.
+        count: usize,
     },
 }
 
-/// Wall-time samples in seconds from the successful runs of one task.
+/// Samples in seconds (and KiB, ns) from the successful runs of one task.
 #[derive(Clone, Debug, Default)]
 pub struct Samples {
-    /// Full-size runs.
+    /// Full-size runs' wall times.
     pub full: Vec<f64>,
     /// 0-iteration runs (loop tasks only).
     pub base: Option<Vec<f64>>,
+    /// Peak RSS of each full-size run, KiB (the largest of a Repeat sample's runs).
+    pub rss_kib: Vec<f64>,
+    /// Values the guest reported itself (gatebench): field name to one value per run;
+    /// a field reported as `n/a` maps to an empty list.
+    pub reported: BTreeMap<String, Vec<f64>>,
 }
 
 /// Check `sha256sum` output against the expected hash.
@@ -154,23 +266,146 @@ fn check_hash(out: &[u8], expected: &str) -> Result<(), String> {
     }
 }
 
+/// SHA-256 (lowercase hex) of everything `r` yields and the number of newlines in it,
+/// read in 64 KiB pieces.
+fn hash_and_count(mut r: impl Read) -> std::io::Result<(String, usize)> {
+    let mut h = crate::workloads::Sha256::new();
+    let mut lines = 0;
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match r.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                h.update(&buf[..n]);
+                lines += buf[..n].iter().filter(|&&b| b == b'\n').count();
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok((crate::workloads::hex(&h.finish()), lines))
+}
+
+/// Decompress the file `data` with the host's gzip and return the SHA-256 of the result.
+fn gunzip_sha256(gzip: &Path, data: &Path) -> Result<String, String> {
+    let input = File::open(data).map_err(|e| format!("cannot open {}: {e}", data.display()))?;
+    let mut child = Command::new(gzip)
+        .arg("-dc")
+        .stdin(input)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", gzip.display()))?;
+    let err = child.stderr.take().map(drain);
+    let hashed = child.stdout.take().map(hash_and_count);
+    let status = child.wait().map_err(|e| format!("gzip -dc: {e}"))?;
+    let stderr = err.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
+    if !status.success() {
+        return Err(format!("output is not valid gzip data: {}", tail_lines(&stderr, 2)));
+    }
+    match hashed {
+        Some(Ok((h, _))) => Ok(h),
+        Some(Err(e)) => Err(format!("reading gzip -dc output: {e}")),
+        None => Err("no gzip -dc output pipe".into()),
+    }
+}
+
+/// Parse gatebench's stderr fields.
+pub fn parse_gatebench(stderr: &[u8]) -> Result<Vec<(&'static str, Option<f64>)>, String> {
+    let text = String::from_utf8_lossy(stderr);
+    crate::workloads::Workload::GATEBENCH
+        .iter()
+        .map(|&(_, field)| {
+            let line = text
+                .lines()
+                .find_map(|l| l.strip_prefix(field).and_then(|r| r.strip_prefix(' ')))
+                .ok_or_else(|| format!("gatebench printed no `{field}` line"))?;
+            match line.trim() {
+                "n/a" => Ok((field, None)),
+                v => v
+                    .parse::<f64>()
+                    .map(|x| (field, Some(x)))
+                    .map_err(|_| format!("gatebench `{field}` is not a number: {v:?}")),
+            }
+        })
+        .collect()
+}
+
+/// Judge one run by `check`, its stdout being in the file `out`; gatebench values go
+/// into `reported`.
+fn judge(
+    check: &Check,
+    r: &RunOutput,
+    out: &Path,
+    reported: &mut Vec<(&'static str, Option<f64>)>,
+) -> Result<(), String> {
+    let stdout = || {
+        File::open(out)
+            .and_then(hash_and_count)
+            .map_err(|e| format!("cannot read the output in {}: {e}", out.display()))
+    };
+    match check {
+        Check::Exit0 => Ok(()),
+        Check::Sha256sum(expected) => {
+            let text = std::fs::read(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+            check_hash(&text, expected)
+        }
+        Check::StdoutSha256(expected) => match stdout()? {
+            (h, _) if &h == expected => Ok(()),
+            (h, _) => Err(format!("wrong output: SHA-256 {h}, expected {expected}")),
+        },
+        Check::Gunzip { gzip, sha256 } => match gunzip_sha256(gzip, out)? {
+            h if &h == sha256 => Ok(()),
+            h => Err(format!("gzip output decompresses to SHA-256 {h}, expected {sha256}")),
+        },
+        Check::Lines(n) => match stdout()? {
+            (_, got) if got == *n => Ok(()),
+            (_, got) => Err(format!("printed {got} lines, expected {n}")),
+        },
+        Check::Gatebench => {
+            *reported = parse_gatebench(&r.stderr)?;
+            Ok(())
+        }
+    }
+}
+
 /// Run one sample of `task`; record the times into `s` when `record`.
 fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), String> {
     match task {
         Task::Loop { full, base } => {
-            let b = run_once(base, plan.timeout, false)
+            let b = run_once(base, plan.timeout, None)
                 .map_err(|e| format!("{e} (0-iteration run `{}`)", base.display()))?;
-            let f = run_once(full, plan.timeout, false)?;
+            let f = run_once(full, plan.timeout, None)?;
             if record {
                 s.base.get_or_insert_with(Vec::new).push(b.wall.as_secs_f64());
                 s.full.push(f.wall.as_secs_f64());
+                s.rss_kib.push(f.maxrss_kib as f64);
             }
         }
-        Task::Hash { inv, expected } => {
-            let r = run_once(inv, plan.timeout, true)?;
-            check_hash(&r.stdout, expected)?;
+        Task::Run { inv, check } => {
+            let out = check.needs_stdout().then_some(plan.stdout_file.as_path());
+            let r = run_once(inv, plan.timeout, out)?;
+            let (wall, rss) = (r.wall.as_secs_f64(), r.maxrss_kib as f64);
+            let mut reported = Vec::new();
+            judge(check, &r, &plan.stdout_file, &mut reported)?;
             if record {
-                s.full.push(r.wall.as_secs_f64());
+                s.full.push(wall);
+                s.rss_kib.push(rss);
+                for (field, v) in reported {
+                    let e = s.reported.entry(field.to_string()).or_default();
+                    e.extend(v);
+                }
+            }
+        }
+        Task::Repeat { inv, count } => {
+            let start = Instant::now();
+            let mut rss = 0u64;
+            for _ in 0..*count {
+                rss = rss.max(run_once(inv, plan.timeout, None)?.maxrss_kib);
+            }
+            if record {
+                s.full.push(start.elapsed().as_secs_f64());
+                s.rss_kib.push(rss as f64);
             }
         }
     }
@@ -224,16 +459,42 @@ mod tests {
 
     #[test]
     fn failing_command_is_reported() {
-        let inv = Invocation { program: "sh".into(), args: vec!["-c".into(), "echo boom >&2; exit 7".into()] };
-        let err = run_once(&inv, Duration::from_secs(10), false).unwrap_err();
+        let inv =
+            Invocation { program: "sh".into(), args: vec!["-c".into(), "echo boom >&2; exit 7".into()], cwd: None };
+        let err = run_once(&inv, Duration::from_secs(10), None).unwrap_err();
         assert!(err.contains("exit status 7") && err.contains("boom"), "{err}");
     }
 
     #[test]
+    fn rss_and_stderr_are_recorded() {
+        let inv = Invocation {
+            program: "sh".into(),
+            args: vec!["-c".into(), "echo getppid_trap_ns 12.5 >&2; echo out".into()],
+            cwd: Some("/".into()),
+        };
+        let out = std::env::temp_dir().join(format!("endgate-bench-test-{}.out", std::process::id()));
+        let r = run_once(&inv, Duration::from_secs(10), Some(&out)).unwrap();
+        assert_eq!(std::fs::read(&out).unwrap(), b"out\n");
+        let _ = std::fs::remove_file(&out);
+        assert!(r.maxrss_kib > 0);
+        assert!(String::from_utf8_lossy(&r.stderr).contains("12.5"));
+    }
+
+    #[test]
+    fn gatebench_fields() {
+        let err =
+            b"getppid_trap_ns 103.3\ngetppid_gate_ns n/a\nclock_gettime_vdso_ns 28.1\nclock_gettime_syscall_ns 197.7\n";
+        let v = parse_gatebench(err).unwrap();
+        assert_eq!(v[0], ("getppid_trap_ns", Some(103.3)));
+        assert_eq!(v[1], ("getppid_gate_ns", None));
+        assert!(parse_gatebench(b"getppid_trap_ns 1\n").is_err());
+    }
+
+    #[test]
     fn timeout_kills() {
-        let inv = Invocation { program: "sleep".into(), args: vec!["5".into()] };
+        let inv = Invocation { program: "sleep".into(), args: vec!["5".into()], cwd: None };
         let t = Instant::now();
-        let err = run_once(&inv, Duration::from_millis(200), false).unwrap_err();
+        let err = run_once(&inv, Duration::from_millis(200), None).unwrap_err();
         assert!(err.contains("timed out"), "{err}");
         assert!(t.elapsed() < Duration::from_secs(4));
     }

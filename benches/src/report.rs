@@ -31,7 +31,7 @@ impl Runner {
 /// How a measurement went.
 #[derive(Clone, Debug)]
 pub enum Outcome {
-    /// Every run succeeded (and, for sha256sum, printed the right hash).
+    /// Every run succeeded (and passed its output check).
     Measured {
         /// Wall times in seconds of the runs at full size.
         full: Vec<f64>,
@@ -39,6 +39,10 @@ pub enum Outcome {
         baseline: Option<Vec<f64>>,
         /// What was verified about the output, if anything.
         check: Option<String>,
+        /// Peak RSS of each full-size run in KiB (`ru_maxrss`); empty if not recorded.
+        rss_kib: Vec<f64>,
+        /// The values the guest reported itself, one per run (gatebench: ns per call).
+        reported: Option<Vec<f64>>,
     },
     /// Not run because something it needs is missing ("n/a" in the table).
     Skipped(String),
@@ -50,6 +54,14 @@ pub enum Outcome {
     Failed(String),
 }
 
+#[cfg(test)]
+impl Outcome {
+    /// A measurement from wall times alone (no RSS, nothing reported).
+    pub fn walls(full: Vec<f64>, baseline: Option<Vec<f64>>, check: Option<String>) -> Outcome {
+        Outcome::Measured { full, baseline, check, rss_kib: Vec::new(), reported: None }
+    }
+}
+
 /// One (workload, guest architecture, runner) measurement.
 #[derive(Clone, Debug)]
 pub struct Row {
@@ -59,7 +71,8 @@ pub struct Row {
     pub arch: Arch,
     /// Who runs it.
     pub runner: Runner,
-    /// Iterations (loop workloads) or bytes hashed (sha256sum).
+    /// Iterations or calls (loop and gatebench workloads), bytes (sha256sum, gzip),
+    /// kernel iterations (compute), files (find, cat) or starts (startup).
     pub size: u64,
     /// The full-size command line, when there was one.
     pub command: Option<String>,
@@ -71,51 +84,79 @@ impl Row {
     /// Median wall time of the full-size runs, in seconds.
     pub fn median(&self) -> Option<f64> {
         match &self.outcome {
-            Outcome::Measured { full, .. } => Some(median(full)),
+            Outcome::Measured { full, .. } if !full.is_empty() => Some(median(full)),
             _ => None,
         }
     }
 
-    /// (max - min) / median of the full-size runs: how noisy the row is.
+    /// (max - min) / median of the full-size runs (of the reported values, for
+    /// gatebench): how noisy the row is.
     pub fn spread(&self) -> Option<f64> {
-        match &self.outcome {
-            Outcome::Measured { full, .. } if !full.is_empty() => {
-                let max = full.iter().copied().fold(f64::MIN, f64::max);
-                let min = full.iter().copied().fold(f64::MAX, f64::min);
-                Some((max - min) / median(full))
-            }
-            _ => None,
+        let v = match &self.outcome {
+            Outcome::Measured { reported: Some(r), .. } => r,
+            Outcome::Measured { full, .. } => full,
+            _ => return None,
+        };
+        if v.is_empty() {
+            return None;
         }
+        let max = v.iter().copied().fold(f64::MIN, f64::max);
+        let min = v.iter().copied().fold(f64::MAX, f64::min);
+        let m = median(v);
+        (m > 0.0).then(|| (max - min) / m)
     }
 
     /// Median wall time of the 0-iteration runs, in seconds.
     pub fn baseline_median(&self) -> Option<f64> {
         match &self.outcome {
-            Outcome::Measured { baseline: Some(b), .. } => Some(median(b)),
+            Outcome::Measured { baseline: Some(b), .. } if !b.is_empty() => Some(median(b)),
             _ => None,
         }
     }
 
-    /// Loop workloads: (median full - median baseline) / iterations, in ns.
-    pub fn per_op_ns(&self) -> Option<f64> {
-        let (full, base) = (self.median()?, self.baseline_median()?);
-        (self.size > 0).then(|| (full - base) / self.size as f64 * 1e9)
+    /// Median peak RSS of the full-size runs, KiB.
+    pub fn rss_median(&self) -> Option<f64> {
+        match &self.outcome {
+            Outcome::Measured { rss_kib, .. } if !rss_kib.is_empty() => Some(median(rss_kib)),
+            _ => None,
+        }
     }
 
-    /// The quantity ratios compare: ns per iteration for loop workloads,
-    /// whole-process wall seconds for sha256sum.
+    /// Per-operation time in ns: loop workloads (median full - median baseline) /
+    /// iterations; gatebench the median of the guest's own values; startup median / starts.
+    pub fn per_op_ns(&self) -> Option<f64> {
+        match (&self.outcome, self.workload) {
+            (Outcome::Measured { reported: Some(r), .. }, _) if !r.is_empty() => Some(median(r)),
+            (_, Workload::Getppid | Workload::Store) => {
+                let (full, base) = (self.median()?, self.baseline_median()?);
+                (self.size > 0).then(|| (full - base) / self.size as f64 * 1e9)
+            }
+            (_, Workload::Startup) => Some(self.median()? / self.size.max(1) as f64 * 1e9),
+            _ => None,
+        }
+    }
+
+    /// The quantity ratios compare: ns per operation for the loop, gatebench and startup
+    /// workloads, whole-process wall seconds for the others.
     pub fn metric(&self) -> Option<f64> {
         match self.workload {
-            Workload::Getppid | Workload::Store => self.per_op_ns().filter(|v| *v > 0.0),
-            Workload::Sha256 => self.median(),
+            Workload::Getppid
+            | Workload::Store
+            | Workload::NullTrap
+            | Workload::NullGate
+            | Workload::ClockVdso
+            | Workload::ClockSyscall
+            | Workload::Startup => self.per_op_ns().filter(|v| *v > 0.0),
+            Workload::Sha256 | Workload::Gzip | Workload::Compute | Workload::Find | Workload::Cat => self.median(),
         }
     }
 
     /// The guest's name in tables: Debian arch for busybox, else the CPU name.
     pub fn guest(&self) -> &'static str {
-        match self.workload {
-            Workload::Sha256 => self.arch.debarch(),
-            _ => self.arch.name(),
+        if self.workload.is_busybox() {
+            self.arch.debarch()
+        } else {
+            self.arch.name()
         }
     }
 
@@ -134,7 +175,9 @@ impl Row {
 /// The targets of one guest architecture's tracked ratios (`None`: shown as
 /// `info`, no target).  x86_64 and aarch64 keep their original targets; the
 /// later guests have the targets their issue set: getppid endgate/qemu below
-/// 1.0x and sha256sum endgate/qemu within 1.5x.
+/// 1.0x and sha256sum endgate/qemu within 1.5x.  Issue 6 (the gate) adds the
+/// gatebench, CPU-bound, startup and peak-RSS targets, the same for every arch
+/// except that arm64's sha256sum and gzip must be no slower than qemu-aarch64.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Targets {
     /// getppid: endgate / native x86_64, ns per syscall.
@@ -145,23 +188,64 @@ pub struct Targets {
     pub store_qemu: Option<f64>,
     /// busybox sha256sum: endgate / qemu-user, whole-process wall time.
     pub sha256_qemu: Option<f64>,
+    /// busybox gzip -9: endgate / qemu-user, whole-process wall time.
+    pub gzip_qemu: Option<f64>,
+    /// gatebench getppid through the trap: endgate / native x86_64 getppid, ns per call.
+    pub null_trap_native: Option<f64>,
+    /// gatebench getppid through the gate: endgate / native x86_64 getppid (trap; the
+    /// native kernel has no gate), ns per call.
+    pub null_gate_native: Option<f64>,
+    /// gatebench clock_gettime through the vDSO: endgate / native x86_64 vDSO, ns per call.
+    pub clock_vdso_native: Option<f64>,
+    /// 100 x `busybox true`: endgate / qemu-user, time per start.
+    pub startup_qemu: Option<f64>,
+    /// Peak RSS on the CPU-bound workloads: endgate / qemu-user.
+    pub rss_qemu: Option<f64>,
 }
 
 impl Targets {
     /// The targets for guests of `arch`.
     pub fn of(arch: Arch) -> Targets {
+        let gate = Targets {
+            getppid_native: None,
+            getppid_qemu: Some(1.0),
+            store_qemu: None,
+            sha256_qemu: Some(1.5),
+            gzip_qemu: None,
+            null_trap_native: Some(1.5),
+            null_gate_native: Some(1.0),
+            clock_vdso_native: Some(2.0),
+            startup_qemu: Some(1.0),
+            rss_qemu: Some(1.0),
+        };
         match arch {
-            Arch::X86_64 | Arch::Aarch64 => Targets {
+            Arch::X86_64 => Targets {
                 getppid_native: Some(2.0),
                 getppid_qemu: Some(0.6),
                 store_qemu: Some(2.0),
-                sha256_qemu: Some(1.5),
+                gzip_qemu: Some(1.5),
+                ..gate
             },
-            Arch::Riscv64 | Arch::Arm | Arch::I386 | Arch::S390x | Arch::Mips64el => {
-                Targets { getppid_native: None, getppid_qemu: Some(1.0), store_qemu: None, sha256_qemu: Some(1.5) }
-            }
+            Arch::Aarch64 => Targets {
+                getppid_native: Some(2.0),
+                getppid_qemu: Some(0.6),
+                store_qemu: Some(2.0),
+                sha256_qemu: Some(1.0),
+                gzip_qemu: Some(1.0),
+                ..gate
+            },
+            Arch::Riscv64 | Arch::Arm | Arch::I386 | Arch::S390x | Arch::Mips64el => gate,
         }
     }
+}
+
+/// What a ratio divides: the workload's metric or the runs' peak RSS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// [`Row::metric`].
+    Metric,
+    /// [`Row::rss_median`].
+    PeakRss,
 }
 
 /// A tracked ratio endgate / reference, with its target if it has one.
@@ -191,8 +275,21 @@ impl Ratio {
     }
 }
 
-fn find(rows: &[Row], w: Workload, a: Arch, r: Runner) -> Option<&Row> {
+/// The row of (`w`, `a`, `r`), if measured or attempted.
+pub fn find(rows: &[Row], w: Workload, a: Arch, r: Runner) -> Option<&Row> {
     rows.iter().find(|x| x.workload == w && x.arch == a && x.runner == r)
+}
+
+/// One ratio to compute: endgate on (`workload`, `arch`) over `ref_runner` on
+/// (`ref_workload`, `ref_arch`).
+struct Spec {
+    workload: Workload,
+    arch: Arch,
+    ref_runner: Runner,
+    ref_arch: Arch,
+    ref_workload: Workload,
+    quantity: Quantity,
+    target: Option<f64>,
 }
 
 /// Compute the tracked ratios from the measured rows.  `host` is the
@@ -200,62 +297,116 @@ fn find(rows: &[Row], w: Workload, a: Arch, r: Runner) -> Option<&Row> {
 pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
     use Runner::*;
     use Workload::*;
-    // (workload, guest arch, reference runner, reference arch, target)
-    let mut specs: Vec<(Workload, Arch, Runner, Arch, Option<f64>)> = Vec::new();
+    let mut specs: Vec<Spec> = Vec::new();
+    let mut add = |workload, arch, ref_runner, ref_arch, ref_workload, quantity, target| {
+        specs.push(Spec { workload, arch, ref_runner, ref_arch, ref_workload, quantity, target })
+    };
+    let m = Quantity::Metric;
     for a in Arch::ALL {
+        let t = Targets::of(a);
         if let Some(h) = host {
-            specs.push((Getppid, a, Native, h, Targets::of(a).getppid_native));
+            add(Getppid, a, Native, h, Getppid, m, t.getppid_native);
         }
-        specs.push((Getppid, a, Qemu, a, Targets::of(a).getppid_qemu));
+        add(Getppid, a, Qemu, a, Getppid, m, t.getppid_qemu);
     }
     for a in Arch::ALL {
-        specs.push((Store, a, Qemu, a, Targets::of(a).store_qemu));
+        add(Store, a, Qemu, a, Store, m, Targets::of(a).store_qemu);
         if let Some(h) = host.filter(|h| *h == a) {
-            specs.push((Store, a, Native, h, None));
+            add(Store, a, Native, h, Store, m, None);
         }
     }
-    for a in Arch::ALL {
-        specs.push((Sha256, a, Qemu, a, Targets::of(a).sha256_qemu));
-        if let Some(h) = host.filter(|h| *h == a) {
-            specs.push((Sha256, a, Native, h, None));
+    // gatebench: against the native host's trap / vDSO, and (info) against qemu-user.
+    for (w, native_ref) in
+        [(NullTrap, NullTrap), (NullGate, NullTrap), (ClockVdso, ClockVdso), (ClockSyscall, ClockSyscall)]
+    {
+        for a in Arch::ALL {
+            let t = Targets::of(a);
+            let target = match w {
+                NullTrap => t.null_trap_native,
+                NullGate => t.null_gate_native,
+                ClockVdso => t.clock_vdso_native,
+                _ => None,
+            };
+            if let Some(h) = host {
+                add(w, a, Native, h, native_ref, m, target);
+            }
+            if matches!(w, NullTrap | ClockSyscall) {
+                add(w, a, Qemu, a, w, m, None);
+            }
+        }
+    }
+    for w in [Sha256, Gzip, Compute, Find, Cat, Startup] {
+        for a in Arch::ALL {
+            let t = Targets::of(a);
+            let target = match w {
+                Sha256 => t.sha256_qemu,
+                Gzip => t.gzip_qemu,
+                Startup => t.startup_qemu,
+                _ => None,
+            };
+            add(w, a, Qemu, a, w, m, target);
+            if let Some(h) = host.filter(|h| *h == a) {
+                add(w, a, Native, h, w, m, None);
+            }
+        }
+    }
+    for w in Workload::CPU_BOUND {
+        for a in Arch::ALL {
+            add(w, a, Qemu, a, w, Quantity::PeakRss, Targets::of(a).rss_qemu);
         }
     }
     specs
         .into_iter()
-        .filter(|(w, a, ..)| find(rows, *w, *a, Endgate).is_some())
-        .map(|(w, a, rr, ra, target)| {
-            let guest = match w {
-                Sha256 => a.debarch(),
-                _ => a.name(),
+        .filter(|s| find(rows, s.workload, s.arch, Endgate).is_some())
+        .map(|s| {
+            let w = s.workload;
+            let a = s.arch;
+            let guest = if w.is_busybox() { a.debarch() } else { a.name() };
+            let mut reference = if s.ref_runner == Native && s.ref_arch != a {
+                format!("native {}", s.ref_arch.name())
+            } else {
+                s.ref_runner.label(s.ref_arch).to_string()
             };
-            let reference =
-                if rr == Native && ra != a { format!("native {}", ra.name()) } else { rr.label(ra).to_string() };
-            let basis = match w {
-                Getppid => "ns/syscall",
-                Store => "ns/iter",
-                Sha256 => "wall time",
+            if s.ref_workload != w {
+                reference = format!("{reference} {}", s.ref_workload.name());
+            }
+            let basis = match (s.quantity, w) {
+                (Quantity::PeakRss, _) => "peak RSS",
+                (_, Getppid | NullTrap | NullGate) => "ns/syscall",
+                (_, ClockVdso | ClockSyscall) => "ns/call",
+                (_, Store) => "ns/iter",
+                (_, Startup) => "time/start",
+                _ => "wall time",
             };
-            let label = format!("{} {guest}: endgate / {reference}", w.name());
+            let label = match s.quantity {
+                Quantity::PeakRss => format!("peak RSS {} {guest}: endgate / {reference}", w.name()),
+                Quantity::Metric => format!("{} {guest}: endgate / {reference}", w.name()),
+            };
             let num = find(rows, w, a, Endgate);
-            let den = find(rows, w, ra, rr);
+            let den = find(rows, s.ref_workload, s.ref_arch, s.ref_runner);
             let describe = |side: &str, r: Option<&Row>| match r {
                 None => format!("{side} not run"),
                 Some(r) => match &r.outcome {
-                    Outcome::Skipped(why) if w == Sha256 && why.starts_with("no ") && why.contains("busybox") => {
+                    Outcome::Skipped(why) if w.is_busybox() && why.starts_with("no ") && why.contains("busybox") => {
                         format!("no {guest} busybox")
                     }
+                    Outcome::Skipped(why) if w.is_gatebench() && !why.is_empty() => format!("{side}: {why}"),
                     Outcome::Skipped(_) => format!("{side} n/a"),
                     Outcome::Unsupported(_) => format!("{side} does not run {} guests yet", a.name()),
                     Outcome::Failed(_) => format!("{side} failed"),
                     Outcome::Measured { .. } => format!("{side} too noisy (per-op time <= 0)"),
                 },
             };
-            let (value, missing) = match (num.and_then(Row::metric), den.and_then(Row::metric)) {
+            let value_of = |r: &Row| match s.quantity {
+                Quantity::Metric => r.metric(),
+                Quantity::PeakRss => r.rss_median(),
+            };
+            let (value, missing) = match (num.and_then(value_of), den.and_then(value_of)) {
                 (Some(n), Some(d)) => (Some(n / d), None),
                 (None, _) => (None, Some(describe("endgate", num))),
                 (_, None) => (None, Some(describe(&reference, den))),
             };
-            Ratio { label, basis, value, target, missing }
+            Ratio { label, basis, value, target: s.target, missing }
         })
         .collect()
 }
@@ -287,29 +438,47 @@ fn fmt_secs(s: f64) -> String {
 }
 
 fn fmt_size(w: Workload, n: u64) -> String {
-    match w {
-        Workload::Sha256 => format!("{} MiB", n >> 20),
-        _ => {
-            let exp = (n as f64).log10();
-            if n >= 1000 && exp.fract() == 0.0 {
-                format!("10^{} iter", exp as u32)
-            } else {
-                format!("{n} iter")
-            }
-        }
+    let unit = match w {
+        Workload::Sha256 | Workload::Gzip => return format!("{} MiB", n >> 20),
+        Workload::Find | Workload::Cat => "files",
+        Workload::Startup => "starts",
+        Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => "calls",
+        _ => "iter",
+    };
+    let exp = (n as f64).log10();
+    if n >= 1000 && exp.fract() == 0.0 {
+        format!("10^{} {unit}", exp as u32)
+    } else {
+        format!("{n} {unit}")
     }
 }
 
 fn per_op_cell(r: &Row) -> String {
     match r.workload {
-        Workload::Getppid | Workload::Store => match r.per_op_ns() {
+        Workload::Sha256 | Workload::Gzip => match r.median() {
+            Some(s) => format!("{:.1} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
+            None => "-".into(),
+        },
+        Workload::Compute | Workload::Find | Workload::Cat => match r.median() {
+            Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
+            _ => "-".into(),
+        },
+        Workload::Startup => match r.per_op_ns() {
+            Some(ns) => format!("{:.2} ms/start", ns / 1e6),
+            None => "-".into(),
+        },
+        _ => match r.per_op_ns() {
             Some(ns) => format!("{ns:.2} ns/{}", r.workload.unit()),
             None => "-".into(),
         },
-        Workload::Sha256 => match r.median() {
-            Some(s) => format!("{:.0} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
-            None => "-".into(),
-        },
+    }
+}
+
+fn fmt_rss(kib: f64) -> String {
+    if kib >= 10240.0 {
+        format!("{:.0} MiB", kib / 1024.0)
+    } else {
+        format!("{:.1} MiB", kib / 1024.0)
     }
 }
 
@@ -349,13 +518,13 @@ impl Report {
         let _ = writeln!(s, "\n## Measurements (median wall time of the whole process)\n");
         let _ = writeln!(
             s,
-            "| Workload | Guest | Runner | Size | Median | Spread | 0-iter baseline | Per op / throughput | Status |"
+            "| Workload | Guest | Runner | Size | Median | Spread | 0-iter baseline | Per op / throughput | Peak RSS | Status |"
         );
-        let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---:|---|");
+        let _ = writeln!(s, "|---|---|---|---|---:|---:|---:|---:|---:|---|");
         for r in &self.rows {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.workload.name(),
                 r.guest(),
                 r.runner.label(r.arch),
@@ -364,6 +533,7 @@ impl Report {
                 r.spread().map(|x| format!("{:.0}%", x * 100.0)).unwrap_or_else(|| "-".into()),
                 r.baseline_median().map(fmt_secs).unwrap_or_else(|| "-".into()),
                 per_op_cell(r),
+                r.rss_median().map(fmt_rss).unwrap_or_else(|| "-".into()),
                 cell(&r.status()),
             );
         }
@@ -404,9 +574,12 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "\nPer-op times are (median full run - median 0-iteration run) / iterations; \
-             sha256sum ratios compare whole-process median wall times. Spread is (max - min) / median \
-             of the full-size runs. See benches/README.md."
+            "\nPer-op times of getppid and store are (median full run - median 0-iteration run) / \
+             iterations; null_trap, null_gate, clock_vdso and clock_syscall are the median of the ns per \
+             call the guest (gatebench) timed itself; startup is the median time per start; the other \
+             workloads' ratios compare whole-process median wall times. Spread is (max - min) / median \
+             of the full-size runs (of the guest's values for gatebench). Peak RSS is the median \
+             ru_maxrss of the process (the emulator with its guest). See benches/README.md."
         );
         s
     }
@@ -419,16 +592,20 @@ impl Report {
             .rows
             .iter()
             .map(|r| {
-                let (status, detail, full, baseline) = match &r.outcome {
-                    Outcome::Measured { full, baseline, check } => (
+                let (status, detail, full, baseline, rss, reported) = match &r.outcome {
+                    Outcome::Measured { full, baseline, check, rss_kib, reported } => (
                         "ok",
                         check.clone(),
                         Json::nums(full),
                         baseline.as_ref().map(|b| Json::nums(b)).unwrap_or(Json::Null),
+                        Json::nums(rss_kib),
+                        reported.as_ref().map(|v| Json::nums(v)).unwrap_or(Json::Null),
                     ),
-                    Outcome::Skipped(w) => ("skipped", Some(w.clone()), Json::Null, Json::Null),
-                    Outcome::Unsupported(w) => ("unsupported", Some(w.clone()), Json::Null, Json::Null),
-                    Outcome::Failed(w) => ("failed", Some(w.clone()), Json::Null, Json::Null),
+                    Outcome::Skipped(w) => ("skipped", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null),
+                    Outcome::Unsupported(w) => {
+                        ("unsupported", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null)
+                    }
+                    Outcome::Failed(w) => ("failed", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null),
                 };
                 Json::Obj(vec![
                     ("workload".into(), Json::str(r.workload.name())),
@@ -437,7 +614,15 @@ impl Report {
                     ("size".into(), Json::Num(r.size as f64)),
                     (
                         "size_unit".into(),
-                        Json::str(if r.workload == Workload::Sha256 { "bytes" } else { "iterations" }),
+                        Json::str(match r.workload {
+                            Workload::Sha256 | Workload::Gzip => "bytes",
+                            Workload::Find | Workload::Cat => "files",
+                            Workload::Startup => "starts",
+                            Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
+                                "calls"
+                            }
+                            _ => "iterations",
+                        }),
                     ),
                     ("command".into(), r.command.as_deref().map(Json::str).unwrap_or(Json::Null)),
                     ("status".into(), Json::str(status)),
@@ -448,6 +633,9 @@ impl Report {
                     ("per_op_ns".into(), opt(r.per_op_ns())),
                     ("samples_s".into(), full),
                     ("baseline_samples_s".into(), baseline),
+                    ("peak_rss_median_kib".into(), opt(r.rss_median())),
+                    ("peak_rss_samples_kib".into(), rss),
+                    ("reported_ns".into(), reported),
                 ])
             })
             .collect();
@@ -597,7 +785,7 @@ mod tests {
             runner: r,
             size: 1000,
             command: None,
-            outcome: Outcome::Measured { full: vec![full], baseline: Some(vec![base]), check: None },
+            outcome: Outcome::walls(vec![full], Some(vec![base]), None),
         }
     }
 
@@ -633,6 +821,50 @@ mod tests {
         assert_eq!(sha.verdict(), "PASS");
         assert_eq!(Targets::of(Arch::Mips64el).getppid_qemu, Some(1.0));
         assert_eq!(Targets::of(Arch::Aarch64).getppid_qemu, Some(0.6));
+        assert_eq!(Targets::of(Arch::Aarch64).sha256_qemu, Some(1.0));
+        assert_eq!(Targets::of(Arch::Arm).null_gate_native, Some(1.0));
+    }
+
+    fn gate_row(w: Workload, a: Arch, r: Runner, ns: f64) -> Row {
+        Row {
+            workload: w,
+            arch: a,
+            runner: r,
+            size: 1000,
+            command: None,
+            outcome: Outcome::Measured {
+                full: vec![0.1],
+                baseline: None,
+                check: None,
+                rss_kib: vec![1000.0],
+                reported: Some(vec![ns, ns + 2.0, ns - 2.0]),
+            },
+        }
+    }
+
+    #[test]
+    fn gate_ratios_use_native_trap_and_rss() {
+        let rows = vec![
+            gate_row(Workload::NullTrap, Arch::X86_64, Runner::Native, 100.0),
+            Row {
+                workload: Workload::NullGate,
+                arch: Arch::X86_64,
+                runner: Runner::Native,
+                size: 1000,
+                command: None,
+                outcome: Outcome::Skipped("no __kernel_vsyscall".into()),
+            },
+            gate_row(Workload::NullGate, Arch::Aarch64, Runner::Endgate, 80.0),
+            gate_row(Workload::Compute, Arch::Aarch64, Runner::Endgate, 0.0),
+            gate_row(Workload::Compute, Arch::Aarch64, Runner::Qemu, 0.0),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let g = r.iter().find(|r| r.label == "null_gate aarch64: endgate / native x86_64 null_trap").unwrap();
+        assert!((g.value.unwrap() - 0.8).abs() < 1e-9);
+        assert_eq!(g.verdict(), "PASS");
+        let rss = r.iter().find(|r| r.label == "peak RSS compute aarch64: endgate / qemu-aarch64").unwrap();
+        assert_eq!(rss.value, Some(1.0));
+        assert_eq!(rss.verdict(), "PASS");
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! The workloads: freestanding asm guests (getppid loop, store loop), the
-//! deterministic input file for `busybox sha256sum`, and a reference SHA-256
-//! to check the guests' answers against.
+//! The workloads: freestanding asm guests (getppid loop, store loop), the C
+//! guests (gatebench, the compute kernel), the deterministic inputs (the
+//! `busybox sha256sum` data file, the `gzip` text, the small-file tree of
+//! `find` and `cat`), and a reference SHA-256 to check the guests' answers
+//! against.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -130,57 +132,240 @@ impl Arch {
     }
 }
 
-/// One of the benchmark workloads.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// One of the benchmark workloads (one row group of the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Workload {
     /// A loop of `getppid` system calls: the cost of a guest syscall round trip.
     Getppid,
     /// A counted loop storing to a stack slot: the cost of translated guest stores.
     Store,
+    /// gatebench: getppid through the raw trap instruction, ns per call as the guest timed it.
+    NullTrap,
+    /// gatebench: getppid through the vDSO's `__kernel_vsyscall` gate entry.
+    NullGate,
+    /// gatebench: clock_gettime(CLOCK_MONOTONIC) through the vDSO's clock_gettime symbol.
+    ClockVdso,
+    /// gatebench: clock_gettime(CLOCK_MONOTONIC) through the raw system call.
+    ClockSyscall,
     /// `busybox sha256sum` of a large file: mostly translated compute plus `read`.
     Sha256,
+    /// `busybox gzip -9 -c` of a large text file: compute-bound, output checked by gunzip.
+    Gzip,
+    /// The CoreMark-like C kernel `guests/compute.c` (list, matrix, state machine, CRC).
+    Compute,
+    /// `busybox find .` over a tree of small files: getdents64, fstatat, openat.
+    Find,
+    /// `busybox cat` of every small file of the tree: openat, read, write, close.
+    Cat,
+    /// Repeated `busybox true`: process start-up and exit, seconds per start.
+    Startup,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 3] = [Workload::Getppid, Workload::Store, Workload::Sha256];
+    pub const ALL: [Workload; 12] = [
+        Workload::Getppid,
+        Workload::Store,
+        Workload::NullTrap,
+        Workload::NullGate,
+        Workload::ClockVdso,
+        Workload::ClockSyscall,
+        Workload::Sha256,
+        Workload::Gzip,
+        Workload::Compute,
+        Workload::Find,
+        Workload::Cat,
+        Workload::Startup,
+    ];
+
+    /// The four values one gatebench run reports, with the stderr field that carries each.
+    pub const GATEBENCH: [(Workload, &'static str); 4] = [
+        (Workload::NullTrap, "getppid_trap_ns"),
+        (Workload::NullGate, "getppid_gate_ns"),
+        (Workload::ClockVdso, "clock_gettime_vdso_ns"),
+        (Workload::ClockSyscall, "clock_gettime_syscall_ns"),
+    ];
+
+    /// The CPU-bound workloads, whose peak RSS is compared.
+    pub const CPU_BOUND: [Workload; 3] = [Workload::Sha256, Workload::Gzip, Workload::Compute];
 
     /// Short name, also accepted by `--only`.
     pub fn name(self) -> &'static str {
         match self {
             Workload::Getppid => "getppid",
             Workload::Store => "store",
+            Workload::NullTrap => "null_trap",
+            Workload::NullGate => "null_gate",
+            Workload::ClockVdso => "clock_vdso",
+            Workload::ClockSyscall => "clock_syscall",
             Workload::Sha256 => "sha256sum",
+            Workload::Gzip => "gzip",
+            Workload::Compute => "compute",
+            Workload::Find => "find",
+            Workload::Cat => "cat",
+            Workload::Startup => "startup",
         }
     }
 
     /// What one "operation" of the workload is, for the per-op column.
     pub fn unit(self) -> &'static str {
         match self {
-            Workload::Getppid => "syscall",
-            Workload::Store => "iter",
-            Workload::Sha256 => "byte",
+            Workload::Getppid | Workload::NullTrap | Workload::NullGate => "syscall",
+            Workload::ClockVdso | Workload::ClockSyscall => "call",
+            Workload::Store | Workload::Compute => "iter",
+            Workload::Sha256 | Workload::Gzip => "byte",
+            Workload::Find | Workload::Cat => "file",
+            Workload::Startup => "start",
         }
     }
 
-    /// Parse a `--only` name.
-    pub fn parse(s: &str) -> Option<Workload> {
-        match s {
-            "getppid" => Some(Workload::Getppid),
-            "store" | "stores" => Some(Workload::Store),
-            "sha256sum" | "sha256" | "sha" => Some(Workload::Sha256),
-            _ => None,
-        }
+    /// Whether the guest program itself reports the metric (gatebench's ns per call).
+    pub fn is_gatebench(self) -> bool {
+        Workload::GATEBENCH.iter().any(|(w, _)| *w == self)
     }
 
-    /// The asm guest source stem for loop workloads (`None` for sha256sum).
+    /// Whether the guest is a busybox applet (rows named by the Debian arch).
+    pub fn is_busybox(self) -> bool {
+        matches!(self, Workload::Sha256 | Workload::Gzip | Workload::Find | Workload::Cat | Workload::Startup)
+    }
+
+    /// Parse a `--only` name; `gatebench` (all four gatebench values) and `cpu`
+    /// (sha256sum, gzip, compute) name groups.
+    pub fn parse(s: &str) -> Option<Vec<Workload>> {
+        let one = match s {
+            "getppid" => Workload::Getppid,
+            "store" | "stores" => Workload::Store,
+            "null_trap" | "trap" => Workload::NullTrap,
+            "null_gate" | "gate" => Workload::NullGate,
+            "clock_vdso" | "vdso" => Workload::ClockVdso,
+            "clock_syscall" => Workload::ClockSyscall,
+            "sha256sum" | "sha256" | "sha" => Workload::Sha256,
+            "gzip" => Workload::Gzip,
+            "compute" | "coremark" => Workload::Compute,
+            "find" => Workload::Find,
+            "cat" => Workload::Cat,
+            "startup" | "true" => Workload::Startup,
+            "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
+            "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
+            "files" => return Some(vec![Workload::Find, Workload::Cat]),
+            _ => return None,
+        };
+        Some(vec![one])
+    }
+
+    /// The asm guest source stem for loop workloads (`None` for the others).
     pub fn guest_stem(self) -> Option<&'static str> {
         match self {
             Workload::Getppid => Some("getppid"),
             Workload::Store => Some("store"),
-            Workload::Sha256 => None,
+            _ => None,
         }
     }
+}
+
+/// Build the C guest `src` (`-static -O2`, with `include` on the include path) for `arch`
+/// with `compiler` into `out_dir/<stem>_<arch>` and return the executable's path.
+pub fn build_c_guest(
+    arch: Arch,
+    compiler: &Path,
+    src: &Path,
+    include: Option<&Path>,
+    out_dir: &Path,
+) -> Result<PathBuf, String> {
+    let stem = src.file_stem().and_then(|s| s.to_str()).ok_or("bad guest source name")?;
+    let out = out_dir.join(format!("{stem}_{}", arch.name()));
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let mut cmd = Command::new(compiler);
+    cmd.args(["-static", "-O2", "-std=gnu11", "-o"]).arg(&out);
+    if let Some(inc) = include {
+        cmd.arg("-I").arg(inc);
+    }
+    let output = cmd.arg(src).output().map_err(|e| format!("cannot run {}: {e}", compiler.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{} failed on {}: {}",
+            compiler.display(),
+            src.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+/// Words of the gzip input text, separated by spaces (a fixed list, so that the file is the
+/// same on every run).
+const WORDS: &str = "the of and to in is was that for on with as by at from his \
+                     which or an be this are have not had were but it one all their there \
+                     been has when who will more no if out so said what up its about into \
+                     than them can only other new some could time these two may then do first any \
+                     emulator guest syscall translation block register";
+
+/// Write `bytes` bytes of deterministic English-like text (words of [`WORDS`] picked by
+/// splitmix64 seeded with [`DATA_SEED`], spaces, a newline every 12 words) to `path` and
+/// return their SHA-256 in lowercase hex. Text compresses like real files do, which makes
+/// `gzip -9` do its full match search.
+pub fn make_text_file(path: &Path, bytes: u64) -> io::Result<String> {
+    let words: Vec<&str> = WORDS.split_whitespace().collect();
+    let mut rng = SplitMix64(DATA_SEED ^ 0x7465_7874);
+    let mut hasher = Sha256::new();
+    let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut buf = Vec::with_capacity(1 << 16);
+    let mut left = bytes as usize;
+    let mut count = 0u64;
+    while left > 0 {
+        buf.clear();
+        while buf.len() < (1 << 16) {
+            let r = rng.next();
+            buf.extend_from_slice(words[(r % words.len() as u64) as usize].as_bytes());
+            count += 1;
+            buf.push(if count % 12 == 0 { b'\n' } else { b' ' });
+        }
+        let n = left.min(buf.len());
+        hasher.update(&buf[..n]);
+        w.write_all(&buf[..n])?;
+        left -= n;
+    }
+    w.flush()?;
+    Ok(hex(&hasher.finish()))
+}
+
+/// The small-file tree of the find and cat workloads.
+pub struct FileTree {
+    /// The tree's root directory.
+    pub root: PathBuf,
+    /// The files' paths relative to `root`, in creation order (what `cat` is given).
+    pub files: Vec<String>,
+    /// How many lines `find .` prints: the root, every directory and every file.
+    pub find_lines: usize,
+    /// SHA-256 (lowercase hex) of all files' contents concatenated in `files` order.
+    pub cat_sha256: String,
+}
+
+/// Create `files` small files (64 to 1087 bytes of splitmix64 text each) in directories of
+/// 100 under `root` (`d000/f0000`, ...) and describe them.
+pub fn make_file_tree(root: &Path, files: usize) -> io::Result<FileTree> {
+    let mut rng = SplitMix64(DATA_SEED ^ 0x6669_6c65);
+    let mut hasher = Sha256::new();
+    let mut names = Vec::with_capacity(files);
+    let mut dirs = 0;
+    for i in 0..files {
+        if i % 100 == 0 {
+            std::fs::create_dir_all(root.join(format!("d{:03}", i / 100)))?;
+            dirs += 1;
+        }
+        let name = format!("d{:03}/f{i:04}", i / 100);
+        let len = 64 + (rng.next() % 1024) as usize;
+        let body: Vec<u8> = (0..len).map(|_| b"abcdefghijklmnopqrstuvwxyz \n"[(rng.next() % 28) as usize]).collect();
+        std::fs::write(root.join(&name), &body)?;
+        hasher.update(&body);
+        names.push(name);
+    }
+    Ok(FileTree {
+        root: root.to_path_buf(),
+        files: names,
+        find_lines: 1 + dirs + files,
+        cat_sha256: hex(&hasher.finish()),
+    })
 }
 
 /// Build the asm guest for `workload` on `arch` with `compiler` into `out_dir`
