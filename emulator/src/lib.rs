@@ -190,6 +190,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     })?;
     task.gate = Arc::new(gate);
     gate::install_hook(&mut cpu).map_err(engine)?;
+    task::mark_program_code(&mut cpu).map_err(engine)?;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);

@@ -226,10 +226,39 @@ pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
     })?;
     arch.install_hooks(&mut cpu)?;
     crate::gate::install_hook(&mut cpu)?;
+    mark_program_code(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
     }
     Ok(cpu)
+}
+
+/// Marks the read-only, executable file mappings present now (the program's and its
+/// interpreter's text) as code for unicorn, with one `UC_HOOK_MEM_FETCH_UNMAPPED` hook per
+/// mapping; called once the images are loaded and for every new thread's instance.
+///
+/// The hooks never run (a fetch from unmapped memory is refused by the TLB fill first); their
+/// ranges matter: after translating a block, unicorn 2.1.5 walks every entry of every MMU mode's
+/// TLB to re-arm store checks on the block's page (`tlb_reset_dirty_by_vaddr`, 3 168 entries on
+/// Arm) unless a memory hook covers the block's address. For such pages it instead never lets
+/// a TLB entry skip the store check, so stores into this code are still seen. Text pages are
+/// not written, so that costs nothing; the walk was 15 % of the CPU time of a `busybox true`
+/// (docs/performance.md).
+pub fn mark_program_code(cpu: &mut Cpu<'_>) -> Result<(), uc_error> {
+    use crate::mm::VmaName;
+    let text: Vec<(u64, u64)> = cpu
+        .get_data()
+        .mm
+        .vmas()
+        .filter(|(_, v)| {
+            v.prot.contains(Prot::EXEC) && !v.prot.contains(Prot::WRITE) && matches!(v.name, VmaName::File(_))
+        })
+        .map(|(s, v)| (s, v.end))
+        .collect();
+    for (start, end) in text {
+        cpu.add_mem_hook(unicorn_engine::HookType::MEM_FETCH_UNMAPPED, start, end - 1, |_, _, _, _, _| false)?;
+    }
+    Ok(())
 }
 
 /// Runs the guest from the launch thread until the process ends; returns how it ended. If the

@@ -5,8 +5,10 @@
 //! come from the header (`e_machine`, `EI_CLASS`, `EI_DATA`); no flag is needed.
 //! Placement follows Linux's `load_elf_binary`: `ET_EXEC` at its link addresses; `ET_DYN` (PIE,
 //! static-PIE) at the arch's `ELF_ET_DYN_BASE`; a `PT_INTERP` interpreter top-down in the mmap
-//! area. Segment bytes are copied into anonymous private memory (so the guest never writes
-//! through to the file), and each segment then gets its `p_flags` permissions.
+//! area. Segment pages are mapped from the file as private mappings, as Linux's `elf_map` does
+//! (the guest never writes through to the file, and pages it never touches cost no memory);
+//! the few pages two segments share are copied. Each segment then gets its `p_flags`
+//! permissions.
 
 pub mod stack;
 
@@ -17,7 +19,7 @@ use goblin::elf::header::{self, Header};
 use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PF_X, PT_GNU_STACK, PT_INTERP, PT_LOAD, PT_PHDR};
 
 use crate::arch::{elf_machine_name, for_elf_machine, GuestArch};
-use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, Prot, VmaName};
+use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, FileMap, Prot, VmaName, PAGE_SIZE};
 
 /// Why a program could not be started. Each prints as one line naming the file and the reason;
 /// [`LoaderError::exit_status`] gives the shell's status for it.
@@ -113,8 +115,8 @@ pub struct ElfFile {
     pub path: String,
     /// Host path it was read from.
     pub host_path: PathBuf,
-    /// The whole file.
-    pub bytes: Vec<u8>,
+    /// The whole file, mapped read-only (pages are read only when touched).
+    pub bytes: memmap2::Mmap,
     /// The ELF header.
     pub header: Header,
     /// Program headers.
@@ -144,9 +146,10 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
     if got < 4 || &magic != b"\x7fELF" {
         return Err(not_elf("no ELF magic"));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    bytes.extend_from_slice(&magic);
-    std::io::Read::read_to_end(&mut f, &mut bytes).map_err(io)?;
+    // SAFETY: a private read-only mapping of the file; endgate only reads the headers and the
+    // segments' bytes from it while loading (a file truncated under it meanwhile would fault,
+    // as it would for the kernel's own loader reading it).
+    let bytes = unsafe { memmap2::Mmap::map(&f) }.map_err(io)?;
     if bytes.len() < header::SIZEOF_IDENT + 2 {
         return Err(truncated("ELF header"));
     }
@@ -272,6 +275,51 @@ fn segment_prot(flags: u32) -> Prot {
     p
 }
 
+/// Maps the file pages of segment `ph` (loaded at guest `vaddr`) from `file` as a private
+/// mapping, as Linux's `elf_map` does, so the image costs no copy and its untouched pages no
+/// memory. Pages that another segment also covers (its page ranges are `others`) are left out,
+/// and so is a segment whose file offset and address disagree modulo the page size: their bytes
+/// are copied. Returns the mapped guest range, `None` if nothing was mapped.
+fn map_segment_pages(
+    mm: &mut AddressSpace,
+    file: &std::fs::File,
+    ph: &ProgramHeader,
+    vaddr: u64,
+    others: &[(u64, u64)],
+    name: &VmaName,
+) -> Result<Option<(u64, u64)>, LoaderError> {
+    use std::os::fd::AsRawFd;
+    if (ph.p_offset ^ vaddr) & (PAGE_SIZE - 1) != 0 {
+        return Ok(None);
+    }
+    let shared = |page: u64| others.iter().any(|&(s, e)| page >= s && page < e);
+    let mut ms = page_floor(vaddr);
+    let Some(mut me) = page_ceil(vaddr + ph.p_filesz) else { return Ok(None) };
+    if shared(ms) {
+        ms += PAGE_SIZE;
+    }
+    if me > ms && shared(me - PAGE_SIZE) {
+        me -= PAGE_SIZE;
+    }
+    if me <= ms {
+        return Ok(None);
+    }
+    let offset = page_floor(ph.p_offset) + (ms - page_floor(vaddr));
+    let fm = FileMap { fd: file.as_raw_fd(), offset, shared: false };
+    match mm.map_file(ms, me - ms, Prot::READ | Prot::WRITE, name.clone(), fm) {
+        Ok(()) => Ok(Some((ms, me))),
+        // A file the host cannot map (a filesystem without mmap) is copied instead.
+        Err(_) => {
+            mm.map_anon(ms, me - ms, Prot::READ | Prot::WRITE, name.clone()).map_err(|e| LoaderError::Map {
+                path: String::new(),
+                addr: ms,
+                reason: e.to_string(),
+            })?;
+            Ok(None)
+        }
+    }
+}
+
 /// Maps `elf`'s loadable segments into `mm` and returns where they went.
 pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Result<LoadedImage, LoaderError> {
     let map_err = |addr: u64, reason: String| LoaderError::Map { path: elf.path.clone(), addr, reason };
@@ -301,10 +349,36 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
     }
     let name = VmaName::File(elf.path.clone());
     mm.map_anon(start, span, Prot::READ | Prot::WRITE, name.clone()).map_err(|e| map_err(start, e.to_string()))?;
-    for ph in &loads {
-        let off = ph.p_offset as usize;
-        let data = &elf.bytes[off..off + ph.p_filesz as usize];
-        mm.poke_bytes(ph.p_vaddr.wrapping_add(bias), data).map_err(|e| map_err(ph.p_vaddr, e.to_string()))?;
+    // A file that cannot be opened again is copied instead of mapped.
+    let file = std::fs::File::open(&elf.host_path).ok();
+    for (i, ph) in loads.iter().enumerate() {
+        let vaddr = ph.p_vaddr.wrapping_add(bias);
+        let (fs, fe) = (vaddr, vaddr + ph.p_filesz);
+        let others: Vec<(u64, u64)> = loads
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, o)| {
+                let os = o.p_vaddr.wrapping_add(bias);
+                (page_floor(os), page_ceil(os + o.p_memsz).unwrap_or(end))
+            })
+            .collect();
+        let mapped = match &file {
+            Some(f) if ph.p_filesz > 0 => map_segment_pages(mm, f, ph, fs, &others, &name)?,
+            _ => None,
+        };
+        let (ms, me) = mapped.unwrap_or((fe, fe));
+        // The bytes outside the file-mapped pages are copied.
+        let data = &elf.bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
+        let head = &data[..(ms.max(fs) - fs) as usize];
+        mm.poke_bytes(fs, head).map_err(|e| map_err(fs, e.to_string()))?;
+        if me < fe {
+            mm.poke_bytes(me, &data[(me - fs) as usize..]).map_err(|e| map_err(me, e.to_string()))?;
+        }
+        // Like Linux's padzero: the rest of the last file page is the start of the bss.
+        if ph.p_memsz > ph.p_filesz && fe > ms && fe < me {
+            mm.poke_bytes(fe, &vec![0; (me - fe) as usize]).map_err(|e| map_err(fe, e.to_string()))?;
+        }
     }
     // Page permissions: each segment's pages get its flags; a page shared by two segments
     // gets both. Pages between segments are unmapped, as Linux leaves them.

@@ -33,7 +33,7 @@ mod vma;
 pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
 pub use vma::{Prot, Vma, VmaName};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
 use std::os::fd::RawFd;
 
@@ -158,6 +158,9 @@ pub struct AddressSpace {
     pub permissive: bool,
     /// Invalidations published for the other threads' instances.
     pub shootdown: shootdown::Shootdown,
+    /// Writable and executable pages that instructions have been fetched from (see
+    /// [`AddressSpace::tlb_fill`]).
+    code_pages: HashSet<u64>,
     /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot)`; cleared by
     /// every change to the mapping list.
     span_hint: std::cell::Cell<Option<(u64, u64, Prot)>>,
@@ -212,6 +215,7 @@ impl AddressSpace {
             last_fault: None,
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
+            code_pages: HashSet::new(),
             span_hint: std::cell::Cell::new(None),
         })
     }
@@ -296,6 +300,17 @@ impl AddressSpace {
     /// Answers unicorn's TLB fill for guest page `page`: `Some(perms)` if mapped (perms may
     /// lack `access`, and unicorn then refuses the access), `None` if unmapped. Refusals are
     /// remembered in [`AddressSpace::last_fault`].
+    ///
+    /// A data access to a writable and executable page (a `PT_GNU_STACK` `RWE` stack, a JIT
+    /// buffer) from which no instruction has been fetched yet gets the entry without `EXEC`:
+    /// unicorn sends every store to a TLB entry that allows execution through its slow
+    /// self-modifying-code path (unicorn-facts §4), which made mips64el busybox `sha256sum`, whose
+    /// stack is `RWE`, 3x slower. The first fetch from the page refills the entry with `EXEC`
+    /// (a TLB entry without it is a miss for a fetch) and marks the page as code, so from then
+    /// on all its stores are checked for stale translations again. (Translations cannot go
+    /// stale meanwhile either: unicorn checks the first store after every fill, because the
+    /// windows are mapped executable, and a translation needs an entry with `EXEC`.) Guest
+    /// test `code_rewrite` rewrites and reruns code in an RWX page.
     #[inline]
     pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
         if self.permissive {
@@ -305,6 +320,12 @@ impl AddressSpace {
             Some((_, _, prot)) => {
                 if !prot.contains(access) {
                     self.last_fault = Some(Fault { page, access, mapped: true });
+                } else if prot.contains(Prot::WRITE | Prot::EXEC) {
+                    if access == Prot::EXEC {
+                        self.code_pages.insert(page);
+                    } else if !self.code_pages.contains(&page) {
+                        return Some(Prot(prot.0 & !Prot::EXEC.0));
+                    }
                 }
                 Some(prot)
             }
