@@ -108,7 +108,10 @@ fn busybox_date_loop_makes_no_clock_syscalls() {
         let dates: Vec<u64> = out.lines().map(|l| l.parse().expect("date +%s prints seconds")).collect();
         assert_eq!(dates.len(), 5, "{arch}: {out}");
         // `date` reads time(), the seconds of the last clock tick: up to one behind.
-        assert!(dates.iter().all(|d| (before - 1..=after).contains(d)), "{arch}: {dates:?} not in {before}-1..={after}");
+        assert!(
+            dates.iter().all(|d| (before - 1..=after).contains(d)),
+            "{arch}: {dates:?} not in {before}-1..={after}"
+        );
         assert!(err.contains("wait4(") || err.contains("waitid("), "{arch}: children were traced: {err}");
         assert_eq!(clock_syscalls(&err), Vec::<&str>::new(), "{arch}: date's clock reads left the vDSO");
     }

@@ -48,10 +48,16 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
     match abi {
         CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
         CallAbi::Stack32 { sp, .. } => {
+            // Both words in one read (one range check).
             let esp = cpu.reg_read(sp).unwrap_or(0);
             let mm = &cpu.get_data().mm;
-            let word = |i: u64| mm.read_u32(esp.wrapping_add(4 * i)).map_or(0, u64::from);
-            [word(1), word(2)]
+            let mut b = [0u8; 8];
+            let _ = mm.read_bytes(esp.wrapping_add(4), &mut b);
+            let word = |i: usize| {
+                let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
+                u64::from(if mm.endian() == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
+            };
+            [word(0), word(4)]
         }
     }
 }
