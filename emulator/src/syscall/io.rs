@@ -12,6 +12,7 @@ use super::{as_int, as_long, host_ret, SysResult};
 use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
 use crate::abi::thunk::{Plain, Shape};
 use crate::arch::{Cpu, SyscallArgs};
+use crate::mm::Endian;
 use crate::task::Task;
 use crate::thread::blocking;
 
@@ -20,12 +21,37 @@ use crate::thread::blocking;
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
     // SAFETY: `p` covers `count` guest-writable bytes.
-    host_ret(blocking(|| unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)
+    let n = host_ret(blocking(|| unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)?;
+    if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(as_int(a.a[0])) {
+        // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
+        unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
+    }
+    Ok(n)
+}
+
+/// `true` if `fd` is an eventfd or a timerfd: files whose reads and writes carry one `u64`
+/// counter in the kernel's byte order (eventfd(2), timerfd_create(2)), which a guest of the
+/// other byte order sees swapped. Asked of `/proc/self/fd` (an anonymous inode's link names
+/// its kind), so it holds for fds that were dup'ed or inherited across exec; endgate asks only
+/// for 8-byte transfers of such guests.
+fn is_counter_fd(fd: i32) -> bool {
+    let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{fd}")) else { return false };
+    let link = link.as_os_str().as_encoded_bytes();
+    link == b"anon_inode:[eventfd]" || link == b"anon_inode:[timerfd]"
 }
 
 /// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
 pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
+    if a.a[2] == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(as_int(a.a[0])) {
+        // An eventfd increment in the guest's byte order, for the host kernel in its own.
+        let mut v = [0u8; 8];
+        // SAFETY: `p` covers 8 guest-readable bytes.
+        v.copy_from_slice(unsafe { std::slice::from_raw_parts(p, 8) });
+        v.reverse();
+        // SAFETY: `v` is 8 readable bytes.
+        return host_ret(blocking(|| unsafe { libc::write(as_int(a.a[0]), v.as_ptr().cast(), 8) }) as i64);
+    }
     // SAFETY: `p` covers `count` guest-readable bytes.
     host_ret(blocking(|| unsafe { libc::write(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)
 }
