@@ -11,7 +11,8 @@
 //! the top-down mmap area, like Linux. Each exported function is one *return* instruction
 //! (x86 `ret`, aarch64 `ret`, s390x `br %r14`…) at its own 16-byte slot. A unicorn code hook
 //! covers exactly the slots ([`serve`]): unicorn checks a code hook's range when it translates,
-//! so no other guest code pays for it. When the guest calls a slot, the hook runs before the
+//! so no other guest code pays for it, and while it is the instance's only code hook unicorn
+//! emits a direct call to it instead of its hook-list walk (endgate installs no other). When the guest calls a slot, the hook runs before the
 //! return instruction: it reads the arguments from the arch's function-call registers, does
 //! the work on the host (a clock read through the host's own vDSO, no system call), writes
 //! the result to guest memory and the return register; then the return instruction takes
