@@ -119,6 +119,9 @@ pub struct VdsoSpec {
     /// Size in bytes of one SysV `.hash` word: 4, but 8 on s390x (its ELF ABI's
     /// `Elf_Symndx` is 64 bits wide).
     pub hash_word: usize,
+    /// `true` to add a `.gnu.hash` table besides `.hash`, as the arch's kernel links its vDSO
+    /// (`--hash-style=both`); aarch64's has `.hash` only.
+    pub gnu_hash: bool,
 }
 
 /// Distance between two slots in bytes.

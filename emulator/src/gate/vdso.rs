@@ -1,8 +1,11 @@
 //! The vDSO image: a small shared-object ELF file built at start for the guest's arch, with
 //! the `object` crate's ELF writer.
 //!
-//! What a libc needs to use it (glibc `setup_vdso`/`dl_vdso_vsym`, musl `__vdsosym`): one
-//! `PT_LOAD` and a `PT_DYNAMIC`, a SysV `DT_HASH` table over `DT_SYMTAB`/`DT_STRTAB`, and
+//! What a libc or runtime needs to use it (glibc `setup_vdso`/`dl_vdso_vsym`, musl
+//! `__vdsosym`, Go's `vdsoParseSymbols`): one `PT_LOAD` and a `PT_DYNAMIC`, a SysV `DT_HASH`
+//! table (musl reads only that) and, where the arch's kernel has one, a `DT_GNU_HASH` table
+//! (glibc and Go prefer it; Go reads `DT_HASH` as 4-byte words, wrong on s390x, so it needs
+//! this one there) over `DT_SYMTAB`/`DT_STRTAB`, and
 //! symbol versions (`DT_VERSYM`, `DT_VERDEF`) whose names match the ones it asks for. Each
 //! function is a global `STT_FUNC` symbol in `.text`; aliases share a slot.
 //!
@@ -10,7 +13,7 @@
 //! libc's load bias is the mapping's address.
 //!
 //! ```text
-//! ELF header, program headers, .hash, .dynsym, .dynstr, .gnu.version, .gnu.version_d,
+//! ELF header, program headers, .hash, .gnu.hash, .dynsym, .dynstr, .gnu.version, .gnu.version_d,
 //! .dynamic, .text (16-byte slots, then the landing: trap instruction + return),
 //! .shstrtab, section headers
 //! ```
@@ -54,6 +57,9 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     w.reserve_null_section_index();
     let hash_name = w.add_section_name(b".hash");
     let _hash_index = w.reserve_section_index();
+    if spec.gnu_hash {
+        w.reserve_gnu_hash_section_index();
+    }
     let dynsym_index = w.reserve_dynsym_section_index();
     let _dynstr_index = w.reserve_dynstr_section_index();
     let _versym_index = w.reserve_gnu_versym_section_index();
@@ -68,13 +74,18 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
         w.reserve_dynamic_symbol_index();
     }
     let nsyms = w.dynamic_symbol_count();
-    let nbuckets = (nsyms / 2).max(1);
-    let ndyn = 10;
+    // One bucket: every name on one chain. A handful of names need no more, and a lookup
+    // that hashes a name wrongly (Go 1.19's arm64 runtime keys `__kernel_clock_gettime` with
+    // the hashes of `__vdso_clock_gettime`) still walks the chain and compares names.
+    let nbuckets = 1;
+    let ndyn = if spec.gnu_hash { 11 } else { 10 };
 
     w.reserve_file_header();
     w.reserve_program_headers(2);
     let hash_len = (2 + nbuckets as usize + nsyms as usize) * spec.hash_word;
     let hash_off = w.reserve(hash_len, spec.hash_word);
+    // One bucket here too (no sorting of the symbols by bucket needed).
+    let gnu_hash_off = if spec.gnu_hash { w.reserve_gnu_hash(1, 1, nsyms - 1) } else { 0 };
     let dynsym_off = w.reserve_dynsym();
     let dynstr_off = w.reserve_dynstr();
     let dynstr_len = w.dynstr_len();
@@ -119,6 +130,9 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
 
     w.write_align(spec.hash_word);
     w.write(&sysv_hash(spec, nbuckets, endian));
+    if spec.gnu_hash {
+        w.write_gnu_hash(1, 6, 1, 1, nsyms - 1, |i| elf::gnu_hash(spec.symbols[i as usize].0.as_bytes()));
+    }
     w.write_null_dynamic_symbol();
     for (i, s) in spec.symbols.iter().enumerate() {
         w.write_dynamic_symbol(&Sym {
@@ -156,6 +170,9 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     w.write_align_dynamic();
     w.write_dynamic_string(elf::DT_SONAME, soname);
     w.write_dynamic(elf::DT_HASH, hash_off as u64);
+    if spec.gnu_hash {
+        w.write_dynamic(elf::DT_GNU_HASH, gnu_hash_off as u64);
+    }
     w.write_dynamic(elf::DT_SYMTAB, dynsym_off as u64);
     w.write_dynamic(elf::DT_STRTAB, dynstr_off as u64);
     w.write_dynamic(elf::DT_STRSZ, dynstr_len as u64);
@@ -191,6 +208,9 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
         sh_addralign: spec.hash_word as u64,
         sh_entsize: spec.hash_word as u64,
     });
+    if spec.gnu_hash {
+        w.write_gnu_hash_section_header(gnu_hash_off as u64);
+    }
     w.write_dynsym_section_header(dynsym_off as u64, 1);
     w.write_dynstr_section_header(dynstr_off as u64);
     w.write_gnu_versym_section_header(versym_off as u64);
@@ -258,6 +278,7 @@ mod tests {
         pc: 0,
         at_sysinfo: false,
         hash_word: 4,
+        gnu_hash: true,
     };
 
     #[test]
@@ -267,7 +288,8 @@ mod tests {
             let e = Elf::parse(&img.bytes).expect("valid ELF");
             assert_eq!(e.header.e_type, elf::ET_DYN);
             let dynamic = e.dynamic.as_ref().expect("PT_DYNAMIC");
-            assert!(dynamic.info.hash.is_some() && dynamic.info.versym != 0 && dynamic.info.verdef != 0);
+            assert!(dynamic.info.hash.is_some() && dynamic.info.gnu_hash.is_some() == SPEC.gnu_hash);
+            assert!(dynamic.info.versym != 0 && dynamic.info.verdef != 0);
             let sym = |n: &str| e.dynsyms.iter().find(|s| e.dynstrtab.get_at(s.st_name) == Some(n)).expect(n);
             let a = sym("__vdso_clock_gettime");
             assert_eq!(a.st_value, sym("clock_gettime").st_value, "aliases share a slot");

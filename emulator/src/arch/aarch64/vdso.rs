@@ -24,4 +24,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterARM64::PC as i32,
     at_sysinfo: false,
     hash_word: 4,
+    gnu_hash: false,
 };

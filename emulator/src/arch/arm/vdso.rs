@@ -26,4 +26,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterARM::PC as i32,
     at_sysinfo: false,
     hash_word: 4,
+    gnu_hash: true,
 };

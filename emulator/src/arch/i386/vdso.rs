@@ -29,4 +29,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterX86::EIP as i32,
     at_sysinfo: true,
     hash_word: 4,
+    gnu_hash: true,
 };

@@ -27,4 +27,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterMIPS::PC as i32,
     at_sysinfo: false,
     hash_word: 4,
+    gnu_hash: true,
 };

@@ -26,4 +26,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterS390X::PC as i32,
     at_sysinfo: false,
     hash_word: 8,
+    gnu_hash: true,
 };

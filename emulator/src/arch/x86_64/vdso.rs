@@ -31,4 +31,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     pc: RegisterX86::RIP as i32,
     at_sysinfo: false,
     hash_word: 4,
+    gnu_hash: true,
 };
