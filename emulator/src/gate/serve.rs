@@ -4,9 +4,10 @@
 //! (through `libc::clock_gettime`) reads the clock, and the result goes straight into guest
 //! memory in the guest's layout and byte order. As with Linux's vDSO, these calls never show
 //! under `--strace`. Results follow the vDSO's contract: 0, or a negative errno in the
-//! return register (`-EINVAL` for a clock the host refuses, `-EFAULT` for a pointer the guest
-//! cannot write — where Linux's vDSO would take a fault in user space, endgate reports what
-//! the system call would).
+//! return register (`-EINVAL` for a clock the host refuses). A pointer the guest cannot write
+//! raises SIGSEGV at that address with the program counter in the vDSO, as the store in
+//! Linux's vDSO would (`SEGV_MAPERR`, or `SEGV_ACCERR` for a mapped page without write
+//! permission); a handler that fixes the page and returns makes the call run again.
 //!
 //! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::enter`], through
 //! [`crate::arch::GuestArch::gate_syscall`]); when the call stops the engine, the program
@@ -34,11 +35,30 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     }
     let abi = gate.abi;
     let args = call_args(cpu, abi);
-    let ret = clock_call(&mut cpu.get_data_mut().mm, entry, args);
-    let reg = match abi {
-        CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
-    };
-    let _ = cpu.reg_write(reg, ret as u64);
+    match clock_call(&mut cpu.get_data_mut().mm, entry, args) {
+        Ok(ret) => {
+            let reg = match abi {
+                CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
+            };
+            let _ = cpu.reg_write(reg, ret as u64);
+        }
+        Err(BadStore { addr, mapped }) => {
+            use crate::signal::si_code::{SEGV_ACCERR, SEGV_MAPERR};
+            let code = if mapped { SEGV_ACCERR } else { SEGV_MAPERR };
+            let t = cpu.get_data_mut();
+            t.sync_fault = Some(crate::signal::SigInfo::fault(crate::signal::Signal::SIGSEGV, code, addr));
+            // The program counter stays on the slot (unicorn synced it before the hook).
+            let _ = cpu.emu_stop();
+        }
+    }
+}
+
+/// A store the guest's permissions refuse: the first byte's address, and whether its page is
+/// mapped (without write permission) or not mapped at all.
+#[derive(Debug)]
+struct BadStore {
+    addr: u64,
+    mapped: bool,
 }
 
 /// The first two arguments of a C call into a slot (`getcpu`'s third, the unused cache, is
@@ -63,21 +83,21 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
 }
 
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
-/// `time`'s seconds).
-fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> i64 {
+/// `time`'s seconds), or the store the guest's memory refused.
+fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
     let long = mm.long_bytes() as usize;
     let clock = a[0] as u32 as i32;
     let r = match entry {
         Entry::ClockGettime | Entry::ClockGettime64 => host_clock(clock, false).and_then(|ts| {
             let width = if entry == Entry::ClockGettime64 { 8 } else { long };
-            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0)
+            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
         }),
         Entry::ClockGetres | Entry::ClockGetres64 => host_clock(clock, true).and_then(|ts| {
             let width = if entry == Entry::ClockGetres64 { 8 } else { long };
             if a[1] == 0 {
                 return Ok(0);
             }
-            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0)
+            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
         }),
         Entry::Gettimeofday => gettimeofday(mm, a[0], a[1], long),
         // Linux's time() (vDSO and system call alike) gives the seconds of the last tick.
@@ -88,14 +108,30 @@ fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> i64 {
             Ok(ts.tv_sec)
         }),
         Entry::Getcpu => getcpu(mm, a[0], a[1]),
-        Entry::Syscall => Err(libc::ENOSYS),
+        Entry::Syscall => Err(Failure::Errno(libc::ENOSYS)),
     };
-    r.unwrap_or_else(|e| -i64::from(e))
+    match r {
+        Ok(v) => Ok(v),
+        Err(Failure::Errno(e)) => Ok(-i64::from(e)),
+        Err(Failure::Store(b)) => Err(b),
+    }
+}
+
+/// Why a clock entry did not complete: the host refused (`-errno` for the guest), or a store.
+enum Failure {
+    Errno(i32),
+    Store(BadStore),
+}
+
+impl From<BadStore> for Failure {
+    fn from(b: BadStore) -> Self {
+        Failure::Store(b)
+    }
 }
 
 /// `clock_gettime` (or `clock_getres`) on the host, through its vDSO for the common clocks.
 #[inline]
-fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, i32> {
+fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid timespec to fill; any clock id is safe to ask about.
     let r = unsafe {
@@ -108,13 +144,13 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, i32> {
     if r == 0 {
         Ok(ts)
     } else {
-        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL))
+        Err(Failure::Errno(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EINVAL)))
     }
 }
 
 /// `gettimeofday(tv, tz)`: `tv` from the host's realtime clock; `tz` (rarely asked for)
 /// from the host kernel's own `gettimeofday`.
-fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<i64, i32> {
+fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<i64, Failure> {
     if tz != 0 {
         // struct timezone: tz_minuteswest, tz_dsttime (two ints).
         let mut hz = [0i32; 2];
@@ -122,7 +158,7 @@ fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<
         let r =
             unsafe { libc::syscall(libc::SYS_gettimeofday, std::ptr::null_mut::<libc::timeval>(), hz.as_mut_ptr()) };
         if r != 0 {
-            return Err(libc::EFAULT);
+            return Err(Failure::Errno(libc::EFAULT));
         }
         write_pair(mm, tz, i64::from(hz[0]), i64::from(hz[1]), 4)?;
     }
@@ -135,13 +171,13 @@ fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<
 
 /// `getcpu(cpu, node, cache)`: the CPU from the host's `sched_getcpu` (rseq or vDSO, no
 /// system call); the node, when asked for, from the host's `getcpu` system call.
-fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, i32> {
+fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, Failure> {
     let (mut c, mut n) = (0u32, 0u32);
     if node != 0 {
         // SAFETY: two valid u32s to fill and a null cache.
         let r = unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut n, 0usize) };
         if r != 0 {
-            return Err(libc::EFAULT);
+            return Err(Failure::Errno(libc::EFAULT));
         }
         write_word(mm, node, i64::from(n), 4)?;
     } else {
@@ -157,19 +193,32 @@ fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, i32> {
 /// Writes two signed integers of `width` bytes each (4 or 8) at guest `addr`, in the guest's
 /// byte order, with one range check (a `timespec`, `timeval` or `timezone`).
 #[inline]
-fn write_pair(mm: &mut AddressSpace, addr: u64, a: i64, b: i64, width: usize) -> Result<(), i32> {
+fn write_pair(mm: &mut AddressSpace, addr: u64, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 16];
     put(&mut buf[..width], a, mm.endian());
     put(&mut buf[width..2 * width], b, mm.endian());
-    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| libc::EFAULT)
+    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| bad_store(mm, addr, 2 * width as u64))
 }
 
 /// Writes one signed integer of `width` bytes at guest `addr`.
 #[inline]
-fn write_word(mm: &mut AddressSpace, addr: u64, v: i64, width: usize) -> Result<(), i32> {
+fn write_word(mm: &mut AddressSpace, addr: u64, v: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 8];
     put(&mut buf[..width], v, mm.endian());
-    mm.write_bytes(addr, &buf[..width]).map_err(|_| libc::EFAULT)
+    mm.write_bytes(addr, &buf[..width]).map_err(|_| bad_store(mm, addr, width as u64))
+}
+
+/// The first byte of `[addr, addr+len)` the guest may not write, as the refused store.
+fn bad_store(mm: &AddressSpace, addr: u64, len: u64) -> BadStore {
+    let mut cur = addr;
+    while cur < addr.saturating_add(len) {
+        match mm.span_at(cur) {
+            Some((_, end, prot)) if prot.contains(crate::mm::Prot::WRITE) => cur = end,
+            Some(_) => return BadStore { addr: cur, mapped: true },
+            None => return BadStore { addr: cur, mapped: false },
+        }
+    }
+    BadStore { addr, mapped: false }
 }
 
 /// `v` truncated to `out.len()` bytes (4 or 8) in `endian` order.

@@ -1,0 +1,23 @@
+/* A clock read into memory the caller may not write faults, as the store inside Linux's vDSO
+ * does: SIGSEGV with si_code SEGV_ACCERR and si_addr the buffer for a read-only page, and
+ * SEGV_MAPERR in page 0 for address 0x10 (s390x reports only the page); a handler can
+ * longjmp out and clock_gettime keeps working. (qemu-user without a vDSO returns EFAULT.) */
+#include <signal.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static sigjmp_buf env; static volatile void *addr; static volatile int code;
+static void h(int s, siginfo_t *si, void *u) { addr = si->si_addr; code = si->si_code; siglongjmp(env, 1); }
+int main(void) {
+    struct sigaction sa; memset(&sa, 0, sizeof sa); sa.sa_sigaction = h; sa.sa_flags = SA_SIGINFO; sigaction(SIGSEGV, &sa, 0);
+    char *ro = mmap(0, 4096, PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0);
+    if (!sigsetjmp(env, 1)) { int r = clock_gettime(CLOCK_MONOTONIC, (struct timespec *)ro); printf("ro: returned %d\n", r); }
+    else printf("ro: SIGSEGV code %d at buffer %d\n", code, addr == ro);
+    if (!sigsetjmp(env, 1)) { int r = clock_gettime(CLOCK_MONOTONIC, (struct timespec *)16); printf("16: returned %d\n", r); }
+    else printf("16: SIGSEGV code %d in page 0: %d\n", code, ((unsigned long)addr & ~4095UL) == 0);
+    struct timespec ts; printf("ok after: %d\n", clock_gettime(CLOCK_MONOTONIC, &ts));
+    return 0;
+}
