@@ -9,7 +9,8 @@
 //! - Debian's busybox runs `date` in a shell loop under `--strace` (forked children are traced
 //!   too): the dates are right and no clock system call shows.
 //! - An x86_64 program calls the legacy vsyscall page's three entries and gets the time, as it
-//!   does natively.
+//!   does natively; calling another address of the page or reading it raises SIGSEGV, as
+//!   natively.
 
 mod common;
 
@@ -127,4 +128,17 @@ fn x86_64_legacy_vsyscall_page_gives_the_time() {
     cmd.arg(&prog);
     let t = run_with_timeout(&mut cmd, None, TIMEOUT);
     assert_eq!((String::from_utf8_lossy(&t.stdout).as_ref(), t.status), ("vsyscall ok\n", 0));
+}
+
+#[test]
+fn x86_64_vsyscall_page_misuse_is_sigsegv() {
+    let dir = TempDir::new("gate-vsyscall-misuse");
+    let prog = build(dir.path(), "gcc", "vsyscall_misuse");
+    let native = run_with_timeout(&mut Command::new(&prog), None, TIMEOUT);
+    let want = "misaligned call: signal 11 code 0x80\nread: signal 11\n";
+    assert_eq!((String::from_utf8_lossy(&native.stdout).as_ref(), native.status), (want, 0), "natively");
+    let mut cmd = Command::new(endgate());
+    cmd.arg(&prog);
+    let t = run_with_timeout(&mut cmd, None, TIMEOUT);
+    assert_eq!((String::from_utf8_lossy(&t.stdout).as_ref(), t.status), (want, 0));
 }

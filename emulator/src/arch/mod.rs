@@ -226,16 +226,7 @@ pub trait GuestArch: Sync {
     /// SIGBUS `BUS_ADRALN` with `si_addr` = `pc`, and SIGSEGV `SI_KERNEL` (0x80) with
     /// `si_addr` 0 (a protection fault that is not a page fault).
     fn exception_siginfo(&self, intno: u32, pc: u64) -> SigInfo {
-        use crate::signal::si_code::*;
-        let sig = self.exception_signal(intno);
-        let (code, addr) = match sig {
-            Signal::SIGFPE => (FPE_INTDIV, pc),
-            Signal::SIGILL => (ILL_ILLOPN, pc),
-            Signal::SIGTRAP => (TRAP_BRKPT, pc),
-            Signal::SIGBUS => (BUS_ADRALN, pc),
-            _ => (0x80, 0),
-        };
-        SigInfo::fault(sig, code, addr)
+        exception_siginfo_for(self.exception_signal(intno), pc)
     }
     /// The `si_addr` a handler sees for a memory fault at `addr`: the address itself, or on
     /// s390x its page (the CPU's translation-exception identification names only the page,
@@ -420,6 +411,21 @@ pub fn elf_machine_name(machine: u16) -> &'static str {
         258 => "loongarch",
         _ => "unknown machine",
     }
+}
+
+/// The `siginfo` of a CPU exception that raises `sig` at `pc`, with the `si_code` Linux's trap
+/// handlers use for it (`SI_KERNEL` and no address for SIGSEGV from a general protection
+/// fault); what [`GuestArch::exception_siginfo`] gives unless an arch says otherwise.
+pub fn exception_siginfo_for(sig: Signal, pc: u64) -> SigInfo {
+    use crate::signal::si_code::*;
+    let (code, addr) = match sig {
+        Signal::SIGFPE => (FPE_INTDIV, pc),
+        Signal::SIGILL => (ILL_ILLOPN, pc),
+        Signal::SIGTRAP => (TRAP_BRKPT, pc),
+        Signal::SIGBUS => (BUS_ADRALN, pc),
+        _ => (0x80, 0),
+    };
+    SigInfo::fault(sig, code, addr)
 }
 
 /// Opens a unicorn instance for `arch`/`mode` with `task` as its user data and sets its TCG

@@ -219,6 +219,13 @@ impl GuestArch for X86_64 {
     fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
         signal::restart_syscall(cpu, args)
     }
+    fn exception_siginfo(&self, intno: u32, pc: u64) -> crate::signal::SigInfo {
+        if vsyscall::exception_in_page(pc) {
+            // Linux's vsyscall emulation sends SIGSEGV (SI_KERNEL) for a misaligned call.
+            return crate::signal::SigInfo::fault(Signal::SIGSEGV, 0x80, 0);
+        }
+        super::exception_siginfo_for(self.exception_signal(intno), pc)
+    }
     fn exception_signal(&self, intno: u32) -> Signal {
         // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends.
         match intno {
