@@ -88,12 +88,6 @@ pub enum CallAbi {
     },
 }
 
-impl Default for CallAbi {
-    fn default() -> Self {
-        CallAbi::Regs { args: [0; 2], ret: 0 }
-    }
-}
-
 /// What one arch's vDSO looks like; each arch's `vdso.rs` declares its own.
 #[derive(Debug)]
 pub struct VdsoSpec {
@@ -140,17 +134,16 @@ pub struct Gate {
     pub landing: u64,
     /// Guest address of `__kernel_vsyscall` (i386 `AT_SYSINFO`).
     pub vsyscall: u64,
-    /// How the clock functions take their arguments.
-    pub abi: CallAbi,
-    /// `true` if the auxv announces [`Gate::vsyscall`] as `AT_SYSINFO`.
-    pub at_sysinfo: bool,
+    /// The arch's description the image was built from (calling convention, PC register,
+    /// whether `AT_SYSINFO` is announced); `None` when the arch has no vDSO.
+    pub spec: Option<&'static VdsoSpec>,
 }
 
 impl Gate {
     /// The auxv entries announcing the gate: `AT_SYSINFO` (i386) and `AT_SYSINFO_EHDR`.
     pub fn auxv(&self) -> Vec<(u64, u64)> {
         let mut v = Vec::new();
-        if self.at_sysinfo && self.vsyscall != 0 {
+        if self.spec.is_some_and(|s| s.at_sysinfo) && self.vsyscall != 0 {
             v.push((crate::loader::stack::at::AT_SYSINFO, self.vsyscall));
         }
         if self.base != 0 {
@@ -202,15 +195,7 @@ pub fn map(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<Gate, Errno> {
     let entries = slot_entries(spec);
     let vsyscall =
         entries.iter().position(|e| *e == Entry::Syscall).map_or(0, |i| base + image.slots + i as u64 * SLOT);
-    Ok(Gate {
-        base,
-        slots: base + image.slots,
-        entries,
-        landing: base + image.landing,
-        vsyscall,
-        abi: spec.abi,
-        at_sysinfo: spec.at_sysinfo,
-    })
+    Ok(Gate { base, slots: base + image.slots, entries, landing: base + image.landing, vsyscall, spec: Some(spec) })
 }
 
 /// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of

@@ -22,18 +22,16 @@ use super::{CallAbi, Entry};
 /// range that start no slot (a MIPS delay slot) do nothing.
 pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     let gate = &cpu.get_data().gate;
-    let Some(entry) = gate.entry_at(addr) else { return };
+    let (Some(entry), Some(spec)) = (gate.entry_at(addr), gate.spec) else { return };
     if entry == Entry::Syscall {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
         if arch.gate_syscall(cpu) {
-            if let Some(spec) = arch.vdso() {
-                let _ = cpu.reg_write(spec.pc, landing);
-            }
+            let _ = cpu.reg_write(spec.pc, landing);
         }
         return;
     }
-    let abi = gate.abi;
+    let abi = spec.abi;
     let args = call_args(cpu, abi);
     match clock_call(&mut cpu.get_data_mut().mm, entry, args) {
         Ok(ret) => {
