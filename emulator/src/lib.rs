@@ -9,7 +9,9 @@ pub mod abi;
 pub mod arch;
 pub mod cli;
 pub mod gate;
+pub mod guest;
 pub mod loader;
+pub mod log;
 pub mod mm;
 pub mod signal;
 pub mod syscall;
@@ -18,18 +20,15 @@ pub mod thread;
 pub mod trace;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::guest::{ExeInfo, Exit, Options, Task};
 use crate::loader::stack::{self, StackInput};
 use crate::loader::{ImageKind, LoaderError};
 use crate::mm::AddressSpace;
-use crate::syscall::DispatchTable;
-use crate::task::{ExeInfo, Exit, Options, Task};
 
-/// Size of each unicorn instance's TCG translation buffer, in bytes (unicorn's default is
-/// 1 GiB of address space per instance; 64 MiB holds the hot code of large programs).
-pub const TCG_BUFFER_BYTES: u32 = 64 << 20;
+pub use crate::arch::TCG_BUFFER_BYTES;
+pub use crate::task::exit::{exit_status, finish};
 
 /// Why endgate could not start or keep running a guest (endgate's failures, as opposed to
 /// the guest's own exit status).
@@ -66,19 +65,6 @@ pub struct Program {
     pub envp: Vec<Vec<u8>>,
 }
 
-/// Host path for a guest absolute path under the `-L` sysroot, if it exists there.
-pub fn sysroot_path(opts: &Options, guest: &str) -> PathBuf {
-    if let Some(root) = &opts.sysroot {
-        if guest.starts_with('/') {
-            let p = root.join(guest.trim_start_matches('/'));
-            if p.symlink_metadata().is_ok() {
-                return p;
-            }
-        }
-    }
-    PathBuf::from(guest)
-}
-
 /// Names the host thread after the guest program (its first 15 bytes, as the kernel names a
 /// task after the file it executes), so that `/proc/self/comm`, `/proc/self/stat` and `ps`
 /// show the guest's name.
@@ -95,13 +81,13 @@ fn set_thread_name(path: &str) {
 pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), LaunchError> {
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
-    let prog_host = sysroot_path(&opts, &prog.path);
+    let prog_host = syscall::path::sysroot_path(&opts, &prog.path);
     let elf = loader::read_elf(&prog.path, &prog_host)?;
     let arch = elf.arch;
     let opts = Arc::new(opts);
     let interp = match loader::interpreter(&elf) {
         Some(ipath) => {
-            let host = sysroot_path(&opts, &ipath);
+            let host = syscall::path::sysroot_path(&opts, &ipath);
             // Errors name the program and its interpreter, as in "PROG: interpreter X: reason".
             let ielf = loader::read_elf(&format!("{}: interpreter {ipath}", prog.path), &host)?;
             if ielf.arch.elf_machine() != arch.elf_machine() {
@@ -120,7 +106,6 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         mm: thread::shared::Shared::new(mm),
         opts: opts.clone(),
         exe: ExeInfo { guest_path: prog.path.clone(), host_path },
-        dispatch: Arc::new(DispatchTable::new(arch)),
         sig: syscall::exec::inherited_sig_state(&opts),
         exit: None,
         exit_thread: false,
@@ -163,11 +148,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
     task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
-    let gate = gate::map(&mut task.mm, arch).map_err(|e| LoaderError::Map {
-        path: prog.path.clone(),
-        addr: 0,
-        reason: format!("vDSO: {e}"),
-    })?;
+    let gate = gate::map(&mut task.mm, arch.vdso(), arch.elf_machine(), arch.is_64bit(), arch.endian())
+        .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
     let input = StackInput {
         gate: gate.auxv(),
         argv: &prog.argv,
@@ -183,61 +165,16 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     })?;
     task.auxv = st.auxv;
     task.start_stack = st.sp;
-    task.sigtramp = signal::frame::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
+    task.sigtramp = guest::sigframe::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
         path: prog.path.clone(),
         addr: 0,
         reason: format!("signal trampoline page: {e}"),
     })?;
     task.gate = Arc::new(gate);
-    gate::install_hook(&mut cpu).map_err(engine)?;
+    syscall::gate::install_hook(&mut cpu).map_err(engine)?;
     task::mark_program_code(&mut cpu).map_err(engine)?;
     arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);
     Ok((exit, report))
-}
-
-/// What endgate prints when the guest process has ended by `exit` on the thread `cpu`: the
-/// mappings under `ENDGATE_DEBUG_MAPS`, strace's closing line under `--strace`; returns the
-/// one-line report of a fatal signal for [`exit_status`].
-pub fn finish(cpu: &arch::Cpu<'_>, exit: Exit) -> Option<String> {
-    if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
-        for (start, v) in cpu.get_data().mm.vmas() {
-            crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
-        }
-    }
-    let report = trace::fault::report(cpu, exit);
-    if cpu.get_data().opts.strace {
-        // strace's closing line.
-        match exit {
-            Exit::Code(c) => crate::elog!("+++ exited with {c} +++"),
-            Exit::Signal { sig, .. } => crate::elog!("+++ killed by {sig} +++"),
-            Exit::Internal => {}
-        }
-    }
-    report
-}
-
-/// The exit status of endgate for a guest that ended as `exit` (with `report`, from
-/// [`finish`]): the guest's status; for a fatal signal the report on stderr and 128+signal,
-/// or, in a process a guest forked, death by that signal itself so that the guest parent's
-/// `wait` sees it; 70 for endgate's own failures.
-pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
-    match exit {
-        Exit::Code(c) => c as u8,
-        Exit::Signal { sig, .. } => {
-            // A guest's child dies by the signal itself, so the guest parent's wait sees it;
-            // like a native process it then says nothing of a signal sent to it (a pipeline's
-            // SIGPIPE), only of its own faults.
-            let child = syscall::fork::is_guest_child();
-            if let Some(r) = report.filter(|_| !child || signal::HOST_OWN.contains(&sig)) {
-                crate::elog!("{r}");
-            }
-            if child {
-                syscall::fork::die_by_signal(sig);
-            }
-            (128 + sig.0) as u8
-        }
-        Exit::Internal => 70,
-    }
 }

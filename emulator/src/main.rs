@@ -8,7 +8,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::ExitCode;
 
 use endgate::cli::{guest_env, parse, Action, CliError};
-use endgate::task::Options;
+use endgate::guest::Options;
 use endgate::{launch, Program};
 
 /// Writes one message line on stderr; an error writing it is ignored.

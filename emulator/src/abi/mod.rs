@@ -5,7 +5,12 @@
 //! struct into guest memory is a plain byte copy with the swaps already done.
 
 pub mod arm_fcntl;
+pub mod at;
 pub mod generic;
+pub mod model;
+pub mod nr;
 pub mod shapes;
 pub mod stat32;
 pub mod thunk;
+
+pub use model::{DataModel, Endian, GuestAddr};

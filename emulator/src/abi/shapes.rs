@@ -174,7 +174,7 @@ unsafe impl Plain for libc::iovec {}
 mod tests {
     use super::*;
     use crate::abi::thunk::size_of;
-    use crate::mm::DataModel as M;
+    use crate::abi::DataModel as M;
 
     /// Every declaration's host layout has the size of the host struct it is converted against.
     #[test]

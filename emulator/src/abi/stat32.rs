@@ -15,9 +15,12 @@
 use syscalls::Errno;
 
 use super::thunk::{Field as F, Plain, Shape};
-use crate::mm::{AddressSpace, GuestAddr};
 use zerocopy::byteorder::little_endian::{U16, U32};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+
+/// Size of the 32-bit arches' packed `struct statfs64` in bytes (arm and i386:
+/// include/uapi/asm-generic/statfs.h with `ARCH_PACK_STATFS64`).
+pub const STATFS64_SIZE: u64 = 84;
 
 /// The old `struct stat` of little-endian arm and of i386 (layout: arch/arm/include/uapi/asm/stat.h
 /// and arch/x86/include/uapi/asm/stat.h), 64 bytes: 32-bit device, inode, size, block and time
@@ -195,7 +198,8 @@ pub static STAT64: &Shape = &[
 /// explicit fields so every byte is initialised).
 #[repr(C)]
 #[derive(Default)]
-struct HostStat64 {
+#[allow(missing_docs)]
+pub struct HostStat64 {
     st_dev: u64,
     pad0: [u8; 4],
     st_ino32: u32,
@@ -217,12 +221,12 @@ struct HostStat64 {
 // SAFETY: a C struct of integers and byte arrays with no implicit padding.
 unsafe impl Plain for HostStat64 {}
 
-/// Writes the guest's `struct stat64` at `addr` from a host stat, as the kernel's
+/// The guest's `struct stat64` (as [`STAT64`] converts it) from a host stat, as the kernel's
 /// `cp_new_stat64` fills it (device numbers in `huge_encode_dev` form, which for 32-bit majors
-/// and minors is [`new_encode_dev`]; times truncated to 32 bits). Errors: `EFAULT`.
+/// and minors is [`new_encode_dev`]; times truncated to 32 bits).
 #[allow(clippy::unnecessary_cast)]
-pub fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, s: &libc::stat) -> Result<(), Errno> {
-    let v = HostStat64 {
+pub fn stat64_from_host(s: &libc::stat) -> HostStat64 {
+    HostStat64 {
         st_dev: u64::from(new_encode_dev(s.st_dev)),
         st_ino32: s.st_ino as u32,
         st_mode: s.st_mode,
@@ -243,15 +247,14 @@ pub fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, s: &libc::stat) -> R
         ],
         st_ino: s.st_ino,
         ..Default::default()
-    };
-    mm.write_shape(addr, STAT64, &v)
+    }
 }
 
 #[cfg(test)]
 mod stat64_tests {
     use super::*;
     use crate::abi::thunk::{convert, host_bytes, size_of};
-    use crate::mm::DataModel;
+    use crate::abi::DataModel;
 
     /// Offsets of `st_size`, `st_blocks` and `st_ino` from `offsetof` with
     /// arm-linux-gnueabihf-gcc (48, 64, 96; 104 bytes) and i686-linux-gnu-gcc (44, 56, 88;

@@ -11,7 +11,7 @@
 //! several ABIs. Structs whose members differ between arches in more than width and byte order
 //! (`struct stat`) are declared per arch with `zerocopy` byte-order types instead.
 
-use crate::mm::DataModel;
+use crate::abi::DataModel;
 
 /// One member of a C struct.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +91,7 @@ pub fn size_of(s: &Shape, m: DataModel) -> usize {
 fn load(b: &[u8], width: usize, signed: bool, m: DataModel) -> u64 {
     let mut buf = [0u8; 8];
     let src = &b[..width];
-    let v = if m.endian == crate::mm::Endian::Little {
+    let v = if m.endian == crate::abi::Endian::Little {
         buf[..width].copy_from_slice(src);
         u64::from_le_bytes(buf)
     } else {
@@ -108,7 +108,7 @@ fn load(b: &[u8], width: usize, signed: bool, m: DataModel) -> u64 {
 
 /// Writes the low `width` bytes of `v` at `b[..width]` in `m`'s byte order.
 fn store(b: &mut [u8], width: usize, v: u64, m: DataModel) {
-    if m.endian == crate::mm::Endian::Little {
+    if m.endian == crate::abi::Endian::Little {
         b[..width].copy_from_slice(&v.to_le_bytes()[..width]);
     } else {
         b[..width].copy_from_slice(&v.to_be_bytes()[8 - width..]);
@@ -230,7 +230,7 @@ pub unsafe fn host_bytes_mut<T>(v: &mut T) -> &mut [u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mm::DataModel as M;
+    use crate::abi::DataModel as M;
 
     static TIMESPEC: &Shape = &[Field::Long, Field::Long];
     static EPOLL: &Shape = &[Field::U32, Field::U64];

@@ -36,12 +36,11 @@
 //! Layout sources: the vDSO symbol names and versions are each arch's
 //! `arch/*/kernel/vdso*/vdso.lds.S` (Linux 6.x); the calling conventions are the psABIs.
 
-pub mod serve;
 pub mod vdso;
 
 use syscalls::Errno;
 
-use crate::arch::{Cpu, GuestArch};
+use crate::abi::Endian;
 use crate::mm::{AddressSpace, Prot, VmaName, PAGE_SIZE};
 
 /// What one gate slot does when called.
@@ -144,10 +143,10 @@ impl Gate {
     pub fn auxv(&self) -> Vec<(u64, u64)> {
         let mut v = Vec::new();
         if self.spec.is_some_and(|s| s.at_sysinfo) && self.vsyscall != 0 {
-            v.push((crate::loader::stack::at::AT_SYSINFO, self.vsyscall));
+            v.push((crate::abi::at::AT_SYSINFO, self.vsyscall));
         }
         if self.base != 0 {
-            v.push((crate::loader::stack::at::AT_SYSINFO_EHDR, self.base));
+            v.push((crate::abi::at::AT_SYSINFO_EHDR, self.base));
         }
         v
     }
@@ -181,12 +180,19 @@ pub fn slot_entries(spec: &VdsoSpec) -> Vec<Entry> {
     v
 }
 
-/// Builds `arch`'s vDSO, maps it read+exec at the top of the mmap area (as `[vdso]`) and
-/// returns where its parts are; a default (empty) [`Gate`] if the arch has no vDSO.
+/// Builds the vDSO `spec` describes (for ELF machine `elf_machine`, 64-bit or not, in byte
+/// order `endian`), maps it read+exec at the top of the mmap area (as `[vdso]`) and returns
+/// where its parts are; a default (empty) [`Gate`] if the arch has no vDSO (`spec` is `None`).
 /// Errors: `ENOMEM` when the address space has no room.
-pub fn map(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<Gate, Errno> {
-    let Some(spec) = arch.vdso() else { return Ok(Gate::default()) };
-    let image = vdso::build(spec, arch.elf_machine(), arch.is_64bit(), arch.endian());
+pub fn map(
+    mm: &mut AddressSpace,
+    spec: Option<&'static VdsoSpec>,
+    elf_machine: u16,
+    is_64bit: bool,
+    endian: Endian,
+) -> Result<Gate, Errno> {
+    let Some(spec) = spec else { return Ok(Gate::default()) };
+    let image = vdso::build(spec, elf_machine, is_64bit, endian);
     let len = crate::mm::page_ceil(image.bytes.len() as u64).ok_or(Errno::ENOMEM)?;
     let base = mm.find_free(len).ok_or(Errno::ENOMEM)?;
     mm.map_anon(base, len, Prot::READ | Prot::EXEC, VmaName::Gate("[vdso]"))?;
@@ -196,12 +202,4 @@ pub fn map(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<Gate, Errno> {
     let vsyscall =
         entries.iter().position(|e| *e == Entry::Syscall).map_or(0, |i| base + image.slots + i as u64 * SLOT);
     Ok(Gate { base, slots: base + image.slots, entries, landing: base + image.landing, vsyscall, spec: Some(spec) })
-}
-
-/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
-/// the process gets one. Errors: the engine's.
-pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
-    cpu.add_code_hook(begin, end, serve::on_slot)?;
-    Ok(())
 }

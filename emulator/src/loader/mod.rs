@@ -18,7 +18,9 @@ use goblin::container::{Container, Ctx, Endian as GEndian};
 use goblin::elf::header::{self, Header};
 use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PF_X, PT_GNU_STACK, PT_INTERP, PT_LOAD, PT_PHDR};
 
-use crate::arch::{elf_machine_name, for_elf_machine, GuestArch};
+use crate::guest::GuestArch;
+
+use crate::arch::{elf_machine_name, for_elf_machine};
 use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, FileMap, Prot, VmaName, PAGE_SIZE};
 
 /// Why a program could not be started. Each prints as one line naming the file and the reason;

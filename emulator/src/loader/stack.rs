@@ -15,7 +15,7 @@
 //! ```
 //! Words are the guest's pointer width and byte order.
 
-use crate::arch::GuestArch;
+use crate::guest::GuestArch;
 use crate::loader::LoadedImage;
 use crate::mm::{AddressSpace, Prot, VmaName};
 
@@ -59,32 +59,7 @@ pub fn mmap_base(task_size: u64) -> u64 {
     task_size - gap - TLB_COLOR_OFFSET
 }
 
-/// auxv keys (include/uapi/linux/auxvec.h).
-#[allow(missing_docs)]
-pub mod at {
-    pub const AT_NULL: u64 = 0;
-    pub const AT_PHDR: u64 = 3;
-    pub const AT_PHENT: u64 = 4;
-    pub const AT_PHNUM: u64 = 5;
-    pub const AT_PAGESZ: u64 = 6;
-    pub const AT_BASE: u64 = 7;
-    pub const AT_FLAGS: u64 = 8;
-    pub const AT_ENTRY: u64 = 9;
-    pub const AT_UID: u64 = 11;
-    pub const AT_EUID: u64 = 12;
-    pub const AT_GID: u64 = 13;
-    pub const AT_EGID: u64 = 14;
-    pub const AT_PLATFORM: u64 = 15;
-    pub const AT_HWCAP: u64 = 16;
-    pub const AT_CLKTCK: u64 = 17;
-    pub const AT_SECURE: u64 = 23;
-    pub const AT_RANDOM: u64 = 25;
-    pub const AT_HWCAP2: u64 = 26;
-    pub const AT_EXECFN: u64 = 31;
-    pub const AT_SYSINFO: u64 = 32;
-    pub const AT_SYSINFO_EHDR: u64 = 33;
-    pub const AT_MINSIGSTKSZ: u64 = 51;
-}
+pub use crate::abi::at;
 use at::*;
 
 /// What the stack is built from.

@@ -6,7 +6,7 @@
 //! fixed **windows**: large host reservations (`mmap(PROT_NONE, MAP_NORESERVE)`), each handed
 //! to unicorn once with `mem_map_ptr` at its guest address. Guest `mmap`/`munmap`/`mprotect`
 //! then never touch unicorn's region list (which is slow to change, see
-//! ../shared/notes/unicorn-facts.md §3): they only replace host pages inside a window and edit
+//! docs/unicorn-facts.md §3.1): they only replace host pages inside a window and edit
 //! endgate's own list of mappings ([`Vma`]s).
 //!
 //! # Permissions

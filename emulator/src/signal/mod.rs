@@ -14,8 +14,6 @@
 //! restores from it. A blocking call interrupted by a recorded signal returns `EINTR` or is
 //! re-executed (`SA_RESTART`), as `signal(7)` describes.
 
-pub mod deliver;
-pub mod frame;
 pub mod host;
 
 use std::fmt;
@@ -178,6 +176,37 @@ pub struct SigState {
     /// 65-127), by guest number: recorded so that `rt_sigaction` round trips, never delivered
     /// (nothing on the host can raise them). Kept per thread.
     pub guest_only: Vec<(u64, SigAction)>,
+}
+
+impl SigState {
+    /// Moves the host-recorded signals into the thread's pending set. A standard signal already
+    /// pending is not queued twice; real-time signals queue.
+    pub fn take_recorded(&mut self) {
+        for info in host::take_recorded() {
+            let s = info.signo;
+            if s.0 == 0 || s.0 > NSIG {
+                continue;
+            }
+            if s.0 < 32 && self.pending & bit(s) != 0 {
+                continue;
+            }
+            self.pending |= bit(s);
+            self.queue.push(info);
+        }
+    }
+
+    /// Takes the oldest queued `siginfo` of `sig` out of the pending set.
+    pub fn dequeue(&mut self, sig: Signal) -> SigInfo {
+        let i = self.queue.iter().position(|q| q.signo == sig);
+        let info = match i {
+            Some(i) => self.queue.remove(i),
+            None => SigInfo { signo: sig, errno: 0, code: 0, fields: SigFields::Kill { pid: 0, uid: 0 } },
+        };
+        if !self.queue.iter().any(|q| q.signo == sig) {
+            self.pending &= !bit(sig);
+        }
+        info
+    }
 }
 
 impl Default for SigState {
@@ -373,9 +402,10 @@ impl SigInfo {
 /// What an arch's frame builder needs to run one handler.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameRequest {
-    /// The signal (host numbering; [`crate::arch::GuestArch::signal_from_host`] gives the
-    /// guest's number for the handler's first argument).
+    /// The signal (host numbering).
     pub info: SigInfo,
+    /// The signal's number in the guest's numbering: the handler's first argument.
+    pub guest_signo: u64,
     /// The disposition being run (handler, flags, restorer).
     pub action: SigAction,
     /// The mask to save in the frame's `uc_sigmask` (host-numbered), restored by
@@ -386,11 +416,6 @@ pub struct FrameRequest {
 }
 
 impl FrameRequest {
-    /// The guest signal number.
-    pub fn guest_signo(&self, arch: &dyn crate::arch::GuestArch) -> u64 {
-        arch.signal_from_host(self.info.signo)
-    }
-
     /// Where the frame goes below: the top of the alternate stack when the handler asked for
     /// it (`SA_ONSTACK`), one is set and the thread is not already on it; `sp` otherwise.
     pub fn stack_top(&self, sp: u64) -> u64 {

@@ -26,10 +26,11 @@ use syscalls::Errno;
 
 use super::nr::Sys;
 use super::{as_int, dircookie, fs, host_ret, io, mm, net, process, Handler, SysResult, SyscallDef};
-use crate::arch::{Cpu, GuestArch, SyscallArgs};
+use crate::abi::stat32::STATFS64_SIZE;
+use crate::guest::{Cpu, GuestArch, SyscallArgs};
 use crate::mm::{AddressSpace, Endian, GuestAddr, PAGE_SIZE};
-use crate::trace::strace::ArgFmt::{self, *};
-use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
+use crate::syscall::strace::ArgFmt::{self, *};
+use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
 /// Walks a 32-bit guest's argument registers, combining register pairs into 64-bit values as
 /// the arch's ABI lays them out.
@@ -241,9 +242,6 @@ fn write_statfs64(mm: &mut AddressSpace, addr: GuestAddr, s: &HostStatfs) -> Res
     }
     Ok(())
 }
-
-/// Size of the 32-bit arches' packed `struct statfs64` in bytes.
-pub const STATFS64_SIZE: u64 = 84;
 
 fn finish_statfs64(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &HostStatfs) -> SysResult {
     write_statfs64(&mut cpu.get_data_mut().mm, buf, st)?;

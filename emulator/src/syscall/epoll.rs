@@ -11,8 +11,8 @@ use syscalls::Errno;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::EPOLL_EVENT;
 use crate::abi::thunk::{Field as F, Shape};
-use crate::arch::{Cpu, SyscallArgs};
-use crate::task::Task;
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 
 /// Most events one `epoll_wait` returns (`EP_MAX_EVENTS`: INT_MAX / sizeof(struct epoll_event)).
 const EP_MAX_EVENTS: i32 = i32::MAX / 16;

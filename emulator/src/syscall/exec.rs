@@ -23,9 +23,9 @@ use std::os::unix::ffi::OsStrExt;
 use syscalls::Errno;
 
 use super::{as_int, SysResult};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::PATH_MAX;
-use crate::task::Task;
 
 /// `MAX_ARG_STRLEN` (include/uapi/linux/binfmts.h): the longest argument or environment string.
 const MAX_ARG_STRLEN: usize = 32 * 4096;
@@ -172,7 +172,7 @@ fn check_elf(t: &Task, host: &CString, head: &[u8]) -> Result<(), Errno> {
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));
     let elf = crate::loader::read_elf(&path.to_string_lossy(), path).map_err(|_| Errno::ENOEXEC)?;
     if let Some(interp) = crate::loader::interpreter(&elf) {
-        if crate::sysroot_path(&t.opts, &interp).metadata().is_err() {
+        if crate::syscall::path::sysroot_path(&t.opts, &interp).metadata().is_err() {
             return Err(Errno::ENOENT);
         }
     }
@@ -323,9 +323,9 @@ fn exec(
     if t.opts.strace {
         // The call succeeds from here on (the host's execve of endgate fails only for lack of
         // resources), and strace prints its line with the result 0 before the new program's.
-        let def = t.dispatch.get(a.nr);
-        let pre = crate::trace::strace::format_entry(cpu, def, a);
-        crate::trace::strace::print_line(cpu, def, a, &pre, 0, false);
+        let def = super::DispatchTable::of(t.arch).get(a.nr);
+        let pre = crate::syscall::strace::format_entry(cpu, def, a);
+        crate::syscall::strace::print_line(cpu, def, a, &pre, 0, false);
     }
     // SAFETY: NUL-terminated strings in NULL-terminated arrays, all alive across the call.
     unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
@@ -340,11 +340,11 @@ fn ignored_signals(t: &Task) -> u64 {
 }
 
 /// The signal state a program starts with: every signal at `SIG_DFL` except those an exec
-/// kept ignored ([`crate::task::Options::sig_ignored`], which also go back to `SIG_IGN` on
+/// kept ignored ([`crate::guest::Options::sig_ignored`], which also go back to `SIG_IGN` on
 /// the host, where endgate's start reset some), and the blocked mask the host process
 /// inherited (endgate keeps the host's mask equal to the guest's, so after an exec it is the
 /// guest's).
-pub fn inherited_sig_state(opts: &crate::task::Options) -> crate::signal::SigState {
+pub fn inherited_sig_state(opts: &crate::guest::Options) -> crate::signal::SigState {
     use crate::signal::{host, SigState, Signal, NSIG, SIG_IGN};
     let mut st = SigState::default();
     for n in 1..=NSIG {

@@ -20,14 +20,14 @@
 //!
 //! A fork from a multi-threaded guest gives a child with only the calling thread, as
 //! natively: the child resets the thread count and the global guest lock
-//! ([`crate::thread::exit::after_fork_child`]).
+//! ([`crate::thread::after_fork_child`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use syscalls::Errno;
 
 use super::SysResult;
-use crate::arch::{CloneArgs, Cpu, SyscallArgs};
+use crate::guest::{CloneArgs, Cpu, SyscallArgs};
 
 /// `CLONE_VM` (include/uapi/linux/sched.h).
 pub const CLONE_VM: u64 = 0x0000_0100;
@@ -85,7 +85,7 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `clone(flags, newsp, parent_tid, child_tid, tls)` in the arch's argument order
-/// ([`crate::arch::GuestArch::clone_args`]). With `CLONE_VM` a thread
+/// ([`crate::guest::GuestArch::clone_args`]). With `CLONE_VM` a thread
 /// ([`crate::thread::spawn`]); otherwise, and with `CLONE_VM | CLONE_VFORK`, a host fork
 /// (the child on `newsp` if given). Errors: `ENOSYS` for processes that would share some
 /// other state with the child or an exit signal the host lacks; `EINVAL` as the kernel gives
@@ -93,7 +93,7 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ca = cpu.get_data().arch.clone_args(a);
     if ca.flags & CLONE_VM != 0 && ca.flags & CLONE_VFORK == 0 {
-        return crate::thread::spawn::request(cpu, ca);
+        return clone_thread(cpu, ca);
     }
     do_fork(cpu, ca)
 }
@@ -136,7 +136,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
     }
     let t = cpu.get_data_mut();
     if pid == 0 {
-        crate::thread::exit::after_fork_child();
+        crate::thread::after_fork_child();
         super::process::forget_ids();
         set_guest_child();
         // SAFETY: no arguments.
@@ -180,4 +180,50 @@ pub fn die_by_signal(sig: crate::signal::Signal) {
         // only when RLIMIT_CORE allows it.
         libc::kill(libc::getpid(), sig.0 as i32);
     }
+}
+
+/// `CLONE_FS` (include/uapi/linux/sched.h).
+pub const CLONE_FS: u64 = 0x0000_0200;
+/// `CLONE_FILES`.
+pub const CLONE_FILES: u64 = 0x0000_0400;
+/// `CLONE_SIGHAND`.
+pub const CLONE_SIGHAND: u64 = 0x0000_0800;
+/// `CLONE_THREAD`.
+pub const CLONE_THREAD: u64 = 0x0001_0000;
+/// `CLONE_SYSVSEM` (System V semaphore undo lists are the host's, shared by host threads).
+pub const CLONE_SYSVSEM: u64 = 0x0004_0000;
+/// `CLONE_IO` (I/O context; no effect here).
+pub const CLONE_IO: u64 = 0x8000_0000;
+
+/// What a thread shares with its creator: all of it must be asked for (a host thread cannot
+/// have its own file table or working directory).
+const THREAD: u64 = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
+/// Flags a thread clone may add.
+const OPTIONAL: u64 = CSIGNAL
+    | CLONE_SYSVSEM
+    | CLONE_SETTLS
+    | CLONE_PARENT_SETTID
+    | CLONE_CHILD_SETTID
+    | CLONE_CHILD_CLEARTID
+    | CLONE_DETACHED
+    | CLONE_UNTRACED
+    | CLONE_IO;
+
+/// The `clone` handler's part for `CLONE_VM` (called inside the syscall hook): checks the flags
+/// as the kernel's `copy_process` does and records the request; the run loop makes the thread
+/// and writes the result. Errors: `EINVAL` (`CLONE_SIGHAND` without `CLONE_VM`, `CLONE_THREAD`
+/// without `CLONE_SIGHAND`), `ENOSYS` for what a host thread cannot be: a process sharing
+/// memory without being a thread (`CLONE_VM` without `CLONE_THREAD`, `vfork` with `CLONE_VM`),
+/// a thread with its own files or filesystem context, namespaces, pidfds.
+fn clone_thread(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
+    let f = ca.flags;
+    if (f & CLONE_THREAD != 0 && f & CLONE_SIGHAND == 0) || (f & CLONE_SIGHAND != 0 && f & CLONE_VM == 0) {
+        return Err(Errno::EINVAL);
+    }
+    if f & THREAD != THREAD || f & !(THREAD | OPTIONAL) != 0 || f & CLONE_VFORK != 0 {
+        return Err(Errno::ENOSYS);
+    }
+    cpu.get_data_mut().pending_op =
+        Some(crate::guest::PendingOp::Clone(Box::new(crate::guest::CloneRequest { args: ca, trace: None })));
+    Ok(0)
 }

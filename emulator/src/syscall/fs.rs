@@ -13,9 +13,9 @@ use super::path::{host_path, host_path_at, host_path_opt, is_proc_self_exe};
 use super::{as_int, as_long, host_ret, SysResult};
 use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, PATH_MAX};
-use crate::task::Task;
 
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
@@ -428,7 +428,7 @@ pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)); the guest's layout is the
-/// arch's [`crate::arch::GuestArch::statfs_shape`].
+/// arch's [`crate::guest::GuestArch::statfs_shape`].
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let shape = cpu.get_data().arch.statfs_shape();
     statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.a[0]), a.a[1], shape)

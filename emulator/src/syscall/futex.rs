@@ -22,7 +22,7 @@ use syscalls::Errno;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, Prot};
 
 /// Operation numbers (include/uapi/linux/futex.h), without the PRIVATE/CLOCK_REALTIME bits.

@@ -3,7 +3,7 @@
 //! `poll`/`ppoll`/`select`/`pselect6`, `flock`.
 //!
 //! Guest file descriptors are host file descriptors. Buffers are checked against the guest's
-//! page permissions ([`crate::task::Task::buf_in`]/`buf_out`) and then handed to the host
+//! page permissions ([`crate::guest::Task::buf_in`]/`buf_out`) and then handed to the host
 //! as they are: byte data is never swapped.
 
 use syscalls::Errno;
@@ -11,9 +11,9 @@ use syscalls::Errno;
 use super::{as_int, as_long, host_ret, SysResult};
 use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
 use crate::abi::thunk::{Plain, Shape};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::Endian;
-use crate::task::Task;
 use crate::thread::blocking;
 
 /// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
@@ -341,7 +341,7 @@ fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, o
 }
 
 /// TCGETS/TCSETS*: the generic `struct termios` ([`TERMIOS`]), or the arch's own
-/// ([`crate::arch::GuestArch::termios`]).
+/// ([`crate::guest::GuestArch::termios`]).
 fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResult {
     let Some(at) = t.arch.termios() else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
     let mut v = if out {

@@ -4,7 +4,7 @@
 use super::{host_ret, SysResult};
 use crate::abi::shapes::SYSINFO;
 use crate::abi::thunk::Plain;
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 
 /// Length of each `struct utsname` field in bytes (include/uapi/linux/utsname.h).
 const UTS_LEN: usize = 65;

@@ -5,7 +5,7 @@
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{page_ceil, page_floor, FileMap, Prot, VmaName, MMAP_MIN_ADDR, PAGE_SIZE};
 
 /// `mmap` flag bits (include/uapi/asm-generic/mman-common.h and mman.h; x86_64 and aarch64

@@ -21,36 +21,34 @@ pub mod exec;
 pub mod fork;
 pub mod fs;
 pub mod futex;
+pub mod gate;
 pub mod io;
 pub mod misc;
 pub mod mm;
 pub mod net;
-pub mod nr;
 pub mod path;
 pub mod process;
 pub mod procfs;
 pub mod signal;
 pub mod socketcall;
+pub mod strace;
 pub mod table;
 pub mod time;
 pub mod timer;
 pub mod xattr;
+
+pub use crate::abi::nr;
+pub use crate::guest::{Handler, SysResult};
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use syscalls::Errno;
 
-use crate::arch::{Cpu, GuestArch, SyscallArgs};
-use crate::task::{apply_invalidate, invalidate_due, Exit};
-use crate::trace::strace::{self, ArgFmt, RetFmt};
+use crate::guest::{apply_invalidate, invalidate_due, Exit};
+use crate::guest::{Cpu, GuestArch, SyscallArgs};
 use nr::Sys;
-
-/// A handler's result: the value for the return register, or the errno to return negated.
-pub type SysResult = Result<u64, Errno>;
-
-/// The one signature every handler has.
-pub type Handler = fn(&mut Cpu<'_>, &SyscallArgs) -> SysResult;
+use strace::{ArgFmt, RetFmt};
 
 /// One row of the syscall table: which call, who serves it, how strace prints it.
 pub struct SyscallDef {
@@ -94,6 +92,13 @@ impl DispatchTable {
         DispatchTable { rows }
     }
 
+    /// The table of `arch`, built on first use. One endgate process runs guests of one arch
+    /// (execve of another arch's program starts a new endgate), so the table is process-wide.
+    pub fn of(arch: &dyn GuestArch) -> &'static DispatchTable {
+        static TABLE: std::sync::OnceLock<DispatchTable> = std::sync::OnceLock::new();
+        TABLE.get_or_init(|| DispatchTable::new(arch))
+    }
+
     /// The row for arch number `nr`.
     #[inline]
     pub fn get(&self, nr: u64) -> Option<&'static SyscallDef> {
@@ -109,7 +114,7 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
     let task = cpu.get_data();
     let arch = task.arch;
     let mut args = arch.syscall_args(cpu);
-    let def = task.dispatch.get(args.nr);
+    let def = DispatchTable::of(arch).get(args.nr);
     if def.is_some_and(|d| d.args.len() > 3) {
         arch.syscall_args_rest(cpu, &mut args);
     }
@@ -141,7 +146,7 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
             if def.args.len() <= 3 {
                 arch.syscall_args_rest(cpu, &mut args);
             }
-            cpu.get_data_mut().interrupted = Some(crate::signal::deliver::Interrupted { sys: def.sys, args });
+            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args });
         }
     }
     let ret = match result {
@@ -153,8 +158,8 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
     if let Some(pre) = pre {
         match &mut cpu.get_data_mut().pending_op {
             // A thread clone's result comes from the run loop, which prints the line then.
-            Some(crate::signal::deliver::PendingOp::Clone(req)) => {
-                req.trace = Some(crate::thread::spawn::DeferredTrace { def, args, pre });
+            Some(crate::guest::PendingOp::Clone(req)) => {
+                req.trace = Some(crate::guest::DeferredTrace { args, pre });
             }
             _ => strace::print_line(cpu, def, &args, &pre, ret, exit.is_some()),
         }
@@ -175,7 +180,7 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
     }
     // A signal to deliver, or the first handler or second thread of the process: the run
     // loop has work (delivery; installing the block hook that lets signals stop the thread).
-    if crate::signal::deliver::due(cpu) || (!cpu.get_data().poll_stop && crate::signal::host::async_stops_needed()) {
+    if cpu.get_data().signal_work_due() || (!cpu.get_data().poll_stop && crate::signal::host::async_stops_needed()) {
         let _ = cpu.emu_stop();
         return true;
     }
@@ -207,7 +212,7 @@ pub fn as_int(v: u64) -> i32 {
 
 /// A `long`/`off_t` argument as a signed 64-bit value: on ILP32 guests the register holds 32
 /// bits, which are sign-extended (as the kernel's compat entry points do for `compat_long_t`).
-pub fn as_long(t: &crate::task::Task, v: u64) -> i64 {
+pub fn as_long(t: &crate::guest::Task, v: u64) -> i64 {
     if t.mm.long_bytes() == 4 {
         i64::from(v as u32 as i32)
     } else {

@@ -14,9 +14,9 @@ use syscalls::Errno;
 use super::io::host_iovecs;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::Endian;
-use crate::task::Task;
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.

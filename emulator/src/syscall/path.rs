@@ -8,8 +8,8 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
+use crate::guest::Task;
 use crate::mm::PATH_MAX;
-use crate::task::Task;
 
 /// `true` if `p` names the calling process's executable link (`/proc/self/exe` or
 /// `/proc/<our pid>/exe`).
@@ -47,7 +47,7 @@ pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
     }
     if raw.first() == Some(&b'/') {
         if let (Some(root), Ok(s)) = (&task.opts.sysroot, std::str::from_utf8(&raw)) {
-            let p = crate::sysroot_path(&task.opts, s);
+            let p = crate::syscall::path::sysroot_path(&task.opts, s);
             if p.starts_with(root) {
                 if let Ok(c) = CString::new(p.into_os_string().into_encoded_bytes()) {
                     return c;
@@ -66,4 +66,17 @@ pub fn host_path_opt(task: &Task, addr: u64) -> Result<Option<CString>, Errno> {
     } else {
         host_path(task, addr).map(Some)
     }
+}
+
+/// Host path for a guest absolute path under the `-L` sysroot, if it exists there.
+pub fn sysroot_path(opts: &crate::guest::Options, guest: &str) -> std::path::PathBuf {
+    if let Some(root) = &opts.sysroot {
+        if guest.starts_with('/') {
+            let p = root.join(guest.trim_start_matches('/'));
+            if p.symlink_metadata().is_ok() {
+                return p;
+            }
+        }
+    }
+    std::path::PathBuf::from(guest)
 }

@@ -10,9 +10,9 @@ use syscalls::Errno;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{RLIMIT, RLIMIT64, RUSAGE, TMS};
 use crate::abi::thunk::Plain;
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::Exit;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::Signal;
-use crate::task::Exit;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
 pub fn exit_group(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -374,7 +374,7 @@ pub fn sched_getaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// Writes the first `n` bytes of a host CPU mask as guest `unsigned long`s.
-fn write_cpu_mask(t: &mut crate::task::Task, addr: u64, host: &[u64], n: u64) -> Result<(), Errno> {
+fn write_cpu_mask(t: &mut crate::guest::Task, addr: u64, host: &[u64], n: u64) -> Result<(), Errno> {
     let w = t.mm.long_bytes();
     for i in 0..n / w {
         let bit = i * w * 8;
@@ -451,7 +451,7 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// A host `wait` status word in the guest's signal numbering: the terminating signal (low 7
 /// bits, core flag 0x80 kept) or the stop signal (bits 8-15 when the low byte is 0x7f);
 /// exit statuses and `0xffff` (continued) are the same everywhere (include/uapi/linux/wait.h).
-pub fn status_to_guest(arch: &dyn crate::arch::GuestArch, st: i32) -> i32 {
+pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
     let sig = |n: i32| arch.signal_from_host(Signal(n as u32)) as i32;
     let low = st & 0x7f;
     if st & 0xff == 0x7f {

@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
+use crate::guest::Task;
 use crate::mm::{Prot, VmaName};
-use crate::task::Task;
 
 /// Which `/proc/self` file a guest path names, if it is one endgate generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

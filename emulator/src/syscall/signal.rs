@@ -10,8 +10,8 @@ use syscalls::Errno;
 use super::SysResult;
 use crate::abi::shapes::{KernelSigaction, StackT, SIGACTION, SIGACTION_NO_RESTORER, STACK_T, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Plain;
-use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::frame::{write_siginfo, SIGINFO_SIZE};
+use crate::guest::sigframe::{write_siginfo, SIGINFO_SIZE};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
@@ -82,7 +82,7 @@ const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 
 /// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
 /// without `SA_RESTORER`).
-fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, Errno> {
+fn read_sigaction(t: &crate::guest::Task, addr: u64) -> Result<KernelSigaction, Errno> {
     if let Some(r) = t.arch.read_sigaction(&t.mm, addr) {
         return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
     }
@@ -94,7 +94,7 @@ fn read_sigaction(t: &crate::task::Task, addr: u64) -> Result<KernelSigaction, E
     }
 }
 
-fn write_sigaction(t: &mut crate::task::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
+fn write_sigaction(t: &mut crate::guest::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
     let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
     if let Some(r) = t.arch.write_sigaction(&mut t.mm, addr, &s) {
         return r;
@@ -165,16 +165,16 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `rt_sigreturn(void)`: returns from a handler; the run loop restores the registers, mask and
 /// alternate stack from the frame at the stack pointer (the arch's
-/// [`crate::arch::GuestArch::restore_frame`]). The guest's return register gets its saved value.
+/// [`crate::guest::GuestArch::restore_frame`]). The guest's return register gets its saved value.
 pub fn rt_sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().pending_op = Some(crate::signal::deliver::PendingOp::SigReturn { rt: true });
+    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: true });
     Ok(0)
 }
 
 /// `sigreturn(void)` of the arches with an old, non-rt signal frame (arm, i386, s390x): as
 /// [`rt_sigreturn`] for a frame built without `SA_SIGINFO`.
 pub fn sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().pending_op = Some(crate::signal::deliver::PendingOp::SigReturn { rt: false });
+    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: false });
     Ok(0)
 }
 
@@ -192,7 +192,7 @@ pub fn rt_sigtimedwait_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::thunk::Shape) -> SysResult {
-    crate::signal::deliver::take_recorded(cpu);
+    cpu.get_data_mut().sig.take_recorded();
     let t = cpu.get_data_mut();
     let arch = t.arch;
     if a.a[3] != arch.sigset_size() {
@@ -202,7 +202,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     let ready = t.sig.pending & set;
     if ready != 0 {
         let s = Signal(ready.trailing_zeros() + 1);
-        let info = crate::signal::deliver::dequeue(&mut t.sig, s);
+        let info = t.sig.dequeue(s);
         if a.a[1] != 0 {
             write_siginfo(&mut t.mm, arch, a.a[1], &info)?;
         }
@@ -232,7 +232,7 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     // Signals taken from the host while blocked, and those the host still holds.
-    crate::signal::deliver::take_recorded(cpu);
+    cpu.get_data_mut().sig.take_recorded();
     let host = crate::signal::host::host_pending();
     let t = cpu.get_data_mut();
     let v = t.sig.pending | host;
@@ -299,8 +299,8 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// Reads a guest `siginfo_t` a caller queues (`rt_sigqueueinfo`) as the host's: the signal
 /// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
-/// `si_uid`, `si_value`), laid out as [`crate::signal::frame::write_siginfo`] writes them.
-fn read_queued_siginfo(t: &crate::task::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
+/// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
+fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
     let mm = &t.mm;
     let (errno, code) = if t.arch.siginfo_code_first() {
         (mm.read_u32(addr + 8)?, mm.read_u32(addr + 4)?)

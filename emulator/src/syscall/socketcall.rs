@@ -9,7 +9,7 @@
 use syscalls::Errno;
 
 use super::{net, Handler, SysResult};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 
 /// `socketcall` call numbers (include/uapi/linux/net.h `SYS_SOCKET` … `SYS_SENDMMSG`).
 pub mod call {

@@ -7,8 +7,8 @@ use super::{
     arch_only, epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, timer, xattr,
     Handler, SyscallDef,
 };
-use crate::trace::strace::ArgFmt::{self, *};
-use crate::trace::strace::RetFmt::{self, Hex as RHex, Int as RInt};
+use crate::syscall::strace::ArgFmt::{self, *};
+use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
 const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
     SyscallDef { sys, handler, args, ret }
@@ -281,7 +281,7 @@ pub static DEFS: &[SyscallDef] = &[
 ];
 
 /// Rows for calls some arches take in another form, served by the arch
-/// ([`crate::arch::GuestArch::arch_variants`]).
+/// ([`crate::guest::GuestArch::arch_variants`]).
 pub static ARCH_VARIANTS: &[SyscallDef] = &[
     // `old_mmap` (s390x): one pointer to the six arguments.
     d(Sys::mmap, arch_only, &[Ptr], RHex),

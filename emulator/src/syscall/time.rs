@@ -8,7 +8,7 @@ use syscalls::Errno;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64, TIMEVAL};
 use crate::abi::thunk::{Plain, Shape};
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 
 /// `clock_gettime(clockid_t clk, struct timespec *tp)`. Errors: `EINVAL` (bad clock), `EFAULT`.
 pub fn clock_gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

@@ -16,7 +16,7 @@ use syscalls::Errno;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{ITIMERSPEC, ITIMERSPEC64};
 use crate::abi::thunk::Shape;
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 
 /// `SIGEV_NONE` and `SIGEV_THREAD_ID` (asm-generic/siginfo.h).
 const SIGEV_NONE: i32 = 1;

@@ -8,8 +8,8 @@ use syscalls::Errno;
 
 use super::path::host_path;
 use super::{as_int, host_ret, SysResult};
-use crate::arch::{Cpu, SyscallArgs};
-use crate::task::Task;
+use crate::guest::Task;
+use crate::guest::{Cpu, SyscallArgs};
 
 /// Longest attribute name, in bytes including the NUL (`XATTR_NAME_MAX` + 1).
 const NAME_MAX: usize = 256;

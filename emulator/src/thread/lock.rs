@@ -2,7 +2,7 @@
 //!
 //! Unicorn instances do not make guest atomics atomic against each other (a `lock inc` or an
 //! `ldaxr`/`stlxr` pair in one instance can interleave with a store from another; see
-//! ../shared/notes/unicorn-facts.md §3), so endgate runs guest code, and its own code that
+//! docs/unicorn-facts.md §3.4), so endgate runs guest code, and its own code that
 //! touches the process's shared state (the address space, the signal dispositions), on one
 //! host thread at a time: the one holding this lock.
 //!
@@ -89,7 +89,7 @@ pub fn yield_now() {
 /// Runs `f`, a host call that may block, with the lock released when other guest threads
 /// exist, so they run meanwhile; `errno` as `f` left it is kept for the caller.
 ///
-/// Inside `f` nothing may touch the thread's [`crate::task::Task`] or the guest's address
+/// Inside `f` nothing may touch the thread's [`crate::guest::Task`] or the guest's address
 /// space bookkeeping: another thread may change them while `f` runs. Host pointers into guest
 /// memory taken before are fine (if another thread unmaps the memory meanwhile, the host call
 /// fails with `EFAULT`, as the kernel's would).

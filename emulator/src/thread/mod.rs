@@ -19,11 +19,9 @@
 //! unmaps or re-protects memory another instance has cached) are handled by the address
 //! space's shootdown log ([`crate::mm::shootdown`]).
 
-pub mod exit;
 pub mod lock;
 pub mod preempt;
 pub mod shared;
-pub mod spawn;
 
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -76,4 +74,11 @@ pub fn is_launch_thread() -> bool {
 pub fn gettid() -> i32 {
     // SAFETY: no arguments.
     unsafe { libc::gettid() }
+}
+
+/// In the child of a `fork`: one guest thread, holding the lock.
+pub fn after_fork_child() {
+    reset_live();
+    lock::reset_after_fork();
+    preempt::after_fork_child();
 }

@@ -14,9 +14,9 @@ use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
+use crate::guest::Exit;
 use crate::mm::{Fault, PAGE_SIZE};
-use crate::task::Exit;
 
 /// The faulting instruction at `pc`, disassembled (`"mov dword ptr [rax], 1"`), if readable.
 pub fn disassemble_at(cpu: &Cpu<'_>, pc: u64) -> Option<String> {

@@ -1,17 +1,4 @@
-//! What endgate shows about a guest: `--strace` lines and the one-line report of a fatal signal.
+//! What endgate shows about a guest: the one-line report of a fatal signal. (`--strace` lines are
+//! the dispatcher's: `crate::syscall::strace`; endgate's own stderr lines: `crate::log`.)
 
 pub mod fault;
-pub mod strace;
-
-/// Writes one line to stderr and ignores failures: a closed or full stderr must not stop the
-/// guest, and a panic inside a unicorn hook would abort endgate.
-pub fn log(args: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{args}");
-}
-
-/// `eprintln!` that never panics: see [`log`].
-#[macro_export]
-macro_rules! elog {
-    ($($t:tt)*) => { $crate::trace::log(format_args!($($t)*)) };
-}

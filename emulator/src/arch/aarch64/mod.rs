@@ -22,13 +22,13 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
-use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::{NumberTable, Sys};
 use crate::abi::{arm_fcntl, generic};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The aarch64 guest.
 pub struct Aarch64;
@@ -86,12 +86,12 @@ impl GuestArch for Aarch64 {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(|cpu, intno| {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SWI {
-                crate::syscall::enter(cpu);
+                (entries.syscall)(cpu);
             } else if !(intno == excp::UDEF && traps::emulate_id_mrs(cpu)) {
-                crate::task::cpu_exception(cpu, intno);
+                (entries.exception)(cpu, intno);
             }
         })?;
         Ok(())

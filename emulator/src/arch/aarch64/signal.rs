@@ -21,8 +21,8 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM64 as R;
 
-use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
@@ -137,7 +137,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
     arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
 
-    let _ = cpu.reg_write(R::X0, req.guest_signo(arch));
+    let _ = cpu.reg_write(R::X0, req.guest_signo);
     if req.action.flags & sa::SIGINFO != 0 {
         let _ = cpu.reg_write(xreg(1), frame);
         let _ = cpu.reg_write(xreg(2), frame + UC);

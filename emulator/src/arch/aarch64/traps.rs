@@ -7,7 +7,7 @@
 
 use unicorn_engine::{RegisterARM64, RegisterARM64CP};
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 
 /// Completes a trapped `mrs Xt, <ID register>` at the PC: writes the register's value (0 for
 /// unallocated encodings, which read as zero) to Xt and steps over it. `false` if the

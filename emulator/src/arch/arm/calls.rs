@@ -10,10 +10,11 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM;
 
-use crate::arch::{Cpu, SyscallArgs};
+use crate::abi::nr::Sys;
+use crate::guest::SysResult;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::syscall::compat32::{host_sync_file_range, ArgCursor};
-use crate::syscall::nr::Sys;
-use crate::syscall::{fs, SysResult};
+use crate::syscall::fs;
 
 /// `__ARM_NR_BASE`: the private calls are numbered from here.
 pub const ARM_NR_BASE: u64 = 0x0f_0000;
@@ -78,7 +79,7 @@ pub fn private(cpu: &mut Cpu<'_>, nr: u64, undef: u32) -> Private {
                 return err(Errno::EFAULT);
             }
             mm.invalidate.code.push((crate::mm::page_floor(r0), crate::mm::page_ceil(end).unwrap_or(end)));
-            crate::task::apply_invalidate(cpu);
+            crate::guest::apply_invalidate(cpu);
             Private::Ret(0)
         }
         nr::USR26 | nr::USR32 => Private::Exception(undef),

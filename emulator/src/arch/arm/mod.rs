@@ -31,13 +31,13 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 
-use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The arm guest.
 pub struct Arm;
@@ -107,18 +107,18 @@ impl GuestArch for Arm {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         let mm = &mut cpu.get_data_mut().mm;
         // Once per process: a new thread's instance shares the first one's address space.
         if mm.vma_at(kuser::VECTORS_BASE).is_none() {
             kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
             mm.task_size = TASK_SIZE;
         }
-        cpu.add_intr_hook(|cpu, intno| {
+        cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SWI {
                 let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
                 if nr & !0xffff != calls::ARM_NR_BASE {
-                    crate::syscall::enter(cpu);
+                    (entries.syscall)(cpu);
                     return;
                 }
                 let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
@@ -136,15 +136,15 @@ impl GuestArch for Arm {
                     calls::Private::Ret(v) => {
                         let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
                     }
-                    calls::Private::Exception(e) => crate::task::cpu_exception(cpu, e),
+                    calls::Private::Exception(e) => (entries.exception)(cpu, e),
                 }
             } else {
-                crate::task::cpu_exception(cpu, intno);
+                (entries.exception)(cpu, intno);
             }
         })?;
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
-        cpu.add_insn_invalid_hook(|cpu| {
+        cpu.add_insn_invalid_hook(move |cpu| {
             let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
             let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & (1 << 5) != 0;
             let mm = &cpu.get_data().mm;
@@ -246,7 +246,7 @@ impl GuestArch for Arm {
         true
     }
     fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        crate::abi::stat32::write_stat64(mm, addr, st)
+        mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
     }
     fn statfs64_len(&self, size: u64) -> Option<u64> {
         // The kernel's `sys_statfs64_wrapper` (arch/arm/kernel/entry-common.S) accepts 88,

@@ -28,8 +28,10 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM as R;
 
-use crate::arch::{read_regs, Cpu, SyscallArgs};
-use crate::signal::frame::{read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
+use crate::guest::{Cpu, SyscallArgs};
+
+use crate::arch::read_regs;
+use crate::guest::sigframe::{read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct ucontext`.
@@ -180,7 +182,7 @@ fn fill_ucontext(cpu: &Cpu<'_>, buf: &mut [u8], uc: u64, req: &FrameRequest) {
 /// `sigcontext.oldmask`.
 fn write_masks(
     mm: &mut crate::mm::AddressSpace,
-    arch: &dyn crate::arch::GuestArch,
+    arch: &dyn crate::guest::GuestArch,
     uc: u64,
     mask: u64,
 ) -> Result<(), Errno> {
@@ -237,7 +239,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         cpsr &= !psr::T;
     }
     let fpscr = reg(cpu, R::FPSCR) & !FPSCR_LEN_STRIDE;
-    let signo = req.guest_signo(arch);
+    let signo = req.guest_signo;
     let _ = cpu.reg_write(R::FPSCR, u64::from(fpscr));
     let _ = cpu.reg_write(R::R0, signo);
     if rt {

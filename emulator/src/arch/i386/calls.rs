@@ -12,10 +12,11 @@
 use syscalls::Errno;
 
 use super::gdt;
+use crate::abi::nr::Sys;
 use crate::abi::stat32::{high2low, low2high};
-use crate::arch::{Cpu, SyscallArgs};
-use crate::syscall::nr::Sys;
-use crate::syscall::{fs, host_ret, io, process, SysResult};
+use crate::guest::SysResult;
+use crate::guest::{Cpu, SyscallArgs};
+use crate::syscall::{fs, host_ret, io, process};
 
 /// `set_thread_area(struct user_desc *u_info)`.
 pub fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

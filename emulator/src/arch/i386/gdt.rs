@@ -38,9 +38,9 @@ use unicorn_engine::unicorn_const::{uc_error, uc_reg_write, uc_x86_mmr};
 use unicorn_engine::{MemType, Prot, RegisterX86, TlbEntry};
 
 use super::abi::{user_desc as ud, UserDesc};
-use crate::arch::Cpu;
+use crate::guest::Cpu;
+use crate::guest::SysResult;
 use crate::mm::{GuestAddr, PAGE_SIZE};
-use crate::syscall::SysResult;
 
 /// Linear address of the GDT (the page above the guest's `TASK_SIZE`).
 pub const GDT_LINEAR: u64 = 0xffff_f000;

@@ -33,12 +33,12 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
 
-use super::{new_engine, read_regs, write_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The i386 guest.
 pub struct I386;
@@ -134,20 +134,20 @@ impl GuestArch for I386 {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         gdt::install(cpu)?;
-        cpu.add_intr_hook(|cpu, intno| {
+        cpu.add_intr_hook(move |cpu, intno| {
             if intno == SYSCALL_VECTOR {
-                gdt::as_endgate(|| crate::syscall::enter(cpu));
+                gdt::as_endgate(|| (entries.syscall)(cpu));
             } else {
                 crate::arch::x86_64::exception_state::clear(cpu);
-                crate::task::cpu_exception(cpu, intno);
+                (entries.exception)(cpu, intno);
             }
         })?;
         // Unicorn runs `sysenter` as a no-op. Linux returns from it into the vDSO, which
         // endgate does not map, so a `sysenter` has nowhere to return to: the guest ends with
         // SIGSEGV, as such a program does on Linux once the vDSO's landing pad pops garbage.
-        cpu.add_insn_sys_hook(X86Insn::SYSENTER, 1, 0, |cpu| crate::task::cpu_exception(cpu, GP_FAULT))?;
+        cpu.add_insn_sys_hook(X86Insn::SYSENTER, 1, 0, move |cpu| (entries.exception)(cpu, GP_FAULT))?;
         Ok(())
     }
 
@@ -219,8 +219,8 @@ impl GuestArch for I386 {
     fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
         Some(&vdso::VDSO)
     }
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
-        gdt::as_endgate(|| crate::syscall::enter(cpu))
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>, enter: fn(&mut Cpu<'_>) -> bool) -> bool {
+        gdt::as_endgate(|| enter(cpu))
     }
     fn hwcap(&self) -> (u64, u64) {
         (abi::HWCAP_QEMU32, 0)
@@ -240,7 +240,7 @@ impl GuestArch for I386 {
         mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
     }
     fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        crate::abi::stat32::write_stat64(mm, addr, st)
+        mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
     }
     fn open_flags_to_host(&self, flags: u64) -> i32 {
         flags as u32 as i32

@@ -33,8 +33,8 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
 use super::gdt;
-use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct sigcontext_32`.
@@ -176,7 +176,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         }
         tramp + if rt { 0 } else { SIGTRAMP_OLD }
     };
-    let signo = req.guest_signo(arch);
+    let signo = req.guest_signo;
     let mut buf = vec![0u8; size as usize];
     put(&mut buf, 0, restorer as u32);
     put(&mut buf, 4, signo as u32);

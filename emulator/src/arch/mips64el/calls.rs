@@ -6,10 +6,11 @@
 use syscalls::Errno;
 
 use super::abi::Statfs;
-use crate::arch::{Cpu, SyscallArgs};
-use crate::syscall::nr::Sys;
+use crate::abi::nr::Sys;
+use crate::guest::SysResult;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::syscall::path::host_path;
-use crate::syscall::{as_int, host_ret, SysResult};
+use crate::syscall::{as_int, host_ret};
 
 /// `cacheflush(void *addr, int nbytes, int cache)` cache selectors (asm/cachectl.h):
 /// ICACHE 1, DCACHE 2, BCACHE 3.

@@ -26,7 +26,7 @@ use unicorn_engine::unicorn_const::{
 };
 use unicorn_engine::RegisterMIPS;
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 
 /// QEMU target/mips/cpu.h: `MIPS_HFLAG_BMASK` (branch and delay-slot state) and
 /// `MIPS_HFLAG_F64` (64-bit FPU registers, follows `Status.FR`).

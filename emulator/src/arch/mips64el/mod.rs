@@ -37,12 +37,12 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal};
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The mips64el guest.
 pub struct Mips64el;
@@ -131,12 +131,12 @@ impl GuestArch for Mips64el {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(|cpu, intno| {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SYSCALL {
-                crate::syscall::enter(cpu);
+                (entries.syscall)(cpu);
             } else {
-                crate::task::cpu_exception(cpu, intno);
+                (entries.exception)(cpu, intno);
             }
         })?;
         Ok(())

@@ -26,8 +26,9 @@ use syscalls::Errno;
 use unicorn_engine::RegisterMIPS as R;
 
 use super::delay_slot;
-use crate::arch::{read_regs, write_regs, Cpu, SyscallArgs};
-use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
+use crate::arch::{read_regs, write_regs};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::FrameRequest;
 
 /// Offset of `rs_info`.
@@ -111,7 +112,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     mm.write_u32(sc + SC_USED_MATH, USED_FP | USED_FR1)?;
     arch.write_sigset(mm, uc + UC_SIGMASK, req.old_mask)?;
 
-    let signo = req.guest_signo(arch);
+    let signo = req.guest_signo;
     let h = req.action.handler;
     let regs = [(4, signo), (5, frame + INFO), (6, uc), (25, h), (29, frame), (31, sigtramp)];
     write_regs(cpu, &regs.map(|(r, _)| GPR0 + r), &regs.map(|(_, v)| v));

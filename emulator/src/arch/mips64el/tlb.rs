@@ -14,7 +14,7 @@
 
 use unicorn_engine::RegisterMIPS;
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 use crate::mm::Layout;
 
 /// Bytes one TLB entry maps with PageMask 0x1FFFE000: an even/odd pair of 256 MiB pages.

@@ -29,13 +29,13 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{new_engine, read_regs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::generic;
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The riscv64 guest.
 pub struct Riscv64;
@@ -103,10 +103,10 @@ impl GuestArch for Riscv64 {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(|cpu, intno| {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::U_ECALL {
-                crate::syscall::enter(cpu);
+                (entries.syscall)(cpu);
             } else {
                 let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
                 if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
@@ -114,10 +114,10 @@ impl GuestArch for Riscv64 {
                 }
                 // Point the PC back at the faulting instruction (see the module doc).
                 let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
-                crate::task::cpu_exception(cpu, intno);
+                (entries.exception)(cpu, intno);
             }
         })?;
-        cpu.add_insn_invalid_hook(|cpu| {
+        cpu.add_insn_invalid_hook(move |cpu| {
             // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
             let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
             let mm = &cpu.get_data().mm;
@@ -127,7 +127,7 @@ impl GuestArch for Riscv64 {
             if !is_ebreak {
                 return false;
             }
-            crate::task::cpu_exception(cpu, excp::BREAKPOINT);
+            (entries.exception)(cpu, excp::BREAKPOINT);
             true
         })?;
         Ok(())

@@ -8,7 +8,7 @@
 
 use unicorn_engine::RegisterRISCV;
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 
 /// Ticks per second of the emulated `time` CSR.
 pub const TIMEBASE_HZ: u64 = 10_000_000;

@@ -10,9 +10,10 @@
 use super::abi::{HostStatfs, MmapArgStruct, Statfs};
 use syscalls::Errno;
 
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::SysResult;
+use crate::guest::{Cpu, SyscallArgs};
 use crate::syscall::path::host_path;
-use crate::syscall::{as_int, host_ret, SysResult};
+use crate::syscall::{as_int, host_ret};
 
 /// `mmap(struct s390_mmap_arg_struct *args)` (arch/s390/kernel/syscall.c `old_mmap`): reads
 /// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not

@@ -50,12 +50,12 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{new_engine, read_regs, CloneArgs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 use traps::pgm;
 
 /// The s390x guest.
@@ -133,8 +133,8 @@ impl GuestArch for S390x {
         Ok(cpu)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(|cpu, intno| {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        cpu.add_intr_hook(move |cpu, intno| {
             let pc = cpu.reg_read(RegisterS390X::PC).unwrap_or(0);
             match intno {
                 excp::SVC => match traps::decode_svc(cpu, pc) {
@@ -142,17 +142,17 @@ impl GuestArch for S390x {
                         SVC_IMM.with(|c| c.set(imm));
                         SVC_ILEN.with(|c| c.set(ilen));
                         let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
-                        crate::syscall::enter(cpu);
+                        (entries.syscall)(cpu);
                     }
                     // Unreadable code cannot have been run; report what the kernel would.
-                    None => crate::task::cpu_exception(cpu, pgm::OPERATION),
+                    None => (entries.exception)(cpu, pgm::OPERATION),
                 },
                 excp::PGM => {
                     let code = traps::program_check_code(cpu, pc);
-                    crate::task::cpu_exception(cpu, code);
+                    (entries.exception)(cpu, code);
                 }
                 // External, I/O and machine-check interrupts are never enabled (see init_regs).
-                _ => crate::task::cpu_exception(cpu, pgm::OPERATION),
+                _ => (entries.exception)(cpu, pgm::OPERATION),
             }
         })?;
         Ok(())
@@ -221,11 +221,11 @@ impl GuestArch for S390x {
     fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
         Some(&vdso::VDSO)
     }
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>) -> bool {
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>, enter: fn(&mut Cpu<'_>) -> bool) -> bool {
         // `__kernel_vsyscall` takes the number in r1, as `svc 0` does.
         SVC_IMM.with(|c| c.set(0));
         SVC_ILEN.with(|c| c.set(2));
-        crate::syscall::enter(cpu)
+        enter(cpu)
     }
     fn hwcap(&self) -> (u64, u64) {
         (abi::HWCAP_QEMU_Z13, 0)

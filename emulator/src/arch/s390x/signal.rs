@@ -42,9 +42,11 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterS390X as R;
 
-use crate::arch::{read_regs, write_regs, Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
+
+use crate::arch::{read_regs, write_regs};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGTRAMP_OLD};
 use crate::mm::AddressSpace;
-use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGTRAMP_OLD};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// `__SIGNAL_FRAMESIZE` of 64-bit s390: the register save area at the bottom of each frame.
@@ -66,7 +68,7 @@ const SF_SIZE: u64 = SF_SREGS_EXT + SIGREGS_EXT_SIZE + 8;
 /// `struct rt_sigframe`: offsets of the return code, `info`, `uc`, and its size.
 const RT_SVC: u64 = SAVE_AREA;
 const RT_INFO: u64 = SAVE_AREA + 8;
-const RT_UC: u64 = RT_INFO + crate::signal::frame::SIGINFO_SIZE;
+const RT_UC: u64 = RT_INFO + crate::guest::sigframe::SIGINFO_SIZE;
 /// Offsets inside `struct ucontext_extended`.
 const UC_STACK: u64 = 16;
 const UC_MCONTEXT: u64 = 40;
@@ -317,7 +319,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         // The trap hook left the PSW on the instruction; Linux saves it past it.
         regs.psw_addr += super::traps::insn_len(cpu, regs.psw_addr).unwrap_or(2);
     }
-    let signo = req.guest_signo(arch);
+    let signo = req.guest_signo;
 
     let mm = &mut cpu.get_data_mut().mm;
     mm.check_writable(frame, size)?;

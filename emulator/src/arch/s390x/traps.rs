@@ -18,7 +18,7 @@
 
 use unicorn_engine::RegisterS390X;
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 use crate::mm::Prot;
 
 /// Program-interruption codes (Principles of Operation; QEMU target/s390x/cpu.h `PGM_*`).

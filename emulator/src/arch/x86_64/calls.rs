@@ -4,8 +4,8 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86;
 
 use super::abi::arch_prctl::*;
-use crate::arch::{Cpu, SyscallArgs};
-use crate::syscall::SysResult;
+use crate::guest::SysResult;
+use crate::guest::{Cpu, SyscallArgs};
 
 /// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base. Errors: `EINVAL`
 /// for other codes (no CET or CPUID faulting is emulated), `EFAULT` for a bad `addr` on GET.

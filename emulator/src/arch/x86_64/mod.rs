@@ -20,12 +20,12 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{new_engine, read_regs, write_regs, CloneArgs, Cpu, GuestArch, SyscallArgs};
+use super::{new_engine, read_regs, write_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::{NumberTable, Sys};
+use crate::guest::SysResult;
+use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
 use crate::signal::Signal;
-use crate::syscall::nr::{NumberTable, Sys};
-use crate::syscall::SysResult;
-use crate::task::Task;
 
 /// The x86_64 guest.
 pub struct X86_64;
@@ -67,14 +67,14 @@ impl GuestArch for X86_64 {
         new_engine(Arch::X86, Mode::MODE_64, task)
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
-        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, |cpu| {
-            crate::syscall::enter(cpu);
+        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
+            (entries.syscall)(cpu);
         })?;
-        cpu.add_intr_hook(|cpu, intno| {
+        cpu.add_intr_hook(move |cpu, intno| {
             exception_state::clear(cpu);
-            crate::task::cpu_exception(cpu, intno);
+            (entries.exception)(cpu, intno);
         })?;
         Ok(())
     }

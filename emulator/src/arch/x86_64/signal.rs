@@ -17,8 +17,8 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
-use crate::arch::{Cpu, SyscallArgs};
-use crate::signal::frame::{align_down, read_uc_stack, write_siginfo, write_uc_stack};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
@@ -109,7 +109,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     write_siginfo(mm, arch, frame + SIGINFO, &req.info)?;
 
     let flags = reg(cpu, R::RFLAGS) & !(0x400 | 0x100 | 0x10000);
-    let signo = req.guest_signo(arch);
+    let signo = req.guest_signo;
     let _ = cpu.reg_write(R::RDI, signo);
     let _ = cpu.reg_write(R::RSI, frame + SIGINFO);
     let _ = cpu.reg_write(R::RDX, frame + 8);

@@ -14,33 +14,9 @@
 //!    host): re-executed when no handler ran, or when the handler has `SA_RESTART` and the
 //!    call is one `signal(7)` lets restart; otherwise the guest sees `EINTR`.
 
-use super::host;
-use super::{bit, sa, DefaultAction, FrameRequest, SigAction, SigInfo, Signal, SIG_DFL, SIG_IGN};
-use crate::arch::{Cpu, SyscallArgs};
-use crate::syscall::nr::Sys;
-use crate::task::Exit;
-
-/// Work a system-call hook leaves to the run loop (done by [`after_stop`]).
-#[derive(Debug)]
-pub enum PendingOp {
-    /// `rt_sigreturn` (`rt` true) or the old `sigreturn` of 32-bit arches and s390x.
-    SigReturn {
-        /// The rt frame (siginfo + ucontext) rather than the old sigframe.
-        rt: bool,
-    },
-    /// `clone` of a thread ([`crate::thread::spawn`]): made once the creator's registers are
-    /// final, which the new thread's instance starts from.
-    Clone(Box<crate::thread::spawn::CloneRequest>),
-}
-
-/// A system call that returned `EINTR` because a signal arrived while it blocked.
-#[derive(Clone, Copy, Debug)]
-pub struct Interrupted {
-    /// The call.
-    pub sys: Sys,
-    /// Its number and arguments, to re-execute it.
-    pub args: SyscallArgs,
-}
+use crate::abi::nr::Sys;
+use crate::guest::{Cpu, Exit, PendingOp};
+use crate::signal::{bit, host, sa, DefaultAction, FrameRequest, SigAction, SigInfo, Signal, SIG_DFL, SIG_IGN};
 
 /// Signals that can never be blocked or caught.
 const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
@@ -77,7 +53,7 @@ pub fn after_stop(cpu: &mut Cpu<'_>) {
     if let Some(op) = cpu.get_data_mut().pending_op.take() {
         match op {
             PendingOp::SigReturn { rt } => sigreturn(cpu, rt),
-            PendingOp::Clone(req) => crate::thread::spawn::finish(cpu, *req),
+            PendingOp::Clone(req) => super::spawn::finish(cpu, *req),
         }
         if cpu.get_data().exit.is_some() {
             return;
@@ -89,45 +65,8 @@ pub fn after_stop(cpu: &mut Cpu<'_>) {
             return;
         }
     }
-    take_recorded(cpu);
+    cpu.get_data_mut().sig.take_recorded();
     deliver_ready(cpu);
-}
-
-/// `true` if [`after_stop`] has something to do (cheap check for the run loop).
-#[inline]
-pub fn due(cpu: &Cpu<'_>) -> bool {
-    let t = cpu.get_data();
-    t.pending_op.is_some() || t.sync_fault.is_some() || t.sig.pending & !t.sig.mask != 0 || host::has_recorded()
-}
-
-/// Moves the host-recorded signals into the thread's pending set. A standard signal already
-/// pending is not queued twice; real-time signals queue.
-pub fn take_recorded(cpu: &mut Cpu<'_>) {
-    let t = cpu.get_data_mut();
-    for info in host::take_recorded() {
-        let s = info.signo;
-        if s.0 == 0 || s.0 > super::NSIG {
-            continue;
-        }
-        if s.0 < 32 && t.sig.pending & bit(s) != 0 {
-            continue;
-        }
-        t.sig.pending |= bit(s);
-        t.sig.queue.push(info);
-    }
-}
-
-/// Takes the oldest queued `siginfo` of `sig` out of the pending set.
-pub fn dequeue(sig_state: &mut super::SigState, sig: Signal) -> SigInfo {
-    let i = sig_state.queue.iter().position(|q| q.signo == sig);
-    let info = match i {
-        Some(i) => sig_state.queue.remove(i),
-        None => SigInfo { signo: sig, errno: 0, code: 0, fields: super::SigFields::Kill { pid: 0, uid: 0 } },
-    };
-    if !sig_state.queue.iter().any(|q| q.signo == sig) {
-        sig_state.pending &= !bit(sig);
-    }
-    info
 }
 
 /// Delivers every pending signal the thread does not block, then settles an interrupted call
@@ -140,7 +79,7 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
             break;
         }
         let sig = Signal(ready.trailing_zeros() + 1);
-        let info = dequeue(&mut t.sig, sig);
+        let info = t.sig.dequeue(sig);
         let act = t.sig.actions[(sig.0 - 1) as usize];
         match act.handler {
             SIG_IGN => continue,
@@ -198,7 +137,8 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     }
     let t = cpu.get_data_mut();
     let old_mask = t.sig.saved_mask.take().unwrap_or(t.sig.mask);
-    let req = FrameRequest { info, action: act, old_mask, altstack: t.sig.altstack };
+    let guest_signo = t.arch.signal_from_host(info.signo);
+    let req = FrameRequest { info, guest_signo, action: act, old_mask, altstack: t.sig.altstack };
     if t.opts.strace {
         crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
     }
@@ -235,7 +175,7 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
     let act = t.sig.actions[(sig.0 - 1) as usize];
     let blocked = t.sig.mask & bit(sig) != 0;
     let addr = match info.fields {
-        super::SigFields::Fault { addr } if sig == Signal::SIGSEGV || sig == Signal::SIGBUS => Some(addr),
+        crate::signal::SigFields::Fault { addr } if sig == Signal::SIGSEGV || sig == Signal::SIGBUS => Some(addr),
         _ => None,
     };
     if blocked || act.handler == SIG_IGN || act.handler == SIG_DFL {
@@ -247,7 +187,7 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
         return;
     }
     let mut info = info;
-    if let (Some(a), super::SigFields::Fault { addr }) = (addr, &mut info.fields) {
+    if let (Some(a), crate::signal::SigFields::Fault { addr }) = (addr, &mut info.fields) {
         *addr = cpu.get_data().arch.fault_si_addr(a);
     }
     run_handler(cpu, info, act);

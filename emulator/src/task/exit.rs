@@ -15,9 +15,9 @@
 //!   host threads end with the process.
 //! - A `fork` child has only the thread that forked ([`after_fork_child`]).
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
+use crate::guest::Exit;
 use crate::mm::Prot;
-use crate::task::Exit;
 
 /// `FUTEX_WAKE` (include/uapi/linux/futex.h).
 const FUTEX_WAKE: i32 = 1;
@@ -34,14 +34,14 @@ pub fn exit_thread(cpu: &mut Cpu<'_>) {
             unsafe { libc::syscall(libc::SYS_futex, p, FUTEX_WAKE, 1, 0usize, 0usize, 0u32) };
         }
     }
-    super::thread_ended();
+    crate::thread::thread_ended();
 }
 
 /// Ends the launch thread's host thread, which is the process's main thread, without ending
 /// the process: the lock goes to the others, the instance is left as it is (its memory goes
 /// with the process).
 pub fn leave_launch_thread() -> ! {
-    super::lock::release();
+    crate::thread::lock::release();
     loop {
         // SAFETY: the raw exit ends only this host thread; no Rust frame above needs unwinding.
         unsafe { libc::syscall(libc::SYS_exit, 0) };
@@ -52,14 +52,52 @@ pub fn leave_launch_thread() -> ! {
 /// `launch` instead): the report and `--strace` line `launch` would print, then the exit
 /// status or death by signal `main` would give.
 pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
-    let report = crate::finish(cpu, exit);
-    let status = crate::exit_status(exit, report);
+    let report = finish(cpu, exit);
+    let status = exit_status(exit, report);
     std::process::exit(i32::from(status))
 }
 
-/// In the child of a `fork`: one guest thread, holding the lock.
-pub fn after_fork_child() {
-    super::reset_live();
-    super::lock::reset_after_fork();
-    super::preempt::after_fork_child();
+/// What endgate prints when the guest process has ended by `exit` on the thread `cpu`: the
+/// mappings under `ENDGATE_DEBUG_MAPS`, strace's closing line under `--strace`; returns the
+/// one-line report of a fatal signal for [`exit_status`].
+pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
+    if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
+        for (start, v) in cpu.get_data().mm.vmas() {
+            crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
+        }
+    }
+    let report = crate::trace::fault::report(cpu, exit);
+    if cpu.get_data().opts.strace {
+        // strace's closing line.
+        match exit {
+            Exit::Code(c) => crate::elog!("+++ exited with {c} +++"),
+            Exit::Signal { sig, .. } => crate::elog!("+++ killed by {sig} +++"),
+            Exit::Internal => {}
+        }
+    }
+    report
+}
+
+/// The exit status of endgate for a guest that ended as `exit` (with `report`, from
+/// [`finish`]): the guest's status; for a fatal signal the report on stderr and 128+signal,
+/// or, in a process a guest forked, death by that signal itself so that the guest parent's
+/// `wait` sees it; 70 for endgate's own failures.
+pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
+    match exit {
+        Exit::Code(c) => c as u8,
+        Exit::Signal { sig, .. } => {
+            // A guest's child dies by the signal itself, so the guest parent's wait sees it;
+            // like a native process it then says nothing of a signal sent to it (a pipeline's
+            // SIGPIPE), only of its own faults.
+            let child = crate::syscall::fork::is_guest_child();
+            if let Some(r) = report.filter(|_| !child || crate::signal::HOST_OWN.contains(&sig)) {
+                crate::elog!("{r}");
+            }
+            if child {
+                crate::syscall::fork::die_by_signal(sig);
+            }
+            (128 + sig.0) as u8
+        }
+        Exit::Internal => 70,
+    }
 }

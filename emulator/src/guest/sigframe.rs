@@ -4,14 +4,14 @@
 
 use syscalls::Errno;
 
-use super::{AltStack, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
-use crate::arch::GuestArch;
+use super::GuestArch;
 use crate::mm::AddressSpace;
+use crate::signal::{AltStack, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
 /// Offset of the old `sigreturn` trampoline in the sigtramp page.
 pub const SIGTRAMP_OLD: u64 = 0x40;
 
-/// Maps the arch's signal-return trampolines ([`crate::arch::GuestArch::sigtramp_code`]) on a
+/// Maps the arch's signal-return trampolines ([`crate::guest::GuestArch::sigtramp_code`]) on a
 /// read+exec page placed like the vDSO (top-down in the mmap area) and returns its address;
 /// 0 when the arch needs none. Errors: `ENOMEM`.
 pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, Errno> {
@@ -60,7 +60,7 @@ pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, inf
             mm.write_ulong(u + 8u64.next_multiple_of(long), value)?;
         }
         SigFields::Chld { pid, uid, status, utime, stime } => {
-            use super::si_code::{CLD_DUMPED, CLD_KILLED, CLD_STOPPED, CLD_TRAPPED};
+            use crate::signal::si_code::{CLD_DUMPED, CLD_KILLED, CLD_STOPPED, CLD_TRAPPED};
             let status = match info.code {
                 CLD_KILLED | CLD_DUMPED | CLD_STOPPED | CLD_TRAPPED => {
                     arch.signal_from_host(Signal(status as u32)) as i32

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use syscalls::Errno;
 
-use crate::arch::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::Prot;
 use crate::syscall::SyscallDef;
 

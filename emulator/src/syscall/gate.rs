@@ -10,15 +10,15 @@
 //! permission); a handler that fixes the page and returns makes the call run again.
 //!
 //! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::enter`], through
-//! [`crate::arch::GuestArch::gate_syscall`]); when the call stops the engine, the program
+//! [`crate::guest::GuestArch::gate_syscall`]); when the call stops the engine, the program
 //! counter moves to the landing (see [`crate::gate`]).
 
-use crate::arch::Cpu;
+use crate::guest::Cpu;
 use crate::mm::{AddressSpace, Endian};
 
-use super::{CallAbi, Entry};
+use crate::gate::{CallAbi, Entry};
 
-/// The code hook over the slots (installed by [`super::install_hook`]). Addresses inside the
+/// The code hook over the slots (installed by [`install_hook`]). Addresses inside the
 /// range that start no slot (a MIPS delay slot) do nothing.
 pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     let gate = &cpu.get_data().gate;
@@ -26,7 +26,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     if entry == Entry::Syscall {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
-        if arch.gate_syscall(cpu) {
+        if arch.gate_syscall(cpu, super::enter) {
             let _ = cpu.reg_write(spec.pc, landing);
         }
         return;
@@ -243,4 +243,12 @@ mod tests {
         put(&mut b, -2, Endian::Little);
         assert_eq!(b, (-2i64).to_le_bytes());
     }
+}
+
+/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
+/// the process gets one. Errors: the engine's.
+pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
+    cpu.add_code_hook(begin, end, on_slot)?;
+    Ok(())
 }

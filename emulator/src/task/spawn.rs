@@ -31,89 +31,14 @@ use unicorn_engine::unicorn_const::{
     uc_context, uc_context_alloc, uc_context_free, uc_context_restore, uc_context_save,
 };
 
-use super::lock;
-use crate::arch::{CloneArgs, Cpu, GuestArch, SyscallArgs};
-use crate::signal::deliver::PendingOp;
+use crate::guest::{CloneArgs, CloneRequest, Cpu, GuestArch, SysResult, Task};
 use crate::signal::{AltStack, SigState, SS_DISABLE};
-use crate::syscall::fork::{
-    CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_DETACHED, CLONE_PARENT_SETTID, CLONE_SETTLS, CLONE_UNTRACED,
-    CLONE_VFORK, CLONE_VM, CSIGNAL,
-};
-use crate::syscall::{SysResult, SyscallDef};
-use crate::task::Task;
-
-/// `CLONE_FS` (include/uapi/linux/sched.h).
-pub const CLONE_FS: u64 = 0x0000_0200;
-/// `CLONE_FILES`.
-pub const CLONE_FILES: u64 = 0x0000_0400;
-/// `CLONE_SIGHAND`.
-pub const CLONE_SIGHAND: u64 = 0x0000_0800;
-/// `CLONE_THREAD`.
-pub const CLONE_THREAD: u64 = 0x0001_0000;
-/// `CLONE_SYSVSEM` (System V semaphore undo lists are the host's, shared by host threads).
-pub const CLONE_SYSVSEM: u64 = 0x0004_0000;
-/// `CLONE_IO` (I/O context; no effect here).
-pub const CLONE_IO: u64 = 0x8000_0000;
-
-/// What a thread shares with its creator: all of it must be asked for (a host thread cannot
-/// have its own file table or working directory).
-const THREAD: u64 = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD;
-/// Flags a thread clone may add.
-const OPTIONAL: u64 = CSIGNAL
-    | CLONE_SYSVSEM
-    | CLONE_SETTLS
-    | CLONE_PARENT_SETTID
-    | CLONE_CHILD_SETTID
-    | CLONE_CHILD_CLEARTID
-    | CLONE_DETACHED
-    | CLONE_UNTRACED
-    | CLONE_IO;
+use crate::syscall::fork::{CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_PARENT_SETTID, CLONE_SETTLS};
+use crate::thread::lock;
 
 /// Host stack of a guest thread's host thread (endgate's own frames and unicorn's; the guest
 /// has its own stack in guest memory). Committed lazily.
 const HOST_STACK: usize = 8 << 20;
-
-/// A thread `clone` the syscall hook recorded for the run loop.
-pub struct CloneRequest {
-    /// The arguments by meaning.
-    pub args: CloneArgs,
-    /// Under `--strace`: the call's line, printed once the result is known.
-    pub trace: Option<DeferredTrace>,
-}
-
-/// An strace line whose result comes later.
-pub struct DeferredTrace {
-    /// The table row.
-    pub def: Option<&'static SyscallDef>,
-    /// The raw arguments.
-    pub args: SyscallArgs,
-    /// The formatted arguments.
-    pub pre: Vec<(usize, Option<String>)>,
-}
-
-impl std::fmt::Debug for CloneRequest {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CloneRequest").field("args", &self.args).finish_non_exhaustive()
-    }
-}
-
-/// The `clone` handler's part for `CLONE_VM` (called inside the syscall hook): checks the flags
-/// as the kernel's `copy_process` does and records the request; the run loop makes the thread
-/// and writes the result. Errors: `EINVAL` (`CLONE_SIGHAND` without `CLONE_VM`, `CLONE_THREAD`
-/// without `CLONE_SIGHAND`), `ENOSYS` for what a host thread cannot be: a process sharing
-/// memory without being a thread (`CLONE_VM` without `CLONE_THREAD`, `vfork` with `CLONE_VM`),
-/// a thread with its own files or filesystem context, namespaces, pidfds.
-pub fn request(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
-    let f = ca.flags;
-    if (f & CLONE_THREAD != 0 && f & CLONE_SIGHAND == 0) || (f & CLONE_SIGHAND != 0 && f & CLONE_VM == 0) {
-        return Err(Errno::EINVAL);
-    }
-    if f & THREAD != THREAD || f & !(THREAD | OPTIONAL) != 0 || f & CLONE_VFORK != 0 {
-        return Err(Errno::ENOSYS);
-    }
-    cpu.get_data_mut().pending_op = Some(PendingOp::Clone(Box::new(CloneRequest { args: ca, trace: None })));
-    Ok(0)
-}
 
 /// Makes the thread `req` asks for (the run loop, with the creator stopped after the trap) and
 /// writes the creator's result: the new thread's id, or `-errno`.
@@ -125,7 +50,8 @@ pub fn finish(cpu: &mut Cpu<'_>, req: CloneRequest) {
     let arch = cpu.get_data().arch;
     arch.set_syscall_ret(cpu, ret);
     if let Some(tr) = req.trace {
-        crate::trace::strace::print_line(cpu, tr.def, &tr.args, &tr.pre, ret, false);
+        let def = crate::syscall::DispatchTable::of(cpu.get_data().arch).get(tr.args.nr);
+        crate::syscall::strace::print_line(cpu, def, &tr.args, &tr.pre, ret, false);
     }
 }
 
@@ -185,7 +111,6 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         mm: t.mm.clone(),
         opts: t.opts.clone(),
         exe: t.exe.clone(),
-        dispatch: t.dispatch.clone(),
         sig: SigState {
             actions: t.sig.actions.clone(),
             mask: t.sig.mask,
@@ -223,9 +148,9 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     // From now on the process has threads: every instance stops at block starts on request
     // (the run loops install the hook), and the preemption timer runs.
     crate::signal::host::need_async_stops();
-    super::preempt::start_timer();
+    crate::thread::preempt::start_timer();
     let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
-    super::thread_started();
+    crate::thread::thread_started();
     let started = std::thread::Builder::new().stack_size(HOST_STACK).spawn(move || child_main(seed, tx));
     let reply = match started {
         // The host thread runs detached; it ends when its guest thread does.
@@ -235,7 +160,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     let tid = match reply {
         Ok(tid) => tid,
         Err(e) => {
-            super::thread_ended();
+            crate::thread::thread_ended();
             return Err(e);
         }
     };
@@ -249,7 +174,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
 /// The new host thread: sets up the instance for its creator (which waits with the lock held),
 /// reports, then runs the guest thread under the lock until it ends.
 fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
-    let tid = super::gettid();
+    let tid = crate::thread::gettid();
     // The host thread's mask is the guest thread's (inherited from the creator already).
     crate::signal::host::set_mask(seed.task.sig.mask);
     let mut cpu = match setup(seed, tid) {

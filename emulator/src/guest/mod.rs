@@ -1,0 +1,258 @@
+//! The guest as every layer above the engine sees it: a guest thread's state ([`Task`]), its
+//! CPU ([`Cpu`], a unicorn instance whose user data is the task), the interface each guest
+//! architecture implements ([`GuestArch`]) and the values that pass between the trap hook,
+//! the dispatcher and the run loop (system call arguments, results, work left for the loop).
+//!
+//! It holds data and the interface only; the arches (`crate::arch`), the dispatcher
+//! (`crate::syscall`) and the run loop (`crate::task`) sit above it.
+
+pub mod arch;
+pub mod sigframe;
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use syscalls::Errno;
+
+use crate::abi::nr::Sys;
+use crate::mm::{AddressSpace, Fault, Prot};
+use crate::signal::{SigState, Signal};
+use crate::thread::shared::Shared;
+pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+
+/// A handler's result: the value for the return register, or the errno to return negated.
+pub type SysResult = Result<u64, Errno>;
+
+/// The one signature every handler has.
+pub type Handler = fn(&mut Cpu<'_>, &SyscallArgs) -> SysResult;
+
+/// Options that apply to the whole guest (from the command line).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// `--strace`: print each guest system call on stderr.
+    pub strace: bool,
+    /// `-L PATH`: prefix tried first for absolute guest paths.
+    pub sysroot: Option<PathBuf>,
+    /// Signals the guest had set to `SIG_IGN` before its execve started this endgate (bit
+    /// `n-1` for host signal `n`): they stay ignored, as exec keeps ignored signals.
+    pub sig_ignored: u64,
+}
+
+/// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.
+#[derive(Clone, Debug)]
+pub struct ExeInfo {
+    /// The program path as given on the command line (guest view).
+    pub guest_path: String,
+    /// Absolute host path of the program file.
+    pub host_path: PathBuf,
+}
+
+/// How a guest ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// `exit`/`exit_group` with this status (low 8 bits are what a parent sees).
+    Code(i32),
+    /// Killed by a signal.
+    Signal {
+        /// The signal.
+        sig: Signal,
+        /// Guest program counter when it happened.
+        pc: u64,
+        /// For faults: the guest address that was refused (page-aligned when unicorn only
+        /// reports the page).
+        addr: Option<u64>,
+    },
+    /// endgate itself failed while serving the guest (a bug, not guest behaviour).
+    Internal,
+}
+
+/// One guest thread, with handles to the state it shares with the other threads of its
+/// process ([`Shared`]). The user data of its unicorn instance.
+pub struct Task {
+    /// The guest architecture.
+    pub arch: &'static dyn GuestArch,
+    /// The address space (one per process).
+    pub mm: Shared<AddressSpace>,
+    /// Options from the command line.
+    pub opts: Arc<Options>,
+    /// The running program.
+    pub exe: ExeInfo,
+    /// Signal dispositions (shared by the process) and this thread's mask, pending signals
+    /// and alternate stack.
+    pub sig: SigState,
+    /// Set when the guest, or with [`Task::exit_thread`] this thread, has ended; the trap
+    /// hook then stops emulation.
+    pub exit: Option<Exit>,
+    /// `exit` ends only this thread (other threads live on); `exit`'s status is in
+    /// [`Task::exit`].
+    pub exit_thread: bool,
+    /// The [shootdown](crate::mm::shootdown) generation this thread's instance has applied.
+    pub applied_gen: u64,
+    /// `set_tid_address` pointer (guest address of the tid word to clear on exit).
+    pub clear_child_tid: u64,
+    /// `set_robust_list` head and length.
+    pub robust_list: (u64, u64),
+    /// The guest's argv (for `/proc/self/cmdline`).
+    pub argv: Vec<Vec<u8>>,
+    /// The auxiliary vector given at start (for `/proc/self/auxv`).
+    pub auxv: Vec<(u64, u64)>,
+    /// Unknown syscall numbers already reported under `--strace`.
+    pub warned: HashSet<u64>,
+    /// The stack pointer the program started with (`/proc/self/stat` `startstack`).
+    pub start_stack: u64,
+    /// The last guest access this thread's TLB fill hook refused (moved here from
+    /// [`AddressSpace::last_fault`], which all threads' hooks write); read after `emu_start`
+    /// fails.
+    pub last_fault: Option<Fault>,
+    /// Guest address of the signal-return trampolines page (0: the arch needs none); see
+    /// [`crate::guest::sigframe::map_sigtramp`].
+    pub sigtramp: u64,
+    /// The process's vDSO gate ([`crate::gate`]); empty until the loader maps it.
+    pub gate: Arc<crate::gate::Gate>,
+    /// The instance carries [`crate::signal::host::install_poll_stop`]'s block hook.
+    pub poll_stop: bool,
+    /// Work a syscall hook left for the run loop (`rt_sigreturn`).
+    pub pending_op: Option<crate::guest::PendingOp>,
+    /// A fault the guest's instruction raised, to deliver when emulation has stopped.
+    pub sync_fault: Option<crate::signal::SigInfo>,
+    /// The system call a signal interrupted, until delivery decides to restart it or not.
+    pub interrupted: Option<crate::guest::Interrupted>,
+}
+
+impl Task {
+    /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
+    /// Errors: `EFAULT`.
+    #[inline]
+    pub fn buf_in(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
+        self.mm.host_range(addr, len, Prot::READ).map(|p| p.cast_const())
+    }
+
+    /// A guest buffer the host will fill (`read(2)`'s data): must be guest-writable. If it
+    /// holds code, the translations of that code are dropped. Errors: `EFAULT`.
+    #[inline]
+    pub fn buf_out(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        let p = self.mm.host_range(addr, len, Prot::WRITE)?;
+        self.mm.note_host_write(addr, len);
+        Ok(p)
+    }
+
+    /// A guest buffer the host reads and writes (`ppoll`'s pollfd array).
+    #[inline]
+    pub fn buf_inout(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        self.mm.host_range(addr, len, Prot::READ | Prot::WRITE)
+    }
+
+    /// Like [`Task::buf_out`], but a NULL guest pointer gives a NULL host pointer.
+    pub fn buf_out_opt(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        if addr == 0 {
+            Ok(std::ptr::null_mut())
+        } else {
+            self.buf_out(addr, len)
+        }
+    }
+
+    /// `true` if the run loop has work between two runs: a sigreturn or clone to finish, a
+    /// fault to deliver, a pending unblocked signal, or signals the host handler recorded.
+    #[inline]
+    pub fn signal_work_due(&self) -> bool {
+        self.pending_op.is_some()
+            || self.sync_fault.is_some()
+            || self.sig.pending & !self.sig.mask != 0
+            || crate::signal::host::has_recorded()
+    }
+
+    /// Like [`Task::buf_in`], but a NULL guest pointer gives a NULL host pointer.
+    pub fn buf_in_opt(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
+        if addr == 0 {
+            Ok(std::ptr::null())
+        } else {
+            self.buf_in(addr, len)
+        }
+    }
+}
+
+/// Applies what mapping changes made stale: TLB entries and translated code, from this
+/// thread's own changes (which it also publishes for the other threads' instances) and from
+/// what other threads published since this instance last caught up ([`crate::mm::shootdown`]).
+///
+/// Unicorn's `ctl_remove_cache` first translates the range's start with a *code fetch* through
+/// the TLB; if that fetch is refused (the page just lost `PROT_EXEC` or went away) it silently
+/// skips the invalidation and leaves an exception pending that stops the guest. So the TLB
+/// fill hook answers "all access" while the removal runs, and the TLB is flushed afterwards.
+pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
+    let t = cpu.get_data_mut();
+    let mut inv = t.mm.take_invalidate();
+    let caught = t.mm.shootdown.since(t.applied_gen);
+    t.applied_gen = if inv.pending() && crate::thread::live_threads() > 1 {
+        t.mm.shootdown.publish(&inv)
+    } else {
+        t.mm.shootdown.generation()
+    };
+    inv.flush_tlb |= caught.inv.flush_tlb;
+    inv.code.extend_from_slice(&caught.inv.code);
+    if caught.flush_all {
+        let _ = cpu.ctl_flush_tb();
+    }
+    if !inv.code.is_empty() {
+        cpu.get_data_mut().mm.permissive = true;
+        for &(s, e) in &inv.code {
+            let _ = cpu.ctl_remove_cache(s, e);
+        }
+        cpu.get_data_mut().mm.permissive = false;
+    }
+    if inv.flush_tlb || !inv.code.is_empty() {
+        let _ = cpu.ctl_flush_tlb();
+    }
+}
+
+/// `true` if [`apply_invalidate`] has work: this thread changed mappings, or another thread
+/// published changes this instance has not applied (a cheap look for the syscall path).
+#[inline]
+pub fn invalidate_due(t: &Task) -> bool {
+    t.mm.invalidate.pending() || t.applied_gen != t.mm.shootdown.generation()
+}
+
+/// Work a system-call hook leaves to the run loop (done by `crate::task::deliver::after_stop`).
+#[derive(Debug)]
+pub enum PendingOp {
+    /// `rt_sigreturn` (`rt` true) or the old `sigreturn` of 32-bit arches and s390x.
+    SigReturn {
+        /// The rt frame (siginfo + ucontext) rather than the old sigframe.
+        rt: bool,
+    },
+    /// `clone` of a thread (`crate::task::spawn`): made once the creator's registers are
+    /// final, which the new thread's instance starts from.
+    Clone(Box<CloneRequest>),
+}
+
+/// A system call that returned `EINTR` because a signal arrived while it blocked.
+#[derive(Clone, Copy, Debug)]
+pub struct Interrupted {
+    /// The call.
+    pub sys: Sys,
+    /// Its number and arguments, to re-execute it.
+    pub args: SyscallArgs,
+}
+
+/// A thread `clone` the syscall hook recorded for the run loop.
+pub struct CloneRequest {
+    /// The arguments by meaning.
+    pub args: CloneArgs,
+    /// Under `--strace`: the call's line, printed once the result is known.
+    pub trace: Option<DeferredTrace>,
+}
+
+/// An strace line whose result comes later.
+pub struct DeferredTrace {
+    /// The raw arguments.
+    pub args: SyscallArgs,
+    /// The formatted arguments.
+    pub pre: Vec<(usize, Option<String>)>,
+}
+
+impl std::fmt::Debug for CloneRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloneRequest").field("args", &self.args).finish_non_exhaustive()
+    }
+}

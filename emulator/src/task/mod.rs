@@ -1,0 +1,197 @@
+//! A guest thread: its unicorn instance, its process state, and the loop that runs it.
+//!
+//! The run loop calls `emu_start(pc, until = 0)` and lets translated code run until something
+//! needs endgate: system calls are served inside the trap hook without leaving `emu_start`
+//! (see docs/unicorn-facts.md §4.2: a stop and restart costs ~74 ns, a hook round trip
+//! less); `emu_start` returns only when the guest exits, faults, or a hook asked to stop.
+
+pub mod deliver;
+pub mod exit;
+pub mod spawn;
+
+use unicorn_engine::{uc_error, MemType, TlbEntry, TlbType};
+
+use crate::guest::{apply_invalidate, invalidate_due, Cpu, Entries, Exit, Task};
+use crate::mm::{Fault, Prot};
+use crate::signal::{SigInfo, Signal};
+
+/// Creates a unicorn instance for `task`'s arch with `task` as its user data, ready to run
+/// guest code of `task`'s address space: the virtual TLB with endgate's fill hook, the
+/// address-space windows mapped with `mem_map_ptr`, the arch's hooks. Used for the first
+/// thread ([`crate::launch`]) and for every thread `clone` makes ([`crate::thread::spawn`]).
+pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
+    let arch = task.arch;
+    let mut cpu = arch.new_cpu(task)?;
+    cpu.ctl_set_tlb_type(TlbType::VIRTUAL)?;
+    let windows: Vec<_> = cpu.get_data().mm.windows().to_vec();
+    for w in windows {
+        // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
+        // outlives every instance (each holds a handle to it in its task).
+        unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
+    }
+    cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
+        let access = match ty {
+            MemType::WRITE => Prot::WRITE,
+            MemType::FETCH => Prot::EXEC,
+            _ => Prot::READ,
+        };
+        let t = cpu.get_data_mut();
+        let entry = t.mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+        if t.mm.last_fault.is_some() {
+            // The address space is shared by the threads; the refusal is this thread's.
+            t.last_fault = t.mm.last_fault.take();
+        }
+        cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
+        entry
+    })?;
+    arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
+    crate::syscall::gate::install_hook(&mut cpu)?;
+    mark_program_code(&mut cpu)?;
+    if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
+        cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
+    }
+    Ok(cpu)
+}
+
+/// Marks the read-only, executable file mappings present now (the program's and its
+/// interpreter's text) as code for unicorn, with one `UC_HOOK_MEM_FETCH_UNMAPPED` hook per
+/// mapping; called once the images are loaded and for every new thread's instance.
+///
+/// The hooks never run (a fetch from unmapped memory is refused by the TLB fill first); their
+/// ranges matter: after translating a block, unicorn 2.1.5 walks every entry of every MMU mode's
+/// TLB to re-arm store checks on the block's page (`tlb_reset_dirty_by_vaddr`, 3 168 entries on
+/// Arm) unless a memory hook covers the block's address. For such pages it instead never lets
+/// a TLB entry skip the store check, so stores into this code are still seen. Text pages are
+/// not written, so that costs nothing; the walk was 15 % of the CPU time of a `busybox true`
+/// (docs/performance.md).
+pub fn mark_program_code(cpu: &mut Cpu<'_>) -> Result<(), uc_error> {
+    use crate::mm::VmaName;
+    let text: Vec<(u64, u64)> = cpu
+        .get_data()
+        .mm
+        .vmas()
+        .filter(|(_, v)| {
+            v.prot.contains(Prot::EXEC) && !v.prot.contains(Prot::WRITE) && matches!(v.name, VmaName::File(_))
+        })
+        .map(|(s, v)| (s, v.end))
+        .collect();
+    for (start, end) in text {
+        cpu.add_mem_hook(unicorn_engine::HookType::MEM_FETCH_UNMAPPED, start, end - 1, |_, _, _, _, _| false)?;
+    }
+    Ok(())
+}
+
+/// Runs the guest from the launch thread until the process ends; returns how it ended. If the
+/// launch thread's guest thread exits while others live on, its host thread ends here
+/// ([`crate::task::exit::leave_launch_thread`]) and this never returns.
+pub fn run(cpu: &mut Cpu<'static>) -> Exit {
+    crate::thread::mark_launch_thread();
+    crate::thread::lock::acquire();
+    match run_thread(cpu) {
+        Some(exit) => exit,
+        None => crate::task::exit::leave_launch_thread(),
+    }
+}
+
+/// Runs one guest thread, whose host thread holds the global guest lock, until the process
+/// ends (`Some`: how) or the thread alone exits (`None`; the lock is still held).
+///
+/// Between two runs of `emu_start` the loop gives way to threads waiting for the lock (the
+/// preemption timer stops a thread that held it a whole tick while others wait:
+/// [`crate::thread::preempt`]), applies stale-translation work, and hands the thread to
+/// [`crate::task::deliver::after_stop`] when a signal, a fault, a sigreturn or a thread
+/// clone is due.
+pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
+    use crate::thread::lock;
+    let arch = cpu.get_data().arch;
+    let exit = loop {
+        if lock::contended() {
+            lock::yield_now();
+        }
+        if invalidate_due(cpu.get_data()) {
+            apply_invalidate(cpu);
+        }
+        if cpu.get_data().signal_work_due() {
+            crate::task::deliver::after_stop(cpu);
+            if let Some(exit) = cpu.get_data().exit {
+                break exit;
+            }
+            apply_invalidate(cpu);
+        }
+        if !cpu.get_data().poll_stop && crate::signal::host::async_stops_needed() {
+            // From now on signals and other threads stop this thread at a block start; code
+            // translated before has no call to the hook, so it goes.
+            if crate::signal::host::install_poll_stop(cpu).is_ok() {
+                let _ = cpu.ctl_flush_tb();
+            }
+            cpu.get_data_mut().poll_stop = true;
+        }
+        cpu.get_data_mut().last_fault = None;
+        let pc = arch.pc(cpu);
+        let r = cpu.emu_start(pc, 0, 0, 0);
+        crate::signal::host::clear_stop();
+        crate::thread::preempt::clear();
+        if let Some(exit) = cpu.get_data().exit {
+            break exit;
+        }
+        if let Err(e) = r {
+            if cpu.get_data().sync_fault.is_some() {
+                // A hook already decided which signal the exception raises.
+                continue;
+            }
+            match fault_signal(cpu, e) {
+                Some(info) => cpu.get_data_mut().sync_fault = Some(info),
+                None => break Exit::Internal,
+            }
+        }
+    };
+    if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
+        crate::task::exit::exit_thread(cpu);
+        None
+    } else {
+        Some(exit)
+    }
+}
+
+/// The signal the kernel would raise for an `emu_start` error (a refused memory access, an
+/// invalid instruction); `None` for engine failures that are endgate's own.
+fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
+    use crate::signal::si_code::*;
+    let arch = cpu.get_data().arch;
+    let pc = arch.pc(cpu);
+    let fault: Option<Fault> = cpu.get_data().last_fault;
+    if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
+        crate::elog!("endgate: engine error {e:?}, last refused access {fault:?}");
+    }
+    let segv =
+        |f: &Fault, addr: u64| SigInfo::fault(Signal::SIGSEGV, if f.mapped { SEGV_ACCERR } else { SEGV_MAPERR }, addr);
+    Some(match e {
+        uc_error::INSN_INVALID => SigInfo::fault(Signal::SIGILL, ILL_ILLOPC, pc),
+        uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
+            match fault {
+                Some(f) if f.access == Prot::EXEC => segv(&f, pc),
+                Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
+                None => SigInfo::fault(Signal::SIGSEGV, 0x80, 0),
+            }
+        }
+        uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => {
+            SigInfo::fault(Signal::SIGSEGV, SEGV_ACCERR, 0)
+        }
+        uc_error::READ_UNALIGNED | uc_error::WRITE_UNALIGNED | uc_error::FETCH_UNALIGNED => {
+            SigInfo::fault(Signal::SIGBUS, BUS_ADRALN, 0)
+        }
+        _ => {
+            crate::elog!("endgate: CPU engine stopped: {e:?} at pc={pc:#x}");
+            return None;
+        }
+    })
+}
+
+/// The exception hook: a CPU exception other than the syscall trap raises the signal the arch
+/// maps it to, delivered once emulation has stopped.
+pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
+    let arch = cpu.get_data().arch;
+    let pc = arch.pc(cpu);
+    cpu.get_data_mut().sync_fault = Some(arch.exception_siginfo(intno, pc));
+    let _ = cpu.emu_stop();
+}
