@@ -90,7 +90,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             let host = syscall::path::sysroot_path(&opts, &ipath);
             // Errors name the program and its interpreter, as in "PROG: interpreter X: reason".
             let ielf = loader::read_elf(&format!("{}: interpreter {ipath}", prog.path), &host)?;
-            if ielf.arch.elf_machine() != arch.elf_machine() {
+            if ielf.arch.info().elf_machine != arch.info().elf_machine {
                 return Err(
                     LoaderError::NotElf { path: ipath, reason: "interpreter for another machine".into() }.into()
                 );
@@ -99,7 +99,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         }
         None => None,
     };
-    let mm = AddressSpace::new(arch.layout(), arch.data_model())?;
+    let mm = AddressSpace::new(arch.info().layout, arch.info().data_model)?;
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
     let task = Task {
         arch,
@@ -148,8 +148,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
     task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
-    let gate = gate::map(&mut task.mm, arch.vdso(), arch.elf_machine(), arch.is_64bit(), arch.endian())
-        .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
+    let gate =
+        gate::map(&mut task.mm, arch.info().vdso, arch.info().elf_machine, arch.info().is_64bit, arch.info().endian())
+            .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
     let input = StackInput {
         gate: gate.auxv(),
         argv: &prog.argv,

@@ -7,11 +7,14 @@
 //!   how CPU exceptions become signals;
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
-//! - `calls.rs` — system calls only this arch has (x86_64 `arch_prctl`);
 //! - `vdso.rs` — the arch's vDSO: exported names and versions, return and trap instructions,
 //!   calling convention ([`crate::gate`]);
 //! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
 //!   space after they trap (arm64's emulated ID-register reads).
+//!
+//! System calls only one arch has are not here: they are rows and handlers in
+//! `crate::syscall::arch::<name>`, which call down into this folder for CPU state (arch code
+//! never imports a handler).
 //!
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 
@@ -28,7 +31,7 @@ pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entri
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    ALL.iter().map(|&(_, a)| a).find(|a| a.elf_machine() == machine && a.is_64bit() == is_64)
+    ALL.iter().map(|&(_, a)| a).find(|a| a.info().elf_machine == machine && a.info().is_64bit == is_64)
 }
 
 /// Every guest arch endgate runs, with the name users know it by (Debian's for the 32-bit
@@ -106,4 +109,25 @@ pub(crate) fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals
     let _ = unsafe {
         unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), N as i32)
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every arch's data row sets the identity fields the generic row leaves as placeholders.
+    #[test]
+    fn every_row_is_complete() {
+        for (user_name, arch) in &ALL {
+            let i = arch.info();
+            assert!(!i.name.is_empty(), "{user_name}: name");
+            assert_ne!(i.elf_machine, 0, "{user_name}: elf_machine");
+            assert_ne!(i.layout.task_size, 0, "{user_name}: layout");
+            assert_eq!(i.data_model.long_bytes == 8, i.is_64bit, "{user_name}: data model");
+            assert!((i.numbers)().number_of(crate::abi::nr::Sys::exit).is_some(), "{user_name}: numbers");
+            assert!((i.disassembler)().is_some(), "{user_name}: disassembler");
+            assert!(i.vdso.is_some(), "{user_name}: vdso");
+            assert!(for_elf_machine(i.elf_machine, i.is_64bit).is_some_and(|a| std::ptr::eq(a.info(), i)));
+        }
+    }
 }

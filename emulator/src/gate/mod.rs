@@ -10,7 +10,7 @@
 //! endgate builds a vDSO ELF image for the guest's arch ([`vdso`]) and maps it read+exec in
 //! the top-down mmap area, like Linux. Each exported function is one *return* instruction
 //! (x86 `ret`, aarch64 `ret`, s390x `br %r14`…) at its own 16-byte slot. A unicorn code hook
-//! covers exactly the slots ([`serve`]): unicorn checks a code hook's range when it translates,
+//! covers exactly the slots (`crate::syscall::gate`, the layer above): unicorn checks a code hook's range when it translates,
 //! so no other guest code pays for it, and while it is the instance's only code hook unicorn
 //! emits a direct call to it instead of its hook-list walk (endgate installs no other). When the guest calls a slot, the hook runs before the
 //! return instruction: it reads the arguments from the arch's function-call registers, does

@@ -4,21 +4,26 @@ use capstone::Capstone;
 use syscalls::Errno;
 use unicorn_engine::Unicorn;
 
-use super::{SysResult, Task};
-use crate::abi::nr::{NumberTable, Sys};
-use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
-use crate::signal::{SigAction, SigInfo, Signal, NSIG};
+use super::info::ArchInfo;
+use super::Task;
+use crate::mm::{AddressSpace, GuestAddr};
+use crate::signal::{SigInfo, Signal};
 
 /// A guest CPU: one unicorn instance whose user data is the guest thread's [`Task`].
 pub type Cpu<'a> = Unicorn<'a, Task>;
 
-/// A system call as the guest made it: the arch's number and six raw argument registers.
+/// A system call as the guest made it, decoded by the arch's trap hook: the arch's number,
+/// six raw argument registers and what restarting it takes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SyscallArgs {
     /// The arch's syscall number.
     pub nr: u64,
     /// Argument registers, in ABI order.
     pub a: [u64; 6],
+    /// Bytes the program counter goes back to run the trap instruction again (s390x: 2 for
+    /// `svc`, 4 or 6 when `EX`/`EXRL` ran it, the kernel's `int_code >> 16`); 0 where the
+    /// arch's trap instruction has one length, which [`GuestArch::restart_syscall`] knows.
+    pub restart_len: u8,
 }
 
 /// Where an arch's hooks hand over to the layers above: the dispatcher and the run loop's
@@ -26,9 +31,9 @@ pub struct SyscallArgs {
 /// through these values, never by naming the modules above it.
 #[derive(Clone, Copy)]
 pub struct Entries {
-    /// Serves the system call the registers describe (`crate::syscall::enter`); `true` if it
+    /// Serves the system call the trap hook decoded (`crate::syscall::enter`); `true` if it
     /// stopped the engine.
-    pub syscall: fn(&mut Cpu<'_>) -> bool,
+    pub syscall: fn(&mut Cpu<'_>, SyscallArgs) -> bool,
     /// Turns CPU exception `intno` into a signal for the guest (`crate::task::cpu_exception`).
     pub exception: fn(&mut Cpu<'_>, u32),
 }
@@ -62,24 +67,8 @@ pub struct ArchTermios {
 /// What one guest architecture changes. Implementations are zero-sized statics; pick one with
 /// [`for_elf_machine`].
 pub trait GuestArch: Sync {
-    /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`).
-    fn name(&self) -> &'static str;
-    /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
-    fn elf_machine(&self) -> u16;
-    /// `true` for 64-bit ELF (ELFCLASS64) and LP64 ABI.
-    fn is_64bit(&self) -> bool;
-    /// Byte order of data.
-    fn endian(&self) -> Endian;
-    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI. The default follows
-    /// [`GuestArch::is_64bit`] and [`GuestArch::endian`] with 8-byte-aligned 64-bit members;
-    /// i386 overrides it.
-    fn data_model(&self) -> DataModel {
-        DataModel { endian: self.endian(), long_bytes: if self.is_64bit() { 8 } else { 4 }, align64: 8 }
-    }
-    /// Where the guest address-space windows go.
-    fn layout(&self) -> Layout;
-    /// This arch's system-call numbers.
-    fn numbers(&self) -> &'static NumberTable;
+    /// The arch's data row: identity, layout, auxv values, struct layouts and numbering.
+    fn info(&self) -> &'static ArchInfo;
 
     /// Creates the unicorn instance for this arch (CPU model chosen, nothing mapped yet).
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error>;
@@ -116,90 +105,21 @@ pub trait GuestArch: Sync {
         Ok(())
     }
 
-    /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
-    /// (no `AT_SYSINFO_EHDR`). Default: none.
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        None
-    }
     /// Serves a system call made through the gate's `__kernel_vsyscall`, whose registers are
-    /// as the arch's trap instruction would find them (per-arch trap state, such as s390x's
-    /// `svc` immediate, reads as for the register form). Returns `true` if it stopped the
-    /// engine, as `enter` (the dispatcher, [`Entries::syscall`]) does. Default: `enter(cpu)`.
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>, enter: fn(&mut Cpu<'_>) -> bool) -> bool {
-        enter(cpu)
+    /// as the arch's trap instruction would find them (`args`, read by
+    /// [`GuestArch::syscall_args`]: s390x's number in r1, as for `svc 0`). Returns `true` if it
+    /// stopped the engine, as `enter` (the dispatcher, [`Entries::syscall`]) does. Default:
+    /// `enter(cpu, args)`.
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>, args: SyscallArgs, enter: fn(&mut Cpu<'_>, SyscallArgs) -> bool) -> bool {
+        enter(cpu, args)
     }
 
-    /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.
-    fn hwcap(&self) -> (u64, u64);
-    /// `AT_PLATFORM` string, if the arch's kernel provides one.
-    fn platform(&self) -> Option<&'static str>;
-    /// `AT_MINSIGSTKSZ` in bytes, on arches whose kernel provides it.
-    fn minsigstksz(&self) -> Option<u64>;
-    /// A disassembler for fault reports and traces.
-    fn disassembler(&self) -> Option<Capstone>;
     /// The disassembler for the code at `pc` as [`GuestArch::pc`] gives it, and the address of
     /// the instruction's first byte (they differ on arm, where bit 0 of `pc` means Thumb).
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
-        self.disassembler().map(|cs| (cs, pc))
-    }
-    /// Stack pointer alignment at process entry, in bytes.
-    fn stack_align(&self) -> u64 {
-        16
+        (self.info().disassembler)().map(|cs| (cs, pc))
     }
 
-    /// The arch's `struct stat` written at `addr` from a host stat.
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno>;
-    /// 32-bit guests: `true` if a 64-bit argument passed in a register pair starts at an
-    /// even-numbered argument register (arm EABI, mips o32), `false` if it takes the next two
-    /// (i386). See [`crate::syscall::compat32`].
-    fn regpairs_aligned(&self) -> bool {
-        false
-    }
-    /// 32-bit guests: the arch's `struct stat64` written at `addr` from a host stat. Errors:
-    /// `EFAULT`; `ENOSYS` on arches without `stat64`.
-    fn write_stat64(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _st: &libc::stat) -> Result<(), Errno> {
-        Err(Errno::ENOSYS)
-    }
-    /// 32-bit guests: the `struct statfs64` size `statfs64`/`fstatfs64` accept as their `size`
-    /// argument, mapped to the size of the kernel's struct (84 bytes on arm and i386); `None`
-    /// for any other size (the call fails with `EINVAL`).
-    fn statfs64_len(&self, size: u64) -> Option<u64> {
-        (size == crate::abi::stat32::STATFS64_SIZE).then_some(size)
-    }
-    /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
-    fn open_flags_to_host(&self, flags: u64) -> i32;
-    /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
-    fn open_flags_from_host(&self, flags: i32) -> u64;
-    /// The arch's `MAP_32BIT` mmap flag and the range such mappings go to, if it has one.
-    fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
-        None
-    }
-    /// `true` if the arch defines `SA_RESTORER`, so its `struct sigaction` has an
-    /// `sa_restorer` member before `sa_mask` (include/uapi/asm-generic/signal.h); riscv does not.
-    fn has_sa_restorer(&self) -> bool {
-        true
-    }
-    /// The host's `RLIMIT_*` number for the guest's (they differ only on MIPS).
-    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
-        resource
-    }
-    /// The arch's `struct statfs` (asm-generic by default; s390x has its own).
-    fn statfs_shape(&self) -> &'static crate::abi::thunk::Shape {
-        crate::abi::shapes::STATFS
-    }
-    /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
-    fn epoll_packed(&self) -> bool {
-        false
-    }
-    /// Generic calls whose arguments or structs take another form on this arch (s390x's
-    /// one-pointer `mmap`): the dispatcher sends them to [`GuestArch::arch_syscall`] and
-    /// traces them with the formats of [`crate::syscall::table::ARCH_VARIANTS`].
-    fn arch_variants(&self) -> &'static [Sys] {
-        &[]
-    }
-    /// Handles a call only this arch has, or its form of one of [`GuestArch::arch_variants`];
-    /// `None` if `sys` is not one of them.
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, args: &SyscallArgs) -> Option<SysResult>;
     /// The guest stack pointer (by the capstone name of the arch's stack register: `sp`,
     /// `rsp`, `esp`, `r15` on s390x).
     fn stack_pointer(&self, cpu: &Cpu<'_>) -> u64 {
@@ -256,26 +176,6 @@ pub trait GuestArch: Sync {
     /// page (MIPS repairs engine state there).
     fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}
 
-    // Constants some arches number differently (MIPS). The defaults are the values of
-    // include/uapi/asm-generic, which are the x86_64 host's: identity.
-
-    /// Guest signal number to endgate's (the host's) numbering; `None` if the host has no
-    /// such signal.
-    fn signal_to_host(&self, sig: u64) -> Option<Signal> {
-        (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32))
-    }
-    /// Host signal number to the guest's; 0 if the guest has no such signal.
-    fn signal_from_host(&self, sig: Signal) -> u64 {
-        u64::from(sig.0)
-    }
-    /// The guest kernel's `_NSIG`: its highest signal number (64; 128 on MIPS).
-    fn nsig(&self) -> u64 {
-        u64::from(NSIG)
-    }
-    /// `sizeof(sigset_t)` the kernel accepts in `rt_sig*` calls, in bytes.
-    fn sigset_size(&self) -> u64 {
-        8
-    }
     /// Reads a guest `sigset_t` as a host-numbered mask (bit `n-1` for host signal `n`).
     fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
         mm.read_u64(addr)
@@ -283,87 +183,6 @@ pub trait GuestArch: Sync {
     /// Writes a host-numbered mask as a guest `sigset_t`.
     fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
         mm.write_u64(addr, mask)
-    }
-    /// A guest `rt_sigprocmask` `how` as the generic value (`SIG_BLOCK` 0, `SIG_UNBLOCK` 1,
-    /// `SIG_SETMASK` 2); anything else stays out of that range.
-    fn sigmask_how_to_generic(&self, how: u64) -> u64 {
-        how
-    }
-    /// Reads the kernel's `struct sigaction` at `addr` on arches whose layout is not the
-    /// generic one (`None`: use [`crate::abi::shapes::SIGACTION`]); the mask comes back
-    /// host-numbered.
-    fn read_sigaction(&self, _mm: &AddressSpace, _addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
-        None
-    }
-    /// Writes `act` (host-numbered mask) as the arch's own `struct sigaction` (`None`: the
-    /// generic layout applies).
-    fn write_sigaction(&self, _mm: &mut AddressSpace, _addr: GuestAddr, _act: &SigAction) -> Option<Result<(), Errno>> {
-        None
-    }
-    /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
-    fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
-        flags
-    }
-    /// A guest `fcntl` command to the host's.
-    fn fcntl_cmd_to_host(&self, cmd: i32) -> i32 {
-        cmd
-    }
-    /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
-    fn ioctl_to_host(&self, req: u64) -> u64 {
-        req
-    }
-    /// A guest socket `type` argument (type plus `SOCK_NONBLOCK`/`SOCK_CLOEXEC`) to the host's.
-    fn socket_type_to_host(&self, ty: i32) -> i32 {
-        ty
-    }
-    /// A host socket type (`SO_TYPE` answer) to the guest's.
-    fn socket_type_from_host(&self, ty: i32) -> i32 {
-        ty
-    }
-    /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
-    fn termios(&self) -> Option<ArchTermios> {
-        None
-    }
-    /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
-    fn sol_socket(&self) -> i32 {
-        libc::SOL_SOCKET
-    }
-    /// A guest `(level, optname)` socket option to the host's.
-    fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
-        (level, name)
-    }
-    /// `clone(2)`'s arguments as the arch passes them. The default is the order of
-    /// `CONFIG_CLONE_BACKWARDS` (kernel/fork.c), which arm, i386, MIPS, aarch64 and riscv use:
-    /// `(flags, newsp, parent_tid, tls, child_tid)`; x86_64 passes `(flags, newsp, parent_tid,
-    /// child_tid, tls)` and s390 (`CONFIG_CLONE_BACKWARDS2`) `(newsp, flags, parent_tid,
-    /// child_tid, tls)`.
-    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
-        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] }
-    }
-    /// `true` if the arch's `siginfo_t` has `si_code` before `si_errno` (MIPS,
-    /// arch/mips/include/uapi/asm/siginfo.h) rather than `si_signo, si_errno, si_code`.
-    fn siginfo_code_first(&self) -> bool {
-        false
-    }
-    /// The host's `SA_NOCLDSTOP`/`SA_NOCLDWAIT` bits for a guest `sa_flags` (asm-generic: 1
-    /// and 2; MIPS: 1 and 0x10000).
-    fn sa_nocld_to_host(&self, flags: u64) -> i32 {
-        (flags & 3) as i32
-    }
-    /// A host `si_code` in the guest's numbering (MIPS numbers `SI_ASYNCIO`, `SI_TIMER` and
-    /// `SI_MESGQ` -2, -3, -4 where asm-generic has -4, -2, -3).
-    fn si_code_from_host(&self, code: i32) -> i32 {
-        code
-    }
-    /// A guest `si_code` in the host's numbering (the inverse of
-    /// [`GuestArch::si_code_from_host`]).
-    fn si_code_to_host(&self, code: i32) -> i32 {
-        code
-    }
-    /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
-    /// `{ss_sp, ss_flags, ss_size}`.
-    fn stack_t_size_first(&self) -> bool {
-        false
     }
 }
 

@@ -7,6 +7,7 @@
 //! (`crate::syscall`) and the run loop (`crate::task`) sit above it.
 
 pub mod arch;
+pub mod info;
 pub mod sigframe;
 
 use std::collections::HashSet;
@@ -20,6 +21,7 @@ use crate::mm::{AddressSpace, Fault, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
 pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+pub use info::ArchInfo;
 
 /// A handler's result: the value for the return register, or the errno to return negated.
 pub type SysResult = Result<u64, Errno>;

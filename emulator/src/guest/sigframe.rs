@@ -32,10 +32,10 @@ pub const SIGINFO_SIZE: u64 = 128;
 /// a child's killing signal) are converted to the guest's numbering. Errors: `EFAULT`.
 pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, info: &SigInfo) -> Result<(), Errno> {
     mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
-    let signo = arch.signal_from_host(info.signo) as u32;
+    let signo = (arch.info().signal_from_host)(info.signo) as u32;
     mm.write_u32(addr, signo)?;
-    let code = arch.si_code_from_host(info.code);
-    if arch.siginfo_code_first() {
+    let code = (arch.info().si_code_from_host)(info.code);
+    if arch.info().siginfo_code_first {
         mm.write_u32(addr + 4, code as u32)?;
         mm.write_u32(addr + 8, info.errno as u32)?;
     } else {
@@ -63,7 +63,7 @@ pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, inf
             use crate::signal::si_code::{CLD_DUMPED, CLD_KILLED, CLD_STOPPED, CLD_TRAPPED};
             let status = match info.code {
                 CLD_KILLED | CLD_DUMPED | CLD_STOPPED | CLD_TRAPPED => {
-                    arch.signal_from_host(Signal(status as u32)) as i32
+                    (arch.info().signal_from_host)(Signal(status as u32)) as i32
                 }
                 _ => status,
             };
@@ -107,7 +107,7 @@ pub fn write_uc_stack(
     };
     let long = mm.long_bytes();
     mm.write_ulong(addr, st.sp)?;
-    if arch.stack_t_size_first() {
+    if arch.info().stack_t_size_first {
         mm.write_ulong(addr + long, st.size)?;
         mm.write_u32(addr + 2 * long, flags)?;
     } else {
@@ -123,7 +123,7 @@ pub fn write_uc_stack(
 pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Option<AltStack> {
     let long = mm.long_bytes();
     let sp = mm.read_ulong(addr).ok()?;
-    let (size, flags) = if arch.stack_t_size_first() {
+    let (size, flags) = if arch.info().stack_t_size_first {
         (mm.read_ulong(addr + long).ok()?, mm.read_u32(addr + 2 * long).ok()?)
     } else {
         (mm.read_ulong(addr + 2 * long).ok()?, mm.read_u32(addr + long).ok()?)

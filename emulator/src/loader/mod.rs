@@ -183,8 +183,8 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
         header::ELFDATA2MSB => Endian::Big,
         _ => return Err(not_elf("bad EI_DATA")),
     };
-    if endian != arch.endian() {
-        return Err(LoaderError::WrongEndian { path: path.to_string(), arch: arch.name() });
+    if endian != arch.info().endian() {
+        return Err(LoaderError::WrongEndian { path: path.to_string(), arch: arch.info().name });
     }
     if header.e_type != header::ET_EXEC && header.e_type != header::ET_DYN {
         return Err(LoaderError::NotExecutable { path: path.to_string(), kind: header.e_type });

@@ -103,7 +103,7 @@ pub fn build(
     mm.map_anon(top - size, size, prot, VmaName::Stack)?;
     mm.mmap_base = mmap_base(top);
 
-    let word: u64 = if arch.is_64bit() { 8 } else { 4 };
+    let word: u64 = if arch.info().is_64bit { 8 } else { 4 };
     let mut p = top - word; // end marker
     let mut push_bytes = |mm: &mut AddressSpace, bytes: &[u8]| -> Result<u64, syscalls::Errno> {
         p -= bytes.len() as u64 + 1;
@@ -123,7 +123,7 @@ pub fn build(
     }
     arg_ptrs.reverse();
     p &= !15;
-    let platform = match arch.platform() {
+    let platform = match arch.info().platform {
         Some(s) => {
             p -= s.len() as u64 + 1;
             mm.write_bytes(p, s.as_bytes())?;
@@ -138,10 +138,10 @@ pub fn build(
     let random_at = p;
     mm.write_bytes(random_at, &random)?;
 
-    let (hwcap, hwcap2) = arch.hwcap();
+    let (hwcap, hwcap2) = arch.info().hwcap;
     let main = input.main;
     let mut auxv: Vec<(u64, u64)> = input.gate.clone();
-    if let Some(m) = arch.minsigstksz() {
+    if let Some(m) = arch.info().minsigstksz {
         auxv.push((AT_MINSIGSTKSZ, m));
     }
     auxv.extend([
@@ -173,7 +173,7 @@ pub fn build(
     auxv.push((AT_NULL, 0));
 
     let items = 1 + (arg_ptrs.len() as u64 + 1) + (env_ptrs.len() as u64 + 1) + 2 * auxv.len() as u64;
-    let sp = (p - items * word) & !(arch.stack_align() - 1);
+    let sp = (p - items * word) & !(arch.info().stack_align - 1);
     let mut words: Vec<u64> = Vec::with_capacity(items as usize);
     words.push(arg_ptrs.len() as u64);
     words.extend(&arg_ptrs);

@@ -3,7 +3,7 @@
 //! Every guest thread has its own unicorn instance, with its own TLB and its own cache of
 //! translated code. When one thread changes a mapping (`munmap`, `mprotect`, `mremap`, `mmap`
 //! over existing pages) or the host writes code pages, the [`Invalidate`] work is applied to
-//! that thread's instance at once (`task::apply_invalidate`) and also *published* here under
+//! that thread's instance at once (`guest::apply_invalidate`) and also *published* here under
 //! a new generation number. Each thread remembers the last generation it applied and, before
 //! its guest code runs again, applies every entry published after it; a thread so far behind
 //! that its entries were dropped from the log flushes everything instead.

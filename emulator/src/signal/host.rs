@@ -6,7 +6,7 @@
 //!   they are, so the kernel ignores, stops, kills or dumps core exactly as it would for the
 //!   native program, and exec keeps ignored signals ignored. A guest handler installs
 //!   `host_handler` with `SA_SIGINFO` and without `SA_RESTART` (the guest's `SA_RESTART` is
-//!   applied by endgate when it delivers: [`crate::signal::deliver`]).
+//!   applied by endgate when it delivers: `crate::task::deliver`).
 //! - Mask ([`set_mask`]): the guest thread's blocked set is the host thread's, so the kernel
 //!   holds blocked signals pending and sends a process-wide signal to a thread that takes it.
 //! - Signals that report endgate's own faults ([`super::HOST_OWN`]) are never blocked on the

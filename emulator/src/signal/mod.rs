@@ -9,7 +9,7 @@
 //! blocked signals pending and routes process signals to a thread that does not block them.
 //!
 //! Recorded signals and synchronous faults (CPU exceptions, refused memory accesses) are
-//! delivered by [`deliver`] in the run loop, outside any unicorn hook: the arch builds its
+//! delivered by the run loop (`crate::task::deliver`), outside any unicorn hook: the arch builds its
 //! signal frame ([`FrameRequest`], `arch/<name>/signal.rs`), the guest's `rt_sigreturn`
 //! restores from it. A blocking call interrupted by a recorded signal returns `EINTR` or is
 //! re-executed (`SA_RESTART`), as `signal(7)` describes.

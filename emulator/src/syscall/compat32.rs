@@ -44,7 +44,7 @@ pub struct ArgCursor<'a> {
 impl<'a> ArgCursor<'a> {
     /// A cursor at the first argument register of `a`.
     pub fn new(arch: &dyn GuestArch, a: &'a SyscallArgs) -> Self {
-        ArgCursor { a, next: 0, aligned: arch.regpairs_aligned(), big: arch.endian() == Endian::Big }
+        ArgCursor { a, next: 0, aligned: arch.info().regpairs_aligned, big: arch.info().endian() == Endian::Big }
     }
 
     fn reg(&self, i: usize) -> u64 {
@@ -76,7 +76,7 @@ impl<'a> ArgCursor<'a> {
 
 /// Runs the shared LP64 handler `h` with `args` as its argument registers.
 fn lp64(cpu: &mut Cpu<'_>, a: &SyscallArgs, h: Handler, args: [u64; 6]) -> SysResult {
-    h(cpu, &SyscallArgs { nr: a.nr, a: args })
+    h(cpu, &SyscallArgs { a: args, ..*a })
 }
 
 fn cursor<'a>(cpu: &Cpu<'_>, a: &'a SyscallArgs) -> ArgCursor<'a> {
@@ -180,7 +180,7 @@ fn host_fstatat(dirfd: i32, path: &std::ffi::CStr, flags: i32) -> Result<libc::s
 fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult {
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    arch.write_stat64(&mut t.mm, addr, st)?;
+    (arch.info().write_stat64)(&mut t.mm, addr, st)?;
     Ok(0)
 }
 
@@ -249,7 +249,7 @@ fn finish_statfs64(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &HostStatfs) -> SysRes
 }
 
 fn check_statfs64_size(cpu: &Cpu<'_>, size: u64) -> Result<(), Errno> {
-    match cpu.get_data().arch.statfs64_len(size & 0xffff_ffff) {
+    match (cpu.get_data().arch.info().statfs64_len)(size & 0xffff_ffff) {
         Some(STATFS64_SIZE) => Ok(()),
         _ => Err(Errno::EINVAL),
     }
@@ -478,7 +478,7 @@ mod tests {
     use super::*;
 
     fn args(r: [u64; 6]) -> SyscallArgs {
-        SyscallArgs { nr: 0, a: r }
+        SyscallArgs { a: r, ..SyscallArgs::default() }
     }
 
     fn walk(aligned: bool, big: bool, r: [u64; 6]) -> (u64, u64, u64) {

@@ -22,7 +22,7 @@ const EP_MAX_EVENTS: i32 = i32::MAX / 16;
 static EPOLL_EVENT_PACKED: &Shape = &[F::U32, F::Bytes(8)];
 
 fn shape(t: &Task) -> &'static Shape {
-    if t.arch.epoll_packed() {
+    if t.arch.info().epoll_packed {
         EPOLL_EVENT_PACKED
     } else {
         EPOLL_EVENT
@@ -30,7 +30,7 @@ fn shape(t: &Task) -> &'static Shape {
 }
 
 fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
-    if t.arch.epoll_packed() {
+    if t.arch.info().epoll_packed {
         // The host is x86_64 too: its struct is the same packed one.
         let mut b = [0u8; 12];
         t.mm.read_bytes(addr, &mut b)?;
@@ -43,7 +43,7 @@ fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
 
 /// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
 pub fn epoll_create1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = cpu.get_data().arch.open_flags_to_host(a.a[0]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[0]);
     // SAFETY: integer argument.
     host_ret(i64::from(unsafe { libc::epoll_create1(flags) }))
 }
@@ -59,7 +59,7 @@ pub fn epoll_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `eventfd2(unsigned initval, int flags)` (eventfd(2)); EFD_CLOEXEC/EFD_NONBLOCK are the open
 /// flags' values.
 pub fn eventfd2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = cpu.get_data().arch.open_flags_to_host(a.a[1]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[1]);
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::eventfd(a.a[0] as u32, flags) }))
 }
@@ -89,7 +89,7 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data_mut();
-    let packed = t.arch.epoll_packed();
+    let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
     t.mm.check_writable(a.a[1], size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];

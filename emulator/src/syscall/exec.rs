@@ -166,7 +166,7 @@ fn check_elf(t: &Task, host: &CString, head: &[u8]) -> Result<(), Errno> {
     let big = head[5] == 2;
     let machine = if big { u16::from_be_bytes([head[18], head[19]]) } else { u16::from_le_bytes([head[18], head[19]]) };
     let arch = crate::arch::for_elf_machine(machine, is_64).ok_or(Errno::ENOEXEC)?;
-    if (arch.endian() == crate::mm::Endian::Big) != big {
+    if (arch.info().endian() == crate::mm::Endian::Big) != big {
         return Err(Errno::ENOEXEC);
     }
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));

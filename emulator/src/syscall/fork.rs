@@ -13,7 +13,7 @@
 //! memory it shares with the parent, reaches the parent only as the child's exit status 127
 //! (QEMU's user mode does the same).
 //!
-//! `clone` with `CLONE_VM` alone makes a thread ([`crate::thread::spawn`]). Other calls that would
+//! `clone` with `CLONE_VM` alone makes a thread ([`crate::task::spawn`]). Other calls that would
 //! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
 //! thread, namespaces…) return `ENOSYS`; `clone3` returns `ENOSYS` so that glibc falls back
 //! to `clone`.
@@ -75,7 +75,7 @@ pub fn set_guest_child() {
 
 /// `fork(void)` (fork(2)): `clone(SIGCHLD)`.
 pub fn fork(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    let sigchld = cpu.get_data().arch.signal_from_host(crate::signal::Signal::SIGCHLD);
+    let sigchld = (cpu.get_data().arch.info().signal_from_host)(crate::signal::Signal::SIGCHLD);
     do_fork(cpu, CloneArgs { flags: sigchld, ..Default::default() })
 }
 
@@ -86,12 +86,12 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `clone(flags, newsp, parent_tid, child_tid, tls)` in the arch's argument order
 /// ([`crate::guest::GuestArch::clone_args`]). With `CLONE_VM` a thread
-/// ([`crate::thread::spawn`]); otherwise, and with `CLONE_VM | CLONE_VFORK`, a host fork
+/// ([`crate::task::spawn`]); otherwise, and with `CLONE_VM | CLONE_VFORK`, a host fork
 /// (the child on `newsp` if given). Errors: `ENOSYS` for processes that would share some
 /// other state with the child or an exit signal the host lacks; `EINVAL` as the kernel gives
 /// for contradictory flags; the host fork's errors (`EAGAIN`, `ENOMEM`).
 pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let ca = cpu.get_data().arch.clone_args(a);
+    let ca = (cpu.get_data().arch.info().clone_args)(a);
     if ca.flags & CLONE_VM != 0 && ca.flags & CLONE_VFORK == 0 {
         return clone_thread(cpu, ca);
     }
@@ -119,7 +119,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
     }
     let exit_sig = match ca.flags & CSIGNAL {
         0 => 0,
-        s => arch.signal_to_host(s).ok_or(Errno::EINVAL)?.0 as i32,
+        s => (arch.info().signal_to_host)(s).ok_or(Errno::EINVAL)?.0 as i32,
     };
     let pid = if exit_sig == libc::SIGCHLD {
         // SAFETY: the other host threads hold no lock the child needs: guest threads wait for

@@ -29,7 +29,7 @@ fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
 pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let raw = t.mm.read_cstr(a.a[1], PATH_MAX)?;
-    let flags = t.arch.open_flags_to_host(a.a[2]);
+    let flags = (t.arch.info().open_flags_to_host)(a.a[2]);
     if let Some(f) = super::procfs::lookup(&raw) {
         let data = super::procfs::generate(t, f);
         return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(|fd| fd as u64);
@@ -49,7 +49,7 @@ pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `creat(const char *path, mode_t mode)` (x86_64): `open(path, O_CREAT|O_WRONLY|O_TRUNC, mode)`.
 pub fn creat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
-    let guest_flags = cpu.get_data().arch.open_flags_from_host(flags as i32);
+    let guest_flags = (cpu.get_data().arch.info().open_flags_from_host)(flags as i32);
     openat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], guest_flags, a.a[1], 0, 0], ..*a })
 }
 
@@ -67,7 +67,7 @@ pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(as_int(a.a[0]), path.as_ptr(), &mut st, as_int(a.a[3])) }))?;
     let arch = t.arch;
-    arch.write_stat(&mut t.mm, a.a[2], &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.a[2], &st)?;
     Ok(0)
 }
 
@@ -78,7 +78,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(as_int(a.a[0]), &mut st) }))?;
     let arch = t.arch;
-    arch.write_stat(&mut t.mm, a.a[1], &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.a[1], &st)?;
     Ok(0)
 }
 
@@ -430,13 +430,13 @@ pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)); the guest's layout is the
 /// arch's [`crate::guest::GuestArch::statfs_shape`].
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let shape = cpu.get_data().arch.statfs_shape();
+    let shape = cpu.get_data().arch.info().statfs_shape;
     statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.a[0]), a.a[1], shape)
 }
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)).
 pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let shape = cpu.get_data().arch.statfs_shape();
+    let shape = cpu.get_data().arch.info().statfs_shape;
     statfs_into(cpu.get_data_mut(), StatfsOf::Fd(as_int(a.a[0])), a.a[1], shape)
 }
 

@@ -26,7 +26,8 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     if entry == Entry::Syscall {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
-        if arch.gate_syscall(cpu, super::enter) {
+        let args = arch.syscall_args(cpu);
+        if arch.gate_syscall(cpu, args, super::enter) {
             let _ = cpu.reg_write(spec.pc, landing);
         }
         return;

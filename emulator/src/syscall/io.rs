@@ -210,7 +210,7 @@ pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `dup3(int oldfd, int newfd, int flags)`; `flags` may only hold `O_CLOEXEC` (else `EINVAL`).
 pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = cpu.get_data().arch.open_flags_to_host(a.a[2]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[2]);
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::dup3(as_int(a.a[0]), as_int(a.a[1]), flags) }))
 }
@@ -270,15 +270,15 @@ pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
     use cmd::*;
     let t = cpu.get_data_mut();
-    let (fd, c, arg) = (as_int(a.a[0]), t.arch.fcntl_cmd_to_host(as_int(a.a[1])), a.a[2]);
+    let (fd, c, arg) = (as_int(a.a[0]), (t.arch.info().fcntl_cmd_to_host)(as_int(a.a[1])), a.a[2]);
     match c {
         F_GETFL => {
             // SAFETY: integer command.
             let r = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETFL) }))?;
-            Ok(t.arch.open_flags_from_host(r as i32))
+            Ok((t.arch.info().open_flags_from_host)(r as i32))
         }
         // SAFETY: integer command and argument.
-        F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, t.arch.open_flags_to_host(arg)) })),
+        F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, (t.arch.info().open_flags_to_host)(arg)) })),
         F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
             let mut fl: libc::flock = t.mm.read_shape(arg, flock)?;
             t.mm.check_writable(arg, t.mm.shape_size(flock))?;
@@ -343,7 +343,7 @@ fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, o
 /// TCGETS/TCSETS*: the generic `struct termios` ([`TERMIOS`]), or the arch's own
 /// ([`crate::guest::GuestArch::termios`]).
 fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResult {
-    let Some(at) = t.arch.termios() else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
+    let Some(at) = t.arch.info().termios else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
     let mut v = if out {
         t.mm.check_writable(arg, at.size)?;
         KernelTermios::zeroed()
@@ -364,7 +364,7 @@ fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResul
 pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;
     let t = cpu.get_data_mut();
-    let (fd, r, arg) = (as_int(a.a[0]), t.arch.ioctl_to_host(a.a[1] & 0xffff_ffff), a.a[2]);
+    let (fd, r, arg) = (as_int(a.a[0]), (t.arch.info().ioctl_to_host)(a.a[1] & 0xffff_ffff), a.a[2]);
     match r {
         TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, arg, r == TCGETS),
         TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, true),
@@ -387,7 +387,7 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `pipe2(int pipefd[2], int flags)` (pipe(2)).
 pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let flags = t.arch.open_flags_to_host(a.a[1]);
+    let flags = (t.arch.info().open_flags_to_host)(a.a[1]);
     let mut fds = [0i32; 2];
     t.buf_out(a.a[0], 8)?;
     // SAFETY: writes two ints into a local array.

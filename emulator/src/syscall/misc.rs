@@ -23,7 +23,7 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let bytes: Vec<u8> = f.iter().take(UTS_LEN - 1).map(|&c| c as u8).collect();
         buf[i * UTS_LEN..i * UTS_LEN + bytes.len()].copy_from_slice(&bytes);
     }
-    let machine = t.arch.name().as_bytes();
+    let machine = t.arch.info().name.as_bytes();
     let m = &mut buf[4 * UTS_LEN..5 * UTS_LEN];
     m.fill(0);
     m[..machine.len()].copy_from_slice(machine);

@@ -55,7 +55,7 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// from the host for file mappings.
 pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (addr, len, prot, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[4] as u32 as i32, a.a[5]);
-    let flags = cpu.get_data().arch.mmap_flags_to_generic(a.a[3]);
+    let flags = (cpu.get_data().arch.info().mmap_flags_to_generic)(a.a[3]);
     let prot = Prot::from_guest(prot).ok_or(Errno::EINVAL)?;
     if len == 0 || off % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
@@ -68,7 +68,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     let anon = flags & MAP_ANONYMOUS != 0;
     let t = cpu.get_data_mut();
-    let low32 = t.arch.map_32bit().filter(|(bit, _)| flags & bit != 0).map(|(_, range)| range);
+    let low32 = t.arch.info().map_32bit.clone().filter(|(bit, _)| flags & bit != 0).map(|(_, range)| range);
     let mm = &mut t.mm;
     let fixed = flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0;
     let at = if fixed {

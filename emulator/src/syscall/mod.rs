@@ -14,6 +14,7 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod arch;
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
@@ -68,17 +69,17 @@ pub struct DispatchTable {
 }
 
 impl DispatchTable {
-    /// Builds the table for `arch` from its number table and [`table::DEFS`] (with
-    /// [`table::ARCH_VARIANTS`] rows for the calls the arch serves in its own form); for 32-bit
-    /// guests the rows of [`compat32::DEFS`] replace those of the same call first.
+    /// Builds the table for `arch` from its number table and [`table::DEFS`]; for 32-bit
+    /// guests the rows of [`compat32::DEFS`] replace those of the same call, then the arch's
+    /// own rows ([`arch::rows_of`]) replace any of either.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let compat: &'static [SyscallDef] = if arch.is_64bit() { &[] } else { compat32::DEFS };
+        let compat: &'static [SyscallDef] = if arch.info().is_64bit { &[] } else { compat32::DEFS };
         let mut by_sys: HashMap<Sys, &'static SyscallDef> =
             table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
-        for d in table::ARCH_VARIANTS.iter().filter(|d| arch.arch_variants().contains(&d.sys)) {
+        for d in self::arch::rows_of(arch) {
             by_sys.insert(d.sys, d);
         }
-        let numbers = arch.numbers();
+        let numbers = (arch.info().numbers)();
         let mut rows = Vec::new();
         for &sys in Sys::ALL {
             if let (Some(nr), Some(def)) = (numbers.number_of(sys), by_sys.get(&sys)) {
@@ -110,10 +111,9 @@ impl DispatchTable {
 /// `__kernel_vsyscall`); never panics (a panic in a unicorn hook would abort endgate), a
 /// handler bug ends the guest with [`Exit::Internal`]. Returns `true` if it asked the engine
 /// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
-pub fn enter(cpu: &mut Cpu<'_>) -> bool {
+pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let task = cpu.get_data();
     let arch = task.arch;
-    let mut args = arch.syscall_args(cpu);
     let def = DispatchTable::of(arch).get(args.nr);
     if def.is_some_and(|d| d.args.len() > 3) {
         arch.syscall_args_rest(cpu, &mut args);
@@ -133,8 +133,12 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
         None => {
             let task = cpu.get_data_mut();
             if tracing && task.warned.insert(args.nr) {
-                let name = arch.numbers().name_of(args.nr).unwrap_or("unknown");
-                crate::elog!("endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS", args.nr, arch.name());
+                let name = (arch.info().numbers)().name_of(args.nr).unwrap_or("unknown");
+                crate::elog!(
+                    "endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS",
+                    args.nr,
+                    arch.info().name
+                );
             }
             Err(Errno::ENOSYS)
         }
@@ -185,13 +189,6 @@ pub fn enter(cpu: &mut Cpu<'_>) -> bool {
         return true;
     }
     false
-}
-
-/// Handler for calls only some arches have: asks the arch (`arch_prctl` on x86_64).
-pub fn arch_only(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let arch = cpu.get_data().arch;
-    let Some(sys) = arch.numbers().lookup(a.nr) else { return Err(Errno::ENOSYS) };
-    arch.arch_syscall(cpu, sys, a).unwrap_or(Err(Errno::ENOSYS))
 }
 
 /// Converts a host libc return value (`-1` + errno) to a [`SysResult`].

@@ -21,7 +21,7 @@ use crate::mm::Endian;
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
 pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let ty = cpu.get_data().arch.socket_type_to_host(as_int(a.a[1]));
+    let ty = (cpu.get_data().arch.info().socket_type_to_host)(as_int(a.a[1]));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), ty, as_int(a.a[2])) }))
 }
@@ -30,7 +30,7 @@ pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.mm.check_writable(a.a[3], 8)?;
-    let ty = t.arch.socket_type_to_host(as_int(a.a[1]));
+    let ty = (t.arch.info().socket_type_to_host)(as_int(a.a[1]));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
     host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), ty, as_int(a.a[2]), sv.as_mut_ptr()) }))?;
@@ -204,7 +204,7 @@ pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let len = (a.a[4] & 0xffff_ffff).min(1 << 16);
     let mut v = if a.a[3] == 0 { Vec::new() } else { t.mm.read_vec(a.a[3], len as usize)? };
-    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
+    let (level, name) = (t.arch.info().sockopt_to_host)(as_int(a.a[1]), as_int(a.a[2]));
     let mut len = len as u32;
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
         v = tv;
@@ -249,14 +249,14 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     t.mm.check_writable(a.a[4], 4)?;
-    let (level, name) = t.arch.sockopt_to_host(as_int(a.a[1]), as_int(a.a[2]));
+    let (level, name) = (t.arch.info().sockopt_to_host)(as_int(a.a[1]), as_int(a.a[2]));
     let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
     let mut len = v.len() as libc::socklen_t;
     // SAFETY: a local buffer of `len` bytes.
     host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
     if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
-        let ty = t.arch.socket_type_from_host(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
+        let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
         v.copy_from_slice(&ty.to_ne_bytes());
     }
     if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) && v.len() >= 16 {
@@ -332,7 +332,7 @@ fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<HostMsg, Errno> {
         vec![0u8; (clen + extra) as usize]
     } else {
         let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?);
-        cmsg::relevel(&mut c, t.arch.sol_socket(), libc::SOL_SOCKET);
+        cmsg::relevel(&mut c, t.arch.info().sol_socket, libc::SOL_SOCKET);
         c
     };
     Ok(HostMsg { hdr, iovs, name, control })
@@ -386,7 +386,7 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if hdr.control != 0 && !m.control.is_empty() {
         let (mut g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
-        cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.sol_socket());
+        cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.info().sol_socket);
         t.mm.write_bytes(hdr.control, &g)?;
         hdr.controllen = g.len() as u64;
         if truncated {

@@ -21,7 +21,7 @@ pub fn exit_group(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `exit(int status)` (exit(2)): ends the calling thread; the last thread's ends the guest
-/// with `status` (see [`crate::thread::exit`]).
+/// with `status` (see [`crate::task::exit`]).
 pub fn exit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     exit_group(cpu, a)?;
     cpu.get_data_mut().exit_thread = crate::thread::live_threads() > 1;
@@ -213,7 +213,7 @@ pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EINVAL` when `len` is not the arch's `sizeof(struct robust_list_head)` (24 on LP64).
 pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let want = if t.arch.is_64bit() { 24 } else { 12 };
+    let want = if t.arch.info().is_64bit { 24 } else { 12 };
     if a.a[1] != want {
         return Err(Errno::EINVAL);
     }
@@ -225,7 +225,7 @@ pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// ([`RLIMIT64`], 16 bytes on every arch).
 pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = t.arch.rlimit_resource_to_host(as_int(a.a[1]));
+    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[1]));
     let new: Option<libc::rlimit> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], RLIMIT64)?) };
     if a.a[3] != 0 {
         t.mm.check_writable(a.a[3], 16)?;
@@ -249,7 +249,7 @@ const RLIM32_INFINITY: u64 = 0xffff_ffff;
 /// gives.
 pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = t.arch.rlimit_resource_to_host(as_int(a.a[0]));
+    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[0]));
     t.mm.check_writable(a.a[1], t.mm.shape_size(RLIMIT))?;
     let mut rl = libc::rlimit::zeroed();
     // SAFETY: a local struct.
@@ -266,7 +266,7 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// means the host's.
 pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = t.arch.rlimit_resource_to_host(as_int(a.a[0]));
+    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[0]));
     let mut rl: libc::rlimit = t.mm.read_shape(a.a[1], RLIMIT)?;
     if t.mm.long_bytes() == 4 {
         for v in [&mut rl.rlim_cur, &mut rl.rlim_max] {
@@ -452,7 +452,7 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// bits, core flag 0x80 kept) or the stop signal (bits 8-15 when the low byte is 0x7f);
 /// exit statuses and `0xffff` (continued) are the same everywhere (include/uapi/linux/wait.h).
 pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
-    let sig = |n: i32| arch.signal_from_host(Signal(n as u32)) as i32;
+    let sig = |n: i32| (arch.info().signal_from_host)(Signal(n as u32)) as i32;
     let low = st & 0x7f;
     if st & 0xff == 0x7f {
         let stop = (st >> 8) & 0xff;
@@ -498,12 +498,12 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             // SAFETY: the kernel filled the SIGCHLD member of the union.
             let (pid, uid, status) = unsafe { (info.si_pid(), info.si_uid(), info.si_status()) };
             let status = if cld_status_is_signal(info.si_code) {
-                t.arch.signal_from_host(Signal(status as u32)) as i32
+                (t.arch.info().signal_from_host)(Signal(status as u32)) as i32
             } else {
                 status
             };
-            let (code_off, errno_off) = if t.arch.siginfo_code_first() { (4, 8) } else { (8, 4) };
-            mm.write_u32(addr, t.arch.signal_from_host(Signal(info.si_signo as u32)) as u32)?;
+            let (code_off, errno_off) = if t.arch.info().siginfo_code_first { (4, 8) } else { (8, 4) };
+            mm.write_u32(addr, (t.arch.info().signal_from_host)(Signal(info.si_signo as u32)) as u32)?;
             mm.write_u32(addr + errno_off, info.si_errno as u32)?;
             mm.write_u32(addr + code_off, info.si_code as u32)?;
             let w = mm.long_bytes();
@@ -537,7 +537,7 @@ unsafe fn sigchld_times(info: &libc::siginfo_t) -> (i64, i64) {
 fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
     match sig {
         0 => Ok(None),
-        _ => cpu.get_data().arch.signal_to_host(sig).map(Some).ok_or(Errno::EINVAL),
+        _ => (cpu.get_data().arch.info().signal_to_host)(sig).map(Some).ok_or(Errno::EINVAL),
     }
 }
 

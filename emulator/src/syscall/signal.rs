@@ -3,7 +3,7 @@
 //!
 //! The guest's dispositions and mask are also the host's ([`crate::signal::host`]), so the
 //! kernel ignores, holds pending, routes and kills as it would natively; handlers run through
-//! [`crate::signal::deliver`].
+//! [`crate::task::deliver`].
 
 use syscalls::Errno;
 
@@ -21,11 +21,15 @@ use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (act, oact) = (a.a[1], a.a[2]);
     let arch = cpu.get_data().arch;
-    if a.a[3] != arch.sigset_size() {
+    if a.a[3] != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let Some(s) = arch.signal_to_host(a.a[0]) else {
-        return if (1..=arch.nsig()).contains(&a.a[0]) { guest_only_sigaction(cpu, a) } else { Err(Errno::EINVAL) };
+    let Some(s) = (arch.info().signal_to_host)(a.a[0]) else {
+        return if (1..=arch.info().nsig).contains(&a.a[0]) {
+            guest_only_sigaction(cpu, a)
+        } else {
+            Err(Errno::EINVAL)
+        };
     };
     if act != 0 && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
         return Err(Errno::EINVAL);
@@ -46,7 +50,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
-        let nocld = if s == Signal::SIGCHLD { arch.sa_nocld_to_host(n.flags) } else { 0 };
+        let nocld = if s == Signal::SIGCHLD { (arch.info().sa_nocld_to_host)(n.flags) } else { 0 };
         // The first guest handler makes the run loop install the block hook that lets
         // signals stop this thread; `syscall::enter` stops the engine for it.
         crate::signal::host::set_disposition_with(s, n.handler, nocld);
@@ -83,10 +87,10 @@ const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 /// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
 /// without `SA_RESTORER`).
 fn read_sigaction(t: &crate::guest::Task, addr: u64) -> Result<KernelSigaction, Errno> {
-    if let Some(r) = t.arch.read_sigaction(&t.mm, addr) {
+    if let Some(r) = (t.arch.info().read_sigaction)(&t.mm, addr) {
         return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
     }
-    if t.arch.has_sa_restorer() {
+    if t.arch.info().has_sa_restorer {
         t.mm.read_shape(addr, SIGACTION)
     } else {
         let [handler, flags, mask]: [u64; 3] = t.mm.read_shape(addr, SIGACTION_NO_RESTORER)?;
@@ -96,10 +100,10 @@ fn read_sigaction(t: &crate::guest::Task, addr: u64) -> Result<KernelSigaction, 
 
 fn write_sigaction(t: &mut crate::guest::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
     let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
-    if let Some(r) = t.arch.write_sigaction(&mut t.mm, addr, &s) {
+    if let Some(r) = (t.arch.info().write_sigaction)(&mut t.mm, addr, &s) {
         return r;
     }
-    if t.arch.has_sa_restorer() {
+    if t.arch.info().has_sa_restorer {
         t.mm.write_shape(addr, SIGACTION, k)
     } else {
         t.mm.write_shape(addr, SIGACTION_NO_RESTORER, &[k.handler, k.flags, k.mask])
@@ -112,8 +116,8 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (set, oset) = (a.a[1], a.a[2]);
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    let how = arch.sigmask_how_to_generic(a.a[0]);
-    if a.a[3] != arch.sigset_size() {
+    let how = (arch.info().sigmask_how_to_generic)(a.a[0]);
+    if a.a[3] != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     let old = t.sig.mask;
@@ -144,7 +148,7 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// saving the mask from before the call. Errors: `EINVAL` (sigsetsize), `EFAULT`, `EINTR`.
 pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    if a.a[1] != t.arch.sigset_size() {
+    if a.a[1] != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     let new = t.arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
@@ -195,7 +199,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     cpu.get_data_mut().sig.take_recorded();
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    if a.a[3] != arch.sigset_size() {
+    if a.a[3] != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     let set = arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
@@ -206,7 +210,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
         if a.a[1] != 0 {
             write_siginfo(&mut t.mm, arch, a.a[1], &info)?;
         }
-        return Ok(arch.signal_from_host(s));
+        return Ok((arch.info().signal_from_host)(s));
     }
     let ts: Option<libc::timespec> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], ts_shape)?) };
     if a.a[1] != 0 {
@@ -223,12 +227,12 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     if a.a[1] != 0 {
         write_siginfo(&mut t.mm, arch, a.a[1], &SigInfo::from_host(&info))?;
     }
-    Ok(arch.signal_from_host(Signal(n as u32)))
+    Ok((arch.info().signal_from_host)(Signal(n as u32)))
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
 pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] > cpu.get_data().arch.sigset_size() {
+    if a.a[1] > cpu.get_data().arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     // Signals taken from the host while blocked, and those the host still holds.
@@ -253,7 +257,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let old = t.sig.altstack;
     let on_stack = old.contains(sp);
     let new = if a.a[0] != 0 {
-        let k: StackT = if t.arch.stack_t_size_first() {
+        let k: StackT = if t.arch.info().stack_t_size_first {
             let m = &t.mm;
             StackT { sp: m.read_u64(a.a[0])?, size: m.read_u64(a.a[0] + 8)?, flags: m.read_u32(a.a[0] + 16)? as i32 }
         } else {
@@ -268,7 +272,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if st.flags & !(SS_DISABLE | (1 << 31)) != 0 {
             return Err(Errno::EINVAL);
         }
-        if st.flags & SS_DISABLE == 0 && st.size < t.arch.minsigstksz().unwrap_or(2048) {
+        if st.flags & SS_DISABLE == 0 && st.size < t.arch.info().minsigstksz.unwrap_or(2048) {
             return Err(Errno::ENOMEM);
         }
         if st.flags & SS_DISABLE != 0 {
@@ -282,7 +286,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // ss_flags reports SS_ONSTACK while the caller runs on the alternate stack.
         let flags = if on_stack { SS_ONSTACK } else { old.flags & !SS_ONSTACK };
         let k = StackT { sp: old.sp, flags: flags as i32, size: old.size };
-        if t.arch.stack_t_size_first() {
+        if t.arch.info().stack_t_size_first {
             let m = &mut t.mm;
             m.write_u64(a.a[1], k.sp)?;
             m.write_u64(a.a[1] + 8, k.size)?;
@@ -302,7 +306,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
 fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
     let mm = &t.mm;
-    let (errno, code) = if t.arch.siginfo_code_first() {
+    let (errno, code) = if t.arch.info().siginfo_code_first {
         (mm.read_u32(addr + 8)?, mm.read_u32(addr + 4)?)
     } else {
         (mm.read_u32(addr + 4)?, mm.read_u32(addr + 8)?)
@@ -313,7 +317,7 @@ fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result
     let mut raw = [0u8; 128];
     raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
     raw[4..8].copy_from_slice(&errno.to_ne_bytes());
-    raw[8..12].copy_from_slice(&t.arch.si_code_to_host(code as i32).to_ne_bytes());
+    raw[8..12].copy_from_slice(&(t.arch.info().si_code_to_host)(code as i32).to_ne_bytes());
     raw[16..20].copy_from_slice(&pid.to_ne_bytes());
     raw[20..24].copy_from_slice(&uid.to_ne_bytes());
     raw[24..32].copy_from_slice(&value.to_ne_bytes());
@@ -326,7 +330,7 @@ fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result
 /// host's `EPERM` (a `si_code` that only the kernel may use, to another process) and `ESRCH`.
 pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = t.arch.signal_to_host(a.a[1]).ok_or(Errno::EINVAL)?;
+    let sig = (t.arch.info().signal_to_host)(a.a[1]).ok_or(Errno::EINVAL)?;
     let info = read_queued_siginfo(t, a.a[2], sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, super::as_int(a.a[0]), sig.0 as i32, &info) })
@@ -336,7 +340,7 @@ pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`rt_sigqueueinfo`], to one thread.
 pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = t.arch.signal_to_host(a.a[2]).ok_or(Errno::EINVAL)?;
+    let sig = (t.arch.info().signal_to_host)(a.a[2]).ok_or(Errno::EINVAL)?;
     let info = read_queued_siginfo(t, a.a[3], sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe {

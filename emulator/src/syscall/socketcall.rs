@@ -77,5 +77,5 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         call::RECVMMSG | call::SENDMMSG => return Err(Errno::ENOSYS),
         _ => return Err(Errno::EINVAL),
     };
-    handler(cpu, &SyscallArgs { nr: a.nr, a: w })
+    handler(cpu, &SyscallArgs { a: w, ..*a })
 }

@@ -80,7 +80,7 @@ pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) ->
         .enumerate()
         .filter(|(_, f)| match f {
             ArgFmt::OpenMode(n) => {
-                let flags = cpu.get_data().arch.open_flags_to_host(a.a[*n as usize]);
+                let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[*n as usize]);
                 flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
             }
             _ => true,
@@ -105,7 +105,7 @@ pub fn print_line(
     let task = cpu.get_data();
     let name = match def {
         Some(d) => d.sys.name(),
-        None => task.arch.numbers().name_of(a.nr).unwrap_or("syscall"),
+        None => (task.arch.info().numbers)().name_of(a.nr).unwrap_or("syscall"),
     };
     let mut line = String::with_capacity(96);
     let _ = write!(line, "{}(", name);
@@ -168,7 +168,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             Err(_) => ptr(v),
         },
         ArgFmt::BufIn(n) => buffer(cpu, v, a.a[n as usize]),
-        ArgFmt::OpenFlags => open_flags(task.arch.open_flags_to_host(v)),
+        ArgFmt::OpenFlags => open_flags((task.arch.info().open_flags_to_host)(v)),
         ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", v as u32),
         ArgFmt::AccessMode => {
             if v == 0 {
@@ -216,10 +216,10 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                 format!("{kind}|{rest}")
             }
         }
-        ArgFmt::Signal => match cpu.get_data().arch.signal_to_host(v) {
+        ArgFmt::Signal => match (cpu.get_data().arch.info().signal_to_host)(v) {
             // The name of the guest's signal (MIPS numbers them differently).
             Some(s) => s.to_string(),
-            None if v == 7 && cpu.get_data().arch.nsig() == 128 => "SIGEMT".into(),
+            None if v == 7 && cpu.get_data().arch.info().nsig == 128 => "SIGEMT".into(),
             None => format!("{}", v as i32),
         },
         ArgFmt::ClockId => match v {

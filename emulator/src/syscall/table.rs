@@ -4,13 +4,14 @@
 
 use super::nr::Sys;
 use super::{
-    arch_only, epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, timer, xattr,
-    Handler, SyscallDef,
+    epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, timer, xattr, Handler,
+    SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
-const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
+/// A row.
+pub(crate) const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
     SyscallDef { sys, handler, args, ret }
 }
 
@@ -91,8 +92,6 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ftruncate, fs::ftruncate, &[Fd, Long], RInt),
     d(Sys::fallocate, fs::fallocate, &[Fd, Int, Long, Long], RInt),
     d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
-    d(Sys::arm_fadvise64_64, arch_only, &[Fd, Int, Hex, Hex, Hex, Hex], RInt),
-    d(Sys::arm_sync_file_range, arch_only, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     d(Sys::fsync, fs::fsync, &[Fd], RInt),
     d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
     d(Sys::sync, fs::sync, &[], RInt),
@@ -159,8 +158,6 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
     d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
     d(Sys::times, process::times, &[Ptr], RInt),
-    d(Sys::arch_prctl, arch_only, &[Hex, Hex], RInt),
-    d(Sys::cacheflush, arch_only, &[Hex, ULong, Int], RInt),
     d(Sys::socketcall, socketcall::socketcall, &[Int, Ptr], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
@@ -231,29 +228,6 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_wait, epoll::epoll_wait, &[Fd, Ptr, Int, Int], RInt),
     d(Sys::epoll_pwait, epoll::epoll_pwait, &[Fd, Ptr, Int, Int, Ptr, ULong], RInt),
     // net
-    // i386 (arch/i386/calls.rs) and MIPS (arch/mips64el/calls.rs): a `user_desc *` on i386, the
-    // thread pointer itself on MIPS
-    d(Sys::set_thread_area, arch_only, &[Hex], RInt),
-    // i386 only (arch/i386/calls.rs)
-    d(Sys::get_thread_area, arch_only, &[Ptr], RInt),
-    d(Sys::old_select, arch_only, &[Ptr], RInt),
-    d(Sys::getuid16, arch_only, &[], RInt),
-    d(Sys::geteuid16, arch_only, &[], RInt),
-    d(Sys::getgid16, arch_only, &[], RInt),
-    d(Sys::getegid16, arch_only, &[], RInt),
-    d(Sys::setuid16, arch_only, &[Int], RInt),
-    d(Sys::setgid16, arch_only, &[Int], RInt),
-    d(Sys::setreuid16, arch_only, &[Int, Int], RInt),
-    d(Sys::setregid16, arch_only, &[Int, Int], RInt),
-    d(Sys::setresuid16, arch_only, &[Int, Int, Int], RInt),
-    d(Sys::setresgid16, arch_only, &[Int, Int, Int], RInt),
-    d(Sys::getresuid16, arch_only, &[Ptr, Ptr, Ptr], RInt),
-    d(Sys::getresgid16, arch_only, &[Ptr, Ptr, Ptr], RInt),
-    d(Sys::getgroups16, arch_only, &[Int, Ptr], RInt),
-    d(Sys::setgroups16, arch_only, &[Int, Ptr], RInt),
-    d(Sys::chown16, arch_only, &[Str, Int, Int], RInt),
-    d(Sys::lchown16, arch_only, &[Str, Int, Int], RInt),
-    d(Sys::fchown16, arch_only, &[Fd, Int, Int], RInt),
     d(Sys::socket, net::socket, &[Int, Hex, Int], RInt),
     d(Sys::socketpair, net::socketpair, &[Int, Hex, Int, Ptr], RInt),
     d(Sys::bind, net::bind, &[Fd, Ptr, Int], RInt),
@@ -278,18 +252,6 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
-];
-
-/// Rows for calls some arches take in another form, served by the arch
-/// ([`crate::guest::GuestArch::arch_variants`]).
-pub static ARCH_VARIANTS: &[SyscallDef] = &[
-    // `old_mmap` (s390x): one pointer to the six arguments.
-    d(Sys::mmap, arch_only, &[Ptr], RHex),
-    // The arch's own `struct statfs` (s390x).
-    d(Sys::statfs, arch_only, &[Str, Ptr], RInt),
-    d(Sys::fstatfs, arch_only, &[Fd, Ptr], RInt),
-    d(Sys::statfs64, arch_only, &[Str, ULong, Ptr], RInt),
-    d(Sys::fstatfs64, arch_only, &[Fd, ULong, Ptr], RInt),
 ];
 
 #[cfg(test)]

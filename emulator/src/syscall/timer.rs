@@ -49,7 +49,7 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let tid = mm.read_u32(a.a[1] + long + 8)? as i32;
         let signo = match notify & !SIGEV_THREAD_ID {
             SIGEV_NONE => 0,
-            _ => t.arch.signal_to_host(signo).ok_or(Errno::EINVAL)?.0 as i32,
+            _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.0 as i32,
         };
         Some(HostSigevent { value, signo, notify, tid, _pad: [0; 11] })
     };
@@ -129,8 +129,10 @@ pub fn timer_delete(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `u64` (big-endian guests see it byte-swapped, as with `eventfd`). Errors: `EINVAL`, the
 /// host's `EMFILE`.
 pub fn timerfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = cpu.get_data().arch.open_flags_to_host(a.a[1] & 0xffff_ffff) & (libc::O_NONBLOCK | libc::O_CLOEXEC);
-    if a.a[1] as u32 as i32 & !(cpu.get_data().arch.open_flags_from_host(libc::O_NONBLOCK | libc::O_CLOEXEC) as i32)
+    let flags =
+        (cpu.get_data().arch.info().open_flags_to_host)(a.a[1] & 0xffff_ffff) & (libc::O_NONBLOCK | libc::O_CLOEXEC);
+    if a.a[1] as u32 as i32
+        & !((cpu.get_data().arch.info().open_flags_from_host)(libc::O_NONBLOCK | libc::O_CLOEXEC) as i32)
         != 0
     {
         return Err(Errno::EINVAL);

@@ -137,7 +137,7 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     }
     let t = cpu.get_data_mut();
     let old_mask = t.sig.saved_mask.take().unwrap_or(t.sig.mask);
-    let guest_signo = t.arch.signal_from_host(info.signo);
+    let guest_signo = (t.arch.info().signal_from_host)(info.signo);
     let req = FrameRequest { info, guest_signo, action: act, old_mask, altstack: t.sig.altstack };
     if t.opts.strace {
         crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
@@ -145,7 +145,7 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     if let Err(e) = arch.setup_frame(cpu, &req) {
         let pc = arch.pc(cpu);
         if e == syscalls::Errno::ENOSYS {
-            crate::elog!("endgate: {} cannot run guest signal handlers yet", arch.name());
+            crate::elog!("endgate: {} cannot run guest signal handlers yet", arch.info().name);
             cpu.get_data_mut().exit = Some(Exit::Signal { sig: info.signo, pc, addr: None });
         } else {
             cpu.get_data_mut().exit = Some(Exit::Signal { sig: Signal::SIGSEGV, pc, addr: None });

@@ -18,7 +18,7 @@ use crate::signal::{SigInfo, Signal};
 /// Creates a unicorn instance for `task`'s arch with `task` as its user data, ready to run
 /// guest code of `task`'s address space: the virtual TLB with endgate's fill hook, the
 /// address-space windows mapped with `mem_map_ptr`, the arch's hooks. Used for the first
-/// thread ([`crate::launch`]) and for every thread `clone` makes ([`crate::thread::spawn`]).
+/// thread ([`crate::launch`]) and for every thread `clone` makes ([`spawn`]).
 pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
     let arch = task.arch;
     let mut cpu = arch.new_cpu(task)?;

@@ -8,12 +8,11 @@
 //! - [`shared`]: the address space and the signal dispositions are one object per process,
 //!   each thread's `Task` holding a handle ([`shared::Shared`]); the signal mask, pending
 //!   signals, alternate stack, `clear_child_tid` and robust list stay per thread.
-//! - [`spawn`]: `clone` of a thread. The syscall hook only records the request; the run loop
-//!   performs it once emulation has stopped, when the creator's registers are final (its
-//!   program counter past the trap), and the new thread's instance starts from a copy of them.
-//! - [`exit`]: `exit` of one thread (`CLONE_CHILD_CLEARTID` wake-up, the host thread ends),
-//!   the end of the process from any thread (`exit_group`, the last thread's `exit`, a fatal
-//!   signal), and the state a `fork` child resets.
+//!
+//! Creating and ending threads belongs to the run loop, one layer up: `crate::task::spawn`
+//! (`clone` of a thread, performed once emulation has stopped and the creator's registers are
+//! final) and `crate::task::exit` (one thread's `exit`, the end of the process, the state a
+//! `fork` child resets).
 //!
 //! Guest thread ids are host thread ids. Stale translations across instances (one thread
 //! unmaps or re-protects memory another instance has cached) are handled by the address

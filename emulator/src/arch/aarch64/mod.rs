@@ -13,7 +13,6 @@
 //! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
-mod calls;
 mod signal;
 mod traps;
 mod vdso;
@@ -23,11 +22,11 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::{NumberTable, Sys};
+use crate::abi::nr::NumberTable;
 use crate::abi::{arm_fcntl, generic};
-use crate::guest::SysResult;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The aarch64 guest.
@@ -50,31 +49,48 @@ mod excp {
 /// FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
 const HWCAP_A72: u64 = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 11);
 
+/// aarch64's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "aarch64",
+    elf_machine: 183,
+    is_64bit: true,
+    data_model: DataModel::LP64_LE,
+    layout: Layout {
+        low_len: 16 << 30,
+        dyn_base: 0xaaaa_aaaa_a000,
+        dyn_len: 16 << 30,
+        task_size: 1 << 48,
+        top_len: 64 << 30,
+        fixed_page: None,
+    },
+    hwcap: (HWCAP_A72, 0),
+    platform: Some("aarch64"),
+    // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
+    minsigstksz: Some(5120),
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: arm_fcntl::open_flags_to_host,
+    open_flags_from_host: arm_fcntl::open_flags_from_host,
+    write_stat: write_stat,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &generic::Stat::from_host(st))
+}
+
 impl GuestArch for Aarch64 {
-    fn name(&self) -> &'static str {
-        "aarch64"
-    }
-    fn elf_machine(&self) -> u16 {
-        183
-    }
-    fn is_64bit(&self) -> bool {
-        true
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            low_len: 16 << 30,
-            dyn_base: 0xaaaa_aaaa_a000,
-            dyn_len: 16 << 30,
-            task_size: 1 << 48,
-            top_len: 64 << 30,
-            fixed_page: None,
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -89,7 +105,7 @@ impl GuestArch for Aarch64 {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SWI {
-                (entries.syscall)(cpu);
+                (entries.syscall)(cpu, Aarch64.syscall_args(cpu));
             } else if !(intno == excp::UDEF && traps::emulate_id_mrs(cpu)) {
                 (entries.exception)(cpu, intno);
             }
@@ -115,7 +131,7 @@ impl GuestArch for Aarch64 {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let x0 = RegisterARM64::X0 as i32;
         let v = read_regs(cpu, &[x0 + 8, x0, x0 + 1, x0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
     }
 
     #[inline]
@@ -138,35 +154,6 @@ impl GuestArch for Aarch64 {
         cpu.reg_write(RegisterARM64::TPIDR_EL0, tls).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        (HWCAP_A72, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        Some("aarch64")
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
-        Some(5120)
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
-    }
-
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &generic::Stat::from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        arm_fcntl::open_flags_to_host(flags)
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        arm_fcntl::open_flags_from_host(flags)
-    }
-    fn arch_syscall(&self, _cpu: &mut Cpu<'_>, _sys: Sys, _a: &SyscallArgs) -> Option<SysResult> {
-        None
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let reg: i32 = match name {
             "sp" | "wsp" => RegisterARM64::SP as i32,
@@ -247,11 +234,11 @@ mod tests {
         let a = Aarch64;
         // O_RDONLY|O_DIRECTORY|O_CLOEXEC as aarch64 glibc passes it for opendir().
         let guest = 0o2_000_000 | arm_fcntl::O_DIRECTORY;
-        let host = a.open_flags_to_host(guest);
+        let host = (a.info().open_flags_to_host)(guest);
         assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC);
-        assert_eq!(a.open_flags_from_host(host), guest);
+        assert_eq!((a.info().open_flags_from_host)(host), guest);
         // F_GETFL on a 64-bit host reports the kernel's O_LARGEFILE (0o100000), which must not
         // turn into arm64's O_NOFOLLOW (also 0o100000).
-        assert_eq!(a.open_flags_from_host(0o100000 | libc::O_RDWR), arm_fcntl::O_LARGEFILE | 2);
+        assert_eq!((a.info().open_flags_from_host)(0o100000 | libc::O_RDWR), arm_fcntl::O_LARGEFILE | 2);
     }
 }

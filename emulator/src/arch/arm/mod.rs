@@ -2,7 +2,7 @@
 //!
 //! - Trap: `svc #0` (ARM or Thumb) raises unicorn interrupt 2 (QEMU's `EXCP_SWI`) with the PC
 //!   already past the `svc`. Number in `r7`, arguments in `r0`-`r5`, result in `r0`. Numbers
-//!   from 0xf0000 are the ARM-private calls (`calls::private`), served in the hook.
+//!   from 0xf0000 are the ARM-private calls (`traps::private`), served in the hook.
 //! - 64-bit arguments go in aligned register pairs (EABI), see
 //!   [`crate::syscall::compat32`].
 //! - Thumb: the CPU state bit (CPSR.T) is part of the resume address: [`GuestArch::pc`] gives
@@ -22,9 +22,9 @@
 //!   without `SA_RESTORER` return through the `[sigpage]` trampolines.
 
 mod abi;
-mod calls;
 pub mod kuser;
 mod signal;
+mod traps;
 mod vdso;
 
 use capstone::prelude::*;
@@ -33,10 +33,10 @@ use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::abi::nr::NumberTable;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The arm guest.
@@ -69,35 +69,70 @@ const FPEXC_EN: u64 = 1 << 30;
 /// One past the highest user address: the kuser page sits right above the stack.
 const TASK_SIZE: u64 = kuser::VECTORS_BASE;
 
+/// arm's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "armv7l",
+    elf_machine: 40,
+    is_64bit: false,
+    data_model: DataModel::ILP32_LE,
+    // [0, 2 GiB) low; [0xaaaaa000, +256 MiB) PIE; [0xc0000000, 4 GiB) top, which holds
+    // the stack, the top-down mmap area and the kuser page. `task_size` here is the end
+    // of the top window; `install_hooks` lowers the address space's TASK_SIZE to
+    // 0xffff0000 once the kuser page is mapped.
+    layout: Layout {
+        low_len: 0x8000_0000,
+        dyn_base: 0xaaaa_a000,
+        dyn_len: 0x1000_0000,
+        task_size: 1 << 32,
+        top_len: 1 << 30,
+        fixed_page: None,
+    },
+    // AT_HWCAP2 bits (AES, PMULL, SHA1, SHA2, CRC32) are ARMv8 crypto; the A15 has none.
+    hwcap: (abi::HWCAP_A15, 0),
+    // arch/arm/kernel/setup.c: ELF_PLATFORM is "v7" plus the endianness letter.
+    platform: Some("v7l"),
+    // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+    minsigstksz: None,
+    regpairs_aligned: true,
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    statfs64_len: statfs64_len,
+    open_flags_to_host: arm_fcntl::open_flags_to_host,
+    open_flags_from_host: arm_fcntl::open_flags_from_host,
+    write_stat: write_stat,
+    write_stat64: write_stat64,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::arm::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
+}
+
+fn statfs64_len(size: u64) -> Option<u64> {
+    // The kernel's `sys_statfs64_wrapper` (arch/arm/kernel/entry-common.S) accepts 88,
+    // the EABI `sizeof` of glibc's unpacked struct, for the 84-byte packed one.
+    match size {
+        84 | 88 => Some(84),
+        _ => None,
+    }
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
+}
+
+fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
+}
+
 impl GuestArch for Arm {
-    fn name(&self) -> &'static str {
-        "armv7l"
-    }
-    fn elf_machine(&self) -> u16 {
-        40
-    }
-    fn is_64bit(&self) -> bool {
-        false
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn layout(&self) -> Layout {
-        // [0, 2 GiB) low; [0xaaaaa000, +256 MiB) PIE; [0xc0000000, 4 GiB) top, which holds
-        // the stack, the top-down mmap area and the kuser page. `task_size` here is the end
-        // of the top window; `install_hooks` lowers the address space's TASK_SIZE to
-        // 0xffff0000 once the kuser page is mapped.
-        Layout {
-            low_len: 0x8000_0000,
-            dyn_base: 0xaaaa_a000,
-            dyn_len: 0x1000_0000,
-            task_size: 1 << 32,
-            top_len: 1 << 30,
-            fixed_page: None,
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::arm::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -117,26 +152,26 @@ impl GuestArch for Arm {
         cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SWI {
                 let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
-                if nr & !0xffff != calls::ARM_NR_BASE {
-                    (entries.syscall)(cpu);
+                if nr & !0xffff != traps::ARM_NR_BASE {
+                    (entries.syscall)(cpu, Arm.syscall_args(cpu));
                     return;
                 }
                 let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
-                let result = calls::private(cpu, nr, excp::UDEF);
+                let result = traps::private(cpu, nr, excp::UDEF);
                 if cpu.get_data().opts.strace {
-                    let name = calls::private_name(nr);
+                    let name = traps::private_name(nr);
                     match result {
-                        calls::Private::Ret(v) => {
+                        traps::Private::Ret(v) => {
                             crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
                         }
-                        calls::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                        traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
                     }
                 }
                 match result {
-                    calls::Private::Ret(v) => {
+                    traps::Private::Ret(v) => {
                         let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
                     }
-                    calls::Private::Exception(e) => (entries.exception)(cpu, e),
+                    traps::Private::Exception(e) => (entries.exception)(cpu, e),
                 }
             } else {
                 (entries.exception)(cpu, intno);
@@ -190,7 +225,7 @@ impl GuestArch for Arm {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let r0 = RegisterARM::R0 as i32;
         let v = read_regs(cpu, &[RegisterARM::R7 as i32, r0, r0 + 1, r0 + 2]);
-        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1], v[2], v[3], 0, 0, 0].map(|x| x & 0xffff_ffff) }
+        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1], v[2], v[3], 0, 0, 0].map(|x| x & 0xffff_ffff), restart_len: 0 }
     }
 
     #[inline]
@@ -213,58 +248,14 @@ impl GuestArch for Arm {
         cpu.reg_write(RegisterARM::C13_C0_3, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        // AT_HWCAP2 bits (AES, PMULL, SHA1, SHA2, CRC32) are ARMv8 crypto; the A15 has none.
-        (abi::HWCAP_A15, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        // arch/arm/kernel/setup.c: ELF_PLATFORM is "v7" plus the endianness letter.
-        Some("v7l")
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-        None
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
-    }
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
         if pc & 1 == 0 {
-            return self.disassembler().map(|cs| (cs, pc));
+            return (self.info().disassembler)().map(|cs| (cs, pc));
         }
         let cs = Capstone::new().arm().mode(arch::arm::ArchMode::Thumb);
         cs.build().ok().map(|cs| (cs, pc & !1))
     }
 
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
-    }
-    fn regpairs_aligned(&self) -> bool {
-        true
-    }
-    fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
-    }
-    fn statfs64_len(&self, size: u64) -> Option<u64> {
-        // The kernel's `sys_statfs64_wrapper` (arch/arm/kernel/entry-common.S) accepts 88,
-        // the EABI `sizeof` of glibc's unpacked struct, for the 84-byte packed one.
-        match size {
-            84 | 88 => Some(84),
-            _ => None,
-        }
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        arm_fcntl::open_flags_to_host(flags)
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        arm_fcntl::open_flags_from_host(flags)
-    }
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-        calls::arch_syscall(cpu, sys, a)
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let n: i32 = match name {
             "sb" => 9,
@@ -318,7 +309,7 @@ mod tests {
 
     #[test]
     fn layout_is_below_4_gib() {
-        let l = Arm.layout();
+        let l = Arm.info().layout;
         assert!(l.low_len <= l.dyn_base);
         assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
         assert!(l.task_size <= 1 << 32);
@@ -332,8 +323,8 @@ mod tests {
         let a = Arm;
         // O_RDONLY|O_LARGEFILE|O_DIRECTORY|O_CLOEXEC as 32-bit glibc passes it for opendir().
         let guest = 0o2_000_000 | arm_fcntl::O_DIRECTORY | arm_fcntl::O_LARGEFILE;
-        let host = a.open_flags_to_host(guest);
+        let host = (a.info().open_flags_to_host)(guest);
         assert_eq!(host, libc::O_DIRECTORY | libc::O_CLOEXEC | 0o100000);
-        assert_eq!(a.open_flags_from_host(host), guest);
+        assert_eq!((a.info().open_flags_from_host)(host), guest);
     }
 }

@@ -2,8 +2,9 @@
 //!
 //! - Trap: `int $0x80`, which unicorn reports as interrupt 0x80 with EIP already past the
 //!   2-byte instruction. Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
-//!   `eax`. endgate passes no `AT_SYSINFO` (no vDSO), so glibc never uses `sysenter`; a
-//!   `sysenter` ends the guest with SIGSEGV (see `install_hooks`).
+//!   `eax`. `AT_SYSINFO` points at the vDSO's `__kernel_vsyscall` (the gate, `crate::gate`),
+//!   which glibc calls for every system call; a `sysenter` ends the guest with SIGSEGV (see
+//!   `install_hooks`).
 //! - TLS: a segment. glibc asks `set_thread_area` for a GDT entry and loads `%gs` with its
 //!   selector; endgate keeps a real GDT for that (`gdt.rs`). Guest code runs at CPL 3.
 //! - CPU: unicorn's `qemu32` model (family 6, PPro features with SSE and SSE2, SSE3), the
@@ -16,7 +17,7 @@
 //!   old `struct stat` shared with arm ([`crate::abi::stat32`]), the packed `struct stat64`
 //!   in `abi.rs`; open flags are asm-generic.
 //! - Only here: `set_thread_area`/`get_thread_area`, `old_select`, the 16-bit-id calls
-//!   (`calls.rs`); `socketcall` is the shared [`crate::syscall::socketcall`]. `ipc`,
+//!   (`crate::syscall::arch::i386`); `socketcall` is the shared [`crate::syscall::socketcall`]. `ipc`,
 //!   `modify_ldt`, `vm86`, `olduname` answer `ENOSYS`.
 //! - `uname -m` and `AT_PLATFORM`: "i686", as a Debian i386 system reports.
 //! - Signals: `signal.rs` builds `sigframe_ia32` (handlers without `SA_SIGINFO`, returning
@@ -24,8 +25,7 @@
 //!   without `SA_RESTORER` return through the sigtramp page (the kernel's vDSO has them).
 
 mod abi;
-mod calls;
-mod gdt;
+pub mod gdt;
 mod signal;
 mod vdso;
 
@@ -35,9 +35,9 @@ use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
 
 use super::{new_engine, read_regs, write_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The i386 guest.
@@ -91,41 +91,67 @@ fn i386_name(name: &'static str) -> &'static str {
     }
 }
 
+/// i386's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "i686",
+    elf_machine: 3,
+    is_64bit: false,
+    // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
+    data_model: DataModel::ILP32_LE_I386,
+    // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk
+    // heap (glibc's malloc goes on with mmap when brk cannot grow); [256 MiB, TASK_SIZE)
+    // stack and top-down mmap, which (as on Linux, where it reaches mmap_min_addr) leaves a
+    // program nearly all of its 4 GiB.
+    layout: Layout {
+        low_len: 0x40_0000,
+        dyn_base: 0x40_0000,
+        dyn_len: 0x0fc0_0000,
+        task_size: 0xffff_e000,
+        top_len: 0xefff_e000,
+        fixed_page: None,
+    },
+    hwcap: (abi::HWCAP_QEMU32, 0),
+    platform: Some("i686"),
+    // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
+    minsigstksz: Some(2048),
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: open_flags_to_host,
+    open_flags_from_host: open_flags_from_host,
+    write_stat: write_stat,
+    write_stat64: write_stat64,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS
+        .get_or_init(|| NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name())))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok()
+}
+
+fn open_flags_to_host(flags: u64) -> i32 {
+    flags as u32 as i32
+}
+
+fn open_flags_from_host(flags: i32) -> u64 {
+    u64::from(flags as u32)
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
+}
+
+fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
+}
+
 impl GuestArch for I386 {
-    fn name(&self) -> &'static str {
-        "i686"
-    }
-    fn elf_machine(&self) -> u16 {
-        3
-    }
-    fn is_64bit(&self) -> bool {
-        false
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn data_model(&self) -> DataModel {
-        // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
-        DataModel::ILP32_LE_I386
-    }
-    fn layout(&self) -> Layout {
-        // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk
-        // heap (glibc's malloc goes on with mmap when brk cannot grow); [256 MiB, TASK_SIZE)
-        // stack and top-down mmap, which (as on Linux, where it reaches mmap_min_addr) leaves a
-        // program nearly all of its 4 GiB.
-        Layout {
-            low_len: 0x40_0000,
-            dyn_base: 0x40_0000,
-            dyn_len: 0x0fc0_0000,
-            task_size: 0xffff_e000,
-            top_len: 0xefff_e000,
-            fixed_page: None,
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| {
-            NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name()))))
-        })
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -138,7 +164,7 @@ impl GuestArch for I386 {
         gdt::install(cpu)?;
         cpu.add_intr_hook(move |cpu, intno| {
             if intno == SYSCALL_VECTOR {
-                gdt::as_endgate(|| (entries.syscall)(cpu));
+                gdt::as_endgate(|| (entries.syscall)(cpu, I386.syscall_args(cpu)));
             } else {
                 crate::arch::x86_64::exception_state::clear(cpu);
                 (entries.exception)(cpu, intno);
@@ -180,7 +206,11 @@ impl GuestArch for I386 {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         use RegisterX86 as R;
         let v = read_regs(cpu, &[R::EAX, R::EBX, R::ECX, R::EDX].map(|r| r as i32));
-        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1] & 0xffff_ffff, v[2] & 0xffff_ffff, v[3] & 0xffff_ffff, 0, 0, 0] }
+        SyscallArgs {
+            nr: v[0] & 0xffff_ffff,
+            a: [v[1] & 0xffff_ffff, v[2] & 0xffff_ffff, v[3] & 0xffff_ffff, 0, 0, 0],
+            restart_len: 0,
+        }
     }
 
     #[inline]
@@ -216,48 +246,10 @@ impl GuestArch for I386 {
         gdt::set_thread_area(cpu, tls, false).map(|_| ())
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>, enter: fn(&mut Cpu<'_>) -> bool) -> bool {
-        gdt::as_endgate(|| enter(cpu))
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        (abi::HWCAP_QEMU32, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        Some("i686")
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
-        Some(2048)
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok()
+    fn gate_syscall(&self, cpu: &mut Cpu<'_>, args: SyscallArgs, enter: fn(&mut Cpu<'_>, SyscallArgs) -> bool) -> bool {
+        gdt::as_endgate(|| enter(cpu, args))
     }
 
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
-    }
-    fn write_stat64(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        flags as u32 as i32
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        u64::from(flags as u32)
-    }
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-        match sys {
-            Sys::set_thread_area => Some(calls::set_thread_area(cpu, a)),
-            Sys::get_thread_area => Some(calls::get_thread_area(cpu, a)),
-            Sys::old_select => Some(calls::old_select(cpu, a)),
-            // i386 has no FS/GS base codes and endgate emulates no CPUID faulting.
-            Sys::arch_prctl => Some(Err(Errno::EINVAL)),
-            _ => calls::uid16(cpu, sys, a),
-        }
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         use RegisterX86 as R;
         let reg = match name {
@@ -313,7 +305,7 @@ mod tests {
 
     #[test]
     fn windows_tile_the_address_space() {
-        let l = I386.layout();
+        let l = I386.info().layout;
         assert_eq!(l.low_len, l.dyn_base);
         assert_eq!(l.dyn_base + l.dyn_len, l.task_size - l.top_len);
         assert_eq!(l.task_size, 0xffff_e000);
@@ -322,7 +314,7 @@ mod tests {
 
     #[test]
     fn numbers_follow_syscall_32_tbl() {
-        let t = I386.numbers();
+        let t = (I386.info().numbers)();
         assert_eq!(t.lookup(4), Some(Sys::write));
         assert_eq!(t.lookup(24), Some(Sys::getuid16));
         assert_eq!(t.lookup(199), Some(Sys::getuid32));

@@ -26,8 +26,7 @@
 //! - Address space: `TASK_SIZE64` 1 TiB (40 bits, below the model's 42 `SEGBITS`), PIE base
 //!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
-mod abi;
-mod calls;
+pub mod abi;
 mod delay_slot;
 mod signal;
 mod tlb;
@@ -38,10 +37,10 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
 use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::abi::nr::NumberTable;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal};
 
 /// The mips64el guest.
@@ -95,34 +94,137 @@ const HWCAP_MIPS_MIPS3D: u64 = 1 << 5;
 /// Highest errno a syscall can return (Linux `MAX_ERRNO`).
 const MAX_ERRNO: u64 = 4095;
 
+/// mips64el's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
+    name: "mips64",
+    elf_machine: 8,
+    is_64bit: true,
+    data_model: DataModel::LP64_LE,
+    // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
+    // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
+    layout: Layout {
+        low_len: 8 << 30,
+        dyn_base: 0xaa_aaaa_a000,
+        dyn_len: 4 << 30,
+        task_size: 1 << 40,
+        top_len: 16 << 30,
+        fixed_page: None,
+    },
+    // arch/mips/include/uapi/asm/hwcap.h has bits only for R6, MSA, CRC32 and the ASEs
+    // (MIPS16, MDMX, MIPS3D, SmartMIPS, DSP…). Of these the model has MIPS-3D, which Linux
+    // finds in the FPU's FIR.3D bit (arch/mips/kernel/cpu-probe.c).
+    hwcap: (HWCAP_MIPS_MIPS3D, 0),
+    // Linux sets `__elf_platform` only for a few vendor cores (Octeon, Loongson).
+    platform: None,
+    minsigstksz: None,
+    // arch/mips/include/uapi/asm/signal.h: no sa_restorer (and read_sigaction above).
+    has_sa_restorer: false,
+    nsig: 128,
+    sigset_size: 16,
+    termios: Some(ArchTermios {
+        size: abi::TERMIOS_SIZE,
+        to_host: abi::termios_to_host,
+        from_host: abi::termios_from_host,
+    }),
+    sol_socket: abi::SOL_SOCKET,
+    siginfo_code_first: true,
+    stack_t_size_first: true,
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: abi::open_flags_to_host,
+    open_flags_from_host: abi::open_flags_from_host,
+    rlimit_resource_to_host: abi::rlimit_to_host,
+    signal_to_host: signal_to_host,
+    signal_from_host: signal_from_host,
+    sigmask_how_to_generic: abi::sigmask_how_to_generic,
+    read_sigaction: read_sigaction,
+    write_sigaction: write_sigaction,
+    mmap_flags_to_generic: abi::mmap_flags_to_generic,
+    fcntl_cmd_to_host: abi::fcntl_cmd_to_host,
+    ioctl_to_host: abi::ioctl_to_host,
+    socket_type_to_host: abi::socket_type_to_host,
+    socket_type_from_host: abi::socket_type_from_host,
+    sockopt_to_host: abi::sockopt_to_host,
+    sa_nocld_to_host: sa_nocld_to_host,
+    si_code_from_host: si_code_from_host,
+    si_code_to_host: si_code_to_host,
+    write_stat: write_stat,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
+}
+
+fn signal_to_host(sig: u64) -> Option<Signal> {
+    abi::signal_to_host(sig).map(Signal)
+}
+
+fn signal_from_host(sig: Signal) -> u64 {
+    abi::signal_from_host(sig.0)
+}
+
+/// MIPS `struct sigaction` (arch/mips/include/uapi/asm/signal.h): `unsigned int sa_flags`,
+/// then `sa_handler` at 8, then the 128-bit `sa_mask` at 16; no restorer.
+fn read_sigaction(mm: &AddressSpace, addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
+    let read = || {
+        Ok(SigAction {
+            flags: u64::from(mm.read_u32(addr)?),
+            handler: mm.read_u64(addr + 8)?,
+            restorer: 0,
+            mask: Mips64el.read_sigset(mm, addr + 16)?,
+        })
+    };
+    Some(read())
+}
+
+fn write_sigaction(mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Option<Result<(), Errno>> {
+    let mut write = || {
+        mm.write_u32(addr, act.flags as u32)?;
+        mm.write_u32(addr + 4, 0)?;
+        mm.write_u64(addr + 8, act.handler)?;
+        Mips64el.write_sigset(mm, addr + 16, act.mask)
+    };
+    Some(write())
+}
+
+/// arch/mips/include/uapi/asm/signal.h: `SA_NOCLDSTOP` 1, `SA_NOCLDWAIT` 0x10000.
+fn sa_nocld_to_host(flags: u64) -> i32 {
+    (flags & 1) as i32 | if flags & 0x10000 != 0 { libc::SA_NOCLDWAIT } else { 0 }
+}
+
+/// arch/mips/include/uapi/asm/siginfo.h: `SI_ASYNCIO` -2, `SI_TIMER` -3, `SI_MESGQ` -4.
+fn si_code_from_host(code: i32) -> i32 {
+    match code {
+        -2 => -3,
+        -3 => -4,
+        -4 => -2,
+        c => c,
+    }
+}
+
+fn si_code_to_host(code: i32) -> i32 {
+    match code {
+        -3 => -2,
+        -4 => -3,
+        -2 => -4,
+        c => c,
+    }
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &abi::Stat::from_host(st))
+}
+
 impl GuestArch for Mips64el {
-    fn name(&self) -> &'static str {
-        // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
-        "mips64"
-    }
-    fn elf_machine(&self) -> u16 {
-        8
-    }
-    fn is_64bit(&self) -> bool {
-        true
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn layout(&self) -> Layout {
-        // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
-        // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
-        Layout {
-            low_len: 8 << 30,
-            dyn_base: 0xaa_aaaa_a000,
-            dyn_len: 4 << 30,
-            task_size: 1 << 40,
-            top_len: 16 << 30,
-            fixed_page: None,
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -134,7 +236,7 @@ impl GuestArch for Mips64el {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::SYSCALL {
-                (entries.syscall)(cpu);
+                (entries.syscall)(cpu, Mips64el.syscall_args(cpu));
             } else {
                 (entries.exception)(cpu, intno);
             }
@@ -147,7 +249,7 @@ impl GuestArch for Mips64el {
         // addressing in every segment.
         cpu.reg_write(RegisterMIPS::CP0_STATUS, status::CU1 | status::FR | status::KX | status::SX | status::UX)?;
         delay_slot::locate_hflags(cpu);
-        let bases = tlb::entry_bases(&self.layout(), TLB_ENTRIES);
+        let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
         tlb::wire_entries(cpu, (sp & !0xfff) - 0x2000, &bases)?;
         // ELF_PLAT_INIT (arch/mips/include/asm/elf.h) zeroes every GPR; v0 = 0 tells _start
         // there is no rtld_fini to register.
@@ -169,7 +271,7 @@ impl GuestArch for Mips64el {
     #[inline]
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let v = read_regs(cpu, &[V0, A0, A0 + 1, A0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
     }
 
     #[inline]
@@ -197,7 +299,7 @@ impl GuestArch for Mips64el {
     fn init_thread(&self, cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
         let regs = cpu.context_init()?;
         let sp = cpu.reg_read(RegisterMIPS::SP)?;
-        let bases = tlb::entry_bases(&self.layout(), TLB_ENTRIES);
+        let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
         let r = tlb::wire_entries(cpu, (sp.wrapping_sub(1)) & !0xfff, &bases);
         cpu.context_restore(&regs)?;
         r
@@ -207,38 +309,6 @@ impl GuestArch for Mips64el {
         cpu.reg_write(RegisterMIPS::CP0_USERLOCAL, tls).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        // arch/mips/include/uapi/asm/hwcap.h has bits only for R6, MSA, CRC32 and the ASEs
-        // (MIPS16, MDMX, MIPS3D, SmartMIPS, DSP…). Of these the model has MIPS-3D, which Linux
-        // finds in the FPU's FIR.3D bit (arch/mips/kernel/cpu-probe.c).
-        (HWCAP_MIPS_MIPS3D, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        // Linux sets `__elf_platform` only for a few vendor cores (Octeon, Loongson).
-        None
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        None
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
-    }
-
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat::from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        abi::open_flags_to_host(flags)
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        abi::open_flags_from_host(flags)
-    }
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-        calls::arch_syscall(cpu, sys, a)
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let name = name.strip_prefix('$').unwrap_or(name);
         let n: i32 = match name {
@@ -306,39 +376,6 @@ impl GuestArch for Mips64el {
         }
     }
 
-    fn signal_to_host(&self, sig: u64) -> Option<Signal> {
-        abi::signal_to_host(sig).map(Signal)
-    }
-    fn signal_from_host(&self, sig: Signal) -> u64 {
-        abi::signal_from_host(sig.0)
-    }
-    fn nsig(&self) -> u64 {
-        128
-    }
-    /// arch/mips/include/uapi/asm/signal.h: `SA_NOCLDSTOP` 1, `SA_NOCLDWAIT` 0x10000.
-    fn sa_nocld_to_host(&self, flags: u64) -> i32 {
-        (flags & 1) as i32 | if flags & 0x10000 != 0 { libc::SA_NOCLDWAIT } else { 0 }
-    }
-    /// arch/mips/include/uapi/asm/siginfo.h: `SI_ASYNCIO` -2, `SI_TIMER` -3, `SI_MESGQ` -4.
-    fn si_code_from_host(&self, code: i32) -> i32 {
-        match code {
-            -2 => -3,
-            -3 => -4,
-            -4 => -2,
-            c => c,
-        }
-    }
-    fn si_code_to_host(&self, code: i32) -> i32 {
-        match code {
-            -3 => -2,
-            -4 => -3,
-            -2 => -4,
-            c => c,
-        }
-    }
-    fn sigset_size(&self) -> u64 {
-        16
-    }
     fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
         Ok(abi::sigset_to_host([mm.read_u64(addr)?, mm.read_u64(addr + 8)?]))
     }
@@ -347,83 +384,16 @@ impl GuestArch for Mips64el {
         mm.write_u64(addr, w[0])?;
         mm.write_u64(addr + 8, w[1])
     }
-    fn sigmask_how_to_generic(&self, how: u64) -> u64 {
-        abi::sigmask_how_to_generic(how)
-    }
-    /// MIPS `struct sigaction` (arch/mips/include/uapi/asm/signal.h): `unsigned int sa_flags`,
-    /// then `sa_handler` at 8, then the 128-bit `sa_mask` at 16; no restorer.
-    fn read_sigaction(&self, mm: &AddressSpace, addr: GuestAddr) -> Option<Result<SigAction, Errno>> {
-        let read = || {
-            Ok(SigAction {
-                flags: u64::from(mm.read_u32(addr)?),
-                handler: mm.read_u64(addr + 8)?,
-                restorer: 0,
-                mask: self.read_sigset(mm, addr + 16)?,
-            })
-        };
-        Some(read())
-    }
-    fn write_sigaction(&self, mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Option<Result<(), Errno>> {
-        let mut write = || {
-            mm.write_u32(addr, act.flags as u32)?;
-            mm.write_u32(addr + 4, 0)?;
-            mm.write_u64(addr + 8, act.handler)?;
-            self.write_sigset(mm, addr + 16, act.mask)
-        };
-        Some(write())
-    }
-    fn arch_variants(&self) -> &'static [Sys] {
-        // MIPS `struct statfs` has its members in another order (see `calls`).
-        &[Sys::statfs, Sys::fstatfs]
-    }
-    fn has_sa_restorer(&self) -> bool {
-        // arch/mips/include/uapi/asm/signal.h: no sa_restorer (and read_sigaction above).
-        false
-    }
-    fn mmap_flags_to_generic(&self, flags: u64) -> u64 {
-        abi::mmap_flags_to_generic(flags)
-    }
-    fn fcntl_cmd_to_host(&self, cmd: i32) -> i32 {
-        abi::fcntl_cmd_to_host(cmd)
-    }
-    fn ioctl_to_host(&self, req: u64) -> u64 {
-        abi::ioctl_to_host(req)
-    }
-    fn socket_type_to_host(&self, ty: i32) -> i32 {
-        abi::socket_type_to_host(ty)
-    }
-    fn socket_type_from_host(&self, ty: i32) -> i32 {
-        abi::socket_type_from_host(ty)
-    }
-    fn termios(&self) -> Option<ArchTermios> {
-        Some(ArchTermios { size: abi::TERMIOS_SIZE, to_host: abi::termios_to_host, from_host: abi::termios_from_host })
-    }
-    fn sol_socket(&self) -> i32 {
-        abi::SOL_SOCKET
-    }
-    fn sockopt_to_host(&self, level: i32, name: i32) -> (i32, i32) {
-        abi::sockopt_to_host(level, name)
-    }
-    /// MIPS `siginfo_t` is `{si_signo, si_code, si_errno}` (arch/mips/include/uapi/asm/siginfo.h).
-    fn siginfo_code_first(&self) -> bool {
-        true
-    }
-    /// MIPS `stack_t` is `{ss_sp, ss_size, ss_flags}` (arch/mips/include/uapi/asm/signal.h).
-    fn stack_t_size_first(&self) -> bool {
-        true
-    }
-    fn rlimit_resource_to_host(&self, resource: i32) -> i32 {
-        abi::rlimit_to_host(resource)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::abi::nr::Sys;
 
     #[test]
     fn layout_windows_do_not_overlap() {
-        let l = Mips64el.layout();
+        let l = Mips64el.info().layout;
         let bases = tlb::entry_bases(&l, usize::MAX);
         assert!(bases.len() <= TLB_ENTRIES, "{} TLB entries needed", bases.len());
         assert!(l.low_len <= l.dyn_base);
@@ -434,7 +404,7 @@ mod tests {
     #[test]
     fn n64_numbers() {
         // arch/mips/kernel/syscalls/syscall_n64.tbl
-        let n = Mips64el.numbers();
+        let n = (Mips64el.info().numbers)();
         assert_eq!(n.lookup(5001), Some(Sys::write));
         assert_eq!(n.lookup(5058), Some(Sys::exit));
         assert_eq!(n.lookup(5242), Some(Sys::set_thread_area));

@@ -20,7 +20,6 @@
 //!   (arch/riscv/include/asm/elf.h `ELF_ET_DYN_BASE` = `TASK_SIZE / 3 * 2`, page-aligned).
 
 mod abi;
-mod calls;
 mod signal;
 mod traps;
 mod vdso;
@@ -31,10 +30,10 @@ use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::generic;
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::abi::nr::NumberTable;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The riscv64 guest.
@@ -66,35 +65,64 @@ const MSTATUS_FS_INITIAL: u64 = 1 << 13;
 const EBREAK: u32 = 0x0010_0073;
 const C_EBREAK: u16 = 0x9002;
 
+/// riscv64's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "riscv64",
+    elf_machine: 243,
+    is_64bit: true,
+    data_model: DataModel::LP64_LE,
+    // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
+    layout: Layout {
+        low_len: 16 << 30,
+        dyn_base: 0x2a_aaaa_a000,
+        dyn_len: 16 << 30,
+        task_size: 0x40_0000_0000,
+        top_len: 64 << 30,
+        fixed_page: None,
+    },
+    hwcap: (abi::HWCAP_RV64GC, 0),
+    // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM.
+    platform: None,
+    // arch/riscv/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+    minsigstksz: None,
+    has_sa_restorer: false,
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: open_flags_to_host,
+    open_flags_from_host: open_flags_from_host,
+    write_stat: write_stat,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::riscv64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new()
+        .riscv()
+        .mode(arch::riscv::ArchMode::RiscV64)
+        .extra_mode([arch::riscv::ArchExtraMode::RiscVC].into_iter())
+        .build()
+        .ok()
+}
+
+fn open_flags_to_host(flags: u64) -> i32 {
+    flags as u32 as i32
+}
+
+fn open_flags_from_host(flags: i32) -> u64 {
+    u64::from(flags as u32)
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &generic::Stat::from_host(st))
+}
+
 impl GuestArch for Riscv64 {
-    fn name(&self) -> &'static str {
-        "riscv64"
-    }
-    fn elf_machine(&self) -> u16 {
-        243
-    }
-    fn is_64bit(&self) -> bool {
-        true
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn layout(&self) -> Layout {
-        // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
-        Layout {
-            low_len: 16 << 30,
-            dyn_base: 0x2a_aaaa_a000,
-            dyn_len: 16 << 30,
-            task_size: 0x40_0000_0000,
-            top_len: 64 << 30,
-            fixed_page: None,
-        }
-    }
-    fn has_sa_restorer(&self) -> bool {
-        false
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::riscv64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -106,7 +134,7 @@ impl GuestArch for Riscv64 {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_intr_hook(move |cpu, intno| {
             if intno == excp::U_ECALL {
-                (entries.syscall)(cpu);
+                (entries.syscall)(cpu, Riscv64.syscall_args(cpu));
             } else {
                 let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
                 if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
@@ -160,7 +188,7 @@ impl GuestArch for Riscv64 {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let a0 = RegisterRISCV::A0 as i32;
         let v = read_regs(cpu, &[RegisterRISCV::A7 as i32, a0, a0 + 1, a0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
     }
 
     #[inline]
@@ -183,41 +211,6 @@ impl GuestArch for Riscv64 {
         cpu.reg_write(RegisterRISCV::TP, tls).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        (abi::HWCAP_RV64GC, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM.
-        None
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // arch/riscv/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-        None
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new()
-            .riscv()
-            .mode(arch::riscv::ArchMode::RiscV64)
-            .extra_mode([arch::riscv::ArchExtraMode::RiscVC].into_iter())
-            .build()
-            .ok()
-    }
-
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &generic::Stat::from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        flags as u32 as i32
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        u64::from(flags as u32)
-    }
-    fn arch_syscall(&self, _cpu: &mut Cpu<'_>, _sys: Sys, _a: &SyscallArgs) -> Option<SysResult> {
-        None
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let n: i32 = match name {
             "zero" => return Some(0),
@@ -281,7 +274,7 @@ mod tests {
 
     #[test]
     fn layout_windows_do_not_overlap() {
-        let l = Riscv64.layout();
+        let l = Riscv64.info().layout;
         assert!(l.low_len <= l.dyn_base);
         assert_eq!(l.dyn_base % 4096, 0);
         assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xfff);
@@ -292,7 +285,7 @@ mod tests {
     fn open_flags_are_asm_generic() {
         let a = Riscv64;
         let f = libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
-        assert_eq!(a.open_flags_to_host(f as u64), f);
-        assert_eq!(a.open_flags_from_host(f), f as u64);
+        assert_eq!((a.info().open_flags_to_host)(f as u64), f);
+        assert_eq!((a.info().open_flags_from_host)(f), f as u64);
     }
 }

@@ -33,28 +33,25 @@
 //!   0x2aa_0000_0000 (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2`
 //!   rounded down to 4 GiB).
 //! - `mmap` is `old_mmap` (one pointer to six longs) and `statfs` has s390's layout:
-//!   `calls.rs`. `socketcall` is the shared [`crate::syscall::socketcall`].
+//!   `crate::syscall::arch::s390x`. `socketcall` is the shared [`crate::syscall::socketcall`].
 //! - Signal frames (`struct sigframe`, `struct rt_sigframe`) and the `svc 173`/`svc 119`
 //!   return trampolines: `signal.rs`. A restarted call goes back by the length of the
-//!   instruction that ran its `svc`, which the trap hook keeps per thread.
+//!   instruction that ran its `svc`, which the trap hook puts in the call's `SyscallArgs::restart_len`.
 
-mod abi;
-mod calls;
+pub mod abi;
 mod signal;
 mod traps;
 mod vdso;
-
-use std::cell::Cell;
 
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
 use super::{new_engine, read_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::abi::nr::NumberTable;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 use traps::pgm;
 
@@ -90,41 +87,66 @@ const CR0_VECTOR: u64 = 0x0002_0000;
 /// land on the host pages behind guest page 0.
 const LOWCORE_LEN: u64 = 8192;
 
-thread_local! {
-    /// The 8-bit immediate of the `svc` being served on this thread (the low half of the
-    /// kernel's `pt_regs::int_code`), set by the trap hook before it calls the dispatcher.
-    static SVC_IMM: Cell<u8> = const { Cell::new(0) };
-    /// The length of the instruction that ran that `svc` (2, or 4/6 for `EX`/`EXRL`; the
-    /// kernel's `int_code >> 16`), for rewinding the PSW to restart the call.
-    static SVC_ILEN: Cell<u64> = const { Cell::new(2) };
+/// s390x's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "s390x",
+    elf_machine: 22,
+    is_64bit: true,
+    data_model: DataModel::LP64_BE,
+    // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
+    layout: Layout {
+        low_len: 16 << 30,
+        dyn_base: 0x2aa_0000_0000,
+        dyn_len: 16 << 30,
+        task_size: 1 << 42,
+        top_len: 64 << 30,
+        fixed_page: None,
+    },
+    hwcap: (abi::HWCAP_QEMU_Z13, 0),
+    // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
+    platform: Some("z13"),
+    // arch/s390/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
+    minsigstksz: None,
+    // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
+    stack_align: 16,
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: open_flags_to_host,
+    open_flags_from_host: open_flags_from_host,
+    clone_args: clone_args,
+    write_stat: write_stat,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::s390x::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok()
+}
+
+fn open_flags_to_host(flags: u64) -> i32 {
+    flags as u32 as i32
+}
+
+fn open_flags_from_host(flags: i32) -> u64 {
+    u64::from(flags as u32)
+}
+
+/// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).
+fn clone_args(a: &SyscallArgs) -> CloneArgs {
+    CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &abi::Stat::from_host(st))
 }
 
 impl GuestArch for S390x {
-    fn name(&self) -> &'static str {
-        "s390x"
-    }
-    fn elf_machine(&self) -> u16 {
-        22
-    }
-    fn is_64bit(&self) -> bool {
-        true
-    }
-    fn endian(&self) -> Endian {
-        Endian::Big
-    }
-    fn layout(&self) -> Layout {
-        // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
-        Layout {
-            low_len: 16 << 30,
-            dyn_base: 0x2aa_0000_0000,
-            dyn_len: 16 << 30,
-            task_size: 1 << 42,
-            top_len: 64 << 30,
-            fixed_page: None,
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::s390x::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -139,10 +161,14 @@ impl GuestArch for S390x {
             match intno {
                 excp::SVC => match traps::decode_svc(cpu, pc) {
                     Some((imm, ilen)) => {
-                        SVC_IMM.with(|c| c.set(imm));
-                        SVC_ILEN.with(|c| c.set(ilen));
                         let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
-                        (entries.syscall)(cpu);
+                        // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
+                        let mut args = S390x.syscall_args(cpu);
+                        if imm != 0 {
+                            args.nr = u64::from(imm);
+                        }
+                        args.restart_len = ilen as u8;
+                        (entries.syscall)(cpu, args);
                     }
                     // Unreadable code cannot have been run; report what the kernel would.
                     None => (entries.exception)(cpu, pgm::OPERATION),
@@ -192,9 +218,9 @@ impl GuestArch for S390x {
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
         let r1 = RegisterS390X::R1 as i32;
         let v = read_regs(cpu, &[r1, r1 + 1, r1 + 2, r1 + 3]);
-        let imm = SVC_IMM.with(Cell::get);
-        let nr = if imm != 0 { u64::from(imm) } else { v[0] & 0xffff };
-        SyscallArgs { nr, a: [v[1], v[2], v[3], 0, 0, 0] }
+        // The register form (`svc 0`, and `__kernel_vsyscall`); the trap hook puts a nonzero
+        // `svc` immediate in its place. Restarting takes the `svc`'s length.
+        SyscallArgs { nr: v[0] & 0xffff, a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 2 }
     }
 
     #[inline]
@@ -218,60 +244,6 @@ impl GuestArch for S390x {
         cpu.reg_write(RegisterS390X::A1, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>, enter: fn(&mut Cpu<'_>) -> bool) -> bool {
-        // `__kernel_vsyscall` takes the number in r1, as `svc 0` does.
-        SVC_IMM.with(|c| c.set(0));
-        SVC_ILEN.with(|c| c.set(2));
-        enter(cpu)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        (abi::HWCAP_QEMU_Z13, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
-        Some("z13")
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // arch/s390/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-        None
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok()
-    }
-    fn stack_align(&self) -> u64 {
-        // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
-        16
-    }
-
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat::from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        flags as u32 as i32
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        u64::from(flags as u32)
-    }
-    /// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).
-    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
-        CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
-    }
-    fn arch_variants(&self) -> &'static [Sys] {
-        &[Sys::mmap, Sys::statfs, Sys::fstatfs, Sys::statfs64, Sys::fstatfs64]
-    }
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-        Some(match sys {
-            Sys::mmap => calls::old_mmap(cpu, a),
-            Sys::statfs => calls::statfs(cpu, a),
-            Sys::fstatfs => calls::fstatfs(cpu, a),
-            Sys::statfs64 => calls::statfs64(cpu, a),
-            Sys::fstatfs64 => calls::fstatfs64(cpu, a),
-            _ => return None,
-        })
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         // Capstone names the general registers "r0".."r15" (printed with a '%').
         let name = name.trim_start_matches('%');
@@ -294,7 +266,7 @@ impl GuestArch for S390x {
         signal::restore_frame(cpu, rt)
     }
     fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args, SVC_ILEN.with(Cell::get))
+        signal::restart_syscall(cpu, args, u64::from(args.restart_len))
     }
     fn sigtramp_code(&self) -> Option<Vec<u8>> {
         Some(signal::sigtramp_code())
@@ -317,7 +289,7 @@ mod tests {
 
     #[test]
     fn layout_windows_do_not_overlap() {
-        let l = S390x.layout();
+        let l = S390x.info().layout;
         assert!(l.low_len <= l.dyn_base);
         assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xffff_ffff);
         assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
@@ -326,7 +298,7 @@ mod tests {
     #[test]
     fn hwcap_bits() {
         // esan3 zarch stfle msa ldisp eimm etf3eh highgprs vx.
-        assert_eq!(S390x.hwcap().0, 0xb3f);
+        assert_eq!(S390x.info().hwcap.0, 0xb3f);
     }
 
     #[test]

@@ -9,8 +9,7 @@
 //! - Address space: 47-bit, `TASK_SIZE` 0x7ffffffff000, PIE base 0x555555554000
 //!   (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
-mod abi;
-mod calls;
+pub mod abi;
 pub(crate) mod exception_state;
 mod signal;
 mod vdso;
@@ -21,10 +20,10 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
 use super::{new_engine, read_regs, write_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::SysResult;
+use crate::abi::nr::NumberTable;
+use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, Endian, GuestAddr, Layout};
+use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The x86_64 guest.
@@ -36,31 +35,67 @@ static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 /// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
 const HWCAP_QEMU64: u64 = 0x078b_fbfd;
 
+/// x86_64's data row.
+pub static INFO: ArchInfo = ArchInfo {
+    name: "x86_64",
+    elf_machine: 62,
+    is_64bit: true,
+    data_model: DataModel::LP64_LE,
+    layout: Layout {
+        low_len: 16 << 30,
+        dyn_base: 0x5555_5555_4000,
+        dyn_len: 16 << 30,
+        task_size: 0x7fff_ffff_f000,
+        top_len: 64 << 30,
+        fixed_page: Some(vsyscall::VSYSCALL_ADDR),
+    },
+    hwcap: (HWCAP_QEMU64, 0),
+    platform: Some("x86_64"),
+    // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
+    minsigstksz: Some(2048),
+    // MAP_32BIT (arch/x86/include/uapi/asm/mman.h) places a mapping in [1 GiB, 2 GiB), the
+    // range arch/x86/kernel/sys_x86_64.c searches for it.
+    map_32bit: Some((0x40, 0x4000_0000..0x8000_0000)),
+    epoll_packed: true,
+    vdso: Some(&vdso::VDSO),
+    numbers: numbers,
+    disassembler: disassembler,
+    open_flags_to_host: open_flags_to_host,
+    open_flags_from_host: open_flags_from_host,
+    clone_args: clone_args,
+    write_stat: write_stat,
+    ..ArchInfo::GENERIC
+};
+
+fn numbers() -> &'static NumberTable {
+    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+}
+
+fn disassembler() -> Option<Capstone> {
+    Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
+}
+
+fn open_flags_to_host(flags: u64) -> i32 {
+    // x86_64 guest flags are the x86_64 host's (arch/x86 uses asm-generic/fcntl.h values).
+    flags as u32 as i32
+}
+
+fn open_flags_from_host(flags: i32) -> u64 {
+    u64::from(flags as u32)
+}
+
+/// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
+fn clone_args(a: &SyscallArgs) -> CloneArgs {
+    CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+}
+
+fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &abi::Stat::from_host(st))
+}
+
 impl GuestArch for X86_64 {
-    fn name(&self) -> &'static str {
-        "x86_64"
-    }
-    fn elf_machine(&self) -> u16 {
-        62
-    }
-    fn is_64bit(&self) -> bool {
-        true
-    }
-    fn endian(&self) -> Endian {
-        Endian::Little
-    }
-    fn layout(&self) -> Layout {
-        Layout {
-            low_len: 16 << 30,
-            dyn_base: 0x5555_5555_4000,
-            dyn_len: 16 << 30,
-            task_size: 0x7fff_ffff_f000,
-            top_len: 64 << 30,
-            fixed_page: Some(vsyscall::VSYSCALL_ADDR),
-        }
-    }
-    fn numbers(&self) -> &'static NumberTable {
-        NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
+    fn info(&self) -> &'static ArchInfo {
+        &INFO
     }
 
     fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
@@ -70,7 +105,7 @@ impl GuestArch for X86_64 {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
         cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
-            (entries.syscall)(cpu);
+            (entries.syscall)(cpu, X86_64.syscall_args(cpu));
         })?;
         cpu.add_intr_hook(move |cpu, intno| {
             exception_state::clear(cpu);
@@ -103,7 +138,7 @@ impl GuestArch for X86_64 {
         use RegisterX86 as R;
         let ids = [R::RAX, R::RDI, R::RSI, R::RDX].map(|r| r as i32);
         let v = read_regs(cpu, &ids);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0] }
+        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
     }
 
     #[inline]
@@ -131,51 +166,6 @@ impl GuestArch for X86_64 {
         cpu.reg_write(RegisterX86::FS_BASE, tls).map_err(|_| Errno::EINVAL)
     }
 
-    fn vdso(&self) -> Option<&'static crate::gate::VdsoSpec> {
-        Some(&vdso::VDSO)
-    }
-    fn hwcap(&self) -> (u64, u64) {
-        (HWCAP_QEMU64, 0)
-    }
-    fn platform(&self) -> Option<&'static str> {
-        Some("x86_64")
-    }
-    fn minsigstksz(&self) -> Option<u64> {
-        // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
-        Some(2048)
-    }
-    fn disassembler(&self) -> Option<Capstone> {
-        Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
-    }
-
-    fn write_stat(&self, mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-        mm.write_struct(addr, &abi::Stat::from_host(st))
-    }
-    fn open_flags_to_host(&self, flags: u64) -> i32 {
-        // x86_64 guest flags are the x86_64 host's (arch/x86 uses asm-generic/fcntl.h values).
-        flags as u32 as i32
-    }
-    fn open_flags_from_host(&self, flags: i32) -> u64 {
-        u64::from(flags as u32)
-    }
-    fn map_32bit(&self) -> Option<(u64, std::ops::Range<u64>)> {
-        // MAP_32BIT (arch/x86/include/uapi/asm/mman.h) places a mapping in [1 GiB, 2 GiB), the
-        // range arch/x86/kernel/sys_x86_64.c searches for it.
-        Some((0x40, 0x4000_0000..0x8000_0000))
-    }
-    fn epoll_packed(&self) -> bool {
-        true
-    }
-    /// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
-    fn clone_args(&self, a: &SyscallArgs) -> CloneArgs {
-        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
-    }
-    fn arch_syscall(&self, cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-        match sys {
-            Sys::arch_prctl => Some(calls::arch_prctl(cpu, a)),
-            _ => None,
-        }
-    }
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         use RegisterX86 as R;
         let reg = match name {

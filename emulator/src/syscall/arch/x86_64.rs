@@ -1,16 +1,24 @@
-//! System calls only x86_64 has.
+//! System calls only x86_64 has, with the rows that put them in x86_64's table.
 
 use syscalls::Errno;
 use unicorn_engine::RegisterX86;
 
-use super::abi::arch_prctl::*;
+use crate::abi::nr::Sys;
+use crate::arch::x86_64::abi::arch_prctl::*;
 use crate::guest::SysResult;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::syscall::strace::ArgFmt::*;
+use crate::syscall::strace::RetFmt::Int as RInt;
+use crate::syscall::table::d;
+use crate::syscall::SyscallDef;
+
+/// x86_64's own rows.
+pub static ROWS: &[SyscallDef] = &[d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt)];
 
 /// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base. Errors: `EINVAL`
 /// for other codes (no CET or CPUID faulting is emulated), `EFAULT` for a bad `addr` on GET.
 /// See arch_prctl(2).
-pub fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (code, addr) = (a.a[0], a.a[1]);
     let reg = match code {
         ARCH_SET_FS | ARCH_GET_FS => RegisterX86::FS_BASE,

@@ -2,47 +2,59 @@
 //! arguments in memory, and `statfs`/`fstatfs` and their `64` forms (which glibc uses, with
 //! the struct size as an extra argument) fill s390's own `struct statfs`. (`socketcall`,
 //! which s390x still has and glibc 2.36 still uses for `socketpair`, is the shared
-//! [`crate::syscall::socketcall`].) The dispatcher sends them here because [`super::S390x`]
-//! lists them in `GuestArch::arch_variants`. (`GuestArch::statfs_shape` cannot describe s390's
-//! `struct statfs`: a shape converts one member list between data models, and s390 has
-//! 32-bit members where the host's struct has longs.)
+//! [`crate::syscall::socketcall`].) The rows put them in s390x's table over the generic
+//! ones. (`GuestArch::statfs_shape` cannot describe s390's `struct statfs`: a shape converts
+//! one member list between data models, and s390 has 32-bit members where the host's struct
+//! has longs.)
 
-use super::abi::{HostStatfs, MmapArgStruct, Statfs};
 use syscalls::Errno;
 
+use crate::abi::nr::Sys;
+use crate::arch::s390x::abi::{HostStatfs, MmapArgStruct, Statfs};
 use crate::guest::SysResult;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::syscall::path::host_path;
-use crate::syscall::{as_int, host_ret};
+use crate::syscall::strace::ArgFmt::*;
+use crate::syscall::strace::RetFmt::{Hex as RHex, Int as RInt};
+use crate::syscall::table::d;
+use crate::syscall::{as_int, host_ret, SyscallDef};
+
+/// s390x's own rows.
+pub static ROWS: &[SyscallDef] = &[
+    // `old_mmap`: one pointer to the six arguments.
+    d(Sys::mmap, old_mmap, &[Ptr], RHex),
+    d(Sys::statfs, statfs, &[Str, Ptr], RInt),
+    d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
+    d(Sys::statfs64, statfs64, &[Str, ULong, Ptr], RInt),
+    d(Sys::fstatfs64, fstatfs64, &[Fd, ULong, Ptr], RInt),
+];
 
 /// `mmap(struct s390_mmap_arg_struct *args)` (arch/s390/kernel/syscall.c `old_mmap`): reads
 /// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not
 /// readable, then those of `mmap(2)`.
-pub fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.a[0])?;
-    let args = SyscallArgs {
-        nr: a.nr,
-        a: [m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()],
-    };
+    let args =
+        SyscallArgs { a: [m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()], ..*a };
     crate::syscall::mm::mmap(cpu, &args)
 }
 
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
-pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     statfs_to(cpu, a.a[0], a.a[1])
 }
 
 /// `statfs64(const char *path, size_t sz, struct statfs64 *buf)`: `struct statfs64` has the
 /// same 88-byte layout as `struct statfs` on 64-bit s390. Errors: `EINVAL` if `sz` is not 88,
 /// then those of [`statfs`].
-pub fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_statfs64_size(a.a[1])?;
     statfs_to(cpu, a.a[0], a.a[2])
 }
 
 /// `fstatfs64(int fd, size_t sz, struct statfs64 *buf)`, as [`statfs64`].
-pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_statfs64_size(a.a[1])?;
     fstatfs_to(cpu, a.a[0], a.a[2])
 }
@@ -66,7 +78,7 @@ fn statfs_to(cpu: &mut Cpu<'_>, path: u64, buf: u64) -> SysResult {
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
-pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     fstatfs_to(cpu, a.a[0], a.a[1])
 }
 

@@ -1,20 +1,11 @@
-//! System calls only arm has.
-//!
-//! - The ARM-private calls 0xf0001-0xf0006 (`__ARM_NR_BASE` + n, arch/arm/include/uapi/asm/unistd.h),
-//!   served by [`private`] straight from the trap hook, as the kernel's `arm_syscall`
-//!   (arch/arm/kernel/traps.c) serves them outside the syscall table.
-//! - `arm_fadvise64_64` and `arm_sync_file_range` (the kernel's `sync_file_range2`): the
-//!   generic calls with the 32-bit argument moved forward so the two 64-bit arguments land
-//!   in aligned register pairs.
+//! The ARM-private calls 0xf0001-0xf0006 (`__ARM_NR_BASE` + n,
+//! arch/arm/include/uapi/asm/unistd.h), served by [`private`] straight from the trap hook, as
+//! the kernel's `arm_syscall` (arch/arm/kernel/traps.c) serves them outside the syscall table.
 
 use syscalls::Errno;
 use unicorn_engine::RegisterARM;
 
-use crate::abi::nr::Sys;
-use crate::guest::SysResult;
-use crate::guest::{Cpu, SyscallArgs};
-use crate::syscall::compat32::{host_sync_file_range, ArgCursor};
-use crate::syscall::fs;
+use crate::guest::Cpu;
 
 /// `__ARM_NR_BASE`: the private calls are numbered from here.
 pub const ARM_NR_BASE: u64 = 0x0f_0000;
@@ -91,28 +82,4 @@ pub fn private(cpu: &mut Cpu<'_>, nr: u64, undef: u32) -> Private {
         _ if nr - ARM_NR_BASE <= PRIVATE_ENOSYS_LAST => err(Errno::ENOSYS),
         _ => Private::Exception(undef),
     }
-}
-
-/// `arm_fadvise64_64(int fd, int advice, loff_t offset, loff_t len)` (posix_fadvise(2)).
-fn arm_fadvise64_64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut c = ArgCursor::new(cpu.get_data().arch, a);
-    let (fd, advice, off, len) = (c.word(), c.word(), c.pair(), c.pair());
-    fs::fadvise64(cpu, &SyscallArgs { nr: a.nr, a: [fd, off, len, advice, 0, 0] })
-}
-
-/// `arm_sync_file_range(int fd, unsigned flags, loff_t offset, loff_t nbytes)`
-/// (sync_file_range2 in sync_file_range(2)).
-fn arm_sync_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut c = ArgCursor::new(cpu.get_data().arch, a);
-    let (fd, flags, off, n) = (c.word(), c.word(), c.pair(), c.pair());
-    host_sync_file_range(fd, off, n, flags)
-}
-
-/// The arm-only calls of the syscall table; `None` for any other.
-pub fn arch_syscall(cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> Option<SysResult> {
-    Some(match sys {
-        Sys::arm_fadvise64_64 => arm_fadvise64_64(cpu, a),
-        Sys::arm_sync_file_range => arm_sync_file_range(cpu, a),
-        _ => return None,
-    })
 }

@@ -1,1 +1,0 @@
-//! System calls only aarch64 has: none beyond the generic table so far.

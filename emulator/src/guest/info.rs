@@ -1,0 +1,199 @@
+//! One guest architecture's facts as data: identity, address-space layout, auxv values, struct
+//! layouts and the numbering of flags and constants where the arch differs from asm-generic.
+//! Each arch folder declares one [`ArchInfo`] static; [`super::GuestArch::info`] hands it out.
+//! The MIPS differences (signal numbers, `struct sigaction`, `stack_t`, `siginfo_t` member
+//! order, socket and ioctl numbers) are values in its row, not methods.
+//!
+//! A field that converts (`open_flags_to_host`, …) is a plain function pointer: the
+//! [`ArchInfo::GENERIC`] row has the asm-generic ones (the x86_64 host's own values, so
+//! identity), and an arch names only those that differ: `..ArchInfo::GENERIC`.
+
+use capstone::Capstone;
+use syscalls::Errno;
+
+use super::arch::{ArchTermios, CloneArgs, SyscallArgs};
+use crate::abi::nr::NumberTable;
+use crate::abi::thunk::Shape;
+use crate::gate::VdsoSpec;
+use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
+use crate::signal::{SigAction, Signal, NSIG};
+
+/// One guest architecture's data row.
+pub struct ArchInfo {
+    /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`, `"armv7l"`).
+    pub name: &'static str,
+    /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
+    pub elf_machine: u16,
+    /// `true` for 64-bit ELF (ELFCLASS64) and LP64 ABI.
+    pub is_64bit: bool,
+    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI.
+    pub data_model: DataModel,
+    /// Where the guest address-space windows go.
+    pub layout: Layout,
+    /// This arch's system-call numbers (built on first use).
+    pub numbers: fn() -> &'static NumberTable,
+    /// `AT_HWCAP` and `AT_HWCAP2` for the emulated CPU.
+    pub hwcap: (u64, u64),
+    /// `AT_PLATFORM` string, if the arch's kernel provides one.
+    pub platform: Option<&'static str>,
+    /// `AT_MINSIGSTKSZ` in bytes, on arches whose kernel provides it.
+    pub minsigstksz: Option<u64>,
+    /// Stack pointer alignment at process entry, in bytes (fs/binfmt_elf.c `STACK_ROUND`).
+    pub stack_align: u64,
+    /// A disassembler for fault reports and traces (capstone, in the guest's syntax).
+    pub disassembler: fn() -> Option<Capstone>,
+    /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
+    /// (no `AT_SYSINFO_EHDR`).
+    pub vdso: Option<&'static VdsoSpec>,
+    /// The arch's `struct stat` written at a guest address from a host stat.
+    pub write_stat: fn(&mut AddressSpace, GuestAddr, &libc::stat) -> Result<(), Errno>,
+    /// 32-bit guests: the arch's `struct stat64` written from a host stat. Errors: `EFAULT`;
+    /// `ENOSYS` on arches without `stat64` (the generic row).
+    pub write_stat64: fn(&mut AddressSpace, GuestAddr, &libc::stat) -> Result<(), Errno>,
+    /// 32-bit guests: `true` if a 64-bit argument passed in a register pair starts at an
+    /// even-numbered argument register (arm EABI, mips o32), `false` if it takes the next two
+    /// (i386). See [`crate::syscall::compat32`].
+    pub regpairs_aligned: bool,
+    /// 32-bit guests: the `struct statfs64` size `statfs64`/`fstatfs64` accept as their `size`
+    /// argument, mapped to the size of the kernel's struct (84 bytes on arm and i386); `None`
+    /// for any other size (the call fails with `EINVAL`).
+    pub statfs64_len: fn(u64) -> Option<u64>,
+    /// The arch's `struct statfs` (asm-generic by default).
+    pub statfs_shape: &'static Shape,
+    /// The arch's `MAP_32BIT` mmap flag and the range such mappings go to, if it has one.
+    pub map_32bit: Option<(u64, std::ops::Range<u64>)>,
+    /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
+    pub epoll_packed: bool,
+    /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
+    pub termios: Option<ArchTermios>,
+    /// `clone(2)`'s arguments as the arch passes them. The generic row has the order of
+    /// `CONFIG_CLONE_BACKWARDS` (kernel/fork.c), which arm, i386, MIPS, aarch64 and riscv use:
+    /// `(flags, newsp, parent_tid, tls, child_tid)`; x86_64 passes `(flags, newsp,
+    /// parent_tid, child_tid, tls)` and s390 (`CONFIG_CLONE_BACKWARDS2`) `(newsp, flags,
+    /// parent_tid, child_tid, tls)`.
+    pub clone_args: fn(&SyscallArgs) -> CloneArgs,
+
+    // Signals.
+    /// The guest kernel's `_NSIG`: its highest signal number (64; 128 on MIPS).
+    pub nsig: u64,
+    /// `sizeof(sigset_t)` the kernel accepts in `rt_sig*` calls, in bytes.
+    pub sigset_size: u64,
+    /// `true` if the arch defines `SA_RESTORER`, so its `struct sigaction` has an
+    /// `sa_restorer` member before `sa_mask` (include/uapi/asm-generic/signal.h); riscv does not.
+    pub has_sa_restorer: bool,
+    /// Reads the kernel's `struct sigaction` at an address on arches whose layout is not the
+    /// generic one (`None`: use [`crate::abi::shapes::SIGACTION`]); the mask comes back
+    /// host-numbered.
+    pub read_sigaction: fn(&AddressSpace, GuestAddr) -> Option<Result<SigAction, Errno>>,
+    /// Writes a sigaction (host-numbered mask) as the arch's own `struct sigaction` (`None`:
+    /// the generic layout applies).
+    pub write_sigaction: fn(&mut AddressSpace, GuestAddr, &SigAction) -> Option<Result<(), Errno>>,
+    /// `true` if the arch's `siginfo_t` has `si_code` before `si_errno` (MIPS,
+    /// arch/mips/include/uapi/asm/siginfo.h) rather than `si_signo, si_errno, si_code`.
+    pub siginfo_code_first: bool,
+    /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
+    /// `{ss_sp, ss_flags, ss_size}`.
+    pub stack_t_size_first: bool,
+
+    // Numbers some arches number differently (MIPS). The generic row has the values of
+    // include/uapi/asm-generic, which are the x86_64 host's: identity.
+    /// Guest signal number to endgate's (the host's) numbering; `None` if the host has no
+    /// such signal.
+    pub signal_to_host: fn(u64) -> Option<Signal>,
+    /// Host signal number to the guest's; 0 if the guest has no such signal.
+    pub signal_from_host: fn(Signal) -> u64,
+    /// A guest `rt_sigprocmask` `how` as the generic value (`SIG_BLOCK` 0, `SIG_UNBLOCK` 1,
+    /// `SIG_SETMASK` 2); anything else stays out of that range.
+    pub sigmask_how_to_generic: fn(u64) -> u64,
+    /// The host's `SA_NOCLDSTOP`/`SA_NOCLDWAIT` bits for a guest `sa_flags` (asm-generic: 1
+    /// and 2; MIPS: 1 and 0x10000).
+    pub sa_nocld_to_host: fn(u64) -> i32,
+    /// A host `si_code` in the guest's numbering (MIPS numbers `SI_ASYNCIO`, `SI_TIMER` and
+    /// `SI_MESGQ` -2, -3, -4 where asm-generic has -4, -2, -3).
+    pub si_code_from_host: fn(i32) -> i32,
+    /// A guest `si_code` in the host's numbering (the inverse of `si_code_from_host`).
+    pub si_code_to_host: fn(i32) -> i32,
+    /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
+    pub open_flags_to_host: fn(u64) -> i32,
+    /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
+    pub open_flags_from_host: fn(i32) -> u64,
+    /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
+    pub mmap_flags_to_generic: fn(u64) -> u64,
+    /// A guest `fcntl` command to the host's.
+    pub fcntl_cmd_to_host: fn(i32) -> i32,
+    /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
+    pub ioctl_to_host: fn(u64) -> u64,
+    /// The host's `RLIMIT_*` number for the guest's.
+    pub rlimit_resource_to_host: fn(i32) -> i32,
+    /// A guest socket `type` argument (type plus `SOCK_NONBLOCK`/`SOCK_CLOEXEC`) to the host's.
+    pub socket_type_to_host: fn(i32) -> i32,
+    /// A host socket type (`SO_TYPE` answer) to the guest's.
+    pub socket_type_from_host: fn(i32) -> i32,
+    /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
+    pub sol_socket: i32,
+    /// A guest `(level, optname)` socket option to the host's.
+    pub sockopt_to_host: fn(i32, i32) -> (i32, i32),
+}
+
+impl ArchInfo {
+    /// The byte order of guest data.
+    #[inline]
+    pub fn endian(&self) -> Endian {
+        self.data_model.endian
+    }
+
+    /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
+    /// identity fields are placeholders each arch sets (a test checks that none is left).
+    pub const GENERIC: ArchInfo = ArchInfo {
+        name: "",
+        elf_machine: 0,
+        is_64bit: true,
+        data_model: DataModel::LP64_LE,
+        layout: Layout { low_len: 0, dyn_base: 0, dyn_len: 0, task_size: 0, top_len: 0, fixed_page: None },
+        numbers: no_numbers,
+        hwcap: (0, 0),
+        platform: None,
+        minsigstksz: None,
+        stack_align: 16,
+        disassembler: || None,
+        vdso: None,
+        write_stat: |_, _, _| Err(Errno::ENOSYS),
+        write_stat64: |_, _, _| Err(Errno::ENOSYS),
+        regpairs_aligned: false,
+        statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),
+        statfs_shape: crate::abi::shapes::STATFS,
+        map_32bit: None,
+        epoll_packed: false,
+        termios: None,
+        clone_args: |a| CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] },
+        nsig: NSIG as u64,
+        sigset_size: 8,
+        has_sa_restorer: true,
+        read_sigaction: |_, _| None,
+        write_sigaction: |_, _, _| None,
+        siginfo_code_first: false,
+        stack_t_size_first: false,
+        signal_to_host: |sig| (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32)),
+        signal_from_host: |sig| u64::from(sig.0),
+        sigmask_how_to_generic: |how| how,
+        sa_nocld_to_host: |flags| (flags & 3) as i32,
+        si_code_from_host: |code| code,
+        si_code_to_host: |code| code,
+        open_flags_to_host: |flags| flags as u32 as i32,
+        open_flags_from_host: |flags| u64::from(flags as u32),
+        mmap_flags_to_generic: |flags| flags,
+        fcntl_cmd_to_host: |cmd| cmd,
+        ioctl_to_host: |req| req,
+        rlimit_resource_to_host: |r| r,
+        socket_type_to_host: |ty| ty,
+        socket_type_from_host: |ty| ty,
+        sol_socket: libc::SOL_SOCKET,
+        sockopt_to_host: |level, name| (level, name),
+    };
+}
+
+/// The generic row's number table: empty (every arch names its own).
+fn no_numbers() -> &'static NumberTable {
+    static EMPTY: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
+    EMPTY.get_or_init(|| NumberTable::new(std::iter::empty()))
+}
