@@ -45,7 +45,8 @@ pub struct ArchInfo {
     /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
     /// (no `AT_SYSINFO_EHDR`).
     pub vdso: Option<&'static VdsoSpec>,
-    /// The arch's `struct stat` written at a guest address from a host stat.
+    /// The arch's `struct stat` written at a guest address from a host stat (the generic row:
+    /// asm-generic's, include/uapi/asm-generic/stat.h).
     pub write_stat: fn(&mut AddressSpace, GuestAddr, &libc::stat) -> Result<(), Errno>,
     /// 32-bit guests: the arch's `struct stat64` written from a host stat. Errors: `EFAULT`;
     /// `ENOSYS` on arches without `stat64` (the generic row).
@@ -157,7 +158,7 @@ impl ArchInfo {
         stack_align: 16,
         disassembler: || None,
         vdso: None,
-        write_stat: |_, _, _| Err(Errno::ENOSYS),
+        write_stat: |mm, addr, st| mm.write_struct(addr, &crate::abi::generic::Stat::from_host(st)),
         write_stat64: |_, _, _| Err(Errno::ENOSYS),
         regpairs_aligned: false,
         statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),

@@ -22,11 +22,11 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::arm_fcntl;
 use crate::abi::nr::NumberTable;
-use crate::abi::{arm_fcntl, generic};
 use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The aarch64 guest.
@@ -68,11 +68,10 @@ pub static INFO: ArchInfo = ArchInfo {
     // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
     minsigstksz: Some(5120),
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
+    numbers,
+    disassembler,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
-    write_stat: write_stat,
     ..ArchInfo::GENERIC
 };
 
@@ -82,10 +81,6 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
-}
-
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &generic::Stat::from_host(st))
 }
 
 impl GuestArch for Aarch64 {

@@ -95,13 +95,13 @@ pub static INFO: ArchInfo = ArchInfo {
     minsigstksz: None,
     regpairs_aligned: true,
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
-    statfs64_len: statfs64_len,
+    numbers,
+    disassembler,
+    statfs64_len,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
-    write_stat: write_stat,
-    write_stat64: write_stat64,
+    write_stat,
+    write_stat64,
     ..ArchInfo::GENERIC
 };
 

@@ -115,12 +115,10 @@ pub static INFO: ArchInfo = ArchInfo {
     // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
     minsigstksz: Some(2048),
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
-    open_flags_to_host: open_flags_to_host,
-    open_flags_from_host: open_flags_from_host,
-    write_stat: write_stat,
-    write_stat64: write_stat64,
+    numbers,
+    disassembler,
+    write_stat,
+    write_stat64,
     ..ArchInfo::GENERIC
 };
 
@@ -131,14 +129,6 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok()
-}
-
-fn open_flags_to_host(flags: u64) -> i32 {
-    flags as u32 as i32
-}
-
-fn open_flags_from_host(flags: i32) -> u64 {
-    u64::from(flags as u32)
 }
 
 fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {

@@ -29,11 +29,10 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::generic;
 use crate::abi::nr::NumberTable;
 use crate::guest::ArchInfo;
 use crate::guest::Task;
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The riscv64 guest.
@@ -87,11 +86,8 @@ pub static INFO: ArchInfo = ArchInfo {
     minsigstksz: None,
     has_sa_restorer: false,
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
-    open_flags_to_host: open_flags_to_host,
-    open_flags_from_host: open_flags_from_host,
-    write_stat: write_stat,
+    numbers,
+    disassembler,
     ..ArchInfo::GENERIC
 };
 
@@ -106,18 +102,6 @@ fn disassembler() -> Option<Capstone> {
         .extra_mode([arch::riscv::ArchExtraMode::RiscVC].into_iter())
         .build()
         .ok()
-}
-
-fn open_flags_to_host(flags: u64) -> i32 {
-    flags as u32 as i32
-}
-
-fn open_flags_from_host(flags: i32) -> u64 {
-    u64::from(flags as u32)
-}
-
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &generic::Stat::from_host(st))
 }
 
 impl GuestArch for Riscv64 {

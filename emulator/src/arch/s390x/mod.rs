@@ -110,12 +110,10 @@ pub static INFO: ArchInfo = ArchInfo {
     // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
     stack_align: 16,
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
-    open_flags_to_host: open_flags_to_host,
-    open_flags_from_host: open_flags_from_host,
-    clone_args: clone_args,
-    write_stat: write_stat,
+    numbers,
+    disassembler,
+    clone_args,
+    write_stat,
     ..ArchInfo::GENERIC
 };
 
@@ -125,14 +123,6 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok()
-}
-
-fn open_flags_to_host(flags: u64) -> i32 {
-    flags as u32 as i32
-}
-
-fn open_flags_from_host(flags: i32) -> u64 {
-    u64::from(flags as u32)
 }
 
 /// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).

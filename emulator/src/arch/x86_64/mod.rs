@@ -58,12 +58,10 @@ pub static INFO: ArchInfo = ArchInfo {
     map_32bit: Some((0x40, 0x4000_0000..0x8000_0000)),
     epoll_packed: true,
     vdso: Some(&vdso::VDSO),
-    numbers: numbers,
-    disassembler: disassembler,
-    open_flags_to_host: open_flags_to_host,
-    open_flags_from_host: open_flags_from_host,
-    clone_args: clone_args,
-    write_stat: write_stat,
+    numbers,
+    disassembler,
+    clone_args,
+    write_stat,
     ..ArchInfo::GENERIC
 };
 
@@ -73,15 +71,6 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
-}
-
-fn open_flags_to_host(flags: u64) -> i32 {
-    // x86_64 guest flags are the x86_64 host's (arch/x86 uses asm-generic/fcntl.h values).
-    flags as u32 as i32
-}
-
-fn open_flags_from_host(flags: i32) -> u64 {
-    u64::from(flags as u32)
 }
 
 /// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
