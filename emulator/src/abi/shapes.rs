@@ -75,8 +75,6 @@ pub static CMSGHDR: &Shape = &[F::ULong, F::I32, F::I32];
 pub static SIGACTION: &Shape = &[F::ULong, F::ULong, F::ULong, F::Sigset];
 /// The same for arches that do not define `SA_RESTORER` (riscv): no restorer member.
 pub static SIGACTION_NO_RESTORER: &Shape = &[F::ULong, F::ULong, F::Sigset];
-/// `stack_t` (`sigaltstack`): include/uapi/asm-generic/signal.h.
-pub static STACK_T: &Shape = &[F::ULong, F::I32, F::ULong];
 /// `struct statx_timestamp`: include/uapi/linux/stat.h.
 pub static STATX_TIMESTAMP: &Shape = &[F::I64, F::U32, F::I32];
 /// `struct statx`: include/uapi/linux/stat.h. 256 bytes everywhere; only byte order differs.
@@ -139,24 +137,12 @@ pub struct UserMsghdr {
     pub flags: u32,
 }
 
-/// `stack_t` on the host.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-#[allow(missing_docs)]
-pub struct StackT {
-    pub sp: u64,
-    pub flags: i32,
-    pub size: u64,
-}
-
 // SAFETY: C structs of integers only; every byte pattern is valid.
 unsafe impl Plain for KernelTermios {}
 // SAFETY: as above.
 unsafe impl Plain for KernelSigaction {}
 // SAFETY: as above.
 unsafe impl Plain for UserMsghdr {}
-// SAFETY: as above.
-unsafe impl Plain for StackT {}
 // SAFETY: an array of integers.
 unsafe impl Plain for [u64; 4] {}
 // SAFETY: an array of integers.
@@ -197,7 +183,6 @@ mod tests {
         assert_eq!(size_of(WINSIZE, h), host::<libc::winsize>());
         assert_eq!(size_of(MSGHDR, h), host::<UserMsghdr>());
         assert_eq!(size_of(SIGACTION, h), host::<KernelSigaction>());
-        assert_eq!(size_of(STACK_T, h), host::<StackT>());
         assert_eq!(size_of(STATX, h), host::<libc::statx>());
     }
 
@@ -214,7 +199,6 @@ mod tests {
         assert_eq!(size_of(FLOCK64, i386), 24);
         assert_eq!(size_of(MSGHDR, arm), 28);
         assert_eq!(size_of(SIGACTION, arm), 20);
-        assert_eq!(size_of(STACK_T, arm), 12);
         assert_eq!(size_of(STATX, arm), 256);
     }
 }

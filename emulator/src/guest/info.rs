@@ -8,7 +8,8 @@
 //! [`ArchInfo::GENERIC`] row has the asm-generic ones (the x86_64 host's own values, so
 //! identity), and an arch names only those that differ: `..ArchInfo::GENERIC`.
 
-use capstone::Capstone;
+use capstone::arch::ArchDetail;
+use capstone::{Capstone, RegId};
 use syscalls::Errno;
 
 use super::arch::{ArchTermios, CloneArgs, SyscallArgs};
@@ -42,6 +43,10 @@ pub struct ArchInfo {
     pub stack_align: u64,
     /// A disassembler for fault reports and traces (capstone, in the guest's syntax).
     pub disassembler: fn() -> Option<Capstone>,
+    /// The effective addresses of the memory operands of one decoded instruction (capstone's
+    /// detail for the arch), for the exact `si_addr` of a fault (`crate::trace::fault`);
+    /// `None` when an operand's register cannot be read.
+    pub mem_operands: fn(&ArchDetail<'_>, &InsnRegs<'_>) -> Option<Vec<u64>>,
     /// The arch's vDSO image and calling convention ([`crate::gate`]); `None` maps no vDSO
     /// (no `AT_SYSINFO_EHDR`).
     pub vdso: Option<&'static VdsoSpec>,
@@ -103,6 +108,9 @@ pub struct ArchInfo {
     pub signal_to_host: fn(u64) -> Option<Signal>,
     /// Host signal number to the guest's; 0 if the guest has no such signal.
     pub signal_from_host: fn(Signal) -> u64,
+    /// Signals the guest's kernel has and the host's does not, by guest number and name
+    /// (MIPS `SIGEMT` 7); endgate can name them but not deliver them.
+    pub guest_only_signals: &'static [(u64, &'static str)],
     /// A guest `rt_sigprocmask` `how` as the generic value (`SIG_BLOCK` 0, `SIG_UNBLOCK` 1,
     /// `SIG_SETMASK` 2); anything else stays out of that range.
     pub sigmask_how_to_generic: fn(u64) -> u64,
@@ -136,6 +144,17 @@ pub struct ArchInfo {
     pub sockopt_to_host: fn(i32, i32) -> (i32, i32),
 }
 
+/// Register values for evaluating an instruction's memory operands.
+pub struct InsnRegs<'a> {
+    /// A register by capstone id: 0 (no register) reads 0, x86_64's `rip` the next
+    /// instruction's address.
+    pub reg: &'a dyn Fn(RegId) -> Option<u64>,
+    /// A register by the arch's name for it ([`super::GuestArch::read_reg_by_name`]).
+    pub by_name: &'a dyn Fn(&str) -> Option<u64>,
+    /// Capstone's name of a register id.
+    pub name: &'a dyn Fn(RegId) -> Option<String>,
+}
+
 impl ArchInfo {
     /// The byte order of guest data.
     #[inline]
@@ -157,6 +176,7 @@ impl ArchInfo {
         minsigstksz: None,
         stack_align: 16,
         disassembler: || None,
+        mem_operands: |_, _| Some(Vec::new()),
         vdso: None,
         write_stat: |mm, addr, st| mm.write_struct(addr, &crate::abi::generic::Stat::from_host(st)),
         write_stat64: |_, _, _| Err(Errno::ENOSYS),
@@ -176,6 +196,7 @@ impl ArchInfo {
         stack_t_size_first: false,
         signal_to_host: |sig| (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32)),
         signal_from_host: |sig| u64::from(sig.0),
+        guest_only_signals: &[],
         sigmask_how_to_generic: |how| how,
         sa_nocld_to_host: |flags| (flags & 3) as i32,
         si_code_from_host: |code| code,

@@ -26,24 +26,44 @@ pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, 
 /// Size of `siginfo_t` in bytes on every arch (`SI_MAX_SIZE`).
 pub const SIGINFO_SIZE: u64 = 128;
 
-/// Writes `info` as the guest's `siginfo_t` at `addr` (include/uapi/asm-generic/siginfo.h;
-/// MIPS puts `si_code` before `si_errno` and numbers some codes differently). The union starts at the first `long`-aligned
-/// offset after the three ints: 16 on LP64, 12 on ILP32. Signal numbers (the signal itself,
-/// a child's killing signal) are converted to the guest's numbering. Errors: `EFAULT`.
+/// Where the members of the guest's `siginfo_t` are (include/uapi/asm-generic/siginfo.h): the
+/// three ints `si_signo`, `si_errno`, `si_code` (MIPS puts `si_code` before `si_errno`), then
+/// the union at the first `long`-aligned offset after them: 16 on LP64, 12 on ILP32. Inside
+/// the union, `_rt`/`_timer` have their `sigval` and `_sigchld` its clock times at the next
+/// `long`-aligned offset after two or three ints. Every reader and writer of a guest
+/// `siginfo_t` goes through this one description.
+struct SiginfoLayout {
+    errno: u64,
+    code: u64,
+    union: u64,
+    long: u64,
+}
+
+impl SiginfoLayout {
+    fn of(mm: &AddressSpace, arch: &dyn GuestArch) -> SiginfoLayout {
+        let long = mm.long_bytes();
+        let (errno, code) = if arch.info().siginfo_code_first { (8, 4) } else { (4, 8) };
+        SiginfoLayout { errno, code, union: 12u64.next_multiple_of(long), long }
+    }
+    /// Offset in the union of the member after `ints` leading ints (`sigval`, `si_utime`).
+    fn after_ints(&self, ints: u64) -> u64 {
+        self.union + (4 * ints).next_multiple_of(self.long)
+    }
+}
+
+/// Writes `info` as the guest's `siginfo_t` at `addr` ([`SiginfoLayout`]; MIPS numbers some
+/// codes differently). Signal numbers (the signal itself, a child's killing or stopping
+/// signal) are converted to the guest's numbering. Errors: `EFAULT`.
 pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, info: &SigInfo) -> Result<(), Errno> {
     mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
+    let at = SiginfoLayout::of(mm, arch);
     let signo = (arch.info().signal_from_host)(info.signo) as u32;
     mm.write_u32(addr, signo)?;
     let code = (arch.info().si_code_from_host)(info.code);
-    if arch.info().siginfo_code_first {
-        mm.write_u32(addr + 4, code as u32)?;
-        mm.write_u32(addr + 8, info.errno as u32)?;
-    } else {
-        mm.write_u32(addr + 4, info.errno as u32)?;
-        mm.write_u32(addr + 8, code as u32)?;
-    }
-    let long = mm.long_bytes();
-    let u = addr + 12u64.next_multiple_of(long);
+    mm.write_u32(addr + at.code, code as u32)?;
+    mm.write_u32(addr + at.errno, info.errno as u32)?;
+    let long = at.long;
+    let u = addr + at.union;
     match info.fields {
         SigFields::Kill { pid, uid } => {
             mm.write_u32(u, pid as u32)?;
@@ -52,25 +72,25 @@ pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, inf
         SigFields::Rt { pid, uid, value } => {
             mm.write_u32(u, pid as u32)?;
             mm.write_u32(u + 4, uid)?;
-            mm.write_ulong(u + 8u64.next_multiple_of(long), value)?;
+            mm.write_ulong(addr + at.after_ints(2), value)?;
         }
         SigFields::Timer { tid, overrun, value } => {
             mm.write_u32(u, tid as u32)?;
             mm.write_u32(u + 4, overrun as u32)?;
-            mm.write_ulong(u + 8u64.next_multiple_of(long), value)?;
+            mm.write_ulong(addr + at.after_ints(2), value)?;
         }
         SigFields::Chld { pid, uid, status, utime, stime } => {
-            use crate::signal::si_code::{CLD_DUMPED, CLD_KILLED, CLD_STOPPED, CLD_TRAPPED};
-            let status = match info.code {
-                CLD_KILLED | CLD_DUMPED | CLD_STOPPED | CLD_TRAPPED => {
-                    (arch.info().signal_from_host)(Signal(status as u32)) as i32
-                }
-                _ => status,
+            // `si_status` is a signal number for every code but CLD_EXITED (1), whose status
+            // is the exit code (kernel/signal.c do_notify_parent, wait_task_continued).
+            let status = if (2..=6).contains(&info.code) {
+                (arch.info().signal_from_host)(Signal(status as u32)) as i32
+            } else {
+                status
             };
             mm.write_u32(u, pid as u32)?;
             mm.write_u32(u + 4, uid)?;
             mm.write_u32(u + 8, status as u32)?;
-            let t = u + 12u64.next_multiple_of(long);
+            let t = addr + at.after_ints(3);
             mm.write_ulong(t, utime as u64)?;
             mm.write_ulong(t + long, stime as u64)?;
         }
@@ -83,14 +103,59 @@ pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, inf
     Ok(())
 }
 
+/// Reads the guest `siginfo_t` a caller queues (`rt_sigqueueinfo`): `si_errno`, `si_code`
+/// (host-numbered) and the `_rt` member `si_pid`, `si_uid`, `si_value`, as
+/// [`write_siginfo`] lays them out. Errors: `EFAULT`.
+pub fn read_siginfo_rt(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Result<(i32, i32, u32, u32, u64), Errno> {
+    let at = SiginfoLayout::of(mm, arch);
+    let errno = mm.read_u32(addr + at.errno)? as i32;
+    let code = (arch.info().si_code_to_host)(mm.read_u32(addr + at.code)? as i32);
+    let (pid, uid) = (mm.read_u32(addr + at.union)?, mm.read_u32(addr + at.union + 4)?);
+    let value = mm.read_ulong(addr + at.after_ints(2))?;
+    Ok((errno, code, pid, uid, value))
+}
+
+/// A guest `stack_t` (`sigaltstack`, a frame's `uc_stack`): `{void *ss_sp; int ss_flags;
+/// size_t ss_size}` (include/uapi/asm-generic/signal.h), `{ss_sp, ss_size, ss_flags}` on MIPS
+/// (arch/mips/include/uapi/asm/signal.h); three `long`s' room either way. Returns `(sp,
+/// flags, size)`. Errors: `EFAULT`.
+pub fn read_stack_t(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Result<(u64, u32, u64), Errno> {
+    let long = mm.long_bytes();
+    let sp = mm.read_ulong(addr)?;
+    if arch.info().stack_t_size_first {
+        Ok((sp, mm.read_u32(addr + 2 * long)?, mm.read_ulong(addr + long)?))
+    } else {
+        Ok((sp, mm.read_u32(addr + long)?, mm.read_ulong(addr + 2 * long)?))
+    }
+}
+
+/// Writes a guest `stack_t` ([`read_stack_t`]'s layout), its padding zeroed. Errors: `EFAULT`.
+pub fn write_stack_t(
+    mm: &mut AddressSpace,
+    arch: &dyn GuestArch,
+    addr: u64,
+    (sp, flags, size): (u64, u32, u64),
+) -> Result<(), Errno> {
+    let long = mm.long_bytes();
+    mm.write_bytes(addr, &[0u8; 24][..(3 * long) as usize])?;
+    mm.write_ulong(addr, sp)?;
+    if arch.info().stack_t_size_first {
+        mm.write_ulong(addr + long, size)?;
+        mm.write_u32(addr + 2 * long, flags)
+    } else {
+        mm.write_u32(addr + long, flags)?;
+        mm.write_ulong(addr + 2 * long, size)
+    }
+}
+
 /// Size in bytes of the guest's `stack_t` (3 longs' room: 24 on LP64, 12 on ILP32).
 pub fn stack_t_size(mm: &AddressSpace) -> u64 {
     3 * mm.long_bytes()
 }
 
 /// Writes the `uc_stack` member of a signal frame: the thread's alternate stack, with
-/// `SS_ONSTACK` when `sp` (the stack pointer the handler starts with) is on it. Layout
-/// `{ss_sp, ss_flags, ss_size}` (`{ss_sp, ss_size, ss_flags}` on MIPS). Errors: `EFAULT`.
+/// `SS_ONSTACK` when `sp` (the stack pointer the handler starts with) is on it
+/// ([`write_stack_t`]). Errors: `EFAULT`.
 pub fn write_uc_stack(
     mm: &mut AddressSpace,
     arch: &dyn GuestArch,
@@ -105,29 +170,14 @@ pub fn write_uc_stack(
     } else {
         0
     };
-    let long = mm.long_bytes();
-    mm.write_ulong(addr, st.sp)?;
-    if arch.info().stack_t_size_first {
-        mm.write_ulong(addr + long, st.size)?;
-        mm.write_u32(addr + 2 * long, flags)?;
-    } else {
-        mm.write_u32(addr + long, flags)?;
-        mm.write_ulong(addr + 2 * long, st.size)?;
-    }
-    Ok(())
+    write_stack_t(mm, arch, addr, (st.sp, flags, st.size))
 }
 
 /// Reads a frame's `uc_stack` back as the alternate stack `rt_sigreturn` restores (the
 /// kernel's `restore_altstack`); `None` when it is not readable or not a valid setting (the
 /// kernel then keeps the current one).
 pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Option<AltStack> {
-    let long = mm.long_bytes();
-    let sp = mm.read_ulong(addr).ok()?;
-    let (size, flags) = if arch.info().stack_t_size_first {
-        (mm.read_ulong(addr + long).ok()?, mm.read_u32(addr + 2 * long).ok()?)
-    } else {
-        (mm.read_ulong(addr + 2 * long).ok()?, mm.read_u32(addr + long).ok()?)
-    };
+    let (sp, flags, size) = read_stack_t(mm, arch, addr).ok()?;
     let flags = flags & !SS_ONSTACK;
     (flags & !(SS_DISABLE | (1 << 31)) == 0).then_some(AltStack { sp, flags, size })
 }

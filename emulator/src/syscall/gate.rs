@@ -55,7 +55,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
 /// A store the guest's permissions refuse: the first byte's address, and whether its page is
 /// mapped (without write permission) or not mapped at all.
 #[derive(Debug)]
-struct BadStore {
+pub(crate) struct BadStore {
     addr: u64,
     mapped: bool,
 }
@@ -83,7 +83,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
 
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
 /// `time`'s seconds), or the store the guest's memory refused.
-fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
+pub(crate) fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
     let long = mm.long_bytes() as usize;
     let clock = a[0] as u32 as i32;
     let r = match entry {

@@ -73,20 +73,6 @@ pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::getrandom(p.cast(), a.a[1] as usize, a.a[2] as u32) } as i64)
 }
 
-/// `getcpu(unsigned *cpu, unsigned *node, void *tcache)`; either pointer may be NULL.
-pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let (mut c, mut n) = (0u32, 0u32);
-    // SAFETY: local out values.
-    host_ret(unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut n, std::ptr::null::<u8>()) })?;
-    for (p, v) in [(a.a[0], c), (a.a[1], n)] {
-        if p != 0 {
-            t.mm.write_u32(p, v)?;
-        }
-    }
-    Ok(0)
-}
-
 /// `ioprio_get(int which, int who)` (ioprio_get(2)).
 pub fn ioprio_get(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.

@@ -464,12 +464,6 @@ pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
     }
 }
 
-/// `CLD_*` codes whose `si_status` is a signal number (include/uapi/asm-generic/siginfo.h):
-/// `CLD_KILLED` 2, `CLD_DUMPED` 3, `CLD_TRAPPED` 4, `CLD_STOPPED` 5, `CLD_CONTINUED` 6.
-fn cld_status_is_signal(code: i32) -> bool {
-    (2..=6).contains(&code)
-}
-
 /// `waitid(idtype_t idtype, id_t id, siginfo_t *infop, int options, struct rusage *ru)`
 /// (waitid(2)). `infop` gets the `SIGCHLD` form of `siginfo_t` (include/uapi/asm-generic/
 /// siginfo.h: `si_signo`, `si_errno`, `si_code` — `si_code` second on MIPS — then at the
@@ -491,47 +485,21 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         libc::syscall(libc::SYS_waitid, as_int(a.a[0]), a.a[1] as u32, &mut info, as_int(a.a[3]), &mut ru)
     }))?;
     if a.a[2] != 0 {
-        let mm = &mut t.mm;
-        let addr = a.a[2];
-        mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
         if info.si_signo != 0 {
-            // SAFETY: the kernel filled the SIGCHLD member of the union.
-            let (pid, uid, status) = unsafe { (info.si_pid(), info.si_uid(), info.si_status()) };
-            let status = if cld_status_is_signal(info.si_code) {
-                (t.arch.info().signal_from_host)(Signal(status as u32)) as i32
-            } else {
-                status
-            };
-            let (code_off, errno_off) = if t.arch.info().siginfo_code_first { (4, 8) } else { (8, 4) };
-            mm.write_u32(addr, (t.arch.info().signal_from_host)(Signal(info.si_signo as u32)) as u32)?;
-            mm.write_u32(addr + errno_off, info.si_errno as u32)?;
-            mm.write_u32(addr + code_off, info.si_code as u32)?;
-            let w = mm.long_bytes();
-            let u = 12u64.next_multiple_of(w);
-            mm.write_u32(addr + u, pid as u32)?;
-            mm.write_u32(addr + u + 4, uid)?;
-            mm.write_u32(addr + u + 8, status as u32)?;
-            // SAFETY: as above; si_utime/si_stime follow si_status in the same member.
-            let (ut, st) = unsafe { sigchld_times(&info) };
-            let tp = (u + 12).next_multiple_of(w);
-            mm.write_ulong(addr + tp, ut as u64)?;
-            mm.write_ulong(addr + tp + w, st as u64)?;
+            crate::guest::sigframe::write_siginfo(
+                &mut t.mm,
+                t.arch,
+                a.a[2],
+                &crate::signal::SigInfo::from_host(&info),
+            )?;
+        } else {
+            t.mm.write_bytes(a.a[2], &[0u8; SIGINFO_SIZE as usize])?;
         }
     }
     if a.a[4] != 0 {
         t.mm.write_shape(a.a[4], RUSAGE, &ru)?;
     }
     Ok(r)
-}
-
-/// `si_utime` and `si_stime` of a host `SIGCHLD` siginfo (x86_64: `long`s at offsets 32, 40).
-///
-/// # Safety
-/// `info` must hold the `SIGCHLD` member of the union.
-unsafe fn sigchld_times(info: &libc::siginfo_t) -> (i64, i64) {
-    let p = (info as *const libc::siginfo_t).cast::<u8>();
-    // SAFETY: siginfo_t is 128 bytes; unaligned reads of two longs inside it.
-    unsafe { (p.add(32).cast::<i64>().read_unaligned(), p.add(40).cast::<i64>().read_unaligned()) }
 }
 
 fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {

@@ -8,8 +8,9 @@
 use syscalls::Errno;
 
 use super::SysResult;
-use crate::abi::shapes::{KernelSigaction, StackT, SIGACTION, SIGACTION_NO_RESTORER, STACK_T, TIMESPEC, TIMESPEC64};
+use crate::abi::shapes::{KernelSigaction, SIGACTION, SIGACTION_NO_RESTORER, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Plain;
+use crate::guest::sigframe::{read_siginfo_rt, read_stack_t, write_stack_t};
 use crate::guest::sigframe::{write_siginfo, SIGINFO_SIZE};
 use crate::guest::{Cpu, SyscallArgs};
 use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
@@ -248,8 +249,8 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// `sigaltstack(const stack_t *ss, stack_t *old)`; `stack_t` is `{void *sp; int flags;
-/// size_t size}` ([`STACK_T`]: 24 bytes on LP64, 12 on ILP32). Errors: `EPERM` (changing it while running on it),
+/// `sigaltstack(const stack_t *ss, stack_t *old)`; `stack_t` as
+/// [`crate::guest::sigframe::read_stack_t`] lays it out (24 bytes on LP64, 12 on ILP32). Errors: `EPERM` (changing it while running on it),
 /// `EINVAL` (bad flags), `ENOMEM` (smaller than the arch's MINSIGSTKSZ), `EFAULT`.
 pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sp = cpu.get_data().arch.stack_pointer(cpu);
@@ -257,13 +258,8 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let old = t.sig.altstack;
     let on_stack = old.contains(sp);
     let new = if a.a[0] != 0 {
-        let k: StackT = if t.arch.info().stack_t_size_first {
-            let m = &t.mm;
-            StackT { sp: m.read_u64(a.a[0])?, size: m.read_u64(a.a[0] + 8)?, flags: m.read_u32(a.a[0] + 16)? as i32 }
-        } else {
-            t.mm.read_shape(a.a[0], STACK_T)?
-        };
-        let mut st = AltStack { sp: k.sp, flags: k.flags as u32, size: k.size };
+        let (sp, flags, size) = read_stack_t(&t.mm, t.arch, a.a[0])?;
+        let mut st = AltStack { sp, flags, size };
         if on_stack {
             return Err(Errno::EPERM);
         }
@@ -285,15 +281,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.a[1] != 0 {
         // ss_flags reports SS_ONSTACK while the caller runs on the alternate stack.
         let flags = if on_stack { SS_ONSTACK } else { old.flags & !SS_ONSTACK };
-        let k = StackT { sp: old.sp, flags: flags as i32, size: old.size };
-        if t.arch.info().stack_t_size_first {
-            let m = &mut t.mm;
-            m.write_u64(a.a[1], k.sp)?;
-            m.write_u64(a.a[1] + 8, k.size)?;
-            m.write_u64(a.a[1] + 16, u64::from(k.flags as u32))?;
-        } else {
-            t.mm.write_shape(a.a[1], STACK_T, &k)?;
-        }
+        write_stack_t(&mut t.mm, t.arch, a.a[1], (old.sp, flags, old.size))?;
     }
     if let Some(n) = new {
         t.sig.altstack = n;
@@ -305,19 +293,11 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
 /// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
 fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
-    let mm = &t.mm;
-    let (errno, code) = if t.arch.info().siginfo_code_first {
-        (mm.read_u32(addr + 8)?, mm.read_u32(addr + 4)?)
-    } else {
-        (mm.read_u32(addr + 4)?, mm.read_u32(addr + 8)?)
-    };
-    let long = mm.long_bytes();
-    let u = addr + 12u64.next_multiple_of(long);
-    let (pid, uid, value) = (mm.read_u32(u)?, mm.read_u32(u + 4)?, mm.read_ulong(u + 8u64.next_multiple_of(long))?);
+    let (errno, code, pid, uid, value) = read_siginfo_rt(&t.mm, t.arch, addr)?;
     let mut raw = [0u8; 128];
     raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
     raw[4..8].copy_from_slice(&errno.to_ne_bytes());
-    raw[8..12].copy_from_slice(&(t.arch.info().si_code_to_host)(code as i32).to_ne_bytes());
+    raw[8..12].copy_from_slice(&code.to_ne_bytes());
     raw[16..20].copy_from_slice(&pid.to_ne_bytes());
     raw[20..24].copy_from_slice(&uid.to_ne_bytes());
     raw[24..32].copy_from_slice(&value.to_ne_bytes());

@@ -216,12 +216,17 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                 format!("{kind}|{rest}")
             }
         }
-        ArgFmt::Signal => match (cpu.get_data().arch.info().signal_to_host)(v) {
-            // The name of the guest's signal (MIPS numbers them differently).
-            Some(s) => s.to_string(),
-            None if v == 7 && cpu.get_data().arch.info().nsig == 128 => "SIGEMT".into(),
-            None => format!("{}", v as i32),
-        },
+        ArgFmt::Signal => {
+            let info = cpu.get_data().arch.info();
+            match (info.signal_to_host)(v) {
+                // The name of the guest's signal (MIPS numbers them differently).
+                Some(s) => s.to_string(),
+                None => match info.guest_only_signals.iter().find(|(n, _)| *n == v) {
+                    Some((_, name)) => (*name).into(),
+                    None => format!("{}", v as i32),
+                },
+            }
+        }
         ArgFmt::ClockId => match v {
             0 => "CLOCK_REALTIME".into(),
             1 => "CLOCK_MONOTONIC".into(),

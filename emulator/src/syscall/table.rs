@@ -248,7 +248,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::uname, misc::uname, &[Ptr], RInt),
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),
     d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt),
-    d(Sys::getcpu, misc::getcpu, &[Ptr, Ptr, Ptr], RInt),
+    d(Sys::getcpu, time::getcpu, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),

@@ -6,74 +6,59 @@
 use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
-use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64, TIMEVAL};
+use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
+use crate::gate::Entry;
 use crate::guest::{Cpu, SyscallArgs};
 
 /// `clock_gettime(clockid_t clk, struct timespec *tp)`. Errors: `EINVAL` (bad clock), `EFAULT`.
 pub fn clock_gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gettime(cpu, a, TIMESPEC)
+    as_vdso_entry(cpu, Entry::ClockGettime, a)
 }
 
 /// `clock_gettime64(clockid_t clk, struct __kernel_timespec *tp)` (ILP32 guests).
 pub fn clock_gettime64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gettime(cpu, a, TIMESPEC64)
-}
-
-fn gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
-    let mut ts = libc::timespec::zeroed();
-    // SAFETY: local out struct.
-    host_ret(i64::from(unsafe { libc::clock_gettime(as_int(a.a[0]), &mut ts) }))?;
-    cpu.get_data_mut().mm.write_shape(a.a[1], shape, &ts)?;
-    Ok(0)
+    as_vdso_entry(cpu, Entry::ClockGettime64, a)
 }
 
 /// `clock_getres(clockid_t clk, struct timespec *res)`; `res` may be NULL.
 pub fn clock_getres(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    getres(cpu, a, TIMESPEC)
+    as_vdso_entry(cpu, Entry::ClockGetres, a)
 }
 
 /// `clock_getres_time64(clockid_t clk, struct __kernel_timespec *res)` (ILP32 guests).
 pub fn clock_getres_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    getres(cpu, a, TIMESPEC64)
-}
-
-fn getres(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
-    let mut ts = libc::timespec::zeroed();
-    // SAFETY: local out struct.
-    host_ret(i64::from(unsafe { libc::clock_getres(as_int(a.a[0]), &mut ts) }))?;
-    if a.a[1] != 0 {
-        cpu.get_data_mut().mm.write_shape(a.a[1], shape, &ts)?;
-    }
-    Ok(0)
+    as_vdso_entry(cpu, Entry::ClockGetres64, a)
 }
 
 /// `gettimeofday(struct timeval *tv, struct timezone *tz)`; either may be NULL. The timezone
-/// is always {0, 0}, as Linux reports unless set with settimeofday.
+/// is the host kernel's (`sys_tz`: {0, 0} unless set with settimeofday).
 pub fn gettimeofday(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut tv = libc::timeval::zeroed();
-    // SAFETY: local out struct.
-    host_ret(i64::from(unsafe { libc::gettimeofday(&mut tv, std::ptr::null_mut()) }))?;
-    let mm = &mut cpu.get_data_mut().mm;
-    if a.a[0] != 0 {
-        mm.write_shape(a.a[0], TIMEVAL, &tv)?;
-    }
-    if a.a[1] != 0 {
-        mm.write_u32(a.a[1], 0)?;
-        mm.write_u32(a.a[1] + 4, 0)?;
-    }
-    Ok(0)
+    as_vdso_entry(cpu, Entry::Gettimeofday, a)
 }
 
-/// `time(time_t *tloc)`: seconds since the epoch, also stored at `tloc` (a guest `long`) if
-/// not NULL.
+/// `time(time_t *tloc)`: seconds since the epoch as of the last tick (Linux's
+/// `ktime_get_real_seconds`, the coarse realtime clock), also stored at `tloc` (a guest `long`)
+/// if not NULL.
 pub fn time(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    // SAFETY: NULL out pointer is allowed.
-    let now = unsafe { libc::time(std::ptr::null_mut()) };
-    if a.a[0] != 0 {
-        cpu.get_data_mut().mm.write_ulong(a.a[0], now as u64)?;
+    as_vdso_entry(cpu, Entry::Time, a)
+}
+
+/// `getcpu(unsigned *cpu, unsigned *node, struct getcpu_cache *cache)`; `cache` is unused
+/// since Linux 2.6.24.
+pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    as_vdso_entry(cpu, Entry::Getcpu, a)
+}
+
+/// Serves a clock call made as a system call with the vDSO's own code
+/// ([`super::gate::clock_call`]), so both paths read the same clocks and write the same
+/// structs; a store the guest may not make is `EFAULT` here (a SIGSEGV in the vDSO).
+fn as_vdso_entry(cpu: &mut Cpu<'_>, entry: Entry, a: &SyscallArgs) -> SysResult {
+    match super::gate::clock_call(&mut cpu.get_data_mut().mm, entry, [a.a[0], a.a[1]]) {
+        Ok(v) if (-4095..0).contains(&v) => Err(Errno::new(-v as i32)),
+        Ok(v) => Ok(v as u64),
+        Err(_) => Err(Errno::EFAULT),
     }
-    Ok(now as u64)
 }
 
 /// `nanosleep(const struct timespec *req, struct timespec *rem)`. Errors: `EINVAL`, `EFAULT`,

@@ -3,19 +3,14 @@
 //! Unicorn's TLB fill hook learns only the *page* of a refused access. The exact address the
 //! kernel would put in `si_addr` is recovered by decoding the faulting instruction with
 //! capstone and evaluating its memory operand (base + index * scale + displacement) from the
-//! guest registers; when that result does not fall in the refused page (an operand form not
-//! modelled here), the page address is reported instead.
+//! guest registers (each arch's `ArchInfo::mem_operands` knows its operand forms); when that
+//! result does not fall in the refused page (an operand form not modelled), the page address
+//! is reported instead.
 
-use capstone::arch::arm::ArmOperandType;
-use capstone::arch::arm64::Arm64OperandType;
-use capstone::arch::mips::MipsOperand;
-use capstone::arch::riscv::RiscVOperand;
-use capstone::arch::x86::X86OperandType;
-use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 
-use crate::guest::Cpu;
 use crate::guest::Exit;
+use crate::guest::{Cpu, InsnRegs};
 use crate::mm::{Fault, PAGE_SIZE};
 
 /// The faulting instruction at `pc`, disassembled (`"mov dword ptr [rax], 1"`), if readable.
@@ -66,67 +61,10 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
         }
         arch.read_reg_by_name(cpu, &name)
     };
-    let mut candidates = Vec::new();
-    match detail.arch_detail() {
-        ArchDetail::X86Detail(d) => {
-            for op in d.operands() {
-                if let X86OperandType::Mem(m) = op.op_type {
-                    let base = reg(m.base())?;
-                    let index = reg(m.index())?;
-                    let seg = match cs.reg_name(m.segment()).as_deref() {
-                        Some("fs") => arch.read_reg_by_name(cpu, "fs_base")?,
-                        Some("gs") => arch.read_reg_by_name(cpu, "gs_base")?,
-                        _ => 0,
-                    };
-                    let ea = seg
-                        .wrapping_add(base)
-                        .wrapping_add(index.wrapping_mul(m.scale() as u64))
-                        .wrapping_add(m.disp() as u64);
-                    candidates.push(ea);
-                }
-            }
-        }
-        ArchDetail::Arm64Detail(d) => {
-            for op in d.operands() {
-                if let Arm64OperandType::Mem(m) = op.op_type {
-                    let base = reg(m.base())?;
-                    let index = reg(m.index())?;
-                    candidates.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64));
-                }
-            }
-        }
-        ArchDetail::ArmDetail(d) => {
-            for op in d.operands() {
-                if let ArmOperandType::Mem(m) = op.op_type {
-                    let base = reg(m.base())?;
-                    let index = reg(m.index())?.wrapping_mul(m.scale() as i64 as u64);
-                    candidates.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64) & 0xffff_ffff);
-                }
-            }
-        }
-        ArchDetail::RiscVDetail(d) => {
-            // Capstone gives `lw a0, 8(sp)` a memory operand, but compressed loads and stores
-            // (`c.sw a1, 4(a0)`) as register, immediate, register: take imm + reg pairs too.
-            let ops: Vec<RiscVOperand> = d.operands().collect();
-            for (i, op) in ops.iter().enumerate() {
-                match (op, ops.get(i + 1)) {
-                    (RiscVOperand::Mem(m), _) => candidates.push(reg(m.base())?.wrapping_add(m.disp() as u64)),
-                    (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
-                        candidates.push(reg(*base)?.wrapping_add(*disp as u64))
-                    }
-                    _ => {}
-                }
-            }
-        }
-        ArchDetail::MipsDetail(d) => {
-            for op in d.operands() {
-                if let MipsOperand::Mem(m) = op {
-                    candidates.push(reg(m.base())?.wrapping_add(m.disp() as u64));
-                }
-            }
-        }
-        _ => {}
-    }
+    let by_name = |name: &str| arch.read_reg_by_name(cpu, name);
+    let name = |id: RegId| cs.reg_name(id);
+    let regs = InsnRegs { reg: &reg, by_name: &by_name, name: &name };
+    let candidates = (arch.info().mem_operands)(&detail.arch_detail(), &regs)?;
     candidates.into_iter().find(|a| a & !(PAGE_SIZE - 1) == f.page)
 }
 

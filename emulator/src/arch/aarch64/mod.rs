@@ -17,6 +17,9 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::guest::InsnRegs;
+use capstone::arch::arm64::Arm64OperandType;
+use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
@@ -70,6 +73,7 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
     ..ArchInfo::GENERIC
@@ -81,6 +85,19 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
+}
+
+/// Effective addresses of an A64 instruction's memory operands: base + index + displacement.
+fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let ArchDetail::Arm64Detail(d) = detail else { return Some(Vec::new()) };
+    let mut out = Vec::new();
+    for op in d.operands() {
+        if let Arm64OperandType::Mem(m) = op.op_type {
+            let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
+            out.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64));
+        }
+    }
+    Some(out)
 }
 
 impl GuestArch for Aarch64 {

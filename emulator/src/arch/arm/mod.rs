@@ -27,6 +27,9 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::guest::InsnRegs;
+use capstone::arch::arm::ArmOperandType;
+use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
@@ -97,6 +100,7 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands,
     statfs64_len,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
@@ -111,6 +115,21 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
+}
+
+/// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
+/// displacement, in the 32-bit address space.
+fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let ArchDetail::ArmDetail(d) = detail else { return Some(Vec::new()) };
+    let mut out = Vec::new();
+    for op in d.operands() {
+        if let ArmOperandType::Mem(m) = op.op_type {
+            let base = (r.reg)(m.base())?;
+            let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as i64 as u64);
+            out.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64) & 0xffff_ffff);
+        }
+    }
+    Some(out)
 }
 
 fn statfs64_len(size: u64) -> Option<u64> {

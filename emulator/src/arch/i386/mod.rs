@@ -117,6 +117,7 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands: crate::arch::x86_64::mem_operands,
     write_stat,
     write_stat64,
     ..ArchInfo::GENERIC

@@ -32,6 +32,9 @@ mod signal;
 mod tlb;
 mod vdso;
 
+use crate::guest::InsnRegs;
+use capstone::arch::mips::MipsOperand;
+use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
@@ -133,11 +136,14 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands,
     open_flags_to_host: abi::open_flags_to_host,
     open_flags_from_host: abi::open_flags_from_host,
     rlimit_resource_to_host: abi::rlimit_to_host,
     signal_to_host,
     signal_from_host,
+    // arch/mips/include/uapi/asm/signal.h
+    guest_only_signals: &[(7, "SIGEMT")],
     sigmask_how_to_generic: abi::sigmask_how_to_generic,
     read_sigaction,
     write_sigaction,
@@ -160,6 +166,18 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
+}
+
+/// Effective addresses of a MIPS instruction's memory operands: base + displacement.
+fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let ArchDetail::MipsDetail(d) = detail else { return Some(Vec::new()) };
+    let mut out = Vec::new();
+    for op in d.operands() {
+        if let MipsOperand::Mem(m) = op {
+            out.push((r.reg)(m.base())?.wrapping_add(m.disp() as u64));
+        }
+    }
+    Some(out)
 }
 
 fn signal_to_host(sig: u64) -> Option<Signal> {

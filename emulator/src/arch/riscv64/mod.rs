@@ -24,6 +24,9 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::guest::InsnRegs;
+use capstone::arch::riscv::RiscVOperand;
+use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
@@ -88,6 +91,7 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands,
     ..ArchInfo::GENERIC
 };
 
@@ -102,6 +106,25 @@ fn disassembler() -> Option<Capstone> {
         .extra_mode([arch::riscv::ArchExtraMode::RiscVC].into_iter())
         .build()
         .ok()
+}
+
+/// Effective addresses of a RISC-V instruction's memory operands. Capstone gives `lw a0,
+/// 8(sp)` a memory operand, but compressed loads and stores (`c.sw a1, 4(a0)`) as register,
+/// immediate, register: imm + reg pairs count too.
+fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let ArchDetail::RiscVDetail(d) = detail else { return Some(Vec::new()) };
+    let ops: Vec<RiscVOperand> = d.operands().collect();
+    let mut out = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        match (op, ops.get(i + 1)) {
+            (RiscVOperand::Mem(m), _) => out.push((r.reg)(m.base())?.wrapping_add(m.disp() as u64)),
+            (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
+                out.push((r.reg)(*base)?.wrapping_add(*disp as u64))
+            }
+            _ => {}
+        }
+    }
+    Some(out)
 }
 
 impl GuestArch for Riscv64 {

@@ -15,6 +15,9 @@ mod signal;
 mod vdso;
 pub mod vsyscall;
 
+use crate::guest::InsnRegs;
+use capstone::arch::x86::X86OperandType;
+use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
@@ -60,6 +63,7 @@ pub static INFO: ArchInfo = ArchInfo {
     vdso: Some(&vdso::VDSO),
     numbers,
     disassembler,
+    mem_operands,
     clone_args,
     write_stat,
     ..ArchInfo::GENERIC
@@ -71,6 +75,28 @@ fn numbers() -> &'static NumberTable {
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
+}
+
+/// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
+/// TLS segments) + base + index * scale + displacement. i386 shares it.
+pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
+    let mut out = Vec::new();
+    for op in d.operands() {
+        if let X86OperandType::Mem(m) = op.op_type {
+            let seg = match (r.name)(m.segment()).as_deref() {
+                Some("fs") => (r.by_name)("fs_base")?,
+                Some("gs") => (r.by_name)("gs_base")?,
+                _ => 0,
+            };
+            let ea = seg
+                .wrapping_add((r.reg)(m.base())?)
+                .wrapping_add((r.reg)(m.index())?.wrapping_mul(m.scale() as u64))
+                .wrapping_add(m.disp() as u64);
+            out.push(ea);
+        }
+    }
+    Some(out)
 }
 
 /// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
