@@ -26,6 +26,7 @@ pub mod riscv64;
 pub mod s390x;
 pub mod x86_64;
 
+pub(crate) use crate::guest::arch::{read_regs, write_regs};
 use crate::guest::Task;
 pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 
@@ -81,34 +82,6 @@ pub(crate) fn new_engine(
     // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
     let r: Result<(), _> = unsafe { uc_ctl(cpu.get_handle(), ctl, TCG_BUFFER_BYTES) }.into();
     r.map(|()| cpu)
-}
-
-/// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).
-#[inline]
-pub(crate) fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
-    let mut vals = [0u64; N];
-    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
-    for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
-        *p = (v as *mut u64).cast();
-    }
-    // SAFETY: a live handle; each pointer addresses a u64, the size of every register read here.
-    let _ = unsafe {
-        unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), N as i32)
-    };
-    vals
-}
-
-/// Writes `N` registers in one call into the engine.
-#[inline]
-pub(crate) fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64; N]) {
-    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
-    for (p, v) in ptrs.iter_mut().zip(vals.iter()) {
-        *p = (v as *const u64).cast_mut().cast();
-    }
-    // SAFETY: a live handle; each pointer addresses a u64 the engine only reads.
-    let _ = unsafe {
-        unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), N as i32)
-    };
 }
 
 #[cfg(test)]

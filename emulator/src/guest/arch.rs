@@ -78,19 +78,45 @@ pub trait GuestArch: Sync {
     /// everything else as the kernel's `start_thread` leaves it.
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error>;
     /// The guest program counter.
-    fn pc(&self, cpu: &Cpu<'_>) -> u64;
+    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
+        cpu.reg_read(self.info().regs.pc).unwrap_or(0)
+    }
     /// Reads the syscall number and the first three arguments from the registers the ABI
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs;
+    #[inline]
+    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        let (r, word) = (&self.info().regs, self.info().word_mask());
+        let v = read_regs(cpu, &[r.nr, r.args[0], r.args[1], r.args[2]]);
+        SyscallArgs {
+            nr: v[0] & r.nr_mask & word,
+            a: [v[1] & word, v[2] & word, v[3] & word, 0, 0, 0],
+            restart_len: r.restart_len,
+        }
+    }
     /// Reads arguments 4 to 6 into `args` (only for calls that take them: reading registers
     /// is a measurable part of a syscall's cost).
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs);
+    #[inline]
+    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
+        let (r, word) = (&self.info().regs, self.info().word_mask());
+        let v = read_regs(cpu, &[r.args[3], r.args[4], r.args[5]]);
+        for (slot, x) in args.a[3..].iter_mut().zip(v) {
+            *slot = x & word;
+        }
+    }
     /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64);
+    #[inline]
+    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
+        let _ = cpu.reg_write(self.info().regs.ret, ret & self.info().word_mask());
+    }
     /// Sets the thread pointer register (TLS).
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno>;
+    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
+        let Some(reg) = self.info().regs.tls else { return Err(Errno::EINVAL) };
+        cpu.reg_write(reg, tls & self.info().word_mask()).map_err(|_| Errno::EINVAL)
+    }
     /// Sets the guest stack pointer (a new thread's stack, `clone`'s `newsp`).
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error>;
+    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
+        cpu.reg_write(self.info().regs.sp, sp & self.info().word_mask())
+    }
     /// State of `cpu`'s instance outside the CPU registers that a new thread's instance must
     /// copy from its creator's (i386: the GDT, which holds the TLS segments); taken on the
     /// creator's thread, handed to [`GuestArch::init_thread`]. Default: none.
@@ -120,10 +146,9 @@ pub trait GuestArch: Sync {
         (self.info().disassembler)().map(|cs| (cs, pc))
     }
 
-    /// The guest stack pointer (by the capstone name of the arch's stack register: `sp`,
-    /// `rsp`, `esp`, `r15` on s390x).
+    /// The guest stack pointer.
     fn stack_pointer(&self, cpu: &Cpu<'_>) -> u64 {
-        ["sp", "rsp", "esp", "r15"].iter().find_map(|n| self.read_reg_by_name(cpu, n)).unwrap_or(0)
+        cpu.reg_read(self.info().regs.sp).unwrap_or(0)
     }
     /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
@@ -184,6 +209,34 @@ pub trait GuestArch: Sync {
     fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
         mm.write_u64(addr, mask)
     }
+}
+
+/// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).
+#[inline]
+pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
+    let mut vals = [0u64; N];
+    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
+    for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
+        *p = (v as *mut u64).cast();
+    }
+    // SAFETY: a live handle; each pointer addresses a u64, the size of every register read here.
+    let _ = unsafe {
+        unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), N as i32)
+    };
+    vals
+}
+
+/// Writes `N` registers in one call into the engine.
+#[inline]
+pub fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64; N]) {
+    let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
+    for (p, v) in ptrs.iter_mut().zip(vals.iter()) {
+        *p = (v as *const u64).cast_mut().cast();
+    }
+    // SAFETY: a live handle; each pointer addresses a u64 the engine only reads.
+    let _ = unsafe {
+        unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), N as i32)
+    };
 }
 
 /// The `siginfo` of a CPU exception that raises `sig` at `pc`, with the `si_code` Linux's trap

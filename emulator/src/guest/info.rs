@@ -19,8 +19,32 @@ use crate::gate::VdsoSpec;
 use crate::mm::{AddressSpace, DataModel, Endian, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal, NSIG};
 
+/// The registers of an arch's system-call ABI and thread state, by unicorn register id. The
+/// [`super::GuestArch`] defaults read and write them; an arch overrides a method only where
+/// its ABI is more than a register (MIPS's `a3` error flag, i386's TLS segment).
+pub struct Regs {
+    /// Program counter.
+    pub pc: i32,
+    /// Stack pointer.
+    pub sp: i32,
+    /// The thread pointer `set_tls` writes (`None`: the arch's own `set_tls`).
+    pub tls: Option<i32>,
+    /// System-call number.
+    pub nr: i32,
+    /// The six argument registers, in ABI order.
+    pub args: [i32; 6],
+    /// Result register.
+    pub ret: i32,
+    /// Bits of `nr` that are the number (s390x: the low 16 of r1 for `svc 0`).
+    pub nr_mask: u64,
+    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers.
+    pub restart_len: u8,
+}
+
 /// One guest architecture's data row.
 pub struct ArchInfo {
+    /// The system-call ABI's registers and the thread-state registers.
+    pub regs: Regs,
     /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`, `"armv7l"`).
     pub name: &'static str,
     /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
@@ -162,9 +186,21 @@ impl ArchInfo {
         self.data_model.endian
     }
 
+    /// The bits of a register that are a guest `long` (32 on ILP32 guests, whose engine
+    /// registers may be wider).
+    #[inline]
+    pub fn word_mask(&self) -> u64 {
+        if self.data_model.long_bytes == 8 {
+            !0
+        } else {
+            0xffff_ffff
+        }
+    }
+
     /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
+        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, restart_len: 0 },
         name: "",
         elf_machine: 0,
         is_64bit: true,

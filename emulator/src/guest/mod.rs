@@ -21,7 +21,7 @@ use crate::mm::{AddressSpace, Fault, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
 pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-pub use info::{ArchInfo, InsnRegs};
+pub use info::{ArchInfo, InsnRegs, Regs};
 
 /// A handler's result: the value for the return register, or the errno to return negated.
 pub type SysResult = Result<u64, Errno>;

@@ -24,11 +24,11 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
-use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
@@ -52,8 +52,19 @@ mod excp {
 /// FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
 const HWCAP_A72: u64 = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 11);
 
+const X0: i32 = RegisterARM64::X0 as i32;
+
 /// aarch64's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    regs: Regs {
+        pc: RegisterARM64::PC as i32,
+        sp: RegisterARM64::SP as i32,
+        tls: Some(RegisterARM64::TPIDR_EL0 as i32),
+        nr: X0 + 8,
+        args: [X0, X0 + 1, X0 + 2, X0 + 3, X0 + 4, X0 + 5],
+        ret: X0,
+        ..ArchInfo::GENERIC.regs
+    },
     name: "aarch64",
     elf_machine: 183,
     is_64bit: true,
@@ -132,38 +143,6 @@ impl GuestArch for Aarch64 {
         // x0 = 0: no function for the program to register with atexit.
         cpu.reg_write(RegisterARM64::X0, 0)?;
         Ok(())
-    }
-
-    #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterARM64::PC).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let x0 = RegisterARM64::X0 as i32;
-        let v = read_regs(cpu, &[x0 + 8, x0, x0 + 1, x0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        let x0 = RegisterARM64::X0 as i32;
-        let v = read_regs(cpu, &[x0 + 3, x0 + 4, x0 + 5]);
-        args.a[3..].copy_from_slice(&v);
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(RegisterARM64::X0, ret);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterARM64::SP, sp)
-    }
-
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        cpu.reg_write(RegisterARM64::TPIDR_EL0, tls).map_err(|_| Errno::EINVAL)
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {

@@ -37,8 +37,8 @@ use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
@@ -72,8 +72,19 @@ const FPEXC_EN: u64 = 1 << 30;
 /// One past the highest user address: the kuser page sits right above the stack.
 const TASK_SIZE: u64 = kuser::VECTORS_BASE;
 
+const R0: i32 = RegisterARM::R0 as i32;
+
 /// arm's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    regs: Regs {
+        pc: RegisterARM::PC as i32,
+        sp: RegisterARM::SP as i32,
+        tls: Some(RegisterARM::C13_C0_3 as i32),
+        nr: RegisterARM::R7 as i32,
+        args: [R0, R0 + 1, R0 + 2, R0 + 3, R0 + 4, R0 + 5],
+        ret: R0,
+        ..ArchInfo::GENERIC.regs
+    },
     name: "armv7l",
     elf_machine: 40,
     is_64bit: false,
@@ -238,33 +249,6 @@ impl GuestArch for Arm {
     fn pc(&self, cpu: &Cpu<'_>) -> u64 {
         let [pc, cpsr] = read_regs(cpu, &[RegisterARM::PC as i32, RegisterARM::CPSR as i32]);
         (pc & 0xffff_fffe) | u64::from(cpsr & CPSR_T != 0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let r0 = RegisterARM::R0 as i32;
-        let v = read_regs(cpu, &[RegisterARM::R7 as i32, r0, r0 + 1, r0 + 2]);
-        SyscallArgs { nr: v[0] & 0xffff_ffff, a: [v[1], v[2], v[3], 0, 0, 0].map(|x| x & 0xffff_ffff), restart_len: 0 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        let r0 = RegisterARM::R0 as i32;
-        let v = read_regs(cpu, &[r0 + 3, r0 + 4, r0 + 5]);
-        args.a[3..].copy_from_slice(&v.map(|x| x & 0xffff_ffff));
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(RegisterARM::R0, ret & 0xffff_ffff);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterARM::SP, sp & 0xffff_ffff)
-    }
-
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        cpu.reg_write(RegisterARM::C13_C0_3, tls & 0xffff_ffff).map_err(|_| Errno::EINVAL)
     }
 
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {

@@ -33,10 +33,10 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
 
-use super::{new_engine, read_regs, write_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
@@ -93,6 +93,22 @@ fn i386_name(name: &'static str) -> &'static str {
 
 /// i386's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    regs: Regs {
+        pc: RegisterX86::EIP as i32,
+        sp: RegisterX86::ESP as i32,
+        tls: None,
+        nr: RegisterX86::EAX as i32,
+        args: [
+            RegisterX86::EBX as i32,
+            RegisterX86::ECX as i32,
+            RegisterX86::EDX as i32,
+            RegisterX86::ESI as i32,
+            RegisterX86::EDI as i32,
+            RegisterX86::EBP as i32,
+        ],
+        ret: RegisterX86::EAX as i32,
+        ..ArchInfo::GENERIC.regs
+    },
     name: "i686",
     elf_machine: 3,
     is_64bit: false,
@@ -186,40 +202,6 @@ impl GuestArch for I386 {
         cpu.reg_write(RegisterX86::FPTAG, 0xffff)?;
         cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
         Ok(())
-    }
-
-    #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterX86::EIP).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        use RegisterX86 as R;
-        let v = read_regs(cpu, &[R::EAX, R::EBX, R::ECX, R::EDX].map(|r| r as i32));
-        SyscallArgs {
-            nr: v[0] & 0xffff_ffff,
-            a: [v[1] & 0xffff_ffff, v[2] & 0xffff_ffff, v[3] & 0xffff_ffff, 0, 0, 0],
-            restart_len: 0,
-        }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        use RegisterX86 as R;
-        let v = read_regs(cpu, &[R::ESI as i32, R::EDI as i32, R::EBP as i32]);
-        for (slot, x) in args.a[3..].iter_mut().zip(v) {
-            *slot = x & 0xffff_ffff;
-        }
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        write_regs(cpu, &[RegisterX86::EAX as i32], &[ret & 0xffff_ffff]);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::ESP, sp & 0xffff_ffff)
     }
 
     /// The GDT: its TLS entries are per thread on Linux, but the creator's are what a new

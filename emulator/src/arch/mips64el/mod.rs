@@ -39,10 +39,10 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{new_engine, read_regs, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal};
 
@@ -99,6 +99,16 @@ const MAX_ERRNO: u64 = 4095;
 
 /// mips64el's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    // n64: a4 and a5 are $8 and $9; the result in v0 with a3 the error flag (`set_syscall_ret`).
+    regs: Regs {
+        pc: RegisterMIPS::PC as i32,
+        sp: RegisterMIPS::SP as i32,
+        tls: Some(RegisterMIPS::CP0_USERLOCAL as i32),
+        nr: V0,
+        args: [A0, A0 + 1, A0 + 2, A0 + 3, A0 + 4, A0 + 5],
+        ret: V0,
+        ..ArchInfo::GENERIC.regs
+    },
     // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
     name: "mips64",
     elf_machine: 8,
@@ -282,23 +292,6 @@ impl GuestArch for Mips64el {
     }
 
     #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterMIPS::PC).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let v = read_regs(cpu, &[V0, A0, A0 + 1, A0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        let v = read_regs(cpu, &[A0 + 3, A0 + 4, A0 + 5]);
-        args.a[3..].copy_from_slice(&v);
-    }
-
-    #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
             let e = abi::errno_from_host(ret.wrapping_neg() as i32);
@@ -306,10 +299,6 @@ impl GuestArch for Mips64el {
         } else {
             write_regs(cpu, &[V0, A3], &[ret, 0]);
         }
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterMIPS::SP, sp)
     }
 
     /// The wired TLB entries (`tlb`) are CPU state outside the registers a context copies:
@@ -321,10 +310,6 @@ impl GuestArch for Mips64el {
         let r = tlb::wire_entries(cpu, (sp.wrapping_sub(1)) & !0xfff, &bases);
         cpu.context_restore(&regs)?;
         r
-    }
-
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        cpu.reg_write(RegisterMIPS::CP0_USERLOCAL, tls).map_err(|_| Errno::EINVAL)
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {

@@ -31,10 +31,10 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
@@ -67,8 +67,19 @@ const MSTATUS_FS_INITIAL: u64 = 1 << 13;
 const EBREAK: u32 = 0x0010_0073;
 const C_EBREAK: u16 = 0x9002;
 
+const A0: i32 = RegisterRISCV::A0 as i32;
+
 /// riscv64's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    regs: Regs {
+        pc: RegisterRISCV::PC as i32,
+        sp: RegisterRISCV::SP as i32,
+        tls: Some(RegisterRISCV::TP as i32),
+        nr: RegisterRISCV::A7 as i32,
+        args: [A0, A0 + 1, A0 + 2, A0 + 3, A0 + 4, A0 + 5],
+        ret: A0,
+        ..ArchInfo::GENERIC.regs
+    },
     name: "riscv64",
     elf_machine: 243,
     is_64bit: true,
@@ -184,38 +195,6 @@ impl GuestArch for Riscv64 {
         // (arch/riscv/include/asm/elf.h `ELF_PLAT_INIT`).
         cpu.reg_write(RegisterRISCV::A0, 0)?;
         Ok(())
-    }
-
-    #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterRISCV::PC).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let a0 = RegisterRISCV::A0 as i32;
-        let v = read_regs(cpu, &[RegisterRISCV::A7 as i32, a0, a0 + 1, a0 + 2]);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        let a0 = RegisterRISCV::A0 as i32;
-        let v = read_regs(cpu, &[a0 + 3, a0 + 4, a0 + 5]);
-        args.a[3..].copy_from_slice(&v);
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(RegisterRISCV::A0, ret);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterRISCV::SP, sp)
-    }
-
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        cpu.reg_write(RegisterRISCV::TP, tls).map_err(|_| Errno::EINVAL)
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {

@@ -47,10 +47,10 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{new_engine, read_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 use traps::pgm;
@@ -87,8 +87,22 @@ const CR0_VECTOR: u64 = 0x0002_0000;
 /// land on the host pages behind guest page 0.
 const LOWCORE_LEN: u64 = 8192;
 
+const R2: i32 = RegisterS390X::R2 as i32;
+
 /// s390x's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    // `svc 0` (and `__kernel_vsyscall`) take the number from r1; the trap hook puts a
+    // nonzero `svc` immediate in its place. Restarting backs up over the 2-byte `svc`.
+    regs: Regs {
+        pc: RegisterS390X::PC as i32,
+        sp: RegisterS390X::R15 as i32,
+        tls: None,
+        nr: RegisterS390X::R1 as i32,
+        args: [R2, R2 + 1, R2 + 2, R2 + 3, R2 + 4, R2 + 5],
+        ret: R2,
+        nr_mask: 0xffff,
+        restart_len: 2,
+    },
     name: "s390x",
     elf_machine: 22,
     is_64bit: true,
@@ -197,36 +211,6 @@ impl GuestArch for S390x {
         cpu.reg_write(RegisterS390X::A0, 0)?;
         cpu.reg_write(RegisterS390X::A1, 0)?;
         Ok(())
-    }
-
-    #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterS390X::PC).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        let r1 = RegisterS390X::R1 as i32;
-        let v = read_regs(cpu, &[r1, r1 + 1, r1 + 2, r1 + 3]);
-        // The register form (`svc 0`, and `__kernel_vsyscall`); the trap hook puts a nonzero
-        // `svc` immediate in its place. Restarting takes the `svc`'s length.
-        SyscallArgs { nr: v[0] & 0xffff, a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 2 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        let r5 = RegisterS390X::R5 as i32;
-        let v = read_regs(cpu, &[r5, r5 + 1, r5 + 2]);
-        args.a[3..].copy_from_slice(&v);
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(RegisterS390X::R2, ret);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterS390X::R15, sp)
     }
 
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {

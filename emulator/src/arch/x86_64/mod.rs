@@ -22,10 +22,10 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{new_engine, read_regs, write_regs, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{new_engine, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::NumberTable;
-use crate::guest::ArchInfo;
 use crate::guest::Task;
+use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
@@ -40,6 +40,24 @@ const HWCAP_QEMU64: u64 = 0x078b_fbfd;
 
 /// x86_64's data row.
 pub static INFO: ArchInfo = ArchInfo {
+    // Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax (rcx and r11 as
+    // they were: docs/ARCHITECTURE.md).
+    regs: Regs {
+        pc: RegisterX86::RIP as i32,
+        sp: RegisterX86::RSP as i32,
+        tls: Some(RegisterX86::FS_BASE as i32),
+        nr: RegisterX86::RAX as i32,
+        args: [
+            RegisterX86::RDI as i32,
+            RegisterX86::RSI as i32,
+            RegisterX86::RDX as i32,
+            RegisterX86::R10 as i32,
+            RegisterX86::R8 as i32,
+            RegisterX86::R9 as i32,
+        ],
+        ret: RegisterX86::RAX as i32,
+        ..ArchInfo::GENERIC.regs
+    },
     name: "x86_64",
     elf_machine: 62,
     is_64bit: true,
@@ -141,44 +159,6 @@ impl GuestArch for X86_64 {
         cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
         cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
         Ok(())
-    }
-
-    #[inline]
-    fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(RegisterX86::RIP).unwrap_or(0)
-    }
-
-    #[inline]
-    fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
-        use RegisterX86 as R;
-        let ids = [R::RAX, R::RDI, R::RSI, R::RDX].map(|r| r as i32);
-        let v = read_regs(cpu, &ids);
-        SyscallArgs { nr: v[0], a: [v[1], v[2], v[3], 0, 0, 0], restart_len: 0 }
-    }
-
-    #[inline]
-    fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
-        use RegisterX86 as R;
-        let v = read_regs(cpu, &[R::R10 as i32, R::R8 as i32, R::R9 as i32]);
-        args.a[3..].copy_from_slice(&v);
-    }
-
-    /// Writes `rax` only. The x86-64 psABI (A.2.1) says the kernel *destroys* `rcx` and `r11`
-    /// across `syscall`, so no program may depend on their values afterwards; endgate leaves
-    /// them as they were, as QEMU linux-user does. (Writing RIP+2 and RFLAGS there, as the
-    /// hardware does, cost about 10% of a null syscall: RFLAGS must be recomputed from TCG's
-    /// lazy condition codes.)
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        write_regs(cpu, &[RegisterX86::RAX as i32], &[ret]);
-    }
-
-    fn set_stack_pointer(&self, cpu: &mut Cpu<'_>, sp: u64) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::RSP, sp)
-    }
-
-    fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        cpu.reg_write(RegisterX86::FS_BASE, tls).map_err(|_| Errno::EINVAL)
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
