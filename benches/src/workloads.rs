@@ -33,71 +33,48 @@ impl Arch {
     pub const ALL: [Arch; 7] =
         [Arch::X86_64, Arch::Aarch64, Arch::Riscv64, Arch::Arm, Arch::I386, Arch::S390x, Arch::Mips64el];
 
+    /// This architecture's row of the workspace's arch table ([`guest_tests::arch`]): its
+    /// names, cross compiler and qemu-user binary.
+    pub fn row(self) -> &'static guest_tests::arch::Arch {
+        use guest_tests::arch;
+        match self {
+            Arch::X86_64 => &arch::X86_64,
+            Arch::Aarch64 => &arch::AARCH64,
+            Arch::Riscv64 => &arch::RISCV64,
+            Arch::Arm => &arch::ARM,
+            Arch::I386 => &arch::I386,
+            Arch::S390x => &arch::S390X,
+            Arch::Mips64el => &arch::MIPS64EL,
+        }
+    }
+
     /// The GNU/kernel name (`x86_64`, `aarch64`, `riscv64`, `arm`, `i386`,
     /// `s390x`, `mips64el`); also the suffix of the asm guest sources.
     pub fn name(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "x86_64",
-            Arch::Aarch64 => "aarch64",
-            Arch::Riscv64 => "riscv64",
-            Arch::Arm => "arm",
-            Arch::I386 => "i386",
-            Arch::S390x => "s390x",
-            Arch::Mips64el => "mips64el",
-        }
+        self.row().name
     }
 
     /// The Debian architecture name (`amd64`, `arm64`, `armhf`, ...), as used
     /// for busybox.
     pub fn debarch(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "amd64",
-            Arch::Aarch64 => "arm64",
-            Arch::Riscv64 => "riscv64",
-            Arch::Arm => "armhf",
-            Arch::I386 => "i386",
-            Arch::S390x => "s390x",
-            Arch::Mips64el => "mips64el",
-        }
+        self.row().debian
     }
 
     /// The qemu-user binary for this guest architecture.
     pub fn qemu(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "qemu-x86_64",
-            Arch::Aarch64 => "qemu-aarch64",
-            Arch::Riscv64 => "qemu-riscv64",
-            Arch::Arm => "qemu-arm",
-            Arch::I386 => "qemu-i386",
-            Arch::S390x => "qemu-s390x",
-            Arch::Mips64el => "qemu-mips64el",
-        }
+        self.row().qemu
     }
 
     /// The C compiler that builds freestanding guests for this architecture
     /// on an x86_64 host (Debian's cross compilers).
     pub fn compiler(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "gcc",
-            Arch::Aarch64 => "aarch64-linux-gnu-gcc",
-            Arch::Riscv64 => "riscv64-linux-gnu-gcc",
-            Arch::Arm => "arm-linux-gnueabihf-gcc",
-            Arch::I386 => "i686-linux-gnu-gcc",
-            Arch::S390x => "s390x-linux-gnu-gcc",
-            Arch::Mips64el => "mips64el-linux-gnuabi64-gcc",
-        }
+        self.row().cc
     }
 
     /// Why busybox may be missing for this architecture beyond "not fetched
     /// yet", shown next to the n/a.
     pub fn busybox_hint(self) -> Option<&'static str> {
-        match self {
-            Arch::Riscv64 => Some(
-                "Debian 12 bookworm has no riscv64 busybox-static (riscv64 is not a bookworm release \
-                 architecture), so scripts/fetch-inputs.sh does not fetch one",
-            ),
-            _ => None,
-        }
+        self.row().no_busybox
     }
 
     /// Parse an `--arches` entry: the GNU name or the Debian name
@@ -596,6 +573,9 @@ mod tests {
         assert_eq!(Arch::parse("armhf"), Some(Arch::Arm));
         assert_eq!(Arch::parse("i686"), Some(Arch::I386));
         assert_eq!(Arch::parse("ppc64el"), None);
+        // One variant per row of the arch table, in its order.
+        let table: Vec<_> = guest_tests::arch::ARCHES.iter().map(|a| a.name).collect();
+        assert_eq!(Arch::ALL.map(Arch::name).to_vec(), table);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{endgate, run_with_timeout, TempDir, Timed};
+use common::{endgate, run_with_timeout, TempDir, Timed, ARM, X86_64};
 
 /// The C sources, by name.
 fn source(name: &str) -> PathBuf {
@@ -35,7 +35,10 @@ fn build(dir: &Path, cc: &str, name: &str, flags: &[&str]) -> PathBuf {
     out
 }
 
-const ARM_CC: &str = "arm-linux-gnueabihf-gcc";
+const ARM_CC: &str = ARM.cc;
+
+/// The reference for ARM-specific behaviour: qemu-arm with the CPU endgate models.
+const QEMU_ARM: [&str; 3] = [ARM.qemu, "-cpu", "cortex-a15"];
 
 /// Runs `prog args` (under `runner` when given) in `dir` with a small fixed environment.
 fn run(runner: &[&str], prog: &Path, args: &[&str], dir: &Path) -> Timed {
@@ -84,7 +87,7 @@ fn compare(name: &str, args: &[&str], marm: bool, reference: &dyn Fn(&Path) -> T
 /// The same source built for x86_64 and run natively.
 fn native<'a>(name: &'a str, args: &'a [&'a str]) -> impl Fn(&Path) -> Timed + 'a {
     move |dir| {
-        let prog = build(dir, "gcc", name, &[]);
+        let prog = build(dir, X86_64.cc, name, &[]);
         run(&[], &prog, args, dir)
     }
 }
@@ -93,7 +96,7 @@ fn native<'a>(name: &'a str, args: &'a [&'a str]) -> impl Fn(&Path) -> Timed + '
 fn qemu<'a>(name: &'a str, args: &'a [&'a str]) -> impl Fn(&Path) -> Timed + 'a {
     move |dir| {
         let prog = build(dir, ARM_CC, name, &[]);
-        run(&["qemu-arm", "-cpu", "cortex-a15"], &prog, args, dir)
+        run(&QEMU_ARM, &prog, args, dir)
     }
 }
 
@@ -177,7 +180,7 @@ fn arm_state_entry_and_interworking_match_qemu() {
         .status()
         .unwrap_or_else(|e| panic!("{ARM_CC} missing ({e}): run scripts/install-deps.sh"));
     assert!(st.success());
-    let want = run(&["qemu-arm", "-cpu", "cortex-a15"], &prog, &[], dir.path());
+    let want = run(&QEMU_ARM, &prog, &[], dir.path());
     let got = run(&[&endgate_str()], &prog, &[], dir.path());
     assert_eq!(want.stdout, b"arm\nthumb\nback\n");
     assert_eq!((got.stdout, got.status), (want.stdout, want.status));

@@ -9,7 +9,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{endgate, shell_status, TempDir};
+use common::{endgate, shell_status, TempDir, I386};
 
 /// auxv.c
 const AUXV: &str = r#"
@@ -330,13 +330,13 @@ fn build(dir: &Path, name: &str, src: &str, flags: &[&str]) -> PathBuf {
     let c = dir.join(format!("{name}.c"));
     std::fs::write(&c, src).unwrap();
     let out = dir.join(name);
-    let st = Command::new("i686-linux-gnu-gcc")
+    let st = Command::new(I386.cc)
         .args(flags)
         .args(["-O2", "-D_FILE_OFFSET_BITS=64", "-o"])
         .arg(&out)
         .arg(&c)
         .status()
-        .unwrap_or_else(|e| panic!("i686-linux-gnu-gcc missing ({e}): run scripts/install-deps.sh"));
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", I386.cc));
     assert!(st.success(), "building {name}");
     out
 }
@@ -353,7 +353,7 @@ fn reference(bin: &Path) -> Command {
     if Command::new(bin).env_clear().output().is_ok() {
         Command::new(bin)
     } else {
-        let mut c = Command::new("qemu-i386");
+        let mut c = Command::new(I386.qemu);
         c.arg(bin);
         c
     }
@@ -382,12 +382,7 @@ fn freestanding_int80_program() {
     let src = dir.path().join("start.S");
     std::fs::write(&src, FREESTANDING).unwrap();
     let bin = dir.path().join("start");
-    let st = Command::new("i686-linux-gnu-gcc")
-        .args(["-nostdlib", "-static", "-o"])
-        .arg(&bin)
-        .arg(&src)
-        .status()
-        .expect("i686-linux-gnu-gcc");
+    let st = Command::new(I386.cc).args(["-nostdlib", "-static", "-o"]).arg(&bin).arg(&src).status().expect(I386.cc);
     assert!(st.success());
     let got = run(under_endgate(&bin, None), &[]);
     assert_eq!(got, ("ok\n".to_string(), 7));
@@ -400,7 +395,7 @@ fn startup_argv_env_auxv_and_fpu_state() {
     for (name, flags, sysroot) in [
         ("auxv-static", &["-static", "-msse2"][..], None),
         ("auxv-static-pie", &["-static-pie", "-msse2"][..], None),
-        ("auxv-dynamic", &["-msse2"][..], Some("/usr/i686-linux-gnu")),
+        ("auxv-dynamic", &["-msse2"][..], Some(I386.sysroot)),
     ] {
         let bin = build(dir.path(), name, AUXV, flags);
         let args = ["one", "two three"];
@@ -416,7 +411,7 @@ fn startup_argv_env_auxv_and_fpu_state() {
 fn uname_machine_is_i686() {
     let dir = TempDir::new("i386-uname");
     let bin = build(dir.path(), "uname", UNAME, &["-static"]);
-    let mut q = Command::new("qemu-i386");
+    let mut q = Command::new(I386.qemu);
     q.arg(&bin);
     let want = run(q, &[]);
     assert_eq!(want.0, "machine=i686\n");

@@ -10,9 +10,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{endgate, shell_status, TempDir};
+use common::{endgate, shell_status, TempDir, MIPS64EL, X86_64};
 
-const CC: &str = "mips64el-linux-gnuabi64-gcc";
+const CC: &str = MIPS64EL.cc;
 
 const STARTUP: &str = r#"
 #include <stdio.h>
@@ -262,7 +262,7 @@ fn startup_matches_native() {
         return;
     }
     let dir = TempDir::new("mips64el-start");
-    let native = build(dir.path(), "start", STARTUP, "gcc");
+    let native = build(dir.path(), "start", STARTUP, X86_64.cc);
     let guest = build(dir.path(), "start", STARTUP, CC);
     let want = run(Command::new(&native).args(["one", "two words"]));
     let got = run(under_endgate(&guest).args(["one", "two words"]));
@@ -276,7 +276,7 @@ fn stat_and_errno_match_native() {
         return;
     }
     let dir = TempDir::new("mips64el-stat");
-    let native = build(dir.path(), "stat", STAT_ERRNO, "gcc");
+    let native = build(dir.path(), "stat", STAT_ERRNO, X86_64.cc);
     let guest = build(dir.path(), "stat", STAT_ERRNO, CC);
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
     std::fs::create_dir(&a).unwrap();
@@ -294,7 +294,7 @@ fn signals_match_qemu() {
     }
     let dir = TempDir::new("mips64el-sig");
     let guest = build(dir.path(), "sig", SIGNALS, CC);
-    let want = run(Command::new("qemu-mips64el").arg(&guest));
+    let want = run(Command::new(MIPS64EL.qemu).arg(&guest));
     let got = run(&mut under_endgate(&guest));
     // MIPS numbering (arch/mips/include/uapi/asm/signal.h), and death by SIGUSR1 (128 + 10 on
     // the host).
@@ -323,7 +323,7 @@ fn signal_frames_match_qemu() {
     }
     let dir = TempDir::new("mips64el-sigframe");
     let guest = build(dir.path(), "sigframe", SIGFRAMES, CC);
-    let want = run(Command::new("qemu-mips64el").arg(&guest));
+    let want = run(Command::new(MIPS64EL.qemu).arg(&guest));
     let got = run(&mut under_endgate(&guest));
     assert!(
         want.0.contains("branch taken (not fallen through) 1\n") && want.0.contains("redirect: 1234"),
@@ -336,7 +336,7 @@ fn signal_frames_match_qemu() {
 /// Debian's busybox-static for mips64el against the amd64 one run natively.
 #[test]
 fn busybox_applets_match_native() {
-    let (native, guest) = (common::busybox("amd64"), common::busybox("mips64el"));
+    let (native, guest) = (common::busybox(X86_64.debian), common::busybox(MIPS64EL.debian));
     let dir = TempDir::new("mips64el-bb");
     let f = dir.path().join("in.txt");
     std::fs::write(&f, "pear\napple\nfig\napple\n").unwrap();

@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{endgate, run_with_timeout, TempDir, Timed};
+use common::{endgate, run_with_timeout, TempDir, Timed, S390X};
 
-const CC: &str = "s390x-linux-gnu-gcc";
-const SYSROOT: &str = "/usr/s390x-linux-gnu";
+const CC: &str = S390X.cc;
+const SYSROOT: &str = S390X.sysroot;
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 fn source(name: &str) -> PathBuf {
@@ -47,7 +47,7 @@ fn under_endgate(prog: &Path, args: &[&str]) -> Timed {
 }
 
 fn under_qemu(prog: &Path, args: &[&str]) -> Timed {
-    run("qemu-s390x", &[], prog, args)
+    run(S390X.qemu, &[], prog, args)
 }
 
 /// Asserts endgate gives the stdout and status qemu-s390x gives; returns endgate's run.
@@ -168,7 +168,7 @@ fn signal_frames_and_returns() {
 fn dynamic_glibc_from_the_sysroot() {
     let dir = TempDir::new("s390x-dynamic");
     let prog = build(dir.path(), "startup.c", &[]);
-    let want = run("qemu-s390x", &["-L", SYSROOT], &prog, &["x"]);
+    let want = run(S390X.qemu, &["-L", SYSROOT], &prog, &["x"]);
     let got = run(endgate().to_str().unwrap_or("endgate"), &["-L", SYSROOT], &prog, &["x"]);
     assert_eq!(want.status, 7);
     assert_eq!(

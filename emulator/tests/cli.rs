@@ -112,12 +112,7 @@ fn argv0_and_environment_options() {
 
 /// Assembles a freestanding guest with the arch's cross gcc.
 fn asm_guest(dir: &Path, arch: &str, name: &str, src: &str) -> PathBuf {
-    let cc = match arch {
-        "x86_64" => "gcc",
-        "aarch64" => "aarch64-linux-gnu-gcc",
-        "riscv64" => "riscv64-linux-gnu-gcc",
-        _ => unreachable!(),
-    };
+    let cc = common::arch(arch).cc;
     let s = dir.join(format!("{name}.S"));
     let out = dir.join(name);
     std::fs::write(&s, src).unwrap();

@@ -18,20 +18,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{busybox, endgate, run_with_timeout, workspace, TempDir};
+use common::{busybox, busybox_arches, endgate, run_with_timeout, workspace, TempDir, ARCHES, I386, X86_64};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
-
-/// The arches and their cross compilers (Debian's gcc-*-linux-gnu packages).
-const COMPILERS: &[(&str, &str)] = &[
-    ("x86_64", "gcc"),
-    ("aarch64", "aarch64-linux-gnu-gcc"),
-    ("riscv64", "riscv64-linux-gnu-gcc"),
-    ("s390x", "s390x-linux-gnu-gcc"),
-    ("arm", "arm-linux-gnueabihf-gcc"),
-    ("i386", "i686-linux-gnu-gcc"),
-    ("mips64el", "mips64el-linux-gnuabi64-gcc"),
-];
 
 /// System calls a clock read would make without the vDSO, as `--strace` names them.
 const CLOCK_CALLS: &[&str] = &["clock_gettime(", "clock_gettime64(", "gettimeofday(", "time("];
@@ -62,7 +51,7 @@ fn clock_syscalls(stderr: &str) -> Vec<&str> {
 #[test]
 fn glibc_reads_clocks_through_the_vdso_on_every_arch() {
     let dir = TempDir::new("gate-vdso");
-    for &(arch, cc) in COMPILERS {
+    for &common::Arch { name: arch, cc, .. } in ARCHES {
         let prog = build(dir.path(), cc, "vdso_use");
         let mut cmd = Command::new(endgate());
         cmd.arg("--strace").arg(&prog).arg("2000");
@@ -84,7 +73,7 @@ fn i386_glibc_enters_the_kernel_through_kernel_vsyscall() {
     // vdso_use checks %gs:0x10 == AT_SYSINFO inside the vDSO on i386; natively (an x86_64
     // kernel's compat vDSO) the same binary passes the same check.
     let dir = TempDir::new("gate-i386");
-    let prog = build(dir.path(), "i686-linux-gnu-gcc", "vdso_use");
+    let prog = build(dir.path(), I386.cc, "vdso_use");
     for native in [true, false] {
         let mut cmd = if native { Command::new(&prog) } else { Command::new(endgate()) };
         if !native {
@@ -97,7 +86,7 @@ fn i386_glibc_enters_the_kernel_through_kernel_vsyscall() {
 
 #[test]
 fn busybox_date_loop_makes_no_clock_syscalls() {
-    for arch in ["amd64", "arm64", "s390x", "armhf", "i386", "mips64el"] {
+    for arch in busybox_arches() {
         let bb = busybox(arch);
         let mut cmd = Command::new(endgate());
         cmd.arg("--strace").arg(&bb).args(["sh", "-c", "for i in 1 2 3 4 5; do date +%s; done"]);
@@ -121,7 +110,7 @@ fn busybox_date_loop_makes_no_clock_syscalls() {
 #[test]
 fn x86_64_legacy_vsyscall_page_gives_the_time() {
     let dir = TempDir::new("gate-vsyscall");
-    let prog = build(dir.path(), "gcc", "vsyscall_page");
+    let prog = build(dir.path(), X86_64.cc, "vsyscall_page");
     let native = run_with_timeout(&mut Command::new(&prog), None, TIMEOUT);
     assert_eq!((String::from_utf8_lossy(&native.stdout).as_ref(), native.status), ("vsyscall ok\n", 0), "natively");
     let mut cmd = Command::new(endgate());
@@ -133,7 +122,7 @@ fn x86_64_legacy_vsyscall_page_gives_the_time() {
 #[test]
 fn x86_64_vsyscall_page_misuse_is_sigsegv() {
     let dir = TempDir::new("gate-vsyscall-misuse");
-    let prog = build(dir.path(), "gcc", "vsyscall_misuse");
+    let prog = build(dir.path(), X86_64.cc, "vsyscall_misuse");
     let native = run_with_timeout(&mut Command::new(&prog), None, TIMEOUT);
     let want = "misaligned call: signal 11 code 0x80\nread: signal 11\n";
     assert_eq!((String::from_utf8_lossy(&native.stdout).as_ref(), native.status), (want, 0), "natively");

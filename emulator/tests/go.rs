@@ -15,18 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use common::{endgate, run_with_timeout, workspace};
-
-/// (GOARCH, extra environment) for the arches checked.
-const ARCHES: &[(&str, &[(&str, &str)])] = &[
-    ("amd64", &[]),
-    ("arm64", &[]),
-    ("s390x", &[]),
-    ("riscv64", &[]),
-    ("386", &[("GO386", "sse2")]),
-    ("arm", &[("GOARM", "7")]),
-    ("mips64le", &[]),
-];
+use common::{endgate, run_with_timeout, workspace, ARCHES, X86_64};
 
 /// How many runs in a row must succeed.
 const RUNS: usize = 10;
@@ -65,10 +54,10 @@ fn run(prog: &Path, native: bool) -> (String, String, i32) {
 
 #[test]
 fn go_program_runs_ten_times_in_a_row() {
-    let native = build("amd64", &[]);
+    let native = build(X86_64.goarch, X86_64.goenv);
     let want = run(&native, true);
     assert_eq!(want.2, 0, "native run: {want:?}");
-    for (goarch, env) in ARCHES {
+    for &common::Arch { goarch, goenv: env, .. } in ARCHES {
         let prog = build(goarch, env);
         for i in 0..RUNS {
             let got = run(&prog, false);
@@ -83,7 +72,7 @@ fn go_program_runs_ten_times_in_a_row() {
 /// Go reads `.hash` words as 4 bytes, s390x's are 8).
 #[test]
 fn go_runtime_reads_clocks_through_the_vdso() {
-    for (goarch, env) in ARCHES {
+    for &common::Arch { goarch, goenv: env, .. } in ARCHES {
         let prog = build(goarch, env);
         let mut cmd = Command::new(endgate());
         cmd.arg("--strace").arg(&prog);

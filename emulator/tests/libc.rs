@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{endgate, shell_status, TempDir};
+use common::{endgate, shell_status, TempDir, AARCH64, RISCV64, X86_64};
 
 const SRC: &str = r#"
 #define _GNU_SOURCE
@@ -64,40 +64,25 @@ fn variants(arch: &str) -> Vec<Variant> {
     const MUSL_A64: &str = "/usr/lib/aarch64-linux-musl/musl-gcc.specs";
     match arch {
         "x86_64" => vec![
-            Variant { name: "glibc-static", cc: "gcc", flags: &["-static"], sysroot: None },
-            Variant { name: "glibc-static-pie", cc: "gcc", flags: &["-static-pie"], sysroot: None },
-            Variant { name: "glibc-dynamic", cc: "gcc", flags: &[], sysroot: None },
+            Variant { name: "glibc-static", cc: X86_64.cc, flags: &["-static"], sysroot: None },
+            Variant { name: "glibc-static-pie", cc: X86_64.cc, flags: &["-static-pie"], sysroot: None },
+            Variant { name: "glibc-dynamic", cc: X86_64.cc, flags: &[], sysroot: None },
             Variant { name: "musl-static", cc: "musl-gcc", flags: &["-static"], sysroot: None },
             Variant { name: "musl-static-pie", cc: "musl-gcc", flags: &["-static-pie"], sysroot: None },
         ],
         // No static-pie or musl: see the module doc.
         "riscv64" => vec![
-            Variant { name: "glibc-static", cc: "riscv64-linux-gnu-gcc", flags: &["-static"], sysroot: None },
-            Variant {
-                name: "glibc-dynamic",
-                cc: "riscv64-linux-gnu-gcc",
-                flags: &[],
-                sysroot: Some("/usr/riscv64-linux-gnu"),
-            },
+            Variant { name: "glibc-static", cc: RISCV64.cc, flags: &["-static"], sysroot: None },
+            Variant { name: "glibc-dynamic", cc: RISCV64.cc, flags: &[], sysroot: Some(RISCV64.sysroot) },
         ],
         _ => vec![
-            Variant { name: "glibc-static", cc: "aarch64-linux-gnu-gcc", flags: &["-static"], sysroot: None },
-            Variant { name: "glibc-static-pie", cc: "aarch64-linux-gnu-gcc", flags: &["-static-pie"], sysroot: None },
-            Variant {
-                name: "glibc-dynamic",
-                cc: "aarch64-linux-gnu-gcc",
-                flags: &[],
-                sysroot: Some("/usr/aarch64-linux-gnu"),
-            },
-            Variant {
-                name: "musl-static",
-                cc: "aarch64-linux-gnu-gcc",
-                flags: &["-specs", MUSL_A64, "-static"],
-                sysroot: None,
-            },
+            Variant { name: "glibc-static", cc: AARCH64.cc, flags: &["-static"], sysroot: None },
+            Variant { name: "glibc-static-pie", cc: AARCH64.cc, flags: &["-static-pie"], sysroot: None },
+            Variant { name: "glibc-dynamic", cc: AARCH64.cc, flags: &[], sysroot: Some(AARCH64.sysroot) },
+            Variant { name: "musl-static", cc: AARCH64.cc, flags: &["-specs", MUSL_A64, "-static"], sysroot: None },
             Variant {
                 name: "musl-static-pie",
-                cc: "aarch64-linux-gnu-gcc",
+                cc: AARCH64.cc,
                 flags: &["-specs", MUSL_A64, "-static-pie"],
                 sysroot: None,
             },

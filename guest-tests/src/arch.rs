@@ -1,7 +1,10 @@
-//! Guest architectures: one table row per arch says how to compile for it and what qemu-user
-//! calls it. Adding an arch is one row here (plus, optionally, `programs/asm/<arch>/` ports of
-//! the freestanding tests); the C programs need no change. Every C program is linked
-//! `-static` with the arch's Debian cross gcc and glibc.
+//! Guest architectures: one table row per arch says how to compile for it, what qemu-user
+//! calls it, what Debian and Go call it. Adding an arch is one row here (plus, optionally,
+//! `programs/asm/<arch>/` ports of the freestanding tests); the C programs need no change.
+//! Every C program is linked `-static` with the arch's Debian cross gcc and glibc.
+//!
+//! This table is the one list of guest arches and their toolchains in the workspace: endgate's
+//! integration tests (`emulator/tests/common`) and the benchmarks (`benches`) read it too.
 
 use crate::error::{Error, Result};
 
@@ -19,57 +22,133 @@ pub struct Arch {
     pub cc_package: &'static str,
     /// qemu-user's binary for this arch; what `{qemu}` expands to in an emulator command.
     pub qemu: &'static str,
+    /// Debian's name for the arch (`amd64`, `arm64`, `armhf`…): packages, and the directory
+    /// `scripts/fetch-inputs.sh` puts its busybox in (`.cache/busybox/<debian>/busybox`).
+    pub debian: &'static str,
+    /// The root that holds the arch's shared glibc, for a dynamic guest's `-L`: Debian's
+    /// cross sysroot `/usr/<triplet>`, or `/` for the host's own.
+    pub sysroot: &'static str,
+    /// Why Debian bookworm has no `busybox-static` for this arch; `None` when it has one.
+    pub no_busybox: Option<&'static str>,
+    /// Go's `GOARCH` for the arch.
+    pub goarch: &'static str,
+    /// Further environment `go build` needs for the arch's baseline (`GO386`, `GOARM`).
+    pub goenv: &'static [(&'static str, &'static str)],
 }
 
+/// 64-bit x86, the host.
+pub const X86_64: Arch = Arch {
+    name: "x86_64",
+    cc: "gcc",
+    cflags: &[],
+    cc_package: "gcc",
+    qemu: "qemu-x86_64",
+    debian: "amd64",
+    sysroot: "/",
+    no_busybox: None,
+    goarch: "amd64",
+    goenv: &[],
+};
+
+/// 64-bit ARM.
+pub const AARCH64: Arch = Arch {
+    name: "aarch64",
+    cc: "aarch64-linux-gnu-gcc",
+    cflags: &[],
+    cc_package: "gcc-aarch64-linux-gnu",
+    qemu: "qemu-aarch64",
+    debian: "arm64",
+    sysroot: "/usr/aarch64-linux-gnu",
+    no_busybox: None,
+    goarch: "arm64",
+    goenv: &[],
+};
+
+/// RV64GC, lp64d ABI.
+pub const RISCV64: Arch = Arch {
+    name: "riscv64",
+    cc: "riscv64-linux-gnu-gcc",
+    cflags: &[],
+    cc_package: "gcc-riscv64-linux-gnu",
+    qemu: "qemu-riscv64",
+    debian: "riscv64",
+    sysroot: "/usr/riscv64-linux-gnu",
+    no_busybox: Some(
+        "Debian 12 bookworm has no riscv64 busybox-static (riscv64 is not a bookworm release \
+         architecture), so scripts/fetch-inputs.sh does not fetch one",
+    ),
+    goarch: "riscv64",
+    goenv: &[],
+};
+
+/// 32-bit ARM, hard-float EABI (armhf): Debian's default ARMv7-A Thumb-2 code.
+pub const ARM: Arch = Arch {
+    name: "arm",
+    cc: "arm-linux-gnueabihf-gcc",
+    cflags: &[],
+    cc_package: "gcc-arm-linux-gnueabihf",
+    qemu: "qemu-arm",
+    debian: "armhf",
+    sysroot: "/usr/arm-linux-gnueabihf",
+    no_busybox: None,
+    goarch: "arm",
+    goenv: &[("GOARM", "7")],
+};
+
+/// 32-bit x86 (i686 code, the i386 syscall ABI).
+pub const I386: Arch = Arch {
+    name: "i386",
+    cc: "i686-linux-gnu-gcc",
+    cflags: &[],
+    cc_package: "gcc-i686-linux-gnu",
+    qemu: "qemu-i386",
+    debian: "i386",
+    sysroot: "/usr/i686-linux-gnu",
+    no_busybox: None,
+    goarch: "386",
+    goenv: &[("GO386", "sse2")],
+};
+
+/// 64-bit IBM Z: the one big-endian arch of the table.
+pub const S390X: Arch = Arch {
+    name: "s390x",
+    cc: "s390x-linux-gnu-gcc",
+    cflags: &[],
+    cc_package: "gcc-s390x-linux-gnu",
+    qemu: "qemu-s390x",
+    debian: "s390x",
+    sysroot: "/usr/s390x-linux-gnu",
+    no_busybox: None,
+    goarch: "s390x",
+    goenv: &[],
+};
+
+/// 64-bit little-endian MIPS, n64 ABI.
+pub const MIPS64EL: Arch = Arch {
+    name: "mips64el",
+    cc: "mips64el-linux-gnuabi64-gcc",
+    cflags: &[],
+    cc_package: "gcc-mips64el-linux-gnuabi64",
+    qemu: "qemu-mips64el",
+    debian: "mips64el",
+    sysroot: "/usr/mips64el-linux-gnuabi64",
+    no_busybox: None,
+    goarch: "mips64le",
+    goenv: &[],
+};
+
 /// Every arch the suite knows, in report column order.
-pub const ARCHES: &[Arch] = &[
-    Arch { name: "x86_64", cc: "gcc", cflags: &[], cc_package: "gcc", qemu: "qemu-x86_64" },
-    Arch {
-        name: "aarch64",
-        cc: "aarch64-linux-gnu-gcc",
-        cflags: &[],
-        cc_package: "gcc-aarch64-linux-gnu",
-        qemu: "qemu-aarch64",
-    },
-    Arch {
-        name: "riscv64",
-        cc: "riscv64-linux-gnu-gcc",
-        cflags: &[],
-        cc_package: "gcc-riscv64-linux-gnu",
-        qemu: "qemu-riscv64",
-    },
-    // 32-bit ARM, hard-float EABI (armhf): Debian's default ARMv7-A Thumb-2 code.
-    Arch {
-        name: "arm",
-        cc: "arm-linux-gnueabihf-gcc",
-        cflags: &[],
-        cc_package: "gcc-arm-linux-gnueabihf",
-        qemu: "qemu-arm",
-    },
-    // 32-bit x86 (i686 code, the i386 syscall ABI).
-    Arch { name: "i386", cc: "i686-linux-gnu-gcc", cflags: &[], cc_package: "gcc-i686-linux-gnu", qemu: "qemu-i386" },
-    // 64-bit IBM Z: the one big-endian arch of the table.
-    Arch {
-        name: "s390x",
-        cc: "s390x-linux-gnu-gcc",
-        cflags: &[],
-        cc_package: "gcc-s390x-linux-gnu",
-        qemu: "qemu-s390x",
-    },
-    // 64-bit little-endian MIPS, n64 ABI.
-    Arch {
-        name: "mips64el",
-        cc: "mips64el-linux-gnuabi64-gcc",
-        cflags: &[],
-        cc_package: "gcc-mips64el-linux-gnuabi64",
-        qemu: "qemu-mips64el",
-    },
-];
+pub const ARCHES: &[Arch] = &[X86_64, AARCH64, RISCV64, ARM, I386, S390X, MIPS64EL];
 
 impl Arch {
     /// Looks an arch up by name.
     pub fn by_name(name: &str) -> Option<&'static Arch> {
         ARCHES.iter().find(|a| a.name == name)
+    }
+
+    /// Looks an arch up by its Debian name ([`Arch::debian`]).
+    pub fn by_debian(debian: &str) -> Option<&'static Arch> {
+        ARCHES.iter().find(|a| a.debian == debian)
     }
 
     /// The arch this runner itself was compiled for, if the suite knows it: the only one
@@ -112,5 +191,16 @@ mod tests {
         assert_eq!(v.iter().map(|a| a.name).collect::<Vec<_>>(), ["x86_64", "aarch64"]);
         assert!(parse_selection("sparc").unwrap_err().0.contains("unknown arch"));
         assert!(parse_selection(",").is_err());
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, a) in ARCHES.iter().enumerate() {
+            for b in &ARCHES[i + 1..] {
+                assert!(a.name != b.name && a.debian != b.debian && a.goarch != b.goarch, "{a:?} {b:?}");
+            }
+        }
+        assert_eq!(Arch::by_debian("armhf"), Some(&ARM));
+        assert_eq!(Arch::by_debian("arm"), None);
     }
 }

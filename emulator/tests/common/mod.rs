@@ -1,11 +1,28 @@
-//! Helpers shared by endgate's integration tests: where the binaries and inputs are, temporary
-//! directories, and exit statuses as a shell reports them.
+//! Helpers shared by endgate's integration tests: the guest arches and their toolchains, where
+//! the binaries and inputs are, temporary directories, and exit statuses as a shell reports them.
+//!
+//! The arch table (cross gcc, qemu-user binary, Debian and Go names, sysroot) is
+//! `guest_tests::arch`, re-exported here: a test names an arch's row (`S390X.cc`,
+//! `ARM.qemu`) instead of writing the toolchain out again.
 
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
+
+pub use guest_tests::arch::{Arch, AARCH64, ARCHES, ARM, I386, MIPS64EL, RISCV64, S390X, X86_64};
+
+/// The table row of the arch named `name` (`uname -m` spelling: x86_64, aarch64, arm…).
+pub fn arch(name: &str) -> &'static Arch {
+    Arch::by_name(name).unwrap_or_else(|| panic!("no guest arch named {name}"))
+}
+
+/// The Debian names (amd64, arm64, armhf…) of the arches Debian ships a busybox-static for,
+/// in table order: the guests of the busybox-based tests.
+pub fn busybox_arches() -> impl Iterator<Item = &'static str> {
+    ARCHES.iter().filter(|a| a.no_busybox.is_none()).map(|a| a.debian)
+}
 
 /// The endgate binary under test.
 pub fn endgate() -> PathBuf {
@@ -137,17 +154,7 @@ pub fn run_with_timeout(cmd: &mut std::process::Command, stdin: Option<&[u8]>, t
 }
 
 /// The qemu-user program (package qemu-user) for a Debian arch name: `qemu-arm` for armhf,
-/// `qemu-mips64el` for mips64el… `None` for an arch without one here.
+/// `qemu-mips64el` for mips64el… `None` for an arch not in the table.
 pub fn qemu_user(debian_arch: &str) -> Option<&'static str> {
-    Some(match debian_arch {
-        "amd64" => "qemu-x86_64",
-        "arm64" => "qemu-aarch64",
-        "armhf" => "qemu-arm",
-        "i386" => "qemu-i386",
-        "s390x" => "qemu-s390x",
-        "mips64el" => "qemu-mips64el",
-        "ppc64el" => "qemu-ppc64le",
-        "riscv64" => "qemu-riscv64",
-        _ => return None,
-    })
+    Arch::by_debian(debian_arch).map(|a| a.qemu)
 }
