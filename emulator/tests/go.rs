@@ -11,7 +11,9 @@
 
 mod common;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::process::Command;
 use std::time::Duration;
 
@@ -20,9 +22,17 @@ use common::{endgate, run_with_timeout, workspace, ARCHES, X86_64};
 /// How many runs in a row must succeed.
 const RUNS: usize = 10;
 
-/// Builds guest-tests/go/main.go for `goarch` into target/go-tests/; panics with the
-/// compiler's message when `go` is missing or fails.
+/// Builds guest-tests/go/main.go for `goarch` into target/go-tests/, once per test process;
+/// panics with the compiler's message when `go` is missing or fails. The tests run in
+/// parallel and share the binaries: a second `go build -o` of a file another test is running
+/// rewrites it in place (the build cache copies into the output with `O_TRUNC`), under a guest
+/// whose segments endgate maps from that file.
 fn build(goarch: &str, env: &[(&str, &str)]) -> PathBuf {
+    static BUILT: Mutex<BTreeMap<String, PathBuf>> = Mutex::new(BTreeMap::new());
+    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(p) = built.get(goarch) {
+        return p.clone();
+    }
     let out_dir = workspace().join("target/go-tests");
     std::fs::create_dir_all(&out_dir).unwrap();
     let out = out_dir.join(format!("gotest-{goarch}"));
@@ -36,6 +46,7 @@ fn build(goarch: &str, env: &[(&str, &str)]) -> PathBuf {
     }
     let o = cmd.output().expect("`go` not found: scripts/install-deps.sh installs golang-go");
     assert!(o.status.success(), "go build for {goarch}: {}", String::from_utf8_lossy(&o.stderr));
+    built.insert(goarch.to_string(), out.clone());
     out
 }
 
