@@ -13,8 +13,8 @@ mod common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{endgate, run_with_timeout, workspace, ARCHES, X86_64};

@@ -28,6 +28,7 @@ use std::sync::OnceLock;
 mod counter;
 mod ffi;
 pub mod lab;
+pub mod safe_syscall;
 mod switch;
 
 pub use counter::{counter, counter_hz, counter_name};

@@ -43,7 +43,9 @@ const QUEUE_LEN: usize = 256;
 
 /// Signals recorded by `host_handler` for one host thread, not yet taken by the thread.
 /// Single producer (the handler) and single consumer (the thread itself, which the handler
-/// interrupts), so plain atomics suffice.
+/// interrupts), so plain atomics suffice. `head` and `tail` come first and side by side:
+/// [`recorded_counters`] hands them to `host_shims::safe_syscall`, which compares them.
+#[repr(C)]
 pub struct HostQueue {
     head: AtomicU32,
     tail: AtomicU32,
@@ -140,6 +142,13 @@ pub fn async_stops_needed() -> bool {
     ASYNC_STOPS.load(Ordering::Relaxed)
 }
 
+/// The calling thread's two queue counters (head, tail): they differ while signals are
+/// recorded and not taken. For `host_shims::safe_syscall`, which makes a blocking host call
+/// only while they are equal; the pointer is valid for as long as the calling thread lives.
+pub fn recorded_counters() -> *const [u32; 2] {
+    QUEUE.with(|q| std::ptr::addr_of!(q.head).cast::<[u32; 2]>())
+}
+
 /// `true` if the host handler recorded signals the calling thread has not taken yet.
 #[inline]
 pub fn has_recorded() -> bool {
@@ -165,7 +174,7 @@ pub fn take_recorded() -> Vec<SigInfo> {
 
 /// The host handler for signals the guest handles (async-signal-safe: atomics and a copy into
 /// thread-local storage).
-extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _uc: *mut libc::c_void) {
+extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
     if HOST_OWN.contains(&Signal(sig as u32)) && code > 0 {
@@ -185,6 +194,10 @@ extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, _uc: *m
         }
         q.stop.store(true, Ordering::Relaxed);
     });
+    // A blocking host call about to start on this thread returns EINTR instead (see
+    // `host_shims::safe_syscall`): the signal is never left waiting behind it.
+    // SAFETY: `uc` is the ucontext the kernel passed to this SA_SIGINFO handler.
+    unsafe { host_shims::safe_syscall::rewind_if_in_window(uc) };
 }
 
 /// Sets the host disposition of `sig` for a guest disposition `handler` (`SIG_DFL`,
@@ -312,6 +325,13 @@ pub fn host_pending() -> u64 {
 /// Returns once a handler ran; the signal is then in the calling thread's queue.
 pub fn suspend(mask: u64) {
     let m = host_mask(mask);
-    // SAFETY: an 8-byte kernel sigset; rt_sigsuspend returns EINTR after a handler ran.
-    unsafe { libc::syscall(libc::SYS_rt_sigsuspend, &m as *const u64, 8usize) };
+    // SAFETY: an 8-byte kernel sigset; rt_sigsuspend returns EINTR after a handler ran, and
+    // at once if one was recorded since the caller last looked (safe_syscall).
+    unsafe {
+        host_shims::safe_syscall::safe_syscall(
+            recorded_counters(),
+            libc::SYS_rt_sigsuspend,
+            [&m as *const u64 as u64, 8, 0, 0, 0, 0],
+        )
+    };
 }

@@ -94,9 +94,10 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     t.mm.check_writable(a.a[1], size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     // SAFETY: `evs` holds `max` events.
-    let n = host_ret(i64::from(crate::thread::blocking(|| unsafe {
-        libc::epoll_wait(as_int(a.a[0]), evs.as_mut_ptr(), max, as_int(a.a[3]))
-    })))?;
+    let n = host_ret(super::blocking_syscall(
+        libc::SYS_epoll_wait,
+        &[super::fd_arg(a.a[0]), evs.as_mut_ptr() as u64, max as i64 as u64, super::fd_arg(a.a[3])],
+    ))?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
         let at = a.a[1] + i as u64 * size;
         let (events, value) = (e.events, e.u64);

@@ -35,10 +35,11 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(|fd| fd as u64);
     }
     let path = super::path::map_path(t, raw);
-    // SAFETY: NUL-terminated path; integer arguments. Opening a FIFO waits for its other end.
-    host_ret(i64::from(crate::thread::blocking(|| unsafe {
-        libc::openat(as_int(a.a[0]), path.as_ptr(), flags, a.a[3] as libc::c_uint)
-    })))
+    // Opening a FIFO waits for its other end.
+    host_ret(super::blocking_syscall(
+        libc::SYS_openat,
+        &[super::fd_arg(a.a[0]), path.as_ptr() as u64, flags as i64 as u64, u64::from(a.a[3] as u32)],
+    ))
 }
 
 /// `open(const char *path, int flags, mode_t mode)` (x86_64).

@@ -95,11 +95,14 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let fix = |v: u64| if swap { (v as u32).swap_bytes() } else { v as u32 };
     let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.a[2]) } else { a.a[2] as u32 };
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.a[5]) } else { a.a[5] as u32 };
+    // The operations that take a timeout are the ones that wait: other threads run meanwhile.
+    if timed {
+        let args = [uaddr as u64, o as i64 as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
+        return host_ret(super::blocking_syscall(libc::SYS_futex, &args));
+    }
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
     // local timespec or an integer, as the operation defines.
-    let call = || unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) };
-    // The operations that take a timeout are the ones that wait: other threads run meanwhile.
-    host_ret(if timed { crate::thread::blocking(call) } else { call() })
+    host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, val, arg4, uaddr2, val3) })
 }
 
 /// `FUTEX_WAKE_OP` for a guest of the other byte order (`private`: `FUTEX_PRIVATE_FLAG` or 0):

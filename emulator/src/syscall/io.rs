@@ -9,19 +9,19 @@
 use syscalls::Errno;
 
 use super::{as_int, as_long, host_ret, SysResult};
+use super::{blocking_syscall, fd_arg};
 use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::Endian;
-use crate::thread::blocking;
 
 /// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
     // SAFETY: `p` covers `count` guest-writable bytes.
-    let n = host_ret(blocking(|| unsafe { libc::read(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)?;
+    let n = host_ret(blocking_syscall(libc::SYS_read, &[fd_arg(a.a[0]), p as u64, a.a[2]]))?;
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(as_int(a.a[0])) {
         // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
@@ -50,24 +50,24 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         v.copy_from_slice(unsafe { std::slice::from_raw_parts(p, 8) });
         v.reverse();
         // SAFETY: `v` is 8 readable bytes.
-        return host_ret(blocking(|| unsafe { libc::write(as_int(a.a[0]), v.as_ptr().cast(), 8) }) as i64);
+        return host_ret(blocking_syscall(libc::SYS_write, &[fd_arg(a.a[0]), v.as_ptr() as u64, 8]));
     }
     // SAFETY: `p` covers `count` guest-readable bytes.
-    host_ret(blocking(|| unsafe { libc::write(as_int(a.a[0]), p.cast(), a.a[2] as usize) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_write, &[fd_arg(a.a[0]), p as u64, a.a[2]]))
 }
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
     // SAFETY: as `read`.
-    host_ret(blocking(|| unsafe { libc::pread(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_pread64, &[fd_arg(a.a[0]), p as u64, a.a[2], a.a[3]]))
 }
 
 /// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
     // SAFETY: as `write`.
-    host_ret(blocking(|| unsafe { libc::pwrite(as_int(a.a[0]), p.cast(), a.a[2] as usize, a.a[3] as i64) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_pwrite64, &[fd_arg(a.a[0]), p as u64, a.a[2], a.a[3]]))
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -97,14 +97,14 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
     // SAFETY: every iovec was checked to be guest-writable.
-    host_ret(blocking(|| unsafe { libc::readv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_readv, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64]))
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
     // SAFETY: every iovec was checked to be guest-readable.
-    host_ret(blocking(|| unsafe { libc::writev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_writev, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64]))
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
@@ -112,14 +112,14 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
     // SAFETY: checked iovecs.
-    host_ret(blocking(|| unsafe { libc::preadv(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_preadv, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0]))
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
     // SAFETY: checked iovecs.
-    host_ret(blocking(|| unsafe { libc::pwritev(as_int(a.a[0]), iov.as_ptr(), iov.len() as i32, a.a[3] as i64) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_pwritev, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0]))
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
@@ -153,8 +153,7 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     }
     let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: `offp` is NULL or a local offset.
-    let r =
-        host_ret(blocking(|| unsafe { libc::sendfile(as_int(a.a[0]), as_int(a.a[1]), offp, a.a[3] as usize) }) as i64);
+    let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[fd_arg(a.a[0]), fd_arg(a.a[1]), offp as u64, a.a[3]]));
     if let Some(o) = off {
         if loff {
             t.mm.write_u64(a.a[2], o as u64)?;
@@ -173,9 +172,10 @@ pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pi = oi.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     // SAFETY: offsets are NULL or local `loff_t`s.
-    let r = host_ret(blocking(|| unsafe {
-        libc::syscall(libc::SYS_copy_file_range, as_int(a.a[0]), pi, as_int(a.a[2]), po, a.a[4], a.a[5] as u32)
-    }));
+    let r = host_ret(blocking_syscall(
+        libc::SYS_copy_file_range,
+        &[fd_arg(a.a[0]), pi as u64, fd_arg(a.a[2]), po as u64, a.a[4], u64::from(a.a[5] as u32)],
+    ));
     for (p, v) in [(a.a[1], oi), (a.a[3], oo)] {
         if let Some(v) = v {
             t.mm.write_u64(p, v)?;
@@ -283,8 +283,13 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             let mut fl: libc::flock = t.mm.read_shape(arg, flock)?;
             t.mm.check_writable(arg, t.mm.shape_size(flock))?;
             // SAFETY: a local `struct flock`.
-            let mut lock = || unsafe { libc::fcntl(fd, c, &mut fl) };
-            let r = host_ret(i64::from(if matches!(c, F_SETLKW | F_OFD_SETLKW) { blocking(lock) } else { lock() }))?;
+            let flp = &mut fl as *mut libc::flock;
+            let r = if matches!(c, F_SETLKW | F_OFD_SETLKW) {
+                host_ret(blocking_syscall(libc::SYS_fcntl, &[fd as i64 as u64, c as i64 as u64, flp as u64]))?
+            } else {
+                // SAFETY: a local `struct flock`.
+                host_ret(i64::from(unsafe { libc::fcntl(fd, c, flp) }))?
+            };
             t.mm.write_shape(arg, flock, &fl)?;
             Ok(r)
         }
@@ -420,7 +425,7 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
     t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
     // SAFETY: `nfds` local pollfds.
-    let n = host_ret(i64::from(blocking(|| unsafe { libc::poll(fds.as_mut_ptr(), a.a[1], as_int(a.a[2])) })))?;
+    let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.a[1], fd_arg(a.a[2])]))?;
     t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
     Ok(n)
 }
@@ -446,9 +451,7 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let mut ts = read_timeout(t, a.a[2], ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     // SAFETY: local pollfds and timespec.
-    let r = host_ret(blocking(|| unsafe {
-        libc::syscall(libc::SYS_ppoll, fds.as_mut_ptr(), a.a[1], tsp, std::ptr::null::<u8>(), 8usize)
-    }));
+    let r = host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.a[1], tsp as u64, 0, 8]));
     t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
     write_timeout(t, a.a[2], ts_shape, ts.as_ref())?;
     r
@@ -479,7 +482,7 @@ pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
-    let n = host_ret(blocking(|| unsafe { libc::syscall(libc::SYS_select, as_int(a.a[0]), r, w, e, tvp) }));
+    let n = host_ret(blocking_syscall(libc::SYS_select, &[fd_arg(a.a[0]), r as u64, w as u64, e as u64, tvp as u64]));
     write_timeout(t, a.a[4], TIMEVAL, tv.as_ref())?;
     let n = n?;
     sets.write(t)?;
@@ -504,9 +507,8 @@ fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timespec.
-    let n = host_ret(blocking(|| unsafe {
-        libc::syscall(libc::SYS_pselect6, as_int(a.a[0]), r, w, e, tsp, std::ptr::null::<u8>())
-    }));
+    let n =
+        host_ret(blocking_syscall(libc::SYS_pselect6, &[fd_arg(a.a[0]), r as u64, w as u64, e as u64, tsp as u64, 0]));
     write_timeout(t, a.a[4], ts_shape, ts.as_ref())?;
     let n = n?;
     sets.write(t)?;
@@ -579,5 +581,5 @@ impl FdSets {
 /// `flock(int fd, int operation)` (flock(2)).
 pub fn flock(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(blocking(|| unsafe { libc::flock(as_int(a.a[0]), as_int(a.a[1])) })))
+    host_ret(blocking_syscall(libc::SYS_flock, &[fd_arg(a.a[0]), fd_arg(a.a[1])]))
 }

@@ -191,6 +191,35 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     false
 }
 
+/// A host system call that may block (a `read` of a pipe, a futex wait, a sleep), for a
+/// handler: the guest lock is released meanwhile when other guest threads exist
+/// ([`crate::thread::blocking`]), and a guest signal that arrives between the last look for
+/// recorded signals and the start of the call makes it return `EINTR` instead of leaving the
+/// signal waiting behind the call (`host_shims::safe_syscall`). `args` are the call's
+/// arguments in order (missing ones are 0). Returns as `libc::syscall` does: the value, or
+/// -1 with `errno` set, for [`host_ret`].
+pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
+    let mut six = [0u64; 6];
+    six[..args.len()].copy_from_slice(args);
+    let pending = crate::signal::host::recorded_counters();
+    // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
+    let r = crate::thread::blocking(|| unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
+    if (-4095..0).contains(&r) {
+        // SAFETY: glibc's thread-local errno.
+        unsafe { *libc::__errno_location() = -r as i32 };
+        -1
+    } else {
+        r
+    }
+}
+
+/// A guest `int` argument (an fd, flags, a timeout in ms) as a host system call argument:
+/// the low 32 bits, sign-extended, as the kernel reads an `int`.
+#[inline]
+pub fn fd_arg(v: u64) -> u64 {
+    as_int(v) as i64 as u64
+}
+
 /// Converts a host libc return value (`-1` + errno) to a [`SysResult`].
 #[inline]
 pub fn host_ret(r: i64) -> SysResult {

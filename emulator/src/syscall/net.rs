@@ -12,7 +12,7 @@
 use syscalls::Errno;
 
 use super::io::host_iovecs;
-use super::{as_int, host_ret, SysResult};
+use super::{as_int, blocking_syscall, fd_arg, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
@@ -141,9 +141,7 @@ pub fn bind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sa = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
     // SAFETY: a local copy of the address.
-    host_ret(i64::from(crate::thread::blocking(|| unsafe {
-        libc::connect(as_int(a.a[0]), in_ptr(&sa), a.a[2] as u32)
-    })))
+    host_ret(blocking_syscall(libc::SYS_connect, &[fd_arg(a.a[0]), in_ptr(&sa) as u64, u64::from(a.a[2] as u32)]))
 }
 
 /// `listen(int fd, int backlog)`.
@@ -158,9 +156,7 @@ pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers (or NULL).
-    let fd = host_ret(i64::from(crate::thread::blocking(|| unsafe {
-        libc::accept4(as_int(a.a[0]), p, l, as_int(a.a[3]))
-    })))?;
+    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[fd_arg(a.a[0]), p as u64, l as u64, fd_arg(a.a[3])]))?;
     out.finish(t)?;
     Ok(fd)
 }
@@ -279,9 +275,10 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let buf = t.buf_in(a.a[1], a.a[2])?;
     let to = addr_in(t, a.a[4], a.a[5])?;
     // SAFETY: a checked guest buffer and a local address.
-    host_ret(crate::thread::blocking(|| unsafe {
-        libc::sendto(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), in_ptr(&to), a.a[5] as u32)
-    }) as i64)
+    host_ret(blocking_syscall(
+        libc::SYS_sendto,
+        &[fd_arg(a.a[0]), buf as u64, a.a[2], fd_arg(a.a[3]), in_ptr(&to) as u64, u64::from(a.a[5] as u32)],
+    ))
 }
 
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
@@ -291,9 +288,10 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut out = AddrOut::new(t, a.a[4], a.a[5])?;
     let (from, l) = out.ptrs();
     // SAFETY: a checked guest buffer and local address buffers.
-    let n = host_ret(crate::thread::blocking(|| unsafe {
-        libc::recvfrom(as_int(a.a[0]), buf.cast(), a.a[2] as usize, as_int(a.a[3]), from, l)
-    }) as i64)?;
+    let n = host_ret(blocking_syscall(
+        libc::SYS_recvfrom,
+        &[fd_arg(a.a[0]), buf as u64, a.a[2], fd_arg(a.a[3]), from as u64, l as u64],
+    ))?;
     out.finish(t)?;
     Ok(n)
 }
@@ -362,7 +360,7 @@ pub fn sendmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut m = host_msghdr(cpu.get_data_mut(), a.a[1], false)?;
     let h = m.raw(false);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    host_ret(crate::thread::blocking(|| unsafe { libc::sendmsg(as_int(a.a[0]), &h, as_int(a.a[2])) }) as i64)
+    host_ret(blocking_syscall(libc::SYS_sendmsg, &[fd_arg(a.a[0]), &h as *const libc::msghdr as u64, fd_arg(a.a[2])]))
 }
 
 /// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
@@ -372,8 +370,10 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut m = host_msghdr(t, a.a[1], true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    let n =
-        host_ret(crate::thread::blocking(|| unsafe { libc::recvmsg(as_int(a.a[0]), &mut h, as_int(a.a[2])) }) as i64)?;
+    let n = host_ret(blocking_syscall(
+        libc::SYS_recvmsg,
+        &[fd_arg(a.a[0]), &mut h as *mut libc::msghdr as u64, fd_arg(a.a[2])],
+    ))?;
     let mut hdr = m.hdr;
     let mut flags = h.msg_flags;
     if hdr.name != 0 {

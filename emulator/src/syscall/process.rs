@@ -163,9 +163,12 @@ pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(got)
 }
 
-/// `setgroups(int size, const gid_t *list)` (setgroups(2)); through glibc, which applies the
-/// change to every host thread as the kernel applies it to the whole guest process. Errors:
-/// `EINVAL` (more than `NGROUPS_MAX` 65536), `EFAULT`, `EPERM`.
+/// `setgroups(int size, const gid_t *list)` (setgroups(2)) for the calling thread only, as the
+/// system call does: the guest's libc applies it to its other threads itself (glibc and musl
+/// signal each thread to make the call, Go's runtime too). Never through the host glibc's
+/// wrapper, which would broadcast its own signal 33 to every host thread and install its
+/// handler over endgate's, so the guest's next set*id broadcast would run glibc's handler.
+/// Errors: `EINVAL` (more than `NGROUPS_MAX` 65536), `EFAULT`, `EPERM`.
 pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let n = as_int(a.a[0]);
     if !(0..=65536).contains(&n) {
@@ -174,9 +177,11 @@ pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let list = (0..n as u64).map(|i| t.mm.read_u32(a.a[1] + 4 * i)).collect::<Result<Vec<_>, _>>()?;
     // SAFETY: a local list of `n` gids.
-    host_ret(i64::from(unsafe { libc::setgroups(n as usize, list.as_ptr()) }))
+    host_ret(unsafe { libc::syscall(libc::SYS_setgroups, n as usize, list.as_ptr()) })
 }
 
+// The set*id calls, each for the calling thread only (the system calls' semantics; see
+// `setgroups` for why never through the host glibc's wrappers).
 macro_rules! set_ids {
     ($(#[$doc:meta] $name:ident => $nr:ident($($i:tt),*);)*) => {$(
         #[$doc]
@@ -433,10 +438,15 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let mut status = 0i32;
     let mut ru = libc::rusage::zeroed();
-    // SAFETY: local out values.
-    let pid = host_ret(crate::thread::blocking(|| unsafe {
-        libc::syscall(libc::SYS_wait4, as_int(a.a[0]), &mut status, as_int(a.a[2]), &mut ru)
-    }))?;
+    let pid = host_ret(super::blocking_syscall(
+        libc::SYS_wait4,
+        &[
+            super::fd_arg(a.a[0]),
+            &mut status as *mut i32 as u64,
+            super::fd_arg(a.a[2]),
+            &mut ru as *mut libc::rusage as u64,
+        ],
+    ))?;
     if pid != 0 {
         if a.a[1] != 0 {
             t.mm.write_u32(a.a[1], status_to_guest(t.arch, status) as u32)?;
@@ -480,10 +490,17 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let mut info = libc::siginfo_t::zeroed();
     let mut ru = libc::rusage::zeroed();
-    // SAFETY: local out values; id is passed as the kernel's pid_t-sized id.
-    let r = host_ret(crate::thread::blocking(|| unsafe {
-        libc::syscall(libc::SYS_waitid, as_int(a.a[0]), a.a[1] as u32, &mut info, as_int(a.a[3]), &mut ru)
-    }))?;
+    // id is passed as the kernel's pid_t-sized id.
+    let r = host_ret(super::blocking_syscall(
+        libc::SYS_waitid,
+        &[
+            super::fd_arg(a.a[0]),
+            u64::from(a.a[1] as u32),
+            &mut info as *mut libc::siginfo_t as u64,
+            super::fd_arg(a.a[3]),
+            &mut ru as *mut libc::rusage as u64,
+        ],
+    ))?;
     if a.a[2] != 0 {
         if info.si_signo != 0 {
             crate::guest::sigframe::write_siginfo(

@@ -218,13 +218,12 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
         t.mm.check_writable(a.a[1], SIGINFO_SIZE)?;
     }
     let mut info = libc::siginfo_t::zeroed();
-    // SAFETY: an 8-byte kernel sigset; info and the timeout are local structs.
-    let n = unsafe {
-        let hs: u64 = set;
-        let tsp = ts.as_ref().map_or(std::ptr::null(), |v| v as *const libc::timespec);
-        let wait = || libc::syscall(libc::SYS_rt_sigtimedwait, &hs as *const u64, &mut info, tsp, 8usize);
-        super::host_ret(crate::thread::blocking(wait))?
-    };
+    let hs: u64 = set;
+    let tsp = ts.as_ref().map_or(std::ptr::null(), |v| v as *const libc::timespec);
+    let n = super::host_ret(super::blocking_syscall(
+        libc::SYS_rt_sigtimedwait,
+        &[&hs as *const u64 as u64, &mut info as *mut libc::siginfo_t as u64, tsp as u64, 8],
+    ))?;
     if a.a[1] != 0 {
         write_siginfo(&mut t.mm, arch, a.a[1], &SigInfo::from_host(&info))?;
     }

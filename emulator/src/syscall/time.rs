@@ -82,12 +82,20 @@ fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResul
     let t = cpu.get_data_mut();
     let req: libc::timespec = t.mm.read_shape(a.a[2], shape)?;
     let mut rem = libc::timespec::zeroed();
-    // SAFETY: local structs. clock_nanosleep returns the error number itself.
-    let r =
-        crate::thread::blocking(|| unsafe { libc::clock_nanosleep(as_int(a.a[0]), as_int(a.a[1]), &req, &mut rem) });
+    let r = super::blocking_syscall(
+        libc::SYS_clock_nanosleep,
+        &[
+            super::fd_arg(a.a[0]),
+            super::fd_arg(a.a[1]),
+            &req as *const libc::timespec as u64,
+            &mut rem as *mut libc::timespec as u64,
+        ],
+    );
     if r == 0 {
         return Ok(0);
     }
+    // SAFETY: glibc's thread-local errno, as blocking_syscall left it.
+    let r = unsafe { *libc::__errno_location() };
     if r == libc::EINTR && a.a[3] != 0 && as_int(a.a[1]) & libc::TIMER_ABSTIME == 0 {
         t.mm.write_shape(a.a[3], shape, &rem)?;
     }
@@ -133,5 +141,5 @@ pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// signal does not end the process.
 pub fn pause(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
-    host_ret(i64::from(crate::thread::blocking(|| unsafe { libc::pause() })))
+    host_ret(super::blocking_syscall(libc::SYS_pause, &[]))
 }

@@ -151,7 +151,8 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     crate::thread::preempt::start_timer();
     let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
     crate::thread::thread_started();
-    let started = std::thread::Builder::new().stack_size(HOST_STACK).spawn(move || child_main(seed, tx));
+    let started =
+        crate::thread::spawn_host(std::thread::Builder::new().stack_size(HOST_STACK), move || child_main(seed, tx));
     let reply = match started {
         // The host thread runs detached; it ends when its guest thread does.
         Ok(_) => rx.recv().unwrap_or(Err(Errno::EAGAIN)),

@@ -81,3 +81,43 @@ pub fn after_fork_child() {
     lock::reset_after_fork();
     preempt::after_fork_child();
 }
+
+/// The host's `struct sigaction` as the kernel takes it (x86_64,
+/// arch/x86/include/uapi/asm/signal.h), for saving and restoring a disposition whole.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct KernelSigaction {
+    handler: usize,
+    flags: u64,
+    restorer: usize,
+    mask: u64,
+}
+
+/// The two signals the host glibc's `pthread_create` takes for itself the first time a
+/// single-threaded process creates a thread (nptl's `late_init`: `SIGCANCEL` 32 and
+/// `SIGSETXID` 33), after start and again after a fork. They are the guest's signals
+/// (glibc and Go guests broadcast their own set*id calls with 33).
+const GLIBC_RESERVED: [i64; 2] = [32, 33];
+
+/// Starts a host thread with `builder` and puts back the host dispositions of signals 32 and
+/// 33 as they were before: otherwise glibc's handlers replace the ones endgate installed for
+/// the guest, and the guest's next `tgkill(…, 33)` runs glibc's setxid handler, which
+/// crashes endgate because no host set*id call is in progress.
+pub fn spawn_host<F>(builder: std::thread::Builder, f: F) -> std::io::Result<std::thread::JoinHandle<()>>
+where
+    F: FnOnce() + Send + 'static,
+{
+    let mut saved = [KernelSigaction { handler: 0, flags: 0, restorer: 0, mask: 0 }; 2];
+    for (sig, old) in GLIBC_RESERVED.iter().zip(saved.iter_mut()) {
+        // SAFETY: reads one disposition into a local kernel sigaction.
+        unsafe {
+            libc::syscall(libc::SYS_rt_sigaction, *sig, std::ptr::null::<KernelSigaction>(), old as *mut _, 8usize)
+        };
+    }
+    let r = builder.spawn(f);
+    for (sig, old) in GLIBC_RESERVED.iter().zip(saved.iter()) {
+        // SAFETY: writes back the disposition read above (a valid kernel sigaction).
+        unsafe { libc::syscall(libc::SYS_rt_sigaction, *sig, old as *const _, 0usize, 8usize) };
+    }
+    r
+}

@@ -54,7 +54,7 @@ pub fn start_timer() {
     if TIMER_PID.swap(pid, Ordering::Relaxed) == pid {
         return;
     }
-    let spawn = std::thread::Builder::new().name("endgate-preempt".into()).spawn(|| {
+    let spawn = super::spawn_host(std::thread::Builder::new().name("endgate-preempt".into()), || {
         // The timer takes no guest signals: it blocks everything it can.
         let all = !0u64;
         // SAFETY: an 8-byte kernel sigset for this thread only.
