@@ -76,7 +76,8 @@ generic_syscalls! {
     eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
     timerfd_settime, timerfd_gettime, timerfd_settime64, timerfd_gettime64, timer_create, timer_settime,
     timer_gettime, timer_getoverrun, timer_delete, timer_settime64, timer_gettime64,
-    inotify_init1, memfd_create, ioprio_get, ioprio_set, syslog, mount, umount2, statmount,
+    inotify_init1, inotify_init, inotify_add_watch, inotify_rm_watch, memfd_create, ioprio_get,
+    ioprio_set, syslog, mount, umount2, statmount,
     // 32-bit guests only (syscall/compat32.rs)
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,
     ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, arm_sync_file_range, ugetrlimit,

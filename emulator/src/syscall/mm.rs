@@ -297,3 +297,18 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: mapped range; `vec` holds one byte per page.
     host_ret(i64::from(unsafe { libc::mincore(host.cast(), len as usize, vec) }))
 }
+
+/// `memfd_create(const char *name, unsigned int flags)` (memfd_create(2)): an anonymous file;
+/// `MFD_CLOEXEC` 1, `MFD_ALLOW_SEALING` 2, `MFD_HUGETLB` 4 and the huge-page size bits are the
+/// same on every arch. Errors: `EFAULT`, `EINVAL` (a name of 250 bytes or more, unknown
+/// flags: the host's).
+pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // The kernel's limit: 249 bytes of name, then the NUL (MFD_NAME_MAX_LEN).
+    let name = match cpu.get_data().mm.read_cstr(a.a[0], 250) {
+        Err(Errno::ENAMETOOLONG) => return Err(Errno::EINVAL),
+        r => r?,
+    };
+    let name = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
+    // SAFETY: a NUL-terminated name and an integer argument.
+    super::host_ret(unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), a.a[1] as u32) })
+}

@@ -15,6 +15,7 @@
 //! stderr. A handler never fakes success for something it did not do.
 
 pub mod arch;
+pub mod capability;
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
@@ -23,6 +24,7 @@ pub mod fork;
 pub mod fs;
 pub mod futex;
 pub mod gate;
+pub mod inotify;
 pub mod io;
 pub mod misc;
 pub mod mm;

@@ -4,7 +4,7 @@
 
 use super::nr::Sys;
 use super::{
-    epoll, exec, fork, fs, futex, io, misc, mm, net, process, signal, socketcall, time, timer, xattr, Handler,
+    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, signal, socketcall, time, timer, xattr, Handler,
     SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
@@ -212,6 +212,13 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),
     d(Sys::eventfd, epoll::eventfd, &[Int], RInt),
     d(Sys::eventfd2, epoll::eventfd2, &[Int, OpenFlags], RInt),
+    d(Sys::inotify_init1, inotify::inotify_init1, &[OpenFlags], RInt),
+    d(Sys::inotify_init, inotify::inotify_init, &[], RInt),
+    d(Sys::inotify_add_watch, inotify::inotify_add_watch, &[Fd, Str, Hex], RInt),
+    d(Sys::inotify_rm_watch, inotify::inotify_rm_watch, &[Fd, Int], RInt),
+    d(Sys::memfd_create, mm::memfd_create, &[Str, Hex], RInt),
+    d(Sys::capget, capability::capget, &[Ptr, Ptr], RInt),
+    d(Sys::capset, capability::capset, &[Ptr, Ptr], RInt),
     d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),
     d(Sys::timer_settime, timer::timer_settime, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::timer_settime64, timer::timer_settime64, &[Int, Int, Ptr, Ptr], RInt),

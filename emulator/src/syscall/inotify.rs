@@ -1,0 +1,82 @@
+//! inotify (inotify(7); fs/notify/inotify/inotify_user.c): `inotify_init1`, `inotify_init`,
+//! `inotify_add_watch`, `inotify_rm_watch`, passed to the host kernel. Watched paths are guest
+//! paths (`-L` applies). `IN_NONBLOCK` and `IN_CLOEXEC` are the arch's `O_NONBLOCK` and
+//! `O_CLOEXEC`.
+//!
+//! Events come from `read` of the fd: `struct inotify_event { int wd; __u32 mask, cookie,
+//! len; char name[len]; }` (include/uapi/linux/inotify.h) in the host's byte order; for a guest
+//! of the other order [`swap_events`] swaps the four header words of each event in place.
+
+use super::path::host_path;
+use super::{as_int, host_ret, SysResult};
+use crate::guest::{Cpu, SyscallArgs};
+
+/// `inotify_init1(int flags)`. Errors: the host's `EINVAL` (unknown flags), `EMFILE`.
+pub fn inotify_init1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[0]);
+    // SAFETY: an integer argument.
+    host_ret(unsafe { libc::syscall(libc::SYS_inotify_init1, flags) })
+}
+
+/// `inotify_init(void)`.
+pub fn inotify_init(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    inotify_init1(cpu, &SyscallArgs { a: [0; 6], ..*a })
+}
+
+/// `inotify_add_watch(int fd, const char *pathname, uint32_t mask)`: the watch descriptor.
+/// Errors: `EFAULT`, and the host's (`EBADF`, `EINVAL`, `ENOENT`, `EACCES`, `ENOSPC`).
+pub fn inotify_add_watch(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let path = host_path(cpu.get_data(), a.a[1])?;
+    // SAFETY: a NUL-terminated path and integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_inotify_add_watch, as_int(a.a[0]), path.as_ptr(), a.a[2] as u32) })
+}
+
+/// `inotify_rm_watch(int fd, int wd)`. Errors: the host's `EBADF`, `EINVAL`.
+pub fn inotify_rm_watch(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_inotify_rm_watch, as_int(a.a[0]), as_int(a.a[1])) })
+}
+
+/// Size of `struct inotify_event` without its name, in bytes.
+const EVENT_HEADER: usize = 16;
+
+/// Swaps the byte order of the header words (`wd`, `mask`, `cookie`, `len`) of every event in
+/// `buf`, which holds whole events as the host kernel wrote them (`len` read before the swap).
+pub fn swap_events(buf: &mut [u8]) {
+    let mut at = 0;
+    while at + EVENT_HEADER <= buf.len() {
+        let len = u32::from_ne_bytes([buf[at + 12], buf[at + 13], buf[at + 14], buf[at + 15]]) as usize;
+        for w in buf[at..at + EVENT_HEADER].chunks_exact_mut(4) {
+            w.reverse();
+        }
+        at += EVENT_HEADER + len;
+    }
+}
+
+/// `true` if `fd` is an inotify instance (its `/proc/self/fd` link names one).
+pub fn is_inotify_fd(fd: i32) -> bool {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .is_ok_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:inotify")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swaps_each_event_header() {
+        let mut buf = Vec::new();
+        for (wd, name) in [(1u32, &b"ab\0\0"[..]), (2, &b""[..])] {
+            buf.extend(wd.to_ne_bytes());
+            buf.extend(0x100u32.to_ne_bytes());
+            buf.extend(0u32.to_ne_bytes());
+            buf.extend((name.len() as u32).to_ne_bytes());
+            buf.extend(name);
+        }
+        swap_events(&mut buf);
+        assert_eq!(&buf[0..4], &1u32.to_be_bytes());
+        assert_eq!(&buf[12..16], &4u32.to_be_bytes());
+        assert_eq!(&buf[20..24], &2u32.to_be_bytes());
+        assert_eq!(&buf[28..32], &0u32.to_be_bytes());
+    }
+}
