@@ -375,3 +375,39 @@ fn busybox_applets_match_native() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+const CACHEFLUSH: &str = r#"
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/cachectl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+static void show(const char *what, long r) { printf("%s: %ld %s\n", what, r, r ? strerror(errno) : ""); }
+int main(void) {
+    char *p = mmap(0, 8192, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    show("both caches", cacheflush(p, 4096, BCACHE));
+    show("cache 0", cacheflush(p, 4096, 0));
+    show("cache 7", cacheflush(p, 4096, 7));
+    show("no bytes", cacheflush((void *)-4096L, 0, BCACHE));
+    show("unmapped user range", cacheflush((void *)0x10000, 4096, ICACHE));
+    show("beyond user space", cacheflush((void *)-8192L, 4096, ICACHE));
+    return 0;
+}
+"#;
+
+/// `cacheflush(addr, nbytes, cache)` as Linux answers it (arch/mips/mm/cache.c
+/// `sys_cacheflush`): `cache` is not looked at, 0 bytes flush nothing, and only a range outside
+/// user space (`access_ok`) is `EFAULT`.
+#[test]
+fn cacheflush_answers_as_linux() {
+    if !have_cc() {
+        return;
+    }
+    let dir = TempDir::new("mips-cacheflush");
+    let bin = build(dir.path(), "cacheflush", CACHEFLUSH, CC);
+    let (out, status, err) = run(&mut under_endgate(&bin));
+    let want = "both caches: 0 \ncache 0: 0 \ncache 7: 0 \nno bytes: 0 \nunmapped user range: 0 \n\
+                beyond user space: -1 Bad address\n";
+    assert_eq!((out.as_str(), status), (want, 0), "stderr: {err}");
+}

@@ -472,3 +472,11 @@ pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
     Ok(u64::from(unsafe { libc::umask(a.a[0] as libc::mode_t & 0o777) }))
 }
+
+/// `sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags)` (64-bit
+/// guests; sync_file_range(2)). 32-bit guests take the offsets in register pairs
+/// ([`super::compat32`]). Errors: the host's (`EBADF`, `EINVAL` for bad flags or a negative
+/// range, `ESPIPE`).
+pub fn sync_file_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    super::compat32::host_sync_file_range(a.a[0], a.a[1], a.a[2], a.a[3])
+}

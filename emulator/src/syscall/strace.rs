@@ -190,6 +190,8 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ),
         ArgFmt::Prot => flags(v, &[(1, "PROT_READ"), (2, "PROT_WRITE"), (4, "PROT_EXEC")], "PROT_NONE"),
         ArgFmt::MmapFlags => {
+            // The arch's values as asm-generic's (MIPS numbers them differently).
+            let v = (cpu.get_data().arch.info().mmap_flags_to_generic)(v);
             let kind = match v & 3 {
                 1 => "MAP_SHARED",
                 2 => "MAP_PRIVATE",
@@ -203,6 +205,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                     (0x20, "MAP_ANONYMOUS"),
                     (0x100, "MAP_GROWSDOWN"),
                     (0x800, "MAP_DENYWRITE"),
+                    (0x2000, "MAP_LOCKED"),
                     (0x4000, "MAP_NORESERVE"),
                     (0x8000, "MAP_POPULATE"),
                     (0x20000, "MAP_STACK"),

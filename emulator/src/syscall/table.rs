@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, signal, socketcall, time, timer, xattr, Handler,
-    SyscallDef,
+    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, signal, socketcall, time, timer,
+    xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -93,6 +93,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fallocate, fs::fallocate, &[Fd, Int, Long, Long], RInt),
     d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
     d(Sys::fsync, fs::fsync, &[Fd], RInt),
+    d(Sys::sync_file_range, fs::sync_file_range, &[Fd, Long, Long, Hex], RInt),
     d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
     d(Sys::sync, fs::sync, &[], RInt),
     d(Sys::syncfs, fs::syncfs, &[Fd], RInt),

@@ -38,28 +38,41 @@ struct HostSigevent {
 /// host's `EAGAIN`.
 pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mm = &t.mm;
-    let sev = if a.a[1] == 0 {
-        None
-    } else {
-        let long = mm.long_bytes();
-        let value = mm.read_ulong(a.a[1])?;
-        let signo = mm.read_u32(a.a[1] + long)? as u64;
-        let notify = mm.read_u32(a.a[1] + long + 4)? as i32;
-        let tid = mm.read_u32(a.a[1] + long + 8)? as i32;
-        let signo = match notify & !SIGEV_THREAD_ID {
-            SIGEV_NONE => 0,
-            _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.0 as i32,
-        };
-        Some(HostSigevent { value, signo, notify, tid, _pad: [0; 11] })
-    };
-    mm.check_writable(a.a[2], 4)?;
+    let clock = as_int(a.a[0]);
+    // The kernel's order (kernel/time/posix-timers.c): the sigevent is copied first (EFAULT),
+    // then the clock is checked (EINVAL), and the id is stored last (EFAULT, the timer
+    // deleted again), so a bad clock with a bad id pointer is EINVAL.
+    let sev = read_sigevent(t, a.a[1])?;
     let mut id: i32 = 0;
     let sevp = sev.as_ref().map_or(std::ptr::null(), |s| s as *const HostSigevent);
     // SAFETY: a local sigevent (or NULL) and a local id.
-    host_ret(unsafe { libc::syscall(libc::SYS_timer_create, as_int(a.a[0]), sevp, &mut id) })?;
-    cpu.get_data_mut().mm.write_u32(a.a[2], id as u32)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_timer_create, clock, sevp, &mut id) })?;
+    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.a[2], id as u32) {
+        // As the kernel does when it cannot store the id: the timer goes again.
+        // SAFETY: the timer just created.
+        unsafe { libc::syscall(libc::SYS_timer_delete, id) };
+        return Err(e);
+    }
     Ok(0)
+}
+
+/// The guest's `struct sigevent` at `addr` as the host's (`None` for NULL), its signal in the
+/// host's numbering. Errors: `EFAULT`, `EINVAL` (a signal the host lacks).
+fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigevent>, Errno> {
+    if addr == 0 {
+        return Ok(None);
+    }
+    let mm = &t.mm;
+    let long = mm.long_bytes();
+    let value = mm.read_ulong(addr)?;
+    let signo = mm.read_u32(addr + long)? as u64;
+    let notify = mm.read_u32(addr + long + 4)? as i32;
+    let tid = mm.read_u32(addr + long + 8)? as i32;
+    let signo = match notify & !SIGEV_THREAD_ID {
+        SIGEV_NONE => 0,
+        _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.0 as i32,
+    };
+    Ok(Some(HostSigevent { value, signo, notify, tid, _pad: [0; 11] }))
 }
 
 fn settime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) -> SysResult {

@@ -65,6 +65,10 @@ pub mod arch_prctl {
     pub const ARCH_GET_FS: u64 = 0x1003;
     /// Read the GS base.
     pub const ARCH_GET_GS: u64 = 0x1004;
+    /// Whether `cpuid` runs (1) or faults.
+    pub const ARCH_GET_CPUID: u64 = 0x1011;
+    /// Makes `cpuid` fault (0) or run (1); needs CPUID faulting.
+    pub const ARCH_SET_CPUID: u64 = 0x1012;
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! i386's table. (`socketcall`, which s390x has too, is [`crate::syscall::socketcall`].)
 //!
 //! - `set_thread_area`/`get_thread_area`: the GDT's TLS entries, [`crate::arch::i386::gdt`].
-//! - `arch_prctl`: `EINVAL` (i386 has no FS/GS base codes and endgate emulates no CPUID
-//!   faulting).
+//! - `arch_prctl`: `EINVAL` for the FS/GS base codes i386 lacks; the CPUID codes as on x86_64.
 //! - `select` at number 82 is `old_select`, which takes a pointer to its five arguments.
 //! - `getuid` … `chown` at their pre-2.4 numbers take and return 16-bit ids (the kernel's
 //!   `sys_getuid16` family, kernel/uid16.c); the `*32` calls are the real ones and are served
@@ -48,9 +47,10 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::fchown16, fchown16, &[Fd, Int, Int], RInt),
 ];
 
-/// `arch_prctl(int code, unsigned long addr)`: `EINVAL` for every code on i386.
-fn arch_prctl(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    Err(Errno::EINVAL)
+/// `arch_prctl(int code, unsigned long addr)`: i386 has no FS/GS base codes (`EINVAL`); the
+/// CPUID-faulting codes are answered as on x86_64.
+fn arch_prctl(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    super::x86_64::cpuid_codes(a.a[0])
 }
 
 /// `set_thread_area(struct user_desc *u_info)`.

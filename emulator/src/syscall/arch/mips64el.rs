@@ -23,10 +23,6 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
 ];
 
-/// `cacheflush(void *addr, int nbytes, int cache)` cache selectors (asm/cachectl.h):
-/// ICACHE 1, DCACHE 2, BCACHE 3.
-const BCACHE: u64 = 3;
-
 /// `set_thread_area(unsigned long addr)`: CP0 UserLocal (arch/mips/kernel/syscall.c).
 fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let arch = cpu.get_data().arch;
@@ -34,15 +30,19 @@ fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `cacheflush(void *addr, int nbytes, int cache)`: drops translations of code in the range,
-/// as a store into code would. Errors: `EINVAL` for an unknown `cache`.
+/// as a store into code would. Like Linux (arch/mips/mm/cache.c `sys_cacheflush`), `cache` is
+/// not looked at and nothing is flushed for `nbytes` 0. Errors: `EFAULT` for a range that is
+/// not user address space (the kernel's `access_ok`; unmapped pages inside it are fine).
 fn cacheflush(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[2] == 0 || a.a[2] > BCACHE {
-        return Err(Errno::EINVAL);
+    let (addr, bytes) = (a.a[0], a.a[1]);
+    if bytes == 0 {
+        return Ok(0);
     }
     let t = cpu.get_data_mut();
-    if a.a[1] != 0 {
-        t.mm.note_host_write(a.a[0], a.a[1]);
+    if addr.checked_add(bytes).is_none_or(|end| end > t.mm.task_size) {
+        return Err(Errno::EFAULT);
     }
+    t.mm.note_host_write(addr, bytes);
     Ok(0)
 }
 

@@ -2,14 +2,16 @@
 //! file per arch with its handlers and the rows that put them in its table. A
 //! [`super::DispatchTable`] lays an arch's rows over the generic rows ([`super::table::DEFS`],
 //! and [`super::compat32::DEFS`] for 32-bit guests), so a row here replaces the generic row of
-//! the same call. Arches with no file here (aarch64, riscv64) take the generic rows only.
+//! the same call.
 //!
 //! The CPU side of such a call (a register, a descriptor table) stays in `crate::arch::<name>`;
 //! these handlers call down into it, never the other way.
 
+pub mod aarch64;
 pub mod arm;
 pub mod i386;
 pub mod mips64el;
+pub mod riscv64;
 pub mod s390x;
 pub mod x86_64;
 
@@ -19,6 +21,8 @@ use crate::guest::GuestArch;
 /// Each arch's own rows, by [`GuestArch::name`].
 static BY_ARCH: &[(&str, &[SyscallDef])] = &[
     ("x86_64", x86_64::ROWS),
+    ("aarch64", aarch64::ROWS),
+    ("riscv64", riscv64::ROWS),
     ("armv7l", arm::ROWS),
     ("i686", i386::ROWS),
     ("s390x", s390x::ROWS),

@@ -15,15 +15,15 @@ use crate::syscall::SyscallDef;
 /// x86_64's own rows.
 pub static ROWS: &[SyscallDef] = &[d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt)];
 
-/// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base. Errors: `EINVAL`
-/// for other codes (no CET or CPUID faulting is emulated), `EFAULT` for a bad `addr` on GET.
-/// See arch_prctl(2).
+/// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base, and answers the
+/// CPUID-faulting codes ([`cpuid_codes`]). Errors: `EINVAL` for other codes (no CET is
+/// emulated), `EFAULT` for a bad `addr` on GET. See arch_prctl(2).
 fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (code, addr) = (a.a[0], a.a[1]);
     let reg = match code {
         ARCH_SET_FS | ARCH_GET_FS => RegisterX86::FS_BASE,
         ARCH_SET_GS | ARCH_GET_GS => RegisterX86::GS_BASE,
-        _ => return Err(Errno::EINVAL),
+        _ => return cpuid_codes(code),
     };
     match code {
         ARCH_SET_FS | ARCH_SET_GS => {
@@ -35,4 +35,16 @@ fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         }
     }
     Ok(0)
+}
+
+/// `ARCH_GET_CPUID` (0x1011) and `ARCH_SET_CPUID` (0x1012), which i386 has too
+/// (arch/x86/kernel/process.c `do_arch_prctl_common`): `cpuid` is always allowed (1), and
+/// turning it off needs CPUID faulting, which the emulated CPU lacks (`ENODEV`, as Linux on
+/// such a CPU). Other codes: `EINVAL`.
+pub fn cpuid_codes(code: u64) -> SysResult {
+    match code {
+        ARCH_GET_CPUID => Ok(1),
+        ARCH_SET_CPUID => Err(Errno::ENODEV),
+        _ => Err(Errno::EINVAL),
+    }
 }

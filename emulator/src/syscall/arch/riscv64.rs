@@ -1,0 +1,15 @@
+//! riscv64's own rows: numbering differences of its table as the `syscalls` crate names it.
+
+use crate::abi::nr::Sys;
+use crate::syscall::strace::ArgFmt::*;
+use crate::syscall::strace::RetFmt::Int as RInt;
+use crate::syscall::table::d;
+use crate::syscall::{fs, SyscallDef};
+
+/// riscv64's own rows.
+pub static ROWS: &[SyscallDef] = &[
+    // Number 84 is asm-generic's `__NR_sync_file_range` (include/uapi/asm-generic/unistd.h:
+    // `sys_sync_file_range` unless the arch wants `sync_file_range2`, which riscv64 does not),
+    // with the generic argument order; the crate's table names the slot `sync_file_range2`.
+    d(Sys::sync_file_range2, fs::sync_file_range, &[Fd, Long, Long, Hex], RInt),
+];
