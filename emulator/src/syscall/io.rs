@@ -384,6 +384,7 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             // SAFETY: the argument is an integer for these requests.
             host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, arg) }))
         }
+        r if super::netdevice::serves(r) => super::netdevice::ioctl(t, fd, r, arg),
         _ => {
             if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
                 crate::elog!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");

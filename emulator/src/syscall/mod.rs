@@ -29,6 +29,7 @@ pub mod io;
 pub mod misc;
 pub mod mm;
 pub mod net;
+pub mod netdevice;
 pub mod path;
 pub mod process;
 pub mod procfs;
