@@ -83,6 +83,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
 
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
 /// `time`'s seconds), or the store the guest's memory refused.
+#[inline(always)]
 pub(crate) fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
     let long = mm.long_bytes() as usize;
     let clock = a[0] as u32 as i32;
