@@ -1,7 +1,8 @@
 //! Every way a C program starts: static glibc (which finds PT_TLS through AT_PHDR, sets up TLS
 //! and applies IRELATIVE relocations), static-PIE glibc, static and static-PIE musl, and a
 //! dynamically linked glibc program whose interpreter comes from the `-L` sysroot. Each is
-//! built for x86_64, aarch64 and riscv64 and must print what the same source prints natively.
+//! built for x86_64, aarch64 and riscv64 and must print what the same source prints natively,
+//! including `/proc/self/maps` naming the program and its interpreter by their real paths.
 //! riscv64 has glibc static and dynamic only: Debian 12 has no riscv64 musl, and its riscv64
 //! glibc ships no `rcrt1.o`, so `-static-pie` does not link.
 
@@ -20,6 +21,7 @@ const SRC: &str = r#"
 #include <sys/auxv.h>
 #include <elf.h>
 #include <link.h>
+#include <sys/stat.h>
 
 static __thread int tls_counter = 7;
 static __thread char tls_buf[64];
@@ -44,6 +46,24 @@ int main(int argc, char **argv, char **envp) {
     dl_iterate_phdr(phdr_cb, &loads);
     printf("loads>0=%d\n", loads > 0);
     printf("env=%s\n", getenv("ENDGATE_LIBC_TEST"));
+    /* /proc/self/maps names each file by its absolute path with the file's own inode, and one
+       of them is the program /proc/self/exe names (also the interpreter, for dynamic ones). */
+    char exe[4096] = {0}, line[8192];
+    if (!realpath("/proc/self/exe", exe)) exe[0] = 0;
+    FILE *m = fopen("/proc/self/maps", "r");
+    int files_ok = m != NULL, exe_seen = 0;
+    while (m && fgets(line, sizeof line, m)) {
+        unsigned long ino; char path[4096] = {0};
+        int n = sscanf(line, "%*s %*s %*s %*s %lu %4095[^\n]", &ino, path);
+        if (n >= 1 && ino != 0 && path[0] != '/') files_ok = 0; /* a file named otherwise */
+        if (n == 2 && path[0] == '/') {
+            struct stat st;
+            if (stat(path, &st) != 0 || st.st_ino != ino) files_ok = 0;
+            if (strcmp(path, exe) == 0) exe_seen = 1;
+        }
+    }
+    if (m) fclose(m);
+    printf("maps files exist with their inodes=%d, exe among them=%d\n", files_ok, exe_seen);
     char *big = malloc(1 << 24);
     memset(big, 0x5a, 1 << 24);
     big = realloc(big, 1 << 25);

@@ -349,7 +349,12 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
     if !mm.is_placeable(start, span) {
         return Err(map_err(start, "outside the guest address space".into()));
     }
-    let name = VmaName::File(elf.path.clone());
+    // `/proc/self/maps` names the file as the kernel does: its absolute path with symlinks
+    // resolved (the host's, as for the guest's own file mappings), whatever path or
+    // interpreter label the program was started by.
+    let name = VmaName::File(
+        std::fs::canonicalize(&elf.host_path).map_or_else(|_| elf.path.clone(), |p| p.to_string_lossy().into_owned()),
+    );
     mm.map_anon(start, span, Prot::READ | Prot::WRITE, name.clone()).map_err(|e| map_err(start, e.to_string()))?;
     // A file that cannot be opened again is copied instead of mapped.
     let file = std::fs::File::open(&elf.host_path).ok();
