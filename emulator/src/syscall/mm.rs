@@ -51,8 +51,8 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)` (mmap(2)).
 /// Errors: `EINVAL` (zero length, unaligned offset or fixed address, no MAP_SHARED/PRIVATE,
 /// bad prot bits), `ENOMEM` (no room, outside the address space), `EEXIST`
-/// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr), `EBADF`/`EACCES`
-/// from the host for file mappings.
+/// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr, or `PROT_EXEC` of
+/// a file on a `noexec` mount), `EBADF`/`EACCES` from the host for file mappings.
 pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (addr, len, prot, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[4] as u32 as i32, a.a[5]);
     let flags = (cpu.get_data().arch.info().mmap_flags_to_generic)(a.a[3]);
@@ -67,6 +67,10 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     let anon = flags & MAP_ANONYMOUS != 0;
+    if !anon && prot.contains(Prot::EXEC) && on_noexec_mount(fd) {
+        // mm/mmap.c do_mmap: `path_noexec` refuses executable mappings of such files.
+        return Err(Errno::EPERM);
+    }
     let t = cpu.get_data_mut();
     let low32 = t.arch.info().map_32bit.clone().filter(|(bit, _)| flags & bit != 0).map(|(_, range)| range);
     let mm = &mut t.mm;
@@ -311,4 +315,12 @@ pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let name = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
     // SAFETY: a NUL-terminated name and an integer argument.
     super::host_ret(unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), a.a[1] as u32) })
+}
+
+/// `true` if `fd` is a file on a file system mounted `noexec` (`ST_NOEXEC` from fstatvfs).
+fn on_noexec_mount(fd: i32) -> bool {
+    // SAFETY: a local statvfs for the host to fill.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; an integer fd.
+    unsafe { libc::fstatvfs(fd, &mut st) == 0 && st.f_flag & libc::ST_NOEXEC != 0 }
 }
