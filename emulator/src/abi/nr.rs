@@ -144,6 +144,11 @@ impl NumberTable {
         usize::try_from(nr).ok().and_then(|i| self.names.get(i).copied().flatten())
     }
 
+    /// Every number the arch defines, with its kernel name, in number order.
+    pub fn entries(&self) -> impl Iterator<Item = (u64, &'static str)> + '_ {
+        self.names.iter().enumerate().filter_map(|(i, n)| n.map(|n| (i as u64, n)))
+    }
+
     /// This arch's number for `sys`, if the arch has the call.
     pub fn number_of(&self, sys: Sys) -> Option<u64> {
         self.nr_of.get(&sys).copied()

@@ -39,6 +39,7 @@ pub mod strace;
 pub mod table;
 pub mod time;
 pub mod timer;
+pub mod unserved;
 pub mod xattr;
 
 pub use crate::abi::nr;
@@ -134,16 +135,25 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
             }
         },
         None => {
+            // A call without a handler: the answer `unserved` gives it (ENOSYS for a number
+            // the arch does not define).
+            let name = (arch.info().numbers)().name_of(args.nr);
+            let group = name.and_then(unserved::group_of);
+            let errno = group.map_or(Errno::ENOSYS, |g| g.errno);
             let task = cpu.get_data_mut();
             if tracing && task.warned.insert(args.nr) {
-                let name = (arch.info().numbers)().name_of(args.nr).unwrap_or("unknown");
-                crate::elog!(
-                    "endgate: syscall {} ({name}) is not implemented on {}: -ENOSYS",
-                    args.nr,
-                    arch.info().name
-                );
+                let (name, arch_name) = (name.unwrap_or("unknown"), arch.info().name);
+                let e = errno.name().unwrap_or("E?");
+                match group {
+                    Some(g) if g.kind == unserved::Kind::Refused => crate::elog!(
+                        "endgate: syscall {} ({name}) is refused on {arch_name}: -{e} ({})",
+                        args.nr,
+                        g.reason
+                    ),
+                    _ => crate::elog!("endgate: syscall {} ({name}) is not implemented on {arch_name}: -{e}", args.nr),
+                }
             }
-            Err(Errno::ENOSYS)
+            Err(errno)
         }
     };
     if result == Err(Errno::EINTR) && crate::signal::host::has_recorded() {
