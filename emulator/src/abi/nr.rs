@@ -55,7 +55,10 @@ generic_syscalls! {
     getresgid, getgroups, setuid, setgid, setreuid, setregid, setresuid, setresgid, setgroups,
     getpgid, getpgrp, setpgid, getsid, setsid, set_tid_address, set_robust_list, get_robust_list,
     prlimit64, getrlimit, setrlimit, getrusage, times, arch_prctl, prctl, sched_getaffinity,
-    sched_setaffinity, sched_yield, sched_getscheduler, sched_getparam, getpriority, setpriority,
+    sched_setaffinity, sched_yield, sched_getscheduler, sched_getparam, sched_setparam,
+    sched_setscheduler, sched_get_priority_min, sched_get_priority_max, sched_rr_get_interval,
+    sched_rr_get_interval_time64, sched_getattr, sched_setattr, nice, setfsuid, setfsgid,
+    setfsuid32, setfsgid32, getpriority, setpriority,
     uname, sysinfo, getrandom, rseq, wait4, waitid, kill, tkill, tgkill, clone, clone3, fork,
     vfork, execve, execveat, membarrier, personality, getcpu, capget, capset,
     // signal
@@ -89,6 +92,7 @@ generic_syscalls! {
     set_thread_area, get_thread_area, old_select, getuid16, geteuid16, getgid16,
     getegid16, setuid16, setgid16, setreuid16, setregid16, setresuid16, setresgid16,
     getresuid16, getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
+    setfsuid16, setfsgid16,
     cacheflush,
 }
 

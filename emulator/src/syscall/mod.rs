@@ -33,6 +33,7 @@ pub mod netdevice;
 pub mod path;
 pub mod process;
 pub mod procfs;
+pub mod sched;
 pub mod signal;
 pub mod socketcall;
 pub mod strace;

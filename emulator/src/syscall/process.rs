@@ -205,6 +205,10 @@ set_ids! {
     setresuid => SYS_setresuid(0, 1, 2);
     /// `setresgid(gid_t r, gid_t e, gid_t s)`.
     setresgid => SYS_setresgid(0, 1, 2);
+    /// `setfsuid(uid_t fsuid)`: the previous fsuid (always; a refused change keeps it).
+    setfsuid => SYS_setfsuid(0);
+    /// `setfsgid(gid_t fsgid)`: the previous fsgid.
+    setfsgid => SYS_setfsgid(0);
 }
 
 /// `set_tid_address(int *tidptr)`: records the clear-child-tid word; returns the caller's tid.

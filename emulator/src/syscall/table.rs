@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, signal, socketcall, time, timer,
-    xattr, Handler, SyscallDef,
+    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, sched, signal, socketcall, time,
+    timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -165,6 +165,20 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),
     d(Sys::sched_yield, process::sched_yield, &[], RInt),
     d(Sys::sched_getscheduler, process::sched_getscheduler, &[Int], RInt),
+    d(Sys::sched_getparam, sched::sched_getparam, &[Int, Ptr], RInt),
+    d(Sys::sched_setparam, sched::sched_setparam, &[Int, Ptr], RInt),
+    d(Sys::sched_setscheduler, sched::sched_setscheduler, &[Int, Int, Ptr], RInt),
+    d(Sys::sched_get_priority_max, sched::sched_get_priority_max, &[Int], RInt),
+    d(Sys::sched_get_priority_min, sched::sched_get_priority_min, &[Int], RInt),
+    d(Sys::sched_rr_get_interval, sched::sched_rr_get_interval, &[Int, Ptr], RInt),
+    d(Sys::sched_rr_get_interval_time64, sched::sched_rr_get_interval_time64, &[Int, Ptr], RInt),
+    d(Sys::sched_getattr, sched::sched_getattr, &[Int, Ptr, ULong, Hex], RInt),
+    d(Sys::sched_setattr, sched::sched_setattr, &[Int, Ptr, Hex], RInt),
+    d(Sys::nice, sched::nice, &[Int], RInt),
+    d(Sys::setfsuid, process::setfsuid, &[Int], RInt),
+    d(Sys::setfsgid, process::setfsgid, &[Int], RInt),
+    d(Sys::setfsuid32, process::setfsuid, &[Int], RInt),
+    d(Sys::setfsgid32, process::setfsgid, &[Int], RInt),
     d(Sys::getpriority, process::getpriority, &[Int, Int], RInt),
     d(Sys::setpriority, process::setpriority, &[Int, Int, Int], RInt),
     d(Sys::wait4, process::wait4, &[Int, Ptr, Int, Ptr], RInt),

@@ -45,6 +45,8 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::chown16, chown16, &[Str, Int, Int], RInt),
     d(Sys::lchown16, lchown16, &[Str, Int, Int], RInt),
     d(Sys::fchown16, fchown16, &[Fd, Int, Int], RInt),
+    d(Sys::setfsuid16, setfsuid16, &[Int], RInt),
+    d(Sys::setfsgid16, setfsgid16, &[Int], RInt),
 ];
 
 /// `arch_prctl(int code, unsigned long addr)`: i386 has no FS/GS base codes (`EINVAL`); the
@@ -141,6 +143,14 @@ fn lchown16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fchown16(int fd, old_uid_t owner, old_gid_t group)`.
 fn fchown16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     fs::fchown(cpu, &widened(a, &[1, 2]))
+}
+/// `setfsuid16(old_uid_t fsuid)`: the previous fsuid, narrowed.
+fn setfsuid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    narrowed(process::setfsuid(cpu, &widened(a, &[0])))
+}
+/// `setfsgid16(old_gid_t fsgid)`: the previous fsgid, narrowed.
+fn setfsgid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    narrowed(process::setfsgid(cpu, &widened(a, &[0])))
 }
 /// `getresuid16(old_uid_t *ruid, old_uid_t *euid, old_uid_t *suid)`.
 fn getresuid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
