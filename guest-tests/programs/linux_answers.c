@@ -1,10 +1,12 @@
-/* Answers Linux gives that an emulator easily gets wrong: sync_file_range on every arch (the
- * number asm-generic calls sync_file_range), and timer_create's order of checks: the sigevent
+/* Answers Linux gives that an emulator easily gets wrong: sync_file_range and readahead on
+ * every arch (64-bit offsets in register pairs on the 32-bit ones), personality as a query and
+ * a setting, and timer_create's order of checks: the sigevent
  * is read first (EFAULT), then the clock (EINVAL), and the id is stored last (a bad id
  * pointer with a bad clock is EINVAL). */
 #define _GNU_SOURCE 1
 #include "common.h"
 #include <fcntl.h>
+#include <sys/personality.h>
 #include <sys/syscall.h>
 #include <signal.h>
 #include <time.h>
@@ -19,6 +21,17 @@ int main(void)
     EXPECT_ERR("sync_file_range negative offset", sync_file_range(fd, -1, 100, SYNC_FILE_RANGE_WRITE), EINVAL);
     EXPECT_ERR("sync_file_range unknown flag", sync_file_range(fd, 0, 100, 0x100), EINVAL);
     EXPECT_ERR("sync_file_range bad fd", sync_file_range(1000, 0, 100, SYNC_FILE_RANGE_WRITE), EBADF);
+
+    printf("readahead: %ld\n", (long)readahead(fd, 0, 4096));
+    int pfd[2];
+    CHECK(pipe(pfd) == 0);
+    EXPECT_ERR("readahead of a pipe", readahead(pfd[0], 0, 4096), EINVAL);
+    EXPECT_ERR("readahead of a bad fd", readahead(1000, 0, 4096), EBADF);
+
+    printf("personality: %#x\n", personality(0xffffffff));
+    printf("set ADDR_NO_RANDOMIZE, was: %#x\n", personality(PER_LINUX | ADDR_NO_RANDOMIZE));
+    printf("personality now: %#x\n", personality(0xffffffff));
+    printf("back, was: %#x\n", personality(PER_LINUX));
 
     timer_t t;
     EXPECT_ERR("timer_create bad clock", syscall(SYS_timer_create, 99, NULL, &t), EINVAL);

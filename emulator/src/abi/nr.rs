@@ -83,7 +83,7 @@ generic_syscalls! {
     ioprio_set, syslog, mount, umount2, statmount,
     // 32-bit guests only (syscall/compat32.rs)
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,
-    ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, sync_file_range2, arm_sync_file_range, ugetrlimit,
+    readahead, ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, sync_file_range2, arm_sync_file_range, ugetrlimit,
     _newselect, send, recv, getuid32, getgid32, geteuid32, getegid32, setuid32, setgid32,
     setreuid32, setregid32, setresuid32, setresgid32, getresuid32, getresgid32, getgroups32, setgroups32,
     chown32, lchown32, fchown32,

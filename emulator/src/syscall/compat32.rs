@@ -354,6 +354,13 @@ pub fn sync_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_sync_file_range(fd, off, n, flags)
 }
 
+/// `readahead(int fd, loff_t offset, size_t count)` with the offset in a register pair.
+pub fn readahead(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let mut c = ArgCursor::new(cpu.get_data().arch, a);
+    let (fd, off, count) = (c.word(), c.pair(), c.word());
+    super::fs::host_readahead(fd, off, count)
+}
+
 /// The host `sync_file_range` for a guest's fd, offset, byte count and flags.
 pub fn host_sync_file_range(fd: u64, off: u64, n: u64, flags: u64) -> SysResult {
     // SAFETY: integer arguments.
@@ -446,6 +453,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fadvise64_64, fadvise64_64, &[Fd, Hex, Hex, Hex, Hex, Int], RInt),
     d(Sys::fadvise64, fadvise64, &[Fd, Hex, Hex, ULong, Int], RInt),
     d(Sys::sync_file_range, sync_file_range, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::readahead, readahead, &[Fd, Hex, Hex, Hex, Hex], RInt),
     d(Sys::getdents, getdents, &[Fd, Ptr, ULong], RInt),
     // The shared handlers already read `struct rlimit` and `struct timeval` in the guest's
     // `long` width; these are only other names for them.

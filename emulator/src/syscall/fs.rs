@@ -480,3 +480,16 @@ pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn sync_file_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     super::compat32::host_sync_file_range(a.a[0], a.a[1], a.a[2], a.a[3])
 }
+
+/// `readahead(int fd, off64_t offset, size_t count)` (readahead(2); 64-bit guests: 32-bit ones
+/// pass the offset in a register pair, [`super::compat32`]). Errors: the host's (`EBADF`,
+/// `EINVAL` for a file that cannot read ahead).
+pub fn readahead(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    host_readahead(a.a[0], a.a[1], a.a[2])
+}
+
+/// The host `readahead` for a guest's fd, offset and count.
+pub fn host_readahead(fd: u64, off: u64, count: u64) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_readahead, as_int(fd), off as i64, count as usize) })
+}

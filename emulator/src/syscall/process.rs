@@ -558,3 +558,18 @@ pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let me = unsafe { libc::getpid() };
     tgkill(cpu, &SyscallArgs { a: [me as u64, a.a[0], a.a[1], 0, 0, 0], ..*a })
 }
+
+/// The process's execution domain (personality(2)): kept by endgate for the guest and not
+/// applied to the host, whose own flags would change endgate (`ADDR_LIMIT_32BIT` its mmaps,
+/// `READ_IMPLIES_EXEC` its memory). Starts at `PER_LINUX` (0); a fork child inherits it; a new
+/// program (`execve`) starts from 0 again.
+static PERSONALITY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// `personality(unsigned long persona)`: the previous persona; `0xffffffff` only asks.
+pub fn personality(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    use std::sync::atomic::Ordering;
+    let p = a.a[0] as u32;
+    let old =
+        if p == 0xffff_ffff { PERSONALITY.load(Ordering::Relaxed) } else { PERSONALITY.swap(p, Ordering::Relaxed) };
+    Ok(u64::from(old))
+}

@@ -94,6 +94,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fadvise64, fs::fadvise64, &[Fd, Long, Long, Int], RInt),
     d(Sys::fsync, fs::fsync, &[Fd], RInt),
     d(Sys::sync_file_range, fs::sync_file_range, &[Fd, Long, Long, Hex], RInt),
+    d(Sys::readahead, fs::readahead, &[Fd, Long, ULong], RInt),
+    d(Sys::personality, process::personality, &[Hex], RHex),
     d(Sys::fdatasync, fs::fdatasync, &[Fd], RInt),
     d(Sys::sync, fs::sync, &[], RInt),
     d(Sys::syncfs, fs::syncfs, &[Fd], RInt),

@@ -107,7 +107,7 @@ pub static GROUPS: &[Group] = &[
     ]),
     g(NotYet, Errno::ENOSYS, "file handles and newer path calls", &[
         "name_to_handle_at", "open_by_handle_at", "openat2", "fchmodat2", "futimesat", "utime",
-        "utimes", "readahead", "preadv2", "pwritev2",
+        "utimes", "preadv2", "pwritev2",
     ]),
     g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
         "recvmmsg", "recvmmsg_time64", "sendmmsg", "epoll_pwait2", "futex_waitv", "futex_wait",
@@ -118,8 +118,8 @@ pub static GROUPS: &[Group] = &[
         "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
         "perf_event_open",
     ]),
-    g(NotYet, Errno::ENOSYS, "process state: personality, rseq, robust lists, clock tuning", &[
-        "personality", "rseq", "get_robust_list", "restart_syscall", "adjtimex",
+    g(NotYet, Errno::ENOSYS, "process state: rseq, robust lists, clock tuning", &[
+        "rseq", "get_robust_list", "restart_syscall", "adjtimex",
     ]),
     g(NotYet, Errno::ENOSYS, "old forms of calls 32-bit libcs no longer make", &[
         "oldstat", "oldlstat", "oldfstat", "olduname", "oldolduname", "readdir", "waitpid",
