@@ -351,6 +351,51 @@ fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysRe
     host_ret(unsafe { libc::syscall(libc::SYS_utimensat, as_int(a.a[0]), pp, tp, as_int(a.a[3])) })
 }
 
+/// `futimesat(int dirfd, const char *path, const struct timeval times[2])` (the old form of
+/// utimensat; futimesat(2)): microseconds, and NULL for "now". Errors: `EINVAL` (microseconds
+/// out of range), `EFAULT`, and those of utimensat.
+pub fn futimesat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let path = host_path(t, a.a[1])?;
+    let times = if a.a[2] == 0 {
+        None
+    } else {
+        let v: Vec<libc::timeval> = t.mm.read_shape_array(a.a[2], crate::abi::shapes::TIMEVAL, 2)?;
+        if v.iter().any(|tv| !(0..1_000_000).contains(&tv.tv_usec)) {
+            return Err(Errno::EINVAL);
+        }
+        Some([v[0], v[1]].map(|tv| libc::timespec { tv_sec: tv.tv_sec, tv_nsec: tv.tv_usec * 1000 }))
+    };
+    set_times(as_int(a.a[0]), &path, times)
+}
+
+/// `utimes(const char *path, const struct timeval times[2])`.
+pub fn utimes(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    futimesat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0], ..*a })
+}
+
+/// `utime(const char *path, const struct utimbuf *times)`: `{time_t actime, modtime}` in
+/// seconds, NULL for "now".
+pub fn utime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let path = host_path(t, a.a[0])?;
+    let times = if a.a[1] == 0 {
+        None
+    } else {
+        let (at, mt) = (t.mm.read_ulong(a.a[1])?, t.mm.read_ulong(a.a[1] + t.mm.long_bytes())?);
+        let long = |v: u64| if t.mm.long_bytes() == 4 { i64::from(v as u32 as i32) } else { v as i64 };
+        Some([libc::timespec { tv_sec: long(at), tv_nsec: 0 }, libc::timespec { tv_sec: long(mt), tv_nsec: 0 }])
+    };
+    set_times(libc::AT_FDCWD, &path, times)
+}
+
+/// utimensat on the host for `path` relative to `dirfd`.
+fn set_times(dirfd: i32, path: &std::ffi::CStr, times: Option<[libc::timespec; 2]>) -> SysResult {
+    let tp = times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
+    // SAFETY: a NUL-terminated path; times NULL or a local array of two timespecs.
+    host_ret(unsafe { libc::syscall(libc::SYS_utimensat, dirfd, path.as_ptr(), tp, 0) })
+}
+
 /// `truncate(const char *path, off_t length)` (truncate(2)).
 pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.a[0])?;
