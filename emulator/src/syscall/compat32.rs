@@ -325,6 +325,16 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     lp64(cpu, a, io::pwritev, [a.a[0], a.a[1], a.a[2], hilo(a), 0, 0])
 }
 
+/// `preadv2(…, unsigned long pos_l, unsigned long pos_h, int flags)` (preadv2(2)).
+pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    lp64(cpu, a, io::preadv2, [a.a[0], a.a[1], a.a[2], hilo(a), 0, a.a[5]])
+}
+
+/// `pwritev2(…, unsigned long pos_l, unsigned long pos_h, int flags)`.
+pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    lp64(cpu, a, io::pwritev2, [a.a[0], a.a[1], a.a[2], hilo(a), 0, a.a[5]])
+}
+
 /// `fallocate(int fd, int mode, loff_t offset, loff_t len)` (fallocate(2)).
 pub fn fallocate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
@@ -448,6 +458,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::pread64, pread64, &[Fd, BufOut, ULong, Hex, Hex, Hex], RInt),
     d(Sys::pwrite64, pwrite64, &[Fd, BufIn(2), ULong, Hex, Hex, Hex], RInt),
     d(Sys::preadv, preadv, &[Fd, Ptr, Int, Hex, Hex], RInt),
+    d(Sys::preadv2, preadv2, &[Fd, Ptr, Int, Hex, Hex, Hex], RInt),
+    d(Sys::pwritev2, pwritev2, &[Fd, Ptr, Int, Hex, Hex, Hex], RInt),
     d(Sys::pwritev, pwritev, &[Fd, Ptr, Int, Hex, Hex], RInt),
     d(Sys::fallocate, fallocate, &[Fd, Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::fadvise64_64, fadvise64_64, &[Fd, Hex, Hex, Hex, Hex, Int], RInt),

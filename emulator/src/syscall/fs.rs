@@ -295,6 +295,18 @@ pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t) })
 }
 
+/// `fchmodat2(int dirfd, const char *path, mode_t mode, unsigned int flags)` (Linux 6.6):
+/// fchmodat with `AT_SYMLINK_NOFOLLOW` and `AT_EMPTY_PATH`. Errors: the host's (`EINVAL`,
+/// `EOPNOTSUPP` for a symlink's mode, `ENOSYS` on a host kernel before 6.6).
+pub fn fchmodat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let flags = as_int(a.a[3]);
+    let path = super::path::host_path_at(cpu.get_data(), a.a[1], flags)?;
+    // SAFETY: NUL-terminated path and integer arguments.
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_fchmodat2, as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t, flags)
+    })
+}
+
 /// `chmod(const char *path, mode_t mode)` (x86_64).
 pub fn chmod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     fchmodat(cpu, &at_cwd(a))

@@ -126,6 +126,24 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(blocking_syscall(libc::SYS_pwritev, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0]))
 }
 
+/// `preadv2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
+/// pos_h, int flags)` (64-bit guests: `pos_l` is the offset, -1 for the file position;
+/// `RWF_*` flags are the same on every arch). Errors: the host's (`EOPNOTSUPP` for an unknown
+/// flag).
+pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
+    let args = [fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0, u64::from(a.a[5] as u32)];
+    host_ret(blocking_syscall(libc::SYS_preadv2, &args))
+}
+
+/// `pwritev2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
+/// pos_h, int flags)`.
+pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
+    let args = [fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0, u64::from(a.a[5] as u32)];
+    host_ret(blocking_syscall(libc::SYS_pwritev2, &args))
+}
+
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
 pub fn lseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let off = as_long(cpu.get_data(), a.a[1]);

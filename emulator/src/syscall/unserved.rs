@@ -106,7 +106,7 @@ pub static GROUPS: &[Group] = &[
         "statmount",
     ]),
     g(NotYet, Errno::ENOSYS, "file handles and newer path calls", &[
-        "name_to_handle_at", "open_by_handle_at", "openat2", "fchmodat2", "preadv2", "pwritev2",
+        "name_to_handle_at", "open_by_handle_at", "openat2",
     ]),
     g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
         "recvmmsg", "recvmmsg_time64", "sendmmsg", "epoll_pwait2", "futex_waitv", "futex_wait",
