@@ -76,7 +76,7 @@ generic_syscalls! {
     sendfile64, fcntl64, ppoll_time64, pselect6_time64, futex_time64, utimensat_time64,
     rt_sigtimedwait_time64, clock_gettime64, clock_getres_time64, clock_nanosleep_time64,
     // misc
-    eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4,
+    eventfd, eventfd2, epoll_create, epoll_create1, epoll_ctl, epoll_wait, epoll_pwait, timerfd_create, signalfd4, signalfd,
     timerfd_settime, timerfd_gettime, timerfd_settime64, timerfd_gettime64, timer_create, timer_settime,
     timer_gettime, timer_getoverrun, timer_delete, timer_settime64, timer_gettime64,
     inotify_init1, inotify_init, inotify_add_watch, inotify_rm_watch, memfd_create, ioprio_get,

@@ -11,8 +11,13 @@ use super::path::host_path;
 use super::{as_int, host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs};
 
+/// Set once the process made an inotify instance: only then does `read` look at what an fd
+/// is.
+static MADE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// `inotify_init1(int flags)`. Errors: the host's `EINVAL` (unknown flags), `EMFILE`.
 pub fn inotify_init1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    MADE.store(true, std::sync::atomic::Ordering::Relaxed);
     let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[0]);
     // SAFETY: an integer argument.
     host_ret(unsafe { libc::syscall(libc::SYS_inotify_init1, flags) })
@@ -55,8 +60,9 @@ pub fn swap_events(buf: &mut [u8]) {
 
 /// `true` if `fd` is an inotify instance (its `/proc/self/fd` link names one).
 pub fn is_inotify_fd(fd: i32) -> bool {
-    std::fs::read_link(format!("/proc/self/fd/{fd}"))
-        .is_ok_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:inotify")
+    MADE.load(std::sync::atomic::Ordering::Relaxed)
+        && std::fs::read_link(format!("/proc/self/fd/{fd}"))
+            .is_ok_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:inotify")
 }
 
 #[cfg(test)]

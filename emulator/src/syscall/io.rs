@@ -26,6 +26,11 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
     }
+    if super::signalfd::needs_conversion(as_int(a.a[0]), n as usize) {
+        let t = cpu.get_data();
+        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        super::signalfd::to_guest(unsafe { std::slice::from_raw_parts_mut(p, n as usize) }, t.arch, t.mm.endian());
+    }
     if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::inotify::is_inotify_fd(as_int(a.a[0])) {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, n as usize) });

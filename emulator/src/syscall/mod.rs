@@ -35,6 +35,7 @@ pub mod process;
 pub mod procfs;
 pub mod sched;
 pub mod signal;
+pub mod signalfd;
 pub mod socketcall;
 pub mod strace;
 pub mod table;

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, sched, signal, socketcall, time,
-    timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, sched, signal, signalfd, socketcall,
+    time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -235,6 +235,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),
     d(Sys::eventfd, epoll::eventfd, &[Int], RInt),
     d(Sys::eventfd2, epoll::eventfd2, &[Int, OpenFlags], RInt),
+    d(Sys::signalfd4, signalfd::signalfd4, &[Fd, Ptr, ULong, OpenFlags], RInt),
+    d(Sys::signalfd, signalfd::signalfd, &[Fd, Ptr, ULong], RInt),
     d(Sys::inotify_init1, inotify::inotify_init1, &[OpenFlags], RInt),
     d(Sys::inotify_init, inotify::inotify_init, &[], RInt),
     d(Sys::inotify_add_watch, inotify::inotify_add_watch, &[Fd, Str, Hex], RInt),

@@ -85,9 +85,6 @@ pub static GROUPS: &[Group] = &[
         "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "kcmp", "process_vm_readv",
         "process_vm_writev", "process_madvise", "process_mrelease", "ptrace",
     ]),
-    g(NotYet, Errno::ENOSYS, "signalfd", &[
-        "signalfd", "signalfd4",
-    ]),
     g(NotYet, Errno::ENOSYS, "pipes and page moves (splice, tee, vmsplice)", &[
         "splice", "tee", "vmsplice",
     ]),
