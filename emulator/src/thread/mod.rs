@@ -115,7 +115,13 @@ where
         };
     }
     let r = builder.spawn(f);
-    for (sig, old) in GLIBC_RESERVED.iter().zip(saved.iter()) {
+    // 32 goes back only when the guest had its own handler there (glibc guests install their
+    // SIGCANCEL handler themselves); otherwise the host glibc's, which ignores every 32 but its
+    // own cancellations, stays: putting SIG_DFL back made SIGEV_THREAD timers (glibc's helper
+    // thread waits for 32 with sigtimedwait) lose expirations under load, 3 runs of 7 of the
+    // suite, a cause not found yet.
+    let put_back = |sig: i64, old: &KernelSigaction| sig != 32 || old.handler > 1;
+    for (sig, old) in GLIBC_RESERVED.iter().zip(saved.iter()).filter(|(s, o)| put_back(**s, o)) {
         // SAFETY: writes back the disposition read above (a valid kernel sigaction).
         unsafe { libc::syscall(libc::SYS_rt_sigaction, *sig, old as *const _, 0usize, 8usize) };
     }
