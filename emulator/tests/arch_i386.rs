@@ -492,6 +492,14 @@ fn cpu_exceptions_become_signals() {
         ("none", 0),
     ] {
         let want = run(reference(&bin), &[case]);
+        if case == "sysenter" && want.1 == 132 {
+            // An AMD host: its CPUs raise #UD for `sysenter` outside legacy mode (AMD64
+            // Architecture Programmer's Manual vol. 3, SYSENTER), so a native i386 run gets
+            // SIGILL. endgate's CPU follows Intel, where the call enters the kernel and, with
+            // no vDSO to return to, ends in SIGSEGV: compare the status alone.
+            assert_eq!(run(under_endgate(&bin, None), &[case]).1, status, "{case}");
+            continue;
+        }
         assert_eq!(want.1, status, "reference {case}");
         assert_eq!(run(under_endgate(&bin, None), &[case]), want, "{case}");
     }

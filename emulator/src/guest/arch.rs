@@ -24,6 +24,70 @@ pub struct SyscallArgs {
     /// `svc`, 4 or 6 when `EX`/`EXRL` ran it, the kernel's `int_code >> 16`); 0 where the
     /// arch's trap instruction has one length, which [`GuestArch::restart_syscall`] knows.
     pub restart_len: u8,
+    /// The guest's `long` is 32 bits (arm, i386): [`SyscallArgs::long`] sign-extends from
+    /// bit 31, as the kernel's compat entry points read a `compat_long_t`.
+    pub ilp32: bool,
+}
+
+/// Typed reads of the argument registers, named after the C type of the parameter in the
+/// call's prototype (man section 2). Each reads register `n` (0-based, ABI order) as the
+/// kernel does: an `int` is the low 32 bits whatever the register width, a `long` is the
+/// guest's word sign-extended. Out-of-range `n` panics (a table bug, caught by `enter`).
+impl SyscallArgs {
+    /// The register as the trap left it (masked to the guest word): for flag words and
+    /// values handed on unchanged.
+    #[inline]
+    pub fn raw(&self, n: usize) -> u64 {
+        self.a[n]
+    }
+    /// A pointer parameter (`void *`, `const char *`, `struct … *`).
+    #[inline]
+    pub fn ptr(&self, n: usize) -> GuestAddr {
+        GuestAddr::from(self.a[n])
+    }
+    /// An `int` parameter (a file descriptor, flags, a pid, a signal number): the low 32 bits.
+    #[inline]
+    pub fn int(&self, n: usize) -> i32 {
+        self.a[n] as u32 as i32
+    }
+    /// An `unsigned int` parameter (`mode_t`, `uid_t`, `gid_t`, unsigned flags, a count the
+    /// kernel declares `unsigned int`): the low 32 bits.
+    #[inline]
+    pub fn uint(&self, n: usize) -> u32 {
+        self.a[n] as u32
+    }
+    /// A `long` parameter (`off_t`, `ssize_t`, `time_t`, `loff_t` on LP64): the guest word,
+    /// sign-extended on ILP32 guests.
+    #[inline]
+    pub fn long(&self, n: usize) -> i64 {
+        if self.ilp32 {
+            i64::from(self.a[n] as u32 as i32)
+        } else {
+            self.a[n] as i64
+        }
+    }
+    /// An `unsigned long` or `size_t` parameter: the guest word, zero-extended.
+    #[inline]
+    pub fn ulong(&self, n: usize) -> u64 {
+        self.a[n]
+    }
+    /// A `size_t` length as a host `usize` (the host is 64-bit, so this never truncates).
+    #[inline]
+    pub fn size(&self, n: usize) -> usize {
+        self.a[n] as usize
+    }
+    /// The same call with other argument registers (`open` served as `openat(AT_FDCWD, …)`,
+    /// a multiplexer's unpacked arguments).
+    #[inline]
+    pub fn with(&self, a: [u64; 6]) -> SyscallArgs {
+        SyscallArgs { a, ..*self }
+    }
+    /// An `int` parameter as a host system call argument (`libc::syscall` takes `long`s):
+    /// the low 32 bits, sign-extended.
+    #[inline]
+    pub fn int_arg(&self, n: usize) -> u64 {
+        i64::from(self.int(n)) as u64
+    }
 }
 
 /// Where an arch's hooks hand over to the layers above: the dispatcher and the run loop's
@@ -91,6 +155,7 @@ pub trait GuestArch: Sync {
             nr: v[0] & r.nr_mask & word,
             a: [v[1] & word, v[2] & word, v[3] & word, 0, 0, 0],
             restart_len: r.restart_len,
+            ilp32: word != !0,
         }
     }
     /// Reads arguments 4 to 6 into `args` (only for calls that take them: reading registers

@@ -12,7 +12,7 @@
 //! in that order, and each handler here rebuilds the LP64 argument list that the shared
 //! handlers take, so the shared handlers keep one shape (QEMU linux-user does the same with
 //! `target_offset64` and `regpairs_aligned`). A shared handler called this way must take its
-//! 64-bit arguments whole: one that reads an `off_t` through `as_long` (which keeps only the
+//! 64-bit arguments whole: one that reads an `off_t` through `SyscallArgs::long` (which keeps only the
 //! guest `long`'s 32 bits) is not called from here; `truncate64` and `ftruncate64` call the
 //! host themselves for that reason.
 //!
@@ -76,7 +76,7 @@ impl<'a> ArgCursor<'a> {
 
 /// Runs the shared LP64 handler `h` with `args` as its argument registers.
 fn lp64(cpu: &mut Cpu<'_>, a: &SyscallArgs, h: Handler, args: [u64; 6]) -> SysResult {
-    h(cpu, &SyscallArgs { a: args, ..*a })
+    h(cpu, &a.with(args))
 }
 
 fn cursor<'a>(cpu: &Cpu<'_>, a: &'a SyscallArgs) -> ArgCursor<'a> {
@@ -93,12 +93,12 @@ fn sext(v: u64) -> u64 {
 /// position (a 64-bit value in guest byte order) at `result`. Errors: `EFAULT`, the host's
 /// (`EINVAL`, `EBADF`, `ESPIPE`).
 pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (fd, whence) = (as_int(a.a[0]), as_int(a.a[4]));
-    let mut off = ((a.a[1] & 0xffff_ffff) << 32) | (a.a[2] & 0xffff_ffff);
+    let (fd, whence) = (a.int(0), a.int(4));
+    let mut off = ((a.raw(1) & 0xffff_ffff) << 32) | (a.raw(2) & 0xffff_ffff);
     if whence == libc::SEEK_SET {
         off = dircookie::to_host(fd, off);
     }
-    let result = a.a[3] & 0xffff_ffff;
+    let result = a.raw(3) & 0xffff_ffff;
     // Check the result pointer first, as the kernel's copy_to_user would fail after seeking.
     cpu.get_data().mm.host_range(result, 8, crate::mm::Prot::WRITE)?;
     // SAFETY: integer arguments.
@@ -111,8 +111,8 @@ pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// sign-extended, and on a directory the position is one of [`dircookie`]'s 32-bit cookies.
 /// Errors: the host's (`EBADF`, `EINVAL`, `ESPIPE`).
 pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (fd, whence) = (as_int(a.a[0]), as_int(a.a[2]));
-    let mut off = sext(a.a[1]);
+    let (fd, whence) = (a.int(0), a.int(2));
+    let mut off = sext(a.raw(1));
     if whence == libc::SEEK_SET {
         off = dircookie::to_host(fd, off);
     }
@@ -126,7 +126,7 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`dircookie`]. Errors: as the shared call.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let n = fs::getdents64(cpu, a)?;
-    let (fd, dirp) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff);
+    let (fd, dirp) = (a.int(0), a.raw(1) & 0xffff_ffff);
     let mm = &mut cpu.get_data_mut().mm;
     let mut off = 0u64;
     while off + 19 <= n {
@@ -158,7 +158,7 @@ const MMAP_ARG_STRUCT_SIZE: u64 = 24;
 /// `mmap` arguments as 32-bit words in guest memory; the offset is in bytes and must be
 /// page-aligned. Errors: `EFAULT`, `EINVAL`, as `mmap`.
 pub fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let at = a.a[0] & 0xffff_ffff;
+    let at = a.raw(0) & 0xffff_ffff;
     let mm = &cpu.get_data().mm;
     mm.host_range(at, MMAP_ARG_STRUCT_SIZE, crate::mm::Prot::READ)?;
     let mut w = [0u64; 6];
@@ -187,23 +187,23 @@ fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult 
 /// `fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)` (stat(2)): the
 /// result in the arch's `struct stat64`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.a[1] & 0xffff_ffff, as_int(a.a[3]))?;
-    let st = host_fstatat(as_int(a.a[0]), &path, as_int(a.a[3]))?;
-    put_stat64(cpu, a.a[2] & 0xffff_ffff, &st)
+    let path = super::path::host_path_at(cpu.get_data(), a.raw(1) & 0xffff_ffff, a.int(3))?;
+    let st = host_fstatat(a.int(0), &path, a.int(3))?;
+    put_stat64(cpu, a.raw(2) & 0xffff_ffff, &st)
 }
 
 /// `stat64(const char *path, struct stat64 *buf)` (stat(2)).
 pub fn stat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path(cpu.get_data(), a.a[0] & 0xffff_ffff)?;
+    let path = super::path::host_path(cpu.get_data(), a.raw(0) & 0xffff_ffff)?;
     let st = host_fstatat(libc::AT_FDCWD, &path, 0)?;
-    put_stat64(cpu, a.a[1] & 0xffff_ffff, &st)
+    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
 }
 
 /// `lstat64(const char *path, struct stat64 *buf)` (stat(2)): does not follow a final symlink.
 pub fn lstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.a[0] & 0xffff_ffff, libc::AT_SYMLINK_NOFOLLOW)?;
+    let path = super::path::host_path_at(cpu.get_data(), a.raw(0) & 0xffff_ffff, libc::AT_SYMLINK_NOFOLLOW)?;
     let st = host_fstatat(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)?;
-    put_stat64(cpu, a.a[1] & 0xffff_ffff, &st)
+    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
 }
 
 /// `fstat64(int fd, struct stat64 *buf)` (stat(2)).
@@ -211,8 +211,8 @@ pub fn fstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: `struct stat` is plain old data; all-zero is a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: local out struct.
-    host_ret(i64::from(unsafe { libc::fstat(as_int(a.a[0]), &mut st) }))?;
-    put_stat64(cpu, a.a[1] & 0xffff_ffff, &st)
+    host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
+    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
 }
 
 /// The host's `struct statfs` as the x86_64 kernel writes it (arch/x86/include/uapi/asm/statfs.h
@@ -258,21 +258,21 @@ fn check_statfs64_size(cpu: &Cpu<'_>, size: u64) -> Result<(), Errno> {
 /// `statfs64(const char *path, size_t size, struct statfs64 *buf)` (statfs(2)). Errors:
 /// `EINVAL` when `size` is not the arch's `sizeof(struct statfs64)`, `EFAULT`, the host's.
 pub fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    check_statfs64_size(cpu, a.a[1])?;
-    let path = super::path::host_path(cpu.get_data(), a.a[0] & 0xffff_ffff)?;
+    check_statfs64_size(cpu, a.raw(1))?;
+    let path = super::path::host_path(cpu.get_data(), a.raw(0) & 0xffff_ffff)?;
     let mut st: HostStatfs = [0; 15];
     // SAFETY: NUL-terminated path; a local buffer of the host struct's 120 bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), st.as_mut_ptr()) })?;
-    finish_statfs64(cpu, a.a[2] & 0xffff_ffff, &st)
+    finish_statfs64(cpu, a.raw(2) & 0xffff_ffff, &st)
 }
 
 /// `fstatfs64(int fd, size_t size, struct statfs64 *buf)` (statfs(2)).
 pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    check_statfs64_size(cpu, a.a[1])?;
+    check_statfs64_size(cpu, a.raw(1))?;
     let mut st: HostStatfs = [0; 15];
     // SAFETY: a local buffer of the host struct's 120 bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), st.as_mut_ptr()) })?;
-    finish_statfs64(cpu, a.a[2] & 0xffff_ffff, &st)
+    host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, a.int(0), st.as_mut_ptr()) })?;
+    finish_statfs64(cpu, a.raw(2) & 0xffff_ffff, &st)
 }
 
 /// `truncate64(const char *path, loff_t length)` (truncate(2)). Served here rather than by
@@ -310,29 +310,29 @@ pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The `pos_l`/`pos_h` offset of `preadv`/`pwritev`: two `unsigned long`s, low word first
 /// on every arch and never pair-aligned (fs/read_write.c `pos_from_hilo`).
 fn hilo(a: &SyscallArgs) -> u64 {
-    ((a.a[4] & 0xffff_ffff) << 32) | (a.a[3] & 0xffff_ffff)
+    ((a.raw(4) & 0xffff_ffff) << 32) | (a.raw(3) & 0xffff_ffff)
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
 /// pos_h)` (preadv(2)).
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, io::preadv, [a.a[0], a.a[1], a.a[2], hilo(a), 0, 0])
+    lp64(cpu, a, io::preadv, [a.raw(0), a.raw(1), a.raw(2), hilo(a), 0, 0])
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
 /// pos_h)` (pwritev(2)).
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, io::pwritev, [a.a[0], a.a[1], a.a[2], hilo(a), 0, 0])
+    lp64(cpu, a, io::pwritev, [a.raw(0), a.raw(1), a.raw(2), hilo(a), 0, 0])
 }
 
 /// `preadv2(…, unsigned long pos_l, unsigned long pos_h, int flags)` (preadv2(2)).
 pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, io::preadv2, [a.a[0], a.a[1], a.a[2], hilo(a), 0, a.a[5]])
+    lp64(cpu, a, io::preadv2, [a.raw(0), a.raw(1), a.raw(2), hilo(a), 0, a.raw(5)])
 }
 
 /// `pwritev2(…, unsigned long pos_l, unsigned long pos_h, int flags)`.
 pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, io::pwritev2, [a.a[0], a.a[1], a.a[2], hilo(a), 0, a.a[5]])
+    lp64(cpu, a, io::pwritev2, [a.raw(0), a.raw(1), a.raw(2), hilo(a), 0, a.raw(5)])
 }
 
 /// `fallocate(int fd, int mode, loff_t offset, loff_t len)` (fallocate(2)).
@@ -388,7 +388,7 @@ const DIRENT32_HEADER: usize = 10;
 /// number above 32 bits (as the kernel's compat_filldir), `EINVAL` for a buffer too small for
 /// one record, `EFAULT`, the host's.
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (fd, dirp, count) = (as_int(a.a[0]), a.a[1] & 0xffff_ffff, (a.a[2] & 0xffff_ffff) as usize);
+    let (fd, dirp, count) = (a.int(0), a.raw(1) & 0xffff_ffff, (a.raw(2) & 0xffff_ffff) as usize);
     cpu.get_data_mut().buf_out(dirp, count as u64)?;
     let mut host = vec![0u8; count];
     // SAFETY: `count` bytes of a local buffer.
@@ -427,12 +427,12 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `send(int fd, const void *buf, size_t len, int flags)` (send(2)): `sendto` without an
 /// address.
 pub fn send(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, net::sendto, [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0])
+    lp64(cpu, a, net::sendto, [a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0])
 }
 
 /// `recv(int fd, void *buf, size_t len, int flags)` (recv(2)): `recvfrom` without an address.
 pub fn recv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    lp64(cpu, a, net::recvfrom, [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0])
+    lp64(cpu, a, net::recvfrom, [a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0])
 }
 
 const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {

@@ -8,7 +8,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::EPOLL_EVENT;
 use crate::abi::thunk::{Field as F, Shape};
 use crate::guest::Task;
@@ -43,40 +43,40 @@ fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
 
 /// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
 pub fn epoll_create1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[0]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(0));
     // SAFETY: integer argument.
     host_ret(i64::from(unsafe { libc::epoll_create1(flags) }))
 }
 
 /// `epoll_create(int size)` (x86_64): `size` must be positive, else `EINVAL`.
 pub fn epoll_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if as_int(a.a[0]) <= 0 {
+    if a.int(0) <= 0 {
         return Err(Errno::EINVAL);
     }
-    epoll_create1(cpu, &SyscallArgs { a: [0; 6], ..*a })
+    epoll_create1(cpu, &a.with([0; 6]))
 }
 
 /// `eventfd2(unsigned initval, int flags)` (eventfd(2)); EFD_CLOEXEC/EFD_NONBLOCK are the open
 /// flags' values.
 pub fn eventfd2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[1]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(1));
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::eventfd(a.a[0] as u32, flags) }))
+    host_ret(i64::from(unsafe { libc::eventfd(a.uint(0), flags) }))
 }
 
 /// `eventfd(unsigned initval)` (x86_64).
 pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    eventfd2(cpu, &SyscallArgs { a: [a.a[0], 0, 0, 0, 0, 0], ..*a })
+    eventfd2(cpu, &a.with([a.raw(0), 0, 0, 0, 0, 0]))
 }
 
 /// `epoll_ctl(int epfd, int op, int fd, struct epoll_event *event)` (epoll_ctl(2)); `event`
 /// may be NULL for `EPOLL_CTL_DEL`.
 pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut ev = if a.a[3] == 0 { None } else { Some(read_event(t, a.a[3])?) };
+    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.raw(3))?) };
     let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
     // SAFETY: `p` is NULL or a local event.
-    host_ret(i64::from(unsafe { libc::epoll_ctl(as_int(a.a[0]), as_int(a.a[1]), as_int(a.a[2]), p) }))
+    host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) }))
 }
 
 /// `epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout, const
@@ -84,22 +84,22 @@ pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// guest handler can run during the wait yet; see `io::ppoll`). Errors: `EINVAL` for
 /// `maxevents <= 0`, `EFAULT`, the host's.
 pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let max = as_int(a.a[2]);
+    let max = a.int(2);
     if max <= 0 || max > EP_MAX_EVENTS {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
-    t.mm.check_writable(a.a[1], size * max as u64)?;
+    t.mm.check_writable(a.raw(1), size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     // SAFETY: `evs` holds `max` events.
     let n = host_ret(super::blocking_syscall(
         libc::SYS_epoll_wait,
-        &[super::fd_arg(a.a[0]), evs.as_mut_ptr() as u64, max as i64 as u64, super::fd_arg(a.a[3])],
+        &[a.int_arg(0), evs.as_mut_ptr() as u64, max as i64 as u64, a.int_arg(3)],
     ))?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
-        let at = a.a[1] + i as u64 * size;
+        let at = a.raw(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);
         if packed {
             let mut b = [0u8; 12];
@@ -115,5 +115,5 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)` (x86_64).
 pub fn epoll_wait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    epoll_pwait(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0], ..*a })
+    epoll_pwait(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0]))
 }

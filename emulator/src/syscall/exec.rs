@@ -22,7 +22,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use syscalls::Errno;
 
-use super::{as_int, SysResult};
+use super::SysResult;
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::PATH_MAX;
@@ -45,20 +45,20 @@ const AT_EMPTY_PATH: u64 = 0x1000;
 /// only on failure. Errors: `ENOENT`, `EACCES`, `ENOEXEC`, `ELOOP`, `E2BIG`, `EFAULT`, the
 /// host's.
 pub fn execve(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = cpu.get_data().mm.read_cstr(a.a[0], PATH_MAX)?;
-    exec(cpu, a, libc::AT_FDCWD, path, a.a[1], a.a[2], 0)
+    let path = cpu.get_data().mm.read_cstr(a.raw(0), PATH_MAX)?;
+    exec(cpu, a, libc::AT_FDCWD, path, a.raw(1), a.raw(2), 0)
 }
 
 /// `execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)`
 /// (execveat(2)): a relative `path` is taken from `dirfd`, `AT_EMPTY_PATH` runs `dirfd`
 /// itself. Errors: as [`execve`], and `EINVAL` for unknown flags, `EBADF`.
 pub fn execveat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = a.a[4];
+    let flags = a.raw(4);
     if flags & !(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0 {
         return Err(Errno::EINVAL);
     }
-    let path = cpu.get_data().mm.read_cstr(a.a[1], PATH_MAX)?;
-    exec(cpu, a, as_int(a.a[0]), path, a.a[2], a.a[3], flags)
+    let path = cpu.get_data().mm.read_cstr(a.raw(1), PATH_MAX)?;
+    exec(cpu, a, a.int(0), path, a.raw(2), a.raw(3), flags)
 }
 
 /// Reads a NULL-terminated guest array of string pointers (`argv`/`envp`); a NULL array is

@@ -10,7 +10,7 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use super::path::{host_path, host_path_at, host_path_opt, is_proc_self_exe};
-use super::{as_int, as_long, host_ret, SysResult};
+use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
@@ -21,15 +21,15 @@ const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
 /// The same call with `AT_FDCWD` inserted as the first argument (for `open` -> `openat`…).
 fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
-    SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]], ..*a }
+    a.with([AT_FDCWD, a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.raw(4)])
 }
 
 /// `openat(int dirfd, const char *path, int flags, mode_t mode)` (open(2)). Errors: `EFAULT`,
 /// `ENAMETOOLONG`, the host's.
 pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let raw = t.mm.read_cstr(a.a[1], PATH_MAX)?;
-    let flags = (t.arch.info().open_flags_to_host)(a.a[2]);
+    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let flags = (t.arch.info().open_flags_to_host)(a.raw(2));
     if let Some(f) = super::procfs::lookup(&raw) {
         let data = super::procfs::generate(t, f);
         return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(|fd| fd as u64);
@@ -38,7 +38,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // Opening a FIFO waits for its other end.
     host_ret(super::blocking_syscall(
         libc::SYS_openat,
-        &[super::fd_arg(a.a[0]), path.as_ptr() as u64, flags as i64 as u64, u64::from(a.a[3] as u32)],
+        &[a.int_arg(0), path.as_ptr() as u64, flags as i64 as u64, u64::from(a.uint(3))],
     ))
 }
 
@@ -51,7 +51,7 @@ pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn creat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
     let guest_flags = (cpu.get_data().arch.info().open_flags_from_host)(flags as i32);
-    openat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], guest_flags, a.a[1], 0, 0], ..*a })
+    openat(cpu, &a.with([AT_FDCWD, a.raw(0), guest_flags, a.raw(1), 0, 0]))
 }
 
 fn zeroed_stat() -> libc::stat {
@@ -63,12 +63,12 @@ fn zeroed_stat() -> libc::stat {
 /// result is written in the guest arch's `struct stat` layout.
 pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.a[1], as_int(a.a[3]))?;
+    let path = host_path_at(t, a.raw(1), a.int(3))?;
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
-    host_ret(i64::from(unsafe { libc::fstatat(as_int(a.a[0]), path.as_ptr(), &mut st, as_int(a.a[3])) }))?;
+    host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.a[2], &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.raw(2), &st)?;
     Ok(0)
 }
 
@@ -77,34 +77,32 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let mut st = zeroed_stat();
     // SAFETY: local out struct.
-    host_ret(i64::from(unsafe { libc::fstat(as_int(a.a[0]), &mut st) }))?;
+    host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.a[1], &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.raw(1), &st)?;
     Ok(0)
 }
 
 /// `stat(const char *path, struct stat *buf)` (x86_64).
 pub fn stat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    newfstatat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0], ..*a })
+    newfstatat(cpu, &a.with([AT_FDCWD, a.raw(0), a.raw(1), 0, 0, 0]))
 }
 
 /// `lstat(const char *path, struct stat *buf)` (x86_64).
 pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    newfstatat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0], ..*a })
+    newfstatat(cpu, &a.with([AT_FDCWD, a.raw(0), a.raw(1), libc::AT_SYMLINK_NOFOLLOW as u64, 0, 0]))
 }
 
 /// `statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *buf)` (statx(2)).
 /// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.a[1], as_int(a.a[2]))?;
-    t.mm.check_writable(a.a[4], 256)?;
+    let path = host_path_at(t, a.raw(1), a.int(2))?;
+    t.mm.check_writable(a.raw(4), 256)?;
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.
-    host_ret(unsafe {
-        libc::syscall(libc::SYS_statx, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), a.a[3] as u32, &mut stx)
-    })?;
-    t.mm.write_shape(a.a[4], STATX, &stx)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
+    t.mm.write_shape(a.raw(4), STATX, &stx)?;
     Ok(0)
 }
 
@@ -113,13 +111,13 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// name); on a big-endian guest the three integers of each record are swapped in place.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let p = t.buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    let p = t.buf_out(a.raw(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
-    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, as_int(a.a[0]), p, a.a[2] as u32) })?;
+    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, a.uint(2)) })?;
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;
         while off + 19 <= n {
-            let at = a.a[1] + off;
+            let at = a.raw(1) + off;
             let mut head = [0u8; 18];
             t.mm.read_bytes(at, &mut head)?;
             let reclen = u16::from_ne_bytes([head[16], head[17]]);
@@ -140,9 +138,9 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getdents(int fd, struct linux_dirent *dirp, unsigned count)` (x86_64, whose layout the host
 /// shares).
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2] & 0xffff_ffff)?;
+    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getdents, as_int(a.a[0]), p, a.a[2] as u32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })
 }
 
 /// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).
@@ -150,21 +148,21 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// of 0, `EFAULT`, the host's.
 pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let size = a.a[3] as i64;
+    let size = a.raw(3) as i64;
     if size <= 0 {
         return Err(Errno::EINVAL);
     }
-    let raw = t.mm.read_cstr(a.a[1], PATH_MAX)?;
+    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
     if is_proc_self_exe(&raw) {
         let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
         let n = exe.len().min(size as usize);
-        t.mm.write_bytes(a.a[2], &exe[..n])?;
+        t.mm.write_bytes(a.raw(2), &exe[..n])?;
         return Ok(n as u64);
     }
     let path = super::path::map_path(t, raw);
-    let buf = t.buf_out(a.a[2], size as u64)?;
+    let buf = t.buf_out(a.raw(2), size as u64)?;
     // SAFETY: NUL-terminated path; `size` guest-writable bytes.
-    host_ret(unsafe { libc::readlinkat(as_int(a.a[0]), path.as_ptr(), buf.cast(), size as usize) } as i64)
+    host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), buf.cast(), size as usize) } as i64)
 }
 
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
@@ -174,16 +172,14 @@ pub fn readlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `faccessat(int dirfd, const char *path, int mode)` (access(2); the kernel call has no flags).
 pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    faccessat2(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], 0, 0, 0], ..*a })
+    faccessat2(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), 0, 0, 0]))
 }
 
 /// `faccessat2(int dirfd, const char *path, int mode, int flags)` (access(2)).
 pub fn faccessat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(unsafe {
-        libc::syscall(libc::SYS_faccessat2, as_int(a.a[0]), path.as_ptr(), as_int(a.a[2]), as_int(a.a[3]))
-    })
+    host_ret(unsafe { libc::syscall(libc::SYS_faccessat2, a.int(0), path.as_ptr(), a.int(2), a.int(3)) })
 }
 
 /// `access(const char *path, int mode)` (x86_64).
@@ -193,9 +189,9 @@ pub fn access(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mkdirat(int dirfd, const char *path, mode_t mode)` (mkdir(2)).
 pub fn mkdirat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::mkdirat(as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t) }))
+    host_ret(i64::from(unsafe { libc::mkdirat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) }))
 }
 
 /// `mkdir(const char *path, mode_t mode)` (x86_64).
@@ -205,9 +201,9 @@ pub fn mkdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)` (mknod(2)).
 pub fn mknodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::mknodat(as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t, a.a[3]) }))
+    host_ret(i64::from(unsafe { libc::mknodat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, a.raw(3)) }))
 }
 
 /// `mknod(const char *path, mode_t mode, dev_t dev)` (x86_64).
@@ -217,94 +213,88 @@ pub fn mknod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `unlinkat(int dirfd, const char *path, int flags)` (unlink(2); `AT_REMOVEDIR` for rmdir).
 pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::unlinkat(as_int(a.a[0]), path.as_ptr(), as_int(a.a[2])) }))
+    host_ret(i64::from(unsafe { libc::unlinkat(a.int(0), path.as_ptr(), a.int(2)) }))
 }
 
 /// `unlink(const char *path)` (x86_64).
 pub fn unlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    unlinkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], 0, 0, 0, 0], ..*a })
+    unlinkat(cpu, &a.with([AT_FDCWD, a.raw(0), 0, 0, 0, 0]))
 }
 
 /// `rmdir(const char *path)` (x86_64).
 pub fn rmdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    unlinkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], libc::AT_REMOVEDIR as u64, 0, 0, 0], ..*a })
+    unlinkat(cpu, &a.with([AT_FDCWD, a.raw(0), libc::AT_REMOVEDIR as u64, 0, 0, 0]))
 }
 
 /// `renameat2(int olddirfd, const char *old, int newdirfd, const char *new, unsigned flags)`.
 pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.a[1])?, host_path(t, a.a[3])?);
+    let (old, new) = (host_path(t, a.raw(1))?, host_path(t, a.raw(3))?);
     // SAFETY: NUL-terminated paths.
-    host_ret(unsafe {
-        libc::syscall(libc::SYS_renameat2, as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), a.a[4] as u32)
-    })
+    host_ret(unsafe { libc::syscall(libc::SYS_renameat2, a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.uint(4)) })
 }
 
 /// `renameat(int olddirfd, const char *old, int newdirfd, const char *new)`.
 pub fn renameat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    renameat2(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], a.a[3], 0, 0], ..*a })
+    renameat2(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0]))
 }
 
 /// `rename(const char *old, const char *new)` (x86_64).
 pub fn rename(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    renameat2(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0], ..*a })
+    renameat2(cpu, &a.with([AT_FDCWD, a.raw(0), AT_FDCWD, a.raw(1), 0, 0]))
 }
 
 /// `linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)` (link(2)).
 pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.a[1])?, host_path(t, a.a[3])?);
+    let (old, new) = (host_path(t, a.raw(1))?, host_path(t, a.raw(3))?);
     // SAFETY: NUL-terminated paths.
-    host_ret(i64::from(unsafe {
-        libc::linkat(as_int(a.a[0]), old.as_ptr(), as_int(a.a[2]), new.as_ptr(), as_int(a.a[4]))
-    }))
+    host_ret(i64::from(unsafe { libc::linkat(a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.int(4)) }))
 }
 
 /// `link(const char *old, const char *new)` (x86_64).
 pub fn link(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    linkat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], AT_FDCWD, a.a[1], 0, 0], ..*a })
+    linkat(cpu, &a.with([AT_FDCWD, a.raw(0), AT_FDCWD, a.raw(1), 0, 0]))
 }
 
 /// `symlinkat(const char *target, int newdirfd, const char *linkpath)` (symlink(2)); the target
 /// is stored as the guest wrote it (it is link content, not a path looked up now).
 pub fn symlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let target = CString::new(t.mm.read_cstr(a.a[0], PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
-    let link = host_path(t, a.a[2])?;
+    let target = CString::new(t.mm.read_cstr(a.raw(0), PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
+    let link = host_path(t, a.raw(2))?;
     // SAFETY: NUL-terminated strings.
-    host_ret(i64::from(unsafe { libc::symlinkat(target.as_ptr(), as_int(a.a[1]), link.as_ptr()) }))
+    host_ret(i64::from(unsafe { libc::symlinkat(target.as_ptr(), a.int(1), link.as_ptr()) }))
 }
 
 /// `symlink(const char *target, const char *linkpath)` (x86_64).
 pub fn symlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    symlinkat(cpu, &SyscallArgs { a: [a.a[0], AT_FDCWD, a.a[1], 0, 0, 0], ..*a })
+    symlinkat(cpu, &a.with([a.raw(0), AT_FDCWD, a.raw(1), 0, 0, 0]))
 }
 
 /// `fchmod(int fd, mode_t mode)` (chmod(2)).
 pub fn fchmod(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::fchmod(as_int(a.a[0]), a.a[1] as libc::mode_t) }))
+    host_ret(i64::from(unsafe { libc::fchmod(a.int(0), a.raw(1) as libc::mode_t) }))
 }
 
 /// `fchmodat(int dirfd, const char *path, mode_t mode)` (the kernel call has no flags).
 pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t) })
+    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) })
 }
 
 /// `fchmodat2(int dirfd, const char *path, mode_t mode, unsigned int flags)` (Linux 6.6):
 /// fchmodat with `AT_SYMLINK_NOFOLLOW` and `AT_EMPTY_PATH`. Errors: the host's (`EINVAL`,
 /// `EOPNOTSUPP` for a symlink's mode, `ENOSYS` on a host kernel before 6.6).
 pub fn fchmodat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = as_int(a.a[3]);
-    let path = super::path::host_path_at(cpu.get_data(), a.a[1], flags)?;
+    let flags = a.int(3);
+    let path = super::path::host_path_at(cpu.get_data(), a.raw(1), flags)?;
     // SAFETY: NUL-terminated path and integer arguments.
-    host_ret(unsafe {
-        libc::syscall(libc::SYS_fchmodat2, as_int(a.a[0]), path.as_ptr(), a.a[2] as libc::mode_t, flags)
-    })
+    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat2, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, flags) })
 }
 
 /// `chmod(const char *path, mode_t mode)` (x86_64).
@@ -315,26 +305,24 @@ pub fn chmod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fchown(int fd, uid_t owner, gid_t group)` (chown(2)).
 pub fn fchown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::fchown(as_int(a.a[0]), a.a[1] as u32, a.a[2] as u32) }))
+    host_ret(i64::from(unsafe { libc::fchown(a.int(0), a.uint(1), a.uint(2)) }))
 }
 
 /// `fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)` (chown(2)).
 pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe {
-        libc::fchownat(as_int(a.a[0]), path.as_ptr(), a.a[2] as u32, a.a[3] as u32, as_int(a.a[4]))
-    }))
+    host_ret(i64::from(unsafe { libc::fchownat(a.int(0), path.as_ptr(), a.uint(2), a.uint(3), a.int(4)) }))
 }
 
 /// `chown(const char *path, uid_t owner, gid_t group)` (x86_64).
 pub fn chown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fchownat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], 0, 0], ..*a })
+    fchownat(cpu, &a.with([AT_FDCWD, a.raw(0), a.raw(1), a.raw(2), 0, 0]))
 }
 
 /// `lchown(const char *path, uid_t owner, gid_t group)` (x86_64).
 pub fn lchown(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fchownat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], a.a[2], libc::AT_SYMLINK_NOFOLLOW as u64, 0], ..*a })
+    fchownat(cpu, &a.with([AT_FDCWD, a.raw(0), a.raw(1), a.raw(2), libc::AT_SYMLINK_NOFOLLOW as u64, 0]))
 }
 
 /// `utimensat(int dirfd, const char *path, const struct timespec times[2], int flags)`
@@ -350,17 +338,17 @@ pub fn utimensat_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path_opt(t, a.a[1])?;
-    let times = if a.a[2] == 0 {
+    let path = host_path_opt(t, a.raw(1))?;
+    let times = if a.raw(2) == 0 {
         None
     } else {
-        let v: Vec<libc::timespec> = t.mm.read_shape_array(a.a[2], ts_shape, 2)?;
+        let v: Vec<libc::timespec> = t.mm.read_shape_array(a.raw(2), ts_shape, 2)?;
         Some([v[0], v[1]])
     };
     let pp = path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
     let tp = times.as_ref().map_or(std::ptr::null(), |t| t.as_ptr());
     // SAFETY: path NULL or NUL-terminated; times NULL or a local array of two timespecs.
-    host_ret(unsafe { libc::syscall(libc::SYS_utimensat, as_int(a.a[0]), pp, tp, as_int(a.a[3])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_utimensat, a.int(0), pp, tp, a.int(3)) })
 }
 
 /// `futimesat(int dirfd, const char *path, const struct timeval times[2])` (the old form of
@@ -368,33 +356,33 @@ fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysRe
 /// out of range), `EFAULT`, and those of utimensat.
 pub fn futimesat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.a[1])?;
-    let times = if a.a[2] == 0 {
+    let path = host_path(t, a.raw(1))?;
+    let times = if a.raw(2) == 0 {
         None
     } else {
-        let v: Vec<libc::timeval> = t.mm.read_shape_array(a.a[2], crate::abi::shapes::TIMEVAL, 2)?;
+        let v: Vec<libc::timeval> = t.mm.read_shape_array(a.raw(2), crate::abi::shapes::TIMEVAL, 2)?;
         if v.iter().any(|tv| !(0..1_000_000).contains(&tv.tv_usec)) {
             return Err(Errno::EINVAL);
         }
         Some([v[0], v[1]].map(|tv| libc::timespec { tv_sec: tv.tv_sec, tv_nsec: tv.tv_usec * 1000 }))
     };
-    set_times(as_int(a.a[0]), &path, times)
+    set_times(a.int(0), &path, times)
 }
 
 /// `utimes(const char *path, const struct timeval times[2])`.
 pub fn utimes(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    futimesat(cpu, &SyscallArgs { a: [AT_FDCWD, a.a[0], a.a[1], 0, 0, 0], ..*a })
+    futimesat(cpu, &a.with([AT_FDCWD, a.raw(0), a.raw(1), 0, 0, 0]))
 }
 
 /// `utime(const char *path, const struct utimbuf *times)`: `{time_t actime, modtime}` in
 /// seconds, NULL for "now".
 pub fn utime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.a[0])?;
-    let times = if a.a[1] == 0 {
+    let path = host_path(t, a.raw(0))?;
+    let times = if a.raw(1) == 0 {
         None
     } else {
-        let (at, mt) = (t.mm.read_ulong(a.a[1])?, t.mm.read_ulong(a.a[1] + t.mm.long_bytes())?);
+        let (at, mt) = (t.mm.read_ulong(a.raw(1))?, t.mm.read_ulong(a.raw(1) + t.mm.long_bytes())?);
         let long = |v: u64| if t.mm.long_bytes() == 4 { i64::from(v as u32 as i32) } else { v as i64 };
         Some([libc::timespec { tv_sec: long(at), tv_nsec: 0 }, libc::timespec { tv_sec: long(mt), tv_nsec: 0 }])
     };
@@ -410,29 +398,29 @@ fn set_times(dirfd: i32, path: &std::ffi::CStr, times: Option<[libc::timespec; 2
 
 /// `truncate(const char *path, off_t length)` (truncate(2)).
 pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[0])?;
-    let len = as_long(cpu.get_data(), a.a[1]);
+    let path = host_path(cpu.get_data(), a.raw(0))?;
+    let len = a.long(1);
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))
 }
 
 /// `ftruncate(int fd, off_t length)` (truncate(2)).
-pub fn ftruncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let len = as_long(cpu.get_data(), a.a[1]);
+pub fn ftruncate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let len = a.long(1);
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::ftruncate(as_int(a.a[0]), len) }))
+    host_ret(i64::from(unsafe { libc::ftruncate(a.int(0), len) }))
 }
 
 /// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).
 pub fn fallocate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::fallocate(as_int(a.a[0]), as_int(a.a[1]), a.a[2] as i64, a.a[3] as i64) }))
+    host_ret(i64::from(unsafe { libc::fallocate(a.int(0), a.int(1), a.raw(2) as i64, a.raw(3) as i64) }))
 }
 
 /// `fadvise64(int fd, off_t offset, off_t len, int advice)` (posix_fadvise(2)).
 pub fn fadvise64(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments. posix_fadvise returns the error number itself.
-    let r = unsafe { libc::posix_fadvise(as_int(a.a[0]), a.a[1] as i64, a.a[2] as i64, as_int(a.a[3])) };
+    let r = unsafe { libc::posix_fadvise(a.int(0), a.raw(1) as i64, a.raw(2) as i64, a.int(3)) };
     if r == 0 {
         Ok(0)
     } else {
@@ -443,13 +431,13 @@ pub fn fadvise64(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fsync(int fd)` (fsync(2)).
 pub fn fsync(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::fsync(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::fsync(a.int(0)) }))
 }
 
 /// `fdatasync(int fd)` (fsync(2)).
 pub fn fdatasync(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::fdatasync(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::fdatasync(a.int(0)) }))
 }
 
 /// `sync(void)` (sync(2)).
@@ -462,19 +450,19 @@ pub fn sync(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 /// `syncfs(int fd)` (sync(2)).
 pub fn syncfs(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::syncfs(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::syncfs(a.int(0)) }))
 }
 
 /// `getcwd(char *buf, size_t size)` (getcwd(2)): returns the length including the NUL.
 pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[0], a.a[1])?;
+    let p = cpu.get_data_mut().buf_out(a.raw(0), a.raw(1))?;
     // SAFETY: `size` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getcwd, p, a.a[1] as usize) })
+    host_ret(unsafe { libc::syscall(libc::SYS_getcwd, p, a.size(1)) })
 }
 
 /// `chdir(const char *path)` (chdir(2)).
 pub fn chdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[0])?;
+    let path = host_path(cpu.get_data(), a.raw(0))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::chdir(path.as_ptr()) }))
 }
@@ -482,20 +470,20 @@ pub fn chdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fchdir(int fd)` (chdir(2)).
 pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::fchdir(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::fchdir(a.int(0)) }))
 }
 
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)); the guest's layout is the
 /// arch's [`crate::guest::GuestArch::statfs_shape`].
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let shape = cpu.get_data().arch.info().statfs_shape;
-    statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.a[0]), a.a[1], shape)
+    statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.raw(0)), a.raw(1), shape)
 }
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)).
 pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let shape = cpu.get_data().arch.info().statfs_shape;
-    statfs_into(cpu.get_data_mut(), StatfsOf::Fd(as_int(a.a[0])), a.a[1], shape)
+    statfs_into(cpu.get_data_mut(), StatfsOf::Fd(a.int(0)), a.raw(1), shape)
 }
 
 /// What a statfs call asks about: a guest path or a descriptor.
@@ -527,7 +515,7 @@ pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: u64, shape: &Shape) -> SysRe
 /// `umask(mode_t mask)` (umask(2)): returns the previous mask.
 pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    Ok(u64::from(unsafe { libc::umask(a.a[0] as libc::mode_t & 0o777) }))
+    Ok(u64::from(unsafe { libc::umask(a.raw(0) as libc::mode_t & 0o777) }))
 }
 
 /// `sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags)` (64-bit
@@ -535,14 +523,14 @@ pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// ([`super::compat32`]). Errors: the host's (`EBADF`, `EINVAL` for bad flags or a negative
 /// range, `ESPIPE`).
 pub fn sync_file_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    super::compat32::host_sync_file_range(a.a[0], a.a[1], a.a[2], a.a[3])
+    super::compat32::host_sync_file_range(a.raw(0), a.raw(1), a.raw(2), a.raw(3))
 }
 
 /// `readahead(int fd, off64_t offset, size_t count)` (readahead(2); 64-bit guests: 32-bit ones
 /// pass the offset in a register pair, [`super::compat32`]). Errors: the host's (`EBADF`,
 /// `EINVAL` for a file that cannot read ahead).
 pub fn readahead(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    host_readahead(a.a[0], a.a[1], a.a[2])
+    host_readahead(a.raw(0), a.raw(1), a.raw(2))
 }
 
 /// The host `readahead` for a guest's fd, offset and count.

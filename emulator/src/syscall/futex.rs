@@ -19,7 +19,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
@@ -59,7 +59,7 @@ pub fn futex_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     use op::*;
     let t = cpu.get_data_mut();
-    let o = as_int(a.a[1]);
+    let o = a.int(1);
     let cmd = o & !FLAGS;
     // Futex words are 4 bytes and 4-byte aligned (else EINVAL, as the kernel checks).
     let word = |addr: u64| -> Result<*mut u8, Errno> {
@@ -68,33 +68,33 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         }
         t.mm.host_range(addr, 4, Prot::READ)
     };
-    let uaddr = word(a.a[0])?;
+    let uaddr = word(a.raw(0))?;
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
-        WAIT_REQUEUE_PI => (true, word(a.a[4])?),
+        WAIT_REQUEUE_PI => (true, word(a.raw(4))?),
         WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.a[4])?),
+        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.raw(4))?),
         // The second word is written.
-        WAKE_OP if a.a[4] % 4 != 0 => return Err(Errno::EINVAL),
-        WAKE_OP => (false, t.mm.host_range(a.a[4], 4, Prot::READ | Prot::WRITE)?),
+        WAKE_OP if a.raw(4) % 4 != 0 => return Err(Errno::EINVAL),
+        WAKE_OP => (false, t.mm.host_range(a.raw(4), 4, Prot::READ | Prot::WRITE)?),
         _ => return Err(Errno::ENOSYS),
     };
-    if timed && a.a[3] != 0 {
-        ts = Some(t.mm.read_shape(a.a[3], ts_shape)?);
+    if timed && a.raw(3) != 0 {
+        ts = Some(t.mm.read_shape(a.raw(3), ts_shape)?);
     }
     let arg4: u64 = match (timed, ts.as_ref()) {
         (true, Some(v)) => v as *const libc::timespec as u64,
         (true, None) => 0,
-        (false, _) => a.a[3],
+        (false, _) => a.raw(3),
     };
     let swap = t.mm.endian() != Endian::HOST;
     if swap && cmd == WAKE_OP {
-        return wake_op_swapped(o & 128, uaddr, uaddr2, a.a[2] as u32, a.a[3] as u32, a.a[5] as u32);
+        return wake_op_swapped(o & 128, uaddr, uaddr2, a.uint(2), a.uint(3), a.uint(5));
     }
     let fix = |v: u64| if swap { (v as u32).swap_bytes() } else { v as u32 };
-    let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.a[2]) } else { a.a[2] as u32 };
-    let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.a[5]) } else { a.a[5] as u32 };
+    let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.raw(2)) } else { a.uint(2) };
+    let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.raw(5)) } else { a.uint(5) };
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     if timed {
         let args = [uaddr as u64, o as i64 as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];

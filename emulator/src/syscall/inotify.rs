@@ -8,7 +8,7 @@
 //! of the other order [`swap_events`] swaps the four header words of each event in place.
 
 use super::path::host_path;
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs};
 
 /// Set once the process made an inotify instance: only then does `read` look at what an fd
@@ -18,28 +18,28 @@ static MADE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(
 /// `inotify_init1(int flags)`. Errors: the host's `EINVAL` (unknown flags), `EMFILE`.
 pub fn inotify_init1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     MADE.store(true, std::sync::atomic::Ordering::Relaxed);
-    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[0]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(0));
     // SAFETY: an integer argument.
     host_ret(unsafe { libc::syscall(libc::SYS_inotify_init1, flags) })
 }
 
 /// `inotify_init(void)`.
 pub fn inotify_init(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    inotify_init1(cpu, &SyscallArgs { a: [0; 6], ..*a })
+    inotify_init1(cpu, &a.with([0; 6]))
 }
 
 /// `inotify_add_watch(int fd, const char *pathname, uint32_t mask)`: the watch descriptor.
 /// Errors: `EFAULT`, and the host's (`EBADF`, `EINVAL`, `ENOENT`, `EACCES`, `ENOSPC`).
 pub fn inotify_add_watch(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.a[1])?;
+    let path = host_path(cpu.get_data(), a.raw(1))?;
     // SAFETY: a NUL-terminated path and integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_inotify_add_watch, as_int(a.a[0]), path.as_ptr(), a.a[2] as u32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_inotify_add_watch, a.int(0), path.as_ptr(), a.uint(2)) })
 }
 
 /// `inotify_rm_watch(int fd, int wd)`. Errors: the host's `EBADF`, `EINVAL`.
 pub fn inotify_rm_watch(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_inotify_rm_watch, as_int(a.a[0]), as_int(a.a[1])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_inotify_rm_watch, a.int(0), a.int(1)) })
 }
 
 /// Size of `struct inotify_event` without its name, in bytes.

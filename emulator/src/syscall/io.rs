@@ -8,8 +8,8 @@
 
 use syscalls::Errno;
 
-use super::{as_int, as_long, host_ret, SysResult};
-use super::{blocking_syscall, fd_arg};
+use super::blocking_syscall;
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
@@ -19,19 +19,19 @@ use crate::mm::Endian;
 /// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
+    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2))?;
     // SAFETY: `p` covers `count` guest-writable bytes.
-    let n = host_ret(blocking_syscall(libc::SYS_read, &[fd_arg(a.a[0]), p as u64, a.a[2]]))?;
-    if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(as_int(a.a[0])) {
+    let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]))?;
+    if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
         // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
     }
-    if super::signalfd::needs_conversion(as_int(a.a[0]), n as usize) {
+    if super::signalfd::needs_conversion(a.int(0), n as usize) {
         let t = cpu.get_data();
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::signalfd::to_guest(unsafe { std::slice::from_raw_parts_mut(p, n as usize) }, t.arch, t.mm.endian());
     }
-    if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::inotify::is_inotify_fd(as_int(a.a[0])) {
+    if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::inotify::is_inotify_fd(a.int(0)) {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, n as usize) });
     }
@@ -51,32 +51,32 @@ fn is_counter_fd(fd: i32) -> bool {
 
 /// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
 pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
-    if a.a[2] == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(as_int(a.a[0])) {
+    let p = cpu.get_data().buf_in(a.raw(1), a.raw(2))?;
+    if a.raw(2) == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
         // An eventfd increment in the guest's byte order, for the host kernel in its own.
         let mut v = [0u8; 8];
         // SAFETY: `p` covers 8 guest-readable bytes.
         v.copy_from_slice(unsafe { std::slice::from_raw_parts(p, 8) });
         v.reverse();
         // SAFETY: `v` is 8 readable bytes.
-        return host_ret(blocking_syscall(libc::SYS_write, &[fd_arg(a.a[0]), v.as_ptr() as u64, 8]));
+        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, 8]));
     }
     // SAFETY: `p` covers `count` guest-readable bytes.
-    host_ret(blocking_syscall(libc::SYS_write, &[fd_arg(a.a[0]), p as u64, a.a[2]]))
+    host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))
 }
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[1], a.a[2])?;
+    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2))?;
     // SAFETY: as `read`.
-    host_ret(blocking_syscall(libc::SYS_pread64, &[fd_arg(a.a[0]), p as u64, a.a[2], a.a[3]]))
+    host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }
 
 /// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.a[1], a.a[2])?;
+    let p = cpu.get_data().buf_in(a.raw(1), a.raw(2))?;
     // SAFETY: as `write`.
-    host_ret(blocking_syscall(libc::SYS_pwrite64, &[fd_arg(a.a[0]), p as u64, a.a[2], a.a[3]]))
+    host_ret(blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -104,31 +104,31 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
 
 /// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
     // SAFETY: every iovec was checked to be guest-writable.
-    host_ret(blocking_syscall(libc::SYS_readv, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64]))
+    host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
     // SAFETY: every iovec was checked to be guest-readable.
-    host_ret(blocking_syscall(libc::SYS_writev, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64]))
+    host_ret(blocking_syscall(libc::SYS_writev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
     // SAFETY: checked iovecs.
-    host_ret(blocking_syscall(libc::SYS_preadv, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0]))
+    host_ret(blocking_syscall(libc::SYS_preadv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
     // SAFETY: checked iovecs.
-    host_ret(blocking_syscall(libc::SYS_pwritev, &[fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0]))
+    host_ret(blocking_syscall(libc::SYS_pwritev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
 
 /// `preadv2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
@@ -136,24 +136,24 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `RWF_*` flags are the same on every arch). Errors: the host's (`EOPNOTSUPP` for an unknown
 /// flag).
 pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], true)?;
-    let args = [fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0, u64::from(a.a[5] as u32)];
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
+    let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
     host_ret(blocking_syscall(libc::SYS_preadv2, &args))
 }
 
 /// `pwritev2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
 /// pos_h, int flags)`.
 pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.a[1], a.a[2], false)?;
-    let args = [fd_arg(a.a[0]), iov.as_ptr() as u64, iov.len() as u64, a.a[3], 0, u64::from(a.a[5] as u32)];
+    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
+    let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
     host_ret(blocking_syscall(libc::SYS_pwritev2, &args))
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
-pub fn lseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let off = as_long(cpu.get_data(), a.a[1]);
+pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let off = a.long(1);
     // SAFETY: plain integer arguments.
-    host_ret(unsafe { libc::lseek(as_int(a.a[0]), off, as_int(a.a[2])) })
+    host_ret(unsafe { libc::lseek(a.int(0), off, a.int(2)) })
 }
 
 /// `sendfile(int out_fd, int in_fd, off_t *offset, size_t count)` (sendfile(2)).
@@ -170,22 +170,22 @@ pub fn sendfile64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut off = match a.a[2] {
+    let mut off = match a.raw(2) {
         0 => None,
         p if loff => Some(t.mm.read_u64(p)? as i64),
         p => Some(t.mm.read_slong(p)?),
     };
-    if a.a[2] != 0 {
-        t.mm.check_writable(a.a[2], if loff { 8 } else { t.mm.long_bytes() })?;
+    if a.raw(2) != 0 {
+        t.mm.check_writable(a.raw(2), if loff { 8 } else { t.mm.long_bytes() })?;
     }
     let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: `offp` is NULL or a local offset.
-    let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[fd_arg(a.a[0]), fd_arg(a.a[1]), offp as u64, a.a[3]]));
+    let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[a.int_arg(0), a.int_arg(1), offp as u64, a.raw(3)]));
     if let Some(o) = off {
         if loff {
-            t.mm.write_u64(a.a[2], o as u64)?;
+            t.mm.write_u64(a.raw(2), o as u64)?;
         } else {
-            t.mm.write_ulong(a.a[2], o as u64)?;
+            t.mm.write_ulong(a.raw(2), o as u64)?;
         }
     }
     r
@@ -195,15 +195,15 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
 pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let read = |p: u64| if p == 0 { Ok(None) } else { t.mm.check_writable(p, 8).and(t.mm.read_u64(p)).map(Some) };
-    let (mut oi, mut oo) = (read(a.a[1])?, read(a.a[3])?);
+    let (mut oi, mut oo) = (read(a.raw(1))?, read(a.raw(3))?);
     let pi = oi.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     // SAFETY: offsets are NULL or local `loff_t`s.
     let r = host_ret(blocking_syscall(
         libc::SYS_copy_file_range,
-        &[fd_arg(a.a[0]), pi as u64, fd_arg(a.a[2]), po as u64, a.a[4], u64::from(a.a[5] as u32)],
+        &[a.int_arg(0), pi as u64, a.int_arg(2), po as u64, a.raw(4), u64::from(a.uint(5))],
     ));
-    for (p, v) in [(a.a[1], oi), (a.a[3], oo)] {
+    for (p, v) in [(a.raw(1), oi), (a.raw(3), oo)] {
         if let Some(v) = v {
             t.mm.write_u64(p, v)?;
         }
@@ -214,32 +214,32 @@ pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `close(int fd)` (close(2)).
 pub fn close(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: closing a descriptor number; the guest owns its descriptors.
-    host_ret(i64::from(unsafe { libc::close(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::close(a.int(0)) }))
 }
 
 /// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)).
 pub fn close_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_close_range, a.a[0] as u32, a.a[1] as u32, a.a[2] as u32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_close_range, a.uint(0), a.uint(1), a.uint(2)) })
 }
 
 /// `dup(int oldfd)` (dup(2)).
 pub fn dup(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::dup(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::dup(a.int(0)) }))
 }
 
 /// `dup2(int oldfd, int newfd)` (dup(2)).
 pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::dup2(as_int(a.a[0]), as_int(a.a[1])) }))
+    host_ret(i64::from(unsafe { libc::dup2(a.int(0), a.int(1)) }))
 }
 
 /// `dup3(int oldfd, int newfd, int flags)`; `flags` may only hold `O_CLOEXEC` (else `EINVAL`).
 pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[2]);
+    let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(2));
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::dup3(as_int(a.a[0]), as_int(a.a[1]), flags) }))
+    host_ret(i64::from(unsafe { libc::dup3(a.int(0), a.int(1), flags) }))
 }
 
 /// fcntl commands (include/uapi/asm-generic/fcntl.h, include/uapi/linux/fcntl.h).
@@ -284,20 +284,20 @@ pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use cmd::*;
     // F_GETLK/F_SETLK/F_SETLKW keep the 32-bit `struct flock`; their `*64` forms (12-14,
     // include/uapi/asm-generic/fcntl.h) and the OFD locks take `struct flock64`.
-    let (c, shape) = match as_int(a.a[1]) {
+    let (c, shape) = match a.int(1) {
         F_GETLK64 => (F_GETLK, FLOCK64),
         F_SETLK64 => (F_SETLK, FLOCK64),
         F_SETLKW64 => (F_SETLKW, FLOCK64),
         c @ (F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW) => (c, FLOCK64),
         c => (c, FLOCK),
     };
-    fcntl_with(cpu, &SyscallArgs { a: [a.a[0], c as u64, a.a[2], a.a[3], a.a[4], a.a[5]], ..*a }, shape)
+    fcntl_with(cpu, &a.with([a.raw(0), c as u64, a.raw(2), a.raw(3), a.raw(4), a.raw(5)]), shape)
 }
 
 fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
     use cmd::*;
     let t = cpu.get_data_mut();
-    let (fd, c, arg) = (as_int(a.a[0]), (t.arch.info().fcntl_cmd_to_host)(as_int(a.a[1])), a.a[2]);
+    let (fd, c, arg) = (a.int(0), (t.arch.info().fcntl_cmd_to_host)(a.int(1)), a.raw(2));
     match c {
         F_GETFL => {
             // SAFETY: integer command.
@@ -396,7 +396,7 @@ fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResul
 pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use req::*;
     let t = cpu.get_data_mut();
-    let (fd, r, arg) = (as_int(a.a[0]), (t.arch.info().ioctl_to_host)(a.a[1] & 0xffff_ffff), a.a[2]);
+    let (fd, r, arg) = (a.int(0), (t.arch.info().ioctl_to_host)(a.raw(1) & 0xffff_ffff), a.raw(2));
     match r {
         TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, arg, r == TCGETS),
         TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, true),
@@ -420,19 +420,19 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `pipe2(int pipefd[2], int flags)` (pipe(2)).
 pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let flags = (t.arch.info().open_flags_to_host)(a.a[1]);
+    let flags = (t.arch.info().open_flags_to_host)(a.raw(1));
     let mut fds = [0i32; 2];
-    t.buf_out(a.a[0], 8)?;
+    t.buf_out(a.raw(0), 8)?;
     // SAFETY: writes two ints into a local array.
     host_ret(i64::from(unsafe { libc::pipe2(fds.as_mut_ptr(), flags) }))?;
-    t.mm.write_u32(a.a[0], fds[0] as u32)?;
-    t.mm.write_u32(a.a[0] + 4, fds[1] as u32)?;
+    t.mm.write_u32(a.raw(0), fds[0] as u32)?;
+    t.mm.write_u32(a.raw(0) + 4, fds[1] as u32)?;
     Ok(0)
 }
 
 /// `pipe(int pipefd[2])` (x86_64).
 pub fn pipe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    pipe2(cpu, &SyscallArgs { a: [a.a[0], 0, 0, 0, 0, 0], ..*a })
+    pipe2(cpu, &a.with([a.raw(0), 0, 0, 0, 0, 0]))
 }
 
 /// `EINVAL` when `nfds` exceeds `RLIMIT_NOFILE`, which the kernel checks before touching the
@@ -448,13 +448,13 @@ fn check_nfds(nfds: u64) -> Result<(), Errno> {
 
 /// `poll(struct pollfd *fds, nfds_t nfds, int timeout)` (x86_64; poll(2)).
 pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    check_nfds(a.a[1])?;
+    check_nfds(a.raw(1))?;
     let t = cpu.get_data_mut();
-    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
-    t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.raw(0), POLLFD, a.raw(1))?;
+    t.mm.check_writable(a.raw(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
     // SAFETY: `nfds` local pollfds.
-    let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.a[1], fd_arg(a.a[2])]))?;
-    t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
+    let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.raw(1), a.int_arg(2)]))?;
+    t.mm.write_shape_array(a.raw(0), POLLFD, &fds)?;
     Ok(n)
 }
 
@@ -472,16 +472,16 @@ pub fn ppoll_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
-    check_nfds(a.a[1])?;
+    check_nfds(a.raw(1))?;
     let t = cpu.get_data_mut();
-    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.a[0], POLLFD, a.a[1])?;
-    t.mm.check_writable(a.a[0], t.mm.shape_size(POLLFD) * a.a[1])?;
-    let mut ts = read_timeout(t, a.a[2], ts_shape)?;
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.raw(0), POLLFD, a.raw(1))?;
+    t.mm.check_writable(a.raw(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
+    let mut ts = read_timeout(t, a.raw(2), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     // SAFETY: local pollfds and timespec.
-    let r = host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.a[1], tsp as u64, 0, 8]));
-    t.mm.write_shape_array(a.a[0], POLLFD, &fds)?;
-    write_timeout(t, a.a[2], ts_shape, ts.as_ref())?;
+    let r = host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]));
+    t.mm.write_shape_array(a.raw(0), POLLFD, &fds)?;
+    write_timeout(t, a.raw(2), ts_shape, ts.as_ref())?;
     r
 }
 
@@ -506,12 +506,12 @@ fn write_timeout<T: Plain>(t: &mut Task, addr: u64, shape: &Shape, v: Option<&T>
 pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let mut sets = FdSets::read(t, a)?;
-    let mut tv = read_timeout::<libc::timeval>(t, a.a[4], TIMEVAL)?;
+    let mut tv = read_timeout::<libc::timeval>(t, a.raw(4), TIMEVAL)?;
     let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
-    let n = host_ret(blocking_syscall(libc::SYS_select, &[fd_arg(a.a[0]), r as u64, w as u64, e as u64, tvp as u64]));
-    write_timeout(t, a.a[4], TIMEVAL, tv.as_ref())?;
+    let n = host_ret(blocking_syscall(libc::SYS_select, &[a.int_arg(0), r as u64, w as u64, e as u64, tvp as u64]));
+    write_timeout(t, a.raw(4), TIMEVAL, tv.as_ref())?;
     let n = n?;
     sets.write(t)?;
     Ok(n)
@@ -531,13 +531,13 @@ pub fn pselect6_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
     let mut sets = FdSets::read(t, a)?;
-    let mut ts = read_timeout::<libc::timespec>(t, a.a[4], ts_shape)?;
+    let mut ts = read_timeout::<libc::timespec>(t, a.raw(4), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timespec.
     let n =
-        host_ret(blocking_syscall(libc::SYS_pselect6, &[fd_arg(a.a[0]), r as u64, w as u64, e as u64, tsp as u64, 0]));
-    write_timeout(t, a.a[4], ts_shape, ts.as_ref())?;
+        host_ret(blocking_syscall(libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]));
+    write_timeout(t, a.raw(4), ts_shape, ts.as_ref())?;
     let n = n?;
     sets.write(t)?;
     Ok(n)
@@ -554,13 +554,13 @@ struct FdSets {
 
 impl FdSets {
     fn read(t: &Task, a: &SyscallArgs) -> Result<FdSets, Errno> {
-        let n = as_int(a.a[0]);
+        let n = a.int(0);
         if n < 0 {
             return Err(Errno::EINVAL);
         }
         let nfds = n as u64;
         let (wbits, wbytes) = (t.mm.long_bytes() * 8, t.mm.long_bytes());
-        let mut sets = FdSets { addrs: [a.a[1], a.a[2], a.a[3]], nfds, bits: Default::default() };
+        let mut sets = FdSets { addrs: [a.raw(1), a.raw(2), a.raw(3)], nfds, bits: Default::default() };
         for (i, &p) in sets.addrs.iter().enumerate() {
             if p == 0 {
                 continue;
@@ -609,5 +609,5 @@ impl FdSets {
 /// `flock(int fd, int operation)` (flock(2)).
 pub fn flock(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(blocking_syscall(libc::SYS_flock, &[fd_arg(a.a[0]), fd_arg(a.a[1])]))
+    host_ret(blocking_syscall(libc::SYS_flock, &[a.int_arg(0), a.int_arg(1)]))
 }

@@ -27,7 +27,7 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let m = &mut buf[4 * UTS_LEN..5 * UTS_LEN];
     m.fill(0);
     m[..machine.len()].copy_from_slice(machine);
-    t.mm.write_bytes(a.a[0], &buf)?;
+    t.mm.write_bytes(a.raw(0), &buf)?;
     Ok(0)
 }
 
@@ -36,7 +36,7 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// kernel's compat sysinfo does.
 pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.a[0], t.mm.shape_size(SYSINFO))?;
+    t.mm.check_writable(a.raw(0), t.mm.shape_size(SYSINFO))?;
     let mut si = libc::sysinfo::zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(libc::SYS_sysinfo, &mut si) })?;
@@ -62,34 +62,34 @@ pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             }
         }
     }
-    t.mm.write_shape(a.a[0], SYSINFO, &si)?;
+    t.mm.write_shape(a.raw(0), SYSINFO, &si)?;
     Ok(0)
 }
 
 /// `getrandom(void *buf, size_t len, unsigned flags)` (getrandom(2)).
 pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.a[0], a.a[1])?;
+    let p = cpu.get_data_mut().buf_out(a.raw(0), a.raw(1))?;
     // SAFETY: `len` guest-writable bytes.
-    host_ret(unsafe { libc::getrandom(p.cast(), a.a[1] as usize, a.a[2] as u32) } as i64)
+    host_ret(unsafe { libc::getrandom(p.cast(), a.size(1), a.uint(2)) } as i64)
 }
 
 /// `ioprio_get(int which, int who)` (ioprio_get(2)).
 pub fn ioprio_get(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_get, a.a[0] as i32, a.a[1] as i32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_get, a.int(0), a.int(1)) })
 }
 
 /// `ioprio_set(int which, int who, int ioprio)` (ioprio_set(2)).
 pub fn ioprio_set(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_set, a.a[0] as i32, a.a[1] as i32, a.a[2] as i32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_ioprio_set, a.int(0), a.int(1), a.int(2)) })
 }
 
 /// `syslog(int type, char *buf, int len)` (the kernel log; syslog(2)); `buf` is written only
 /// by the read actions.
 pub fn syslog(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let len = (a.a[2] as u32 as i32).max(0) as u64;
-    let buf = cpu.get_data_mut().buf_out_opt(a.a[1], len)?;
+    let len = (a.int(2)).max(0) as u64;
+    let buf = cpu.get_data_mut().buf_out_opt(a.raw(1), len)?;
     // SAFETY: NULL or `len` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.a[0] as i32, buf, len as i32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.int(0), buf, len as i32) })
 }

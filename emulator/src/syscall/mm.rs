@@ -28,7 +28,7 @@ const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
 /// request cannot be met (the kernel's convention; libc turns that into ENOMEM).
 pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mm = &mut cpu.get_data_mut().mm;
-    let want = a.a[0];
+    let want = a.raw(0);
     if want < mm.brk_start {
         return Ok(mm.brk);
     }
@@ -54,8 +54,8 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr, or `PROT_EXEC` of
 /// a file on a `noexec` mount), `EBADF`/`EACCES` from the host for file mappings.
 pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len, prot, fd, off) = (a.a[0], a.a[1], a.a[2], a.a[4] as u32 as i32, a.a[5]);
-    let flags = (cpu.get_data().arch.info().mmap_flags_to_generic)(a.a[3]);
+    let (addr, len, prot, fd, off) = (a.raw(0), a.raw(1), a.raw(2), a.int(4), a.raw(5));
+    let flags = (cpu.get_data().arch.info().mmap_flags_to_generic)(a.raw(3));
     let prot = Prot::from_guest(prot).ok_or(Errno::EINVAL)?;
     if len == 0 || off % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
@@ -117,7 +117,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `munmap(void *addr, size_t length)` (munmap(2)). Errors: `EINVAL` for an unaligned address
 /// or zero length; unmapped parts of the range are not an error.
 pub fn munmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len) = (a.a[0], a.a[1]);
+    let (addr, len) = (a.raw(0), a.raw(1));
     if addr % PAGE_SIZE != 0 || len == 0 {
         return Err(Errno::EINVAL);
     }
@@ -129,11 +129,11 @@ pub fn munmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `mprotect(void *addr, size_t len, int prot)` (mprotect(2)). Errors: `EINVAL` (unaligned,
 /// bad bits), `ENOMEM` (part of the range unmapped).
 pub fn mprotect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len) = (a.a[0], a.a[1]);
+    let (addr, len) = (a.raw(0), a.raw(1));
     if addr % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
-    let prot = Prot::from_guest(a.a[2] & !PROT_GROWS).ok_or(Errno::EINVAL)?;
+    let prot = Prot::from_guest(a.raw(2) & !PROT_GROWS).ok_or(Errno::EINVAL)?;
     let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     if len == 0 {
         return Ok(0);
@@ -149,7 +149,7 @@ const MREMAP_FIXED: u64 = 2;
 /// Errors: `EINVAL` (unaligned, bad flags, zero sizes, FIXED without MAYMOVE), `EFAULT` (the old
 /// range is not one mapping), `ENOMEM` (cannot grow in place and may not move).
 pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (old, old_len, new_len, flags, new_addr) = (a.a[0], a.a[1], a.a[2], a.a[3], a.a[4]);
+    let (old, old_len, new_len, flags, new_addr) = (a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.raw(4));
     if old % PAGE_SIZE != 0 || flags & !(MREMAP_MAYMOVE | MREMAP_FIXED) != 0 {
         return Err(Errno::EINVAL);
     }
@@ -221,7 +221,7 @@ mod advice {
 /// Errors: `EINVAL` (unaligned, unknown advice), `ENOMEM` (part of the range unmapped).
 pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use advice::*;
-    let (addr, len, adv) = (a.a[0], a.a[1], a.a[2]);
+    let (addr, len, adv) = (a.raw(0), a.raw(1), a.raw(2));
     if addr % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
@@ -246,7 +246,7 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `msync(void *addr, size_t length, int flags)` (msync(2)). Errors: `EINVAL`, `ENOMEM`.
 pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len) = (a.a[0], a.a[1]);
+    let (addr, len) = (a.raw(0), a.raw(1));
     if addr % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
@@ -255,7 +255,7 @@ pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     mm.check_mapped(addr, len)?;
     let host = mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
     // SAFETY: the range is mapped by us inside the reservation.
-    host_ret(i64::from(unsafe { libc::msync(host.cast(), len as usize, a.a[2] as i32) }))
+    host_ret(i64::from(unsafe { libc::msync(host.cast(), len as usize, a.int(2)) }))
 }
 
 /// `mlock(const void *addr, size_t len)` / `munlock`: checks the range is mapped; the host
@@ -270,8 +270,8 @@ pub fn munlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
-    let start = page_floor(a.a[0]);
-    let end = page_ceil(a.a[0].saturating_add(a.a[1])).ok_or(Errno::ENOMEM)?;
+    let start = page_floor(a.raw(0));
+    let end = page_ceil(a.raw(0).saturating_add(a.raw(1))).ok_or(Errno::ENOMEM)?;
     let mm = &cpu.get_data().mm;
     mm.check_mapped(start, end - start)?;
     let host = mm.to_host(start, end - start).ok_or(Errno::ENOMEM)?;
@@ -289,7 +289,7 @@ fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
 
 /// `mincore(void *addr, size_t length, unsigned char *vec)` (mincore(2)).
 pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len) = (a.a[0], a.a[1]);
+    let (addr, len) = (a.raw(0), a.raw(1));
     if addr % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
@@ -297,7 +297,7 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.mm.check_mapped(addr, len)?;
     let host = t.mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
-    let vec = t.buf_out(a.a[2], len / PAGE_SIZE)?;
+    let vec = t.buf_out(a.raw(2), len / PAGE_SIZE)?;
     // SAFETY: mapped range; `vec` holds one byte per page.
     host_ret(i64::from(unsafe { libc::mincore(host.cast(), len as usize, vec) }))
 }
@@ -308,13 +308,13 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// flags: the host's).
 pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // The kernel's limit: 249 bytes of name, then the NUL (MFD_NAME_MAX_LEN).
-    let name = match cpu.get_data().mm.read_cstr(a.a[0], 250) {
+    let name = match cpu.get_data().mm.read_cstr(a.raw(0), 250) {
         Err(Errno::ENAMETOOLONG) => return Err(Errno::EINVAL),
         r => r?,
     };
     let name = std::ffi::CString::new(name).map_err(|_| Errno::EINVAL)?;
     // SAFETY: a NUL-terminated name and an integer argument.
-    super::host_ret(unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), a.a[1] as u32) })
+    super::host_ret(unsafe { libc::syscall(libc::SYS_memfd_create, name.as_ptr(), a.uint(1)) })
 }
 
 /// `true` if `fd` is a file on a file system mounted `noexec` (`ST_NOEXEC` from fstatvfs).

@@ -250,13 +250,3 @@ pub fn host_ret(r: i64) -> SysResult {
 pub fn as_int(v: u64) -> i32 {
     v as u32 as i32
 }
-
-/// A `long`/`off_t` argument as a signed 64-bit value: on ILP32 guests the register holds 32
-/// bits, which are sign-extended (as the kernel's compat entry points do for `compat_long_t`).
-pub fn as_long(t: &crate::guest::Task, v: u64) -> i64 {
-    if t.mm.long_bytes() == 4 {
-        i64::from(v as u32 as i32)
-    } else {
-        v as i64
-    }
-}

@@ -12,7 +12,7 @@
 use syscalls::Errno;
 
 use super::io::host_iovecs;
-use super::{as_int, blocking_syscall, fd_arg, host_ret, SysResult};
+use super::{blocking_syscall, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
@@ -21,21 +21,21 @@ use crate::mm::Endian;
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
 pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let ty = (cpu.get_data().arch.info().socket_type_to_host)(as_int(a.a[1]));
+    let ty = (cpu.get_data().arch.info().socket_type_to_host)(a.int(1));
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::socket(as_int(a.a[0]), ty, as_int(a.a[2])) }))
+    host_ret(i64::from(unsafe { libc::socket(a.int(0), ty, a.int(2)) }))
 }
 
 /// `socketpair(int domain, int type, int protocol, int sv[2])`.
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.a[3], 8)?;
-    let ty = (t.arch.info().socket_type_to_host)(as_int(a.a[1]));
+    t.mm.check_writable(a.raw(3), 8)?;
+    let ty = (t.arch.info().socket_type_to_host)(a.int(1));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
-    host_ret(i64::from(unsafe { libc::socketpair(as_int(a.a[0]), ty, as_int(a.a[2]), sv.as_mut_ptr()) }))?;
-    t.mm.write_u32(a.a[3], sv[0] as u32)?;
-    t.mm.write_u32(a.a[3] + 4, sv[1] as u32)?;
+    host_ret(i64::from(unsafe { libc::socketpair(a.int(0), ty, a.int(2), sv.as_mut_ptr()) }))?;
+    t.mm.write_u32(a.raw(3), sv[0] as u32)?;
+    t.mm.write_u32(a.raw(3) + 4, sv[1] as u32)?;
     Ok(0)
 }
 
@@ -132,53 +132,53 @@ impl AddrOut {
 
 /// `bind(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn bind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
+    let sa = addr_in(cpu.get_data(), a.raw(1), a.raw(2))?;
     // SAFETY: a local copy of the address.
-    host_ret(i64::from(unsafe { libc::bind(as_int(a.a[0]), in_ptr(&sa), a.a[2] as u32) }))
+    host_ret(i64::from(unsafe { libc::bind(a.int(0), in_ptr(&sa), a.uint(2)) }))
 }
 
 /// `connect(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.a[1], a.a[2])?;
+    let sa = addr_in(cpu.get_data(), a.raw(1), a.raw(2))?;
     // SAFETY: a local copy of the address.
-    host_ret(blocking_syscall(libc::SYS_connect, &[fd_arg(a.a[0]), in_ptr(&sa) as u64, u64::from(a.a[2] as u32)]))
+    host_ret(blocking_syscall(libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, u64::from(a.uint(2))]))
 }
 
 /// `listen(int fd, int backlog)`.
 pub fn listen(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::listen(as_int(a.a[0]), as_int(a.a[1])) }))
+    host_ret(i64::from(unsafe { libc::listen(a.int(0), a.int(1)) }))
 }
 
 /// `accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)`.
 pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers (or NULL).
-    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[fd_arg(a.a[0]), p as u64, l as u64, fd_arg(a.a[3])]))?;
+    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, a.int_arg(3)]))?;
     out.finish(t)?;
     Ok(fd)
 }
 
 /// `accept(int fd, struct sockaddr *addr, socklen_t *len)` (x86_64).
 pub fn accept(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    accept4(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], 0, 0, 0], ..*a })
+    accept4(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), 0, 0, 0]))
 }
 
 /// `shutdown(int fd, int how)`.
 pub fn shutdown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::shutdown(as_int(a.a[0]), as_int(a.a[1])) }))
+    host_ret(i64::from(unsafe { libc::shutdown(a.int(0), a.int(1)) }))
 }
 
 /// `getsockname(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers.
-    host_ret(i64::from(unsafe { libc::getsockname(as_int(a.a[0]), p, l) }))?;
+    host_ret(i64::from(unsafe { libc::getsockname(a.int(0), p, l) }))?;
     out.finish(t)?;
     Ok(0)
 }
@@ -186,10 +186,10 @@ pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getpeername(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.a[1], a.a[2])?;
+    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers.
-    host_ret(i64::from(unsafe { libc::getpeername(as_int(a.a[0]), p, l) }))?;
+    host_ret(i64::from(unsafe { libc::getpeername(a.int(0), p, l) }))?;
     out.finish(t)?;
     Ok(0)
 }
@@ -198,9 +198,9 @@ pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The value is copied in; its `int` members are put in host order (`sockopt_swap`).
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let len = (a.a[4] & 0xffff_ffff).min(1 << 16);
-    let mut v = if a.a[3] == 0 { Vec::new() } else { t.mm.read_vec(a.a[3], len as usize)? };
-    let (level, name) = (t.arch.info().sockopt_to_host)(as_int(a.a[1]), as_int(a.a[2]));
+    let len = (a.raw(4) & 0xffff_ffff).min(1 << 16);
+    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.raw(3), len as usize)? };
+    let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut len = len as u32;
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
         v = tv;
@@ -208,9 +208,9 @@ pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     } else if t.mm.endian() != Endian::HOST {
         sockopt_swap(&mut v);
     }
-    let p = if a.a[3] == 0 { std::ptr::null() } else { v.as_ptr() };
+    let p = if a.raw(3) == 0 { std::ptr::null() } else { v.as_ptr() };
     // SAFETY: a local copy of the value.
-    host_ret(i64::from(unsafe { libc::setsockopt(as_int(a.a[0]), level, name, p.cast(), len) }))
+    host_ret(i64::from(unsafe { libc::setsockopt(a.int(0), level, name, p.cast(), len) }))
 }
 
 /// Socket option values are `int`s or structs of `int`s (`linger`, `ucred`, `ip_mreq`'s
@@ -240,16 +240,16 @@ fn timeval_opt(t: &Task, level: i32, name: i32, guest: &[u8]) -> Result<Option<V
 /// `getsockopt(int fd, int level, int name, void *val, socklen_t *len)`.
 pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let glen = t.mm.read_u32(a.a[4])?;
+    let glen = t.mm.read_u32(a.raw(4))?;
     if (glen as i32) < 0 {
         return Err(Errno::EINVAL);
     }
-    t.mm.check_writable(a.a[4], 4)?;
-    let (level, name) = (t.arch.info().sockopt_to_host)(as_int(a.a[1]), as_int(a.a[2]));
+    t.mm.check_writable(a.raw(4), 4)?;
+    let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
     let mut len = v.len() as libc::socklen_t;
     // SAFETY: a local buffer of `len` bytes.
-    host_ret(i64::from(unsafe { libc::getsockopt(as_int(a.a[0]), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
+    host_ret(i64::from(unsafe { libc::getsockopt(a.int(0), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
     if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
         let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
@@ -264,33 +264,33 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         sockopt_swap(&mut v);
     }
     let n = v.len().min(glen as usize);
-    t.mm.write_bytes(a.a[3], &v[..n])?;
-    t.mm.write_u32(a.a[4], v.len() as u32)?;
+    t.mm.write_bytes(a.raw(3), &v[..n])?;
+    t.mm.write_u32(a.raw(4), v.len() as u32)?;
     Ok(0)
 }
 
 /// `sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)`.
 pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let buf = t.buf_in(a.a[1], a.a[2])?;
-    let to = addr_in(t, a.a[4], a.a[5])?;
+    let buf = t.buf_in(a.raw(1), a.raw(2))?;
+    let to = addr_in(t, a.raw(4), a.raw(5))?;
     // SAFETY: a checked guest buffer and a local address.
     host_ret(blocking_syscall(
         libc::SYS_sendto,
-        &[fd_arg(a.a[0]), buf as u64, a.a[2], fd_arg(a.a[3]), in_ptr(&to) as u64, u64::from(a.a[5] as u32)],
+        &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), in_ptr(&to) as u64, u64::from(a.uint(5))],
     ))
 }
 
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
 pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let buf = t.buf_out(a.a[1], a.a[2])?;
-    let mut out = AddrOut::new(t, a.a[4], a.a[5])?;
+    let buf = t.buf_out(a.raw(1), a.raw(2))?;
+    let mut out = AddrOut::new(t, a.raw(4), a.raw(5))?;
     let (from, l) = out.ptrs();
     // SAFETY: a checked guest buffer and local address buffers.
     let n = host_ret(blocking_syscall(
         libc::SYS_recvfrom,
-        &[fd_arg(a.a[0]), buf as u64, a.a[2], fd_arg(a.a[3]), from as u64, l as u64],
+        &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), from as u64, l as u64],
     ))?;
     out.finish(t)?;
     Ok(n)
@@ -357,22 +357,22 @@ impl HostMsg {
 
 /// `sendmsg(int fd, const struct msghdr *msg, int flags)` (sendmsg(2)).
 pub fn sendmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut m = host_msghdr(cpu.get_data_mut(), a.a[1], false)?;
+    let mut m = host_msghdr(cpu.get_data_mut(), a.raw(1), false)?;
     let h = m.raw(false);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    host_ret(blocking_syscall(libc::SYS_sendmsg, &[fd_arg(a.a[0]), &h as *const libc::msghdr as u64, fd_arg(a.a[2])]))
+    host_ret(blocking_syscall(libc::SYS_sendmsg, &[a.int_arg(0), &h as *const libc::msghdr as u64, a.int_arg(2)]))
 }
 
 /// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
 /// and the lengths and flags the kernel updates are written back to the guest's msghdr.
 pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut m = host_msghdr(t, a.a[1], true)?;
+    let mut m = host_msghdr(t, a.raw(1), true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
     let n = host_ret(blocking_syscall(
         libc::SYS_recvmsg,
-        &[fd_arg(a.a[0]), &mut h as *mut libc::msghdr as u64, fd_arg(a.a[2])],
+        &[a.int_arg(0), &mut h as *mut libc::msghdr as u64, a.int_arg(2)],
     ))?;
     let mut hdr = m.hdr;
     let mut flags = h.msg_flags;
@@ -396,7 +396,7 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         hdr.controllen = 0;
     }
     hdr.flags = flags as u32;
-    t.mm.write_shape(a.a[1], MSGHDR, &hdr)?;
+    t.mm.write_shape(a.raw(1), MSGHDR, &hdr)?;
     Ok(n)
 }
 

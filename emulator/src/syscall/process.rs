@@ -7,7 +7,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{RLIMIT, RLIMIT64, RUSAGE, TMS};
 use crate::abi::thunk::Plain;
 use crate::guest::Exit;
@@ -16,7 +16,7 @@ use crate::signal::Signal;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
 pub fn exit_group(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().exit = Some(Exit::Code(as_int(a.a[0]) & 0xff));
+    cpu.get_data_mut().exit = Some(Exit::Code(a.int(0) & 0xff));
     Ok(0)
 }
 
@@ -103,19 +103,19 @@ pub fn setsid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 /// `getpgid(pid_t pid)`.
 pub fn getpgid(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::getpgid(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::getpgid(a.int(0)) }))
 }
 
 /// `setpgid(pid_t pid, pid_t pgid)`.
 pub fn setpgid(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::setpgid(as_int(a.a[0]), as_int(a.a[1])) }))
+    host_ret(i64::from(unsafe { libc::setpgid(a.int(0), a.int(1)) }))
 }
 
 /// `getsid(pid_t pid)`.
 pub fn getsid(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::getsid(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::getsid(a.int(0)) }))
 }
 
 /// `getresuid(uid_t *ruid, uid_t *euid, uid_t *suid)`.
@@ -137,27 +137,27 @@ pub fn getresgid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn write_three(cpu: &mut Cpu<'_>, a: &SyscallArgs, v: [u32; 3]) -> SysResult {
     let mm = &mut cpu.get_data_mut().mm;
     for (i, val) in v.into_iter().enumerate() {
-        mm.write_u32(a.a[i], val)?;
+        mm.write_u32(a.ptr(i), val)?;
     }
     Ok(0)
 }
 
 /// `getgroups(int size, gid_t list[])` (getgroups(2)).
 pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let n = as_int(a.a[0]);
+    let n = a.int(0);
     if n < 0 {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data_mut();
     if n > 0 {
-        t.mm.check_writable(a.a[1], n as u64 * 4)?;
+        t.mm.check_writable(a.raw(1), n as u64 * 4)?;
     }
     let mut groups = vec![0 as libc::gid_t; n as usize];
     // SAFETY: `n` local gid_t slots.
     let got = host_ret(i64::from(unsafe { libc::getgroups(n, groups.as_mut_ptr()) }))?;
     if n > 0 {
         for (i, g) in groups.iter().take(got as usize).enumerate() {
-            t.mm.write_u32(a.a[1] + 4 * i as u64, *g)?;
+            t.mm.write_u32(a.raw(1) + 4 * i as u64, *g)?;
         }
     }
     Ok(got)
@@ -170,12 +170,12 @@ pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// handler over endgate's, so the guest's next set*id broadcast would run glibc's handler.
 /// Errors: `EINVAL` (more than `NGROUPS_MAX` 65536), `EFAULT`, `EPERM`.
 pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let n = as_int(a.a[0]);
+    let n = a.int(0);
     if !(0..=65536).contains(&n) {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data();
-    let list = (0..n as u64).map(|i| t.mm.read_u32(a.a[1] + 4 * i)).collect::<Result<Vec<_>, _>>()?;
+    let list = (0..n as u64).map(|i| t.mm.read_u32(a.raw(1) + 4 * i)).collect::<Result<Vec<_>, _>>()?;
     // SAFETY: a local list of `n` gids.
     host_ret(unsafe { libc::syscall(libc::SYS_setgroups, n as usize, list.as_ptr()) })
 }
@@ -187,7 +187,7 @@ macro_rules! set_ids {
         #[$doc]
         pub fn $name(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             // SAFETY: integer arguments; the host applies its own permission checks.
-            host_ret(unsafe { libc::syscall(libc::$nr, $(a.a[$i] as u32),*) })
+            host_ret(unsafe { libc::syscall(libc::$nr, $(a.uint($i)),*) })
         }
     )*};
 }
@@ -213,7 +213,7 @@ set_ids! {
 
 /// `set_tid_address(int *tidptr)`: records the clear-child-tid word; returns the caller's tid.
 pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().clear_child_tid = a.a[0];
+    cpu.get_data_mut().clear_child_tid = a.raw(0);
     // SAFETY: no arguments.
     Ok(unsafe { libc::gettid() } as u64)
 }
@@ -223,10 +223,10 @@ pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let want = if t.arch.info().is_64bit { 24 } else { 12 };
-    if a.a[1] != want {
+    if a.raw(1) != want {
         return Err(Errno::EINVAL);
     }
-    t.robust_list = (a.a[0], a.a[1]);
+    t.robust_list = (a.raw(0), a.raw(1));
     Ok(0)
 }
 
@@ -234,18 +234,18 @@ pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// ([`RLIMIT64`], 16 bytes on every arch).
 pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[1]));
-    let new: Option<libc::rlimit> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], RLIMIT64)?) };
-    if a.a[3] != 0 {
-        t.mm.check_writable(a.a[3], 16)?;
+    let res = (t.arch.info().rlimit_resource_to_host)(a.int(1));
+    let new: Option<libc::rlimit> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.raw(2), RLIMIT64)?) };
+    if a.raw(3) != 0 {
+        t.mm.check_writable(a.raw(3), 16)?;
     }
     let mut old = libc::rlimit::zeroed();
     let np = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::rlimit);
-    let op = if a.a[3] == 0 { std::ptr::null_mut() } else { &mut old as *mut libc::rlimit };
+    let op = if a.raw(3) == 0 { std::ptr::null_mut() } else { &mut old as *mut libc::rlimit };
     // SAFETY: NULL or local structs.
-    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, as_int(a.a[0]), res, np, op) })?;
-    if a.a[3] != 0 {
-        t.mm.write_shape(a.a[3], RLIMIT64, &old)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, a.int(0), res, np, op) })?;
+    if a.raw(3) != 0 {
+        t.mm.write_shape(a.raw(3), RLIMIT64, &old)?;
     }
     Ok(0)
 }
@@ -258,8 +258,8 @@ const RLIM32_INFINITY: u64 = 0xffff_ffff;
 /// gives.
 pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[0]));
-    t.mm.check_writable(a.a[1], t.mm.shape_size(RLIMIT))?;
+    let res = (t.arch.info().rlimit_resource_to_host)(a.int(0));
+    t.mm.check_writable(a.raw(1), t.mm.shape_size(RLIMIT))?;
     let mut rl = libc::rlimit::zeroed();
     // SAFETY: a local struct.
     host_ret(i64::from(unsafe { libc::getrlimit(res as _, &mut rl) }))?;
@@ -267,7 +267,7 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         rl.rlim_cur = rl.rlim_cur.min(RLIM32_INFINITY);
         rl.rlim_max = rl.rlim_max.min(RLIM32_INFINITY);
     }
-    t.mm.write_shape(a.a[1], RLIMIT, &rl)?;
+    t.mm.write_shape(a.raw(1), RLIMIT, &rl)?;
     Ok(0)
 }
 
@@ -275,8 +275,8 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// means the host's.
 pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let res = (t.arch.info().rlimit_resource_to_host)(as_int(a.a[0]));
-    let mut rl: libc::rlimit = t.mm.read_shape(a.a[1], RLIMIT)?;
+    let res = (t.arch.info().rlimit_resource_to_host)(a.int(0));
+    let mut rl: libc::rlimit = t.mm.read_shape(a.raw(1), RLIMIT)?;
     if t.mm.long_bytes() == 4 {
         for v in [&mut rl.rlim_cur, &mut rl.rlim_max] {
             if *v == RLIM32_INFINITY {
@@ -292,25 +292,25 @@ pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// which includes the guest's.
 pub fn getrusage(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.a[1], t.mm.shape_size(RUSAGE))?;
+    t.mm.check_writable(a.raw(1), t.mm.shape_size(RUSAGE))?;
     let mut ru = libc::rusage::zeroed();
     // SAFETY: a local struct.
-    host_ret(unsafe { libc::syscall(libc::SYS_getrusage, as_int(a.a[0]), &mut ru) })?;
-    t.mm.write_shape(a.a[1], RUSAGE, &ru)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_getrusage, a.int(0), &mut ru) })?;
+    t.mm.write_shape(a.raw(1), RUSAGE, &ru)?;
     Ok(0)
 }
 
 /// `times(struct tms *buf)` ([`TMS`]): returns clock ticks; `buf` may be NULL.
 pub fn times(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    if a.a[0] != 0 {
-        t.mm.check_writable(a.a[0], t.mm.shape_size(TMS))?;
+    if a.raw(0) != 0 {
+        t.mm.check_writable(a.raw(0), t.mm.shape_size(TMS))?;
     }
     let mut tms = libc::tms::zeroed();
     // SAFETY: a local struct.
     let r = host_ret(unsafe { libc::syscall(libc::SYS_times, &mut tms) })?;
-    if a.a[0] != 0 {
-        t.mm.write_shape(a.a[0], TMS, &tms)?;
+    if a.raw(0) != 0 {
+        t.mm.write_shape(a.raw(0), TMS, &tms)?;
     }
     Ok(r)
 }
@@ -337,12 +337,12 @@ mod pr {
 /// memory layout) or that endgate does not know.
 pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use pr::*;
-    let opt = as_int(a.a[0]);
+    let opt = a.int(0);
     let t = cpu.get_data_mut();
     let arg2: u64 = match opt {
-        PR_SET_NAME => t.buf_in(a.a[1], 16)? as u64,
-        PR_GET_NAME => t.buf_out(a.a[1], 16)? as u64,
-        PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.a[1], 4)? as u64,
+        PR_SET_NAME => t.buf_in(a.raw(1), 16)? as u64,
+        PR_GET_NAME => t.buf_out(a.raw(1), 16)? as u64,
+        PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.raw(1), 4)? as u64,
         PR_SET_PDEATHSIG
         | PR_GET_DUMPABLE
         | PR_SET_DUMPABLE
@@ -351,13 +351,13 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         | PR_GET_TIMERSLACK
         | PR_SET_CHILD_SUBREAPER
         | PR_SET_NO_NEW_PRIVS
-        | PR_GET_NO_NEW_PRIVS => a.a[1],
+        | PR_GET_NO_NEW_PRIVS => a.raw(1),
         _ => return Err(Errno::EINVAL),
     };
     // SAFETY: integer arguments or checked guest buffers of the option's size.
-    let r = host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.a[2], a.a[3], a.a[4]) }))?;
+    let r = host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.raw(2), a.raw(3), a.raw(4)) }))?;
     if matches!(opt, PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER) {
-        t.mm.host_words_to_guest(a.a[1], 4, 4)?;
+        t.mm.host_words_to_guest(a.raw(1), 4, 4)?;
     }
     Ok(r)
 }
@@ -367,18 +367,17 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `sizeof(long)`. Errors: `EINVAL` (bad `len`), `EFAULT`, the host's.
 pub fn sched_getaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let len = a.a[1];
+    let len = a.raw(1);
     if len % t.mm.long_bytes() != 0 || len > 1 << 20 {
         return Err(Errno::EINVAL);
     }
-    t.mm.check_writable(a.a[2], len)?;
+    t.mm.check_writable(a.raw(2), len)?;
     let mut host = vec![0u64; len.div_ceil(8) as usize];
     // SAFETY: a local mask of at least `len` bytes, passed with its size in bytes.
-    let n = host_ret(unsafe {
-        libc::syscall(libc::SYS_sched_getaffinity, as_int(a.a[0]), host.len() * 8, host.as_mut_ptr())
-    })?
-    .min(len);
-    write_cpu_mask(t, a.a[2], &host, n)?;
+    let n =
+        host_ret(unsafe { libc::syscall(libc::SYS_sched_getaffinity, a.int(0), host.len() * 8, host.as_mut_ptr()) })?
+            .min(len);
+    write_cpu_mask(t, a.raw(2), &host, n)?;
     Ok(n)
 }
 
@@ -396,14 +395,14 @@ fn write_cpu_mask(t: &mut crate::guest::Task, addr: u64, host: &[u64], n: u64) -
 /// `sched_setaffinity(pid_t pid, size_t len, const unsigned long *mask)`.
 pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (len, w) = (a.a[1].min(1 << 20), t.mm.long_bytes());
+    let (len, w) = (a.raw(1).min(1 << 20), t.mm.long_bytes());
     let mut host = vec![0u64; len.div_ceil(8) as usize];
     for i in 0..len / w {
         let bit = i * w * 8;
-        host[(bit / 64) as usize] |= t.mm.read_ulong(a.a[2] + i * w)? << (bit % 64);
+        host[(bit / 64) as usize] |= t.mm.read_ulong(a.raw(2) + i * w)? << (bit % 64);
     }
     // SAFETY: a local mask of `host.len() * 8` bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, as_int(a.a[0]), host.len() * 8, host.as_ptr()) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, a.int(0), host.len() * 8, host.as_ptr()) })
 }
 
 /// `sched_yield(void)`: lets the guest threads waiting for the global guest lock run first.
@@ -416,47 +415,42 @@ pub fn sched_yield(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 /// `sched_getscheduler(pid_t pid)`.
 pub fn sched_getscheduler(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    host_ret(i64::from(unsafe { libc::sched_getscheduler(as_int(a.a[0])) }))
+    host_ret(i64::from(unsafe { libc::sched_getscheduler(a.int(0)) }))
 }
 
 /// `getpriority(int which, id_t who)`: the raw kernel value (20 - nice), as the syscall returns.
 pub fn getpriority(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_getpriority, as_int(a.a[0]), a.a[1] as u32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_getpriority, a.int(0), a.uint(1)) })
 }
 
 /// `setpriority(int which, id_t who, int prio)`.
 pub fn setpriority(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_setpriority, as_int(a.a[0]), a.a[1] as u32, as_int(a.a[2])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_setpriority, a.int(0), a.uint(1), a.int(2)) })
 }
 
 /// `wait4(pid_t pid, int *status, int options, struct rusage *ru)` (wait4(2)).
 pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    if a.a[1] != 0 {
-        t.mm.check_writable(a.a[1], 4)?;
+    if a.raw(1) != 0 {
+        t.mm.check_writable(a.raw(1), 4)?;
     }
-    if a.a[3] != 0 {
-        t.mm.check_writable(a.a[3], t.mm.shape_size(RUSAGE))?;
+    if a.raw(3) != 0 {
+        t.mm.check_writable(a.raw(3), t.mm.shape_size(RUSAGE))?;
     }
     let mut status = 0i32;
     let mut ru = libc::rusage::zeroed();
     let pid = host_ret(super::blocking_syscall(
         libc::SYS_wait4,
-        &[
-            super::fd_arg(a.a[0]),
-            &mut status as *mut i32 as u64,
-            super::fd_arg(a.a[2]),
-            &mut ru as *mut libc::rusage as u64,
-        ],
+        &[a.int_arg(0), &mut status as *mut i32 as u64, a.int_arg(2), &mut ru as *mut libc::rusage as u64],
     ))?;
     if pid != 0 {
-        if a.a[1] != 0 {
-            t.mm.write_u32(a.a[1], status_to_guest(t.arch, status) as u32)?;
+        if a.raw(1) != 0 {
+            t.mm.write_u32(a.raw(1), status_to_guest(t.arch, status) as u32)?;
         }
-        if a.a[3] != 0 {
-            t.mm.write_shape(a.a[3], RUSAGE, &ru)?;
+        if a.raw(3) != 0 {
+            t.mm.write_shape(a.raw(3), RUSAGE, &ru)?;
         }
     }
     Ok(pid)
@@ -486,11 +480,11 @@ pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
 pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     const SIGINFO_SIZE: u64 = 128;
-    if a.a[2] != 0 {
-        t.mm.check_writable(a.a[2], SIGINFO_SIZE)?;
+    if a.raw(2) != 0 {
+        t.mm.check_writable(a.raw(2), SIGINFO_SIZE)?;
     }
-    if a.a[4] != 0 {
-        t.mm.check_writable(a.a[4], t.mm.shape_size(RUSAGE))?;
+    if a.raw(4) != 0 {
+        t.mm.check_writable(a.raw(4), t.mm.shape_size(RUSAGE))?;
     }
     let mut info = libc::siginfo_t::zeroed();
     let mut ru = libc::rusage::zeroed();
@@ -498,27 +492,27 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let r = host_ret(super::blocking_syscall(
         libc::SYS_waitid,
         &[
-            super::fd_arg(a.a[0]),
-            u64::from(a.a[1] as u32),
+            a.int_arg(0),
+            u64::from(a.uint(1)),
             &mut info as *mut libc::siginfo_t as u64,
-            super::fd_arg(a.a[3]),
+            a.int_arg(3),
             &mut ru as *mut libc::rusage as u64,
         ],
     ))?;
-    if a.a[2] != 0 {
+    if a.raw(2) != 0 {
         if info.si_signo != 0 {
             crate::guest::sigframe::write_siginfo(
                 &mut t.mm,
                 t.arch,
-                a.a[2],
+                a.raw(2),
                 &crate::signal::SigInfo::from_host(&info),
             )?;
         } else {
-            t.mm.write_bytes(a.a[2], &[0u8; SIGINFO_SIZE as usize])?;
+            t.mm.write_bytes(a.raw(2), &[0u8; SIGINFO_SIZE as usize])?;
         }
     }
-    if a.a[4] != 0 {
-        t.mm.write_shape(a.a[4], RUSAGE, &ru)?;
+    if a.raw(4) != 0 {
+        t.mm.write_shape(a.raw(4), RUSAGE, &ru)?;
     }
     Ok(r)
 }
@@ -535,19 +529,19 @@ fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
 /// kills or reaches endgate's handler exactly as the kernel decides (see
 /// [`crate::signal::host`]).
 pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let pid = as_int(a.a[0]);
-    let sig = check_signal(cpu, a.a[1])?;
+    let pid = a.int(0);
+    let sig = check_signal(cpu, a.raw(1))?;
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::kill(pid, sig.map_or(0, |s| s.0 as i32)) }))
 }
 
 /// `tgkill(pid_t tgid, pid_t tid, int sig)` (tgkill(2)).
 pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (tgid, tid) = (as_int(a.a[0]), as_int(a.a[1]));
+    let (tgid, tid) = (a.int(0), a.int(1));
     if tgid <= 0 || tid <= 0 {
         return Err(Errno::EINVAL);
     }
-    let sig = check_signal(cpu, a.a[2])?;
+    let sig = check_signal(cpu, a.raw(2))?;
     // SAFETY: integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, |s| s.0 as i32)) })
 }
@@ -556,7 +550,7 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
     let me = unsafe { libc::getpid() };
-    tgkill(cpu, &SyscallArgs { a: [me as u64, a.a[0], a.a[1], 0, 0, 0], ..*a })
+    tgkill(cpu, &a.with([me as u64, a.raw(0), a.raw(1), 0, 0, 0]))
 }
 
 /// The process's execution domain (personality(2)): kept by endgate for the guest and not
@@ -568,7 +562,7 @@ static PERSONALITY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32:
 /// `personality(unsigned long persona)`: the previous persona; `0xffffffff` only asks.
 pub fn personality(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use std::sync::atomic::Ordering;
-    let p = a.a[0] as u32;
+    let p = a.uint(0);
     let old =
         if p == 0xffff_ffff { PERSONALITY.load(Ordering::Relaxed) } else { PERSONALITY.swap(p, Ordering::Relaxed) };
     Ok(u64::from(old))

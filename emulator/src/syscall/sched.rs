@@ -10,7 +10,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
@@ -18,13 +18,13 @@ use crate::guest::{Cpu, SyscallArgs};
 /// `sched_getparam(pid_t pid, struct sched_param *param)`. Errors: `EINVAL` (NULL or negative
 /// pid), `EFAULT`, `ESRCH`.
 pub fn sched_getparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] == 0 {
+    if a.raw(1) == 0 {
         return Err(Errno::EINVAL);
     }
     let mut prio = 0i32;
     // SAFETY: a local int for the kernel's struct sched_param.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_getparam, as_int(a.a[0]), &mut prio) })?;
-    cpu.get_data_mut().mm.write_u32(a.a[1], prio as u32)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_getparam, a.int(0), &mut prio) })?;
+    cpu.get_data_mut().mm.write_u32(a.raw(1), prio as u32)?;
     Ok(0)
 }
 
@@ -39,29 +39,29 @@ fn read_param(cpu: &Cpu<'_>, addr: u64) -> Result<i32, Errno> {
 /// `sched_setparam(pid_t pid, const struct sched_param *param)`. Errors: `EINVAL`, `EFAULT`,
 /// `EPERM`, `ESRCH`.
 pub fn sched_setparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let prio = read_param(cpu, a.a[1])?;
+    let prio = read_param(cpu, a.raw(1))?;
     // SAFETY: a local struct sched_param.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_setparam, as_int(a.a[0]), &prio) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_setparam, a.int(0), &prio) })
 }
 
 /// `sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)`. Errors:
 /// `EINVAL`, `EFAULT`, `EPERM`, `ESRCH`.
 pub fn sched_setscheduler(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let prio = read_param(cpu, a.a[2])?;
+    let prio = read_param(cpu, a.raw(2))?;
     // SAFETY: a local struct sched_param.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_setscheduler, as_int(a.a[0]), as_int(a.a[1]), &prio) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_setscheduler, a.int(0), a.int(1), &prio) })
 }
 
 /// `sched_get_priority_max(int policy)`. Errors: `EINVAL` for an unknown policy.
 pub fn sched_get_priority_max(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: an integer argument.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_get_priority_max, as_int(a.a[0])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_get_priority_max, a.int(0)) })
 }
 
 /// `sched_get_priority_min(int policy)`. Errors: `EINVAL` for an unknown policy.
 pub fn sched_get_priority_min(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: an integer argument.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_get_priority_min, as_int(a.a[0])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_get_priority_min, a.int(0)) })
 }
 
 /// `sched_rr_get_interval(pid_t pid, struct timespec *tp)`. Errors: `EINVAL`, `EFAULT`, `ESRCH`.
@@ -77,8 +77,8 @@ pub fn sched_rr_get_interval_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysRe
 fn rr_interval(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a local timespec.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_rr_get_interval, as_int(a.a[0]), &mut ts) })?;
-    cpu.get_data_mut().mm.write_shape(a.a[1], shape, &ts)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_rr_get_interval, a.int(0), &mut ts) })?;
+    cpu.get_data_mut().mm.write_shape(a.raw(1), shape, &ts)?;
     Ok(0)
 }
 
@@ -89,7 +89,7 @@ pub fn nice(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
     let raw = host_ret(unsafe { libc::syscall(libc::SYS_getpriority, libc::PRIO_PROCESS, 0) })?;
     let now = 20 - raw as i64;
-    let inc = i64::from(as_int(a.a[0])).clamp(-40, 40);
+    let inc = i64::from(a.int(0)).clamp(-40, 40);
     let new = (now + inc).clamp(-20, 19);
     // SAFETY: integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, new as i32) })
@@ -116,17 +116,17 @@ fn swap_attr(b: &mut [u8]) {
 /// `sched_getattr(pid_t pid, struct sched_attr *attr, unsigned int size, unsigned int flags)`.
 /// Errors: `EINVAL`, `EFAULT`, `ESRCH`, `E2BIG`.
 pub fn sched_getattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let size = (a.a[2] as u32 as usize).min(SCHED_ATTR_MAX);
+    let size = (a.uint(2) as usize).min(SCHED_ATTR_MAX);
     let mut b = [0u8; SCHED_ATTR_MAX];
-    let p = if a.a[1] == 0 { std::ptr::null_mut() } else { b.as_mut_ptr() };
+    let p = if a.raw(1) == 0 { std::ptr::null_mut() } else { b.as_mut_ptr() };
     // SAFETY: a local buffer of `SCHED_ATTR_MAX` >= `size` bytes (or NULL, refused by the host).
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_getattr, as_int(a.a[0]), p, size as u32, a.a[3] as u32) })?;
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_getattr, a.int(0), p, size as u32, a.uint(3)) })?;
     let t = cpu.get_data_mut();
     let got = (u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize).min(size);
     if t.mm.endian() != crate::mm::Endian::HOST {
         swap_attr(&mut b[..got]);
     }
-    t.mm.write_bytes(a.a[1], &b[..got])?;
+    t.mm.write_bytes(a.raw(1), &b[..got])?;
     Ok(0)
 }
 
@@ -134,14 +134,14 @@ pub fn sched_getattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// struct's first member. Errors: `EINVAL`, `EFAULT`, `E2BIG`, `EPERM`, `ESRCH`, `EBUSY`.
 pub fn sched_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    if a.a[1] == 0 {
+    if a.raw(1) == 0 {
         return Err(Errno::EINVAL);
     }
-    let size = t.mm.read_u32(a.a[1])? as usize;
+    let size = t.mm.read_u32(a.raw(1))? as usize;
     // The kernel treats 0 as the first version's 48 bytes; more than it knows must be zeros.
     let len = if size == 0 { 48 } else { size.min(SCHED_ATTR_MAX) };
     let mut b = [0u8; SCHED_ATTR_MAX];
-    b[..len].copy_from_slice(&t.mm.read_vec(a.a[1], len)?);
+    b[..len].copy_from_slice(&t.mm.read_vec(a.raw(1), len)?);
     if t.mm.endian() != crate::mm::Endian::HOST {
         swap_attr(&mut b[..len]);
     }
@@ -149,12 +149,12 @@ pub fn sched_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // sched_copy_attr).
     if size > 4096
         || size > SCHED_ATTR_MAX
-            && t.mm.read_vec(a.a[1] + SCHED_ATTR_MAX as u64, size - SCHED_ATTR_MAX)?.iter().any(|&x| x != 0)
+            && t.mm.read_vec(a.raw(1) + SCHED_ATTR_MAX as u64, size - SCHED_ATTR_MAX)?.iter().any(|&x| x != 0)
     {
         return Err(Errno::E2BIG);
     }
     // The host reads what was checked and copied: at most the struct it knows.
     b[..4].copy_from_slice(&(size.min(SCHED_ATTR_MAX) as u32).to_ne_bytes());
     // SAFETY: a local struct sched_attr of `len` bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_setattr, as_int(a.a[0]), b.as_ptr(), a.a[2] as u32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_sched_setattr, a.int(0), b.as_ptr(), a.uint(2)) })
 }

@@ -20,13 +20,13 @@ use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK
 /// kernel's `struct sigaction` on the asm-generic arches, x86 and s390). Errors: `EINVAL` (bad signal, changing
 /// SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (act, oact) = (a.a[1], a.a[2]);
+    let (act, oact) = (a.raw(1), a.raw(2));
     let arch = cpu.get_data().arch;
-    if a.a[3] != arch.info().sigset_size {
+    if a.raw(3) != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let Some(s) = (arch.info().signal_to_host)(a.a[0]) else {
-        return if (1..=arch.info().nsig).contains(&a.a[0]) {
+    let Some(s) = (arch.info().signal_to_host)(a.raw(0)) else {
+        return if (1..=arch.info().nsig).contains(&a.raw(0)) {
             guest_only_sigaction(cpu, a)
         } else {
             Err(Errno::EINVAL)
@@ -62,7 +62,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `rt_sigaction` for a guest signal the host has no number for (MIPS `SIGEMT`, signals
 /// 65-127): the disposition is recorded and read back ([`crate::signal::SigState::guest_only`]).
 fn guest_only_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (sig, act, oact) = (a.a[0], a.a[1], a.a[2]);
+    let (sig, act, oact) = (a.raw(0), a.raw(1), a.raw(2));
     let t = cpu.get_data_mut();
     let new = if act != 0 { Some(read_sigaction(t, act)?) } else { None };
     if oact != 0 {
@@ -114,11 +114,11 @@ fn write_sigaction(t: &mut crate::guest::Task, addr: u64, k: &KernelSigaction) -
 /// `rt_sigprocmask(int how, const sigset_t *set, sigset_t *oset, size_t sigsetsize)`.
 /// Errors: `EINVAL` (bad `how`, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (set, oset) = (a.a[1], a.a[2]);
+    let (set, oset) = (a.raw(1), a.raw(2));
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    let how = (arch.info().sigmask_how_to_generic)(a.a[0]);
-    if a.a[3] != arch.info().sigset_size {
+    let how = (arch.info().sigmask_how_to_generic)(a.raw(0));
+    if a.raw(3) != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     let old = t.sig.mask;
@@ -149,10 +149,10 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// saving the mask from before the call. Errors: `EINVAL` (sigsetsize), `EFAULT`, `EINTR`.
 pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    if a.a[1] != t.arch.info().sigset_size {
+    if a.raw(1) != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let new = t.arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
+    let new = t.arch.read_sigset(&t.mm, a.raw(0))? & !UNBLOCKABLE;
     let old = t.sig.mask;
     t.sig.mask = new;
     t.sig.saved_mask = Some(old);
@@ -200,22 +200,22 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     cpu.get_data_mut().sig.take_recorded();
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    if a.a[3] != arch.info().sigset_size {
+    if a.raw(3) != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let set = arch.read_sigset(&t.mm, a.a[0])? & !UNBLOCKABLE;
+    let set = arch.read_sigset(&t.mm, a.raw(0))? & !UNBLOCKABLE;
     let ready = t.sig.pending & set;
     if ready != 0 {
         let s = Signal(ready.trailing_zeros() + 1);
         let info = t.sig.dequeue(s);
-        if a.a[1] != 0 {
-            write_siginfo(&mut t.mm, arch, a.a[1], &info)?;
+        if a.raw(1) != 0 {
+            write_siginfo(&mut t.mm, arch, a.raw(1), &info)?;
         }
         return Ok((arch.info().signal_from_host)(s));
     }
-    let ts: Option<libc::timespec> = if a.a[2] == 0 { None } else { Some(t.mm.read_shape(a.a[2], ts_shape)?) };
-    if a.a[1] != 0 {
-        t.mm.check_writable(a.a[1], SIGINFO_SIZE)?;
+    let ts: Option<libc::timespec> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.raw(2), ts_shape)?) };
+    if a.raw(1) != 0 {
+        t.mm.check_writable(a.raw(1), SIGINFO_SIZE)?;
     }
     let mut info = libc::siginfo_t::zeroed();
     let hs: u64 = set;
@@ -224,15 +224,15 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
         libc::SYS_rt_sigtimedwait,
         &[&hs as *const u64 as u64, &mut info as *mut libc::siginfo_t as u64, tsp as u64, 8],
     ))?;
-    if a.a[1] != 0 {
-        write_siginfo(&mut t.mm, arch, a.a[1], &SigInfo::from_host(&info))?;
+    if a.raw(1) != 0 {
+        write_siginfo(&mut t.mm, arch, a.raw(1), &SigInfo::from_host(&info))?;
     }
     Ok((arch.info().signal_from_host)(Signal(n as u32)))
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
 pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    if a.a[1] > cpu.get_data().arch.info().sigset_size {
+    if a.raw(1) > cpu.get_data().arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
     // Signals taken from the host while blocked, and those the host still holds.
@@ -240,10 +240,10 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let host = crate::signal::host::host_pending();
     let t = cpu.get_data_mut();
     let v = t.sig.pending | host;
-    if a.a[1] == 4 {
-        t.mm.write_u32(a.a[0], v as u32)?;
+    if a.raw(1) == 4 {
+        t.mm.write_u32(a.raw(0), v as u32)?;
     } else {
-        t.arch.write_sigset(&mut t.mm, a.a[0], v)?;
+        t.arch.write_sigset(&mut t.mm, a.raw(0), v)?;
     }
     Ok(0)
 }
@@ -256,8 +256,8 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = t.sig.altstack;
     let on_stack = old.contains(sp);
-    let new = if a.a[0] != 0 {
-        let (sp, flags, size) = read_stack_t(&t.mm, t.arch, a.a[0])?;
+    let new = if a.raw(0) != 0 {
+        let (sp, flags, size) = read_stack_t(&t.mm, t.arch, a.raw(0))?;
         let mut st = AltStack { sp, flags, size };
         if on_stack {
             return Err(Errno::EPERM);
@@ -277,10 +277,10 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     } else {
         None
     };
-    if a.a[1] != 0 {
+    if a.raw(1) != 0 {
         // ss_flags reports SS_ONSTACK while the caller runs on the alternate stack.
         let flags = if on_stack { SS_ONSTACK } else { old.flags & !SS_ONSTACK };
-        write_stack_t(&mut t.mm, t.arch, a.a[1], (old.sp, flags, old.size))?;
+        write_stack_t(&mut t.mm, t.arch, a.raw(1), (old.sp, flags, old.size))?;
     }
     if let Some(n) = new {
         t.sig.altstack = n;
@@ -309,20 +309,18 @@ fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result
 /// host's `EPERM` (a `si_code` that only the kernel may use, to another process) and `ESRCH`.
 pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = (t.arch.info().signal_to_host)(a.a[1]).ok_or(Errno::EINVAL)?;
-    let info = read_queued_siginfo(t, a.a[2], sig)?;
+    let sig = (t.arch.info().signal_to_host)(a.raw(1)).ok_or(Errno::EINVAL)?;
+    let info = read_queued_siginfo(t, a.raw(2), sig)?;
     // SAFETY: a local siginfo; integer arguments.
-    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, super::as_int(a.a[0]), sig.0 as i32, &info) })
+    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, a.int(0), sig.0 as i32, &info) })
 }
 
 /// `rt_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, siginfo_t *info)`: as
 /// [`rt_sigqueueinfo`], to one thread.
 pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = (t.arch.info().signal_to_host)(a.a[2]).ok_or(Errno::EINVAL)?;
-    let info = read_queued_siginfo(t, a.a[3], sig)?;
+    let sig = (t.arch.info().signal_to_host)(a.raw(2)).ok_or(Errno::EINVAL)?;
+    let info = read_queued_siginfo(t, a.raw(3), sig)?;
     // SAFETY: a local siginfo; integer arguments.
-    super::host_ret(unsafe {
-        libc::syscall(libc::SYS_rt_tgsigqueueinfo, super::as_int(a.a[0]), super::as_int(a.a[1]), sig.0 as i32, &info)
-    })
+    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_tgsigqueueinfo, a.int(0), a.int(1), sig.0 as i32, &info) })
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::guest::{Cpu, GuestArch, SyscallArgs};
 use crate::mm::Endian;
 use crate::signal::Signal;
@@ -27,19 +27,19 @@ static MADE: AtomicBool = AtomicBool::new(false);
 /// Errors: `EINVAL` (size, flags), `EFAULT`, and the host's (`EBADF`, `EMFILE`).
 pub fn signalfd4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    if a.a[2] != t.arch.info().sigset_size {
+    if a.raw(2) != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let mask: u64 = t.arch.read_sigset(&t.mm, a.a[1])?;
-    let flags = (t.arch.info().open_flags_to_host)(a.a[3]);
+    let mask: u64 = t.arch.read_sigset(&t.mm, a.raw(1))?;
+    let flags = (t.arch.info().open_flags_to_host)(a.raw(3));
     MADE.store(true, Ordering::Relaxed);
     // SAFETY: a local 8-byte kernel sigset.
-    host_ret(unsafe { libc::syscall(libc::SYS_signalfd4, as_int(a.a[0]), &mask as *const u64, 8usize, flags) })
+    host_ret(unsafe { libc::syscall(libc::SYS_signalfd4, a.int(0), &mask as *const u64, 8usize, flags) })
 }
 
 /// `signalfd(int fd, const sigset_t *mask, size_t sizemask)`: `signalfd4` without flags.
 pub fn signalfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    signalfd4(cpu, &SyscallArgs { a: [a.a[0], a.a[1], a.a[2], 0, 0, 0], ..*a })
+    signalfd4(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), 0, 0, 0]))
 }
 
 /// `true` if `fd` may be a signalfd whose `read` of `n` bytes needs [`to_guest`].

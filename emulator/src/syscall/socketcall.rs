@@ -45,7 +45,7 @@ pub mod call {
 /// `EFAULT` for an unreadable `args`, `ENOSYS` for `recvmmsg`/`sendmmsg` (not served yet),
 /// then the call's own.
 pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let c = a.a[0] & 0xffff_ffff;
+    let c = a.raw(0) & 0xffff_ffff;
     let n = match usize::try_from(c).ok().and_then(|i| call::NARGS.get(i)) {
         Some(&n) if c >= call::SOCKET => usize::from(n),
         _ => return Err(Errno::EINVAL),
@@ -54,7 +54,7 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mm = &cpu.get_data().mm;
     let long = mm.long_bytes();
     for (i, slot) in w.iter_mut().enumerate().take(n) {
-        *slot = mm.read_ulong(a.a[1].wrapping_add(long * i as u64))?;
+        *slot = mm.read_ulong(a.raw(1).wrapping_add(long * i as u64))?;
     }
     // The slots past the call's count stay 0: the address and its length of `SYS_SEND` and
     // `SYS_RECV`, the flags of `SYS_ACCEPT`.
@@ -77,5 +77,5 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         call::RECVMMSG | call::SENDMMSG => return Err(Errno::ENOSYS),
         _ => return Err(Errno::EINVAL),
     };
-    handler(cpu, &SyscallArgs { a: w, ..*a })
+    handler(cpu, &a.with(w))
 }

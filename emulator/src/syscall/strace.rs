@@ -80,14 +80,14 @@ pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) ->
         .enumerate()
         .filter(|(_, f)| match f {
             ArgFmt::OpenMode(n) => {
-                let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.a[*n as usize]);
+                let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(*n as usize));
                 flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
             }
             _ => true,
         })
         .map(|(i, f)| match f {
             ArgFmt::BufOut => (i, None),
-            f => (i, Some(format_arg(cpu, *f, a.a[i], a))),
+            f => (i, Some(format_arg(cpu, *f, a.raw(i), a))),
         })
         .collect()
 }
@@ -119,9 +119,9 @@ pub fn print_line(
             None => {
                 let ok = (ret as i64) >= 0;
                 if ok {
-                    line.push_str(&buffer(cpu, a.a[i], ret));
+                    line.push_str(&buffer(cpu, a.raw(i), ret));
                 } else {
-                    let _ = write!(line, "{:#x}", a.a[i]);
+                    let _ = write!(line, "{:#x}", a.raw(i));
                 }
             }
         }
@@ -167,7 +167,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             Ok(s) => quote(&s, 4096),
             Err(_) => ptr(v),
         },
-        ArgFmt::BufIn(n) => buffer(cpu, v, a.a[n as usize]),
+        ArgFmt::BufIn(n) => buffer(cpu, v, a.raw(n as usize)),
         ArgFmt::OpenFlags => open_flags((task.arch.info().open_flags_to_host)(v)),
         ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", v as u32),
         ArgFmt::AccessMode => {

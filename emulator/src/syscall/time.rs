@@ -5,7 +5,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
 use crate::gate::Entry;
@@ -54,7 +54,7 @@ pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// ([`super::gate::clock_call`]), so both paths read the same clocks and write the same
 /// structs; a store the guest may not make is `EFAULT` here (a SIGSEGV in the vDSO).
 fn as_vdso_entry(cpu: &mut Cpu<'_>, entry: Entry, a: &SyscallArgs) -> SysResult {
-    match super::gate::clock_call(&mut cpu.get_data_mut().mm, entry, [a.a[0], a.a[1]]) {
+    match super::gate::clock_call(&mut cpu.get_data_mut().mm, entry, [a.raw(0), a.raw(1)]) {
         Ok(v) if (-4095..0).contains(&v) => Err(Errno::new(-v as i32)),
         Ok(v) => Ok(v as u64),
         Err(_) => Err(Errno::EFAULT),
@@ -64,8 +64,13 @@ fn as_vdso_entry(cpu: &mut Cpu<'_>, entry: Entry, a: &SyscallArgs) -> SysResult 
 /// `nanosleep(const struct timespec *req, struct timespec *rem)`. Errors: `EINVAL`, `EFAULT`,
 /// `EINTR` (then `rem` holds the time left).
 pub fn nanosleep(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    clock_nanosleep(cpu, &SyscallArgs { a: [libc::CLOCK_MONOTONIC as u64, 0, a.a[0], a.a[1], 0, 0], ..*a })
-        .map_err(|e| if e == Errno::EOPNOTSUPP { Errno::EINVAL } else { e })
+    clock_nanosleep(cpu, &a.with([libc::CLOCK_MONOTONIC as u64, 0, a.raw(0), a.raw(1), 0, 0])).map_err(|e| {
+        if e == Errno::EOPNOTSUPP {
+            Errno::EINVAL
+        } else {
+            e
+        }
+    })
 }
 
 /// `clock_nanosleep(clockid_t clk, int flags, const struct timespec *req, struct timespec *rem)`.
@@ -80,24 +85,19 @@ pub fn clock_nanosleep_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
-    let req: libc::timespec = t.mm.read_shape(a.a[2], shape)?;
+    let req: libc::timespec = t.mm.read_shape(a.raw(2), shape)?;
     let mut rem = libc::timespec::zeroed();
     let r = super::blocking_syscall(
         libc::SYS_clock_nanosleep,
-        &[
-            super::fd_arg(a.a[0]),
-            super::fd_arg(a.a[1]),
-            &req as *const libc::timespec as u64,
-            &mut rem as *mut libc::timespec as u64,
-        ],
+        &[a.int_arg(0), a.int_arg(1), &req as *const libc::timespec as u64, &mut rem as *mut libc::timespec as u64],
     );
     if r == 0 {
         return Ok(0);
     }
     // SAFETY: glibc's thread-local errno, as blocking_syscall left it.
     let r = unsafe { *libc::__errno_location() };
-    if r == libc::EINTR && a.a[3] != 0 && as_int(a.a[1]) & libc::TIMER_ABSTIME == 0 {
-        t.mm.write_shape(a.a[3], shape, &rem)?;
+    if r == libc::EINTR && a.raw(3) != 0 && a.int(1) & libc::TIMER_ABSTIME == 0 {
+        t.mm.write_shape(a.raw(3), shape, &rem)?;
     }
     Err(Errno::new(r))
 }
@@ -107,23 +107,23 @@ fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResul
 /// the seconds left of the previous alarm.
 pub fn alarm(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    Ok(u64::from(unsafe { libc::alarm(a.a[0] as u32) }))
+    Ok(u64::from(unsafe { libc::alarm(a.uint(0)) }))
 }
 
 /// `setitimer(int which, const struct itimerval *new, struct itimerval *old)` (setitimer(2)),
 /// served by the host's timers (see [`alarm`] for what their signals do).
 pub fn setitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let new: Option<libc::itimerval> = if a.a[1] == 0 { None } else { Some(t.mm.read_shape(a.a[1], ITIMERVAL)?) };
-    if a.a[2] != 0 {
-        t.mm.check_writable(a.a[2], t.mm.shape_size(ITIMERVAL))?;
+    let new: Option<libc::itimerval> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.raw(1), ITIMERVAL)?) };
+    if a.raw(2) != 0 {
+        t.mm.check_writable(a.raw(2), t.mm.shape_size(ITIMERVAL))?;
     }
     let mut old = libc::itimerval::zeroed();
     let newp = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::itimerval);
     // SAFETY: local structs (or NULL for `new`).
-    host_ret(unsafe { libc::syscall(libc::SYS_setitimer, as_int(a.a[0]), newp, &mut old) })?;
-    if a.a[2] != 0 {
-        t.mm.write_shape(a.a[2], ITIMERVAL, &old)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_setitimer, a.int(0), newp, &mut old) })?;
+    if a.raw(2) != 0 {
+        t.mm.write_shape(a.raw(2), ITIMERVAL, &old)?;
     }
     Ok(0)
 }
@@ -132,8 +132,8 @@ pub fn setitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut cur = libc::itimerval::zeroed();
     // SAFETY: a local struct.
-    host_ret(unsafe { libc::syscall(libc::SYS_getitimer, as_int(a.a[0]), &mut cur) })?;
-    cpu.get_data_mut().mm.write_shape(a.a[1], ITIMERVAL, &cur)?;
+    host_ret(unsafe { libc::syscall(libc::SYS_getitimer, a.int(0), &mut cur) })?;
+    cpu.get_data_mut().mm.write_shape(a.raw(1), ITIMERVAL, &cur)?;
     Ok(0)
 }
 

@@ -13,7 +13,7 @@
 
 use syscalls::Errno;
 
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::abi::shapes::{ITIMERSPEC, ITIMERSPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
@@ -38,16 +38,16 @@ struct HostSigevent {
 /// host's `EAGAIN`.
 pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let clock = as_int(a.a[0]);
+    let clock = a.int(0);
     // The kernel's order (kernel/time/posix-timers.c): the sigevent is copied first (EFAULT),
     // then the clock is checked (EINVAL), and the id is stored last (EFAULT, the timer
     // deleted again), so a bad clock with a bad id pointer is EINVAL.
-    let sev = read_sigevent(t, a.a[1])?;
+    let sev = read_sigevent(t, a.raw(1))?;
     let mut id: i32 = 0;
     let sevp = sev.as_ref().map_or(std::ptr::null(), |s| s as *const HostSigevent);
     // SAFETY: a local sigevent (or NULL) and a local id.
     host_ret(unsafe { libc::syscall(libc::SYS_timer_create, clock, sevp, &mut id) })?;
-    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.a[2], id as u32) {
+    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.raw(2), id as u32) {
         // As the kernel does when it cannot store the id: the timer goes again.
         // SAFETY: the timer just created.
         unsafe { libc::syscall(libc::SYS_timer_delete, id) };
@@ -77,16 +77,16 @@ fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigeven
 
 fn settime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) -> SysResult {
     let t = cpu.get_data_mut();
-    let new: libc::itimerspec = t.mm.read_shape(a.a[2], shape)?;
-    if a.a[3] != 0 {
-        t.mm.check_writable(a.a[3], t.mm.shape_size(shape))?;
+    let new: libc::itimerspec = t.mm.read_shape(a.raw(2), shape)?;
+    if a.raw(3) != 0 {
+        t.mm.check_writable(a.raw(3), t.mm.shape_size(shape))?;
     }
     let mut old: libc::itimerspec = unsafe_zeroed();
-    let oldp = if a.a[3] != 0 { &mut old as *mut libc::itimerspec } else { std::ptr::null_mut() };
+    let oldp = if a.raw(3) != 0 { &mut old as *mut libc::itimerspec } else { std::ptr::null_mut() };
     // SAFETY: local structs; integer arguments.
-    host_ret(unsafe { libc::syscall(nr, as_int(a.a[0]), as_int(a.a[1]), &new, oldp) })?;
-    if a.a[3] != 0 {
-        t.mm.write_shape(a.a[3], shape, &old)?;
+    host_ret(unsafe { libc::syscall(nr, a.int(0), a.int(1), &new, oldp) })?;
+    if a.raw(3) != 0 {
+        t.mm.write_shape(a.raw(3), shape, &old)?;
     }
     Ok(0)
 }
@@ -94,8 +94,8 @@ fn settime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) 
 fn gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) -> SysResult {
     let mut cur: libc::itimerspec = unsafe_zeroed();
     // SAFETY: a local struct.
-    host_ret(unsafe { libc::syscall(nr, as_int(a.a[0]), &mut cur) })?;
-    cpu.get_data_mut().mm.write_shape(a.a[1], shape, &cur)?;
+    host_ret(unsafe { libc::syscall(nr, a.int(0), &mut cur) })?;
+    cpu.get_data_mut().mm.write_shape(a.raw(1), shape, &cur)?;
     Ok(0)
 }
 
@@ -128,13 +128,13 @@ pub fn timer_gettime64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `timer_getoverrun(timer_t id)`. Errors: `EINVAL`.
 pub fn timer_getoverrun(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: an integer argument.
-    host_ret(unsafe { libc::syscall(libc::SYS_timer_getoverrun, as_int(a.a[0])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_timer_getoverrun, a.int(0)) })
 }
 
 /// `timer_delete(timer_t id)`. Errors: `EINVAL`.
 pub fn timer_delete(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: an integer argument.
-    host_ret(unsafe { libc::syscall(libc::SYS_timer_delete, as_int(a.a[0])) })
+    host_ret(unsafe { libc::syscall(libc::SYS_timer_delete, a.int(0)) })
 }
 
 /// `timerfd_create(int clock, int flags)`: `TFD_NONBLOCK`/`TFD_CLOEXEC` are the guest's
@@ -143,15 +143,12 @@ pub fn timer_delete(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// host's `EMFILE`.
 pub fn timerfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags =
-        (cpu.get_data().arch.info().open_flags_to_host)(a.a[1] & 0xffff_ffff) & (libc::O_NONBLOCK | libc::O_CLOEXEC);
-    if a.a[1] as u32 as i32
-        & !((cpu.get_data().arch.info().open_flags_from_host)(libc::O_NONBLOCK | libc::O_CLOEXEC) as i32)
-        != 0
-    {
+        (cpu.get_data().arch.info().open_flags_to_host)(a.raw(1) & 0xffff_ffff) & (libc::O_NONBLOCK | libc::O_CLOEXEC);
+    if a.int(1) & !((cpu.get_data().arch.info().open_flags_from_host)(libc::O_NONBLOCK | libc::O_CLOEXEC) as i32) != 0 {
         return Err(Errno::EINVAL);
     }
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_timerfd_create, as_int(a.a[0]), flags) })
+    host_ret(unsafe { libc::syscall(libc::SYS_timerfd_create, a.int(0), flags) })
 }
 
 /// `timerfd_settime(int fd, int flags, const struct itimerspec *new, struct itimerspec *old)`.

@@ -7,7 +7,7 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use super::path::host_path;
-use super::{as_int, host_ret, SysResult};
+use super::{host_ret, SysResult};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 
@@ -32,15 +32,15 @@ fn name(t: &Task, addr: u64) -> Result<CString, Errno> {
 
 fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data_mut();
-    let n = name(t, a.a[1])?;
-    let buf = t.buf_out_opt(a.a[2], a.a[3])?;
-    let size = a.a[3] as usize;
+    let n = name(t, a.raw(1))?;
+    let buf = t.buf_out_opt(a.raw(2), a.raw(3))?;
+    let size = a.size(3);
     // SAFETY: NUL-terminated strings; `buf` is NULL or `size` guest-writable bytes.
     let r = unsafe {
         match target {
-            Target::Fd => libc::fgetxattr(as_int(a.a[0]), n.as_ptr(), buf.cast(), size),
-            Target::Path => libc::getxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::lgetxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::Fd => libc::fgetxattr(a.int(0), n.as_ptr(), buf.cast(), size),
+            Target::Path => libc::getxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::lgetxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -48,15 +48,15 @@ fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data();
-    let n = name(t, a.a[1])?;
-    let val = t.buf_in_opt(a.a[2], a.a[3])?;
-    let (size, flags) = (a.a[3] as usize, as_int(a.a[4]));
+    let n = name(t, a.raw(1))?;
+    let val = t.buf_in_opt(a.raw(2), a.raw(3))?;
+    let (size, flags) = (a.size(3), a.int(4));
     // SAFETY: NUL-terminated strings; `val` is NULL or `size` guest-readable bytes.
     let r = unsafe {
         match target {
-            Target::Fd => libc::fsetxattr(as_int(a.a[0]), n.as_ptr(), val.cast(), size, flags),
-            Target::Path => libc::setxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
-            Target::LPath => libc::lsetxattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::Fd => libc::fsetxattr(a.int(0), n.as_ptr(), val.cast(), size, flags),
+            Target::Path => libc::setxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::LPath => libc::lsetxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
         }
     };
     host_ret(i64::from(r))
@@ -64,14 +64,14 @@ fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data_mut();
-    let buf = t.buf_out_opt(a.a[1], a.a[2])?;
-    let size = a.a[2] as usize;
+    let buf = t.buf_out_opt(a.raw(1), a.raw(2))?;
+    let size = a.size(2);
     // SAFETY: `buf` is NULL or `size` guest-writable bytes.
     let r = unsafe {
         match target {
-            Target::Fd => libc::flistxattr(as_int(a.a[0]), buf.cast(), size),
-            Target::Path => libc::listxattr(host_path(t, a.a[0])?.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::llistxattr(host_path(t, a.a[0])?.as_ptr(), buf.cast(), size),
+            Target::Fd => libc::flistxattr(a.int(0), buf.cast(), size),
+            Target::Path => libc::listxattr(host_path(t, a.raw(0))?.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::llistxattr(host_path(t, a.raw(0))?.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -79,13 +79,13 @@ fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn remove(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data();
-    let n = name(t, a.a[1])?;
+    let n = name(t, a.raw(1))?;
     // SAFETY: NUL-terminated strings.
     let r = unsafe {
         match target {
-            Target::Fd => libc::fremovexattr(as_int(a.a[0]), n.as_ptr()),
-            Target::Path => libc::removexattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr()),
-            Target::LPath => libc::lremovexattr(host_path(t, a.a[0])?.as_ptr(), n.as_ptr()),
+            Target::Fd => libc::fremovexattr(a.int(0), n.as_ptr()),
+            Target::Path => libc::removexattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr()),
+            Target::LPath => libc::lremovexattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr()),
         }
     };
     host_ret(i64::from(r))

@@ -24,7 +24,7 @@ pub static ROWS: &[SyscallDef] = &[
 fn arm_fadvise64_64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = ArgCursor::new(cpu.get_data().arch, a);
     let (fd, advice, off, len) = (c.word(), c.word(), c.pair(), c.pair());
-    fs::fadvise64(cpu, &SyscallArgs { a: [fd, off, len, advice, 0, 0], ..*a })
+    fs::fadvise64(cpu, &a.with([fd, off, len, advice, 0, 0]))
 }
 
 /// `arm_sync_file_range(int fd, unsigned flags, loff_t offset, loff_t nbytes)`

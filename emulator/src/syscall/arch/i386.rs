@@ -52,17 +52,17 @@ pub static ROWS: &[SyscallDef] = &[
 /// `arch_prctl(int code, unsigned long addr)`: i386 has no FS/GS base codes (`EINVAL`); the
 /// CPUID-faulting codes are answered as on x86_64.
 fn arch_prctl(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    super::x86_64::cpuid_codes(a.a[0])
+    super::x86_64::cpuid_codes(a.raw(0))
 }
 
 /// `set_thread_area(struct user_desc *u_info)`.
 fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gdt::set_thread_area(cpu, a.a[0], true)
+    gdt::set_thread_area(cpu, a.raw(0), true)
 }
 
 /// `get_thread_area(struct user_desc *u_info)`.
 fn get_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gdt::get_thread_area(cpu, a.a[0])
+    gdt::get_thread_area(cpu, a.raw(0))
 }
 
 /// `old_select(struct sel_arg_struct *arg)` (the i386 `select`, number 82; fs/select.c
@@ -72,9 +72,9 @@ fn old_select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut w = [0u64; 6];
     let mm = &cpu.get_data().mm;
     for (i, slot) in w.iter_mut().enumerate().take(5) {
-        *slot = u64::from(mm.read_u32(a.a[0] + 4 * i as u64)?);
+        *slot = u64::from(mm.read_u32(a.raw(0) + 4 * i as u64)?);
     }
-    io::select(cpu, &SyscallArgs { a: w, ..*a })
+    io::select(cpu, &a.with(w))
 }
 
 /// The 16-bit-id calls: `getuid16`-style getters narrow the 32-bit id (`high2lowuid`: ids
@@ -175,7 +175,7 @@ fn getres16(cpu: &mut Cpu<'_>, uid: bool, a: &SyscallArgs) -> SysResult {
     host_ret(i64::from(ret))?;
     let mm = &mut cpu.get_data_mut().mm;
     for (i, id) in [r, e, s].into_iter().enumerate() {
-        mm.write_bytes(a.a[i], &high2low(id).to_le_bytes())?;
+        mm.write_bytes(a.ptr(i), &high2low(id).to_le_bytes())?;
     }
     Ok(0)
 }
@@ -186,7 +186,7 @@ const NGROUPS_MAX: usize = 65536;
 /// `getgroups16(int size, old_gid_t *list)`. Errors: `EINVAL` (negative size, or fewer slots
 /// than groups), `EFAULT`.
 fn getgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let size = a.a[0] as u32 as i32;
+    let size = a.int(0);
     if size < 0 {
         return Err(Errno::EINVAL);
     }
@@ -200,18 +200,18 @@ fn getgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let bytes: Vec<u8> = groups[..n].iter().flat_map(|&g| high2low(g).to_le_bytes()).collect();
-    cpu.get_data_mut().mm.write_bytes(a.a[1], &bytes)?;
+    cpu.get_data_mut().mm.write_bytes(a.raw(1), &bytes)?;
     Ok(n as u64)
 }
 
 /// `setgroups16(int size, const old_gid_t *list)`. Errors: `EINVAL`, `EFAULT`, the host's
 /// `EPERM`.
 fn setgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let size = a.a[0] as u32 as usize;
+    let size = a.uint(0) as usize;
     if size > NGROUPS_MAX {
         return Err(Errno::EINVAL);
     }
-    let raw = cpu.get_data().mm.read_vec(a.a[1], size * 2)?;
+    let raw = cpu.get_data().mm.read_vec(a.raw(1), size * 2)?;
     let groups: Vec<libc::gid_t> =
         raw.chunks_exact(2).map(|c| low2high(u64::from(u16::from_le_bytes([c[0], c[1]])))).collect();
     // SAFETY: `groups` holds `size` gid_t values.

@@ -13,7 +13,7 @@ use crate::syscall::path::host_path;
 use crate::syscall::strace::ArgFmt::*;
 use crate::syscall::strace::RetFmt::Int as RInt;
 use crate::syscall::table::d;
-use crate::syscall::{as_int, host_ret, SyscallDef};
+use crate::syscall::{host_ret, SyscallDef};
 
 /// mips64el's own rows.
 pub static ROWS: &[SyscallDef] = &[
@@ -26,7 +26,7 @@ pub static ROWS: &[SyscallDef] = &[
 /// `set_thread_area(unsigned long addr)`: CP0 UserLocal (arch/mips/kernel/syscall.c).
 fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let arch = cpu.get_data().arch;
-    arch.set_tls(cpu, a.a[0]).map(|()| 0)
+    arch.set_tls(cpu, a.raw(0)).map(|()| 0)
 }
 
 /// `cacheflush(void *addr, int nbytes, int cache)`: drops translations of code in the range,
@@ -34,7 +34,7 @@ fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// not looked at and nothing is flushed for `nbytes` 0. Errors: `EFAULT` for a range that is
 /// not user address space (the kernel's `access_ok`; unmapped pages inside it are fine).
 fn cacheflush(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, bytes) = (a.a[0], a.a[1]);
+    let (addr, bytes) = (a.raw(0), a.raw(1));
     if bytes == 0 {
         return Ok(0);
     }
@@ -60,13 +60,13 @@ fn statfs_either(cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> SysResult {
     // SAFETY: plain C struct of integers.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     if sys == Sys::statfs {
-        let path = host_path(cpu.get_data(), a.a[0])?;
+        let path = host_path(cpu.get_data(), a.raw(0))?;
         // SAFETY: NUL-terminated path; a local statfs.
         host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?;
     } else {
         // SAFETY: a local statfs.
-        host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(a.a[0]), &mut st) })?;
+        host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, a.int(0), &mut st) })?;
     }
-    cpu.get_data_mut().mm.write_struct(a.a[1], &Statfs::from_host(&st))?;
+    cpu.get_data_mut().mm.write_struct(a.raw(1), &Statfs::from_host(&st))?;
     Ok(0)
 }

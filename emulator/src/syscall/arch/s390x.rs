@@ -33,30 +33,29 @@ pub static ROWS: &[SyscallDef] = &[
 /// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not
 /// readable, then those of `mmap(2)`.
 fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.a[0])?;
-    let args =
-        SyscallArgs { a: [m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()], ..*a };
+    let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.raw(0))?;
+    let args = a.with([m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()]);
     crate::syscall::mm::mmap(cpu, &args)
 }
 
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    statfs_to(cpu, a.a[0], a.a[1])
+    statfs_to(cpu, a.raw(0), a.raw(1))
 }
 
 /// `statfs64(const char *path, size_t sz, struct statfs64 *buf)`: `struct statfs64` has the
 /// same 88-byte layout as `struct statfs` on 64-bit s390. Errors: `EINVAL` if `sz` is not 88,
 /// then those of [`statfs`].
 fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    check_statfs64_size(a.a[1])?;
-    statfs_to(cpu, a.a[0], a.a[2])
+    check_statfs64_size(a.raw(1))?;
+    statfs_to(cpu, a.raw(0), a.raw(2))
 }
 
 /// `fstatfs64(int fd, size_t sz, struct statfs64 *buf)`, as [`statfs64`].
 fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    check_statfs64_size(a.a[1])?;
-    fstatfs_to(cpu, a.a[0], a.a[2])
+    check_statfs64_size(a.raw(1))?;
+    fstatfs_to(cpu, a.raw(0), a.raw(2))
 }
 
 fn check_statfs64_size(sz: u64) -> Result<(), Errno> {
@@ -79,7 +78,7 @@ fn statfs_to(cpu: &mut Cpu<'_>, path: u64, buf: u64) -> SysResult {
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fstatfs_to(cpu, a.a[0], a.a[1])
+    fstatfs_to(cpu, a.raw(0), a.raw(1))
 }
 
 fn fstatfs_to(cpu: &mut Cpu<'_>, fd: u64, buf: u64) -> SysResult {

@@ -19,7 +19,7 @@ pub static ROWS: &[SyscallDef] = &[d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], R
 /// CPUID-faulting codes ([`cpuid_codes`]). Errors: `EINVAL` for other codes (no CET is
 /// emulated), `EFAULT` for a bad `addr` on GET. See arch_prctl(2).
 fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (code, addr) = (a.a[0], a.a[1]);
+    let (code, addr) = (a.raw(0), a.raw(1));
     let reg = match code {
         ARCH_SET_FS | ARCH_GET_FS => RegisterX86::FS_BASE,
         ARCH_SET_GS | ARCH_GET_GS => RegisterX86::GS_BASE,
