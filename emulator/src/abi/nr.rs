@@ -69,6 +69,9 @@ generic_syscalls! {
     nanosleep, time,
     // futex
     futex,
+    // SysV IPC
+    shmget, shmat, shmdt, shmctl, semget, semop, semtimedop, semtimedop_time64, semctl, msgget,
+    msgsnd, msgrcv, msgctl, ipc,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

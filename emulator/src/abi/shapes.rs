@@ -202,3 +202,89 @@ mod tests {
         assert_eq!(size_of(STATX, arm), 256);
     }
 }
+
+// SysV IPC. The arches lay these out alike but for widths and padding: each variant lists the
+// same integer members in the same order, and they are converted member by member across
+// variants with `thunk::values`/`from_values` (host side: the x86_64 variants).
+
+/// `struct ipc64_perm` of include/uapi/asm-generic/ipcbuf.h (aarch64, riscv64, x86_64,
+/// mips64): key, uid, gid, cuid, cgid, 32-bit mode, seq, `__pad2`, two unused `long`s.
+/// 48 bytes on LP64.
+pub static IPC64_PERM: &Shape =
+    &[F::I32, F::U32, F::U32, F::U32, F::U32, F::U32, F::U16, F::Bytes(2), F::ULong, F::ULong];
+/// The same with a 16-bit `__kernel_mode_t` (arm, i386: arch/*/include/uapi/asm/posix_types.h)
+/// and `__pad1[2]` after it. 36 bytes on ILP32.
+pub static IPC64_PERM_MODE16: &Shape = &[
+    F::I32,
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U32,
+    F::U16,
+    F::Bytes(2),
+    F::U16,
+    F::Bytes(2),
+    F::ULong,
+    F::ULong,
+];
+/// s390x's (arch/s390/include/uapi/asm/ipcbuf.h): 32-bit mode, `__pad1` *before* `seq`, no
+/// `__pad2`. 48 bytes.
+pub static IPC64_PERM_S390X: &Shape =
+    &[F::I32, F::U32, F::U32, F::U32, F::U32, F::U32, F::Bytes(2), F::U16, F::ULong, F::ULong];
+
+/// `struct shmid64_ds` after its `ipc64_perm` (include/uapi/asm-generic/shmbuf.h, also
+/// s390x's, x86's and mips64's): `shm_segsz`, three times each followed on ILP32 by its
+/// high word (written 0), creator and last pid, `shm_nattch`, two unused.
+pub static SHMID64_DS_TAIL: &[F] = &[
+    F::ULong,
+    F::Long,
+    F::Ilp32Pad(4),
+    F::Long,
+    F::Ilp32Pad(4),
+    F::Long,
+    F::Ilp32Pad(4),
+    F::I32,
+    F::I32,
+    F::ULong,
+    F::ULong,
+    F::ULong,
+];
+/// `struct semid64_ds` after its perm (asm-generic/sembuf.h, s390x, mips64): `sem_otime`,
+/// `sem_ctime` (each with its ILP32 high word), `sem_nsems`, two unused.
+pub static SEMID64_DS_TAIL: &[F] =
+    &[F::Long, F::Ilp32Pad(4), F::Long, F::Ilp32Pad(4), F::ULong, F::ULong, F::ULong];
+/// x86_64's `semid64_ds` tail (arch/x86/include/uapi/asm/sembuf.h): an unused `long` after
+/// each time even on LP64.
+pub static SEMID64_DS_TAIL_X86_64: &[F] = &[F::Long, F::Bytes(8), F::Long, F::Bytes(8), F::ULong, F::ULong, F::ULong];
+/// `struct msqid64_ds` after its perm (asm-generic/msgbuf.h, also x86's, s390x's and mips64's
+/// little-endian form): three times with their ILP32 high words, `msg_cbytes`, `msg_qnum`,
+/// `msg_qbytes`, two pids, two unused.
+pub static MSQID64_DS_TAIL: &[F] = &[
+    F::Long,
+    F::Ilp32Pad(4),
+    F::Long,
+    F::Ilp32Pad(4),
+    F::Long,
+    F::Ilp32Pad(4),
+    F::ULong,
+    F::ULong,
+    F::ULong,
+    F::I32,
+    F::I32,
+    F::ULong,
+    F::ULong,
+];
+/// `struct sembuf` (include/uapi/linux/sem.h): `sem_num`, `sem_op`, `sem_flg`. 6 bytes.
+pub static SEMBUF: &Shape = &[F::U16, F::I16, F::I16];
+/// `struct seminfo` (include/uapi/linux/sem.h): ten `int`s.
+pub static SEMINFO: &Shape = &[F::Array(&F::I32, 10)];
+/// `struct shminfo64` (asm-generic/shmbuf.h; `IPC_INFO`): nine `unsigned long`s.
+pub static SHMINFO64: &Shape = &[F::Array(&F::ULong, 9)];
+/// `struct shm_info` (include/uapi/linux/shm.h; `SHM_INFO`): `used_ids`, then five
+/// `unsigned long` counters.
+pub static SHM_INFO: &Shape = &[F::I32, F::Array(&F::ULong, 5)];
+/// `struct msginfo` (include/uapi/linux/msg.h; `IPC_INFO`/`MSG_INFO`): seven `int`s and an
+/// `unsigned short`.
+pub static MSGINFO: &Shape = &[F::Array(&F::I32, 7), F::U16];
+/// `struct ipc_kludge` (the `ipc` multiplexer's old `msgrcv`): message pointer, type.
+pub static IPC_KLUDGE: &Shape = &[F::ULong, F::Long];

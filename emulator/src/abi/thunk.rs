@@ -164,6 +164,67 @@ pub fn convert(s: &Shape, from: DataModel, src: &[u8], to: DataModel, dst: &mut 
     }
 }
 
+/// The integer members of `s` in declaration order, read from its layout under `m` (nested
+/// structs and arrays flattened; byte arrays, padding and `Sigset` skipped), each extended to
+/// 64 bits as its type says. With [`from_values`] this converts between two *different* shapes
+/// that list the same integer members with other widths and padding around them: the arch
+/// variants of `struct ipc64_perm` and `semid64_ds` (see `abi::shapes`'s IPC section).
+pub fn values(s: &Shape, m: DataModel, src: &[u8]) -> Vec<u64> {
+    let mut out = Vec::new();
+    walk(s, m, 0, &mut |f, off, width| {
+        if let Some(signed) = int_signedness(f) {
+            out.push(load(&src[off..], width, signed, m));
+        }
+    });
+    out
+}
+
+/// Writes `vals`, one per integer member as [`values`] lists them, into `s`'s layout under
+/// `m` in `dst` (at least [`size_of`] bytes; padding is left as it was). Missing values
+/// write 0.
+pub fn from_values(s: &Shape, m: DataModel, vals: &[u64], dst: &mut [u8]) {
+    let mut it = vals.iter();
+    walk(s, m, 0, &mut |f, off, width| {
+        if int_signedness(f).is_some() {
+            store(&mut dst[off..], width, it.next().copied().unwrap_or(0), m);
+        }
+    });
+}
+
+/// `Some(signed)` for an integer member, `None` for bytes and padding.
+fn int_signedness(f: &Field) -> Option<bool> {
+    match f {
+        Field::I16 | Field::I32 | Field::Long | Field::I64 => Some(true),
+        Field::U8 | Field::U16 | Field::U32 | Field::ULong | Field::U64 => Some(false),
+        _ => None,
+    }
+}
+
+/// Calls `visit(member, offset, width)` for every scalar member of `s` under `m`, in order,
+/// with offsets counted from `base`.
+fn walk(s: &Shape, m: DataModel, base: usize, visit: &mut dyn FnMut(&Field, usize, usize)) {
+    let mut off = base;
+    for f in s {
+        let (sz, al) = size_align(f, m);
+        off = off.next_multiple_of(al);
+        walk_field(f, m, off, visit);
+        off += sz;
+    }
+}
+
+fn walk_field(f: &Field, m: DataModel, at: usize, visit: &mut dyn FnMut(&Field, usize, usize)) {
+    match *f {
+        Field::Struct(inner) => walk(inner, m, at, visit),
+        Field::Array(e, n) => {
+            let (sz, _) = size_align(e, m);
+            for i in 0..n {
+                walk_field(e, m, at + i * sz, visit);
+            }
+        }
+        _ => visit(f, at, size_align(f, m).0),
+    }
+}
+
 /// Host C structs that [`crate::mm::AddressSpace::write_shape`] and `read_shape` may view as
 /// bytes.
 ///
@@ -206,6 +267,8 @@ plain!(
     [i64; 2],
     [u64; 2],
     [i32; 2],
+    [u16; 3],
+    u16,
 );
 
 /// Views a host value as its bytes.

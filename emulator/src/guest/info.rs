@@ -90,6 +90,14 @@ pub struct ArchInfo {
     pub statfs64_len: fn(u64) -> Option<u64>,
     /// The arch's `struct statfs` (asm-generic by default).
     pub statfs_shape: &'static Shape,
+    /// The arch's `struct ipc64_perm` (asm-generic's by default; see `abi::shapes`).
+    pub ipc_perm: &'static Shape,
+    /// The arch's `struct semid64_ds` after its perm (asm-generic's by default).
+    pub semid_ds_tail: &'static Shape,
+    /// `SHMLBA`, the alignment of SysV shared-memory attaches in bytes, and whether an
+    /// attach at an address not aligned to it fails without `SHM_RND` (`__ARCH_FORCE_SHMLBA`;
+    /// otherwise page alignment is enough): arch/*/include/asm/shmparam.h.
+    pub shmlba: (u64, bool),
     /// The arch's `MAP_32BIT` mmap flag and the range such mappings go to, if it has one.
     pub map_32bit: Option<(u64, std::ops::Range<u64>)>,
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
@@ -219,6 +227,9 @@ impl ArchInfo {
         regpairs_aligned: false,
         statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),
         statfs_shape: crate::abi::shapes::STATFS,
+        ipc_perm: crate::abi::shapes::IPC64_PERM,
+        semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL,
+        shmlba: (crate::mm::PAGE_SIZE, false),
         map_32bit: None,
         epoll_packed: false,
         termios: None,

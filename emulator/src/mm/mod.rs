@@ -409,6 +409,48 @@ impl AddressSpace {
         self.map(addr, len, prot, name, Backing::File { fd: file.fd, offset: file.offset, shared: file.shared })
     }
 
+    /// Attaches SysV shared-memory segment `shmid` (key `key`) at `[addr, addr+len)`
+    /// (page-aligned), replacing what was there: the host's own `shmat(2)` with `SHM_REMAP`
+    /// onto the window's pages, so the guest, its forked children and other host processes
+    /// share one segment and the host kernel counts the attach (`shm_nattch`). `readonly`
+    /// attaches with `SHM_RDONLY`. Errors: the host's (`EACCES`, `EINVAL`, `EIDRM`), `ENOMEM`
+    /// outside the windows.
+    pub fn attach_sysv_shm(&mut self, addr: u64, len: u64, prot: Prot, key: i32, shmid: i32, readonly: bool) -> Result<(), Errno> {
+        debug_assert_eq!(addr % PAGE_SIZE, 0);
+        let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+        let flags = libc::SHM_REMAP | if readonly { libc::SHM_RDONLY } else { 0 };
+        // SAFETY: `host..host+len` lies inside our own reservation (checked by `to_host`);
+        // SHM_REMAP replaces only those pages.
+        let r = unsafe { libc::shmat(shmid, host.cast(), flags) };
+        if r as isize == -1 {
+            return Err(Errno::last());
+        }
+        self.forget(addr, addr + len);
+        self.vmas.insert(addr, Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true });
+        self.span_hint.set(None);
+        Ok(())
+    }
+
+    /// Detaches the SysV segment attached at `addr` (`shmdt(2)`): every mapping of that
+    /// segment from `addr` on, as far as the segment reaches (`size` bytes), also the pieces an
+    /// `mprotect` split off. Errors: `EINVAL` if no segment is attached at `addr`.
+    pub fn detach_sysv_shm(&mut self, addr: u64, size: impl Fn(i32) -> u64) -> Result<(), Errno> {
+        let Some(VmaName::SysvShm { shmid, .. }) = self.vmas.get(&addr).map(|v| v.name.clone()) else {
+            return Err(Errno::EINVAL);
+        };
+        let end = addr.saturating_add(page_ceil(size(shmid)).unwrap_or(u64::MAX));
+        let pieces: Vec<(u64, u64)> = self
+            .vmas
+            .range(addr..end)
+            .filter(|(_, v)| matches!(v.name, VmaName::SysvShm { shmid: id, .. } if id == shmid))
+            .map(|(s, v)| (*s, v.end.min(end)))
+            .collect();
+        for (s, e) in pieces {
+            self.unmap(s, e - s)?;
+        }
+        Ok(())
+    }
+
     fn map(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, backing: Backing) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
         debug_assert_eq!(len % PAGE_SIZE, 0);

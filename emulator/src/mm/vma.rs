@@ -55,6 +55,13 @@ pub enum VmaName {
     Stack,
     /// endgate's gate page: `[vdso]`-like.
     Gate(&'static str),
+    /// An attached SysV shared-memory segment: `/SYSV<key> (deleted)`, inode `shmid`.
+    SysvShm {
+        /// The segment's key (`IPC_PRIVATE` is 0).
+        key: i32,
+        /// The host's (and the guest's) identifier of the segment.
+        shmid: i32,
+    },
 }
 
 /// One guest mapping `[start, end)`; the start is the key of the map that holds it.

@@ -26,6 +26,7 @@ pub mod futex;
 pub mod gate;
 pub mod inotify;
 pub mod io;
+pub mod ipc;
 pub mod misc;
 pub mod mm;
 pub mod net;

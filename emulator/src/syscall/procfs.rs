@@ -91,6 +91,10 @@ fn maps(task: &Task) -> String {
             VmaName::Heap => ("[heap]".to_string(), "00:00".to_string(), 0),
             VmaName::Stack => ("[stack]".to_string(), "00:00".to_string(), 0),
             VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
+            // The kernel's name for a SysV segment's file on its internal shm mount.
+            VmaName::SysvShm { key, shmid } => {
+                (format!("/SYSV{:08x} (deleted)", *key as u32), "00:01".to_string(), u64::from(*shmid as u32))
+            }
             VmaName::File(path) => {
                 let (dev, ino) = file_id(path);
                 (path.clone(), dev, ino)

@@ -4,7 +4,7 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, misc, mm, net, process, sched, signal, signalfd, socketcall,
+    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, net, process, sched, signal, signalfd, socketcall,
     time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
@@ -243,6 +243,20 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::inotify_rm_watch, inotify::inotify_rm_watch, &[Fd, Int], RInt),
     d(Sys::memfd_create, mm::memfd_create, &[Str, Hex], RInt),
     d(Sys::capget, capability::capget, &[Ptr, Ptr], RInt),
+    d(Sys::shmget, ipc::shmget, &[Hex, ULong, Hex], RInt),
+    d(Sys::shmat, ipc::shmat, &[Int, Ptr, Hex], RHex),
+    d(Sys::shmdt, ipc::shmdt, &[Ptr], RInt),
+    d(Sys::shmctl, ipc::shmctl, &[Int, Int, Ptr], RInt),
+    d(Sys::semget, ipc::semget, &[Hex, Int, Hex], RInt),
+    d(Sys::semop, ipc::semop, &[Int, Ptr, ULong], RInt),
+    d(Sys::semtimedop, ipc::semtimedop, &[Int, Ptr, ULong, Ptr], RInt),
+    d(Sys::semtimedop_time64, ipc::semtimedop_time64, &[Int, Ptr, ULong, Ptr], RInt),
+    d(Sys::semctl, ipc::semctl, &[Int, Int, Int, Hex], RInt),
+    d(Sys::msgget, ipc::msgget, &[Hex, Hex], RInt),
+    d(Sys::msgsnd, ipc::msgsnd, &[Int, Ptr, ULong, Hex], RInt),
+    d(Sys::msgrcv, ipc::msgrcv, &[Int, Ptr, ULong, Long, Hex], RInt),
+    d(Sys::msgctl, ipc::msgctl, &[Int, Int, Ptr], RInt),
+    d(Sys::ipc, ipc::ipc, &[Hex, Int, ULong, ULong, Ptr, Long], RInt),
     d(Sys::capset, capability::capset, &[Ptr, Ptr], RInt),
     d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),
     d(Sys::timer_settime, timer::timer_settime, &[Int, Int, Ptr, Ptr], RInt),

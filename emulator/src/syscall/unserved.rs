@@ -69,10 +69,6 @@ pub static GROUPS: &[Group] = &[
         "settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime",
         "clock_adjtime64", "sethostname", "setdomainname",
     ]),
-    g(NotYet, Errno::ENOSYS, "SysV IPC (shared memory, semaphores, message queues)", &[
-        "ipc", "shmget", "shmat", "shmdt", "shmctl", "semget", "semop", "semtimedop",
-        "semtimedop_time64", "semctl", "msgget", "msgsnd", "msgrcv", "msgctl",
-    ]),
     g(NotYet, Errno::ENOSYS, "POSIX message queues", &[
         "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64", "mq_timedreceive",
         "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",

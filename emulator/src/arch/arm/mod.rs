@@ -117,6 +117,8 @@ pub static INFO: ArchInfo = ArchInfo {
     open_flags_from_host: arm_fcntl::open_flags_from_host,
     write_stat,
     write_stat64,
+    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
+    shmlba: (4 * crate::mm::PAGE_SIZE, true),
     ..ArchInfo::GENERIC
 };
 

@@ -136,6 +136,7 @@ pub static INFO: ArchInfo = ArchInfo {
     mem_operands: crate::arch::x86_64::mem_operands,
     write_stat,
     write_stat64,
+    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     ..ArchInfo::GENERIC
 };
 

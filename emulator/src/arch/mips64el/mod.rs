@@ -167,6 +167,7 @@ pub static INFO: ArchInfo = ArchInfo {
     si_code_from_host,
     si_code_to_host,
     write_stat,
+    shmlba: (0x40000, true),
     ..ArchInfo::GENERIC
 };
 

@@ -128,6 +128,7 @@ pub static INFO: ArchInfo = ArchInfo {
     disassembler,
     clone_args,
     write_stat,
+    ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     ..ArchInfo::GENERIC
 };
 

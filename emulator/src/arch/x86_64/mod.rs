@@ -84,6 +84,7 @@ pub static INFO: ArchInfo = ArchInfo {
     mem_operands,
     clone_args,
     write_stat,
+    semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
     ..ArchInfo::GENERIC
 };
 

@@ -1,5 +1,5 @@
 //! System calls whose s390x form differs from the generic handler's: `mmap` takes its six
-//! arguments in memory, and `statfs`/`fstatfs` and their `64` forms (which glibc uses, with
+//! arguments in memory, `ipc` five, and `statfs`/`fstatfs` and their `64` forms (which glibc uses, with
 //! the struct size as an extra argument) fill s390's own `struct statfs`. (`socketcall`,
 //! which s390x still has and glibc 2.36 still uses for `socketpair`, is the shared
 //! [`crate::syscall::socketcall`].) The rows put them in s390x's table over the generic
@@ -27,7 +27,19 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
     d(Sys::statfs64, statfs64, &[Str, ULong, Ptr], RInt),
     d(Sys::fstatfs64, fstatfs64, &[Fd, ULong, Ptr], RInt),
+    d(Sys::ipc, s390_ipc, &[Hex, Int, ULong, ULong, Ptr], RInt),
 ];
+
+/// `ipc(call, first, second, third, ptr)` (arch/s390/kernel/syscall.c `s390_ipc`): five
+/// arguments, `third` standing in for the generic multiplexer's sixth (the `semtimedop`
+/// timeout, the `msgrcv` type), and only version 0 of each call. Errors: `EINVAL` for another
+/// version, then those of [`crate::syscall::ipc::ipc`].
+fn s390_ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if a.uint(0) >> 16 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    crate::syscall::ipc::ipc(cpu, &a.with([a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.raw(4), a.raw(3)]))
+}
 
 /// `mmap(struct s390_mmap_arg_struct *args)` (arch/s390/kernel/syscall.c `old_mmap`): reads
 /// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not
