@@ -299,6 +299,28 @@ mod tests {
     static EPOLL: &Shape = &[Field::U32, Field::U64];
 
     #[test]
+    fn values_carry_members_across_ipc_perm_variants() {
+        use crate::abi::shapes::{IPC64_PERM, IPC64_PERM_MODE16, IPC64_PERM_S390X};
+        // key, uid, gid, cuid, cgid, mode, seq, two unused.
+        let vals = [0x1234u64, 1000, 100, 0, 0, 0o600, 7, 0, 0];
+        let mut host = vec![0u8; size_of(IPC64_PERM, M::HOST)];
+        from_values(IPC64_PERM, M::HOST, &vals, &mut host);
+        assert_eq!(host.len(), 48);
+        assert_eq!(&host[20..26], &[0x80, 1, 0, 0, 7, 0][..]);
+        // s390x: 32-bit mode at 20, `__pad1` then `seq` at 26, big-endian.
+        let mut s390 = vec![0u8; size_of(IPC64_PERM_S390X, M::LP64_BE)];
+        from_values(IPC64_PERM_S390X, M::LP64_BE, &values(IPC64_PERM, M::HOST, &host), &mut s390);
+        assert_eq!(s390.len(), 48);
+        assert_eq!(&s390[20..28], &[0, 0, 1, 0x80, 0, 0, 0, 7][..]);
+        // arm/i386: 16-bit mode at 20, seq at 24; 36 bytes.
+        let mut arm = vec![0u8; size_of(IPC64_PERM_MODE16, M::ILP32_LE)];
+        from_values(IPC64_PERM_MODE16, M::ILP32_LE, &vals, &mut arm);
+        assert_eq!(arm.len(), 36);
+        assert_eq!(&arm[20..26], &[0x80, 1, 0, 0, 7, 0][..]);
+        assert_eq!(values(IPC64_PERM_MODE16, M::ILP32_LE, &arm), vals);
+    }
+
+    #[test]
     fn sizes_follow_each_abi() {
         assert_eq!(size_of(TIMESPEC, M::LP64_LE), 16);
         assert_eq!(size_of(TIMESPEC, M::ILP32_LE), 8);
