@@ -72,6 +72,9 @@ generic_syscalls! {
     // SysV IPC
     shmget, shmat, shmdt, shmctl, semget, semop, semtimedop, semtimedop_time64, semctl, msgget,
     msgsnd, msgrcv, msgctl, ipc,
+    // POSIX message queues
+    mq_open, mq_unlink, mq_timedsend, mq_timedsend_time64, mq_timedreceive, mq_timedreceive_time64,
+    mq_notify, mq_getsetattr,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

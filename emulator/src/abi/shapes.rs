@@ -214,19 +214,8 @@ pub static IPC64_PERM: &Shape =
     &[F::I32, F::U32, F::U32, F::U32, F::U32, F::U32, F::U16, F::Bytes(2), F::ULong, F::ULong];
 /// The same with a 16-bit `__kernel_mode_t` (arm, i386: arch/*/include/uapi/asm/posix_types.h)
 /// and `__pad1[2]` after it. 36 bytes on ILP32.
-pub static IPC64_PERM_MODE16: &Shape = &[
-    F::I32,
-    F::U32,
-    F::U32,
-    F::U32,
-    F::U32,
-    F::U16,
-    F::Bytes(2),
-    F::U16,
-    F::Bytes(2),
-    F::ULong,
-    F::ULong,
-];
+pub static IPC64_PERM_MODE16: &Shape =
+    &[F::I32, F::U32, F::U32, F::U32, F::U32, F::U16, F::Bytes(2), F::U16, F::Bytes(2), F::ULong, F::ULong];
 /// s390x's (arch/s390/include/uapi/asm/ipcbuf.h): 32-bit mode, `__pad1` *before* `seq`, no
 /// `__pad2`. 48 bytes.
 pub static IPC64_PERM_S390X: &Shape =
@@ -251,8 +240,7 @@ pub static SHMID64_DS_TAIL: &[F] = &[
 ];
 /// `struct semid64_ds` after its perm (asm-generic/sembuf.h, s390x, mips64): `sem_otime`,
 /// `sem_ctime` (each with its ILP32 high word), `sem_nsems`, two unused.
-pub static SEMID64_DS_TAIL: &[F] =
-    &[F::Long, F::Ilp32Pad(4), F::Long, F::Ilp32Pad(4), F::ULong, F::ULong, F::ULong];
+pub static SEMID64_DS_TAIL: &[F] = &[F::Long, F::Ilp32Pad(4), F::Long, F::Ilp32Pad(4), F::ULong, F::ULong, F::ULong];
 /// x86_64's `semid64_ds` tail (arch/x86/include/uapi/asm/sembuf.h): an unused `long` after
 /// each time even on LP64.
 pub static SEMID64_DS_TAIL_X86_64: &[F] = &[F::Long, F::Bytes(8), F::Long, F::Bytes(8), F::ULong, F::ULong, F::ULong];
@@ -288,3 +276,6 @@ pub static SHM_INFO: &Shape = &[F::I32, F::Array(&F::ULong, 5)];
 pub static MSGINFO: &Shape = &[F::Array(&F::I32, 7), F::U16];
 /// `struct ipc_kludge` (the `ipc` multiplexer's old `msgrcv`): message pointer, type.
 pub static IPC_KLUDGE: &Shape = &[F::ULong, F::Long];
+/// `struct mq_attr` (include/uapi/linux/mqueue.h): `mq_flags`, `mq_maxmsg`, `mq_msgsize`,
+/// `mq_curmsgs`, four reserved: eight `long`s.
+pub static MQ_ATTR: &Shape = &[F::Array(&F::Long, 8)];

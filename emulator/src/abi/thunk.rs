@@ -265,6 +265,7 @@ plain!(
     libc::siginfo_t,
     libc::sockaddr_storage,
     [i64; 2],
+    [i64; 8],
     [u64; 2],
     [i32; 2],
     [u16; 3],

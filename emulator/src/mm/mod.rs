@@ -415,7 +415,15 @@ impl AddressSpace {
     /// share one segment and the host kernel counts the attach (`shm_nattch`). `readonly`
     /// attaches with `SHM_RDONLY`. Errors: the host's (`EACCES`, `EINVAL`, `EIDRM`), `ENOMEM`
     /// outside the windows.
-    pub fn attach_sysv_shm(&mut self, addr: u64, len: u64, prot: Prot, key: i32, shmid: i32, readonly: bool) -> Result<(), Errno> {
+    pub fn attach_sysv_shm(
+        &mut self,
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        key: i32,
+        shmid: i32,
+        readonly: bool,
+    ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let flags = libc::SHM_REMAP | if readonly { libc::SHM_RDONLY } else { 0 };
@@ -426,7 +434,10 @@ impl AddressSpace {
             return Err(Errno::last());
         }
         self.forget(addr, addr + len);
-        self.vmas.insert(addr, Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true });
+        self.vmas.insert(
+            addr,
+            Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true },
+        );
         self.span_hint.set(None);
         Ok(())
     }

@@ -23,7 +23,7 @@ use syscalls::Errno;
 
 use super::{host_ret, SysResult};
 use crate::abi::shapes::{
-    IPC64_PERM, IPC_KLUDGE, MSGINFO, MSQID64_DS_TAIL, SEMBUF, SEMINFO, SEMID64_DS_TAIL_X86_64, SHMID64_DS_TAIL,
+    IPC64_PERM, IPC_KLUDGE, MSGINFO, MSQID64_DS_TAIL, SEMBUF, SEMID64_DS_TAIL_X86_64, SEMINFO, SHMID64_DS_TAIL,
     SHMINFO64, SHM_INFO, TIMESPEC, TIMESPEC64,
 };
 use crate::abi::thunk::{self, Field, Shape};
@@ -332,12 +332,18 @@ fn do_semctl(t: &mut Task, id: i32, semnum: i32, cmd: i32, arg: u64) -> SysResul
         IPC_SET => set_cmd(t, nr, id, Ds::Sem, arg),
         c @ (IPC_INFO | SEM_INFO) => info_cmd(t, nr, id, c, SEMINFO, arg),
         // SAFETY: no buffer.
-        c @ (IPC_RMID | GETPID | GETVAL | GETNCNT | GETZCNT) => host_ret(unsafe { libc::syscall(nr, id, num, c, 0usize) }),
+        c @ (IPC_RMID | GETPID | GETVAL | GETNCNT | GETZCNT) => {
+            host_ret(unsafe { libc::syscall(nr, id, num, c, 0usize) })
+        }
         SETVAL => {
             // The union's `int val` is its first four bytes: in a 64-bit big-endian register
             // those are the high half (ipc/sem.c `semctl_setval`).
             let m = t.mm.model();
-            let val = if m.long_bytes == 8 && m.endian == Endian::Big { (arg >> 32) as u32 as i32 } else { arg as u32 as i32 };
+            let val = if m.long_bytes == 8 && m.endian == Endian::Big {
+                (arg >> 32) as u32 as i32
+            } else {
+                arg as u32 as i32
+            };
             // SAFETY: integer arguments.
             host_ret(unsafe { libc::syscall(nr, id, num, SETVAL, i64::from(val)) })
         }
@@ -463,7 +469,11 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 if ptr == 0 {
                     return Err(Errno::EINVAL);
                 }
-                let k = thunk::values(IPC_KLUDGE, t.mm.model(), &t.mm.read_vec(ptr, thunk::size_of(IPC_KLUDGE, t.mm.model()))?);
+                let k = thunk::values(
+                    IPC_KLUDGE,
+                    t.mm.model(),
+                    &t.mm.read_vec(ptr, thunk::size_of(IPC_KLUDGE, t.mm.model()))?,
+                );
                 do_msgrcv(t, first, k[0], second, k[1] as i64, third as i32)
             } else {
                 do_msgrcv(t, first, ptr, second, long_of(t, fifth), third as i32)

@@ -29,6 +29,7 @@ pub mod io;
 pub mod ipc;
 pub mod misc;
 pub mod mm;
+pub mod mqueue;
 pub mod net;
 pub mod netdevice;
 pub mod path;

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, net, process, sched, signal, signalfd, socketcall,
-    time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, process, sched, signal,
+    signalfd, socketcall, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -256,6 +256,14 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::msgsnd, ipc::msgsnd, &[Int, Ptr, ULong, Hex], RInt),
     d(Sys::msgrcv, ipc::msgrcv, &[Int, Ptr, ULong, Long, Hex], RInt),
     d(Sys::msgctl, ipc::msgctl, &[Int, Int, Ptr], RInt),
+    d(Sys::mq_open, mqueue::mq_open, &[Str, OpenFlags, Mode, Ptr], RInt),
+    d(Sys::mq_unlink, mqueue::mq_unlink, &[Str], RInt),
+    d(Sys::mq_timedsend, mqueue::mq_timedsend, &[Fd, BufIn(2), ULong, Int, Ptr], RInt),
+    d(Sys::mq_timedsend_time64, mqueue::mq_timedsend_time64, &[Fd, BufIn(2), ULong, Int, Ptr], RInt),
+    d(Sys::mq_timedreceive, mqueue::mq_timedreceive, &[Fd, BufOut, ULong, Ptr, Ptr], RInt),
+    d(Sys::mq_timedreceive_time64, mqueue::mq_timedreceive_time64, &[Fd, BufOut, ULong, Ptr, Ptr], RInt),
+    d(Sys::mq_notify, mqueue::mq_notify, &[Fd, Ptr], RInt),
+    d(Sys::mq_getsetattr, mqueue::mq_getsetattr, &[Fd, Ptr, Ptr], RInt),
     d(Sys::ipc, ipc::ipc, &[Hex, Int, ULong, ULong, Ptr, Long], RInt),
     d(Sys::capset, capability::capset, &[Ptr, Ptr], RInt),
     d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),

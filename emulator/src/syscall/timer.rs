@@ -21,14 +21,20 @@ use crate::guest::{Cpu, SyscallArgs};
 /// `SIGEV_NONE` and `SIGEV_THREAD_ID` (asm-generic/siginfo.h).
 const SIGEV_NONE: i32 = 1;
 const SIGEV_THREAD_ID: i32 = 4;
+/// `SIGEV_THREAD` (asm-generic/siginfo.h).
+pub(crate) const SIGEV_THREAD: i32 = 2;
 
 /// The host's `struct sigevent` as the kernel reads it (x86_64: value, signo, notify, tid).
 #[repr(C)]
-struct HostSigevent {
-    value: u64,
-    signo: i32,
-    notify: i32,
-    tid: i32,
+pub(crate) struct HostSigevent {
+    /// `sigev_value`.
+    pub value: u64,
+    /// `sigev_signo` (host numbering).
+    pub signo: i32,
+    /// `sigev_notify`.
+    pub notify: i32,
+    /// `sigev_notify_thread_id`.
+    pub tid: i32,
     _pad: [i32; 11],
 }
 
@@ -58,7 +64,7 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// The guest's `struct sigevent` at `addr` as the host's (`None` for NULL), its signal in the
 /// host's numbering. Errors: `EFAULT`, `EINVAL` (a signal the host lacks).
-fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigevent>, Errno> {
+pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigevent>, Errno> {
     if addr == 0 {
         return Ok(None);
     }
@@ -70,6 +76,9 @@ fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigeven
     let tid = mm.read_u32(addr + long + 8)? as i32;
     let signo = match notify & !SIGEV_THREAD_ID {
         SIGEV_NONE => 0,
+        // `mq_notify`'s netlink form: `sigev_signo` is a socket, which the kernel checks
+        // (`timer_create` refuses the kind with EINVAL).
+        SIGEV_THREAD => signo as i32,
         _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.0 as i32,
     };
     Ok(Some(HostSigevent { value, signo, notify, tid, _pad: [0; 11] }))

@@ -69,10 +69,6 @@ pub static GROUPS: &[Group] = &[
         "settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime",
         "clock_adjtime64", "sethostname", "setdomainname",
     ]),
-    g(NotYet, Errno::ENOSYS, "POSIX message queues", &[
-        "mq_open", "mq_unlink", "mq_timedsend", "mq_timedsend_time64", "mq_timedreceive",
-        "mq_timedreceive_time64", "mq_notify", "mq_getsetattr",
-    ]),
     g(NotYet, Errno::ENOSYS, "asynchronous I/O (libaio; io_uring)", &[
         "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
         "io_pgetevents_time64", "io_uring_setup", "io_uring_enter", "io_uring_register",
