@@ -46,6 +46,7 @@ pub mod riscv64;
 pub mod s390x;
 pub mod x86_64;
 
+use crate::gate::{CallAbi, VdsoSpec};
 pub use crate::guest::arch::TCG_BUFFER_BYTES;
 pub(crate) use crate::guest::arch::{read_regs, write_regs};
 pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
@@ -74,6 +75,30 @@ pub static ALL: [(&str, &'static dyn GuestArch); 7] = [
 /// 64 GiB below `task_size` for the stack and the top-down mmap area.
 pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
     Layout { low_len: 16 << 30, dyn_base, dyn_len: 16 << 30, task_size, top_len: 64 << 30, fixed_page: None }
+}
+
+/// What most arches' vDSO images share: `linux-vdso.so.1`, no `e_flags`, no `AT_SYSINFO`,
+/// 4-byte `.hash` words and a `.gnu.hash` table. Each `arch/<name>/vdso.rs` completes it
+/// (`..LINUX_VDSO`) with its symbols, versions, instructions and calling convention.
+pub(crate) const LINUX_VDSO: VdsoSpec = VdsoSpec {
+    soname: "linux-vdso.so.1",
+    e_flags: 0,
+    symbols: &[],
+    versions: &[],
+    ret: &[],
+    trap: &[],
+    abi: CallAbi::Regs { args: [0, 0], ret: 0 },
+    pc: 0,
+    at_sysinfo: false,
+    hash_word: 4,
+    gnu_hash: true,
+};
+
+/// The vDSO functions' calling convention on arches whose C ABI passes the first two integer
+/// arguments and the result in the registers their system-call ABI uses for them (all but
+/// i386): `regs`' first two argument registers and its result register.
+pub(crate) const fn vdso_call_abi(regs: &crate::guest::Regs) -> CallAbi {
+    CallAbi::Regs { args: [regs.args[0], regs.args[1]], ret: regs.ret }
 }
 
 /// Installs the interrupt hook of an arch whose system-call trap raises interrupt `trap`

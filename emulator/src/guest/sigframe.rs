@@ -39,6 +39,22 @@ pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, 
 /// Size of `siginfo_t` in bytes on every arch (`SI_MAX_SIZE`).
 pub const SIGINFO_SIZE: u64 = 128;
 
+/// Offsets in the `struct rt_sigframe` of the arches whose kernel uses asm-generic's `struct
+/// ucontext` (include/uapi/asm-generic/ucontext.h; aarch64, riscv64): `siginfo_t` at 0, then
+/// the ucontext: `uc_flags`, `uc_link`, `uc_stack` (24), `uc_sigmask` (8) and 120 bytes
+/// reserved for a larger `sigset_t`, then `uc_mcontext` at the next 16-byte boundary.
+pub mod generic_rt {
+    use super::SIGINFO_SIZE;
+    /// Offset of `struct ucontext` in the frame.
+    pub const UC: u64 = SIGINFO_SIZE;
+    /// Offset of `uc_stack` in the frame.
+    pub const UC_STACK: u64 = UC + 16;
+    /// Offset of `uc_sigmask` in the frame.
+    pub const UC_SIGMASK: u64 = UC + 40;
+    /// Offset of `uc_mcontext` (the arch's `struct sigcontext`) in the frame.
+    pub const UC_MCONTEXT: u64 = UC + 176;
+}
+
 /// Where the members of the guest's `siginfo_t` are (include/uapi/asm-generic/siginfo.h): the
 /// three ints `si_signo`, `si_errno`, `si_code` (MIPS puts `si_code` before `si_errno`), then
 /// the union at the first `long`-aligned offset after them: 16 on LP64, 12 on ILP32. Inside
@@ -224,6 +240,26 @@ pub fn get_u64(buf: &[u8], off: u64) -> u64 {
     let mut b = [0u8; 8];
     b.copy_from_slice(&buf[o..o + 8]);
     u64::from_le_bytes(b)
+}
+
+/// Writes a [`generic_rt`] frame at `frame` (aarch64, riscv64): the arch's image `buf` (its
+/// `uc_mcontext` filled, the rest zero), then over it `siginfo_t`, `uc_stack` (the alternate
+/// stack as seen from `sp`, the interrupted stack pointer) and `uc_sigmask`. `len` bytes from
+/// `frame` must be writable (the frame and what the arch puts above it). Errors: `EFAULT`.
+pub fn write_generic_rt(
+    cpu: &mut Cpu<'_>,
+    req: &FrameRequest,
+    (frame, len): (u64, u64),
+    buf: &[u8],
+    sp: u64,
+) -> Result<(), Errno> {
+    let t = cpu.get_data_mut();
+    let (arch, mm) = (t.arch, &mut t.mm);
+    mm.check_writable(frame, len)?;
+    mm.write_bytes(frame, buf)?;
+    write_siginfo(mm, arch, frame, &req.info)?;
+    write_uc_stack(mm, arch, frame + generic_rt::UC_STACK, &req.altstack, sp)?;
+    arch.write_sigset(mm, frame + generic_rt::UC_SIGMASK, req.old_mask)
 }
 
 /// What every `rt_sigreturn` does besides the registers: reads the saved mask (the frame's

@@ -21,23 +21,18 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM64 as R;
 
+use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
 use crate::guest::sigframe::{
-    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack,
-    Frames, SIGINFO_SIZE,
+    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
+    SIGINFO_SIZE,
 };
 use crate::guest::Cpu;
 use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
 const FRAME_SIZE: u64 = SIGINFO_SIZE + 4560;
-/// Offset of `struct ucontext` in the frame.
-const UC: u64 = SIGINFO_SIZE;
-/// Offset of `uc_stack` in the frame.
-const UC_STACK: u64 = UC + 16;
-/// Offset of `uc_sigmask` in the frame.
-const SIGMASK: u64 = UC + 40;
 /// Offset of `uc_mcontext` (`struct sigcontext`) in the frame.
-const MCONTEXT: u64 = UC + 176;
+const MCONTEXT: u64 = UC_MCONTEXT;
 /// Offset of `sigcontext.regs[0]` in the frame; `sp`, `pc` and `pstate` follow `regs[30]`.
 const REGS: u64 = MCONTEXT + 8;
 /// Offset of `sigcontext.__reserved`, the record list, in the frame.
@@ -83,7 +78,6 @@ pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: S
 /// Builds the frame and enters the handler: x0 = signal, with `SA_SIGINFO` x1 = &siginfo and
 /// x2 = &ucontext, sp = frame, x29 = &frame record, x30 = the return trampoline, pc = handler.
 pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
-    let arch = cpu.get_data().arch;
     let ret = if req.action.flags & sa::RESTORER != 0 { req.action.restorer } else { cpu.get_data().sigtramp };
     if ret == 0 {
         return Err(Errno::EFAULT);
@@ -111,13 +105,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     put_u64(&mut buf, FRAME_SIZE, x[29]);
     put_u64(&mut buf, FRAME_SIZE + 8, x[30]);
 
-    let t = cpu.get_data_mut();
-    let mm = &mut t.mm;
-    mm.check_writable(frame, top.wrapping_sub(frame))?;
-    mm.write_bytes(frame, &buf)?;
-    write_siginfo(mm, arch, frame, &req.info)?;
-    write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
-    arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
+    write_generic_rt(cpu, req, (frame, top.wrapping_sub(frame)), &buf, sp)?;
 
     let _ = cpu.reg_write(R::X0, req.guest_signo);
     if req.action.flags & sa::SIGINFO != 0 {

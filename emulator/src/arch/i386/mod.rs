@@ -209,14 +209,6 @@ impl GuestArch for I386 {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         use RegisterX86 as R;
         let reg = match name {
-            "eax" => R::EAX,
-            "ebx" => R::EBX,
-            "ecx" => R::ECX,
-            "edx" => R::EDX,
-            "esi" => R::ESI,
-            "edi" => R::EDI,
-            "ebp" => R::EBP,
-            "esp" => R::ESP,
             "eip" => R::EIP,
             "cs" => R::CS,
             "ds" => R::DS,
@@ -226,7 +218,7 @@ impl GuestArch for I386 {
             "ss" => R::SS,
             "fs_base" => return gdt::segment_base(cpu, R::FS),
             "gs_base" => return gdt::segment_base(cpu, R::GS),
-            _ => return None,
+            _ => crate::arch::x86_64::gpr32(name)?,
         };
         cpu.reg_read(reg).ok()
     }

@@ -21,23 +21,18 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterRISCV as R;
 
+use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
 use crate::guest::sigframe::{
-    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack,
-    Frames, SIGINFO_SIZE,
+    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
+    SIGINFO_SIZE,
 };
 use crate::guest::Cpu;
 use crate::signal::FrameRequest;
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
 const FRAME_SIZE: u64 = SIGINFO_SIZE + 960;
-/// Offset of `struct ucontext` in the frame.
-const UC: u64 = SIGINFO_SIZE;
-/// Offset of `uc_stack` in the frame.
-const UC_STACK: u64 = UC + 16;
-/// Offset of `uc_sigmask` in the frame.
-const SIGMASK: u64 = UC + 40;
 /// Offset of `uc_mcontext.sc_regs` (`pc`, then x1-x31) in the frame.
-const SC_REGS: u64 = UC + 176;
+const SC_REGS: u64 = UC_MCONTEXT;
 /// Offset of `uc_mcontext.sc_fpregs.d.f[0]` in the frame.
 const SC_FPREGS: u64 = SC_REGS + 256;
 /// Offset of `uc_mcontext.sc_fpregs.d.fcsr` in the frame.
@@ -72,7 +67,6 @@ pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: S
 /// pc = handler. A frame that would overflow the alternate stack the thread is already on is
 /// `EFAULT`, as the kernel refuses it.
 pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
-    let arch = cpu.get_data().arch;
     let tramp = cpu.get_data().sigtramp;
     if tramp == 0 {
         return Err(Errno::EFAULT);
@@ -94,13 +88,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
     put_u32(&mut buf, SC_FCSR, reg(cpu, R::FCSR) as u32);
 
-    let t = cpu.get_data_mut();
-    let mm = &mut t.mm;
-    mm.check_writable(frame, FRAME_SIZE)?;
-    mm.write_bytes(frame, &buf)?;
-    write_siginfo(mm, arch, frame, &req.info)?;
-    write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
-    arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
+    write_generic_rt(cpu, req, (frame, FRAME_SIZE), &buf, sp)?;
 
     let _ = cpu.reg_write(R::A0, req.guest_signo);
     let _ = cpu.reg_write(R::A1, frame);

@@ -160,15 +160,7 @@ impl GuestArch for X86_64 {
             "rip" => R::RIP,
             "fs_base" => R::FS_BASE,
             "gs_base" => R::GS_BASE,
-            "eax" => R::EAX,
-            "ebx" => R::EBX,
-            "ecx" => R::ECX,
-            "edx" => R::EDX,
-            "esi" => R::ESI,
-            "edi" => R::EDI,
-            "ebp" => R::EBP,
-            "esp" => R::ESP,
-            _ => return None,
+            _ => gpr32(name)?,
         };
         cpu.reg_read(reg).ok()
     }
@@ -182,6 +174,22 @@ impl GuestArch for X86_64 {
     fn exception_signal(&self, intno: u32) -> Signal {
         exception_signal(intno)
     }
+}
+
+/// The 32-bit general registers by name (i386's, and the low halves on x86_64).
+pub(crate) fn gpr32(name: &str) -> Option<RegisterX86> {
+    use RegisterX86 as R;
+    const NAMES: [(&str, R); 8] = [
+        ("eax", R::EAX),
+        ("ebx", R::EBX),
+        ("ecx", R::ECX),
+        ("edx", R::EDX),
+        ("esi", R::ESI),
+        ("edi", R::EDI),
+        ("ebp", R::EBP),
+        ("esp", R::ESP),
+    ];
+    NAMES.iter().find(|(n, _)| *n == name).map(|&(_, r)| r)
 }
 
 /// The signal an x86 exception vector raises (Intel SDM vol. 3 table 6-1; the signals Linux's
