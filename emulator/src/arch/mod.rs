@@ -18,6 +18,26 @@
 //!
 //! Generic code never asks "which arch is this?"; it calls a [`GuestArch`] method.
 
+/// The [`crate::guest::ArchInfo::numbers`] function of an arch whose system calls are the
+/// `syscalls` crate's table `$table` (`aarch64`, `x86`…): its numbers and names, each name
+/// passed through `$rename` where one is given (i386's), made into a table on first use. A
+/// macro because each table has a `Sysno` type of its own, with no trait in common.
+macro_rules! syscall_numbers {
+    ($table:ident) => {
+        syscall_numbers!($table, |name| name)
+    };
+    ($table:ident, $rename:expr) => {{
+        fn numbers() -> &'static crate::abi::nr::NumberTable {
+            static TABLE: std::sync::OnceLock<crate::abi::nr::NumberTable> = std::sync::OnceLock::new();
+            TABLE.get_or_init(|| {
+                let named = ::syscalls::$table::Sysno::iter().map(|s| (s.id() as u64, ($rename)(s.name())));
+                crate::abi::nr::NumberTable::new(named)
+            })
+        }
+        numbers
+    }};
+}
+
 pub mod aarch64;
 pub mod arm;
 pub mod i386;
@@ -26,9 +46,12 @@ pub mod riscv64;
 pub mod s390x;
 pub mod x86_64;
 
+use crate::gate::{CallAbi, VdsoSpec};
+pub use crate::guest::arch::TCG_BUFFER_BYTES;
 pub(crate) use crate::guest::arch::{read_regs, write_regs};
-use crate::guest::Task;
 pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::mm::{AddressSpace, GuestAddr, Layout};
+use syscalls::Errno;
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
@@ -47,6 +70,70 @@ pub static ALL: [(&str, &'static dyn GuestArch); 7] = [
     ("mips64el", &mips64el::Mips64el),
 ];
 
+/// The address-space windows of a 64-bit arch with room to spare (x86_64, aarch64, riscv64,
+/// s390x): 16 GiB from 0 for `ET_EXEC` images and brk, 16 GiB at the PIE base `dyn_base`, and
+/// 64 GiB below `task_size` for the stack and the top-down mmap area.
+pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
+    Layout { low_len: 16 << 30, dyn_base, dyn_len: 16 << 30, task_size, top_len: 64 << 30, fixed_page: None }
+}
+
+/// What most arches' vDSO images share: `linux-vdso.so.1`, no `e_flags`, no `AT_SYSINFO`,
+/// 4-byte `.hash` words and a `.gnu.hash` table. Each `arch/<name>/vdso.rs` completes it
+/// (`..LINUX_VDSO`) with its symbols, versions, instructions and calling convention.
+pub(crate) const LINUX_VDSO: VdsoSpec = VdsoSpec {
+    soname: "linux-vdso.so.1",
+    e_flags: 0,
+    symbols: &[],
+    versions: &[],
+    ret: &[],
+    trap: &[],
+    abi: CallAbi::Regs { args: [0, 0], ret: 0 },
+    pc: 0,
+    at_sysinfo: false,
+    hash_word: 4,
+    gnu_hash: true,
+};
+
+/// The vDSO functions' calling convention on arches whose C ABI passes the first two integer
+/// arguments and the result in the registers their system-call ABI uses for them (all but
+/// i386): `regs`' first two argument registers and its result register.
+pub(crate) const fn vdso_call_abi(regs: &crate::guest::Regs) -> CallAbi {
+    CallAbi::Regs { args: [regs.args[0], regs.args[1]], ret: regs.ret }
+}
+
+/// Installs the interrupt hook of an arch whose system-call trap raises interrupt `trap`
+/// (aarch64, riscv64, mips64el): that one is decoded and served through `entries`; any other
+/// goes to `complete` first, which finishes what the kernel completes for user space (arm64's
+/// ID-register reads) and returns `true` for those, and otherwise becomes a signal.
+pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
+    cpu: &mut Cpu<'static>,
+    arch: A,
+    trap: u32,
+    entries: Entries,
+    complete: fn(&mut Cpu<'_>, u32) -> bool,
+) -> Result<(), unicorn_engine::uc_error> {
+    cpu.add_intr_hook(move |cpu, intno| {
+        if intno == trap {
+            (entries.syscall)(cpu, arch.syscall_args(cpu));
+        } else if !complete(cpu, intno) {
+            (entries.exception)(cpu, intno);
+        }
+    })?;
+    Ok(())
+}
+
+/// The old `struct stat` of arm and i386 ([`crate::abi::stat32`]) at `addr`, for their data
+/// rows. Errors: `EFAULT`, `EOVERFLOW` (a value the struct cannot hold).
+pub(crate) fn write_stat32(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
+}
+
+/// The `struct stat64` of arm and i386 ([`crate::abi::stat32::STAT64`]) at `addr`. Errors:
+/// `EFAULT`.
+pub(crate) fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
+}
+
 /// Name of an ELF machine for error messages (include/uapi/linux/elf-em.h).
 pub fn elf_machine_name(machine: u16) -> &'static str {
     match machine {
@@ -62,26 +149,6 @@ pub fn elf_machine_name(machine: u16) -> &'static str {
         258 => "loongarch",
         _ => "unknown machine",
     }
-}
-
-/// Size of each unicorn instance's TCG translation buffer, in bytes (unicorn's default is
-/// 1 GiB of address space per instance; 64 MiB holds the hot code of large programs).
-pub const TCG_BUFFER_BYTES: u32 = 64 << 20;
-
-/// Opens a unicorn instance for `arch`/`mode` with `task` as its user data and sets its TCG
-/// translation buffer to [`TCG_BUFFER_BYTES`] — which must come before any other call on
-/// a new instance (unicorn 2.1.5 has no Rust wrapper for it).
-pub(crate) fn new_engine(
-    arch: unicorn_engine::Arch,
-    mode: unicorn_engine::Mode,
-    task: Task,
-) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-    use unicorn_engine::unicorn_const::{uc_ctl, ControlType};
-    let cpu = Cpu::new_with_data(arch, mode, task)?;
-    let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
-    // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
-    let r: Result<(), _> = unsafe { uc_ctl(cpu.get_handle(), ctl, TCG_BUFFER_BYTES) }.into();
-    r.map(|()| cpu)
 }
 
 #[cfg(test)]

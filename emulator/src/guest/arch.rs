@@ -134,8 +134,19 @@ pub trait GuestArch: Sync {
     /// The arch's data row: identity, layout, auxv values, struct layouts and numbering.
     fn info(&self) -> &'static ArchInfo;
 
-    /// Creates the unicorn instance for this arch (CPU model chosen, nothing mapped yet).
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error>;
+    /// Creates the unicorn instance for this arch (CPU model chosen, nothing mapped yet), as
+    /// its [`ArchInfo::engine`] says.
+    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+        let e = &self.info().engine;
+        let mut cpu = new_engine(e.arch, e.mode, task)?;
+        if e.page_size_4k {
+            cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
+        }
+        if let Some(model) = e.cpu_model {
+            cpu.ctl_set_cpu_model(model)?;
+        }
+        Ok(cpu)
+    }
     /// Installs the syscall trap hook and the exception hook, which call `entries`.
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error>;
     /// Sets the registers a new process starts with: program counter `entry`, stack `sp`,
@@ -238,30 +249,36 @@ pub trait GuestArch: Sync {
     /// return address that reaches `rt_sigreturn` (`sa_restorer` or a trampoline), the stack
     /// pointer. Called outside hooks, so plain register writes take effect. Errors: `EFAULT`
     /// (the stack cannot hold the frame: the guest dies by SIGSEGV); `ENOSYS` (the arch has
-    /// no frames yet: the guest dies by the signal).
-    fn setup_frame(&self, _cpu: &mut Cpu<'_>, _req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        Err(Errno::ENOSYS)
+    /// no frames yet: the guest dies by the signal). Default: the row's [`ArchInfo::frames`].
+    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
+        self.info().frames.map_or(Err(Errno::ENOSYS), |f| (f.setup_frame)(cpu, req))
     }
     /// Machine code of the signal-return trampolines, for arches whose kernel returns from a
     /// handler without `SA_RESTORER` through code of its own (the vDSO's
     /// `__kernel_rt_sigreturn`, arm's sigpage): `rt_sigreturn` at offset 0 and, where the arch
     /// has an old frame, `sigreturn` at [`crate::guest::sigframe::SIGTRAMP_OLD`]. endgate maps it
     /// read+exec once per process at [`crate::guest::Task::sigtramp`]; `None`: no page.
+    /// Default: the row's [`ArchInfo::frames`].
     fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        None
+        self.info().frames.and_then(|f| f.sigtramp_code).map(|code| code())
     }
     /// Restores the registers saved by [`GuestArch::setup_frame`] from the frame the stack
     /// pointer is at when the guest's `rt_sigreturn` (`rt`) or `sigreturn` trapped, and the
     /// alternate stack from `uc_stack`; returns the saved signal mask (host-numbered).
-    /// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV).
-    fn restore_frame(&self, _cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-        Err(Errno::ENOSYS)
+    /// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV). Default: the row's
+    /// [`ArchInfo::frames`].
+    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
+        self.info().frames.map_or(Err(Errno::ENOSYS), |f| (f.restore_frame)(cpu, rt))
     }
     /// Makes the thread execute again the system call whose arguments were `args`, which just
     /// returned (after the trap, with its result written): the program counter goes back to
     /// the trap instruction and the number and argument registers the result overwrote get
-    /// their values back. Called outside hooks.
-    fn restart_syscall(&self, _cpu: &mut Cpu<'_>, _args: &SyscallArgs) {}
+    /// their values back. Called outside hooks. Default: [`restart_at_trap`], the trap
+    /// `args.restart_len` bytes before the program counter.
+    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
+        let trap = self.pc(cpu).wrapping_sub(u64::from(args.restart_len));
+        restart_at_trap(self.info(), cpu, args, trap);
+    }
     /// Called by the TLB fill hook after every fill of a data page (`fetch` false) or a code
     /// page (MIPS repairs engine state there).
     fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}
@@ -274,6 +291,38 @@ pub trait GuestArch: Sync {
     fn write_sigset(&self, mm: &mut AddressSpace, addr: GuestAddr, mask: u64) -> Result<(), Errno> {
         mm.write_u64(addr, mask)
     }
+}
+
+/// Puts the program counter on `trap`, the trap instruction of the system call `args` that
+/// just returned, and gives the result register the value it had before the call: the number
+/// where the result overwrote it (x86's `orig_ax`, MIPS `v0`), the first argument otherwise
+/// (the kernel's `orig_x0`, `ARM_ORIG_r0`, `orig_gpr2`, `orig_a0`); the other argument
+/// registers are unchanged by a call. `trap` is a program counter as [`GuestArch::pc`] gives
+/// it (arm's carries the Thumb bit, which unicorn's PC write takes as `bx` does).
+pub fn restart_at_trap(info: &ArchInfo, cpu: &mut Cpu<'_>, args: &SyscallArgs, trap: u64) {
+    let (r, word) = (&info.regs, info.word_mask());
+    let orig = if r.ret == r.nr { args.nr } else { args.a[0] };
+    write_regs(cpu, &[r.pc, r.ret], &[trap & word, orig & word]);
+}
+
+/// Size of each unicorn instance's TCG translation buffer, in bytes (unicorn's default is
+/// 1 GiB of address space per instance; 64 MiB holds the hot code of large programs).
+pub const TCG_BUFFER_BYTES: u32 = 64 << 20;
+
+/// Opens a unicorn instance for `arch`/`mode` with `task` as its user data and sets its TCG
+/// translation buffer to [`TCG_BUFFER_BYTES`] — which must come before any other call on
+/// a new instance (unicorn 2.1.5 has no Rust wrapper for it).
+fn new_engine(
+    arch: unicorn_engine::Arch,
+    mode: unicorn_engine::Mode,
+    task: Task,
+) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
+    use unicorn_engine::unicorn_const::{uc_ctl, ControlType};
+    let cpu = Cpu::new_with_data(arch, mode, task)?;
+    let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
+    // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t argument.
+    let r: Result<(), _> = unsafe { uc_ctl(cpu.get_handle(), ctl, TCG_BUFFER_BYTES) }.into();
+    r.map(|()| cpu)
 }
 
 /// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).

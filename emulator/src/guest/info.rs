@@ -13,6 +13,7 @@ use capstone::{Capstone, RegId};
 use syscalls::Errno;
 
 use super::arch::{ArchTermios, CloneArgs, SyscallArgs};
+use super::sigframe::Frames;
 use crate::abi::nr::NumberTable;
 use crate::abi::thunk::Shape;
 use crate::gate::VdsoSpec;
@@ -37,14 +38,31 @@ pub struct Regs {
     pub ret: i32,
     /// Bits of `nr` that are the number (s390x: the low 16 of r1 for `svc 0`).
     pub nr_mask: u64,
-    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers.
+    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers: the length
+    /// of the arch's trap instruction (s390x's trap hook sets the length of `EX`/`EXRL` where
+    /// they ran the `svc`; arm's Thumb `svc` is 2 bytes, which its `restart_syscall` knows).
     pub restart_len: u8,
+}
+
+/// How an arch's unicorn instance is opened (what [`super::GuestArch::new_cpu`] does).
+pub struct Engine {
+    /// Unicorn's architecture.
+    pub arch: unicorn_engine::Arch,
+    /// Unicorn's mode (word size, byte order).
+    pub mode: unicorn_engine::Mode,
+    /// The CPU model set with `ctl_set_cpu_model` (`None`: unicorn's default for `arch`).
+    pub cpu_model: Option<i32>,
+    /// `true` to set the TLB page size to 4 KiB: QEMU's Arm targets may use 1 KiB TLB pages,
+    /// while Linux guests use 4 KiB pages, and a TLB fill per 4 KiB is a quarter of the fills.
+    pub page_size_4k: bool,
 }
 
 /// One guest architecture's data row.
 pub struct ArchInfo {
     /// The system-call ABI's registers and the thread-state registers.
     pub regs: Regs,
+    /// The unicorn instance the arch runs on.
+    pub engine: Engine,
     /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`, `"armv7l"`).
     pub name: &'static str,
     /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
@@ -132,6 +150,8 @@ pub struct ArchInfo {
     /// `true` if the arch's `stack_t` is `{ss_sp, ss_size, ss_flags}` (MIPS) rather than
     /// `{ss_sp, ss_flags, ss_size}`.
     pub stack_t_size_first: bool,
+    /// The arch's signal frames (`arch/<name>/signal.rs`); `None`: the arch has none yet.
+    pub frames: Option<Frames>,
 
     // Numbers some arches number differently (MIPS). The generic row has the values of
     // include/uapi/asm-generic, which are the x86_64 host's: identity.
@@ -209,6 +229,12 @@ impl ArchInfo {
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
         regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, restart_len: 0 },
+        engine: Engine {
+            arch: unicorn_engine::Arch::X86,
+            mode: unicorn_engine::Mode::MODE_64,
+            cpu_model: None,
+            page_size_4k: false,
+        },
         name: "",
         elf_machine: 0,
         is_64bit: true,
@@ -241,6 +267,7 @@ impl ArchInfo {
         write_sigaction: |_, _, _| None,
         siginfo_code_first: false,
         stack_t_size_first: false,
+        frames: None,
         signal_to_host: |sig| (1..=u64::from(NSIG)).contains(&sig).then_some(Signal(sig as u32)),
         signal_from_host: |sig| u64::from(sig.0),
         guest_only_signals: &[],

@@ -4,9 +4,22 @@
 
 use syscalls::Errno;
 
-use super::GuestArch;
+use super::{Cpu, GuestArch};
 use crate::mm::AddressSpace;
-use crate::signal::{AltStack, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
+use crate::signal::{AltStack, FrameRequest, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
+
+/// An arch's signal frames: the functions of its `arch/<name>/signal.rs` that
+/// [`GuestArch::setup_frame`], [`GuestArch::restore_frame`] and [`GuestArch::sigtramp_code`]
+/// are (the arch's data row, [`crate::guest::ArchInfo::frames`], names them).
+#[derive(Clone, Copy)]
+pub struct Frames {
+    /// [`GuestArch::setup_frame`].
+    pub setup_frame: fn(&mut Cpu<'_>, &FrameRequest) -> Result<(), Errno>,
+    /// [`GuestArch::restore_frame`]: `true` for `rt_sigreturn`, `false` for `sigreturn`.
+    pub restore_frame: fn(&mut Cpu<'_>, bool) -> Result<u64, Errno>,
+    /// [`GuestArch::sigtramp_code`] (`None`: the arch's kernel brings no trampoline).
+    pub sigtramp_code: Option<fn() -> Vec<u8>>,
+}
 
 /// Offset of the old `sigreturn` trampoline in the sigtramp page.
 pub const SIGTRAMP_OLD: u64 = 0x40;
@@ -25,6 +38,22 @@ pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, 
 
 /// Size of `siginfo_t` in bytes on every arch (`SI_MAX_SIZE`).
 pub const SIGINFO_SIZE: u64 = 128;
+
+/// Offsets in the `struct rt_sigframe` of the arches whose kernel uses asm-generic's `struct
+/// ucontext` (include/uapi/asm-generic/ucontext.h; aarch64, riscv64): `siginfo_t` at 0, then
+/// the ucontext: `uc_flags`, `uc_link`, `uc_stack` (24), `uc_sigmask` (8) and 120 bytes
+/// reserved for a larger `sigset_t`, then `uc_mcontext` at the next 16-byte boundary.
+pub mod generic_rt {
+    use super::SIGINFO_SIZE;
+    /// Offset of `struct ucontext` in the frame.
+    pub const UC: u64 = SIGINFO_SIZE;
+    /// Offset of `uc_stack` in the frame.
+    pub const UC_STACK: u64 = UC + 16;
+    /// Offset of `uc_sigmask` in the frame.
+    pub const UC_SIGMASK: u64 = UC + 40;
+    /// Offset of `uc_mcontext` (the arch's `struct sigcontext`) in the frame.
+    pub const UC_MCONTEXT: u64 = UC + 176;
+}
 
 /// Where the members of the guest's `siginfo_t` are (include/uapi/asm-generic/siginfo.h): the
 /// three ints `si_signo`, `si_errno`, `si_code` (MIPS puts `si_code` before `si_errno`), then
@@ -180,6 +209,69 @@ pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Opti
     let (sp, flags, size) = read_stack_t(mm, arch, addr).ok()?;
     let flags = flags & !SS_ONSTACK;
     (flags & !(SS_DISABLE | (1 << 31)) == 0).then_some(AltStack { sp, flags, size })
+}
+
+/// A register's value, 0 if unicorn cannot read it (a frame then holds 0 there).
+#[inline]
+pub fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
+    cpu.reg_read(r).unwrap_or(0)
+}
+
+/// Stores `v` little-endian at `off` in a frame image being built (`buf`; arches of that byte
+/// order build their frame in a buffer and write it in one piece).
+pub fn put_u32(buf: &mut [u8], off: u64, v: u32) {
+    buf[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Stores `v` little-endian at `off` in a frame image ([`put_u32`]).
+pub fn put_u64(buf: &mut [u8], off: u64, v: u64) {
+    buf[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+}
+
+/// The little-endian `u32` at `off` in a frame image read back.
+pub fn get_u32(buf: &[u8], off: u64) -> u32 {
+    let o = off as usize;
+    u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]])
+}
+
+/// The little-endian `u64` at `off` in a frame image read back.
+pub fn get_u64(buf: &[u8], off: u64) -> u64 {
+    let o = off as usize;
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&buf[o..o + 8]);
+    u64::from_le_bytes(b)
+}
+
+/// Writes a [`generic_rt`] frame at `frame` (aarch64, riscv64): the arch's image `buf` (its
+/// `uc_mcontext` filled, the rest zero), then over it `siginfo_t`, `uc_stack` (the alternate
+/// stack as seen from `sp`, the interrupted stack pointer) and `uc_sigmask`. `len` bytes from
+/// `frame` must be writable (the frame and what the arch puts above it). Errors: `EFAULT`.
+pub fn write_generic_rt(
+    cpu: &mut Cpu<'_>,
+    req: &FrameRequest,
+    (frame, len): (u64, u64),
+    buf: &[u8],
+    sp: u64,
+) -> Result<(), Errno> {
+    let t = cpu.get_data_mut();
+    let (arch, mm) = (t.arch, &mut t.mm);
+    mm.check_writable(frame, len)?;
+    mm.write_bytes(frame, buf)?;
+    write_siginfo(mm, arch, frame, &req.info)?;
+    write_uc_stack(mm, arch, frame + generic_rt::UC_STACK, &req.altstack, sp)?;
+    arch.write_sigset(mm, frame + generic_rt::UC_SIGMASK, req.old_mask)
+}
+
+/// What every `rt_sigreturn` does besides the registers: reads the saved mask (the frame's
+/// `uc_sigmask` at `sigmask`, host-numbered) and puts back the alternate stack from its
+/// `uc_stack` at `uc_stack` ([`read_uc_stack`]). Errors: `EFAULT` (unreadable mask).
+pub fn restore_mask_and_altstack(cpu: &mut Cpu<'_>, sigmask: u64, uc_stack: u64) -> Result<u64, Errno> {
+    let t = cpu.get_data_mut();
+    let mask = t.arch.read_sigset(&t.mm, sigmask)?;
+    if let Some(st) = read_uc_stack(&t.mm, t.arch, uc_stack) {
+        t.sig.altstack = st;
+    }
+    Ok(mask)
 }
 
 /// Rounds `sp` down to a multiple of `align` (a power of two).

@@ -21,32 +21,19 @@ use crate::guest::InsnRegs;
 use capstone::arch::arm64::Arm64OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use syscalls::Errno;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
-use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
+use super::arm::excp;
+use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
 use crate::abi::arm_fcntl;
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr};
 use crate::signal::Signal;
 
 /// The aarch64 guest.
+#[derive(Clone, Copy)]
 pub struct Aarch64;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
-
-/// QEMU's exception numbers as unicorn passes them to the interrupt hook
-/// (target/arm/cpu.h `EXCP_*`).
-mod excp {
-    pub const UDEF: u32 = 1;
-    pub const SWI: u32 = 2;
-    pub const PREFETCH_ABORT: u32 = 3;
-    pub const DATA_ABORT: u32 = 4;
-    pub const BKPT: u32 = 7;
-    pub const UNALIGNED: u32 = 22;
-}
 
 /// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h that a Cortex-A72 has:
 /// FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
@@ -63,40 +50,33 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: X0 + 8,
         args: [X0, X0 + 1, X0 + 2, X0 + 3, X0 + 4, X0 + 5],
         ret: X0,
+        restart_len: 4,
         ..ArchInfo::GENERIC.regs
+    },
+    engine: Engine {
+        arch: Arch::ARM64,
+        mode: Mode::ARM,
+        cpu_model: Some(Arm64CpuModel::A72 as i32),
+        page_size_4k: true,
     },
     name: "aarch64",
     elf_machine: 183,
     is_64bit: true,
     data_model: DataModel::LP64_LE,
-    layout: Layout {
-        low_len: 16 << 30,
-        dyn_base: 0xaaaa_aaaa_a000,
-        dyn_len: 16 << 30,
-        task_size: 1 << 48,
-        top_len: 64 << 30,
-        fixed_page: None,
-    },
+    layout: windows_64(0xaaaa_aaaa_a000, 1 << 48),
     hwcap: (HWCAP_A72, 0),
     platform: Some("aarch64"),
     // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
     minsigstksz: Some(5120),
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(aarch64),
+    disassembler: || Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok(),
     mem_operands,
+    frames: Some(signal::FRAMES),
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().arm64().mode(arch::arm64::ArchMode::Arm).build().ok()
-}
 
 /// Effective addresses of an A64 instruction's memory operands: base + index + displacement.
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
@@ -116,24 +96,8 @@ impl GuestArch for Aarch64 {
         &INFO
     }
 
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::ARM64, Mode::ARM, task)?;
-        // QEMU's Arm targets may use 1 KiB TLB pages; Linux guests use 4 KiB pages, and a TLB
-        // fill per 4 KiB is a quarter of the fills.
-        cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
-        cpu.ctl_set_cpu_model(Arm64CpuModel::A72 as i32)?;
-        Ok(cpu)
-    }
-
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(move |cpu, intno| {
-            if intno == excp::SWI {
-                (entries.syscall)(cpu, Aarch64.syscall_args(cpu));
-            } else if !(intno == excp::UDEF && traps::emulate_id_mrs(cpu)) {
-                (entries.exception)(cpu, intno);
-            }
-        })?;
-        Ok(())
+        add_trap_hook(cpu, Aarch64, excp::SWI, entries, |cpu, intno| intno == excp::UDEF && traps::emulate_id_mrs(cpu))
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
@@ -162,26 +126,9 @@ impl GuestArch for Aarch64 {
         let v = cpu.reg_read(reg).ok()?;
         Some(if name.starts_with('w') { v & 0xffff_ffff } else { v })
     }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
-    }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu)
-    }
-    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
-    }
+    /// As on arm: QEMU's target/arm raises the same exceptions for both.
     fn exception_signal(&self, intno: u32) -> Signal {
-        match intno {
-            excp::UDEF => Signal::SIGILL,
-            excp::BKPT => Signal::SIGTRAP,
-            excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
-            excp::UNALIGNED => Signal::SIGBUS,
-            _ => Signal::SIGILL,
-        }
+        super::arm::exception_signal(intno)
     }
 }
 

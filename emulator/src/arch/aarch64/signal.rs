@@ -21,20 +21,18 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM64 as R;
 
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
+use crate::guest::sigframe::{
+    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
+    SIGINFO_SIZE,
+};
+use crate::guest::Cpu;
 use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
 const FRAME_SIZE: u64 = SIGINFO_SIZE + 4560;
-/// Offset of `struct ucontext` in the frame.
-const UC: u64 = SIGINFO_SIZE;
-/// Offset of `uc_stack` in the frame.
-const UC_STACK: u64 = UC + 16;
-/// Offset of `uc_sigmask` in the frame.
-const SIGMASK: u64 = UC + 40;
 /// Offset of `uc_mcontext` (`struct sigcontext`) in the frame.
-const MCONTEXT: u64 = UC + 176;
+const MCONTEXT: u64 = UC_MCONTEXT;
 /// Offset of `sigcontext.regs[0]` in the frame; `sp`, `pc` and `pstate` follow `regs[30]`.
 const REGS: u64 = MCONTEXT + 8;
 /// Offset of `sigcontext.__reserved`, the record list, in the frame.
@@ -74,34 +72,12 @@ fn xreg(n: usize) -> i32 {
     }
 }
 
-fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
-    cpu.reg_read(r).unwrap_or(0)
-}
-
-fn put_u32(buf: &mut [u8], off: u64, v: u32) {
-    buf[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-fn put_u64(buf: &mut [u8], off: u64, v: u64) {
-    buf[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get_u32(buf: &[u8], off: u64) -> u32 {
-    let o = off as usize;
-    u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]])
-}
-
-fn get_u64(buf: &[u8], off: u64) -> u64 {
-    let o = off as usize;
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&buf[o..o + 8]);
-    u64::from_le_bytes(b)
-}
+/// aarch64's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
 
 /// Builds the frame and enters the handler: x0 = signal, with `SA_SIGINFO` x1 = &siginfo and
 /// x2 = &ucontext, sp = frame, x29 = &frame record, x30 = the return trampoline, pc = handler.
 pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
-    let arch = cpu.get_data().arch;
     let ret = if req.action.flags & sa::RESTORER != 0 { req.action.restorer } else { cpu.get_data().sigtramp };
     if ret == 0 {
         return Err(Errno::EFAULT);
@@ -129,13 +105,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     put_u64(&mut buf, FRAME_SIZE, x[29]);
     put_u64(&mut buf, FRAME_SIZE + 8, x[30]);
 
-    let t = cpu.get_data_mut();
-    let mm = &mut t.mm;
-    mm.check_writable(frame, top.wrapping_sub(frame))?;
-    mm.write_bytes(frame, &buf)?;
-    write_siginfo(mm, arch, frame, &req.info)?;
-    write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
-    arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
+    write_generic_rt(cpu, req, (frame, top.wrapping_sub(frame)), &buf, sp)?;
 
     let _ = cpu.reg_write(R::X0, req.guest_signo);
     if req.action.flags & sa::SIGINFO != 0 {
@@ -151,21 +121,16 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
 /// `rt_sigreturn`: the frame is at the stack pointer (the handler's own frame is gone). A
 /// misaligned stack pointer, an unreadable frame or a record list without a well-formed
-/// `fpsimd_context` is a bad frame (`EFAULT`), as in the kernel.
-pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
-    let arch = cpu.get_data().arch;
+/// `fpsimd_context` is a bad frame (`EFAULT`), as in the kernel. aarch64 has `rt` frames only.
+pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let frame = reg(cpu, R::SP);
     if frame & 15 != 0 {
         return Err(Errno::EFAULT);
     }
-    let t = cpu.get_data_mut();
     let mut buf = vec![0u8; FRAME_SIZE as usize];
-    t.mm.read_bytes(frame, &mut buf)?;
+    cpu.get_data().mm.read_bytes(frame, &mut buf)?;
     let fpsimd = find_fpsimd(&buf).ok_or(Errno::EFAULT)?;
-    let mask = arch.read_sigset(&t.mm, frame + SIGMASK)?;
-    if let Some(st) = read_uc_stack(&t.mm, arch, frame + UC_STACK) {
-        t.sig.altstack = st;
-    }
+    let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
     for n in 0..31 {
         let _ = cpu.reg_write(xreg(n), get_u64(&buf, REGS + 8 * n as u64));
     }
@@ -174,14 +139,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
     let _ = cpu.reg_write(R::NZCV, get_u64(&buf, REGS + 33 * 8) & PSTATE_NZCV);
     read_fpsimd(cpu, &buf[fpsimd..fpsimd + FPSIMD_SIZE as usize]);
     Ok(mask)
-}
-
-/// Back to the `svc` (4 bytes; unicorn leaves the PC after it) with x0, which the result
-/// overwrote, holding the first argument again; x8 and x1-x5 are unchanged by a call.
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let pc = reg(cpu, R::PC);
-    let _ = cpu.reg_write(R::PC, pc.wrapping_sub(4));
-    let _ = cpu.reg_write(R::X0, args.a[0]);
 }
 
 /// Fills a `struct fpsimd_context` (`buf`, 528 bytes): header, FPSR, FPCR, V0-V31.

@@ -3,14 +3,10 @@
 //! (`svc` registers: `x8` number, `x0`-`x5` arguments). AAPCS64: arguments in `x0`-`x2`,
 //! result in `x0`.
 
-use unicorn_engine::RegisterARM64;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// The aarch64 vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
-    e_flags: 0,
     symbols: &[
         ("__kernel_clock_gettime", 0, Entry::ClockGettime),
         ("__kernel_gettimeofday", 0, Entry::Gettimeofday),
@@ -20,9 +16,8 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6.39"],
     ret: &0xd65f_03c0u32.to_le_bytes(),  // ret
     trap: &0xd400_0001u32.to_le_bytes(), // svc #0
-    abi: CallAbi::Regs { args: [RegisterARM64::X0 as i32, RegisterARM64::X1 as i32], ret: RegisterARM64::X0 as i32 },
-    pc: RegisterARM64::PC as i32,
-    at_sysinfo: false,
-    hash_word: 4,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
     gnu_hash: false,
+    ..crate::arch::LINUX_VDSO
 };

@@ -31,25 +31,23 @@ use crate::guest::InsnRegs;
 use capstone::arch::arm::ArmOperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use syscalls::Errno;
 use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 
-use super::{new_engine, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use crate::guest::arch::restart_at_trap;
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The arm guest.
 pub struct Arm;
 
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
-
 /// QEMU's exception numbers as unicorn passes them to the interrupt hook
-/// (target/arm/cpu.h `EXCP_*`).
-mod excp {
+/// (target/arm/cpu.h `EXCP_*`, which aarch64 shares).
+#[allow(missing_docs)]
+pub(crate) mod excp {
     pub const UDEF: u32 = 1;
     pub const SWI: u32 = 2;
     pub const PREFETCH_ABORT: u32 = 3;
@@ -83,7 +81,15 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: RegisterARM::R7 as i32,
         args: [R0, R0 + 1, R0 + 2, R0 + 3, R0 + 4, R0 + 5],
         ret: R0,
+        // `svc` in ARM state; `restart_syscall` knows Thumb's.
+        restart_len: 4,
         ..ArchInfo::GENERIC.regs
+    },
+    engine: Engine {
+        arch: Arch::ARM,
+        mode: Mode::ARM,
+        cpu_model: Some(ArmCpuModel::CORTEX_A15 as i32),
+        page_size_4k: true,
     },
     name: "armv7l",
     elf_machine: 40,
@@ -109,26 +115,19 @@ pub static INFO: ArchInfo = ArchInfo {
     minsigstksz: None,
     regpairs_aligned: true,
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(arm),
+    disassembler: || Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok(),
     mem_operands,
     statfs64_len,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
-    write_stat,
-    write_stat64,
+    write_stat: super::write_stat32,
+    write_stat64: super::write_stat64,
+    frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     shmlba: (4 * crate::mm::PAGE_SIZE, true),
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::arm::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok()
-}
 
 /// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
 /// displacement, in the 32-bit address space.
@@ -154,24 +153,9 @@ fn statfs64_len(size: u64) -> Option<u64> {
     }
 }
 
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
-}
-
-fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
-}
-
 impl GuestArch for Arm {
     fn info(&self) -> &'static ArchInfo {
         &INFO
-    }
-
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::ARM, Mode::ARM, task)?;
-        cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
-        cpu.ctl_set_cpu_model(ArmCpuModel::CORTEX_A15 as i32)?;
-        Ok(cpu)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
@@ -285,26 +269,25 @@ impl GuestArch for Arm {
         };
         cpu.reg_read(reg).ok()
     }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu, rt)
-    }
+    /// Back to the `svc`: 4 bytes in ARM state, 2 in Thumb (bit 0 of [`GuestArch::pc`]).
     fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
-    }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
+        let pc = self.pc(cpu);
+        let trap = pc.wrapping_sub(if pc & 1 != 0 { 2 } else { 4 });
+        restart_at_trap(&INFO, cpu, args, trap);
     }
     fn exception_signal(&self, intno: u32) -> Signal {
-        match intno {
-            excp::UDEF | excp::NOCP | excp::INVSTATE => Signal::SIGILL,
-            excp::BKPT => Signal::SIGTRAP,
-            excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
-            excp::UNALIGNED => Signal::SIGBUS,
-            _ => Signal::SIGILL,
-        }
+        exception_signal(intno)
+    }
+}
+
+/// The signal an exception of QEMU's target/arm raises, on arm and aarch64.
+pub(crate) fn exception_signal(intno: u32) -> Signal {
+    match intno {
+        excp::UDEF | excp::NOCP | excp::INVSTATE => Signal::SIGILL,
+        excp::BKPT => Signal::SIGTRAP,
+        excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
+        excp::UNALIGNED => Signal::SIGBUS,
+        _ => Signal::SIGILL,
     }
 }
 

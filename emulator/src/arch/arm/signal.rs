@@ -28,10 +28,12 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM as R;
 
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::Cpu;
 
 use crate::arch::read_regs;
-use crate::guest::sigframe::{read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
+use crate::guest::sigframe::{
+    get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct ucontext`.
@@ -116,6 +118,9 @@ pub fn sigtramp_code() -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// arm's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
+
 /// `r0`-`r12`, `sp`, `lr`, `pc` in `sigcontext` order (`arm_r0` first).
 fn gregs_ids() -> [i32; 16] {
     let mut ids = [0i32; 16];
@@ -137,16 +142,6 @@ fn reg(cpu: &Cpu<'_>, r: R) -> u32 {
     cpu.reg_read(r).unwrap_or(0) as u32
 }
 
-fn put(buf: &mut [u8], at: u64, v: u32) {
-    let at = at as usize;
-    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get(buf: &[u8], at: u64) -> u32 {
-    let at = at as usize;
-    u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
-}
-
 /// Fills the ucontext at `uc` in `buf` (the kernel's `setup_sigframe`): registers, fault
 /// details, the VFP record and the zero word after it. The masks are written to memory later
 /// ([`write_masks`]), through the arch's `sigset_t` numbering.
@@ -158,23 +153,23 @@ fn fill_ucontext(cpu: &Cpu<'_>, buf: &mut [u8], uc: u64, req: &FrameRequest) {
         SigFields::Fault { .. } if req.info.signo == Signal::SIGILL => (6, 0),
         _ => (0, 0),
     };
-    put(buf, mc + 4 * sc::TRAP_NO as u64, trap_no);
+    put_u32(buf, mc + 4 * sc::TRAP_NO as u64, trap_no);
     for (i, v) in g.iter().enumerate() {
-        put(buf, mc + 4 * (sc::R0 + i) as u64, *v as u32);
+        put_u32(buf, mc + 4 * (sc::R0 + i) as u64, *v as u32);
     }
-    put(buf, mc + 4 * sc::CPSR as u64, reg(cpu, R::CPSR));
-    put(buf, mc + 4 * sc::FAULT_ADDRESS as u64, fault_address as u32);
+    put_u32(buf, mc + 4 * sc::CPSR as u64, reg(cpu, R::CPSR));
+    put_u32(buf, mc + 4 * sc::FAULT_ADDRESS as u64, fault_address as u32);
 
     let vfp = uc + UC_REGSPACE;
-    put(buf, vfp, VFP_MAGIC);
-    put(buf, vfp + 4, VFP_STORAGE_SIZE);
+    put_u32(buf, vfp, VFP_MAGIC);
+    put_u32(buf, vfp + 4, VFP_STORAGE_SIZE);
     let d = read_regs(cpu, &dregs_ids());
     for (i, v) in d.iter().enumerate() {
         let at = (vfp + VFP_FPREGS) as usize + 8 * i;
         buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
     }
-    put(buf, vfp + VFP_FPSCR, reg(cpu, R::FPSCR));
-    put(buf, vfp + VFP_FPEXC, reg(cpu, R::FPEXC));
+    put_u32(buf, vfp + VFP_FPSCR, reg(cpu, R::FPSCR));
+    put_u32(buf, vfp + VFP_FPEXC, reg(cpu, R::FPEXC));
     // fpinst, fpinst2 and the end marker after the record stay 0.
 }
 
@@ -203,7 +198,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let retcode = uc + UC_SIZE;
 
     let mut buf = vec![0u8; size as usize];
-    put(&mut buf, uc, if rt { 0 } else { UC_FLAGS_OLD });
+    put_u32(&mut buf, uc, if rt { 0 } else { UC_FLAGS_OLD });
     fill_ucontext(cpu, &mut buf, uc, req);
 
     let thumb = req.action.handler & 1 != 0;
@@ -213,8 +208,8 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         // As the kernel, copy the return code to `retcode` even though the handler returns
         // through the sigpage.
         let idx = usize::from(thumb) * 2 + if rt { 3 } else { 0 };
-        put(&mut buf, retcode, SIGRETURN_CODES[idx]);
-        put(&mut buf, retcode + 4, SIGRETURN_CODES.get(idx + 1).copied().unwrap_or(0));
+        put_u32(&mut buf, retcode, SIGRETURN_CODES[idx]);
+        put_u32(&mut buf, retcode + 4, SIGRETURN_CODES.get(idx + 1).copied().unwrap_or(0));
         let tramp = cpu.get_data().sigtramp;
         if tramp == 0 {
             return Err(Errno::EFAULT);
@@ -274,13 +269,13 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let altstack = if rt { read_uc_stack(mm, arch, uc + UC_STACK) } else { None };
 
     let mc = UC_MCONTEXT;
-    let word = |i: usize| get(&buf, mc + 4 * i as u64);
+    let word = |i: usize| get_u32(&buf, mc + 4 * i as u64);
     let cpsr = word(sc::CPSR) & !(psr::F | psr::A);
     if cpsr & psr::I != 0 || cpsr & psr::MODE_MASK != psr::USR_MODE {
         return Err(Errno::EFAULT);
     }
     let vfp = UC_REGSPACE;
-    if get(&buf, vfp) != VFP_MAGIC || get(&buf, vfp + 4) != VFP_STORAGE_SIZE {
+    if get_u32(&buf, vfp) != VFP_MAGIC || get_u32(&buf, vfp + 4) != VFP_STORAGE_SIZE {
         return Err(Errno::EFAULT);
     }
     if let Some(st) = altstack {
@@ -300,21 +295,11 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
         let v = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap_or([0; 8]));
         let _ = cpu.reg_write(id, v);
     }
-    let _ = cpu.reg_write(R::FPSCR, u64::from(get(&buf, vfp + VFP_FPSCR)));
+    let _ = cpu.reg_write(R::FPSCR, u64::from(get_u32(&buf, vfp + VFP_FPSCR)));
     // The kernel keeps VFP enabled and drops a pending exception (`vfp_restore_user_hwstate`).
-    let fpexc = (get(&buf, vfp + VFP_FPEXC) | FPEXC_EN) & !(FPEXC_EX | FPEXC_FP2V);
+    let fpexc = (get_u32(&buf, vfp + VFP_FPEXC) | FPEXC_EN) & !(FPEXC_EX | FPEXC_FP2V);
     let _ = cpu.reg_write(R::FPEXC, u64::from(fpexc));
     Ok(mask)
-}
-
-/// Back to the `svc` (4 bytes in ARM state, 2 in Thumb) with `r0`, which the result
-/// overwrote, holding the first argument again (the kernel's `ARM_ORIG_r0`).
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let thumb = reg(cpu, R::CPSR) & psr::T != 0;
-    let pc = u64::from(reg(cpu, R::PC));
-    let back = if thumb { 2 } else { 4 };
-    let _ = cpu.reg_write(R::R0, args.a[0] & 0xffff_ffff);
-    let _ = cpu.reg_write(R::PC, (pc.wrapping_sub(back) & 0xffff_fffe) | u64::from(thumb));
 }
 
 #[cfg(test)]

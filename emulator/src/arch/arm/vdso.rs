@@ -4,13 +4,10 @@
 //! arguments). The slots are A32 code; Thumb callers reach them with `blx`. AAPCS:
 //! arguments in `r0`-`r2`, result in `r0`.
 
-use unicorn_engine::RegisterARM;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// The arm vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
     e_flags: 0x0500_0400, // EF_ARM_EABI_VER5 | EF_ARM_ABI_FLOAT_HARD
     symbols: &[
         ("__vdso_clock_gettime", 0, Entry::ClockGettime),
@@ -22,9 +19,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &0xe12f_ff1eu32.to_le_bytes(),  // bx lr
     trap: &0xef00_0000u32.to_le_bytes(), // svc #0
-    abi: CallAbi::Regs { args: [RegisterARM::R0 as i32, RegisterARM::R1 as i32], ret: RegisterARM::R0 as i32 },
-    pc: RegisterARM::PC as i32,
-    at_sysinfo: false,
-    hash_word: 4,
-    gnu_hash: true,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
+    ..crate::arch::LINUX_VDSO
 };

@@ -33,17 +33,15 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
 
-use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::{NumberTable, Sys};
-use crate::guest::Task;
+use super::{Cpu, Entries, GuestArch, SyscallArgs};
+use crate::abi::nr::Sys;
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The i386 guest.
 pub struct I386;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// The interrupt vector of the system-call gate (`IA32_SYSCALL_VECTOR`).
 const SYSCALL_VECTOR: u32 = 0x80;
@@ -107,7 +105,14 @@ pub static INFO: ArchInfo = ArchInfo {
             RegisterX86::EBP as i32,
         ],
         ret: RegisterX86::EAX as i32,
+        restart_len: 2,
         ..ArchInfo::GENERIC.regs
+    },
+    engine: Engine {
+        arch: Arch::X86,
+        mode: Mode::MODE_32,
+        cpu_model: Some(X86CpuModel::QEMU32 as i32),
+        page_size_4k: false,
     },
     name: "i686",
     elf_machine: 3,
@@ -131,41 +136,19 @@ pub static INFO: ArchInfo = ArchInfo {
     // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
     minsigstksz: Some(2048),
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(x86, i386_name),
+    disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok(),
     mem_operands: crate::arch::x86_64::mem_operands,
-    write_stat,
-    write_stat64,
+    write_stat: super::write_stat32,
+    write_stat64: super::write_stat64,
+    frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     ..ArchInfo::GENERIC
 };
 
-fn numbers() -> &'static NumberTable {
-    NUMBERS
-        .get_or_init(|| NumberTable::new(::syscalls::x86::Sysno::iter().map(|s| (s.id() as u64, i386_name(s.name())))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok()
-}
-
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
-}
-
-fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
-}
-
 impl GuestArch for I386 {
     fn info(&self) -> &'static ArchInfo {
         &INFO
-    }
-
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::X86, Mode::MODE_32, task)?;
-        cpu.ctl_set_cpu_model(X86CpuModel::QEMU32 as i32)?;
-        Ok(cpu)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
@@ -227,14 +210,6 @@ impl GuestArch for I386 {
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         use RegisterX86 as R;
         let reg = match name {
-            "eax" => R::EAX,
-            "ebx" => R::EBX,
-            "ecx" => R::ECX,
-            "edx" => R::EDX,
-            "esi" => R::ESI,
-            "edi" => R::EDI,
-            "ebp" => R::EBP,
-            "esp" => R::ESP,
             "eip" => R::EIP,
             "cs" => R::CS,
             "ds" => R::DS,
@@ -244,32 +219,13 @@ impl GuestArch for I386 {
             "ss" => R::SS,
             "fs_base" => return gdt::segment_base(cpu, R::FS),
             "gs_base" => return gdt::segment_base(cpu, R::GS),
-            _ => return None,
+            _ => crate::arch::x86_64::gpr32(name)?,
         };
         cpu.reg_read(reg).ok()
     }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu, rt)
-    }
-    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
-    }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
-    }
+    /// As on x86_64; an `int n` other than 0x80 has no user gate and raises #GP, hence SIGSEGV.
     fn exception_signal(&self, intno: u32) -> Signal {
-        // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends;
-        // an `int n` other than 0x80 has no user gate and raises #GP, hence SIGSEGV.
-        match intno {
-            0 | 16 | 19 => Signal::SIGFPE,
-            1 | 3 => Signal::SIGTRAP,
-            6 => Signal::SIGILL,
-            17 => Signal::SIGBUS,
-            _ => Signal::SIGSEGV,
-        }
+        crate::arch::x86_64::exception_signal(intno)
     }
 }
 

@@ -33,8 +33,10 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
 use super::gdt;
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE, SIGTRAMP_OLD};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::sigframe::{
+    align_down, get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+};
+use crate::guest::Cpu;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct sigcontext_32`.
@@ -112,18 +114,11 @@ pub fn sigtramp_code() -> Vec<u8> {
     code
 }
 
+/// i386's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
+
 fn reg(cpu: &Cpu<'_>, r: R) -> u64 {
     cpu.reg_read(r).unwrap_or(0) & 0xffff_ffff
-}
-
-fn put(buf: &mut [u8], at: u64, v: u32) {
-    let at = at as usize;
-    buf[at..at + 4].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get(buf: &[u8], at: u64) -> u32 {
-    let at = at as usize;
-    u32::from_le_bytes([buf[at], buf[at + 1], buf[at + 2], buf[at + 3]])
 }
 
 /// Fills `struct sigcontext_32` at `at` in `buf` (`__unsafe_setup_sigcontext32`), but for
@@ -131,10 +126,10 @@ fn get(buf: &[u8], at: u64) -> u32 {
 fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, fpstate: u64) {
     let w = |i: usize| at + 4 * i as u64;
     for (i, r) in [R::GS, R::FS, R::ES, R::DS].into_iter().enumerate() {
-        put(buf, w(sc::GS + i), (reg(cpu, r) & 0xffff) as u32);
+        put_u32(buf, w(sc::GS + i), (reg(cpu, r) & 0xffff) as u32);
     }
     for (i, &r) in GREGS.iter().enumerate() {
-        put(buf, w(sc::EDI + i), reg(cpu, r) as u32);
+        put_u32(buf, w(sc::EDI + i), reg(cpu, r) as u32);
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
     let (trapno, cr2) = match (req.info.signo, req.info.fields) {
@@ -144,14 +139,14 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
         (Signal::SIGTRAP, SigFields::Fault { .. }) => (3, 0),
         _ => (0, 0),
     };
-    put(buf, w(sc::TRAPNO), trapno);
-    put(buf, w(sc::EIP), reg(cpu, R::EIP) as u32);
-    put(buf, w(sc::CS), (reg(cpu, R::CS) & 0xffff) as u32);
-    put(buf, w(sc::EFLAGS), reg(cpu, R::EFLAGS) as u32);
-    put(buf, w(sc::ESP_AT_SIGNAL), reg(cpu, R::ESP) as u32);
-    put(buf, w(sc::SS), (reg(cpu, R::SS) & 0xffff) as u32);
-    put(buf, w(sc::FPSTATE), fpstate as u32);
-    put(buf, w(sc::CR2), cr2 as u32);
+    put_u32(buf, w(sc::TRAPNO), trapno);
+    put_u32(buf, w(sc::EIP), reg(cpu, R::EIP) as u32);
+    put_u32(buf, w(sc::CS), (reg(cpu, R::CS) & 0xffff) as u32);
+    put_u32(buf, w(sc::EFLAGS), reg(cpu, R::EFLAGS) as u32);
+    put_u32(buf, w(sc::ESP_AT_SIGNAL), reg(cpu, R::ESP) as u32);
+    put_u32(buf, w(sc::SS), (reg(cpu, R::SS) & 0xffff) as u32);
+    put_u32(buf, w(sc::FPSTATE), fpstate as u32);
+    put_u32(buf, w(sc::CR2), cr2 as u32);
 }
 
 /// Builds the frame and enters the handler (see the module doc). Errors: `EFAULT` when the
@@ -178,11 +173,11 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     };
     let signo = req.guest_signo;
     let mut buf = vec![0u8; size as usize];
-    put(&mut buf, 0, restorer as u32);
-    put(&mut buf, 4, signo as u32);
+    put_u32(&mut buf, 0, restorer as u32);
+    put_u32(&mut buf, 4, signo as u32);
     let sc_off = if rt {
-        put(&mut buf, 8, (frame + RT_INFO) as u32);
-        put(&mut buf, 12, (frame + RT_UC) as u32);
+        put_u32(&mut buf, 8, (frame + RT_INFO) as u32);
+        put_u32(&mut buf, 12, (frame + RT_UC) as u32);
         buf[RT_RETCODE as usize..].copy_from_slice(&RETCODE_RT);
         RT_UC + UC_MCONTEXT
     } else {
@@ -194,9 +189,9 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     // The mask: its first word in `sc.oldmask`, the second in `extramask` (old), all of it
     // in `uc_sigmask` (rt). i386 numbers signals as the host does.
-    put(&mut buf, sc_off + 4 * sc::OLDMASK as u64, req.old_mask as u32);
+    put_u32(&mut buf, sc_off + 4 * sc::OLDMASK as u64, req.old_mask as u32);
     if !rt {
-        put(&mut buf, OLD_EXTRAMASK, (req.old_mask >> 32) as u32);
+        put_u32(&mut buf, OLD_EXTRAMASK, (req.old_mask >> 32) as u32);
     }
 
     let t = cpu.get_data_mut();
@@ -242,7 +237,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let mm = &t.mm;
     let mut scb = [0u8; SC_SIZE as usize];
     mm.read_bytes(sc_at, &mut scb)?;
-    let word = |i: usize| u64::from(get(&scb, 4 * i as u64));
+    let word = |i: usize| u64::from(get_u32(&scb, 4 * i as u64));
     let mask = if rt {
         arch.read_sigset(mm, frame + RT_UC + UC_SIGMASK)?
     } else {
@@ -293,14 +288,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     Ok(mask)
 }
 
-/// Back to the `int $0x80` (2 bytes) with the number in `eax` again; the argument registers
-/// are never changed by a call.
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let eip = reg(cpu, R::EIP);
-    let _ = cpu.reg_write(R::EIP, eip.wrapping_sub(2) & 0xffff_ffff);
-    let _ = cpu.reg_write(R::EAX, args.nr);
-}
-
 const XMM: [R; 8] = [R::XMM0, R::XMM1, R::XMM2, R::XMM3, R::XMM4, R::XMM5, R::XMM6, R::XMM7];
 const ST: [R; 8] = [R::ST0, R::ST1, R::ST2, R::ST3, R::ST4, R::ST5, R::ST6, R::ST7];
 
@@ -327,13 +314,13 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
         }
     }
     // FSAVE header.
-    put(&mut b, 0, 0xffff_0000 | u32::from(fcw));
-    put(&mut b, 4, 0xffff_0000 | u32::from(fsw));
-    put(&mut b, 8, 0xffff_0000 | u32::from(tag));
-    put(&mut b, 12, fip);
-    put(&mut b, 16, u32::from(fcs) | u32::from(fop) << 16);
-    put(&mut b, 20, fdp);
-    put(&mut b, 24, 0xffff_0000 | u32::from(fds));
+    put_u32(&mut b, 0, 0xffff_0000 | u32::from(fcw));
+    put_u32(&mut b, 4, 0xffff_0000 | u32::from(fsw));
+    put_u32(&mut b, 8, 0xffff_0000 | u32::from(tag));
+    put_u32(&mut b, 12, fip);
+    put_u32(&mut b, 16, u32::from(fcs) | u32::from(fop) << 16);
+    put_u32(&mut b, 20, fdp);
+    put_u32(&mut b, 24, 0xffff_0000 | u32::from(fds));
     for (i, s) in st.iter().enumerate() {
         b[28 + 10 * i..38 + 10 * i].copy_from_slice(s);
     }
@@ -346,12 +333,12 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
     // Abridged tag: one bit per physical register, 1 = not empty.
     b[fx + 4] = (0..8).filter(|i| (tag >> (2 * i)) & 3 != 3).fold(0u8, |a, i| a | 1 << i);
     b[fx + 6..fx + 8].copy_from_slice(&fop.to_le_bytes());
-    put(&mut b, fx as u64 + 8, fip);
+    put_u32(&mut b, fx as u64 + 8, fip);
     b[fx + 12..fx + 14].copy_from_slice(&fcs.to_le_bytes());
-    put(&mut b, fx as u64 + 16, fdp);
+    put_u32(&mut b, fx as u64 + 16, fdp);
     b[fx + 20..fx + 22].copy_from_slice(&fds.to_le_bytes());
-    put(&mut b, fx as u64 + 24, reg(cpu, R::MXCSR) as u32);
-    put(&mut b, fx as u64 + 28, MXCSR_MASK);
+    put_u32(&mut b, fx as u64 + 24, reg(cpu, R::MXCSR) as u32);
+    put_u32(&mut b, fx as u64 + 28, MXCSR_MASK);
     for (i, s) in st.iter().enumerate() {
         b[fx + 32 + 16 * i..fx + 42 + 16 * i].copy_from_slice(s);
     }
@@ -369,19 +356,19 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
 /// survives of the tag word), MXCSR and the XMM registers from the FXSAVE image.
 fn fpu_restore(cpu: &mut Cpu<'_>, b: &[u8]) {
     let fx = FSAVE_HEADER;
-    let _ = cpu.reg_write(R::FPCW, u64::from(get(b, 0) & 0xffff));
+    let _ = cpu.reg_write(R::FPCW, u64::from(get_u32(b, 0) & 0xffff));
     // FSW before the registers: it holds TOP, which ST(i) is relative to.
-    let _ = cpu.reg_write(R::FPSW, u64::from(get(b, 4) & 0xffff));
-    let _ = cpu.reg_write(R::FPTAG, u64::from(get(b, 8) & 0xffff));
-    let _ = cpu.reg_write(R::FIP, u64::from(get(b, 12)));
-    let _ = cpu.reg_write(R::FCS, u64::from(get(b, 16) & 0xffff));
-    let _ = cpu.reg_write(R::FOP, u64::from(get(b, 16) >> 16));
-    let _ = cpu.reg_write(R::FDP, u64::from(get(b, 20)));
-    let _ = cpu.reg_write(R::FDS, u64::from(get(b, 24) & 0xffff));
+    let _ = cpu.reg_write(R::FPSW, u64::from(get_u32(b, 4) & 0xffff));
+    let _ = cpu.reg_write(R::FPTAG, u64::from(get_u32(b, 8) & 0xffff));
+    let _ = cpu.reg_write(R::FIP, u64::from(get_u32(b, 12)));
+    let _ = cpu.reg_write(R::FCS, u64::from(get_u32(b, 16) & 0xffff));
+    let _ = cpu.reg_write(R::FOP, u64::from(get_u32(b, 16) >> 16));
+    let _ = cpu.reg_write(R::FDP, u64::from(get_u32(b, 20)));
+    let _ = cpu.reg_write(R::FDS, u64::from(get_u32(b, 24) & 0xffff));
     for (i, &r) in ST.iter().enumerate() {
         let _ = cpu.reg_write_long(r, &b[28 + 10 * i..38 + 10 * i]);
     }
-    let _ = cpu.reg_write(R::MXCSR, u64::from(get(b, fx + 24) & MXCSR_MASK));
+    let _ = cpu.reg_write(R::MXCSR, u64::from(get_u32(b, fx + 24) & MXCSR_MASK));
     let fx = fx as usize;
     for (i, &r) in XMM.iter().enumerate() {
         let _ = cpu.reg_write_long(r, &b[fx + 160 + 16 * i..fx + 176 + 16 * i]);

@@ -11,7 +11,6 @@ use crate::gate::{CallAbi, Entry, VdsoSpec};
 /// The i386 vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
     soname: "linux-gate.so.1",
-    e_flags: 0,
     symbols: &[
         ("__kernel_vsyscall", 1, Entry::Syscall),
         ("__vdso_clock_gettime", 0, Entry::ClockGettime),
@@ -26,8 +25,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     ret: &[0xc3],        // ret
     trap: &[0xcd, 0x80], // int $0x80
     abi: CallAbi::Stack32 { sp: RegisterX86::ESP as i32, ret: RegisterX86::EAX as i32 },
-    pc: RegisterX86::EIP as i32,
+    pc: super::INFO.regs.pc,
     at_sysinfo: true,
-    hash_word: 4,
-    gnu_hash: true,
+    ..crate::arch::LINUX_VDSO
 };

@@ -39,17 +39,16 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{new_engine, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use super::{add_trap_hook, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::guest::arch::restart_at_trap;
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
 use crate::signal::{SigAction, Signal};
 
 /// The mips64el guest.
+#[derive(Clone, Copy)]
 pub struct Mips64el;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// MIPS exceptions as unicorn passes them to the interrupt hook (QEMU target/mips/cpu.h
 /// `EXCP_*`).
@@ -107,7 +106,14 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: V0,
         args: [A0, A0 + 1, A0 + 2, A0 + 3, A0 + 4, A0 + 5],
         ret: V0,
+        restart_len: 4,
         ..ArchInfo::GENERIC.regs
+    },
+    engine: Engine {
+        arch: Arch::MIPS,
+        mode: Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
+        cpu_model: Some(Mips64CpuModel::MIPS64R2_GENERIC as i32),
+        page_size_4k: false,
     },
     // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
     name: "mips64",
@@ -144,9 +150,12 @@ pub static INFO: ArchInfo = ArchInfo {
     siginfo_code_first: true,
     stack_t_size_first: true,
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(mips64),
+    disassembler: || {
+        Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
+    },
     mem_operands,
+    frames: Some(signal::FRAMES),
     open_flags_to_host: abi::open_flags_to_host,
     open_flags_from_host: abi::open_flags_from_host,
     rlimit_resource_to_host: abi::rlimit_to_host,
@@ -166,18 +175,10 @@ pub static INFO: ArchInfo = ArchInfo {
     sa_nocld_to_host,
     si_code_from_host,
     si_code_to_host,
-    write_stat,
+    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
     shmlba: (0x40000, true),
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::mips64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
-}
 
 /// Effective addresses of a MIPS instruction's memory operands: base + displacement.
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
@@ -247,30 +248,13 @@ fn si_code_to_host(code: i32) -> i32 {
     }
 }
 
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &abi::Stat::from_host(st))
-}
-
 impl GuestArch for Mips64el {
     fn info(&self) -> &'static ArchInfo {
         &INFO
     }
 
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN, task)?;
-        cpu.ctl_set_cpu_model(Mips64CpuModel::MIPS64R2_GENERIC as i32)?;
-        Ok(cpu)
-    }
-
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(move |cpu, intno| {
-            if intno == excp::SYSCALL {
-                (entries.syscall)(cpu, Mips64el.syscall_args(cpu));
-            } else {
-                (entries.exception)(cpu, intno);
-            }
-        })?;
-        Ok(())
+        add_trap_hook(cpu, Mips64el, excp::SYSCALL, entries, |_, _| false)
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
@@ -360,17 +344,12 @@ impl GuestArch for Mips64el {
         }
     }
 
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu)
-    }
+    /// Back to the `syscall` (4 bytes) with the number in `v0` and `a3` as they were (the
+    /// result overwrote both; the kernel keeps the original `a3` for this).
     fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
-    }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
+        let trap = self.pc(cpu).wrapping_sub(u64::from(args.restart_len));
+        restart_at_trap(&INFO, cpu, args, trap);
+        let _ = cpu.reg_write(A3, args.a[3]);
     }
 
     #[inline]

@@ -27,9 +27,14 @@ use unicorn_engine::RegisterMIPS as R;
 
 use super::delay_slot;
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::sigframe::{
+    align_down, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+};
+use crate::guest::Cpu;
 use crate::signal::FrameRequest;
+
+/// mips64el's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
 
 /// Offset of `rs_info`.
 const INFO: u64 = 24;
@@ -123,15 +128,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// `rt_sigreturn`: the frame is at `sp` (the handler returned with the stack pointer it
 /// started with). Restores `$1`-`$31`, `pc`, `hi`/`lo`, the FP registers and FCSR (when
 /// `sc_used_math` says they were saved) and the alternate stack; returns the saved mask.
-/// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV).
-pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
-    let arch = cpu.get_data().arch;
+/// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV). n64 has `rt` frames only.
+pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let frame = cpu.reg_read(R::SP).unwrap_or(0);
     let uc = frame + UC;
     let sc = uc + UC_MCONTEXT;
-    let t = cpu.get_data_mut();
-    let mm = &t.mm;
-    let mask = arch.read_sigset(mm, uc + UC_SIGMASK)?;
+    let mm = &cpu.get_data().mm;
     let mut gprs = [0u64; 31];
     let mut fprs = [0u64; 32];
     for (i, g) in gprs.iter_mut().enumerate() {
@@ -143,9 +145,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
     let (hi, lo, pc) = (mm.read_u64(sc + SC_MDHI)?, mm.read_u64(sc + SC_MDLO)?, mm.read_u64(sc + SC_PC)?);
     let fcsr = u64::from(mm.read_u32(sc + SC_FPC_CSR)?);
     let used_math = mm.read_u32(sc + SC_USED_MATH)?;
-    if let Some(st) = read_uc_stack(mm, arch, uc + UC_STACK) {
-        t.sig.altstack = st;
-    }
+    let mask = restore_mask_and_altstack(cpu, uc + UC_SIGMASK, uc + UC_STACK)?;
     write_regs(cpu, &ids(GPR0 + 1), &gprs);
     write_regs(cpu, &[R::HI as i32, R::LO as i32], &[hi, lo]);
     if used_math & USED_FP != 0 {
@@ -158,14 +158,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
     }
     let _ = cpu.reg_write(R::PC, pc);
     Ok(mask)
-}
-
-/// Back to the `syscall` instruction (4 bytes) with the number in `v0` and `a3` as they
-/// were (the result overwrote both; the kernel keeps the original `a3` for this).
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let pc = cpu.reg_read(R::PC).unwrap_or(0);
-    write_regs(cpu, &[GPR0 + 2, GPR0 + 7], &[args.nr, args.a[3]]);
-    let _ = cpu.reg_write(R::PC, pc.wrapping_sub(4));
 }
 
 /// The sigtramp page: `li v0, 5211` (`addiu v0, zero, 5211`) and `syscall`, little-endian.

@@ -3,16 +3,13 @@
 //! registers: `v0` number, `a0`-`a5` arguments; returns `v0` and the `a3` error flag). n64
 //! ABI: arguments in `a0`-`a2`, result in `v0`. Each slot is `jr $ra` and its delay slot.
 
-use unicorn_engine::RegisterMIPS;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// `jr $ra` then `nop` in the delay slot, little-endian.
 const JR_RA_NOP: [u8; 8] = [0x08, 0x00, 0xe0, 0x03, 0, 0, 0, 0];
 
 /// The mips64el vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
     e_flags: 0x8000_0006, // EF_MIPS_ARCH_64R2 | EF_MIPS_CPIC | EF_MIPS_PIC
     symbols: &[
         ("__vdso_clock_gettime", 0, Entry::ClockGettime),
@@ -23,9 +20,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &JR_RA_NOP,
     trap: &0x0000_000cu32.to_le_bytes(), // syscall
-    abi: CallAbi::Regs { args: [RegisterMIPS::A0 as i32, RegisterMIPS::A1 as i32], ret: RegisterMIPS::V0 as i32 },
-    pc: RegisterMIPS::PC as i32,
-    at_sysinfo: false,
-    hash_word: 4,
-    gnu_hash: true,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
+    ..crate::arch::LINUX_VDSO
 };

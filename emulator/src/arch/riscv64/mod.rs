@@ -28,20 +28,17 @@ use crate::guest::InsnRegs;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{new_engine, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr};
 use crate::signal::Signal;
 
 /// The riscv64 guest.
+#[derive(Clone, Copy)]
 pub struct Riscv64;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// RISC-V exception causes as unicorn passes them to the interrupt hook
 /// (target/riscv/cpu_bits.h `RISCV_EXCP_*`, the privileged spec's `mcause` values).
@@ -78,21 +75,21 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: RegisterRISCV::A7 as i32,
         args: [A0, A0 + 1, A0 + 2, A0 + 3, A0 + 4, A0 + 5],
         ret: A0,
+        restart_len: 4,
         ..ArchInfo::GENERIC.regs
+    },
+    engine: Engine {
+        arch: Arch::RISCV,
+        mode: Mode::RISCV64,
+        cpu_model: Some(Riscv64CpuModel::SIFIVE_U54 as i32),
+        page_size_4k: false,
     },
     name: "riscv64",
     elf_machine: 243,
     is_64bit: true,
     data_model: DataModel::LP64_LE,
     // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
-    layout: Layout {
-        low_len: 16 << 30,
-        dyn_base: 0x2a_aaaa_a000,
-        dyn_len: 16 << 30,
-        task_size: 0x40_0000_0000,
-        top_len: 64 << 30,
-        fixed_page: None,
-    },
+    layout: windows_64(0x2a_aaaa_a000, 0x40_0000_0000),
     hwcap: (abi::HWCAP_RV64GC, 0),
     // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM.
     platform: None,
@@ -100,15 +97,12 @@ pub static INFO: ArchInfo = ArchInfo {
     minsigstksz: None,
     has_sa_restorer: false,
     vdso: Some(&vdso::VDSO),
-    numbers,
+    numbers: syscall_numbers!(riscv64),
     disassembler,
     mem_operands,
+    frames: Some(signal::FRAMES),
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::riscv64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
 
 fn disassembler() -> Option<Capstone> {
     Capstone::new()
@@ -143,25 +137,15 @@ impl GuestArch for Riscv64 {
         &INFO
     }
 
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::RISCV, Mode::RISCV64, task)?;
-        cpu.ctl_set_cpu_model(Riscv64CpuModel::SIFIVE_U54 as i32)?;
-        Ok(cpu)
-    }
-
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(move |cpu, intno| {
-            if intno == excp::U_ECALL {
-                (entries.syscall)(cpu, Riscv64.syscall_args(cpu));
-            } else {
-                let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
-                if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
-                    return;
-                }
-                // Point the PC back at the faulting instruction (see the module doc).
-                let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
-                (entries.exception)(cpu, intno);
+        add_trap_hook(cpu, Riscv64, excp::U_ECALL, entries, |cpu, intno| {
+            let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+            if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
+                return true;
             }
+            // Point the PC back at the faulting instruction (see the module doc).
+            let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
+            false
         })?;
         cpu.add_insn_invalid_hook(move |cpu| {
             // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
@@ -225,18 +209,6 @@ impl GuestArch for Riscv64 {
             return Some(0);
         }
         cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
-    }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
-    }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu)
-    }
-    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         match intno {

@@ -21,20 +21,18 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterRISCV as R;
 
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGINFO_SIZE};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
+use crate::guest::sigframe::{
+    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
+    SIGINFO_SIZE,
+};
+use crate::guest::Cpu;
 use crate::signal::FrameRequest;
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
 const FRAME_SIZE: u64 = SIGINFO_SIZE + 960;
-/// Offset of `struct ucontext` in the frame.
-const UC: u64 = SIGINFO_SIZE;
-/// Offset of `uc_stack` in the frame.
-const UC_STACK: u64 = UC + 16;
-/// Offset of `uc_sigmask` in the frame.
-const SIGMASK: u64 = UC + 40;
 /// Offset of `uc_mcontext.sc_regs` (`pc`, then x1-x31) in the frame.
-const SC_REGS: u64 = UC + 176;
+const SC_REGS: u64 = UC_MCONTEXT;
 /// Offset of `uc_mcontext.sc_fpregs.d.f[0]` in the frame.
 const SC_FPREGS: u64 = SC_REGS + 256;
 /// Offset of `uc_mcontext.sc_fpregs.d.fcsr` in the frame.
@@ -61,27 +59,14 @@ fn freg(n: usize) -> i32 {
     R::F0 as i32 + n as i32
 }
 
-fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
-    cpu.reg_read(r).unwrap_or(0)
-}
-
-fn put_u64(buf: &mut [u8], off: u64, v: u64) {
-    buf[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
-}
-
-fn get_u64(buf: &[u8], off: u64) -> u64 {
-    let o = off as usize;
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&buf[o..o + 8]);
-    u64::from_le_bytes(b)
-}
+/// riscv64's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
 
 /// Builds the frame and enters the handler: a0 = signal, a1 = &siginfo, a2 = &ucontext (the
 /// kernel passes both whether or not `SA_SIGINFO` is set), sp = frame, ra = the sigtramp page,
 /// pc = handler. A frame that would overflow the alternate stack the thread is already on is
 /// `EFAULT`, as the kernel refuses it.
 pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
-    let arch = cpu.get_data().arch;
     let tramp = cpu.get_data().sigtramp;
     if tramp == 0 {
         return Err(Errno::EFAULT);
@@ -101,16 +86,9 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     for n in 0..32 {
         put_u64(&mut buf, SC_FPREGS + 8 * n as u64, reg(cpu, freg(n)));
     }
-    let fcsr = reg(cpu, R::FCSR) as u32;
-    buf[SC_FCSR as usize..SC_FCSR as usize + 4].copy_from_slice(&fcsr.to_le_bytes());
+    put_u32(&mut buf, SC_FCSR, reg(cpu, R::FCSR) as u32);
 
-    let t = cpu.get_data_mut();
-    let mm = &mut t.mm;
-    mm.check_writable(frame, FRAME_SIZE)?;
-    mm.write_bytes(frame, &buf)?;
-    write_siginfo(mm, arch, frame, &req.info)?;
-    write_uc_stack(mm, arch, frame + UC_STACK, &req.altstack, sp)?;
-    arch.write_sigset(mm, frame + SIGMASK, req.old_mask)?;
+    write_generic_rt(cpu, req, (frame, FRAME_SIZE), &buf, sp)?;
 
     let _ = cpu.reg_write(R::A0, req.guest_signo);
     let _ = cpu.reg_write(R::A1, frame);
@@ -122,17 +100,13 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 }
 
 /// `rt_sigreturn`: the frame is at the stack pointer. Restores pc, x1-x31, f0-f31, fcsr, the
-/// alternate stack, and returns the saved mask. Errors: `EFAULT` (unreadable frame).
-pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
-    let arch = cpu.get_data().arch;
+/// alternate stack, and returns the saved mask. Errors: `EFAULT` (unreadable frame). riscv64
+/// has `rt` frames only.
+pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let frame = reg(cpu, R::SP);
-    let t = cpu.get_data_mut();
     let mut buf = vec![0u8; FRAME_SIZE as usize];
-    t.mm.read_bytes(frame, &mut buf)?;
-    let mask = arch.read_sigset(&t.mm, frame + SIGMASK)?;
-    if let Some(st) = read_uc_stack(&t.mm, arch, frame + UC_STACK) {
-        t.sig.altstack = st;
-    }
+    cpu.get_data().mm.read_bytes(frame, &mut buf)?;
+    let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
     let _ = cpu.reg_write(R::PC, get_u64(&buf, SC_REGS));
     for n in 1..32 {
         let _ = cpu.reg_write(xreg(n), get_u64(&buf, SC_REGS + 8 * n as u64));
@@ -140,18 +114,8 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
     for n in 0..32 {
         let _ = cpu.reg_write(freg(n), get_u64(&buf, SC_FPREGS + 8 * n as u64));
     }
-    let o = SC_FCSR as usize;
-    let fcsr = u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]]);
-    let _ = cpu.reg_write(R::FCSR, u64::from(fcsr));
+    let _ = cpu.reg_write(R::FCSR, u64::from(get_u32(&buf, SC_FCSR)));
     Ok(mask)
-}
-
-/// Back to the `ecall` (always 4 bytes; unicorn leaves the PC after it) with a0, which the
-/// result overwrote, holding the first argument again; a7 and a1-a5 are unchanged by a call.
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let pc = reg(cpu, R::PC);
-    let _ = cpu.reg_write(R::PC, pc.wrapping_sub(4));
-    let _ = cpu.reg_write(R::A0, args.a[0]);
 }
 
 #[cfg(test)]

@@ -4,13 +4,10 @@
 //! out, so glibc's `__riscv_flush_icache` makes the system call. Arguments in `a0`-`a2`,
 //! result in `a0`.
 
-use unicorn_engine::RegisterRISCV;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// The riscv64 vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
     e_flags: 0x5, // EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE, as the kernel's
     symbols: &[
         ("__vdso_clock_gettime", 0, Entry::ClockGettime),
@@ -22,9 +19,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_4.15"],
     ret: &0x0000_8067u32.to_le_bytes(),  // ret (jalr x0, 0(ra))
     trap: &0x0000_0073u32.to_le_bytes(), // ecall
-    abi: CallAbi::Regs { args: [RegisterRISCV::A0 as i32, RegisterRISCV::A1 as i32], ret: RegisterRISCV::A0 as i32 },
-    pc: RegisterRISCV::PC as i32,
-    at_sysinfo: false,
-    hash_word: 4,
-    gnu_hash: true,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
+    ..crate::arch::LINUX_VDSO
 };

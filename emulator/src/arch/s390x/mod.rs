@@ -47,18 +47,15 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{new_engine, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr};
 use crate::signal::Signal;
 use traps::pgm;
 
 /// The s390x guest.
 pub struct S390x;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// QEMU's interrupt classes as unicorn passes them to the interrupt hook
 /// (target/s390x/cpu.h `EXCP_*`).
@@ -103,19 +100,18 @@ pub static INFO: ArchInfo = ArchInfo {
         nr_mask: 0xffff,
         restart_len: 2,
     },
+    engine: Engine {
+        arch: Arch::S390X,
+        mode: Mode::BIG_ENDIAN,
+        cpu_model: Some(S390xCpuModel::QEMU as i32),
+        page_size_4k: false,
+    },
     name: "s390x",
     elf_machine: 22,
     is_64bit: true,
     data_model: DataModel::LP64_BE,
     // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
-    layout: Layout {
-        low_len: 16 << 30,
-        dyn_base: 0x2aa_0000_0000,
-        dyn_len: 16 << 30,
-        task_size: 1 << 42,
-        top_len: 64 << 30,
-        fixed_page: None,
-    },
+    layout: windows_64(0x2aa_0000_0000, 1 << 42),
     hwcap: (abi::HWCAP_QEMU_Z13, 0),
     // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
     platform: Some("z13"),
@@ -124,40 +120,23 @@ pub static INFO: ArchInfo = ArchInfo {
     // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
     stack_align: 16,
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(s390x),
+    disassembler: || Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok(),
     clone_args,
-    write_stat,
+    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::s390x::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok()
-}
 
 /// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).
 fn clone_args(a: &SyscallArgs) -> CloneArgs {
     CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
 }
 
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &abi::Stat::from_host(st))
-}
-
 impl GuestArch for S390x {
     fn info(&self) -> &'static ArchInfo {
         &INFO
-    }
-
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        let mut cpu = new_engine(Arch::S390X, Mode::BIG_ENDIAN, task)?;
-        cpu.ctl_set_cpu_model(S390xCpuModel::QEMU as i32)?;
-        Ok(cpu)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
@@ -233,18 +212,6 @@ impl GuestArch for S390x {
     }
     fn fault_si_addr(&self, addr: u64) -> u64 {
         addr & !(crate::mm::PAGE_SIZE - 1)
-    }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu, rt)
-    }
-    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args, u64::from(args.restart_len))
-    }
-    fn sigtramp_code(&self) -> Option<Vec<u8>> {
-        Some(signal::sigtramp_code())
     }
     fn exception_signal(&self, code: u32) -> Signal {
         // `code` is a program-interruption code (see the module doc); signals as

@@ -42,12 +42,15 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterS390X as R;
 
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::Cpu;
 
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, SIGTRAMP_OLD};
+use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGTRAMP_OLD};
 use crate::mm::AddressSpace;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
+
+/// s390x's signal frames, for its data row.
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
 
 /// `__SIGNAL_FRAMESIZE` of 64-bit s390: the register save area at the bottom of each frame.
 const SAVE_AREA: u64 = 160;
@@ -387,16 +390,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     };
     regs.apply(cpu)?;
     Ok(mask)
-}
-
-/// Back to the instruction that ran the `svc` (2 bytes for `svc`, 4 for `EX`, 6 for
-/// `EXRL`: `ilen`, the length the kernel keeps in `int_code`), with `r2` = the first
-/// argument again (`orig_gpr2`); the number is in the instruction or in `r1`, which the
-/// call did not change.
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs, ilen: u64) {
-    let pc = cpu.reg_read(R::PC).unwrap_or(0);
-    let _ = cpu.reg_write(R::PC, pc.wrapping_sub(ilen));
-    let _ = cpu.reg_write(R::R2, args.a[0]);
 }
 
 /// The sigtramp page: `svc 173` (`rt_sigreturn`) at 0, `svc 119` (`sigreturn`) at

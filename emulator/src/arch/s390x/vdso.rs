@@ -4,14 +4,11 @@
 //! image is big-endian. s390x ELF ABI: arguments in `r2`-`r4`, result in `r2`, return
 //! through `r14`.
 
-use unicorn_engine::RegisterS390X;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// The s390x vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
     soname: "linux-vdso64.so.1",
-    e_flags: 0,
     symbols: &[
         ("__kernel_clock_gettime", 0, Entry::ClockGettime),
         ("__kernel_gettimeofday", 0, Entry::Gettimeofday),
@@ -22,9 +19,8 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6.29"],
     ret: &[0x07, 0xfe],  // br %r14
     trap: &[0x0a, 0x00], // svc 0
-    abi: CallAbi::Regs { args: [RegisterS390X::R2 as i32, RegisterS390X::R3 as i32], ret: RegisterS390X::R2 as i32 },
-    pc: RegisterS390X::PC as i32,
-    at_sysinfo: false,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
     hash_word: 8,
-    gnu_hash: true,
+    ..crate::arch::LINUX_VDSO
 };

@@ -19,20 +19,16 @@ use crate::guest::InsnRegs;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{new_engine, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::abi::nr::NumberTable;
-use crate::guest::Task;
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{AddressSpace, DataModel, GuestAddr, Layout};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The x86_64 guest.
 pub struct X86_64;
-
-static NUMBERS: std::sync::OnceLock<NumberTable> = std::sync::OnceLock::new();
 
 /// `CPUID.1:EDX` of QEMU's `qemu64` model (fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca
 /// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
@@ -56,20 +52,16 @@ pub static INFO: ArchInfo = ArchInfo {
             RegisterX86::R9 as i32,
         ],
         ret: RegisterX86::RAX as i32,
+        restart_len: 2,
         ..ArchInfo::GENERIC.regs
     },
+    // Unicorn's default CPU model, `qemu64`.
+    engine: Engine { arch: Arch::X86, mode: Mode::MODE_64, cpu_model: None, page_size_4k: false },
     name: "x86_64",
     elf_machine: 62,
     is_64bit: true,
     data_model: DataModel::LP64_LE,
-    layout: Layout {
-        low_len: 16 << 30,
-        dyn_base: 0x5555_5555_4000,
-        dyn_len: 16 << 30,
-        task_size: 0x7fff_ffff_f000,
-        top_len: 64 << 30,
-        fixed_page: Some(vsyscall::VSYSCALL_ADDR),
-    },
+    layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
     hwcap: (HWCAP_QEMU64, 0),
     platform: Some("x86_64"),
     // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
@@ -79,22 +71,15 @@ pub static INFO: ArchInfo = ArchInfo {
     map_32bit: Some((0x40, 0x4000_0000..0x8000_0000)),
     epoll_packed: true,
     vdso: Some(&vdso::VDSO),
-    numbers,
-    disassembler,
+    numbers: syscall_numbers!(x86_64),
+    disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok(),
     mem_operands,
     clone_args,
-    write_stat,
+    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    frames: Some(signal::FRAMES),
     semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
     ..ArchInfo::GENERIC
 };
-
-fn numbers() -> &'static NumberTable {
-    NUMBERS.get_or_init(|| NumberTable::new(::syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name()))))
-}
-
-fn disassembler() -> Option<Capstone> {
-    Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok()
-}
 
 /// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
@@ -123,17 +108,9 @@ fn clone_args(a: &SyscallArgs) -> CloneArgs {
     CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
 }
 
-fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &abi::Stat::from_host(st))
-}
-
 impl GuestArch for X86_64 {
     fn info(&self) -> &'static ArchInfo {
         &INFO
-    }
-
-    fn new_cpu(&self, task: Task) -> Result<Cpu<'static>, unicorn_engine::uc_error> {
-        new_engine(Arch::X86, Mode::MODE_64, task)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
@@ -184,26 +161,9 @@ impl GuestArch for X86_64 {
             "rip" => R::RIP,
             "fs_base" => R::FS_BASE,
             "gs_base" => R::GS_BASE,
-            "eax" => R::EAX,
-            "ebx" => R::EBX,
-            "ecx" => R::ECX,
-            "edx" => R::EDX,
-            "esi" => R::ESI,
-            "edi" => R::EDI,
-            "ebp" => R::EBP,
-            "esp" => R::ESP,
-            _ => return None,
+            _ => gpr32(name)?,
         };
         cpu.reg_read(reg).ok()
-    }
-    fn setup_frame(&self, cpu: &mut Cpu<'_>, req: &crate::signal::FrameRequest) -> Result<(), Errno> {
-        signal::setup_frame(cpu, req)
-    }
-    fn restore_frame(&self, cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-        signal::restore_frame(cpu)
-    }
-    fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-        signal::restart_syscall(cpu, args)
     }
     fn exception_siginfo(&self, intno: u32, pc: u64) -> crate::signal::SigInfo {
         if vsyscall::exception_in_page(pc) {
@@ -213,13 +173,34 @@ impl GuestArch for X86_64 {
         super::exception_siginfo_for(self.exception_signal(intno), pc)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
-        // Exception vectors (Intel SDM vol. 3 table 6-1) to the signals Linux's traps.c sends.
-        match intno {
-            0 | 16 | 19 => Signal::SIGFPE,
-            1 | 3 => Signal::SIGTRAP,
-            6 => Signal::SIGILL,
-            17 => Signal::SIGBUS,
-            _ => Signal::SIGSEGV,
-        }
+        exception_signal(intno)
+    }
+}
+
+/// The 32-bit general registers by name (i386's, and the low halves on x86_64).
+pub(crate) fn gpr32(name: &str) -> Option<RegisterX86> {
+    use RegisterX86 as R;
+    const NAMES: [(&str, R); 8] = [
+        ("eax", R::EAX),
+        ("ebx", R::EBX),
+        ("ecx", R::ECX),
+        ("edx", R::EDX),
+        ("esi", R::ESI),
+        ("edi", R::EDI),
+        ("ebp", R::EBP),
+        ("esp", R::ESP),
+    ];
+    NAMES.iter().find(|(n, _)| *n == name).map(|&(_, r)| r)
+}
+
+/// The signal an x86 exception vector raises (Intel SDM vol. 3 table 6-1; the signals Linux's
+/// traps.c sends), on x86_64 and i386.
+pub(crate) fn exception_signal(intno: u32) -> Signal {
+    match intno {
+        0 | 16 | 19 => Signal::SIGFPE,
+        1 | 3 => Signal::SIGTRAP,
+        6 => Signal::SIGILL,
+        17 => Signal::SIGBUS,
+        _ => Signal::SIGSEGV,
     }
 }

@@ -17,8 +17,8 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::sigframe::{align_down, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
+use crate::guest::Cpu;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
@@ -62,9 +62,8 @@ const UC_FLAGS: u64 = 0x2 | 0x4;
 /// RF).
 const FIX_EFLAGS: u64 = 0x40000 | 0x800 | 0x400 | 0x100 | 0x80 | 0x40 | 0x10 | 0x4 | 0x1 | 0x10000;
 
-fn reg(cpu: &Cpu<'_>, r: R) -> u64 {
-    cpu.reg_read(r).unwrap_or(0)
-}
+/// x86_64's signal frames, for its data row (no trampoline: handlers need `SA_RESTORER`).
+pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: None };
 
 /// Builds the frame and enters the handler: `rdi` = signal, `rsi` = &siginfo, `rdx` =
 /// &ucontext, `rax` = 0, `rsp` = frame, `rip` = handler; DF, TF and RF cleared.
@@ -120,18 +119,16 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     Ok(())
 }
 
-/// `rt_sigreturn`: the handler's `ret` popped `pretcode`, so the frame is at `rsp - 8`.
-pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
-    let arch = cpu.get_data().arch;
+/// `rt_sigreturn`: the handler's `ret` popped `pretcode`, so the frame is at `rsp - 8`. x86_64
+/// has `rt` frames only.
+pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let frame = reg(cpu, R::RSP).wrapping_sub(8);
-    let t = cpu.get_data_mut();
-    let mm = &t.mm;
+    let mm = &cpu.get_data().mm;
     let mut gregs = [0u64; 18];
     for (i, v) in gregs.iter_mut().enumerate() {
         *v = mm.read_u64(frame + MCONTEXT + 8 * i as u64)?;
     }
     let fpstate = mm.read_u64(frame + MCONTEXT + 23 * 8)?;
-    let mask = arch.read_sigset(mm, frame + SIGMASK)?;
     let fx = if fpstate != 0 {
         let mut b = [0u8; FXSAVE_SIZE as usize];
         mm.read_bytes(fpstate, &mut b)?;
@@ -139,9 +136,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
     } else {
         None
     };
-    if let Some(st) = read_uc_stack(mm, arch, frame + 24) {
-        t.sig.altstack = st;
-    }
+    let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + 24)?;
     let old_flags = reg(cpu, R::RFLAGS);
     for (i, &r) in GREGS.iter().enumerate() {
         let v = if r == R::RFLAGS { (old_flags & !FIX_EFLAGS) | (gregs[i] & FIX_EFLAGS) } else { gregs[i] };
@@ -151,14 +146,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>) -> Result<u64, Errno> {
         fxrstor(cpu, &fx);
     }
     Ok(mask)
-}
-
-/// Back to the `syscall` instruction (2 bytes) with the number in `rax` again; the argument
-/// registers are never changed by a call.
-pub fn restart_syscall(cpu: &mut Cpu<'_>, args: &SyscallArgs) {
-    let rip = reg(cpu, R::RIP);
-    let _ = cpu.reg_write(R::RIP, rip.wrapping_sub(2));
-    let _ = cpu.reg_write(R::RAX, args.nr);
 }
 
 const XMM: [R; 16] = [

@@ -3,14 +3,10 @@
 //! endgate's generic `__kernel_vsyscall` (`syscall` registers). Functions take the SysV
 //! AMD64 argument registers `rdi`, `rsi`, `rdx` and return in `rax`.
 
-use unicorn_engine::RegisterX86;
-
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::gate::{Entry, VdsoSpec};
 
 /// The x86_64 vDSO.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
-    e_flags: 0,
     symbols: &[
         ("__vdso_clock_gettime", 0, Entry::ClockGettime),
         ("clock_gettime", 0, Entry::ClockGettime),
@@ -27,9 +23,7 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &["LINUX_2.6"],
     ret: &[0xc3],        // ret
     trap: &[0x0f, 0x05], // syscall
-    abi: CallAbi::Regs { args: [RegisterX86::RDI as i32, RegisterX86::RSI as i32], ret: RegisterX86::RAX as i32 },
-    pc: RegisterX86::RIP as i32,
-    at_sysinfo: false,
-    hash_word: 4,
-    gnu_hash: true,
+    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
+    pc: super::INFO.regs.pc,
+    ..crate::arch::LINUX_VDSO
 };
