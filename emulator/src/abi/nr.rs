@@ -75,6 +75,8 @@ generic_syscalls! {
     // POSIX message queues
     mq_open, mq_unlink, mq_timedsend, mq_timedsend_time64, mq_timedreceive, mq_timedreceive_time64,
     mq_notify, mq_getsetattr,
+    // pidfds, pipes
+    pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

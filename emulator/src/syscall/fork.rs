@@ -45,6 +45,9 @@ pub const CLONE_DETACHED: u64 = 0x0040_0000;
 pub const CLONE_UNTRACED: u64 = 0x0080_0000;
 /// `CLONE_CHILD_SETTID`.
 pub const CLONE_CHILD_SETTID: u64 = 0x0100_0000;
+/// `CLONE_PIDFD`: a pidfd for the child, stored where `clone`'s `parent_tid` (or
+/// `clone3`'s `pidfd`) points.
+pub const CLONE_PIDFD: u64 = 0x0000_1000;
 /// The exit-signal byte of the flags.
 pub const CSIGNAL: u64 = 0xff;
 
@@ -56,7 +59,8 @@ const SERVED: u64 = CSIGNAL
     | CLONE_CHILD_CLEARTID
     | CLONE_DETACHED
     | CLONE_UNTRACED
-    | CLONE_CHILD_SETTID;
+    | CLONE_CHILD_SETTID
+    | CLONE_PIDFD;
 
 /// Set in a process that a guest fork created (and passed on across its execs): such an
 /// endgate ends by the guest's fatal signal itself, so that the guest parent's `wait` sees
@@ -76,7 +80,7 @@ pub fn set_guest_child() {
 /// `fork(void)` (fork(2)): `clone(SIGCHLD)`.
 pub fn fork(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     let sigchld = (cpu.get_data().arch.info().signal_from_host)(crate::signal::Signal::SIGCHLD);
-    do_fork(cpu, CloneArgs { flags: sigchld, ..Default::default() })
+    do_fork(cpu, CloneArgs { flags: sigchld, ..Default::default() }, 0)
 }
 
 /// `vfork(void)` (vfork(2)), served as `fork` (see the module doc).
@@ -92,19 +96,88 @@ pub fn vfork(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// for contradictory flags; the host fork's errors (`EAGAIN`, `ENOMEM`).
 pub fn clone(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ca = (cpu.get_data().arch.info().clone_args)(a);
+    // `clone`'s CLONE_PIDFD stores the pidfd where parent_tid points, so the two cannot
+    // go together (kernel/fork.c `_do_fork`'s callers).
+    if ca.flags & CLONE_PIDFD != 0 && ca.flags & CLONE_PARENT_SETTID != 0 {
+        return Err(Errno::EINVAL);
+    }
+    start_child(cpu, ca, ca.ptid)
+}
+
+/// A thread for `CLONE_VM` without `CLONE_VFORK`, a host fork otherwise; `pidfd` is where a
+/// `CLONE_PIDFD` descriptor goes.
+fn start_child(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd: u64) -> SysResult {
     if ca.flags & CLONE_VM != 0 && ca.flags & CLONE_VFORK == 0 {
         return clone_thread(cpu, ca);
     }
-    do_fork(cpu, ca)
+    do_fork(cpu, ca, pidfd)
 }
 
-/// `clone3(struct clone_args *args, size_t size)`: `ENOSYS`, so that callers fall back to
-/// `clone` (never a pretended success).
-pub fn clone3(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    Err(Errno::ENOSYS)
+/// `struct clone_args` (include/uapi/linux/sched.h): eleven `__aligned_u64`s, the same on every
+/// arch but for byte order. Sizes: 64 (`CLONE_ARGS_SIZE_VER0`), 80 (VER1, `set_tid`), 88
+/// (VER2, `cgroup`).
+const CLONE_ARGS_SIZE_VER0: u64 = 64;
+const CLONE_NEWTIME: u64 = 0x80;
+const CLONE_PARENT: u64 = 0x8000;
+const CLONE_ARGS_SIZE_KNOWN: u64 = 88;
+
+/// `clone3(struct clone_args *args, size_t size)` (clone(2)): the same children as `clone`,
+/// from a struct: `stack` is the lowest address of the child's stack and `stack_size` its
+/// length, `exit_signal` a field of its own, `pidfd` a separate destination. Errors:
+/// `EINVAL` (size below 64, a stack without a size or the reverse, a bad exit signal),
+/// `E2BIG` (size above a page, or unknown trailing members set), `EFAULT`; `ENOSYS` for
+/// what endgate cannot give a child: `set_tid` (choosing the pid), `CLONE_INTO_CGROUP`,
+/// `CLONE_CLEAR_SIGHAND`; then those of `clone`.
+pub fn clone3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let size = a.ulong(1);
+    if size < CLONE_ARGS_SIZE_VER0 {
+        return Err(Errno::EINVAL);
+    }
+    if size > crate::mm::PAGE_SIZE {
+        return Err(Errno::E2BIG);
+    }
+    let mm = &cpu.get_data().mm;
+    let raw = mm.read_vec(a.raw(0), size as usize)?;
+    if raw.iter().skip(CLONE_ARGS_SIZE_KNOWN as usize).any(|&b| b != 0) {
+        return Err(Errno::E2BIG);
+    }
+    let model = mm.model();
+    let field = |i: usize| -> u64 {
+        raw.get(i * 8..i * 8 + 8).map_or(0, |b| {
+            let b: [u8; 8] = b.try_into().expect("8 bytes");
+            if model.endian == crate::mm::Endian::Big {
+                u64::from_be_bytes(b)
+            } else {
+                u64::from_le_bytes(b)
+            }
+        })
+    };
+    let (flags, pidfd, child_tid, parent_tid, exit_signal) = (field(0), field(1), field(2), field(3), field(4));
+    let (stack, stack_size, tls, set_tid_size, cgroup_flags) = (field(5), field(6), field(7), field(9), flags >> 32);
+    // kernel/fork.c `clone3_args_valid`: clone3 keeps the CSIGNAL bits (but CLONE_NEWTIME) and
+    // CLONE_DETACHED for other uses; a thread or sibling has no exit signal.
+    let no_exit_signal = flags & (CLONE_THREAD | CLONE_PARENT) != 0 && exit_signal != 0;
+    if exit_signal & !CSIGNAL != 0
+        || flags & ((CSIGNAL & !CLONE_NEWTIME) | CLONE_DETACHED) != 0
+        || no_exit_signal
+        || (stack == 0) != (stack_size == 0)
+    {
+        return Err(Errno::EINVAL);
+    }
+    if set_tid_size != 0 || cgroup_flags != 0 {
+        return Err(Errno::ENOSYS);
+    }
+    let ca = CloneArgs {
+        flags: flags | exit_signal,
+        newsp: if stack_size != 0 { stack.wrapping_add(stack_size) } else { 0 },
+        ptid: parent_tid,
+        ctid: child_tid,
+        tls,
+    };
+    start_child(cpu, ca, pidfd)
 }
 
-fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
+fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     let arch = cpu.get_data().arch;
     // The kernel's own consistency checks (kernel/fork.c copy_process) come first.
     if ca.flags & CLONE_VM == 0 && ca.flags & 0x0001_0000 != 0 {
@@ -159,6 +232,25 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
             arch.set_stack_pointer(cpu, ca.newsp).map_err(|_| Errno::EINVAL)?;
         }
         return Ok(0);
+    }
+    if ca.flags & CLONE_PIDFD != 0 {
+        // The child's pidfd (close-on-exec, as the kernel makes it): it cannot have been
+        // reaped yet, since only this process can wait for it.
+        // SAFETY: integer arguments.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
+        if fd < 0 || t.mm.write_u32(pidfd_at, fd as u32).is_err() {
+            let e = if fd < 0 { Errno::last() } else { Errno::EFAULT };
+            // As the kernel fails the whole clone: the child goes again.
+            // SAFETY: our own child; reaping it.
+            unsafe {
+                if fd >= 0 {
+                    libc::close(fd);
+                }
+                libc::kill(pid, libc::SIGKILL);
+                libc::waitpid(pid, std::ptr::null_mut(), libc::__WALL);
+            }
+            return Err(e);
+        }
     }
     if ca.flags & CLONE_PARENT_SETTID != 0 {
         let _ = t.mm.write_u32(ca.ptid, pid as u32);

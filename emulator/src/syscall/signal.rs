@@ -291,7 +291,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// Reads a guest `siginfo_t` a caller queues (`rt_sigqueueinfo`) as the host's: the signal
 /// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
 /// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
-fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
+pub(crate) fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
     let (errno, code, pid, uid, value) = read_siginfo_rt(&t.mm, t.arch, addr)?;
     let mut raw = [0u8; 128];
     raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());

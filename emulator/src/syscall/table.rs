@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, process, sched, signal,
-    signalfd, socketcall, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, pidfd, process, sched, signal,
+    signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -264,6 +264,13 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::mq_timedreceive_time64, mqueue::mq_timedreceive_time64, &[Fd, BufOut, ULong, Ptr, Ptr], RInt),
     d(Sys::mq_notify, mqueue::mq_notify, &[Fd, Ptr], RInt),
     d(Sys::mq_getsetattr, mqueue::mq_getsetattr, &[Fd, Ptr, Ptr], RInt),
+    d(Sys::pidfd_open, pidfd::pidfd_open, &[Int, Hex], RInt),
+    d(Sys::pidfd_send_signal, pidfd::pidfd_send_signal, &[Fd, Signal, Ptr, Hex], RInt),
+    d(Sys::pidfd_getfd, pidfd::pidfd_getfd, &[Fd, Int, Hex], RInt),
+    d(Sys::kcmp, pidfd::kcmp, &[Int, Int, Int, ULong, ULong], RInt),
+    d(Sys::splice, splice::splice, &[Fd, Ptr, Fd, Ptr, ULong, Hex], RInt),
+    d(Sys::tee, splice::tee, &[Fd, Fd, ULong, Hex], RInt),
+    d(Sys::vmsplice, splice::vmsplice, &[Fd, Ptr, ULong, Hex], RInt),
     d(Sys::ipc, ipc::ipc, &[Hex, Int, ULong, ULong, Ptr, Long], RInt),
     d(Sys::capset, capability::capset, &[Ptr, Ptr], RInt),
     d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),

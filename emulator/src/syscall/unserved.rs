@@ -73,12 +73,8 @@ pub static GROUPS: &[Group] = &[
         "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
         "io_pgetevents_time64", "io_uring_setup", "io_uring_enter", "io_uring_register",
     ]),
-    g(NotYet, Errno::ENOSYS, "pidfds, process memory and ptrace", &[
-        "pidfd_open", "pidfd_send_signal", "pidfd_getfd", "kcmp", "process_vm_readv",
-        "process_vm_writev", "process_madvise", "process_mrelease", "ptrace",
-    ]),
-    g(NotYet, Errno::ENOSYS, "pipes and page moves (splice, tee, vmsplice)", &[
-        "splice", "tee", "vmsplice",
+    g(NotYet, Errno::ENOSYS, "process memory and ptrace", &[
+        "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease", "ptrace",
     ]),
     g(NotYet, Errno::ENOSYS, "fanotify", &[
         "fanotify_init", "fanotify_mark",
