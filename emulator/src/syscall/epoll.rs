@@ -80,10 +80,34 @@ pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout, const
-/// sigset_t *mask, size_t sigsetsize)` (epoll_wait(2)). The signal mask is not applied (no
-/// guest handler can run during the wait yet; see `io::ppoll`). Errors: `EINVAL` for
-/// `maxevents <= 0`, `EFAULT`, the host's.
+/// sigset_t *mask, size_t sigsetsize)` (epoll_wait(2)): `timeout` in milliseconds, `mask`
+/// the guest's signal mask while it waits (`super::signal::set_temp_mask`). Errors: `EINVAL`
+/// for `maxevents <= 0` or a bad `sigsetsize`, `EFAULT`, `EINTR`, the host's.
 pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    wait_events(cpu, a, Timeout::Millis(a.int(3)))
+}
+
+/// `epoll_pwait2(int epfd, struct epoll_event *events, int maxevents, const struct timespec
+/// *timeout, const sigset_t *sigmask, size_t sigsetsize)`: as [`epoll_pwait`] with a
+/// nanosecond timeout, a `struct __kernel_timespec` on every arch (NULL: wait forever).
+pub fn epoll_pwait2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let ts = if a.raw(3) == 0 {
+        None
+    } else {
+        Some(cpu.get_data().mm.read_shape::<libc::timespec>(a.raw(3), crate::abi::shapes::TIMESPEC64)?)
+    };
+    wait_events(cpu, a, Timeout::Spec(ts))
+}
+
+/// How long an epoll wait may last.
+enum Timeout {
+    /// `epoll_wait`'s milliseconds (-1: forever).
+    Millis(i32),
+    /// `epoll_pwait2`'s timespec (`None`: forever).
+    Spec(Option<libc::timespec>),
+}
+
+fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResult {
     let max = a.int(2);
     if max <= 0 || max > EP_MAX_EVENTS {
         return Err(Errno::EINVAL);
@@ -93,11 +117,24 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let size = t.mm.shape_size(shape(t));
     t.mm.check_writable(a.raw(1), size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
-    // SAFETY: `evs` holds `max` events.
-    let n = host_ret(super::blocking_syscall(
-        libc::SYS_epoll_wait,
-        &[a.int_arg(0), evs.as_mut_ptr() as u64, max as i64 as u64, a.int_arg(3)],
-    ))?;
+    let old = super::signal::set_temp_mask(t, a.raw(4), a.ulong(5))?;
+    let r = if old.is_some() && super::signal::guest_signal_due(t) {
+        Err(Errno::EINTR)
+    } else {
+        // The host thread's mask is the guest's (temporary) one already.
+        let (ep, evp) = (a.int_arg(0), evs.as_mut_ptr() as u64);
+        host_ret(match &timeout {
+            Timeout::Millis(ms) => {
+                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, max as i64 as u64, i64::from(*ms) as u64])
+            }
+            Timeout::Spec(ts) => {
+                let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
+                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, max as i64 as u64, tp, 0, 8])
+            }
+        })
+    };
+    super::signal::end_temp_mask(t, old, &r);
+    let n = r?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
         let at = a.raw(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);

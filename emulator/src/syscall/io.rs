@@ -478,8 +478,14 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     t.mm.check_writable(a.raw(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
     let mut ts = read_timeout(t, a.raw(2), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
-    // SAFETY: local pollfds and timespec.
-    let r = host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]));
+    let old = super::signal::set_temp_mask(t, a.raw(3), a.ulong(4))?;
+    let r = if old.is_some() && super::signal::guest_signal_due(t) {
+        Err(Errno::EINTR)
+    } else {
+        // The host thread's mask is the guest's (temporary) one already.
+        host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]))
+    };
+    super::signal::end_temp_mask(t, old, &r);
     t.mm.write_shape_array(a.raw(0), POLLFD, &fds)?;
     write_timeout(t, a.raw(2), ts_shape, ts.as_ref())?;
     r
@@ -534,9 +540,20 @@ fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
     let mut ts = read_timeout::<libc::timespec>(t, a.raw(4), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let [r, w, e] = sets.ptrs();
-    // SAFETY: local fd_sets of at least `nfds` bits and a local timespec.
-    let n =
-        host_ret(blocking_syscall(libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]));
+    // The sixth argument points to `{ const sigset_t *ss; size_t ss_len; }` (fs/select.c).
+    let (ss, ss_len) = if a.raw(5) == 0 {
+        (0, 0)
+    } else {
+        let lb = t.mm.long_bytes();
+        (t.mm.read_ulong(a.raw(5))?, t.mm.read_ulong(a.raw(5) + lb)?)
+    };
+    let old = super::signal::set_temp_mask(t, ss, ss_len)?;
+    let n = if old.is_some() && super::signal::guest_signal_due(t) {
+        Err(Errno::EINTR)
+    } else {
+        host_ret(blocking_syscall(libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]))
+    };
+    super::signal::end_temp_mask(t, old, &n);
     write_timeout(t, a.raw(4), ts_shape, ts.as_ref())?;
     let n = n?;
     sets.write(t)?;

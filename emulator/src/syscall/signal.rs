@@ -168,6 +168,43 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Err(Errno::EINTR)
 }
 
+/// A call's temporary signal mask (`ppoll`, `pselect6`, `epoll_pwait`, `epoll_pwait2`): the
+/// mask the guest passed at `addr` replaces its own while the call waits, so a signal it
+/// unblocks ends the wait with `EINTR` and its handler runs, after which the old mask is back
+/// (the handler's frame carries it, as `rt_sigsuspend`'s does). `None` when `addr` is NULL.
+/// Errors: `EINVAL` if `size` is not the arch's `sigset_t` size, `EFAULT`.
+pub(crate) fn set_temp_mask(t: &mut crate::guest::Task, addr: u64, size: u64) -> Result<Option<u64>, Errno> {
+    if addr == 0 {
+        return Ok(None);
+    }
+    if size != t.arch.info().sigset_size {
+        return Err(Errno::EINVAL);
+    }
+    let new = t.arch.read_sigset(&t.mm, addr)? & !UNBLOCKABLE;
+    let old = t.sig.mask;
+    t.sig.mask = new;
+    crate::signal::host::set_mask(new);
+    Ok(Some(old))
+}
+
+/// `true` if a signal the guest raised itself is pending and not blocked: a wait under a
+/// temporary mask then ends at once with `EINTR`.
+pub(crate) fn guest_signal_due(t: &crate::guest::Task) -> bool {
+    t.sig.pending & !t.sig.mask != 0
+}
+
+/// Ends a temporary mask after the call (`r` its result): on `EINTR` delivery puts the old
+/// mask back once the handler's frame is built; otherwise it is put back now.
+pub(crate) fn end_temp_mask(t: &mut crate::guest::Task, old: Option<u64>, r: &SysResult) {
+    let Some(old) = old else { return };
+    if *r == Err(Errno::EINTR) {
+        t.sig.saved_mask = Some(old);
+    } else {
+        t.sig.mask = old;
+        crate::signal::host::set_mask(old);
+    }
+}
+
 /// `rt_sigreturn(void)`: returns from a handler; the run loop restores the registers, mask and
 /// alternate stack from the frame at the stack pointer (the arch's
 /// [`crate::guest::GuestArch::restore_frame`]). The guest's return register gets its saved value.

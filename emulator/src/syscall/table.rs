@@ -288,6 +288,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::epoll_ctl, epoll::epoll_ctl, &[Fd, Int, Fd, Ptr], RInt),
     d(Sys::epoll_wait, epoll::epoll_wait, &[Fd, Ptr, Int, Int], RInt),
     d(Sys::epoll_pwait, epoll::epoll_pwait, &[Fd, Ptr, Int, Int, Ptr, ULong], RInt),
+    d(Sys::epoll_pwait2, epoll::epoll_pwait2, &[Fd, Ptr, Int, Ptr, Ptr, ULong], RInt),
     // net
     d(Sys::socket, net::socket, &[Int, Hex, Int], RInt),
     d(Sys::socketpair, net::socketpair, &[Int, Hex, Int, Ptr], RInt),
