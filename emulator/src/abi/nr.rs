@@ -76,7 +76,7 @@ generic_syscalls! {
     mq_open, mq_unlink, mq_timedsend, mq_timedsend_time64, mq_timedreceive, mq_timedreceive_time64,
     mq_notify, mq_getsetattr,
     // pidfds, pipes
-    pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice, epoll_pwait2,
+    pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice, epoll_pwait2, sendmmsg, recvmmsg, recvmmsg_time64,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

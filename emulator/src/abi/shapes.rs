@@ -11,8 +11,12 @@ use super::thunk::{Field as F, Plain, Shape};
 /// include/uapi/linux/time.h. 16 bytes on LP64, 8 on ILP32.
 pub static TIMESPEC: &Shape = &[F::Long, F::Long];
 /// `struct __kernel_timespec` (64-bit seconds on every arch, the `*_time64` calls):
-/// include/uapi/linux/time_types.h. 16 bytes.
-pub static TIMESPEC64: &Shape = &[F::I64, F::I64];
+/// include/uapi/linux/time_types.h. 16 bytes. A 32-bit task's `tv_nsec` is its low 32 bits
+/// only: the kernel drops the upper half (kernel/time/time.c `get_timespec64`), which 32-bit
+/// glibc leaves as stack garbage (its `struct __timespec64` pads `tv_nsec` with an unnamed
+/// bit-field). So on ILP32 the member is a `long` and four bytes of padding (little-endian:
+/// the low word comes first), on LP64 a 64-bit `long`.
+pub static TIMESPEC64: &Shape = &[F::I64, F::Long, F::Ilp32Pad(4)];
 /// `struct timeval` / `__kernel_old_timeval`: include/uapi/linux/time.h.
 pub static TIMEVAL: &Shape = &[F::Long, F::Long];
 /// `struct itimerval`: include/uapi/linux/time.h.

@@ -357,23 +357,30 @@ impl HostMsg {
 
 /// `sendmsg(int fd, const struct msghdr *msg, int flags)` (sendmsg(2)).
 pub fn sendmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let mut m = host_msghdr(cpu.get_data_mut(), a.raw(1), false)?;
+    send_one(cpu.get_data_mut(), a.int_arg(0), a.raw(1), a.int_arg(2))
+}
+
+/// One `sendmsg` of the guest's msghdr at `msg` (`fd`, `flags` as host arguments).
+fn send_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
+    let mut m = host_msghdr(t, msg, false)?;
     let h = m.raw(false);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    host_ret(blocking_syscall(libc::SYS_sendmsg, &[a.int_arg(0), &h as *const libc::msghdr as u64, a.int_arg(2)]))
+    host_ret(blocking_syscall(libc::SYS_sendmsg, &[fd, &h as *const libc::msghdr as u64, flags]))
 }
 
 /// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
 /// and the lengths and flags the kernel updates are written back to the guest's msghdr.
 pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let mut m = host_msghdr(t, a.raw(1), true)?;
+    recv_one(cpu.get_data_mut(), a.int_arg(0), a.raw(1), a.int_arg(2))
+}
+
+/// One `recvmsg` into the guest's msghdr at `msg`, which gets the name, control messages,
+/// lengths and flags back.
+fn recv_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
+    let mut m = host_msghdr(t, msg, true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    let n = host_ret(blocking_syscall(
-        libc::SYS_recvmsg,
-        &[a.int_arg(0), &mut h as *mut libc::msghdr as u64, a.int_arg(2)],
-    ))?;
+    let n = host_ret(blocking_syscall(libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]))?;
     let mut hdr = m.hdr;
     let mut flags = h.msg_flags;
     if hdr.name != 0 {
@@ -396,8 +403,87 @@ pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         hdr.controllen = 0;
     }
     hdr.flags = flags as u32;
-    t.mm.write_shape(a.raw(1), MSGHDR, &hdr)?;
+    t.mm.write_shape(msg, MSGHDR, &hdr)?;
     Ok(n)
+}
+
+/// Most messages one `sendmmsg`/`recvmmsg` handles (`UIO_MAXIOV`, as the kernel caps `vlen`).
+const MMSG_MAX: u64 = 1024;
+
+/// Bytes between two `struct mmsghdr { struct msghdr msg_hdr; unsigned int msg_len; }` of
+/// the guest, and the offset of `msg_len` (include/linux/socket.h).
+fn mmsghdr_layout(t: &Task) -> (u64, u64) {
+    let hdr = t.mm.shape_size(MSGHDR);
+    let lb = t.mm.long_bytes();
+    ((hdr + 4).next_multiple_of(lb), hdr)
+}
+
+/// `sendmmsg(int fd, struct mmsghdr *msgvec, unsigned int vlen, int flags)` (sendmmsg(2)):
+/// each message as `sendmsg`, its `msg_len` written back. Returns how many were sent; an
+/// error after the first is left for the next call, as the kernel does. Errors: those of
+/// `sendmsg` for the first message.
+pub fn sendmmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let (stride, len_at) = mmsghdr_layout(t);
+    let vlen = u64::from(a.uint(2)).min(MMSG_MAX);
+    let mut sent = 0;
+    while sent < vlen {
+        let at = a.raw(1) + sent * stride;
+        match send_one(t, a.int_arg(0), at, a.int_arg(3)) {
+            Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
+            Err(e) if sent == 0 => return Err(e),
+            Err(_) => break,
+        }
+        sent += 1;
+    }
+    Ok(sent)
+}
+
+fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::abi::thunk::Shape) -> SysResult {
+    let t = cpu.get_data_mut();
+    let (stride, len_at) = mmsghdr_layout(t);
+    let vlen = u64::from(a.uint(2)).min(MMSG_MAX);
+    // The timeout is checked after each message (recvmmsg(2) BUGS), not while one waits.
+    let timeout: Option<libc::timespec> = if a.raw(4) == 0 { None } else { Some(t.mm.read_shape(a.raw(4), ts_shape)?) };
+    let deadline = timeout.map(|ts| {
+        std::time::Instant::now()
+            + std::time::Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+    });
+    let mut flags = a.int(3);
+    let mut got = 0;
+    while got < vlen {
+        let at = a.raw(1) + got * stride;
+        match recv_one(t, a.int_arg(0), at, i64::from(flags & !libc::MSG_WAITFORONE) as u64) {
+            Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
+            Err(e) if got == 0 => return Err(e),
+            Err(_) => break,
+        }
+        got += 1;
+        if flags & libc::MSG_WAITFORONE != 0 {
+            flags |= libc::MSG_DONTWAIT;
+        }
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            break;
+        }
+    }
+    if let (Some(d), true) = (deadline, a.raw(4) != 0) {
+        let left = d.saturating_duration_since(std::time::Instant::now());
+        let ts = libc::timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+        t.mm.write_shape(a.raw(4), ts_shape, &ts)?;
+    }
+    Ok(got)
+}
+
+/// `recvmmsg(int fd, struct mmsghdr *msgvec, unsigned int vlen, int flags, struct timespec
+/// *timeout)` (recvmmsg(2)): each message as `recvmsg`; `MSG_WAITFORONE` makes all but the
+/// first non-blocking. Errors: those of `recvmsg` for the first message, `EFAULT`.
+pub fn recvmmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    recvmmsg_with(cpu, a, crate::abi::shapes::TIMESPEC)
+}
+
+/// `recvmmsg_time64`: the same with a 64-bit `struct __kernel_timespec` (32-bit guests).
+pub fn recvmmsg_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    recvmmsg_with(cpu, a, crate::abi::shapes::TIMESPEC64)
 }
 
 /// Control messages (`struct cmsghdr` + data, each padded to a `long` boundary) between the

@@ -42,8 +42,7 @@ pub mod call {
 /// `sys_socketcall`): reads the call's argument longs from `args` and runs the call.
 /// `SYS_SEND`, `SYS_RECV` and `SYS_ACCEPT` are `sendto`/`recvfrom` without an address and
 /// `accept4` with no flags, as in the kernel. Errors: `EINVAL` for a `call` outside 1..=20,
-/// `EFAULT` for an unreadable `args`, `ENOSYS` for `recvmmsg`/`sendmmsg` (not served yet),
-/// then the call's own.
+/// `EFAULT` for an unreadable `args`, then the call's own.
 pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let c = a.raw(0) & 0xffff_ffff;
     let n = match usize::try_from(c).ok().and_then(|i| call::NARGS.get(i)) {
@@ -74,7 +73,8 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         call::GETSOCKOPT => net::getsockopt,
         call::SENDMSG => net::sendmsg,
         call::RECVMSG => net::recvmsg,
-        call::RECVMMSG | call::SENDMMSG => return Err(Errno::ENOSYS),
+        call::RECVMMSG => net::recvmmsg,
+        call::SENDMMSG => net::sendmmsg,
         _ => return Err(Errno::EINVAL),
     };
     handler(cpu, &a.with(w))

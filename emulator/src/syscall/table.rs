@@ -306,6 +306,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::recvfrom, net::recvfrom, &[Fd, BufOut, ULong, Hex, Ptr, Ptr], RInt),
     d(Sys::sendmsg, net::sendmsg, &[Fd, Ptr, Hex], RInt),
     d(Sys::recvmsg, net::recvmsg, &[Fd, Ptr, Hex], RInt),
+    d(Sys::sendmmsg, net::sendmmsg, &[Fd, Ptr, Int, Hex], RInt),
+    d(Sys::recvmmsg, net::recvmmsg, &[Fd, Ptr, Int, Hex, Ptr], RInt),
+    d(Sys::recvmmsg_time64, net::recvmmsg_time64, &[Fd, Ptr, Int, Hex, Ptr], RInt),
     // misc
     d(Sys::uname, misc::uname, &[Ptr], RInt),
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),

@@ -94,7 +94,7 @@ pub static GROUPS: &[Group] = &[
         "name_to_handle_at", "open_by_handle_at", "openat2",
     ]),
     g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
-        "recvmmsg", "recvmmsg_time64", "sendmmsg", "futex_waitv", "futex_wait",
+        "futex_waitv", "futex_wait",
         "futex_wake", "futex_requeue",
     ]),
     g(NotYet, Errno::ENOSYS, "keys, security modules, seccomp, landlock, BPF and perf", &[

@@ -1,0 +1,97 @@
+/* sendmmsg(2) and recvmmsg(2): several datagrams in one call over a UNIX socket pair and
+ * over UDP on the loopback (with the sender's address written back), msg_len of each,
+ * MSG_WAITFORONE, the timeout, and the errors. */
+#define _GNU_SOURCE 1
+#include "common.h"
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <time.h>
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    int sv[2];
+    CHECK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv) == 0);
+    const char *words[3] = { "one", "three", "fifteen" };
+    struct iovec iov[3];
+    struct mmsghdr out[3];
+    memset(out, 0, sizeof out);
+    for (int i = 0; i < 3; i++) {
+        iov[i].iov_base = (void *)words[i];
+        iov[i].iov_len = strlen(words[i]);
+        out[i].msg_hdr.msg_iov = &iov[i];
+        out[i].msg_hdr.msg_iovlen = 1;
+    }
+    int n = sendmmsg(sv[0], out, 3, 0);
+    printf("sendmmsg: %d sent, lengths %u %u %u\n", n, out[0].msg_len, out[1].msg_len, out[2].msg_len);
+
+    char bufs[4][16];
+    struct iovec riov[4];
+    struct mmsghdr in[4];
+    memset(in, 0, sizeof in);
+    memset(bufs, 0, sizeof bufs);
+    for (int i = 0; i < 4; i++) {
+        riov[i].iov_base = bufs[i];
+        riov[i].iov_len = sizeof bufs[i] - 1;
+        in[i].msg_hdr.msg_iov = &riov[i];
+        in[i].msg_hdr.msg_iovlen = 1;
+    }
+    n = recvmmsg(sv[1], in, 4, MSG_DONTWAIT, NULL);
+    printf("recvmmsg: %d received:", n);
+    for (int i = 0; i < n; i++)
+        printf(" \"%s\"(%u)", bufs[i], in[i].msg_len);
+    printf("\n");
+    EXPECT_ERR("recvmmsg on an empty socket, non-blocking", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, NULL), EAGAIN);
+
+    /* MSG_WAITFORONE: block for the first, then take what is there. */
+    CHECK(send(sv[0], "a", 1, 0) == 1 && send(sv[0], "bb", 2, 0) == 2);
+    memset(bufs, 0, sizeof bufs);
+    n = recvmmsg(sv[1], in, 4, MSG_WAITFORONE, NULL);
+    printf("recvmmsg MSG_WAITFORONE: %d received: \"%s\" \"%s\"\n", n, bufs[0], bufs[1]);
+
+    /* A timeout is checked after each datagram. */
+    CHECK(send(sv[0], "t", 1, 0) == 1);
+    struct timespec ts = { 0, 1 };
+    n = recvmmsg(sv[1], in, 4, 0, &ts);
+    printf("recvmmsg with a 1 ns timeout: %d received\n", n);
+
+    /* UDP on the loopback: each message's source address comes back. */
+    int u = socket(AF_INET, SOCK_DGRAM, 0), w = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK(u >= 0 && w >= 0);
+    struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    CHECK(bind(u, (struct sockaddr *)&sa, sizeof sa) == 0);
+    socklen_t sl = sizeof sa;
+    CHECK(getsockname(u, (struct sockaddr *)&sa, &sl) == 0);
+    struct mmsghdr udp[2];
+    memset(udp, 0, sizeof udp);
+    for (int i = 0; i < 2; i++) {
+        udp[i].msg_hdr.msg_name = &sa;
+        udp[i].msg_hdr.msg_namelen = sizeof sa;
+        udp[i].msg_hdr.msg_iov = &iov[i];
+        udp[i].msg_hdr.msg_iovlen = 1;
+    }
+    n = sendmmsg(w, udp, 2, 0);
+    printf("sendmmsg over UDP: %d sent\n", n);
+    struct sockaddr_in from[2];
+    memset(in, 0, sizeof in);
+    memset(bufs, 0, sizeof bufs);
+    for (int i = 0; i < 2; i++) {
+        in[i].msg_hdr.msg_name = &from[i];
+        in[i].msg_hdr.msg_namelen = sizeof from[i];
+        in[i].msg_hdr.msg_iov = &riov[i];
+        in[i].msg_hdr.msg_iovlen = 1;
+    }
+    struct sockaddr_in me;
+    sl = sizeof me;
+    CHECK(getsockname(w, (struct sockaddr *)&me, &sl) == 0);
+    n = recvmmsg(u, in, 2, 0, NULL);
+    printf("recvmmsg over UDP: %d received \"%s\" \"%s\", senders are the loopback socket %d %d, namelen %u\n", n,
+           bufs[0], bufs[1], from[0].sin_port == me.sin_port && from[0].sin_addr.s_addr == htonl(INADDR_LOOPBACK),
+           from[1].sin_port == me.sin_port, in[0].msg_hdr.msg_namelen);
+
+    EXPECT_ERR("sendmmsg on a closed descriptor", sendmmsg(99, out, 1, 0), EBADF);
+    EXPECT_ERR("recvmmsg into a bad vector", recvmmsg(sv[1], (struct mmsghdr *)8, 1, MSG_DONTWAIT, NULL), EFAULT);
+    printf("sendmmsg of no messages: %d\n", sendmmsg(sv[0], out, 0, 0));
+    return 0;
+}
