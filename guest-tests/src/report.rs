@@ -339,7 +339,7 @@ pub fn markdown(endgate: &Run, peers: &[Run], arches: &[&'static Arch], results:
         }
     }
     if let [first, second] = peers {
-        let _ = writeln!(s, "\n{} against {} (tests one passes and the other does not):\n", first.title, second.title);
+        let _ = writeln!(s, "\n{} against {} (the tests one passes and the other does not, each with the verdict of the one that does not):\n", first.title, second.title);
         for a in arches {
             let better = gaps(second.outcomes, first.outcomes, a.name);
             let worse = gaps(first.outcomes, second.outcomes, a.name);
