@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what building and testing endgate need on Debian 12, skipping what is present.
 #   --build   only the build needs (cmake, libclang for unicorn's bindings, a C compiler)
-#   (default) build needs + cross compilers + qemu-user (the reference emulator), and for
-#             host-shims' POWER tests the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio
-#             (the ppc64el kernel itself comes from scripts/fetch-ppc-kernel.sh), golang-go
-#             (the Go guest test)
+#   (default) build needs + cross compilers + Debian 12's qemu-user 7.2 (the second reference
+#             emulator) and, through scripts/fetch-qemu10.sh, qemu-user 10.0.2's static binaries
+#             in .cache/qemu-10.0.2/ (the reference; not installed), and for host-shims' POWER tests
+#             the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio (the ppc64el kernel
+#             itself comes from scripts/fetch-ppc-kernel.sh), golang-go (the Go guest test)
 # Never installs Debian's libunicorn-dev: unicorn-engine-sys would link that old 2.0.1 library.
 set -euo pipefail
 mode=${1:-all}
@@ -37,4 +38,8 @@ if dpkg-query -W -f='${Status}' libunicorn-dev 2>/dev/null | grep -q "install ok
   echo "install-deps: Debian's libunicorn-dev is installed; unicorn-engine-sys would link its old 2.0.1 library." >&2
   echo "install-deps: remove it (apt-get remove libunicorn-dev) and run again." >&2
   exit 1
+fi
+if [ "$mode" != "--build" ]; then
+  # qemu-user 10.0.2, the peer endgate is measured against, beside the installed 7.2.
+  "$(dirname "$0")/fetch-qemu10.sh"
 fi

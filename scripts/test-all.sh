@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite, from a fresh Debian 12 machine: installs what it needs, fetches the
+# The whole test suite, from a fresh Debian 12 machine: installs what it needs (with qemu-user
+# 10.0.2 in .cache/qemu-10.0.2/, the reference emulator), fetches the
 # Debian busybox-static inputs and the ppc64el kernel, builds endgate and the guest programs, runs every test.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)

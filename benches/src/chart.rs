@@ -1,5 +1,5 @@
 //! The SVG chart of a run (`results.svg`): for every workload and guest architecture, two
-//! horizontal bars, endgate / native and qemu-user / native, on a log scale around 1x.
+//! horizontal bars, endgate / native and qemu-user 10.0.2 / native, on a log scale around 1x.
 //!
 //! "Native" is the host's own run of the same workload (for a foreign guest, the x86_64
 //! build or the amd64 busybox run natively); `null_gate` is drawn against the native
@@ -69,7 +69,7 @@ pub fn svg(rows: &[Row], host: Option<Arch>, title: &str) -> Option<String> {
     let _ = writeln!(s, r#"<text x="10" y="18" font-size="14" font-weight="bold">{}</text>"#, esc(title));
     let _ = writeln!(
         s,
-        r##"<rect x="10" y="30" width="12" height="9" fill="#3b6fb6"/><text x="27" y="38">endgate / native</text><rect x="150" y="30" width="12" height="9" fill="#e08a2c"/><text x="167" y="38">qemu-user / native</text><text x="310" y="38">(log scale; right of 1x = slower than native)</text>"##
+        r##"<rect x="10" y="30" width="12" height="9" fill="#3b6fb6"/><text x="27" y="38">endgate / native</text><rect x="150" y="30" width="12" height="9" fill="#e08a2c"/><text x="167" y="38">qemu-user 10.0.2 / native</text><text x="345" y="38">(log scale; right of 1x = slower than native)</text>"##
     );
     // Grid: every decade, with 2x and 5x ticks in between.
     let bottom = top + lines.len() as f64 * line_h;

@@ -1,5 +1,6 @@
 //! `endgate-bench`: whole-process speed comparison of native execution,
-//! endgate and qemu-user.
+//! endgate and qemu-user 10.0.2 (the reference; Debian 12's qemu-user 7.2 too
+//! with `--qemu72`).
 //!
 //! One run times every workload (a `getppid` loop, a store loop, gatebench's
 //! trap/gate/vDSO calls, `busybox sha256sum` and `gzip -9` of large files, a
@@ -21,6 +22,7 @@ mod report;
 mod tools;
 mod workloads;
 
+use guest_tests::arch::{Qemu, QEMU, QEMU72};
 use measure::{run_round_robin, Check, Invocation, Plan, Task};
 use report::{Outcome, Report, Row, Runner};
 use std::ffi::OsString;
@@ -32,7 +34,8 @@ use workloads::{Arch, Workload};
 const USAGE: &str = "\
 usage: endgate-bench [OPTIONS]
 
-Times native, endgate and qemu-user on a getppid loop, a store loop, gatebench
+Times native, endgate and qemu-user 10.0.2 (.cache/qemu-10.0.2, from
+scripts/fetch-qemu10.sh) on a getppid loop, a store loop, gatebench
 (getppid via trap and gate, clock_gettime via vDSO and syscall), busybox
 sha256sum and gzip -9, a compute kernel, busybox find and cat over small files
 and busybox start-up, and writes results.md / results.json / results.svg.
@@ -50,6 +53,8 @@ Options:
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
   --timeout SECS       kill a run that takes longer than this (default 300)
+  --qemu72             also run Debian 12's qemu-user 7.2 (/usr/bin/qemu-*): more rows and
+                       info ratios endgate / qemu 7.2 (the targets are against 10.0.2)
   -h, --help           print this help
 ";
 
@@ -64,6 +69,8 @@ struct Options {
     only: Vec<Workload>,
     arches: Vec<Arch>,
     timeout: Duration,
+    /// Also run Debian 12's qemu-user 7.2 ([`Runner::Qemu72`]).
+    qemu72: bool,
 }
 
 /// Problem sizes for one mode.
@@ -136,6 +143,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
         only: Workload::ALL.to_vec(),
         arches: Arch::ALL.to_vec(),
         timeout: Duration::from_secs(300),
+        qemu72: false,
     };
     let mut runs = None;
     let mut args = std::env::args_os().skip(1);
@@ -164,6 +172,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
             "--busybox-dir" => o.busybox_dir = PathBuf::from(value("a directory")?),
             "--endgate" => o.endgate = Some(PathBuf::from(value("a path")?)),
             "--no-build" => o.build = false,
+            "--qemu72" => o.qemu72 = true,
             "--only" => {
                 let picked: Vec<Vec<Workload>> = value("a list")?
                     .split(',')
@@ -250,8 +259,10 @@ fn resolve_endgate(o: &Options, root: &Path, notes: &mut Vec<String>) -> Result<
 /// Tools found (or the reason they are missing).
 struct Toolset {
     endgate: Result<PathBuf, String>,
-    /// qemu-user per architecture, indexed by [`Arch::index`].
+    /// qemu-user 10.0.2 per architecture, indexed by [`Arch::index`].
     qemu: Vec<Result<PathBuf, String>>,
+    /// Debian 12's qemu-user 7.2 per architecture, indexed by [`Arch::index`].
+    qemu72: Vec<Result<PathBuf, String>>,
     /// Cross compiler per architecture, indexed by [`Arch::index`].
     compiler: Vec<Result<PathBuf, String>>,
 }
@@ -260,18 +271,24 @@ impl Toolset {
     fn qemu(&self, a: Arch) -> &Result<PathBuf, String> {
         &self.qemu[a.index()]
     }
+    fn qemu72(&self, a: Arch) -> &Result<PathBuf, String> {
+        &self.qemu72[a.index()]
+    }
     fn compiler(&self, a: Arch) -> &Result<PathBuf, String> {
         &self.compiler[a.index()]
     }
 }
 
-/// The runners that apply to guests of `arch` on this host.
-fn runners_for(arch: Arch) -> Vec<Runner> {
+/// The runners that apply to guests of `arch` on this host (`qemu72`: with qemu-user 7.2).
+fn runners_for(arch: Arch, qemu72: bool) -> Vec<Runner> {
     let mut v = Vec::new();
     if Arch::host() == Some(arch) {
         v.push(Runner::Native);
     }
     v.extend([Runner::Endgate, Runner::Qemu]);
+    if qemu72 {
+        v.push(Runner::Qemu72);
+    }
     v
 }
 
@@ -293,6 +310,7 @@ fn invocation(
         Runner::Native => Ok(Invocation { program: guest.to_path_buf(), args: args.to_vec(), cwd: None }),
         Runner::Endgate => wrap(&tools.endgate),
         Runner::Qemu => wrap(tools.qemu(arch)),
+        Runner::Qemu72 => wrap(tools.qemu72(arch)),
     }
 }
 
@@ -369,9 +387,9 @@ fn push_row(
 
 /// The runners of a workload on `a`: all that apply when `a` is selected, else only the
 /// native host run when `a` is the host (kept as the reference of the "/ native" ratios).
-fn runners_or_reference(a: Arch, selected: &[Arch]) -> Vec<Runner> {
+fn runners_or_reference(a: Arch, selected: &[Arch], qemu72: bool) -> Vec<Runner> {
     if selected.contains(&a) {
-        runners_for(a)
+        runners_for(a, qemu72)
     } else if Arch::host() == Some(a) {
         vec![Runner::Native]
     } else {
@@ -447,9 +465,18 @@ fn main() -> ExitCode {
 
     let endgate = resolve_endgate(&opts, &root, &mut notes);
     let find = |name: &str| tools::which(name);
+    let qemu = |q: Qemu, a: Arch| {
+        let p = q.binary(a.qemu());
+        if tools::is_executable(&p) {
+            Ok(p)
+        } else {
+            Err(format!("qemu-user {} is not at {} ({})", q.version, p.display(), q.how))
+        }
+    };
     let toolset = Toolset {
         endgate,
-        qemu: Arch::ALL.into_iter().map(|a| find(a.qemu())).collect(),
+        qemu: Arch::ALL.into_iter().map(|a| qemu(QEMU, a)).collect(),
+        qemu72: Arch::ALL.into_iter().map(|a| qemu(QEMU72, a)).collect(),
         compiler: Arch::ALL.into_iter().map(|a| find(a.compiler())).collect(),
     };
     let mut tool_lines = Vec::new();
@@ -459,7 +486,10 @@ fn main() -> ExitCode {
     };
     tool_lines.push(("endgate".to_string(), version(&toolset.endgate)));
     for &a in &opts.arches {
-        tool_lines.push((a.qemu().to_string(), version(toolset.qemu(a))));
+        tool_lines.push((Runner::Qemu.label(a), version(toolset.qemu(a))));
+        if opts.qemu72 {
+            tool_lines.push((Runner::Qemu72.label(a), version(toolset.qemu72(a))));
+        }
     }
     for &a in &opts.arches {
         tool_lines.push((a.compiler().to_string(), version(toolset.compiler(a))));
@@ -493,7 +523,7 @@ fn main() -> ExitCode {
             // "endgate / native" ratio, so it runs even if the host arch is
             // not among --arches.
             let runners = if opts.arches.contains(&a) {
-                runners_for(a)
+                runners_for(a, opts.qemu72)
             } else if w == Workload::Getppid && host == Some(a) {
                 vec![Runner::Native]
             } else {
@@ -535,7 +565,7 @@ fn main() -> ExitCode {
         let mut tasks = Vec::new();
         let mut skipped: Vec<(Arch, Runner, String)> = Vec::new();
         for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts.arches);
+            let runners = runners_or_reference(a, &opts.arches, opts.qemu72);
             if runners.is_empty() {
                 continue;
             }
@@ -606,7 +636,7 @@ fn main() -> ExitCode {
         let first = rows.len();
         let mut tasks = Vec::new();
         for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts.arches);
+            let runners = runners_or_reference(a, &opts.arches, opts.qemu72);
             if runners.is_empty() {
                 continue;
             }
@@ -649,7 +679,7 @@ fn main() -> ExitCode {
         // Every selected arch, plus the host's busybox as the native reference.
         let bb_arches: Vec<(Arch, Vec<Runner>)> = Arch::ALL
             .into_iter()
-            .map(|a| (a, runners_or_reference(a, &opts.arches)))
+            .map(|a| (a, runners_or_reference(a, &opts.arches, opts.qemu72)))
             .filter(|(_, r)| !r.is_empty())
             .collect();
         for (a, _) in &bb_arches {
@@ -836,7 +866,7 @@ fn main() -> ExitCode {
     };
     let md = report.to_markdown();
     println!("{md}");
-    let title = format!("endgate vs qemu-user, relative to native: {} ({})", report.host.date, report.host.cpu);
+    let title = format!("endgate vs qemu-user 10.0.2, relative to native: {} ({})", report.host.date, report.host.cpu);
     let svg = chart::svg(&report.rows, host, &title);
     let written = std::fs::create_dir_all(&opts.out)
         .and_then(|_| std::fs::write(opts.out.join("results.md"), &md))

@@ -13,17 +13,22 @@ pub enum Runner {
     Native,
     /// Under endgate.
     Endgate,
-    /// Under qemu-user for the guest's architecture.
+    /// Under qemu-user 10.0.2 for the guest's architecture: the reference, the one the
+    /// targets are stated against.
     Qemu,
+    /// Under Debian 12's qemu-user 7.2 (`--qemu72`): info ratios only.
+    Qemu72,
 }
 
 impl Runner {
-    /// The label used in tables (`native`, `endgate`, `qemu-aarch64`, ...).
-    pub fn label(self, arch: Arch) -> &'static str {
+    /// The label used in tables (`native`, `endgate`, `qemu-aarch64 10.0.2`,
+    /// `qemu-aarch64 7.2`, ...).
+    pub fn label(self, arch: Arch) -> String {
         match self {
-            Runner::Native => "native",
-            Runner::Endgate => "endgate",
-            Runner::Qemu => arch.qemu(),
+            Runner::Native => "native".into(),
+            Runner::Endgate => "endgate".into(),
+            Runner::Qemu => format!("{} {}", arch.qemu(), guest_tests::arch::QEMU.version),
+            Runner::Qemu72 => format!("{} {}", arch.qemu(), guest_tests::arch::QEMU72.version),
         }
     }
 }
@@ -282,6 +287,7 @@ pub fn find(rows: &[Row], w: Workload, a: Arch, r: Runner) -> Option<&Row> {
 
 /// One ratio to compute: endgate on (`workload`, `arch`) over `ref_runner` on
 /// (`ref_workload`, `ref_arch`).
+#[derive(Clone, Copy)]
 struct Spec {
     workload: Workload,
     arch: Arch,
@@ -355,6 +361,16 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             add(w, a, Qemu, a, w, Quantity::PeakRss, Targets::of(a).rss_qemu);
         }
     }
+    // Every ratio against qemu-user 10.0.2 also against 7.2 where 7.2 ran (info: the targets
+    // are 10.0.2's), right after it.
+    let specs: Vec<Spec> = specs
+        .into_iter()
+        .flat_map(|s| {
+            let old = (s.ref_runner == Qemu && find(rows, s.ref_workload, s.ref_arch, Qemu72).is_some())
+                .then_some(Spec { ref_runner: Qemu72, target: None, ..s });
+            std::iter::once(s).chain(old)
+        })
+        .collect();
     specs
         .into_iter()
         .filter(|s| find(rows, s.workload, s.arch, Endgate).is_some())
@@ -365,7 +381,7 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             let mut reference = if s.ref_runner == Native && s.ref_arch != a {
                 format!("native {}", s.ref_arch.name())
             } else {
-                s.ref_runner.label(s.ref_arch).to_string()
+                s.ref_runner.label(s.ref_arch)
             };
             if s.ref_workload != w {
                 reference = format!("{reference} {}", s.ref_workload.name());
@@ -610,7 +626,7 @@ impl Report {
                 Json::Obj(vec![
                     ("workload".into(), Json::str(r.workload.name())),
                     ("arch".into(), Json::str(r.arch.name())),
-                    ("runner".into(), Json::str(r.runner.label(r.arch))),
+                    ("runner".into(), Json::str(&r.runner.label(r.arch))),
                     ("size".into(), Json::Num(r.size as f64)),
                     (
                         "size_unit".into(),
@@ -803,7 +819,7 @@ mod tests {
             },
         ];
         let r = ratios(&rows, Some(Arch::X86_64));
-        let q = r.iter().find(|r| r.label == "getppid s390x: endgate / qemu-s390x").unwrap();
+        let q = r.iter().find(|r| r.label == "getppid s390x: endgate / qemu-s390x 10.0.2").unwrap();
         assert_eq!(q.verdict(), "n/a");
         assert_eq!(q.target, Some(1.0));
         assert!(q.missing.as_deref().unwrap().contains("does not run s390x"));
@@ -816,9 +832,17 @@ mod tests {
             row(Workload::Sha256, Arch::Arm, Runner::Qemu, 1.0, 0.0),
         ];
         let r = ratios(&rows, Some(Arch::X86_64));
-        let sha = r.iter().find(|r| r.label == "sha256sum armhf: endgate / qemu-arm").unwrap();
+        let sha = r.iter().find(|r| r.label == "sha256sum armhf: endgate / qemu-arm 10.0.2").unwrap();
         assert!((sha.value.unwrap() - 1.4).abs() < 1e-9);
         assert_eq!(sha.verdict(), "PASS");
+        assert!(!r.iter().any(|r| r.label.ends_with(" 7.2")), "no 7.2 ratios without 7.2 rows");
+        let mut rows = rows;
+        rows.push(row(Workload::Sha256, Arch::Arm, Runner::Qemu72, 2.0, 0.0));
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let i = r.iter().position(|r| r.label == "sha256sum armhf: endgate / qemu-arm 7.2").unwrap();
+        assert_eq!(r[i - 1].label, "sha256sum armhf: endgate / qemu-arm 10.0.2");
+        assert!((r[i].value.unwrap() - 0.7).abs() < 1e-9);
+        assert_eq!((r[i].target, r[i].verdict()), (None, "info"));
         assert_eq!(Targets::of(Arch::Mips64el).getppid_qemu, Some(1.0));
         assert_eq!(Targets::of(Arch::Aarch64).getppid_qemu, Some(0.6));
         assert_eq!(Targets::of(Arch::Aarch64).sha256_qemu, Some(1.0));
@@ -862,7 +886,7 @@ mod tests {
         let g = r.iter().find(|r| r.label == "null_gate aarch64: endgate / native x86_64 null_trap").unwrap();
         assert!((g.value.unwrap() - 0.8).abs() < 1e-9);
         assert_eq!(g.verdict(), "PASS");
-        let rss = r.iter().find(|r| r.label == "peak RSS compute aarch64: endgate / qemu-aarch64").unwrap();
+        let rss = r.iter().find(|r| r.label == "peak RSS compute aarch64: endgate / qemu-aarch64 10.0.2").unwrap();
         assert_eq!(rss.value, Some(1.0));
         assert_eq!(rss.verdict(), "PASS");
     }
@@ -885,7 +909,7 @@ mod tests {
         let native = r.iter().find(|r| r.label == "getppid x86_64: endgate / native").unwrap();
         assert!((native.value.unwrap() - 2.0).abs() < 1e-9);
         assert_eq!(native.verdict(), "PASS");
-        let qemu = r.iter().find(|r| r.label == "getppid x86_64: endgate / qemu-x86_64").unwrap();
+        let qemu = r.iter().find(|r| r.label == "getppid x86_64: endgate / qemu-x86_64 10.0.2").unwrap();
         assert_eq!(qemu.verdict(), "n/a");
     }
 }

@@ -5,8 +5,47 @@
 //!
 //! This table is the one list of guest arches and their toolchains in the workspace: endgate's
 //! integration tests (`emulator/tests/common`) and the benchmarks (`benches`) read it too.
+//!
+//! Two qemu-user builds are references, under the same binary names ([`Arch::qemu`]):
+//! qemu-user 10.0.2 ([`QEMU`], the peer to beat: Debian's static build from
+//! bookworm-backports, which `scripts/fetch-qemu10.sh` unpacks into `.cache/qemu-10.0.2/`
+//! without installing it; [`Arch::qemu10`], `{qemu}` in an emulator command) and Debian 12's
+//! installed qemu-user 7.2 ([`QEMU72`], in `/usr/bin`; [`Arch::qemu72`], `{qemu72}`).
 
+use std::path::PathBuf;
+
+use crate::builder;
 use crate::error::{Error, Result};
+
+/// A qemu-user build the suite compares against: its version and where its binaries are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Qemu {
+    /// The upstream version, as `qemu-<arch> --version` prints it.
+    pub version: &'static str,
+    /// The directory of its `qemu-<arch>` binaries: absolute, or relative to the workspace
+    /// root.
+    pub dir: &'static str,
+    /// What provides it, for error messages.
+    pub how: &'static str,
+}
+
+/// qemu-user 10.0.2, the reference: Debian's static binaries from bookworm-backports'
+/// `qemu-user` package, unpacked (not installed) into the checkout's `.cache/`.
+pub const QEMU: Qemu = Qemu {
+    version: "10.0.2",
+    dir: ".cache/qemu-10.0.2/usr/bin",
+    how: "scripts/fetch-qemu10.sh (run by scripts/install-deps.sh) puts it there",
+};
+
+/// qemu-user 7.2, the second reference: Debian 12's own `qemu-user` package.
+pub const QEMU72: Qemu = Qemu { version: "7.2", dir: "/usr/bin", how: "install Debian 12's qemu-user" };
+
+impl Qemu {
+    /// The binary `name` (`qemu-aarch64`) of this build.
+    pub fn binary(&self, name: &str) -> PathBuf {
+        builder::workspace_root().join(self.dir).join(name)
+    }
+}
 
 /// A guest architecture the suite can be built for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -20,7 +59,8 @@ pub struct Arch {
     pub cflags: &'static [&'static str],
     /// The Debian package that provides [`Arch::cc`], for error messages.
     pub cc_package: &'static str,
-    /// qemu-user's binary for this arch; what `{qemu}` expands to in an emulator command.
+    /// qemu-user's binary name for this arch (`qemu-aarch64`), the same in both reference
+    /// builds ([`Arch::qemu10`], [`Arch::qemu72`]); found on `$PATH` it is Debian's 7.2.
     pub qemu: &'static str,
     /// Debian's name for the arch (`amd64`, `arm64`, `armhf`…): packages, and the directory
     /// `scripts/fetch-inputs.sh` puts its busybox in (`.cache/busybox/<debian>/busybox`).
@@ -151,6 +191,18 @@ impl Arch {
         ARCHES.iter().find(|a| a.debian == debian)
     }
 
+    /// qemu-user 10.0.2's binary for this arch ([`QEMU`]); what `{qemu}` expands to in an
+    /// emulator command.
+    pub fn qemu10(&self) -> PathBuf {
+        QEMU.binary(self.qemu)
+    }
+
+    /// Debian 12's qemu-user 7.2 binary for this arch ([`QEMU72`], `/usr/bin/qemu-…`); what
+    /// `{qemu72}` expands to in an emulator command.
+    pub fn qemu72(&self) -> PathBuf {
+        QEMU72.binary(self.qemu)
+    }
+
     /// The arch this runner itself was compiled for, if the suite knows it: the only one
     /// whose programs can run `native`ly.
     pub fn host() -> Option<&'static Arch> {
@@ -202,5 +254,11 @@ mod tests {
         }
         assert_eq!(Arch::by_debian("armhf"), Some(&ARM));
         assert_eq!(Arch::by_debian("arm"), None);
+    }
+
+    #[test]
+    fn qemu_paths() {
+        assert_eq!(AARCH64.qemu72(), PathBuf::from("/usr/bin/qemu-aarch64"));
+        assert_eq!(AARCH64.qemu10(), builder::workspace_root().join(".cache/qemu-10.0.2/usr/bin/qemu-aarch64"));
     }
 }

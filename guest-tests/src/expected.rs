@@ -4,12 +4,12 @@
 //!
 //! A test the manifest marks `arch_specific` (its output truly differs per arch, e.g. the
 //! sizes of C types) has one expected output per arch under `expected/<arch>/`: the x86_64
-//! one from the native run, every other arch's from a run under that arch's qemu-user (the
-//! reference emulator, [`Arch::qemu`]). endgate's output is never used.
+//! one from the native run, every other arch's from a run under that arch's qemu-user 10.0.2
+//! (the reference emulator, [`Arch::qemu10`]). endgate's output is never used.
 
 use std::fs;
 
-use crate::arch::{Arch, ARCHES};
+use crate::arch::{Arch, ARCHES, QEMU};
 use crate::builder;
 use crate::error::{Error, Result};
 use crate::exec;
@@ -76,7 +76,7 @@ pub fn regenerate(suite: &Suite, build_dir: &Path, jobs: usize, timeout: Duratio
 }
 
 /// The `arch_specific` tests' expected outputs for every arch but the reference one, from
-/// runs under each arch's qemu-user. One result per (test, arch).
+/// runs under each arch's qemu-user 10.0.2. One result per (test, arch).
 fn regenerate_foreign(
     suite: &Suite,
     build_dir: &Path,
@@ -126,9 +126,18 @@ fn one(
     let (mut cmd, how) = if arch.name == REFERENCE_ARCH {
         (Command::new(&program), "natively".to_string())
     } else {
-        let mut c = Command::new(arch.qemu);
+        let qemu = arch.qemu10();
+        if !qemu.is_file() {
+            return Err(Error::new(format!(
+                "{label}: {} is missing: qemu-user {} runs the non-x86_64 arch-specific tests ({})",
+                qemu.display(),
+                QEMU.version,
+                QEMU.how
+            )));
+        }
+        let mut c = Command::new(&qemu);
         c.arg(&program);
-        (c, format!("under {}", arch.qemu))
+        (c, format!("under {}", qemu.display()))
     };
     cmd.args(&test.settings.args);
     let ex = exec::run(cmd, workdir, test.settings.stdin.as_deref(), test.settings.timeout.unwrap_or(timeout))

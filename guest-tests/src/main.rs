@@ -1,6 +1,6 @@
 //! The `guest-tests` command: `build` the guest programs, `run` them under an emulator and
 //! judge the results, regenerate the `expected` outputs natively, `report` on endgate against
-//! qemu-user for every arch, or `list` the tests.
+//! qemu-user 10.0.2 and 7.2 for every arch, or `list` the tests.
 //! Run `guest-tests help` for the options.
 
 use std::fs;
@@ -26,8 +26,9 @@ USAGE:
                          [--timeout SECS] [--json FILE] [--junit FILE] [--test NAME]...
                          [--build] [--verbose]
     guest-tests expected [--out DIR] [--jobs N] [--timeout SECS] [--test NAME]...
-    guest-tests report   [--endgate PATH] [--qemu CMD] [--arch A] [--build-dir DIR] [--jobs N]
-                         [--timeout SECS] [--test NAME]... [--report FILE] [--results-dir DIR]
+    guest-tests report   [--endgate PATH] [--qemu CMD] [--qemu72 CMD] [--arch A] [--build-dir DIR]
+                         [--jobs N] [--timeout SECS] [--test NAME]... [--report FILE]
+                         [--results-dir DIR]
     guest-tests list
     guest-tests help
 
@@ -39,8 +40,12 @@ OPTIONS:
     --jobs N          parallel compilers / tests (default: number of CPUs)
     --emulator CMD    how to start a program: a command split on whitespace, given the
                       program and its arguments (e.g. 'target/release/endgate',
-                      'qemu-aarch64', '{qemu}' = the arch's qemu-user binary, '{arch}' = the
-                      arch name), or 'native' to run it directly (host arch only)
+                      'qemu-aarch64', '{qemu} -cpu max'), or 'native' to run it directly
+                      (host arch only). In CMD, '{arch}' is the arch name, '{qemu}' the
+                      arch's qemu-user 10.0.2 binary (the reference:
+                      <workspace>/.cache/qemu-10.0.2/usr/bin/qemu-<arch>, from
+                      scripts/fetch-qemu10.sh) and '{qemu72}' its Debian 12 qemu-user 7.2
+                      binary (/usr/bin/qemu-<arch>)
     --timeout SECS    per-test timeout, after which the test is killed (default: 30)
     --json FILE       also write the results as JSON
     --junit FILE      also write the results as JUnit XML
@@ -48,15 +53,18 @@ OPTIONS:
     --build           (run) build the programs first
     --verbose         (run) print each result as it finishes
     --endgate PATH    (report) endgate's binary (default: <target dir>/release/endgate)
-    --qemu CMD        (report) the qemu-user command (default: '{qemu}')
+    --qemu CMD        (report) the reference qemu-user command (default: '{qemu}', 10.0.2)
+    --qemu72 CMD      (report) the second qemu-user command (default: '{qemu72}', 7.2);
+                      'none' for either leaves that run out
     --report FILE     (report) the Markdown report (default: guest-tests/REPORT.md)
-    --results-dir DIR (report) where report-{endgate,qemu}.json and .junit.xml go
+    --results-dir DIR (report) where report-{endgate,qemu10,qemu72}.json and .junit.xml go
                       (default: the build directory)
 
-`report` builds everything, runs the suite for every arch under endgate and under qemu-user,
-and writes the Markdown report (both matrices, and per arch whether endgate passes every
-test qemu-user passes) plus JSON and JUnit results of both runs. It exits 0 once the report
-is written, whatever the results.
+`report` builds everything, runs the suite for every arch under endgate, qemu-user 10.0.2
+and qemu-user 7.2, and writes the Markdown report (the three matrices, per arch whether
+endgate passes every test either qemu-user passes and the tests it misses against each, and
+where the two qemu-user versions differ) plus JSON and JUnit results of each run. It exits 0
+once the report is written, whatever the results.
 
 `expected` is the only way expected outputs are made: it builds the x86_64 programs and runs
 them natively (never under an emulator), writing expected/<test>.stdout and .status; the asm
@@ -85,6 +93,7 @@ struct Opts {
     verbose: bool,
     endgate: Option<PathBuf>,
     qemu: Option<String>,
+    qemu72: Option<String>,
     report: Option<PathBuf>,
     results_dir: Option<PathBuf>,
 }
@@ -137,6 +146,7 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
                 "--timeout",
                 "--endgate",
                 "--qemu",
+                "--qemu72",
                 "--report",
                 "--results-dir",
             ],
@@ -172,6 +182,7 @@ fn parse_opts(cmd: &str, args: &[String]) -> Result<Opts> {
             "--build" => o.build = true,
             "--endgate" => o.endgate = Some(PathBuf::from(value)),
             "--qemu" => o.qemu = Some(value),
+            "--qemu72" => o.qemu72 = Some(value),
             "--report" => o.report = Some(PathBuf::from(value)),
             "--results-dir" => o.results_dir = Some(PathBuf::from(value)),
             _ => o.verbose = true,
@@ -221,10 +232,11 @@ fn cmd_build(o: &Opts) -> Result<ExitCode> {
 fn cmd_run(o: &Opts) -> Result<ExitCode> {
     let suite = load_suite(o)?;
     let arches = arches(o)?;
-    let emulator =
-        Emulator::parse(o.emulator.as_deref().ok_or_else(|| {
-            Error::new("run needs --emulator CMD (e.g. target/release/endgate, qemu-aarch64, native)")
-        })?)?;
+    let emulator = Emulator::parse(
+        o.emulator
+            .as_deref()
+            .ok_or_else(|| Error::new("run needs --emulator CMD (e.g. target/release/endgate, '{qemu}', native)"))?,
+    )?;
     for a in &arches {
         emulator.check(a)?;
     }
@@ -279,6 +291,19 @@ fn write_file(path: &Path, text: &str) -> Result<()> {
     fs::write(path, text).map_err(|e| Error::new(format!("writing {}: {e}", path.display())))
 }
 
+/// The title of a qemu-user run: `qemu-user <version>` from the binary's `--version` for
+/// `arch` (after `{qemu}` expansion), else `fallback`.
+fn qemu_title(emulator: &Emulator, arch: &Arch, fallback: &str) -> String {
+    let Emulator::Command(words) = emulator else { return fallback.to_string() };
+    let out = std::process::Command::new(runner::expand(&words[0], arch)).arg("--version").output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    let first = text.lines().next().unwrap_or("");
+    match first.split_once(" version ").and_then(|(_, v)| v.split_whitespace().next()) {
+        Some(v) => format!("qemu-user {v}"),
+        None => fallback.to_string(),
+    }
+}
+
 fn cmd_report(o: &Opts) -> Result<ExitCode> {
     let suite = load_suite(o)?;
     let arches = arches(o)?;
@@ -291,8 +316,23 @@ fn cmd_report(o: &Opts) -> Result<ExitCode> {
             endgate_path.display()
         )));
     }
-    let endgate = Emulator::Command(vec![endgate_path.to_string_lossy().into_owned()]);
-    let qemu = Emulator::parse(o.qemu.as_deref().unwrap_or("{qemu}"))?;
+    // (results file label, title when --version says nothing, command).
+    let mut emulators =
+        vec![("endgate", "endgate".to_string(), Emulator::Command(vec![endgate_path.to_string_lossy().into_owned()]))];
+    for (label, spec, default, q) in
+        [("qemu10", &o.qemu, "{qemu}", arch::QEMU), ("qemu72", &o.qemu72, "{qemu72}", arch::QEMU72)]
+    {
+        let spec = spec.as_deref().unwrap_or(default);
+        if spec != "none" {
+            let e = Emulator::parse(spec)?;
+            e.resolve(&arches)?;
+            let title = qemu_title(&e, arches[0], &format!("qemu-user {}", q.version));
+            emulators.push((label, title, e));
+        }
+    }
+    if emulators.len() < 2 {
+        return Err(Error::new("report needs qemu-user to compare with: not both --qemu none and --qemu72 none"));
+    }
     if !do_build(&suite, &arches, &build_dir, jobs)? {
         eprintln!("note: some programs did not build; their tests report NOBIN");
     }
@@ -301,29 +341,34 @@ fn cmd_report(o: &Opts) -> Result<ExitCode> {
     fs::create_dir_all(&results_dir).map_err(|e| Error::new(format!("creating {}: {e}", results_dir.display())))?;
     let mut runs = Vec::new();
     let mut written = Vec::new();
-    for (label, emulator) in [("endgate", endgate), ("qemu", qemu)] {
-        eprintln!("report: running the suite under {emulator}");
+    for (label, title, emulator) in emulators {
+        eprintln!("report: running the suite under {emulator} ({title})");
         let config = RunConfig { emulator, arches: arches.clone(), build_dir: build_dir.clone(), jobs, timeout };
         let outcomes = runner::run(&suite, &config, &|_, _, _| {})?;
         let json = results_dir.join(format!("report-{label}.json"));
         let junit = results_dir.join(format!("report-{label}.junit.xml"));
         write_file(&json, &report::json(&outcomes, &config.emulator.to_string()))?;
         write_file(&junit, &report::junit(&outcomes, &arches))?;
-        println!("{label}: {}", report::summary(&outcomes));
+        println!("{title}: {}", report::summary(&outcomes));
         written.extend([json, junit].map(|p| shown(&p)));
-        let name = if label == "endgate" { shown(&endgate_path) } else { config.emulator.to_string() };
-        runs.push((name, outcomes));
+        let command = if label == "endgate" { shown(&endgate_path) } else { config.emulator.to_string() };
+        runs.push((title, command, outcomes));
     }
+    let runs: Vec<report::Run> =
+        runs.iter().map(|(title, command, outcomes)| report::Run { title, command, outcomes }).collect();
+    let (endgate, peers) = runs.split_first().expect("endgate ran");
     let report_path = o.report.clone().unwrap_or_else(|| Suite::default_root().join("REPORT.md"));
-    let md = report::markdown(&runs[0].1, &runs[1].1, &arches, &runs[0].0, &runs[1].0, &written);
-    write_file(&report_path, &md)?;
+    write_file(&report_path, &report::markdown(endgate, peers, &arches, &written))?;
+    let claim = report::claim(peers);
     for a in &arches {
-        let gaps = report::gaps(&runs[0].1, &runs[1].1, a.name);
-        println!(
-            "{}: endgate passes every test qemu-user passes: {}",
-            a.name,
-            if gaps.is_empty() { "yes" } else { "no" }
-        );
+        let gaps: Vec<String> = peers
+            .iter()
+            .flat_map(|p| report::gaps(endgate.outcomes, p.outcomes, a.name).into_iter().map(|(t, _)| t.to_string()))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let verdict = if gaps.is_empty() { "yes".to_string() } else { format!("no ({})", gaps.join(", ")) };
+        println!("{}: {claim}: {verdict}", a.name);
     }
     println!("wrote {} and {}", report_path.display(), written.join(", "));
     Ok(ExitCode::SUCCESS)

@@ -266,45 +266,98 @@ pub fn gaps<'a>(endgate: &'a [Outcome], qemu: &'a [Outcome], arch: &str) -> Vec<
     out
 }
 
-/// `guest-tests report`'s Markdown: a per-arch summary table, one line per arch saying
-/// whether endgate passes every test qemu-user passes (and if not, which), both matrices,
-/// endgate's pending tests with their reasons, and one line per failure of each emulator.
-/// `endgate_cmd` and `qemu_cmd` name the emulators as run; `results` lists the JSON and
-/// JUnit files written beside it.
-pub fn markdown(
-    endgate: &[Outcome],
-    qemu: &[Outcome],
-    arches: &[&'static Arch],
-    endgate_cmd: &str,
-    qemu_cmd: &str,
-    results: &[String],
-) -> String {
+/// One emulator's run in a report: its title (`endgate`, `qemu-user 10.0.2`), the command as
+/// given (`target/release/endgate`, `{qemu}`) and its outcomes.
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'a> {
+    /// The heading and column name.
+    pub title: &'a str,
+    /// The emulator command as run (before `{qemu}` expansion).
+    pub command: &'a str,
+    /// Every outcome of the run.
+    pub outcomes: &'a [Outcome],
+}
+
+/// The words of the per-arch verdict line: "endgate passes every test either qemu-user
+/// passes" for two peers, "… every test qemu-user 10.0.2 passes" for one.
+pub fn claim(peers: &[Run]) -> String {
+    match peers {
+        [one] => format!("endgate passes every test {} passes", one.title),
+        [_, _] => "endgate passes every test either qemu-user passes".to_string(),
+        _ => "endgate passes every test any qemu-user passes".to_string(),
+    }
+}
+
+/// `guest-tests report`'s Markdown: a per-arch summary table (endgate and each peer), one
+/// line per arch saying whether endgate passes every test the peers pass (and if not, which,
+/// against each peer), where the peers differ from each other, every matrix, endgate's
+/// pending tests with their reasons, and one line per failure of each emulator. `results`
+/// lists the JSON and JUnit files written beside it.
+pub fn markdown(endgate: &Run, peers: &[Run], arches: &[&'static Arch], results: &[String]) -> String {
     let mut s = String::from("# guest-tests report\n\n");
+    let peer_list: Vec<String> = peers.iter().map(|p| format!("{} (`{}`)", p.title, p.command)).collect();
     let _ = writeln!(
         s,
-        "Made by `guest-tests report`: every test on every arch under endgate (`{endgate_cmd}`) and \
-         under qemu-user (`{qemu_cmd}`), judged against the expected outputs (native x86_64 runs; \
-         per-arch ones from qemu-user). `xfail` is a test the manifest marks `endgate_pending` \
-         for that arch, failing as expected; `-` a test that does not apply to the arch.\n"
+        "Made by `guest-tests report`: every test on every arch under endgate (`{}`) and under {}, \
+         judged against the expected outputs (native x86_64 runs; per-arch ones from qemu-user). \
+         `xfail` is a test the manifest marks `endgate_pending` for that arch, failing as expected; \
+         `-` a test that does not apply to the arch.\n",
+        endgate.command,
+        peer_list.join(" and ")
     );
-    s.push_str("| arch | endgate pass | fail | pending | qemu-user pass | fail |\n| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    for a in arches {
-        let (ep, ef, ex) = counts(endgate.iter().filter(|o| o.arch.name == a.name));
-        let (qp, qf, _) = counts(qemu.iter().filter(|o| o.arch.name == a.name));
-        let _ = writeln!(s, "| {} | {ep} | {ef} | {ex} | {qp} | {qf} |", a.name);
+    s.push_str("| arch | endgate pass | fail | pending |");
+    for p in peers {
+        let _ = write!(s, " {} pass | fail |", p.title);
     }
+    s.push_str("\n| --- | ---: | ---: | ---: |");
+    s.push_str(&" ---: | ---: |".repeat(peers.len()));
     s.push('\n');
     for a in arches {
-        let g = gaps(endgate, qemu, a.name);
-        if g.is_empty() {
-            let _ = writeln!(s, "- {}: endgate passes every test qemu-user passes: yes", a.name);
+        let (ep, ef, ex) = counts(endgate.outcomes.iter().filter(|o| o.arch.name == a.name));
+        let _ = write!(s, "| {} | {ep} | {ef} | {ex} |", a.name);
+        for p in peers {
+            let (qp, qf, _) = counts(p.outcomes.iter().filter(|o| o.arch.name == a.name));
+            let _ = write!(s, " {qp} | {qf} |");
+        }
+        s.push('\n');
+    }
+    s.push('\n');
+    let claim = claim(peers);
+    let list = |g: &[(&str, &str)]| g.iter().map(|(t, v)| format!("{t} ({v})")).collect::<Vec<_>>().join(", ");
+    for a in arches {
+        let against: Vec<String> = peers
+            .iter()
+            .filter_map(|p| {
+                let g = gaps(endgate.outcomes, p.outcomes, a.name);
+                (!g.is_empty()).then(|| format!("against {}: {}", p.title, list(&g)))
+            })
+            .collect();
+        if against.is_empty() {
+            let _ = writeln!(s, "- {}: {claim}: yes", a.name);
         } else {
-            let list: Vec<String> = g.iter().map(|(t, v)| format!("{t} ({v})")).collect();
-            let _ = writeln!(s, "- {}: endgate passes every test qemu-user passes: no ({})", a.name, list.join(", "));
+            let _ = writeln!(s, "- {}: {claim}: no ({})", a.name, against.join("; "));
         }
     }
-    for (title, outcomes) in [("endgate", endgate), ("qemu-user", qemu)] {
-        let _ = write!(s, "\n## {title}\n\n```text\n{}```\n", matrix(outcomes, arches));
+    if let [first, second] = peers {
+        let _ = writeln!(s, "\n{} against {} (the tests one passes and the other does not, each with the verdict of the one that does not):\n", first.title, second.title);
+        for a in arches {
+            let better = gaps(second.outcomes, first.outcomes, a.name);
+            let worse = gaps(first.outcomes, second.outcomes, a.name);
+            let none = |g: &[(&str, &str)]| if g.is_empty() { "none".to_string() } else { list(g) };
+            let _ = writeln!(
+                s,
+                "- {}: only {} passes: {}; only {} passes: {}",
+                a.name,
+                first.title,
+                none(&better),
+                second.title,
+                none(&worse)
+            );
+        }
+    }
+    for run in std::iter::once(endgate).chain(peers) {
+        let outcomes = run.outcomes;
+        let _ = write!(s, "\n## {}\n\n```text\n{}```\n", run.title, matrix(outcomes, arches));
         let _ = writeln!(s, "\n{}", summary(outcomes));
         let p = pending(outcomes);
         if !p.is_empty() {
@@ -436,19 +489,55 @@ mod tests {
             outcome("stat", "x86_64", Verdict::Pass),
             outcome("stat", "arm", Verdict::Pass),
         ];
+        let qemu72 = vec![
+            outcome("hello", "x86_64", Verdict::Pass),
+            outcome("hello", "arm", Verdict::Fail),
+            outcome("fork", "x86_64", Verdict::Pass),
+            outcome("fork", "arm", Verdict::Pass),
+            outcome("stat", "x86_64", Verdict::Pass),
+            outcome("stat", "arm", Verdict::Pass),
+        ];
         assert!(gaps(&endgate, &qemu, "x86_64").is_empty());
         assert_eq!(gaps(&endgate, &qemu, "arm"), [("fork", "xfail"), ("hello", "FAIL"), ("stat", "not run")]);
-        let md = markdown(&endgate, &qemu, &arches, "endgate", "{qemu}", &["r.json".into()]);
-        assert!(md.contains("- x86_64: endgate passes every test qemu-user passes: yes\n"), "{md}");
+        assert_eq!(gaps(&endgate, &qemu72, "x86_64"), [("fork", "xfail")]);
+        let run = |title, command, outcomes| Run { title, command, outcomes };
+        let e = run("endgate", "endgate", &endgate[..]);
+        let peers = [run("qemu-user 10.0.2", "{qemu}", &qemu[..]), run("qemu-user 7.2", "{qemu72}", &qemu72[..])];
+        let md = markdown(&e, &peers, &arches, &["r.json".into()]);
+        assert!(md.contains("under qemu-user 10.0.2 (`{qemu}`) and qemu-user 7.2 (`{qemu72}`),"), "{md}");
+        assert!(
+            md.contains("- x86_64: endgate passes every test either qemu-user passes: no (against qemu-user 7.2: fork (xfail))\n"),
+            "{md}"
+        );
         assert!(
             md.contains(
-                "- arm: endgate passes every test qemu-user passes: no (fork (xfail), hello (FAIL), stat (not run))\n"
+                "- arm: endgate passes every test either qemu-user passes: no (against qemu-user 10.0.2: fork (xfail), \
+                 hello (FAIL), stat (not run); against qemu-user 7.2: fork (xfail), stat (not run))\n"
             ),
             "{md}"
         );
-        assert!(md.contains("| x86_64 | 2 | 0 | 1 | 2 | 1 |\n| arm | 0 | 1 | 1 | 3 | 0 |\n"), "{md}");
+        assert!(
+            md.contains(
+                "| arch | endgate pass | fail | pending | qemu-user 10.0.2 pass | fail | qemu-user 7.2 pass | fail |\n\
+                 | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n\
+                 | x86_64 | 2 | 0 | 1 | 2 | 1 | 3 | 0 |\n| arm | 0 | 1 | 1 | 3 | 0 | 2 | 1 |\n"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("- x86_64: only qemu-user 10.0.2 passes: none; only qemu-user 7.2 passes: fork (FAIL)\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- arm: only qemu-user 10.0.2 passes: hello (FAIL); only qemu-user 7.2 passes: none\n"),
+            "{md}"
+        );
         assert!(md.contains("## endgate\n\n```text\ntest   x86_64   arm\nfork   xfail    xfail\n"), "{md}");
+        assert!(md.contains("\n## qemu-user 10.0.2\n") && md.contains("\n## qemu-user 7.2\n"), "{md}");
         assert!(md.contains("- hello [arm] FAIL: exit status: expected 0, got 1 <&>\n"), "{md}");
+        let one = markdown(&e, &peers[..1], &arches, &[]);
+        assert!(one.contains("- x86_64: endgate passes every test qemu-user 10.0.2 passes: yes\n"), "{one}");
+        assert!(!one.contains(" against qemu-user 7.2") && !one.contains("Results:"), "{one}");
         assert!(md.contains("Results: `r.json`"), "{md}");
     }
 }

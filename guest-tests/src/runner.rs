@@ -13,7 +13,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::arch::Arch;
+use crate::arch::{Arch, QEMU, QEMU72};
 use crate::builder::binary_path;
 use crate::error::{Error, Result};
 use crate::exec::{self, Execution};
@@ -26,13 +26,22 @@ pub enum Emulator {
     /// Directly, on the host (only for the host's own arch).
     Native,
     /// Through a command: its words, then the program and its arguments. In the words,
-    /// `{arch}` becomes the arch name and `{qemu}` the arch's qemu-user binary.
+    /// `{arch}` becomes the arch name, `{qemu}` the arch's qemu-user 10.0.2 binary (the
+    /// reference, [`Arch::qemu10`]) and `{qemu72}` its Debian 12 qemu-user 7.2 binary
+    /// ([`Arch::qemu72`]).
     Command(Vec<String>),
+}
+
+/// One word of an emulator command with `{arch}`, `{qemu}` and `{qemu72}` expanded for `arch`.
+pub fn expand(word: &str, arch: &Arch) -> String {
+    word.replace("{arch}", arch.name)
+        .replace("{qemu72}", &arch.qemu72().to_string_lossy())
+        .replace("{qemu}", &arch.qemu10().to_string_lossy())
 }
 
 impl Emulator {
     /// Parses `--emulator`: `native`, or a command split on whitespace
-    /// (e.g. `target/release/endgate`, `qemu-aarch64`, `{qemu} -cpu max`).
+    /// (e.g. `target/release/endgate`, `qemu-aarch64`, `{qemu} -cpu max`, `{qemu72}`).
     pub fn parse(spec: &str) -> Result<Emulator> {
         let words: Vec<String> = spec.split_whitespace().map(str::to_string).collect();
         match words.as_slice() {
@@ -91,9 +100,14 @@ impl Emulator {
                 .into_owned();
         }
         for a in arches {
-            let prog = words[0].replace("{arch}", a.name).replace("{qemu}", a.qemu);
+            let prog = expand(&words[0], a);
             if !find_program(&prog) {
-                return Err(Error::new(format!("emulator '{prog}' not found (for {})", a.name)));
+                let hint = [("{qemu}", QEMU), ("{qemu72}", QEMU72)]
+                    .into_iter()
+                    .find(|(p, _)| words[0].contains(p))
+                    .map(|(_, q)| format!(": qemu-user {} is not there ({})", q.version, q.how))
+                    .unwrap_or_default();
+                return Err(Error::new(format!("emulator '{prog}' not found (for {}){hint}", a.name)));
             }
         }
         Ok(Emulator::Command(words))
@@ -104,9 +118,8 @@ impl Emulator {
         let mut cmd = match self {
             Emulator::Native => Command::new(program),
             Emulator::Command(words) => {
-                let expand = |w: &String| w.replace("{arch}", arch.name).replace("{qemu}", arch.qemu);
-                let mut c = Command::new(expand(&words[0]));
-                c.args(words[1..].iter().map(expand)).arg(program);
+                let mut c = Command::new(expand(&words[0], arch));
+                c.args(words[1..].iter().map(|w| expand(w, arch))).arg(program);
                 c
             }
         };
@@ -391,7 +404,13 @@ mod tests {
         let e = Emulator::parse("{qemu} -cpu max").unwrap();
         let arch = Arch::by_name("aarch64").unwrap();
         let c = e.command(arch, Path::new("/b/hello"), &["a b".into(), String::new()]);
-        assert_eq!(show_command(&c), "qemu-aarch64 -cpu max /b/hello 'a b' ''");
+        let q10 = arch.qemu10().to_string_lossy().into_owned();
+        assert!(q10.ends_with("/.cache/qemu-10.0.2/usr/bin/qemu-aarch64"), "{q10}");
+        assert_eq!(show_command(&c), format!("{q10} -cpu max /b/hello 'a b' ''"));
+        let e = Emulator::parse("{qemu72} -E A={arch}").unwrap();
+        let c = e.command(arch, Path::new("/b/hello"), &[]);
+        assert_eq!(show_command(&c), "/usr/bin/qemu-aarch64 -E A=aarch64 /b/hello");
+        assert_eq!(expand("qemu-{arch}", arch), "qemu-aarch64");
         if Arch::host().is_some_and(|h| h.name == "x86_64") {
             assert!(Emulator::Native.check(arch).unwrap_err().0.contains("cannot run aarch64"));
         }
@@ -406,6 +425,7 @@ mod tests {
         assert!(!is("native"));
         assert!(!is("qemu-aarch64"));
         assert!(!is("{qemu}"));
+        assert!(!is("{qemu72}"));
         assert!(!is("target/release/endgate-old"));
         assert!(!is("wrapper target/release/endgate"));
 
