@@ -42,6 +42,56 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ))
 }
 
+/// `struct open_how` (include/uapi/linux/openat2.h): `__u64 flags, mode, resolve`; the
+/// sizes the kernel knows (`OPEN_HOW_SIZE_VER0`).
+const OPEN_HOW_SIZE: u64 = 24;
+/// `RESOLVE_IN_ROOT`: `path` is resolved as if `dirfd` were the root, so the sysroot does not
+/// apply to it.
+const RESOLVE_IN_ROOT: u64 = 0x10;
+
+/// `openat2(int dirfd, const char *path, struct open_how *how, size_t size)` (openat2(2)):
+/// `openat` with the flags, mode and `RESOLVE_*` restrictions in a struct (read in the guest's
+/// byte order; the flags in the arch's numbering). Errors: `EINVAL` (size below 24, unknown
+/// flag bits), `E2BIG` (unknown trailing members set, or size above a page), `EFAULT`, the
+/// host's (`EXDEV`, `ELOOP`, `EAGAIN` for the `RESOLVE_*` checks).
+pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let size = a.ulong(3);
+    if size < OPEN_HOW_SIZE {
+        return Err(Errno::EINVAL);
+    }
+    if size > crate::mm::PAGE_SIZE {
+        return Err(Errno::E2BIG);
+    }
+    let how = t.mm.read_vec(a.raw(2), size as usize)?;
+    if how[OPEN_HOW_SIZE as usize..].iter().any(|&b| b != 0) {
+        return Err(Errno::E2BIG);
+    }
+    let word = |i: usize| {
+        let b: [u8; 8] = how[i * 8..i * 8 + 8].try_into().expect("8 bytes");
+        if t.mm.endian() == crate::mm::Endian::Big {
+            u64::from_be_bytes(b)
+        } else {
+            u64::from_le_bytes(b)
+        }
+    };
+    let (flags, mode, resolve) = (word(0), word(1), word(2));
+    if flags >> 32 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let host_how = [(t.arch.info().open_flags_to_host)(flags) as u32 as u64, mode, resolve];
+    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let path = if resolve & RESOLVE_IN_ROOT != 0 {
+        CString::new(raw).map_err(|_| Errno::EINVAL)?
+    } else {
+        super::path::map_path(t, raw)
+    };
+    host_ret(super::blocking_syscall(
+        libc::SYS_openat2,
+        &[a.int_arg(0), path.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
+    ))
+}
+
 /// `open(const char *path, int flags, mode_t mode)` (x86_64).
 pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     openat(cpu, &at_cwd(a))

@@ -205,3 +205,51 @@ mod tests {
         assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(0, 0, 9, 0)), Err(Errno::ENOSYS));
     }
 }
+
+/// `struct futex_waitv` (include/uapi/linux/futex.h): `__u64 val`, `__u64 uaddr`, `__u32 flags`,
+/// `__u32 __reserved`; 24 bytes on every arch.
+const WAITV_SIZE: u64 = 24;
+/// Most waiters one call takes (`FUTEX_WAITV_MAX`).
+const FUTEX_WAITV_MAX: u64 = 128;
+/// `FUTEX2_SIZE_U32`, the only size the kernel serves, and the flags it knows.
+const FUTEX2_SIZE_U32: u32 = 0x02;
+const FUTEX2_KNOWN: u32 = 0x03 | 0x80;
+
+/// The host's `struct futex_waitv`.
+#[repr(C)]
+struct HostWaitv {
+    val: u64,
+    uaddr: u64,
+    flags: u32,
+    reserved: u32,
+}
+
+/// `futex_waitv(struct futex_waitv *waiters, unsigned int nr_futexes, unsigned int flags,
+/// struct __kernel_timespec *timeout, clockid_t clockid)` (Linux 5.16): waits on several
+/// words at once; returns the index of the one woken. Each `uaddr` becomes the word's host
+/// address and each `val` is compared in the guest's byte order, as for `futex`. Errors:
+/// `EINVAL` (no or too many waiters, flags, a misaligned word, reserved bits), `EFAULT`,
+/// `EAGAIN`, `ETIMEDOUT`, `EINTR`.
+pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let n = u64::from(a.uint(1));
+    if n == 0 || n > FUTEX_WAITV_MAX || a.uint(2) != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let swap = t.mm.endian() != Endian::HOST;
+    let mut ws = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let at = a.raw(0) + i * WAITV_SIZE;
+        let (val, uaddr) = (t.mm.read_u64(at)?, t.mm.read_u64(at + 8)?);
+        let (flags, reserved) = (t.mm.read_u32(at + 16)?, t.mm.read_u32(at + 20)?);
+        if reserved != 0 || flags & !FUTEX2_KNOWN != 0 || flags & 0x03 != FUTEX2_SIZE_U32 || uaddr % 4 != 0 {
+            return Err(Errno::EINVAL);
+        }
+        let host = t.mm.host_range(uaddr, 4, Prot::READ)?;
+        let val = if swap { u64::from((val as u32).swap_bytes()) } else { val };
+        ws.push(HostWaitv { val, uaddr: host as u64, flags, reserved: 0 });
+    }
+    let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.raw(3), TIMESPEC64)?) };
+    let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
+    host_ret(super::blocking_syscall(libc::SYS_futex_waitv, &[ws.as_ptr() as u64, n, 0, tp, a.int_arg(4)]))
+}

@@ -20,6 +20,7 @@ pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
 pub mod exec;
+pub mod fhandle;
 pub mod fork;
 pub mod fs;
 pub mod futex;

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, pidfd, process, sched, signal,
-    signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, pidfd, process, sched,
+    signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -53,6 +53,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::pselect6_time64, io::pselect6_time64, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
     // fs
     d(Sys::openat, fs::openat, &[AtFd, Str, OpenFlags, OpenMode(2)], RInt),
+    d(Sys::openat2, fs::openat2, &[AtFd, Str, Ptr, ULong], RInt),
     d(Sys::open, fs::open, &[Str, OpenFlags, OpenMode(1)], RInt),
     d(Sys::creat, fs::creat, &[Str, Mode], RInt),
     d(Sys::newfstatat, fs::newfstatat, &[AtFd, Str, Ptr, AtFlags], RInt),
@@ -271,6 +272,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::splice, splice::splice, &[Fd, Ptr, Fd, Ptr, ULong, Hex], RInt),
     d(Sys::tee, splice::tee, &[Fd, Fd, ULong, Hex], RInt),
     d(Sys::vmsplice, splice::vmsplice, &[Fd, Ptr, ULong, Hex], RInt),
+    d(Sys::name_to_handle_at, fhandle::name_to_handle_at, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
+    d(Sys::open_by_handle_at, fhandle::open_by_handle_at, &[Fd, Ptr, OpenFlags], RInt),
+    d(Sys::futex_waitv, futex::futex_waitv, &[Ptr, Int, Hex, Ptr, ClockId], RInt),
     d(Sys::ipc, ipc::ipc, &[Hex, Int, ULong, ULong, Ptr, Long], RInt),
     d(Sys::capset, capability::capset, &[Ptr, Ptr], RInt),
     d(Sys::timer_create, timer::timer_create, &[ClockId, Ptr, Ptr], RInt),

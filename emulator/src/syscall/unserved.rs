@@ -90,11 +90,8 @@ pub static GROUPS: &[Group] = &[
         "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "listmount",
         "statmount",
     ]),
-    g(NotYet, Errno::ENOSYS, "file handles and newer path calls", &[
-        "name_to_handle_at", "open_by_handle_at", "openat2",
-    ]),
     g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
-        "futex_waitv", "futex_wait",
+        "futex_wait",
         "futex_wake", "futex_requeue",
     ]),
     g(NotYet, Errno::ENOSYS, "keys, security modules, seccomp, landlock, BPF and perf", &[

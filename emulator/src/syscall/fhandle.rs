@@ -1,0 +1,71 @@
+//! File handles (name_to_handle_at(2), open_by_handle_at(2)): served by the host kernel,
+//! which makes and resolves the handles; endgate converts `struct file_handle`'s header
+//! (`__u32 handle_bytes; int handle_type;`, then `handle_bytes` opaque bytes: include/linux/fs.h
+//! `MAX_HANDLE_SZ` 128) to the guest's byte order, maps the path as `openat` does, and the open
+//! flags to the host's numbering.
+
+use syscalls::Errno;
+
+use super::path::host_path_at;
+use super::{host_ret, SysResult};
+use crate::guest::{Cpu, SyscallArgs, Task};
+
+/// `MAX_HANDLE_SZ`.
+const MAX_HANDLE_SZ: u32 = 128;
+
+/// The guest's `struct file_handle` at `addr` as the host's bytes (header + handle), with its
+/// `handle_bytes`. Errors: `EFAULT`, `EINVAL` (more than `MAX_HANDLE_SZ` bytes, or none when
+/// `need_bytes`).
+fn read_handle(t: &Task, addr: u64, copy_body: bool) -> Result<Vec<u8>, Errno> {
+    let bytes = t.mm.read_u32(addr)?;
+    if bytes > MAX_HANDLE_SZ || (copy_body && bytes == 0) {
+        return Err(Errno::EINVAL);
+    }
+    let mut host = vec![0u8; 8 + bytes as usize];
+    host[..4].copy_from_slice(&bytes.to_ne_bytes());
+    if copy_body {
+        let ty = t.mm.read_u32(addr + 4)?;
+        host[4..8].copy_from_slice(&ty.to_ne_bytes());
+        t.mm.read_bytes(addr + 8, &mut host[8..])?;
+    }
+    Ok(host)
+}
+
+/// `name_to_handle_at(int dirfd, const char *path, struct file_handle *handle, int *mount_id,
+/// int flags)`. With too small a `handle_bytes` the kernel fails with `EOVERFLOW` and writes the
+/// size it needs, which the guest gets too. Errors: `EFAULT`, `EINVAL`, `EOVERFLOW`, the host's
+/// (`ENOENT`, `EOPNOTSUPP`…).
+pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let path = host_path_at(t, a.raw(1), a.int(4))?;
+    let mut h = read_handle(t, a.raw(2), false)?;
+    t.mm.check_writable(a.raw(3), 4)?;
+    let mut mount_id: i32 = 0;
+    // SAFETY: a NUL-terminated path, a local handle buffer of its declared size, a local id.
+    let r = host_ret(unsafe {
+        libc::syscall(libc::SYS_name_to_handle_at, a.int(0), path.as_ptr(), h.as_mut_ptr(), &mut mount_id, a.int(4))
+    });
+    let bytes = u32::from_ne_bytes(h[..4].try_into().expect("4 bytes"));
+    if r.is_ok() || r == Err(Errno::EOVERFLOW) {
+        t.mm.write_u32(a.raw(2), bytes)?;
+    }
+    r?;
+    let ty = u32::from_ne_bytes(h[4..8].try_into().expect("4 bytes"));
+    t.mm.write_u32(a.raw(2) + 4, ty)?;
+    t.mm.write_bytes(a.raw(2) + 8, &h[8..8 + bytes as usize])?;
+    t.mm.write_u32(a.raw(3), mount_id as u32)?;
+    Ok(0)
+}
+
+/// `open_by_handle_at(int mount_fd, struct file_handle *handle, int flags)`: a descriptor for
+/// the file a handle names. Errors: `EFAULT`, `EINVAL`, the host's (`EPERM` without
+/// `CAP_DAC_READ_SEARCH`, `ESTALE`, `EBADF`).
+pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let h = read_handle(t, a.raw(1), true)?;
+    let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
+    host_ret(super::blocking_syscall(
+        libc::SYS_open_by_handle_at,
+        &[a.int_arg(0), h.as_ptr() as u64, flags as i64 as u64],
+    ))
+}
