@@ -77,7 +77,7 @@ generic_syscalls! {
     mq_notify, mq_getsetattr,
     // pidfds, pipes
     pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice, epoll_pwait2, sendmmsg, recvmmsg, recvmmsg_time64,
-    name_to_handle_at, open_by_handle_at, futex_waitv,
+    name_to_handle_at, open_by_handle_at, futex_waitv, mlock2, mlockall, munlockall,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

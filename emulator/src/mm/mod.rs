@@ -146,6 +146,9 @@ pub struct AddressSpace {
     pub mmap_base: u64,
     /// One past the highest user address (the arch's `TASK_SIZE`).
     pub task_size: u64,
+    /// `mlockall(MCL_FUTURE)` is in force: new mappings are locked (`Some(true)`: only as
+    /// their pages are touched, `MCL_ONFAULT`). Linux's `mm->def_flags` `VM_LOCKED`.
+    pub lock_future: Option<bool>,
     /// Start of the window for PIE images (Linux `ELF_ET_DYN_BASE`).
     pub dyn_base: u64,
     /// What the last mapping changes made stale.
@@ -210,6 +213,7 @@ impl AddressSpace {
             brk: 0,
             mmap_base: top_base,
             task_size: layout.task_size,
+            lock_future: None,
             dyn_base: layout.dyn_base,
             invalidate: Invalidate::default(),
             last_fault: None,

@@ -18,6 +18,7 @@ mod flag {
     pub const MAP_FIXED: u64 = 0x10;
     pub const MAP_ANONYMOUS: u64 = 0x20;
     pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
+    pub const MAP_LOCKED: u64 = 0x2000;
 }
 use flag::*;
 
@@ -111,7 +112,91 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             .unwrap_or_default();
         mm.map_file(at, len, prot, VmaName::File(name), FileMap { fd, offset: off, shared })?;
     }
+    if flags & MAP_LOCKED != 0 || mm.lock_future.is_some() {
+        // As Linux, a mapping that cannot be locked is still made (mm/mmap.c `mm_populate`).
+        let _ = lock_host(mm, at, len, LockOp::Lock { on_fault: mm.lock_future == Some(true) });
+    }
     Ok(at)
+}
+
+/// What to do to a range's host pages.
+#[derive(Clone, Copy)]
+enum LockOp {
+    /// `mlock2`, with `MLOCK_ONFAULT` if `on_fault`.
+    Lock { on_fault: bool },
+    /// `munlock`.
+    Unlock,
+}
+
+/// Locks or unlocks the host pages of the guest range `[start, start+len)`, which must be
+/// mapped. Errors: `ENOMEM` (unmapped), the host's (`EAGAIN`, `ENOMEM` over `RLIMIT_MEMLOCK`,
+/// `EPERM`).
+fn lock_host(mm: &crate::mm::AddressSpace, start: u64, len: u64, op: LockOp) -> SysResult {
+    mm.check_mapped(start, len)?;
+    let host = mm.to_host(start, len).ok_or(Errno::ENOMEM)?;
+    // SAFETY: the range is mapped by us.
+    host_ret(unsafe {
+        match op {
+            LockOp::Lock { on_fault } => libc::syscall(libc::SYS_mlock2, host, len as usize, u32::from(on_fault)),
+            LockOp::Unlock => libc::syscall(libc::SYS_munlock, host, len as usize),
+        }
+    })
+}
+
+/// `MLOCK_ONFAULT` (include/uapi/asm-generic/mman-common.h); `MCL_*` of mlockall(2).
+const MLOCK_ONFAULT: u32 = 1;
+const MCL_CURRENT: i32 = 1;
+const MCL_FUTURE: i32 = 2;
+const MCL_ONFAULT: i32 = 4;
+
+/// `mlock2(const void *addr, size_t len, unsigned int flags)` (mlock(2)). Errors: `EINVAL`
+/// (unknown flags), `ENOMEM` (unmapped), the host's.
+pub fn mlock2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if a.uint(2) & !MLOCK_ONFAULT != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let start = page_floor(a.raw(0));
+    let end = page_ceil(a.raw(0).saturating_add(a.raw(1))).ok_or(Errno::ENOMEM)?;
+    lock_host(&cpu.get_data().mm, start, end - start, LockOp::Lock { on_fault: a.uint(2) != 0 })
+}
+
+/// `mlockall(int flags)`: locks every guest mapping (`MCL_CURRENT`) and those to come
+/// (`MCL_FUTURE`); endgate's own memory is not the guest's to lock. Errors: `EINVAL`
+/// (no or unknown flags, `MCL_ONFAULT` alone), the host's (`ENOMEM`, `EPERM`).
+pub fn mlockall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let f = a.int(0);
+    if f == 0 || f & !(MCL_CURRENT | MCL_FUTURE | MCL_ONFAULT) != 0 || f == MCL_ONFAULT {
+        return Err(Errno::EINVAL);
+    }
+    let on_fault = f & MCL_ONFAULT != 0;
+    let mm = &mut cpu.get_data_mut().mm;
+    if f & MCL_CURRENT != 0 {
+        let ranges: Vec<(u64, u64)> = mm.vmas().map(|(s, v)| (s, v.end - s)).collect();
+        for (s, len) in ranges {
+            lock_host(mm, s, len, LockOp::Lock { on_fault })?;
+        }
+    }
+    mm.lock_future = (f & MCL_FUTURE != 0).then_some(on_fault);
+    Ok(0)
+}
+
+/// `munlockall(void)`: unlocks every guest mapping and ends `MCL_FUTURE`.
+pub fn munlockall(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    let mm = &mut cpu.get_data_mut().mm;
+    let ranges: Vec<(u64, u64)> = mm.vmas().map(|(s, v)| (s, v.end - s)).collect();
+    for (s, len) in ranges {
+        lock_host(mm, s, len, LockOp::Unlock)?;
+    }
+    mm.lock_future = None;
+    Ok(0)
+}
+
+/// `membarrier(int cmd, unsigned int flags, int cpu_id)` (membarrier(2)): the host's, whose
+/// threads are the guest's threads. Errors: the host's (`EINVAL`, `EPERM` before
+/// registration).
+pub fn membarrier(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    // SAFETY: integer arguments.
+    host_ret(unsafe { libc::syscall(libc::SYS_membarrier, a.int(0), a.uint(1), a.int(2)) })
 }
 
 /// `munmap(void *addr, size_t length)` (munmap(2)). Errors: `EINVAL` for an unaligned address
@@ -272,19 +357,8 @@ pub fn munlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
     let start = page_floor(a.raw(0));
     let end = page_ceil(a.raw(0).saturating_add(a.raw(1))).ok_or(Errno::ENOMEM)?;
-    let mm = &cpu.get_data().mm;
-    mm.check_mapped(start, end - start)?;
-    let host = mm.to_host(start, end - start).ok_or(Errno::ENOMEM)?;
-    let len = (end - start) as usize;
-    // SAFETY: the range is mapped by us.
-    let r = unsafe {
-        if on {
-            libc::mlock(host.cast(), len)
-        } else {
-            libc::munlock(host.cast(), len)
-        }
-    };
-    host_ret(i64::from(r))
+    let op = if on { LockOp::Lock { on_fault: false } } else { LockOp::Unlock };
+    lock_host(&cpu.get_data().mm, start, end - start, op)
 }
 
 /// `mincore(void *addr, size_t length, unsigned char *vec)` (mincore(2)).

@@ -80,9 +80,9 @@ pub static GROUPS: &[Group] = &[
         "fanotify_init", "fanotify_mark",
     ]),
     g(NotYet, Errno::ENOSYS, "memory locking, NUMA policy and page moves", &[
-        "mlock2", "mlockall", "munlockall", "mbind", "get_mempolicy", "set_mempolicy",
+        "mbind", "get_mempolicy", "set_mempolicy",
         "set_mempolicy_home_node", "migrate_pages", "move_pages", "remap_file_pages",
-        "membarrier", "userfaultfd", "cachestat", "map_shadow_stack", "pkey_alloc", "pkey_free",
+        "userfaultfd", "cachestat", "map_shadow_stack", "pkey_alloc", "pkey_free",
         "pkey_mprotect",
     ]),
     g(NotYet, Errno::ENOSYS, "mounts, namespaces and the root directory (passed to the host where it allows, later)", &[
