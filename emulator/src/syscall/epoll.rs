@@ -13,6 +13,7 @@ use crate::abi::shapes::EPOLL_EVENT;
 use crate::abi::thunk::{Field as F, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// Most events one `epoll_wait` returns (`EP_MAX_EVENTS`: INT_MAX / sizeof(struct epoll_event)).
 const EP_MAX_EVENTS: i32 = i32::MAX / 16;
@@ -29,7 +30,7 @@ fn shape(t: &Task) -> &'static Shape {
     }
 }
 
-fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
+fn read_event(t: &Task, addr: GuestAddr) -> Result<libc::epoll_event, Errno> {
     if t.arch.info().epoll_packed {
         // The host is x86_64 too: its struct is the same packed one.
         let mut b = [0u8; 12];
@@ -73,7 +74,7 @@ pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// may be NULL for `EPOLL_CTL_DEL`.
 pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.raw(3))?) };
+    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.ptr(3))?) };
     let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
     // SAFETY: `p` is NULL or a local event.
     host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) }))
@@ -91,7 +92,7 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
-    t.mm.check_writable(a.raw(1), size * max as u64)?;
+    t.mm.check_writable(a.ptr(1), size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     // SAFETY: `evs` holds `max` events.
     let n = host_ret(super::blocking_syscall(
@@ -99,7 +100,7 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         &[a.int_arg(0), evs.as_mut_ptr() as u64, max as i64 as u64, a.int_arg(3)],
     ))?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
-        let at = a.raw(1) + i as u64 * size;
+        let at = a.ptr(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);
         if packed {
             let mut b = [0u8; 12];

@@ -28,6 +28,7 @@ use syscalls::Errno;
 
 use super::SysResult;
 use crate::guest::{CloneArgs, Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `CLONE_VM` (include/uapi/linux/sched.h).
 pub const CLONE_VM: u64 = 0x0000_0100;
@@ -143,7 +144,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         let tid = unsafe { libc::gettid() } as u32;
         // The kernel ignores a failed write of the tid words.
         if ca.flags & CLONE_CHILD_SETTID != 0 {
-            let _ = t.mm.write_u32(ca.ctid, tid);
+            let _ = t.mm.write_u32(GuestAddr::new(ca.ctid), tid);
         }
         if ca.flags & CLONE_CHILD_CLEARTID != 0 {
             t.clear_child_tid = ca.ctid;
@@ -161,7 +162,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
         return Ok(0);
     }
     if ca.flags & CLONE_PARENT_SETTID != 0 {
-        let _ = t.mm.write_u32(ca.ptid, pid as u32);
+        let _ = t.mm.write_u32(GuestAddr::new(ca.ptid), pid as u32);
     }
     Ok(pid as u64)
 }

@@ -23,7 +23,7 @@ use super::{host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::{Endian, Prot};
+use crate::mm::{Endian, GuestAddr, Prot};
 
 /// Operation numbers (include/uapi/linux/futex.h), without the PRIVATE/CLOCK_REALTIME bits.
 mod op {
@@ -62,26 +62,26 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let o = a.int(1);
     let cmd = o & !FLAGS;
     // Futex words are 4 bytes and 4-byte aligned (else EINVAL, as the kernel checks).
-    let word = |addr: u64| -> Result<*mut u8, Errno> {
-        if addr % 4 != 0 {
+    let word = |addr: GuestAddr| -> Result<*mut u8, Errno> {
+        if addr.get() % 4 != 0 {
             return Err(Errno::EINVAL);
         }
         t.mm.host_range(addr, 4, Prot::READ)
     };
-    let uaddr = word(a.raw(0))?;
+    let uaddr = word(a.ptr(0))?;
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
-        WAIT_REQUEUE_PI => (true, word(a.raw(4))?),
+        WAIT_REQUEUE_PI => (true, word(a.ptr(4))?),
         WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.raw(4))?),
+        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.ptr(4))?),
         // The second word is written.
         WAKE_OP if a.raw(4) % 4 != 0 => return Err(Errno::EINVAL),
-        WAKE_OP => (false, t.mm.host_range(a.raw(4), 4, Prot::READ | Prot::WRITE)?),
+        WAKE_OP => (false, t.mm.host_range(a.ptr(4), 4, Prot::READ | Prot::WRITE)?),
         _ => return Err(Errno::ENOSYS),
     };
     if timed && a.raw(3) != 0 {
-        ts = Some(t.mm.read_shape(a.raw(3), ts_shape)?);
+        ts = Some(t.mm.read_shape(a.ptr(3), ts_shape)?);
     }
     let arg4: u64 = match (timed, ts.as_ref()) {
         (true, Some(v)) => v as *const libc::timespec as u64,

@@ -102,8 +102,8 @@ impl GuestArch for Aarch64 {
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
         enter_el0(cpu)?;
-        cpu.reg_write(RegisterARM64::SP, sp)?;
-        cpu.reg_write(RegisterARM64::PC, entry)?;
+        cpu.reg_write(RegisterARM64::SP, sp.get())?;
+        cpu.reg_write(RegisterARM64::PC, entry.get())?;
         // x0 = 0: no function for the program to register with atexit.
         cpu.reg_write(RegisterARM64::X0, 0)?;
         Ok(())
