@@ -97,7 +97,7 @@ pub fn epoll_pwait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: `evs` holds `max` events.
     let n = host_ret(super::blocking_syscall(
         libc::SYS_epoll_wait,
-        &[a.int_arg(0), evs.as_mut_ptr() as u64, max as i64 as u64, a.int_arg(3)],
+        &[a.int_arg(0), evs.as_mut_ptr() as u64, i64::from(max) as u64, a.int_arg(3)],
     ))?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
         let at = a.ptr(1) + i as u64 * size;

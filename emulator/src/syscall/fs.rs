@@ -38,7 +38,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // Opening a FIFO waits for its other end.
     host_ret(super::blocking_syscall(
         libc::SYS_openat,
-        &[a.int_arg(0), path.as_ptr() as u64, flags as i64 as u64, u64::from(a.uint(3))],
+        &[a.int_arg(0), path.as_ptr() as u64, i64::from(flags) as u64, u64::from(a.uint(3))],
     ))
 }
 

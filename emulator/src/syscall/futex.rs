@@ -97,7 +97,7 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.raw(5)) } else { a.uint(5) };
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     if timed {
-        let args = [uaddr as u64, o as i64 as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
+        let args = [uaddr as u64, i64::from(o) as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
         return host_ret(super::blocking_syscall(libc::SYS_futex, &args));
     }
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a

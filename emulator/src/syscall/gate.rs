@@ -232,6 +232,14 @@ fn put(out: &mut [u8], v: i64, endian: Endian) {
     }
 }
 
+/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
+/// the process gets one. Errors: the engine's.
+pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
+    cpu.add_code_hook(begin, end, on_slot)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,12 +253,4 @@ mod tests {
         put(&mut b, -2, Endian::Little);
         assert_eq!(b, (-2i64).to_le_bytes());
     }
-}
-
-/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
-/// the process gets one. Errors: the engine's.
-pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
-    cpu.add_code_hook(begin, end, on_slot)?;
-    Ok(())
 }

@@ -317,7 +317,7 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             // SAFETY: a local `struct flock`.
             let flp = &mut fl as *mut libc::flock;
             let r = if matches!(c, F_SETLKW | F_OFD_SETLKW) {
-                host_ret(blocking_syscall(libc::SYS_fcntl, &[fd as i64 as u64, c as i64 as u64, flp as u64]))?
+                host_ret(blocking_syscall(libc::SYS_fcntl, &[i64::from(fd) as u64, i64::from(c) as u64, flp as u64]))?
             } else {
                 // SAFETY: a local `struct flock`.
                 host_ret(i64::from(unsafe { libc::fcntl(fd, c, flp) }))?

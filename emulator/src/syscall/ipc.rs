@@ -340,8 +340,8 @@ fn do_semctl(t: &mut Task, id: i32, semnum: i32, cmd: i32, arg: u64) -> SysResul
         c @ (IPC_STAT | SEM_STAT | SEM_STAT_ANY) => stat_cmd(t, nr, id, num, c, Ds::Sem, ptr),
         IPC_SET => set_cmd(t, nr, id, Ds::Sem, ptr),
         c @ (IPC_INFO | SEM_INFO) => info_cmd(t, nr, id, c, SEMINFO, ptr),
-        // SAFETY: no buffer.
         c @ (IPC_RMID | GETPID | GETVAL | GETNCNT | GETZCNT) => {
+            // SAFETY: no buffer.
             host_ret(unsafe { libc::syscall(nr, id, num, c, 0usize) })
         }
         SETVAL => {

@@ -34,7 +34,7 @@ macro_rules! id_call {
         #[$doc]
         pub fn $name(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
             // SAFETY: the call only reads the caller's credentials or ids.
-            Ok(unsafe { libc::$host() } as u32 as u64)
+            Ok(u64::from(unsafe { libc::$host() } as u32))
         }
     )*};
 }

@@ -329,7 +329,7 @@ pub fn open_flags(f: i32) -> String {
         _ => "O_RDWR",
     };
     let rest = flags(
-        (f & !libc::O_ACCMODE) as u32 as u64,
+        u64::from((f & !libc::O_ACCMODE) as u32),
         &[
             (libc::O_CREAT as u64, "O_CREAT"),
             (libc::O_EXCL as u64, "O_EXCL"),

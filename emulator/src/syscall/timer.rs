@@ -72,7 +72,7 @@ pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: GuestAddr) -> Result<O
     let mm = &t.mm;
     let long = mm.long_bytes();
     let value = mm.read_ulong(addr)?;
-    let signo = mm.read_u32(addr + long)? as u64;
+    let signo = u64::from(mm.read_u32(addr + long)?);
     let notify = mm.read_u32(addr + long + 4)? as i32;
     let tid = mm.read_u32(addr + long + 8)? as i32;
     let signo = match notify & !SIGEV_THREAD_ID {

@@ -137,8 +137,8 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     for op in d.operands() {
         if let ArmOperandType::Mem(m) = op.op_type {
             let base = (r.reg)(m.base())?;
-            let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as i64 as u64);
-            out.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64) & 0xffff_ffff);
+            let index = (r.reg)(m.index())?.wrapping_mul(i64::from(m.scale()) as u64);
+            out.push(base.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64) & 0xffff_ffff);
         }
     }
     Some(out)
