@@ -9,4 +9,5 @@ scripts/install-deps.sh
 scripts/fetch-inputs.sh
 scripts/fetch-ppc-kernel.sh   # Debian's ppc64el kernel for host-shims' real-kernel test
 cargo build --release --workspace
+cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace --no-fail-fast

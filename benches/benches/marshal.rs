@@ -7,7 +7,7 @@
 
 use criterion::{black_box, criterion_main, Criterion};
 use endgate::arch::for_elf_machine;
-use endgate::mm::{AddressSpace, Prot, VmaName};
+use endgate::mm::{AddressSpace, GuestAddr, Prot, VmaName};
 
 /// ELF machine numbers (include/uapi/linux/elf-em.h).
 const EM_AARCH64: u16 = 183;
@@ -27,12 +27,13 @@ fn bench_arch(c: &mut Criterion, machine: u16, label: &str) {
         eprintln!("marshal: {label} guests are not built into this endgate; skipped");
         return;
     };
-    let mut mm = AddressSpace::new(arch.layout(), arch.data_model()).expect("reserve the guest address space");
+    let mut mm =
+        AddressSpace::new(arch.info().layout, arch.info().data_model).expect("reserve the guest address space");
     let addr = 0x10_000;
     mm.map_anon(addr, 4096, Prot::READ | Prot::WRITE, VmaName::Anon).expect("map one page");
     let st = host_stat();
     c.bench_function(&format!("write_stat/{label}"), |b| {
-        b.iter(|| arch.write_stat(&mut mm, black_box(addr), black_box(&st)).expect("write"))
+        b.iter(|| (arch.info().write_stat)(&mut mm, black_box(GuestAddr::new(addr)), black_box(&st)).expect("write"))
     });
 }
 

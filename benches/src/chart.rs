@@ -53,13 +53,13 @@ pub fn svg(rows: &[Row], host: Option<Arch>, title: &str) -> Option<String> {
     }
     // Decades covering every ratio and 1x.
     let lo = values.iter().copied().fold(1.0f64, f64::min).log10().floor() as i32;
-    let hi = values.iter().copied().fold(1.0f64, f64::max).log10().ceil().max((lo + 1) as f64) as i32;
+    let hi = values.iter().copied().fold(1.0f64, f64::max).log10().ceil().max(f64::from(lo + 1)) as i32;
     let (label_w, plot_w, right) = (210.0, 640.0, 70.0);
     let (top, bar_h, gap) = (70.0, 9.0, 8.0);
     let line_h = 2.0 * bar_h + gap;
     let height = top + lines.len() as f64 * line_h + 40.0;
     let width = label_w + plot_w + right;
-    let x_of = |v: f64| label_w + (v.log10() - lo as f64) / (hi - lo) as f64 * plot_w;
+    let x_of = |v: f64| label_w + (v.log10() - f64::from(lo)) / f64::from(hi - lo) * plot_w;
     let mut s = String::new();
     let _ = writeln!(
         s,

@@ -25,7 +25,7 @@ use std::sync::Arc;
 use crate::guest::{ExeInfo, Exit, Options, Task};
 use crate::loader::stack::{self, StackInput};
 use crate::loader::{ImageKind, LoaderError};
-use crate::mm::AddressSpace;
+use crate::mm::{AddressSpace, GuestAddr};
 
 pub use crate::arch::TCG_BUFFER_BYTES;
 pub use crate::task::exit::{exit_status, finish};
@@ -174,7 +174,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     task.gate = Arc::new(gate);
     syscall::gate::install_hook(&mut cpu).map_err(engine)?;
     task::mark_program_code(&mut cpu).map_err(engine)?;
-    arch.init_regs(&mut cpu, entry, st.sp).map_err(engine)?;
+    arch.init_regs(&mut cpu, GuestAddr::new(entry), GuestAddr::new(st.sp)).map_err(engine)?;
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);
     Ok((exit, report))

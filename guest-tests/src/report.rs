@@ -86,7 +86,11 @@ pub fn pending(outcomes: &[Outcome]) -> String {
 /// Counts of (passed, failed, pending) outcomes.
 pub fn counts<'a>(outcomes: impl IntoIterator<Item = &'a Outcome>) -> (usize, usize, usize) {
     outcomes.into_iter().fold((0, 0, 0), |(p, f, x), o| {
-        (p + o.verdict.passed() as usize, f + o.verdict.failed() as usize, x + (o.verdict == Verdict::Pending) as usize)
+        (
+            p + usize::from(o.verdict.passed()),
+            f + usize::from(o.verdict.failed()),
+            x + usize::from(o.verdict == Verdict::Pending),
+        )
     })
 }
 

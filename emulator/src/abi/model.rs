@@ -2,8 +2,117 @@
 //! the facts every struct conversion ([`super::thunk`]) and every guest memory access
 //! (`crate::mm`) start from.
 
-/// A guest virtual address.
-pub type GuestAddr = u64;
+/// A guest virtual address: a number in the guest's address space, never a host pointer.
+///
+/// Everything that reads or writes guest memory byte by byte takes one: the accessors of
+/// `crate::mm::AddressSpace` (`read_bytes`, `write_shape`, `read_cstr`, `host_range`…), the
+/// buffer checks of `crate::guest::Task` (`buf_in`, `buf_out`…), and the pointer arguments of
+/// system calls (`SyscallArgs::ptr`). Guest pointers read from guest memory (an iovec's base)
+/// and registers used as addresses (the stack pointer a signal frame goes below) become one
+/// where they are dereferenced.
+///
+/// Where `u64` stays: the page-granular mapping API of `crate::mm` (`map_anon`, `unmap`,
+/// `protect`, `find_free`, `vma_at`, `tlb_fill`, the `Vma` list, `Layout`), whose page-aligned
+/// ranges are arithmetic on lengths and page numbers rather than pointers to data, and raw
+/// register values and system-call words until they are used as addresses.
+///
+/// Arithmetic wraps, as guest pointer arithmetic does: `addr + n` adds a byte offset, `a - b`
+/// is the distance in bytes; `checked_add` is there for ranges that must not wrap.
+#[repr(transparent)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct GuestAddr(u64);
+
+impl GuestAddr {
+    /// The NULL guest pointer.
+    pub const NULL: GuestAddr = GuestAddr(0);
+
+    /// The guest address `a`.
+    #[inline]
+    pub const fn new(a: u64) -> GuestAddr {
+        GuestAddr(a)
+    }
+
+    /// The address as a number.
+    #[inline]
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// `true` for the NULL pointer (an optional argument left out).
+    #[inline]
+    pub const fn is_null(self) -> bool {
+        self.0 == 0
+    }
+
+    /// `self + n`, or `None` if the range would wrap past the top of the address space.
+    #[inline]
+    pub const fn checked_add(self, n: u64) -> Option<GuestAddr> {
+        match self.0.checked_add(n) {
+            Some(a) => Some(GuestAddr(a)),
+            None => None,
+        }
+    }
+
+    /// The address with its low bits cleared to a multiple of `align` (a power of two): a
+    /// stack pointer aligned down for a signal frame.
+    #[inline]
+    pub const fn align_down(self, align: u64) -> GuestAddr {
+        GuestAddr(self.0 & !(align - 1))
+    }
+}
+
+impl std::ops::Add<u64> for GuestAddr {
+    type Output = GuestAddr;
+    /// A byte offset from the address (wrapping).
+    #[inline]
+    fn add(self, n: u64) -> GuestAddr {
+        GuestAddr(self.0.wrapping_add(n))
+    }
+}
+
+impl std::ops::AddAssign<u64> for GuestAddr {
+    #[inline]
+    fn add_assign(&mut self, n: u64) {
+        self.0 = self.0.wrapping_add(n);
+    }
+}
+
+impl std::ops::Sub<u64> for GuestAddr {
+    type Output = GuestAddr;
+    /// The address `n` bytes lower (wrapping): room made below a stack pointer.
+    #[inline]
+    fn sub(self, n: u64) -> GuestAddr {
+        GuestAddr(self.0.wrapping_sub(n))
+    }
+}
+
+impl std::ops::SubAssign<u64> for GuestAddr {
+    #[inline]
+    fn sub_assign(&mut self, n: u64) {
+        self.0 = self.0.wrapping_sub(n);
+    }
+}
+
+impl std::ops::Sub<GuestAddr> for GuestAddr {
+    type Output = u64;
+    /// The distance in bytes from `b` up to `self` (wrapping).
+    #[inline]
+    fn sub(self, b: GuestAddr) -> u64 {
+        self.0.wrapping_sub(b.0)
+    }
+}
+
+impl std::fmt::Debug for GuestAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#x}", self.0)
+    }
+}
+
+impl std::fmt::LowerHex for GuestAddr {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::LowerHex::fmt(&self.0, f)
+    }
+}
 
 /// Byte order of a guest (from the ELF header's `EI_DATA`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

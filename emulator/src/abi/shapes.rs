@@ -160,53 +160,6 @@ unsafe impl Plain for libc::epoll_event {}
 // SAFETY: C struct of integers.
 unsafe impl Plain for libc::iovec {}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::abi::thunk::size_of;
-    use crate::abi::DataModel as M;
-
-    /// Every declaration's host layout has the size of the host struct it is converted against.
-    #[test]
-    fn host_sizes_match_libc() {
-        use std::mem::size_of as host;
-        let h = M::HOST;
-        assert_eq!(size_of(TIMESPEC, h), host::<libc::timespec>());
-        assert_eq!(size_of(TIMEVAL, h), host::<libc::timeval>());
-        assert_eq!(size_of(ITIMERVAL, h), host::<libc::itimerval>());
-        assert_eq!(size_of(ITIMERSPEC, h), host::<libc::itimerspec>());
-        assert_eq!(size_of(RLIMIT, h), host::<libc::rlimit>());
-        assert_eq!(size_of(RUSAGE, h), host::<libc::rusage>());
-        assert_eq!(size_of(TMS, h), host::<libc::tms>());
-        assert_eq!(size_of(SYSINFO, h), host::<libc::sysinfo>());
-        assert_eq!(size_of(POLLFD, h), host::<libc::pollfd>());
-        assert_eq!(size_of(IOVEC, h), host::<libc::iovec>());
-        assert_eq!(size_of(FLOCK, h), host::<libc::flock>());
-        assert_eq!(size_of(STATFS, h), host::<libc::statfs>());
-        assert_eq!(size_of(TERMIOS, h), host::<KernelTermios>());
-        assert_eq!(size_of(WINSIZE, h), host::<libc::winsize>());
-        assert_eq!(size_of(MSGHDR, h), host::<UserMsghdr>());
-        assert_eq!(size_of(SIGACTION, h), host::<KernelSigaction>());
-        assert_eq!(size_of(STATX, h), host::<libc::statx>());
-    }
-
-    /// Sizes on 32-bit guests, as the kernel's compat structs and i386/armhf glibc have them.
-    #[test]
-    fn ilp32_sizes() {
-        let arm = M::ILP32_LE;
-        let i386 = M::ILP32_LE_I386;
-        assert_eq!(size_of(SYSINFO, arm), 64);
-        assert_eq!(size_of(STATFS, arm), 64);
-        assert_eq!(size_of(RUSAGE, arm), 72);
-        assert_eq!(size_of(FLOCK, arm), 16);
-        assert_eq!(size_of(FLOCK64, arm), 32);
-        assert_eq!(size_of(FLOCK64, i386), 24);
-        assert_eq!(size_of(MSGHDR, arm), 28);
-        assert_eq!(size_of(SIGACTION, arm), 20);
-        assert_eq!(size_of(STATX, arm), 256);
-    }
-}
-
 // SysV IPC. The arches lay these out alike but for widths and padding: each variant lists the
 // same integer members in the same order, and they are converted member by member across
 // variants with `thunk::values`/`from_values` (host side: the x86_64 variants).
@@ -283,3 +236,50 @@ pub static IPC_KLUDGE: &Shape = &[F::ULong, F::Long];
 /// `struct mq_attr` (include/uapi/linux/mqueue.h): `mq_flags`, `mq_maxmsg`, `mq_msgsize`,
 /// `mq_curmsgs`, four reserved: eight `long`s.
 pub static MQ_ATTR: &Shape = &[F::Array(&F::Long, 8)];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::abi::thunk::size_of;
+    use crate::abi::DataModel as M;
+
+    /// Every declaration's host layout has the size of the host struct it is converted against.
+    #[test]
+    fn host_sizes_match_libc() {
+        use std::mem::size_of as host;
+        let h = M::HOST;
+        assert_eq!(size_of(TIMESPEC, h), host::<libc::timespec>());
+        assert_eq!(size_of(TIMEVAL, h), host::<libc::timeval>());
+        assert_eq!(size_of(ITIMERVAL, h), host::<libc::itimerval>());
+        assert_eq!(size_of(ITIMERSPEC, h), host::<libc::itimerspec>());
+        assert_eq!(size_of(RLIMIT, h), host::<libc::rlimit>());
+        assert_eq!(size_of(RUSAGE, h), host::<libc::rusage>());
+        assert_eq!(size_of(TMS, h), host::<libc::tms>());
+        assert_eq!(size_of(SYSINFO, h), host::<libc::sysinfo>());
+        assert_eq!(size_of(POLLFD, h), host::<libc::pollfd>());
+        assert_eq!(size_of(IOVEC, h), host::<libc::iovec>());
+        assert_eq!(size_of(FLOCK, h), host::<libc::flock>());
+        assert_eq!(size_of(STATFS, h), host::<libc::statfs>());
+        assert_eq!(size_of(TERMIOS, h), host::<KernelTermios>());
+        assert_eq!(size_of(WINSIZE, h), host::<libc::winsize>());
+        assert_eq!(size_of(MSGHDR, h), host::<UserMsghdr>());
+        assert_eq!(size_of(SIGACTION, h), host::<KernelSigaction>());
+        assert_eq!(size_of(STATX, h), host::<libc::statx>());
+    }
+
+    /// Sizes on 32-bit guests, as the kernel's compat structs and i386/armhf glibc have them.
+    #[test]
+    fn ilp32_sizes() {
+        let arm = M::ILP32_LE;
+        let i386 = M::ILP32_LE_I386;
+        assert_eq!(size_of(SYSINFO, arm), 64);
+        assert_eq!(size_of(STATFS, arm), 64);
+        assert_eq!(size_of(RUSAGE, arm), 72);
+        assert_eq!(size_of(FLOCK, arm), 16);
+        assert_eq!(size_of(FLOCK64, arm), 32);
+        assert_eq!(size_of(FLOCK64, i386), 24);
+        assert_eq!(size_of(MSGHDR, arm), 28);
+        assert_eq!(size_of(SIGACTION, arm), 20);
+        assert_eq!(size_of(STATX, arm), 256);
+    }
+}

@@ -194,23 +194,35 @@ mod tests {
                 code: 2, // CLD_KILLED: si_status is a signal number
                 fields: SigFields::Chld { pid: 77, uid: 5, status: 9, utime: 3, stime: 4 },
             };
-            write_siginfo(&mut mm, *arch, 0x10_0000, &chld).unwrap();
+            write_siginfo(&mut mm, *arch, GuestAddr::new(0x10_0000), &chld).unwrap();
             let code_at = if arch.info().siginfo_code_first { 4 } else { 8 };
             let u = if long == 8 { 16 } else { 12 };
-            assert_eq!(mm.read_u32(0x10_0000 + code_at).unwrap(), 2, "{user_name}: si_code");
-            assert_eq!(mm.read_u32(0x10_0000 + u).unwrap(), 77, "{user_name}: si_pid");
-            assert_eq!(mm.read_u32(0x10_0000 + u + 8).unwrap(), 9, "{user_name}: si_status (SIGKILL is 9 everywhere)");
+            assert_eq!(mm.read_u32(GuestAddr::new(0x10_0000 + code_at)).unwrap(), 2, "{user_name}: si_code");
+            assert_eq!(mm.read_u32(GuestAddr::new(0x10_0000 + u)).unwrap(), 77, "{user_name}: si_pid");
+            assert_eq!(
+                mm.read_u32(GuestAddr::new(0x10_0000 + u + 8)).unwrap(),
+                9,
+                "{user_name}: si_status (SIGKILL is 9 everywhere)"
+            );
             let t = u + 12u64.next_multiple_of(long);
-            assert_eq!(mm.read_ulong(0x10_0000 + t).unwrap(), 3, "{user_name}: si_utime");
+            assert_eq!(mm.read_ulong(GuestAddr::new(0x10_0000 + t)).unwrap(), 3, "{user_name}: si_utime");
             let rt = SigInfo {
                 signo: Signal::SIGUSR1,
                 errno: 7,
                 code: -1, // SI_QUEUE
                 fields: SigFields::Rt { pid: 1234, uid: 99, value: 0xabcd },
             };
-            write_siginfo(&mut mm, *arch, 0x10_0000, &rt).unwrap();
-            assert_eq!(read_siginfo_rt(&mm, *arch, 0x10_0000).unwrap(), (7, -1, 1234, 99, 0xabcd), "{user_name}");
-            assert_eq!(mm.read_ulong(0x10_0000 + u + 8u64.next_multiple_of(long)).unwrap(), 0xabcd, "{user_name}");
+            write_siginfo(&mut mm, *arch, GuestAddr::new(0x10_0000), &rt).unwrap();
+            assert_eq!(
+                read_siginfo_rt(&mm, *arch, GuestAddr::new(0x10_0000)).unwrap(),
+                (7, -1, 1234, 99, 0xabcd),
+                "{user_name}"
+            );
+            assert_eq!(
+                mm.read_ulong(GuestAddr::new(0x10_0000 + u + 8u64.next_multiple_of(long))).unwrap(),
+                0xabcd,
+                "{user_name}"
+            );
         }
     }
 
@@ -221,11 +233,15 @@ mod tests {
         for (user_name, arch) in &ALL {
             let mut mm = space(*arch);
             let long = u64::from(arch.info().data_model.long_bytes);
-            write_stack_t(&mut mm, *arch, 0x10_0000, (0x7000, 1, 0x4000)).unwrap();
+            write_stack_t(&mut mm, *arch, GuestAddr::new(0x10_0000), (0x7000, 1, 0x4000)).unwrap();
             let (flags_at, size_at) = if arch.info().stack_t_size_first { (2 * long, long) } else { (long, 2 * long) };
-            assert_eq!(mm.read_u32(0x10_0000 + flags_at).unwrap(), 1, "{user_name}: ss_flags");
-            assert_eq!(mm.read_ulong(0x10_0000 + size_at).unwrap(), 0x4000, "{user_name}: ss_size");
-            assert_eq!(read_stack_t(&mm, *arch, 0x10_0000).unwrap(), (0x7000, 1, 0x4000), "{user_name}");
+            assert_eq!(mm.read_u32(GuestAddr::new(0x10_0000 + flags_at)).unwrap(), 1, "{user_name}: ss_flags");
+            assert_eq!(mm.read_ulong(GuestAddr::new(0x10_0000 + size_at)).unwrap(), 0x4000, "{user_name}: ss_size");
+            assert_eq!(
+                read_stack_t(&mm, *arch, GuestAddr::new(0x10_0000)).unwrap(),
+                (0x7000, 1, 0x4000),
+                "{user_name}"
+            );
         }
     }
 }

@@ -41,7 +41,7 @@ pub mod vdso;
 use syscalls::Errno;
 
 use crate::abi::Endian;
-use crate::mm::{AddressSpace, Prot, VmaName, PAGE_SIZE};
+use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName, PAGE_SIZE};
 
 /// What one gate slot does when called.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,7 +196,7 @@ pub fn map(
     let len = crate::mm::page_ceil(image.bytes.len() as u64).ok_or(Errno::ENOMEM)?;
     let base = mm.find_free(len).ok_or(Errno::ENOMEM)?;
     mm.map_anon(base, len, Prot::READ | Prot::EXEC, VmaName::Gate("[vdso]"))?;
-    mm.poke_bytes(base, &image.bytes)?;
+    mm.poke_bytes(GuestAddr::new(base), &image.bytes)?;
     debug_assert!(len >= PAGE_SIZE);
     let entries = slot_entries(spec);
     let vsyscall =

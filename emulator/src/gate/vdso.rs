@@ -244,7 +244,7 @@ fn sysv_hash(spec: &VdsoSpec, nbuckets: u32, endian: Endian) -> Vec<u8> {
         chains[i + 1] = buckets[b];
         buckets[b] = i as u64 + 1;
     }
-    let words = [nbuckets as u64, nsyms as u64].into_iter().chain(buckets).chain(chains);
+    let words = [u64::from(nbuckets), nsyms as u64].into_iter().chain(buckets).chain(chains);
     let mut out = Vec::new();
     for v in words {
         match (spec.hash_word, endian) {

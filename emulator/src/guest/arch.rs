@@ -43,7 +43,7 @@ impl SyscallArgs {
     /// A pointer parameter (`void *`, `const char *`, `struct … *`).
     #[inline]
     pub fn ptr(&self, n: usize) -> GuestAddr {
-        GuestAddr::from(self.a[n])
+        GuestAddr::new(self.a[n])
     }
     /// An `int` parameter (a file descriptor, flags, a pid, a signal number): the low 32 bits.
     #[inline]

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use syscalls::Errno;
 
 use crate::abi::nr::Sys;
-use crate::mm::{AddressSpace, Fault, Prot};
+use crate::mm::{AddressSpace, Fault, GuestAddr, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
 pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
@@ -126,28 +126,28 @@ impl Task {
     /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
     /// Errors: `EFAULT`.
     #[inline]
-    pub fn buf_in(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
+    pub fn buf_in(&self, addr: GuestAddr, len: u64) -> Result<*const u8, syscalls::Errno> {
         self.mm.host_range(addr, len, Prot::READ).map(|p| p.cast_const())
     }
 
     /// A guest buffer the host will fill (`read(2)`'s data): must be guest-writable. If it
     /// holds code, the translations of that code are dropped. Errors: `EFAULT`.
     #[inline]
-    pub fn buf_out(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+    pub fn buf_out(&mut self, addr: GuestAddr, len: u64) -> Result<*mut u8, syscalls::Errno> {
         let p = self.mm.host_range(addr, len, Prot::WRITE)?;
-        self.mm.note_host_write(addr, len);
+        self.mm.note_host_write(addr.get(), len);
         Ok(p)
     }
 
     /// A guest buffer the host reads and writes (`ppoll`'s pollfd array).
     #[inline]
-    pub fn buf_inout(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
+    pub fn buf_inout(&mut self, addr: GuestAddr, len: u64) -> Result<*mut u8, syscalls::Errno> {
         self.mm.host_range(addr, len, Prot::READ | Prot::WRITE)
     }
 
     /// Like [`Task::buf_out`], but a NULL guest pointer gives a NULL host pointer.
-    pub fn buf_out_opt(&mut self, addr: u64, len: u64) -> Result<*mut u8, syscalls::Errno> {
-        if addr == 0 {
+    pub fn buf_out_opt(&mut self, addr: GuestAddr, len: u64) -> Result<*mut u8, syscalls::Errno> {
+        if addr.is_null() {
             Ok(std::ptr::null_mut())
         } else {
             self.buf_out(addr, len)
@@ -165,8 +165,8 @@ impl Task {
     }
 
     /// Like [`Task::buf_in`], but a NULL guest pointer gives a NULL host pointer.
-    pub fn buf_in_opt(&self, addr: u64, len: u64) -> Result<*const u8, syscalls::Errno> {
-        if addr == 0 {
+    pub fn buf_in_opt(&self, addr: GuestAddr, len: u64) -> Result<*const u8, syscalls::Errno> {
+        if addr.is_null() {
             Ok(std::ptr::null())
         } else {
             self.buf_in(addr, len)

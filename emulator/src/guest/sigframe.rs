@@ -5,7 +5,7 @@
 use syscalls::Errno;
 
 use super::{Cpu, GuestArch};
-use crate::mm::AddressSpace;
+use crate::mm::{AddressSpace, GuestAddr};
 use crate::signal::{AltStack, FrameRequest, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
 /// An arch's signal frames: the functions of its `arch/<name>/signal.rs` that
@@ -32,7 +32,7 @@ pub fn map_sigtramp(mm: &mut AddressSpace, arch: &dyn GuestArch) -> Result<u64, 
     let page = crate::mm::PAGE_SIZE;
     let addr = mm.find_free(page).ok_or(Errno::ENOMEM)?;
     mm.map_anon(addr, page, crate::mm::Prot::READ | crate::mm::Prot::EXEC, crate::mm::VmaName::Gate("[sigpage]"))?;
-    mm.poke_bytes(addr, &code)?;
+    mm.poke_bytes(GuestAddr::new(addr), &code)?;
     Ok(addr)
 }
 
@@ -83,7 +83,12 @@ impl SiginfoLayout {
 /// Writes `info` as the guest's `siginfo_t` at `addr` ([`SiginfoLayout`]; MIPS numbers some
 /// codes differently). Signal numbers (the signal itself, a child's killing or stopping
 /// signal) are converted to the guest's numbering. Errors: `EFAULT`.
-pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, info: &SigInfo) -> Result<(), Errno> {
+pub fn write_siginfo(
+    mm: &mut AddressSpace,
+    arch: &dyn GuestArch,
+    addr: GuestAddr,
+    info: &SigInfo,
+) -> Result<(), Errno> {
     mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
     let at = SiginfoLayout::of(mm, arch);
     let signo = (arch.info().signal_from_host)(info.signo) as u32;
@@ -135,7 +140,11 @@ pub fn write_siginfo(mm: &mut AddressSpace, arch: &dyn GuestArch, addr: u64, inf
 /// Reads the guest `siginfo_t` a caller queues (`rt_sigqueueinfo`): `si_errno`, `si_code`
 /// (host-numbered) and the `_rt` member `si_pid`, `si_uid`, `si_value`, as
 /// [`write_siginfo`] lays them out. Errors: `EFAULT`.
-pub fn read_siginfo_rt(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Result<(i32, i32, u32, u32, u64), Errno> {
+pub fn read_siginfo_rt(
+    mm: &AddressSpace,
+    arch: &dyn GuestArch,
+    addr: GuestAddr,
+) -> Result<(i32, i32, u32, u32, u64), Errno> {
     let at = SiginfoLayout::of(mm, arch);
     let errno = mm.read_u32(addr + at.errno)? as i32;
     let code = (arch.info().si_code_to_host)(mm.read_u32(addr + at.code)? as i32);
@@ -148,7 +157,7 @@ pub fn read_siginfo_rt(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Re
 /// size_t ss_size}` (include/uapi/asm-generic/signal.h), `{ss_sp, ss_size, ss_flags}` on MIPS
 /// (arch/mips/include/uapi/asm/signal.h); three `long`s' room either way. Returns `(sp,
 /// flags, size)`. Errors: `EFAULT`.
-pub fn read_stack_t(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Result<(u64, u32, u64), Errno> {
+pub fn read_stack_t(mm: &AddressSpace, arch: &dyn GuestArch, addr: GuestAddr) -> Result<(u64, u32, u64), Errno> {
     let long = mm.long_bytes();
     let sp = mm.read_ulong(addr)?;
     if arch.info().stack_t_size_first {
@@ -162,7 +171,7 @@ pub fn read_stack_t(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Resul
 pub fn write_stack_t(
     mm: &mut AddressSpace,
     arch: &dyn GuestArch,
-    addr: u64,
+    addr: GuestAddr,
     (sp, flags, size): (u64, u32, u64),
 ) -> Result<(), Errno> {
     let long = mm.long_bytes();
@@ -188,7 +197,7 @@ pub fn stack_t_size(mm: &AddressSpace) -> u64 {
 pub fn write_uc_stack(
     mm: &mut AddressSpace,
     arch: &dyn GuestArch,
-    addr: u64,
+    addr: GuestAddr,
     st: &AltStack,
     sp: u64,
 ) -> Result<(), Errno> {
@@ -205,7 +214,7 @@ pub fn write_uc_stack(
 /// Reads a frame's `uc_stack` back as the alternate stack `rt_sigreturn` restores (the
 /// kernel's `restore_altstack`); `None` when it is not readable or not a valid setting (the
 /// kernel then keeps the current one).
-pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: u64) -> Option<AltStack> {
+pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: GuestAddr) -> Option<AltStack> {
     let (sp, flags, size) = read_stack_t(mm, arch, addr).ok()?;
     let flags = flags & !SS_ONSTACK;
     (flags & !(SS_DISABLE | (1 << 31)) == 0).then_some(AltStack { sp, flags, size })
@@ -249,7 +258,7 @@ pub fn get_u64(buf: &[u8], off: u64) -> u64 {
 pub fn write_generic_rt(
     cpu: &mut Cpu<'_>,
     req: &FrameRequest,
-    (frame, len): (u64, u64),
+    (frame, len): (GuestAddr, u64),
     buf: &[u8],
     sp: u64,
 ) -> Result<(), Errno> {
@@ -265,7 +274,7 @@ pub fn write_generic_rt(
 /// What every `rt_sigreturn` does besides the registers: reads the saved mask (the frame's
 /// `uc_sigmask` at `sigmask`, host-numbered) and puts back the alternate stack from its
 /// `uc_stack` at `uc_stack` ([`read_uc_stack`]). Errors: `EFAULT` (unreadable mask).
-pub fn restore_mask_and_altstack(cpu: &mut Cpu<'_>, sigmask: u64, uc_stack: u64) -> Result<u64, Errno> {
+pub fn restore_mask_and_altstack(cpu: &mut Cpu<'_>, sigmask: GuestAddr, uc_stack: GuestAddr) -> Result<u64, Errno> {
     let t = cpu.get_data_mut();
     let mask = t.arch.read_sigset(&t.mm, sigmask)?;
     if let Some(st) = read_uc_stack(&t.mm, t.arch, uc_stack) {

@@ -21,7 +21,7 @@ use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PF_X, PT_GNU_STACK,
 use crate::guest::GuestArch;
 
 use crate::arch::{elf_machine_name, for_elf_machine};
-use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, FileMap, Prot, VmaName, PAGE_SIZE};
+use crate::mm::{page_ceil, page_floor, AddressSpace, Endian, FileMap, GuestAddr, Prot, VmaName, PAGE_SIZE};
 
 /// Why a program could not be started. Each prints as one line naming the file and the reason;
 /// [`LoaderError::exit_status`] gives the shell's status for it.
@@ -378,13 +378,13 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
         // The bytes outside the file-mapped pages are copied.
         let data = &elf.bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
         let head = &data[..(ms.max(fs) - fs) as usize];
-        mm.poke_bytes(fs, head).map_err(|e| map_err(fs, e.to_string()))?;
+        mm.poke_bytes(GuestAddr::new(fs), head).map_err(|e| map_err(fs, e.to_string()))?;
         if me < fe {
-            mm.poke_bytes(me, &data[(me - fs) as usize..]).map_err(|e| map_err(me, e.to_string()))?;
+            mm.poke_bytes(GuestAddr::new(me), &data[(me - fs) as usize..]).map_err(|e| map_err(me, e.to_string()))?;
         }
         // Like Linux's padzero: the rest of the last file page is the start of the bss.
         if ph.p_memsz > ph.p_filesz && fe > ms && fe < me {
-            mm.poke_bytes(fe, &vec![0; (me - fe) as usize]).map_err(|e| map_err(fe, e.to_string()))?;
+            mm.poke_bytes(GuestAddr::new(fe), &vec![0; (me - fe) as usize]).map_err(|e| map_err(fe, e.to_string()))?;
         }
     }
     // Page permissions: each segment's pages get its flags; a page shared by two segments

@@ -17,7 +17,7 @@
 
 use crate::guest::GuestArch;
 use crate::loader::LoadedImage;
-use crate::mm::{AddressSpace, Prot, VmaName};
+use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName};
 
 /// Largest main-thread stack endgate reserves, in bytes (for `RLIMIT_STACK` unlimited or huge).
 const STACK_MAX: u64 = 2 << 30;
@@ -107,8 +107,8 @@ pub fn build(
     let mut p = top - word; // end marker
     let mut push_bytes = |mm: &mut AddressSpace, bytes: &[u8]| -> Result<u64, syscalls::Errno> {
         p -= bytes.len() as u64 + 1;
-        mm.write_bytes(p, bytes)?;
-        mm.write_bytes(p + bytes.len() as u64, &[0])?;
+        mm.write_bytes(GuestAddr::new(p), bytes)?;
+        mm.write_bytes(GuestAddr::new(p + bytes.len() as u64), &[0])?;
         Ok(p)
     };
     let execfn = push_bytes(mm, input.execfn)?;
@@ -126,8 +126,8 @@ pub fn build(
     let platform = match arch.info().platform {
         Some(s) => {
             p -= s.len() as u64 + 1;
-            mm.write_bytes(p, s.as_bytes())?;
-            mm.write_bytes(p + s.len() as u64, &[0])?;
+            mm.write_bytes(GuestAddr::new(p), s.as_bytes())?;
+            mm.write_bytes(GuestAddr::new(p + s.len() as u64), &[0])?;
             Some(p)
         }
         None => None,
@@ -136,7 +136,7 @@ pub fn build(
     fill_random(&mut random);
     p -= 16;
     let random_at = p;
-    mm.write_bytes(random_at, &random)?;
+    mm.write_bytes(GuestAddr::new(random_at), &random)?;
 
     let (hwcap, hwcap2) = arch.info().hwcap;
     let main = input.main;
@@ -187,9 +187,9 @@ pub fn build(
     let mut at = sp;
     for w in words {
         if word == 8 {
-            mm.write_u64(at, w)?;
+            mm.write_u64(GuestAddr::new(at), w)?;
         } else {
-            mm.write_u32(at, w as u32)?;
+            mm.write_u32(GuestAddr::new(at), w as u32)?;
         }
         at += word;
     }

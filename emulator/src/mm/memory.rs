@@ -248,7 +248,7 @@ impl AddressSpace {
         let mut out = Vec::new();
         let mut cur = addr;
         loop {
-            let room = PAGE_SIZE - (cur % PAGE_SIZE);
+            let room = PAGE_SIZE - (cur.get() % PAGE_SIZE);
             let p = self.host_range(cur, room, Prot::READ)?;
             // SAFETY: `room` bytes from `p` are mapped and readable (checked above).
             let chunk = unsafe { std::slice::from_raw_parts(p, usize::try_from(room).unwrap_or(0)) };

@@ -1,7 +1,7 @@
 //! The guest address space.
 //!
 //! # Two kinds of address
-//! A *guest address* ([`GuestAddr`], a `u64`) is what the guest program sees; a *host pointer*
+//! A *guest address* ([`GuestAddr`]) is what the guest program sees; a *host pointer*
 //! is where those bytes live in endgate's own process. Every guest page lives in one of a few
 //! fixed **windows**: large host reservations (`mmap(PROT_NONE, MAP_NORESERVE)`), each handed
 //! to unicorn once with `mem_map_ptr` at its guest address. Guest `mmap`/`munmap`/`mprotect`
@@ -285,7 +285,8 @@ impl AddressSpace {
     /// Host pointer for the guest range `[addr, addr+len)` after checking every byte is mapped
     /// with at least `need`. Errors: `EFAULT` if any byte is unmapped, lacks `need` or wraps.
     /// A zero-length range is always valid (the kernel does not touch it).
-    pub fn host_range(&self, addr: u64, len: u64, need: Prot) -> Result<*mut u8, Errno> {
+    pub fn host_range(&self, addr: GuestAddr, len: u64, need: Prot) -> Result<*mut u8, Errno> {
+        let addr = addr.get();
         if len == 0 {
             return Ok(self.to_host(addr, 0).unwrap_or(std::ptr::NonNull::dangling().as_ptr()));
         }
@@ -772,12 +773,12 @@ mod tests {
         a.map_anon(0x40_0000, 0x4000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
         a.protect(0x40_1000, 0x1000, Prot::READ).unwrap();
         assert_eq!(a.vmas().count(), 3);
-        assert!(a.host_range(0x40_1000, 8, Prot::WRITE).is_err());
-        assert!(a.host_range(0x40_0ff8, 16, Prot::READ).is_ok());
+        assert!(a.host_range(GuestAddr::new(0x40_1000), 8, Prot::WRITE).is_err());
+        assert!(a.host_range(GuestAddr::new(0x40_0ff8), 16, Prot::READ).is_ok());
         a.unmap(0x40_0000, 0x2000).unwrap();
         assert_eq!(a.vma_at(0x40_0000).map(|v| v.0), None);
         assert_eq!(a.vma_at(0x40_2000).map(|v| v.0), Some(0x40_2000));
-        assert_eq!(a.host_range(0x40_0000, 1, Prot::READ), Err(Errno::EFAULT));
+        assert_eq!(a.host_range(GuestAddr::new(0x40_0000), 1, Prot::READ), Err(Errno::EFAULT));
         assert_eq!(a.protect(0x40_0000, 0x3000, Prot::READ), Err(Errno::ENOMEM));
     }
 
@@ -795,7 +796,7 @@ mod tests {
     fn pages_read_back_zero_after_remap() {
         let mut a = space();
         a.map_anon(0x40_0000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
-        let p = a.host_range(0x40_0000, 1, Prot::WRITE).unwrap();
+        let p = a.host_range(GuestAddr::new(0x40_0000), 1, Prot::WRITE).unwrap();
         // SAFETY: the page was just mapped read-write.
         unsafe { *p = 7 };
         a.map_anon(0x40_0000, 0x1000, Prot::READ, VmaName::Anon).unwrap();

@@ -265,7 +265,7 @@ fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
     };
     // SAFETY: a valid kernel sigaction for a catchable signal; raw so that glibc's reserved
     // signals 32 and 33 are reachable too.
-    unsafe { libc::syscall(libc::SYS_rt_sigaction, sig as i64, &act as *const KernelSigaction, 0usize, 8usize) };
+    unsafe { libc::syscall(libc::SYS_rt_sigaction, i64::from(sig), &act as *const KernelSigaction, 0usize, 8usize) };
 }
 
 /// `true` if the host disposition of `sig` is `SIG_IGN` now (raw `rt_sigaction`, so 32 and
@@ -276,7 +276,7 @@ pub fn disposition_is_ignore(sig: Signal) -> bool {
     let r = unsafe {
         libc::syscall(
             libc::SYS_rt_sigaction,
-            sig.0 as i64,
+            i64::from(sig.0),
             std::ptr::null::<KernelSigaction>(),
             &mut old as *mut KernelSigaction,
             8usize,

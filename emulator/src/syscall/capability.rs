@@ -29,21 +29,21 @@ fn data_count(version: u32) -> usize {
 /// `EINVAL` (bad version, written back), `ESRCH` (no such pid).
 pub fn capget(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut hdr = [t.mm.read_u32(a.raw(0))?, t.mm.read_u32(a.raw(0) + 4)?];
-    t.mm.check_writable(a.raw(0), 8)?;
+    let mut hdr = [t.mm.read_u32(a.ptr(0))?, t.mm.read_u32(a.ptr(0) + 4)?];
+    t.mm.check_writable(a.ptr(0), 8)?;
     let mut data = [0u32; 6];
     let datap = if a.raw(1) == 0 { std::ptr::null_mut() } else { data.as_mut_ptr() };
     // SAFETY: a local header and room for two data structs (the most any version copies).
     let r = unsafe { libc::syscall(libc::SYS_capget, hdr.as_mut_ptr(), datap) };
     let e = std::io::Error::last_os_error();
     // The kernel may have written its own version into the header (bad version).
-    t.mm.write_u32(a.raw(0), hdr[0])?;
+    t.mm.write_u32(a.ptr(0), hdr[0])?;
     if r < 0 {
         return Err(Errno::new(e.raw_os_error().unwrap_or(libc::EINVAL)));
     }
     if a.raw(1) != 0 {
         for (i, w) in data.iter().take(3 * data_count(hdr[0])).enumerate() {
-            t.mm.write_u32(a.raw(1) + 4 * i as u64, *w)?;
+            t.mm.write_u32(a.ptr(1) + 4 * i as u64, *w)?;
         }
     }
     Ok(0)
@@ -53,15 +53,15 @@ pub fn capget(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// host's `EINVAL`, `EPERM`.
 pub fn capset(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut hdr = [t.mm.read_u32(a.raw(0))?, t.mm.read_u32(a.raw(0) + 4)?];
+    let mut hdr = [t.mm.read_u32(a.ptr(0))?, t.mm.read_u32(a.ptr(0) + 4)?];
     let mut data = [0u32; 6];
     for (i, w) in data.iter_mut().take(3 * data_count(hdr[0])).enumerate() {
-        *w = t.mm.read_u32(a.raw(1) + 4 * i as u64)?;
+        *w = t.mm.read_u32(a.ptr(1) + 4 * i as u64)?;
     }
     // SAFETY: a local header and two data structs.
     let r = host_ret(unsafe { libc::syscall(libc::SYS_capset, hdr.as_mut_ptr(), data.as_ptr()) });
     if r.is_err() {
-        let _ = t.mm.write_u32(a.raw(0), hdr[0]);
+        let _ = t.mm.write_u32(a.ptr(0), hdr[0]);
     }
     r
 }

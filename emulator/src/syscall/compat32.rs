@@ -100,10 +100,10 @@ pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let result = a.raw(3) & 0xffff_ffff;
     // Check the result pointer first, as the kernel's copy_to_user would fail after seeking.
-    cpu.get_data().mm.host_range(result, 8, crate::mm::Prot::WRITE)?;
+    cpu.get_data().mm.host_range(GuestAddr::new(result), 8, crate::mm::Prot::WRITE)?;
     // SAFETY: integer arguments.
     let pos = host_ret(unsafe { libc::lseek(fd, off as i64, whence) })?;
-    cpu.get_data_mut().mm.write_u64(result, dircookie::to_guest(fd, pos))?;
+    cpu.get_data_mut().mm.write_u64(GuestAddr::new(result), dircookie::to_guest(fd, pos))?;
     Ok(0)
 }
 
@@ -126,7 +126,7 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`dircookie`]. Errors: as the shared call.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let n = fs::getdents64(cpu, a)?;
-    let (fd, dirp) = (a.int(0), a.raw(1) & 0xffff_ffff);
+    let (fd, dirp) = (a.int(0), GuestAddr::new(a.raw(1) & 0xffff_ffff));
     let mm = &mut cpu.get_data_mut().mm;
     let mut off = 0u64;
     while off + 19 <= n {
@@ -158,7 +158,7 @@ const MMAP_ARG_STRUCT_SIZE: u64 = 24;
 /// `mmap` arguments as 32-bit words in guest memory; the offset is in bytes and must be
 /// page-aligned. Errors: `EFAULT`, `EINVAL`, as `mmap`.
 pub fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let at = a.raw(0) & 0xffff_ffff;
+    let at = GuestAddr::new(a.raw(0) & 0xffff_ffff);
     let mm = &cpu.get_data().mm;
     mm.host_range(at, MMAP_ARG_STRUCT_SIZE, crate::mm::Prot::READ)?;
     let mut w = [0u64; 6];
@@ -187,23 +187,24 @@ fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult 
 /// `fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)` (stat(2)): the
 /// result in the arch's `struct stat64`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.raw(1) & 0xffff_ffff, a.int(3))?;
+    let path = super::path::host_path_at(cpu.get_data(), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
     let st = host_fstatat(a.int(0), &path, a.int(3))?;
-    put_stat64(cpu, a.raw(2) & 0xffff_ffff, &st)
+    put_stat64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)
 }
 
 /// `stat64(const char *path, struct stat64 *buf)` (stat(2)).
 pub fn stat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path(cpu.get_data(), a.raw(0) & 0xffff_ffff)?;
+    let path = super::path::host_path(cpu.get_data(), GuestAddr::new(a.raw(0) & 0xffff_ffff))?;
     let st = host_fstatat(libc::AT_FDCWD, &path, 0)?;
-    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
+    put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }
 
 /// `lstat64(const char *path, struct stat64 *buf)` (stat(2)): does not follow a final symlink.
 pub fn lstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.raw(0) & 0xffff_ffff, libc::AT_SYMLINK_NOFOLLOW)?;
+    let path =
+        super::path::host_path_at(cpu.get_data(), GuestAddr::new(a.raw(0) & 0xffff_ffff), libc::AT_SYMLINK_NOFOLLOW)?;
     let st = host_fstatat(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)?;
-    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
+    put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }
 
 /// `fstat64(int fd, struct stat64 *buf)` (stat(2)).
@@ -212,7 +213,7 @@ pub fn fstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
-    put_stat64(cpu, a.raw(1) & 0xffff_ffff, &st)
+    put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }
 
 /// The host's `struct statfs` as the x86_64 kernel writes it (arch/x86/include/uapi/asm/statfs.h
@@ -259,11 +260,11 @@ fn check_statfs64_size(cpu: &Cpu<'_>, size: u64) -> Result<(), Errno> {
 /// `EINVAL` when `size` is not the arch's `sizeof(struct statfs64)`, `EFAULT`, the host's.
 pub fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_statfs64_size(cpu, a.raw(1))?;
-    let path = super::path::host_path(cpu.get_data(), a.raw(0) & 0xffff_ffff)?;
+    let path = super::path::host_path(cpu.get_data(), GuestAddr::new(a.raw(0) & 0xffff_ffff))?;
     let mut st: HostStatfs = [0; 15];
     // SAFETY: NUL-terminated path; a local buffer of the host struct's 120 bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), st.as_mut_ptr()) })?;
-    finish_statfs64(cpu, a.raw(2) & 0xffff_ffff, &st)
+    finish_statfs64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)
 }
 
 /// `fstatfs64(int fd, size_t size, struct statfs64 *buf)` (statfs(2)).
@@ -272,7 +273,7 @@ pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st: HostStatfs = [0; 15];
     // SAFETY: a local buffer of the host struct's 120 bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, a.int(0), st.as_mut_ptr()) })?;
-    finish_statfs64(cpu, a.raw(2) & 0xffff_ffff, &st)
+    finish_statfs64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)
 }
 
 /// `truncate64(const char *path, loff_t length)` (truncate(2)). Served here rather than by
@@ -280,7 +281,7 @@ pub fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn truncate64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
     let (path, len) = (c.word(), c.pair());
-    let path = super::path::host_path(cpu.get_data(), path)?;
+    let path = super::path::host_path(cpu.get_data(), GuestAddr::new(path))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len as i64) }))
 }
@@ -389,7 +390,7 @@ const DIRENT32_HEADER: usize = 10;
 /// one record, `EFAULT`, the host's.
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (fd, dirp, count) = (a.int(0), a.raw(1) & 0xffff_ffff, (a.raw(2) & 0xffff_ffff) as usize);
-    cpu.get_data_mut().buf_out(dirp, count as u64)?;
+    cpu.get_data_mut().buf_out(GuestAddr::new(dirp), count as u64)?;
     let mut host = vec![0u8; count];
     // SAFETY: `count` bytes of a local buffer.
     let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, fd, host.as_mut_ptr(), count as u32) })? as usize;
@@ -420,7 +421,7 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         out[start + len - 1] = d_type;
         off += reclen;
     }
-    cpu.get_data_mut().mm.write_bytes(dirp, &out)?;
+    cpu.get_data_mut().mm.write_bytes(GuestAddr::new(dirp), &out)?;
     Ok(out.len() as u64)
 }
 

@@ -13,6 +13,7 @@ use crate::abi::shapes::EPOLL_EVENT;
 use crate::abi::thunk::{Field as F, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// Most events one `epoll_wait` returns (`EP_MAX_EVENTS`: INT_MAX / sizeof(struct epoll_event)).
 const EP_MAX_EVENTS: i32 = i32::MAX / 16;
@@ -29,7 +30,7 @@ fn shape(t: &Task) -> &'static Shape {
     }
 }
 
-fn read_event(t: &Task, addr: u64) -> Result<libc::epoll_event, Errno> {
+fn read_event(t: &Task, addr: GuestAddr) -> Result<libc::epoll_event, Errno> {
     if t.arch.info().epoll_packed {
         // The host is x86_64 too: its struct is the same packed one.
         let mut b = [0u8; 12];
@@ -73,7 +74,7 @@ pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// may be NULL for `EPOLL_CTL_DEL`.
 pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.raw(3))?) };
+    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.ptr(3))?) };
     let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
     // SAFETY: `p` is NULL or a local event.
     host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) }))
@@ -94,7 +95,7 @@ pub fn epoll_pwait2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ts = if a.raw(3) == 0 {
         None
     } else {
-        Some(cpu.get_data().mm.read_shape::<libc::timespec>(a.raw(3), crate::abi::shapes::TIMESPEC64)?)
+        Some(cpu.get_data().mm.read_shape::<libc::timespec>(a.ptr(3), crate::abi::shapes::TIMESPEC64)?)
     };
     wait_events(cpu, a, Timeout::Spec(ts))
 }
@@ -115,9 +116,9 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
-    t.mm.check_writable(a.raw(1), size * max as u64)?;
+    t.mm.check_writable(a.ptr(1), size * max as u64)?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
-    let old = super::signal::set_temp_mask(t, a.raw(4), a.ulong(5))?;
+    let old = super::signal::set_temp_mask(t, a.ptr(4), a.ulong(5))?;
     let r = if old.is_some() && super::signal::guest_signal_due(t) {
         Err(Errno::EINTR)
     } else {
@@ -125,18 +126,18 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
         let (ep, evp) = (a.int_arg(0), evs.as_mut_ptr() as u64);
         host_ret(match &timeout {
             Timeout::Millis(ms) => {
-                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, max as i64 as u64, i64::from(*ms) as u64])
+                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, i64::from(max) as u64, i64::from(*ms) as u64])
             }
             Timeout::Spec(ts) => {
                 let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
-                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, max as i64 as u64, tp, 0, 8])
+                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, i64::from(max) as u64, tp, 0, 8])
             }
         })
     };
     super::signal::end_temp_mask(t, old, &r);
     let n = r?;
     for (i, e) in evs.iter().take(n as usize).enumerate() {
-        let at = a.raw(1) + i as u64 * size;
+        let at = a.ptr(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);
         if packed {
             let mut b = [0u8; 12];

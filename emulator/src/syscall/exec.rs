@@ -25,7 +25,7 @@ use syscalls::Errno;
 use super::SysResult;
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::PATH_MAX;
+use crate::mm::{GuestAddr, PATH_MAX};
 
 /// `MAX_ARG_STRLEN` (include/uapi/linux/binfmts.h): the longest argument or environment string.
 const MAX_ARG_STRLEN: usize = 32 * 4096;
@@ -45,7 +45,7 @@ const AT_EMPTY_PATH: u64 = 0x1000;
 /// only on failure. Errors: `ENOENT`, `EACCES`, `ENOEXEC`, `ELOOP`, `E2BIG`, `EFAULT`, the
 /// host's.
 pub fn execve(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = cpu.get_data().mm.read_cstr(a.raw(0), PATH_MAX)?;
+    let path = cpu.get_data().mm.read_cstr(a.ptr(0), PATH_MAX)?;
     exec(cpu, a, libc::AT_FDCWD, path, a.raw(1), a.raw(2), 0)
 }
 
@@ -57,7 +57,7 @@ pub fn execveat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if flags & !(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH) != 0 {
         return Err(Errno::EINVAL);
     }
-    let path = cpu.get_data().mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let path = cpu.get_data().mm.read_cstr(a.ptr(1), PATH_MAX)?;
     exec(cpu, a, a.int(0), path, a.raw(2), a.raw(3), flags)
 }
 
@@ -70,12 +70,17 @@ fn read_strings(t: &Task, addr: u64, total: &mut usize) -> Result<Vec<Vec<u8>>, 
     }
     let w = t.mm.long_bytes();
     for i in 0.. {
-        let p = t.mm.read_ulong(addr + i * w)?;
+        let p = t.mm.read_ulong(GuestAddr::new(addr + i * w))?;
         if p == 0 {
             break;
         }
-        let s =
-            t.mm.read_cstr(p, MAX_ARG_STRLEN).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::E2BIG } else { e })?;
+        let s = t.mm.read_cstr(GuestAddr::new(p), MAX_ARG_STRLEN).map_err(|e| {
+            if e == Errno::ENAMETOOLONG {
+                Errno::E2BIG
+            } else {
+                e
+            }
+        })?;
         *total += s.len() + 1 + w as usize;
         if *total > MAX_ARG_TOTAL {
             return Err(Errno::E2BIG);

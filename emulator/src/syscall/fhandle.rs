@@ -9,6 +9,7 @@ use syscalls::Errno;
 use super::path::host_path_at;
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
+use crate::mm::GuestAddr;
 
 /// `MAX_HANDLE_SZ`.
 const MAX_HANDLE_SZ: u32 = 128;
@@ -16,7 +17,7 @@ const MAX_HANDLE_SZ: u32 = 128;
 /// The guest's `struct file_handle` at `addr` as the host's bytes (header + handle), with its
 /// `handle_bytes`. Errors: `EFAULT`, `EINVAL` (more than `MAX_HANDLE_SZ` bytes, or none when
 /// `need_bytes`).
-fn read_handle(t: &Task, addr: u64, copy_body: bool) -> Result<Vec<u8>, Errno> {
+fn read_handle(t: &Task, addr: GuestAddr, copy_body: bool) -> Result<Vec<u8>, Errno> {
     let bytes = t.mm.read_u32(addr)?;
     if bytes > MAX_HANDLE_SZ || (copy_body && bytes == 0) {
         return Err(Errno::EINVAL);
@@ -37,9 +38,9 @@ fn read_handle(t: &Task, addr: u64, copy_body: bool) -> Result<Vec<u8>, Errno> {
 /// (`ENOENT`, `EOPNOTSUPP`…).
 pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.raw(1), a.int(4))?;
-    let mut h = read_handle(t, a.raw(2), false)?;
-    t.mm.check_writable(a.raw(3), 4)?;
+    let path = host_path_at(t, a.ptr(1), a.int(4))?;
+    let mut h = read_handle(t, a.ptr(2), false)?;
+    t.mm.check_writable(a.ptr(3), 4)?;
     let mut mount_id: i32 = 0;
     // SAFETY: a NUL-terminated path, a local handle buffer of its declared size, a local id.
     let r = host_ret(unsafe {
@@ -47,13 +48,13 @@ pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     });
     let bytes = u32::from_ne_bytes(h[..4].try_into().expect("4 bytes"));
     if r.is_ok() || r == Err(Errno::EOVERFLOW) {
-        t.mm.write_u32(a.raw(2), bytes)?;
+        t.mm.write_u32(a.ptr(2), bytes)?;
     }
     r?;
     let ty = u32::from_ne_bytes(h[4..8].try_into().expect("4 bytes"));
-    t.mm.write_u32(a.raw(2) + 4, ty)?;
-    t.mm.write_bytes(a.raw(2) + 8, &h[8..8 + bytes as usize])?;
-    t.mm.write_u32(a.raw(3), mount_id as u32)?;
+    t.mm.write_u32(a.ptr(2) + 4, ty)?;
+    t.mm.write_bytes(a.ptr(2) + 8, &h[8..8 + bytes as usize])?;
+    t.mm.write_u32(a.ptr(3), mount_id as u32)?;
     Ok(0)
 }
 
@@ -62,10 +63,10 @@ pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `CAP_DAC_READ_SEARCH`, `ESTALE`, `EBADF`).
 pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let h = read_handle(t, a.raw(1), true)?;
+    let h = read_handle(t, a.ptr(1), true)?;
     let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
     host_ret(super::blocking_syscall(
         libc::SYS_open_by_handle_at,
-        &[a.int_arg(0), h.as_ptr() as u64, flags as i64 as u64],
+        &[a.int_arg(0), h.as_ptr() as u64, i64::from(flags) as u64],
     ))
 }

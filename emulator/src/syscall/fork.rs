@@ -28,6 +28,7 @@ use syscalls::Errno;
 
 use super::SysResult;
 use crate::guest::{CloneArgs, Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `CLONE_VM` (include/uapi/linux/sched.h).
 pub const CLONE_VM: u64 = 0x0000_0100;
@@ -137,7 +138,7 @@ pub fn clone3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::E2BIG);
     }
     let mm = &cpu.get_data().mm;
-    let raw = mm.read_vec(a.raw(0), size as usize)?;
+    let raw = mm.read_vec(a.ptr(0), size as usize)?;
     if raw.iter().skip(CLONE_ARGS_SIZE_KNOWN as usize).any(|&b| b != 0) {
         return Err(Errno::E2BIG);
     }
@@ -216,7 +217,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         let tid = unsafe { libc::gettid() } as u32;
         // The kernel ignores a failed write of the tid words.
         if ca.flags & CLONE_CHILD_SETTID != 0 {
-            let _ = t.mm.write_u32(ca.ctid, tid);
+            let _ = t.mm.write_u32(GuestAddr::new(ca.ctid), tid);
         }
         if ca.flags & CLONE_CHILD_CLEARTID != 0 {
             t.clear_child_tid = ca.ctid;
@@ -238,7 +239,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         // reaped yet, since only this process can wait for it.
         // SAFETY: integer arguments.
         let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
-        if fd < 0 || t.mm.write_u32(pidfd_at, fd as u32).is_err() {
+        if fd < 0 || t.mm.write_u32(crate::mm::GuestAddr::new(pidfd_at), fd as u32).is_err() {
             let e = if fd < 0 { Errno::last() } else { Errno::EFAULT };
             // As the kernel fails the whole clone: the child goes again.
             // SAFETY: our own child; reaping it.
@@ -253,7 +254,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         }
     }
     if ca.flags & CLONE_PARENT_SETTID != 0 {
-        let _ = t.mm.write_u32(ca.ptid, pid as u32);
+        let _ = t.mm.write_u32(GuestAddr::new(ca.ptid), pid as u32);
     }
     Ok(pid as u64)
 }

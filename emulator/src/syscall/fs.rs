@@ -15,7 +15,7 @@ use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::{Endian, PATH_MAX};
+use crate::mm::{Endian, GuestAddr, PATH_MAX};
 
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
@@ -28,7 +28,7 @@ fn at_cwd(a: &SyscallArgs) -> SyscallArgs {
 /// `ENAMETOOLONG`, the host's.
 pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(2));
     if let Some(f) = super::procfs::lookup(&raw) {
         let data = super::procfs::generate(t, f);
@@ -38,7 +38,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // Opening a FIFO waits for its other end.
     host_ret(super::blocking_syscall(
         libc::SYS_openat,
-        &[a.int_arg(0), path.as_ptr() as u64, flags as i64 as u64, u64::from(a.uint(3))],
+        &[a.int_arg(0), path.as_ptr() as u64, i64::from(flags) as u64, u64::from(a.uint(3))],
     ))
 }
 
@@ -63,7 +63,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if size > crate::mm::PAGE_SIZE {
         return Err(Errno::E2BIG);
     }
-    let how = t.mm.read_vec(a.raw(2), size as usize)?;
+    let how = t.mm.read_vec(a.ptr(2), size as usize)?;
     if how[OPEN_HOW_SIZE as usize..].iter().any(|&b| b != 0) {
         return Err(Errno::E2BIG);
     }
@@ -79,8 +79,8 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if flags >> 32 != 0 {
         return Err(Errno::EINVAL);
     }
-    let host_how = [(t.arch.info().open_flags_to_host)(flags) as u32 as u64, mode, resolve];
-    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let host_how = [u64::from((t.arch.info().open_flags_to_host)(flags) as u32), mode, resolve];
+    let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let path = if resolve & RESOLVE_IN_ROOT != 0 {
         CString::new(raw).map_err(|_| Errno::EINVAL)?
     } else {
@@ -113,12 +113,12 @@ fn zeroed_stat() -> libc::stat {
 /// result is written in the guest arch's `struct stat` layout.
 pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.raw(1), a.int(3))?;
+    let path = host_path_at(t, a.ptr(1), a.int(3))?;
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.raw(2), &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.ptr(2), &st)?;
     Ok(0)
 }
 
@@ -129,7 +129,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.raw(1), &st)?;
+    (arch.info().write_stat)(&mut t.mm, a.ptr(1), &st)?;
     Ok(0)
 }
 
@@ -147,12 +147,12 @@ pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.raw(1), a.int(2))?;
-    t.mm.check_writable(a.raw(4), 256)?;
+    let path = host_path_at(t, a.ptr(1), a.int(2))?;
+    t.mm.check_writable(a.ptr(4), 256)?;
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
-    t.mm.write_shape(a.raw(4), STATX, &stx)?;
+    t.mm.write_shape(a.ptr(4), STATX, &stx)?;
     Ok(0)
 }
 
@@ -161,13 +161,13 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// name); on a big-endian guest the three integers of each record are swapped in place.
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let p = t.buf_out(a.raw(1), a.raw(2) & 0xffff_ffff)?;
+    let p = t.buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
     let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, a.uint(2)) })?;
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;
         while off + 19 <= n {
-            let at = a.raw(1) + off;
+            let at = a.ptr(1) + off;
             let mut head = [0u8; 18];
             t.mm.read_bytes(at, &mut head)?;
             let reclen = u16::from_ne_bytes([head[16], head[17]]);
@@ -188,7 +188,7 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getdents(int fd, struct linux_dirent *dirp, unsigned count)` (x86_64, whose layout the host
 /// shares).
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2) & 0xffff_ffff)?;
+    let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })
 }
@@ -202,15 +202,15 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if size <= 0 {
         return Err(Errno::EINVAL);
     }
-    let raw = t.mm.read_cstr(a.raw(1), PATH_MAX)?;
+    let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     if is_proc_self_exe(&raw) {
         let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
         let n = exe.len().min(size as usize);
-        t.mm.write_bytes(a.raw(2), &exe[..n])?;
+        t.mm.write_bytes(a.ptr(2), &exe[..n])?;
         return Ok(n as u64);
     }
     let path = super::path::map_path(t, raw);
-    let buf = t.buf_out(a.raw(2), size as u64)?;
+    let buf = t.buf_out(a.ptr(2), size as u64)?;
     // SAFETY: NUL-terminated path; `size` guest-writable bytes.
     host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), buf.cast(), size as usize) } as i64)
 }
@@ -227,7 +227,7 @@ pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `faccessat2(int dirfd, const char *path, int mode, int flags)` (access(2)).
 pub fn faccessat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_faccessat2, a.int(0), path.as_ptr(), a.int(2), a.int(3)) })
 }
@@ -239,7 +239,7 @@ pub fn access(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mkdirat(int dirfd, const char *path, mode_t mode)` (mkdir(2)).
 pub fn mkdirat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::mkdirat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) }))
 }
@@ -251,7 +251,7 @@ pub fn mkdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)` (mknod(2)).
 pub fn mknodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::mknodat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, a.raw(3)) }))
 }
@@ -263,7 +263,7 @@ pub fn mknod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `unlinkat(int dirfd, const char *path, int flags)` (unlink(2); `AT_REMOVEDIR` for rmdir).
 pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::unlinkat(a.int(0), path.as_ptr(), a.int(2)) }))
 }
@@ -281,7 +281,7 @@ pub fn rmdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `renameat2(int olddirfd, const char *old, int newdirfd, const char *new, unsigned flags)`.
 pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.raw(1))?, host_path(t, a.raw(3))?);
+    let (old, new) = (host_path(t, a.ptr(1))?, host_path(t, a.ptr(3))?);
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe { libc::syscall(libc::SYS_renameat2, a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.uint(4)) })
 }
@@ -299,7 +299,7 @@ pub fn rename(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)` (link(2)).
 pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.raw(1))?, host_path(t, a.raw(3))?);
+    let (old, new) = (host_path(t, a.ptr(1))?, host_path(t, a.ptr(3))?);
     // SAFETY: NUL-terminated paths.
     host_ret(i64::from(unsafe { libc::linkat(a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.int(4)) }))
 }
@@ -313,8 +313,8 @@ pub fn link(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// is stored as the guest wrote it (it is link content, not a path looked up now).
 pub fn symlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let target = CString::new(t.mm.read_cstr(a.raw(0), PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
-    let link = host_path(t, a.raw(2))?;
+    let target = CString::new(t.mm.read_cstr(a.ptr(0), PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
+    let link = host_path(t, a.ptr(2))?;
     // SAFETY: NUL-terminated strings.
     host_ret(i64::from(unsafe { libc::symlinkat(target.as_ptr(), a.int(1), link.as_ptr()) }))
 }
@@ -332,7 +332,7 @@ pub fn fchmod(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `fchmodat(int dirfd, const char *path, mode_t mode)` (the kernel call has no flags).
 pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) })
 }
@@ -342,7 +342,7 @@ pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EOPNOTSUPP` for a symlink's mode, `ENOSYS` on a host kernel before 6.6).
 pub fn fchmodat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = a.int(3);
-    let path = super::path::host_path_at(cpu.get_data(), a.raw(1), flags)?;
+    let path = super::path::host_path_at(cpu.get_data(), a.ptr(1), flags)?;
     // SAFETY: NUL-terminated path and integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_fchmodat2, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, flags) })
 }
@@ -360,7 +360,7 @@ pub fn fchown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)` (chown(2)).
 pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::fchownat(a.int(0), path.as_ptr(), a.uint(2), a.uint(3), a.int(4)) }))
 }
@@ -388,11 +388,11 @@ pub fn utimensat_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path_opt(t, a.raw(1))?;
+    let path = host_path_opt(t, a.ptr(1))?;
     let times = if a.raw(2) == 0 {
         None
     } else {
-        let v: Vec<libc::timespec> = t.mm.read_shape_array(a.raw(2), ts_shape, 2)?;
+        let v: Vec<libc::timespec> = t.mm.read_shape_array(a.ptr(2), ts_shape, 2)?;
         Some([v[0], v[1]])
     };
     let pp = path.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
@@ -406,11 +406,11 @@ fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysRe
 /// out of range), `EFAULT`, and those of utimensat.
 pub fn futimesat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.raw(1))?;
+    let path = host_path(t, a.ptr(1))?;
     let times = if a.raw(2) == 0 {
         None
     } else {
-        let v: Vec<libc::timeval> = t.mm.read_shape_array(a.raw(2), crate::abi::shapes::TIMEVAL, 2)?;
+        let v: Vec<libc::timeval> = t.mm.read_shape_array(a.ptr(2), crate::abi::shapes::TIMEVAL, 2)?;
         if v.iter().any(|tv| !(0..1_000_000).contains(&tv.tv_usec)) {
             return Err(Errno::EINVAL);
         }
@@ -428,11 +428,11 @@ pub fn utimes(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// seconds, NULL for "now".
 pub fn utime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.raw(0))?;
+    let path = host_path(t, a.ptr(0))?;
     let times = if a.raw(1) == 0 {
         None
     } else {
-        let (at, mt) = (t.mm.read_ulong(a.raw(1))?, t.mm.read_ulong(a.raw(1) + t.mm.long_bytes())?);
+        let (at, mt) = (t.mm.read_ulong(a.ptr(1))?, t.mm.read_ulong(a.ptr(1) + t.mm.long_bytes())?);
         let long = |v: u64| if t.mm.long_bytes() == 4 { i64::from(v as u32 as i32) } else { v as i64 };
         Some([libc::timespec { tv_sec: long(at), tv_nsec: 0 }, libc::timespec { tv_sec: long(mt), tv_nsec: 0 }])
     };
@@ -448,7 +448,7 @@ fn set_times(dirfd: i32, path: &std::ffi::CStr, times: Option<[libc::timespec; 2
 
 /// `truncate(const char *path, off_t length)` (truncate(2)).
 pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(0))?;
+    let path = host_path(cpu.get_data(), a.ptr(0))?;
     let len = a.long(1);
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))
@@ -505,14 +505,14 @@ pub fn syncfs(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getcwd(char *buf, size_t size)` (getcwd(2)): returns the length including the NUL.
 pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.raw(0), a.raw(1))?;
+    let p = cpu.get_data_mut().buf_out(a.ptr(0), a.raw(1))?;
     // SAFETY: `size` guest-writable bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_getcwd, p, a.size(1)) })
 }
 
 /// `chdir(const char *path)` (chdir(2)).
 pub fn chdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(0))?;
+    let path = host_path(cpu.get_data(), a.ptr(0))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::chdir(path.as_ptr()) }))
 }
@@ -527,13 +527,13 @@ pub fn fchdir(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// arch's [`crate::guest::GuestArch::statfs_shape`].
 pub fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let shape = cpu.get_data().arch.info().statfs_shape;
-    statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.raw(0)), a.raw(1), shape)
+    statfs_into(cpu.get_data_mut(), StatfsOf::Path(a.raw(0)), a.ptr(1), shape)
 }
 
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)).
 pub fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let shape = cpu.get_data().arch.info().statfs_shape;
-    statfs_into(cpu.get_data_mut(), StatfsOf::Fd(a.int(0)), a.raw(1), shape)
+    statfs_into(cpu.get_data_mut(), StatfsOf::Fd(a.int(0)), a.ptr(1), shape)
 }
 
 /// What a statfs call asks about: a guest path or a descriptor.
@@ -547,11 +547,11 @@ pub enum StatfsOf {
 
 /// Runs the host's statfs/fstatfs and writes the result at guest `buf` in the layout `shape`
 /// (`struct statfs`, or an ILP32 arch's `struct statfs64`). Errors: `EFAULT`, the host's.
-pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: u64, shape: &Shape) -> SysResult {
+pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: GuestAddr, shape: &Shape) -> SysResult {
     let mut st = libc::statfs::zeroed();
     match of {
         StatfsOf::Path(p) => {
-            let path = host_path(t, p)?;
+            let path = host_path(t, GuestAddr::new(p))?;
             // SAFETY: NUL-terminated path; a local statfs.
             host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?
         }

@@ -23,7 +23,7 @@ use super::{host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::{Endian, Prot};
+use crate::mm::{Endian, GuestAddr, Prot};
 
 /// Operation numbers (include/uapi/linux/futex.h), without the PRIVATE/CLOCK_REALTIME bits.
 mod op {
@@ -62,26 +62,26 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let o = a.int(1);
     let cmd = o & !FLAGS;
     // Futex words are 4 bytes and 4-byte aligned (else EINVAL, as the kernel checks).
-    let word = |addr: u64| -> Result<*mut u8, Errno> {
-        if addr % 4 != 0 {
+    let word = |addr: GuestAddr| -> Result<*mut u8, Errno> {
+        if addr.get() % 4 != 0 {
             return Err(Errno::EINVAL);
         }
         t.mm.host_range(addr, 4, Prot::READ)
     };
-    let uaddr = word(a.raw(0))?;
+    let uaddr = word(a.ptr(0))?;
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
-        WAIT_REQUEUE_PI => (true, word(a.raw(4))?),
+        WAIT_REQUEUE_PI => (true, word(a.ptr(4))?),
         WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.raw(4))?),
+        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.ptr(4))?),
         // The second word is written.
         WAKE_OP if a.raw(4) % 4 != 0 => return Err(Errno::EINVAL),
-        WAKE_OP => (false, t.mm.host_range(a.raw(4), 4, Prot::READ | Prot::WRITE)?),
+        WAKE_OP => (false, t.mm.host_range(a.ptr(4), 4, Prot::READ | Prot::WRITE)?),
         _ => return Err(Errno::ENOSYS),
     };
     if timed && a.raw(3) != 0 {
-        ts = Some(t.mm.read_shape(a.raw(3), ts_shape)?);
+        ts = Some(t.mm.read_shape(a.ptr(3), ts_shape)?);
     }
     let arg4: u64 = match (timed, ts.as_ref()) {
         (true, Some(v)) => v as *const libc::timespec as u64,
@@ -97,7 +97,7 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.raw(5)) } else { a.uint(5) };
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     if timed {
-        let args = [uaddr as u64, o as i64 as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
+        let args = [uaddr as u64, i64::from(o) as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
         return host_ret(super::blocking_syscall(libc::SYS_futex, &args));
     }
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
@@ -178,34 +178,6 @@ fn wake_op_swapped(
     Ok(woken)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `FUTEX_OP(op, oparg, cmp, cmparg)` of include/uapi/linux/futex.h.
-    fn encode(op: u32, oparg: u32, cmp: u32, cmparg: u32) -> u32 {
-        ((op & 0xf) << 28) | ((cmp & 0xf) << 24) | ((oparg & 0xfff) << 12) | (cmparg & 0xfff)
-    }
-
-    #[test]
-    fn wake_op_computes_in_the_guests_byte_order() {
-        let mut first = 0u32;
-        // A big-endian guest's word holding 10.
-        let mut second = 10u32.swap_bytes();
-        let (a, b) = ((&mut first as *mut u32).cast(), (&mut second as *mut u32).cast());
-        // Add 5; nobody waits, so nobody is woken whatever the comparison gives.
-        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 5, 0, 10)), Ok(0));
-        assert_eq!(second.swap_bytes(), 15);
-        // Set 1 << 4 (FUTEX_OP_OPARG_SHIFT); a negative operand is sign-extended.
-        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(8, 4, 4, 0)), Ok(0));
-        assert_eq!(second.swap_bytes(), 16);
-        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 0xfff, 0, 0)), Ok(0));
-        assert_eq!(second.swap_bytes(), 15);
-        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(7, 0, 0, 0)), Err(Errno::ENOSYS));
-        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(0, 0, 9, 0)), Err(Errno::ENOSYS));
-    }
-}
-
 /// `struct futex_waitv` (include/uapi/linux/futex.h): `__u64 val`, `__u64 uaddr`, `__u32 flags`,
 /// `__u32 __reserved`; 24 bytes on every arch.
 const WAITV_SIZE: u64 = 24;
@@ -239,17 +211,45 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let swap = t.mm.endian() != Endian::HOST;
     let mut ws = Vec::with_capacity(n as usize);
     for i in 0..n {
-        let at = a.raw(0) + i * WAITV_SIZE;
+        let at = a.ptr(0) + i * WAITV_SIZE;
         let (val, uaddr) = (t.mm.read_u64(at)?, t.mm.read_u64(at + 8)?);
         let (flags, reserved) = (t.mm.read_u32(at + 16)?, t.mm.read_u32(at + 20)?);
         if reserved != 0 || flags & !FUTEX2_KNOWN != 0 || flags & 0x03 != FUTEX2_SIZE_U32 || uaddr % 4 != 0 {
             return Err(Errno::EINVAL);
         }
-        let host = t.mm.host_range(uaddr, 4, Prot::READ)?;
+        let host = t.mm.host_range(crate::mm::GuestAddr::new(uaddr), 4, Prot::READ)?;
         let val = if swap { u64::from((val as u32).swap_bytes()) } else { val };
         ws.push(HostWaitv { val, uaddr: host as u64, flags, reserved: 0 });
     }
-    let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.raw(3), TIMESPEC64)?) };
+    let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.ptr(3), TIMESPEC64)?) };
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     host_ret(super::blocking_syscall(libc::SYS_futex_waitv, &[ws.as_ptr() as u64, n, 0, tp, a.int_arg(4)]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `FUTEX_OP(op, oparg, cmp, cmparg)` of include/uapi/linux/futex.h.
+    fn encode(op: u32, oparg: u32, cmp: u32, cmparg: u32) -> u32 {
+        ((op & 0xf) << 28) | ((cmp & 0xf) << 24) | ((oparg & 0xfff) << 12) | (cmparg & 0xfff)
+    }
+
+    #[test]
+    fn wake_op_computes_in_the_guests_byte_order() {
+        let mut first = 0u32;
+        // A big-endian guest's word holding 10.
+        let mut second = 10u32.swap_bytes();
+        let (a, b) = ((&mut first as *mut u32).cast(), (&mut second as *mut u32).cast());
+        // Add 5; nobody waits, so nobody is woken whatever the comparison gives.
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 5, 0, 10)), Ok(0));
+        assert_eq!(second.swap_bytes(), 15);
+        // Set 1 << 4 (FUTEX_OP_OPARG_SHIFT); a negative operand is sign-extended.
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(8, 4, 4, 0)), Ok(0));
+        assert_eq!(second.swap_bytes(), 16);
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(1, 0xfff, 0, 0)), Ok(0));
+        assert_eq!(second.swap_bytes(), 15);
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(7, 0, 0, 0)), Err(Errno::ENOSYS));
+        assert_eq!(wake_op_swapped(128, a, b, 1, 1, encode(0, 0, 9, 0)), Err(Errno::ENOSYS));
+    }
 }

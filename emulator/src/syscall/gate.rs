@@ -14,7 +14,7 @@
 //! counter moves to the landing (see [`crate::gate`]).
 
 use crate::guest::Cpu;
-use crate::mm::{AddressSpace, Endian};
+use crate::mm::{AddressSpace, Endian, GuestAddr};
 
 use crate::gate::{CallAbi, Entry};
 
@@ -71,7 +71,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
             let esp = cpu.reg_read(sp).unwrap_or(0);
             let mm = &cpu.get_data().mm;
             let mut b = [0u8; 8];
-            let _ = mm.read_bytes(esp.wrapping_add(4), &mut b);
+            let _ = mm.read_bytes(GuestAddr::new(esp.wrapping_add(4)), &mut b);
             let word = |i: usize| {
                 let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
                 u64::from(if mm.endian() == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
@@ -90,24 +90,24 @@ pub(crate) fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Re
     let r = match entry {
         Entry::ClockGettime | Entry::ClockGettime64 => host_clock(clock, false).and_then(|ts| {
             let width = if entry == Entry::ClockGettime64 { 8 } else { long };
-            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
+            write_pair(mm, GuestAddr::new(a[1]), ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
         }),
         Entry::ClockGetres | Entry::ClockGetres64 => host_clock(clock, true).and_then(|ts| {
             let width = if entry == Entry::ClockGetres64 { 8 } else { long };
             if a[1] == 0 {
                 return Ok(0);
             }
-            write_pair(mm, a[1], ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
+            write_pair(mm, GuestAddr::new(a[1]), ts.tv_sec, ts.tv_nsec, width).map(|()| 0).map_err(Failure::from)
         }),
-        Entry::Gettimeofday => gettimeofday(mm, a[0], a[1], long),
+        Entry::Gettimeofday => gettimeofday(mm, GuestAddr::new(a[0]), GuestAddr::new(a[1]), long),
         // Linux's time() (vDSO and system call alike) gives the seconds of the last tick.
         Entry::Time => host_clock(libc::CLOCK_REALTIME_COARSE, false).and_then(|ts| {
             if a[0] != 0 {
-                write_word(mm, a[0], ts.tv_sec, long)?;
+                write_word(mm, GuestAddr::new(a[0]), ts.tv_sec, long)?;
             }
             Ok(ts.tv_sec)
         }),
-        Entry::Getcpu => getcpu(mm, a[0], a[1]),
+        Entry::Getcpu => getcpu(mm, GuestAddr::new(a[0]), GuestAddr::new(a[1])),
         Entry::Syscall => Err(Failure::Errno(libc::ENOSYS)),
     };
     match r {
@@ -150,8 +150,8 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
 
 /// `gettimeofday(tv, tz)`: `tv` from the host's realtime clock; `tz` (rarely asked for)
 /// from the host kernel's own `gettimeofday`.
-fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<i64, Failure> {
-    if tz != 0 {
+fn gettimeofday(mm: &mut AddressSpace, tv: GuestAddr, tz: GuestAddr, long: usize) -> Result<i64, Failure> {
+    if !tz.is_null() {
         // struct timezone: tz_minuteswest, tz_dsttime (two ints).
         let mut hz = [0i32; 2];
         // SAFETY: a null timeval and two ints for the kernel's struct timezone.
@@ -162,7 +162,7 @@ fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<
         }
         write_pair(mm, tz, i64::from(hz[0]), i64::from(hz[1]), 4)?;
     }
-    if tv != 0 {
+    if !tv.is_null() {
         let ts = host_clock(libc::CLOCK_REALTIME, false)?;
         write_pair(mm, tv, ts.tv_sec, ts.tv_nsec / 1000, long)?;
     }
@@ -171,9 +171,9 @@ fn gettimeofday(mm: &mut AddressSpace, tv: u64, tz: u64, long: usize) -> Result<
 
 /// `getcpu(cpu, node, cache)`: the CPU from the host's `sched_getcpu` (rseq or vDSO, no
 /// system call); the node, when asked for, from the host's `getcpu` system call.
-fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, Failure> {
+fn getcpu(mm: &mut AddressSpace, cpu: GuestAddr, node: GuestAddr) -> Result<i64, Failure> {
     let (mut c, mut n) = (0u32, 0u32);
-    if node != 0 {
+    if !node.is_null() {
         // SAFETY: two valid u32s to fill and a null cache.
         let r = unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut n, 0usize) };
         if r != 0 {
@@ -184,7 +184,7 @@ fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, Failure> {
         // SAFETY: no arguments; returns the CPU or -1.
         c = u32::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
     }
-    if cpu != 0 {
+    if !cpu.is_null() {
         write_word(mm, cpu, i64::from(c), 4)?;
     }
     Ok(0)
@@ -193,19 +193,19 @@ fn getcpu(mm: &mut AddressSpace, cpu: u64, node: u64) -> Result<i64, Failure> {
 /// Writes two signed integers of `width` bytes each (4 or 8) at guest `addr`, in the guest's
 /// byte order, with one range check (a `timespec`, `timeval` or `timezone`).
 #[inline]
-fn write_pair(mm: &mut AddressSpace, addr: u64, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
+fn write_pair(mm: &mut AddressSpace, addr: GuestAddr, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 16];
     put(&mut buf[..width], a, mm.endian());
     put(&mut buf[width..2 * width], b, mm.endian());
-    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| bad_store(mm, addr, 2 * width as u64))
+    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| bad_store(mm, addr.get(), 2 * width as u64))
 }
 
 /// Writes one signed integer of `width` bytes at guest `addr`.
 #[inline]
-fn write_word(mm: &mut AddressSpace, addr: u64, v: i64, width: usize) -> Result<(), BadStore> {
+fn write_word(mm: &mut AddressSpace, addr: GuestAddr, v: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 8];
     put(&mut buf[..width], v, mm.endian());
-    mm.write_bytes(addr, &buf[..width]).map_err(|_| bad_store(mm, addr, width as u64))
+    mm.write_bytes(addr, &buf[..width]).map_err(|_| bad_store(mm, addr.get(), width as u64))
 }
 
 /// The first byte of `[addr, addr+len)` the guest may not write, as the refused store.
@@ -232,6 +232,14 @@ fn put(out: &mut [u8], v: i64, endian: Endian) {
     }
 }
 
+/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
+/// the process gets one. Errors: the engine's.
+pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
+    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
+    cpu.add_code_hook(begin, end, on_slot)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,12 +253,4 @@ mod tests {
         put(&mut b, -2, Endian::Little);
         assert_eq!(b, (-2i64).to_le_bytes());
     }
-}
-
-/// Installs the gate's code hook on `cpu` (for the gate in `cpu`'s task). Every instance of
-/// the process gets one. Errors: the engine's.
-pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
-    let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
-    cpu.add_code_hook(begin, end, on_slot)?;
-    Ok(())
 }

@@ -31,7 +31,7 @@ pub fn inotify_init(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `inotify_add_watch(int fd, const char *pathname, uint32_t mask)`: the watch descriptor.
 /// Errors: `EFAULT`, and the host's (`EBADF`, `EINVAL`, `ENOENT`, `EACCES`, `ENOSPC`).
 pub fn inotify_add_watch(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.raw(1))?;
+    let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: a NUL-terminated path and integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_inotify_add_watch, a.int(0), path.as_ptr(), a.uint(2)) })
 }

@@ -14,12 +14,12 @@ use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TI
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::Endian;
+use crate::mm::{Endian, GuestAddr};
 
 /// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2))?;
+    let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
     // SAFETY: `p` covers `count` guest-writable bytes.
     let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]))?;
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
@@ -51,7 +51,7 @@ fn is_counter_fd(fd: i32) -> bool {
 
 /// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
 pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.raw(1), a.raw(2))?;
+    let p = cpu.get_data().buf_in(a.ptr(1), a.raw(2))?;
     if a.raw(2) == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
         // An eventfd increment in the guest's byte order, for the host kernel in its own.
         let mut v = [0u8; 8];
@@ -67,14 +67,14 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.raw(1), a.raw(2))?;
+    let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
     // SAFETY: as `read`.
     host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }
 
 /// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.raw(1), a.raw(2))?;
+    let p = cpu.get_data().buf_in(a.ptr(1), a.raw(2))?;
     // SAFETY: as `write`.
     host_ret(blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }
@@ -84,7 +84,7 @@ const UIO_MAXIOV: u64 = 1024;
 
 /// Reads a guest `struct iovec[cnt]` and checks each buffer. `out` means the host writes into
 /// the buffers (readv). Errors: `EINVAL` for a count above 1024, `EFAULT`.
-pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Result<Vec<libc::iovec>, Errno> {
+pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool) -> Result<Vec<libc::iovec>, Errno> {
     if cnt > UIO_MAXIOV {
         return Err(Errno::EINVAL);
     }
@@ -96,7 +96,11 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
         if len > isize::MAX as u64 {
             return Err(Errno::EINVAL);
         }
-        let p = if out { task.buf_out(base, len)? } else { task.buf_in(base, len)?.cast_mut() };
+        let p = if out {
+            task.buf_out(GuestAddr::new(base), len)?
+        } else {
+            task.buf_in(GuestAddr::new(base), len)?.cast_mut()
+        };
         v.push(libc::iovec { iov_base: p.cast(), iov_len: len as usize });
     }
     Ok(v)
@@ -104,14 +108,14 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: u64, cnt: u64, out: bool) -> Re
 
 /// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
     // SAFETY: every iovec was checked to be guest-writable.
     host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
     // SAFETY: every iovec was checked to be guest-readable.
     host_ret(blocking_syscall(libc::SYS_writev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
@@ -119,14 +123,14 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
     // SAFETY: checked iovecs.
     host_ret(blocking_syscall(libc::SYS_preadv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
     // SAFETY: checked iovecs.
     host_ret(blocking_syscall(libc::SYS_pwritev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
@@ -136,7 +140,7 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `RWF_*` flags are the same on every arch). Errors: the host's (`EOPNOTSUPP` for an unknown
 /// flag).
 pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), true)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
     let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
     host_ret(blocking_syscall(libc::SYS_preadv2, &args))
 }
@@ -144,7 +148,7 @@ pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `pwritev2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
 /// pos_h, int flags)`.
 pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.raw(1), a.raw(2), false)?;
+    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
     let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
     host_ret(blocking_syscall(libc::SYS_pwritev2, &args))
 }
@@ -172,20 +176,20 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     let t = cpu.get_data_mut();
     let mut off = match a.raw(2) {
         0 => None,
-        p if loff => Some(t.mm.read_u64(p)? as i64),
-        p => Some(t.mm.read_slong(p)?),
+        p if loff => Some(t.mm.read_u64(GuestAddr::new(p))? as i64),
+        p => Some(t.mm.read_slong(GuestAddr::new(p))?),
     };
     if a.raw(2) != 0 {
-        t.mm.check_writable(a.raw(2), if loff { 8 } else { t.mm.long_bytes() })?;
+        t.mm.check_writable(a.ptr(2), if loff { 8 } else { t.mm.long_bytes() })?;
     }
     let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: `offp` is NULL or a local offset.
     let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[a.int_arg(0), a.int_arg(1), offp as u64, a.raw(3)]));
     if let Some(o) = off {
         if loff {
-            t.mm.write_u64(a.raw(2), o as u64)?;
+            t.mm.write_u64(a.ptr(2), o as u64)?;
         } else {
-            t.mm.write_ulong(a.raw(2), o as u64)?;
+            t.mm.write_ulong(a.ptr(2), o as u64)?;
         }
     }
     r
@@ -193,17 +197,25 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
 
 /// `copy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned flags)`.
 pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let read = |p: u64| if p == 0 { Ok(None) } else { t.mm.check_writable(p, 8).and(t.mm.read_u64(p)).map(Some) };
-    let (mut oi, mut oo) = (read(a.raw(1))?, read(a.raw(3))?);
+    two_offsets_call(cpu.get_data_mut(), a, libc::SYS_copy_file_range)
+}
+
+/// A call shaped `(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len,
+/// unsigned int flags)` (`copy_file_range`, `splice`): each offset pointer that is not NULL is
+/// read (it must also be writable), handed to the host as a local `loff_t`, and written back
+/// in the guest's byte order, whatever the call returned. Errors: `EFAULT`, the call's.
+pub(crate) fn two_offsets_call(t: &mut Task, a: &SyscallArgs, nr: libc::c_long) -> SysResult {
+    let read =
+        |p: GuestAddr| if p.is_null() { Ok(None) } else { t.mm.check_writable(p, 8).and(t.mm.read_u64(p)).map(Some) };
+    let (mut oi, mut oo) = (read(a.ptr(1))?, read(a.ptr(3))?);
     let pi = oi.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
-    // SAFETY: offsets are NULL or local `loff_t`s.
+    // The offsets are NULL or local `loff_t`s.
     let r = host_ret(blocking_syscall(
-        libc::SYS_copy_file_range,
-        &[a.int_arg(0), pi as u64, a.int_arg(2), po as u64, a.raw(4), u64::from(a.uint(5))],
+        nr,
+        &[a.int_arg(0), pi as u64, a.int_arg(2), po as u64, a.ulong(4), u64::from(a.uint(5))],
     ));
-    for (p, v) in [(a.raw(1), oi), (a.raw(3), oo)] {
+    for (p, v) in [(a.ptr(1), oi), (a.ptr(3), oo)] {
         if let Some(v) = v {
             t.mm.write_u64(p, v)?;
         }
@@ -307,17 +319,17 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
         // SAFETY: integer command and argument.
         F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, (t.arch.info().open_flags_to_host)(arg)) })),
         F_GETLK | F_SETLK | F_SETLKW | F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW => {
-            let mut fl: libc::flock = t.mm.read_shape(arg, flock)?;
-            t.mm.check_writable(arg, t.mm.shape_size(flock))?;
+            let mut fl: libc::flock = t.mm.read_shape(GuestAddr::new(arg), flock)?;
+            t.mm.check_writable(GuestAddr::new(arg), t.mm.shape_size(flock))?;
             // SAFETY: a local `struct flock`.
             let flp = &mut fl as *mut libc::flock;
             let r = if matches!(c, F_SETLKW | F_OFD_SETLKW) {
-                host_ret(blocking_syscall(libc::SYS_fcntl, &[fd as i64 as u64, c as i64 as u64, flp as u64]))?
+                host_ret(blocking_syscall(libc::SYS_fcntl, &[i64::from(fd) as u64, i64::from(c) as u64, flp as u64]))?
             } else {
                 // SAFETY: a local `struct flock`.
                 host_ret(i64::from(unsafe { libc::fcntl(fd, c, flp) }))?
             };
-            t.mm.write_shape(arg, flock, &fl)?;
+            t.mm.write_shape(GuestAddr::new(arg), flock, &fl)?;
             Ok(r)
         }
         F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETSIG | F_GETSIG | F_SETLEASE
@@ -357,7 +369,7 @@ mod req {
 
 /// Copies an ioctl's argument object in from the guest (`write` = false) or out to it, with
 /// the guest's layout of `shape`, around the host call.
-fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, out: bool) -> SysResult {
+fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: GuestAddr, shape: &Shape, out: bool) -> SysResult {
     let mut v: T = if out {
         t.mm.check_writable(arg, t.mm.shape_size(shape))?;
         T::zeroed()
@@ -374,7 +386,7 @@ fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: u64, shape: &Shape, o
 
 /// TCGETS/TCSETS*: the generic `struct termios` ([`TERMIOS`]), or the arch's own
 /// ([`crate::guest::GuestArch::termios`]).
-fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: u64, out: bool) -> SysResult {
+fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: GuestAddr, out: bool) -> SysResult {
     let Some(at) = t.arch.info().termios else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
     let mut v = if out {
         t.mm.check_writable(arg, at.size)?;
@@ -398,16 +410,18 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let (fd, r, arg) = (a.int(0), (t.arch.info().ioctl_to_host)(a.raw(1) & 0xffff_ffff), a.raw(2));
     match r {
-        TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, arg, r == TCGETS),
-        TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, true),
-        TIOCSWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, arg, WINSIZE, false),
-        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => ioctl_obj::<i32>(t, fd, r, arg, INT, true),
-        TIOCSPGRP | FIONBIO | TIOCSPTLCK => ioctl_obj::<i32>(t, fd, r, arg, INT, false),
+        TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, GuestAddr::new(arg), r == TCGETS),
+        TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, GuestAddr::new(arg), WINSIZE, true),
+        TIOCSWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, GuestAddr::new(arg), WINSIZE, false),
+        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => {
+            ioctl_obj::<i32>(t, fd, r, GuestAddr::new(arg), INT, true)
+        }
+        TIOCSPGRP | FIONBIO | TIOCSPTLCK => ioctl_obj::<i32>(t, fd, r, GuestAddr::new(arg), INT, false),
         TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => {
             // SAFETY: the argument is an integer for these requests.
             host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, arg) }))
         }
-        r if super::netdevice::serves(r) => super::netdevice::ioctl(t, fd, r, arg),
+        r if super::netdevice::serves(r) => super::netdevice::ioctl(t, fd, r, GuestAddr::new(arg)),
         _ => {
             if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
                 crate::elog!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
@@ -422,11 +436,11 @@ pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let flags = (t.arch.info().open_flags_to_host)(a.raw(1));
     let mut fds = [0i32; 2];
-    t.buf_out(a.raw(0), 8)?;
+    t.buf_out(a.ptr(0), 8)?;
     // SAFETY: writes two ints into a local array.
     host_ret(i64::from(unsafe { libc::pipe2(fds.as_mut_ptr(), flags) }))?;
-    t.mm.write_u32(a.raw(0), fds[0] as u32)?;
-    t.mm.write_u32(a.raw(0) + 4, fds[1] as u32)?;
+    t.mm.write_u32(a.ptr(0), fds[0] as u32)?;
+    t.mm.write_u32(a.ptr(0) + 4, fds[1] as u32)?;
     Ok(0)
 }
 
@@ -450,11 +464,11 @@ fn check_nfds(nfds: u64) -> Result<(), Errno> {
 pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_nfds(a.raw(1))?;
     let t = cpu.get_data_mut();
-    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.raw(0), POLLFD, a.raw(1))?;
-    t.mm.check_writable(a.raw(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.ptr(0), POLLFD, a.raw(1))?;
+    t.mm.check_writable(a.ptr(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
     // SAFETY: `nfds` local pollfds.
     let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.raw(1), a.int_arg(2)]))?;
-    t.mm.write_shape_array(a.raw(0), POLLFD, &fds)?;
+    t.mm.write_shape_array(a.ptr(0), POLLFD, &fds)?;
     Ok(n)
 }
 
@@ -474,11 +488,11 @@ pub fn ppoll_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     check_nfds(a.raw(1))?;
     let t = cpu.get_data_mut();
-    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.raw(0), POLLFD, a.raw(1))?;
-    t.mm.check_writable(a.raw(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
-    let mut ts = read_timeout(t, a.raw(2), ts_shape)?;
+    let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.ptr(0), POLLFD, a.raw(1))?;
+    t.mm.check_writable(a.ptr(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
+    let mut ts = read_timeout(t, a.ptr(2), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
-    let old = super::signal::set_temp_mask(t, a.raw(3), a.ulong(4))?;
+    let old = super::signal::set_temp_mask(t, a.ptr(3), a.ulong(4))?;
     let r = if old.is_some() && super::signal::guest_signal_due(t) {
         Err(Errno::EINTR)
     } else {
@@ -486,14 +500,14 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]))
     };
     super::signal::end_temp_mask(t, old, &r);
-    t.mm.write_shape_array(a.raw(0), POLLFD, &fds)?;
-    write_timeout(t, a.raw(2), ts_shape, ts.as_ref())?;
+    t.mm.write_shape_array(a.ptr(0), POLLFD, &fds)?;
+    write_timeout(t, a.ptr(2), ts_shape, ts.as_ref())?;
     r
 }
 
 /// Reads an optional in/out timeout (NULL is `None`) and checks it can be written back.
-fn read_timeout<T: Plain>(t: &Task, addr: u64, shape: &Shape) -> Result<Option<T>, Errno> {
-    if addr == 0 {
+fn read_timeout<T: Plain>(t: &Task, addr: GuestAddr, shape: &Shape) -> Result<Option<T>, Errno> {
+    if addr.is_null() {
         return Ok(None);
     }
     t.mm.check_writable(addr, t.mm.shape_size(shape))?;
@@ -501,7 +515,7 @@ fn read_timeout<T: Plain>(t: &Task, addr: u64, shape: &Shape) -> Result<Option<T
 }
 
 /// Writes back the time left of an optional timeout, as Linux does for select and ppoll.
-fn write_timeout<T: Plain>(t: &mut Task, addr: u64, shape: &Shape, v: Option<&T>) -> Result<(), Errno> {
+fn write_timeout<T: Plain>(t: &mut Task, addr: GuestAddr, shape: &Shape, v: Option<&T>) -> Result<(), Errno> {
     match v {
         Some(v) => t.mm.write_shape(addr, shape, v),
         None => Ok(()),
@@ -512,12 +526,12 @@ fn write_timeout<T: Plain>(t: &mut Task, addr: u64, shape: &Shape, v: Option<&T>
 pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let mut sets = FdSets::read(t, a)?;
-    let mut tv = read_timeout::<libc::timeval>(t, a.raw(4), TIMEVAL)?;
+    let mut tv = read_timeout::<libc::timeval>(t, a.ptr(4), TIMEVAL)?;
     let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
     let n = host_ret(blocking_syscall(libc::SYS_select, &[a.int_arg(0), r as u64, w as u64, e as u64, tvp as u64]));
-    write_timeout(t, a.raw(4), TIMEVAL, tv.as_ref())?;
+    write_timeout(t, a.ptr(4), TIMEVAL, tv.as_ref())?;
     let n = n?;
     sets.write(t)?;
     Ok(n)
@@ -537,15 +551,15 @@ pub fn pselect6_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
     let mut sets = FdSets::read(t, a)?;
-    let mut ts = read_timeout::<libc::timespec>(t, a.raw(4), ts_shape)?;
+    let mut ts = read_timeout::<libc::timespec>(t, a.ptr(4), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let [r, w, e] = sets.ptrs();
     // The sixth argument points to `{ const sigset_t *ss; size_t ss_len; }` (fs/select.c).
     let (ss, ss_len) = if a.raw(5) == 0 {
-        (0, 0)
+        (GuestAddr::NULL, 0)
     } else {
         let lb = t.mm.long_bytes();
-        (t.mm.read_ulong(a.raw(5))?, t.mm.read_ulong(a.raw(5) + lb)?)
+        (GuestAddr::new(t.mm.read_ulong(a.ptr(5))?), t.mm.read_ulong(a.ptr(5) + lb)?)
     };
     let old = super::signal::set_temp_mask(t, ss, ss_len)?;
     let n = if old.is_some() && super::signal::guest_signal_due(t) {
@@ -554,7 +568,7 @@ fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
         host_ret(blocking_syscall(libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]))
     };
     super::signal::end_temp_mask(t, old, &n);
-    write_timeout(t, a.raw(4), ts_shape, ts.as_ref())?;
+    write_timeout(t, a.ptr(4), ts_shape, ts.as_ref())?;
     let n = n?;
     sets.write(t)?;
     Ok(n)
@@ -583,10 +597,10 @@ impl FdSets {
                 continue;
             }
             let words = nfds.div_ceil(wbits);
-            t.mm.check_writable(p, words * wbytes)?;
+            t.mm.check_writable(GuestAddr::new(p), words * wbytes)?;
             let mut host = vec![0u64; nfds.div_ceil(64) as usize];
             for j in 0..words {
-                let v = t.mm.read_ulong(p + j * wbytes)?;
+                let v = t.mm.read_ulong(GuestAddr::new(p + j * wbytes))?;
                 let bit = j * wbits;
                 host[(bit / 64) as usize] |= v << (bit % 64);
             }
@@ -616,7 +630,7 @@ impl FdSets {
             for j in 0..self.nfds.div_ceil(wbits) {
                 let bit = j * wbits;
                 let v = (self.bits[i][(bit / 64) as usize] >> (bit % 64)) & mask;
-                t.mm.write_ulong(p + j * wbytes, v)?;
+                t.mm.write_ulong(GuestAddr::new(p + j * wbytes), v)?;
             }
         }
         Ok(())

@@ -29,7 +29,7 @@ use crate::abi::shapes::{
 use crate::abi::thunk::{self, Field, Shape};
 use crate::abi::{DataModel, Endian};
 use crate::guest::{Cpu, SyscallArgs, Task};
-use crate::mm::{page_ceil, Prot, PAGE_SIZE};
+use crate::mm::{page_ceil, GuestAddr, Prot, PAGE_SIZE};
 
 const IPC_RMID: i32 = 0;
 const IPC_SET: i32 = 1;
@@ -103,7 +103,7 @@ fn guest_ds(t: &Task, ds: Ds) -> Vec<Field> {
 
 /// Writes a struct the host filled (`host` in the host's layout `hs`) to guest `addr` in the
 /// guest's layout `gs`, member by member. Errors: `EFAULT`.
-fn put(t: &mut Task, addr: u64, hs: &Shape, gs: &Shape, host: &[u8]) -> Result<(), Errno> {
+fn put(t: &mut Task, addr: GuestAddr, hs: &Shape, gs: &Shape, host: &[u8]) -> Result<(), Errno> {
     let vals = thunk::values(hs, DataModel::HOST, host);
     let model = t.mm.model();
     let mut out = vec![0u8; thunk::size_of(gs, model)];
@@ -112,7 +112,7 @@ fn put(t: &mut Task, addr: u64, hs: &Shape, gs: &Shape, host: &[u8]) -> Result<(
 }
 
 /// Reads the guest's struct at `addr` (layout `gs`) into the host's layout `hs`. Errors: `EFAULT`.
-fn get(t: &Task, addr: u64, hs: &Shape, gs: &Shape) -> Result<Vec<u8>, Errno> {
+fn get(t: &Task, addr: GuestAddr, hs: &Shape, gs: &Shape) -> Result<Vec<u8>, Errno> {
     let model = t.mm.model();
     let raw = t.mm.read_vec(addr, thunk::size_of(gs, model))?;
     let vals = thunk::values(gs, model, &raw);
@@ -144,7 +144,7 @@ fn host_ctl(nr: libc::c_long, id: i32, a2: i64, cmd: i32, buf: &mut [u8]) -> Sys
 }
 
 /// The `IPC_STAT`-like commands: the host fills its struct, the guest gets its own layout.
-fn stat_cmd(t: &mut Task, nr: libc::c_long, id: i32, semnum: i64, cmd: i32, ds: Ds, addr: u64) -> SysResult {
+fn stat_cmd(t: &mut Task, nr: libc::c_long, id: i32, semnum: i64, cmd: i32, ds: Ds, addr: GuestAddr) -> SysResult {
     let hs = host_ds(ds);
     let mut buf = vec![0u8; thunk::size_of(&hs, DataModel::HOST)];
     let r = host_ctl(nr, id, semnum, cmd, &mut buf)?;
@@ -153,14 +153,14 @@ fn stat_cmd(t: &mut Task, nr: libc::c_long, id: i32, semnum: i64, cmd: i32, ds: 
 }
 
 /// `IPC_SET`: the guest's struct, in the host's layout, to the host.
-fn set_cmd(t: &mut Task, nr: libc::c_long, id: i32, ds: Ds, addr: u64) -> SysResult {
+fn set_cmd(t: &mut Task, nr: libc::c_long, id: i32, ds: Ds, addr: GuestAddr) -> SysResult {
     let hs = host_ds(ds);
     let mut buf = get(t, addr, &hs, &guest_ds(t, ds))?;
     host_ctl(nr, id, 0, IPC_SET, &mut buf)
 }
 
 /// An info struct (`IPC_INFO`, `SHM_INFO`…) of one shape on every arch but for widths.
-fn info_cmd(t: &mut Task, nr: libc::c_long, id: i32, cmd: i32, shape: &'static Shape, addr: u64) -> SysResult {
+fn info_cmd(t: &mut Task, nr: libc::c_long, id: i32, cmd: i32, shape: &'static Shape, addr: GuestAddr) -> SysResult {
     let mut buf = vec![0u8; thunk::size_of(shape, DataModel::HOST)];
     let r = host_ctl(nr, id, 0, cmd, &mut buf)?;
     put(t, addr, shape, shape, &buf)?;
@@ -248,10 +248,10 @@ pub fn shmdt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `shmctl(int shmid, int cmd, struct shmid_ds *buf)`. Errors: `EINVAL` (unknown command),
 /// `EFAULT`, the host's.
 pub fn shmctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_shmctl(cpu.get_data_mut(), a.int(0), a.int(1), a.raw(2))
+    do_shmctl(cpu.get_data_mut(), a.int(0), a.int(1), a.ptr(2))
 }
 
-fn do_shmctl(t: &mut Task, id: i32, cmd: i32, buf: u64) -> SysResult {
+fn do_shmctl(t: &mut Task, id: i32, cmd: i32, buf: GuestAddr) -> SysResult {
     let nr = libc::SYS_shmctl;
     match parse_cmd(t, cmd, &[IPC_STAT, IPC_SET, SHM_STAT, SHM_STAT_ANY, IPC_INFO])? {
         c @ (IPC_STAT | SHM_STAT | SHM_STAT_ANY) => stat_cmd(t, nr, id, 0, c, Ds::Shm, buf),
@@ -278,13 +278,20 @@ const SEMOPS_MAX: u64 = 1 << 16;
 
 /// `semtimedop` with the guest's `timeout` in `ts_shape` (0: none). Errors: `EFAULT`,
 /// `EINTR`, `EAGAIN`, the host's (`E2BIG`, `EINVAL`, `EIDRM`, `ERANGE`…).
-fn do_semtimedop(t: &mut Task, id: i32, sops: u64, nsops: u64, timeout: u64, ts_shape: &'static Shape) -> SysResult {
+fn do_semtimedop(
+    t: &mut Task,
+    id: i32,
+    sops: GuestAddr,
+    nsops: u64,
+    timeout: GuestAddr,
+    ts_shape: &'static Shape,
+) -> SysResult {
     let host_sops = if nsops == 0 || nsops > SEMOPS_MAX {
         None
     } else {
         t.mm.read_shape_array::<[u16; 3]>(sops, SEMBUF, nsops).ok()
     };
-    let ts = if timeout == 0 { None } else { Some(t.mm.read_shape::<libc::timespec>(timeout, ts_shape)?) };
+    let ts = if timeout.is_null() { None } else { Some(t.mm.read_shape::<libc::timespec>(timeout, ts_shape)?) };
     let ts_ptr = ts.as_ref().map_or(0, |ts| std::ptr::from_ref(ts) as u64);
     let ops_ptr = host_sops.as_ref().map_or(0, |v| v.as_ptr() as u64);
     // Without readable operations the host answers with the error Linux would (E2BIG,
@@ -294,17 +301,17 @@ fn do_semtimedop(t: &mut Task, id: i32, sops: u64, nsops: u64, timeout: u64, ts_
 
 /// `semop(int semid, struct sembuf *sops, size_t nsops)`.
 pub fn semop(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_semtimedop(cpu.get_data_mut(), a.int(0), a.raw(1), a.ulong(2), 0, TIMESPEC)
+    do_semtimedop(cpu.get_data_mut(), a.int(0), a.ptr(1), a.ulong(2), GuestAddr::NULL, TIMESPEC)
 }
 
 /// `semtimedop(int semid, struct sembuf *sops, size_t nsops, const struct timespec *timeout)`.
 pub fn semtimedop(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_semtimedop(cpu.get_data_mut(), a.int(0), a.raw(1), a.ulong(2), a.raw(3), TIMESPEC)
+    do_semtimedop(cpu.get_data_mut(), a.int(0), a.ptr(1), a.ulong(2), a.ptr(3), TIMESPEC)
 }
 
 /// `semtimedop_time64`: the same with a 64-bit `struct __kernel_timespec` (32-bit guests).
 pub fn semtimedop_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_semtimedop(cpu.get_data_mut(), a.int(0), a.raw(1), a.ulong(2), a.raw(3), TIMESPEC64)
+    do_semtimedop(cpu.get_data_mut(), a.int(0), a.ptr(1), a.ulong(2), a.ptr(3), TIMESPEC64)
 }
 
 /// Member index of `sem_nsems` in the host's `semid64_ds` list.
@@ -326,13 +333,15 @@ pub fn semctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn do_semctl(t: &mut Task, id: i32, semnum: i32, cmd: i32, arg: u64) -> SysResult {
     let nr = libc::SYS_semctl;
+    // `union semun`: a pointer for every command but SETVAL.
+    let ptr = GuestAddr::new(arg);
     let num = i64::from(semnum);
     match parse_cmd(t, cmd, &[IPC_STAT, IPC_SET, SEM_STAT, SEM_STAT_ANY, IPC_INFO, SEM_INFO])? {
-        c @ (IPC_STAT | SEM_STAT | SEM_STAT_ANY) => stat_cmd(t, nr, id, num, c, Ds::Sem, arg),
-        IPC_SET => set_cmd(t, nr, id, Ds::Sem, arg),
-        c @ (IPC_INFO | SEM_INFO) => info_cmd(t, nr, id, c, SEMINFO, arg),
-        // SAFETY: no buffer.
+        c @ (IPC_STAT | SEM_STAT | SEM_STAT_ANY) => stat_cmd(t, nr, id, num, c, Ds::Sem, ptr),
+        IPC_SET => set_cmd(t, nr, id, Ds::Sem, ptr),
+        c @ (IPC_INFO | SEM_INFO) => info_cmd(t, nr, id, c, SEMINFO, ptr),
         c @ (IPC_RMID | GETPID | GETVAL | GETNCNT | GETZCNT) => {
+            // SAFETY: no buffer.
             host_ret(unsafe { libc::syscall(nr, id, num, c, 0usize) })
         }
         SETVAL => {
@@ -351,12 +360,12 @@ fn do_semctl(t: &mut Task, id: i32, semnum: i32, cmd: i32, arg: u64) -> SysResul
             let mut vals = vec![0u16; sem_count(id)?];
             // SAFETY: `vals` holds one `unsigned short` per semaphore of the set.
             host_ret(unsafe { libc::syscall(nr, id, 0, GETALL, vals.as_mut_ptr()) })?;
-            t.mm.write_shape_array(arg, &[Field::U16], &vals)?;
+            t.mm.write_shape_array(ptr, &[Field::U16], &vals)?;
             Ok(0)
         }
         SETALL => {
             let n = sem_count(id)?;
-            let vals: Vec<u16> = t.mm.read_shape_array(arg, &[Field::U16], n as u64)?;
+            let vals: Vec<u16> = t.mm.read_shape_array(ptr, &[Field::U16], n as u64)?;
             // SAFETY: as for GETALL.
             host_ret(unsafe { libc::syscall(nr, id, 0, SETALL, vals.as_ptr()) })
         }
@@ -373,11 +382,11 @@ pub fn msgget(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// The guest's `long`-sized `mtype` at `addr`, sign-extended.
-fn read_mtype(t: &Task, addr: u64) -> Result<i64, Errno> {
+fn read_mtype(t: &Task, addr: GuestAddr) -> Result<i64, Errno> {
     t.mm.read_slong(addr)
 }
 
-fn do_msgsnd(t: &mut Task, id: i32, msgp: u64, msgsz: u64, flg: i32) -> SysResult {
+fn do_msgsnd(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, flg: i32) -> SysResult {
     if msgsz as i64 > MSG_TEXT_MAX as i64 || (msgsz as i64) < 0 {
         return Err(Errno::EINVAL);
     }
@@ -397,10 +406,10 @@ fn do_msgsnd(t: &mut Task, id: i32, msgp: u64, msgsz: u64, flg: i32) -> SysResul
 /// `struct msgbuf { long mtype; char mtext[]; }`. Errors: `EINVAL` (negative or huge size),
 /// `EFAULT`, `EINTR`, `EAGAIN`, the host's.
 pub fn msgsnd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_msgsnd(cpu.get_data_mut(), a.int(0), a.raw(1), a.ulong(2), a.int(3))
+    do_msgsnd(cpu.get_data_mut(), a.int(0), a.ptr(1), a.ulong(2), a.int(3))
 }
 
-fn do_msgrcv(t: &mut Task, id: i32, msgp: u64, msgsz: u64, msgtyp: i64, flg: i32) -> SysResult {
+fn do_msgrcv(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, msgtyp: i64, flg: i32) -> SysResult {
     if (msgsz as i64) < 0 {
         return Err(Errno::EINVAL);
     }
@@ -420,15 +429,15 @@ fn do_msgrcv(t: &mut Task, id: i32, msgp: u64, msgsz: u64, msgtyp: i64, flg: i32
 /// `msgrcv(int msqid, void *msgp, size_t msgsz, long msgtyp, int msgflg)`. Errors: `EINVAL`,
 /// `EFAULT` (the message is then gone, as on Linux), `E2BIG`, `ENOMSG`, `EINTR`, the host's.
 pub fn msgrcv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_msgrcv(cpu.get_data_mut(), a.int(0), a.raw(1), a.ulong(2), a.long(3), a.int(4))
+    do_msgrcv(cpu.get_data_mut(), a.int(0), a.ptr(1), a.ulong(2), a.long(3), a.int(4))
 }
 
 /// `msgctl(int msqid, int cmd, struct msqid_ds *buf)`. Errors: `EINVAL`, `EFAULT`, the host's.
 pub fn msgctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    do_msgctl(cpu.get_data_mut(), a.int(0), a.int(1), a.raw(2))
+    do_msgctl(cpu.get_data_mut(), a.int(0), a.int(1), a.ptr(2))
 }
 
-fn do_msgctl(t: &mut Task, id: i32, cmd: i32, buf: u64) -> SysResult {
+fn do_msgctl(t: &mut Task, id: i32, cmd: i32, buf: GuestAddr) -> SysResult {
     let nr = libc::SYS_msgctl;
     match parse_cmd(t, cmd, &[IPC_STAT, IPC_SET, MSG_STAT, MSG_STAT_ANY, IPC_INFO, MSG_INFO])? {
         c @ (IPC_STAT | MSG_STAT | MSG_STAT_ANY) => stat_cmd(t, nr, id, 0, c, Ds::Msg, buf),
@@ -451,18 +460,18 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (call, version) = (a.uint(0) & 0xffff, a.uint(0) >> 16);
     let (first, second, third, ptr, fifth) = (a.int(1), a.raw(2), a.raw(3), a.raw(4), a.raw(5));
     match call {
-        1 => do_semtimedop(t, first, ptr, second, 0, TIMESPEC),
+        1 => do_semtimedop(t, first, GuestAddr::new(ptr), second, GuestAddr::NULL, TIMESPEC),
         2 => syscall_ints(libc::SYS_semget, &[first.into(), i64::from(second as i32), i64::from(third as i32)]),
         3 => {
             // The union semun is passed by address here.
             if ptr == 0 {
                 return Err(Errno::EINVAL);
             }
-            let arg = t.mm.read_ulong(ptr)?;
+            let arg = t.mm.read_ulong(GuestAddr::new(ptr))?;
             do_semctl(t, first, second as i32, third as i32, arg)
         }
-        4 => do_semtimedop(t, first, ptr, second, fifth, TIMESPEC),
-        11 => do_msgsnd(t, first, ptr, second, third as i32),
+        4 => do_semtimedop(t, first, GuestAddr::new(ptr), second, GuestAddr::new(fifth), TIMESPEC),
+        11 => do_msgsnd(t, first, GuestAddr::new(ptr), second, third as i32),
         12 => {
             if version == 0 {
                 // struct ipc_kludge { struct msgbuf *msgp; long msgtyp; }
@@ -472,22 +481,22 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 let k = thunk::values(
                     IPC_KLUDGE,
                     t.mm.model(),
-                    &t.mm.read_vec(ptr, thunk::size_of(IPC_KLUDGE, t.mm.model()))?,
+                    &t.mm.read_vec(GuestAddr::new(ptr), thunk::size_of(IPC_KLUDGE, t.mm.model()))?,
                 );
-                do_msgrcv(t, first, k[0], second, k[1] as i64, third as i32)
+                do_msgrcv(t, first, GuestAddr::new(k[0]), second, k[1] as i64, third as i32)
             } else {
-                do_msgrcv(t, first, ptr, second, long_of(t, fifth), third as i32)
+                do_msgrcv(t, first, GuestAddr::new(ptr), second, long_of(t, fifth), third as i32)
             }
         }
         13 => syscall_ints(libc::SYS_msgget, &[first.into(), i64::from(second as i32)]),
-        14 => do_msgctl(t, first, second as i32, ptr),
+        14 => do_msgctl(t, first, second as i32, GuestAddr::new(ptr)),
         21 => {
             if version == 1 {
                 // The iBCS2 form, for kernel-internal callers only.
                 return Err(Errno::EINVAL);
             }
             let at = do_shmat(t, first, ptr, second as i32)?;
-            t.mm.write_ulong(third, at)?;
+            t.mm.write_ulong(GuestAddr::new(third), at)?;
             Ok(0)
         }
         22 => {
@@ -495,7 +504,7 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             Ok(0)
         }
         23 => syscall_ints(libc::SYS_shmget, &[first.into(), second as i64, i64::from(third as i32)]),
-        24 => do_shmctl(t, first, second as i32, ptr),
+        24 => do_shmctl(t, first, second as i32, GuestAddr::new(ptr)),
         _ => Err(Errno::ENOSYS),
     }
 }

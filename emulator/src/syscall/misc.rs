@@ -27,7 +27,7 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let m = &mut buf[4 * UTS_LEN..5 * UTS_LEN];
     m.fill(0);
     m[..machine.len()].copy_from_slice(machine);
-    t.mm.write_bytes(a.raw(0), &buf)?;
+    t.mm.write_bytes(a.ptr(0), &buf)?;
     Ok(0)
 }
 
@@ -36,7 +36,7 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// kernel's compat sysinfo does.
 pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.raw(0), t.mm.shape_size(SYSINFO))?;
+    t.mm.check_writable(a.ptr(0), t.mm.shape_size(SYSINFO))?;
     let mut si = libc::sysinfo::zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(libc::SYS_sysinfo, &mut si) })?;
@@ -62,13 +62,13 @@ pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             }
         }
     }
-    t.mm.write_shape(a.raw(0), SYSINFO, &si)?;
+    t.mm.write_shape(a.ptr(0), SYSINFO, &si)?;
     Ok(0)
 }
 
 /// `getrandom(void *buf, size_t len, unsigned flags)` (getrandom(2)).
 pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.raw(0), a.raw(1))?;
+    let p = cpu.get_data_mut().buf_out(a.ptr(0), a.raw(1))?;
     // SAFETY: `len` guest-writable bytes.
     host_ret(unsafe { libc::getrandom(p.cast(), a.size(1), a.uint(2)) } as i64)
 }
@@ -89,7 +89,7 @@ pub fn ioprio_set(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// by the read actions.
 pub fn syslog(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let len = (a.int(2)).max(0) as u64;
-    let buf = cpu.get_data_mut().buf_out_opt(a.raw(1), len)?;
+    let buf = cpu.get_data_mut().buf_out_opt(a.ptr(1), len)?;
     // SAFETY: NULL or `len` guest-writable bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.int(0), buf, len as i32) })
 }

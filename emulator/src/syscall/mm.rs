@@ -371,7 +371,7 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.mm.check_mapped(addr, len)?;
     let host = t.mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
-    let vec = t.buf_out(a.raw(2), len / PAGE_SIZE)?;
+    let vec = t.buf_out(a.ptr(2), len / PAGE_SIZE)?;
     // SAFETY: mapped range; `vec` holds one byte per page.
     host_ret(i64::from(unsafe { libc::mincore(host.cast(), len as usize, vec) }))
 }
@@ -382,7 +382,7 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// flags: the host's).
 pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // The kernel's limit: 249 bytes of name, then the NUL (MFD_NAME_MAX_LEN).
-    let name = match cpu.get_data().mm.read_cstr(a.raw(0), 250) {
+    let name = match cpu.get_data().mm.read_cstr(a.ptr(0), 250) {
         Err(Errno::ENAMETOOLONG) => return Err(Errno::EINVAL),
         r => r?,
     };

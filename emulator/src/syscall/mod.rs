@@ -237,7 +237,7 @@ pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
 /// the low 32 bits, sign-extended, as the kernel reads an `int`.
 #[inline]
 pub fn fd_arg(v: u64) -> u64 {
-    as_int(v) as i64 as u64
+    i64::from(as_int(v)) as u64
 }
 
 /// Converts a host libc return value (`-1` + errno) to a [`SysResult`].

@@ -18,6 +18,7 @@ use super::{host_ret, SysResult};
 use crate::abi::shapes::{MQ_ATTR, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs, Task};
+use crate::mm::GuestAddr;
 
 /// Longest queue name, with its NUL (`NAME_MAX` + 1).
 const NAME_MAX: usize = 256;
@@ -27,7 +28,7 @@ const NOTIFY_COOKIE_LEN: usize = 32;
 /// The host's `struct mq_attr`.
 type HostMqAttr = [i64; 8];
 
-fn name(t: &Task, addr: u64) -> Result<std::ffi::CString, Errno> {
+fn name(t: &Task, addr: GuestAddr) -> Result<std::ffi::CString, Errno> {
     let n = t.mm.read_cstr(addr, NAME_MAX)?;
     std::ffi::CString::new(n).map_err(|_| Errno::EINVAL)
 }
@@ -36,9 +37,9 @@ fn name(t: &Task, addr: u64) -> Result<std::ffi::CString, Errno> {
 /// its leading slash, as the libc passes it. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn mq_open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let n = name(t, a.raw(0))?;
+    let n = name(t, a.ptr(0))?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(1));
-    let attr: Option<HostMqAttr> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.raw(3), MQ_ATTR)?) };
+    let attr: Option<HostMqAttr> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.ptr(3), MQ_ATTR)?) };
     let ap = attr.as_ref().map_or(std::ptr::null(), |x| x as *const HostMqAttr);
     // SAFETY: a NUL-terminated name and a local attr (or NULL).
     host_ret(unsafe { libc::syscall(libc::SYS_mq_open, n.as_ptr(), flags, a.uint(2), ap) })
@@ -46,14 +47,14 @@ pub fn mq_open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mq_unlink(const char *name)`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn mq_unlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let n = name(cpu.get_data(), a.raw(0))?;
+    let n = name(cpu.get_data(), a.ptr(0))?;
     // SAFETY: a NUL-terminated name.
     host_ret(unsafe { libc::syscall(libc::SYS_mq_unlink, n.as_ptr()) })
 }
 
 /// An absolute timeout (NULL: wait forever). Errors: `EFAULT`.
-fn timeout(t: &Task, addr: u64, shape: &Shape) -> Result<Option<libc::timespec>, Errno> {
-    if addr == 0 {
+fn timeout(t: &Task, addr: GuestAddr, shape: &Shape) -> Result<Option<libc::timespec>, Errno> {
+    if addr.is_null() {
         return Ok(None);
     }
     t.mm.read_shape(addr, shape).map(Some)
@@ -61,8 +62,8 @@ fn timeout(t: &Task, addr: u64, shape: &Shape) -> Result<Option<libc::timespec>,
 
 fn timedsend(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data();
-    let ts = timeout(t, a.raw(4), ts_shape)?;
-    let buf = t.buf_in(a.raw(1), a.ulong(2)).unwrap_or(std::ptr::null());
+    let ts = timeout(t, a.ptr(4), ts_shape)?;
+    let buf = t.buf_in(a.ptr(1), a.ulong(2)).unwrap_or(std::ptr::null());
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     host_ret(super::blocking_syscall(
         libc::SYS_mq_timedsend,
@@ -84,8 +85,8 @@ pub fn mq_timedsend_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn timedreceive(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
-    let ts = timeout(t, a.raw(4), ts_shape)?;
-    let buf = t.buf_out(a.raw(1), a.ulong(2)).unwrap_or(std::ptr::null_mut());
+    let ts = timeout(t, a.ptr(4), ts_shape)?;
+    let buf = t.buf_out(a.ptr(1), a.ulong(2)).unwrap_or(std::ptr::null_mut());
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     let mut prio: u32 = 0;
     let n = host_ret(super::blocking_syscall(
@@ -93,7 +94,7 @@ fn timedreceive(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
         &[a.int_arg(0), buf as u64, a.ulong(2), &mut prio as *mut u32 as u64, tp],
     ))?;
     if a.raw(3) != 0 {
-        cpu.get_data_mut().mm.write_u32(a.raw(3), prio)?;
+        cpu.get_data_mut().mm.write_u32(a.ptr(3), prio)?;
     }
     Ok(n)
 }
@@ -114,11 +115,11 @@ pub fn mq_timedreceive_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EFAULT`, `EINVAL` (a signal the host lacks), the host's (`EBUSY`, `EBADF`).
 pub fn mq_notify(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut sev: Option<HostSigevent> = read_sigevent(t, a.raw(1))?;
+    let mut sev: Option<HostSigevent> = read_sigevent(t, a.ptr(1))?;
     let mut cookie = [0u8; NOTIFY_COOKIE_LEN];
     if let Some(s) = sev.as_mut() {
         if s.notify == SIGEV_THREAD {
-            t.mm.read_bytes(s.value, &mut cookie)?;
+            t.mm.read_bytes(GuestAddr::new(s.value), &mut cookie)?;
             s.value = cookie.as_ptr() as u64;
         }
     }
@@ -132,7 +133,7 @@ pub fn mq_notify(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn mq_getsetattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let info = t.arch.info();
-    let mut new: Option<HostMqAttr> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.raw(1), MQ_ATTR)?) };
+    let mut new: Option<HostMqAttr> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.ptr(1), MQ_ATTR)?) };
     if let Some(n) = new.as_mut() {
         // `mq_flags` is `O_NONBLOCK` or 0, in the arch's numbering (0x80 on MIPS).
         n[0] = i64::from((info.open_flags_to_host)(n[0] as u64));
@@ -144,7 +145,7 @@ pub fn mq_getsetattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_mq_getsetattr, a.int(0), np, op) })?;
     if a.raw(2) != 0 {
         old[0] = (info.open_flags_from_host)(old[0] as i32) as i64;
-        t.mm.write_shape(a.raw(2), MQ_ATTR, &old)?;
+        t.mm.write_shape(a.ptr(2), MQ_ATTR, &old)?;
     }
     Ok(0)
 }

@@ -16,7 +16,7 @@ use super::{blocking_syscall, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::Endian;
+use crate::mm::{Endian, GuestAddr};
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
@@ -29,13 +29,13 @@ pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `socketpair(int domain, int type, int protocol, int sv[2])`.
 pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.raw(3), 8)?;
+    t.mm.check_writable(a.ptr(3), 8)?;
     let ty = (t.arch.info().socket_type_to_host)(a.int(1));
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
     host_ret(i64::from(unsafe { libc::socketpair(a.int(0), ty, a.int(2), sv.as_mut_ptr()) }))?;
-    t.mm.write_u32(a.raw(3), sv[0] as u32)?;
-    t.mm.write_u32(a.raw(3) + 4, sv[1] as u32)?;
+    t.mm.write_u32(a.ptr(3), sv[0] as u32)?;
+    t.mm.write_u32(a.ptr(3) + 4, sv[1] as u32)?;
     Ok(0)
 }
 
@@ -66,8 +66,8 @@ fn swap_sockaddr(sa: &mut [u8], family_native: bool) {
 
 /// A guest `(const struct sockaddr *, socklen_t)` input, copied into a host buffer (NULL
 /// gives `None`). Errors: `EINVAL` (longer than a `sockaddr_storage`), `EFAULT`.
-fn addr_in(t: &Task, addr: u64, len: u64) -> Result<Option<Vec<u8>>, Errno> {
-    if addr == 0 {
+fn addr_in(t: &Task, addr: GuestAddr, len: u64) -> Result<Option<Vec<u8>>, Errno> {
+    if addr.is_null() {
         return Ok(None);
     }
     let len = len & 0xffff_ffff;
@@ -88,20 +88,20 @@ fn in_ptr(sa: &Option<Vec<u8>>) -> *const libc::sockaddr {
 /// A guest `(struct sockaddr *, socklen_t *)` output: the host fills a local address, then
 /// [`AddrOut::finish`] copies at most the guest's length back and stores the full length.
 struct AddrOut {
-    addr: u64,
-    lenp: u64,
+    addr: GuestAddr,
+    lenp: GuestAddr,
     guest_len: u32,
     buf: [u8; SOCKADDR_MAX as usize],
     len: libc::socklen_t,
 }
 
 impl AddrOut {
-    fn new(t: &Task, addr: u64, lenp: u64) -> Result<AddrOut, Errno> {
-        let guest_len = if lenp == 0 { 0 } else { t.mm.read_u32(lenp)? };
+    fn new(t: &Task, addr: GuestAddr, lenp: GuestAddr) -> Result<AddrOut, Errno> {
+        let guest_len = if lenp.is_null() { 0 } else { t.mm.read_u32(lenp)? };
         if (guest_len as i32) < 0 {
             return Err(Errno::EINVAL);
         }
-        if lenp != 0 {
+        if !lenp.is_null() {
             t.mm.check_writable(lenp, 4)?;
         }
         Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX as u32 })
@@ -109,7 +109,7 @@ impl AddrOut {
 
     /// Pointers for the host call (NULL when the guest passed no length).
     fn ptrs(&mut self) -> (*mut libc::sockaddr, *mut libc::socklen_t) {
-        if self.lenp == 0 || self.addr == 0 {
+        if self.lenp.is_null() || self.addr.is_null() {
             (std::ptr::null_mut(), std::ptr::null_mut())
         } else {
             (self.buf.as_mut_ptr().cast(), &mut self.len)
@@ -117,7 +117,7 @@ impl AddrOut {
     }
 
     fn finish(mut self, t: &mut Task) -> Result<(), Errno> {
-        if self.lenp == 0 || self.addr == 0 {
+        if self.lenp.is_null() || self.addr.is_null() {
             return Ok(());
         }
         let n = self.len.min(self.guest_len).min(SOCKADDR_MAX as u32) as usize;
@@ -132,14 +132,14 @@ impl AddrOut {
 
 /// `bind(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn bind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.raw(1), a.raw(2))?;
+    let sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
     // SAFETY: a local copy of the address.
     host_ret(i64::from(unsafe { libc::bind(a.int(0), in_ptr(&sa), a.uint(2)) }))
 }
 
 /// `connect(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.raw(1), a.raw(2))?;
+    let sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
     // SAFETY: a local copy of the address.
     host_ret(blocking_syscall(libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, u64::from(a.uint(2))]))
 }
@@ -153,7 +153,7 @@ pub fn listen(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)`.
 pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
+    let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers (or NULL).
     let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, a.int_arg(3)]))?;
@@ -175,7 +175,7 @@ pub fn shutdown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getsockname(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
+    let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers.
     host_ret(i64::from(unsafe { libc::getsockname(a.int(0), p, l) }))?;
@@ -186,7 +186,7 @@ pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `getpeername(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.raw(1), a.raw(2))?;
+    let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers.
     host_ret(i64::from(unsafe { libc::getpeername(a.int(0), p, l) }))?;
@@ -199,7 +199,7 @@ pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let len = (a.raw(4) & 0xffff_ffff).min(1 << 16);
-    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.raw(3), len as usize)? };
+    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.ptr(3), len as usize)? };
     let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut len = len as u32;
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
@@ -240,11 +240,11 @@ fn timeval_opt(t: &Task, level: i32, name: i32, guest: &[u8]) -> Result<Option<V
 /// `getsockopt(int fd, int level, int name, void *val, socklen_t *len)`.
 pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let glen = t.mm.read_u32(a.raw(4))?;
+    let glen = t.mm.read_u32(a.ptr(4))?;
     if (glen as i32) < 0 {
         return Err(Errno::EINVAL);
     }
-    t.mm.check_writable(a.raw(4), 4)?;
+    t.mm.check_writable(a.ptr(4), 4)?;
     let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
     let mut len = v.len() as libc::socklen_t;
@@ -264,16 +264,16 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         sockopt_swap(&mut v);
     }
     let n = v.len().min(glen as usize);
-    t.mm.write_bytes(a.raw(3), &v[..n])?;
-    t.mm.write_u32(a.raw(4), v.len() as u32)?;
+    t.mm.write_bytes(a.ptr(3), &v[..n])?;
+    t.mm.write_u32(a.ptr(4), v.len() as u32)?;
     Ok(0)
 }
 
 /// `sendto(int fd, const void *buf, size_t len, int flags, const struct sockaddr *to, socklen_t tolen)`.
 pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let buf = t.buf_in(a.raw(1), a.raw(2))?;
-    let to = addr_in(t, a.raw(4), a.raw(5))?;
+    let buf = t.buf_in(a.ptr(1), a.raw(2))?;
+    let to = addr_in(t, a.ptr(4), a.raw(5))?;
     // SAFETY: a checked guest buffer and a local address.
     host_ret(blocking_syscall(
         libc::SYS_sendto,
@@ -284,8 +284,8 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
 pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let buf = t.buf_out(a.raw(1), a.raw(2))?;
-    let mut out = AddrOut::new(t, a.raw(4), a.raw(5))?;
+    let buf = t.buf_out(a.ptr(1), a.raw(2))?;
+    let mut out = AddrOut::new(t, a.ptr(4), a.ptr(5))?;
     let (from, l) = out.ptrs();
     // SAFETY: a checked guest buffer and local address buffers.
     let n = host_ret(blocking_syscall(
@@ -306,30 +306,30 @@ struct HostMsg {
 }
 
 /// Builds the host message for the guest msghdr at `addr`; `out` for recvmsg.
-fn host_msghdr(t: &mut Task, addr: u64, out: bool) -> Result<HostMsg, Errno> {
+fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errno> {
     let hdr: UserMsghdr = t.mm.read_shape(addr, MSGHDR)?;
-    let iovs = host_iovecs(t, hdr.iov, hdr.iovlen, out)?;
+    let iovs = host_iovecs(t, GuestAddr::new(hdr.iov), hdr.iovlen, out)?;
     let namelen = u64::from(hdr.namelen).min(SOCKADDR_MAX);
     let name = if hdr.name == 0 {
         Vec::new()
     } else if out {
-        t.mm.check_writable(hdr.name, namelen)?;
+        t.mm.check_writable(GuestAddr::new(hdr.name), namelen)?;
         vec![0u8; SOCKADDR_MAX as usize]
     } else {
-        addr_in(t, hdr.name, namelen)?.unwrap_or_default()
+        addr_in(t, GuestAddr::new(hdr.name), namelen)?.unwrap_or_default()
     };
     let clen = hdr.controllen.min(1 << 20);
     let control = if hdr.control == 0 || clen == 0 {
         Vec::new()
     } else if out {
-        t.mm.check_writable(hdr.control, clen)?;
+        t.mm.check_writable(GuestAddr::new(hdr.control), clen)?;
         // The host gets the guest's room, plus what its larger headers take (16 vs 12 bytes
         // each on ILP32, at most one header per 12 guest bytes): the messages that fit the
         // guest then fit the host, and [`cmsg::to_guest`] trims the rest as the kernel would.
         let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
         vec![0u8; (clen + extra) as usize]
     } else {
-        let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(hdr.control, clen as usize)?);
+        let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(GuestAddr::new(hdr.control), clen as usize)?);
         cmsg::relevel(&mut c, t.arch.info().sol_socket, libc::SOL_SOCKET);
         c
     };
@@ -357,11 +357,11 @@ impl HostMsg {
 
 /// `sendmsg(int fd, const struct msghdr *msg, int flags)` (sendmsg(2)).
 pub fn sendmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    send_one(cpu.get_data_mut(), a.int_arg(0), a.raw(1), a.int_arg(2))
+    send_one(cpu.get_data_mut(), a.int_arg(0), a.ptr(1), a.int_arg(2))
 }
 
 /// One `sendmsg` of the guest's msghdr at `msg` (`fd`, `flags` as host arguments).
-fn send_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
+fn send_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, false)?;
     let h = m.raw(false);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
@@ -371,12 +371,12 @@ fn send_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
 /// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
 /// and the lengths and flags the kernel updates are written back to the guest's msghdr.
 pub fn recvmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    recv_one(cpu.get_data_mut(), a.int_arg(0), a.raw(1), a.int_arg(2))
+    recv_one(cpu.get_data_mut(), a.int_arg(0), a.ptr(1), a.int_arg(2))
 }
 
 /// One `recvmsg` into the guest's msghdr at `msg`, which gets the name, control messages,
 /// lengths and flags back.
-fn recv_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
+fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
@@ -388,13 +388,13 @@ fn recv_one(t: &mut Task, fd: u64, msg: u64, flags: u64) -> SysResult {
         if t.mm.endian() != Endian::HOST {
             swap_sockaddr(&mut m.name[..full], true);
         }
-        t.mm.write_bytes(hdr.name, &m.name[..full.min(hdr.namelen as usize)])?;
+        t.mm.write_bytes(GuestAddr::new(hdr.name), &m.name[..full.min(hdr.namelen as usize)])?;
         hdr.namelen = h.msg_namelen;
     }
     if hdr.control != 0 && !m.control.is_empty() {
         let (mut g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
         cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.info().sol_socket);
-        t.mm.write_bytes(hdr.control, &g)?;
+        t.mm.write_bytes(GuestAddr::new(hdr.control), &g)?;
         hdr.controllen = g.len() as u64;
         if truncated {
             flags |= libc::MSG_CTRUNC;
@@ -428,7 +428,7 @@ pub fn sendmmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let vlen = u64::from(a.uint(2)).min(MMSG_MAX);
     let mut sent = 0;
     while sent < vlen {
-        let at = a.raw(1) + sent * stride;
+        let at = a.ptr(1) + sent * stride;
         match send_one(t, a.int_arg(0), at, a.int_arg(3)) {
             Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
             Err(e) if sent == 0 => return Err(e),
@@ -444,7 +444,7 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
     let (stride, len_at) = mmsghdr_layout(t);
     let vlen = u64::from(a.uint(2)).min(MMSG_MAX);
     // The timeout is checked after each message (recvmmsg(2) BUGS), not while one waits.
-    let timeout: Option<libc::timespec> = if a.raw(4) == 0 { None } else { Some(t.mm.read_shape(a.raw(4), ts_shape)?) };
+    let timeout: Option<libc::timespec> = if a.raw(4) == 0 { None } else { Some(t.mm.read_shape(a.ptr(4), ts_shape)?) };
     let deadline = timeout.map(|ts| {
         std::time::Instant::now()
             + std::time::Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
@@ -452,7 +452,7 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
     let mut flags = a.int(3);
     let mut got = 0;
     while got < vlen {
-        let at = a.raw(1) + got * stride;
+        let at = a.ptr(1) + got * stride;
         match recv_one(t, a.int_arg(0), at, i64::from(flags & !libc::MSG_WAITFORONE) as u64) {
             Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
             Err(e) if got == 0 => return Err(e),
@@ -469,7 +469,7 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
     if let (Some(d), true) = (deadline, a.raw(4) != 0) {
         let left = d.saturating_duration_since(std::time::Instant::now());
         let ts = libc::timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
-        t.mm.write_shape(a.raw(4), ts_shape, &ts)?;
+        t.mm.write_shape(a.ptr(4), ts_shape, &ts)?;
     }
     Ok(got)
 }

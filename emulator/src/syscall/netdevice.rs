@@ -15,7 +15,7 @@ use syscalls::Errno;
 
 use super::{as_int, host_ret, SysResult};
 use crate::guest::Task;
-use crate::mm::Endian;
+use crate::mm::{Endian, GuestAddr};
 
 /// The requests served (include/uapi/linux/sockios.h).
 pub mod req {
@@ -98,7 +98,7 @@ fn fix(b: &mut [u8], at: usize, len: usize, swap: bool) {
 
 /// Serves `ioctl(fd, r, arg)` for one of [`serves`]'s requests. Errors: `EFAULT`, the host's
 /// (`ENODEV` for an unknown interface, `ENOTTY` for an fd that is not a socket).
-pub fn ioctl(t: &mut Task, fd: i32, r: u64, arg: u64) -> SysResult {
+pub fn ioctl(t: &mut Task, fd: i32, r: u64, arg: GuestAddr) -> SysResult {
     if r == req::SIOCGIFCONF {
         return ifconf(t, fd, arg);
     }
@@ -133,7 +133,7 @@ pub fn ioctl(t: &mut Task, fd: i32, r: u64, arg: u64) -> SysResult {
 
 /// `SIOCGIFCONF`: `ifc_len` bytes of guest records at `ifc_buf` (or, with a NULL buffer, the
 /// bytes all records would take).
-fn ifconf(t: &mut Task, fd: i32, arg: u64) -> SysResult {
+fn ifconf(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
     let (size, long) = (guest_ifreq(t), t.mm.long_bytes());
     let swap = t.mm.endian() != Endian::HOST;
     let len = as_int(u64::from(t.mm.read_u32(arg)?));
@@ -162,7 +162,7 @@ fn ifconf(t: &mut Task, fd: i32, arg: u64) -> SysResult {
             fix(h, IFNAMSIZ, 2, swap);
             g[..IFNAMSIZ + 16].copy_from_slice(&h[..IFNAMSIZ + 16]);
         }
-        t.mm.write_bytes(buf, &out)?;
+        t.mm.write_bytes(GuestAddr::new(buf), &out)?;
     }
     t.mm.write_u32(arg, (got * size) as u32)?;
     Ok(n)

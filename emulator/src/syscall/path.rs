@@ -9,7 +9,7 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use crate::guest::Task;
-use crate::mm::PATH_MAX;
+use crate::mm::{GuestAddr, PATH_MAX};
 
 /// `true` if `p` names the calling process's executable link (`/proc/self/exe` or
 /// `/proc/<our pid>/exe`).
@@ -24,7 +24,7 @@ pub fn is_proc_self_exe(p: &[u8]) -> bool {
 
 /// Reads the guest path at `addr` and returns the host path to use. Errors: `EFAULT`,
 /// `ENAMETOOLONG`.
-pub fn host_path(task: &Task, addr: u64) -> Result<CString, Errno> {
+pub fn host_path(task: &Task, addr: GuestAddr) -> Result<CString, Errno> {
     let raw = task.mm.read_cstr(addr, PATH_MAX)?;
     Ok(map_path(task, raw))
 }
@@ -32,7 +32,7 @@ pub fn host_path(task: &Task, addr: u64) -> Result<CString, Errno> {
 /// Like [`host_path`] for calls that take `AT_*` flags: with `AT_SYMLINK_NOFOLLOW` in `flags`,
 /// `/proc/self/exe` stays the host's own link, so `lstat` sees a symlink as it does natively
 /// (only following it leads to the guest program).
-pub fn host_path_at(task: &Task, addr: u64, flags: i32) -> Result<CString, Errno> {
+pub fn host_path_at(task: &Task, addr: GuestAddr, flags: i32) -> Result<CString, Errno> {
     let raw = task.mm.read_cstr(addr, PATH_MAX)?;
     if flags & libc::AT_SYMLINK_NOFOLLOW != 0 && is_proc_self_exe(&raw) {
         return Ok(CString::new(raw).unwrap_or_default());
@@ -60,8 +60,8 @@ pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
 }
 
 /// Like [`host_path`], but a NULL pointer gives `None` (for `utimensat(fd, NULL, …)`).
-pub fn host_path_opt(task: &Task, addr: u64) -> Result<Option<CString>, Errno> {
-    if addr == 0 {
+pub fn host_path_opt(task: &Task, addr: GuestAddr) -> Result<Option<CString>, Errno> {
+    if addr.is_null() {
         Ok(None)
     } else {
         host_path(task, addr).map(Some)

@@ -33,7 +33,7 @@ pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let info = if a.raw(2) == 0 {
         None
     } else {
-        Some(super::signal::read_queued_siginfo(t, a.raw(2), crate::signal::Signal(sig as u32))?)
+        Some(super::signal::read_queued_siginfo(t, a.ptr(2), crate::signal::Signal(sig as u32))?)
     };
     let ip = info.as_ref().map_or(std::ptr::null(), |i| i as *const libc::siginfo_t);
     // SAFETY: a local siginfo (or NULL); integer arguments.
@@ -59,7 +59,7 @@ pub fn kcmp(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.int(2) == KCMP_EPOLL_TFD {
         let mm = &cpu.get_data().mm;
         for (i, v) in slot.iter_mut().enumerate() {
-            *v = mm.read_u32(a.raw(4) + 4 * i as u64)?;
+            *v = mm.read_u32(a.ptr(4) + 4 * i as u64)?;
         }
         idx2 = slot.as_ptr() as u64;
     }

@@ -12,6 +12,7 @@ use crate::abi::shapes::{RLIMIT, RLIMIT64, RUSAGE, TMS};
 use crate::abi::thunk::Plain;
 use crate::guest::Exit;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 use crate::signal::Signal;
 
 /// `exit_group(int status)` (exit_group(2)): ends the guest; the parent sees `status & 0xff`.
@@ -33,7 +34,7 @@ macro_rules! id_call {
         #[$doc]
         pub fn $name(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
             // SAFETY: the call only reads the caller's credentials or ids.
-            Ok(unsafe { libc::$host() } as u32 as u64)
+            Ok(u64::from(unsafe { libc::$host() } as u32))
         }
     )*};
 }
@@ -150,14 +151,14 @@ pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let t = cpu.get_data_mut();
     if n > 0 {
-        t.mm.check_writable(a.raw(1), n as u64 * 4)?;
+        t.mm.check_writable(a.ptr(1), n as u64 * 4)?;
     }
     let mut groups = vec![0 as libc::gid_t; n as usize];
     // SAFETY: `n` local gid_t slots.
     let got = host_ret(i64::from(unsafe { libc::getgroups(n, groups.as_mut_ptr()) }))?;
     if n > 0 {
         for (i, g) in groups.iter().take(got as usize).enumerate() {
-            t.mm.write_u32(a.raw(1) + 4 * i as u64, *g)?;
+            t.mm.write_u32(a.ptr(1) + 4 * i as u64, *g)?;
         }
     }
     Ok(got)
@@ -175,7 +176,7 @@ pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let t = cpu.get_data();
-    let list = (0..n as u64).map(|i| t.mm.read_u32(a.raw(1) + 4 * i)).collect::<Result<Vec<_>, _>>()?;
+    let list = (0..n as u64).map(|i| t.mm.read_u32(a.ptr(1) + 4 * i)).collect::<Result<Vec<_>, _>>()?;
     // SAFETY: a local list of `n` gids.
     host_ret(unsafe { libc::syscall(libc::SYS_setgroups, n as usize, list.as_ptr()) })
 }
@@ -235,9 +236,9 @@ pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let res = (t.arch.info().rlimit_resource_to_host)(a.int(1));
-    let new: Option<libc::rlimit> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.raw(2), RLIMIT64)?) };
+    let new: Option<libc::rlimit> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.ptr(2), RLIMIT64)?) };
     if a.raw(3) != 0 {
-        t.mm.check_writable(a.raw(3), 16)?;
+        t.mm.check_writable(a.ptr(3), 16)?;
     }
     let mut old = libc::rlimit::zeroed();
     let np = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::rlimit);
@@ -245,7 +246,7 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: NULL or local structs.
     host_ret(unsafe { libc::syscall(libc::SYS_prlimit64, a.int(0), res, np, op) })?;
     if a.raw(3) != 0 {
-        t.mm.write_shape(a.raw(3), RLIMIT64, &old)?;
+        t.mm.write_shape(a.ptr(3), RLIMIT64, &old)?;
     }
     Ok(0)
 }
@@ -259,7 +260,7 @@ const RLIM32_INFINITY: u64 = 0xffff_ffff;
 pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let res = (t.arch.info().rlimit_resource_to_host)(a.int(0));
-    t.mm.check_writable(a.raw(1), t.mm.shape_size(RLIMIT))?;
+    t.mm.check_writable(a.ptr(1), t.mm.shape_size(RLIMIT))?;
     let mut rl = libc::rlimit::zeroed();
     // SAFETY: a local struct.
     host_ret(i64::from(unsafe { libc::getrlimit(res as _, &mut rl) }))?;
@@ -267,7 +268,7 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         rl.rlim_cur = rl.rlim_cur.min(RLIM32_INFINITY);
         rl.rlim_max = rl.rlim_max.min(RLIM32_INFINITY);
     }
-    t.mm.write_shape(a.raw(1), RLIMIT, &rl)?;
+    t.mm.write_shape(a.ptr(1), RLIMIT, &rl)?;
     Ok(0)
 }
 
@@ -276,7 +277,7 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let res = (t.arch.info().rlimit_resource_to_host)(a.int(0));
-    let mut rl: libc::rlimit = t.mm.read_shape(a.raw(1), RLIMIT)?;
+    let mut rl: libc::rlimit = t.mm.read_shape(a.ptr(1), RLIMIT)?;
     if t.mm.long_bytes() == 4 {
         for v in [&mut rl.rlim_cur, &mut rl.rlim_max] {
             if *v == RLIM32_INFINITY {
@@ -292,11 +293,11 @@ pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// which includes the guest's.
 pub fn getrusage(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    t.mm.check_writable(a.raw(1), t.mm.shape_size(RUSAGE))?;
+    t.mm.check_writable(a.ptr(1), t.mm.shape_size(RUSAGE))?;
     let mut ru = libc::rusage::zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(libc::SYS_getrusage, a.int(0), &mut ru) })?;
-    t.mm.write_shape(a.raw(1), RUSAGE, &ru)?;
+    t.mm.write_shape(a.ptr(1), RUSAGE, &ru)?;
     Ok(0)
 }
 
@@ -304,13 +305,13 @@ pub fn getrusage(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn times(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     if a.raw(0) != 0 {
-        t.mm.check_writable(a.raw(0), t.mm.shape_size(TMS))?;
+        t.mm.check_writable(a.ptr(0), t.mm.shape_size(TMS))?;
     }
     let mut tms = libc::tms::zeroed();
     // SAFETY: a local struct.
     let r = host_ret(unsafe { libc::syscall(libc::SYS_times, &mut tms) })?;
     if a.raw(0) != 0 {
-        t.mm.write_shape(a.raw(0), TMS, &tms)?;
+        t.mm.write_shape(a.ptr(0), TMS, &tms)?;
     }
     Ok(r)
 }
@@ -340,9 +341,9 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let opt = a.int(0);
     let t = cpu.get_data_mut();
     let arg2: u64 = match opt {
-        PR_SET_NAME => t.buf_in(a.raw(1), 16)? as u64,
-        PR_GET_NAME => t.buf_out(a.raw(1), 16)? as u64,
-        PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.raw(1), 4)? as u64,
+        PR_SET_NAME => t.buf_in(a.ptr(1), 16)? as u64,
+        PR_GET_NAME => t.buf_out(a.ptr(1), 16)? as u64,
+        PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.ptr(1), 4)? as u64,
         PR_SET_PDEATHSIG
         | PR_GET_DUMPABLE
         | PR_SET_DUMPABLE
@@ -357,7 +358,7 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments or checked guest buffers of the option's size.
     let r = host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.raw(2), a.raw(3), a.raw(4)) }))?;
     if matches!(opt, PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER) {
-        t.mm.host_words_to_guest(a.raw(1), 4, 4)?;
+        t.mm.host_words_to_guest(a.ptr(1), 4, 4)?;
     }
     Ok(r)
 }
@@ -371,7 +372,7 @@ pub fn sched_getaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if len % t.mm.long_bytes() != 0 || len > 1 << 20 {
         return Err(Errno::EINVAL);
     }
-    t.mm.check_writable(a.raw(2), len)?;
+    t.mm.check_writable(a.ptr(2), len)?;
     let mut host = vec![0u64; len.div_ceil(8) as usize];
     // SAFETY: a local mask of at least `len` bytes, passed with its size in bytes.
     let n =
@@ -387,7 +388,7 @@ fn write_cpu_mask(t: &mut crate::guest::Task, addr: u64, host: &[u64], n: u64) -
     for i in 0..n / w {
         let bit = i * w * 8;
         let v = host[(bit / 64) as usize] >> (bit % 64);
-        t.mm.write_ulong(addr + i * w, v)?;
+        t.mm.write_ulong(GuestAddr::new(addr + i * w), v)?;
     }
     Ok(())
 }
@@ -399,7 +400,7 @@ pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut host = vec![0u64; len.div_ceil(8) as usize];
     for i in 0..len / w {
         let bit = i * w * 8;
-        host[(bit / 64) as usize] |= t.mm.read_ulong(a.raw(2) + i * w)? << (bit % 64);
+        host[(bit / 64) as usize] |= t.mm.read_ulong(a.ptr(2) + i * w)? << (bit % 64);
     }
     // SAFETY: a local mask of `host.len() * 8` bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, a.int(0), host.len() * 8, host.as_ptr()) })
@@ -434,10 +435,10 @@ pub fn setpriority(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     if a.raw(1) != 0 {
-        t.mm.check_writable(a.raw(1), 4)?;
+        t.mm.check_writable(a.ptr(1), 4)?;
     }
     if a.raw(3) != 0 {
-        t.mm.check_writable(a.raw(3), t.mm.shape_size(RUSAGE))?;
+        t.mm.check_writable(a.ptr(3), t.mm.shape_size(RUSAGE))?;
     }
     let mut status = 0i32;
     let mut ru = libc::rusage::zeroed();
@@ -447,10 +448,10 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ))?;
     if pid != 0 {
         if a.raw(1) != 0 {
-            t.mm.write_u32(a.raw(1), status_to_guest(t.arch, status) as u32)?;
+            t.mm.write_u32(a.ptr(1), status_to_guest(t.arch, status) as u32)?;
         }
         if a.raw(3) != 0 {
-            t.mm.write_shape(a.raw(3), RUSAGE, &ru)?;
+            t.mm.write_shape(a.ptr(3), RUSAGE, &ru)?;
         }
     }
     Ok(pid)
@@ -481,10 +482,10 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     const SIGINFO_SIZE: u64 = 128;
     if a.raw(2) != 0 {
-        t.mm.check_writable(a.raw(2), SIGINFO_SIZE)?;
+        t.mm.check_writable(a.ptr(2), SIGINFO_SIZE)?;
     }
     if a.raw(4) != 0 {
-        t.mm.check_writable(a.raw(4), t.mm.shape_size(RUSAGE))?;
+        t.mm.check_writable(a.ptr(4), t.mm.shape_size(RUSAGE))?;
     }
     let mut info = libc::siginfo_t::zeroed();
     let mut ru = libc::rusage::zeroed();
@@ -504,15 +505,15 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             crate::guest::sigframe::write_siginfo(
                 &mut t.mm,
                 t.arch,
-                a.raw(2),
+                a.ptr(2),
                 &crate::signal::SigInfo::from_host(&info),
             )?;
         } else {
-            t.mm.write_bytes(a.raw(2), &[0u8; SIGINFO_SIZE as usize])?;
+            t.mm.write_bytes(a.ptr(2), &[0u8; SIGINFO_SIZE as usize])?;
         }
     }
     if a.raw(4) != 0 {
-        t.mm.write_shape(a.raw(4), RUSAGE, &ru)?;
+        t.mm.write_shape(a.ptr(4), RUSAGE, &ru)?;
     }
     Ok(r)
 }

@@ -14,6 +14,7 @@ use super::{host_ret, SysResult};
 use crate::abi::shapes::{TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `sched_getparam(pid_t pid, struct sched_param *param)`. Errors: `EINVAL` (NULL or negative
 /// pid), `EFAULT`, `ESRCH`.
@@ -24,13 +25,13 @@ pub fn sched_getparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut prio = 0i32;
     // SAFETY: a local int for the kernel's struct sched_param.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_getparam, a.int(0), &mut prio) })?;
-    cpu.get_data_mut().mm.write_u32(a.raw(1), prio as u32)?;
+    cpu.get_data_mut().mm.write_u32(a.ptr(1), prio as u32)?;
     Ok(0)
 }
 
 /// The guest's `struct sched_param` at `addr` (NULL: `EINVAL`, as the kernel answers).
-fn read_param(cpu: &Cpu<'_>, addr: u64) -> Result<i32, Errno> {
-    if addr == 0 {
+fn read_param(cpu: &Cpu<'_>, addr: GuestAddr) -> Result<i32, Errno> {
+    if addr.is_null() {
         return Err(Errno::EINVAL);
     }
     Ok(cpu.get_data().mm.read_u32(addr)? as i32)
@@ -39,7 +40,7 @@ fn read_param(cpu: &Cpu<'_>, addr: u64) -> Result<i32, Errno> {
 /// `sched_setparam(pid_t pid, const struct sched_param *param)`. Errors: `EINVAL`, `EFAULT`,
 /// `EPERM`, `ESRCH`.
 pub fn sched_setparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let prio = read_param(cpu, a.raw(1))?;
+    let prio = read_param(cpu, a.ptr(1))?;
     // SAFETY: a local struct sched_param.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setparam, a.int(0), &prio) })
 }
@@ -47,7 +48,7 @@ pub fn sched_setparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `sched_setscheduler(pid_t pid, int policy, const struct sched_param *param)`. Errors:
 /// `EINVAL`, `EFAULT`, `EPERM`, `ESRCH`.
 pub fn sched_setscheduler(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let prio = read_param(cpu, a.raw(2))?;
+    let prio = read_param(cpu, a.ptr(2))?;
     // SAFETY: a local struct sched_param.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setscheduler, a.int(0), a.int(1), &prio) })
 }
@@ -78,7 +79,7 @@ fn rr_interval(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: a local timespec.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_rr_get_interval, a.int(0), &mut ts) })?;
-    cpu.get_data_mut().mm.write_shape(a.raw(1), shape, &ts)?;
+    cpu.get_data_mut().mm.write_shape(a.ptr(1), shape, &ts)?;
     Ok(0)
 }
 
@@ -126,7 +127,7 @@ pub fn sched_getattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if t.mm.endian() != crate::mm::Endian::HOST {
         swap_attr(&mut b[..got]);
     }
-    t.mm.write_bytes(a.raw(1), &b[..got])?;
+    t.mm.write_bytes(a.ptr(1), &b[..got])?;
     Ok(0)
 }
 
@@ -137,11 +138,11 @@ pub fn sched_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(1) == 0 {
         return Err(Errno::EINVAL);
     }
-    let size = t.mm.read_u32(a.raw(1))? as usize;
+    let size = t.mm.read_u32(a.ptr(1))? as usize;
     // The kernel treats 0 as the first version's 48 bytes; more than it knows must be zeros.
     let len = if size == 0 { 48 } else { size.min(SCHED_ATTR_MAX) };
     let mut b = [0u8; SCHED_ATTR_MAX];
-    b[..len].copy_from_slice(&t.mm.read_vec(a.raw(1), len)?);
+    b[..len].copy_from_slice(&t.mm.read_vec(a.ptr(1), len)?);
     if t.mm.endian() != crate::mm::Endian::HOST {
         swap_attr(&mut b[..len]);
     }
@@ -149,7 +150,7 @@ pub fn sched_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // sched_copy_attr).
     if size > 4096
         || size > SCHED_ATTR_MAX
-            && t.mm.read_vec(a.raw(1) + SCHED_ATTR_MAX as u64, size - SCHED_ATTR_MAX)?.iter().any(|&x| x != 0)
+            && t.mm.read_vec(a.ptr(1) + SCHED_ATTR_MAX as u64, size - SCHED_ATTR_MAX)?.iter().any(|&x| x != 0)
     {
         return Err(Errno::E2BIG);
     }

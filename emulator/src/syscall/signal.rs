@@ -13,6 +13,7 @@ use crate::abi::thunk::Plain;
 use crate::guest::sigframe::{read_siginfo_rt, read_stack_t, write_stack_t};
 use crate::guest::sigframe::{write_siginfo, SIGINFO_SIZE};
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
@@ -38,7 +39,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let idx = (s.0 - 1) as usize;
     let new = if act != 0 {
-        let k = read_sigaction(t, act)?;
+        let k = read_sigaction(t, GuestAddr::new(act))?;
         // The kernel never lets a handler block SIGKILL or SIGSTOP: they leave sa_mask here.
         Some(SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE })
     } else {
@@ -47,7 +48,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if oact != 0 {
         let old = t.sig.actions[idx];
         let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
-        write_sigaction(t, oact, &k)?;
+        write_sigaction(t, GuestAddr::new(oact), &k)?;
     }
     if let Some(n) = new {
         t.sig.actions[idx] = n;
@@ -64,11 +65,11 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn guest_only_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (sig, act, oact) = (a.raw(0), a.raw(1), a.raw(2));
     let t = cpu.get_data_mut();
-    let new = if act != 0 { Some(read_sigaction(t, act)?) } else { None };
+    let new = if act != 0 { Some(read_sigaction(t, GuestAddr::new(act))?) } else { None };
     if oact != 0 {
         let old = t.sig.guest_only.iter().find(|(n, _)| *n == sig).map(|(_, a)| *a).unwrap_or_default();
         let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
-        write_sigaction(t, oact, &k)?;
+        write_sigaction(t, GuestAddr::new(oact), &k)?;
     }
     if let Some(k) = new {
         let n = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE };
@@ -87,7 +88,7 @@ const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 
 /// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
 /// without `SA_RESTORER`).
-fn read_sigaction(t: &crate::guest::Task, addr: u64) -> Result<KernelSigaction, Errno> {
+fn read_sigaction(t: &crate::guest::Task, addr: GuestAddr) -> Result<KernelSigaction, Errno> {
     if let Some(r) = (t.arch.info().read_sigaction)(&t.mm, addr) {
         return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
     }
@@ -99,7 +100,7 @@ fn read_sigaction(t: &crate::guest::Task, addr: u64) -> Result<KernelSigaction, 
     }
 }
 
-fn write_sigaction(t: &mut crate::guest::Task, addr: u64, k: &KernelSigaction) -> Result<(), Errno> {
+fn write_sigaction(t: &mut crate::guest::Task, addr: GuestAddr, k: &KernelSigaction) -> Result<(), Errno> {
     let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
     if let Some(r) = (t.arch.info().write_sigaction)(&mut t.mm, addr, &s) {
         return r;
@@ -123,7 +124,7 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let old = t.sig.mask;
     let new = if set != 0 {
-        let v = arch.read_sigset(&t.mm, set)?;
+        let v = arch.read_sigset(&t.mm, GuestAddr::new(set))?;
         Some(match how {
             SIG_BLOCK => old | v,
             SIG_UNBLOCK => old & !v,
@@ -134,7 +135,7 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None
     };
     if oset != 0 {
-        arch.write_sigset(&mut t.mm, oset, old)?;
+        arch.write_sigset(&mut t.mm, GuestAddr::new(oset), old)?;
     }
     if let Some(n) = new {
         // Signals pending while blocked are delivered once emulation stops after this call.
@@ -152,7 +153,7 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(1) != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let new = t.arch.read_sigset(&t.mm, a.raw(0))? & !UNBLOCKABLE;
+    let new = t.arch.read_sigset(&t.mm, a.ptr(0))? & !UNBLOCKABLE;
     let old = t.sig.mask;
     t.sig.mask = new;
     t.sig.saved_mask = Some(old);
@@ -173,8 +174,8 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// unblocks ends the wait with `EINTR` and its handler runs, after which the old mask is back
 /// (the handler's frame carries it, as `rt_sigsuspend`'s does). `None` when `addr` is NULL.
 /// Errors: `EINVAL` if `size` is not the arch's `sigset_t` size, `EFAULT`.
-pub(crate) fn set_temp_mask(t: &mut crate::guest::Task, addr: u64, size: u64) -> Result<Option<u64>, Errno> {
-    if addr == 0 {
+pub(crate) fn set_temp_mask(t: &mut crate::guest::Task, addr: GuestAddr, size: u64) -> Result<Option<u64>, Errno> {
+    if addr.is_null() {
         return Ok(None);
     }
     if size != t.arch.info().sigset_size {
@@ -240,19 +241,19 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     if a.raw(3) != arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let set = arch.read_sigset(&t.mm, a.raw(0))? & !UNBLOCKABLE;
+    let set = arch.read_sigset(&t.mm, a.ptr(0))? & !UNBLOCKABLE;
     let ready = t.sig.pending & set;
     if ready != 0 {
         let s = Signal(ready.trailing_zeros() + 1);
         let info = t.sig.dequeue(s);
         if a.raw(1) != 0 {
-            write_siginfo(&mut t.mm, arch, a.raw(1), &info)?;
+            write_siginfo(&mut t.mm, arch, a.ptr(1), &info)?;
         }
         return Ok((arch.info().signal_from_host)(s));
     }
-    let ts: Option<libc::timespec> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.raw(2), ts_shape)?) };
+    let ts: Option<libc::timespec> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.ptr(2), ts_shape)?) };
     if a.raw(1) != 0 {
-        t.mm.check_writable(a.raw(1), SIGINFO_SIZE)?;
+        t.mm.check_writable(a.ptr(1), SIGINFO_SIZE)?;
     }
     let mut info = libc::siginfo_t::zeroed();
     let hs: u64 = set;
@@ -262,7 +263,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
         &[&hs as *const u64 as u64, &mut info as *mut libc::siginfo_t as u64, tsp as u64, 8],
     ))?;
     if a.raw(1) != 0 {
-        write_siginfo(&mut t.mm, arch, a.raw(1), &SigInfo::from_host(&info))?;
+        write_siginfo(&mut t.mm, arch, a.ptr(1), &SigInfo::from_host(&info))?;
     }
     Ok((arch.info().signal_from_host)(Signal(n as u32)))
 }
@@ -278,9 +279,9 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let v = t.sig.pending | host;
     if a.raw(1) == 4 {
-        t.mm.write_u32(a.raw(0), v as u32)?;
+        t.mm.write_u32(a.ptr(0), v as u32)?;
     } else {
-        t.arch.write_sigset(&mut t.mm, a.raw(0), v)?;
+        t.arch.write_sigset(&mut t.mm, a.ptr(0), v)?;
     }
     Ok(0)
 }
@@ -294,7 +295,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let old = t.sig.altstack;
     let on_stack = old.contains(sp);
     let new = if a.raw(0) != 0 {
-        let (sp, flags, size) = read_stack_t(&t.mm, t.arch, a.raw(0))?;
+        let (sp, flags, size) = read_stack_t(&t.mm, t.arch, a.ptr(0))?;
         let mut st = AltStack { sp, flags, size };
         if on_stack {
             return Err(Errno::EPERM);
@@ -317,7 +318,7 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(1) != 0 {
         // ss_flags reports SS_ONSTACK while the caller runs on the alternate stack.
         let flags = if on_stack { SS_ONSTACK } else { old.flags & !SS_ONSTACK };
-        write_stack_t(&mut t.mm, t.arch, a.raw(1), (old.sp, flags, old.size))?;
+        write_stack_t(&mut t.mm, t.arch, a.ptr(1), (old.sp, flags, old.size))?;
     }
     if let Some(n) = new {
         t.sig.altstack = n;
@@ -328,7 +329,11 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// Reads a guest `siginfo_t` a caller queues (`rt_sigqueueinfo`) as the host's: the signal
 /// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
 /// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
-pub(crate) fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal) -> Result<libc::siginfo_t, Errno> {
+pub(crate) fn read_queued_siginfo(
+    t: &crate::guest::Task,
+    addr: GuestAddr,
+    sig: Signal,
+) -> Result<libc::siginfo_t, Errno> {
     let (errno, code, pid, uid, value) = read_siginfo_rt(&t.mm, t.arch, addr)?;
     let mut raw = [0u8; 128];
     raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
@@ -347,7 +352,7 @@ pub(crate) fn read_queued_siginfo(t: &crate::guest::Task, addr: u64, sig: Signal
 pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let sig = (t.arch.info().signal_to_host)(a.raw(1)).ok_or(Errno::EINVAL)?;
-    let info = read_queued_siginfo(t, a.raw(2), sig)?;
+    let info = read_queued_siginfo(t, a.ptr(2), sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, a.int(0), sig.0 as i32, &info) })
 }
@@ -357,7 +362,7 @@ pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let sig = (t.arch.info().signal_to_host)(a.raw(2)).ok_or(Errno::EINVAL)?;
-    let info = read_queued_siginfo(t, a.raw(3), sig)?;
+    let info = read_queued_siginfo(t, a.ptr(3), sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe { libc::syscall(libc::SYS_rt_tgsigqueueinfo, a.int(0), a.int(1), sig.0 as i32, &info) })
 }

@@ -30,7 +30,7 @@ pub fn signalfd4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(2) != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let mask: u64 = t.arch.read_sigset(&t.mm, a.raw(1))?;
+    let mask: u64 = t.arch.read_sigset(&t.mm, a.ptr(1))?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(3));
     MADE.store(true, Ordering::Relaxed);
     // SAFETY: a local 8-byte kernel sigset.

@@ -10,6 +10,7 @@ use syscalls::Errno;
 
 use super::{net, Handler, SysResult};
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `socketcall` call numbers (include/uapi/linux/net.h `SYS_SOCKET` … `SYS_SENDMMSG`).
 pub mod call {
@@ -53,7 +54,7 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mm = &cpu.get_data().mm;
     let long = mm.long_bytes();
     for (i, slot) in w.iter_mut().enumerate().take(n) {
-        *slot = mm.read_ulong(a.raw(1).wrapping_add(long * i as u64))?;
+        *slot = mm.read_ulong(GuestAddr::new(a.raw(1).wrapping_add(long * i as u64)))?;
     }
     // The slots past the call's count stay 0: the address and its length of `SYS_SEND` and
     // `SYS_RECV`, the flags of `SYS_ACCEPT`.

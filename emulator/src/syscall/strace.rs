@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use syscalls::Errno;
 
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::Prot;
+use crate::mm::{GuestAddr, Prot};
 use crate::syscall::SyscallDef;
 
 /// How one argument is printed.
@@ -119,7 +119,7 @@ pub fn print_line(
             None => {
                 let ok = (ret as i64) >= 0;
                 if ok {
-                    line.push_str(&buffer(cpu, a.raw(i), ret));
+                    line.push_str(&buffer(cpu, a.ptr(i), ret));
                 } else {
                     let _ = write!(line, "{:#x}", a.raw(i));
                 }
@@ -163,11 +163,11 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                 format!("{}", v as u32 as i32)
             }
         }
-        ArgFmt::Str => match task.mm.read_cstr(v, 4096) {
+        ArgFmt::Str => match task.mm.read_cstr(GuestAddr::new(v), 4096) {
             Ok(s) => quote(&s, 4096),
             Err(_) => ptr(v),
         },
-        ArgFmt::BufIn(n) => buffer(cpu, v, a.raw(n as usize)),
+        ArgFmt::BufIn(n) => buffer(cpu, GuestAddr::new(v), a.raw(n as usize)),
         ArgFmt::OpenFlags => open_flags((task.arch.info().open_flags_to_host)(v)),
         ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", v as u32),
         ArgFmt::AccessMode => {
@@ -263,7 +263,7 @@ fn ptr(v: u64) -> String {
 /// At most this many bytes of a buffer are shown, as strace's default `-s 32`.
 const SHOW: usize = 32;
 
-fn buffer(cpu: &Cpu<'_>, addr: u64, len: u64) -> String {
+fn buffer(cpu: &Cpu<'_>, addr: GuestAddr, len: u64) -> String {
     let n = usize::try_from(len).unwrap_or(usize::MAX).min(SHOW);
     match cpu.get_data().mm.host_range(addr, n as u64, Prot::NONE) {
         Ok(p) => {
@@ -275,7 +275,7 @@ fn buffer(cpu: &Cpu<'_>, addr: u64, len: u64) -> String {
             }
             s
         }
-        Err(_) => ptr(addr),
+        Err(_) => ptr(addr.get()),
     }
 }
 
@@ -329,7 +329,7 @@ pub fn open_flags(f: i32) -> String {
         _ => "O_RDWR",
     };
     let rest = flags(
-        (f & !libc::O_ACCMODE) as u32 as u64,
+        u64::from((f & !libc::O_ACCMODE) as u32),
         &[
             (libc::O_CREAT as u64, "O_CREAT"),
             (libc::O_EXCL as u64, "O_EXCL"),

@@ -85,7 +85,7 @@ pub fn clock_nanosleep_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
-    let req: libc::timespec = t.mm.read_shape(a.raw(2), shape)?;
+    let req: libc::timespec = t.mm.read_shape(a.ptr(2), shape)?;
     let mut rem = libc::timespec::zeroed();
     let r = super::blocking_syscall(
         libc::SYS_clock_nanosleep,
@@ -97,7 +97,7 @@ fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResul
     // SAFETY: glibc's thread-local errno, as blocking_syscall left it.
     let r = unsafe { *libc::__errno_location() };
     if r == libc::EINTR && a.raw(3) != 0 && a.int(1) & libc::TIMER_ABSTIME == 0 {
-        t.mm.write_shape(a.raw(3), shape, &rem)?;
+        t.mm.write_shape(a.ptr(3), shape, &rem)?;
     }
     Err(Errno::new(r))
 }
@@ -114,16 +114,16 @@ pub fn alarm(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// served by the host's timers (see [`alarm`] for what their signals do).
 pub fn setitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let new: Option<libc::itimerval> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.raw(1), ITIMERVAL)?) };
+    let new: Option<libc::itimerval> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.ptr(1), ITIMERVAL)?) };
     if a.raw(2) != 0 {
-        t.mm.check_writable(a.raw(2), t.mm.shape_size(ITIMERVAL))?;
+        t.mm.check_writable(a.ptr(2), t.mm.shape_size(ITIMERVAL))?;
     }
     let mut old = libc::itimerval::zeroed();
     let newp = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::itimerval);
     // SAFETY: local structs (or NULL for `new`).
     host_ret(unsafe { libc::syscall(libc::SYS_setitimer, a.int(0), newp, &mut old) })?;
     if a.raw(2) != 0 {
-        t.mm.write_shape(a.raw(2), ITIMERVAL, &old)?;
+        t.mm.write_shape(a.ptr(2), ITIMERVAL, &old)?;
     }
     Ok(0)
 }
@@ -133,7 +133,7 @@ pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut cur = libc::itimerval::zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(libc::SYS_getitimer, a.int(0), &mut cur) })?;
-    cpu.get_data_mut().mm.write_shape(a.raw(1), ITIMERVAL, &cur)?;
+    cpu.get_data_mut().mm.write_shape(a.ptr(1), ITIMERVAL, &cur)?;
     Ok(0)
 }
 

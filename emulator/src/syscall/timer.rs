@@ -17,6 +17,7 @@ use super::{host_ret, SysResult};
 use crate::abi::shapes::{ITIMERSPEC, ITIMERSPEC64};
 use crate::abi::thunk::Shape;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `SIGEV_NONE` and `SIGEV_THREAD_ID` (asm-generic/siginfo.h).
 const SIGEV_NONE: i32 = 1;
@@ -48,12 +49,12 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // The kernel's order (kernel/time/posix-timers.c): the sigevent is copied first (EFAULT),
     // then the clock is checked (EINVAL), and the id is stored last (EFAULT, the timer
     // deleted again), so a bad clock with a bad id pointer is EINVAL.
-    let sev = read_sigevent(t, a.raw(1))?;
+    let sev = read_sigevent(t, a.ptr(1))?;
     let mut id: i32 = 0;
     let sevp = sev.as_ref().map_or(std::ptr::null(), |s| s as *const HostSigevent);
     // SAFETY: a local sigevent (or NULL) and a local id.
     host_ret(unsafe { libc::syscall(libc::SYS_timer_create, clock, sevp, &mut id) })?;
-    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.raw(2), id as u32) {
+    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.ptr(2), id as u32) {
         // As the kernel does when it cannot store the id: the timer goes again.
         // SAFETY: the timer just created.
         unsafe { libc::syscall(libc::SYS_timer_delete, id) };
@@ -64,14 +65,14 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// The guest's `struct sigevent` at `addr` as the host's (`None` for NULL), its signal in the
 /// host's numbering. Errors: `EFAULT`, `EINVAL` (a signal the host lacks).
-pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<HostSigevent>, Errno> {
-    if addr == 0 {
+pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: GuestAddr) -> Result<Option<HostSigevent>, Errno> {
+    if addr.is_null() {
         return Ok(None);
     }
     let mm = &t.mm;
     let long = mm.long_bytes();
     let value = mm.read_ulong(addr)?;
-    let signo = mm.read_u32(addr + long)? as u64;
+    let signo = u64::from(mm.read_u32(addr + long)?);
     let notify = mm.read_u32(addr + long + 4)? as i32;
     let tid = mm.read_u32(addr + long + 8)? as i32;
     let signo = match notify & !SIGEV_THREAD_ID {
@@ -86,16 +87,16 @@ pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: u64) -> Result<Option<
 
 fn settime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) -> SysResult {
     let t = cpu.get_data_mut();
-    let new: libc::itimerspec = t.mm.read_shape(a.raw(2), shape)?;
+    let new: libc::itimerspec = t.mm.read_shape(a.ptr(2), shape)?;
     if a.raw(3) != 0 {
-        t.mm.check_writable(a.raw(3), t.mm.shape_size(shape))?;
+        t.mm.check_writable(a.ptr(3), t.mm.shape_size(shape))?;
     }
     let mut old: libc::itimerspec = unsafe_zeroed();
     let oldp = if a.raw(3) != 0 { &mut old as *mut libc::itimerspec } else { std::ptr::null_mut() };
     // SAFETY: local structs; integer arguments.
     host_ret(unsafe { libc::syscall(nr, a.int(0), a.int(1), &new, oldp) })?;
     if a.raw(3) != 0 {
-        t.mm.write_shape(a.raw(3), shape, &old)?;
+        t.mm.write_shape(a.ptr(3), shape, &old)?;
     }
     Ok(0)
 }
@@ -104,7 +105,7 @@ fn gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape, nr: libc::c_long) 
     let mut cur: libc::itimerspec = unsafe_zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(nr, a.int(0), &mut cur) })?;
-    cpu.get_data_mut().mm.write_shape(a.raw(1), shape, &cur)?;
+    cpu.get_data_mut().mm.write_shape(a.ptr(1), shape, &cur)?;
     Ok(0)
 }
 

@@ -10,6 +10,7 @@ use super::path::host_path;
 use super::{host_ret, SysResult};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// Longest attribute name, in bytes including the NUL (`XATTR_NAME_MAX` + 1).
 const NAME_MAX: usize = 256;
@@ -25,22 +26,22 @@ enum Target {
     Fd,
 }
 
-fn name(t: &Task, addr: u64) -> Result<CString, Errno> {
+fn name(t: &Task, addr: GuestAddr) -> Result<CString, Errno> {
     let n = t.mm.read_cstr(addr, NAME_MAX).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::ERANGE } else { e })?;
     CString::new(n).map_err(|_| Errno::EINVAL)
 }
 
 fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data_mut();
-    let n = name(t, a.raw(1))?;
-    let buf = t.buf_out_opt(a.raw(2), a.raw(3))?;
+    let n = name(t, a.ptr(1))?;
+    let buf = t.buf_out_opt(a.ptr(2), a.raw(3))?;
     let size = a.size(3);
     // SAFETY: NUL-terminated strings; `buf` is NULL or `size` guest-writable bytes.
     let r = unsafe {
         match target {
             Target::Fd => libc::fgetxattr(a.int(0), n.as_ptr(), buf.cast(), size),
-            Target::Path => libc::getxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::lgetxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::Path => libc::getxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::lgetxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -48,15 +49,15 @@ fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data();
-    let n = name(t, a.raw(1))?;
-    let val = t.buf_in_opt(a.raw(2), a.raw(3))?;
+    let n = name(t, a.ptr(1))?;
+    let val = t.buf_in_opt(a.ptr(2), a.raw(3))?;
     let (size, flags) = (a.size(3), a.int(4));
     // SAFETY: NUL-terminated strings; `val` is NULL or `size` guest-readable bytes.
     let r = unsafe {
         match target {
             Target::Fd => libc::fsetxattr(a.int(0), n.as_ptr(), val.cast(), size, flags),
-            Target::Path => libc::setxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
-            Target::LPath => libc::lsetxattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::Path => libc::setxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::LPath => libc::lsetxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
         }
     };
     host_ret(i64::from(r))
@@ -64,14 +65,14 @@ fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data_mut();
-    let buf = t.buf_out_opt(a.raw(1), a.raw(2))?;
+    let buf = t.buf_out_opt(a.ptr(1), a.raw(2))?;
     let size = a.size(2);
     // SAFETY: `buf` is NULL or `size` guest-writable bytes.
     let r = unsafe {
         match target {
             Target::Fd => libc::flistxattr(a.int(0), buf.cast(), size),
-            Target::Path => libc::listxattr(host_path(t, a.raw(0))?.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::llistxattr(host_path(t, a.raw(0))?.as_ptr(), buf.cast(), size),
+            Target::Path => libc::listxattr(host_path(t, a.ptr(0))?.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::llistxattr(host_path(t, a.ptr(0))?.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -79,13 +80,13 @@ fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
 
 fn remove(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
     let t = cpu.get_data();
-    let n = name(t, a.raw(1))?;
+    let n = name(t, a.ptr(1))?;
     // SAFETY: NUL-terminated strings.
     let r = unsafe {
         match target {
             Target::Fd => libc::fremovexattr(a.int(0), n.as_ptr()),
-            Target::Path => libc::removexattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr()),
-            Target::LPath => libc::lremovexattr(host_path(t, a.raw(0))?.as_ptr(), n.as_ptr()),
+            Target::Path => libc::removexattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr()),
+            Target::LPath => libc::lremovexattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr()),
         }
     };
     host_ret(i64::from(r))

@@ -17,7 +17,7 @@
 
 use crate::guest::Cpu;
 use crate::guest::Exit;
-use crate::mm::Prot;
+use crate::mm::{GuestAddr, Prot};
 
 /// `FUTEX_WAKE` (include/uapi/linux/futex.h).
 const FUTEX_WAKE: i32 = 1;
@@ -27,8 +27,8 @@ const FUTEX_WAKE: i32 = 1;
 pub fn exit_thread(cpu: &mut Cpu<'_>) {
     let t = cpu.get_data_mut();
     let ctid = t.clear_child_tid;
-    if ctid != 0 && t.mm.write_u32(ctid, 0).is_ok() {
-        if let Ok(p) = t.mm.host_range(ctid, 4, Prot::WRITE) {
+    if ctid != 0 && t.mm.write_u32(GuestAddr::new(ctid), 0).is_ok() {
+        if let Ok(p) = t.mm.host_range(GuestAddr::new(ctid), 4, Prot::WRITE) {
             // SAFETY: the host address of a mapped guest word; a shared wake, as the kernel's
             // (glibc waits on the word without FUTEX_PRIVATE_FLAG).
             unsafe { libc::syscall(libc::SYS_futex, p, FUTEX_WAKE, 1, 0usize, 0usize, 0u32) };

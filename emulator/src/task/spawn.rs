@@ -32,6 +32,7 @@ use unicorn_engine::unicorn_const::{
 };
 
 use crate::guest::{CloneArgs, CloneRequest, Cpu, GuestArch, SysResult, Task};
+use crate::mm::GuestAddr;
 use crate::signal::{AltStack, SigState, SS_DISABLE};
 use crate::syscall::fork::{CLONE_CHILD_CLEARTID, CLONE_CHILD_SETTID, CLONE_PARENT_SETTID, CLONE_SETTLS};
 use crate::thread::lock;
@@ -167,7 +168,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     };
     if ca.flags & CLONE_PARENT_SETTID != 0 {
         // The kernel ignores a failed write of the tid words.
-        let _ = cpu.get_data_mut().mm.write_u32(ca.ptid, tid as u32);
+        let _ = cpu.get_data_mut().mm.write_u32(GuestAddr::new(ca.ptid), tid as u32);
     }
     Ok(tid as u64)
 }
@@ -214,7 +215,7 @@ fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
         arch.set_tls(&mut cpu, args.tls)?;
     }
     if args.flags & CLONE_CHILD_SETTID != 0 {
-        let _ = cpu.get_data_mut().mm.write_u32(args.ctid, tid as u32);
+        let _ = cpu.get_data_mut().mm.write_u32(GuestAddr::new(args.ctid), tid as u32);
     }
     let _ = cpu.ctl_flush_tlb();
     Ok(cpu)

@@ -11,13 +11,13 @@ use capstone::prelude::*;
 
 use crate::guest::Exit;
 use crate::guest::{Cpu, InsnRegs};
-use crate::mm::{Fault, PAGE_SIZE};
+use crate::mm::{Fault, GuestAddr, PAGE_SIZE};
 
 /// The faulting instruction at `pc`, disassembled (`"mov dword ptr [rax], 1"`), if readable.
-pub fn disassemble_at(cpu: &Cpu<'_>, pc: u64) -> Option<String> {
+pub fn disassemble_at(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<String> {
     let task = cpu.get_data();
-    let (cs, pc) = task.arch.disassembler_at(pc)?;
-    let code = read_code(cpu, pc)?;
+    let (cs, pc) = task.arch.disassembler_at(pc.get())?;
+    let code = read_code(cpu, GuestAddr::new(pc))?;
     let insns = cs.disasm_count(&code, pc, 1).ok()?;
     let i = insns.iter().next()?;
     let m = i.mnemonic().unwrap_or("?");
@@ -27,10 +27,10 @@ pub fn disassemble_at(cpu: &Cpu<'_>, pc: u64) -> Option<String> {
     })
 }
 
-fn read_code(cpu: &Cpu<'_>, pc: u64) -> Option<Vec<u8>> {
+fn read_code(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<Vec<u8>> {
     let mm = &cpu.get_data().mm;
     // Up to 16 bytes, not crossing into an unmapped page.
-    let room = (PAGE_SIZE - pc % PAGE_SIZE).min(16);
+    let room = (PAGE_SIZE - pc.get() % PAGE_SIZE).min(16);
     let mut code = mm.read_vec(pc, room as usize).ok()?;
     if room < 16 {
         if let Ok(more) = mm.read_vec(pc + room, (16 - room) as usize) {
@@ -47,7 +47,7 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
     let arch = task.arch;
     let (mut cs, pc) = arch.disassembler_at(arch.pc(cpu))?;
     cs.set_detail(true).ok()?;
-    let code = read_code(cpu, pc)?;
+    let code = read_code(cpu, GuestAddr::new(pc))?;
     let insns = cs.disasm_count(&code, pc, 1).ok()?;
     let insn = insns.iter().next()?;
     let detail = cs.insn_detail(insn).ok()?;
@@ -79,9 +79,9 @@ pub fn report(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
     if let Some(a) = addr {
         s.push_str(&format!(" (fault address {a:#x})"));
     }
-    match disassemble_at(cpu, pc) {
+    match disassemble_at(cpu, GuestAddr::new(pc)) {
         Some(i) => s.push_str(&format!(": {i}")),
-        None => match read_code(cpu, insn_at) {
+        None => match read_code(cpu, GuestAddr::new(insn_at)) {
             // Readable but not an instruction capstone knows: show the bytes.
             Some(code) => {
                 let bytes: Vec<String> = code.iter().take(4).map(|b| format!("{b:02x}")).collect();

@@ -85,7 +85,7 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     for op in d.operands() {
         if let Arm64OperandType::Mem(m) = op.op_type {
             let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
-            out.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64));
+            out.push(base.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64));
         }
     }
     Some(out)
@@ -102,8 +102,8 @@ impl GuestArch for Aarch64 {
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
         enter_el0(cpu)?;
-        cpu.reg_write(RegisterARM64::SP, sp)?;
-        cpu.reg_write(RegisterARM64::PC, entry)?;
+        cpu.reg_write(RegisterARM64::SP, sp.get())?;
+        cpu.reg_write(RegisterARM64::PC, entry.get())?;
         // x0 = 0: no function for the program to register with atexit.
         cpu.reg_write(RegisterARM64::X0, 0)?;
         Ok(())

@@ -27,6 +27,7 @@ use crate::guest::sigframe::{
     SIGINFO_SIZE,
 };
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
@@ -85,7 +86,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let sp = reg(cpu, R::SP);
     let top = req.stack_top(sp);
     let record = align_down(top.wrapping_sub(FRAME_RECORD), 16);
-    let frame = record.wrapping_sub(FRAME_SIZE);
+    let frame = GuestAddr::new(record.wrapping_sub(FRAME_SIZE));
 
     let mut buf = vec![0u8; (FRAME_SIZE + FRAME_RECORD) as usize];
     let x: Vec<u64> = (0..31).map(|n| reg(cpu, xreg(n))).collect();
@@ -105,14 +106,14 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     put_u64(&mut buf, FRAME_SIZE, x[29]);
     put_u64(&mut buf, FRAME_SIZE + 8, x[30]);
 
-    write_generic_rt(cpu, req, (frame, top.wrapping_sub(frame)), &buf, sp)?;
+    write_generic_rt(cpu, req, (frame, top.wrapping_sub(frame.get())), &buf, sp)?;
 
     let _ = cpu.reg_write(R::X0, req.guest_signo);
     if req.action.flags & sa::SIGINFO != 0 {
-        let _ = cpu.reg_write(xreg(1), frame);
-        let _ = cpu.reg_write(xreg(2), frame + UC);
+        let _ = cpu.reg_write(xreg(1), frame.get());
+        let _ = cpu.reg_write(xreg(2), (frame + UC).get());
     }
-    let _ = cpu.reg_write(R::SP, frame);
+    let _ = cpu.reg_write(R::SP, frame.get());
     let _ = cpu.reg_write(R::X29, record);
     let _ = cpu.reg_write(R::X30, ret);
     let _ = cpu.reg_write(R::PC, req.action.handler);
@@ -123,8 +124,8 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// misaligned stack pointer, an unreadable frame or a record list without a well-formed
 /// `fpsimd_context` is a bad frame (`EFAULT`), as in the kernel. aarch64 has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-    let frame = reg(cpu, R::SP);
-    if frame & 15 != 0 {
+    let frame = GuestAddr::new(reg(cpu, R::SP));
+    if frame.get() & 15 != 0 {
         return Err(Errno::EFAULT);
     }
     let mut buf = vec![0u8; FRAME_SIZE as usize];

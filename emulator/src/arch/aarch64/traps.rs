@@ -8,13 +8,14 @@
 use unicorn_engine::{RegisterARM64, RegisterARM64CP};
 
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 
 /// Completes a trapped `mrs Xt, <ID register>` at the PC: writes the register's value (0 for
 /// unallocated encodings, which read as zero) to Xt and steps over it. `false` if the
 /// instruction is not one the kernel emulates.
 pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
     let pc = cpu.reg_read(RegisterARM64::PC).unwrap_or(0);
-    let Ok(insn) = cpu.get_data().mm.read_u32(pc) else { return false };
+    let Ok(insn) = cpu.get_data().mm.read_u32(GuestAddr::new(pc)) else { return false };
     // MRS: 1101 0101 0011 o0 op1 CRn CRm op2 Rt, op0 = 2 + o0.
     if insn & 0xfff0_0000 != 0xd530_0000 {
         return false;

@@ -18,7 +18,7 @@
 //! | 0xffff0fa0 | `__kuser_memory_barrier`   | `dmb ish` |
 //! | 0xffff0f60 | `__kuser_cmpxchg64`        | 64-bit compare-and-swap through pointers r0, r1, r2 |
 
-use crate::mm::{AddressSpace, Prot, VmaName, PAGE_SIZE};
+use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName, PAGE_SIZE};
 
 /// Guest address of the vectors page (arch/arm/include/asm/memory.h `VECTORS_BASE` for high
 /// vectors; arm64's `AARCH32_VECTORS_BASE`).
@@ -92,7 +92,7 @@ fn page_words() -> Vec<u32> {
 pub fn map_vectors_page(mm: &mut AddressSpace) -> Result<(), syscalls::Errno> {
     mm.map_anon(VECTORS_BASE, PAGE_SIZE, Prot::READ | Prot::EXEC, VmaName::Gate("[vectors]"))?;
     let bytes: Vec<u8> = page_words().iter().flat_map(|w| w.to_le_bytes()).collect();
-    mm.poke_bytes(VECTORS_BASE, &bytes)
+    mm.poke_bytes(GuestAddr::new(VECTORS_BASE), &bytes)
 }
 
 #[cfg(test)]
@@ -113,7 +113,7 @@ mod tests {
     #[test]
     fn branch_offsets_reach_the_loop_heads() {
         // A32 B: target = insn address + 8 + sign_extend(imm24) * 4.
-        let target = |at: i64, insn: u32| at + 8 + (((insn << 8) as i32 >> 8) as i64) * 4;
+        let target = |at: i64, insn: u32| at + 8 + i64::from((insn << 8) as i32 >> 8) * 4;
         assert_eq!(target(0xfc0 + 16, CMPXCHG[4]), 0xfc0);
         assert_eq!(target(0xf60 + 32, CMPXCHG64[8]), 0xf60 + 12);
     }

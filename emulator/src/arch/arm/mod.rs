@@ -137,8 +137,8 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     for op in d.operands() {
         if let ArmOperandType::Mem(m) = op.op_type {
             let base = (r.reg)(m.base())?;
-            let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as i64 as u64);
-            out.push(base.wrapping_add(index).wrapping_add(m.disp() as i64 as u64) & 0xffff_ffff);
+            let index = (r.reg)(m.index())?.wrapping_mul(i64::from(m.scale()) as u64);
+            out.push(base.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64) & 0xffff_ffff);
         }
     }
     Some(out)
@@ -201,12 +201,12 @@ impl GuestArch for Arm {
             let mm = &cpu.get_data().mm;
             if thumb {
                 // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
-                mm.read_u16(pc.wrapping_sub(2)).is_ok_and(|h| h == 0xbf10)
-                    || (mm.read_u16(pc.wrapping_sub(4)).is_ok_and(|h| h == 0xf3af)
-                        && mm.read_u16(pc.wrapping_sub(2)).is_ok_and(|h| h == 0x8001))
+                mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0xbf10)
+                    || (mm.read_u16(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|h| h == 0xf3af)
+                        && mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0x8001))
             } else {
                 // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
-                mm.read_u32(pc.wrapping_sub(4)).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
+                mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
             }
         })?;
         Ok(())
@@ -218,13 +218,13 @@ impl GuestArch for Arm {
         cpu.reg_write(RegisterARM::C1_C0_2, cpacr | CPACR_CP10_CP11_FULL)?;
         cpu.reg_write(RegisterARM::FPEXC, FPEXC_EN)?;
         cpu.reg_write(RegisterARM::FPSCR, 0)?;
-        let thumb = if entry & 1 != 0 { CPSR_T } else { 0 };
+        let thumb = if entry.get() & 1 != 0 { CPSR_T } else { 0 };
         // User mode, interrupts unmasked, little-endian data, NZCVQ clear.
         cpu.reg_write(RegisterARM::CPSR, CPSR_MODE_USR | thumb)?;
         cpu.reg_write(RegisterARM::C13_C0_3, 0)?;
-        cpu.reg_write(RegisterARM::SP, sp)?;
+        cpu.reg_write(RegisterARM::SP, sp.get())?;
         // Bit 0 of the PC selects Thumb state in unicorn's PC write, as in `bx`.
-        cpu.reg_write(RegisterARM::PC, entry)?;
+        cpu.reg_write(RegisterARM::PC, entry.get())?;
         // r0 = 0: no function for the program to register with atexit
         // (arch/arm/include/asm/elf.h `ELF_PLAT_INIT`).
         cpu.reg_write(RegisterARM::R0, 0)?;

@@ -29,6 +29,7 @@ use syscalls::Errno;
 use unicorn_engine::RegisterARM as R;
 
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 
 use crate::arch::read_regs;
 use crate::guest::sigframe::{
@@ -181,9 +182,9 @@ fn write_masks(
     uc: u64,
     mask: u64,
 ) -> Result<(), Errno> {
-    arch.write_sigset(mm, uc + UC_SIGMASK, mask)?;
-    let low = mm.read_u32(uc + UC_SIGMASK)?;
-    mm.write_u32(uc + UC_MCONTEXT + 4 * sc::OLDMASK as u64, low)
+    arch.write_sigset(mm, GuestAddr::new(uc + UC_SIGMASK), mask)?;
+    let low = mm.read_u32(GuestAddr::new(uc + UC_SIGMASK))?;
+    mm.write_u32(GuestAddr::new(uc + UC_MCONTEXT + 4 * sc::OLDMASK as u64), low)
 }
 
 /// Builds the frame and enters the handler (see the module doc). Errors: `EFAULT` when the
@@ -193,7 +194,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let rt = req.action.flags & sa::SIGINFO != 0;
     let sp = u64::from(reg(cpu, R::SP));
     let size = if rt { RT_SIGFRAME_SIZE } else { SIGFRAME_SIZE };
-    let frame = req.stack_top(sp).wrapping_sub(size) & !7;
+    let frame = GuestAddr::new(req.stack_top(sp).wrapping_sub(size)).align_down(8);
     let uc = if rt { SIGINFO_SIZE } else { 0 };
     let retcode = uc + UC_SIZE;
 
@@ -221,10 +222,10 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let mm = &mut t.mm;
     mm.check_writable(frame, size)?;
     mm.write_bytes(frame, &buf)?;
-    write_masks(mm, arch, frame + uc, req.old_mask)?;
+    write_masks(mm, arch, (frame + uc).get(), req.old_mask)?;
     if rt {
         write_siginfo(mm, arch, frame, &req.info)?;
-        write_uc_stack(mm, arch, frame + uc + UC_STACK, &req.altstack, frame)?;
+        write_uc_stack(mm, arch, frame + uc + UC_STACK, &req.altstack, frame.get())?;
     }
 
     let mut cpsr = reg(cpu, R::CPSR) & !(psr::F_FIELD | psr::E | psr::IT_MASK);
@@ -238,10 +239,10 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let _ = cpu.reg_write(R::FPSCR, u64::from(fpscr));
     let _ = cpu.reg_write(R::R0, signo);
     if rt {
-        let _ = cpu.reg_write(R::R1, frame);
-        let _ = cpu.reg_write(R::R2, frame + uc);
+        let _ = cpu.reg_write(R::R1, frame.get());
+        let _ = cpu.reg_write(R::R2, (frame + uc).get());
     }
-    let _ = cpu.reg_write(R::SP, frame);
+    let _ = cpu.reg_write(R::SP, frame.get());
     let _ = cpu.reg_write(R::LR, restorer);
     // CPSR first: unicorn's PC write sets the Thumb state from bit 0 again.
     let _ = cpu.reg_write(R::CPSR, u64::from(cpsr));
@@ -264,9 +265,9 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let t = cpu.get_data_mut();
     let mm = &t.mm;
     let mut buf = vec![0u8; UC_SIZE as usize];
-    mm.read_bytes(uc, &mut buf)?;
-    let mask = arch.read_sigset(mm, uc + UC_SIGMASK)?;
-    let altstack = if rt { read_uc_stack(mm, arch, uc + UC_STACK) } else { None };
+    mm.read_bytes(GuestAddr::new(uc), &mut buf)?;
+    let mask = arch.read_sigset(mm, GuestAddr::new(uc + UC_SIGMASK))?;
+    let altstack = if rt { read_uc_stack(mm, arch, GuestAddr::new(uc + UC_STACK)) } else { None };
 
     let mc = UC_MCONTEXT;
     let word = |i: usize| get_u32(&buf, mc + 4 * i as u64);

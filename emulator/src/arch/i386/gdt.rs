@@ -176,7 +176,7 @@ fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
     let mm = &cpu.get_data().mm;
     let byte = |i: u64| {
         let mut b = [0u8];
-        mm.read_bytes(eip.wrapping_add(i) & 0xffff_ffff, &mut b).ok().map(|()| b[0])
+        mm.read_bytes(GuestAddr::new(eip.wrapping_add(i) & 0xffff_ffff), &mut b).ok().map(|()| b[0])
     };
     let mut i = 0;
     while let Some(p @ (0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3)) = byte(i) {
@@ -241,7 +241,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     const IRET: u8 = 0xcf;
     const NOP: u8 = 0x90;
     let mut page = vec![0u8; PAGE_SIZE as usize];
-    let frame = [entry as u32, u32::from(USER_CS), 0x202, sp as u32, u32::from(USER_DS)];
+    let frame = [entry.get() as u32, u32::from(USER_CS), 0x202, sp.get() as u32, u32::from(USER_DS)];
     for (i, w) in frame.iter().enumerate() {
         let at = FRAME as usize + 4 * i;
         page[at..at + 4].copy_from_slice(&w.to_le_bytes());
@@ -274,7 +274,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     cpu.ctl_flush_tlb()?;
     run?;
     flush?;
-    if arrived != (entry, u64::from(USER_CS)) {
+    if arrived != (entry.get(), u64::from(USER_CS)) {
         return Err(uc_error::EXCEPTION);
     }
     load_segment(cpu, RegisterX86::DS, u64::from(USER_DS))?;

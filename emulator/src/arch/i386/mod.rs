@@ -200,7 +200,7 @@ impl GuestArch for I386 {
 
     /// `tls` is a `struct user_desc *`, as `clone(CLONE_SETTLS)` takes on i386.
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
-        gdt::set_thread_area(cpu, tls, false).map(|_| ())
+        gdt::set_thread_area(cpu, GuestAddr::new(tls), false).map(|_| ())
     }
 
     fn gate_syscall(&self, cpu: &mut Cpu<'_>, args: SyscallArgs, enter: fn(&mut Cpu<'_>, SyscallArgs) -> bool) -> bool {

@@ -37,6 +37,7 @@ use crate::guest::sigframe::{
     align_down, get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
 };
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct sigcontext_32`.
@@ -157,9 +158,9 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let esp = reg(cpu, R::ESP);
     let top = req.stack_top(esp);
     let fxsave_at = align_down(top.wrapping_sub(FXSAVE_SIZE), 64);
-    let fpstate = fxsave_at.wrapping_sub(FSAVE_HEADER);
+    let fpstate = GuestAddr::new(fxsave_at.wrapping_sub(FSAVE_HEADER));
     let size = if rt { RT_SIZE } else { OLD_SIZE };
-    let frame = (fpstate.wrapping_sub(size).wrapping_add(4) & !15).wrapping_sub(4);
+    let frame = ((fpstate - size + 4).align_down(16)) - 4;
     let end = fxsave_at.wrapping_add(FXSAVE_SIZE);
 
     let restorer = if req.action.flags & sa::RESTORER != 0 {
@@ -176,15 +177,15 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     put_u32(&mut buf, 0, restorer as u32);
     put_u32(&mut buf, 4, signo as u32);
     let sc_off = if rt {
-        put_u32(&mut buf, 8, (frame + RT_INFO) as u32);
-        put_u32(&mut buf, 12, (frame + RT_UC) as u32);
+        put_u32(&mut buf, 8, (frame + RT_INFO).get() as u32);
+        put_u32(&mut buf, 12, (frame + RT_UC).get() as u32);
         buf[RT_RETCODE as usize..].copy_from_slice(&RETCODE_RT);
         RT_UC + UC_MCONTEXT
     } else {
         buf[OLD_RETCODE as usize..].copy_from_slice(&RETCODE_OLD);
         OLD_SC
     };
-    fill_sigcontext(cpu, &mut buf, sc_off, req, fpstate);
+    fill_sigcontext(cpu, &mut buf, sc_off, req, fpstate.get());
     let fp = fpu_save(cpu);
 
     // The mask: its first word in `sc.oldmask`, the second in `extramask` (old), all of it
@@ -196,13 +197,13 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let t = cpu.get_data_mut();
     let mm = &mut t.mm;
-    mm.check_writable(frame, end.wrapping_sub(frame))?;
+    mm.check_writable(frame, end.wrapping_sub(frame.get()))?;
     mm.write_bytes(fpstate, &fp)?;
     mm.write_bytes(frame, &buf)?;
     if rt {
         arch.write_sigset(mm, frame + RT_UC + UC_SIGMASK, req.old_mask)?;
         write_siginfo(mm, arch, frame + RT_INFO, &req.info)?;
-        write_uc_stack(mm, arch, frame + RT_UC + UC_STACK, &req.altstack, frame)?;
+        write_uc_stack(mm, arch, frame + RT_UC + UC_STACK, &req.altstack, frame.get())?;
     }
 
     for r in [R::DS, R::ES] {
@@ -211,12 +212,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         }
     }
     let flags = reg(cpu, R::EFLAGS) & !HANDLER_CLEARS;
-    let (edx, ecx) = if rt { (frame + RT_INFO, frame + RT_UC) } else { (0, 0) };
+    let (edx, ecx) = if rt { (frame + RT_INFO, frame + RT_UC) } else { (GuestAddr::NULL, GuestAddr::NULL) };
     fpu_init(cpu);
     let _ = cpu.reg_write(R::EAX, signo);
-    let _ = cpu.reg_write(R::EDX, edx);
-    let _ = cpu.reg_write(R::ECX, ecx);
-    let _ = cpu.reg_write(R::ESP, frame);
+    let _ = cpu.reg_write(R::EDX, edx.get());
+    let _ = cpu.reg_write(R::ECX, ecx.get());
+    let _ = cpu.reg_write(R::ESP, frame.get());
     let _ = cpu.reg_write(R::EFLAGS, flags);
     let _ = cpu.reg_write(R::EIP, req.action.handler & 0xffff_ffff);
     Ok(())
@@ -231,7 +232,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let arch = cpu.get_data().arch;
     let esp = reg(cpu, R::ESP);
-    let frame = esp.wrapping_sub(if rt { 4 } else { 8 });
+    let frame = GuestAddr::new(esp.wrapping_sub(if rt { 4 } else { 8 }));
     let sc_at = frame + if rt { RT_UC + UC_MCONTEXT } else { OLD_SC };
     let t = cpu.get_data_mut();
     let mm = &t.mm;
@@ -246,7 +247,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let fpstate = word(sc::FPSTATE);
     let fp = if fpstate != 0 {
         let mut b = vec![0u8; FPSTATE_SIZE as usize];
-        mm.read_bytes(fpstate, &mut b)?;
+        mm.read_bytes(GuestAddr::new(fpstate), &mut b)?;
         Some(b)
     } else {
         None

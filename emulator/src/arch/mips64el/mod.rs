@@ -263,16 +263,16 @@ impl GuestArch for Mips64el {
         cpu.reg_write(RegisterMIPS::CP0_STATUS, status::CU1 | status::FR | status::KX | status::SX | status::UX)?;
         delay_slot::locate_hflags(cpu);
         let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
-        tlb::wire_entries(cpu, (sp & !0xfff) - 0x2000, &bases)?;
+        tlb::wire_entries(cpu, sp.align_down(0x1000) - 0x2000, &bases)?;
         // ELF_PLAT_INIT (arch/mips/include/asm/elf.h) zeroes every GPR; v0 = 0 tells _start
         // there is no rtld_fini to register.
         for r in 1..32 {
             cpu.reg_write(GPR0 + r, 0)?;
         }
-        cpu.reg_write(RegisterMIPS::SP, sp)?;
-        cpu.reg_write(RegisterMIPS::PC, entry)?;
+        cpu.reg_write(RegisterMIPS::SP, sp.get())?;
+        cpu.reg_write(RegisterMIPS::PC, entry.get())?;
         // $25 (t9) holds the entry address in PIC code that computes gp from it.
-        cpu.reg_write(GPR0 + 25, entry)?;
+        cpu.reg_write(GPR0 + 25, entry.get())?;
         Ok(())
     }
 
@@ -292,7 +292,7 @@ impl GuestArch for Mips64el {
         let regs = cpu.context_init()?;
         let sp = cpu.reg_read(RegisterMIPS::SP)?;
         let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
-        let r = tlb::wire_entries(cpu, (sp.wrapping_sub(1)) & !0xfff, &bases);
+        let r = tlb::wire_entries(cpu, GuestAddr::new((sp.wrapping_sub(1)) & !0xfff), &bases);
         cpu.context_restore(&regs)?;
         r
     }

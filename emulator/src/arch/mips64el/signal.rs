@@ -27,10 +27,9 @@ use unicorn_engine::RegisterMIPS as R;
 
 use super::delay_slot;
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{
-    align_down, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
-};
+use crate::guest::sigframe::{restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE};
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 use crate::signal::FrameRequest;
 
 /// mips64el's signal frames, for its data row.
@@ -89,7 +88,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     if req.altstack.contains(sp) && !req.altstack.contains(sp.wrapping_sub(FRAME_SIZE)) {
         return Err(Errno::EFAULT);
     }
-    let frame = align_down(req.stack_top(sp.wrapping_sub(BELOW_SP)).wrapping_sub(FRAME_SIZE), 16);
+    let frame = GuestAddr::new(req.stack_top(sp.wrapping_sub(BELOW_SP)).wrapping_sub(FRAME_SIZE)).align_down(16);
     let fprs: [u64; 32] = read_regs(cpu, &ids(F0));
     let [hi, lo, mut pc, fcsr] = read_regs(cpu, &[R::HI as i32, R::LO as i32, R::PC as i32, R::FCSR as i32]);
     if delay_slot::leave_delay_slot(cpu) {
@@ -103,7 +102,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let uc = frame + UC;
     mm.write_u64(uc, 0)?;
     mm.write_u64(uc + 8, 0)?;
-    write_uc_stack(mm, arch, uc + UC_STACK, &req.altstack, frame)?;
+    write_uc_stack(mm, arch, uc + UC_STACK, &req.altstack, frame.get())?;
     let sc = uc + UC_MCONTEXT;
     mm.write_bytes(sc, &[0u8; SC_SIZE as usize])?;
     for i in 0..32 {
@@ -119,7 +118,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let signo = req.guest_signo;
     let h = req.action.handler;
-    let regs = [(4, signo), (5, frame + INFO), (6, uc), (25, h), (29, frame), (31, sigtramp)];
+    let regs = [(4, signo), (5, (frame + INFO).get()), (6, uc.get()), (25, h), (29, frame.get()), (31, sigtramp)];
     write_regs(cpu, &regs.map(|(r, _)| GPR0 + r), &regs.map(|(_, v)| v));
     let _ = cpu.reg_write(R::PC, h);
     Ok(())
@@ -130,7 +129,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// `sc_used_math` says they were saved) and the alternate stack; returns the saved mask.
 /// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV). n64 has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-    let frame = cpu.reg_read(R::SP).unwrap_or(0);
+    let frame = GuestAddr::new(cpu.reg_read(R::SP).unwrap_or(0));
     let uc = frame + UC;
     let sc = uc + UC_MCONTEXT;
     let mm = &cpu.get_data().mm;

@@ -15,7 +15,7 @@
 use unicorn_engine::RegisterMIPS;
 
 use crate::guest::Cpu;
-use crate::mm::Layout;
+use crate::mm::{GuestAddr, Layout};
 
 /// Bytes one TLB entry maps with PageMask 0x1FFFE000: an even/odd pair of 256 MiB pages.
 pub const ENTRY_SPAN: u64 = 512 << 20;
@@ -59,7 +59,7 @@ pub fn entry_bases(layout: &Layout, max: usize) -> Vec<u64> {
 
 /// Writes one wired entry per base in `bases` (index 0, 1, …) by running the stub at `scratch`,
 /// a mapped, 4 KiB-aligned guest page whose contents are restored afterwards.
-pub fn wire_entries(cpu: &mut Cpu<'_>, scratch: u64, bases: &[u64]) -> Result<(), unicorn_engine::uc_error> {
+pub fn wire_entries(cpu: &mut Cpu<'_>, scratch: GuestAddr, bases: &[u64]) -> Result<(), unicorn_engine::uc_error> {
     let code: Vec<u8> = STUB.iter().flat_map(|i| i.to_le_bytes()).collect();
     let mut saved = vec![0u8; code.len()];
     let mm = &mut cpu.get_data_mut().mm;
@@ -73,7 +73,7 @@ pub fn wire_entries(cpu: &mut Cpu<'_>, scratch: u64, bases: &[u64]) -> Result<()
         for (r, v) in regs {
             cpu.reg_write(gpr + r, v)?;
         }
-        result = cpu.emu_start(scratch, scratch + code.len() as u64, 0, 0);
+        result = cpu.emu_start(scratch.get(), (scratch + code.len() as u64).get(), 0, 0);
         if result.is_err() {
             break;
         }
@@ -81,7 +81,7 @@ pub fn wire_entries(cpu: &mut Cpu<'_>, scratch: u64, bases: &[u64]) -> Result<()
     let _ = cpu.get_data_mut().mm.poke_bytes(scratch, &saved);
     // Still permissive: the removal fetches through the TLB, and the page need not be
     // executable (see `task::apply_invalidate`).
-    let _ = cpu.ctl_remove_cache(scratch, scratch + code.len() as u64);
+    let _ = cpu.ctl_remove_cache(scratch.get(), (scratch + code.len() as u64).get());
     cpu.get_data_mut().mm.permissive = false;
     let _ = cpu.ctl_flush_tlb();
     result

@@ -140,7 +140,7 @@ impl GuestArch for Riscv64 {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         add_trap_hook(cpu, Riscv64, excp::U_ECALL, entries, |cpu, intno| {
             let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
-            if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, pc.wrapping_sub(4)) {
+            if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, GuestAddr::new(pc.wrapping_sub(4))) {
                 return true;
             }
             // Point the PC back at the faulting instruction (see the module doc).
@@ -152,8 +152,8 @@ impl GuestArch for Riscv64 {
             let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
             let mm = &cpu.get_data().mm;
             let mut half = [0u8; 2];
-            let is_ebreak = mm.read_bytes(pc, &mut half).is_ok()
-                && (u16::from_le_bytes(half) == C_EBREAK || mm.read_u32(pc).is_ok_and(|i| i == EBREAK));
+            let is_ebreak = mm.read_bytes(GuestAddr::new(pc), &mut half).is_ok()
+                && (u16::from_le_bytes(half) == C_EBREAK || mm.read_u32(GuestAddr::new(pc)).is_ok_and(|i| i == EBREAK));
             if !is_ebreak {
                 return false;
             }
@@ -173,8 +173,8 @@ impl GuestArch for Riscv64 {
         cpu.reg_write(RegisterRISCV::FCSR, 0)?;
         // U-mode (unicorn's PRIV encoding: 0 = U, 1 = S, 3 = M).
         cpu.reg_write(RegisterRISCV::PRIV, 0)?;
-        cpu.reg_write(RegisterRISCV::SP, sp)?;
-        cpu.reg_write(RegisterRISCV::PC, entry)?;
+        cpu.reg_write(RegisterRISCV::SP, sp.get())?;
+        cpu.reg_write(RegisterRISCV::PC, entry.get())?;
         // a0 = 0: no function for the program to register with atexit
         // (arch/riscv/include/asm/elf.h `ELF_PLAT_INIT`).
         cpu.reg_write(RegisterRISCV::A0, 0)?;

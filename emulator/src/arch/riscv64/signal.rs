@@ -23,10 +23,10 @@ use unicorn_engine::RegisterRISCV as R;
 
 use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
 use crate::guest::sigframe::{
-    align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
-    SIGINFO_SIZE,
+    get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames, SIGINFO_SIZE,
 };
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 use crate::signal::FrameRequest;
 
 /// Bytes of `struct rt_sigframe`: siginfo and ucontext.
@@ -76,7 +76,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         return Err(Errno::EFAULT);
     }
     let top = req.stack_top(sp);
-    let frame = align_down(top.wrapping_sub(FRAME_SIZE), 16);
+    let frame = GuestAddr::new(top.wrapping_sub(FRAME_SIZE)).align_down(16);
 
     let mut buf = vec![0u8; FRAME_SIZE as usize];
     put_u64(&mut buf, SC_REGS, reg(cpu, R::PC));
@@ -91,9 +91,9 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     write_generic_rt(cpu, req, (frame, FRAME_SIZE), &buf, sp)?;
 
     let _ = cpu.reg_write(R::A0, req.guest_signo);
-    let _ = cpu.reg_write(R::A1, frame);
-    let _ = cpu.reg_write(R::A2, frame + UC);
-    let _ = cpu.reg_write(R::SP, frame);
+    let _ = cpu.reg_write(R::A1, frame.get());
+    let _ = cpu.reg_write(R::A2, (frame + UC).get());
+    let _ = cpu.reg_write(R::SP, frame.get());
     let _ = cpu.reg_write(R::RA, tramp);
     let _ = cpu.reg_write(R::PC, req.action.handler);
     Ok(())
@@ -103,7 +103,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// alternate stack, and returns the saved mask. Errors: `EFAULT` (unreadable frame). riscv64
 /// has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-    let frame = reg(cpu, R::SP);
+    let frame = GuestAddr::new(reg(cpu, R::SP));
     let mut buf = vec![0u8; FRAME_SIZE as usize];
     cpu.get_data().mm.read_bytes(frame, &mut buf)?;
     let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;

@@ -9,6 +9,7 @@
 use unicorn_engine::RegisterRISCV;
 
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 
 /// Ticks per second of the emulated `time` CSR.
 pub const TIMEBASE_HZ: u64 = 10_000_000;
@@ -19,7 +20,7 @@ const RD_MASK: u32 = 0x1f << 7;
 
 /// Completes a trapped `rdtime` whose encoding starts at `insn_pc`; the engine's PC is already
 /// past it. `false` if the instruction is something else.
-pub fn emulate_rdtime(cpu: &mut Cpu<'_>, insn_pc: u64) -> bool {
+pub fn emulate_rdtime(cpu: &mut Cpu<'_>, insn_pc: GuestAddr) -> bool {
     let Ok(insn) = cpu.get_data().mm.read_u32(insn_pc) else { return false };
     if insn & !RD_MASK != RDTIME {
         return false;

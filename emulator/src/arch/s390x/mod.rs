@@ -143,7 +143,7 @@ impl GuestArch for S390x {
         cpu.add_intr_hook(move |cpu, intno| {
             let pc = cpu.reg_read(RegisterS390X::PC).unwrap_or(0);
             match intno {
-                excp::SVC => match traps::decode_svc(cpu, pc) {
+                excp::SVC => match traps::decode_svc(cpu, GuestAddr::new(pc)) {
                     Some((imm, ilen)) => {
                         let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
                         // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
@@ -158,7 +158,7 @@ impl GuestArch for S390x {
                     None => (entries.exception)(cpu, pgm::OPERATION),
                 },
                 excp::PGM => {
-                    let code = traps::program_check_code(cpu, pc);
+                    let code = traps::program_check_code(cpu, GuestAddr::new(pc));
                     (entries.exception)(cpu, code);
                 }
                 // External, I/O and machine-check interrupts are never enabled (see init_regs).
@@ -183,8 +183,8 @@ impl GuestArch for S390x {
         cpu.reg_write(RegisterS390X::FPC, 0)?;
         // arch/s390/include/asm/processor.h `start_thread`: PSW, then r15 = stack pointer.
         cpu.reg_write(RegisterS390X::PSWM, psw::DAT | psw::PSTATE | psw::EA | psw::BA)?;
-        cpu.reg_write(RegisterS390X::PC, entry)?;
-        cpu.reg_write(RegisterS390X::R15, sp)?;
+        cpu.reg_write(RegisterS390X::PC, entry.get())?;
+        cpu.reg_write(RegisterS390X::R15, sp.get())?;
         // r14 = 0: no function for the program to register with atexit
         // (arch/s390/include/asm/elf.h `ELF_PLAT_INIT`).
         cpu.reg_write(RegisterS390X::R14, 0)?;

@@ -45,8 +45,8 @@ use unicorn_engine::RegisterS390X as R;
 use crate::guest::Cpu;
 
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{align_down, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGTRAMP_OLD};
-use crate::mm::AddressSpace;
+use crate::guest::sigframe::{read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGTRAMP_OLD};
+use crate::mm::{AddressSpace, GuestAddr};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// s390x's signal frames, for its data row.
@@ -162,7 +162,7 @@ impl SigRegs {
     }
 
     /// Writes `_sigregs` at `sregs` and `_sigregs_ext` at `ext`.
-    fn store(&self, mm: &mut AddressSpace, sregs: u64, ext: u64) -> Result<(), Errno> {
+    fn store(&self, mm: &mut AddressSpace, sregs: GuestAddr, ext: GuestAddr) -> Result<(), Errno> {
         mm.write_u64(sregs, self.psw_mask)?;
         mm.write_u64(sregs + 8, self.psw_addr)?;
         for (i, g) in self.gprs.iter().enumerate() {
@@ -183,7 +183,7 @@ impl SigRegs {
     }
 
     /// Reads `_sigregs` at `sregs` and `_sigregs_ext` at `ext`.
-    fn load(mm: &AddressSpace, sregs: u64, ext: u64) -> Result<SigRegs, Errno> {
+    fn load(mm: &AddressSpace, sregs: GuestAddr, ext: GuestAddr) -> Result<SigRegs, Errno> {
         let mut r = SigRegs {
             psw_mask: mm.read_u64(sregs)?,
             psw_addr: mm.read_u64(sregs + 8)?,
@@ -306,8 +306,8 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let rt = req.action.flags & sa::SIGINFO != 0;
     let size = if rt { RT_SIZE } else { SF_SIZE };
     let sp = cpu.reg_read(R::R15).unwrap_or(0);
-    let frame = align_down(req.stack_top(sp).wrapping_sub(size), 8);
-    if req.altstack.contains(sp) && !req.altstack.contains(frame) {
+    let frame = GuestAddr::new(req.stack_top(sp).wrapping_sub(size)).align_down(8);
+    if req.altstack.contains(sp) && !req.altstack.contains(frame.get()) {
         return Err(Errno::EFAULT);
     }
     let restorer = if req.action.flags & sa::RESTORER != 0 {
@@ -320,7 +320,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let mut regs = SigRegs::from_cpu(cpu);
     if completes_before_signal(&req.info, regs.psw_addr) {
         // The trap hook left the PSW on the instruction; Linux saves it past it.
-        regs.psw_addr += super::traps::insn_len(cpu, regs.psw_addr).unwrap_or(2);
+        regs.psw_addr += super::traps::insn_len(cpu, GuestAddr::new(regs.psw_addr)).unwrap_or(2);
     }
     let signo = req.guest_signo;
 
@@ -337,22 +337,22 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         write_siginfo(mm, arch, frame + RT_INFO, &req.info)?;
         mm.write_u64(uc, UC_VXRS)?;
         mm.write_u64(uc + 8, 0)?;
-        write_uc_stack(mm, arch, uc + UC_STACK, &req.altstack, frame)?;
+        write_uc_stack(mm, arch, uc + UC_STACK, &req.altstack, frame.get())?;
         mm.write_bytes(uc + UC_SIGMASK, &[0u8; 128])?;
         arch.write_sigset(mm, uc + UC_SIGMASK, req.old_mask)?;
         regs.store(mm, uc + UC_MCONTEXT, uc + UC_MCONTEXT_EXT)?;
         // r5 = the breaking-event address, which the engine does not record.
-        args.extend([frame + RT_INFO, uc, 0]);
+        args.extend([(frame + RT_INFO).get(), uc.get(), 0]);
     } else {
         arch.write_sigset(mm, frame + SF_OLDMASK, req.old_mask)?;
-        mm.write_u64(frame + SF_SREGS_PTR, frame + SF_SREGS)?;
+        mm.write_u64(frame + SF_SREGS_PTR, (frame + SF_SREGS).get())?;
         regs.store(mm, frame + SF_SREGS, frame + SF_SREGS_EXT)?;
         // The kernel means to store the signal number here, for backtraces.
         mm.write_u32(frame + SF_SIGNO, signo as u32)?;
         mm.write_u32(frame + SF_SIGNO + 4, 0)?;
         mm.write_u64(frame + SF_SIZE - 8, 0)?;
         mm.write_u16(frame + SF_SIZE - 2, SVC | NR_SIGRETURN)?;
-        args.push(frame + SF_OLDMASK);
+        args.push((frame + SF_OLDMASK).get());
         if let Some((code, parm)) = program_check(&req.info) {
             args.extend([code, parm, 0]);
         }
@@ -363,7 +363,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
     // Default addressing mode and primary space for the handler.
     let mask = (cpu.reg_read(R::PSWM).unwrap_or(0) & !psw::ASC) | psw::EA | psw::BA;
-    write_regs(cpu, &[R::R14 as i32, R::R15 as i32, R::PSWM as i32], &[restorer, frame, mask]);
+    write_regs(cpu, &[R::R14 as i32, R::R15 as i32, R::PSWM as i32], &[restorer, frame.get(), mask]);
     let _ = cpu.reg_write(R::PC, req.action.handler);
     Ok(())
 }
@@ -374,7 +374,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// register value the kernel refuses); both kill the guest with SIGSEGV.
 pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let arch = cpu.get_data().arch;
-    let frame = cpu.reg_read(R::R15).unwrap_or(0);
+    let frame = GuestAddr::new(cpu.reg_read(R::R15).unwrap_or(0));
     let t = cpu.get_data_mut();
     let (mask, regs) = if rt {
         let uc = frame + RT_UC;

@@ -19,7 +19,7 @@
 use unicorn_engine::RegisterS390X;
 
 use crate::guest::Cpu;
-use crate::mm::Prot;
+use crate::mm::{GuestAddr, Prot};
 
 /// Program-interruption codes (Principles of Operation; QEMU target/s390x/cpu.h `PGM_*`).
 pub mod pgm {
@@ -50,7 +50,7 @@ pub mod pgm {
 }
 
 /// Copies `buf.len()` instruction bytes at `addr` (which must be guest-executable).
-fn fetch(cpu: &Cpu<'_>, addr: u64, buf: &mut [u8]) -> Option<()> {
+fn fetch(cpu: &Cpu<'_>, addr: GuestAddr, buf: &mut [u8]) -> Option<()> {
     let p = cpu.get_data().mm.host_range(addr, buf.len() as u64, Prot::EXEC).ok()?;
     // SAFETY: `host_range` checked the whole range is mapped.
     unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
@@ -64,7 +64,7 @@ fn gpr(cpu: &Cpu<'_>, r: u8) -> u64 {
 /// The `svc` at `pc`: its 8-bit number and the length of the instruction that ran it (2 for
 /// `svc` itself, 4 for `EX`, 6 for `EXRL`). `None` if the bytes cannot be read or are not an
 /// `svc`.
-pub fn decode_svc(cpu: &Cpu<'_>, pc: u64) -> Option<(u8, u64)> {
+pub fn decode_svc(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<(u8, u64)> {
     let mut b = [0u8; 6];
     fetch(cpu, pc, &mut b[..2])?;
     let (target, r1, ilen) = match b[0] {
@@ -76,13 +76,13 @@ pub fn decode_svc(cpu: &Cpu<'_>, pc: u64) -> Option<(u8, u64)> {
             let d2 = u64::from(u16::from_be_bytes([b[2] & 0xf, b[3]]));
             let base = if b2 != 0 { gpr(cpu, b2) } else { 0 };
             let index = if x2 != 0 { gpr(cpu, x2) } else { 0 };
-            (base.wrapping_add(index).wrapping_add(d2), b[1] >> 4, 4)
+            (GuestAddr::new(base.wrapping_add(index).wrapping_add(d2)), b[1] >> 4, 4)
         }
         // EXRL R1,RI2: RIL format, target at PC + 2 * I2.
         0xc6 if b[1] & 0xf == 0 => {
             fetch(cpu, pc, &mut b)?;
             let i2 = i64::from(i32::from_be_bytes([b[2], b[3], b[4], b[5]]));
-            (pc.wrapping_add((i2 * 2) as u64), b[1] >> 4, 6)
+            (pc + (i2 * 2) as u64, b[1] >> 4, 6)
         }
         _ => return None,
     };
@@ -119,7 +119,7 @@ fn len_from_opcode(op: u8) -> usize {
 
 /// The length in bytes of the instruction at `pc`, the instruction-length code a program
 /// check stores; `None` if it cannot be read.
-pub fn insn_len(cpu: &Cpu<'_>, pc: u64) -> Option<u64> {
+pub fn insn_len(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<u64> {
     let mut b = [0u8; 1];
     fetch(cpu, pc, &mut b)?;
     Some(len_from_opcode(b[0]) as u64)
@@ -127,7 +127,7 @@ pub fn insn_len(cpu: &Cpu<'_>, pc: u64) -> Option<u64> {
 
 /// The program-interruption code of the program check whose instruction is at `pc` (see the
 /// module doc for how much of it can be known).
-pub fn program_check_code(cpu: &Cpu<'_>, pc: u64) -> u32 {
+pub fn program_check_code(cpu: &Cpu<'_>, pc: GuestAddr) -> u32 {
     let fpc = cpu.reg_read(RegisterS390X::FPC).unwrap_or(0);
     if (fpc >> 8) & 0xff != 0 {
         return pgm::DATA;

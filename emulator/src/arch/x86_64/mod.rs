@@ -126,8 +126,8 @@ impl GuestArch for X86_64 {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::RSP, sp)?;
-        cpu.reg_write(RegisterX86::RIP, entry)?;
+        cpu.reg_write(RegisterX86::RSP, sp.get())?;
+        cpu.reg_write(RegisterX86::RIP, entry.get())?;
         // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
         cpu.reg_write(RegisterX86::RDX, 0)?;
         cpu.reg_write(RegisterX86::RFLAGS, 0x202)?;

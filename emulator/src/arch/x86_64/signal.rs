@@ -17,8 +17,9 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
-use crate::guest::sigframe::{align_down, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
+use crate::guest::sigframe::{reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
 use crate::guest::Cpu;
+use crate::mm::GuestAddr;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
@@ -74,8 +75,8 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
     let rsp = reg(cpu, R::RSP);
     let top = req.stack_top(rsp.wrapping_sub(RED_ZONE));
-    let fpstate = align_down(top.wrapping_sub(FXSAVE_SIZE), 64);
-    let frame = align_down(fpstate.wrapping_sub(FRAME_SIZE), 16).wrapping_sub(8);
+    let fpstate = GuestAddr::new(top.wrapping_sub(FXSAVE_SIZE)).align_down(64);
+    let frame = (fpstate - FRAME_SIZE).align_down(16) - 8;
 
     let gregs: Vec<u64> = GREGS.iter().map(|&r| reg(cpu, r)).collect();
     let fx = fxsave(cpu);
@@ -90,7 +91,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     mm.write_u64(frame, req.action.restorer)?;
     mm.write_u64(frame + 8, UC_FLAGS)?;
     mm.write_u64(frame + 16, 0)?;
-    write_uc_stack(mm, arch, frame + 24, &req.altstack, frame)?;
+    write_uc_stack(mm, arch, frame + 24, &req.altstack, frame.get())?;
     for (i, v) in gregs.iter().enumerate() {
         mm.write_u64(frame + MCONTEXT + 8 * i as u64, *v)?;
     }
@@ -100,7 +101,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     mm.write_u64(frame + MCONTEXT + 20 * 8, trapno)?;
     mm.write_u64(frame + MCONTEXT + 21 * 8, req.old_mask)?; // oldmask
     mm.write_u64(frame + MCONTEXT + 22 * 8, cr2)?;
-    mm.write_u64(frame + MCONTEXT + 23 * 8, fpstate)?;
+    mm.write_u64(frame + MCONTEXT + 23 * 8, fpstate.get())?;
     for i in 24..32 {
         mm.write_u64(frame + MCONTEXT + i * 8, 0)?;
     }
@@ -110,10 +111,10 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let flags = reg(cpu, R::RFLAGS) & !(0x400 | 0x100 | 0x10000);
     let signo = req.guest_signo;
     let _ = cpu.reg_write(R::RDI, signo);
-    let _ = cpu.reg_write(R::RSI, frame + SIGINFO);
-    let _ = cpu.reg_write(R::RDX, frame + 8);
+    let _ = cpu.reg_write(R::RSI, (frame + SIGINFO).get());
+    let _ = cpu.reg_write(R::RDX, (frame + 8).get());
     let _ = cpu.reg_write(R::RAX, 0);
-    let _ = cpu.reg_write(R::RSP, frame);
+    let _ = cpu.reg_write(R::RSP, frame.get());
     let _ = cpu.reg_write(R::RFLAGS, flags);
     let _ = cpu.reg_write(R::RIP, req.action.handler);
     Ok(())
@@ -122,7 +123,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// `rt_sigreturn`: the handler's `ret` popped `pretcode`, so the frame is at `rsp - 8`. x86_64
 /// has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-    let frame = reg(cpu, R::RSP).wrapping_sub(8);
+    let frame = GuestAddr::new(reg(cpu, R::RSP).wrapping_sub(8));
     let mm = &cpu.get_data().mm;
     let mut gregs = [0u64; 18];
     for (i, v) in gregs.iter_mut().enumerate() {
@@ -131,7 +132,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let fpstate = mm.read_u64(frame + MCONTEXT + 23 * 8)?;
     let fx = if fpstate != 0 {
         let mut b = [0u8; FXSAVE_SIZE as usize];
-        mm.read_bytes(fpstate, &mut b)?;
+        mm.read_bytes(GuestAddr::new(fpstate), &mut b)?;
         Some(b)
     } else {
         None

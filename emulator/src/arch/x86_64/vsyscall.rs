@@ -10,7 +10,7 @@
 //! for a misaligned vsyscall ([`exception_in_page`]). Shown as `[vsyscall]` (`--xp`) in
 //! `/proc/self/maps`.
 
-use crate::mm::{AddressSpace, Prot, VmaName, PAGE_SIZE};
+use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName, PAGE_SIZE};
 
 /// Guest address of the page (`VSYSCALL_ADDR`, arch/x86/include/uapi/asm/vsyscall.h).
 pub const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
@@ -35,7 +35,7 @@ pub fn map(mm: &mut AddressSpace) -> Result<(), syscalls::Errno> {
     for (off, nr) in ENTRIES {
         page[off..off + 8].copy_from_slice(&stub(nr));
     }
-    mm.poke_bytes(VSYSCALL_ADDR, &page)
+    mm.poke_bytes(GuestAddr::new(VSYSCALL_ADDR), &page)
 }
 
 /// `true` if a CPU exception reported at `pc` (after the instruction, for `int3`) was raised

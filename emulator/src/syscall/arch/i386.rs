@@ -57,12 +57,12 @@ fn arch_prctl(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `set_thread_area(struct user_desc *u_info)`.
 fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gdt::set_thread_area(cpu, a.raw(0), true)
+    gdt::set_thread_area(cpu, a.ptr(0), true)
 }
 
 /// `get_thread_area(struct user_desc *u_info)`.
 fn get_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    gdt::get_thread_area(cpu, a.raw(0))
+    gdt::get_thread_area(cpu, a.ptr(0))
 }
 
 /// `old_select(struct sel_arg_struct *arg)` (the i386 `select`, number 82; fs/select.c
@@ -72,7 +72,7 @@ fn old_select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut w = [0u64; 6];
     let mm = &cpu.get_data().mm;
     for (i, slot) in w.iter_mut().enumerate().take(5) {
-        *slot = u64::from(mm.read_u32(a.raw(0) + 4 * i as u64)?);
+        *slot = u64::from(mm.read_u32(a.ptr(0) + 4 * i as u64)?);
     }
     io::select(cpu, &a.with(w))
 }
@@ -200,7 +200,7 @@ fn getgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let bytes: Vec<u8> = groups[..n].iter().flat_map(|&g| high2low(g).to_le_bytes()).collect();
-    cpu.get_data_mut().mm.write_bytes(a.raw(1), &bytes)?;
+    cpu.get_data_mut().mm.write_bytes(a.ptr(1), &bytes)?;
     Ok(n as u64)
 }
 
@@ -211,7 +211,7 @@ fn setgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if size > NGROUPS_MAX {
         return Err(Errno::EINVAL);
     }
-    let raw = cpu.get_data().mm.read_vec(a.raw(1), size * 2)?;
+    let raw = cpu.get_data().mm.read_vec(a.ptr(1), size * 2)?;
     let groups: Vec<libc::gid_t> =
         raw.chunks_exact(2).map(|c| low2high(u64::from(u16::from_le_bytes([c[0], c[1]])))).collect();
     // SAFETY: `groups` holds `size` gid_t values.

@@ -60,13 +60,13 @@ fn statfs_either(cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> SysResult {
     // SAFETY: plain C struct of integers.
     let mut st: libc::statfs = unsafe { std::mem::zeroed() };
     if sys == Sys::statfs {
-        let path = host_path(cpu.get_data(), a.raw(0))?;
+        let path = host_path(cpu.get_data(), a.ptr(0))?;
         // SAFETY: NUL-terminated path; a local statfs.
         host_ret(unsafe { libc::syscall(libc::SYS_statfs, path.as_ptr(), &mut st) })?;
     } else {
         // SAFETY: a local statfs.
         host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, a.int(0), &mut st) })?;
     }
-    cpu.get_data_mut().mm.write_struct(a.raw(1), &Statfs::from_host(&st))?;
+    cpu.get_data_mut().mm.write_struct(a.ptr(1), &Statfs::from_host(&st))?;
     Ok(0)
 }

@@ -13,6 +13,7 @@ use crate::abi::nr::Sys;
 use crate::arch::s390x::abi::{HostStatfs, MmapArgStruct, Statfs};
 use crate::guest::SysResult;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 use crate::syscall::path::host_path;
 use crate::syscall::strace::ArgFmt::*;
 use crate::syscall::strace::RetFmt::{Hex as RHex, Int as RInt};
@@ -45,7 +46,7 @@ fn s390_ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// the six longs at `args` and maps as `mmap(2)` does. Errors: `EFAULT` if the block is not
 /// readable, then those of `mmap(2)`.
 fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.raw(0))?;
+    let m: MmapArgStruct = cpu.get_data().mm.read_struct(a.ptr(0))?;
     let args = a.with([m.addr.get(), m.len.get(), m.prot.get(), m.flags.get(), m.fd.get(), m.offset.get()]);
     crate::syscall::mm::mmap(cpu, &args)
 }
@@ -53,7 +54,7 @@ fn old_mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `statfs(const char *path, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    statfs_to(cpu, a.raw(0), a.raw(1))
+    statfs_to(cpu, a.ptr(0), a.ptr(1))
 }
 
 /// `statfs64(const char *path, size_t sz, struct statfs64 *buf)`: `struct statfs64` has the
@@ -61,13 +62,13 @@ fn statfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// then those of [`statfs`].
 fn statfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_statfs64_size(a.raw(1))?;
-    statfs_to(cpu, a.raw(0), a.raw(2))
+    statfs_to(cpu, a.ptr(0), a.ptr(2))
 }
 
 /// `fstatfs64(int fd, size_t sz, struct statfs64 *buf)`, as [`statfs64`].
 fn fstatfs64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_statfs64_size(a.raw(1))?;
-    fstatfs_to(cpu, a.raw(0), a.raw(2))
+    fstatfs_to(cpu, a.raw(0), a.ptr(2))
 }
 
 fn check_statfs64_size(sz: u64) -> Result<(), Errno> {
@@ -78,7 +79,7 @@ fn check_statfs64_size(sz: u64) -> Result<(), Errno> {
     }
 }
 
-fn statfs_to(cpu: &mut Cpu<'_>, path: u64, buf: u64) -> SysResult {
+fn statfs_to(cpu: &mut Cpu<'_>, path: GuestAddr, buf: GuestAddr) -> SysResult {
     let path = host_path(cpu.get_data(), path)?;
     let mut st = HostStatfs::default();
     // SAFETY: NUL-terminated path and a local out struct of the kernel's size.
@@ -90,10 +91,10 @@ fn statfs_to(cpu: &mut Cpu<'_>, path: u64, buf: u64) -> SysResult {
 /// `fstatfs(int fd, struct statfs *buf)` (statfs(2)) with s390's `struct statfs`.
 /// Errors: `EFAULT`, and those of the host call.
 fn fstatfs(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    fstatfs_to(cpu, a.raw(0), a.raw(1))
+    fstatfs_to(cpu, a.raw(0), a.ptr(1))
 }
 
-fn fstatfs_to(cpu: &mut Cpu<'_>, fd: u64, buf: u64) -> SysResult {
+fn fstatfs_to(cpu: &mut Cpu<'_>, fd: u64, buf: GuestAddr) -> SysResult {
     let mut st = HostStatfs::default();
     // SAFETY: integer fd and a local out struct of the kernel's size.
     host_ret(unsafe { libc::syscall(libc::SYS_fstatfs, as_int(fd), &mut st) })?;

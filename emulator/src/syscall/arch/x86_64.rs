@@ -7,6 +7,7 @@ use crate::abi::nr::Sys;
 use crate::arch::x86_64::abi::arch_prctl::*;
 use crate::guest::SysResult;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 use crate::syscall::strace::ArgFmt::*;
 use crate::syscall::strace::RetFmt::Int as RInt;
 use crate::syscall::table::d;
@@ -31,7 +32,7 @@ fn arch_prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         }
         _ => {
             let v = cpu.reg_read(reg).map_err(|_| Errno::EINVAL)?;
-            cpu.get_data_mut().mm.write_u64(addr, v)?;
+            cpu.get_data_mut().mm.write_u64(GuestAddr::new(addr), v)?;
         }
     }
     Ok(0)
