@@ -108,6 +108,9 @@ pub struct ArchInfo {
     pub statfs64_len: fn(u64) -> Option<u64>,
     /// The arch's `struct statfs` (asm-generic by default).
     pub statfs_shape: &'static Shape,
+    /// The host's `POSIX_FADV_*` advice for the guest's (include/uapi/linux/fadvise.h: s390x
+    /// numbers `DONTNEED` and `NOREUSE` 6 and 7, the others 4 and 5).
+    pub fadvise_to_host: fn(i32) -> i32,
     /// The arch's `struct ipc64_perm` (asm-generic's by default; see `abi::shapes`).
     pub ipc_perm: &'static Shape,
     /// The arch's `struct semid64_ds` after its perm (asm-generic's by default).
@@ -253,6 +256,7 @@ impl ArchInfo {
         regpairs_aligned: false,
         statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),
         statfs_shape: crate::abi::shapes::STATFS,
+        fadvise_to_host: |advice| advice,
         ipc_perm: crate::abi::shapes::IPC64_PERM,
         semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL,
         shmlba: (crate::mm::PAGE_SIZE, false),

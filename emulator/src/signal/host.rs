@@ -213,11 +213,19 @@ pub fn set_disposition_with(sig: Signal, handler: u64, kernel_flags: i32) {
         return;
     }
     let guest_handler = !matches!(handler, SIG_DFL | SIG_IGN);
-    if !guest_handler && HOST_OWN.contains(&sig) {
-        // endgate's own faults keep the default action (SIG_IGN of a fault signal would hide
-        // endgate's crashes; the guest's SIG_IGN is honoured when endgate delivers).
-        raw_sigaction(sig.0, libc::SIG_DFL, 0);
-        return;
+    if HOST_OWN.contains(&sig) {
+        if handler == SIG_DFL {
+            // endgate's own faults keep the default action.
+            raw_sigaction(sig.0, libc::SIG_DFL, 0);
+            return;
+        }
+        if handler == SIG_IGN {
+            // A host SIG_IGN would hide endgate's own crashes, and SIG_DFL would let a
+            // `kill(getpid(), SIGSEGV)` the guest ignores end it: the handler tells the two
+            // apart by `si_code` and records only the sent one, which delivery then drops.
+            raw_sigaction(sig.0, host_handler as *const () as usize, libc::SA_SIGINFO | kernel_flags);
+            return;
+        }
     }
     let (h, flags) = match handler {
         SIG_IGN => (libc::SIG_IGN, 0),

@@ -389,7 +389,10 @@ impl SigInfo {
                 stime: i64_at(40),
             },
             4 | 5 | 7 | 8 | 11 if code > 0 => SigFields::Fault { addr: i64_at(16) as u64 },
+            // SIGIO, or the signal `fcntl(F_SETSIG)` chose (fs/fcntl.c `send_sigio_to_task`:
+            // `si_code` is the POLL_* reason, 1 to 6); 31 is SIGSYS (`SYS_SECCOMP` is 1).
             29 if code > 0 => SigFields::Poll { band: i64_at(16), fd: i32_at(24) },
+            s if (1..=6).contains(&code) && s != 31 => SigFields::Poll { band: i64_at(16), fd: i32_at(24) },
             _ if code == SI_QUEUE || code == -3 => {
                 SigFields::Rt { pid: i32_at(16), uid: i32_at(20) as u32, value: i64_at(24) as u64 }
             }

@@ -468,9 +468,10 @@ pub fn fallocate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `fadvise64(int fd, off_t offset, off_t len, int advice)` (posix_fadvise(2)).
-pub fn fadvise64(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn fadvise64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let advice = (cpu.get_data().arch.info().fadvise_to_host)(a.int(3));
     // SAFETY: integer arguments. posix_fadvise returns the error number itself.
-    let r = unsafe { libc::posix_fadvise(a.int(0), a.raw(1) as i64, a.raw(2) as i64, a.int(3)) };
+    let r = unsafe { libc::posix_fadvise(a.int(0), a.raw(1) as i64, a.raw(2) as i64, advice) };
     if r == 0 {
         Ok(0)
     } else {

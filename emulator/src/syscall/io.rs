@@ -271,6 +271,8 @@ mod cmd {
     pub const F_GETOWN: i32 = 9;
     pub const F_SETSIG: i32 = 10;
     pub const F_GETSIG: i32 = 11;
+    pub const F_SETOWN_EX: i32 = 15;
+    pub const F_GETOWN_EX: i32 = 16;
     pub const F_OFD_GETLK: i32 = 36;
     pub const F_OFD_SETLK: i32 = 37;
     pub const F_OFD_SETLKW: i32 = 38;
@@ -332,8 +334,36 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             t.mm.write_shape(GuestAddr::new(arg), flock, &fl)?;
             Ok(r)
         }
-        F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETSIG | F_GETSIG | F_SETLEASE
-        | F_GETLEASE | F_NOTIFY | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
+        F_SETSIG => {
+            // The signal is a number in the guest's numbering (0: SIGIO).
+            let sig = if arg == 0 { 0 } else { (t.arch.info().signal_to_host)(arg).ok_or(Errno::EINVAL)?.0 };
+            // SAFETY: integer command and argument.
+            host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETSIG, sig as libc::c_ulong) }))
+        }
+        F_GETSIG => {
+            // SAFETY: integer command.
+            let sig = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETSIG) }))?;
+            Ok(if sig == 0 { 0 } else { (t.arch.info().signal_from_host)(crate::signal::Signal(sig as u32)) })
+        }
+        F_GETOWN_EX | F_SETOWN_EX => {
+            // struct f_owner_ex { int type; __kernel_pid_t pid; } (include/uapi/asm-generic/fcntl.h).
+            let p = GuestAddr::new(arg);
+            let mut ox = [0i32; 2];
+            if c == F_SETOWN_EX {
+                ox = [t.mm.read_u32(p)? as i32, t.mm.read_u32(p + 4)? as i32];
+            } else {
+                t.mm.check_writable(p, 8)?;
+            }
+            // SAFETY: a local struct f_owner_ex.
+            host_ret(i64::from(unsafe { libc::fcntl(fd, c, ox.as_mut_ptr()) }))?;
+            if c == F_GETOWN_EX {
+                t.mm.write_u32(p, ox[0] as u32)?;
+                t.mm.write_u32(p + 4, ox[1] as u32)?;
+            }
+            Ok(0)
+        }
+        F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETLEASE | F_GETLEASE | F_NOTIFY
+        | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
             // SAFETY: integer command and argument.
             host_ret(i64::from(unsafe { libc::fcntl(fd, c, arg as libc::c_ulong) }))
         }

@@ -199,15 +199,21 @@ pub fn membarrier(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_membarrier, a.int(0), a.uint(1), a.int(2)) })
 }
 
-/// `munmap(void *addr, size_t length)` (munmap(2)). Errors: `EINVAL` for an unaligned address
-/// or zero length; unmapped parts of the range are not an error.
+/// `munmap(void *addr, size_t length)` (munmap(2)). Errors: `EINVAL` for an unaligned address,
+/// a zero length or a range past the end of the address space; unmapped parts of the range
+/// are not an error.
 pub fn munmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (addr, len) = (a.raw(0), a.raw(1));
     if addr % PAGE_SIZE != 0 || len == 0 {
         return Err(Errno::EINVAL);
     }
     let len = page_ceil(len).ok_or(Errno::EINVAL)?;
-    cpu.get_data_mut().mm.unmap(addr, len)?;
+    let mm = &mut cpu.get_data_mut().mm;
+    // mm/vma.c `do_vmi_munmap`: a range reaching past TASK_SIZE is EINVAL.
+    if addr > mm.task_size || len > mm.task_size - addr {
+        return Err(Errno::EINVAL);
+    }
+    mm.unmap(addr, len)?;
     Ok(0)
 }
 

@@ -308,6 +308,10 @@ struct HostMsg {
 /// Builds the host message for the guest msghdr at `addr`; `out` for recvmsg.
 fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errno> {
     let hdr: UserMsghdr = t.mm.read_shape(addr, MSGHDR)?;
+    if hdr.iovlen > MMSG_MAX {
+        // net/socket.c `copy_msghdr_from_user`: more than UIO_MAXIOV iovecs is EMSGSIZE here.
+        return Err(Errno::EMSGSIZE);
+    }
     let iovs = host_iovecs(t, GuestAddr::new(hdr.iov), hdr.iovlen, out)?;
     let namelen = u64::from(hdr.namelen).min(SOCKADDR_MAX);
     let name = if hdr.name == 0 {
@@ -407,7 +411,8 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     Ok(n)
 }
 
-/// Most messages one `sendmmsg`/`recvmmsg` handles (`UIO_MAXIOV`, as the kernel caps `vlen`).
+/// `UIO_MAXIOV`: the most messages one `sendmmsg`/`recvmmsg` handles (the kernel caps `vlen`)
+/// and the most iovecs one msghdr may have.
 const MMSG_MAX: u64 = 1024;
 
 /// Bytes between two `struct mmsghdr { struct msghdr msg_hdr; unsigned int msg_len; }` of

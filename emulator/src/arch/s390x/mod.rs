@@ -126,6 +126,7 @@ pub static INFO: ArchInfo = ArchInfo {
     write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
+    fadvise_to_host: abi::fadvise_to_host,
     ..ArchInfo::GENERIC
 };
 
