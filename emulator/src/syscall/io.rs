@@ -338,7 +338,7 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             // The signal is a number in the guest's numbering (0: SIGIO).
             let sig = if arg == 0 { 0 } else { (t.arch.info().signal_to_host)(arg).ok_or(Errno::EINVAL)?.0 };
             // SAFETY: integer command and argument.
-            host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETSIG, sig as libc::c_ulong) }))
+            host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETSIG, libc::c_ulong::from(sig)) }))
         }
         F_GETSIG => {
             // SAFETY: integer command.

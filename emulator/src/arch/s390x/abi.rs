@@ -171,6 +171,18 @@ pub const HWCAP_QEMU_Z13: u64 = hwcap::ESAN3
     | hwcap::HIGH_GPRS
     | hwcap::VXRS;
 
+/// s390x's `POSIX_FADV_DONTNEED` (6) and `POSIX_FADV_NOREUSE` (7) as the host's 4 and 5
+/// (include/uapi/linux/fadvise.h `#if defined(__s390x__)`); s390x's own kernel knows no advice
+/// 4 or 5, which therefore become a value the host refuses too (`EINVAL`).
+pub fn fadvise_to_host(advice: i32) -> i32 {
+    match advice {
+        6 => libc::POSIX_FADV_DONTNEED,
+        7 => libc::POSIX_FADV_NOREUSE,
+        4 | 5 => -1,
+        a => a,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,17 +205,5 @@ mod tests {
         let b = g.as_bytes();
         assert_eq!(&b[16..24], &[0, 0, 0, 0, 0, 0, 0, 1]);
         assert_eq!(&b[24..28], &0o100644u32.to_be_bytes());
-    }
-}
-
-/// s390x's `POSIX_FADV_DONTNEED` (6) and `POSIX_FADV_NOREUSE` (7) as the host's 4 and 5
-/// (include/uapi/linux/fadvise.h `#if defined(__s390x__)`); s390x's own kernel knows no advice
-/// 4 or 5, which therefore become a value the host refuses too (`EINVAL`).
-pub fn fadvise_to_host(advice: i32) -> i32 {
-    match advice {
-        6 => libc::POSIX_FADV_DONTNEED,
-        7 => libc::POSIX_FADV_NOREUSE,
-        4 | 5 => -1,
-        a => a,
     }
 }
