@@ -10,7 +10,7 @@ use syscalls::Errno;
 
 use super::blocking_syscall;
 use super::{host_ret, SysResult};
-use crate::abi::shapes::{KernelTermios, FLOCK, FLOCK64, INT, POLLFD, TERMIOS, TIMESPEC, TIMESPEC64, TIMEVAL, WINSIZE};
+use crate::abi::shapes::{FLOCK, FLOCK64, POLLFD, TIMESPEC, TIMESPEC64, TIMEVAL};
 use crate::abi::thunk::{Plain, Shape};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
@@ -371,96 +371,6 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
     }
 }
 
-/// ioctl requests endgate forwards (include/uapi/asm-generic/ioctls.h; same on x86_64 and
-/// aarch64), with the size in bytes of the guest object the argument points to.
-mod req {
-    pub const TCGETS: u64 = 0x5401;
-    pub const TCSETS: u64 = 0x5402;
-    pub const TCSETSW: u64 = 0x5403;
-    pub const TCSETSF: u64 = 0x5404;
-    pub const TCSBRK: u64 = 0x5409;
-    pub const TCXONC: u64 = 0x540A;
-    pub const TCFLSH: u64 = 0x540B;
-    pub const TIOCSCTTY: u64 = 0x540E;
-    pub const TIOCGPGRP: u64 = 0x540F;
-    pub const TIOCSPGRP: u64 = 0x5410;
-    pub const TIOCOUTQ: u64 = 0x5411;
-    pub const TIOCGWINSZ: u64 = 0x5413;
-    pub const TIOCSWINSZ: u64 = 0x5414;
-    pub const FIONREAD: u64 = 0x541B;
-    pub const FIONBIO: u64 = 0x5421;
-    pub const TIOCNOTTY: u64 = 0x5422;
-    pub const TIOCGSID: u64 = 0x5429;
-    pub const FIONCLEX: u64 = 0x5450;
-    pub const FIOCLEX: u64 = 0x5451;
-    pub const TIOCGPTN: u64 = 0x8004_5430;
-    pub const TIOCSPTLCK: u64 = 0x4004_5431;
-}
-
-/// Copies an ioctl's argument object in from the guest (`write` = false) or out to it, with
-/// the guest's layout of `shape`, around the host call.
-fn ioctl_obj<T: Plain>(t: &mut Task, fd: i32, r: u64, arg: GuestAddr, shape: &Shape, out: bool) -> SysResult {
-    let mut v: T = if out {
-        t.mm.check_writable(arg, t.mm.shape_size(shape))?;
-        T::zeroed()
-    } else {
-        t.mm.read_shape(arg, shape)?
-    };
-    // SAFETY: a local object of the request's type.
-    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, &mut v as *mut T) }))?;
-    if out {
-        t.mm.write_shape(arg, shape, &v)?;
-    }
-    Ok(n)
-}
-
-/// TCGETS/TCSETS*: the generic `struct termios` ([`TERMIOS`]), or the arch's own
-/// ([`crate::guest::GuestArch::termios`]).
-fn ioctl_termios(t: &mut Task, fd: i32, r: u64, arg: GuestAddr, out: bool) -> SysResult {
-    let Some(at) = t.arch.info().termios else { return ioctl_obj::<KernelTermios>(t, fd, r, arg, TERMIOS, out) };
-    let mut v = if out {
-        t.mm.check_writable(arg, at.size)?;
-        KernelTermios::zeroed()
-    } else {
-        (at.to_host)(&t.mm.read_vec(arg, at.size as usize)?)
-    };
-    // SAFETY: a local kernel termios.
-    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
-    if out {
-        t.mm.write_bytes(arg, &(at.from_host)(&v))?;
-    }
-    Ok(n)
-}
-
-/// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)) for the terminal and file requests in
-/// `req`. Errors: `ENOTTY` for requests endgate does not know (their argument layout is
-/// unknown, so they cannot be forwarded safely), `EFAULT`, the host's.
-pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    use req::*;
-    let t = cpu.get_data_mut();
-    let (fd, r, arg) = (a.int(0), (t.arch.info().ioctl_to_host)(a.raw(1) & 0xffff_ffff), a.raw(2));
-    match r {
-        TCGETS | TCSETS | TCSETSW | TCSETSF => ioctl_termios(t, fd, r, GuestAddr::new(arg), r == TCGETS),
-        TIOCGWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, GuestAddr::new(arg), WINSIZE, true),
-        TIOCSWINSZ => ioctl_obj::<[u16; 4]>(t, fd, r, GuestAddr::new(arg), WINSIZE, false),
-        FIONREAD | TIOCGPGRP | TIOCOUTQ | TIOCGSID | TIOCGPTN => {
-            ioctl_obj::<i32>(t, fd, r, GuestAddr::new(arg), INT, true)
-        }
-        TIOCSPGRP | FIONBIO | TIOCSPTLCK => ioctl_obj::<i32>(t, fd, r, GuestAddr::new(arg), INT, false),
-        TCSBRK | TCXONC | TCFLSH | TIOCSCTTY | TIOCNOTTY | FIONCLEX | FIOCLEX => {
-            // SAFETY: the argument is an integer for these requests.
-            host_ret(i64::from(unsafe { libc::ioctl(fd, r as libc::c_ulong, arg) }))
-        }
-        r if super::netdevice::serves(r) => super::netdevice::ioctl(t, fd, r, GuestAddr::new(arg)),
-        _ => {
-            if t.opts.strace && t.warned.insert(0x1_0000_0000 | r) {
-                crate::elog!("endgate: ioctl request {r:#x} is not supported: -ENOTTY");
-            }
-            Err(Errno::ENOTTY)
-        }
-    }
-}
-
 /// `pipe2(int pipefd[2], int flags)` (pipe(2)).
 pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
@@ -503,9 +413,8 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `ppoll(struct pollfd *fds, nfds_t nfds, struct timespec *tmo, const sigset_t *mask, size_t
-/// sigsetsize)` (ppoll(2)). The timeout is updated with the time left, as Linux does. The
-/// signal mask is not applied to the host call: guest signal delivery does not exist yet, so
-/// no guest handler can run during the wait either way.
+/// sigsetsize)` (ppoll(2)). The timeout is updated with the time left, as Linux does; `mask`
+/// is the guest's signal mask while it waits (`super::signal::set_temp_mask`).
 pub fn ppoll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ppoll_with(cpu, a, TIMESPEC)
 }

@@ -27,6 +27,7 @@ pub mod futex;
 pub mod gate;
 pub mod inotify;
 pub mod io;
+pub mod ioctl;
 pub mod ipc;
 pub mod misc;
 pub mod mm;

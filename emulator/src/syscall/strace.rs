@@ -58,6 +58,8 @@ pub enum ArgFmt {
     ClockId,
     /// `lseek` whence.
     Whence,
+    /// An `ioctl` request: its name where endgate knows it (`super::ioctl::IOCTLS`).
+    IoctlReq,
 }
 
 /// How the result is printed.
@@ -153,6 +155,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::Long => format!("{}", v as i64),
         ArgFmt::ULong => format!("{v}"),
         // C's %#x: "0" for zero, 0x-prefixed otherwise.
+        ArgFmt::IoctlReq => super::ioctl::name_of(task, v).map_or_else(|| format!("{v:#x}"), str::to_string),
         ArgFmt::Hex if v == 0 => "0".into(),
         ArgFmt::Hex => format!("{v:#x}"),
         ArgFmt::Ptr | ArgFmt::BufOut => ptr(v),

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ipc, misc, mm, mqueue, net, pidfd, process, sched,
-    signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, pidfd, process,
+    sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -37,7 +37,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::dup2, io::dup2, &[Fd, Fd], RInt),
     d(Sys::dup3, io::dup3, &[Fd, Fd, OpenFlags], RInt),
     d(Sys::fcntl, io::fcntl, &[Fd, Int, Hex], RInt),
-    d(Sys::ioctl, io::ioctl, &[Fd, Hex, Hex], RInt),
+    d(Sys::ioctl, ioctl::ioctl, &[Fd, IoctlReq, Hex], RInt),
     d(Sys::pipe, io::pipe, &[Ptr], RInt),
     d(Sys::pipe2, io::pipe2, &[Ptr, OpenFlags], RInt),
     d(Sys::poll, io::poll, &[Ptr, ULong, Int], RInt),

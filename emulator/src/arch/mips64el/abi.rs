@@ -412,12 +412,27 @@ pub fn ioctl_to_host(req: u64) -> u64 {
         0x540E => 0x5402,            // TCSETS
         0x540F => 0x5403,            // TCSETSW
         0x5410 => 0x5404,            // TCSETSF
-        0x4004_5430 => 0x8004_5430,  // TIOCGPTN
-        0x8004_5431 => 0x4004_5431,  // TIOCSPTLCK
         0x7416 => 0x5429,            // TIOCGSID
         0x5401..=0x5404 => u64::MAX, // MIPS TCGETA…: struct termio, not served
-        r => r,
+        r => ioc_to_generic(r),
     }
+}
+
+/// A MIPS `_IOC` number in asm-generic's encoding (arch/mips/include/uapi/asm/ioctl.h: a
+/// 13-bit size and the direction in the top three bits, `_IOC_NONE` 1, `_IOC_READ` 2,
+/// `_IOC_WRITE` 4; asm-generic: a 14-bit size, `_IOC_NONE` 0, `_IOC_WRITE` 1, `_IOC_READ` 2 in
+/// the top two). Numbers without a direction (the old terminal ones) stay as they are.
+fn ioc_to_generic(req: u64) -> u64 {
+    let dir = (req >> 29) & 7;
+    if dir == 0 {
+        return req;
+    }
+    let size = (req >> 16) & 0x1fff;
+    let generic_dir = match dir {
+        1 => 0,
+        d => (u64::from(d & 2 != 0) << 1) | u64::from(d & 4 != 0),
+    };
+    (generic_dir << 30) | (size << 16) | (req & 0xffff)
 }
 
 /// Size of the MIPS `struct termios` (arch/mips/include/uapi/asm/termbits.h): four flag words,

@@ -1,0 +1,337 @@
+//! `ioctl(2)` as data: one row per request endgate serves, with its number, how its third
+//! argument is passed and converted, and its name for `--strace`.
+//!
+//! A guest's request number first becomes the host's (`ArchInfo::ioctl_to_host`: MIPS numbers
+//! its terminal requests differently and encodes `_IOC` directions in other bits), then is
+//! looked up here. The row's `nr` is the host's (x86_64, LP64) number; `nr_ilp32` is the number
+//! an ILP32 guest uses where the request's `_IOC` size is a `long` or `size_t` (the kernel's
+//! `compat_ioctl` numbers, e.g. `FS_IOC32_GETFLAGS`). The argument, by [`Arg`]:
+//! - an integer or nothing, handed on;
+//! - a pointer to a struct the kernel reads, writes or both, declared as an
+//!   [`crate::abi::thunk::Shape`] and converted member by member (width, byte order);
+//! - open flags (`TIOCGPTPEER`), converted to the host's numbering;
+//! - a request with its own code (termios, the `SIOCGIF*` family, `FIDEDUPERANGE`).
+//!
+//! Unknown requests fail with `ENOTTY`, named once under `--strace`. Sources: include/uapi
+//! asm-generic/ioctls.h (terminals), linux/fs.h (files, blocks), linux/loop.h, linux/random.h,
+//! linux/if_tun.h, linux/rtc.h, linux/sockios.h, asm-generic/sockios.h.
+
+use syscalls::Errno;
+
+use super::{host_ret, SysResult};
+use crate::abi::shapes::{KernelTermios, INT, TERMIOS, WINSIZE};
+use crate::abi::thunk::{self, Field as F, Plain, Shape};
+use crate::abi::DataModel;
+use crate::guest::{Cpu, SyscallArgs, Task};
+use crate::mm::GuestAddr;
+
+/// How a request's third argument is passed.
+#[derive(Clone, Copy)]
+pub enum Arg {
+    /// An integer (or nothing), handed on unchanged.
+    Int,
+    /// A pointer to a struct the kernel reads (`_IOW`).
+    In(&'static Shape),
+    /// A pointer to a struct the kernel writes (`_IOR`).
+    Out(&'static Shape),
+    /// A pointer to a struct the kernel reads and writes back (`_IOWR`).
+    InOut(&'static Shape),
+    /// Open flags in the guest's numbering.
+    OpenFlags,
+    /// Its own code: `(task, fd, host request, argument)`.
+    Custom(fn(&mut Task, i32, u64, u64) -> SysResult),
+}
+
+/// One request.
+pub struct IoctlDef {
+    /// The kernel's name, for `--strace`.
+    pub name: &'static str,
+    /// The host's number.
+    pub nr: u64,
+    /// The number an ILP32 guest uses, where it differs (0: the same).
+    pub nr_ilp32: u64,
+    /// The argument.
+    pub arg: Arg,
+}
+
+const fn r(name: &'static str, nr: u64, arg: Arg) -> IoctlDef {
+    IoctlDef { name, nr, nr_ilp32: 0, arg }
+}
+
+const fn r32(name: &'static str, nr: u64, nr_ilp32: u64, arg: Arg) -> IoctlDef {
+    IoctlDef { name, nr, nr_ilp32, arg }
+}
+
+/// `struct loop_info64` (include/uapi/linux/loop.h): five `__u64`s, four `__u32`s, the file
+/// and crypt names (64 bytes each) and the key (32), two `__u64`s. 232 bytes.
+static LOOP_INFO64: &Shape = &[F::Array(&F::U64, 5), F::Array(&F::U32, 4), F::Bytes(160), F::Array(&F::U64, 2)];
+/// `struct loop_config`: `__u32 fd, block_size`, a `loop_info64`, eight reserved `__u64`s.
+static LOOP_CONFIG: &Shape = &[F::U32, F::U32, F::Struct(LOOP_INFO64), F::Array(&F::U64, 8)];
+/// `struct file_clone_range` (linux/fs.h): `__s64 src_fd`, `__u64 src_offset, src_length,
+/// dest_offset`.
+static FILE_CLONE_RANGE: &Shape = &[F::I64, F::U64, F::U64, F::U64];
+/// `struct rtc_time` (linux/rtc.h): nine `int`s.
+static RTC_TIME: &Shape = &[F::Array(&F::I32, 9)];
+/// `struct ifreq` as `TUNSETIFF`/`TUNGETIFF` use it: the name, `ifr_flags`, and the rest of the
+/// union (24 bytes on LP64, 16 on ILP32: `struct ifmap` holds `unsigned long`s).
+static IFREQ_FLAGS: &Shape = &[F::Bytes(16), F::I16, F::Bytes(6), F::ULong, F::ULong];
+/// One `__u64` (`BLKGETSIZE64`), two (`BLKDISCARD`'s range).
+static U64: &Shape = &[F::U64];
+static U64X2: &Shape = &[F::U64, F::U64];
+/// An `unsigned long` (`BLKGETSIZE`, `RTC_IRQP_READ`).
+static ULONG: &Shape = &[F::ULong];
+
+/// Every request endgate serves.
+pub static IOCTLS: &[IoctlDef] = &[
+    // Terminals and ptys (asm-generic/ioctls.h).
+    r("TCGETS", 0x5401, Arg::Custom(termios)),
+    r("TCSETS", 0x5402, Arg::Custom(termios)),
+    r("TCSETSW", 0x5403, Arg::Custom(termios)),
+    r("TCSETSF", 0x5404, Arg::Custom(termios)),
+    r("TCSBRK", 0x5409, Arg::Int),
+    r("TCXONC", 0x540A, Arg::Int),
+    r("TCFLSH", 0x540B, Arg::Int),
+    r("TIOCEXCL", 0x540C, Arg::Int),
+    r("TIOCNXCL", 0x540D, Arg::Int),
+    r("TIOCSCTTY", 0x540E, Arg::Int),
+    r("TIOCGPGRP", 0x540F, Arg::Out(INT)),
+    r("TIOCSPGRP", 0x5410, Arg::In(INT)),
+    r("TIOCOUTQ", 0x5411, Arg::Out(INT)),
+    r("TIOCGWINSZ", 0x5413, Arg::Out(WINSIZE)),
+    r("TIOCSWINSZ", 0x5414, Arg::In(WINSIZE)),
+    r("TIOCMGET", 0x5415, Arg::Out(INT)),
+    r("TIOCMBIS", 0x5416, Arg::In(INT)),
+    r("TIOCMBIC", 0x5417, Arg::In(INT)),
+    r("TIOCMSET", 0x5418, Arg::In(INT)),
+    r("FIONREAD", 0x541B, Arg::Out(INT)),
+    r("FIONBIO", 0x5421, Arg::In(INT)),
+    r("TIOCNOTTY", 0x5422, Arg::Int),
+    r("TIOCGSID", 0x5429, Arg::Out(INT)),
+    r("TIOCGPTN", 0x8004_5430, Arg::Out(INT)),
+    r("TIOCSPTLCK", 0x4004_5431, Arg::In(INT)),
+    r("TIOCGPKT", 0x8004_5438, Arg::Out(INT)),
+    r("TIOCGPTLCK", 0x8004_5439, Arg::Out(INT)),
+    r("TIOCGEXCL", 0x8004_5440, Arg::Out(INT)),
+    r("TIOCGPTPEER", 0x5441, Arg::OpenFlags),
+    r("FIONCLEX", 0x5450, Arg::Int),
+    r("FIOCLEX", 0x5451, Arg::Int),
+    r("FIOASYNC", 0x5452, Arg::In(INT)),
+    // Sockets (asm-generic/sockios.h, linux/sockios.h); SIOCINQ is FIONREAD, SIOCOUTQ
+    // TIOCOUTQ.
+    r("SIOCATMARK", 0x8905, Arg::Out(INT)),
+    r("SIOCGIFCONF", 0x8912, Arg::Custom(netdevice)),
+    r("SIOCGIFNAME", 0x8910, Arg::Custom(netdevice)),
+    r("SIOCGIFFLAGS", 0x8913, Arg::Custom(netdevice)),
+    r("SIOCGIFADDR", 0x8915, Arg::Custom(netdevice)),
+    r("SIOCGIFDSTADDR", 0x8917, Arg::Custom(netdevice)),
+    r("SIOCGIFBRDADDR", 0x8919, Arg::Custom(netdevice)),
+    r("SIOCGIFNETMASK", 0x891b, Arg::Custom(netdevice)),
+    r("SIOCGIFMETRIC", 0x891d, Arg::Custom(netdevice)),
+    r("SIOCGIFMTU", 0x8921, Arg::Custom(netdevice)),
+    r("SIOCGIFHWADDR", 0x8927, Arg::Custom(netdevice)),
+    r("SIOCGIFINDEX", 0x8933, Arg::Custom(netdevice)),
+    r("SIOCGIFTXQLEN", 0x8942, Arg::Custom(netdevice)),
+    // Files (linux/fs.h). The FS_IOC flag requests say `long` but pass an `int`.
+    r32("FS_IOC_GETFLAGS", 0x8008_6601, 0x8004_6601, Arg::Out(INT)),
+    r32("FS_IOC_SETFLAGS", 0x4008_6602, 0x4004_6602, Arg::In(INT)),
+    r32("FS_IOC_GETVERSION", 0x8008_7601, 0x8004_7601, Arg::Out(INT)),
+    r("FIBMAP", 0x0001, Arg::InOut(INT)),
+    r("FIGETBSZ", 0x0002, Arg::Out(INT)),
+    r("FICLONE", 0x4004_9409, Arg::Int),
+    r("FICLONERANGE", 0x4020_940d, Arg::In(FILE_CLONE_RANGE)),
+    r("FIDEDUPERANGE", 0xc018_9436, Arg::Custom(dedupe_range)),
+    // Block devices (linux/fs.h).
+    r("BLKROGET", 0x125e, Arg::Out(INT)),
+    r("BLKRRPART", 0x125f, Arg::Int),
+    r("BLKGETSIZE", 0x1260, Arg::Out(ULONG)),
+    r("BLKFLSBUF", 0x1261, Arg::Int),
+    r("BLKSSZGET", 0x1268, Arg::Out(INT)),
+    r32("BLKGETSIZE64", 0x8008_1272, 0x8004_1272, Arg::Out(U64)),
+    r("BLKDISCARD", 0x1277, Arg::In(U64X2)),
+    r("BLKIOMIN", 0x1278, Arg::Out(INT)),
+    r("BLKIOOPT", 0x1279, Arg::Out(INT)),
+    r("BLKPBSZGET", 0x127b, Arg::Out(INT)),
+    // Loop devices (linux/loop.h).
+    r("LOOP_SET_FD", 0x4C00, Arg::Int),
+    r("LOOP_CLR_FD", 0x4C01, Arg::Int),
+    r("LOOP_SET_STATUS64", 0x4C04, Arg::In(LOOP_INFO64)),
+    r("LOOP_GET_STATUS64", 0x4C05, Arg::Out(LOOP_INFO64)),
+    r("LOOP_CHANGE_FD", 0x4C06, Arg::Int),
+    r("LOOP_SET_CAPACITY", 0x4C07, Arg::Int),
+    r("LOOP_SET_DIRECT_IO", 0x4C08, Arg::Int),
+    r("LOOP_SET_BLOCK_SIZE", 0x4C09, Arg::Int),
+    r("LOOP_CONFIGURE", 0x4C0A, Arg::In(LOOP_CONFIG)),
+    r("LOOP_CTL_ADD", 0x4C80, Arg::Int),
+    r("LOOP_CTL_REMOVE", 0x4C81, Arg::Int),
+    r("LOOP_CTL_GET_FREE", 0x4C82, Arg::Int),
+    // /dev/random (linux/random.h).
+    r("RNDGETENTCNT", 0x8004_5200, Arg::Out(INT)),
+    // tun/tap (linux/if_tun.h).
+    r("TUNSETIFF", 0x4004_54ca, Arg::InOut(IFREQ_FLAGS)),
+    r("TUNGETIFF", 0x8004_54d2, Arg::Out(IFREQ_FLAGS)),
+    r("TUNGETFEATURES", 0x8004_54cf, Arg::Out(INT)),
+    r("TUNSETPERSIST", 0x4004_54cb, Arg::Int),
+    r("TUNSETOWNER", 0x4004_54cc, Arg::Int),
+    r("TUNSETGROUP", 0x4004_54ce, Arg::Int),
+    // Real-time clocks (linux/rtc.h).
+    r("RTC_AIE_ON", 0x7001, Arg::Int),
+    r("RTC_AIE_OFF", 0x7002, Arg::Int),
+    r("RTC_UIE_ON", 0x7003, Arg::Int),
+    r("RTC_UIE_OFF", 0x7004, Arg::Int),
+    r("RTC_RD_TIME", 0x8024_7009, Arg::Out(RTC_TIME)),
+    r("RTC_SET_TIME", 0x4024_700a, Arg::In(RTC_TIME)),
+    r32("RTC_IRQP_READ", 0x8008_700b, 0x8004_700b, Arg::Out(ULONG)),
+];
+
+/// The row for host request `req` from a guest of data model `m`.
+pub fn lookup(req: u64, m: DataModel) -> Option<&'static IoctlDef> {
+    IOCTLS.iter().find(|d| if m.long_bytes == 4 && d.nr_ilp32 != 0 { d.nr_ilp32 == req } else { d.nr == req })
+}
+
+/// The name of guest request `req`, for `--strace`.
+pub fn name_of(t: &Task, req: u64) -> Option<&'static str> {
+    lookup((t.arch.info().ioctl_to_host)(req & 0xffff_ffff), t.mm.model()).map(|d| d.name)
+}
+
+/// `ioctl(int fd, unsigned long request, ...)` (ioctl(2)). Errors: `ENOTTY` for a request
+/// endgate does not know (named once under `--strace`), `EFAULT`, the host's.
+pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let (fd, req, arg) = (a.int(0), (t.arch.info().ioctl_to_host)(a.raw(1) & 0xffff_ffff), a.raw(2));
+    let Some(def) = lookup(req, t.mm.model()) else {
+        if t.opts.strace && t.warned.insert(0x1_0000_0000 | req) {
+            crate::elog!("endgate: ioctl request {req:#x} is not supported: -ENOTTY");
+        }
+        return Err(Errno::ENOTTY);
+    };
+    let host = def.nr;
+    match def.arg {
+        // SAFETY: the argument is an integer for these requests.
+        Arg::Int => host_ret(i64::from(unsafe { libc::ioctl(fd, host as libc::c_ulong, arg) })),
+        Arg::OpenFlags => {
+            let flags = (t.arch.info().open_flags_to_host)(arg);
+            // SAFETY: an integer argument.
+            host_ret(i64::from(unsafe { libc::ioctl(fd, host as libc::c_ulong, flags) }))
+        }
+        Arg::In(s) => with_struct(t, fd, host, GuestAddr::new(arg), s, true, false),
+        Arg::Out(s) => with_struct(t, fd, host, GuestAddr::new(arg), s, false, true),
+        Arg::InOut(s) => with_struct(t, fd, host, GuestAddr::new(arg), s, true, true),
+        Arg::Custom(f) => f(t, fd, host, arg),
+    }
+}
+
+/// A request whose argument points to a struct of `shape`: read in from the guest (`read`),
+/// handed to the host in its layout, written back (`write`). Errors: `EFAULT`, the host's.
+fn with_struct(t: &mut Task, fd: i32, req: u64, arg: GuestAddr, shape: &Shape, read: bool, write: bool) -> SysResult {
+    let m = t.mm.model();
+    let mut host = vec![0u8; thunk::size_of(shape, DataModel::HOST)];
+    if read {
+        thunk::convert(shape, m, &t.mm.read_vec(arg, thunk::size_of(shape, m))?, DataModel::HOST, &mut host);
+    }
+    if write {
+        t.mm.check_writable(arg, thunk::size_of(shape, m) as u64)?;
+    }
+    // SAFETY: a local buffer of the request's host struct size.
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, host.as_mut_ptr()) }))?;
+    if write {
+        let mut guest = vec![0u8; thunk::size_of(shape, m)];
+        thunk::convert(shape, DataModel::HOST, &host, m, &mut guest);
+        t.mm.write_bytes(arg, &guest)?;
+    }
+    Ok(n)
+}
+
+/// The terminal requests: the kernel's `struct termios`, which MIPS lays out its own way.
+fn termios(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
+    let arg = GuestAddr::new(arg);
+    let out = req == 0x5401;
+    let mut v = KernelTermios::zeroed();
+    match t.arch.info().termios {
+        None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS))?,
+        None => v = t.mm.read_shape(arg, TERMIOS)?,
+        Some(at) if out => t.mm.check_writable(arg, at.size)?,
+        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, at.size as usize)?),
+    }
+    // SAFETY: a local kernel termios.
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
+    if out {
+        match t.arch.info().termios {
+            None => t.mm.write_shape(arg, TERMIOS, &v)?,
+            Some(at) => t.mm.write_bytes(arg, &(at.from_host)(&v))?,
+        }
+    }
+    Ok(n)
+}
+
+/// The `SIOCGIF*` family ([`super::netdevice`]).
+fn netdevice(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
+    super::netdevice::ioctl(t, fd, req, GuestAddr::new(arg))
+}
+
+/// `FIDEDUPERANGE`: `struct file_dedupe_range { __u64 src_offset, src_length; __u16
+/// dest_count, reserved1; __u32 reserved2; struct file_dedupe_range_info info[]; }` with
+/// `info` = `{ __s64 dest_fd; __u64 dest_offset, bytes_deduped; __s32 status; __u32 reserved; }`
+/// (linux/fs.h): 24 bytes, then 32 per destination, converted for the byte order.
+fn dedupe_range(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
+    static HEAD: &Shape = &[F::U64, F::U64, F::U16, F::U16, F::U32];
+    static INFO: &Shape = &[F::I64, F::U64, F::U64, F::I32, F::U32];
+    let arg = GuestAddr::new(arg);
+    let m = t.mm.model();
+    let head = thunk::values(HEAD, m, &t.mm.read_vec(arg, 24)?);
+    let count = head[2] as usize;
+    let mut host = vec![0u8; 24 + 32 * count];
+    thunk::from_values(HEAD, DataModel::HOST, &head, &mut host[..24]);
+    for i in 0..count {
+        let at = arg + 24 + 32 * i as u64;
+        let v = thunk::values(INFO, m, &t.mm.read_vec(at, 32)?);
+        thunk::from_values(INFO, DataModel::HOST, &v, &mut host[24 + 32 * i..24 + 32 * (i + 1)]);
+    }
+    // SAFETY: a local struct with `count` destinations.
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, host.as_mut_ptr()) }))?;
+    let mut guest = vec![0u8; 24 + 32 * count];
+    thunk::from_values(HEAD, m, &head, &mut guest[..24]);
+    for i in 0..count {
+        let v = thunk::values(INFO, DataModel::HOST, &host[24 + 32 * i..24 + 32 * (i + 1)]);
+        thunk::from_values(INFO, m, &v, &mut guest[24 + 32 * i..24 + 32 * (i + 1)]);
+    }
+    t.mm.write_bytes(arg, &guest)?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_request_once() {
+        let mut seen = std::collections::HashSet::new();
+        for d in IOCTLS {
+            assert!(seen.insert(d.nr), "{} twice", d.name);
+        }
+    }
+
+    #[test]
+    fn struct_sizes_match_the_numbers() {
+        // The _IOC size field of a struct request is the struct's size on LP64.
+        for d in IOCTLS {
+            let s = match d.arg {
+                Arg::In(s) | Arg::Out(s) | Arg::InOut(s) => s,
+                _ => continue,
+            };
+            let size = (d.nr >> 16) & 0x3fff;
+            let dir = d.nr >> 30;
+            if dir != 0
+                && !matches!(
+                    d.name,
+                    "TUNSETIFF" | "TUNGETIFF" | "FS_IOC_GETFLAGS" | "FS_IOC_SETFLAGS" | "FS_IOC_GETVERSION"
+                )
+            {
+                assert_eq!(size as usize, thunk::size_of(s, DataModel::HOST), "{}", d.name);
+            }
+        }
+        assert_eq!(thunk::size_of(LOOP_INFO64, DataModel::HOST), 232);
+        assert_eq!(thunk::size_of(LOOP_CONFIG, DataModel::HOST), 304);
+        assert_eq!(thunk::size_of(IFREQ_FLAGS, DataModel::HOST), 40);
+        assert_eq!(thunk::size_of(IFREQ_FLAGS, DataModel::ILP32_LE), 32);
+    }
+}
