@@ -34,6 +34,7 @@ pub mod mm;
 pub mod mqueue;
 pub mod net;
 pub mod netdevice;
+pub mod netlink;
 pub mod path;
 pub mod pidfd;
 pub mod process;
