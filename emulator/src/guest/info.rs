@@ -108,6 +108,9 @@ pub struct ArchInfo {
     pub statfs64_len: fn(u64) -> Option<u64>,
     /// The arch's `struct statfs` (asm-generic by default).
     pub statfs_shape: &'static Shape,
+    /// `/proc/cpuinfo` for `ncpu` processors as the arch's kernel prints it for the guest's
+    /// CPU model (`None`: the host's file).
+    pub cpuinfo: Option<fn(usize) -> String>,
     /// The host's `POSIX_FADV_*` advice for the guest's (include/uapi/linux/fadvise.h: s390x
     /// numbers `DONTNEED` and `NOREUSE` 6 and 7, the others 4 and 5).
     pub fadvise_to_host: fn(i32) -> i32,
@@ -257,6 +260,7 @@ impl ArchInfo {
         statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),
         statfs_shape: crate::abi::shapes::STATFS,
         fadvise_to_host: |advice| advice,
+        cpuinfo: None,
         ipc_perm: crate::abi::shapes::IPC64_PERM,
         semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL,
         shmlba: (crate::mm::PAGE_SIZE, false),

@@ -21,10 +21,15 @@ pub enum ProcFile {
     Auxv,
     /// `/proc/self/stat` (and `/proc/thread-self/stat`).
     Stat,
+    /// `/proc/cpuinfo`, where the arch has its own (`ArchInfo::cpuinfo`).
+    Cpuinfo,
 }
 
 /// Recognises `/proc/self/X`, `/proc/thread-self/X` and `/proc/<own pid>/X`.
 pub fn lookup(path: &[u8]) -> Option<ProcFile> {
+    if path == b"/proc/cpuinfo" {
+        return Some(ProcFile::Cpuinfo);
+    }
     let rest = path.strip_prefix(b"/proc/")?;
     let slash = rest.iter().position(|&b| b == b'/')?;
     let (who, file) = (&rest[..slash], &rest[slash + 1..]);
@@ -42,11 +47,38 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     }
 }
 
+/// As [`lookup`] for `openat(dirfd, path)`: a relative `path` is taken from the directory
+/// `dirfd` (or the working directory for `AT_FDCWD`) names, so `openat(open("/proc"),
+/// "self/maps")` and a `chdir("/proc/self")` then `open("maps")` find the guest's files too.
+pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
+    if path.first() == Some(&b'/') {
+        return lookup(path);
+    }
+    let base = if dirfd == libc::AT_FDCWD {
+        std::env::current_dir().ok()?
+    } else {
+        std::fs::read_link(format!("/proc/self/fd/{dirfd}")).ok()?
+    };
+    let base = base.as_os_str().as_encoded_bytes();
+    if !base.starts_with(b"/proc") {
+        return None;
+    }
+    // The directory may be /proc, /proc/self (shown as /proc/<pid>) or deeper.
+    let mut full = base.to_vec();
+    full.push(b'/');
+    full.extend_from_slice(path.strip_prefix(b"./").unwrap_or(path));
+    lookup(&full)
+}
+
 /// The file's contents now.
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
         ProcFile::Maps => maps(task).into_bytes(),
         ProcFile::Stat => stat(task).into_bytes(),
+        ProcFile::Cpuinfo => match task.arch.info().cpuinfo {
+            Some(f) => f(online_cpus()).into_bytes(),
+            None => std::fs::read("/proc/cpuinfo").unwrap_or_default(),
+        },
         ProcFile::Cmdline => {
             let mut v = Vec::new();
             for a in &task.argv {
@@ -71,6 +103,12 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             v
         }
     }
+}
+
+/// The online processors, which `/proc/cpuinfo` lists one entry each.
+fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1).max(1)
 }
 
 /// `/proc/self/maps` lines as fs/proc/task_mmu.c prints them: address range, permissions,

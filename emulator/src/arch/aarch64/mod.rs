@@ -13,6 +13,7 @@
 //! - Address space: 48-bit, `TASK_SIZE` 1<<48, PIE base 0xaaaaaaaaa000
 //!   (arch/arm64/include/asm/elf.h `ELF_ET_DYN_BASE` = 2/3 of the 48-bit window).
 
+pub mod cpuinfo;
 mod signal;
 mod traps;
 mod vdso;
@@ -75,6 +76,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 

@@ -22,6 +22,7 @@
 //!   without `SA_RESTORER` return through the `[sigpage]` trampolines.
 
 mod abi;
+pub mod cpuinfo;
 pub mod kuser;
 mod signal;
 mod traps;
@@ -126,6 +127,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     shmlba: (4 * crate::mm::PAGE_SIZE, true),
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 

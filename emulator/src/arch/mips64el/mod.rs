@@ -27,6 +27,7 @@
 //!   `TASK_SIZE / 3 * 2` (arch/mips/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
 pub mod abi;
+pub mod cpuinfo;
 mod delay_slot;
 mod signal;
 mod tlb;
@@ -177,6 +178,7 @@ pub static INFO: ArchInfo = ArchInfo {
     si_code_to_host,
     write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
     shmlba: (0x40000, true),
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 

@@ -20,6 +20,7 @@
 //!   (arch/riscv/include/asm/elf.h `ELF_ET_DYN_BASE` = `TASK_SIZE / 3 * 2`, page-aligned).
 
 mod abi;
+pub mod cpuinfo;
 mod signal;
 mod traps;
 mod vdso;
@@ -101,6 +102,7 @@ pub static INFO: ArchInfo = ArchInfo {
     disassembler,
     mem_operands,
     frames: Some(signal::FRAMES),
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 

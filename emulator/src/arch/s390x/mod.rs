@@ -39,6 +39,7 @@
 //!   instruction that ran its `svc`, which the trap hook puts in the call's `SyscallArgs::restart_len`.
 
 pub mod abi;
+pub mod cpuinfo;
 mod signal;
 mod traps;
 mod vdso;
@@ -127,6 +128,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     fadvise_to_host: abi::fadvise_to_host,
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 
