@@ -151,6 +151,14 @@ pub fn elf_machine_name(machine: u16) -> &'static str {
     }
 }
 
+/// The names of the bits set in `hwcap`, in bit order, space-separated: the `Features`-style
+/// line of `/proc/cpuinfo`, from the arch's table of `AT_HWCAP` bit names (`""` for a bit the
+/// kernel does not name).
+pub fn hwcap_names(hwcap: u64, names: &[&str]) -> String {
+    let set = names.iter().enumerate().filter(|&(bit, n)| !n.is_empty() && hwcap >> bit & 1 == 1);
+    set.map(|(_, n)| *n).collect::<Vec<_>>().join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,12 +252,4 @@ mod tests {
             );
         }
     }
-}
-
-/// The names of the bits set in `hwcap`, in bit order, space-separated: the `Features`-style
-/// line of `/proc/cpuinfo`, from the arch's table of `AT_HWCAP` bit names (`""` for a bit the
-/// kernel does not name).
-pub fn hwcap_names(hwcap: u64, names: &[&str]) -> String {
-    let set = names.iter().enumerate().filter(|&(bit, n)| !n.is_empty() && hwcap >> bit & 1 == 1);
-    set.map(|(_, n)| *n).collect::<Vec<_>>().join(" ")
 }
