@@ -143,6 +143,7 @@ pub static INFO: ArchInfo = ArchInfo {
     write_stat64: super::write_stat64,
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
+    cpuinfo: Some(cpuinfo),
     ..ArchInfo::GENERIC
 };
 
@@ -259,4 +260,9 @@ mod tests {
         assert_eq!(t.lookup(359), Some(Sys::socket));
         assert_eq!(t.number_of(Sys::newfstatat), None);
     }
+}
+
+/// i386's `/proc/cpuinfo`: x86's, from the CPUID of its own engine ([`super::x86_64::cpuinfo`]).
+fn cpuinfo(ncpu: usize) -> String {
+    super::x86_64::cpuinfo::x86_cpuinfo(ncpu, INFO.engine.mode, INFO.engine.cpu_model)
 }

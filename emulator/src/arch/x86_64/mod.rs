@@ -10,6 +10,7 @@
 //!   (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
 pub mod abi;
+pub mod cpuinfo;
 pub(crate) mod exception_state;
 mod signal;
 mod vdso;
@@ -78,6 +79,7 @@ pub static INFO: ArchInfo = ArchInfo {
     write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
     frames: Some(signal::FRAMES),
     semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
+    cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC
 };
 
