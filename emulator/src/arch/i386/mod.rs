@@ -230,6 +230,11 @@ impl GuestArch for I386 {
     }
 }
 
+/// i386's `/proc/cpuinfo`: x86's, from the CPUID of its own engine ([`super::x86_64::cpuinfo`]).
+fn cpuinfo(ncpu: usize) -> String {
+    super::x86_64::cpuinfo::x86_cpuinfo(ncpu, INFO.engine.mode, INFO.engine.cpu_model)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -260,9 +265,4 @@ mod tests {
         assert_eq!(t.lookup(359), Some(Sys::socket));
         assert_eq!(t.number_of(Sys::newfstatat), None);
     }
-}
-
-/// i386's `/proc/cpuinfo`: x86's, from the CPUID of its own engine ([`super::x86_64::cpuinfo`]).
-fn cpuinfo(ncpu: usize) -> String {
-    super::x86_64::cpuinfo::x86_cpuinfo(ncpu, INFO.engine.mode, INFO.engine.cpu_model)
 }
