@@ -2,10 +2,18 @@
 //!
 //! Nothing here panics on an output error (a full disk, a closed stderr): messages are written
 //! with `writeln!` and a failed write is ignored, so the exit status stays the guest's.
+//!
+//! endgate starts at its own C `main`, not at Rust's (`#![no_main]`): Rust's start-up code
+//! (`std::rt::lang_start`) changes the process before `main` runs in ways a guest would
+//! inherit as if its parent had done them: it opens `/dev/null` on descriptors 0-2 that were
+//! closed, ignores SIGPIPE, and installs SIGSEGV/SIGBUS handlers for its stack-overflow check
+//! (which would swallow a `kill -SEGV` from outside). Without it the guest starts with the
+//! descriptors and dispositions its parent gave, as a native program does; `std::env::args_os`
+//! still works (glibc hands the arguments to Rust's `.init_array` hook).
+#![no_main]
 
 use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::process::ExitCode;
 
 use endgate::cli::{guest_env, parse, Action, CliError};
 use endgate::guest::Options;
@@ -18,8 +26,16 @@ macro_rules! report {
     }};
 }
 
-fn main() -> ExitCode {
-    reset_host_signals();
+/// The process's entry point, called by the C library's start-up code.
+#[no_mangle]
+pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
+    let status = run();
+    // Rust's start-up code would flush stdout at exit; without it, this does.
+    let _ = std::io::stdout().flush();
+    libc::c_int::from(status)
+}
+
+fn run() -> u8 {
     let cli = match parse(std::env::args_os()) {
         Ok(Action::Run(cli)) => cli,
         Ok(Action::Version) => return version(),
@@ -31,7 +47,7 @@ fn main() -> ExitCode {
                 }
                 CliError::Usage(msg) => report!("endgate: {msg}"),
             }
-            return ExitCode::from(e.exit_status());
+            return e.exit_status();
         }
     };
     if cli.guest_child {
@@ -44,36 +60,17 @@ fn main() -> ExitCode {
     let opts = Options { strace: cli.strace, sysroot: cli.sysroot.clone(), sig_ignored: cli.sig_ignored.unwrap_or(0) };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {
-        Ok((exit, report)) => ExitCode::from(endgate::exit_status(exit, report)),
+        Ok((exit, report)) => endgate::exit_status(exit, report),
         Err(e) => {
             report!("endgate: {e}");
-            ExitCode::from(e.exit_status() as u8)
+            e.exit_status() as u8
         }
-    }
-}
-
-/// Gives the process the signal dispositions of a freshly exec'd native program, before
-/// anything else runs, so that signals sent to endgate from outside act as they would on the
-/// guest run natively:
-/// - SIGPIPE: the Rust runtime ignores it; a guest starts with every signal at its default
-///   (a write to a closed pipe must kill it).
-/// - SIGSEGV, SIGBUS: the Rust runtime installs handlers to detect stack overflow. For a signal
-///   that is not a guard-page fault, such as `kill -SEGV <pid>` from another process, that
-///   handler resets the disposition and returns, expecting the faulting instruction to run
-///   again; an external signal is then lost and endgate carries on. At SIG_DFL it ends endgate
-///   like a native process (status 128+signal, core dump per the host's settings). The price: a
-///   stack overflow in endgate itself is a plain SIGSEGV without Rust's message.
-fn reset_host_signals() {
-    for sig in [libc::SIGPIPE, libc::SIGSEGV, libc::SIGBUS] {
-        // SAFETY: setting a disposition to SIG_DFL, first thing in main, before any other
-        // thread exists.
-        unsafe { libc::signal(sig, libc::SIG_DFL) };
     }
 }
 
 /// `--version`: version, host byte order, endian strategy, cycle counter and guest arches on stdout. Status 1
 /// with a message on stderr when stdout cannot be written (e.g. `>/dev/full`), as coreutils do.
-fn version() -> ExitCode {
+fn version() -> u8 {
     let text = format!(
         "endgate {}\nhost: {} {}-endian\nendian strategy: {}\ncycle counter: {}{}\nguests: {}\n",
         env!("CARGO_PKG_VERSION"),
@@ -86,10 +83,10 @@ fn version() -> ExitCode {
     );
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(()) => 0,
         Err(e) => {
             report!("endgate: write error: {e}");
-            ExitCode::FAILURE
+            1
         }
     }
 }

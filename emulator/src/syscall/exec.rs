@@ -355,9 +355,9 @@ pub fn inherited_sig_state(opts: &crate::guest::Options) -> crate::signal::SigSt
     for n in 1..=NSIG {
         let s = Signal(n);
         // Ignored by whoever started endgate (a shell's `trap ''`, nohup): the guest inherits
-        // that, as a native program would. SIGPIPE cannot be told apart from the Rust
-        // runtime's own SIG_IGN, so only an exec'ing guest passes it on (`--sig-ignored`).
-        let inherited = s != Signal::SIGPIPE && host::disposition_is_ignore(s);
+        // that, as a native program would (endgate skips Rust's start-up code, which would
+        // ignore SIGPIPE itself: see main.rs).
+        let inherited = host::disposition_is_ignore(s);
         if (opts.sig_ignored & crate::signal::bit(s) != 0 || inherited) && s != Signal::SIGKILL && s != Signal::SIGSTOP
         {
             st.actions[(n - 1) as usize].handler = SIG_IGN;
