@@ -189,7 +189,8 @@ const SHM_SEGSZ: usize = 9;
 
 /// `shmat` for the guest: where the segment goes and what the guest may do with it (shmat(2);
 /// ipc/shm.c `do_shmat`). Errors: `EINVAL` (unaligned address without `SHM_RND`, an address
-/// taken without `SHM_REMAP`, outside the address space), `ENOMEM` (no room), the host's
+/// taken without `SHM_REMAP`), `EPERM` (below `mmap_min_addr`), `ENOMEM` (outside the address
+/// space, no room), the host's
 /// (`EACCES`, `EIDRM`, `EINVAL` for a bad id).
 fn do_shmat(t: &mut Task, shmid: i32, addr: u64, flg: i32) -> SysResult {
     let (shmlba, force) = t.arch.info().shmlba;
@@ -221,8 +222,17 @@ fn do_shmat(t: &mut Task, shmid: i32, addr: u64, flg: i32) -> SysResult {
         let start = mm.find_free(len + slack).ok_or(Errno::ENOMEM)?;
         start.next_multiple_of(shmlba)
     } else {
-        if !mm.is_placeable(addr, len) || (flg & SHM_REMAP == 0 && !mm.is_free(addr, len)) {
+        // ipc/shm.c `do_shmat`: an attach over a mapping without SHM_REMAP is EINVAL; then
+        // the mapping itself fails as mmap does (ENOMEM outside the address space, EPERM
+        // below mmap_min_addr).
+        if flg & SHM_REMAP == 0 && !mm.is_free(addr, len) {
             return Err(Errno::EINVAL);
+        }
+        if addr < crate::mm::MMAP_MIN_ADDR {
+            return Err(Errno::EPERM);
+        }
+        if !mm.is_placeable(addr, len) {
+            return Err(Errno::ENOMEM);
         }
         addr
     };
