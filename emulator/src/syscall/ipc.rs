@@ -194,6 +194,10 @@ const SHM_SEGSZ: usize = 9;
 /// (`EACCES`, `EIDRM`, `EINVAL` for a bad id).
 fn do_shmat(t: &mut Task, shmid: i32, addr: u64, flg: i32) -> SysResult {
     let (shmlba, force) = t.arch.info().shmlba;
+    if addr == 0 && flg & SHM_REMAP != 0 {
+        // ipc/shm.c `do_shmat`: SHM_REMAP needs an address.
+        return Err(Errno::EINVAL);
+    }
     let mut addr = addr;
     if addr & (shmlba - 1) != 0 {
         if flg & SHM_RND != 0 {

@@ -33,6 +33,10 @@ pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let info = if a.raw(2) == 0 {
         None
     } else {
+        // kernel/signal.c `copy_siginfo_from_user_any`: the info must name the signal sent.
+        if u64::from(t.mm.read_u32(a.ptr(2))?) != u64::from(a.uint(1)) {
+            return Err(Errno::EINVAL);
+        }
         Some(super::signal::read_queued_siginfo(t, a.ptr(2), crate::signal::Signal(sig as u32))?)
     };
     let ip = info.as_ref().map_or(std::ptr::null(), |i| i as *const libc::siginfo_t);
