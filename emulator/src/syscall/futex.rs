@@ -214,7 +214,12 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let at = a.ptr(0) + i * WAITV_SIZE;
         let (val, uaddr) = (t.mm.read_u64(at)?, t.mm.read_u64(at + 8)?);
         let (flags, reserved) = (t.mm.read_u32(at + 16)?, t.mm.read_u32(at + 20)?);
-        if reserved != 0 || val >> 32 != 0 || flags & !FUTEX2_KNOWN != 0 || flags & 0x03 != FUTEX2_SIZE_U32 || uaddr % 4 != 0 {
+        if reserved != 0
+            || val >> 32 != 0
+            || flags & !FUTEX2_KNOWN != 0
+            || flags & 0x03 != FUTEX2_SIZE_U32
+            || uaddr % 4 != 0
+        {
             return Err(Errno::EINVAL);
         }
         let host = t.mm.host_range(crate::mm::GuestAddr::new(uaddr), 4, Prot::READ)?;
