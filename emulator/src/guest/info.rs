@@ -44,6 +44,14 @@ pub struct Regs {
     pub restart_len: u8,
 }
 
+impl Regs {
+    /// Six argument registers whose unicorn ids are consecutive from `first` (`x0`-`x5`,
+    /// `r0`-`r5`, `a0`-`a5`…).
+    pub const fn args_from(first: i32) -> [i32; 6] {
+        [first, first + 1, first + 2, first + 3, first + 4, first + 5]
+    }
+}
+
 /// How an arch's unicorn instance is opened (what [`super::GuestArch::new_cpu`] does).
 pub struct Engine {
     /// Unicorn's architecture.
@@ -67,9 +75,8 @@ pub struct ArchInfo {
     pub name: &'static str,
     /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
     pub elf_machine: u16,
-    /// `true` for 64-bit ELF (ELFCLASS64) and LP64 ABI.
-    pub is_64bit: bool,
-    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI.
+    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI; an LP64 model
+    /// means 64-bit ELF (ELFCLASS64) ([`ArchInfo::is_64bit`]).
     pub data_model: DataModel,
     /// Where the guest address-space windows go.
     pub layout: Layout,
@@ -128,11 +135,9 @@ pub struct ArchInfo {
     pub epoll_packed: bool,
     /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
     pub termios: Option<ArchTermios>,
-    /// `clone(2)`'s arguments as the arch passes them. The generic row has the order of
-    /// `CONFIG_CLONE_BACKWARDS` (kernel/fork.c), which arm, i386, MIPS, aarch64 and riscv use:
-    /// `(flags, newsp, parent_tid, tls, child_tid)`; x86_64 passes `(flags, newsp,
-    /// parent_tid, child_tid, tls)` and s390 (`CONFIG_CLONE_BACKWARDS2`) `(newsp, flags,
-    /// parent_tid, child_tid, tls)`.
+    /// `clone(2)`'s arguments as the arch passes them: one of kernel/fork.c's orders
+    /// ([`CloneArgs::backwards`], the generic row's; [`CloneArgs::backwards2`];
+    /// [`CloneArgs::default_order`]).
     pub clone_args: fn(&SyscallArgs) -> CloneArgs,
 
     // Signals.
@@ -220,6 +225,12 @@ impl ArchInfo {
         self.data_model.endian
     }
 
+    /// `true` for a 64-bit guest: ELFCLASS64 and the LP64 data model.
+    #[inline]
+    pub fn is_64bit(&self) -> bool {
+        self.data_model.is_64bit()
+    }
+
     /// The bits of a register that are a guest `long` (32 on ILP32 guests, whose engine
     /// registers may be wider).
     #[inline]
@@ -243,7 +254,6 @@ impl ArchInfo {
         },
         name: "",
         elf_machine: 0,
-        is_64bit: true,
         data_model: DataModel::LP64_LE,
         layout: Layout { low_len: 0, dyn_base: 0, dyn_len: 0, task_size: 0, top_len: 0, fixed_page: None },
         numbers: no_numbers,
@@ -267,7 +277,7 @@ impl ArchInfo {
         map_32bit: None,
         epoll_packed: false,
         termios: None,
-        clone_args: |a| CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] },
+        clone_args: CloneArgs::backwards,
         nsig: NSIG as u64,
         sigset_size: 8,
         has_sa_restorer: true,

@@ -60,8 +60,7 @@ const PSTATE_NZCV: u64 = 0xf000_0000;
 /// The return trampoline: `mov x8, #139` (`movz`), `svc #0` (Arm ARM C6.2.191, C6.2.317).
 pub fn sigtramp_code() -> Vec<u8> {
     let movz_x8 = 0xd280_0000 | (NR_RT_SIGRETURN << 5) | 8;
-    let svc0 = 0xd400_0001u32;
-    [movz_x8, svc0].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [movz_x8, super::SVC_0].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// Unicorn id of general register `xn`, n in 0..=30 (X29 and X30 are apart from X0-X28).

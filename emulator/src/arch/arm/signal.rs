@@ -31,18 +31,18 @@ use unicorn_engine::RegisterARM as R;
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 
+use super::{a32, psr, FPEXC_EN, FPEXC_EX, FPEXC_FP2V};
 use crate::arch::read_regs;
 use crate::guest::sigframe::{
-    get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+    get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
 };
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct ucontext`.
 const UC_SIZE: u64 = 744;
-/// Offset of `uc_stack` in the ucontext.
-const UC_STACK: u64 = 8;
-/// Offset of `uc_mcontext` in the ucontext.
-const UC_MCONTEXT: u64 = 20;
+/// Offsets of `uc_stack` and `uc_mcontext` in the ucontext.
+const UC_STACK: u64 = own_ucontext::stack(4);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(4);
 /// Offset of `uc_sigmask` in the ucontext.
 const UC_SIGMASK: u64 = 104;
 /// Offset of `uc_regspace` in the ucontext.
@@ -72,34 +72,8 @@ mod sc {
     pub const FAULT_ADDRESS: usize = 20;
 }
 
-/// CPSR bits (Arm ARM B1.3.3; arch/arm/include/uapi/asm/ptrace.h).
-mod psr {
-    /// `PSR_f`: N Z C V Q, IT[1:0], J.
-    pub const F_FIELD: u32 = 0xff00_0000;
-    /// `PSR_IT_MASK`: the If-Then state, bits 25-26 and 10-15.
-    pub const IT_MASK: u32 = 0x0600_fc00;
-    /// E: big-endian data.
-    pub const E: u32 = 1 << 9;
-    /// A: asynchronous aborts masked.
-    pub const A: u32 = 1 << 8;
-    /// I: IRQs masked.
-    pub const I: u32 = 1 << 7;
-    /// F: FIQs masked.
-    pub const F: u32 = 1 << 6;
-    /// T: Thumb state.
-    pub const T: u32 = 1 << 5;
-    /// M[4:0].
-    pub const MODE_MASK: u32 = 0x1f;
-    /// User mode.
-    pub const USR_MODE: u32 = 0x10;
-}
-
 /// FPSCR `LEN` and `STRIDE` (the VFP short-vector controls), cleared for the handler.
 const FPSCR_LEN_STRIDE: u32 = (7 << 16) | (3 << 20);
-/// FPEXC bits: EX (exception pending), EN (enabled), FP2V (FPINST2 valid).
-const FPEXC_EX: u32 = 1 << 31;
-const FPEXC_EN: u32 = 1 << 30;
-const FPEXC_FP2V: u32 = 1 << 28;
 
 /// The `sigreturn_codes` words the kernel copies to `retcode` when there is no restorer
 /// (arch/arm/kernel/sigreturn_codes.S): ARM `mov r7, #119; swi 0x900077`, Thumb
@@ -110,12 +84,10 @@ const SIGRETURN_CODES: [u32; 6] = [0xe3a0_7077, 0xef90_0077, 0xdf00_2777, 0xe3a0
 /// `mov r7, #119; svc 0` (`sigreturn`) at [`SIGTRAMP_OLD`]. A Thumb handler reaches them
 /// too: `bx lr` and `pop {pc}` switch to ARM state on an even address.
 pub fn sigtramp_code() -> Vec<u8> {
-    /// `udf #0`, so a stray jump into the page is SIGILL.
-    const UDF: u32 = 0xe7f0_00f0;
-    let mut words = vec![UDF; (SIGTRAMP_OLD / 4 + 2) as usize];
-    words[0..2].copy_from_slice(&[0xe3a0_70ad, 0xef00_0000]);
+    let mut words = vec![a32::UDF; (SIGTRAMP_OLD / 4 + 2) as usize];
+    words[0..2].copy_from_slice(&[0xe3a0_70ad, a32::SVC_0]);
     let old = (SIGTRAMP_OLD / 4) as usize;
-    words[old..old + 2].copy_from_slice(&[0xe3a0_7077, 0xef00_0000]);
+    words[old..old + 2].copy_from_slice(&[0xe3a0_7077, a32::SVC_0]);
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 

@@ -116,7 +116,6 @@ pub static INFO: ArchInfo = ArchInfo {
     },
     name: "i686",
     elf_machine: 3,
-    is_64bit: false,
     // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
     data_model: DataModel::ILP32_LE_I386,
     // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk
@@ -139,12 +138,9 @@ pub static INFO: ArchInfo = ArchInfo {
     numbers: syscall_numbers!(x86, i386_name),
     disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok(),
     mem_operands: crate::arch::x86_64::mem_operands,
-    write_stat: super::write_stat32,
-    write_stat64: super::write_stat64,
     frames: Some(signal::FRAMES),
-    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     cpuinfo: Some(cpuinfo),
-    ..ArchInfo::GENERIC
+    ..super::ILP32
 };
 
 impl GuestArch for I386 {

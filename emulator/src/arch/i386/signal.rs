@@ -34,7 +34,8 @@ use unicorn_engine::RegisterX86 as R;
 
 use super::gdt;
 use crate::guest::sigframe::{
-    align_down, get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+    align_down, get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+    SIGTRAMP_OLD,
 };
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
@@ -63,8 +64,8 @@ const RT_RETCODE: u64 = RT_UC + UC_SIZE;
 
 /// `struct ucontext` (i386): size, `uc_stack`, `uc_mcontext`, `uc_sigmask`.
 const UC_SIZE: u64 = 8 + 12 + SC_SIZE + 8;
-const UC_STACK: u64 = 8;
-const UC_MCONTEXT: u64 = 20;
+const UC_STACK: u64 = own_ucontext::stack(4);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(4);
 const UC_SIGMASK: u64 = 20 + SC_SIZE;
 
 /// `sigcontext_32` word indices.

@@ -27,7 +27,9 @@ use unicorn_engine::RegisterMIPS as R;
 
 use super::delay_slot;
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE};
+use crate::guest::sigframe::{
+    own_ucontext, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 use crate::signal::FrameRequest;
@@ -40,8 +42,8 @@ const INFO: u64 = 24;
 /// Offset of `rs_uc`.
 const UC: u64 = INFO + SIGINFO_SIZE;
 /// Offsets in `struct ucontext`.
-const UC_STACK: u64 = 16;
-const UC_MCONTEXT: u64 = 40;
+const UC_STACK: u64 = own_ucontext::stack(8);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(8);
 const UC_SIGMASK: u64 = UC_MCONTEXT + SC_SIZE;
 /// Bytes of `struct rt_sigframe`.
 const FRAME_SIZE: u64 = UC + UC_SIGMASK + 16;
@@ -162,8 +164,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
 /// The sigtramp page: `li v0, 5211` (`addiu v0, zero, 5211`) and `syscall`, little-endian.
 pub fn sigtramp_code() -> Vec<u8> {
     let li_v0 = 0x2402_0000 | NR_RT_SIGRETURN;
-    let syscall = 0x0000_000c_u32;
-    [li_v0, syscall].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [li_v0, super::SYSCALL].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 #[cfg(test)]

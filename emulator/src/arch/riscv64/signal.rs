@@ -45,8 +45,7 @@ const NR_RT_SIGRETURN: u32 = 139;
 /// 2.4, 2.8).
 pub fn sigtramp_code() -> Vec<u8> {
     let li_a7 = (NR_RT_SIGRETURN << 20) | (17 << 7) | 0x13;
-    let ecall = 0x0000_0073u32;
-    [li_a7, ecall].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [li_a7, super::ECALL].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// Unicorn id of register `xn`, n in 1..=31.

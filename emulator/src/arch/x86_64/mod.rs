@@ -22,10 +22,10 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr, Layout};
+use crate::mm::{GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The x86_64 guest.
@@ -34,6 +34,10 @@ pub struct X86_64;
 /// `CPUID.1:EDX` of QEMU's `qemu64` model (fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca
 /// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
 const HWCAP_QEMU64: u64 = 0x078b_fbfd;
+
+/// `syscall` (0f 05) and `ret` (c3): the vDSO's and the vsyscall page's code.
+const SYSCALL: [u8; 2] = [0x0f, 0x05];
+const RET: u8 = 0xc3;
 
 /// x86_64's data row.
 pub static INFO: ArchInfo = ArchInfo {
@@ -60,8 +64,6 @@ pub static INFO: ArchInfo = ArchInfo {
     engine: Engine { arch: Arch::X86, mode: Mode::MODE_64, cpu_model: None, page_size_4k: false },
     name: "x86_64",
     elf_machine: 62,
-    is_64bit: true,
-    data_model: DataModel::LP64_LE,
     layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
     hwcap: (HWCAP_QEMU64, 0),
     platform: Some("x86_64"),
@@ -75,8 +77,8 @@ pub static INFO: ArchInfo = ArchInfo {
     numbers: syscall_numbers!(x86_64),
     disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok(),
     mem_operands,
-    clone_args,
-    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    clone_args: CloneArgs::default_order,
+    write_stat: abi::write_stat,
     frames: Some(signal::FRAMES),
     semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
     cpuinfo: Some(cpuinfo::cpuinfo),
@@ -87,27 +89,17 @@ pub static INFO: ArchInfo = ArchInfo {
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
 pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
-    let mut out = Vec::new();
-    for op in d.operands() {
-        if let X86OperandType::Mem(m) = op.op_type {
-            let seg = match (r.name)(m.segment()).as_deref() {
-                Some("fs") => (r.by_name)("fs_base")?,
-                Some("gs") => (r.by_name)("gs_base")?,
-                _ => 0,
-            };
-            let ea = seg
-                .wrapping_add((r.reg)(m.base())?)
-                .wrapping_add((r.reg)(m.index())?.wrapping_mul(m.scale() as u64))
-                .wrapping_add(m.disp() as u64);
-            out.push(ea);
-        }
-    }
-    Some(out)
-}
-
-/// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
-fn clone_args(a: &SyscallArgs) -> CloneArgs {
-    CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+    let mems = d.operands().filter_map(|op| if let X86OperandType::Mem(m) = op.op_type { Some(m) } else { None });
+    mems.map(|m| {
+        let seg = match (r.name)(m.segment()).as_deref() {
+            Some("fs") => (r.by_name)("fs_base")?,
+            Some("gs") => (r.by_name)("gs_base")?,
+            _ => 0,
+        };
+        let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as u64);
+        Some(seg.wrapping_add((r.reg)(m.base())?).wrapping_add(index).wrapping_add(m.disp() as u64))
+    })
+    .collect()
 }
 
 impl GuestArch for X86_64 {
