@@ -207,6 +207,47 @@ mod tests {
         }
     }
 
+    /// Every arch's address-space windows are page-aligned and in order: the low one from 0,
+    /// the PIE window above it, the top one ending at `task_size`.
+    #[test]
+    fn windows_are_ordered_and_page_aligned() {
+        for (user_name, arch) in &ALL {
+            let l = arch.info().layout;
+            for v in [l.low_len, l.dyn_base, l.dyn_len, l.task_size, l.top_len] {
+                assert_eq!(v % crate::mm::PAGE_SIZE, 0, "{user_name}: {v:#x}");
+            }
+            assert!(l.low_len <= l.dyn_base, "{user_name}: low window");
+            assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len, "{user_name}: PIE window");
+        }
+    }
+
+    /// Every arch's PIE base is its kernel's `ELF_ET_DYN_BASE` (arch/*/include/asm/elf.h): two
+    /// thirds of the address space, rounded down to a page (arm: of arm64's compat 4 GiB,
+    /// `COMPAT_ELF_ET_DYN_BASE`; x86_64: of its 47-bit `DEFAULT_MAP_WINDOW`), on s390x to
+    /// 4 GiB; i386's is 4 MiB.
+    #[test]
+    fn pie_base_is_elf_et_dyn_base() {
+        let two_thirds = |top: u64, align: u64| (top / 3 * 2) & !(align - 1);
+        for (user_name, arch) in &ALL {
+            let l = arch.info().layout;
+            let want = match *user_name {
+                "i386" => 0x40_0000,
+                "s390x" => two_thirds(l.task_size, 1 << 32),
+                _ => two_thirds(l.task_size, crate::mm::PAGE_SIZE),
+            };
+            assert_eq!(l.dyn_base, want, "{user_name}");
+        }
+    }
+
+    /// Asserts that `arch`'s table numbers each call as `expect` says (its kernel's
+    /// syscall*.tbl).
+    pub(crate) fn assert_numbers(arch: &dyn GuestArch, expect: &[(u64, crate::abi::nr::Sys)]) {
+        let table = (arch.info().numbers)();
+        for &(nr, sys) in expect {
+            assert_eq!(table.lookup(nr), Some(sys), "{}: {nr}", arch.info().name);
+        }
+    }
+
     fn space(arch: &dyn GuestArch) -> crate::mm::AddressSpace {
         let mut mm = crate::mm::AddressSpace::new(arch.info().layout, arch.info().data_model).unwrap();
         mm.map_anon(0x10_0000, 0x1000, crate::mm::Prot::READ | crate::mm::Prot::WRITE, crate::mm::VmaName::Anon)

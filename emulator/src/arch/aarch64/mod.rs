@@ -40,6 +40,8 @@ pub struct Aarch64;
 /// AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
 const HWCAP_A72: u64 =
     super::hwcap_of(cpuinfo::HWCAP_NAMES, &["fp", "asimd", "aes", "pmull", "sha1", "sha2", "crc32", "cpuid"]);
+// Bits 0, 1, 3-7 and 11.
+const _: () = assert!(HWCAP_A72 == 0x8fb);
 
 const X0: i32 = RegisterARM64::X0 as i32;
 

@@ -62,6 +62,12 @@ const VFP_FPREGS: u64 = 8;
 const VFP_FPSCR: u64 = 8 + 32 * 8;
 const VFP_FPEXC: u64 = 272;
 
+// sizeof(struct ucontext) on arm: 20 + 84 (sigcontext) + 128 (uc_sigmask and its room) + 512
+// (uc_regspace); the VFP record's fields as struct vfp_sigframe lays them out.
+const _: () = assert!(UC_MCONTEXT + 21 * 4 == UC_SIGMASK && UC_SIGMASK + 128 == UC_REGSPACE);
+const _: () = assert!(UC_REGSPACE + 512 == UC_SIZE && RT_SIGFRAME_SIZE == 888);
+const _: () = assert!(VFP_FPSCR == 264 && VFP_STORAGE_SIZE as u64 == VFP_FPEXC + 16 && VFP_STORAGE_SIZE + 4 <= 512);
+
 /// `sigcontext` word indices.
 mod sc {
     pub const TRAP_NO: usize = 0;
@@ -278,19 +284,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel() {
-        // sizeof(struct ucontext) on arm: 20 + 84 (sigcontext) + 128 (uc_sigmask and its room)
-        // + 512 (uc_regspace); the VFP record's fields as struct vfp_sigframe lays them out.
-        assert_eq!(UC_MCONTEXT + 21 * 4, UC_SIGMASK);
-        assert_eq!(UC_SIGMASK + 128, UC_REGSPACE);
-        assert_eq!(UC_REGSPACE + 512, UC_SIZE);
-        assert_eq!(RT_SIGFRAME_SIZE, 888);
-        assert_eq!(VFP_FPSCR, 264);
-        assert_eq!(u64::from(VFP_STORAGE_SIZE), VFP_FPEXC + 16);
-        assert!(u64::from(VFP_STORAGE_SIZE) + 4 <= 512);
-    }
 
     #[test]
     fn trampolines_are_arm_svc_sequences() {

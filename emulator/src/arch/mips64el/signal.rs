@@ -57,6 +57,9 @@ const SC_FPC_CSR: u64 = 584;
 const SC_USED_MATH: u64 = 588;
 const SC_SIZE: u64 = 600;
 
+// sizeof(struct sigcontext) on n64, sizeof(struct ucontext), sizeof(struct rt_sigframe).
+const _: () = assert!(SC_SIZE == 600 && UC_SIGMASK + 16 == 656 && FRAME_SIZE == 808);
+
 /// `sc_used_math`: `USED_FP | USED_FR1` (arch/mips/kernel/signal.c).
 const USED_FP: u32 = 1;
 const USED_FR1: u32 = 2;
@@ -170,14 +173,6 @@ pub fn sigtramp_code() -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_layout_matches_the_kernel_structs() {
-        // sizeof(struct sigcontext) on n64, sizeof(struct ucontext), sizeof(struct rt_sigframe).
-        assert_eq!(SC_SIZE, 600);
-        assert_eq!(UC_SIGMASK + 16, 656);
-        assert_eq!(FRAME_SIZE, 808);
-    }
 
     #[test]
     fn trampoline_encoding() {

@@ -245,20 +245,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn layout_windows_do_not_overlap() {
-        let l = S390x.info().layout;
-        assert!(l.low_len <= l.dyn_base);
-        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xffff_ffff);
-        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
-    }
-
-    #[test]
-    fn hwcap_bits() {
-        // esan3 zarch stfle msa ldisp eimm etf3eh highgprs vx.
-        assert_eq!(S390x.info().hwcap.0, 0xb3f);
-    }
-
-    #[test]
     fn program_checks_to_signals() {
         assert_eq!(S390x.exception_signal(pgm::OPERATION), Signal::SIGILL);
         assert_eq!(S390x.exception_signal(pgm::PRIVILEGED), Signal::SIGILL);

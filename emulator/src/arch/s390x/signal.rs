@@ -80,6 +80,11 @@ const UC_SIGMASK: u64 = UC_MCONTEXT + SIGREGS_SIZE;
 const UC_MCONTEXT_EXT: u64 = UC_SIGMASK + 128;
 const RT_SIZE: u64 = RT_UC + UC_MCONTEXT_EXT + SIGREGS_EXT_SIZE;
 
+// sizeof(struct sigframe) and sizeof(struct rt_sigframe) with _sigregs_ext on s390x, and where
+// the rt frame's uc_mcontext and uc_sigmask and the old frame's sregs_ext fall.
+const _: () = assert!(SF_SIZE == 1112 && RT_SIZE == 1384 && SF_SREGS_EXT == 528);
+const _: () = assert!(RT_UC + UC_MCONTEXT == 336 && RT_UC + UC_SIGMASK == 680);
+
 /// `uc_flags`: `uc_mcontext_ext` holds the vector registers.
 const UC_VXRS: u64 = 2;
 /// s390x `sigreturn` and `rt_sigreturn` numbers (arch/s390/kernel/syscalls/syscall.tbl).
@@ -386,16 +391,6 @@ pub fn sigtramp_code() -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel_structs() {
-        // sizeof(struct sigframe) and sizeof(struct rt_sigframe) with _sigregs_ext on s390x.
-        assert_eq!(SF_SIZE, 1112);
-        assert_eq!(RT_SIZE, 1384);
-        assert_eq!(RT_UC + UC_MCONTEXT, 336);
-        assert_eq!(RT_UC + UC_SIGMASK, 680);
-        assert_eq!(SF_SREGS_EXT, 528);
-    }
 
     #[test]
     fn trampolines() {
