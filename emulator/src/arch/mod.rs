@@ -79,12 +79,12 @@ pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
 
 /// A vDSO as most arches' kernels link it: `linux-vdso.so.1` with `__vdso_` names, no
 /// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table; each slot holds
-/// `ret`, the landing `trap`. Its functions take their first two integer arguments and give
+/// `ret`, the landing the trap instruction of `regs`. Its functions take their first two integer arguments and give
 /// their result in registers the arch's system calls use for them (`regs`: the first two
 /// argument registers and the result register; every arch's C ABI but i386's does so). Each
 /// `arch/<name>/vdso.rs` completes it (`..linux_vdso(…)`) with its versions and functions and
 /// what else differs.
-pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8], trap: &'static [u8]) -> VdsoSpec {
+pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8]) -> VdsoSpec {
     VdsoSpec {
         soname: "linux-vdso.so.1",
         e_flags: 0,
@@ -92,7 +92,7 @@ pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8], tr
         prefix: "__vdso_",
         plain_aliases: false,
         ret,
-        trap,
+        trap: regs.trap,
         abi: CallAbi::Regs { args: [regs.args[0], regs.args[1]], ret: regs.ret },
         pc: regs.pc,
         at_sysinfo: false,

@@ -185,7 +185,7 @@ pub trait GuestArch: Sync {
         SyscallArgs {
             nr: v[0] & r.nr_mask & word,
             a: [v[1] & word, v[2] & word, v[3] & word, 0, 0, 0],
-            restart_len: r.restart_len,
+            restart_len: r.trap_len(),
             ilp32: word != !0,
         }
     }

@@ -38,10 +38,12 @@ pub struct Regs {
     pub ret: i32,
     /// Bits of `nr` that are the number (s390x: the low 16 of r1 for `svc 0`).
     pub nr_mask: u64,
-    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers: the length
-    /// of the arch's trap instruction (s390x's trap hook sets the length of `EX`/`EXRL` where
-    /// they ran the `svc`; arm's Thumb `svc` is 2 bytes, which its `restart_syscall` knows).
-    pub restart_len: u8,
+    /// The arch's system-call trap instruction, as bytes in guest order: the vDSO's landing
+    /// holds a copy ([`crate::gate`]), and its length is the
+    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers (s390x's trap
+    /// hook sets the length of `EX`/`EXRL` where they ran the `svc`; arm's Thumb `svc` is 2
+    /// bytes, which its `restart_syscall` knows).
+    pub trap: &'static [u8],
 }
 
 impl Regs {
@@ -49,6 +51,14 @@ impl Regs {
     /// `r0`-`r5`, `a0`-`a5`…).
     pub const fn args_from(first: i32) -> [i32; 6] {
         [first, first + 1, first + 2, first + 3, first + 4, first + 5]
+    }
+
+    /// The length of the trap instruction, the restart length of a call it made.
+    #[inline]
+    pub const fn trap_len(&self) -> u8 {
+        #[allow(clippy::cast_possible_truncation)] // a trap instruction is 2 or 4 bytes
+        let len = self.trap.len() as u8;
+        len
     }
 }
 
@@ -63,6 +73,15 @@ pub struct Engine {
     /// `true` to set the TLB page size to 4 KiB: QEMU's Arm targets may use 1 KiB TLB pages,
     /// while Linux guests use 4 KiB pages, and a TLB fill per 4 KiB is a quarter of the fills.
     pub page_size_4k: bool,
+}
+
+impl Engine {
+    /// An instance of unicorn's `arch` in `mode` with CPU model `cpu_model` (`None`: unicorn's
+    /// default), with 4 KiB TLB pages on QEMU's Arm targets (`page_size_4k`).
+    pub const fn new(arch: unicorn_engine::Arch, mode: unicorn_engine::Mode, cpu_model: Option<i32>) -> Engine {
+        let page_size_4k = matches!(arch, unicorn_engine::Arch::ARM | unicorn_engine::Arch::ARM64);
+        Engine { arch, mode, cpu_model, page_size_4k }
+    }
 }
 
 /// One guest architecture's data row.
@@ -245,13 +264,8 @@ impl ArchInfo {
     /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
-        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, restart_len: 0 },
-        engine: Engine {
-            arch: unicorn_engine::Arch::X86,
-            mode: unicorn_engine::Mode::MODE_64,
-            cpu_model: None,
-            page_size_4k: false,
-        },
+        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, trap: &[] },
+        engine: Engine::new(unicorn_engine::Arch::X86, unicorn_engine::Mode::MODE_64, None),
         name: "",
         elf_machine: 0,
         data_model: DataModel::LP64_LE,

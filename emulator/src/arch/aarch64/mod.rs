@@ -59,15 +59,10 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: X0 + 8,
         args: Regs::args_from(X0),
         ret: X0,
-        restart_len: 4,
+        trap: &SVC_0.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::ARM64,
-        mode: Mode::ARM,
-        cpu_model: Some(Arm64CpuModel::A72 as i32),
-        page_size_4k: true,
-    },
+    engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::A72 as i32)),
     name: "aarch64",
     elf_machine: 183,
     layout: windows_64(0xaaaa_aaaa_a000, 1 << 48),

@@ -12,5 +12,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &[("LINUX_2.6.39", &[ClockGettime, Gettimeofday, ClockGetres, Syscall])],
     prefix: "__kernel_",
     gnu_hash: false,
-    ..linux_vdso(&super::INFO.regs, &super::RET.to_le_bytes(), &super::SVC_0.to_le_bytes())
+    ..linux_vdso(&super::INFO.regs, &super::RET.to_le_bytes())
 };

@@ -113,15 +113,10 @@ pub static INFO: ArchInfo = ArchInfo {
         args: Regs::args_from(R0),
         ret: R0,
         // `svc` in ARM state; `restart_syscall` knows Thumb's.
-        restart_len: 4,
+        trap: &a32::SVC_0.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::ARM,
-        mode: Mode::ARM,
-        cpu_model: Some(ArmCpuModel::CORTEX_A15 as i32),
-        page_size_4k: true,
-    },
+    engine: Engine::new(Arch::ARM, Mode::ARM, Some(ArmCpuModel::CORTEX_A15 as i32)),
     name: "armv7l",
     elf_machine: 40,
     // [0, 2 GiB) low; [0xaaaaa000, +256 MiB) PIE; [0xc0000000, 4 GiB) top, which holds

@@ -13,5 +13,5 @@ use crate::gate::VdsoSpec;
 pub static VDSO: VdsoSpec = VdsoSpec {
     e_flags: 0x0500_0400, // EF_ARM_EABI_VER5 | EF_ARM_ABI_FLOAT_HARD
     versions: &[("LINUX_2.6", &[ClockGettime, ClockGettime64, Gettimeofday, ClockGetres, Syscall])],
-    ..linux_vdso(&super::INFO.regs, &a32::BX_LR.to_le_bytes(), &a32::SVC_0.to_le_bytes())
+    ..linux_vdso(&super::INFO.regs, &a32::BX_LR.to_le_bytes())
 };

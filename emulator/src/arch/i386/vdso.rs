@@ -10,9 +10,8 @@ use crate::arch::linux_vdso;
 use crate::gate::Entry::*;
 use crate::gate::{CallAbi, VdsoSpec};
 
-/// `ret` and `int $0x80`.
+/// `ret`.
 const RET: [u8; 1] = [0xc3];
-const INT_80: [u8; 2] = [0xcd, 0x80];
 
 /// The i386 vDSO: its own soname, `AT_SYSINFO`, cdecl clock functions.
 pub static VDSO: VdsoSpec = VdsoSpec {
@@ -23,5 +22,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     ],
     abi: CallAbi::Stack32 { sp: RegisterX86::ESP as i32, ret: RegisterX86::EAX as i32 },
     at_sysinfo: true,
-    ..linux_vdso(&super::INFO.regs, &RET, &INT_80)
+    ..linux_vdso(&super::INFO.regs, &RET)
 };

@@ -110,15 +110,14 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: V0,
         args: Regs::args_from(A0),
         ret: V0,
-        restart_len: 4,
+        trap: &SYSCALL.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::MIPS,
-        mode: Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
-        cpu_model: Some(Mips64CpuModel::MIPS64R2_GENERIC as i32),
-        page_size_4k: false,
-    },
+    engine: Engine::new(
+        Arch::MIPS,
+        Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
+        Some(Mips64CpuModel::MIPS64R2_GENERIC as i32),
+    ),
     // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
     name: "mips64",
     elf_machine: 8,

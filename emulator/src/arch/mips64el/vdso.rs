@@ -14,5 +14,5 @@ const JR_RA_NOP: [u8; 8] = [0x08, 0x00, 0xe0, 0x03, 0, 0, 0, 0];
 pub static VDSO: VdsoSpec = VdsoSpec {
     e_flags: 0x8000_0006, // EF_MIPS_ARCH_64R2 | EF_MIPS_CPIC | EF_MIPS_PIC
     versions: &[("LINUX_2.6", &[ClockGettime, Gettimeofday, ClockGetres, Syscall])],
-    ..linux_vdso(&super::INFO.regs, &JR_RA_NOP, &super::SYSCALL.to_le_bytes())
+    ..linux_vdso(&super::INFO.regs, &JR_RA_NOP)
 };

@@ -81,15 +81,10 @@ pub static INFO: ArchInfo = ArchInfo {
         nr: RegisterRISCV::A7 as i32,
         args: Regs::args_from(A0),
         ret: A0,
-        restart_len: 4,
+        trap: &ECALL.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::RISCV,
-        mode: Mode::RISCV64,
-        cpu_model: Some(Riscv64CpuModel::SIFIVE_U54 as i32),
-        page_size_4k: false,
-    },
+    engine: Engine::new(Arch::RISCV, Mode::RISCV64, Some(Riscv64CpuModel::SIFIVE_U54 as i32)),
     name: "riscv64",
     elf_machine: 243,
     // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.

@@ -12,5 +12,5 @@ use crate::gate::VdsoSpec;
 pub static VDSO: VdsoSpec = VdsoSpec {
     e_flags: 0x5, // EF_RISCV_RVC | EF_RISCV_FLOAT_ABI_DOUBLE, as the kernel's
     versions: &[("LINUX_4.15", &[ClockGettime, Gettimeofday, ClockGetres, Getcpu, Syscall])],
-    ..linux_vdso(&super::INFO.regs, &super::RET.to_le_bytes(), &super::ECALL.to_le_bytes())
+    ..linux_vdso(&super::INFO.regs, &super::RET.to_le_bytes())
 };

@@ -17,5 +17,5 @@ pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &[("LINUX_2.6.29", &[ClockGettime, Gettimeofday, ClockGetres, Getcpu, Syscall])],
     prefix: "__kernel_",
     hash_word: 8,
-    ..linux_vdso(&super::INFO.regs, &BR_R14, &super::SVC.to_be_bytes())
+    ..linux_vdso(&super::INFO.regs, &BR_R14)
 };

@@ -20,7 +20,7 @@ use crate::guest::InsnRegs;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
+use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86Insn};
 
 use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
@@ -44,24 +44,17 @@ pub static INFO: ArchInfo = ArchInfo {
     // Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax (rcx and r11 as
     // they were: docs/ARCHITECTURE.md).
     regs: Regs {
-        pc: RegisterX86::RIP as i32,
-        sp: RegisterX86::RSP as i32,
-        tls: Some(RegisterX86::FS_BASE as i32),
-        nr: RegisterX86::RAX as i32,
-        args: [
-            RegisterX86::RDI as i32,
-            RegisterX86::RSI as i32,
-            RegisterX86::RDX as i32,
-            RegisterX86::R10 as i32,
-            RegisterX86::R8 as i32,
-            RegisterX86::R9 as i32,
-        ],
-        ret: RegisterX86::RAX as i32,
-        restart_len: 2,
+        pc: R::RIP as i32,
+        sp: R::RSP as i32,
+        tls: Some(R::FS_BASE as i32),
+        nr: R::RAX as i32,
+        args: [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
+        ret: R::RAX as i32,
+        trap: &SYSCALL,
         ..ArchInfo::GENERIC.regs
     },
     // Unicorn's default CPU model, `qemu64`.
-    engine: Engine { arch: Arch::X86, mode: Mode::MODE_64, cpu_model: None, page_size_4k: false },
+    engine: Engine::new(Arch::X86, Mode::MODE_64, None),
     name: "x86_64",
     elf_machine: 62,
     layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
@@ -120,21 +113,20 @@ impl GuestArch for X86_64 {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::RSP, sp.get())?;
-        cpu.reg_write(RegisterX86::RIP, entry.get())?;
+        cpu.reg_write(R::RSP, sp.get())?;
+        cpu.reg_write(R::RIP, entry.get())?;
         // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
-        cpu.reg_write(RegisterX86::RDX, 0)?;
-        cpu.reg_write(RegisterX86::RFLAGS, 0x202)?;
+        cpu.reg_write(R::RDX, 0)?;
+        cpu.reg_write(R::RFLAGS, 0x202)?;
         // The FPU state a new process gets from the kernel (fpstate_init_fxstate): x87 control
         // word 0x37f (all exceptions masked, 64-bit precision, round to nearest) and MXCSR
         // 0x1f80. Unicorn starts with both 0, which means single precision x87 arithmetic.
-        cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
-        cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
+        cpu.reg_write(R::FPCW, 0x37f)?;
+        cpu.reg_write(R::MXCSR, 0x1f80)?;
         Ok(())
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
-        use RegisterX86 as R;
         let reg = match name {
             "rax" => R::RAX,
             "rbx" => R::RBX,
@@ -172,8 +164,7 @@ impl GuestArch for X86_64 {
 }
 
 /// The 32-bit general registers by name (i386's, and the low halves on x86_64).
-pub(crate) fn gpr32(name: &str) -> Option<RegisterX86> {
-    use RegisterX86 as R;
+pub(crate) fn gpr32(name: &str) -> Option<R> {
     const NAMES: [(&str, R); 8] = [
         ("eax", R::EAX),
         ("ebx", R::EBX),

@@ -11,5 +11,5 @@ use crate::gate::VdsoSpec;
 pub static VDSO: VdsoSpec = VdsoSpec {
     versions: &[("LINUX_2.6", &[ClockGettime, Gettimeofday, Time, Getcpu, ClockGetres, Syscall])],
     plain_aliases: true,
-    ..linux_vdso(&super::INFO.regs, &[super::RET], &super::SYSCALL)
+    ..linux_vdso(&super::INFO.regs, &[super::RET])
 };
