@@ -7,8 +7,8 @@
 //!   how CPU exceptions become signals;
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
-//! - `vdso.rs` — the arch's vDSO: exported names and versions, return and trap instructions,
-//!   calling convention ([`crate::gate`]);
+//! - `vdso.rs` — the arch's vDSO ([`crate::gate`]): its version nodes with the functions each
+//!   exports, the return instruction, and what else differs from [`linux_vdso`];
 //! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
 //!   space after they trap (arm64's emulated ID-register reads).
 //!
