@@ -82,6 +82,7 @@ pub static INFO: ArchInfo = ArchInfo {
 };
 
 /// Effective addresses of an A64 instruction's memory operands: base + index + displacement.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::Arm64Detail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let Arm64OperandType::Mem(m) = op.op_type { Some(m) } else { None });

@@ -153,6 +153,7 @@ pub static INFO: ArchInfo = ArchInfo {
 
 /// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
 /// displacement, in the 32-bit address space.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::ArmDetail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let ArmOperandType::Mem(m) = op.op_type { Some(m) } else { None });

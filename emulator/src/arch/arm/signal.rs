@@ -89,6 +89,7 @@ const SIGRETURN_CODES: [u32; 6] = [0xe3a0_7077, 0xef90_0077, 0xdf00_2777, 0xe3a0
 /// The [sigpage] trampolines, in ARM state: `mov r7, #173; svc 0` (`rt_sigreturn`) at 0 and
 /// `mov r7, #119; svc 0` (`sigreturn`) at [`SIGTRAMP_OLD`]. A Thumb handler reaches them
 /// too: `bx lr` and `pop {pc}` switch to ARM state on an even address.
+#[allow(clippy::cast_possible_truncation)] // a page offset fits any usize
 pub fn sigtramp_code() -> Vec<u8> {
     let mut words = vec![a32::UDF; (SIGTRAMP_OLD / 4 + 2) as usize];
     words[0..2].copy_from_slice(&[0xe3a0_70ad, a32::SVC_0]);

@@ -182,6 +182,7 @@ pub static INFO: ArchInfo = ArchInfo {
 };
 
 /// Effective addresses of a MIPS instruction's memory operands: base + displacement.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::MipsDetail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let MipsOperand::Mem(m) = op { Some(m) } else { None });

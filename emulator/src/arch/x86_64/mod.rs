@@ -80,6 +80,7 @@ pub static INFO: ArchInfo = ArchInfo {
 
 /// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let X86OperandType::Mem(m) = op.op_type { Some(m) } else { None });
