@@ -103,7 +103,7 @@ pub fn build(
     mm.map_anon(top - size, size, prot, VmaName::Stack)?;
     mm.mmap_base = mmap_base(top);
 
-    let word: u64 = if arch.info().is_64bit { 8 } else { 4 };
+    let word: u64 = if arch.info().is_64bit() { 8 } else { 4 };
     let mut p = top - word; // end marker
     let mut push_bytes = |mm: &mut AddressSpace, bytes: &[u8]| -> Result<u64, syscalls::Errno> {
         p -= bytes.len() as u64 + 1;

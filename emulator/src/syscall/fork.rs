@@ -15,8 +15,8 @@
 //!
 //! `clone` with `CLONE_VM` alone makes a thread ([`crate::task::spawn`]). Other calls that would
 //! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
-//! thread, namespaces…) return `ENOSYS`; `clone3` returns `ENOSYS` so that glibc falls back
-//! to `clone`.
+//! thread, namespaces…) return `ENOSYS`. `clone3` makes the same children from its struct
+//! (`ENOSYS` for `set_tid`, `CLONE_INTO_CGROUP` and `CLONE_CLEAR_SIGHAND`).
 //!
 //! A fork from a multi-threaded guest gives a child with only the calling thread, as
 //! natively: the child resets the thread count and the global guest lock

@@ -86,7 +86,7 @@ impl DispatchTable {
     /// guests the rows of [`compat32::DEFS`] replace those of the same call, then the arch's
     /// own rows ([`arch::rows_of`]) replace any of either.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let compat: &'static [SyscallDef] = if arch.info().is_64bit { &[] } else { compat32::DEFS };
+        let compat: &'static [SyscallDef] = if arch.info().is_64bit() { &[] } else { compat32::DEFS };
         let mut by_sys: HashMap<Sys, &'static SyscallDef> =
             table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
         for d in self::arch::rows_of(arch) {

@@ -223,7 +223,7 @@ pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EINVAL` when `len` is not the arch's `sizeof(struct robust_list_head)` (24 on LP64).
 pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let want = if t.arch.info().is_64bit { 24 } else { 12 };
+    let want = if t.arch.info().is_64bit() { 24 } else { 12 };
     if a.raw(1) != want {
         return Err(Errno::EINVAL);
     }

@@ -92,7 +92,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             let le = task.mm.endian() == crate::mm::Endian::Little;
             for &(k, val) in &task.auxv {
                 for w in [k, val] {
-                    if task.arch.info().is_64bit {
+                    if task.arch.info().is_64bit() {
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     } else {
                         let w = w as u32;

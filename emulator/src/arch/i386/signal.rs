@@ -34,7 +34,8 @@ use unicorn_engine::RegisterX86 as R;
 
 use super::gdt;
 use crate::guest::sigframe::{
-    align_down, get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+    align_down, get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+    SIGTRAMP_OLD,
 };
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
@@ -63,9 +64,16 @@ const RT_RETCODE: u64 = RT_UC + UC_SIZE;
 
 /// `struct ucontext` (i386): size, `uc_stack`, `uc_mcontext`, `uc_sigmask`.
 const UC_SIZE: u64 = 8 + 12 + SC_SIZE + 8;
-const UC_STACK: u64 = 8;
-const UC_MCONTEXT: u64 = 20;
+const UC_STACK: u64 = own_ucontext::stack(4);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(4);
 const UC_SIGMASK: u64 = 20 + SC_SIZE;
+
+// sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732 (`extramask` at 720),
+// sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116; the rt frame's
+// `uc.uc_mcontext.fpstate` at 16 + 128 + 20 + 76.
+const _: () = assert!(FPSTATE_SIZE == 624 && OLD_SIZE == 732 && OLD_EXTRAMASK == 720);
+const _: () =
+    assert!(RT_SIZE == 268 && UC_SIZE == 116 && RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64 == 16 + 128 + 20 + 76);
 
 /// `sigcontext_32` word indices.
 mod sc {
@@ -397,18 +405,6 @@ fn fpu_init(cpu: &mut Cpu<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel() {
-        // sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732,
-        // sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116.
-        assert_eq!(FPSTATE_SIZE, 624);
-        assert_eq!(OLD_SIZE, 732);
-        assert_eq!(RT_SIZE, 268);
-        assert_eq!(UC_SIZE, 116);
-        assert_eq!(OLD_EXTRAMASK, 720);
-        assert_eq!(RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64, 16 + 128 + 20 + 76);
-    }
 
     #[test]
     fn return_code_is_the_kernels() {

@@ -17,7 +17,7 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
-use crate::guest::sigframe::{reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
+use crate::guest::sigframe::{own_ucontext, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
@@ -25,7 +25,7 @@ use crate::signal::{sa, FrameRequest, SigFields, Signal};
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
 const FRAME_SIZE: u64 = 8 + 304 + 128;
 /// Offset of `uc_mcontext` in the frame.
-const MCONTEXT: u64 = 8 + 40;
+const MCONTEXT: u64 = 8 + own_ucontext::mcontext(8);
 /// Offset of `uc_sigmask` in the frame.
 const SIGMASK: u64 = 8 + 296;
 /// Offset of `siginfo` in the frame.
