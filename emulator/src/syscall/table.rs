@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, pidfd, process,
-    sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, old, pidfd,
+    process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -325,6 +325,20 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+    // the old forms (i386; arm and s390x have the signal ones)
+    d(Sys::oldstat, old::oldstat, &[Str, Ptr], RInt),
+    d(Sys::oldlstat, old::oldlstat, &[Str, Ptr], RInt),
+    d(Sys::oldfstat, old::oldfstat, &[Fd, Ptr], RInt),
+    d(Sys::olduname, old::olduname, &[Ptr], RInt),
+    d(Sys::oldolduname, old::oldolduname, &[Ptr], RInt),
+    d(Sys::waitpid, old::waitpid, &[Int, Ptr, Int], RInt),
+    d(Sys::signal, old::signal, &[Signal, Ptr], RHex),
+    d(Sys::sigaction, old::sigaction, &[Signal, Ptr, Ptr], RInt),
+    d(Sys::sigpending, old::sigpending, &[Ptr], RInt),
+    d(Sys::sigprocmask, old::sigprocmask, &[Int, Ptr, Ptr], RInt),
+    d(Sys::sigsuspend, old::sigsuspend, &[Int, Int, Hex], RInt),
+    d(Sys::sgetmask, old::sgetmask, &[], RHex),
+    d(Sys::ssetmask, old::ssetmask, &[Hex], RHex),
 ];
 
 #[cfg(test)]

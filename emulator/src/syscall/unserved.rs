@@ -53,6 +53,9 @@ pub static GROUPS: &[Group] = &[
         "epoll_wait_old", "lookup_dcookie", "reserved177", "reserved193", "timerfd", "sysfs",
         "ustat",
     ]),
+    g(LinuxEnosys, Errno::ENOSYS, "numbered but never implemented: i386's ulimit (libc's ulimit(3) uses getrlimit); the 64-bit s390 kernel's readdir (only its 31-bit compat table has old_readdir)", &[
+        "ulimit", "readdir",
+    ]),
     g(LinuxEnosys, Errno::ENOSYS, "a 64-bit kernel has no vm86 mode for 32-bit tasks", &[
         "vm86", "vm86old",
     ]),
@@ -101,11 +104,6 @@ pub static GROUPS: &[Group] = &[
     ]),
     g(NotYet, Errno::ENOSYS, "process state: rseq, robust lists, clock tuning", &[
         "rseq", "get_robust_list", "restart_syscall", "adjtimex",
-    ]),
-    g(NotYet, Errno::ENOSYS, "old forms of calls 32-bit libcs no longer make", &[
-        "oldstat", "oldlstat", "oldfstat", "olduname", "oldolduname", "readdir", "waitpid",
-        "signal", "sigaction", "sigpending", "sigprocmask", "sigsuspend", "sgetmask", "ssetmask",
-        "ulimit",
     ]),
     g(NotYet, Errno::ENOSYS, "arch-specific calls not emulated yet", &[
         "modify_ldt", "get_thread_area", "set_thread_area", "cachectl", "sysmips",
