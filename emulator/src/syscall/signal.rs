@@ -216,6 +216,14 @@ pub fn rt_sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
+/// `restart_syscall(void)`: continues the call a signal interrupted, from the restart block
+/// the kernel left for it. endgate re-executes interrupted calls itself (it never rewrites one
+/// into `restart_syscall`), so no block is ever pending and the answer is the kernel's
+/// `do_no_restart_syscall`: `EINTR`.
+pub fn restart_syscall(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Err(Errno::EINTR)
+}
+
 /// `sigreturn(void)` of the arches with an old, non-rt signal frame (arm, i386, s390x): as
 /// [`rt_sigreturn`] for a frame built without `SA_SIGINFO`.
 pub fn sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {

@@ -163,6 +163,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setsid, process::setsid, &[], RInt),
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
+    d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
     d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
@@ -214,6 +215,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt),
     d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
+    d(Sys::restart_syscall, signal::restart_syscall, &[], RInt),
     // time
     d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
     d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),
@@ -228,6 +230,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
     d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
     d(Sys::pause, time::pause, &[], RInt),
+    d(Sys::adjtimex, time::adjtimex, &[Ptr], RInt),
+    d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt),
+    d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt),
     // futex
     d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
