@@ -96,10 +96,6 @@ pub static GROUPS: &[Group] = &[
         "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "listmount",
         "statmount",
     ]),
-    g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
-        "futex_wait",
-        "futex_wake", "futex_requeue",
-    ]),
     g(NotYet, Errno::ENOSYS, "keys, security modules, seccomp, landlock, BPF and perf", &[
         "add_key", "request_key", "keyctl", "lsm_get_self_attr", "lsm_set_self_attr", "seccomp",
         "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
