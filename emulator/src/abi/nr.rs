@@ -103,6 +103,12 @@ generic_syscalls! {
     getresuid16, getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
     setfsuid16, setfsgid16,
     cacheflush,
+    // the old forms of 32-bit arches and s390 (syscall/old.rs)
+    oldstat, oldlstat, oldfstat, olduname, oldolduname, readdir, waitpid, signal, sigaction,
+    sigpending, sigprocmask, sigsuspend, sgetmask, ssetmask,
+    // process state, clock tuning, futex2
+    restart_syscall, adjtimex, clock_adjtime, clock_adjtime64, futex_wait, futex_wake,
+    futex_requeue,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

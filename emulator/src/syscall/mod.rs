@@ -35,6 +35,7 @@ pub mod mqueue;
 pub mod net;
 pub mod netdevice;
 pub mod netlink;
+pub mod old;
 pub mod path;
 pub mod pidfd;
 pub mod process;

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, pidfd, process,
-    sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, old, pidfd,
+    process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -163,6 +163,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setsid, process::setsid, &[], RInt),
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
+    d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
     d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
@@ -214,6 +215,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt),
     d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
+    d(Sys::restart_syscall, signal::restart_syscall, &[], RInt),
     // time
     d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
     d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),
@@ -228,6 +230,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
     d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
     d(Sys::pause, time::pause, &[], RInt),
+    d(Sys::adjtimex, time::adjtimex, &[Ptr], RInt),
+    d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt),
+    d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt),
     // futex
     d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
@@ -275,6 +280,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::name_to_handle_at, fhandle::name_to_handle_at, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
     d(Sys::open_by_handle_at, fhandle::open_by_handle_at, &[Fd, Ptr, OpenFlags], RInt),
     d(Sys::futex_waitv, futex::futex_waitv, &[Ptr, Int, Hex, Ptr, ClockId], RInt),
+    d(Sys::futex_wait, futex::futex_wait, &[Ptr, Hex, Hex, Hex, Ptr, ClockId], RInt),
+    d(Sys::futex_wake, futex::futex_wake, &[Ptr, Hex, Int, Hex], RInt),
+    d(Sys::futex_requeue, futex::futex_requeue, &[Ptr, Hex, Int, Int], RInt),
     d(Sys::mlock2, mm::mlock2, &[Ptr, ULong, Hex], RInt),
     d(Sys::mlockall, mm::mlockall, &[Hex], RInt),
     d(Sys::munlockall, mm::munlockall, &[], RInt),
@@ -325,6 +333,20 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+    // the old forms (i386; arm and s390x have the signal ones)
+    d(Sys::oldstat, old::oldstat, &[Str, Ptr], RInt),
+    d(Sys::oldlstat, old::oldlstat, &[Str, Ptr], RInt),
+    d(Sys::oldfstat, old::oldfstat, &[Fd, Ptr], RInt),
+    d(Sys::olduname, old::olduname, &[Ptr], RInt),
+    d(Sys::oldolduname, old::oldolduname, &[Ptr], RInt),
+    d(Sys::waitpid, old::waitpid, &[Int, Ptr, Int], RInt),
+    d(Sys::signal, old::signal, &[Signal, Ptr], RHex),
+    d(Sys::sigaction, old::sigaction, &[Signal, Ptr, Ptr], RInt),
+    d(Sys::sigpending, old::sigpending, &[Ptr], RInt),
+    d(Sys::sigprocmask, old::sigprocmask, &[Int, Ptr, Ptr], RInt),
+    d(Sys::sigsuspend, old::sigsuspend, &[Int, Int, Hex], RInt),
+    d(Sys::sgetmask, old::sgetmask, &[], RHex),
+    d(Sys::ssetmask, old::ssetmask, &[Hex], RHex),
 ];
 
 #[cfg(test)]

@@ -41,6 +41,7 @@ pub fn restarts_after_handler(sys: Sys) -> bool {
             | Sys::epoll_wait
             | Sys::epoll_pwait
             | Sys::rt_sigsuspend
+            | Sys::sigsuspend
             | Sys::pause
             | Sys::rt_sigtimedwait
             | Sys::rt_sigtimedwait_time64
@@ -160,7 +161,9 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     t.sig.mask = m & !UNBLOCKABLE;
     host::set_mask(t.sig.mask);
     if act.flags & sa::RESETHAND != 0 {
-        t.sig.actions[(info.signo.0 - 1) as usize] = SigAction::default();
+        // Only the handler goes back to the default; flags and mask stay, as in the kernel's
+        // get_signal.
+        t.sig.actions[(info.signo.0 - 1) as usize].handler = SIG_DFL;
         host::set_disposition(info.signo, SIG_DFL);
     }
     true

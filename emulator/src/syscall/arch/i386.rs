@@ -7,8 +7,9 @@
 //! - `select` at number 82 is `old_select`, which takes a pointer to its five arguments.
 //! - `getuid` … `chown` at their pre-2.4 numbers take and return 16-bit ids (the kernel's
 //!   `sys_getuid16` family, kernel/uid16.c); the `*32` calls are the real ones and are served
-//!   by the generic handlers. `ipc`, `modify_ldt`, `vm86`, `vm86old`, `olduname` and
-//!   `oldolduname` have no handler and answer `ENOSYS`.
+//!   by the generic handlers. `modify_ldt`, `vm86` and `vm86old` have no handler and answer
+//!   `ENOSYS`; the old forms (`oldstat`, `olduname`, `signal`…) are
+//!   [`crate::syscall::old`]'s.
 
 use syscalls::Errno;
 
