@@ -103,6 +103,9 @@ generic_syscalls! {
     getresuid16, getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
     setfsuid16, setfsgid16,
     cacheflush,
+    // NUMA policy, protection keys and other memory calls
+    mbind, get_mempolicy, set_mempolicy, set_mempolicy_home_node, migrate_pages, move_pages,
+    remap_file_pages, cachestat, map_shadow_stack, pkey_alloc, pkey_free, pkey_mprotect,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names
