@@ -764,6 +764,18 @@ impl AddressSpace {
         }
     }
 
+    /// Drops the translated code of the executable mappings within `[start, end)` (an explicit
+    /// instruction-cache flush: a store by another thread's engine instance is not seen by
+    /// this one's); the range is clipped to those mappings, whatever its size.
+    pub fn drop_code(&mut self, start: u64, end: u64) {
+        let pieces: Vec<(u64, u64)> = self
+            .overlapping(start, end)
+            .filter(|(_, v)| v.prot.contains(Prot::EXEC))
+            .map(|(s, v)| (s.max(page_floor(start)), v.end.min(page_ceil(end).unwrap_or(end))))
+            .collect();
+        self.invalidate.code.extend(pieces);
+    }
+
     /// Takes the pending invalidations, leaving none.
     pub fn take_invalidate(&mut self) -> Invalidate {
         std::mem::take(&mut self.invalidate)

@@ -62,6 +62,9 @@ pub static GROUPS: &[Group] = &[
     g(LinuxEnosys, Errno::ENOSYS, "no user shadow stacks in this arch's Linux (x86_64 and aarch64 serve map_shadow_stack)", &[
         "map_shadow_stack",
     ]),
+    g(LinuxEnosys, Errno::ENOSYS, "MIPS cachectl: \"not implemented yet\" in Linux itself (arch/mips/kernel/syscall.c)", &[
+        "cachectl",
+    ]),
     g(LinuxEnosys, Errno::ENOSYS, "x86_64's table keeps numbers 205 and 211 for the i386 TLS calls, as sys_ni_syscall (arch/x86/entry/syscalls/syscall_64.tbl)", &[
         "get_thread_area", "set_thread_area",
     ]),
@@ -118,10 +121,12 @@ pub static GROUPS: &[Group] = &[
         "signal", "sigaction", "sigpending", "sigprocmask", "sigsuspend", "sgetmask", "ssetmask",
         "ulimit",
     ]),
-    g(NotYet, Errno::ENOSYS, "arch-specific calls not emulated yet", &[
-        "modify_ldt", "cachectl", "sysmips",
-        "riscv_flush_icache", "riscv_hwprobe", "s390_runtime_instr", "s390_guarded_storage",
-        "s390_sthyi",
+    // modify_ldt on x86_64 (i386 serves it): the x86_64 engine runs guest code at CPL 0 with
+    // no descriptor tables, so an LDT entry has no table to live in yet; serving it means
+    // giving that engine an LDT as i386's has (arch/i386/gdt.rs: a shared buffer, LDTR, and a
+    // fill hook that grants descriptor reads only), with x86-64 prefixes in the decoding.
+    g(NotYet, Errno::ENOSYS, "modify_ldt on x86_64 (no descriptor tables in its engine yet)", &[
+        "modify_ldt",
     ]),
 ];
 
