@@ -36,7 +36,7 @@ macro_rules! syscall_numbers {
             TABLE.get_or_init(|| {
                 let extra: &[(u64, &'static str)] = &$extra;
                 let named = ::syscalls::$table::Sysno::iter()
-                    .map(|s| (s.id() as u64, ($rename)(s.name())))
+                    .filter_map(|s| Some((u64::try_from(s.id()).ok()?, ($rename)(s.name()))))
                     .chain(extra.iter().copied());
                 crate::abi::nr::NumberTable::new(named)
             })

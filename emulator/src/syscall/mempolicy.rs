@@ -111,7 +111,7 @@ fn get_nodes(mm: &AddressSpace, nmask: GuestAddr, maxnode: u64) -> Result<Nodes,
     let words = maxnode.div_ceil(64);
     for w in 0..words {
         let bits = if w + 1 == words && maxnode % 64 != 0 { maxnode % 64 } else { 64 };
-        nodes[w as usize] = read_word(mm, nmask, w, bits)?;
+        nodes[usize::try_from(w).unwrap_or(MASK_WORDS - 1)] = read_word(mm, nmask, w, bits)?;
     }
     Ok(nodes)
 }
@@ -120,13 +120,13 @@ fn get_nodes(mm: &AddressSpace, nmask: GuestAddr, maxnode: u64) -> Result<Nodes,
 /// `EINVAL` (an unknown mode, both node-mask flags, `MPOL_F_NUMA_BALANCING` with a mode other
 /// than `MPOL_BIND`/`MPOL_PREFERRED_MANY`).
 fn sanitize(mode: i32) -> Result<(u16, u16), Errno> {
-    let raw = mode as u32;
-    let flags = (raw & u32::from(MPOL_MODE_FLAGS)) as u16;
+    let raw = u32::from_ne_bytes(mode.to_ne_bytes());
+    let flags = u16::try_from(raw & u32::from(MPOL_MODE_FLAGS)).unwrap_or(0);
     let mode = raw & !u32::from(MPOL_MODE_FLAGS);
     if mode >= MPOL_MAX {
         return Err(Errno::EINVAL);
     }
-    let mode = mode as u16;
+    let mode = u16::try_from(mode).map_err(|_| Errno::EINVAL)?;
     if flags & MPOL_F_STATIC_NODES != 0 && flags & MPOL_F_RELATIVE_NODES != 0 {
         return Err(Errno::EINVAL);
     }
@@ -153,11 +153,8 @@ fn new_policy(mode: u16, flags: u16, nodes: &Nodes) -> Result<Option<MemPolicy>,
             }
             mode = MPOL_LOCAL;
         }
-        MPOL_LOCAL => {
-            if !empty(nodes) || node_flags != 0 {
-                return Err(Errno::EINVAL);
-            }
-        }
+        MPOL_LOCAL if !empty(nodes) || node_flags != 0 => return Err(Errno::EINVAL),
+        MPOL_LOCAL => {}
         _ if empty(nodes) => return Err(Errno::EINVAL),
         _ => {}
     }
@@ -278,7 +275,7 @@ pub fn get_mempolicy(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         (pval, pol.map_or(0, |p| p.nodes))
     };
     if !policy_ptr.is_null() {
-        t.mm.write_u32(policy_ptr, pval as u32)?;
+        t.mm.write_u32(policy_ptr, u32::from_ne_bytes(pval.to_ne_bytes()))?;
     }
     if !nmask.is_null() {
         copy_nodes_to_user(&mut t.mm, nmask, maxnode, nodes)?;
@@ -298,12 +295,13 @@ fn copy_nodes_to_user(mm: &mut AddressSpace, mask: GuestAddr, maxnode: u64, node
         if copy > PAGE_SIZE {
             return Err(Errno::EINVAL);
         }
-        mm.write_bytes(mask + long, &vec![0u8; (copy - long) as usize])?;
+        mm.write_bytes(mask + long, &vec![0u8; usize::try_from(copy - long).map_err(|_| Errno::EINVAL)?])?;
         words_to_write = 1;
     }
     if words_to_write == 1 {
         if compat {
-            mm.write_u32(mask, nodes as u32)?;
+            // The compat word: the mask's first 32 bits.
+            mm.write_u32(mask, u32::try_from(nodes & 0xffff_ffff).unwrap_or(0))?;
         } else {
             mm.write_ulong(mask, nodes)?;
         }
@@ -355,7 +353,7 @@ fn host_page_status(mm: &AddressSpace, addrs: &[u64]) -> Vec<i32> {
     if r != 0 {
         // No NUMA on the host: present or not, from the host's page cache and page tables.
         for (g, h) in got.iter_mut().zip(&host) {
-            let page = (*h as usize) & !(PAGE_SIZE as usize - 1);
+            let page = (*h as usize) & !(HOST_PAGE - 1);
             let mut v = 0u8;
             // SAFETY: one page of ours; `v` receives one byte.
             let ok = unsafe { libc::mincore(page as *mut libc::c_void, 1, &mut v) } == 0;
@@ -522,6 +520,9 @@ fn check_other_process(pid: i32, probe: impl Fn(i32) -> i64) -> Result<(), Errno
     }
 }
 
+/// The host's page size (4 KiB, as the guest's).
+const HOST_PAGE: usize = 4096;
+
 /// Pages `move_pages` looks up per batch (`DO_PAGES_STAT_CHUNK_NR`).
 const CHUNK: u64 = 16;
 
@@ -587,12 +588,12 @@ pub fn move_pages(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // and each status is stored at once.
     for i in 0..count {
         let addr = read_page(mm, i)?;
-        let node = mm.read_u32(nodes + i * 4)? as i32;
+        let node = i32::from_ne_bytes(mm.read_u32(nodes + i * 4)?.to_ne_bytes());
         if node != 0 {
             return Err(Errno::ENODEV);
         }
         let st = host_page_status(mm, &[addr])[0];
-        mm.write_u32(status + i * 4, st as u32)?;
+        mm.write_u32(status + i * 4, u32::from_ne_bytes(st.to_ne_bytes()))?;
     }
     Ok(0)
 }

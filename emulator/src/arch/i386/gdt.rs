@@ -67,6 +67,8 @@ pub const LDT_LINEAR: u64 = 0xffff_f000;
 pub const LDT_ENTRIES: u32 = 8192;
 /// Bytes of the LDT.
 const LDT_BYTES: u64 = LDT_ENTRIES as u64 * 8;
+/// The same, as a host length.
+const LDT_LEN: usize = LDT_ENTRIES as usize * 8;
 /// Unicorn physical address of the LDT: the process's one LDT buffer, mapped into every
 /// thread's instance.
 const LDT_PHYS: u64 = GDT_PHYS + 0x10000;
@@ -250,7 +252,7 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
         allowed.then_some(TlbEntry { paddr: LDT_PHYS + (va - LDT_LINEAR), perms: Prot::READ })
     })?;
     // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.
-    let ldtr = uc_x86_mmr { selector: 0, base: LDT_LINEAR, limit: (LDT_BYTES - 1) as u32, flags: 0x8200 };
+    let ldtr = uc_x86_mmr { selector: 0, base: LDT_LINEAR, limit: LDT_ENTRIES * 8 - 1, flags: 0x8200 };
     // SAFETY: a live handle; UC_X86_REG_LDTR takes a `uc_x86_mmr`, which `ldtr` is.
     let r: Result<(), uc_error> =
         unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::LDTR as i32, (&ldtr as *const uc_x86_mmr).cast()) }.into();
@@ -405,7 +407,7 @@ fn ldt_buffer() -> Option<*mut u8> {
         let p = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                LDT_BYTES as usize,
+                LDT_LEN,
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
                 -1,
@@ -432,21 +434,21 @@ pub fn read_ldt(cpu: &mut Cpu<'_>, ptr: GuestAddr, bytecount: u64) -> SysResult 
     if used == 0 {
         return Ok(0);
     }
-    let count = bytecount.min(LDT_BYTES);
-    let have = (used * 8).min(count);
-    let mut out = vec![0u8; count as usize];
+    let count = usize::try_from(bytecount).unwrap_or(LDT_LEN).min(LDT_LEN);
+    let have = usize::try_from(used * 8).unwrap_or(LDT_LEN).min(count);
+    let mut out = vec![0u8; count];
     let buf = ldt_buffer().ok_or(Errno::ENOMEM)?;
     // SAFETY: `have` bytes of the 64 KiB buffer.
-    out[..have as usize].copy_from_slice(unsafe { std::slice::from_raw_parts(buf, have as usize) });
+    out[..have].copy_from_slice(unsafe { std::slice::from_raw_parts(buf, have) });
     cpu.get_data_mut().mm.write_bytes(ptr, &out)?;
-    Ok(count)
+    Ok(bytecount.min(LDT_BYTES))
 }
 
 /// `modify_ldt(2, ptr, bytecount)` (`read_default_ldt`): zeros, at most 128 bytes (an x86_64
 /// kernel's size). Errors: `EFAULT`.
 pub fn read_default_ldt(cpu: &mut Cpu<'_>, ptr: GuestAddr, bytecount: u64) -> SysResult {
     let count = bytecount.min(128);
-    cpu.get_data_mut().mm.write_bytes(ptr, &vec![0u8; count as usize])?;
+    cpu.get_data_mut().mm.write_bytes(ptr, &vec![0u8; usize::try_from(count).unwrap_or(128)])?;
     Ok(count)
 }
 

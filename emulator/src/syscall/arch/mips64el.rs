@@ -50,9 +50,9 @@ fn sysmips(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             let at = crate::mm::GuestAddr::new(addr);
             let old = t.mm.read_u32(at)?;
             t.mm.check_writable(at, 4)?;
-            t.mm.write_u32(at, new as u32)?;
+            t.mm.write_u32(at, u32::try_from(new & 0xffff_ffff).unwrap_or(0))?;
             t.mm.note_host_write(addr, 4);
-            Ok(i64::from(old as i32) as u64)
+            Ok(u64::from_ne_bytes(i64::from(i32::from_ne_bytes(old.to_ne_bytes())).to_ne_bytes()))
         }
         MIPS_FIXADE => {
             if a.ulong(1) & !3 != 0 {

@@ -148,7 +148,7 @@ fn riscv_hwprobe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let mut clear_all = false;
         for i in 0..count {
             let at = pairs + i * 16;
-            let k = mm.read_u64(at)? as i64;
+            let k = i64::from_ne_bytes(mm.read_u64(at)?.to_ne_bytes());
             let want = mm.read_u64(at + 8)?;
             match value_of(mm, k) {
                 None => {
@@ -178,8 +178,8 @@ fn riscv_hwprobe(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     for i in 0..count {
         let at = pairs + i * 16;
-        let k = mm.read_u64(at)? as i64;
-        let (k, v) = value_of(mm, k).map_or((u64::MAX, 0), |v| (k as u64, v));
+        let k = i64::from_ne_bytes(mm.read_u64(at)?.to_ne_bytes());
+        let (k, v) = value_of(mm, k).map_or((u64::MAX, 0), |v| (u64::from_ne_bytes(k.to_ne_bytes()), v));
         mm.write_u64(at, k)?;
         mm.write_u64(at + 8, v)?;
     }
