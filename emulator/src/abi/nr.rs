@@ -109,6 +109,12 @@ generic_syscalls! {
     // process state, clock tuning, futex2
     restart_syscall, adjtimex, clock_adjtime, clock_adjtime64, futex_wait, futex_wake,
     futex_requeue,
+    // NUMA policy, protection keys and other memory calls
+    mbind, get_mempolicy, set_mempolicy, set_mempolicy_home_node, migrate_pages, move_pages,
+    remap_file_pages, cachestat, map_shadow_stack, pkey_alloc, pkey_free, pkey_mprotect,
+    // arch-specific: riscv64, s390x, MIPS, x86
+    riscv_flush_icache, riscv_hwprobe, s390_runtime_instr, s390_guarded_storage, s390_sthyi, sysmips,
+    modify_ldt,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

@@ -26,11 +26,18 @@ macro_rules! syscall_numbers {
     ($table:ident) => {
         syscall_numbers!($table, |name| name)
     };
-    ($table:ident, $rename:expr) => {{
+    ($table:ident, $rename:expr) => {
+        syscall_numbers!($table, $rename, [])
+    };
+    // `extra`: numbers the kernel's table has and the crate's lacks, as `(number, name)`.
+    ($table:ident, $rename:expr, $extra:expr) => {{
         fn numbers() -> &'static crate::abi::nr::NumberTable {
             static TABLE: std::sync::OnceLock<crate::abi::nr::NumberTable> = std::sync::OnceLock::new();
             TABLE.get_or_init(|| {
-                let named = ::syscalls::$table::Sysno::iter().map(|s| (s.id() as u64, ($rename)(s.name())));
+                let extra: &[(u64, &'static str)] = &$extra;
+                let named = ::syscalls::$table::Sysno::iter()
+                    .filter_map(|s| Some((u64::try_from(s.id()).ok()?, ($rename)(s.name()))))
+                    .chain(extra.iter().copied());
                 crate::abi::nr::NumberTable::new(named)
             })
         }

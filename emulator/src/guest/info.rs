@@ -224,6 +224,24 @@ pub struct ArchInfo {
     pub sol_socket: i32,
     /// A guest `(level, optname)` socket option to the host's.
     pub sockopt_to_host: fn(i32, i32) -> (i32, i32),
+    /// What the arch's Linux makes of the protection-key calls on a CPU without the keys,
+    /// which every guest CPU is.
+    pub pkeys: Pkeys,
+}
+
+/// How an arch's Linux answers `pkey_alloc`, `pkey_free` and `pkey_mprotect` when the CPU has
+/// no protection keys (each arch's asm/pkeys.h, include/linux/pkeys.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pkeys {
+    /// No `ARCH_HAS_PKEYS`: key 0 is always allocated, no key can be allocated or freed.
+    Generic,
+    /// x86 (x86_64 and i386 on a 64-bit kernel) without OSPKE: one key, 0, taken as the
+    /// execute-only key and never usable; the first `pkey_alloc` takes it and fails with
+    /// `EINVAL`, later ones find none.
+    X86,
+    /// arm64 without POE: key 0 reserved in the allocation map (so it can be used and freed),
+    /// none to allocate.
+    Arm64,
 }
 
 /// Register values for evaluating an instruction's memory operands.
@@ -317,6 +335,7 @@ impl ArchInfo {
         socket_type_from_host: |ty| ty,
         sol_socket: libc::SOL_SOCKET,
         sockopt_to_host: |level, name| (level, name),
+        pkeys: Pkeys::Generic,
     };
 }
 

@@ -31,7 +31,7 @@ pub mod shootdown;
 mod vma;
 
 pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
-pub use vma::{Prot, Vma, VmaName};
+pub use vma::{MemPolicy, Prot, Vma, VmaName};
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
@@ -161,6 +161,9 @@ pub struct AddressSpace {
     pub permissive: bool,
     /// Invalidations published for the other threads' instances.
     pub shootdown: shootdown::Shootdown,
+    /// The protection-key allocation map (`mm->context.pkey_allocation_map`); `None` until a
+    /// `pkey_*` call changes the arch's initial one (`syscall::mm` pkey calls).
+    pub pkey_map: Option<u16>,
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
@@ -219,6 +222,7 @@ impl AddressSpace {
             last_fault: None,
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
+            pkey_map: None,
             code_pages: HashSet::new(),
             span_hint: std::cell::Cell::new(None),
         })
@@ -441,7 +445,7 @@ impl AddressSpace {
         self.forget(addr, addr + len);
         self.vmas.insert(
             addr,
-            Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true },
+            Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true, policy: None },
         );
         self.span_hint.set(None);
         Ok(())
@@ -489,10 +493,10 @@ impl AddressSpace {
         }
         self.forget(addr, addr + len);
         let (offset, shared) = match backing {
-            Backing::Anon { .. } => (0, false),
+            Backing::Anon { shared } => (0, shared),
             Backing::File { offset, shared, .. } => (offset, shared),
         };
-        self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared, policy: None });
         self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
@@ -506,7 +510,13 @@ impl AddressSpace {
     fn merge_with_previous(&mut self, start: u64) {
         let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
         let Some(cur) = self.vmas.get(&start) else { return };
-        if prev.end == start && prev.prot == cur.prot && prev.name == cur.name && !prev.shared && !cur.shared {
+        if prev.end == start
+            && prev.prot == cur.prot
+            && prev.name == cur.name
+            && prev.policy == cur.policy
+            && !prev.shared
+            && !cur.shared
+        {
             let end = cur.end;
             self.vmas.remove(&start);
             self.span_hint.set(None);
@@ -676,6 +686,57 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Gives the mappings in `[start, end)` (page-aligned) the NUMA policy `policy` returns for
+    /// their current one, splitting a mapping at the range's edges only where its policy
+    /// changes and joining private anonymous neighbours that end up alike (mm/mempolicy.c
+    /// `mbind_range`). Unmapped parts are skipped.
+    pub fn set_policy(&mut self, start: u64, end: u64, policy: impl Fn(Option<MemPolicy>) -> Option<MemPolicy>) {
+        let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
+        for &s in &hit {
+            let Some(v) = self.vmas.get(&s).cloned() else { continue };
+            let new = policy(v.policy);
+            if new == v.policy {
+                continue;
+            }
+            self.vmas.remove(&s);
+            let (ms, me) = (s.max(start), v.end.min(end));
+            if s < ms {
+                self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+            }
+            self.vmas.insert(ms, Vma { end: me, offset: v.offset + (ms - s), policy: new, ..v.clone() });
+            if v.end > me {
+                self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+            }
+            self.span_hint.set(None);
+        }
+        let joints: Vec<u64> = self.vmas.range(start..=end).map(|(s, _)| *s).collect();
+        for s in joints {
+            self.merge_with_previous(s);
+        }
+    }
+
+    /// Maps the file pages from `pgoff` on at `[start, start+size)` (page-aligned, inside
+    /// shared mappings of one file, which the caller checked), as Linux's `remap_file_pages`
+    /// emulation does: the host's own `remap_file_pages` re-maps its shared mapping there with
+    /// `MAP_FIXED`, and the range becomes one mapping of the first one's kind at the new offset.
+    /// Errors: the host's.
+    pub fn remap_file_pages(&mut self, start: u64, size: u64, pgoff: u64) -> Result<(), Errno> {
+        let host = self.to_host(start, size).ok_or(Errno::EINVAL)?;
+        let v = self.vma_at(start).map(|(_, v)| v.clone()).ok_or(Errno::EINVAL)?;
+        let hsize = usize::try_from(size).map_err(|_| Errno::EINVAL)?;
+        // SAFETY: the range lies inside our reservation and is a shared mapping of ours; the
+        // host re-maps only those pages.
+        let r = unsafe { libc::syscall(libc::SYS_remap_file_pages, host, hsize, 0, pgoff, 0) };
+        if r < 0 {
+            return Err(Errno::last());
+        }
+        self.forget(start, start + size);
+        let offset = pgoff.wrapping_mul(PAGE_SIZE);
+        self.vmas.insert(start, Vma { end: start + size, offset, policy: None, ..v });
+        self.span_hint.set(None);
+        Ok(())
+    }
+
     /// Discards the contents of `[addr, addr+len)` (MADV_DONTNEED): private pages read back
     /// as zero (anonymous) or as the file's data. Errors: `ENOMEM` if any page is unmapped.
     pub fn discard(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
@@ -701,6 +762,18 @@ impl AddressSpace {
         if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) {
             self.invalidate.code.push((page_floor(addr), page_ceil(end).unwrap_or(end)));
         }
+    }
+
+    /// Drops the translated code of the executable mappings within `[start, end)` (an explicit
+    /// instruction-cache flush: a store by another thread's engine instance is not seen by
+    /// this one's); the range is clipped to those mappings, whatever its size.
+    pub fn drop_code(&mut self, start: u64, end: u64) {
+        let pieces: Vec<(u64, u64)> = self
+            .overlapping(start, end)
+            .filter(|(_, v)| v.prot.contains(Prot::EXEC))
+            .map(|(s, v)| (s.max(page_floor(start)), v.end.min(page_ceil(end).unwrap_or(end))))
+            .collect();
+        self.invalidate.code.extend(pieces);
     }
 
     /// Takes the pending invalidations, leaving none.

@@ -29,6 +29,7 @@ pub mod inotify;
 pub mod io;
 pub mod ioctl;
 pub mod ipc;
+pub mod mempolicy;
 pub mod misc;
 pub mod mm;
 pub mod mqueue;

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, old, pidfd,
-    process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, mempolicy, misc, mm, mqueue, net, old,
+    pidfd, process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -136,6 +136,18 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::mlock, mm::mlock, &[Ptr, ULong], RInt),
     d(Sys::munlock, mm::munlock, &[Ptr, ULong], RInt),
     d(Sys::mincore, mm::mincore, &[Ptr, ULong, Ptr], RInt),
+    d(Sys::pkey_alloc, mm::pkey_alloc, &[Hex, Hex], RInt),
+    d(Sys::pkey_free, mm::pkey_free, &[Int], RInt),
+    d(Sys::pkey_mprotect, mm::pkey_mprotect, &[Ptr, ULong, ArgFmt::Prot, Int], RInt),
+    d(Sys::remap_file_pages, mm::remap_file_pages, &[Ptr, ULong, ArgFmt::Prot, ULong, Hex], RInt),
+    d(Sys::cachestat, mm::cachestat, &[Fd, Ptr, Ptr, Hex], RInt),
+    // NUMA (mm/mempolicy.c, mm/migrate.c)
+    d(Sys::mbind, mempolicy::mbind, &[Ptr, ULong, Hex, Ptr, ULong, Hex], RInt),
+    d(Sys::get_mempolicy, mempolicy::get_mempolicy, &[Ptr, Ptr, ULong, Ptr, Hex], RInt),
+    d(Sys::set_mempolicy, mempolicy::set_mempolicy, &[Hex, Ptr, ULong], RInt),
+    d(Sys::set_mempolicy_home_node, mempolicy::set_mempolicy_home_node, &[Ptr, ULong, ULong, Hex], RInt),
+    d(Sys::migrate_pages, mempolicy::migrate_pages, &[Int, ULong, Ptr, Ptr], RInt),
+    d(Sys::move_pages, mempolicy::move_pages, &[Int, ULong, Ptr, Ptr, Ptr, Hex], RInt),
     // process
     d(Sys::exit, process::exit, &[Int], RInt),
     d(Sys::exit_group, process::exit_group, &[Int], RInt),

@@ -62,6 +62,15 @@ pub static GROUPS: &[Group] = &[
     g(LinuxEnosys, Errno::ENOSYS, "memfd_secret needs secretmem.enable on the kernel command line", &[
         "memfd_secret",
     ]),
+    g(LinuxEnosys, Errno::ENOSYS, "no user shadow stacks in this arch's Linux (x86_64 and aarch64 serve map_shadow_stack)", &[
+        "map_shadow_stack",
+    ]),
+    g(LinuxEnosys, Errno::ENOSYS, "MIPS cachectl: \"not implemented yet\" in Linux itself (arch/mips/kernel/syscall.c)", &[
+        "cachectl",
+    ]),
+    g(LinuxEnosys, Errno::ENOSYS, "x86_64's table keeps numbers 205 and 211 for the i386 TLS calls, as sys_ni_syscall (arch/x86/entry/syscalls/syscall_64.tbl)", &[
+        "get_thread_area", "set_thread_area",
+    ]),
     g(Refused, Errno::EPERM, "would change the host's kernel or machine (modules, kexec, reboot, swap, accounting, quotas, I/O ports, PCI)", &[
         "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
         "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "ioperm", "iopl", "vhangup",
@@ -85,11 +94,16 @@ pub static GROUPS: &[Group] = &[
     g(NotYet, Errno::ENOSYS, "fanotify", &[
         "fanotify_init", "fanotify_mark",
     ]),
-    g(NotYet, Errno::ENOSYS, "memory locking, NUMA policy and page moves", &[
-        "mbind", "get_mempolicy", "set_mempolicy",
-        "set_mempolicy_home_node", "migrate_pages", "move_pages", "remap_file_pages",
-        "userfaultfd", "cachestat", "map_shadow_stack", "pkey_alloc", "pkey_free",
-        "pkey_mprotect",
+    // userfaultfd: endgate owns the guest's page faults. A guest page is host memory that
+    // unicorn's TLB reaches from inside a translated instruction, with the guest lock held; a
+    // fault a host userfaultfd caught there would stop the host thread inside unicorn until
+    // another guest thread answered it with UFFDIO_COPY, and that thread needs the lock to run:
+    // a deadlock, and a lone thread would wait for itself. Serving it means endgate's TLB fill
+    // hook reporting missing pages as events and completing the faulting instruction itself;
+    // answering EPERM (vm.unprivileged_userfaultfd=0) would be untrue for a guest with
+    // CAP_SYS_PTRACE or asking UFFD_USER_MODE_ONLY, which Linux serves.
+    g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
+        "userfaultfd",
     ]),
     g(NotYet, Errno::ENOSYS, "mounts, namespaces and the root directory (passed to the host where it allows, later)", &[
         "mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen",
@@ -104,10 +118,12 @@ pub static GROUPS: &[Group] = &[
     g(NotYet, Errno::ENOSYS, "restartable sequences", &[
         "rseq",
     ]),
-    g(NotYet, Errno::ENOSYS, "arch-specific calls not emulated yet", &[
-        "modify_ldt", "get_thread_area", "set_thread_area", "cachectl", "sysmips",
-        "riscv_flush_icache", "riscv_hwprobe", "s390_runtime_instr", "s390_guarded_storage",
-        "s390_sthyi",
+    // modify_ldt on x86_64 (i386 serves it): the x86_64 engine runs guest code at CPL 0 with
+    // no descriptor tables, so an LDT entry has no table to live in yet; serving it means
+    // giving that engine an LDT as i386's has (arch/i386/gdt.rs: a shared buffer, LDTR, and a
+    // fill hook that grants descriptor reads only), with x86-64 prefixes in the decoding.
+    g(NotYet, Errno::ENOSYS, "modify_ldt on x86_64 (no descriptor tables in its engine yet)", &[
+        "modify_ldt",
     ]),
 ];
 

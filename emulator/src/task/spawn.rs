@@ -128,6 +128,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         applied_gen: t.mm.shootdown.generation(),
         clear_child_tid: if ca.flags & CLONE_CHILD_CLEARTID != 0 { ca.ctid } else { 0 },
         robust_list: (0, 0),
+        mempolicy: t.mempolicy,
         argv: t.argv.clone(),
         auxv: t.auxv.clone(),
         warned: HashSet::new(),

@@ -78,6 +78,7 @@ pub static INFO: ArchInfo = ArchInfo {
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    pkeys: crate::guest::Pkeys::Arm64,
     ..ArchInfo::GENERIC
 };
 

@@ -130,6 +130,7 @@ pub static INFO: ArchInfo = ArchInfo {
     mem_operands: crate::arch::x86_64::mem_operands,
     frames: Some(signal::FRAMES),
     cpuinfo: Some(cpuinfo),
+    pkeys: crate::guest::Pkeys::X86,
     ..super::ILP32
 };
 

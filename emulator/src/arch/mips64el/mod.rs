@@ -150,7 +150,9 @@ pub static INFO: ArchInfo = ArchInfo {
     siginfo_code_first: true,
     stack_t_size_first: true,
     vdso: Some(&vdso::VDSO),
-    numbers: syscall_numbers!(mips64),
+    // The crate's n64 table lacks number 5450, which arch/mips/kernel/syscalls/syscall_n64.tbl
+    // gives set_mempolicy_home_node as every arch's table does (450 + the n64 base).
+    numbers: syscall_numbers!(mips64, |name| name, [(5450, "set_mempolicy_home_node")]),
     disassembler: || {
         Capstone::new().mips().mode(arch::mips::ArchMode::Mips64).endian(capstone::Endian::Little).build().ok()
     },

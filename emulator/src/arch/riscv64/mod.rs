@@ -23,6 +23,7 @@ mod abi;
 pub mod cpuinfo;
 mod signal;
 mod traps;
+pub use traps::TIMEBASE_HZ;
 mod vdso;
 
 use crate::guest::InsnRegs;

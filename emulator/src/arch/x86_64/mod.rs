@@ -75,6 +75,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    pkeys: crate::guest::Pkeys::X86,
     ..ArchInfo::GENERIC
 };
 
