@@ -77,4 +77,10 @@ pub struct Vma {
     pub offset: u64,
     /// `MAP_SHARED` file mapping.
     pub shared: bool,
+    /// `MAP_GROWSDOWN` (Linux `VM_GROWSDOWN`): a stack that an access just below it extends
+    /// (the main thread's stack is one).
+    pub grows_down: bool,
+    /// For a file mapping, the file's size when it was mapped: whole pages past it are beyond
+    /// EOF, where an access gets `SIGBUS` (checked again when such a page is touched).
+    pub file_size: Option<u64>,
 }
