@@ -213,9 +213,9 @@ fn maps_line(start: u64, v: &Vma) -> String {
         VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
         // The kernel's name for a SysV segment's file on its internal shm mount.
         VmaName::SysvShm { key, shmid } => (
-            format!("/SYSV{:08x} (deleted)", key.cast_unsigned()),
+            format!("/SYSV{:08x} (deleted)", u32::from_ne_bytes(key.to_ne_bytes())),
             "00:01".to_string(),
-            u64::from(shmid.cast_unsigned()),
+            u64::from(u32::from_ne_bytes(shmid.to_ne_bytes())),
         ),
         VmaName::File(path) => {
             let (dev, ino) = file_id(path);
@@ -449,7 +449,7 @@ fn smaps_rollup(task: &Task) -> String {
         }
         let (pss, rss, anon) = (g.kb("Pss"), g.kb("Rss"), g.kb("Anonymous"));
         let shmem = v.shared && !matches!(v.name, VmaName::File(_));
-        let (pa, ps) = if shmem { (0, pss) } else { (if rss > 0 { pss * anon.min(rss) / rss } else { 0 }, 0) };
+        let (pa, ps) = if shmem { (0, pss) } else { ((pss * anon.min(rss)).checked_div(rss).unwrap_or(0), 0) };
         *sums.entry("Pss_Anon".into()).or_default() += pa;
         *sums.entry("Pss_Shmem".into()).or_default() += ps;
         *sums.entry("Pss_File".into()).or_default() += pss - pa - ps;
@@ -593,8 +593,8 @@ fn file_id_of(fd: i32) -> Option<(u64, u64)> {
 /// Before the host serves a `read` (`offset` `None`: from the file position) or `pread64` of
 /// `count` bytes on `fd`: if `fd` is a guest `/proc/self/pagemap`, writes the entries of the
 /// pages that range covers into it, as the kernel's `pagemap_read` makes them at read time:
-/// for each guest page (8 bytes at `vaddr / 4096 * 8`) the host's entry for the host page
-/// behind it, 0 for unmapped pages, nothing at or past the end of the guest's address space.
+/// for each guest page (8 bytes at `vaddr / 4096 * 8`, in the guest's byte order) the host's
+/// entry for the host page behind it, 0 for unmapped pages, nothing at or past the end of the guest's address space.
 /// Errors: `EINVAL` for an offset or count that is not a multiple of 8 (as the kernel).
 pub fn before_read(task: &Task, fd: i32, offset: Option<u64>, count: u64) -> Result<(), Errno> {
     if !ANY_PAGEMAP.load(Ordering::Relaxed) {
@@ -627,7 +627,9 @@ pub fn before_read(task: &Task, fd: i32, offset: Option<u64>, count: u64) -> Res
         let at = usize::try_from((a - lo) / PAGE_SIZE).unwrap_or(0);
         entries[at..at + n].copy_from_slice(&host_pagemap(h as u64, n));
     }
-    let bytes: Vec<u8> = entries.iter().flat_map(|e| e.to_le_bytes()).collect();
+    // The entries are `u64`s in the guest kernel's byte order.
+    let big = task.mm.endian() == crate::mm::Endian::Big;
+    let bytes: Vec<u8> = entries.iter().flat_map(|e| if big { e.to_be_bytes() } else { e.to_le_bytes() }).collect();
     // SAFETY: writes from a live buffer into the guest's memfd.
     let _ = unsafe { libc::pwrite(fd, bytes.as_ptr().cast(), bytes.len(), i64::try_from(first * 8).unwrap_or(0)) };
     Ok(())
