@@ -3,6 +3,7 @@
  * /proc/self/task/TID/{stat,status,comm,maps} exist for each of its threads, also through a
  * directory fd and /proc/<pid>. Prints ok lines. */
 #include "common.h"
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -184,6 +185,16 @@ int main(int argc, char **argv)
     while (child_tid == 0)
         sched_yield();
     printf("Threads with a second thread: %ld\n", num("/proc/self/status", "Threads"));
+    DIR *d = opendir("/proc/self/task");
+    CHECK(d);
+    int entries = 0, listed_child = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        if (de->d_name[0] != '.') {
+            entries++;
+            listed_child |= atoi(de->d_name) == child_tid;
+        }
+    closedir(d);
+    printf("/proc/self/task entries: %d, the second thread among them: %d\n", entries, listed_child);
     char comm[16];
     snprintf(comm, sizeof comm, "%s", base_name(argv[0]));
     printf("main thread's task files: %s\n", task_files_ok(getpid(), comm) ? "ok" : "no");

@@ -578,6 +578,38 @@ fn status(task: &Task, tid: i32) -> String {
     out
 }
 
+/// In what `getdents64` (`name_at` 19) or `getdents` (18) just read from `fd` into `buf`:
+/// when `fd` is this process's `/proc/<pid>/task` directory, takes out the entry of endgate's
+/// preemption timer thread, which is no guest thread. Returns the new length.
+pub fn hide_timer_thread(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
+    let len = buf.len() as u64;
+    let timer = crate::thread::preempt::timer_tid();
+    if timer == 0 || buf.is_empty() {
+        return len;
+    }
+    // SAFETY: getpid has no preconditions.
+    let own = format!("/proc/{}/task", unsafe { libc::getpid() });
+    if std::fs::read_link(format!("/proc/self/fd/{fd}")).ok().as_deref() != Some(std::path::Path::new(&own)) {
+        return len;
+    }
+    let name = timer.to_string();
+    let mut off = 0;
+    while off + name_at < buf.len() {
+        let reclen = usize::from(u16::from_ne_bytes([buf[off + 16], buf[off + 17]]));
+        if reclen == 0 || off + reclen > buf.len() {
+            break;
+        }
+        let rec = &buf[off + name_at..off + reclen];
+        let this = rec.iter().position(|&b| b == 0).map_or(rec, |z| &rec[..z]);
+        if this == name.as_bytes() {
+            buf.copy_within(off + reclen.., off);
+            return (buf.len() - reclen) as u64;
+        }
+        off += reclen;
+    }
+    len
+}
+
 /// Pagemap files the guest has open, by the `(st_dev, st_ino)` of their memfds.
 static PAGEMAPS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
 /// Set once a pagemap has been opened: until then reads ask nothing more.
