@@ -81,6 +81,12 @@ pub struct Vma {
     /// The NUMA policy `mbind` gave this range (`None`: the thread's policy applies, which
     /// `get_mempolicy(MPOL_F_ADDR)` reports as `MPOL_DEFAULT`).
     pub policy: Option<MemPolicy>,
+    /// `MAP_GROWSDOWN` (Linux `VM_GROWSDOWN`): a stack that an access just below it extends
+    /// (the main thread's stack is one).
+    pub grows_down: bool,
+    /// For a file mapping, the file's size when it was mapped: whole pages past it are beyond
+    /// EOF, where an access gets `SIGBUS` (checked again when such a page is touched).
+    pub file_size: Option<u64>,
 }
 
 /// A NUMA memory policy as a one-node machine keeps it (include/uapi/linux/mempolicy.h):

@@ -342,6 +342,8 @@ pub mod si_code {
     pub const SEGV_ACCERR: i32 = 2;
     /// SIGBUS: misaligned address.
     pub const BUS_ADRALN: i32 = 1;
+    /// `SIGBUS`: the address has no backing (a page beyond the end of a mapped file).
+    pub const BUS_ADRERR: i32 = 2;
     /// SIGILL: illegal opcode.
     pub const ILL_ILLOPC: i32 = 1;
     /// SIGILL: illegal operand.

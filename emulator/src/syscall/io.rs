@@ -20,6 +20,7 @@ use crate::mm::{Endian, GuestAddr};
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), None, a.raw(2))?;
     // SAFETY: `p` covers `count` guest-writable bytes.
     let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]))?;
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
@@ -68,6 +69,7 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), a.raw(2))?;
     // SAFETY: as `read`.
     host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }

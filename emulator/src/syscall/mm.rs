@@ -21,10 +21,12 @@ mod flag {
     pub const MAP_ANONYMOUS: u64 = 0x20;
     pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
     pub const MAP_LOCKED: u64 = 0x2000;
+    pub const MAP_GROWSDOWN: u64 = 0x0100;
 }
 use flag::*;
 
-/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (no grows-down mappings).
+/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (the change applies to
+/// the range given, not down to the start of a grows-down mapping).
 const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
 
 /// `brk(void *addr)`: moves the program break, returning the new one, or the old one when the
@@ -106,7 +108,11 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if shared {
             mm.map_shared_anon(at, len, prot)?;
         } else {
-            mm.map_anon(at, len, prot, VmaName::Anon)?;
+            if flags & MAP_GROWSDOWN != 0 {
+                mm.map_anon_grows_down(at, len, prot)?;
+            } else {
+                mm.map_anon(at, len, prot, VmaName::Anon)?;
+            }
         }
     } else {
         let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))

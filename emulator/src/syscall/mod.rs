@@ -136,8 +136,19 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let tracing = task.opts.strace;
     let pre = tracing.then(|| strace::format_entry(cpu, def, &args));
 
+    let _ = cpu.get_data().mm.take_grow_request();
     let result = match def {
-        Some(def) => match catch_unwind(AssertUnwindSafe(|| (def.handler)(cpu, &args))) {
+        Some(def) => match catch_unwind(AssertUnwindSafe(|| {
+            let r = (def.handler)(cpu, &args);
+            // A buffer just below a grows-down stack: the kernel's access would have grown the
+            // stack, so grow it and serve the call again (the buffer checks come first).
+            let mm = &mut cpu.get_data_mut().mm;
+            if r == Err(Errno::EFAULT) && mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
+                (def.handler)(cpu, &args)
+            } else {
+                r
+            }
+        })) {
             Ok(r) => r,
             Err(_) => {
                 crate::elog!("endgate: internal error while serving {}", def.sys.name());

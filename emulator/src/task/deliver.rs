@@ -143,7 +143,15 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     if t.opts.strace {
         crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
     }
-    if let Err(e) = arch.setup_frame(cpu, &req) {
+    let mut framed = arch.setup_frame(cpu, &req);
+    if framed == Err(syscalls::Errno::EFAULT) {
+        // The frame reached below a grows-down stack: the kernel's write would grow it.
+        let mm = &mut cpu.get_data_mut().mm;
+        if mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
+            framed = arch.setup_frame(cpu, &req);
+        }
+    }
+    if let Err(e) = framed {
         let pc = arch.pc(cpu);
         if e == syscalls::Errno::ENOSYS {
             crate::elog!("endgate: {} cannot run guest signal handlers yet", arch.info().name);

@@ -26,6 +26,21 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 /// The process the timer thread runs in (0: none yet; a `fork` child has none of its own).
 static TIMER_PID: AtomicI32 = AtomicI32::new(0);
 
+/// The timer thread's host thread id (0 until it runs).
+static TIMER_TID: AtomicI32 = AtomicI32::new(0);
+
+/// The thread id of this process's timer thread, which is endgate's and not a guest thread
+/// (0: the process has none).
+pub fn timer_tid() -> i32 {
+    // SAFETY: no arguments.
+    let pid = unsafe { libc::getpid() };
+    if TIMER_PID.load(Ordering::Relaxed) == pid {
+        TIMER_TID.load(Ordering::Relaxed)
+    } else {
+        0
+    }
+}
+
 /// `true` while the lock holder is asked to stop at its next block (read by the block hook at
 /// every block: one relaxed load).
 #[inline]
@@ -55,6 +70,7 @@ pub fn start_timer() {
         return;
     }
     let spawn = super::spawn_host(std::thread::Builder::new().name("endgate-preempt".into()), || {
+        TIMER_TID.store(super::gettid(), Ordering::Relaxed);
         // The timer takes no guest signals: it blocks everything it can.
         let all = !0u64;
         // SAFETY: an 8-byte kernel sigset for this thread only.

@@ -142,7 +142,7 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
     let (trapno, cr2) = match (req.info.signo, req.info.fields) {
-        (Signal::SIGSEGV, SigFields::Fault { addr }) => (14, addr),
+        (Signal::SIGSEGV | Signal::SIGBUS, SigFields::Fault { addr }) => (14, addr),
         (Signal::SIGILL, SigFields::Fault { .. }) => (6, 0),
         (Signal::SIGFPE, SigFields::Fault { .. }) => (0, 0),
         (Signal::SIGTRAP, SigFields::Fault { .. }) => (3, 0),

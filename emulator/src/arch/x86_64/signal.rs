@@ -81,7 +81,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let gregs: Vec<u64> = GREGS.iter().map(|&r| reg(cpu, r)).collect();
     let fx = fxsave(cpu);
     let (trapno, cr2) = match req.info.fields {
-        SigFields::Fault { addr } if req.info.signo == Signal::SIGSEGV => (14, addr),
+        SigFields::Fault { addr } if matches!(req.info.signo, Signal::SIGSEGV | Signal::SIGBUS) => (14, addr),
         _ => (0, 0),
     };
     let t = cpu.get_data_mut();
