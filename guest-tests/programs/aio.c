@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/aio_abi.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
@@ -75,6 +76,20 @@ static long long one_event(struct iocb *cb)
 }
 
 static void on_alarm(int s) { (void)s; }
+
+/* A thread that waits in io_getevents for one event of wctx. */
+static aio_context_t wctx;
+static long wres;
+static int werr;
+static void *waiter(void *arg)
+{
+    (void)arg;
+    struct io_event e[1];
+    errno = 0;
+    wres = io_getevents(wctx, 1, 1, e, NULL);
+    werr = errno;
+    return NULL;
+}
 
 int main(void)
 {
@@ -289,6 +304,22 @@ int main(void)
     while ((rr = io_getevents(ctx, 0, 8, ev, &zero)) > 0)
         drained += rr;
     printf("drained all: %d\n", drained == n);
+
+    /* A thread waiting in io_getevents gets another thread's completion; one waiting on a
+     * context that is destroyed (or already was) gets EINVAL. */
+    pthread_t th;
+    wctx = ctx;
+    CHECK(pthread_create(&th, NULL, waiter, NULL) == 0);
+    fresh(&cb, IOCB_CMD_PWRITE, fd, "t", 1, 23);
+    CHECK(submit1(&cb) == 1);
+    CHECK(pthread_join(th, NULL) == 0);
+    printf("waiting thread got %ld\n", wres);
+    wctx = 0;
+    CHECK(io_setup(2, &wctx) == 0);
+    CHECK(pthread_create(&th, NULL, waiter, NULL) == 0);
+    CHECK(io_destroy(wctx) == 0);
+    CHECK(pthread_join(th, NULL) == 0);
+    printf("waiting on a destroyed context: %ld %s\n", wres, errname(werr));
 
     /* A forked child has no contexts. */
     pid_t pid = fork();

@@ -172,9 +172,7 @@ impl Ctx {
             // SAFETY: 8 readable bytes; an eventfd counter in the host's order.
             unsafe { libc::write(fd, (&one as *const u64).cast(), 8) };
         }
-        GEN.fetch_add(1, Ordering::SeqCst);
-        // SAFETY: a futex wake on our own word.
-        unsafe { libc::syscall(libc::SYS_futex, GEN.as_ptr(), FUTEX_WAKE_PRIVATE, i64::from(i32::MAX)) };
+        wake();
     }
 
     /// Completes the waiting polls whose fds are ready now.
@@ -200,6 +198,13 @@ impl Ctx {
         }
         self.polls = keep;
     }
+}
+
+/// Wakes the threads waiting in `io_getevents` (a completion, or a context gone).
+fn wake() {
+    GEN.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: a futex wake on our own word.
+    unsafe { libc::syscall(libc::SYS_futex, GEN.as_ptr(), FUTEX_WAKE_PRIVATE, i64::from(i32::MAX)) };
 }
 
 /// A byte offset inside a ring (always far below `usize::MAX` on the 64-bit host).
@@ -341,6 +346,8 @@ pub fn io_destroy(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let _ = t.mm.unmap(id, c.len);
     // SAFETY: the context's own view.
     unsafe { libc::munmap(c.view.cast(), usize::try_from(c.len).unwrap_or(0)) };
+    // Threads waiting in io_getevents on it end with EINVAL, as Linux's dead context gives.
+    wake();
     Ok(0)
 }
 
