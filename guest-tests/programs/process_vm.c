@@ -1,7 +1,7 @@
 /* process_vm_readv/process_vm_writev (process_vm_readv(2)) on the process itself, one of its
- * threads and a forked child, with Linux's partial-transfer counts (bytes moved until the first
- * fault, EFAULT when none); process_madvise on its own pidfd and a child's; process_mrelease,
- * which only reaps a dying process. */
+ * threads, a forked child and a program it execs, with Linux's partial-transfer counts (bytes
+ * moved until the first fault, EFAULT when none); process_madvise on its own pidfd and a
+ * child's; process_mrelease, which only reaps a dying process. */
 #include "common.h"
 #include <pthread.h>
 #include <signal.h>
@@ -33,8 +33,53 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
-int main(void)
+/* The exec'd target: reports where its marker is, then waits until told to end. */
+static int target(void)
 {
+    static char mark[32] = "exec'd target's memory";
+    uintptr_t at = (uintptr_t)mark;
+    if (write(1, &at, sizeof at) != sizeof at)
+        return 1;
+    char c;
+    if (read(0, &c, 1) != 1)
+        return 1;
+    return strcmp(mark, "rewritten") == 0 ? 0 : 2;
+}
+
+/* Reads and writes the memory of a separately exec'd program (another emulator process of its
+ * own, under an emulator). */
+static void exec_target(void)
+{
+    int out[2], in[2];
+    CHECK(pipe(out) == 0 && pipe(in) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(out[1], 1);
+        dup2(in[0], 0);
+        char *argv[] = { "process_vm", "target", NULL };
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(out[1]);
+    close(in[0]);
+    uintptr_t at = 0;
+    CHECK(read(out[0], &at, sizeof at) == sizeof at);
+    char buf[32] = { 0 };
+    struct iovec l = { buf, sizeof buf }, r = { (void *)at, sizeof buf };
+    printf("exec'd program's memory: %ld [%s]\n", syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL), buf);
+    struct iovec w = { "rewritten", 10 };
+    r.iov_len = 10;
+    printf("write it: %ld\n", syscall(SYS_process_vm_writev, pid, &w, 1UL, &r, 1UL, 0UL));
+    CHECK(write(in[1], "x", 1) == 1);
+    int st;
+    CHECK(waitpid(pid, &st, 0) == pid);
+    printf("exec'd program saw the write: %d\n", WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "target") == 0)
+        return target();
     setvbuf(stdout, NULL, _IONBF, 0);
     char *p = mmap(NULL, 3 * PG, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(p != MAP_FAILED);
@@ -145,6 +190,7 @@ int main(void)
     CHECK(waitpid(child, &st, 0) == child);
     printf("child saw the write: %d\n", WIFEXITED(st) && WEXITSTATUS(st) == 0);
     EXPECT_ERR("mrelease reaped child", syscall(SYS_process_mrelease, cfd, 0), ESRCH);
+    exec_target();
     printf("done\n");
     return 0;
 }
