@@ -10,6 +10,7 @@
 #include <sys/fanotify.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 static char dir[64];
 
@@ -91,6 +92,34 @@ int main(void)
         }
         close(fid);
     }
+
+    /* Permission events: a child's open waits for the answer written to the group. */
+    int perm = fanotify_init(FAN_CLASS_CONTENT | FAN_CLOEXEC, O_RDONLY);
+    CHECK(perm >= 0);
+    touch("p", "data");
+    char pp[128];
+    snprintf(pp, sizeof pp, "%s/p", dir);
+    CHECK(fanotify_mark(perm, FAN_MARK_ADD, FAN_OPEN_PERM, AT_FDCWD, pp) == 0);
+    for (int round = 0; round < 2; round++) {
+        pid_t c = fork();
+        if (c == 0) {
+            int f = open(pp, O_RDONLY);
+            _exit(f >= 0 ? 0 : errno == EPERM ? 3 : 4);
+        }
+        n = read(perm, buf, sizeof buf);
+        CHECK(n >= (ssize_t)sizeof(struct fanotify_event_metadata));
+        m = (void *)buf;
+        struct fanotify_response resp = { m->fd, round == 0 ? FAN_ALLOW : FAN_DENY };
+        CHECK(write(perm, &resp, sizeof resp) == sizeof resp);
+        close(m->fd);
+        int st;
+        CHECK(waitpid(c, &st, 0) == c);
+        printf("permission %s: mask %#llx pid ok %d, child's open %s\n", round == 0 ? "allowed" : "denied",
+               (unsigned long long)m->mask, m->pid == c,
+               WEXITSTATUS(st) == 0 ? "ok" : WEXITSTATUS(st) == 3 ? "EPERM" : "?");
+    }
+    close(perm);
+    CHECK(unlink(pp) == 0);
 
     EXPECT_ERR("init bad flags", fanotify_init(0x80000000u, O_RDONLY), EINVAL);
     EXPECT_ERR("init bad event flags", fanotify_init(FAN_CLASS_NOTIF, O_RDONLY | O_PATH), EINVAL);
