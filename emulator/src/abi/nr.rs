@@ -78,6 +78,10 @@ generic_syscalls! {
     // pidfds, pipes
     pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice, epoll_pwait2, sendmmsg, recvmmsg, recvmmsg_time64,
     name_to_handle_at, open_by_handle_at, futex_waitv, mlock2, mlockall, munlockall,
+    // native AIO, fanotify, keys, another process's memory
+    io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents, io_pgetevents_time64,
+    fanotify_init, fanotify_mark, add_key, request_key, keyctl, process_vm_readv,
+    process_vm_writev, process_madvise, process_mrelease,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,

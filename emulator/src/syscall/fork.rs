@@ -212,6 +212,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     if pid == 0 {
         crate::thread::after_fork_child();
         super::process::forget_ids();
+        super::aio::forget_after_fork();
         set_guest_child();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() } as u32;

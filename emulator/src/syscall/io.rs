@@ -36,6 +36,10 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, n as usize) });
     }
+    if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
+        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        super::fanotify::events_to_guest(unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) });
+    }
     Ok(n)
 }
 
@@ -61,6 +65,13 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         v.reverse();
         // SAFETY: `v` is 8 readable bytes.
         return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, 8]));
+    }
+    if cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
+        // Permission responses in the guest's byte order, for the host kernel in its own.
+        // SAFETY: `p` covers `count` guest-readable bytes.
+        let mut v = unsafe { std::slice::from_raw_parts(p, a.size(2)) }.to_vec();
+        super::fanotify::responses_to_host(&mut v);
+        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, a.raw(2)]));
     }
     // SAFETY: `p` covers `count` guest-readable bytes.
     host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))

@@ -14,12 +14,14 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod aio;
 pub mod arch;
 pub mod capability;
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
 pub mod exec;
+pub mod fanotify;
 pub mod fhandle;
 pub mod fork;
 pub mod fs;
@@ -30,6 +32,7 @@ pub mod io;
 pub mod ioctl;
 pub mod ipc;
 pub mod mempolicy;
+pub mod keys;
 pub mod misc;
 pub mod mm;
 pub mod mqueue;
@@ -40,6 +43,7 @@ pub mod old;
 pub mod path;
 pub mod pidfd;
 pub mod process;
+pub mod process_vm;
 pub mod procfs;
 pub mod sched;
 pub mod signal;

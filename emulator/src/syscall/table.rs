@@ -4,8 +4,9 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, mempolicy, misc, mm, mqueue, net, old,
-    pidfd, process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, mempolicy, misc, mm,
+    mqueue, net, old, pidfd, process, process_vm, sched, signal, signalfd, socketcall, splice, time, timer, xattr,
+    Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -359,6 +360,26 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sigsuspend, old::sigsuspend, &[Int, Int, Hex], RInt),
     d(Sys::sgetmask, old::sgetmask, &[], RHex),
     d(Sys::ssetmask, old::ssetmask, &[Hex], RHex),
+    // fanotify (32-bit arches: compat32's row)
+    d(Sys::fanotify_init, fanotify::fanotify_init, &[Hex, OpenFlags], RInt),
+    d(Sys::fanotify_mark, fanotify::fanotify_mark, &[Fd, Hex, Hex, AtFd, Str], RInt),
+    // another process's memory
+    d(Sys::process_vm_readv, process_vm::process_vm_readv, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
+    d(Sys::process_vm_writev, process_vm::process_vm_writev, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
+    d(Sys::process_madvise, process_vm::process_madvise, &[Fd, Ptr, ULong, Int, Hex], RInt),
+    d(Sys::process_mrelease, process_vm::process_mrelease, &[Fd, Hex], RInt),
+    // keys
+    d(Sys::add_key, keys::add_key, &[Str, Str, Ptr, ULong, Int], RInt),
+    d(Sys::request_key, keys::request_key, &[Str, Str, Str, Int], RInt),
+    d(Sys::keyctl, keys::keyctl, &[Int, Hex, Hex, Hex, Hex], RInt),
+    // aio
+    d(Sys::io_setup, aio::io_setup, &[Int, Ptr], RInt),
+    d(Sys::io_destroy, aio::io_destroy, &[Hex], RInt),
+    d(Sys::io_submit, aio::io_submit, &[Hex, Long, Ptr], RInt),
+    d(Sys::io_cancel, aio::io_cancel, &[Hex, Ptr, Ptr], RInt),
+    d(Sys::io_getevents, aio::io_getevents, &[Hex, Long, Long, Ptr, Ptr], RInt),
+    d(Sys::io_pgetevents, aio::io_pgetevents, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
+    d(Sys::io_pgetevents_time64, aio::io_pgetevents_time64, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
 ];
 
 #[cfg(test)]

@@ -84,15 +84,11 @@ pub static GROUPS: &[Group] = &[
         "settimeofday", "stime", "clock_settime", "clock_settime64", "sethostname",
         "setdomainname",
     ]),
-    g(NotYet, Errno::ENOSYS, "asynchronous I/O (libaio; io_uring)", &[
-        "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
-        "io_pgetevents_time64", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    g(NotYet, Errno::ENOSYS, "asynchronous I/O through io_uring", &[
+        "io_uring_setup", "io_uring_enter", "io_uring_register",
     ]),
-    g(NotYet, Errno::ENOSYS, "process memory and ptrace", &[
-        "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease", "ptrace",
-    ]),
-    g(NotYet, Errno::ENOSYS, "fanotify", &[
-        "fanotify_init", "fanotify_mark",
+    g(NotYet, Errno::ENOSYS, "ptrace", &[
+        "ptrace",
     ]),
     // userfaultfd: endgate owns the guest's page faults. A guest page is host memory that
     // unicorn's TLB reaches from inside a translated instruction, with the guest lock held; a
@@ -110,8 +106,8 @@ pub static GROUPS: &[Group] = &[
         "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "listmount",
         "statmount",
     ]),
-    g(NotYet, Errno::ENOSYS, "keys, security modules, seccomp, landlock, BPF and perf", &[
-        "add_key", "request_key", "keyctl", "lsm_get_self_attr", "lsm_set_self_attr", "seccomp",
+    g(NotYet, Errno::ENOSYS, "security modules, seccomp, landlock, BPF and perf", &[
+        "lsm_get_self_attr", "lsm_set_self_attr", "seccomp",
         "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
         "perf_event_open",
     ]),

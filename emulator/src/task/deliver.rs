@@ -45,6 +45,9 @@ pub fn restarts_after_handler(sys: Sys) -> bool {
             | Sys::pause
             | Sys::rt_sigtimedwait
             | Sys::rt_sigtimedwait_time64
+            | Sys::io_getevents
+            | Sys::io_pgetevents
+            | Sys::io_pgetevents_time64
     )
 }
 
