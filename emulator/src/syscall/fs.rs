@@ -30,7 +30,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(2));
-    if let Some(f) = super::procfs::lookup_at(a.int(0), &raw) {
+    if let Some(f) = super::procfs::lookup_at(a.int(0), &raw).filter(|_| super::procfs::visible(t, a.int(0), &raw)) {
         let data = super::procfs::generate(t, f);
         return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(|fd| fd as u64);
     }

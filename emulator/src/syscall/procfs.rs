@@ -54,11 +54,7 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
     if path.first() == Some(&b'/') {
         return lookup(path);
     }
-    let base = if dirfd == libc::AT_FDCWD {
-        std::env::current_dir().ok()?
-    } else {
-        std::fs::read_link(format!("/proc/self/fd/{dirfd}")).ok()?
-    };
+    let base = if dirfd == libc::AT_FDCWD { std::env::current_dir().ok()? } else { super::selfref::fd_link(dirfd)? };
     let base = base.as_os_str().as_encoded_bytes();
     if !base.starts_with(b"/proc") {
         return None;
@@ -70,6 +66,15 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
     lookup(&full)
 }
 
+/// `true` if the guest's path (relative to `dirfd`) names an existing file, as it must for
+/// endgate to answer with its own contents: a guest whose root or mounts have no `/proc`
+/// gets `ENOENT`, as natively.
+pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
+    let host = super::path::map_path(task, path.to_vec());
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
+}
+
 /// The file's contents now.
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
@@ -77,7 +82,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
         ProcFile::Stat => stat(task).into_bytes(),
         ProcFile::Cpuinfo => match task.arch.info().cpuinfo {
             Some(f) => f(online_cpus()).into_bytes(),
-            None => std::fs::read("/proc/cpuinfo").unwrap_or_default(),
+            None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
         ProcFile::Cmdline => {
             let mut v = Vec::new();
@@ -158,7 +163,9 @@ fn maps(task: &Task) -> String {
 /// 47 `start_brk`. Fields 29-30 (`kstkesp`, `kstkeip`) read 0, as the kernel shows them for a
 /// running task; 48-51 (argument and environment bounds) are the host's.
 fn stat(task: &Task) -> String {
-    let line = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+    let line = super::selfref::read_proc("thread-self/stat")
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let Some(close) = line.rfind(')') else { return line };
     let (head, tail) = line.split_at(close + 1);
     // tail[0] is field 3 (state).

@@ -4,8 +4,8 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, pidfd, process,
-    sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, lsm, misc, mm, mount, mqueue, net, ns,
+    pidfd, process, sched, seccomp, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -325,6 +325,29 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+    // mounts, the root directory, namespaces
+    d(Sys::mount, mount::mount, &[Str, Str, Str, Hex, Ptr], RInt),
+    d(Sys::umount2, mount::umount2, &[Str, Hex], RInt),
+    d(Sys::umount, mount::umount, &[Str], RInt),
+    d(Sys::pivot_root, mount::pivot_root, &[Str, Str], RInt),
+    d(Sys::chroot, mount::chroot, &[Str], RInt),
+    d(Sys::fsopen, mount::fsopen, &[Str, Hex], RInt),
+    d(Sys::fspick, mount::fspick, &[AtFd, Str, Hex], RInt),
+    d(Sys::fsmount, mount::fsmount, &[Fd, Hex, Hex], RInt),
+    d(Sys::fsconfig, mount::fsconfig, &[Fd, Int, Str, Ptr, Int], RInt),
+    d(Sys::open_tree, mount::open_tree, &[AtFd, Str, Hex], RInt),
+    d(Sys::move_mount, mount::move_mount, &[AtFd, Str, AtFd, Str, Hex], RInt),
+    d(Sys::mount_setattr, mount::mount_setattr, &[AtFd, Str, AtFlags, Ptr, ULong], RInt),
+    d(Sys::listmount, mount::listmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::statmount, mount::statmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::unshare, ns::unshare, &[Hex], RInt),
+    d(Sys::setns, ns::setns, &[Fd, Hex], RInt),
+    d(Sys::sethostname, ns::sethostname, &[BufIn(1), ULong], RInt),
+    d(Sys::setdomainname, ns::setdomainname, &[BufIn(1), ULong], RInt),
+    // seccomp, security modules
+    d(Sys::seccomp, seccomp::seccomp, &[Int, Hex, Ptr], RInt),
+    d(Sys::lsm_get_self_attr, lsm::lsm_get_self_attr, &[Int, Ptr, Ptr, Hex], RInt),
+    d(Sys::lsm_set_self_attr, lsm::lsm_set_self_attr, &[Int, Ptr, ULong, Hex], RInt),
 ];
 
 #[cfg(test)]

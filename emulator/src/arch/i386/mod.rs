@@ -144,6 +144,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     cpuinfo: Some(cpuinfo),
+    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
     ..ArchInfo::GENERIC
 };
 
