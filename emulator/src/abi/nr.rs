@@ -93,7 +93,11 @@ generic_syscalls! {
     timerfd_settime, timerfd_gettime, timerfd_settime64, timerfd_gettime64, timer_create, timer_settime,
     timer_gettime, timer_getoverrun, timer_delete, timer_settime64, timer_gettime64,
     inotify_init1, inotify_init, inotify_add_watch, inotify_rm_watch, memfd_create, ioprio_get,
-    ioprio_set, syslog, mount, umount2, statmount,
+    ioprio_set, syslog,
+    // mounts, the root directory, namespaces, seccomp, security modules
+    mount, umount2, umount, statmount, listmount, pivot_root, fsopen, fspick, fsmount, fsconfig,
+    open_tree, move_mount, mount_setattr, unshare, setns, sethostname, setdomainname, seccomp,
+    lsm_get_self_attr, lsm_set_self_attr,
     // 32-bit guests only (syscall/compat32.rs)
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,
     readahead, ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, sync_file_range2, arm_sync_file_range, ugetrlimit,

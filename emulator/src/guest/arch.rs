@@ -176,6 +176,12 @@ pub trait GuestArch: Sync {
     fn pc(&self, cpu: &Cpu<'_>) -> u64 {
         cpu.reg_read(self.info().regs.pc).unwrap_or(0)
     }
+    /// Inside the syscall trap hook: the address after the trap instruction, which the kernel
+    /// reports as the call's instruction pointer (seccomp's `instruction_pointer` and
+    /// `si_call_addr`). Default: the program counter, which the hook sees past the trap.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu)
+    }
     /// Reads the syscall number and the first three arguments from the registers the ABI
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
     #[inline]

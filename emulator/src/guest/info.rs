@@ -158,6 +158,10 @@ pub struct ArchInfo {
     /// ([`CloneArgs::backwards`], the generic row's; [`CloneArgs::backwards2`];
     /// [`CloneArgs::default_order`]).
     pub clone_args: fn(&SyscallArgs) -> CloneArgs,
+    /// The signal return seccomp's strict mode lets through with `read`, `write` and `exit`
+    /// (asm/seccomp.h `__NR_seccomp_sigreturn`): `rt_sigreturn` (asm-generic), `sigreturn` on
+    /// s390x and on i386 (x86's `__NR_seccomp_sigreturn_32` for a 32-bit task).
+    pub seccomp_sigreturn: crate::abi::nr::Sys,
 
     // Signals.
     /// The guest kernel's `_NSIG`: its highest signal number (64; 128 on MIPS).
@@ -279,6 +283,16 @@ impl ArchInfo {
         }
     }
 
+    /// The arch's `AUDIT_ARCH_*` value (include/uapi/linux/audit.h): its ELF machine with
+    /// `__AUDIT_ARCH_64BIT` for a 64-bit ABI and `__AUDIT_ARCH_LE` for little-endian, as
+    /// seccomp filters see it in `seccomp_data.arch` (x86_64 0xc000003e, i386 0x40000003, s390x
+    /// 0x80000016, mips64el n64 `AUDIT_ARCH_MIPSEL64` 0xc0000008).
+    pub fn audit_arch(&self) -> u32 {
+        let bits64 = if self.is_64bit() { 0x8000_0000 } else { 0 };
+        let le = if self.endian() == Endian::Little { 0x4000_0000 } else { 0 };
+        u32::from(self.elf_machine) | bits64 | le
+    }
+
     /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
@@ -310,6 +324,7 @@ impl ArchInfo {
         epoll_packed: false,
         termios: None,
         clone_args: CloneArgs::backwards,
+        seccomp_sigreturn: crate::abi::nr::Sys::rt_sigreturn,
         nsig: NSIG as u64,
         sigset_size: 8,
         has_sa_restorer: true,

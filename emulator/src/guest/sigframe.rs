@@ -149,6 +149,11 @@ pub fn write_siginfo(
             mm.write_ulong(u, band as u64)?;
             mm.write_u32(u + long, fd as u32)?;
         }
+        SigFields::Sys { call_addr, syscall, arch } => {
+            mm.write_ulong(u, call_addr)?;
+            mm.write_u32(u + long, syscall as u32)?;
+            mm.write_u32(u + long + 4, arch)?;
+        }
     }
     Ok(())
 }

@@ -683,7 +683,8 @@ impl AddressSpace {
             Backing::Anon { shared } => (0, shared, None),
             Backing::File { fd, offset, shared } => (offset, shared, file_size(fd)),
         };
-        self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size });
+        self.vmas
+            .insert(addr, Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size });
         self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);

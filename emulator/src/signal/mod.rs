@@ -303,6 +303,16 @@ pub enum SigFields {
         /// The faulting data address (SIGSEGV, SIGBUS) or instruction address.
         addr: u64,
     },
+    /// SIGSYS from a seccomp filter's `SECCOMP_RET_TRAP` (`_sigsys`: `si_call_addr`,
+    /// `si_syscall`, `si_arch`).
+    Sys {
+        /// The address after the system call's trap instruction.
+        call_addr: u64,
+        /// The guest's system call number.
+        syscall: i32,
+        /// The guest's `AUDIT_ARCH_*`.
+        arch: u32,
+    },
     /// SIGPOLL/SIGIO (`si_band`, `si_fd`).
     Poll {
         /// Poll event bits.

@@ -39,7 +39,7 @@ pub fn fanotify_init(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// the host's (`EBADF`, `EINVAL`, `ENOENT`, `ENOTDIR`, `EXDEV`, `ENOSPC`).
 pub fn fanotify_mark(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (fd, flags, mask, dirfd, path) = if t.arch.info().is_64bit {
+    let (fd, flags, mask, dirfd, path) = if t.arch.info().is_64bit() {
         (a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.ptr(4))
     } else {
         let mut c = ArgCursor::new(t.arch, a);

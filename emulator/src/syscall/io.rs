@@ -49,7 +49,7 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// its kind), so it holds for fds that were dup'ed or inherited across exec; endgate asks only
 /// for 8-byte transfers of such guests.
 fn is_counter_fd(fd: i32) -> bool {
-    let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{fd}")) else { return false };
+    let Some(link) = super::selfref::fd_link(fd) else { return false };
     let link = link.as_os_str().as_encoded_bytes();
     link == b"anon_inode:[eventfd]" || link == b"anon_inode:[timerfd]"
 }
@@ -236,26 +236,54 @@ pub(crate) fn two_offsets_call(t: &mut Task, a: &SyscallArgs, nr: libc::c_long) 
     r
 }
 
-/// `close(int fd)` (close(2)).
+/// `close(int fd)` (close(2)). endgate's own handles ([`super::selfref`]) are not the
+/// guest's: `EBADF`.
 pub fn close(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
     // SAFETY: closing a descriptor number; the guest owns its descriptors.
     host_ret(i64::from(unsafe { libc::close(a.int(0)) }))
 }
 
-/// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)).
+/// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)), around
+/// endgate's own handles ([`super::selfref`]).
 pub fn close_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (first, last, flags) = (a.uint(0), a.uint(1), a.uint(2));
+    let mut from = first;
+    for own in super::selfref::own_fds().into_iter().filter_map(|f| u32::try_from(f).ok()) {
+        if own < from || own > last || first > last {
+            continue;
+        }
+        if own > from {
+            // SAFETY: integer arguments.
+            host_ret(unsafe { libc::syscall(libc::SYS_close_range, from, own - 1, flags) })?;
+        }
+        from = own.saturating_add(1);
+        if own == u32::MAX {
+            return Ok(0);
+        }
+    }
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_close_range, a.uint(0), a.uint(1), a.uint(2)) })
+    host_ret(unsafe { libc::syscall(libc::SYS_close_range, from, last, flags) })
 }
 
 /// `dup(int oldfd)` (dup(2)).
 pub fn dup(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
     // SAFETY: integer argument.
     host_ret(i64::from(unsafe { libc::dup(a.int(0)) }))
 }
 
-/// `dup2(int oldfd, int newfd)` (dup(2)).
+/// `dup2(int oldfd, int newfd)` (dup(2)); one of endgate's handles at `newfd` moves away
+/// first ([`super::selfref::make_room`]).
 pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
+    super::selfref::make_room(a.int(1));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::dup2(a.int(0), a.int(1)) }))
 }
@@ -263,6 +291,10 @@ pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `dup3(int oldfd, int newfd, int flags)`; `flags` may only hold `O_CLOEXEC` (else `EINVAL`).
 pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(2));
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
+    super::selfref::make_room(a.int(1));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::dup3(a.int(0), a.int(1), flags) }))
 }

@@ -115,9 +115,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             }
         }
     } else {
-        let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = super::selfref::fd_link(fd).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
         mm.map_file(at, len, prot, VmaName::File(name), FileMap { fd, offset: off, shared })?;
     }
     if flags & MAP_LOCKED != 0 || mm.lock_future.is_some() {

@@ -359,14 +359,22 @@ mod pr {
     pub const PR_GET_CHILD_SUBREAPER: i32 = 37;
     pub const PR_SET_NO_NEW_PRIVS: i32 = 38;
     pub const PR_GET_NO_NEW_PRIVS: i32 = 39;
+    pub const PR_GET_SECCOMP: i32 = 21;
+    pub const PR_SET_SECCOMP: i32 = 22;
 }
 
 /// `prctl(int option, unsigned long arg2, …)` (prctl(2)) for the process-attribute options in
-/// `pr`. Errors: `EINVAL` for options that would change endgate itself (seccomp, endian,
-/// memory layout) or that endgate does not know.
+/// `pr`; the seccomp options are endgate's own ([`super::seccomp`]). Errors: `EINVAL` for
+/// options that would change endgate itself (endian, memory layout) or that endgate does not
+/// know.
 pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use pr::*;
     let opt = a.int(0);
+    match opt {
+        PR_GET_SECCOMP => return super::seccomp::prctl_get(),
+        PR_SET_SECCOMP => return super::seccomp::prctl_set(cpu, a.raw(1), a.ptr(2)),
+        _ => {}
+    }
     let t = cpu.get_data_mut();
     let arg2: u64 = match opt {
         PR_SET_NAME => t.buf_in(a.ptr(1), 16)? as u64,

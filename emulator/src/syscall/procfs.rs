@@ -58,9 +58,9 @@ const TIMER_THREAD: &[u8] = b"endgate-preempt";
 
 /// `tid` is a thread of this process that runs guest code.
 fn is_guest_thread(tid: i32) -> bool {
-    match std::fs::read(format!("/proc/self/task/{tid}/comm")) {
-        Ok(c) => c.strip_suffix(b"\n").unwrap_or(&c) != TIMER_THREAD,
-        Err(_) => false,
+    match super::selfref::read_proc(&format!("self/task/{tid}/comm")) {
+        Some(c) => c.strip_suffix(b"\n").unwrap_or(&c) != TIMER_THREAD,
+        None => false,
     }
 }
 
@@ -113,11 +113,7 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
     if path.first() == Some(&b'/') {
         return lookup(path);
     }
-    let base = if dirfd == libc::AT_FDCWD {
-        std::env::current_dir().ok()?
-    } else {
-        std::fs::read_link(format!("/proc/self/fd/{dirfd}")).ok()?
-    };
+    let base = if dirfd == libc::AT_FDCWD { std::env::current_dir().ok()? } else { super::selfref::fd_link(dirfd)? };
     let base = base.as_os_str().as_encoded_bytes();
     if !base.starts_with(b"/proc") {
         return None;
@@ -142,6 +138,15 @@ pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
     Ok(fd)
 }
 
+/// `true` if the guest's path (relative to `dirfd`) names an existing file, as it must for
+/// endgate to answer with its own contents: a guest whose root or mounts have no `/proc`
+/// gets `ENOENT`, as natively.
+pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
+    let host = super::path::map_path(task, path.to_vec());
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
+}
+
 /// The file's contents now.
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
@@ -149,12 +154,12 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
         ProcFile::Smaps => smaps(task).into_bytes(),
         ProcFile::SmapsRollup => smaps_rollup(task).into_bytes(),
         ProcFile::Pagemap => Vec::new(),
-        ProcFile::Stat => stat(task, "/proc/thread-self/stat").into_bytes(),
-        ProcFile::TaskStat { tid } => stat(task, &format!("/proc/self/task/{tid}/stat")).into_bytes(),
+        ProcFile::Stat => stat(task, "thread-self/stat").into_bytes(),
+        ProcFile::TaskStat { tid } => stat(task, &format!("self/task/{tid}/stat")).into_bytes(),
         ProcFile::Status { tid } => status(task, tid).into_bytes(),
         ProcFile::Cpuinfo => match task.arch.info().cpuinfo {
             Some(f) => f(online_cpus()).into_bytes(),
-            None => std::fs::read("/proc/cpuinfo").unwrap_or_default(),
+            None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
         ProcFile::Cmdline => {
             let mut v = Vec::new();
@@ -262,7 +267,7 @@ impl HostVma {
 
 /// endgate's own mappings, from the host kernel's `/proc/self/smaps`, by address.
 fn host_smaps() -> Vec<HostVma> {
-    let text = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let text = super::selfref::read_proc_string("self/smaps");
     let mut out: Vec<HostVma> = Vec::new();
     for line in text.lines() {
         let head = line
@@ -294,7 +299,7 @@ fn host_smaps() -> Vec<HostVma> {
 /// `CAP_SYS_ADMIN`). Zeros where it cannot be read.
 fn host_pagemap(host: u64, n: usize) -> Vec<u64> {
     let mut raw = vec![0u8; n * 8];
-    if let Ok(f) = std::fs::File::open("/proc/self/pagemap") {
+    if let Some(f) = super::selfref::open_proc("self/pagemap") {
         let _ = f.read_exact_at(&mut raw, host / PAGE_SIZE * 8);
     }
     raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
@@ -430,8 +435,7 @@ fn smaps(task: &Task) -> String {
 /// split each mapping's `Pss` by its anonymous share and shared memory).
 fn smaps_rollup(task: &Task) -> String {
     let host = host_smaps();
-    let names: Vec<String> = std::fs::read_to_string("/proc/self/smaps_rollup")
-        .unwrap_or_default()
+    let names: Vec<String> = super::selfref::read_proc_string("self/smaps_rollup")
         .lines()
         .skip(1)
         .filter_map(|l| l.split_once(':').map(|(n, _)| n.to_string()))
@@ -485,7 +489,7 @@ fn set_to_guest(task: &Task, host: u64) -> u128 {
 /// thread's guest mask (another thread's from the host, where endgate never blocks its fault
 /// signals); ignored and caught from the guest's dispositions.
 fn status(task: &Task, tid: i32) -> String {
-    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).unwrap_or_default();
+    let text = super::selfref::read_proc_string(&format!("self/task/{tid}/status"));
     let host = host_smaps();
     let prog = task.exe.host_path.to_string_lossy().into_owned();
     let (mut rss, mut anon, mut shmem, mut swap, mut locked) = (0, 0, 0, 0, 0);
@@ -589,7 +593,7 @@ pub fn hide_timer_thread(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
     }
     // SAFETY: getpid has no preconditions.
     let own = format!("/proc/{}/task", unsafe { libc::getpid() });
-    if std::fs::read_link(format!("/proc/self/fd/{fd}")).ok().as_deref() != Some(std::path::Path::new(&own)) {
+    if super::selfref::fd_link(fd).as_deref() != Some(std::path::Path::new(&own)) {
         return len;
     }
     let name = timer.to_string();
@@ -673,10 +677,10 @@ pub fn before_read(task: &Task, fd: i32, offset: Option<u64>, count: u64) -> Res
 /// `startcode` and 27 `endcode` (the program's executable mapping), 28 `startstack` (the
 /// initial stack pointer), 45 `start_data` and 46 `end_data` (the program's writable mapping),
 /// 47 `start_brk`. Fields 29-30 (`kstkesp`, `kstkeip`) read 0, as the kernel shows them for a
-/// running task; 48-51 (argument and environment bounds) are the host's. `host` is the
-/// host's file to start from (the calling thread's, or a `task/TID/stat`).
-fn stat(task: &Task, host: &str) -> String {
-    let line = std::fs::read_to_string(host).unwrap_or_default();
+/// running task; 48-51 (argument and environment bounds) are the host's. `rel` is the
+/// host's file to start from, relative to `/proc` (the calling thread's, or a `task/TID/stat`).
+fn stat(task: &Task, rel: &str) -> String {
+    let line = super::selfref::read_proc_string(rel);
     let Some(close) = line.rfind(')') else { return line };
     let (head, tail) = line.split_at(close + 1);
     // tail[0] is field 3 (state).

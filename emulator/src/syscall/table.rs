@@ -4,9 +4,9 @@
 
 use super::nr::Sys;
 use super::{
-    aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, mempolicy, misc, mm,
-    mqueue, net, old, pidfd, process, process_vm, sched, signal, signalfd, socketcall, splice, time, timer, xattr,
-    Handler, SyscallDef,
+    aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, lsm, mempolicy,
+    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, sched, seccomp, signal, signalfd, socketcall,
+    splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -380,6 +380,29 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::io_getevents, aio::io_getevents, &[Hex, Long, Long, Ptr, Ptr], RInt),
     d(Sys::io_pgetevents, aio::io_pgetevents, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
     d(Sys::io_pgetevents_time64, aio::io_pgetevents_time64, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
+    // mounts, the root directory, namespaces
+    d(Sys::mount, mount::mount, &[Str, Str, Str, Hex, Ptr], RInt),
+    d(Sys::umount2, mount::umount2, &[Str, Hex], RInt),
+    d(Sys::umount, mount::umount, &[Str], RInt),
+    d(Sys::pivot_root, mount::pivot_root, &[Str, Str], RInt),
+    d(Sys::chroot, mount::chroot, &[Str], RInt),
+    d(Sys::fsopen, mount::fsopen, &[Str, Hex], RInt),
+    d(Sys::fspick, mount::fspick, &[AtFd, Str, Hex], RInt),
+    d(Sys::fsmount, mount::fsmount, &[Fd, Hex, Hex], RInt),
+    d(Sys::fsconfig, mount::fsconfig, &[Fd, Int, Str, Ptr, Int], RInt),
+    d(Sys::open_tree, mount::open_tree, &[AtFd, Str, Hex], RInt),
+    d(Sys::move_mount, mount::move_mount, &[AtFd, Str, AtFd, Str, Hex], RInt),
+    d(Sys::mount_setattr, mount::mount_setattr, &[AtFd, Str, AtFlags, Ptr, ULong], RInt),
+    d(Sys::listmount, mount::listmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::statmount, mount::statmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::unshare, ns::unshare, &[Hex], RInt),
+    d(Sys::setns, ns::setns, &[Fd, Hex], RInt),
+    d(Sys::sethostname, ns::sethostname, &[BufIn(1), ULong], RInt),
+    d(Sys::setdomainname, ns::setdomainname, &[BufIn(1), ULong], RInt),
+    // seccomp, security modules
+    d(Sys::seccomp, seccomp::seccomp, &[Int, Hex, Ptr], RInt),
+    d(Sys::lsm_get_self_attr, lsm::lsm_get_self_attr, &[Int, Ptr, Ptr, Hex], RInt),
+    d(Sys::lsm_set_self_attr, lsm::lsm_set_self_attr, &[Int, Ptr, ULong, Hex], RInt),
 ];
 
 #[cfg(test)]

@@ -4,12 +4,15 @@
 //! the matrix in `docs/syscalls.md` from it). Names are the kernel's, as the `syscalls` crate
 //! spells them in each arch's table.
 //!
-//! Three kinds of answer:
+//! Four kinds of answer:
 //! - **Linux's own `ENOSYS`**: calls the kernel removed or never implemented for user space
 //!   (`sys_ni_syscall`), or whose feature this kernel configuration and CPU lack;
 //! - **refused with `EPERM`**: calls that would change the host itself (modules, reboot,
-//!   swap, the clock, mounts of the host, host names): a guest never does, whatever its
-//!   privileges, which is what Linux answers a process without the capability;
+//!   swap, the clock, host names): a guest never does, whatever its privileges, which is
+//!   what Linux answers a process without the capability;
+//! - **as a kernel without the feature**: calls whose host service would act on endgate
+//!   rather than the guest (Landlock, BPF, perf events), answered as Linux answers where its
+//!   configuration lacks the feature, with the reason;
 //! - **not served yet (`ENOSYS`)**: calls Linux serves and endgate does not, yet.
 
 use syscalls::Errno;
@@ -21,6 +24,10 @@ pub enum Kind {
     LinuxEnosys,
     /// Refused: it would change the host.
     Refused,
+    /// Answered as Linux answers on a kernel configured without the feature (that
+    /// configuration's errno), because serving it would measure or bind endgate itself
+    /// rather than the guest; the reason says how.
+    Absent,
     /// Linux serves it; endgate does not yet.
     NotYet,
 }
@@ -71,6 +78,15 @@ pub static GROUPS: &[Group] = &[
     g(LinuxEnosys, Errno::ENOSYS, "x86_64's table keeps numbers 205 and 211 for the i386 TLS calls, as sys_ni_syscall (arch/x86/entry/syscalls/syscall_64.tbl)", &[
         "get_thread_area", "set_thread_area",
     ]),
+    g(Absent, Errno::EOPNOTSUPP, "Landlock, as on a kernel booted without it in lsm=: a guest's domain would bind endgate, which must exec its own binary (execute right on endgate's path) and read the programs it runs (read right, where the guest grants execute), so exec under a domain would fail where Linux succeeds", &[
+        "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
+    ]),
+    g(Absent, Errno::ENOSYS, "BPF, as on a kernel built without CONFIG_BPF_SYSCALL: programs would run in the host kernel on endgate's host calls and structures, not the guest's, and a big-endian guest's bytecode and bpf_attr are the other byte order", &[
+        "bpf",
+    ]),
+    g(Absent, Errno::ENOSYS, "perf events, as on a kernel built without CONFIG_PERF_EVENTS: counters and samples would measure endgate's translator and host calls, not the guest's instructions", &[
+        "perf_event_open",
+    ]),
     g(Refused, Errno::EPERM, "would change the host's kernel or machine (modules, kexec, reboot, swap, accounting, quotas, I/O ports, PCI)", &[
         "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
         "swapon", "swapoff", "acct", "quotactl", "quotactl_fd", "ioperm", "iopl", "vhangup",
@@ -80,9 +96,8 @@ pub static GROUPS: &[Group] = &[
     // adjtimex, clock_adjtime and clock_adjtime64 are served for what any process may do
     // (reading, modes 0 and ADJ_OFFSET_SS_READ); a mode that would change a clock gets the
     // same EPERM from their handler (syscall/time.rs), after the clock's own errors.
-    g(Refused, Errno::EPERM, "would set the host's clock or names", &[
-        "settimeofday", "stime", "clock_settime", "clock_settime64", "sethostname",
-        "setdomainname",
+    g(Refused, Errno::EPERM, "would set the host's clock", &[
+        "settimeofday", "stime", "clock_settime", "clock_settime64",
     ]),
     g(NotYet, Errno::ENOSYS, "asynchronous I/O through io_uring", &[
         "io_uring_setup", "io_uring_enter", "io_uring_register",
@@ -100,16 +115,6 @@ pub static GROUPS: &[Group] = &[
     // CAP_SYS_PTRACE or asking UFFD_USER_MODE_ONLY, which Linux serves.
     g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
         "userfaultfd",
-    ]),
-    g(NotYet, Errno::ENOSYS, "mounts, namespaces and the root directory (passed to the host where it allows, later)", &[
-        "mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen",
-        "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "listmount",
-        "statmount",
-    ]),
-    g(NotYet, Errno::ENOSYS, "security modules, seccomp, landlock, BPF and perf", &[
-        "lsm_get_self_attr", "lsm_set_self_attr", "seccomp",
-        "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
-        "perf_event_open",
     ]),
     g(NotYet, Errno::ENOSYS, "restartable sequences", &[
         "rseq",

@@ -69,27 +69,55 @@ pub fn start_timer() {
     if TIMER_PID.swap(pid, Ordering::Relaxed) == pid {
         return;
     }
+    STOP.store(false, Ordering::Relaxed);
     let spawn = super::spawn_host(std::thread::Builder::new().name("endgate-preempt".into()), || {
         TIMER_TID.store(super::gettid(), Ordering::Relaxed);
         // The timer takes no guest signals: it blocks everything it can.
         let all = !0u64;
         // SAFETY: an 8-byte kernel sigset for this thread only.
         unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
-        loop {
+        while !STOP.load(Ordering::Relaxed) {
             std::thread::sleep(TICK);
             if super::lock::held_since_last_tick() {
                 request();
             }
         }
     });
-    if spawn.is_err() {
-        crate::elog!("endgate: cannot start the preemption timer thread; threads run until they block");
+    match spawn {
+        Ok(h) => *TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h),
+        Err(_) => crate::elog!("endgate: cannot start the preemption timer thread; threads run until they block"),
     }
+}
+
+/// Asks the timer thread to end.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The timer thread of this process, to wait for its end.
+static TIMER: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(None);
+
+/// Ends the timer thread of this process, if it runs one, and waits for it: for calls the
+/// kernel refuses in a multi-threaded process, which a guest left with one thread may make
+/// (`crate::syscall::ns`). A later thread starts the timer again.
+pub fn stop_timer() {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    if TIMER_PID.load(Ordering::Relaxed) != pid {
+        return;
+    }
+    STOP.store(true, Ordering::Relaxed);
+    if let Some(h) = TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+        let _ = h.join();
+    }
+    TIMER_PID.store(0, Ordering::Relaxed);
 }
 
 /// In the child of a `fork`: starts a timer of its own if the parent had one (it may start
 /// threads again; with one thread the timer never requests anything).
 pub fn after_fork_child() {
+    // The parent's timer thread does not exist here: its handle is forgotten, not detached.
+    if let Some(h) = TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+        std::mem::forget(h);
+    }
     if TIMER_PID.load(Ordering::Relaxed) != 0 {
         start_timer();
     }

@@ -257,6 +257,11 @@ impl GuestArch for Arm {
         (pc & 0xffff_fffe) | u64::from(cpsr & u64::from(psr::T) != 0)
     }
 
+    /// The address without the Thumb bit, as the kernel's `instruction_pointer` gives it.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu) & !1
+    }
+
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
         if pc & 1 == 0 {
             return (self.info().disassembler)().map(|cs| (cs, pc));

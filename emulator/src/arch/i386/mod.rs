@@ -131,6 +131,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     cpuinfo: Some(cpuinfo),
     pkeys: crate::guest::Pkeys::X86,
+    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
     ..super::ILP32
 };
 

@@ -141,6 +141,7 @@ pub static INFO: ArchInfo = ArchInfo {
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     fadvise_to_host: abi::fadvise_to_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
     ..ArchInfo::GENERIC
 };
 

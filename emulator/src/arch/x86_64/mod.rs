@@ -114,6 +114,11 @@ impl GuestArch for X86_64 {
         Ok(())
     }
 
+    /// Inside the hook RIP is still on the 2-byte `syscall`.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu).wrapping_add(2)
+    }
+
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
         cpu.reg_write(R::RSP, sp.get())?;
         cpu.reg_write(R::RIP, entry.get())?;
