@@ -122,6 +122,14 @@ pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
     Ok(())
 }
 
+/// An effective address as the CPU computes it for a memory operand: `base + index * scale +
+/// disp` in wrapping 64-bit arithmetic, where a negative scale or displacement wraps as it does
+/// in the CPU's adder; for the arches' `mem_operands` (the exact `si_addr` of a fault).
+#[allow(clippy::cast_sign_loss)] // the wrapping conversion is the point
+pub(crate) fn effective_address(base: u64, index: u64, scale: i64, disp: i64) -> u64 {
+    base.wrapping_add(index.wrapping_mul(scale as u64)).wrapping_add(disp as u64)
+}
+
 /// The row arm and i386 complete: [`ArchInfo::GENERIC`] but for what the two 32-bit arches
 /// share — 4-byte `long`s and pointers, the old `struct stat` ([`crate::abi::stat32`]; a value
 /// it cannot hold is `EOVERFLOW`) and `struct stat64` ([`crate::abi::stat32::STAT64`]), and
