@@ -78,12 +78,12 @@ pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
 }
 
 /// A vDSO as most arches' kernels link it: `linux-vdso.so.1` with `__vdso_` names, no
-/// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table; each slot holds
-/// `ret`, the landing the trap instruction of `regs`. Its functions take their first two integer arguments and give
-/// their result in registers the arch's system calls use for them (`regs`: the first two
-/// argument registers and the result register; every arch's C ABI but i386's does so). Each
-/// `arch/<name>/vdso.rs` completes it (`..linux_vdso(…)`) with its versions and functions and
-/// what else differs.
+/// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table. Each slot holds
+/// `ret`; the landing holds the row's trap instruction (`regs.trap`). The functions take their
+/// first two integer arguments and give their result in the registers the arch's system calls
+/// use for them (`regs`: the first two argument registers and the result register; every
+/// arch's C ABI but i386's does so). Each `arch/<name>/vdso.rs` completes it
+/// (`..linux_vdso(…)`) with its versions and functions and what else differs.
 pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8]) -> VdsoSpec {
     VdsoSpec {
         soname: "linux-vdso.so.1",
