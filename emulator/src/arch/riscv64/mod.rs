@@ -32,7 +32,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
+use super::{add_trap_hook, effective_address, windows_64, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::GuestAddr;
@@ -122,9 +122,9 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let mut out = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         match (op, ops.get(i + 1)) {
-            (RiscVOperand::Mem(m), _) => out.push((r.reg)(m.base())?.wrapping_add(m.disp() as u64)),
+            (RiscVOperand::Mem(m), _) => out.push(effective_address((r.reg)(m.base())?, 0, 0, m.disp())),
             (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
-                out.push((r.reg)(*base)?.wrapping_add(*disp as u64))
+                out.push(effective_address((r.reg)(*base)?, 0, 0, *disp))
             }
             _ => {}
         }

@@ -22,7 +22,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86Insn};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
+use super::{effective_address, windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{GuestAddr, Layout};
@@ -81,7 +81,6 @@ pub static INFO: ArchInfo = ArchInfo {
 
 /// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
-#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let X86OperandType::Mem(m) = op.op_type { Some(m) } else { None });
@@ -91,8 +90,8 @@ pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64
             Some("gs") => (r.by_name)("gs_base")?,
             _ => 0,
         };
-        let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as u64);
-        Some(seg.wrapping_add((r.reg)(m.base())?).wrapping_add(index).wrapping_add(m.disp() as u64))
+        let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
+        Some(seg.wrapping_add(effective_address(base, index, m.scale().into(), m.disp())))
     })
     .collect()
 }
