@@ -112,7 +112,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         applied_gen: 0,
         clear_child_tid: 0,
         robust_list: (0, 0),
-        mempolicy: None,
+        mempolicy: opts.mempolicy,
         warned: HashSet::new(),
         argv: prog.argv.clone(),
         auxv: Vec::new(),

@@ -39,6 +39,9 @@ pub struct Options {
     /// Signals the guest had set to `SIG_IGN` before its execve started this endgate (bit
     /// `n-1` for host signal `n`): they stay ignored, as exec keeps ignored signals.
     pub sig_ignored: u64,
+    /// The NUMA policy the thread had when its execve started this endgate (kept, as Linux
+    /// keeps it).
+    pub mempolicy: Option<crate::mm::MemPolicy>,
 }
 
 /// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.
@@ -96,7 +99,7 @@ pub struct Task {
     /// `set_robust_list` head and length.
     pub robust_list: (u64, u64),
     /// The thread's NUMA policy from `set_mempolicy` (`None`: `MPOL_DEFAULT`); new threads and
-    /// forked children inherit it.
+    /// forked children inherit it, and `execve` passes it on (`--mempolicy`).
     pub mempolicy: Option<crate::mm::MemPolicy>,
     /// The guest's argv (for `/proc/self/cmdline`).
     pub argv: Vec<Vec<u8>>,

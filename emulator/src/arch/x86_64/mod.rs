@@ -96,6 +96,10 @@ pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64
     .collect()
 }
 
+/// Where the x86_64 engine sees the LDT (linear and physical): kernel-half addresses no guest
+/// mapping or instruction reaches but the CPU's own descriptor reads.
+pub const LDT_LINEAR: u64 = 0xffff_ffff_fe00_0000;
+
 impl GuestArch for X86_64 {
     fn info(&self) -> &'static ArchInfo {
         &INFO
@@ -103,6 +107,9 @@ impl GuestArch for X86_64 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
+        // The process's LDT (`modify_ldt`), as i386's: linear and physical LDT_LINEAR, which
+        // no guest mapping reaches (it lies in the kernel half, below the vsyscall page).
+        crate::arch::i386::gdt::install_ldt(cpu, LDT_LINEAR, LDT_LINEAR, true)?;
         cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
             (entries.syscall)(cpu, X86_64.syscall_args(cpu));
         })?;
