@@ -5,7 +5,7 @@
 use super::nr::Sys;
 use super::{
     capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, old, pidfd,
-    process, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    process, rseq, sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -164,6 +164,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
     d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
+    d(Sys::rseq, rseq::rseq, &[Ptr, ULong, Hex, Hex], RInt),
     d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),

@@ -101,9 +101,6 @@ pub static GROUPS: &[Group] = &[
         "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
         "perf_event_open",
     ]),
-    g(NotYet, Errno::ENOSYS, "restartable sequences", &[
-        "rseq",
-    ]),
     g(NotYet, Errno::ENOSYS, "arch-specific calls not emulated yet", &[
         "modify_ldt", "get_thread_area", "set_thread_area", "cachectl", "sysmips",
         "riscv_flush_icache", "riscv_hwprobe", "s390_runtime_instr", "s390_guarded_storage",
