@@ -124,6 +124,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         pending_op: None,
         sync_fault: None,
         interrupted: None,
+        rseq: None,
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -126,6 +126,21 @@ pub struct Task {
     pub sync_fault: Option<crate::signal::SigInfo>,
     /// The system call a signal interrupted, until delivery decides to restart it or not.
     pub interrupted: Option<crate::guest::Interrupted>,
+    /// The thread's registered restartable-sequences area (`rseq(2)`), if any.
+    pub rseq: Option<Rseq>,
+}
+
+/// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rseq {
+    /// Guest address of the area.
+    pub area: GuestAddr,
+    /// The length it was registered with, in bytes.
+    pub len: u32,
+    /// The signature that must precede every abort handler.
+    pub sig: u32,
+    /// The host CPU last written to its `cpu_id` (`u32::MAX` before the first write).
+    pub cpu: u32,
 }
 
 impl Task {

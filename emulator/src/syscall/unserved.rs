@@ -116,8 +116,6 @@ pub static GROUPS: &[Group] = &[
     g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
         "userfaultfd",
     ]),
-    g(NotYet, Errno::ENOSYS, "restartable sequences", &[
-        "rseq",
     ]),
 ];
 

@@ -261,6 +261,16 @@ impl GuestArch for Arm {
         self.pc(cpu) & !1
     }
 
+    fn insn_pointer(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu) & !1
+    }
+
+    fn set_insn_pointer(&self, cpu: &mut Cpu<'_>, addr: u64) {
+        // Unicorn takes bit 0 of a PC write as the Thumb state, as `bx` does.
+        let thumb = self.pc(cpu) & 1;
+        let _ = cpu.reg_write(RegisterARM::PC as i32, (addr & 0xffff_fffe) | thumb);
+    }
+
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
         if pc & 1 == 0 {
             return (self.info().disassembler)().map(|cs| (cs, pc));
