@@ -116,7 +116,6 @@ pub static GROUPS: &[Group] = &[
     g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
         "userfaultfd",
     ]),
-    ]),
 ];
 
 /// The group `name` belongs to, if any.
