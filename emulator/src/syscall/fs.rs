@@ -164,7 +164,11 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: `count` guest-writable bytes.
     let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, a.uint(2)) })?;
     // SAFETY: the host wrote `n` bytes of records there.
-    let n = super::procfs::hide_timer_thread(a.int(0), unsafe { std::slice::from_raw_parts_mut(p, n as usize) }, 19);
+    let n = super::procfs::hide_timer_thread(
+        a.int(0),
+        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
+        19,
+    );
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;
         while off + 19 <= n {
@@ -193,7 +197,11 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: `count` guest-writable bytes.
     let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })?;
     // SAFETY: the host wrote `n` bytes of records there.
-    Ok(super::procfs::hide_timer_thread(a.int(0), unsafe { std::slice::from_raw_parts_mut(p, n as usize) }, 18))
+    Ok(super::procfs::hide_timer_thread(
+        a.int(0),
+        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
+        18,
+    ))
 }
 
 /// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).
