@@ -122,6 +122,8 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool)
 /// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let total = iov.iter().map(|v| v.iov_len as u64).sum();
+    super::procfs::before_read(cpu.get_data(), a.int(0), None, total)?;
     // SAFETY: every iovec was checked to be guest-writable.
     host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
@@ -137,6 +139,8 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let total = iov.iter().map(|v| v.iov_len as u64).sum();
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), total)?;
     // SAFETY: checked iovecs.
     host_ret(blocking_syscall(libc::SYS_preadv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
