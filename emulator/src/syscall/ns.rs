@@ -125,6 +125,6 @@ mod tests {
             | libc::CLONE_NEWUSER
             | libc::CLONE_NEWPID
             | libc::CLONE_NEWNET;
-        assert_eq!(super::CLONE_NEW_ANY, all as u64 | 0x80);
+        assert_eq!(super::CLONE_NEW_ANY, u64::try_from(all).unwrap() | 0x80);
     }
 }
