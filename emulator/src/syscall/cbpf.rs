@@ -185,11 +185,7 @@ fn check_scratch(prog: &[Insn]) -> Result<(), Errno> {
         valid &= masks[pc];
         match i.code {
             c if c == ST || c == STX => valid |= 1 << i.k,
-            c if c == LD | MEM || c == LDX | MEM => {
-                if valid & (1 << i.k) == 0 {
-                    return Err(Errno::EINVAL);
-                }
-            }
+            c if (c == LD | MEM || c == LDX | MEM) && valid & (1 << i.k) == 0 => return Err(Errno::EINVAL),
             c if c == JMP | JA => {
                 // `check` has bounded the target.
                 masks[pc + 1 + i.k as usize] &= valid;

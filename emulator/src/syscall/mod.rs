@@ -147,7 +147,7 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let tracing = task.opts.strace;
     // seccomp judges every call once a thread of the process has a mode, on all six arguments.
     let verdict = if seccomp::active() {
-        if !def.is_some_and(|d| d.args.len() > 3) {
+        if def.is_none_or(|d| d.args.len() <= 3) {
             arch.syscall_args_rest(cpu, &mut args);
         }
         let ip = seccomp::gate_ip().unwrap_or_else(|| arch.syscall_ip(cpu));
