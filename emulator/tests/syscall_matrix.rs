@@ -53,7 +53,8 @@ fn every_number_of_every_arch_is_accounted_for() {
 fn not_served_as_linux(arch: &str) -> Vec<&'static str> {
     let mut out = Vec::new();
     for (name, cells) in matrix() {
-        if cells.get(arch).is_some_and(|c| c != "served") && group_of(name).is_some_and(|g| g.kind != Kind::LinuxEnosys) {
+        if cells.get(arch).is_some_and(|c| c != "served") && group_of(name).is_some_and(|g| g.kind != Kind::LinuxEnosys)
+        {
             out.push(name);
         }
     }

@@ -5,8 +5,8 @@
 use super::nr::Sys;
 use super::{
     aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, lsm, mempolicy,
-    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, rseq, sched, seccomp, signal, signalfd, socketcall,
-    splice, time, timer, xattr, Handler, SyscallDef,
+    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, rseq, sched, seccomp, signal, signalfd,
+    socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
