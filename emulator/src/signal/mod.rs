@@ -49,6 +49,12 @@ impl Signal {
     pub const SIGCONT: Signal = Signal(18);
     pub const SIGSTOP: Signal = Signal(19);
     pub const SIGSYS: Signal = Signal(31);
+
+    /// The number as the C `int` libc and the host kernel take (`kill`, `sigaddset`,
+    /// `si_signo`).
+    pub fn as_c_int(self) -> i32 {
+        crate::abi::int32(self.0)
+    }
 }
 
 const NAMES: [&str; 32] = [
