@@ -95,7 +95,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
                     if task.arch.info().is_64bit {
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     } else {
-                        let w = w as u32;
+                        let w = crate::abi::low32(w);
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     }
                 }
@@ -130,9 +130,11 @@ fn maps(task: &Task) -> String {
             VmaName::Stack => ("[stack]".to_string(), "00:00".to_string(), 0),
             VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
             // The kernel's name for a SysV segment's file on its internal shm mount.
-            VmaName::SysvShm { key, shmid } => {
-                (format!("/SYSV{:08x} (deleted)", *key as u32), "00:01".to_string(), u64::from(*shmid as u32))
-            }
+            VmaName::SysvShm { key, shmid } => (
+                format!("/SYSV{:08x} (deleted)", crate::abi::low32(*key)),
+                "00:01".to_string(),
+                u64::from(crate::abi::low32(*shmid)),
+            ),
             VmaName::File(path) => {
                 let (dev, ino) = file_id(path);
                 (path.clone(), dev, ino)
@@ -227,7 +229,7 @@ pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, syscalls::Errno> {
             unsafe { libc::close(fd) };
             return Err(e);
         }
-        off += n as usize;
+        off += n.unsigned_abs(); // n > 0 here
     }
     // SAFETY: rewinding our own fd.
     unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
