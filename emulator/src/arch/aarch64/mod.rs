@@ -87,7 +87,7 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     for op in d.operands() {
         if let Arm64OperandType::Mem(m) = op.op_type {
             let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
-            out.push(base.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64));
+            out.push(base.wrapping_add(index).wrapping_add(crate::abi::bits64(m.disp())));
         }
     }
     Some(out)
