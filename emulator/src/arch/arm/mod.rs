@@ -139,8 +139,8 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     for op in d.operands() {
         if let ArmOperandType::Mem(m) = op.op_type {
             let base = (r.reg)(m.base())?;
-            let index = (r.reg)(m.index())?.wrapping_mul(i64::from(m.scale()) as u64);
-            out.push(base.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64) & 0xffff_ffff);
+            let index = (r.reg)(m.index())?.wrapping_mul(crate::abi::bits64(m.scale()));
+            out.push(base.wrapping_add(index).wrapping_add(crate::abi::bits64(m.disp())) & 0xffff_ffff);
         }
     }
     Some(out)
@@ -180,7 +180,7 @@ impl GuestArch for Arm {
                     let name = traps::private_name(nr);
                     match result {
                         traps::Private::Ret(v) => {
-                            crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
+                            crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
                         }
                         traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
                     }
