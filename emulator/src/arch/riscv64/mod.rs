@@ -25,6 +25,7 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::abi::bits64;
 use crate::guest::InsnRegs;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::ArchDetail;
@@ -124,9 +125,9 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let mut out = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         match (op, ops.get(i + 1)) {
-            (RiscVOperand::Mem(m), _) => out.push((r.reg)(m.base())?.wrapping_add(m.disp() as u64)),
+            (RiscVOperand::Mem(m), _) => out.push((r.reg)(m.base())?.wrapping_add(bits64(m.disp()))),
             (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
-                out.push((r.reg)(*base)?.wrapping_add(*disp as u64))
+                out.push((r.reg)(*base)?.wrapping_add(bits64(*disp)))
             }
             _ => {}
         }
@@ -245,7 +246,7 @@ mod tests {
     fn open_flags_are_asm_generic() {
         let a = Riscv64;
         let f = libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
-        assert_eq!((a.info().open_flags_to_host)(f as u64), f);
-        assert_eq!((a.info().open_flags_from_host)(f), f as u64);
+        assert_eq!((a.info().open_flags_to_host)(bits64(f)), f);
+        assert_eq!((a.info().open_flags_from_host)(f), bits64(f));
     }
 }
