@@ -45,11 +45,11 @@ impl Stat {
             st_blksize: I64::new(s.st_blksize as i64),
             st_blocks: I64::new(s.st_blocks),
             st_atime: I64::new(s.st_atime),
-            st_atime_nsec: U64::new(s.st_atime_nsec as u64),
+            st_atime_nsec: U64::new(crate::abi::bits64(s.st_atime_nsec)),
             st_mtime: I64::new(s.st_mtime),
-            st_mtime_nsec: U64::new(s.st_mtime_nsec as u64),
+            st_mtime_nsec: U64::new(crate::abi::bits64(s.st_mtime_nsec)),
             st_ctime: I64::new(s.st_ctime),
-            st_ctime_nsec: U64::new(s.st_ctime_nsec as u64),
+            st_ctime_nsec: U64::new(crate::abi::bits64(s.st_ctime_nsec)),
             ..Default::default()
         }
     }

@@ -97,8 +97,8 @@ pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64
             };
             let ea = seg
                 .wrapping_add((r.reg)(m.base())?)
-                .wrapping_add((r.reg)(m.index())?.wrapping_mul(m.scale() as u64))
-                .wrapping_add(m.disp() as u64);
+                .wrapping_add((r.reg)(m.index())?.wrapping_mul(crate::abi::bits64(m.scale())))
+                .wrapping_add(crate::abi::bits64(m.disp()));
             out.push(ea);
         }
     }
