@@ -30,7 +30,8 @@ macro_rules! syscall_numbers {
         fn numbers() -> &'static crate::abi::nr::NumberTable {
             static TABLE: std::sync::OnceLock<crate::abi::nr::NumberTable> = std::sync::OnceLock::new();
             TABLE.get_or_init(|| {
-                let named = ::syscalls::$table::Sysno::iter().map(|s| (s.id() as u64, ($rename)(s.name())));
+                let named =
+                    ::syscalls::$table::Sysno::iter().map(|s| (crate::abi::bits64(s.id()), ($rename)(s.name())));
                 crate::abi::nr::NumberTable::new(named)
             })
         }
