@@ -226,9 +226,14 @@ type HostStatfs = [u64; 15];
 /// arch/x86/include/uapi/asm/statfs.h define it): 84 bytes, 32-bit `f_type`, `f_bsize`,
 /// `f_namelen`, `f_frsize`, `f_flags`, `f_spare[4]`; 64-bit block and file counts.
 fn write_statfs64(mm: &mut AddressSpace, addr: GuestAddr, s: &HostStatfs) -> Result<(), Errno> {
+    // fs/statfs.c `put_compat_statfs64`: a block or fragment size above 32 bits is
+    // EOVERFLOW; the other 32-bit members are truncated.
+    if u32::try_from(s[1]).is_err() || u32::try_from(s[9]).is_err() {
+        return Err(Errno::EOVERFLOW);
+    }
     mm.host_range(addr, STATFS64_SIZE, crate::mm::Prot::WRITE)?;
-    mm.write_u32(addr, u32::try_from(s[0]).map_err(|_| Errno::EOVERFLOW)?)?;
-    mm.write_u32(addr + 4, u32::try_from(s[1]).map_err(|_| Errno::EOVERFLOW)?)?;
+    mm.write_u32(addr, crate::abi::low32(s[0]))?;
+    mm.write_u32(addr + 4, crate::abi::low32(s[1]))?;
     for i in 0..5 {
         mm.write_u64(addr + 8 + 8 * i, s[2 + crate::abi::u64_to_usize(i)])?;
     }
@@ -236,10 +241,7 @@ fn write_statfs64(mm: &mut AddressSpace, addr: GuestAddr, s: &HostStatfs) -> Res
     mm.write_u32(addr + 48, crate::abi::low32(s[7]))?;
     mm.write_u32(addr + 52, (s[7] >> 32) as u32)?;
     for i in 0..3 {
-        mm.write_u32(
-            addr + 56 + 4 * i,
-            u32::try_from(s[8 + crate::abi::u64_to_usize(i)]).map_err(|_| Errno::EOVERFLOW)?,
-        )?;
+        mm.write_u32(addr + 56 + 4 * i, crate::abi::low32(s[8 + crate::abi::u64_to_usize(i)]))?;
     }
     for i in 0..4 {
         mm.write_u32(addr + 68 + 4 * i, 0)?;
