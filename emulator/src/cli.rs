@@ -54,6 +54,10 @@ pub struct Cli {
     #[arg(long = "sig-ignored", hide = true, value_name = "MASK", value_parser = parse_hex_mask)]
     pub sig_ignored: Option<u64>,
 
+    /// State a guest's execve passes on (hidden; a descriptor; see [`EXEC_STATE_FLAG`]).
+    #[arg(long = "exec-state", hide = true, value_name = "FD")]
+    pub exec_state: Option<i32>,
+
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
     pub program: OsString,
@@ -73,6 +77,10 @@ pub const GUEST_CHILD_FLAG: &str = "--guest-child";
 /// The hidden option with which a guest's execve passes on its ignored signals (see
 /// [`Cli::sig_ignored`]).
 pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
+
+/// The hidden option with which a guest's execve passes on what the host does not carry:
+/// endgate's handles, the guest's root, its seccomp filters (`crate::syscall::exec`).
+pub const EXEC_STATE_FLAG: &str = "--exec-state";
 
 fn parse_hex_mask(s: &str) -> Result<u64, String> {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|e| e.to_string())

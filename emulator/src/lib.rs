@@ -112,6 +112,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         applied_gen: 0,
         clear_child_tid: 0,
         robust_list: (0, 0),
+        mempolicy: None,
         warned: HashSet::new(),
         argv: prog.argv.clone(),
         auxv: Vec::new(),
@@ -148,9 +149,14 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
     task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
-    let gate =
-        gate::map(&mut task.mm, arch.info().vdso, arch.info().elf_machine, arch.info().is_64bit, arch.info().endian())
-            .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
+    let gate = gate::map(
+        &mut task.mm,
+        arch.info().vdso,
+        arch.info().elf_machine,
+        arch.info().is_64bit(),
+        arch.info().endian(),
+    )
+    .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
     let input = StackInput {
         gate: gate.auxv(),
         argv: &prog.argv,

@@ -50,6 +50,9 @@ fn run() -> u8 {
             return e.exit_status();
         }
     };
+    if let Some(fd) = cli.exec_state {
+        endgate::syscall::exec::restore_state(fd);
+    }
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }

@@ -1,7 +1,9 @@
-//! What a mount's options mean for a guest, checked in a private mount namespace
-//! (`unshare -m`, as root): `mmap(PROT_EXEC)` of a file on a `noexec` mount is `EPERM`
+//! Mounts and roots as a guest sees them, as root, without changing the machine: in a private
+//! mount namespace (`unshare -m`), `mmap(PROT_EXEC)` of a file on a `noexec` mount is `EPERM`
 //! (mm/mmap.c `do_mmap`, `path_noexec`) while a read-only mapping of it works, as a native run
-//! of the same source shows.
+//! of the same source shows; a guest under `-L` chroots into a directory of its sysroot and
+//! runs a program there, as natively; `--strace` names the mount calls (the guest makes its
+//! own private namespace first).
 
 mod common;
 
@@ -69,5 +71,126 @@ fn exec_mapping_of_a_noexec_file_is_eperm() {
         let cmd = format!("{} {}", endgate().display(), guest.display());
         let got = in_noexec_mount(&mnt, &data, &cmd).expect("the namespace worked natively");
         assert_eq!(got, want, "{}", arch.name);
+    }
+}
+
+/// A guest that chroots into a directory of its `-L` sysroot (named by its guest path), reads
+/// a file there, then runs a program inside it that reads the same file by its path in the new
+/// root: the sysroot stops applying once the root changed, and endgate execs itself from its
+/// own root (the new root has no dynamic loader for it).
+const CHROOT_SRC: &str = r#"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+static void show(const char *who) {
+    char buf[64] = {0}, cwd[64] = {0};
+    int fd = open("/file", O_RDONLY);
+    if (fd < 0 || read(fd, buf, sizeof buf - 1) < 0) strcpy(buf, strerror(errno));
+    if (!getcwd(cwd, sizeof cwd)) strcpy(cwd, strerror(errno));
+    printf("%s: cwd %s, /file %s\n", who, cwd, buf);
+    fflush(stdout);
+}
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--child") == 0) { show("child"); return 3; }
+    if (chroot(argv[1]) != 0 || chdir("/") != 0) { printf("chroot: %s\n", strerror(errno)); return 1; }
+    show("parent");
+    char *args[] = {"/prog", "--child", NULL};
+    execv("/prog", args);
+    printf("execv: %s\n", strerror(errno));
+    return 1;
+}
+"#;
+
+/// Runs `cmd` in a shell and returns its stdout and status, or `None` when it printed nothing
+/// and failed (not root here).
+fn shell(cmd: &str) -> Option<(String, i32)> {
+    let o = Command::new("sh").args(["-c", cmd]).output().ok()?;
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    if out.is_empty() && !o.status.success() {
+        return None;
+    }
+    Some((out, common::shell_status(o.status)))
+}
+
+#[test]
+fn a_guest_chroots_under_its_sysroot_and_runs_a_program_in_the_new_root() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: chroot needs root");
+        return;
+    }
+    let dir = TempDir::new("chroot-sysroot");
+    let sysroot = dir.path().join("sysroot");
+    let newroot = sysroot.join("newroot");
+    std::fs::create_dir_all(&newroot).unwrap();
+    std::fs::write(newroot.join("file"), "in the new root").unwrap();
+    std::fs::write(sysroot.join("file"), "in the sysroot").unwrap();
+    let src = dir.path().join("chroot.c");
+    std::fs::write(&src, CHROOT_SRC).unwrap();
+    let native = dir.path().join("native");
+    assert!(Command::new(X86_64.cc).args(["-static", "-O2", "-o"]).arg(&native).arg(&src).status().unwrap().success());
+    std::fs::copy(&native, newroot.join("prog")).unwrap();
+    let want = shell(&format!("{} {}", native.display(), newroot.display())).expect("native run");
+    assert_eq!(want.0, "parent: cwd /, /file in the new root\nchild: cwd /, /file in the new root\n");
+    assert_eq!(want.1, 3);
+    for arch in [&AARCH64, &S390X] {
+        let guest = dir.path().join(arch.name);
+        assert!(Command::new(arch.cc).args(["-static", "-O2", "-o"]).arg(&guest).arg(&src).status().unwrap().success());
+        std::fs::copy(&guest, newroot.join("prog")).unwrap();
+        let cmd = format!("{} -L {} {} /newroot", endgate().display(), sysroot.display(), guest.display());
+        let got = shell(&cmd).expect("endgate run");
+        assert_eq!(got, want, "{}", arch.name);
+    }
+}
+
+#[test]
+fn strace_names_the_mount_and_seccomp_calls() {
+    const SRC: &str = r#"
+#define _GNU_SOURCE
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <stddef.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    if (unshare(CLONE_NEWNS) != 0) return 99;
+    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    mkdir("m", 0755);
+    mount("none", "m", "tmpfs", MS_NODEV, "size=1m");
+    umount2("m", MNT_DETACH);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+    struct sock_filter f[] = {BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)};
+    struct sock_fprog p = {.len = 1, .filter = f};
+    return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &p) == 0 ? 0 : 1;
+}
+"#;
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: a mount namespace needs root");
+        return;
+    }
+    let dir = TempDir::new("strace-mount");
+    let src = dir.path().join("m.c");
+    std::fs::write(&src, SRC).unwrap();
+    let guest = dir.path().join("guest");
+    assert!(Command::new(AARCH64.cc).args(["-static", "-O2", "-o"]).arg(&guest).arg(&src).status().unwrap().success());
+    let o = Command::new(endgate()).arg("--strace").arg(&guest).current_dir(dir.path()).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    for line in [
+        "unshare(0x20000) = 0",
+        "mount(NULL, \"/\", NULL, 0x44000, NULL) = 0",
+        "mount(\"none\", \"m\", \"tmpfs\", 0x4, 0x",
+        "umount2(\"m\", 0x2) = 0",
+        "seccomp(1, 0, 0x",
+    ] {
+        assert!(err.contains(line), "no `{line}` in:\n{err}");
     }
 }

@@ -82,6 +82,7 @@ fn render() -> String {
         let kind = match g.kind {
             Kind::LinuxEnosys => "Linux's own answer",
             Kind::Refused => "refused",
+            Kind::Absent => "as a kernel without the feature",
             Kind::NotYet => "not served yet",
         };
         let _ = writeln!(out, "- **{}** ({kind}): {}.", g.errno.name().unwrap_or("E?"), g.reason);

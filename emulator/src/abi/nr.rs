@@ -78,6 +78,10 @@ generic_syscalls! {
     // pidfds, pipes
     pidfd_open, pidfd_send_signal, pidfd_getfd, kcmp, tee, vmsplice, epoll_pwait2, sendmmsg, recvmmsg, recvmmsg_time64,
     name_to_handle_at, open_by_handle_at, futex_waitv, mlock2, mlockall, munlockall,
+    // native AIO, fanotify, keys, another process's memory
+    io_setup, io_destroy, io_submit, io_cancel, io_getevents, io_pgetevents, io_pgetevents_time64,
+    fanotify_init, fanotify_mark, add_key, request_key, keyctl, process_vm_readv,
+    process_vm_writev, process_madvise, process_mrelease,
     // net (for later issues; numbers only)
     socket, socketpair, bind, connect, listen, accept, accept4, sendto, recvfrom, sendmsg,
     recvmsg, shutdown, getsockname, getpeername, setsockopt, getsockopt, socketcall,
@@ -89,7 +93,11 @@ generic_syscalls! {
     timerfd_settime, timerfd_gettime, timerfd_settime64, timerfd_gettime64, timer_create, timer_settime,
     timer_gettime, timer_getoverrun, timer_delete, timer_settime64, timer_gettime64,
     inotify_init1, inotify_init, inotify_add_watch, inotify_rm_watch, memfd_create, ioprio_get,
-    ioprio_set, syslog, mount, umount2, statmount,
+    ioprio_set, syslog,
+    // mounts, the root directory, namespaces, seccomp, security modules
+    mount, umount2, umount, statmount, listmount, pivot_root, fsopen, fspick, fsmount, fsconfig,
+    open_tree, move_mount, mount_setattr, unshare, setns, sethostname, setdomainname, seccomp,
+    lsm_get_self_attr, lsm_set_self_attr,
     // 32-bit guests only (syscall/compat32.rs)
     _llseek, mmap2, stat64, lstat64, fstat64, fstatat64, truncate64,
     readahead, ftruncate64, fadvise64_64, arm_fadvise64_64, sync_file_range, sync_file_range2, arm_sync_file_range, ugetrlimit,
@@ -103,6 +111,18 @@ generic_syscalls! {
     getresuid16, getresgid16, getgroups16, setgroups16, chown16, lchown16, fchown16,
     setfsuid16, setfsgid16,
     cacheflush,
+    // the old forms of 32-bit arches and s390 (syscall/old.rs)
+    oldstat, oldlstat, oldfstat, olduname, oldolduname, readdir, waitpid, signal, sigaction,
+    sigpending, sigprocmask, sigsuspend, sgetmask, ssetmask,
+    // process state, clock tuning, futex2
+    restart_syscall, adjtimex, clock_adjtime, clock_adjtime64, futex_wait, futex_wake,
+    futex_requeue,
+    // NUMA policy, protection keys and other memory calls
+    mbind, get_mempolicy, set_mempolicy, set_mempolicy_home_node, migrate_pages, move_pages,
+    remap_file_pages, cachestat, map_shadow_stack, pkey_alloc, pkey_free, pkey_mprotect,
+    // arch-specific: riscv64, s390x, MIPS, x86
+    riscv_flush_icache, riscv_hwprobe, s390_runtime_instr, s390_guarded_storage, s390_sthyi, sysmips,
+    modify_ldt,
 }
 
 /// The generic name for an arch table's spelling of a call: the `syscalls` crate names

@@ -103,6 +103,53 @@ pub static STATX: &Shape = &[
     F::Array(&F::U64, 12),
 ];
 
+/// `struct __old_kernel_stat` of the old `stat` calls (`oldstat`, `oldlstat`, `oldfstat`):
+/// seven `unsigned short` (`st_dev`, `st_ino`, `st_mode`, `st_nlink`, `st_uid`, `st_gid`,
+/// `st_rdev`), then `st_size` and the three times as `unsigned long`s:
+/// arch/x86/include/uapi/asm/stat.h (arm's and s390's are alike; only i386 numbers the
+/// calls). 32 bytes on ILP32.
+pub static OLD_KERNEL_STAT: &Shape = &[F::Array(&F::U16, 7), F::Array(&F::ULong, 4)];
+/// `struct old_sigaction` of the old `sigaction` call: handler, `old_sigset_t` mask (one
+/// `unsigned long`), flags, restorer (include/linux/signal_types.h; i386, arm and s390 use it,
+/// MIPS has its own, but its n64 table has no `sigaction`). 16 bytes on ILP32, 32 on s390x.
+pub static OLD_SIGACTION: &Shape = &[F::Array(&F::ULong, 4)];
+/// The fixed part of `struct old_linux_dirent` (`readdir`, fs/readdir.c): `d_ino`,
+/// `d_offset`, `d_namlen`; `d_name` and its NUL follow.
+pub static OLD_LINUX_DIRENT: &Shape = &[F::ULong, F::ULong, F::U16];
+/// `struct timex` (`adjtimex`, `clock_adjtime`): include/uapi/linux/timex.h. `modes`, four
+/// `long`s, `status`, three `long`s, a `struct timeval`, `tick`, `ppsfreq`, `jitter`, `shift`,
+/// five `long`s, `tai`, and eleven unnamed `int`s. 208 bytes on LP64, 128 on ILP32.
+pub static TIMEX: &Shape = &[
+    F::U32,
+    F::Array(&F::Long, 4),
+    F::I32,
+    F::Array(&F::Long, 3),
+    F::Struct(TIMEVAL),
+    F::Array(&F::Long, 3),
+    F::I32,
+    F::Array(&F::Long, 5),
+    F::I32,
+    F::Bytes(44),
+];
+/// `struct __kernel_timex` of `clock_adjtime64` (ILP32 arches): the members of [`TIMEX`] as
+/// 64-bit integers, with the explicit padding include/uapi/linux/timex.h gives it, so it is
+/// laid out alike everywhere (208 bytes) and is the host's `struct timex`.
+pub static KERNEL_TIMEX: &Shape = &[
+    F::U32,
+    F::Bytes(4),
+    F::Array(&F::I64, 4),
+    F::I32,
+    F::Bytes(4),
+    F::Array(&F::I64, 3),
+    F::Array(&F::I64, 2),
+    F::Array(&F::I64, 3),
+    F::I32,
+    F::Bytes(4),
+    F::Array(&F::I64, 5),
+    F::I32,
+    F::Bytes(44),
+];
+
 /// The kernel's `struct termios` (glibc's differs), for handing to the host's `TCGETS`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -265,6 +312,8 @@ mod tests {
         assert_eq!(size_of(MSGHDR, h), host::<UserMsghdr>());
         assert_eq!(size_of(SIGACTION, h), host::<KernelSigaction>());
         assert_eq!(size_of(STATX, h), host::<libc::statx>());
+        assert_eq!(size_of(TIMEX, h), host::<libc::timex>());
+        assert_eq!(size_of(KERNEL_TIMEX, h), host::<libc::timex>());
     }
 
     /// Sizes on 32-bit guests, as the kernel's compat structs and i386/armhf glibc have them.
@@ -281,5 +330,10 @@ mod tests {
         assert_eq!(size_of(MSGHDR, arm), 28);
         assert_eq!(size_of(SIGACTION, arm), 20);
         assert_eq!(size_of(STATX, arm), 256);
+        assert_eq!(size_of(OLD_KERNEL_STAT, i386), 32);
+        assert_eq!(size_of(OLD_SIGACTION, i386), 16);
+        assert_eq!(size_of(OLD_SIGACTION, M::LP64_BE), 32);
+        assert_eq!(size_of(TIMEX, i386), 128);
+        assert_eq!(size_of(KERNEL_TIMEX, i386), 208);
     }
 }

@@ -262,6 +262,7 @@ plain!(
     libc::termios,
     libc::winsize,
     libc::statx,
+    libc::timex,
     libc::siginfo_t,
     libc::sockaddr_storage,
     [i64; 2],

@@ -7,8 +7,8 @@
 //!   how CPU exceptions become signals;
 //! - `abi.rs` — struct layouts and flag values that differ from other arches, each naming the
 //!   uapi header it follows;
-//! - `vdso.rs` — the arch's vDSO: exported names and versions, return and trap instructions,
-//!   calling convention ([`crate::gate`]);
+//! - `vdso.rs` — the arch's vDSO ([`crate::gate`]): its version nodes with the functions each
+//!   exports, the return instruction, and what else differs from [`linux_vdso`];
 //! - `traps.rs` (where the kernel has them) — instructions the kernel completes for user
 //!   space after they trap (arm64's emulated ID-register reads).
 //!
@@ -26,12 +26,18 @@ macro_rules! syscall_numbers {
     ($table:ident) => {
         syscall_numbers!($table, |name| name)
     };
-    ($table:ident, $rename:expr) => {{
+    ($table:ident, $rename:expr) => {
+        syscall_numbers!($table, $rename, [])
+    };
+    // `extra`: numbers the kernel's table has and the crate's lacks, as `(number, name)`.
+    ($table:ident, $rename:expr, $extra:expr) => {{
         fn numbers() -> &'static crate::abi::nr::NumberTable {
             static TABLE: std::sync::OnceLock<crate::abi::nr::NumberTable> = std::sync::OnceLock::new();
             TABLE.get_or_init(|| {
-                let named =
-                    ::syscalls::$table::Sysno::iter().map(|s| (crate::abi::bits64(s.id()), ($rename)(s.name())));
+                let extra: &[(u64, &'static str)] = &$extra;
+                let named = ::syscalls::$table::Sysno::iter()
+                    .filter_map(|s| Some((u64::try_from(s.id()).ok()?, ($rename)(s.name()))))
+                    .chain(extra.iter().copied());
                 crate::abi::nr::NumberTable::new(named)
             })
         }
@@ -50,13 +56,13 @@ pub mod x86_64;
 use crate::gate::{CallAbi, VdsoSpec};
 pub use crate::guest::arch::TCG_BUFFER_BYTES;
 pub(crate) use crate::guest::arch::{read_regs, write_regs};
+use crate::guest::ArchInfo;
 pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-use crate::mm::{AddressSpace, GuestAddr, Layout};
-use syscalls::Errno;
+use crate::mm::{DataModel, Layout};
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
-    ALL.iter().map(|&(_, a)| a).find(|a| a.info().elf_machine == machine && a.info().is_64bit == is_64)
+    ALL.iter().map(|&(_, a)| a).find(|a| a.info().elf_machine == machine && a.info().is_64bit() == is_64)
 }
 
 /// Every guest arch endgate runs, with the name users know it by (Debian's for the 32-bit
@@ -78,28 +84,28 @@ pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
     Layout { low_len: 16 << 30, dyn_base, dyn_len: 16 << 30, task_size, top_len: 64 << 30, fixed_page: None }
 }
 
-/// What most arches' vDSO images share: `linux-vdso.so.1`, no `e_flags`, no `AT_SYSINFO`,
-/// 4-byte `.hash` words and a `.gnu.hash` table. Each `arch/<name>/vdso.rs` completes it
-/// (`..LINUX_VDSO`) with its symbols, versions, instructions and calling convention.
-pub(crate) const LINUX_VDSO: VdsoSpec = VdsoSpec {
-    soname: "linux-vdso.so.1",
-    e_flags: 0,
-    symbols: &[],
-    versions: &[],
-    ret: &[],
-    trap: &[],
-    abi: CallAbi::Regs { args: [0, 0], ret: 0 },
-    pc: 0,
-    at_sysinfo: false,
-    hash_word: 4,
-    gnu_hash: true,
-};
-
-/// The vDSO functions' calling convention on arches whose C ABI passes the first two integer
-/// arguments and the result in the registers their system-call ABI uses for them (all but
-/// i386): `regs`' first two argument registers and its result register.
-pub(crate) const fn vdso_call_abi(regs: &crate::guest::Regs) -> CallAbi {
-    CallAbi::Regs { args: [regs.args[0], regs.args[1]], ret: regs.ret }
+/// A vDSO as most arches' kernels link it: `linux-vdso.so.1` with `__vdso_` names, no
+/// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table; each slot holds
+/// `ret`, the landing the trap instruction of `regs`. Its functions take their first two integer arguments and give
+/// their result in registers the arch's system calls use for them (`regs`: the first two
+/// argument registers and the result register; every arch's C ABI but i386's does so). Each
+/// `arch/<name>/vdso.rs` completes it (`..linux_vdso(…)`) with its versions and functions and
+/// what else differs.
+pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8]) -> VdsoSpec {
+    VdsoSpec {
+        soname: "linux-vdso.so.1",
+        e_flags: 0,
+        versions: &[],
+        prefix: "__vdso_",
+        plain_aliases: false,
+        ret,
+        trap: regs.trap,
+        abi: CallAbi::Regs { args: [regs.args[0], regs.args[1]], ret: regs.ret },
+        pc: regs.pc,
+        at_sysinfo: false,
+        hash_word: 4,
+        gnu_hash: true,
+    }
 }
 
 /// Installs the interrupt hook of an arch whose system-call trap raises interrupt `trap`
@@ -123,17 +129,20 @@ pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
     Ok(())
 }
 
-/// The old `struct stat` of arm and i386 ([`crate::abi::stat32`]) at `addr`, for their data
-/// rows. Errors: `EFAULT`, `EOVERFLOW` (a value the struct cannot hold).
-pub(crate) fn write_stat32(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?)
-}
-
-/// The `struct stat64` of arm and i386 ([`crate::abi::stat32::STAT64`]) at `addr`. Errors:
-/// `EFAULT`.
-pub(crate) fn write_stat64(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
-    mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
-}
+/// The row arm and i386 complete: [`ArchInfo::GENERIC`] but for what the two 32-bit arches
+/// share — 4-byte `long`s and pointers, the old `struct stat` ([`crate::abi::stat32`]; a value
+/// it cannot hold is `EOVERFLOW`) and `struct stat64` ([`crate::abi::stat32::STAT64`]), and
+/// `struct ipc64_perm` with their 16-bit `__kernel_mode_t`
+/// ([`crate::abi::shapes::IPC64_PERM_MODE16`]).
+pub(crate) const ILP32: ArchInfo = ArchInfo {
+    data_model: DataModel::ILP32_LE,
+    write_stat: |mm, addr, st| mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?),
+    write_stat64: |mm, addr, st| {
+        mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
+    },
+    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
+    ..ArchInfo::GENERIC
+};
 
 /// Name of an ELF machine for error messages (include/uapi/linux/elf-em.h).
 pub fn elf_machine_name(machine: u16) -> &'static str {
@@ -160,9 +169,35 @@ pub fn hwcap_names(hwcap: u64, names: &[&str]) -> String {
     set.map(|(_, n)| *n).collect::<Vec<_>>().join(" ")
 }
 
+/// The inverse of [`hwcap_names`]: the `AT_HWCAP` value with the bits named in `set` on, each
+/// bit found by its name in the arch's table `names` (bit `i` is `names[i]`). A name the table
+/// lacks fails the build (the search runs past the table's end).
+pub(crate) const fn hwcap_of(names: &[&str], set: &[&str]) -> u64 {
+    const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        let mut i = 0;
+        while i < a.len() && i < b.len() && a[i] == b[i] {
+            i += 1;
+        }
+        i == a.len() && i == b.len()
+    }
+    let mut hwcap = 0;
+    let mut i = 0;
+    while i < set.len() {
+        let mut bit = 0;
+        while !same(names[bit], set[i]) {
+            bit += 1;
+        }
+        hwcap |= 1 << bit;
+        i += 1;
+    }
+    hwcap
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mm::GuestAddr;
 
     /// Every arch's data row sets the identity fields the generic row leaves as placeholders.
     #[test]
@@ -172,11 +207,51 @@ mod tests {
             assert!(!i.name.is_empty(), "{user_name}: name");
             assert_ne!(i.elf_machine, 0, "{user_name}: elf_machine");
             assert_ne!(i.layout.task_size, 0, "{user_name}: layout");
-            assert_eq!(i.data_model.long_bytes == 8, i.is_64bit, "{user_name}: data model");
             assert!((i.numbers)().number_of(crate::abi::nr::Sys::exit).is_some(), "{user_name}: numbers");
             assert!((i.disassembler)().is_some(), "{user_name}: disassembler");
             assert!(i.vdso.is_some(), "{user_name}: vdso");
-            assert!(for_elf_machine(i.elf_machine, i.is_64bit).is_some_and(|a| std::ptr::eq(a.info(), i)));
+            assert!(for_elf_machine(i.elf_machine, i.is_64bit()).is_some_and(|a| std::ptr::eq(a.info(), i)));
+        }
+    }
+
+    /// Every arch's address-space windows are page-aligned and in order: the low one from 0,
+    /// the PIE window above it, the top one ending at `task_size`.
+    #[test]
+    fn windows_are_ordered_and_page_aligned() {
+        for (user_name, arch) in &ALL {
+            let l = arch.info().layout;
+            for v in [l.low_len, l.dyn_base, l.dyn_len, l.task_size, l.top_len] {
+                assert_eq!(v % crate::mm::PAGE_SIZE, 0, "{user_name}: {v:#x}");
+            }
+            assert!(l.low_len <= l.dyn_base, "{user_name}: low window");
+            assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len, "{user_name}: PIE window");
+        }
+    }
+
+    /// Every arch's PIE base is its kernel's `ELF_ET_DYN_BASE` (arch/*/include/asm/elf.h): two
+    /// thirds of the address space, rounded down to a page (arm: of arm64's compat 4 GiB,
+    /// `COMPAT_ELF_ET_DYN_BASE`; x86_64: of its 47-bit `DEFAULT_MAP_WINDOW`), on s390x to
+    /// 4 GiB; i386's is 4 MiB.
+    #[test]
+    fn pie_base_is_elf_et_dyn_base() {
+        let two_thirds = |top: u64, align: u64| (top / 3 * 2) & !(align - 1);
+        for (user_name, arch) in &ALL {
+            let l = arch.info().layout;
+            let want = match *user_name {
+                "i386" => 0x40_0000,
+                "s390x" => two_thirds(l.task_size, 1 << 32),
+                _ => two_thirds(l.task_size, crate::mm::PAGE_SIZE),
+            };
+            assert_eq!(l.dyn_base, want, "{user_name}");
+        }
+    }
+
+    /// Asserts that `arch`'s table numbers each call as `expect` says (its kernel's
+    /// syscall*.tbl).
+    pub(crate) fn assert_numbers(arch: &dyn GuestArch, expect: &[(u64, crate::abi::nr::Sys)]) {
+        let table = (arch.info().numbers)();
+        for &(nr, sys) in expect {
+            assert_eq!(table.lookup(nr), Some(sys), "{}: {nr}", arch.info().name);
         }
     }
 

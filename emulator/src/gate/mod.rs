@@ -66,6 +66,24 @@ pub enum Entry {
     Syscall,
 }
 
+impl Entry {
+    /// The name the function is exported under after the arch's [`VdsoSpec::prefix`]
+    /// (`clock_gettime` of `__vdso_clock_gettime`, `clock_getres_time64` of i386's
+    /// `__vdso_clock_getres_time64`); [`Entry::Syscall`] is `__kernel_vsyscall` on every arch.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Entry::ClockGettime => "clock_gettime",
+            Entry::ClockGettime64 => "clock_gettime64",
+            Entry::Gettimeofday => "gettimeofday",
+            Entry::Time => "time",
+            Entry::ClockGetres => "clock_getres",
+            Entry::ClockGetres64 => "clock_getres_time64",
+            Entry::Getcpu => "getcpu",
+            Entry::Syscall => "__kernel_vsyscall",
+        }
+    }
+}
+
 /// How a gate function receives its arguments and returns its result.
 #[derive(Clone, Copy, Debug)]
 pub enum CallAbi {
@@ -94,10 +112,15 @@ pub struct VdsoSpec {
     pub soname: &'static str,
     /// ELF `e_flags` (arm EABI version and float ABI, MIPS ABI bits; 0 elsewhere).
     pub e_flags: u32,
-    /// Exported functions: name, version node (an index into `versions`), what it does.
-    pub symbols: &'static [(&'static str, usize, Entry)],
-    /// Version node names, as the arch's linker script defines them (`LINUX_2.6`).
-    pub versions: &'static [&'static str],
+    /// The version nodes the arch's linker script defines (`LINUX_2.6`), each with the
+    /// functions it exports, in symbol order.
+    pub versions: &'static [(&'static str, &'static [Entry])],
+    /// What the exported names start with: `__vdso_`, or `__kernel_` (aarch64, s390x);
+    /// [`Entry::Syscall`] is `__kernel_vsyscall` whatever the prefix.
+    pub prefix: &'static str,
+    /// `true` if each function is exported under its plain name too (`clock_gettime` beside
+    /// `__vdso_clock_gettime`; x86_64). The alias shares the function's slot.
+    pub plain_aliases: bool,
     /// The return instruction each slot holds, as bytes in guest order.
     pub ret: &'static [u8],
     /// The arch's system-call trap instruction, as bytes in guest order; the landing is
@@ -115,6 +138,27 @@ pub struct VdsoSpec {
     /// `true` to add a `.gnu.hash` table besides `.hash`, as the arch's kernel links its vDSO
     /// (`--hash-style=both`); aarch64's has `.hash` only.
     pub gnu_hash: bool,
+}
+
+impl VdsoSpec {
+    /// The exported symbols in order: name, version node (an index into `versions`), what it
+    /// does.
+    pub fn symbols(&self) -> Vec<(String, usize, Entry)> {
+        let mut v = Vec::new();
+        for (version, (_, entries)) in self.versions.iter().enumerate() {
+            for &e in *entries {
+                if e == Entry::Syscall {
+                    v.push((e.name().to_string(), version, e));
+                    continue;
+                }
+                v.push((format!("{}{}", self.prefix, e.name()), version, e));
+                if self.plain_aliases {
+                    v.push((e.name().to_string(), version, e));
+                }
+            }
+        }
+        v
+    }
 }
 
 /// Distance between two slots in bytes.
@@ -172,9 +216,11 @@ impl Gate {
 /// entry `i` (aliases of one function share its slot).
 pub fn slot_entries(spec: &VdsoSpec) -> Vec<Entry> {
     let mut v: Vec<Entry> = Vec::new();
-    for s in spec.symbols {
-        if !v.contains(&s.2) {
-            v.push(s.2);
+    for &(_, entries) in spec.versions {
+        for &e in entries {
+            if !v.contains(&e) {
+                v.push(e);
+            }
         }
     }
     v

@@ -22,7 +22,7 @@ use object::elf;
 use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Verdef, Writer};
 use object::Endianness;
 
-use super::{slot_entries, VdsoSpec, SLOT};
+use super::{slot_entries, Entry, VdsoSpec, SLOT};
 use crate::abi::{low32, u64_to_usize};
 use crate::mm::Endian;
 
@@ -52,8 +52,9 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
 
     // Strings first, then section and symbol indices, then file ranges (the writer's order).
     let soname = w.add_dynamic_string(spec.soname.as_bytes());
-    let versions: Vec<_> = spec.versions.iter().map(|v| w.add_dynamic_string(v.as_bytes())).collect();
-    let names: Vec<_> = spec.symbols.iter().map(|s| w.add_dynamic_string(s.0.as_bytes())).collect();
+    let versions: Vec<_> = spec.versions.iter().map(|v| w.add_dynamic_string(v.0.as_bytes())).collect();
+    let symbols = spec.symbols();
+    let names: Vec<_> = symbols.iter().map(|s| w.add_dynamic_string(s.0.as_bytes())).collect();
 
     w.reserve_null_section_index();
     let hash_name = w.add_section_name(b".hash");
@@ -71,7 +72,7 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     w.reserve_shstrtab_section_index();
 
     w.reserve_null_dynamic_symbol_index();
-    for _ in spec.symbols {
+    for _ in &symbols {
         w.reserve_dynamic_symbol_index();
     }
     let nsyms = w.dynamic_symbol_count();
@@ -130,12 +131,12 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     });
 
     w.write_align(spec.hash_word);
-    w.write(&sysv_hash(spec, nbuckets, endian));
+    w.write(&sysv_hash(&symbols, spec.hash_word, nbuckets, endian));
     if spec.gnu_hash {
-        w.write_gnu_hash(1, 6, 1, 1, nsyms - 1, |i| elf::gnu_hash(spec.symbols[i as usize].0.as_bytes()));
+        w.write_gnu_hash(1, 6, 1, 1, nsyms - 1, |i| elf::gnu_hash(symbols[i as usize].0.as_bytes()));
     }
     w.write_null_dynamic_symbol();
-    for (i, s) in spec.symbols.iter().enumerate() {
+    for (i, s) in symbols.iter().enumerate() {
         w.write_dynamic_symbol(&Sym {
             name: Some(names[i]),
             section: Some(text_index),
@@ -148,7 +149,7 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     }
     w.write_dynstr();
     w.write_null_gnu_versym();
-    for s in spec.symbols {
+    for s in &symbols {
         w.write_gnu_versym(2 + u16::try_from(s.1).expect("a handful of vDSO versions"));
     }
     w.write_align_gnu_verdef();
@@ -235,12 +236,12 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
 }
 
 /// The SysV `.hash` table (gABI "Hash Table"): `nbucket`, `nchain`, the buckets, the chains,
-/// in words of `spec.hash_word` bytes. Dynamic symbol `i + 1` is `spec.symbols[i]`.
-fn sysv_hash(spec: &VdsoSpec, nbuckets: u32, endian: Endian) -> Vec<u8> {
-    let nsyms = spec.symbols.len() + 1;
+/// in words of `hash_word` bytes. Dynamic symbol `i + 1` is `symbols[i]`.
+fn sysv_hash(symbols: &[(String, usize, Entry)], hash_word: usize, nbuckets: u32, endian: Endian) -> Vec<u8> {
+    let nsyms = symbols.len() + 1;
     let mut buckets = vec![0u64; nbuckets as usize];
     let mut chains = vec![0u64; nsyms];
-    for (i, s) in spec.symbols.iter().enumerate() {
+    for (i, s) in symbols.iter().enumerate() {
         let b = (elf::hash(s.0.as_bytes()) % nbuckets) as usize;
         chains[i + 1] = buckets[b];
         buckets[b] = i as u64 + 1;
@@ -248,7 +249,7 @@ fn sysv_hash(spec: &VdsoSpec, nbuckets: u32, endian: Endian) -> Vec<u8> {
     let words = [u64::from(nbuckets), nsyms as u64].into_iter().chain(buckets).chain(chains);
     let mut out = Vec::new();
     for v in words {
-        match (spec.hash_word, endian) {
+        match (hash_word, endian) {
             (8, Endian::Little) => out.extend_from_slice(&v.to_le_bytes()),
             (8, Endian::Big) => out.extend_from_slice(&v.to_be_bytes()),
             (_, Endian::Little) => out.extend_from_slice(&low32(v).to_le_bytes()),
@@ -261,18 +262,14 @@ fn sysv_hash(spec: &VdsoSpec, nbuckets: u32, endian: Endian) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::Entry;
     use goblin::elf::Elf;
 
     static SPEC: VdsoSpec = VdsoSpec {
         soname: "linux-vdso.so.1",
         e_flags: 0,
-        symbols: &[
-            ("__vdso_clock_gettime", 0, Entry::ClockGettime),
-            ("clock_gettime", 0, Entry::ClockGettime),
-            ("__kernel_vsyscall", 0, Entry::Syscall),
-        ],
-        versions: &["LINUX_2.6"],
+        versions: &[("LINUX_2.6", &[Entry::ClockGettime, Entry::Syscall])],
+        prefix: "__vdso_",
+        plain_aliases: true,
         ret: &[0xc3],
         trap: &[0x0f, 0x05],
         abi: crate::gate::CallAbi::Regs { args: [0, 0], ret: 0 },

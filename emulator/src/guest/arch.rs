@@ -117,6 +117,26 @@ pub struct CloneArgs {
     pub tls: u64,
 }
 
+/// The orders kernel/fork.c takes `clone(2)`'s arguments in, one per kernel configuration; an
+/// arch's data row names its own ([`crate::guest::ArchInfo::clone_args`]).
+impl CloneArgs {
+    /// `(flags, newsp, parent_tid, tls, child_tid)`, `CONFIG_CLONE_BACKWARDS`: arm, i386, MIPS,
+    /// aarch64 and riscv (the generic row's).
+    pub fn backwards(a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] }
+    }
+
+    /// `(newsp, flags, parent_tid, child_tid, tls)`, `CONFIG_CLONE_BACKWARDS2`: s390.
+    pub fn backwards2(a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+    }
+
+    /// `(flags, newsp, parent_tid, child_tid, tls)`, the default order: x86_64.
+    pub fn default_order(a: &SyscallArgs) -> CloneArgs {
+        CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+    }
+}
+
 /// An arch's own `struct termios` (TCGETS/TCSETS), where it is not asm-generic's.
 #[derive(Clone, Copy)]
 pub struct ArchTermios {
@@ -156,6 +176,12 @@ pub trait GuestArch: Sync {
     fn pc(&self, cpu: &Cpu<'_>) -> u64 {
         cpu.reg_read(self.info().regs.pc).unwrap_or(0)
     }
+    /// Inside the syscall trap hook: the address after the trap instruction, which the kernel
+    /// reports as the call's instruction pointer (seccomp's `instruction_pointer` and
+    /// `si_call_addr`). Default: the program counter, which the hook sees past the trap.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu)
+    }
     /// Reads the syscall number and the first three arguments from the registers the ABI
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
     #[inline]
@@ -165,7 +191,7 @@ pub trait GuestArch: Sync {
         SyscallArgs {
             nr: v[0] & r.nr_mask & word,
             a: [v[1] & word, v[2] & word, v[3] & word, 0, 0, 0],
-            restart_len: r.restart_len,
+            restart_len: r.trap_len(),
             ilp32: word != !0,
         }
     }

@@ -38,10 +38,28 @@ pub struct Regs {
     pub ret: i32,
     /// Bits of `nr` that are the number (s390x: the low 16 of r1 for `svc 0`).
     pub nr_mask: u64,
-    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers: the length
-    /// of the arch's trap instruction (s390x's trap hook sets the length of `EX`/`EXRL` where
-    /// they ran the `svc`; arm's Thumb `svc` is 2 bytes, which its `restart_syscall` knows).
-    pub restart_len: u8,
+    /// The arch's system-call trap instruction, as bytes in guest order: the vDSO's landing
+    /// holds a copy ([`crate::gate`]), and its length is the
+    /// [`super::SyscallArgs::restart_len`] of a call decoded from the registers (s390x's trap
+    /// hook sets the length of `EX`/`EXRL` where they ran the `svc`; arm's Thumb `svc` is 2
+    /// bytes, which its `restart_syscall` knows).
+    pub trap: &'static [u8],
+}
+
+impl Regs {
+    /// Six argument registers whose unicorn ids are consecutive from `first` (`x0`-`x5`,
+    /// `r0`-`r5`, `a0`-`a5`…).
+    pub const fn args_from(first: i32) -> [i32; 6] {
+        [first, first + 1, first + 2, first + 3, first + 4, first + 5]
+    }
+
+    /// The length of the trap instruction, the restart length of a call it made.
+    #[inline]
+    pub const fn trap_len(&self) -> u8 {
+        #[allow(clippy::cast_possible_truncation)] // a trap instruction is 2 or 4 bytes
+        let len = self.trap.len() as u8;
+        len
+    }
 }
 
 /// How an arch's unicorn instance is opened (what [`super::GuestArch::new_cpu`] does).
@@ -57,6 +75,15 @@ pub struct Engine {
     pub page_size_4k: bool,
 }
 
+impl Engine {
+    /// An instance of unicorn's `arch` in `mode` with CPU model `cpu_model` (`None`: unicorn's
+    /// default), with 4 KiB TLB pages on QEMU's Arm targets (`page_size_4k`).
+    pub const fn new(arch: unicorn_engine::Arch, mode: unicorn_engine::Mode, cpu_model: Option<i32>) -> Engine {
+        let page_size_4k = matches!(arch, unicorn_engine::Arch::ARM | unicorn_engine::Arch::ARM64);
+        Engine { arch, mode, cpu_model, page_size_4k }
+    }
+}
+
 /// One guest architecture's data row.
 pub struct ArchInfo {
     /// The system-call ABI's registers and the thread-state registers.
@@ -67,9 +94,8 @@ pub struct ArchInfo {
     pub name: &'static str,
     /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
     pub elf_machine: u16,
-    /// `true` for 64-bit ELF (ELFCLASS64) and LP64 ABI.
-    pub is_64bit: bool,
-    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI.
+    /// Byte order, `long` width and 64-bit alignment of the guest's C ABI; an LP64 model
+    /// means 64-bit ELF (ELFCLASS64) ([`ArchInfo::is_64bit`]).
     pub data_model: DataModel,
     /// Where the guest address-space windows go.
     pub layout: Layout,
@@ -128,12 +154,14 @@ pub struct ArchInfo {
     pub epoll_packed: bool,
     /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
     pub termios: Option<ArchTermios>,
-    /// `clone(2)`'s arguments as the arch passes them. The generic row has the order of
-    /// `CONFIG_CLONE_BACKWARDS` (kernel/fork.c), which arm, i386, MIPS, aarch64 and riscv use:
-    /// `(flags, newsp, parent_tid, tls, child_tid)`; x86_64 passes `(flags, newsp,
-    /// parent_tid, child_tid, tls)` and s390 (`CONFIG_CLONE_BACKWARDS2`) `(newsp, flags,
-    /// parent_tid, child_tid, tls)`.
+    /// `clone(2)`'s arguments as the arch passes them: one of kernel/fork.c's orders
+    /// ([`CloneArgs::backwards`], the generic row's; [`CloneArgs::backwards2`];
+    /// [`CloneArgs::default_order`]).
     pub clone_args: fn(&SyscallArgs) -> CloneArgs,
+    /// The signal return seccomp's strict mode lets through with `read`, `write` and `exit`
+    /// (asm/seccomp.h `__NR_seccomp_sigreturn`): `rt_sigreturn` (asm-generic), `sigreturn` on
+    /// s390x and on i386 (x86's `__NR_seccomp_sigreturn_32` for a 32-bit task).
+    pub seccomp_sigreturn: crate::abi::nr::Sys,
 
     // Signals.
     /// The guest kernel's `_NSIG`: its highest signal number (64; 128 on MIPS).
@@ -200,6 +228,24 @@ pub struct ArchInfo {
     pub sol_socket: i32,
     /// A guest `(level, optname)` socket option to the host's.
     pub sockopt_to_host: fn(i32, i32) -> (i32, i32),
+    /// What the arch's Linux makes of the protection-key calls on a CPU without the keys,
+    /// which every guest CPU is.
+    pub pkeys: Pkeys,
+}
+
+/// How an arch's Linux answers `pkey_alloc`, `pkey_free` and `pkey_mprotect` when the CPU has
+/// no protection keys (each arch's asm/pkeys.h, include/linux/pkeys.h).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pkeys {
+    /// No `ARCH_HAS_PKEYS`: key 0 is always allocated, no key can be allocated or freed.
+    Generic,
+    /// x86 (x86_64 and i386 on a 64-bit kernel) without OSPKE: one key, 0, taken as the
+    /// execute-only key and never usable; the first `pkey_alloc` takes it and fails with
+    /// `EINVAL`, later ones find none.
+    X86,
+    /// arm64 without POE: key 0 reserved in the allocation map (so it can be used and freed),
+    /// none to allocate.
+    Arm64,
 }
 
 /// Register values for evaluating an instruction's memory operands.
@@ -220,6 +266,12 @@ impl ArchInfo {
         self.data_model.endian
     }
 
+    /// `true` for a 64-bit guest: ELFCLASS64 and the LP64 data model.
+    #[inline]
+    pub fn is_64bit(&self) -> bool {
+        self.data_model.is_64bit()
+    }
+
     /// The bits of a register that are a guest `long` (32 on ILP32 guests, whose engine
     /// registers may be wider).
     #[inline]
@@ -231,19 +283,23 @@ impl ArchInfo {
         }
     }
 
+    /// The arch's `AUDIT_ARCH_*` value (include/uapi/linux/audit.h): its ELF machine with
+    /// `__AUDIT_ARCH_64BIT` for a 64-bit ABI and `__AUDIT_ARCH_LE` for little-endian, as
+    /// seccomp filters see it in `seccomp_data.arch` (x86_64 0xc000003e, i386 0x40000003, s390x
+    /// 0x80000016, mips64el n64 `AUDIT_ARCH_MIPSEL64` 0xc0000008).
+    pub fn audit_arch(&self) -> u32 {
+        let bits64 = if self.is_64bit() { 0x8000_0000 } else { 0 };
+        let le = if self.endian() == Endian::Little { 0x4000_0000 } else { 0 };
+        u32::from(self.elf_machine) | bits64 | le
+    }
+
     /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
-        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, restart_len: 0 },
-        engine: Engine {
-            arch: unicorn_engine::Arch::X86,
-            mode: unicorn_engine::Mode::MODE_64,
-            cpu_model: None,
-            page_size_4k: false,
-        },
+        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, trap: &[] },
+        engine: Engine::new(unicorn_engine::Arch::X86, unicorn_engine::Mode::MODE_64, None),
         name: "",
         elf_machine: 0,
-        is_64bit: true,
         data_model: DataModel::LP64_LE,
         layout: Layout { low_len: 0, dyn_base: 0, dyn_len: 0, task_size: 0, top_len: 0, fixed_page: None },
         numbers: no_numbers,
@@ -267,7 +323,8 @@ impl ArchInfo {
         map_32bit: None,
         epoll_packed: false,
         termios: None,
-        clone_args: |a| CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], tls: a.a[3], ctid: a.a[4] },
+        clone_args: CloneArgs::backwards,
+        seccomp_sigreturn: crate::abi::nr::Sys::rt_sigreturn,
         nsig: NSIG as u64,
         sigset_size: 8,
         has_sa_restorer: true,
@@ -293,6 +350,7 @@ impl ArchInfo {
         socket_type_from_host: |ty| ty,
         sol_socket: libc::SOL_SOCKET,
         sockopt_to_host: |level, name| (level, name),
+        pkeys: Pkeys::Generic,
     };
 }
 

@@ -21,7 +21,7 @@ use crate::mm::{AddressSpace, Fault, GuestAddr, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
 pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
-pub use info::{ArchInfo, InsnRegs, Regs};
+pub use info::{ArchInfo, InsnRegs, Pkeys, Regs};
 
 /// A handler's result: the value for the return register, or the errno to return negated.
 pub type SysResult = Result<u64, Errno>;
@@ -95,6 +95,9 @@ pub struct Task {
     pub clear_child_tid: u64,
     /// `set_robust_list` head and length.
     pub robust_list: (u64, u64),
+    /// The thread's NUMA policy from `set_mempolicy` (`None`: `MPOL_DEFAULT`); new threads and
+    /// forked children inherit it.
+    pub mempolicy: Option<crate::mm::MemPolicy>,
     /// The guest's argv (for `/proc/self/cmdline`).
     pub argv: Vec<Vec<u8>>,
     /// The auxiliary vector given at start (for `/proc/self/auxv`).

@@ -56,6 +56,22 @@ pub mod generic_rt {
     pub const UC_MCONTEXT: u64 = UC + 176;
 }
 
+/// Offsets in the `struct ucontext` of the arches whose uapi headers declare their own (arm,
+/// i386, MIPS, s390x, x86_64; asm-generic's, [`generic_rt`], puts `uc_sigmask` first):
+/// `uc_flags` and `uc_link`, a `long` each, then `uc_stack` (three `long`s' worth of
+/// `stack_t`) and right after it `uc_mcontext`, the arch's `struct sigcontext`; what follows is
+/// each arch's own. `long` is the guest's `long` in bytes.
+pub mod own_ucontext {
+    /// Offset of `uc_stack`.
+    pub const fn stack(long: u64) -> u64 {
+        2 * long
+    }
+    /// Offset of `uc_mcontext`.
+    pub const fn mcontext(long: u64) -> u64 {
+        5 * long
+    }
+}
+
 /// Where the members of the guest's `siginfo_t` are (include/uapi/asm-generic/siginfo.h): the
 /// three ints `si_signo`, `si_errno`, `si_code` (MIPS puts `si_code` before `si_errno`), then
 /// the union at the first `long`-aligned offset after them: 16 on LP64, 12 on ILP32. Inside
@@ -133,6 +149,11 @@ pub fn write_siginfo(
         SigFields::Poll { band, fd } => {
             mm.write_ulong(u, bits64(band))?;
             mm.write_i32(u + long, fd)?;
+        }
+        SigFields::Sys { call_addr, syscall, arch } => {
+            mm.write_ulong(u, call_addr)?;
+            mm.write_i32(u + long, syscall)?;
+            mm.write_u32(u + long + 4, arch)?;
         }
     }
     Ok(())

@@ -22,6 +22,9 @@ use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName};
 /// Largest main-thread stack endgate reserves, in bytes (for `RLIMIT_STACK` unlimited or huge).
 const STACK_MAX: u64 = 2 << 30;
 
+/// How much stack Linux maps below the arguments at exec (`stack_expand`, fs/exec.c).
+const STACK_EXPAND: u64 = 128 << 10;
+
 /// Smallest gap between the top of the address space and the mmap area (Linux's `MIN_GAP`,
 /// 128 MiB, in mm/util.c).
 const MIN_GAP: u64 = 128 << 20;
@@ -41,8 +44,7 @@ const TLB_COLOR_OFFSET: u64 = 512 << 10;
 
 /// The main thread's stack size in bytes: the soft `RLIMIT_STACK` endgate was started with
 /// (the limit the guest inherits and reads back with getrlimit), page-aligned, at least
-/// 128 KiB and at most 2 GiB. Linux grows the stack on demand up to that limit; endgate reserves
-/// it whole (the host pages are only committed when touched).
+/// 128 KiB and at most 2 GiB: the room the stack has to grow into below its initial mapping.
 pub fn stack_size() -> u64 {
     let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: a local out struct.
@@ -103,7 +105,7 @@ pub fn build(
     mm.map_anon(top - size, size, prot, VmaName::Stack)?;
     mm.mmap_base = mmap_base(top);
 
-    let word: u64 = if arch.info().is_64bit { 8 } else { 4 };
+    let word: u64 = if arch.info().is_64bit() { 8 } else { 4 };
     let mut p = top - word; // end marker
     let mut push_bytes = |mm: &mut AddressSpace, bytes: &[u8]| -> Result<u64, syscalls::Errno> {
         p -= bytes.len() as u64 + 1;
@@ -193,6 +195,11 @@ pub fn build(
         }
         at += word;
     }
+    // As fs/exec.c `setup_arg_pages`: the stack mapping is the pages the arguments use and
+    // 128 KiB more; it grows down on demand from there, up to RLIMIT_STACK.
+    let low = crate::mm::page_floor(sp).saturating_sub(STACK_EXPAND).max(top - size);
+    mm.unmap(top - size, low - (top - size))?;
+    mm.set_grows_down(low);
     Ok(InitialStack { sp, auxv })
 }
 

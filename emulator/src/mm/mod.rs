@@ -31,13 +31,22 @@ pub mod shootdown;
 mod vma;
 
 pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
-pub use vma::{Prot, Vma, VmaName};
+pub use vma::{MemPolicy, Prot, Vma, VmaName};
 
 use std::collections::{BTreeMap, HashSet};
 use std::ffi::c_void;
 use std::os::fd::RawFd;
 
 use syscalls::Errno;
+
+/// This process's windows, published for other endgate processes (`process_vm_readv` from
+/// another guest reads them here with the host's `process_vm_readv`, at this static's
+/// address in that process's image): [`PEER_MAGIC`], the number of windows, then `(guest
+/// address, length, host address)` for each.
+pub static PEER: [std::sync::atomic::AtomicU64; 14] = [const { std::sync::atomic::AtomicU64::new(0) }; 14];
+
+/// The first word of [`PEER`] once it is filled.
+pub const PEER_MAGIC: u64 = 0x656e_6467_6174_6557;
 
 /// Guest page size in bytes (4 KiB on every guest endgate supports, as on Debian's kernels).
 pub const PAGE_SIZE: u64 = 4096;
@@ -117,6 +126,9 @@ pub struct Fault {
     /// `true` if the page is mapped but lacks the permission (SEGV_ACCERR), `false` if unmapped
     /// (SEGV_MAPERR).
     pub mapped: bool,
+    /// The page lies wholly beyond the end of the file its mapping maps: `SIGBUS`
+    /// (`BUS_ADRERR`), as the kernel's fault on such a page gives.
+    pub bus: bool,
 }
 
 /// Errors while creating the address space (endgate's own failures, not the guest's).
@@ -161,12 +173,52 @@ pub struct AddressSpace {
     pub permissive: bool,
     /// Invalidations published for the other threads' instances.
     pub shootdown: shootdown::Shootdown,
+    /// The protection-key allocation map (`mm->context.pkey_allocation_map`); `None` until a
+    /// `pkey_*` call changes the arch's initial one (`syscall::mm` pkey calls).
+    pub pkey_map: Option<u16>,
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
-    /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot)`; cleared by
-    /// every change to the mapping list.
-    span_hint: std::cell::Cell<Option<(u64, u64, Prot)>>,
+    /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot, eof)` (`eof`:
+    /// the first address of its pages beyond the end of its file, `u64::MAX` for none); cleared
+    /// by every change to the mapping list.
+    span_hint: std::cell::Cell<Option<(u64, u64, Prot, u64)>>,
+    /// The largest total size the mappings have had, in bytes (`VmPeak`).
+    pub vm_peak: u64,
+    /// The largest resident size `/proc/self/status` has reported, in bytes (`VmHWM`).
+    pub rss_peak: std::cell::Cell<u64>,
+    /// An address just below a grows-down mapping that a system-call buffer reached: the
+    /// dispatcher grows the stack to it and serves the call again (see
+    /// [`AddressSpace::grow_down`]).
+    grow_request: std::cell::Cell<Option<u64>>,
+}
+
+/// The gap Linux keeps between a growing stack and the mapping below it (`stack_guard_gap`,
+/// mm/mmap.c: 256 pages).
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE_SIZE;
+
+/// The soft `RLIMIT_STACK` now, which bounds the size a grows-down mapping may grow to.
+fn stack_rlimit() -> u64 {
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: a local out struct.
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut rl) } == 0 {
+        rl.rlim_cur
+    } else {
+        8 << 20
+    }
+}
+
+/// Fills [`PEER`] with `windows`.
+fn publish_peer(windows: &[Window]) {
+    use std::sync::atomic::Ordering::Relaxed;
+    let n = windows.len().min(4);
+    for (i, w) in windows.iter().take(n).enumerate() {
+        PEER[2 + 3 * i].store(w.guest, Relaxed);
+        PEER[3 + 3 * i].store(w.len, Relaxed);
+        PEER[4 + 3 * i].store(w.host as u64, Relaxed);
+    }
+    PEER[1].store(n as u64, Relaxed);
+    PEER[0].store(PEER_MAGIC, Relaxed);
 }
 
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
@@ -204,6 +256,7 @@ impl AddressSpace {
             windows.push(Window { guest, len, host });
             off += usize::try_from(len).expect("window fits the host");
         }
+        publish_peer(&windows);
         Ok(AddressSpace {
             windows,
             reservation: (base, total_usize),
@@ -219,8 +272,12 @@ impl AddressSpace {
             last_fault: None,
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
+            pkey_map: None,
             code_pages: HashSet::new(),
             span_hint: std::cell::Cell::new(None),
+            vm_peak: 0,
+            rss_peak: std::cell::Cell::new(0),
+            grow_request: std::cell::Cell::new(None),
         })
     }
 
@@ -264,15 +321,108 @@ impl AddressSpace {
     /// and TLB fills make cost no tree walk.
     #[inline]
     pub fn span_at(&self, addr: u64) -> Option<(u64, u64, Prot)> {
+        self.span_eof(addr).map(|h| (h.0, h.1, h.2))
+    }
+
+    /// [`AddressSpace::span_at`] with the first address of the mapping's pages beyond the end
+    /// of its file (`u64::MAX` for none).
+    #[inline]
+    fn span_eof(&self, addr: u64) -> Option<(u64, u64, Prot, u64)> {
         if let Some(h) = self.span_hint.get() {
             if addr >= h.0 && addr < h.1 {
                 return Some(h);
             }
         }
         let (start, vma) = self.vma_at(addr)?;
-        let h = (start, vma.end, vma.prot);
+        let eof = match vma.file_size {
+            Some(size) => {
+                let past = page_ceil(size).unwrap_or(u64::MAX);
+                start.saturating_add(past.saturating_sub(vma.offset))
+            }
+            None => u64::MAX,
+        };
+        let h = (start, vma.end, vma.prot, eof);
         self.span_hint.set(Some(h));
         Some(h)
+    }
+
+    /// The total size of the mappings in bytes (`VmSize`).
+    pub fn total_vm(&self) -> u64 {
+        self.vmas.iter().map(|(s, v)| v.end - s).sum()
+    }
+
+    fn note_peak(&mut self) {
+        self.vm_peak = self.vm_peak.max(self.total_vm());
+    }
+
+    /// `true` if `page` lies just below a grows-down mapping, where an access would grow it.
+    fn below_grows_down(&self, page: u64) -> bool {
+        self.vmas.range(page..).next().is_some_and(|(&s, v)| v.grows_down && s > page)
+    }
+
+    /// The address a system-call buffer below a grows-down mapping reached, taken (see
+    /// [`AddressSpace::grow_down`]).
+    pub fn take_grow_request(&self) -> Option<u64> {
+        self.grow_request.take()
+    }
+
+    /// Extends the grows-down mapping above `addr` down to `addr`'s page, as the kernel's
+    /// `expand_downwards` does for a fault there: refused (`false`) below `mmap_min_addr`,
+    /// when the mapping would exceed `RLIMIT_STACK`, or when it would come closer than
+    /// [`STACK_GUARD_GAP`] to an accessible mapping below it that is not itself a stack.
+    pub fn grow_down(&mut self, addr: u64) -> bool {
+        let page = page_floor(addr);
+        if page < MMAP_MIN_ADDR || !self.below_grows_down(page) {
+            return false;
+        }
+        let Some((&start, v)) = self.vmas.range(page..).next() else { return false };
+        let size = v.end - page;
+        if size > stack_rlimit() {
+            return false;
+        }
+        if let Some((_, prev)) = self.vmas.range(..page).next_back() {
+            if prev.end > page || (!prev.grows_down && prev.prot != Prot::NONE && page - prev.end < STACK_GUARD_GAP) {
+                return false;
+            }
+        }
+        let Some(host) = self.to_host(page, start - page) else { return false };
+        let len = usize::try_from(start - page).unwrap_or(0);
+        // SAFETY: `host..host+len` lies inside our own reservation, where no mapping is.
+        let r = unsafe {
+            libc::mmap(
+                host.cast(),
+                len,
+                rw(),
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
+                -1,
+                0,
+            )
+        };
+        if r == libc::MAP_FAILED {
+            return false;
+        }
+        if let Some(on_fault) = self.lock_future {
+            // SAFETY: the pages just mapped.
+            unsafe { libc::syscall(libc::SYS_mlock2, host, len, u32::from(on_fault)) };
+        }
+        let v = self.vmas.remove(&start).expect("found above");
+        self.vmas.insert(page, v);
+        self.span_hint.set(None);
+        self.note_peak();
+        true
+    }
+
+    /// `true` if the host page behind guest `page` of a file mapping lies beyond the end of
+    /// the file now: the kernel then refuses to read it, which `process_vm_readv` from this
+    /// process reports as `EFAULT` without a signal.
+    fn beyond_eof(&self, page: u64) -> bool {
+        let Some(host) = self.to_host(page, 1) else { return false };
+        let mut byte = 0u8;
+        let local = libc::iovec { iov_base: (&raw mut byte).cast(), iov_len: 1 };
+        let remote = libc::iovec { iov_base: host.cast(), iov_len: 1 };
+        // SAFETY: one byte into a local, from our own address space.
+        let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+        n < 0 && Errno::last() == Errno::EFAULT
     }
 
     /// The mapping containing `addr`.
@@ -293,7 +443,12 @@ impl AddressSpace {
         let end = addr.checked_add(len).ok_or(Errno::EFAULT)?;
         let mut cur = addr;
         while cur < end {
-            let (_, vma_end, prot) = self.span_at(cur).ok_or(Errno::EFAULT)?;
+            let Some((_, vma_end, prot)) = self.span_at(cur) else {
+                if self.below_grows_down(page_floor(cur)) {
+                    self.grow_request.set(Some(cur));
+                }
+                return Err(Errno::EFAULT);
+            };
             if !prot.contains(need) {
                 return Err(Errno::EFAULT);
             }
@@ -321,10 +476,14 @@ impl AddressSpace {
         if self.permissive {
             return self.to_host(page, PAGE_SIZE).map(|_| Prot::READ | Prot::WRITE | Prot::EXEC);
         }
-        match self.span_at(page) {
-            Some((_, _, prot)) => {
+        match self.span_eof(page) {
+            Some((_, _, prot, eof)) => {
+                if page >= eof && prot.contains(access) && self.beyond_eof(page) {
+                    self.last_fault = Some(Fault { page, access, mapped: true, bus: true });
+                    return None;
+                }
                 if !prot.contains(access) {
-                    self.last_fault = Some(Fault { page, access, mapped: true });
+                    self.last_fault = Some(Fault { page, access, mapped: true, bus: false });
                 } else if prot.contains(Prot::WRITE | Prot::EXEC) {
                     if access == Prot::EXEC {
                         self.code_pages.insert(page);
@@ -334,8 +493,9 @@ impl AddressSpace {
                 }
                 Some(prot)
             }
+            None if self.grow_down(page) => self.tlb_fill(page, access),
             None => {
-                self.last_fault = Some(Fault { page, access, mapped: false });
+                self.last_fault = Some(Fault { page, access, mapped: false, bus: false });
                 None
             }
         }
@@ -387,12 +547,25 @@ impl AddressSpace {
     /// Maps fresh zeroed memory at `[addr, addr+len)` (page-aligned), replacing what was there.
     /// Errors: `ENOMEM` outside the windows or when the host refuses.
     pub fn map_anon(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName) -> Result<(), Errno> {
-        self.map(addr, len, prot, name, Backing::Anon { shared: false })
+        self.map(addr, len, prot, name, Backing::Anon { shared: false }, false)
+    }
+
+    /// [`AddressSpace::map_anon`] for a `MAP_GROWSDOWN` mapping.
+    pub fn map_anon_grows_down(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
+        self.map(addr, len, prot, VmaName::Anon, Backing::Anon { shared: false }, true)
+    }
+
+    /// Marks the mapping that starts at `addr` as growing down (`MAP_GROWSDOWN`, the main
+    /// stack); no-op if no mapping starts there.
+    pub fn set_grows_down(&mut self, addr: u64) {
+        if let Some(v) = self.vmas.get_mut(&addr) {
+            v.grows_down = true;
+        }
     }
 
     /// Maps fresh zeroed memory shared with child processes (MAP_SHARED|MAP_ANONYMOUS).
     pub fn map_shared_anon(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
-        self.map(addr, len, prot, VmaName::Anon, Backing::Anon { shared: true })
+        self.map(addr, len, prot, VmaName::Anon, Backing::Anon { shared: true }, false)
     }
 
     /// `ENOMEM` unless every page of `[addr, addr+len)` is mapped (the check madvise, msync and
@@ -411,7 +584,7 @@ impl AddressSpace {
     /// `addr`. `shared` selects MAP_SHARED. Errors: the host's errno (`EACCES`, `ENODEV`…),
     /// `ENOMEM` outside the windows.
     pub fn map_file(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, file: FileMap) -> Result<(), Errno> {
-        self.map(addr, len, prot, name, Backing::File { fd: file.fd, offset: file.offset, shared: file.shared })
+        self.map(addr, len, prot, name, Backing::File { fd: file.fd, offset: file.offset, shared: file.shared }, false)
     }
 
     /// Attaches SysV shared-memory segment `shmid` (key `key`) at `[addr, addr+len)`
@@ -441,9 +614,19 @@ impl AddressSpace {
         self.forget(addr, addr + len);
         self.vmas.insert(
             addr,
-            Vma { end: addr + len, prot, name: VmaName::SysvShm { key, shmid }, offset: 0, shared: true },
+            Vma {
+                end: addr + len,
+                prot,
+                name: VmaName::SysvShm { key, shmid },
+                offset: 0,
+                shared: true,
+                policy: None,
+                grows_down: false,
+                file_size: None,
+            },
         );
         self.span_hint.set(None);
+        self.note_peak();
         Ok(())
     }
 
@@ -467,7 +650,15 @@ impl AddressSpace {
         Ok(())
     }
 
-    fn map(&mut self, addr: u64, len: u64, prot: Prot, name: VmaName, backing: Backing) -> Result<(), Errno> {
+    fn map(
+        &mut self,
+        addr: u64,
+        len: u64,
+        prot: Prot,
+        name: VmaName,
+        backing: Backing,
+        grows_down: bool,
+    ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
         debug_assert_eq!(len % PAGE_SIZE, 0);
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
@@ -488,15 +679,17 @@ impl AddressSpace {
             return Err(Errno::last());
         }
         self.forget(addr, addr + len);
-        let (offset, shared) = match backing {
-            Backing::Anon { .. } => (0, false),
-            Backing::File { offset, shared, .. } => (offset, shared),
+        let (offset, shared, file_size) = match backing {
+            Backing::Anon { shared } => (0, shared, None),
+            Backing::File { fd, offset, shared } => (offset, shared, file_size(fd)),
         };
-        self.vmas.insert(addr, Vma { end: addr + len, prot, name, offset, shared });
+        self.vmas
+            .insert(addr, Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size });
         self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
         }
+        self.note_peak();
         Ok(())
     }
 
@@ -506,7 +699,15 @@ impl AddressSpace {
     fn merge_with_previous(&mut self, start: u64) {
         let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
         let Some(cur) = self.vmas.get(&start) else { return };
-        if prev.end == start && prev.prot == cur.prot && prev.name == cur.name && !prev.shared && !cur.shared {
+        if prev.end == start
+            && prev.prot == cur.prot
+            && prev.name == cur.name
+            && prev.policy == cur.policy
+            && !prev.shared
+            && !cur.shared
+            && !prev.grows_down
+            && !cur.grows_down
+        {
             let end = cur.end;
             self.vmas.remove(&start);
             self.span_hint.set(None);
@@ -647,6 +848,7 @@ impl AddressSpace {
         self.forget(new, new + new_len);
         self.vmas.insert(new, Vma { end: new + new_len, ..v });
         self.span_hint.set(None);
+        self.note_peak();
         Ok(())
     }
 
@@ -672,6 +874,58 @@ impl AddressSpace {
         let mut v = v.clone();
         v.end = old + new_len;
         self.vmas.insert(start, v);
+        self.span_hint.set(None);
+        self.note_peak();
+        Ok(())
+    }
+
+    /// Gives the mappings in `[start, end)` (page-aligned) the NUMA policy `policy` returns for
+    /// their current one, splitting a mapping at the range's edges only where its policy
+    /// changes and joining private anonymous neighbours that end up alike (mm/mempolicy.c
+    /// `mbind_range`). Unmapped parts are skipped.
+    pub fn set_policy(&mut self, start: u64, end: u64, policy: impl Fn(Option<MemPolicy>) -> Option<MemPolicy>) {
+        let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
+        for &s in &hit {
+            let Some(v) = self.vmas.get(&s).cloned() else { continue };
+            let new = policy(v.policy);
+            if new == v.policy {
+                continue;
+            }
+            self.vmas.remove(&s);
+            let (ms, me) = (s.max(start), v.end.min(end));
+            if s < ms {
+                self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+            }
+            self.vmas.insert(ms, Vma { end: me, offset: v.offset + (ms - s), policy: new, ..v.clone() });
+            if v.end > me {
+                self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+            }
+            self.span_hint.set(None);
+        }
+        let joints: Vec<u64> = self.vmas.range(start..=end).map(|(s, _)| *s).collect();
+        for s in joints {
+            self.merge_with_previous(s);
+        }
+    }
+
+    /// Maps the file pages from `pgoff` on at `[start, start+size)` (page-aligned, inside
+    /// shared mappings of one file, which the caller checked), as Linux's `remap_file_pages`
+    /// emulation does: the host's own `remap_file_pages` re-maps its shared mapping there with
+    /// `MAP_FIXED`, and the range becomes one mapping of the first one's kind at the new offset.
+    /// Errors: the host's.
+    pub fn remap_file_pages(&mut self, start: u64, size: u64, pgoff: u64) -> Result<(), Errno> {
+        let host = self.to_host(start, size).ok_or(Errno::EINVAL)?;
+        let v = self.vma_at(start).map(|(_, v)| v.clone()).ok_or(Errno::EINVAL)?;
+        let hsize = usize::try_from(size).map_err(|_| Errno::EINVAL)?;
+        // SAFETY: the range lies inside our reservation and is a shared mapping of ours; the
+        // host re-maps only those pages.
+        let r = unsafe { libc::syscall(libc::SYS_remap_file_pages, host, hsize, 0, pgoff, 0) };
+        if r < 0 {
+            return Err(Errno::last());
+        }
+        self.forget(start, start + size);
+        let offset = pgoff.wrapping_mul(PAGE_SIZE);
+        self.vmas.insert(start, Vma { end: start + size, offset, policy: None, ..v });
         self.span_hint.set(None);
         Ok(())
     }
@@ -703,6 +957,18 @@ impl AddressSpace {
         }
     }
 
+    /// Drops the translated code of the executable mappings within `[start, end)` (an explicit
+    /// instruction-cache flush: a store by another thread's engine instance is not seen by
+    /// this one's); the range is clipped to those mappings, whatever its size.
+    pub fn drop_code(&mut self, start: u64, end: u64) {
+        let pieces: Vec<(u64, u64)> = self
+            .overlapping(start, end)
+            .filter(|(_, v)| v.prot.contains(Prot::EXEC))
+            .map(|(s, v)| (s.max(page_floor(start)), v.end.min(page_ceil(end).unwrap_or(end))))
+            .collect();
+        self.invalidate.code.extend(pieces);
+    }
+
     /// Takes the pending invalidations, leaving none.
     pub fn take_invalidate(&mut self) -> Invalidate {
         std::mem::take(&mut self.invalidate)
@@ -732,6 +998,15 @@ pub struct FileMap {
 enum Backing {
     Anon { shared: bool },
     File { fd: RawFd, offset: u64, shared: bool },
+}
+
+/// The size of the host file `fd` (`None` if it is not a regular file or fstat fails).
+fn file_size(fd: RawFd) -> Option<u64> {
+    // SAFETY: a local stat for the host to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; an integer fd.
+    let ok = unsafe { libc::fstat(fd, &mut st) } == 0;
+    (ok && st.st_mode & libc::S_IFMT == libc::S_IFREG).then(|| u64::try_from(st.st_size).unwrap_or(0))
 }
 
 fn rw() -> i32 {

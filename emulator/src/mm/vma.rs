@@ -75,6 +75,34 @@ pub struct Vma {
     pub name: VmaName,
     /// File offset of the first byte, in bytes (0 for anonymous memory).
     pub offset: u64,
-    /// `MAP_SHARED` file mapping.
+    /// A `MAP_SHARED` mapping (of a file, anonymous memory or a SysV segment: Linux's
+    /// `VM_SHARED`).
     pub shared: bool,
+    /// The NUMA policy `mbind` gave this range (`None`: the thread's policy applies, which
+    /// `get_mempolicy(MPOL_F_ADDR)` reports as `MPOL_DEFAULT`).
+    pub policy: Option<MemPolicy>,
+    /// `MAP_GROWSDOWN` (Linux `VM_GROWSDOWN`): a stack that an access just below it extends
+    /// (the main thread's stack is one).
+    pub grows_down: bool,
+    /// For a file mapping, the file's size when it was mapped: whole pages past it are beyond
+    /// EOF, where an access gets `SIGBUS` (checked again when such a page is touched).
+    pub file_size: Option<u64>,
+}
+
+/// A NUMA memory policy as a one-node machine keeps it (include/uapi/linux/mempolicy.h):
+/// what `get_mempolicy` reports and what makes two policies differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemPolicy {
+    /// `MPOL_*` mode (`MPOL_PREFERRED` with no nodes is kept as `MPOL_LOCAL`, as the kernel does).
+    pub mode: u16,
+    /// The mode flags the caller gave (`MPOL_F_STATIC_NODES`, `MPOL_F_RELATIVE_NODES`,
+    /// `MPOL_F_NUMA_BALANCING`).
+    pub flags: u16,
+    /// The first 64 bits of the node mask `get_mempolicy` reports: the caller's own mask when a
+    /// mode flag is set, else the nodes the policy uses (node 0, or none for `MPOL_LOCAL`).
+    /// Only one word can be reported: the kernel copies at most `nr_node_ids` (1) bits' worth
+    /// of longs.
+    pub nodes: u64,
+    /// `set_mempolicy_home_node` set a home node (only node 0 exists).
+    pub home_node: bool,
 }

@@ -309,6 +309,16 @@ pub enum SigFields {
         /// The faulting data address (SIGSEGV, SIGBUS) or instruction address.
         addr: u64,
     },
+    /// SIGSYS from a seccomp filter's `SECCOMP_RET_TRAP` (`_sigsys`: `si_call_addr`,
+    /// `si_syscall`, `si_arch`).
+    Sys {
+        /// The address after the system call's trap instruction.
+        call_addr: u64,
+        /// The guest's system call number.
+        syscall: i32,
+        /// The guest's `AUDIT_ARCH_*`.
+        arch: u32,
+    },
     /// SIGPOLL/SIGIO (`si_band`, `si_fd`).
     Poll {
         /// Poll event bits.
@@ -348,6 +358,8 @@ pub mod si_code {
     pub const SEGV_ACCERR: i32 = 2;
     /// SIGBUS: misaligned address.
     pub const BUS_ADRALN: i32 = 1;
+    /// `SIGBUS`: the address has no backing (a page beyond the end of a mapped file).
+    pub const BUS_ADRERR: i32 = 2;
     /// SIGILL: illegal opcode.
     pub const ILL_ILLOPC: i32 = 1;
     /// SIGILL: illegal operand.

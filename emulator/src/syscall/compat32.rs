@@ -477,6 +477,10 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sync_file_range, sync_file_range, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     d(Sys::readahead, readahead, &[Fd, Hex, Hex, Hex, Hex], RInt),
     d(Sys::getdents, getdents, &[Fd, Ptr, ULong], RInt),
+    // The 64-bit s390 kernel has no `readdir` (sys_ni_syscall): a 32-bit row.
+    d(Sys::readdir, super::old::readdir, &[Fd, Ptr, ULong], RInt),
+    // The mask in a register pair; the handler reads either layout.
+    d(Sys::fanotify_mark, super::fanotify::fanotify_mark, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
     // The shared handlers already read `struct rlimit` and `struct timeval` in the guest's
     // `long` width; these are only other names for them.
     d(Sys::ugetrlimit, process::getrlimit, &[Int, Ptr], RInt),

@@ -12,10 +12,15 @@
 //! - anything else is `ENOEXEC`, as the kernel gives for a format it has no handler for.
 //!
 //! The new program then runs in a fresh endgate: the host process execs endgate's own
-//! binary (`/proc/self/exe`) with the same `--strace` and `-L`, `-0 argv[0]` and the program's
-//! guest path, and the guest's `envp` as the host environment (which endgate hands on to the
-//! guest unchanged when no `-E`/`-U` is given). The guest's pid, open descriptors (minus
-//! `O_CLOEXEC` ones), signal mask and cwd carry over as the host's do.
+//! binary (`/proc/self/exe`, or its descriptor once endgate holds one, [`super::selfref`])
+//! with the same `--strace` and `-L`, `-0 argv[0]` and the program's guest path, and the
+//! guest's `envp` as the host environment (which endgate hands on to the guest unchanged when
+//! no `-E`/`-U` is given). The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
+//! mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
+//! (`--exec-state=FD`, a memfd of lines, read and closed by the new endgate before it loads
+//! the program): endgate's own handles, the guest's seccomp filters, and, after the guest
+//! changed its root, that root, which the new endgate enters again: the exec itself happens
+//! from the root endgate started in, where its dynamic loader and libraries are.
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -222,7 +227,13 @@ fn exec_host_path(t: &Task, dirfd: i32, path: &[u8]) -> CString {
     if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD {
         return super::path::map_path(t, path.to_vec());
     }
-    let mut p = format!("/proc/self/fd/{dirfd}").into_bytes();
+    // In a root the guest chose, the host's /proc may not be there: the directory's path
+    // from endgate's own /proc handle.
+    let dir = super::selfref::root_changed().then(|| super::selfref::fd_link(dirfd)).flatten();
+    let mut p = match dir {
+        Some(d) => d.into_os_string().into_encoded_bytes(),
+        None => format!("/proc/self/fd/{dirfd}").into_bytes(),
+    };
     if !path.is_empty() {
         p.push(b'/');
         p.extend_from_slice(path);
@@ -303,7 +314,7 @@ fn exec(
     if t.opts.strace {
         args.push(cstring(b"--strace"));
     }
-    if let Some(root) = &t.opts.sysroot {
+    if let Some(root) = t.opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
         args.push(cstring(b"-L"));
         args.push(cstring(root.as_os_str().as_bytes()));
     }
@@ -314,6 +325,17 @@ fn exec(
     if ignored != 0 {
         // One argument (`--flag=value`), which the option scan passes on as it is.
         args.push(cstring(format!("{}={ignored:x}", crate::cli::SIG_IGNORED_FLAG).as_bytes()));
+    }
+    // What the new endgate must take over: its handles, the guest's root, seccomp filters.
+    let mut state = super::selfref::exec_lines();
+    state.extend(super::seccomp::exec_lines());
+    let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
+    if let Some((root, cwd)) = escaped {
+        state.push(format!("reenter {root} {cwd}"));
+    }
+    let state_fd = if state.is_empty() { None } else { state_memfd(&state) };
+    if let Some(fd) = state_fd {
+        args.push(cstring(format!("{}={fd}", crate::cli::EXEC_STATE_FLAG).as_bytes()));
     }
     args.push(cstring(b"-0"));
     args.push(cstring(&argv[0]));
@@ -332,9 +354,103 @@ fn exec(
         let pre = crate::syscall::strace::format_entry(cpu, def, a);
         crate::syscall::strace::print_line(cpu, def, a, &pre, 0, false);
     }
-    // SAFETY: NUL-terminated strings in NULL-terminated arrays, all alive across the call.
-    unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
-    Err(Errno::last())
+    super::selfref::set_inherited(true);
+    match super::selfref::exe_fd() {
+        // SAFETY: our executable's descriptor, an empty path, and NUL-terminated strings in
+        // NULL-terminated arrays, all alive across the call.
+        Some(exe) => unsafe {
+            libc::syscall(libc::SYS_execveat, exe, c"".as_ptr(), argp.as_ptr(), envpp.as_ptr(), libc::AT_EMPTY_PATH)
+        },
+        // SAFETY: as above.
+        None => unsafe { i64::from(libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr())) },
+    };
+    let err = Errno::last();
+    super::selfref::set_inherited(false);
+    if let Some((root, cwd)) = escaped {
+        back_to_guest_root(root, cwd);
+    }
+    if let Some(fd) = state_fd {
+        // SAFETY: our memfd.
+        unsafe { libc::close(fd) };
+    }
+    Err(err)
+}
+
+/// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads
+/// and closes it before it loads the program ([`restore_state`]).
+fn state_memfd(lines: &[String]) -> Option<i32> {
+    let text = lines.join("\n") + "\n";
+    // SAFETY: a NUL-terminated name; no close-on-exec, the new endgate takes it.
+    let fd = unsafe { libc::memfd_create(c"endgate-exec-state".as_ptr(), 0) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: our memfd and a buffer of its length.
+    let n = unsafe { libc::write(fd, text.as_ptr().cast(), text.len()) };
+    if usize::try_from(n).ok() != Some(text.len()) {
+        // SAFETY: our memfd.
+        unsafe { libc::close(fd) };
+        return None;
+    }
+    Some(fd)
+}
+
+/// In a new endgate, before anything else: takes over the exec state the previous one left in
+/// `fd` (see [`state_memfd`]) and closes it: endgate's handles, the guest's root (entered
+/// again), seccomp filters.
+pub fn restore_state(fd: i32) {
+    // SAFETY: the descriptor the previous endgate passed; File reads and closes it.
+    let mut f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let mut text = String::new();
+    let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
+    let _ = std::io::Read::read_to_string(&mut f, &mut text);
+    drop(f);
+    for line in text.lines() {
+        let _ = super::selfref::restore_line(line)
+            || super::selfref::reenter_line(line)
+            || super::seccomp::restore_line(line);
+    }
+}
+
+/// For an exec after the guest changed its root: this thread goes back to the root endgate
+/// started in, where the dynamic loader and libraries endgate's binary needs are (the new root
+/// need not have them). Only this thread's root changes (`unshare(CLONE_FS)`: exec ends the
+/// other threads anyway). Returns descriptors of the guest's root and working directory,
+/// inherited by the new endgate, which enters them again; `None` (nothing changed) when there
+/// is no handle on the old root or the host refuses (`chroot` needs `CAP_SYS_CHROOT`): the
+/// exec then happens in the guest's root.
+fn leave_guest_root() -> Option<(i32, i32)> {
+    let real = super::selfref::root_fd()?;
+    // SAFETY: opening, changing to and closing directories; our own descriptors.
+    unsafe {
+        let root = libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_DIRECTORY);
+        let cwd = libc::open(c".".as_ptr(), libc::O_PATH | libc::O_DIRECTORY);
+        if root < 0 || cwd < 0 || libc::unshare(libc::CLONE_FS) != 0 {
+            libc::close(root);
+            libc::close(cwd);
+            return None;
+        }
+        if libc::fchdir(real) != 0 || libc::chroot(c".".as_ptr()) != 0 {
+            libc::fchdir(cwd);
+            libc::close(root);
+            libc::close(cwd);
+            return None;
+        }
+        Some((root, cwd))
+    }
+}
+
+/// Undoes [`leave_guest_root`] after a failed exec.
+fn back_to_guest_root(root: i32, cwd: i32) {
+    // SAFETY: our directory descriptors, closed after use.
+    unsafe {
+        if libc::fchdir(root) == 0 {
+            libc::chroot(c".".as_ptr());
+        }
+        libc::fchdir(cwd);
+        libc::close(root);
+        libc::close(cwd);
+    }
 }
 
 /// The guest's `SIG_IGN` signals (host-numbered mask), which exec keeps ignored.

@@ -15,8 +15,8 @@
 //!
 //! `clone` with `CLONE_VM` alone makes a thread ([`crate::task::spawn`]). Other calls that would
 //! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
-//! thread, namespaces…) return `ENOSYS`; `clone3` returns `ENOSYS` so that glibc falls back
-//! to `clone`.
+//! thread, namespaces…) return `ENOSYS`. `clone3` makes the same children from its struct
+//! (`ENOSYS` for `set_tid`, `CLONE_INTO_CGROUP` and `CLONE_CLEAR_SIGHAND`).
 //!
 //! A fork from a multi-threaded guest gives a child with only the calling thread, as
 //! natively: the child resets the thread count and the global guest lock
@@ -213,7 +213,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     let t = cpu.get_data_mut();
     if pid == 0 {
         crate::thread::after_fork_child();
+        super::seccomp::after_fork_child();
         super::process::forget_ids();
+        super::aio::forget_after_fork();
         set_guest_child();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() };

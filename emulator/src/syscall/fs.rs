@@ -31,9 +31,8 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(2));
-    if let Some(f) = super::procfs::lookup_at(a.int(0), &raw) {
-        let data = super::procfs::generate(t, f);
-        return super::procfs::open_memfd(&data, flags & libc::O_CLOEXEC != 0).map(crate::abi::bits64);
+    if let Some(f) = super::procfs::lookup_at(a.int(0), &raw).filter(|_| super::procfs::visible(t, a.int(0), &raw)) {
+        return super::procfs::open(t, f, flags & libc::O_CLOEXEC != 0).map(|fd| u64::from(fd.unsigned_abs()));
     }
     let path = super::path::map_path(t, raw);
     // Opening a FIFO waits for its other end.
@@ -165,6 +164,12 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = t.buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
     let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, a.uint(2)) })?;
+    // SAFETY: the host wrote `n` bytes of records there.
+    let n = super::procfs::hide_timer_thread(
+        a.int(0),
+        unsafe { std::slice::from_raw_parts_mut(p, crate::abi::u64_to_usize(n)) },
+        19,
+    );
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;
         while off + 19 <= n {
@@ -191,7 +196,13 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
     // SAFETY: `count` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })
+    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })?;
+    // SAFETY: the host wrote `n` bytes of records there.
+    Ok(super::procfs::hide_timer_thread(
+        a.int(0),
+        unsafe { std::slice::from_raw_parts_mut(p, crate::abi::u64_to_usize(n)) },
+        18,
+    ))
 }
 
 /// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).

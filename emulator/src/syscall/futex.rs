@@ -1,5 +1,10 @@
-//! `futex(2)`: every operation is served by the host kernel on the host address of the guest's
-//! futex word.
+//! `futex(2)` and the futex2 calls (`futex_waitv`, Linux 5.16; `futex_wait`, `futex_wake`,
+//! `futex_requeue`, Linux 6.7; include/uapi/linux/futex.h): every operation is served by the
+//! host kernel on the host address of the guest's futex word. endgate keeps no futex state of
+//! its own: `futex_wait`, `futex_wake` and `futex_requeue` become the classic
+//! `FUTEX_WAIT_BITSET`, `FUTEX_WAKE_BITSET` and `FUTEX_CMP_REQUEUE`, which share the kernel's
+//! queues and rules, so a guest gets Linux 6.7's answers from any host kernel (flags checked
+//! as 6.7 does: 32-bit words only, no `FUTEX2_NUMA`).
 //!
 //! Guest memory is ordinary memory of the endgate process and guest threads are host threads,
 //! so a host futex on the word's host address has exactly the kernel's semantics: waits
@@ -183,9 +188,14 @@ fn wake_op_swapped(
 const WAITV_SIZE: u64 = 24;
 /// Most waiters one call takes (`FUTEX_WAITV_MAX`).
 const FUTEX_WAITV_MAX: u64 = 128;
-/// `FUTEX2_SIZE_U32`, the only size the kernel serves, and the flags it knows.
+/// `FUTEX2_SIZE_U32`, the only size the kernel serves, and the flags it knows
+/// (`FUTEX2_VALID_MASK` of kernel/futex/futex.h as of Linux 6.7: the size and
+/// `FUTEX2_PRIVATE`; `FUTEX2_NUMA`, 0x04, is in the uapi header but the kernel takes it only
+/// from Linux 6.16, with NUMA-aware futexes endgate does not have).
 const FUTEX2_SIZE_U32: u32 = 0x02;
-const FUTEX2_KNOWN: u32 = 0x03 | 0x80;
+const FUTEX2_SIZE_MASK: u32 = 0x03;
+const FUTEX2_PRIVATE: u32 = 0x80;
+const FUTEX2_KNOWN: u32 = FUTEX2_SIZE_MASK | FUTEX2_PRIVATE;
 
 /// The host's `struct futex_waitv`.
 #[repr(C)]
@@ -217,7 +227,7 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if reserved != 0
             || val >> 32 != 0
             || flags & !FUTEX2_KNOWN != 0
-            || flags & 0x03 != FUTEX2_SIZE_U32
+            || flags & FUTEX2_SIZE_MASK != FUTEX2_SIZE_U32
             || uaddr % 4 != 0
         {
             return Err(Errno::EINVAL);
@@ -229,6 +239,144 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.ptr(3), TIMESPEC64)?) };
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     host_ret(super::blocking_syscall(libc::SYS_futex_waitv, &[ws.as_ptr() as u64, n, 0, tp, a.int_arg(4)]))
+}
+
+/// `FUTEX_PRIVATE_FLAG` of the classic operation for valid futex2 `flags` (Linux 6.7: a
+/// 32-bit size, `FUTEX2_PRIVATE` or not). Errors: `EINVAL` for other bits or sizes.
+fn futex2_private(flags: u32) -> Result<i32, Errno> {
+    if flags & !FUTEX2_KNOWN != 0 || flags & FUTEX2_SIZE_MASK != FUTEX2_SIZE_U32 {
+        return Err(Errno::EINVAL);
+    }
+    Ok(if flags & FUTEX2_PRIVATE != 0 { 128 } else { 0 })
+}
+
+/// The host address of a 32-bit futex word at guest `addr`, which must be 4-byte aligned
+/// (`EINVAL`) and readable (`EFAULT`), as the kernel's `get_futex_key` checks.
+fn futex_word(t: &crate::guest::Task, addr: GuestAddr) -> Result<*mut u8, Errno> {
+    if addr.get() % 4 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    t.mm.host_range(addr, 4, Prot::READ)
+}
+
+/// A 32-bit compare value in the byte order the host kernel compares the guest's word in.
+fn word_value(t: &crate::guest::Task, v: u64) -> u32 {
+    let v = u32::try_from(v).unwrap_or(u32::MAX);
+    if t.mm.endian() == Endian::HOST {
+        v
+    } else {
+        v.swap_bytes()
+    }
+}
+
+/// `futex_wait(void *uaddr, unsigned long val, unsigned long mask, unsigned int flags, struct
+/// __kernel_timespec *timeout, clockid_t clockid)` (Linux 6.7): waits while the word is `val`
+/// until a wake whose mask shares a bit with `mask`, or the absolute `timeout` on `clockid`
+/// (`CLOCK_MONOTONIC` or `CLOCK_REALTIME`). Served as the classic `FUTEX_WAIT_BITSET`, which
+/// has the same queues and timeout rules, so any host kernel gives Linux 6.7's behaviour
+/// and futex2 and classic operations on one word meet. Errors: `EINVAL` (flags, a value or
+/// mask wider than the word, mask 0, a bad clock or timeout, a misaligned word), `EFAULT`,
+/// `EAGAIN`, `ETIMEDOUT`, `EINTR`.
+pub fn futex_wait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let mut op = op::WAIT_BITSET | futex2_private(a.uint(3))?;
+    let (val, mask) = (a.ulong(1), a.ulong(2));
+    if val >> 32 != 0 || mask >> 32 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let ts: Option<libc::timespec> = if a.ptr(4).is_null() {
+        None
+    } else {
+        match a.int(5) {
+            libc::CLOCK_REALTIME => op |= 256,
+            libc::CLOCK_MONOTONIC => {}
+            _ => return Err(Errno::EINVAL),
+        }
+        Some(t.mm.read_shape(a.ptr(4), TIMESPEC64)?)
+    };
+    if mask == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let uaddr = futex_word(t, a.ptr(0))?;
+    let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
+    let args = [uaddr as u64, crate::abi::bits64(op), u64::from(word_value(t, val)), tp, 0, mask];
+    host_ret(super::blocking_syscall(libc::SYS_futex, &args))
+}
+
+/// `futex_wake(void *uaddr, unsigned long mask, int nr, unsigned int flags)` (Linux 6.7):
+/// wakes up to `nr` waiters of the word whose masks share a bit with `mask` (`nr` 0 wakes
+/// none); returns how many woke. Served as `FUTEX_WAKE_BITSET`. Errors: `EINVAL`, `EFAULT`.
+pub fn futex_wake(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    let op = op::WAKE_BITSET | futex2_private(a.uint(3))?;
+    let mask = a.ulong(1);
+    if mask >> 32 != 0 || mask == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let uaddr = futex_word(t, a.ptr(0))?;
+    let nr = a.int(2);
+    if nr == 0 {
+        return Ok(0);
+    }
+    // SAFETY: the checked host address of a guest futex word; the other arguments are integers.
+    host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, op, nr, 0usize, 0usize, mask) })
+}
+
+/// `futex_requeue(struct futex_waitv *waiters, unsigned int flags, int nr_wake, int
+/// nr_requeue)` (Linux 6.7): if the first word still holds `waiters[0].val`, wakes up to
+/// `nr_wake` of its waiters and moves up to `nr_requeue` others to the second word; returns
+/// how many were woken or moved. Served as `FUTEX_CMP_REQUEUE` when both words are private or
+/// both shared; a mix, which the classic call cannot express, goes to the host's
+/// `futex_requeue` (`ENOSYS` on a host older than 6.7). Errors: `EINVAL` (flags, a NULL
+/// array, a bad entry, negative counts, misaligned words), `EFAULT`, `EAGAIN`.
+pub fn futex_requeue(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data();
+    if a.uint(1) != 0 || a.ptr(0).is_null() {
+        return Err(Errno::EINVAL);
+    }
+    let mut ws = [(0u64, 0u64, 0i32); 2];
+    for (i, w) in (0u64..).zip(ws.iter_mut()) {
+        let at = a.ptr(0) + i * WAITV_SIZE;
+        let (val, uaddr) = (t.mm.read_u64(at)?, t.mm.read_u64(at + 8)?);
+        let (flags, reserved) = (t.mm.read_u32(at + 16)?, t.mm.read_u32(at + 20)?);
+        let private = futex2_private(flags)?;
+        if reserved != 0 || val >> 32 != 0 {
+            return Err(Errno::EINVAL);
+        }
+        *w = (val, uaddr, private);
+    }
+    let (nr_wake, nr_requeue) = (a.int(2), a.int(3));
+    if nr_wake < 0 || nr_requeue < 0 {
+        return Err(Errno::EINVAL);
+    }
+    let u1 = futex_word(t, GuestAddr::new(ws[0].1))?;
+    let u2 = futex_word(t, GuestAddr::new(ws[1].1))?;
+    let cmp = word_value(t, ws[0].0);
+    if ws[0].2 == ws[1].2 {
+        let op = op::CMP_REQUEUE | ws[0].2;
+        // SAFETY: checked host addresses of guest futex words; `nr_requeue` rides in the
+        // timeout slot as an integer, as FUTEX_CMP_REQUEUE takes it.
+        return host_ret(unsafe {
+            libc::syscall(libc::SYS_futex, u1, op, nr_wake, usize::try_from(nr_requeue).unwrap_or(0), u2, cmp)
+        });
+    }
+    let host = [
+        HostWaitv { val: u64::from(cmp), uaddr: u1 as u64, flags: FUTEX2_SIZE_U32 | flags_of(ws[0].2), reserved: 0 },
+        HostWaitv { val: 0, uaddr: u2 as u64, flags: FUTEX2_SIZE_U32 | flags_of(ws[1].2), reserved: 0 },
+    ];
+    /// `futex_requeue`'s number on x86_64 (arch/x86/entry/syscalls/syscall_64.tbl).
+    const SYS_FUTEX_REQUEUE: libc::c_long = 456;
+    // SAFETY: a local array of two host `struct futex_waitv`; integer counts.
+    host_ret(unsafe { libc::syscall(SYS_FUTEX_REQUEUE, host.as_ptr(), 0u32, nr_wake, nr_requeue) })
+}
+
+/// The futex2 flag of a classic operation's private bit.
+fn flags_of(private: i32) -> u32 {
+    if private != 0 {
+        FUTEX2_PRIVATE
+    } else {
+        0
+    }
 }
 
 #[cfg(test)]

@@ -27,7 +27,10 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
         let args = arch.syscall_args(cpu);
-        if arch.gate_syscall(cpu, args, super::enter) {
+        super::seccomp::set_gate_ip(Some(landing));
+        let stopped = arch.gate_syscall(cpu, args, super::enter);
+        super::seccomp::set_gate_ip(None);
+        if stopped {
             let _ = cpu.reg_write(spec.pc, landing);
         }
         return;

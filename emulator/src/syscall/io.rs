@@ -21,6 +21,7 @@ use crate::mm::{Endian, GuestAddr};
 /// write; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), None, a.raw(2))?;
     // SAFETY: `p` covers `count` guest-writable bytes.
     let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]))?;
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
@@ -36,6 +37,10 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, u64_to_usize(n)) });
     }
+    if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
+        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        super::fanotify::events_to_guest(unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) });
+    }
     Ok(n)
 }
 
@@ -45,7 +50,7 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// its kind), so it holds for fds that were dup'ed or inherited across exec; endgate asks only
 /// for 8-byte transfers of such guests.
 fn is_counter_fd(fd: i32) -> bool {
-    let Ok(link) = std::fs::read_link(format!("/proc/self/fd/{fd}")) else { return false };
+    let Some(link) = super::selfref::fd_link(fd) else { return false };
     let link = link.as_os_str().as_encoded_bytes();
     link == b"anon_inode:[eventfd]" || link == b"anon_inode:[timerfd]"
 }
@@ -62,6 +67,13 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: `v` is 8 readable bytes.
         return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, 8]));
     }
+    if cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
+        // Permission responses in the guest's byte order, for the host kernel in its own.
+        // SAFETY: `p` covers `count` guest-readable bytes.
+        let mut v = unsafe { std::slice::from_raw_parts(p, a.size(2)) }.to_vec();
+        super::fanotify::responses_to_host(&mut v);
+        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, a.raw(2)]));
+    }
     // SAFETY: `p` covers `count` guest-readable bytes.
     host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))
 }
@@ -69,6 +81,7 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), a.raw(2))?;
     // SAFETY: as `read`.
     host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
 }
@@ -224,26 +237,54 @@ pub(crate) fn two_offsets_call(t: &mut Task, a: &SyscallArgs, nr: libc::c_long) 
     r
 }
 
-/// `close(int fd)` (close(2)).
+/// `close(int fd)` (close(2)). endgate's own handles ([`super::selfref`]) are not the
+/// guest's: `EBADF`.
 pub fn close(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
     // SAFETY: closing a descriptor number; the guest owns its descriptors.
     host_ret(i64::from(unsafe { libc::close(a.int(0)) }))
 }
 
-/// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)).
+/// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)), around
+/// endgate's own handles ([`super::selfref`]).
 pub fn close_range(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (first, last, flags) = (a.uint(0), a.uint(1), a.uint(2));
+    let mut from = first;
+    for own in super::selfref::own_fds().into_iter().filter_map(|f| u32::try_from(f).ok()) {
+        if own < from || own > last || first > last {
+            continue;
+        }
+        if own > from {
+            // SAFETY: integer arguments.
+            host_ret(unsafe { libc::syscall(libc::SYS_close_range, from, own - 1, flags) })?;
+        }
+        from = own.saturating_add(1);
+        if own == u32::MAX {
+            return Ok(0);
+        }
+    }
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_close_range, a.uint(0), a.uint(1), a.uint(2)) })
+    host_ret(unsafe { libc::syscall(libc::SYS_close_range, from, last, flags) })
 }
 
 /// `dup(int oldfd)` (dup(2)).
 pub fn dup(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
     // SAFETY: integer argument.
     host_ret(i64::from(unsafe { libc::dup(a.int(0)) }))
 }
 
-/// `dup2(int oldfd, int newfd)` (dup(2)).
+/// `dup2(int oldfd, int newfd)` (dup(2)); one of endgate's handles at `newfd` moves away
+/// first ([`super::selfref::make_room`]).
 pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
+    super::selfref::make_room(a.int(1));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::dup2(a.int(0), a.int(1)) }))
 }
@@ -251,6 +292,10 @@ pub fn dup2(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `dup3(int oldfd, int newfd, int flags)`; `flags` may only hold `O_CLOEXEC` (else `EINVAL`).
 pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(2));
+    if super::selfref::is_own(a.int(0)) {
+        return Err(syscalls::Errno::EBADF);
+    }
+    super::selfref::make_room(a.int(1));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::dup3(a.int(0), a.int(1), flags) }))
 }

@@ -4,31 +4,39 @@
 use super::{host_ret, SysResult};
 use crate::abi::shapes::SYSINFO;
 use crate::abi::thunk::Plain;
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs, Task};
+use syscalls::Errno;
 
 /// Length of each `struct utsname` field in bytes (include/uapi/linux/utsname.h).
-const UTS_LEN: usize = 65;
+pub(crate) const UTS_LEN: usize = 65;
 
 /// `uname(struct utsname *buf)`: the host's answers, except `machine`, which names the guest
 /// arch (`aarch64` for an aarch64 guest), as the guest's own kernel would.
 pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let fields = utsname(cpu.get_data())?;
+    cpu.get_data_mut().mm.write_bytes(a.ptr(0), fields.as_flattened())?;
+    Ok(0)
+}
+
+/// The six fields of the guest's `struct new_utsname` (`sysname`, `nodename`, `release`,
+/// `version`, `machine`, `domainname`), each NUL-padded: the host's, `machine` the guest
+/// arch's name. Errors: the host's.
+pub(crate) fn utsname(t: &Task) -> Result<[[u8; UTS_LEN]; 6], Errno> {
     // SAFETY: plain data, filled by the host.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::uname(&mut u) }))?;
-    let t = cpu.get_data_mut();
-    let mut buf = [0u8; UTS_LEN * 6];
+    let mut out = [[0u8; UTS_LEN]; 6];
     let fields = [&u.sysname, &u.nodename, &u.release, &u.version, &u.machine, &u.domainname];
-    for (i, f) in fields.iter().enumerate() {
-        let bytes: Vec<u8> = f.iter().take(UTS_LEN - 1).map(|&c| crate::abi::low8(c)).collect();
-        buf[i * UTS_LEN..i * UTS_LEN + bytes.len()].copy_from_slice(&bytes);
+    for (o, f) in out.iter_mut().zip(fields) {
+        for (d, &c) in o.iter_mut().zip(f.iter().take(UTS_LEN - 1)) {
+            *d = u8::from_ne_bytes(c.to_ne_bytes());
+        }
     }
     let machine = t.arch.info().name.as_bytes();
-    let m = &mut buf[4 * UTS_LEN..5 * UTS_LEN];
-    m.fill(0);
-    m[..machine.len()].copy_from_slice(machine);
-    t.mm.write_bytes(a.ptr(0), &buf)?;
-    Ok(0)
+    out[4] = [0; UTS_LEN];
+    out[4][..machine.len()].copy_from_slice(machine);
+    Ok(out)
 }
 
 /// `sysinfo(struct sysinfo *info)` ([`SYSINFO`]: 112 bytes on LP64, 64 on ILP32). On ILP32

@@ -1,10 +1,12 @@
 //! Memory-management calls: `brk`, `mmap`, `munmap`, `mprotect`, `mremap`, `madvise`, `msync`,
-//! `mlock`/`munlock`, `mincore`. The checks follow Linux's mm/mmap.c and mm/mremap.c; the work
+//! `mlock`/`munlock`, `mincore`, the protection-key calls, `remap_file_pages`, `cachestat`,
+//! `map_shadow_stack`. The checks follow Linux's mm/mmap.c and mm/mremap.c; the work
 //! is done by [`crate::mm::AddressSpace`].
 
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
+use crate::guest::Pkeys;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{page_ceil, page_floor, FileMap, Prot, VmaName, MMAP_MIN_ADDR, PAGE_SIZE};
 
@@ -19,10 +21,12 @@ mod flag {
     pub const MAP_ANONYMOUS: u64 = 0x20;
     pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
     pub const MAP_LOCKED: u64 = 0x2000;
+    pub const MAP_GROWSDOWN: u64 = 0x0100;
 }
 use flag::*;
 
-/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (no grows-down mappings).
+/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (the change applies to
+/// the range given, not down to the start of a grows-down mapping).
 const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
 
 /// `brk(void *addr)`: moves the program break, returning the new one, or the old one when the
@@ -104,12 +108,14 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if shared {
             mm.map_shared_anon(at, len, prot)?;
         } else {
-            mm.map_anon(at, len, prot, VmaName::Anon)?;
+            if flags & MAP_GROWSDOWN != 0 {
+                mm.map_anon_grows_down(at, len, prot)?;
+            } else {
+                mm.map_anon(at, len, prot, VmaName::Anon)?;
+            }
         }
     } else {
-        let name = std::fs::read_link(format!("/proc/self/fd/{fd}"))
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = super::selfref::fd_link(fd).map(|p| p.to_string_lossy().into_owned()).unwrap_or_default();
         mm.map_file(at, len, prot, VmaName::File(name), FileMap { fd, offset: off, shared })?;
     }
     if flags & MAP_LOCKED != 0 || mm.lock_future.is_some() {
@@ -222,17 +228,173 @@ pub fn munmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `mprotect(void *addr, size_t len, int prot)` (mprotect(2)). Errors: `EINVAL` (unaligned,
 /// bad bits), `ENOMEM` (part of the range unmapped).
 pub fn mprotect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (addr, len) = (a.raw(0), a.raw(1));
-    if addr % PAGE_SIZE != 0 {
+    do_mprotect_pkey(cpu, a.raw(0), a.raw(1), a.raw(2), -1)
+}
+
+/// `PROT_SEM`, which every arch's `arch_validate_prot` accepts (and nothing uses).
+const PROT_SEM: u64 = 0x8;
+
+/// The kernel's `do_mprotect_pkey` (mm/mprotect.c), for `mprotect` (`pkey` -1) and
+/// `pkey_mprotect`, in its order of checks: both grow flags, an unaligned start (`EINVAL`); a
+/// zero length (0, whatever the rest); a range that wraps (`ENOMEM`); bad `prot` bits
+/// (`EINVAL`); a key the process has not allocated (`EINVAL`); a hole (`ENOMEM`).
+fn do_mprotect_pkey(cpu: &mut Cpu<'_>, start: u64, len: u64, prot: u64, pkey: i32) -> SysResult {
+    if prot & PROT_GROWS == PROT_GROWS || start % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
-    let prot = Prot::from_guest(a.raw(2) & !PROT_GROWS).ok_or(Errno::EINVAL)?;
-    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     if len == 0 {
         return Ok(0);
     }
-    cpu.get_data_mut().mm.protect(addr, len, prot)?;
+    let len = page_ceil(len).unwrap_or(0);
+    if start.checked_add(len).is_none_or(|end| end <= start) {
+        return Err(Errno::ENOMEM);
+    }
+    let prot = Prot::from_guest(prot & !PROT_GROWS & !PROT_SEM).ok_or(Errno::EINVAL)?;
+    let t = cpu.get_data_mut();
+    if pkey != -1 && !pkey_allocated(t.arch.info().pkeys, t.mm.pkey_map, pkey) {
+        return Err(Errno::EINVAL);
+    }
+    t.mm.protect(start, len, prot)?;
     Ok(0)
+}
+
+/// The protection-key allocation map a process starts with: x86's is empty without OSPKE
+/// (arch/x86/include/asm/mmu_context.h sets it only with the feature), arm64's reserves key 0
+/// (`init_new_context`).
+fn pkey_initial_map(model: Pkeys) -> u16 {
+    match model {
+        Pkeys::Arm64 => 1,
+        Pkeys::X86 | Pkeys::Generic => 0,
+    }
+}
+
+/// The kernel's `mm_pkey_is_allocated` on a CPU without protection keys: x86 knows one key,
+/// 0, which it takes for the execute-only key (never usable); arm64 has 8 and looks at the
+/// map; without `ARCH_HAS_PKEYS` key 0 is always allocated (include/linux/pkeys.h).
+fn pkey_allocated(model: Pkeys, map: Option<u16>, pkey: i32) -> bool {
+    let map = map.unwrap_or(pkey_initial_map(model));
+    match model {
+        Pkeys::X86 => false,
+        Pkeys::Arm64 => (0..8).contains(&pkey) && map & (1 << pkey) != 0,
+        Pkeys::Generic => pkey == 0,
+    }
+}
+
+/// `pkey_alloc(unsigned int flags, unsigned int access_rights)` (pkey_alloc(2)) on a CPU
+/// without protection keys, which every guest CPU is. Errors: `EINVAL` (flags, unknown rights
+/// bits), `ENOSPC` (no key to give). On x86 the first call of a process is `EINVAL`: the
+/// kernel hands out key 0 from its empty map, fails to set its rights without PKRU, and the
+/// key stays taken (xstate.c `arch_set_user_pkey_access`); later calls find no key.
+pub fn pkey_alloc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let model = t.arch.info().pkeys;
+    // PKEY_ACCESS_MASK: disable access and write; arm64 adds disable execute and read.
+    let rights = if model == Pkeys::Arm64 { 0xf } else { 0x3 };
+    if a.raw(0) != 0 || a.raw(1) & !rights != 0 {
+        return Err(Errno::EINVAL);
+    }
+    match model {
+        Pkeys::X86 if t.mm.pkey_map.unwrap_or(0) & 1 == 0 => {
+            t.mm.pkey_map = Some(1);
+            Err(Errno::EINVAL)
+        }
+        _ => Err(Errno::ENOSPC),
+    }
+}
+
+/// `pkey_free(int pkey)`: frees an allocated key (arm64's reserved key 0 is one). Errors:
+/// `EINVAL` (not allocated: any key on x86 and on arches without keys).
+pub fn pkey_free(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let t = cpu.get_data_mut();
+    let model = t.arch.info().pkeys;
+    let pkey = a.int(0);
+    if model != Pkeys::Arm64 || !pkey_allocated(model, t.mm.pkey_map, pkey) {
+        return Err(Errno::EINVAL);
+    }
+    let map = t.mm.pkey_map.unwrap_or(pkey_initial_map(model));
+    t.mm.pkey_map = Some(map & !(1 << pkey));
+    Ok(0)
+}
+
+/// `pkey_mprotect(void *addr, size_t len, int prot, int pkey)`: `mprotect` with a key; key -1
+/// is plain `mprotect`, and another key must be allocated. Errors: `mprotect`'s, `EINVAL`.
+pub fn pkey_mprotect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    do_mprotect_pkey(cpu, a.raw(0), a.raw(1), a.raw(2), a.int(3))
+}
+
+/// `remap_file_pages(void *addr, size_t size, int prot, size_t pgoff, int flags)`
+/// (remap_file_pages(2)): Linux emulates it by mapping the file again with `MAP_FIXED` at page
+/// offset `pgoff` over `[addr, addr+size)` (mm/mmap.c); endgate has the host do the same to its
+/// own shared mapping. Errors: `EINVAL` (`prot` not 0, an empty or wrapping range, `pgoff`
+/// wrapping, a range not inside shared mappings of one file with the same permissions).
+pub fn remap_file_pages(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (start, size, prot, pgoff) = (a.ulong(0), a.ulong(1), a.ulong(2), a.ulong(3));
+    if prot != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let start = page_floor(start);
+    let size = page_floor(size);
+    let end = start.checked_add(size).filter(|&e| e > start).ok_or(Errno::EINVAL)?;
+    if pgoff.checked_add(size / PAGE_SIZE).is_none() {
+        return Err(Errno::EINVAL);
+    }
+    let t = cpu.get_data_mut();
+    let (_, first) = t.mm.vma_at(start).ok_or(Errno::EINVAL)?;
+    if !first.shared {
+        return Err(Errno::EINVAL);
+    }
+    // The range may run over several mappings, contiguous, of the same file and flags.
+    let (mut cur, name, prot) = (first.end, first.name.clone(), first.prot);
+    while cur < end {
+        let next = t.mm.vma_at(cur).filter(|(s, v)| *s == cur && v.shared && v.name == name && v.prot == prot);
+        let (_, v) = next.ok_or(Errno::EINVAL)?;
+        cur = v.end;
+    }
+    t.mm.remap_file_pages(start, size, pgoff)?;
+    Ok(0)
+}
+
+/// `cachestat(unsigned int fd, struct cachestat_range *range, struct cachestat *cstat,
+/// unsigned int flags)` (cachestat(2), include/uapi/linux/mman.h: `{ __u64 off, len; }` in,
+/// five `__u64` counters out, in the guest's byte order): the host's answer for the file.
+/// Errors: the host's, in its order (`EBADF`, `EFAULT` for the range, `EOPNOTSUPP`, `EPERM`,
+/// `EINVAL` for flags), `EFAULT` for `cstat`, `ENOSYS` from a host kernel without the call.
+pub fn cachestat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let mm = &cpu.get_data().mm;
+    let range: Option<[u64; 2]> = (|| Some([mm.read_u64(a.ptr(1)).ok()?, mm.read_u64(a.ptr(1) + 8).ok()?]))();
+    let mut out = [0u64; 5];
+    // An unreadable guest range is an unreadable host pointer, so the host reports it in its
+    // own order among its checks (a page-aligned kernel address faults in copy_from_user).
+    let range_ptr = range.as_ref().map_or(usize::MAX & !0xfff, |r| r.as_ptr() as usize);
+    // SAFETY: `range_ptr` is our two-word range (or an address the host refuses), `out` has
+    // room for the five counters.
+    let r = unsafe { libc::syscall(451, a.uint(0), range_ptr, out.as_mut_ptr(), a.uint(3)) };
+    host_ret(r)?;
+    let mm = &mut cpu.get_data_mut().mm;
+    mm.check_writable(a.ptr(2), 40)?;
+    for (i, v) in out.iter().enumerate() {
+        mm.write_u64(a.ptr(2) + 8 * i as u64, *v)?;
+    }
+    Ok(0)
+}
+
+/// Flags `map_shadow_stack` knows (`SHADOW_STACK_SET_TOKEN`, arm64's `SHADOW_STACK_SET_MARKER`):
+/// never all bits.
+const SHADOW_STACK_PROBE_FLAGS: u64 = 0xffff_ffff;
+
+/// `map_shadow_stack(unsigned long addr, unsigned long size, unsigned int flags)` on x86_64 and
+/// aarch64, whose Linux has user shadow stacks (x86 SHSTK, arm64 GCS): the guest CPUs lack the
+/// feature, so a kernel built with it answers `EOPNOTSUPP`; one built without it (as this
+/// host's may be) has no such call, `ENOSYS`. The host kernel is asked which it is, with flags
+/// it refuses before mapping anything.
+pub fn map_shadow_stack(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    static BUILT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let built = *BUILT.get_or_init(|| {
+        // SAFETY: invalid flags: the host kernel answers before mapping anything.
+        let r = unsafe { libc::syscall(453, 0u64, 0u64, SHADOW_STACK_PROBE_FLAGS) };
+        !(r < 0 && Errno::last() == Errno::ENOSYS)
+    });
+    Err(if built { Errno::EOPNOTSUPP } else { Errno::ENOSYS })
 }
 
 const MREMAP_MAYMOVE: u64 = 1;

@@ -14,12 +14,15 @@
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
 //! stderr. A handler never fakes success for something it did not do.
 
+pub mod aio;
 pub mod arch;
 pub mod capability;
+pub mod cbpf;
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
 pub mod exec;
+pub mod fanotify;
 pub mod fhandle;
 pub mod fork;
 pub mod fs;
@@ -29,17 +32,26 @@ pub mod inotify;
 pub mod io;
 pub mod ioctl;
 pub mod ipc;
+pub mod keys;
+pub mod lsm;
+pub mod mempolicy;
 pub mod misc;
 pub mod mm;
+pub mod mount;
 pub mod mqueue;
 pub mod net;
 pub mod netdevice;
 pub mod netlink;
+pub mod ns;
+pub mod old;
 pub mod path;
 pub mod pidfd;
 pub mod process;
+pub mod process_vm;
 pub mod procfs;
 pub mod sched;
+pub mod seccomp;
+pub mod selfref;
 pub mod signal;
 pub mod signalfd;
 pub mod socketcall;
@@ -86,7 +98,7 @@ impl DispatchTable {
     /// guests the rows of [`compat32::DEFS`] replace those of the same call, then the arch's
     /// own rows ([`arch::rows_of`]) replace any of either.
     pub fn new(arch: &dyn GuestArch) -> DispatchTable {
-        let compat: &'static [SyscallDef] = if arch.info().is_64bit { &[] } else { compat32::DEFS };
+        let compat: &'static [SyscallDef] = if arch.info().is_64bit() { &[] } else { compat32::DEFS };
         let mut by_sys: HashMap<Sys, &'static SyscallDef> =
             table::DEFS.iter().chain(compat).map(|d| (d.sys, d)).collect();
         for d in self::arch::rows_of(arch) {
@@ -132,38 +144,98 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         arch.syscall_args_rest(cpu, &mut args);
     }
     let tracing = task.opts.strace;
+    // seccomp judges every call once a thread of the process has a mode, on all six arguments.
+    let verdict = if seccomp::active() {
+        if def.is_none_or(|d| d.args.len() <= 3) {
+            arch.syscall_args_rest(cpu, &mut args);
+        }
+        let ip = seccomp::gate_ip().unwrap_or_else(|| arch.syscall_ip(cpu));
+        seccomp::judge(cpu, &args, ip)
+    } else {
+        seccomp::Verdict::Allow
+    };
     let pre = tracing.then(|| strace::format_entry(cpu, def, &args));
 
-    let result = match def {
-        Some(def) => match catch_unwind(AssertUnwindSafe(|| (def.handler)(cpu, &args))) {
-            Ok(r) => r,
-            Err(_) => {
-                crate::elog!("endgate: internal error while serving {}", def.sys.name());
-                cpu.get_data_mut().exit = Some(Exit::Internal);
-                Err(Errno::ENOSYS)
+    let _ = cpu.get_data().mm.take_grow_request();
+    let mut keep_ret_reg = false;
+    let result = match verdict {
+        seccomp::Verdict::Allow => None,
+        seccomp::Verdict::Return(r) => Some(r),
+        seccomp::Verdict::Trap(info) => {
+            // The handler sees the registers as they were before the call (the kernel's
+            // `syscall_rollback`).
+            cpu.get_data_mut().sync_fault = Some(info);
+            keep_ret_reg = true;
+            Some(Err(Errno::ENOSYS))
+        }
+        seccomp::Verdict::KillThread(sig) => {
+            let pc = arch.pc(cpu);
+            let t = cpu.get_data_mut();
+            if crate::thread::live_threads() > 1 {
+                t.exit = Some(Exit::Code(0));
+                t.exit_thread = true;
+            } else {
+                t.exit = Some(Exit::Signal { sig, pc, addr: None });
+            }
+            Some(Err(Errno::ENOSYS))
+        }
+        seccomp::Verdict::KillProcess => {
+            let pc = arch.pc(cpu);
+            cpu.get_data_mut().exit = Some(Exit::Signal { sig: crate::signal::Signal::SIGSYS, pc, addr: None });
+            Some(Err(Errno::ENOSYS))
+        }
+    };
+    let result = match result {
+        Some(r) => r,
+        None => match def {
+            Some(def) => match catch_unwind(AssertUnwindSafe(|| {
+                let r = (def.handler)(cpu, &args);
+                // A buffer just below a grows-down stack: the kernel's access would have grown
+                // the stack, so grow it and serve the call again (the buffer checks come first).
+                let mm = &mut cpu.get_data_mut().mm;
+                if r == Err(Errno::EFAULT) && mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
+                    (def.handler)(cpu, &args)
+                } else {
+                    r
+                }
+            })) {
+                Ok(r) => r,
+                Err(_) => {
+                    crate::elog!("endgate: internal error while serving {}", def.sys.name());
+                    cpu.get_data_mut().exit = Some(Exit::Internal);
+                    Err(Errno::ENOSYS)
+                }
+            },
+            None => {
+                // A call without a handler: the answer `unserved` gives it (ENOSYS for a number
+                // the arch does not define).
+                let name = (arch.info().numbers)().name_of(args.nr);
+                let group = name.and_then(unserved::group_of);
+                let errno = group.map_or(Errno::ENOSYS, |g| g.errno);
+                let task = cpu.get_data_mut();
+                if tracing && task.warned.insert(args.nr) {
+                    let (name, arch_name) = (name.unwrap_or("unknown"), arch.info().name);
+                    let e = errno.name().unwrap_or("E?");
+                    match group {
+                        Some(g) if g.kind == unserved::Kind::Refused => crate::elog!(
+                            "endgate: syscall {} ({name}) is refused on {arch_name}: -{e} ({})",
+                            args.nr,
+                            g.reason
+                        ),
+                        Some(g) if g.kind == unserved::Kind::Absent => crate::elog!(
+                            "endgate: syscall {} ({name}) is answered as {arch_name} without the feature: -{e} ({})",
+                            args.nr,
+                            g.reason
+                        ),
+                        _ => crate::elog!(
+                            "endgate: syscall {} ({name}) is not implemented on {arch_name}: -{e}",
+                            args.nr
+                        ),
+                    }
+                }
+                Err(errno)
             }
         },
-        None => {
-            // A call without a handler: the answer `unserved` gives it (ENOSYS for a number
-            // the arch does not define).
-            let name = (arch.info().numbers)().name_of(args.nr);
-            let group = name.and_then(unserved::group_of);
-            let errno = group.map_or(Errno::ENOSYS, |g| g.errno);
-            let task = cpu.get_data_mut();
-            if tracing && task.warned.insert(args.nr) {
-                let (name, arch_name) = (name.unwrap_or("unknown"), arch.info().name);
-                let e = errno.name().unwrap_or("E?");
-                match group {
-                    Some(g) if g.kind == unserved::Kind::Refused => crate::elog!(
-                        "endgate: syscall {} ({name}) is refused on {arch_name}: -{e} ({})",
-                        args.nr,
-                        g.reason
-                    ),
-                    _ => crate::elog!("endgate: syscall {} ({name}) is not implemented on {arch_name}: -{e}", args.nr),
-                }
-            }
-            Err(errno)
-        }
     };
     if result == Err(Errno::EINTR) && crate::signal::host::has_recorded() {
         // A signal interrupted the call: delivery decides whether it restarts, with the
@@ -200,7 +272,9 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         let _ = cpu.emu_stop();
         return true;
     }
-    arch.set_syscall_ret(cpu, ret);
+    if !keep_ret_reg {
+        arch.set_syscall_ret(cpu, ret);
+    }
     if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);
     }

@@ -2,7 +2,9 @@
 //!
 //! An absolute guest path is looked up under the `-L` sysroot first and used from there when
 //! it exists (qemu-user's rule); otherwise, and for relative paths, the host path is the guest
-//! path. `/proc/self/exe` names the guest program, not endgate.
+//! path. `/proc/self/exe` names the guest program, not endgate. Once the guest has changed
+//! its root (`chroot`, `pivot_root`), its absolute paths are paths in that root and the
+//! sysroot no longer applies ([`super::selfref::root_changed`]).
 
 use std::ffi::CString;
 
@@ -45,7 +47,7 @@ pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
     if is_proc_self_exe(&raw) {
         return CString::new(task.exe.host_path.as_os_str().as_encoded_bytes().to_vec()).unwrap_or_default();
     }
-    if raw.first() == Some(&b'/') {
+    if raw.first() == Some(&b'/') && !super::selfref::root_changed() {
         if let (Some(root), Ok(s)) = (&task.opts.sysroot, std::str::from_utf8(&raw)) {
             let p = crate::syscall::path::sysroot_path(&task.opts, s);
             if p.starts_with(root) {
@@ -70,7 +72,7 @@ pub fn host_path_opt(task: &Task, addr: GuestAddr) -> Result<Option<CString>, Er
 
 /// Host path for a guest absolute path under the `-L` sysroot, if it exists there.
 pub fn sysroot_path(opts: &crate::guest::Options, guest: &str) -> std::path::PathBuf {
-    if let Some(root) = &opts.sysroot {
+    if let Some(root) = opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
         if guest.starts_with('/') {
             let p = root.join(guest.trim_start_matches('/'));
             if p.symlink_metadata().is_ok() {

@@ -224,11 +224,39 @@ pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EINVAL` when `len` is not the arch's `sizeof(struct robust_list_head)` (24 on LP64).
 pub fn set_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let want = if t.arch.info().is_64bit { 24 } else { 12 };
+    let want = if t.arch.info().is_64bit() { 24 } else { 12 };
     if a.raw(1) != want {
         return Err(Errno::EINVAL);
     }
     t.robust_list = (a.raw(0), a.raw(1));
+    crate::thread::set_robust_head(a.raw(0));
+    Ok(0)
+}
+
+/// `get_robust_list(int pid, struct robust_list_head **head_ptr, size_t *len_ptr)`: the head
+/// thread `pid` (0: the caller) gave `set_robust_list` (NULL if none) and
+/// `sizeof(struct robust_list_head)` (three guest pointers). The threads of the caller's own
+/// process are always readable, as `ptrace_may_access` allows within a thread group; for a
+/// thread of another process the host kernel answers (`ESRCH`, `EPERM`, or the head in that
+/// process, which for another endgate is endgate's own, not its guest's). Errors: `ESRCH`,
+/// `EPERM`, `EFAULT`.
+pub fn get_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let pid = a.int(0);
+    let head = if pid == 0 || pid == crate::thread::gettid() {
+        cpu.get_data().robust_list.0
+    } else if pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists() {
+        // A thread of this process: its head, or NULL if it never set one.
+        crate::thread::robust_head_of(pid).unwrap_or(0)
+    } else {
+        let (mut head, mut len) = (0u64, 0u64);
+        // SAFETY: two local out values the size of the host's pointer and size_t.
+        host_ret(unsafe { libc::syscall(libc::SYS_get_robust_list, pid, &mut head, &mut len) })?;
+        head
+    };
+    let mm = &mut cpu.get_data_mut().mm;
+    let len = 3 * mm.long_bytes();
+    mm.write_ulong(a.ptr(2), len)?;
+    mm.write_ulong(a.ptr(1), head)?;
     Ok(0)
 }
 
@@ -332,14 +360,22 @@ mod pr {
     pub const PR_GET_CHILD_SUBREAPER: i32 = 37;
     pub const PR_SET_NO_NEW_PRIVS: i32 = 38;
     pub const PR_GET_NO_NEW_PRIVS: i32 = 39;
+    pub const PR_GET_SECCOMP: i32 = 21;
+    pub const PR_SET_SECCOMP: i32 = 22;
 }
 
 /// `prctl(int option, unsigned long arg2, …)` (prctl(2)) for the process-attribute options in
-/// `pr`. Errors: `EINVAL` for options that would change endgate itself (seccomp, endian,
-/// memory layout) or that endgate does not know.
+/// `pr`; the seccomp options are endgate's own ([`super::seccomp`]). Errors: `EINVAL` for
+/// options that would change endgate itself (endian, memory layout) or that endgate does not
+/// know.
 pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use pr::*;
     let opt = a.int(0);
+    match opt {
+        PR_GET_SECCOMP => return super::seccomp::prctl_get(),
+        PR_SET_SECCOMP => return super::seccomp::prctl_set(cpu, a.raw(1), a.ptr(2)),
+        _ => {}
+    }
     let t = cpu.get_data_mut();
     let arg2: u64 = match opt {
         PR_SET_NAME => t.buf_in(a.ptr(1), 16)? as u64,

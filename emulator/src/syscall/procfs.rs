@@ -1,31 +1,71 @@
 //! The guest's view of its own `/proc/self` files that would otherwise describe endgate:
-//! `maps` (the guest's mappings), `cmdline` (the guest's argv), `auxv` (the guest's auxiliary
-//! vector), `stat` (the host's line with the guest's memory-layout fields). Opening one of them returns a memfd holding the text generated at open time, as
-//! the kernel generates it at read time. `exe` is handled by readlink/open through
-//! [`super::path`]; `comm` follows from the host thread name, which endgate sets to the
-//! guest program's name at start-up.
+//! `maps`, `smaps` and `smaps_rollup` (the guest's mappings), `pagemap` (the host's entries
+//! for the pages behind the guest's), `status` (the host's with the guest's memory sizes,
+//! thread count and signal sets), `cmdline` (the guest's argv), `auxv` (the guest's auxiliary
+//! vector), `stat` (the host's line with the guest's memory-layout fields), and the same for
+//! each guest thread under `task/TID/` (`stat`, `status`, `maps`, `smaps`). Opening one returns
+//! a memfd holding the text generated at open time, as the kernel generates it at read time;
+//! `pagemap`'s entries are written into its memfd before each `read`/`pread64`
+//! ([`before_read`]). Sources: proc(5), Documentation/filesystems/proc.rst and
+//! Documentation/admin-guide/mm/pagemap.rst for the formats, this host's own files for the
+//! field set of its kernel. `exe` is handled by readlink/open through [`super::path`]; `comm`
+//! follows from the host thread name, which endgate sets to the guest program's name at
+//! start-up.
 
 use std::fmt::Write as _;
+use std::os::unix::fs::FileExt as _;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use syscalls::Errno;
 
 use crate::guest::Task;
-use crate::mm::{Prot, VmaName};
+use crate::mm::{Prot, Vma, VmaName, PAGE_SIZE};
 
 /// Which `/proc/self` file a guest path names, if it is one endgate generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProcFile {
-    /// `/proc/self/maps`.
+    /// `/proc/self/maps` (and `task/TID/maps`).
     Maps,
+    /// `/proc/self/smaps` (and `task/TID/smaps`).
+    Smaps,
+    /// `/proc/self/smaps_rollup`.
+    SmapsRollup,
+    /// `/proc/self/pagemap`.
+    Pagemap,
     /// `/proc/self/cmdline`.
     Cmdline,
     /// `/proc/self/auxv`.
     Auxv,
     /// `/proc/self/stat` (and `/proc/thread-self/stat`).
     Stat,
+    /// `/proc/self/status` of thread `tid` (the thread-group leader for `/proc/self`).
+    Status {
+        /// The thread.
+        tid: i32,
+    },
+    /// `/proc/self/task/TID/stat`.
+    TaskStat {
+        /// The thread.
+        tid: i32,
+    },
     /// `/proc/cpuinfo`, where the arch has its own (`ArchInfo::cpuinfo`).
     Cpuinfo,
 }
 
-/// Recognises `/proc/self/X`, `/proc/thread-self/X` and `/proc/<own pid>/X`.
+/// The name endgate's own preemption timer thread has (`thread::preempt`): not a guest thread.
+const TIMER_THREAD: &[u8] = b"endgate-preempt";
+
+/// `tid` is a thread of this process that runs guest code.
+fn is_guest_thread(tid: i32) -> bool {
+    match super::selfref::read_proc(&format!("self/task/{tid}/comm")) {
+        Some(c) => c.strip_suffix(b"\n").unwrap_or(&c) != TIMER_THREAD,
+        None => false,
+    }
+}
+
+/// Recognises `/proc/self/X`, `/proc/thread-self/X`, `/proc/<own pid>/X` and
+/// `/proc/{self,<own pid>}/task/<guest tid>/X`.
 pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     if path == b"/proc/cpuinfo" {
         return Some(ProcFile::Cpuinfo);
@@ -34,15 +74,34 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     let slash = rest.iter().position(|&b| b == b'/')?;
     let (who, file) = (&rest[..slash], &rest[slash + 1..]);
     // SAFETY: getpid has no preconditions.
-    let pid = unsafe { libc::getpid() }.to_string();
-    if who != b"self" && who != b"thread-self" && who != pid.as_bytes() {
+    let pid = unsafe { libc::getpid() };
+    let thread_self = who == b"thread-self";
+    if who != b"self" && !thread_self && who != pid.to_string().as_bytes() {
         return None;
+    }
+    if let Some(t) = file.strip_prefix(b"task/").filter(|_| !thread_self) {
+        let slash = t.iter().position(|&b| b == b'/')?;
+        let tid: i32 = std::str::from_utf8(&t[..slash]).ok()?.parse().ok()?;
+        if !is_guest_thread(tid) {
+            return None;
+        }
+        return match &t[slash + 1..] {
+            b"maps" => Some(ProcFile::Maps),
+            b"smaps" => Some(ProcFile::Smaps),
+            b"stat" => Some(ProcFile::TaskStat { tid }),
+            b"status" => Some(ProcFile::Status { tid }),
+            _ => None,
+        };
     }
     match file {
         b"maps" => Some(ProcFile::Maps),
+        b"smaps" => Some(ProcFile::Smaps),
+        b"smaps_rollup" if !thread_self => Some(ProcFile::SmapsRollup),
+        b"pagemap" => Some(ProcFile::Pagemap),
         b"cmdline" => Some(ProcFile::Cmdline),
         b"auxv" => Some(ProcFile::Auxv),
         b"stat" => Some(ProcFile::Stat),
+        b"status" => Some(ProcFile::Status { tid: if thread_self { crate::thread::gettid() } else { pid } }),
         _ => None,
     }
 }
@@ -54,11 +113,7 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
     if path.first() == Some(&b'/') {
         return lookup(path);
     }
-    let base = if dirfd == libc::AT_FDCWD {
-        std::env::current_dir().ok()?
-    } else {
-        std::fs::read_link(format!("/proc/self/fd/{dirfd}")).ok()?
-    };
+    let base = if dirfd == libc::AT_FDCWD { std::env::current_dir().ok()? } else { super::selfref::fd_link(dirfd)? };
     let base = base.as_os_str().as_encoded_bytes();
     if !base.starts_with(b"/proc") {
         return None;
@@ -70,14 +125,41 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
     lookup(&full)
 }
 
+/// Opens the guest's `f`: a memfd with its contents (empty for `pagemap`, whose entries are
+/// written before each read). `cloexec` for `O_CLOEXEC`.
+pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
+    let fd = open_memfd(&generate(task, f), cloexec)?;
+    if f == ProcFile::Pagemap {
+        if let Some(id) = file_id_of(fd) {
+            PAGEMAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(id);
+            ANY_PAGEMAP.store(true, Ordering::Relaxed);
+        }
+    }
+    Ok(fd)
+}
+
+/// `true` if the guest's path (relative to `dirfd`) names an existing file, as it must for
+/// endgate to answer with its own contents: a guest whose root or mounts have no `/proc`
+/// gets `ENOENT`, as natively.
+pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
+    let host = super::path::map_path(task, path.to_vec());
+    // SAFETY: a NUL-terminated path.
+    unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
+}
+
 /// The file's contents now.
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
         ProcFile::Maps => maps(task).into_bytes(),
-        ProcFile::Stat => stat(task).into_bytes(),
+        ProcFile::Smaps => smaps(task).into_bytes(),
+        ProcFile::SmapsRollup => smaps_rollup(task).into_bytes(),
+        ProcFile::Pagemap => Vec::new(),
+        ProcFile::Stat => stat(task, "thread-self/stat").into_bytes(),
+        ProcFile::TaskStat { tid } => stat(task, &format!("self/task/{tid}/stat")).into_bytes(),
+        ProcFile::Status { tid } => status(task, tid).into_bytes(),
         ProcFile::Cpuinfo => match task.arch.info().cpuinfo {
             Some(f) => f(online_cpus()).into_bytes(),
-            None => std::fs::read("/proc/cpuinfo").unwrap_or_default(),
+            None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
         ProcFile::Cmdline => {
             let mut v = Vec::new();
@@ -92,7 +174,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             let le = task.mm.endian() == crate::mm::Endian::Little;
             for &(k, val) in &task.auxv {
                 for w in [k, val] {
-                    if task.arch.info().is_64bit {
+                    if task.arch.info().is_64bit() {
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     } else {
                         let w = crate::abi::low32(w);
@@ -111,45 +193,482 @@ fn online_cpus() -> usize {
     usize::try_from(unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }).unwrap_or(1).max(1)
 }
 
-/// `/proc/self/maps` lines as fs/proc/task_mmu.c prints them: address range, permissions,
-/// offset, device, inode, then the name from column 73.
+/// `/proc/self/maps` lines as fs/proc/task_mmu.c prints them.
 fn maps(task: &Task) -> String {
-    let mut out = String::new();
-    for (start, v) in task.mm.vmas() {
-        let p = v.prot;
-        let perms = format!(
-            "{}{}{}{}",
-            if p.contains(Prot::READ) { 'r' } else { '-' },
-            if p.contains(Prot::WRITE) { 'w' } else { '-' },
-            if p.contains(Prot::EXEC) { 'x' } else { '-' },
-            if v.shared { 's' } else { 'p' }
-        );
-        let (name, dev, ino) = match &v.name {
-            VmaName::Anon => (String::new(), "00:00".to_string(), 0),
-            VmaName::Heap => ("[heap]".to_string(), "00:00".to_string(), 0),
-            VmaName::Stack => ("[stack]".to_string(), "00:00".to_string(), 0),
-            VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
-            // The kernel's name for a SysV segment's file on its internal shm mount.
-            VmaName::SysvShm { key, shmid } => (
-                format!("/SYSV{:08x} (deleted)", crate::abi::low32(*key)),
-                "00:01".to_string(),
-                u64::from(crate::abi::low32(*shmid)),
-            ),
-            VmaName::File(path) => {
-                let (dev, ino) = file_id(path);
-                (path.clone(), dev, ino)
-            }
-        };
-        let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);
-        if !name.is_empty() {
-            while line.len() < 73 {
-                line.push(' ');
-            }
-            line.push_str(&name);
+    task.mm.vmas().map(|(start, v)| maps_line(start, v)).collect()
+}
+
+/// One mapping's line (fs/proc/task_mmu.c `show_map_vma`): `%08lx-%08lx %c%c%c%c %08llx
+/// %02x:%02x %lu ` (the trailing space stays when there is no name), then for a named mapping
+/// spaces up to column 73 (the kernel's field width for 64-bit pointers, which a compat
+/// process of a 64-bit kernel sees too) and the name; a newline.
+fn maps_line(start: u64, v: &Vma) -> String {
+    let p = v.prot;
+    let perms = format!(
+        "{}{}{}{}",
+        if p.contains(Prot::READ) { 'r' } else { '-' },
+        if p.contains(Prot::WRITE) { 'w' } else { '-' },
+        if p.contains(Prot::EXEC) { 'x' } else { '-' },
+        if v.shared { 's' } else { 'p' }
+    );
+    let (name, dev, ino) = match &v.name {
+        VmaName::Anon => (String::new(), "00:00".to_string(), 0),
+        VmaName::Heap => ("[heap]".to_string(), "00:00".to_string(), 0),
+        VmaName::Stack => ("[stack]".to_string(), "00:00".to_string(), 0),
+        VmaName::Gate(n) => (n.to_string(), "00:00".to_string(), 0),
+        // The kernel's name for a SysV segment's file on its internal shm mount.
+        VmaName::SysvShm { key, shmid } => (
+            format!("/SYSV{:08x} (deleted)", u32::from_ne_bytes(key.to_ne_bytes())),
+            "00:01".to_string(),
+            u64::from(u32::from_ne_bytes(shmid.to_ne_bytes())),
+        ),
+        VmaName::File(path) => {
+            let (dev, ino) = file_id(path);
+            (path.clone(), dev, ino)
         }
-        let _ = writeln!(out, "{}", line.trim_end());
+    };
+    let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);
+    if !name.is_empty() {
+        pad_to_name(&mut line);
+        line.push_str(&name);
+    }
+    line.push('\n');
+    line
+}
+
+/// Spaces up to column 73, where `show_map_vma` puts a mapping's name.
+fn pad_to_name(line: &mut String) {
+    while line.len() < 73 {
+        line.push(' ');
+    }
+}
+
+/// One mapping of endgate's own process as its `/proc/self/smaps` describes it.
+struct HostVma {
+    start: u64,
+    end: u64,
+    /// `(name, value)` of each field line between the header and `VmFlags`, in order; the
+    /// value as printed (`"8 kB"`, `"0"`).
+    fields: Vec<(String, String)>,
+    /// The `VmFlags` mnemonics.
+    flags: Vec<String>,
+}
+
+impl HostVma {
+    fn kb(&self, name: &str) -> u64 {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, v)| v.strip_suffix(" kB"))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+/// endgate's own mappings, from the host kernel's `/proc/self/smaps`, by address.
+fn host_smaps() -> Vec<HostVma> {
+    let text = super::selfref::read_proc_string("self/smaps");
+    let mut out: Vec<HostVma> = Vec::new();
+    for line in text.lines() {
+        let head = line
+            .split_once(' ')
+            .and_then(|(range, _)| range.split_once('-'))
+            .and_then(|(a, b)| Some((u64::from_str_radix(a, 16).ok()?, u64::from_str_radix(b, 16).ok()?)));
+        match (head, line.split_once(':')) {
+            (Some((start, end)), _) if !line.starts_with(|c: char| c.is_ascii_uppercase()) => {
+                out.push(HostVma { start, end, fields: Vec::new(), flags: Vec::new() });
+            }
+            (_, Some(("VmFlags", flags))) => {
+                if let Some(h) = out.last_mut() {
+                    h.flags = flags.split_whitespace().map(str::to_string).collect();
+                }
+            }
+            (_, Some((name, value))) => {
+                if let Some(h) = out.last_mut() {
+                    h.fields.push((name.to_string(), value.trim().to_string()));
+                }
+            }
+            _ => {}
+        }
     }
     out
+}
+
+/// The host's pagemap entries (Documentation/admin-guide/mm/pagemap.rst) of the `n` pages
+/// from host address `host`: what the host gives this process (frame numbers only with
+/// `CAP_SYS_ADMIN`). Zeros where it cannot be read.
+fn host_pagemap(host: u64, n: usize) -> Vec<u64> {
+    let mut raw = vec![0u8; n * 8];
+    if let Some(f) = super::selfref::open_proc("self/pagemap") {
+        let _ = f.read_exact_at(&mut raw, host / PAGE_SIZE * 8);
+    }
+    raw.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes"))).collect()
+}
+
+/// Pagemap bit 63: the page is present in memory.
+const PM_PRESENT: u64 = 1 << 63;
+
+/// One value of a guest mapping's smaps.
+enum Field {
+    /// A size in kB.
+    Kb(u64),
+    /// Printed as the host printed it (`THPeligible`, `ProtectionKey`).
+    Raw(String),
+}
+
+/// The smaps of one guest mapping: its fields in the host kernel's order, and its `VmFlags`.
+struct GuestSmaps {
+    fields: Vec<(String, Field)>,
+    flags: Vec<String>,
+}
+
+impl GuestSmaps {
+    fn kb(&self, name: &str) -> u64 {
+        self.fields.iter().find(|(n, _)| n == name).map_or(0, |(_, f)| match f {
+            Field::Kb(v) => *v,
+            Field::Raw(_) => 0,
+        })
+    }
+}
+
+/// The `VmFlags` mnemonics in the kernel's order (their `VM_*` bit numbers, include/linux/mm.h
+/// and fs/proc/task_mmu.c `show_smap_vma_flags`); others sort after them.
+const FLAG_ORDER: [&str; 31] = [
+    "rd", "wr", "ex", "sh", "mr", "mw", "me", "ms", "gd", "um", "pf", "uw", "lo", "io", "sr", "rr", "dc", "de", "lf",
+    "ac", "nr", "ht", "sf", "ar", "wf", "dd", "sd", "mm", "hg", "nh", "mg",
+];
+
+/// The smaps of guest mapping `[start, v.end)`: sizes from the host mappings behind it (a host
+/// mapping wholly inside it counts whole; one that also backs other guest pages counts in
+/// proportion to its resident pages inside the guest range, counted from the host's
+/// pagemap), `Size` the guest's, and `VmFlags` the host's with the permissions, `gd` and `ac`
+/// of the guest's mapping.
+fn guest_smaps(task: &Task, host: &[HostVma], start: u64, v: &Vma) -> GuestSmaps {
+    let x86 = matches!(task.arch.info().name, "x86_64" | "i386");
+    let len = v.end - start;
+    let hs = task.mm.to_host(start, len).map_or(0, |p| p as u64);
+    let he = hs + len;
+    let first = host.partition_point(|h| h.end <= hs);
+    let over: Vec<&HostVma> = host[first..].iter().take_while(|h| h.start < he).collect();
+    let names: Vec<String> = host.first().map_or_else(Vec::new, |h| h.fields.iter().map(|(n, _)| n.clone()).collect());
+    let mut fields: Vec<(String, Field)> = Vec::new();
+    for name in names {
+        if name == "ProtectionKey" && !x86 {
+            continue;
+        }
+        let raw = over.first().and_then(|h| h.fields.iter().find(|(n, _)| *n == name)).map(|(_, v)| v.clone());
+        let f = match name.as_str() {
+            "Size" => Field::Kb(len / 1024),
+            "KernelPageSize" | "MMUPageSize" => Field::Kb(PAGE_SIZE / 1024),
+            _ if raw.as_deref().is_some_and(|r| !r.ends_with(" kB")) => Field::Raw(raw.unwrap_or_default()),
+            _ => {
+                let mut sum = 0u64;
+                for h in &over {
+                    let (a, b) = (h.start.max(hs), h.end.min(he));
+                    let val = h.kb(&name);
+                    if a == h.start && b == h.end {
+                        sum += val;
+                    } else {
+                        let rss_pages = h.kb("Rss") * 1024 / PAGE_SIZE;
+                        if rss_pages > 0 && val > 0 {
+                            let pages = usize::try_from((b - a) / PAGE_SIZE).unwrap_or(0);
+                            let present = host_pagemap(a, pages).iter().filter(|&&e| e & PM_PRESENT != 0).count();
+                            sum += val * present as u64 / rss_pages;
+                        }
+                    }
+                }
+                Field::Kb(sum)
+            }
+        };
+        fields.push((name, f));
+    }
+    let mut flags: Vec<String> = over
+        .first()
+        .map(|h| {
+            h.flags.iter().filter(|f| !matches!(f.as_str(), "rd" | "wr" | "ex" | "gd" | "ac" | "nr")).cloned().collect()
+        })
+        .unwrap_or_default();
+    let p = v.prot;
+    for (on, f) in [
+        (p.contains(Prot::READ), "rd"),
+        (p.contains(Prot::WRITE), "wr"),
+        (p.contains(Prot::EXEC), "ex"),
+        (v.grows_down, "gd"),
+        // VM_ACCOUNT: private writable memory is charged to the commit limit.
+        (!v.shared && p.contains(Prot::WRITE), "ac"),
+    ] {
+        if on {
+            flags.push(f.to_string());
+        }
+    }
+    flags.sort_by_key(|f| FLAG_ORDER.iter().position(|o| o == f).unwrap_or(FLAG_ORDER.len()));
+    GuestSmaps { fields, flags }
+}
+
+/// A field line as the kernel prints it: the name and colon left in 16 columns, the value
+/// right in 8.
+fn field_line(out: &mut String, name: &str, f: &Field) {
+    let label = format!("{name}:");
+    let _ = match f {
+        Field::Kb(v) => writeln!(out, "{label:<16}{v:>8} kB"),
+        Field::Raw(r) => writeln!(out, "{label:<16}{r:>8}"),
+    };
+}
+
+/// `/proc/self/smaps`: each mapping's maps line, its fields, `VmFlags`.
+fn smaps(task: &Task) -> String {
+    let host = host_smaps();
+    let mut out = String::new();
+    for (start, v) in task.mm.vmas() {
+        out.push_str(&maps_line(start, v));
+        let g = guest_smaps(task, &host, start, v);
+        for (name, f) in &g.fields {
+            field_line(&mut out, name, f);
+        }
+        let _ = writeln!(out, "VmFlags: {} ", g.flags.join(" "));
+    }
+    out
+}
+
+/// `/proc/self/smaps_rollup`: one header spanning every mapping, named `[rollup]`, then the
+/// sums of the fields the host kernel's rollup has (`Pss_Anon`, `Pss_File` and `Pss_Shmem`
+/// split each mapping's `Pss` by its anonymous share and shared memory).
+fn smaps_rollup(task: &Task) -> String {
+    let host = host_smaps();
+    let names: Vec<String> = super::selfref::read_proc_string("self/smaps_rollup")
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':').map(|(n, _)| n.to_string()))
+        .collect();
+    let mut sums: std::collections::HashMap<String, u64> = std::collections::HashMap::new();
+    let (mut first, mut last) = (None, 0);
+    for (start, v) in task.mm.vmas() {
+        first.get_or_insert(start);
+        last = v.end;
+        let g = guest_smaps(task, &host, start, v);
+        for (n, f) in &g.fields {
+            if let Field::Kb(k) = f {
+                *sums.entry(n.clone()).or_default() += k;
+            }
+        }
+        let (pss, rss, anon) = (g.kb("Pss"), g.kb("Rss"), g.kb("Anonymous"));
+        let shmem = v.shared && !matches!(v.name, VmaName::File(_));
+        let (pa, ps) = if shmem { (0, pss) } else { ((pss * anon.min(rss)).checked_div(rss).unwrap_or(0), 0) };
+        *sums.entry("Pss_Anon".into()).or_default() += pa;
+        *sums.entry("Pss_Shmem".into()).or_default() += ps;
+        *sums.entry("Pss_File".into()).or_default() += pss - pa - ps;
+    }
+    let mut out = format!("{:08x}-{last:08x} ---p 00000000 00:00 0 ", first.unwrap_or(0));
+    pad_to_name(&mut out);
+    out.push_str("[rollup]\n");
+    for n in names {
+        let v = sums.get(&n).copied().unwrap_or(0);
+        field_line(&mut out, &n, &Field::Kb(v));
+    }
+    out
+}
+
+/// A host-numbered signal set (bit `n-1` for host signal `n`) in the guest's numbering.
+fn set_to_guest(task: &Task, host: u64) -> u128 {
+    let mut g = 0u128;
+    for n in 1..=64u32 {
+        if host & (1u64 << (n - 1)) != 0 {
+            let s = (task.arch.info().signal_from_host)(crate::signal::Signal(n));
+            if (1..=128).contains(&s) {
+                g |= 1u128 << (s - 1);
+            }
+        }
+    }
+    g
+}
+
+/// `/proc/PID/status` (proc(5)): the host's lines for thread `tid`, with the guest's address
+/// space sizes (`VmPeak` to `VmLib`, `VmSwap`; `VmPTE` stays the host's), its thread count,
+/// and its signal sets in the guest's numbering and width (`_NSIG`/4 hex digits): pending
+/// from the host and, for the calling thread, endgate's own queue; blocked from the calling
+/// thread's guest mask (another thread's from the host, where endgate never blocks its fault
+/// signals); ignored and caught from the guest's dispositions.
+fn status(task: &Task, tid: i32) -> String {
+    let text = super::selfref::read_proc_string(&format!("self/task/{tid}/status"));
+    let host = host_smaps();
+    let prog = task.exe.host_path.to_string_lossy().into_owned();
+    let (mut rss, mut anon, mut shmem, mut swap, mut locked) = (0, 0, 0, 0, 0);
+    let (mut data, mut stk, mut exec, mut exe) = (0, 0, 0, 0);
+    for (start, v) in task.mm.vmas() {
+        let g = guest_smaps(task, &host, start, v);
+        let size = (v.end - start) / 1024;
+        rss += g.kb("Rss");
+        swap += g.kb("Swap");
+        if v.shared && !matches!(v.name, VmaName::File(_)) {
+            shmem += g.kb("Rss");
+        } else {
+            anon += g.kb("Anonymous");
+        }
+        if g.flags.iter().any(|f| f == "lo") {
+            locked += size;
+        }
+        let p = v.prot;
+        if v.grows_down {
+            stk += size;
+        } else if p.contains(Prot::WRITE) && !v.shared {
+            data += size;
+        } else if p.contains(Prot::EXEC) && !p.contains(Prot::WRITE) {
+            exec += size;
+            let own = matches!(&v.name, VmaName::File(f) if *f == prog || *f == task.exe.guest_path);
+            if own && exe == 0 {
+                exe = size;
+            }
+        }
+    }
+    let total = task.mm.total_vm() / 1024;
+    let peak = (task.mm.vm_peak / 1024).max(total);
+    let hwm = (task.mm.rss_peak.get() / 1024).max(rss);
+    task.mm.rss_peak.set(hwm * 1024);
+    let nsig = usize::try_from(task.arch.info().nsig).unwrap_or(64);
+    let hex = |set: u128| format!("{set:0width$x}", width = nsig / 4);
+    let host_set = |name: &str| -> u64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())
+            .unwrap_or(0)
+    };
+    let current = tid == crate::thread::gettid();
+    let blocked = if current { task.sig.mask } else { host_set("SigBlk:") };
+    let pending = host_set("SigPnd:") | if current { task.sig.pending } else { 0 };
+    let (mut ign, mut cgt) = (0u64, 0u64);
+    for (i, a) in task.sig.actions.iter().enumerate() {
+        if a.handler == crate::signal::SIG_IGN {
+            ign |= 1 << i;
+        } else if a.handler != crate::signal::SIG_DFL {
+            cgt |= 1 << i;
+        }
+    }
+    let kb = |v: u64| format!("{v:>8} kB");
+    let mut out = String::new();
+    for line in text.lines() {
+        let Some((name, _)) = line.split_once(':') else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let value = match name {
+            "VmPeak" => kb(peak),
+            "VmSize" => kb(total),
+            "VmLck" => kb(locked),
+            "VmHWM" => kb(hwm),
+            "VmRSS" => kb(rss),
+            "RssAnon" => kb(anon),
+            "RssFile" => kb(rss - anon.min(rss) - shmem.min(rss - anon.min(rss))),
+            "RssShmem" => kb(shmem),
+            "VmData" => kb(data),
+            "VmStk" => kb(stk),
+            "VmExe" => kb(exe),
+            "VmLib" => kb(exec - exe),
+            "VmSwap" => kb(swap),
+            "Threads" => crate::thread::live_threads().to_string(),
+            "SigPnd" => hex(set_to_guest(task, pending)),
+            "ShdPnd" => hex(set_to_guest(task, host_set("ShdPnd:"))),
+            "SigBlk" => hex(set_to_guest(task, blocked)),
+            "SigIgn" => hex(set_to_guest(task, ign)),
+            "SigCgt" => hex(set_to_guest(task, cgt)),
+            _ => {
+                out.push_str(line);
+                out.push('\n');
+                continue;
+            }
+        };
+        let _ = writeln!(out, "{name}:\t{value}");
+    }
+    out
+}
+
+/// In what `getdents64` (`name_at` 19) or `getdents` (18) just read from `fd` into `buf`:
+/// when `fd` is this process's `/proc/<pid>/task` directory, takes out the entry of endgate's
+/// preemption timer thread, which is no guest thread. Returns the new length.
+pub fn hide_timer_thread(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
+    let len = buf.len() as u64;
+    let timer = crate::thread::preempt::timer_tid();
+    if timer == 0 || buf.is_empty() {
+        return len;
+    }
+    // SAFETY: getpid has no preconditions.
+    let own = format!("/proc/{}/task", unsafe { libc::getpid() });
+    if super::selfref::fd_link(fd).as_deref() != Some(std::path::Path::new(&own)) {
+        return len;
+    }
+    let name = timer.to_string();
+    let mut off = 0;
+    while off + name_at < buf.len() {
+        let reclen = usize::from(u16::from_ne_bytes([buf[off + 16], buf[off + 17]]));
+        if reclen == 0 || off + reclen > buf.len() {
+            break;
+        }
+        let rec = &buf[off + name_at..off + reclen];
+        let this = rec.iter().position(|&b| b == 0).map_or(rec, |z| &rec[..z]);
+        if this == name.as_bytes() {
+            buf.copy_within(off + reclen.., off);
+            return (buf.len() - reclen) as u64;
+        }
+        off += reclen;
+    }
+    len
+}
+
+/// Pagemap files the guest has open, by the `(st_dev, st_ino)` of their memfds.
+static PAGEMAPS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
+/// Set once a pagemap has been opened: until then reads ask nothing more.
+static ANY_PAGEMAP: AtomicBool = AtomicBool::new(false);
+
+fn file_id_of(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: a local stat for the host to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; an integer fd.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+/// Before the host serves a `read` (`offset` `None`: from the file position) or `pread64` of
+/// `count` bytes on `fd`: if `fd` is a guest `/proc/self/pagemap`, writes the entries of the
+/// pages that range covers into it, as the kernel's `pagemap_read` makes them at read time:
+/// for each guest page (8 bytes at `vaddr / 4096 * 8`, in the guest's byte order) the host's
+/// entry for the host page behind it, 0 for unmapped pages, nothing at or past the end of the guest's address space.
+/// Errors: `EINVAL` for an offset or count that is not a multiple of 8 (as the kernel).
+pub fn before_read(task: &Task, fd: i32, offset: Option<u64>, count: u64) -> Result<(), Errno> {
+    if !ANY_PAGEMAP.load(Ordering::Relaxed) {
+        return Ok(());
+    }
+    let Some(id) = file_id_of(fd) else { return Ok(()) };
+    if !PAGEMAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).contains(&id) {
+        return Ok(());
+    }
+    let off = match offset {
+        Some(o) => o,
+        // SAFETY: an integer fd.
+        None => u64::try_from(unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) }).map_err(|_| Errno::last())?,
+    };
+    if off % 8 != 0 || count % 8 != 0 {
+        return Err(Errno::EINVAL);
+    }
+    let last_page = task.mm.task_size / PAGE_SIZE;
+    let first = (off / 8).min(last_page);
+    let end = (off / 8).saturating_add(count / 8).min(last_page);
+    let mut entries = vec![0u64; usize::try_from(end - first).map_err(|_| Errno::ENOMEM)?];
+    let (lo, hi) = (first * PAGE_SIZE, end * PAGE_SIZE);
+    for (start, v) in task.mm.vmas() {
+        let (a, b) = (start.max(lo), v.end.min(hi));
+        if a >= b {
+            continue;
+        }
+        let Some(h) = task.mm.to_host(a, b - a) else { continue };
+        let n = usize::try_from((b - a) / PAGE_SIZE).unwrap_or(0);
+        let at = usize::try_from((a - lo) / PAGE_SIZE).unwrap_or(0);
+        entries[at..at + n].copy_from_slice(&host_pagemap(h as u64, n));
+    }
+    // The entries are `u64`s in the guest kernel's byte order.
+    let big = task.mm.endian() == crate::mm::Endian::Big;
+    let bytes: Vec<u8> = entries.iter().flat_map(|e| if big { e.to_be_bytes() } else { e.to_le_bytes() }).collect();
+    // SAFETY: writes from a live buffer into the guest's memfd.
+    let _ = unsafe { libc::pwrite(fd, bytes.as_ptr().cast(), bytes.len(), i64::try_from(first * 8).unwrap_or(0)) };
+    Ok(())
 }
 
 /// `/proc/self/stat` (proc(5)): the host's line, which already has the guest's pid, name,
@@ -158,9 +677,10 @@ fn maps(task: &Task) -> String {
 /// `startcode` and 27 `endcode` (the program's executable mapping), 28 `startstack` (the
 /// initial stack pointer), 45 `start_data` and 46 `end_data` (the program's writable mapping),
 /// 47 `start_brk`. Fields 29-30 (`kstkesp`, `kstkeip`) read 0, as the kernel shows them for a
-/// running task; 48-51 (argument and environment bounds) are the host's.
-fn stat(task: &Task) -> String {
-    let line = std::fs::read_to_string("/proc/thread-self/stat").unwrap_or_default();
+/// running task; 48-51 (argument and environment bounds) are the host's. `rel` is the
+/// host's file to start from, relative to `/proc` (the calling thread's, or a `task/TID/stat`).
+fn stat(task: &Task, rel: &str) -> String {
+    let line = super::selfref::read_proc_string(rel);
     let Some(close) = line.rfind(')') else { return line };
     let (head, tail) = line.split_at(close + 1);
     // tail[0] is field 3 (state).
@@ -212,7 +732,7 @@ fn file_id(path: &str) -> (String, u64) {
 }
 
 /// A file descriptor reading `data` from the start (a memfd; `cloexec` for O_CLOEXEC).
-pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, syscalls::Errno> {
+pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, Errno> {
     let flags = if cloexec { libc::MFD_CLOEXEC } else { 0 };
     // SAFETY: a NUL-terminated name and flags.
     let fd = unsafe { libc::memfd_create(c"endgate-proc".as_ptr(), flags) };
@@ -247,6 +767,7 @@ mod tests {
         let own = format!("/proc/{}/cmdline", std::process::id());
         assert_eq!(lookup(own.as_bytes()), Some(ProcFile::Cmdline));
         assert_eq!(lookup(b"/proc/1/maps"), None);
-        assert_eq!(lookup(b"/proc/self/status"), None);
+        assert_eq!(lookup(b"/proc/self/smaps"), Some(ProcFile::Smaps));
+        assert_eq!(lookup(b"/proc/self/environ"), None);
     }
 }

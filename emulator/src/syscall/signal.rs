@@ -12,44 +12,55 @@ use crate::abi::shapes::{KernelSigaction, SIGACTION, SIGACTION_NO_RESTORER, TIME
 use crate::abi::thunk::Plain;
 use crate::guest::sigframe::{read_siginfo_rt, read_stack_t, write_stack_t};
 use crate::guest::sigframe::{write_siginfo, SIGINFO_SIZE};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::GuestAddr;
 use crate::signal::{AltStack, SigAction, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
 /// `rt_sigaction(int sig, const struct sigaction *act, struct sigaction *oact, size_t
 /// sigsetsize)`. The guest struct is `{handler, flags, restorer, mask}` ([`SIGACTION`], the
-/// kernel's `struct sigaction` on the asm-generic arches, x86 and s390). Errors: `EINVAL` (bad signal, changing
-/// SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
+/// kernel's `struct sigaction` on the asm-generic arches, x86 and s390). As in the kernel,
+/// `act` is read first and `oact` written after the change. Errors: `EINVAL` (bad signal,
+/// changing SIGKILL/SIGSTOP, wrong sigsetsize), `EFAULT`.
 pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (act, oact) = (a.raw(1), a.raw(2));
-    let arch = cpu.get_data().arch;
-    if a.raw(3) != arch.info().sigset_size {
-        return Err(Errno::EINVAL);
-    }
-    let Some(s) = (arch.info().signal_to_host)(a.raw(0)) else {
-        return if (1..=arch.info().nsig).contains(&a.raw(0)) {
-            guest_only_sigaction(cpu, a)
-        } else {
-            Err(Errno::EINVAL)
-        };
-    };
-    if act != 0 && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
-        return Err(Errno::EINVAL);
-    }
+    let (act, oact) = (a.ptr(1), a.ptr(2));
     let t = cpu.get_data_mut();
-    let idx = (s.0 - 1) as usize;
-    let new = if act != 0 {
-        let k = read_sigaction(t, GuestAddr::new(act))?;
-        // The kernel never lets a handler block SIGKILL or SIGSTOP: they leave sa_mask here.
-        Some(SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE })
-    } else {
-        None
-    };
-    if oact != 0 {
-        let old = t.sig.actions[idx];
-        let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
-        write_sigaction(t, GuestAddr::new(oact), &k)?;
+    if a.raw(3) != t.arch.info().sigset_size {
+        return Err(Errno::EINVAL);
     }
+    let new = if act.is_null() { None } else { Some(read_sigaction(t, act)?) };
+    let old = do_sigaction(t, a.raw(0), new)?;
+    if !oact.is_null() {
+        write_sigaction(t, oact, &old)?;
+    }
+    Ok(0)
+}
+
+/// Changes the disposition of guest signal `sig` to `new` (if any) and returns the one it had:
+/// the kernel's `do_sigaction` (kernel/signal.c), shared by `rt_sigaction` and the old
+/// `sigaction` and `signal` calls. `new.mask` is host-numbered; SIGKILL and SIGSTOP leave it,
+/// as the kernel never lets a handler block them. A guest signal the host has no number for
+/// (MIPS `SIGEMT`, signals 65-127) is recorded and read back only
+/// ([`crate::signal::SigState::guest_only`]). Errors: `EINVAL` (no such signal, or a new
+/// disposition for SIGKILL or SIGSTOP).
+pub(crate) fn do_sigaction(t: &mut Task, sig: u64, new: Option<SigAction>) -> Result<SigAction, Errno> {
+    let arch = t.arch;
+    let new = new.map(|n| SigAction { mask: n.mask & !UNBLOCKABLE, ..n });
+    let Some(s) = (arch.info().signal_to_host)(sig) else {
+        if !(1..=arch.info().nsig).contains(&sig) {
+            return Err(Errno::EINVAL);
+        }
+        let old = t.sig.guest_only.iter().find(|(n, _)| *n == sig).map(|(_, a)| *a).unwrap_or_default();
+        if let Some(n) = new {
+            t.sig.guest_only.retain(|(g, _)| *g != sig);
+            t.sig.guest_only.push((sig, n));
+        }
+        return Ok(old);
+    };
+    if new.is_some() && (s == Signal::SIGKILL || s == Signal::SIGSTOP) {
+        return Err(Errno::EINVAL);
+    }
+    let idx = (s.0 - 1) as usize;
+    let old = t.sig.actions[idx];
     if let Some(n) = new {
         t.sig.actions[idx] = n;
         let nocld = if s == Signal::SIGCHLD { (arch.info().sa_nocld_to_host)(n.flags) } else { 0 };
@@ -57,26 +68,7 @@ pub fn rt_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // signals stop this thread; `syscall::enter` stops the engine for it.
         crate::signal::host::set_disposition_with(s, n.handler, nocld);
     }
-    Ok(0)
-}
-
-/// `rt_sigaction` for a guest signal the host has no number for (MIPS `SIGEMT`, signals
-/// 65-127): the disposition is recorded and read back ([`crate::signal::SigState::guest_only`]).
-fn guest_only_sigaction(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (sig, act, oact) = (a.raw(0), a.raw(1), a.raw(2));
-    let t = cpu.get_data_mut();
-    let new = if act != 0 { Some(read_sigaction(t, GuestAddr::new(act))?) } else { None };
-    if oact != 0 {
-        let old = t.sig.guest_only.iter().find(|(n, _)| *n == sig).map(|(_, a)| *a).unwrap_or_default();
-        let k = KernelSigaction { handler: old.handler, flags: old.flags, restorer: old.restorer, mask: old.mask };
-        write_sigaction(t, GuestAddr::new(oact), &k)?;
-    }
-    if let Some(k) = new {
-        let n = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask & !UNBLOCKABLE };
-        t.sig.guest_only.retain(|(g, _)| *g != sig);
-        t.sig.guest_only.push((sig, n));
-    }
-    Ok(0)
+    Ok(old)
 }
 
 const SIG_BLOCK: u64 = 0;
@@ -87,28 +79,29 @@ const SIG_SETMASK: u64 = 2;
 const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
 
 /// Reads a guest `struct sigaction` ([`SIGACTION`], or [`SIGACTION_NO_RESTORER`] on arches
-/// without `SA_RESTORER`).
-fn read_sigaction(t: &crate::guest::Task, addr: GuestAddr) -> Result<KernelSigaction, Errno> {
+/// without `SA_RESTORER`, or the arch's own), the mask host-numbered.
+fn read_sigaction(t: &Task, addr: GuestAddr) -> Result<SigAction, Errno> {
     if let Some(r) = (t.arch.info().read_sigaction)(&t.mm, addr) {
-        return r.map(|s| KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask });
-    }
-    if t.arch.info().has_sa_restorer {
-        t.mm.read_shape(addr, SIGACTION)
-    } else {
-        let [handler, flags, mask]: [u64; 3] = t.mm.read_shape(addr, SIGACTION_NO_RESTORER)?;
-        Ok(KernelSigaction { handler, flags, restorer: 0, mask })
-    }
-}
-
-fn write_sigaction(t: &mut crate::guest::Task, addr: GuestAddr, k: &KernelSigaction) -> Result<(), Errno> {
-    let s = SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask };
-    if let Some(r) = (t.arch.info().write_sigaction)(&mut t.mm, addr, &s) {
         return r;
     }
     if t.arch.info().has_sa_restorer {
-        t.mm.write_shape(addr, SIGACTION, k)
+        let k: KernelSigaction = t.mm.read_shape(addr, SIGACTION)?;
+        Ok(SigAction { handler: k.handler, flags: k.flags, restorer: k.restorer, mask: k.mask })
     } else {
-        t.mm.write_shape(addr, SIGACTION_NO_RESTORER, &[k.handler, k.flags, k.mask])
+        let [handler, flags, mask]: [u64; 3] = t.mm.read_shape(addr, SIGACTION_NO_RESTORER)?;
+        Ok(SigAction { handler, flags, restorer: 0, mask })
+    }
+}
+
+fn write_sigaction(t: &mut Task, addr: GuestAddr, s: &SigAction) -> Result<(), Errno> {
+    if let Some(r) = (t.arch.info().write_sigaction)(&mut t.mm, addr, s) {
+        return r;
+    }
+    if t.arch.info().has_sa_restorer {
+        let k = KernelSigaction { handler: s.handler, flags: s.flags, restorer: s.restorer, mask: s.mask };
+        t.mm.write_shape(addr, SIGACTION, &k)
+    } else {
+        t.mm.write_shape(addr, SIGACTION_NO_RESTORER, &[s.handler, s.flags, s.mask])
     }
 }
 
@@ -153,7 +146,16 @@ pub fn rt_sigsuspend(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(1) != t.arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    let new = t.arch.read_sigset(&t.mm, a.ptr(0))? & !UNBLOCKABLE;
+    let new = t.arch.read_sigset(&t.mm, a.ptr(0))?;
+    suspend_with(t, new)
+}
+
+/// Waits with the host-numbered mask `new` (less SIGKILL and SIGSTOP) in place of the thread's
+/// until a signal runs a handler or ends the process: the kernel's `sigsuspend`, for
+/// `rt_sigsuspend` and the old `sigsuspend`. Always `EINTR`; the handler's frame saves the
+/// mask from before the call, which comes back when it returns.
+pub(crate) fn suspend_with(t: &mut Task, new: u64) -> SysResult {
+    let new = new & !UNBLOCKABLE;
     let old = t.sig.mask;
     t.sig.mask = new;
     t.sig.saved_mask = Some(old);
@@ -212,6 +214,14 @@ pub(crate) fn end_temp_mask(t: &mut crate::guest::Task, old: Option<u64>, r: &Sy
 pub fn rt_sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: true });
     Ok(0)
+}
+
+/// `restart_syscall(void)`: continues the call a signal interrupted, from the restart block
+/// the kernel left for it. endgate re-executes interrupted calls itself (it never rewrites one
+/// into `restart_syscall`), so no block is ever pending and the answer is the kernel's
+/// `do_no_restart_syscall`: `EINTR`.
+pub fn restart_syscall(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Err(Errno::EINTR)
 }
 
 /// `sigreturn(void)` of the arches with an old, non-rt signal frame (arm, i386, s390x): as
@@ -273,17 +283,21 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(1) > cpu.get_data().arch.info().sigset_size {
         return Err(Errno::EINVAL);
     }
-    // Signals taken from the host while blocked, and those the host still holds.
-    cpu.get_data_mut().sig.take_recorded();
-    let host = crate::signal::host::host_pending();
+    let v = pending_set(cpu.get_data_mut());
     let t = cpu.get_data_mut();
-    let v = t.sig.pending | host;
     if a.raw(1) == 4 {
         t.mm.write_u32(a.ptr(0), crate::abi::low32(v))?;
     } else {
         t.arch.write_sigset(&mut t.mm, a.ptr(0), v)?;
     }
     Ok(0)
+}
+
+/// The signals pending for the thread (host-numbered): those taken from the host while
+/// blocked, and those the host still holds for it or its process.
+pub(crate) fn pending_set(t: &mut Task) -> u64 {
+    t.sig.take_recorded();
+    t.sig.pending | crate::signal::host::host_pending()
 }
 
 /// `sigaltstack(const stack_t *ss, stack_t *old)`; `stack_t` as

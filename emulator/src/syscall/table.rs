@@ -4,8 +4,9 @@
 
 use super::nr::Sys;
 use super::{
-    capability, epoll, exec, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, misc, mm, mqueue, net, pidfd, process,
-    sched, signal, signalfd, socketcall, splice, time, timer, xattr, Handler, SyscallDef,
+    aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, lsm, mempolicy,
+    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, sched, seccomp, signal, signalfd, socketcall,
+    splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -136,6 +137,18 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::mlock, mm::mlock, &[Ptr, ULong], RInt),
     d(Sys::munlock, mm::munlock, &[Ptr, ULong], RInt),
     d(Sys::mincore, mm::mincore, &[Ptr, ULong, Ptr], RInt),
+    d(Sys::pkey_alloc, mm::pkey_alloc, &[Hex, Hex], RInt),
+    d(Sys::pkey_free, mm::pkey_free, &[Int], RInt),
+    d(Sys::pkey_mprotect, mm::pkey_mprotect, &[Ptr, ULong, ArgFmt::Prot, Int], RInt),
+    d(Sys::remap_file_pages, mm::remap_file_pages, &[Ptr, ULong, ArgFmt::Prot, ULong, Hex], RInt),
+    d(Sys::cachestat, mm::cachestat, &[Fd, Ptr, Ptr, Hex], RInt),
+    // NUMA (mm/mempolicy.c, mm/migrate.c)
+    d(Sys::mbind, mempolicy::mbind, &[Ptr, ULong, Hex, Ptr, ULong, Hex], RInt),
+    d(Sys::get_mempolicy, mempolicy::get_mempolicy, &[Ptr, Ptr, ULong, Ptr, Hex], RInt),
+    d(Sys::set_mempolicy, mempolicy::set_mempolicy, &[Hex, Ptr, ULong], RInt),
+    d(Sys::set_mempolicy_home_node, mempolicy::set_mempolicy_home_node, &[Ptr, ULong, ULong, Hex], RInt),
+    d(Sys::migrate_pages, mempolicy::migrate_pages, &[Int, ULong, Ptr, Ptr], RInt),
+    d(Sys::move_pages, mempolicy::move_pages, &[Int, ULong, Ptr, Ptr, Ptr, Hex], RInt),
     // process
     d(Sys::exit, process::exit, &[Int], RInt),
     d(Sys::exit_group, process::exit_group, &[Int], RInt),
@@ -163,6 +176,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setsid, process::setsid, &[], RInt),
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
+    d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
     d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
@@ -214,6 +228,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt),
     d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
+    d(Sys::restart_syscall, signal::restart_syscall, &[], RInt),
     // time
     d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
     d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),
@@ -228,6 +243,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
     d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
     d(Sys::pause, time::pause, &[], RInt),
+    d(Sys::adjtimex, time::adjtimex, &[Ptr], RInt),
+    d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt),
+    d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt),
     // futex
     d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
@@ -275,6 +293,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::name_to_handle_at, fhandle::name_to_handle_at, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
     d(Sys::open_by_handle_at, fhandle::open_by_handle_at, &[Fd, Ptr, OpenFlags], RInt),
     d(Sys::futex_waitv, futex::futex_waitv, &[Ptr, Int, Hex, Ptr, ClockId], RInt),
+    d(Sys::futex_wait, futex::futex_wait, &[Ptr, Hex, Hex, Hex, Ptr, ClockId], RInt),
+    d(Sys::futex_wake, futex::futex_wake, &[Ptr, Hex, Int, Hex], RInt),
+    d(Sys::futex_requeue, futex::futex_requeue, &[Ptr, Hex, Int, Int], RInt),
     d(Sys::mlock2, mm::mlock2, &[Ptr, ULong, Hex], RInt),
     d(Sys::mlockall, mm::mlockall, &[Hex], RInt),
     d(Sys::munlockall, mm::munlockall, &[], RInt),
@@ -325,6 +346,63 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+    // the old forms (i386; arm and s390x have the signal ones)
+    d(Sys::oldstat, old::oldstat, &[Str, Ptr], RInt),
+    d(Sys::oldlstat, old::oldlstat, &[Str, Ptr], RInt),
+    d(Sys::oldfstat, old::oldfstat, &[Fd, Ptr], RInt),
+    d(Sys::olduname, old::olduname, &[Ptr], RInt),
+    d(Sys::oldolduname, old::oldolduname, &[Ptr], RInt),
+    d(Sys::waitpid, old::waitpid, &[Int, Ptr, Int], RInt),
+    d(Sys::signal, old::signal, &[Signal, Ptr], RHex),
+    d(Sys::sigaction, old::sigaction, &[Signal, Ptr, Ptr], RInt),
+    d(Sys::sigpending, old::sigpending, &[Ptr], RInt),
+    d(Sys::sigprocmask, old::sigprocmask, &[Int, Ptr, Ptr], RInt),
+    d(Sys::sigsuspend, old::sigsuspend, &[Int, Int, Hex], RInt),
+    d(Sys::sgetmask, old::sgetmask, &[], RHex),
+    d(Sys::ssetmask, old::ssetmask, &[Hex], RHex),
+    // fanotify (32-bit arches: compat32's row)
+    d(Sys::fanotify_init, fanotify::fanotify_init, &[Hex, OpenFlags], RInt),
+    d(Sys::fanotify_mark, fanotify::fanotify_mark, &[Fd, Hex, Hex, AtFd, Str], RInt),
+    // another process's memory
+    d(Sys::process_vm_readv, process_vm::process_vm_readv, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
+    d(Sys::process_vm_writev, process_vm::process_vm_writev, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
+    d(Sys::process_madvise, process_vm::process_madvise, &[Fd, Ptr, ULong, Int, Hex], RInt),
+    d(Sys::process_mrelease, process_vm::process_mrelease, &[Fd, Hex], RInt),
+    // keys
+    d(Sys::add_key, keys::add_key, &[Str, Str, Ptr, ULong, Int], RInt),
+    d(Sys::request_key, keys::request_key, &[Str, Str, Str, Int], RInt),
+    d(Sys::keyctl, keys::keyctl, &[Int, Hex, Hex, Hex, Hex], RInt),
+    // aio
+    d(Sys::io_setup, aio::io_setup, &[Int, Ptr], RInt),
+    d(Sys::io_destroy, aio::io_destroy, &[Hex], RInt),
+    d(Sys::io_submit, aio::io_submit, &[Hex, Long, Ptr], RInt),
+    d(Sys::io_cancel, aio::io_cancel, &[Hex, Ptr, Ptr], RInt),
+    d(Sys::io_getevents, aio::io_getevents, &[Hex, Long, Long, Ptr, Ptr], RInt),
+    d(Sys::io_pgetevents, aio::io_pgetevents, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
+    d(Sys::io_pgetevents_time64, aio::io_pgetevents_time64, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
+    // mounts, the root directory, namespaces
+    d(Sys::mount, mount::mount, &[Str, Str, Str, Hex, Ptr], RInt),
+    d(Sys::umount2, mount::umount2, &[Str, Hex], RInt),
+    d(Sys::umount, mount::umount, &[Str], RInt),
+    d(Sys::pivot_root, mount::pivot_root, &[Str, Str], RInt),
+    d(Sys::chroot, mount::chroot, &[Str], RInt),
+    d(Sys::fsopen, mount::fsopen, &[Str, Hex], RInt),
+    d(Sys::fspick, mount::fspick, &[AtFd, Str, Hex], RInt),
+    d(Sys::fsmount, mount::fsmount, &[Fd, Hex, Hex], RInt),
+    d(Sys::fsconfig, mount::fsconfig, &[Fd, Int, Str, Ptr, Int], RInt),
+    d(Sys::open_tree, mount::open_tree, &[AtFd, Str, Hex], RInt),
+    d(Sys::move_mount, mount::move_mount, &[AtFd, Str, AtFd, Str, Hex], RInt),
+    d(Sys::mount_setattr, mount::mount_setattr, &[AtFd, Str, AtFlags, Ptr, ULong], RInt),
+    d(Sys::listmount, mount::listmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::statmount, mount::statmount, &[Ptr, Ptr, ULong, Hex], RInt),
+    d(Sys::unshare, ns::unshare, &[Hex], RInt),
+    d(Sys::setns, ns::setns, &[Fd, Hex], RInt),
+    d(Sys::sethostname, ns::sethostname, &[BufIn(1), ULong], RInt),
+    d(Sys::setdomainname, ns::setdomainname, &[BufIn(1), ULong], RInt),
+    // seccomp, security modules
+    d(Sys::seccomp, seccomp::seccomp, &[Int, Hex, Ptr], RInt),
+    d(Sys::lsm_get_self_attr, lsm::lsm_get_self_attr, &[Int, Ptr, Ptr, Hex], RInt),
+    d(Sys::lsm_set_self_attr, lsm::lsm_set_self_attr, &[Int, Ptr, ULong, Hex], RInt),
 ];
 
 #[cfg(test)]

@@ -1,15 +1,18 @@
 //! Clocks, sleeping and interval timers: `clock_gettime`, `clock_getres`, `gettimeofday`,
-//! `time`, `nanosleep`, `clock_nanosleep`, `alarm`, `setitimer`, `getitimer`, `pause`, and the `*_time64` forms of ILP32 guests.
+//! `time`, `nanosleep`, `clock_nanosleep`, `alarm`, `setitimer`, `getitimer`, `pause`, the
+//! clock-tuning reads `adjtimex`/`clock_adjtime` (`struct timex`, include/uapi/linux/timex.h),
+//! and the `*_time64` forms of ILP32 guests.
 //! `struct timespec` and `struct timeval` are two guest `long`s ([`crate::abi::shapes`]);
 //! `struct __kernel_timespec` is two 64-bit integers on every arch.
 
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
-use crate::abi::shapes::{ITIMERVAL, TIMESPEC, TIMESPEC64};
+use crate::abi::shapes::{ITIMERVAL, KERNEL_TIMEX, TIMESPEC, TIMESPEC64, TIMEX};
 use crate::abi::thunk::{Plain, Shape};
 use crate::gate::Entry;
 use crate::guest::{Cpu, SyscallArgs};
+use crate::mm::GuestAddr;
 
 /// `clock_gettime(clockid_t clk, struct timespec *tp)`. Errors: `EINVAL` (bad clock), `EFAULT`.
 pub fn clock_gettime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -142,4 +145,65 @@ pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn pause(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
     host_ret(super::blocking_syscall(libc::SYS_pause, &[]))
+}
+
+/// `modes` bits of `struct timex` (include/uapi/linux/timex.h) that decide whether a call
+/// only reads: with `ADJ_ADJTIME` (the old `adjtime(3)` form) and `ADJ_OFFSET_READONLY` it
+/// reads the offset left to apply (`ADJ_OFFSET_SS_READ`) unless `ADJ_SETOFFSET` steps the
+/// clock too; without `ADJ_ADJTIME` any bit changes the clock.
+const ADJ_ADJTIME: u32 = 0x8000;
+const ADJ_OFFSET_READONLY: u32 = 0x2000;
+const ADJ_SETOFFSET: u32 = 0x0100;
+/// `ADJ_OFFSET_SINGLESHOT | ADJ_OFFSET_READONLY`.
+const ADJ_OFFSET_SS_READ: u32 = 0xa001;
+
+/// `adjtimex(struct timex *buf)` (adjtimex(2)): `clock_adjtime(CLOCK_REALTIME, buf)`.
+pub fn adjtimex(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    timex_call(cpu, None, a.ptr(0), TIMEX)
+}
+
+/// `clock_adjtime(clockid_t clk, struct timex *buf)` (clock_adjtime(2)).
+pub fn clock_adjtime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    timex_call(cpu, Some(a.int(0)), a.ptr(1), TIMEX)
+}
+
+/// `clock_adjtime64(clockid_t clk, struct __kernel_timex *buf)` (ILP32 guests: 64-bit
+/// members, [`KERNEL_TIMEX`]).
+pub fn clock_adjtime64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    timex_call(cpu, Some(a.int(0)), a.ptr(1), KERNEL_TIMEX)
+}
+
+/// The `struct timex` calls: a call that only reads (`modes` 0, or `ADJ_ADJTIME` with
+/// `ADJ_OFFSET_READONLY`, which Linux lets any process make) goes to the host, the struct
+/// converted both ways, and returns the clock state (`TIME_OK`…). A call that would change a
+/// clock is refused with `EPERM`, the answer of a process without `CAP_SYS_TIME`
+/// (kernel/time/timekeeping.c `timekeeping_validate_timex`), as `settimeofday` and
+/// `clock_settime` are (`super::unserved`): the guest never sets the host's clocks. The
+/// clock's own errors come first, from a read of it: `EINVAL` for no such clock,
+/// `EOPNOTSUPP` for one that cannot be adjusted. Errors: those, `EPERM`, `EFAULT`.
+fn timex_call(cpu: &mut Cpu<'_>, clock: Option<i32>, buf: GuestAddr, shape: &Shape) -> SysResult {
+    let t = cpu.get_data_mut();
+    let mut tx: libc::timex = t.mm.read_shape(buf, shape)?;
+    let host = |tx: &mut libc::timex| -> SysResult {
+        // SAFETY: a local struct timex; integer clock id.
+        host_ret(unsafe {
+            match clock {
+                Some(clk) => libc::syscall(libc::SYS_clock_adjtime, clk, tx as *mut libc::timex),
+                None => libc::syscall(libc::SYS_adjtimex, tx as *mut libc::timex),
+            }
+        })
+    };
+    let modes = tx.modes;
+    let adjtime_read = modes & ADJ_ADJTIME != 0 && modes & ADJ_OFFSET_READONLY != 0 && modes & ADJ_SETOFFSET == 0;
+    if modes != 0 && !adjtime_read {
+        let mut probe = libc::timex { modes: 0, ..tx };
+        host(&mut probe)?;
+        return Err(Errno::EPERM);
+    }
+    // Only the read itself reaches the host, whatever other bits came with it.
+    tx.modes = if adjtime_read { ADJ_OFFSET_SS_READ } else { 0 };
+    let state = host(&mut tx)?;
+    tx.modes = modes;
+    t.mm.write_shape(buf, shape, &tx)?;
+    Ok(state)
 }

@@ -4,12 +4,15 @@
 //! the matrix in `docs/syscalls.md` from it). Names are the kernel's, as the `syscalls` crate
 //! spells them in each arch's table.
 //!
-//! Three kinds of answer:
+//! Four kinds of answer:
 //! - **Linux's own `ENOSYS`**: calls the kernel removed or never implemented for user space
 //!   (`sys_ni_syscall`), or whose feature this kernel configuration and CPU lack;
 //! - **refused with `EPERM`**: calls that would change the host itself (modules, reboot,
-//!   swap, the clock, mounts of the host, host names): a guest never does, whatever its
-//!   privileges, which is what Linux answers a process without the capability;
+//!   swap, the clock, host names): a guest never does, whatever its privileges, which is
+//!   what Linux answers a process without the capability;
+//! - **as a kernel without the feature**: calls whose host service would act on endgate
+//!   rather than the guest (Landlock, BPF, perf events), answered as Linux answers where its
+//!   configuration lacks the feature, with the reason;
 //! - **not served yet (`ENOSYS`)**: calls Linux serves and endgate does not, yet.
 
 use syscalls::Errno;
@@ -21,6 +24,10 @@ pub enum Kind {
     LinuxEnosys,
     /// Refused: it would change the host.
     Refused,
+    /// Answered as Linux answers on a kernel configured without the feature (that
+    /// configuration's errno), because serving it would measure or bind endgate itself
+    /// rather than the guest; the reason says how.
+    Absent,
     /// Linux serves it; endgate does not yet.
     NotYet,
 }
@@ -53,11 +60,32 @@ pub static GROUPS: &[Group] = &[
         "epoll_wait_old", "lookup_dcookie", "reserved177", "reserved193", "timerfd", "sysfs",
         "ustat",
     ]),
+    g(LinuxEnosys, Errno::ENOSYS, "numbered but never implemented: i386's ulimit (libc's ulimit(3) uses getrlimit); the 64-bit s390 kernel's readdir (only its 31-bit compat table has old_readdir)", &[
+        "ulimit", "readdir",
+    ]),
     g(LinuxEnosys, Errno::ENOSYS, "a 64-bit kernel has no vm86 mode for 32-bit tasks", &[
         "vm86", "vm86old",
     ]),
     g(LinuxEnosys, Errno::ENOSYS, "memfd_secret needs secretmem.enable on the kernel command line", &[
         "memfd_secret",
+    ]),
+    g(LinuxEnosys, Errno::ENOSYS, "no user shadow stacks in this arch's Linux (x86_64 and aarch64 serve map_shadow_stack)", &[
+        "map_shadow_stack",
+    ]),
+    g(LinuxEnosys, Errno::ENOSYS, "MIPS cachectl: \"not implemented yet\" in Linux itself (arch/mips/kernel/syscall.c)", &[
+        "cachectl",
+    ]),
+    g(LinuxEnosys, Errno::ENOSYS, "x86_64's table keeps numbers 205 and 211 for the i386 TLS calls, as sys_ni_syscall (arch/x86/entry/syscalls/syscall_64.tbl)", &[
+        "get_thread_area", "set_thread_area",
+    ]),
+    g(Absent, Errno::EOPNOTSUPP, "Landlock, as on a kernel booted without it in lsm=: a guest's domain would bind endgate, which must exec its own binary (execute right on endgate's path) and read the programs it runs (read right, where the guest grants execute), so exec under a domain would fail where Linux succeeds", &[
+        "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self",
+    ]),
+    g(Absent, Errno::ENOSYS, "BPF, as on a kernel built without CONFIG_BPF_SYSCALL: programs would run in the host kernel on endgate's host calls and structures, not the guest's, and a big-endian guest's bytecode and bpf_attr are the other byte order", &[
+        "bpf",
+    ]),
+    g(Absent, Errno::ENOSYS, "perf events, as on a kernel built without CONFIG_PERF_EVENTS: counters and samples would measure endgate's translator and host calls, not the guest's instructions", &[
+        "perf_event_open",
     ]),
     g(Refused, Errno::EPERM, "would change the host's kernel or machine (modules, kexec, reboot, swap, accounting, quotas, I/O ports, PCI)", &[
         "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot",
@@ -65,52 +93,38 @@ pub static GROUPS: &[Group] = &[
         "pciconfig_iobase", "pciconfig_read", "pciconfig_write", "s390_pci_mmio_read",
         "s390_pci_mmio_write",
     ]),
-    g(Refused, Errno::EPERM, "would set the host's clock or names", &[
-        "settimeofday", "stime", "clock_settime", "clock_settime64", "clock_adjtime",
-        "clock_adjtime64", "sethostname", "setdomainname",
+    // adjtimex, clock_adjtime and clock_adjtime64 are served for what any process may do
+    // (reading, modes 0 and ADJ_OFFSET_SS_READ); a mode that would change a clock gets the
+    // same EPERM from their handler (syscall/time.rs), after the clock's own errors.
+    g(Refused, Errno::EPERM, "would set the host's clock", &[
+        "settimeofday", "stime", "clock_settime", "clock_settime64",
     ]),
-    g(NotYet, Errno::ENOSYS, "asynchronous I/O (libaio; io_uring)", &[
-        "io_setup", "io_destroy", "io_submit", "io_cancel", "io_getevents", "io_pgetevents",
-        "io_pgetevents_time64", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    g(NotYet, Errno::ENOSYS, "asynchronous I/O through io_uring", &[
+        "io_uring_setup", "io_uring_enter", "io_uring_register",
     ]),
-    g(NotYet, Errno::ENOSYS, "process memory and ptrace", &[
-        "process_vm_readv", "process_vm_writev", "process_madvise", "process_mrelease", "ptrace",
+    g(NotYet, Errno::ENOSYS, "ptrace", &[
+        "ptrace",
     ]),
-    g(NotYet, Errno::ENOSYS, "fanotify", &[
-        "fanotify_init", "fanotify_mark",
+    // userfaultfd: endgate owns the guest's page faults. A guest page is host memory that
+    // unicorn's TLB reaches from inside a translated instruction, with the guest lock held; a
+    // fault a host userfaultfd caught there would stop the host thread inside unicorn until
+    // another guest thread answered it with UFFDIO_COPY, and that thread needs the lock to run:
+    // a deadlock, and a lone thread would wait for itself. Serving it means endgate's TLB fill
+    // hook reporting missing pages as events and completing the faulting instruction itself;
+    // answering EPERM (vm.unprivileged_userfaultfd=0) would be untrue for a guest with
+    // CAP_SYS_PTRACE or asking UFFD_USER_MODE_ONLY, which Linux serves.
+    g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
+        "userfaultfd",
     ]),
-    g(NotYet, Errno::ENOSYS, "memory locking, NUMA policy and page moves", &[
-        "mbind", "get_mempolicy", "set_mempolicy",
-        "set_mempolicy_home_node", "migrate_pages", "move_pages", "remap_file_pages",
-        "userfaultfd", "cachestat", "map_shadow_stack", "pkey_alloc", "pkey_free",
-        "pkey_mprotect",
+    g(NotYet, Errno::ENOSYS, "restartable sequences", &[
+        "rseq",
     ]),
-    g(NotYet, Errno::ENOSYS, "mounts, namespaces and the root directory (passed to the host where it allows, later)", &[
-        "mount", "umount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen",
-        "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "mount_setattr", "listmount",
-        "statmount",
-    ]),
-    g(NotYet, Errno::ENOSYS, "message batches and newer polling and futex calls", &[
-        "futex_wait",
-        "futex_wake", "futex_requeue",
-    ]),
-    g(NotYet, Errno::ENOSYS, "keys, security modules, seccomp, landlock, BPF and perf", &[
-        "add_key", "request_key", "keyctl", "lsm_get_self_attr", "lsm_set_self_attr", "seccomp",
-        "landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "bpf",
-        "perf_event_open",
-    ]),
-    g(NotYet, Errno::ENOSYS, "process state: rseq, robust lists, clock tuning", &[
-        "rseq", "get_robust_list", "restart_syscall", "adjtimex",
-    ]),
-    g(NotYet, Errno::ENOSYS, "old forms of calls 32-bit libcs no longer make", &[
-        "oldstat", "oldlstat", "oldfstat", "olduname", "oldolduname", "readdir", "waitpid",
-        "signal", "sigaction", "sigpending", "sigprocmask", "sigsuspend", "sgetmask", "ssetmask",
-        "ulimit",
-    ]),
-    g(NotYet, Errno::ENOSYS, "arch-specific calls not emulated yet", &[
-        "modify_ldt", "get_thread_area", "set_thread_area", "cachectl", "sysmips",
-        "riscv_flush_icache", "riscv_hwprobe", "s390_runtime_instr", "s390_guarded_storage",
-        "s390_sthyi",
+    // modify_ldt on x86_64 (i386 serves it): the x86_64 engine runs guest code at CPL 0 with
+    // no descriptor tables, so an LDT entry has no table to live in yet; serving it means
+    // giving that engine an LDT as i386's has (arch/i386/gdt.rs: a shared buffer, LDTR, and a
+    // fill hook that grants descriptor reads only), with x86-64 prefixes in the decoding.
+    g(NotYet, Errno::ENOSYS, "modify_ldt on x86_64 (no descriptor tables in its engine yet)", &[
+        "modify_ldt",
     ]),
 ];
 

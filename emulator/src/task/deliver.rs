@@ -41,9 +41,13 @@ pub fn restarts_after_handler(sys: Sys) -> bool {
             | Sys::epoll_wait
             | Sys::epoll_pwait
             | Sys::rt_sigsuspend
+            | Sys::sigsuspend
             | Sys::pause
             | Sys::rt_sigtimedwait
             | Sys::rt_sigtimedwait_time64
+            | Sys::io_getevents
+            | Sys::io_pgetevents
+            | Sys::io_pgetevents_time64
     )
 }
 
@@ -142,7 +146,15 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     if t.opts.strace {
         crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
     }
-    if let Err(e) = arch.setup_frame(cpu, &req) {
+    let mut framed = arch.setup_frame(cpu, &req);
+    if framed == Err(syscalls::Errno::EFAULT) {
+        // The frame reached below a grows-down stack: the kernel's write would grow it.
+        let mm = &mut cpu.get_data_mut().mm;
+        if mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
+            framed = arch.setup_frame(cpu, &req);
+        }
+    }
+    if let Err(e) = framed {
         let pc = arch.pc(cpu);
         if e == syscalls::Errno::ENOSYS {
             crate::elog!("endgate: {} cannot run guest signal handlers yet", arch.info().name);
@@ -160,7 +172,9 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     t.sig.mask = m & !UNBLOCKABLE;
     host::set_mask(t.sig.mask);
     if act.flags & sa::RESETHAND != 0 {
-        t.sig.actions[(info.signo.0 - 1) as usize] = SigAction::default();
+        // Only the handler goes back to the default; flags and mask stay, as in the kernel's
+        // get_signal.
+        t.sig.actions[(info.signo.0 - 1) as usize].handler = SIG_DFL;
         host::set_disposition(info.signo, SIG_DFL);
     }
     true

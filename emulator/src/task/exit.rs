@@ -34,6 +34,7 @@ pub fn exit_thread(cpu: &mut Cpu<'_>) {
             unsafe { libc::syscall(libc::SYS_futex, p, FUTEX_WAKE, 1, 0usize, 0usize, 0u32) };
         }
     }
+    crate::syscall::seccomp::thread_exited();
     crate::thread::thread_ended();
 }
 

@@ -169,6 +169,11 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
         uc_error::INSN_INVALID => SigInfo::fault(Signal::SIGILL, ILL_ILLOPC, pc),
         uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
             match fault {
+                Some(f) if f.bus => SigInfo::fault(
+                    Signal::SIGBUS,
+                    BUS_ADRERR,
+                    crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page),
+                ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
                 Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
                 None => SigInfo::fault(Signal::SIGSEGV, 0x80, 0),

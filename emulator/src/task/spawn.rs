@@ -103,6 +103,8 @@ struct Seed {
     ctx: CpuContext,
     extra: Vec<u8>,
     args: CloneArgs,
+    /// The creator's seccomp state, copied.
+    seccomp: crate::syscall::seccomp::Inherited,
 }
 
 /// The new thread's `Task`: handles to the process's shared state, its own signal state.
@@ -128,6 +130,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         applied_gen: t.mm.shootdown.generation(),
         clear_child_tid: if ca.flags & CLONE_CHILD_CLEARTID != 0 { ca.ctid } else { 0 },
         robust_list: (0, 0),
+        mempolicy: t.mempolicy,
         argv: t.argv.clone(),
         auxv: t.auxv.clone(),
         warned: HashSet::new(),
@@ -145,7 +148,13 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
 fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     let t = cpu.get_data();
     let arch: &'static dyn GuestArch = t.arch;
-    let seed = Seed { task: child_task(t, ca), ctx: CpuContext::save(cpu)?, extra: arch.thread_extra(cpu), args: *ca };
+    let seed = Seed {
+        task: child_task(t, ca),
+        ctx: CpuContext::save(cpu)?,
+        extra: arch.thread_extra(cpu),
+        args: *ca,
+        seccomp: crate::syscall::seccomp::for_new_thread(),
+    };
     // From now on the process has threads: every instance stops at block starts on request
     // (the run loops install the hook), and the preemption timer runs.
     crate::signal::host::need_async_stops();
@@ -178,6 +187,11 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
 fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
     let tid = crate::thread::gettid();
     // The host thread's mask is the guest thread's (inherited from the creator already).
+    let seed = {
+        let Seed { task, ctx, extra, args, seccomp } = seed;
+        crate::syscall::seccomp::adopt(seccomp);
+        Seed { task, ctx, extra, args, seccomp: crate::syscall::seccomp::Inherited::none() }
+    };
     crate::signal::host::set_mask(seed.task.sig.mask);
     let mut cpu = match setup(seed, tid) {
         Ok(cpu) => cpu,
@@ -201,7 +215,7 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
 
 /// The new thread's instance, started from the creator's registers (see the module doc).
 fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
-    let Seed { task, ctx, extra, args } = seed;
+    let Seed { task, ctx, extra, args, .. } = seed;
     let arch = task.arch;
     let mut cpu = crate::task::new_instance(task).map_err(|_| Errno::ENOMEM)?;
     ctx.restore(&cpu)?;

@@ -23,7 +23,9 @@ pub mod preempt;
 pub mod shared;
 
 use std::cell::Cell;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 pub use lock::blocking;
 
@@ -51,6 +53,25 @@ pub(crate) fn thread_started() {
 /// Counts a guest thread's end (it holds the lock).
 pub(crate) fn thread_ended() {
     LIVE.fetch_sub(1, Ordering::Relaxed);
+    robust_heads().remove(&gettid());
+}
+
+/// The robust-list heads the guest threads of this process gave `set_robust_list`, by thread
+/// id, for `get_robust_list` asked about another thread; an ended thread's entry goes.
+static ROBUST_HEADS: Mutex<BTreeMap<i32, u64>> = Mutex::new(BTreeMap::new());
+
+fn robust_heads() -> std::sync::MutexGuard<'static, BTreeMap<i32, u64>> {
+    ROBUST_HEADS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Records the calling guest thread's robust-list head.
+pub fn set_robust_head(head: u64) {
+    robust_heads().insert(gettid(), head);
+}
+
+/// The robust-list head guest thread `tid` of this process recorded (`None`: none recorded).
+pub fn robust_head_of(tid: i32) -> Option<u64> {
+    robust_heads().get(&tid).copied()
 }
 
 /// One guest thread (a `fork` child).
@@ -78,6 +99,8 @@ pub fn gettid() -> i32 {
 /// In the child of a `fork`: one guest thread, holding the lock.
 pub fn after_fork_child() {
     reset_live();
+    let me = gettid();
+    robust_heads().retain(|&tid, _| tid == me);
     lock::reset_after_fork();
     preempt::after_fork_child();
 }

@@ -26,6 +26,21 @@ static REQUESTED: AtomicBool = AtomicBool::new(false);
 /// The process the timer thread runs in (0: none yet; a `fork` child has none of its own).
 static TIMER_PID: AtomicI32 = AtomicI32::new(0);
 
+/// The timer thread's host thread id (0 until it runs).
+static TIMER_TID: AtomicI32 = AtomicI32::new(0);
+
+/// The thread id of this process's timer thread, which is endgate's and not a guest thread
+/// (0: the process has none).
+pub fn timer_tid() -> i32 {
+    // SAFETY: no arguments.
+    let pid = unsafe { libc::getpid() };
+    if TIMER_PID.load(Ordering::Relaxed) == pid {
+        TIMER_TID.load(Ordering::Relaxed)
+    } else {
+        0
+    }
+}
+
 /// `true` while the lock holder is asked to stop at its next block (read by the block hook at
 /// every block: one relaxed load).
 #[inline]
@@ -54,26 +69,55 @@ pub fn start_timer() {
     if TIMER_PID.swap(pid, Ordering::Relaxed) == pid {
         return;
     }
+    STOP.store(false, Ordering::Relaxed);
     let spawn = super::spawn_host(std::thread::Builder::new().name("endgate-preempt".into()), || {
+        TIMER_TID.store(super::gettid(), Ordering::Relaxed);
         // The timer takes no guest signals: it blocks everything it can.
         let all = !0u64;
         // SAFETY: an 8-byte kernel sigset for this thread only.
         unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
-        loop {
+        while !STOP.load(Ordering::Relaxed) {
             std::thread::sleep(TICK);
             if super::lock::held_since_last_tick() {
                 request();
             }
         }
     });
-    if spawn.is_err() {
-        crate::elog!("endgate: cannot start the preemption timer thread; threads run until they block");
+    match spawn {
+        Ok(h) => *TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h),
+        Err(_) => crate::elog!("endgate: cannot start the preemption timer thread; threads run until they block"),
     }
+}
+
+/// Asks the timer thread to end.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// The timer thread of this process, to wait for its end.
+static TIMER: std::sync::Mutex<Option<std::thread::JoinHandle<()>>> = std::sync::Mutex::new(None);
+
+/// Ends the timer thread of this process, if it runs one, and waits for it: for calls the
+/// kernel refuses in a multi-threaded process, which a guest left with one thread may make
+/// (`crate::syscall::ns`). A later thread starts the timer again.
+pub fn stop_timer() {
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() };
+    if TIMER_PID.load(Ordering::Relaxed) != pid {
+        return;
+    }
+    STOP.store(true, Ordering::Relaxed);
+    if let Some(h) = TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+        let _ = h.join();
+    }
+    TIMER_PID.store(0, Ordering::Relaxed);
 }
 
 /// In the child of a `fork`: starts a timer of its own if the parent had one (it may start
 /// threads again; with one thread the timer never requests anything).
 pub fn after_fork_child() {
+    // The parent's timer thread does not exist here: its handle is forgotten, not detached.
+    if let Some(h) = TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take() {
+        std::mem::forget(h);
+    }
     if TIMER_PID.load(Ordering::Relaxed) != 0 {
         start_timer();
     }

@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
-/// `AT_HWCAP` bit names, bit 0 first (`hwcap_str`).
-const NAMES: &[&str] = &[
+/// `AT_HWCAP` bit names, bit 0 first (`hwcap_str`; the bits of
+/// arch/arm64/include/uapi/asm/hwcap.h).
+pub(super) const HWCAP_NAMES: &[&str] = &[
     "fp", "asimd", "evtstrm", "aes", "pmull", "sha1", "sha2", "crc32", "atomics", "fphp", "asimdhp", "cpuid",
     "asimdrdm", "jscvt", "fcma", "lrcpc", "dcpop", "sha3", "sm3", "sm4", "asimddp", "sha512", "sve", "asimdfhm", "dit",
     "uscat", "ilrcpc", "flagm", "ssbs", "sb", "paca", "pacg",
@@ -13,7 +14,7 @@ const NAMES: &[&str] = &[
 
 /// The text for `ncpu` processors.
 pub fn cpuinfo(ncpu: usize) -> String {
-    let features = super::super::hwcap_names(super::INFO.hwcap.0, NAMES);
+    let features = super::super::hwcap_names(super::INFO.hwcap.0, HWCAP_NAMES);
     let mut s = String::new();
     for i in 0..ncpu {
         let _ = write!(

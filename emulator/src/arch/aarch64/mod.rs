@@ -29,18 +29,26 @@ use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
 use crate::abi::arm_fcntl;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr};
+use crate::mm::GuestAddr;
 use crate::signal::Signal;
 
 /// The aarch64 guest.
 #[derive(Clone, Copy)]
 pub struct Aarch64;
 
-/// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h that a Cortex-A72 has:
-/// FP, ASIMD, AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
-const HWCAP_A72: u64 = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 11);
+/// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h that a Cortex-A72 has: FP, ASIMD,
+/// AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
+const HWCAP_A72: u64 =
+    super::hwcap_of(cpuinfo::HWCAP_NAMES, &["fp", "asimd", "aes", "pmull", "sha1", "sha2", "crc32", "cpuid"]);
+// Bits 0, 1, 3-7 and 11.
+const _: () = assert!(HWCAP_A72 == 0x8fb);
 
 const X0: i32 = RegisterARM64::X0 as i32;
+
+/// `svc #0`, the system-call instruction, and `ret` (A64 encodings): the vDSO's and the
+/// sigtramp page's code.
+const SVC_0: u32 = 0xd400_0001;
+const RET: u32 = 0xd65f_03c0;
 
 /// aarch64's data row.
 pub static INFO: ArchInfo = ArchInfo {
@@ -49,21 +57,14 @@ pub static INFO: ArchInfo = ArchInfo {
         sp: RegisterARM64::SP as i32,
         tls: Some(RegisterARM64::TPIDR_EL0 as i32),
         nr: X0 + 8,
-        args: [X0, X0 + 1, X0 + 2, X0 + 3, X0 + 4, X0 + 5],
+        args: Regs::args_from(X0),
         ret: X0,
-        restart_len: 4,
+        trap: &SVC_0.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::ARM64,
-        mode: Mode::ARM,
-        cpu_model: Some(Arm64CpuModel::A72 as i32),
-        page_size_4k: true,
-    },
+    engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::A72 as i32)),
     name: "aarch64",
     elf_machine: 183,
-    is_64bit: true,
-    data_model: DataModel::LP64_LE,
     layout: windows_64(0xaaaa_aaaa_a000, 1 << 48),
     hwcap: (HWCAP_A72, 0),
     platform: Some("aarch64"),
@@ -77,20 +78,17 @@ pub static INFO: ArchInfo = ArchInfo {
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    pkeys: crate::guest::Pkeys::Arm64,
     ..ArchInfo::GENERIC
 };
 
 /// Effective addresses of an A64 instruction's memory operands: base + index + displacement.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::Arm64Detail(d) = detail else { return Some(Vec::new()) };
-    let mut out = Vec::new();
-    for op in d.operands() {
-        if let Arm64OperandType::Mem(m) = op.op_type {
-            let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
-            out.push(base.wrapping_add(index).wrapping_add(crate::abi::bits64(m.disp())));
-        }
-    }
-    Some(out)
+    let mems = d.operands().filter_map(|op| if let Arm64OperandType::Mem(m) = op.op_type { Some(m) } else { None });
+    mems.map(|m| Some((r.reg)(m.base())?.wrapping_add((r.reg)(m.index())?).wrapping_add(i64::from(m.disp()) as u64)))
+        .collect()
 }
 
 impl GuestArch for Aarch64 {

@@ -44,6 +44,11 @@ const RESERVED_SIZE: u64 = 4096;
 /// Bytes of the frame record `{fp, lr}`.
 const FRAME_RECORD: u64 = 16;
 
+// sizeof(struct rt_sigframe) and the offsets of uc_mcontext and __reserved, as the arm64 uapi
+// headers give them.
+const _: () = assert!(FRAME_SIZE == 4688 && FRAME_SIZE % 16 == 0 && RESERVED + RESERVED_SIZE == FRAME_SIZE);
+const _: () = assert!((REGS + 34 * 8).next_multiple_of(16) == RESERVED);
+
 /// `fpsimd_context.head.magic`.
 const FPSIMD_MAGIC: u32 = 0x4650_8001;
 /// `esr_context.head.magic` (a record the kernel adds for faults; skipped on return).
@@ -61,8 +66,7 @@ const PSTATE_NZCV: u64 = 0xf000_0000;
 /// The return trampoline: `mov x8, #139` (`movz`), `svc #0` (Arm ARM C6.2.191, C6.2.317).
 pub fn sigtramp_code() -> Vec<u8> {
     let movz_x8 = 0xd280_0000 | (NR_RT_SIGRETURN << 5) | 8;
-    let svc0 = 0xd400_0001u32;
-    [movz_x8, svc0].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [movz_x8, super::SVC_0].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// Unicorn id of general register `xn`, n in 0..=30 (X29 and X30 are apart from X0-X28).
@@ -214,15 +218,5 @@ mod tests {
         assert_eq!(find_fpsimd(&buf), Some(u64_to_usize(RESERVED)));
         put_u32(&mut buf, RESERVED + FPSIMD_SIZE, 0x1234);
         assert_eq!(find_fpsimd(&buf), None);
-    }
-
-    #[test]
-    fn layout_sizes() {
-        // sizeof(struct rt_sigframe) and the offsets of uc_mcontext and __reserved, as the
-        // arm64 uapi headers give them.
-        assert_eq!(FRAME_SIZE, 4688);
-        assert_eq!(FRAME_SIZE % 16, 0);
-        assert_eq!(RESERVED + RESERVED_SIZE, FRAME_SIZE);
-        assert_eq!((REGS + 34 * 8).next_multiple_of(16), RESERVED);
     }
 }

@@ -3,21 +3,14 @@
 //! (`svc` registers: `x8` number, `x0`-`x5` arguments). AAPCS64: arguments in `x0`-`x2`,
 //! result in `x0`.
 
-use crate::gate::{Entry, VdsoSpec};
+use crate::arch::linux_vdso;
+use crate::gate::Entry::*;
+use crate::gate::VdsoSpec;
 
-/// The aarch64 vDSO.
+/// The aarch64 vDSO, with a `.hash` table only, as the kernel links it.
 pub static VDSO: VdsoSpec = VdsoSpec {
-    symbols: &[
-        ("__kernel_clock_gettime", 0, Entry::ClockGettime),
-        ("__kernel_gettimeofday", 0, Entry::Gettimeofday),
-        ("__kernel_clock_getres", 0, Entry::ClockGetres),
-        ("__kernel_vsyscall", 0, Entry::Syscall),
-    ],
-    versions: &["LINUX_2.6.39"],
-    ret: &0xd65f_03c0u32.to_le_bytes(),  // ret
-    trap: &0xd400_0001u32.to_le_bytes(), // svc #0
-    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
-    pc: super::INFO.regs.pc,
+    versions: &[("LINUX_2.6.39", &[ClockGettime, Gettimeofday, ClockGetres, Syscall])],
+    prefix: "__kernel_",
     gnu_hash: false,
-    ..crate::arch::LINUX_VDSO
+    ..linux_vdso(&super::INFO.regs, &super::RET.to_le_bytes())
 };

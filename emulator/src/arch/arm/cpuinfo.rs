@@ -3,15 +3,16 @@
 
 use std::fmt::Write as _;
 
-/// `AT_HWCAP` bit names, bit 0 first (`hwcap_str`).
-const NAMES: &[&str] = &[
+/// `AT_HWCAP` bit names, bit 0 first (`hwcap_str`; the bits of
+/// arch/arm/include/uapi/asm/hwcap.h).
+pub(super) const HWCAP_NAMES: &[&str] = &[
     "swp", "half", "thumb", "26bit", "fastmult", "fpa", "vfp", "edsp", "java", "iwmmxt", "crunch", "thumbee", "neon",
     "vfpv3", "vfpv3d16", "tls", "vfpv4", "idiva", "idivt", "vfpd32", "lpae", "evtstrm",
 ];
 
 /// The text for `ncpu` processors.
 pub fn cpuinfo(ncpu: usize) -> String {
-    let features = super::super::hwcap_names(super::INFO.hwcap.0, NAMES);
+    let features = super::super::hwcap_names(super::INFO.hwcap.0, HWCAP_NAMES);
     let mut s = String::new();
     for i in 0..ncpu {
         let _ = write!(

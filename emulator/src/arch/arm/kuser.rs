@@ -18,6 +18,7 @@
 //! | 0xffff0fa0 | `__kuser_memory_barrier`   | `dmb ish` |
 //! | 0xffff0f60 | `__kuser_cmpxchg64`        | 64-bit compare-and-swap through pointers r0, r1, r2 |
 
+use super::a32::{BX_LR, UDF};
 use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName, PAGE_SIZE};
 
 /// Guest address of the vectors page (arch/arm/include/asm/memory.h `VECTORS_BASE` for high
@@ -26,12 +27,6 @@ pub const VECTORS_BASE: u64 = 0xffff_0000;
 
 /// `__kuser_helper_version`: five 32-byte helper slots from 0xffff0f60 to the page end.
 const HELPER_VERSION: u32 = 5;
-
-/// `udf #0` (A32 `0xe7f000f0`): what the rest of the page holds, so a stray jump is SIGILL.
-const UDF: u32 = 0xe7f0_00f0;
-
-/// `bx lr`: cond AL, `0001 0010 1111 1111 1111 0001`, Rm = r14.
-const BX_LR: u32 = 0xe12f_ff1e;
 
 /// `__kuser_cmpxchg64` at 0xffff0f60 (r0: &oldval, r1: &newval, r2: ptr; returns r0 = 0 and
 /// C = 1 when `*ptr` held oldval and now holds newval).

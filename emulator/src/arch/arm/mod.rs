@@ -39,7 +39,7 @@ use crate::abi::arm_fcntl;
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr, Layout};
+use crate::mm::{GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The arm guest.
@@ -59,14 +59,44 @@ pub(crate) mod excp {
     pub const UNALIGNED: u32 = 22;
 }
 
-/// CPSR bits (Arm ARM B1.3.3): mode field `M[4:0]` = User, and the Thumb state bit.
-const CPSR_MODE_USR: u64 = 0x10;
-const CPSR_T: u64 = 1 << 5;
+/// A32 encodings endgate writes into guest pages (the vDSO, the kuser helpers, the sigpage).
+mod a32 {
+    /// `svc #0`.
+    pub const SVC_0: u32 = 0xef00_0000;
+    /// `bx lr`: cond AL, `0001 0010 1111 1111 1111 0001`, Rm = r14.
+    pub const BX_LR: u32 = 0xe12f_ff1e;
+    /// `udf #0` (A32 `0xe7f000f0`): what unused room holds, so a stray jump is SIGILL.
+    pub const UDF: u32 = 0xe7f0_00f0;
+}
+
+/// CPSR bits (Arm ARM B1.3.3; arch/arm/include/uapi/asm/ptrace.h).
+mod psr {
+    /// `PSR_f`: N Z C V Q, IT[1:0], J.
+    pub const F_FIELD: u32 = 0xff00_0000;
+    /// `PSR_IT_MASK`: the If-Then state, bits 25-26 and 10-15.
+    pub const IT_MASK: u32 = 0x0600_fc00;
+    /// E: big-endian data.
+    pub const E: u32 = 1 << 9;
+    /// A: asynchronous aborts masked.
+    pub const A: u32 = 1 << 8;
+    /// I: IRQs masked.
+    pub const I: u32 = 1 << 7;
+    /// F: FIQs masked.
+    pub const F: u32 = 1 << 6;
+    /// T: Thumb state.
+    pub const T: u32 = 1 << 5;
+    /// M[4:0].
+    pub const MODE_MASK: u32 = 0x1f;
+    /// User mode.
+    pub const USR_MODE: u32 = 0x10;
+}
 
 /// CPACR cp10 and cp11 fields = 0b11: VFP and Advanced SIMD usable at PL0 and PL1.
 const CPACR_CP10_CP11_FULL: u64 = 0xf << 20;
-/// FPEXC.EN: the VFP unit is enabled.
-const FPEXC_EN: u64 = 1 << 30;
+/// FPEXC bits: EX (exception pending), EN (the VFP unit is enabled), FP2V (FPINST2 valid).
+const FPEXC_EX: u32 = 1 << 31;
+const FPEXC_EN: u32 = 1 << 30;
+const FPEXC_FP2V: u32 = 1 << 28;
 
 /// One past the highest user address: the kuser page sits right above the stack.
 const TASK_SIZE: u64 = kuser::VECTORS_BASE;
@@ -80,22 +110,15 @@ pub static INFO: ArchInfo = ArchInfo {
         sp: RegisterARM::SP as i32,
         tls: Some(RegisterARM::C13_C0_3 as i32),
         nr: RegisterARM::R7 as i32,
-        args: [R0, R0 + 1, R0 + 2, R0 + 3, R0 + 4, R0 + 5],
+        args: Regs::args_from(R0),
         ret: R0,
         // `svc` in ARM state; `restart_syscall` knows Thumb's.
-        restart_len: 4,
+        trap: &a32::SVC_0.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::ARM,
-        mode: Mode::ARM,
-        cpu_model: Some(ArmCpuModel::CORTEX_A15 as i32),
-        page_size_4k: true,
-    },
+    engine: Engine::new(Arch::ARM, Mode::ARM, Some(ArmCpuModel::CORTEX_A15 as i32)),
     name: "armv7l",
     elf_machine: 40,
-    is_64bit: false,
-    data_model: DataModel::ILP32_LE,
     // [0, 2 GiB) low; [0xaaaaa000, +256 MiB) PIE; [0xc0000000, 4 GiB) top, which holds
     // the stack, the top-down mmap area and the kuser page. `task_size` here is the end
     // of the top window; `install_hooks` lowers the address space's TASK_SIZE to
@@ -112,8 +135,8 @@ pub static INFO: ArchInfo = ArchInfo {
     hwcap: (abi::HWCAP_A15, 0),
     // arch/arm/kernel/setup.c: ELF_PLATFORM is "v7" plus the endianness letter.
     platform: Some("v7l"),
-    // arch/arm/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-    minsigstksz: None,
+    // No AT_MINSIGSTKSZ (the generic row's `None`): arch/arm/include/asm/elf.h has none in
+    // ARCH_DLINFO.
     regpairs_aligned: true,
     vdso: Some(&vdso::VDSO),
     numbers: syscall_numbers!(arm),
@@ -122,28 +145,23 @@ pub static INFO: ArchInfo = ArchInfo {
     statfs64_len,
     open_flags_to_host: arm_fcntl::open_flags_to_host,
     open_flags_from_host: arm_fcntl::open_flags_from_host,
-    write_stat: super::write_stat32,
-    write_stat64: super::write_stat64,
     frames: Some(signal::FRAMES),
-    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     shmlba: (4 * crate::mm::PAGE_SIZE, true),
     cpuinfo: Some(cpuinfo::cpuinfo),
-    ..ArchInfo::GENERIC
+    ..super::ILP32
 };
 
 /// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
 /// displacement, in the 32-bit address space.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::ArmDetail(d) = detail else { return Some(Vec::new()) };
-    let mut out = Vec::new();
-    for op in d.operands() {
-        if let ArmOperandType::Mem(m) = op.op_type {
-            let base = (r.reg)(m.base())?;
-            let index = (r.reg)(m.index())?.wrapping_mul(crate::abi::bits64(m.scale()));
-            out.push(base.wrapping_add(index).wrapping_add(crate::abi::bits64(m.disp())) & 0xffff_ffff);
-        }
-    }
-    Some(out)
+    let mems = d.operands().filter_map(|op| if let ArmOperandType::Mem(m) = op.op_type { Some(m) } else { None });
+    mems.map(|m| {
+        let index = (r.reg)(m.index())?.wrapping_mul(i64::from(m.scale()) as u64);
+        Some((r.reg)(m.base())?.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64) & 0xffff_ffff)
+    })
+    .collect()
 }
 
 fn statfs64_len(size: u64) -> Option<u64> {
@@ -199,7 +217,7 @@ impl GuestArch for Arm {
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
         cpu.add_insn_invalid_hook(move |cpu| {
             let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
-            let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & (1 << 5) != 0;
+            let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & u64::from(psr::T) != 0;
             let mm = &cpu.get_data().mm;
             if thumb {
                 // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
@@ -218,11 +236,11 @@ impl GuestArch for Arm {
         // VFP/NEON on before leaving the privileged mode unicorn starts in (SVC).
         let cpacr = cpu.reg_read(RegisterARM::C1_C0_2)?;
         cpu.reg_write(RegisterARM::C1_C0_2, cpacr | CPACR_CP10_CP11_FULL)?;
-        cpu.reg_write(RegisterARM::FPEXC, FPEXC_EN)?;
+        cpu.reg_write(RegisterARM::FPEXC, u64::from(FPEXC_EN))?;
         cpu.reg_write(RegisterARM::FPSCR, 0)?;
-        let thumb = if entry.get() & 1 != 0 { CPSR_T } else { 0 };
+        let thumb = if entry.get() & 1 != 0 { psr::T } else { 0 };
         // User mode, interrupts unmasked, little-endian data, NZCVQ clear.
-        cpu.reg_write(RegisterARM::CPSR, CPSR_MODE_USR | thumb)?;
+        cpu.reg_write(RegisterARM::CPSR, u64::from(psr::USR_MODE | thumb))?;
         cpu.reg_write(RegisterARM::C13_C0_3, 0)?;
         cpu.reg_write(RegisterARM::SP, sp.get())?;
         // Bit 0 of the PC selects Thumb state in unicorn's PC write, as in `bx`.
@@ -236,7 +254,12 @@ impl GuestArch for Arm {
     #[inline]
     fn pc(&self, cpu: &Cpu<'_>) -> u64 {
         let [pc, cpsr] = read_regs(cpu, &[RegisterARM::PC as i32, RegisterARM::CPSR as i32]);
-        (pc & 0xffff_fffe) | u64::from(cpsr & CPSR_T != 0)
+        (pc & 0xffff_fffe) | u64::from(cpsr & u64::from(psr::T) != 0)
+    }
+
+    /// The address without the Thumb bit, as the kernel's `instruction_pointer` gives it.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu) & !1
     }
 
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {
@@ -298,14 +321,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn layout_is_below_4_gib() {
+    fn layout_is_below_4_gib_and_holds_the_kuser_page() {
         let l = Arm.info().layout;
-        assert!(l.low_len <= l.dyn_base);
-        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
         assert!(l.task_size <= 1 << 32);
         assert!(l.task_size - l.top_len < kuser::VECTORS_BASE);
-        // Two thirds of 4 GiB, page-aligned (arm64 COMPAT_ELF_ET_DYN_BASE).
-        assert_eq!(l.dyn_base, ((1u64 << 32) * 2 / 3) & !0xfff);
     }
 
     #[test]

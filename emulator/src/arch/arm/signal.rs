@@ -32,18 +32,18 @@ use crate::abi::{int32, low32, u64_to_usize};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 
+use super::{a32, psr, FPEXC_EN, FPEXC_EX, FPEXC_FP2V};
 use crate::arch::read_regs;
 use crate::guest::sigframe::{
-    get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+    get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
 };
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
 /// Bytes of `struct ucontext`.
 const UC_SIZE: u64 = 744;
-/// Offset of `uc_stack` in the ucontext.
-const UC_STACK: u64 = 8;
-/// Offset of `uc_mcontext` in the ucontext.
-const UC_MCONTEXT: u64 = 20;
+/// Offsets of `uc_stack` and `uc_mcontext` in the ucontext.
+const UC_STACK: u64 = own_ucontext::stack(4);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(4);
 /// Offset of `uc_sigmask` in the ucontext.
 const UC_SIGMASK: u64 = 104;
 /// Offset of `uc_regspace` in the ucontext.
@@ -63,6 +63,12 @@ const VFP_FPREGS: u64 = 8;
 const VFP_FPSCR: u64 = 8 + 32 * 8;
 const VFP_FPEXC: u64 = 272;
 
+// sizeof(struct ucontext) on arm: 20 + 84 (sigcontext) + 128 (uc_sigmask and its room) + 512
+// (uc_regspace); the VFP record's fields as struct vfp_sigframe lays them out.
+const _: () = assert!(UC_MCONTEXT + 21 * 4 == UC_SIGMASK && UC_SIGMASK + 128 == UC_REGSPACE);
+const _: () = assert!(UC_REGSPACE + 512 == UC_SIZE && RT_SIGFRAME_SIZE == 888);
+const _: () = assert!(VFP_FPSCR == 264 && VFP_STORAGE_SIZE as u64 == VFP_FPEXC + 16 && VFP_STORAGE_SIZE + 4 <= 512);
+
 /// `sigcontext` word indices.
 mod sc {
     pub const TRAP_NO: usize = 0;
@@ -73,34 +79,8 @@ mod sc {
     pub const FAULT_ADDRESS: usize = 20;
 }
 
-/// CPSR bits (Arm ARM B1.3.3; arch/arm/include/uapi/asm/ptrace.h).
-mod psr {
-    /// `PSR_f`: N Z C V Q, IT[1:0], J.
-    pub const F_FIELD: u32 = 0xff00_0000;
-    /// `PSR_IT_MASK`: the If-Then state, bits 25-26 and 10-15.
-    pub const IT_MASK: u32 = 0x0600_fc00;
-    /// E: big-endian data.
-    pub const E: u32 = 1 << 9;
-    /// A: asynchronous aborts masked.
-    pub const A: u32 = 1 << 8;
-    /// I: IRQs masked.
-    pub const I: u32 = 1 << 7;
-    /// F: FIQs masked.
-    pub const F: u32 = 1 << 6;
-    /// T: Thumb state.
-    pub const T: u32 = 1 << 5;
-    /// M[4:0].
-    pub const MODE_MASK: u32 = 0x1f;
-    /// User mode.
-    pub const USR_MODE: u32 = 0x10;
-}
-
 /// FPSCR `LEN` and `STRIDE` (the VFP short-vector controls), cleared for the handler.
 const FPSCR_LEN_STRIDE: u32 = (7 << 16) | (3 << 20);
-/// FPEXC bits: EX (exception pending), EN (enabled), FP2V (FPINST2 valid).
-const FPEXC_EX: u32 = 1 << 31;
-const FPEXC_EN: u32 = 1 << 30;
-const FPEXC_FP2V: u32 = 1 << 28;
 
 /// The `sigreturn_codes` words the kernel copies to `retcode` when there is no restorer
 /// (arch/arm/kernel/sigreturn_codes.S): ARM `mov r7, #119; swi 0x900077`, Thumb
@@ -110,13 +90,12 @@ const SIGRETURN_CODES: [u32; 6] = [0xe3a0_7077, 0xef90_0077, 0xdf00_2777, 0xe3a0
 /// The [sigpage] trampolines, in ARM state: `mov r7, #173; svc 0` (`rt_sigreturn`) at 0 and
 /// `mov r7, #119; svc 0` (`sigreturn`) at [`SIGTRAMP_OLD`]. A Thumb handler reaches them
 /// too: `bx lr` and `pop {pc}` switch to ARM state on an even address.
+#[allow(clippy::cast_possible_truncation)] // a page offset fits any usize
 pub fn sigtramp_code() -> Vec<u8> {
-    /// `udf #0`, so a stray jump into the page is SIGILL.
-    const UDF: u32 = 0xe7f0_00f0;
-    let mut words = vec![UDF; u64_to_usize(SIGTRAMP_OLD / 4 + 2)];
-    words[0..2].copy_from_slice(&[0xe3a0_70ad, 0xef00_0000]);
+    let mut words = vec![a32::UDF; (SIGTRAMP_OLD / 4 + 2) as usize];
+    words[0..2].copy_from_slice(&[0xe3a0_70ad, a32::SVC_0]);
     let old = (SIGTRAMP_OLD / 4) as usize;
-    words[old..old + 2].copy_from_slice(&[0xe3a0_7077, 0xef00_0000]);
+    words[old..old + 2].copy_from_slice(&[0xe3a0_7077, a32::SVC_0]);
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
@@ -307,19 +286,6 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel() {
-        // sizeof(struct ucontext) on arm: 20 + 84 (sigcontext) + 128 (uc_sigmask and its room)
-        // + 512 (uc_regspace); the VFP record's fields as struct vfp_sigframe lays them out.
-        assert_eq!(UC_MCONTEXT + 21 * 4, UC_SIGMASK);
-        assert_eq!(UC_SIGMASK + 128, UC_REGSPACE);
-        assert_eq!(UC_REGSPACE + 512, UC_SIZE);
-        assert_eq!(RT_SIGFRAME_SIZE, 888);
-        assert_eq!(VFP_FPSCR, 264);
-        assert_eq!(u64::from(VFP_STORAGE_SIZE), VFP_FPEXC + 16);
-        assert!(u64::from(VFP_STORAGE_SIZE) + 4 <= 512);
-    }
 
     #[test]
     fn trampolines_are_arm_svc_sequences() {

@@ -28,6 +28,8 @@ pub struct UserDesc {
     pub flags: U32,
 }
 
+const _: () = assert!(std::mem::size_of::<UserDesc>() == 16);
+
 /// Bit positions inside [`UserDesc::flags`].
 pub mod user_desc {
     /// `seg_32bit`.
@@ -49,11 +51,6 @@ pub mod user_desc {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_match_the_uapi_headers() {
-        assert_eq!(std::mem::size_of::<UserDesc>(), 16);
-    }
 
     #[test]
     fn hwcap_is_ppro_features() {

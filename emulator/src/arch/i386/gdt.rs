@@ -6,8 +6,7 @@
 //! only from a descriptor, which the CPU reads through the GDTR from *linear* memory, so the
 //! table must be reachable through unicorn's TLB. It lives in unicorn *physical* memory above
 //! 4 GiB ([`GDT_PHYS`]), which no 32-bit guest address reaches, and is seen at linear address
-//! [`GDT_LINEAR`] (0xfffff000, above the guest's `TASK_SIZE` of 0xffffe000, where no guest
-//! mapping can exist) through a TLB fill hook bounded to that one page. The hook grants **read
+//! [`GDT_LINEAR`] (0xffffe000, the guest's `TASK_SIZE`, where no guest mapping can exist) through a TLB fill hook bounded to that one page. The hook grants **read
 //! only**, and only to descriptor loads: QEMU keeps separate TLB entries for the CPU's own
 //! ("kernel") accesses and for user accesses, and the hook, which is not told which one it
 //! fills, looks at the instruction at EIP: a segment-loading instruction (`mov` to a segment
@@ -15,10 +14,22 @@
 //! or endgate itself (serving a system call, or starting the guest) gets the page; anything
 //! else is refused and raises SIGSEGV as on Linux. (The one hole: `mov 0xfffff000, %gs`,
 //! whose memory operand is a user read made by a segment-loading instruction, reads two bytes
-//! of the table.) So the guest can neither map over the table, write it, nor read it. Every
+//! of the table: `mov 0xffffe000, %gs` of the GDT, `mov 0xfffff000, %gs` of the LDT.) So the guest can neither map over the table, write it, nor read it. Every
 //! descriptor is written with its accessed bit set (as the kernel's `fill_ldt` does), so the
 //! CPU never writes the table when it loads a segment. endgate writes it with physical-memory
 //! writes (`mem_write`), which bypass the TLB.
+//!
+//! # The LDT
+//! `modify_ldt` fills a Local Descriptor Table of up to 8192 entries, one per process as in
+//! Linux: a 64 KiB host buffer ([`ldt_buffer`]) that every thread's instance maps at physical
+//! [`LDT_PHYS`] (so a thread sees the entries another one writes, and `fork` copies them). The
+//! CPU's `LDTR` points at linear [`LDT_LINEAR`] with the full 64 KiB limit from the start (an
+//! entry never written is all zeros, which a segment load refuses with #GP just as it refuses a
+//! selector past a shorter table). The table runs from 0xfffff000 to 0x1_0000_f000: the CPU
+//! computes descriptor addresses as 64-bit sums in unicorn's x86_64 core, while guest
+//! addresses in 32-bit code wrap at 4 GiB, so the pages above 4 GiB are reachable by
+//! descriptor loads only; a fill hook for those 16 linear pages grants reads on the same terms
+//! as the GDT's.
 //!
 //! # Privilege level
 //! Guest code runs at CPL 3, as under Linux: `hlt`, `cli`, port I/O and other privileged
@@ -43,12 +54,25 @@ use crate::guest::Cpu;
 use crate::guest::SysResult;
 use crate::mm::{GuestAddr, PAGE_SIZE};
 
-/// Linear address of the GDT (the page above the guest's `TASK_SIZE`).
-pub const GDT_LINEAR: u64 = 0xffff_f000;
+/// Linear address of the GDT (the first page above the guest's `TASK_SIZE`).
+pub const GDT_LINEAR: u64 = 0xffff_e000;
 /// Unicorn physical address of the GDT: above 4 GiB, out of any 32-bit guest address's reach.
 pub const GDT_PHYS: u64 = 0x1_0000_0000;
 /// Physical page of the one-time `iret` to user mode (see the module doc).
 const SCRATCH_PHYS: u64 = GDT_PHYS + PAGE_SIZE;
+/// Linear address of the LDT (`LDTR.base`): the last page below 4 GiB, and from there on the
+/// 64-bit sums `base + selector` the CPU forms for its descriptor reads, which no 32-bit guest
+/// address reaches (see "The LDT" in the module doc).
+pub const LDT_LINEAR: u64 = 0xffff_f000;
+/// Descriptors an LDT holds (`LDT_ENTRIES`, arch/x86/include/uapi/asm/ldt.h).
+pub const LDT_ENTRIES: u32 = 8192;
+/// Bytes of the LDT.
+const LDT_BYTES: u64 = LDT_ENTRIES as u64 * 8;
+/// The same, as a host length.
+const LDT_LEN: usize = LDT_ENTRIES as usize * 8;
+/// Unicorn physical address of the LDT: the process's one LDT buffer, mapped into every
+/// thread's instance.
+const LDT_PHYS: u64 = GDT_PHYS + 0x10000;
 /// Linear page of that `iret` and its stack frame: below `mmap_min_addr`, never a guest page.
 /// It is reachable only while [`enter_user_mode`] runs.
 const SCRATCH_LINEAR: u64 = 0xe000;
@@ -215,6 +239,20 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
         let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
         allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
     })?;
+    let ldt = ldt_buffer().ok_or(uc_error::NOMEM)?;
+    // SAFETY: the buffer is the process's, allocated once and never freed; every instance maps
+    // the same bytes.
+    unsafe { cpu.mem_map_ptr(LDT_PHYS, LDT_BYTES, Prot::READ, ldt.cast()) }?;
+    cpu.add_tlb_hook(LDT_LINEAR, LDT_LINEAR + LDT_BYTES - 1, |cpu, va, access| {
+        let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
+        allowed.then_some(TlbEntry { paddr: LDT_PHYS + (va - LDT_LINEAR), perms: Prot::READ })
+    })?;
+    // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.
+    let ldtr = uc_x86_mmr { selector: 0, base: LDT_LINEAR, limit: LDT_ENTRIES * 8 - 1, flags: 0x8200 };
+    // SAFETY: a live handle; UC_X86_REG_LDTR takes a `uc_x86_mmr`, which `ldtr` is.
+    let r: Result<(), uc_error> =
+        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::LDTR as i32, (&ldtr as *const uc_x86_mmr).cast()) }.into();
+    r?;
     let mut table = vec![0u8; (GDT_ENTRIES * 8) as usize];
     table[14 * 8..15 * 8].copy_from_slice(&flat_user(TYPE_CODE | TYPE_RW).to_le_bytes());
     table[15 * 8..16 * 8].copy_from_slice(&flat_user(TYPE_RW).to_le_bytes());
@@ -354,6 +392,105 @@ pub fn set_thread_area(cpu: &mut Cpu<'_>, u_info: GuestAddr, can_allocate: bool)
         return Err(Errno::EINVAL);
     }
     write_entry(cpu, idx, from_user_desc(&info))?;
+    Ok(0)
+}
+
+/// The process's LDT: 64 KiB of host memory, made on first use; `None` if the host refuses.
+fn ldt_buffer() -> Option<*mut u8> {
+    static BUF: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    let p = *BUF.get_or_init(|| {
+        // SAFETY: a fresh private anonymous mapping, kept for the life of the process.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                LDT_LEN,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            0
+        } else {
+            p as usize
+        }
+    });
+    (p != 0).then_some(p as *mut u8)
+}
+
+/// Entries the LDT has (`mm->context.ldt->nr_entries`; 0: the process has no LDT yet).
+static LDT_USED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// `modify_ldt(0, ptr, bytecount)` (arch/x86/kernel/ldt.c `read_ldt`): copies the LDT's
+/// entries, at most `bytecount` bytes and 64 KiB, zero-filling the rest of `bytecount`.
+/// Returns the bytes written (`bytecount`, capped), 0 without an LDT. Errors: `EFAULT`.
+pub fn read_ldt(cpu: &mut Cpu<'_>, ptr: GuestAddr, bytecount: u64) -> SysResult {
+    let used = u64::from(LDT_USED.load(std::sync::atomic::Ordering::Relaxed));
+    if used == 0 {
+        return Ok(0);
+    }
+    let count = usize::try_from(bytecount).unwrap_or(LDT_LEN).min(LDT_LEN);
+    let have = usize::try_from(used * 8).unwrap_or(LDT_LEN).min(count);
+    let mut out = vec![0u8; count];
+    let buf = ldt_buffer().ok_or(Errno::ENOMEM)?;
+    // SAFETY: `have` bytes of the 64 KiB buffer.
+    out[..have].copy_from_slice(unsafe { std::slice::from_raw_parts(buf, have) });
+    cpu.get_data_mut().mm.write_bytes(ptr, &out)?;
+    Ok(bytecount.min(LDT_BYTES))
+}
+
+/// `modify_ldt(2, ptr, bytecount)` (`read_default_ldt`): zeros, at most 128 bytes (an x86_64
+/// kernel's size). Errors: `EFAULT`.
+pub fn read_default_ldt(cpu: &mut Cpu<'_>, ptr: GuestAddr, bytecount: u64) -> SysResult {
+    let count = bytecount.min(128);
+    cpu.get_data_mut().mm.write_bytes(ptr, &vec![0u8; usize::try_from(count).unwrap_or(128)])?;
+    Ok(count)
+}
+
+/// `modify_ldt(1 or 0x11, ptr, bytecount)` (`write_ldt`): sets LDT entry
+/// `ptr->entry_number` from a `struct user_desc`, or clears it (an empty descriptor, or with
+/// the old form `1` a zero base and limit); the table grows to hold it. The old form also
+/// clears the `useable` bit. Segment registers that select an LDT entry are loaded again, as
+/// the kernel's `refresh_ldt_segments` does. Errors: `EINVAL` (`bytecount` not 16, entry past
+/// 8191, a call gate (`contents` 3) in the old form or present), `EFAULT`.
+pub fn write_ldt(cpu: &mut Cpu<'_>, ptr: GuestAddr, bytecount: u64, oldmode: bool) -> SysResult {
+    if bytecount != 16 {
+        return Err(Errno::EINVAL);
+    }
+    let info: UserDesc = cpu.get_data().mm.read_struct(ptr)?;
+    let idx = info.entry_number.get();
+    if idx >= LDT_ENTRIES {
+        return Err(Errno::EINVAL);
+    }
+    let f = info.flags.get();
+    if (f >> ud::CONTENTS_SHIFT) & 3 == 3 && (oldmode || f & ud::SEG_NOT_PRESENT == 0) {
+        return Err(Errno::EINVAL);
+    }
+    let clear = (oldmode && info.base_addr.get() == 0 && info.limit.get() == 0) || ldt_empty(&info);
+    let d = if clear {
+        0
+    } else {
+        let mut d = from_user_desc(&info);
+        // fill_ldt on a 64-bit kernel: the `lm` bit is the descriptor's L bit.
+        d |= u64::from(f >> 7 & 1) << 53;
+        if oldmode {
+            d &= !(1 << 52);
+        }
+        d
+    };
+    let buf = ldt_buffer().ok_or(Errno::ENOMEM)?;
+    // SAFETY: entry `idx` < 8192 lies in the 64 KiB buffer.
+    unsafe { std::ptr::write_unaligned(buf.add(idx as usize * 8).cast::<u64>(), d.to_le()) };
+    LDT_USED.fetch_max(idx + 1, std::sync::atomic::Ordering::Relaxed);
+    // The buffer changed behind unicorn's TLB: nothing caches descriptors there, but segment
+    // registers hold what they loaded.
+    for reg in [RegisterX86::DS, RegisterX86::ES, RegisterX86::FS, RegisterX86::GS] {
+        let sel = cpu.reg_read(reg).map_err(|_| Errno::EINVAL)? & 0xffff;
+        if sel & 4 != 0 && load_segment(cpu, reg, sel).is_err() {
+            let _ = load_segment(cpu, reg, 0);
+        }
+    }
     Ok(0)
 }
 

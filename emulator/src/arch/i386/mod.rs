@@ -31,7 +31,7 @@ mod vdso;
 
 use capstone::prelude::*;
 use syscalls::Errno;
-use unicorn_engine::{Arch, Mode, RegisterX86, X86CpuModel, X86Insn};
+use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86CpuModel, X86Insn};
 
 use super::{Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::nr::Sys;
@@ -45,6 +45,8 @@ pub struct I386;
 
 /// The interrupt vector of the system-call gate (`IA32_SYSCALL_VECTOR`).
 const SYSCALL_VECTOR: u32 = 0x80;
+/// `int $0x80`, the system-call instruction: the vDSO's.
+const INT_80: [u8; 2] = [0xcd, 0x80];
 
 /// The general-protection exception vector (#GP).
 const GP_FAULT: u32 = 13;
@@ -92,31 +94,18 @@ fn i386_name(name: &'static str) -> &'static str {
 /// i386's data row.
 pub static INFO: ArchInfo = ArchInfo {
     regs: Regs {
-        pc: RegisterX86::EIP as i32,
-        sp: RegisterX86::ESP as i32,
+        pc: R::EIP as i32,
+        sp: R::ESP as i32,
         tls: None,
-        nr: RegisterX86::EAX as i32,
-        args: [
-            RegisterX86::EBX as i32,
-            RegisterX86::ECX as i32,
-            RegisterX86::EDX as i32,
-            RegisterX86::ESI as i32,
-            RegisterX86::EDI as i32,
-            RegisterX86::EBP as i32,
-        ],
-        ret: RegisterX86::EAX as i32,
-        restart_len: 2,
+        nr: R::EAX as i32,
+        args: [R::EBX as i32, R::ECX as i32, R::EDX as i32, R::ESI as i32, R::EDI as i32, R::EBP as i32],
+        ret: R::EAX as i32,
+        trap: &INT_80,
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::X86,
-        mode: Mode::MODE_32,
-        cpu_model: Some(X86CpuModel::QEMU32 as i32),
-        page_size_4k: false,
-    },
+    engine: Engine::new(Arch::X86, Mode::MODE_32, Some(X86CpuModel::QEMU32 as i32)),
     name: "i686",
     elf_machine: 3,
-    is_64bit: false,
     // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
     data_model: DataModel::ILP32_LE_I386,
     // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk
@@ -139,12 +128,11 @@ pub static INFO: ArchInfo = ArchInfo {
     numbers: syscall_numbers!(x86, i386_name),
     disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode32).build().ok(),
     mem_operands: crate::arch::x86_64::mem_operands,
-    write_stat: super::write_stat32,
-    write_stat64: super::write_stat64,
     frames: Some(signal::FRAMES),
-    ipc_perm: crate::abi::shapes::IPC64_PERM_MODE16,
     cpuinfo: Some(cpuinfo),
-    ..ArchInfo::GENERIC
+    pkeys: crate::guest::Pkeys::X86,
+    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
+    ..super::ILP32
 };
 
 impl GuestArch for I386 {
@@ -170,22 +158,22 @@ impl GuestArch for I386 {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::CR4, CR4_OSFXSR_OSXMMEXCPT)?;
+        cpu.reg_write(R::CR4, CR4_OSFXSR_OSXMMEXCPT)?;
         gdt::enter_user_mode(cpu, entry, sp)?;
         // The kernel's ELF_PLAT_INIT clears every general register; edx = 0 also means "no
         // function for the program to register with atexit" (i386 psABI).
-        for r in [RegisterX86::EAX, RegisterX86::EBX, RegisterX86::ECX, RegisterX86::EDX] {
+        for r in [R::EAX, R::EBX, R::ECX, R::EDX] {
             cpu.reg_write(r, 0)?;
         }
-        for r in [RegisterX86::ESI, RegisterX86::EDI, RegisterX86::EBP] {
+        for r in [R::ESI, R::EDI, R::EBP] {
             cpu.reg_write(r, 0)?;
         }
         // The FPU state of a new process (fpstate_init_fxstate): x87 control word 0x37f
         // (all exceptions masked, 64-bit precision, round to nearest), every register empty
         // (unicorn's reset marks them valid), MXCSR 0x1f80.
-        cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
-        cpu.reg_write(RegisterX86::FPTAG, 0xffff)?;
-        cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
+        cpu.reg_write(R::FPCW, 0x37f)?;
+        cpu.reg_write(R::FPTAG, 0xffff)?;
+        cpu.reg_write(R::MXCSR, 0x1f80)?;
         Ok(())
     }
 
@@ -209,7 +197,6 @@ impl GuestArch for I386 {
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
-        use RegisterX86 as R;
         let reg = match name {
             "eip" => R::EIP,
             "cs" => R::CS,
@@ -250,19 +237,21 @@ mod tests {
 
     #[test]
     fn numbers_follow_syscall_32_tbl() {
-        let t = (I386.info().numbers)();
-        assert_eq!(t.lookup(4), Some(Sys::write));
-        assert_eq!(t.lookup(24), Some(Sys::getuid16));
-        assert_eq!(t.lookup(199), Some(Sys::getuid32));
-        assert_eq!(t.lookup(212), Some(Sys::chown32));
-        assert_eq!(t.lookup(182), Some(Sys::chown16));
-        assert_eq!(t.lookup(206), Some(Sys::setgroups32));
-        assert_eq!(t.lookup(81), Some(Sys::setgroups16));
-        assert_eq!(t.lookup(102), Some(Sys::socketcall));
-        assert_eq!(t.lookup(82), Some(Sys::old_select));
-        assert_eq!(t.lookup(142), Some(Sys::_newselect));
-        assert_eq!(t.lookup(243), Some(Sys::set_thread_area));
-        assert_eq!(t.lookup(359), Some(Sys::socket));
-        assert_eq!(t.number_of(Sys::newfstatat), None);
+        use crate::arch::tests::assert_numbers;
+        // An old form keeps its number beside the call that replaced it: the calls that took
+        // 16-bit ids as `…16` (the `…32` ones keep their names), the `socketcall` and
+        // one-struct `select` multiplexers beside the direct calls.
+        let replaced = [
+            (24, Sys::getuid16, 199, Sys::getuid32),
+            (182, Sys::chown16, 212, Sys::chown32),
+            (81, Sys::setgroups16, 206, Sys::setgroups32),
+            (102, Sys::socketcall, 359, Sys::socket),
+            (82, Sys::old_select, 142, Sys::_newselect),
+        ];
+        for (old, old_sys, new, new_sys) in replaced {
+            assert_numbers(&I386, &[(old, old_sys), (new, new_sys)]);
+        }
+        assert_numbers(&I386, &[(4, Sys::write), (243, Sys::set_thread_area)]);
+        assert_eq!((I386.info().numbers)().number_of(Sys::newfstatat), None);
     }
 }

@@ -35,7 +35,8 @@ use unicorn_engine::RegisterX86 as R;
 use super::gdt;
 use crate::abi::{low16, low32, u64_to_usize};
 use crate::guest::sigframe::{
-    align_down, get_u32, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE, SIGTRAMP_OLD,
+    align_down, get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+    SIGTRAMP_OLD,
 };
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
@@ -64,9 +65,16 @@ const RT_RETCODE: u64 = RT_UC + UC_SIZE;
 
 /// `struct ucontext` (i386): size, `uc_stack`, `uc_mcontext`, `uc_sigmask`.
 const UC_SIZE: u64 = 8 + 12 + SC_SIZE + 8;
-const UC_STACK: u64 = 8;
-const UC_MCONTEXT: u64 = 20;
+const UC_STACK: u64 = own_ucontext::stack(4);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(4);
 const UC_SIGMASK: u64 = 20 + SC_SIZE;
+
+// sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732 (`extramask` at 720),
+// sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116; the rt frame's
+// `uc.uc_mcontext.fpstate` at 16 + 128 + 20 + 76.
+const _: () = assert!(FPSTATE_SIZE == 624 && OLD_SIZE == 732 && OLD_EXTRAMASK == 720);
+const _: () =
+    assert!(RT_SIZE == 268 && UC_SIZE == 116 && RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64 == 16 + 128 + 20 + 76);
 
 /// `sigcontext_32` word indices.
 mod sc {
@@ -135,7 +143,7 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
     let (trapno, cr2) = match (req.info.signo, req.info.fields) {
-        (Signal::SIGSEGV, SigFields::Fault { addr }) => (14, addr),
+        (Signal::SIGSEGV | Signal::SIGBUS, SigFields::Fault { addr }) => (14, addr),
         (Signal::SIGILL, SigFields::Fault { .. }) => (6, 0),
         (Signal::SIGFPE, SigFields::Fault { .. }) => (0, 0),
         (Signal::SIGTRAP, SigFields::Fault { .. }) => (3, 0),
@@ -398,18 +406,6 @@ fn fpu_init(cpu: &mut Cpu<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel() {
-        // sizeof(struct _fpstate_32) = 624, sizeof(struct sigframe_ia32) = 732,
-        // sizeof(struct rt_sigframe_ia32) = 268, sizeof(struct ucontext_ia32) = 116.
-        assert_eq!(FPSTATE_SIZE, 624);
-        assert_eq!(OLD_SIZE, 732);
-        assert_eq!(RT_SIZE, 268);
-        assert_eq!(UC_SIZE, 116);
-        assert_eq!(OLD_EXTRAMASK, 720);
-        assert_eq!(RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64, 16 + 128 + 20 + 76);
-    }
 
     #[test]
     fn return_code_is_the_kernels() {

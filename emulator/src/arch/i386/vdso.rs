@@ -6,26 +6,21 @@
 
 use unicorn_engine::RegisterX86;
 
-use crate::gate::{CallAbi, Entry, VdsoSpec};
+use crate::arch::linux_vdso;
+use crate::gate::Entry::*;
+use crate::gate::{CallAbi, VdsoSpec};
 
-/// The i386 vDSO.
+/// `ret`.
+const RET: [u8; 1] = [0xc3];
+
+/// The i386 vDSO: its own soname, `AT_SYSINFO`, cdecl clock functions.
 pub static VDSO: VdsoSpec = VdsoSpec {
     soname: "linux-gate.so.1",
-    symbols: &[
-        ("__kernel_vsyscall", 1, Entry::Syscall),
-        ("__vdso_clock_gettime", 0, Entry::ClockGettime),
-        ("__vdso_clock_gettime64", 0, Entry::ClockGettime64),
-        ("__vdso_gettimeofday", 0, Entry::Gettimeofday),
-        ("__vdso_time", 0, Entry::Time),
-        ("__vdso_clock_getres", 0, Entry::ClockGetres),
-        ("__vdso_clock_getres_time64", 0, Entry::ClockGetres64),
-        ("__vdso_getcpu", 0, Entry::Getcpu),
+    versions: &[
+        ("LINUX_2.6", &[ClockGettime, ClockGettime64, Gettimeofday, Time, ClockGetres, ClockGetres64, Getcpu]),
+        ("LINUX_2.5", &[Syscall]),
     ],
-    versions: &["LINUX_2.6", "LINUX_2.5"],
-    ret: &[0xc3],        // ret
-    trap: &[0xcd, 0x80], // int $0x80
     abi: CallAbi::Stack32 { sp: RegisterX86::ESP as i32, ret: RegisterX86::EAX as i32 },
-    pc: super::INFO.regs.pc,
     at_sysinfo: true,
-    ..crate::arch::LINUX_VDSO
+    ..linux_vdso(&super::INFO.regs, &RET)
 };

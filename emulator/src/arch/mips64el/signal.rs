@@ -28,7 +28,9 @@ use unicorn_engine::RegisterMIPS as R;
 use super::delay_slot;
 use crate::abi::{int32, low32, u64_to_usize};
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE};
+use crate::guest::sigframe::{
+    own_ucontext, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
+};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 use crate::signal::FrameRequest;
@@ -41,8 +43,8 @@ const INFO: u64 = 24;
 /// Offset of `rs_uc`.
 const UC: u64 = INFO + SIGINFO_SIZE;
 /// Offsets in `struct ucontext`.
-const UC_STACK: u64 = 16;
-const UC_MCONTEXT: u64 = 40;
+const UC_STACK: u64 = own_ucontext::stack(8);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(8);
 const UC_SIGMASK: u64 = UC_MCONTEXT + SC_SIZE;
 /// Bytes of `struct rt_sigframe`.
 const FRAME_SIZE: u64 = UC + UC_SIGMASK + 16;
@@ -55,6 +57,9 @@ const SC_PC: u64 = 576;
 const SC_FPC_CSR: u64 = 584;
 const SC_USED_MATH: u64 = 588;
 const SC_SIZE: u64 = 600;
+
+// sizeof(struct sigcontext) on n64, sizeof(struct ucontext), sizeof(struct rt_sigframe).
+const _: () = assert!(SC_SIZE == 600 && UC_SIGMASK + 16 == 656 && FRAME_SIZE == 808);
 
 /// `sc_used_math`: `USED_FP | USED_FR1` (arch/mips/kernel/signal.c).
 const USED_FP: u32 = 1;
@@ -163,21 +168,12 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
 /// The sigtramp page: `li v0, 5211` (`addiu v0, zero, 5211`) and `syscall`, little-endian.
 pub fn sigtramp_code() -> Vec<u8> {
     let li_v0 = 0x2402_0000 | NR_RT_SIGRETURN;
-    let syscall = 0x0000_000c_u32;
-    [li_v0, syscall].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [li_v0, super::SYSCALL].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_layout_matches_the_kernel_structs() {
-        // sizeof(struct sigcontext) on n64, sizeof(struct ucontext), sizeof(struct rt_sigframe).
-        assert_eq!(SC_SIZE, 600);
-        assert_eq!(UC_SIGMASK + 16, 656);
-        assert_eq!(FRAME_SIZE, 808);
-    }
 
     #[test]
     fn trampoline_encoding() {

@@ -23,6 +23,7 @@ mod abi;
 pub mod cpuinfo;
 mod signal;
 mod traps;
+pub use traps::TIMEBASE_HZ;
 mod vdso;
 
 use crate::abi::bits64;
@@ -35,7 +36,7 @@ use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr};
+use crate::mm::GuestAddr;
 use crate::signal::Signal;
 
 /// The riscv64 guest.
@@ -68,6 +69,11 @@ const C_EBREAK: u16 = 0x9002;
 
 const A0: i32 = RegisterRISCV::A0 as i32;
 
+/// `ecall`, the system-call instruction, and `ret` (`jalr x0, 0(ra)`): the vDSO's and the
+/// sigtramp page's code.
+const ECALL: u32 = 0x0000_0073;
+const RET: u32 = 0x0000_8067;
+
 /// riscv64's data row.
 pub static INFO: ArchInfo = ArchInfo {
     regs: Regs {
@@ -75,28 +81,20 @@ pub static INFO: ArchInfo = ArchInfo {
         sp: RegisterRISCV::SP as i32,
         tls: Some(RegisterRISCV::TP as i32),
         nr: RegisterRISCV::A7 as i32,
-        args: [A0, A0 + 1, A0 + 2, A0 + 3, A0 + 4, A0 + 5],
+        args: Regs::args_from(A0),
         ret: A0,
-        restart_len: 4,
+        trap: &ECALL.to_le_bytes(),
         ..ArchInfo::GENERIC.regs
     },
-    engine: Engine {
-        arch: Arch::RISCV,
-        mode: Mode::RISCV64,
-        cpu_model: Some(Riscv64CpuModel::SIFIVE_U54 as i32),
-        page_size_4k: false,
-    },
+    engine: Engine::new(Arch::RISCV, Mode::RISCV64, Some(Riscv64CpuModel::SIFIVE_U54 as i32)),
     name: "riscv64",
     elf_machine: 243,
-    is_64bit: true,
-    data_model: DataModel::LP64_LE,
     // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
     layout: windows_64(0x2a_aaaa_a000, 0x40_0000_0000),
     hwcap: (abi::HWCAP_RV64GC, 0),
-    // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM.
-    platform: None,
-    // arch/riscv/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-    minsigstksz: None,
+    // No AT_PLATFORM and no AT_MINSIGSTKSZ (the generic row's `None`s):
+    // arch/riscv/include/asm/elf.h defines no ELF_PLATFORM and has no AT_MINSIGSTKSZ in
+    // ARCH_DLINFO.
     has_sa_restorer: false,
     vdso: Some(&vdso::VDSO),
     numbers: syscall_numbers!(riscv64),
@@ -232,15 +230,6 @@ impl GuestArch for Riscv64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn layout_windows_do_not_overlap() {
-        let l = Riscv64.info().layout;
-        assert!(l.low_len <= l.dyn_base);
-        assert_eq!(l.dyn_base % 4096, 0);
-        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xfff);
-        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
-    }
 
     #[test]
     fn open_flags_are_asm_generic() {

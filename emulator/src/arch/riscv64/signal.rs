@@ -39,6 +39,12 @@ const SC_FPREGS: u64 = SC_REGS + 256;
 /// Offset of `uc_mcontext.sc_fpregs.d.fcsr` in the frame.
 const SC_FCSR: u64 = SC_FPREGS + 32 * 8;
 
+// sizeof(struct rt_sigframe) and the offsets of uc_mcontext and sc_fpregs.d.fcsr, as the riscv
+// uapi headers give them; the union __riscv_fp_state is 528 bytes (its Q form) and ends the
+// frame.
+const _: () = assert!(FRAME_SIZE == 1088 && SC_REGS - UC == 176 && SC_FCSR - SC_REGS == 512);
+const _: () = assert!(SC_FPREGS + 528 == FRAME_SIZE);
+
 /// `__NR_rt_sigreturn` (include/uapi/asm-generic/unistd.h).
 const NR_RT_SIGRETURN: u32 = 139;
 
@@ -46,8 +52,7 @@ const NR_RT_SIGRETURN: u32 = 139;
 /// 2.4, 2.8).
 pub fn sigtramp_code() -> Vec<u8> {
     let li_a7 = (NR_RT_SIGRETURN << 20) | (17 << 7) | 0x13;
-    let ecall = 0x0000_0073u32;
-    [li_a7, ecall].iter().flat_map(|i| i.to_le_bytes()).collect()
+    [li_a7, super::ECALL].iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// Unicorn id of register `xn`, n in 1..=31.
@@ -128,16 +133,5 @@ mod tests {
         // addi a7, zero, 139 and ecall, as riscv64-linux-gnu-objdump prints them
         // (08b00893, 00000073).
         assert_eq!(sigtramp_code(), [0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00]);
-    }
-
-    #[test]
-    fn layout_sizes() {
-        // sizeof(struct rt_sigframe) and the offsets of uc_mcontext and sc_fpregs.d.fcsr, as
-        // the riscv uapi headers give them.
-        assert_eq!(FRAME_SIZE, 1088);
-        assert_eq!(SC_REGS - UC, 176);
-        assert_eq!(SC_FCSR - SC_REGS, 512);
-        // The union __riscv_fp_state is 528 bytes (its Q form) and ends the frame.
-        assert_eq!(SC_FPREGS + 528, FRAME_SIZE);
     }
 }

@@ -134,42 +134,27 @@ pub struct MmapArgStruct {
     pub offset: U64,
 }
 
-/// `AT_HWCAP` bits (arch/s390/include/asm/elf.h `HWCAP_S390_*`, numbered as
-/// arch/s390/kernel/processor.c `setup_hwcaps` sets them from the facility list).
-pub mod hwcap {
-    /// Instructions marked N3 (facility 0).
-    pub const ESAN3: u64 = 1 << 0;
-    /// z/Architecture mode active (facility 2).
-    pub const ZARCH: u64 = 1 << 1;
-    /// Store-facility-list-extended (facility 7).
-    pub const STFLE: u64 = 1 << 2;
-    /// Message-security assist (facility 17).
-    pub const MSA: u64 = 1 << 3;
-    /// Long displacement (facility 19).
-    pub const LDISP: u64 = 1 << 4;
-    /// Extended immediate (facility 21).
-    pub const EIMM: u64 = 1 << 5;
-    /// Extended-translation facility 3 enhancement (facilities 22 and 30).
-    pub const ETF3EH: u64 = 1 << 8;
-    /// 64-bit registers for 31-bit processes; the kernel always sets it.
-    pub const HIGH_GPRS: u64 = 1 << 9;
-    /// Vector facility (facility 129).
-    pub const VXRS: u64 = 1 << 11;
-}
+// sizeof on an s390x build of the headers: stat 144, statfs 88, s390_mmap_arg_struct 48.
+const _: () = assert!(std::mem::size_of::<Stat>() == 144 && std::mem::size_of::<Statfs>() == 88);
+const _: () = assert!(std::mem::size_of::<MmapArgStruct>() == 48);
 
 /// `AT_HWCAP` for the facilities of unicorn's "qemu" CPU model (target/s390x/gen-features.h
-/// `S390_FEAT_LIST_QEMU_LATEST`): no DFP (42/44), no EDAT-1 huge pages (8), no
-/// transactional execution (50/73), vector facility without the z14 enhancements
+/// `S390_FEAT_LIST_QEMU_LATEST`), the bits arch/s390/kernel/processor.c `setup_hwcaps` sets
+/// from the facility list (arch/s390/include/asm/elf.h `HWCAP_S390_*`): `esan3` (instructions
+/// marked N3, facility 0), `zarch` (z/Architecture mode active, 2), `stfle`
+/// (store-facility-list-extended, 7), `msa` (message-security assist, 17), `ldisp` (long
+/// displacement, 19), `eimm` (extended immediate, 21), `etf3eh` (extended-translation facility
+/// 3 enhancement, 22 and 30), `highgprs` (64-bit registers for 31-bit processes; the kernel
+/// always sets it), `vx` (vector facility, 129). No DFP (42/44), no EDAT-1 huge pages (8), no
+/// transactional execution (50/73), and the vector facility without the z14 enhancements
 /// (129 but not 134/135).
-pub const HWCAP_QEMU_Z13: u64 = hwcap::ESAN3
-    | hwcap::ZARCH
-    | hwcap::STFLE
-    | hwcap::MSA
-    | hwcap::LDISP
-    | hwcap::EIMM
-    | hwcap::ETF3EH
-    | hwcap::HIGH_GPRS
-    | hwcap::VXRS;
+pub const HWCAP_QEMU_Z13: u64 = crate::arch::hwcap_of(
+    super::cpuinfo::HWCAP_NAMES,
+    &["esan3", "zarch", "stfle", "msa", "ldisp", "eimm", "etf3eh", "highgprs", "vx"],
+);
+
+// esan3 zarch stfle msa ldisp eimm etf3eh highgprs vx: bits 0-5, 8, 9 and 11.
+const _: () = assert!(HWCAP_QEMU_Z13 == 0xb3f);
 
 /// s390x's `POSIX_FADV_DONTNEED` (6) and `POSIX_FADV_NOREUSE` (7) as the host's 4 and 5
 /// (include/uapi/linux/fadvise.h `#if defined(__s390x__)`); s390x's own kernel knows no advice
@@ -186,14 +171,6 @@ pub fn fadvise_to_host(advice: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn sizes_match_the_uapi_headers() {
-        // sizeof on an s390x build of the headers: stat 144, statfs 88.
-        assert_eq!(std::mem::size_of::<Stat>(), 144);
-        assert_eq!(std::mem::size_of::<Statfs>(), 88);
-        assert_eq!(std::mem::size_of::<MmapArgStruct>(), 48);
-    }
 
     #[test]
     fn stat_fields_are_big_endian() {

@@ -48,7 +48,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{DataModel, GuestAddr};
@@ -65,14 +65,33 @@ mod excp {
     pub const PGM: u32 = 3;
 }
 
-/// PSW mask bits (Principles of Operation, "Program-Status Word"; QEMU target/s390x/cpu.h).
+/// PSW mask bits (Principles of Operation, "Program-Status Word"; QEMU target/s390x/cpu.h;
+/// arch/s390/include/asm/ptrace.h, 64-bit values).
 mod psw {
+    /// Dynamic address translation.
     pub const DAT: u64 = 0x0400_0000_0000_0000;
+    /// Problem state (user mode).
     pub const PSTATE: u64 = 0x0001_0000_0000_0000;
+    /// Address-space control.
+    pub const ASC: u64 = 0x0000_C000_0000_0000;
+    /// Home-space mode, which user space may not select.
+    pub const ASC_HOME: u64 = 0x0000_C000_0000_0000;
     /// Extended addressing (EA) and basic addressing (BA) together: 64-bit mode.
     pub const EA: u64 = 0x0000_0001_0000_0000;
     pub const BA: u64 = 0x0000_0000_8000_0000;
+    /// Runtime instrumentation.
+    pub const RI: u64 = 0x0000_0080_0000_0000;
+    /// `PSW_MASK_USER`: the bits user space may set (ASC, condition code, program mask,
+    /// addressing mode).
+    pub const USER: u64 = 0x0000_FF01_8000_0000;
+    /// `PSW_USER_BITS`: DAT, I/O, external and machine-check masks, problem state, key 0,
+    /// primary space — what the kernel shows user space besides the user bits.
+    pub const USER_BITS: u64 = 0x0705_0000_0000_0000;
 }
+
+/// The `svc` opcode byte, followed by the immediate (`S390_SYSCALL_OPCODE`): `svc N` is
+/// `SVC | N`, the system-call instruction of the vDSO and the sigtramp page.
+const SVC: u16 = 0x0a00;
 
 /// CR0 bits Linux sets for user space: additional floating-point registers and the vector
 /// facility (QEMU target/s390x/cpu.h `CR0_AFP`, `CR0_VECTOR`).
@@ -96,46 +115,35 @@ pub static INFO: ArchInfo = ArchInfo {
         sp: RegisterS390X::R15 as i32,
         tls: None,
         nr: RegisterS390X::R1 as i32,
-        args: [R2, R2 + 1, R2 + 2, R2 + 3, R2 + 4, R2 + 5],
+        args: Regs::args_from(R2),
         ret: R2,
         nr_mask: 0xffff,
-        restart_len: 2,
+        trap: &SVC.to_be_bytes(),
     },
-    engine: Engine {
-        arch: Arch::S390X,
-        mode: Mode::BIG_ENDIAN,
-        cpu_model: Some(S390xCpuModel::QEMU as i32),
-        page_size_4k: false,
-    },
+    engine: Engine::new(Arch::S390X, Mode::BIG_ENDIAN, Some(S390xCpuModel::QEMU as i32)),
     name: "s390x",
     elf_machine: 22,
-    is_64bit: true,
     data_model: DataModel::LP64_BE,
     // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
     layout: windows_64(0x2aa_0000_0000, 1 << 42),
     hwcap: (abi::HWCAP_QEMU_Z13, 0),
     // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
     platform: Some("z13"),
-    // arch/s390/include/asm/elf.h has no AT_MINSIGSTKSZ in ARCH_DLINFO.
-    minsigstksz: None,
-    // The s390x ELF ABI needs 8; the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
-    stack_align: 16,
+    // No AT_MINSIGSTKSZ (the generic row's `None`): arch/s390/include/asm/elf.h has none in
+    // ARCH_DLINFO. The stack at entry is 16-byte aligned, the generic row's: the s390x ELF
+    // ABI needs 8, but the kernel's `STACK_ROUND` (fs/binfmt_elf.c) gives 16.
     vdso: Some(&vdso::VDSO),
     numbers: syscall_numbers!(s390x),
     disassembler: || Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok(),
-    clone_args,
+    clone_args: CloneArgs::backwards2,
     write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     fadvise_to_host: abi::fadvise_to_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
     ..ArchInfo::GENERIC
 };
-
-/// s390 clone is `(newsp, flags, parent_tid, child_tid, tls)` (`CONFIG_CLONE_BACKWARDS2`).
-fn clone_args(a: &SyscallArgs) -> CloneArgs {
-    CloneArgs { newsp: a.a[0], flags: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
-}
 
 impl GuestArch for S390x {
     fn info(&self) -> &'static ArchInfo {
@@ -233,20 +241,6 @@ impl GuestArch for S390x {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn layout_windows_do_not_overlap() {
-        let l = S390x.info().layout;
-        assert!(l.low_len <= l.dyn_base);
-        assert_eq!(l.dyn_base, (l.task_size / 3 * 2) & !0xffff_ffff);
-        assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len);
-    }
-
-    #[test]
-    fn hwcap_bits() {
-        // esan3 zarch stfle msa ldisp eimm etf3eh highgprs vx.
-        assert_eq!(S390x.info().hwcap.0, 0xb3f);
-    }
 
     #[test]
     fn program_checks_to_signals() {

@@ -44,8 +44,9 @@ use unicorn_engine::RegisterS390X as R;
 
 use crate::guest::Cpu;
 
+use super::{psw, SVC};
 use crate::arch::{read_regs, write_regs};
-use crate::guest::sigframe::{read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGTRAMP_OLD};
+use crate::guest::sigframe::{own_ucontext, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGTRAMP_OLD};
 use crate::mm::{AddressSpace, GuestAddr};
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
 
@@ -73,38 +74,22 @@ const RT_SVC: u64 = SAVE_AREA;
 const RT_INFO: u64 = SAVE_AREA + 8;
 const RT_UC: u64 = RT_INFO + crate::guest::sigframe::SIGINFO_SIZE;
 /// Offsets inside `struct ucontext_extended`.
-const UC_STACK: u64 = 16;
-const UC_MCONTEXT: u64 = 40;
+const UC_STACK: u64 = own_ucontext::stack(8);
+const UC_MCONTEXT: u64 = own_ucontext::mcontext(8);
 const UC_SIGMASK: u64 = UC_MCONTEXT + SIGREGS_SIZE;
 const UC_MCONTEXT_EXT: u64 = UC_SIGMASK + 128;
 const RT_SIZE: u64 = RT_UC + UC_MCONTEXT_EXT + SIGREGS_EXT_SIZE;
 
+// sizeof(struct sigframe) and sizeof(struct rt_sigframe) with _sigregs_ext on s390x, and where
+// the rt frame's uc_mcontext and uc_sigmask and the old frame's sregs_ext fall.
+const _: () = assert!(SF_SIZE == 1112 && RT_SIZE == 1384 && SF_SREGS_EXT == 528);
+const _: () = assert!(RT_UC + UC_MCONTEXT == 336 && RT_UC + UC_SIGMASK == 680);
+
 /// `uc_flags`: `uc_mcontext_ext` holds the vector registers.
 const UC_VXRS: u64 = 2;
-/// `svc` opcode byte (`S390_SYSCALL_OPCODE` >> 8).
-const SVC: u16 = 0x0a00;
 /// s390x `sigreturn` and `rt_sigreturn` numbers (arch/s390/kernel/syscalls/syscall.tbl).
 const NR_SIGRETURN: u16 = 119;
 const NR_RT_SIGRETURN: u16 = 173;
-
-/// PSW mask bits (arch/s390/include/asm/ptrace.h, 64-bit values).
-mod psw {
-    /// Address-space control.
-    pub const ASC: u64 = 0x0000_C000_0000_0000;
-    /// Home-space mode, which user space may not select.
-    pub const ASC_HOME: u64 = 0x0000_C000_0000_0000;
-    /// Extended and basic addressing: 64-bit mode.
-    pub const EA: u64 = 0x0000_0001_0000_0000;
-    pub const BA: u64 = 0x0000_0000_8000_0000;
-    /// Runtime instrumentation.
-    pub const RI: u64 = 0x0000_0080_0000_0000;
-    /// `PSW_MASK_USER`: the bits user space may set (ASC, condition code, program mask,
-    /// addressing mode).
-    pub const USER: u64 = 0x0000_FF01_8000_0000;
-    /// `PSW_USER_BITS`: DAT, I/O, external and machine-check masks, problem state, key 0,
-    /// primary space — what the kernel shows user space besides the user bits.
-    pub const USER_BITS: u64 = 0x0705_0000_0000_0000;
-}
 
 /// The FPC's binary-floating-point rounding mode field.
 const FPC_BFP_ROUNDING: u64 = 0x7;
@@ -406,16 +391,6 @@ pub fn sigtramp_code() -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn frame_sizes_match_the_kernel_structs() {
-        // sizeof(struct sigframe) and sizeof(struct rt_sigframe) with _sigregs_ext on s390x.
-        assert_eq!(SF_SIZE, 1112);
-        assert_eq!(RT_SIZE, 1384);
-        assert_eq!(RT_UC + UC_MCONTEXT, 336);
-        assert_eq!(RT_UC + UC_SIGMASK, 680);
-        assert_eq!(SF_SREGS_EXT, 528);
-    }
 
     #[test]
     fn trampolines() {

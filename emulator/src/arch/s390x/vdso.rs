@@ -4,23 +4,18 @@
 //! image is big-endian. s390x ELF ABI: arguments in `r2`-`r4`, result in `r2`, return
 //! through `r14`.
 
-use crate::gate::{Entry, VdsoSpec};
+use crate::arch::linux_vdso;
+use crate::gate::Entry::*;
+use crate::gate::VdsoSpec;
 
-/// The s390x vDSO.
+/// `br %r14`.
+const BR_R14: [u8; 2] = [0x07, 0xfe];
+
+/// The s390x vDSO: its own soname, and 8-byte `.hash` words.
 pub static VDSO: VdsoSpec = VdsoSpec {
     soname: "linux-vdso64.so.1",
-    symbols: &[
-        ("__kernel_clock_gettime", 0, Entry::ClockGettime),
-        ("__kernel_gettimeofday", 0, Entry::Gettimeofday),
-        ("__kernel_clock_getres", 0, Entry::ClockGetres),
-        ("__kernel_getcpu", 0, Entry::Getcpu),
-        ("__kernel_vsyscall", 0, Entry::Syscall),
-    ],
-    versions: &["LINUX_2.6.29"],
-    ret: &[0x07, 0xfe],  // br %r14
-    trap: &[0x0a, 0x00], // svc 0
-    abi: crate::arch::vdso_call_abi(&super::INFO.regs),
-    pc: super::INFO.regs.pc,
+    versions: &[("LINUX_2.6.29", &[ClockGettime, Gettimeofday, ClockGetres, Getcpu, Syscall])],
+    prefix: "__kernel_",
     hash_word: 8,
-    ..crate::arch::LINUX_VDSO
+    ..linux_vdso(&super::INFO.regs, &BR_R14)
 };

@@ -1,59 +1,20 @@
 //! x86_64 struct layouts that differ from asm-generic.
 
-use zerocopy::byteorder::little_endian::{I64, U32, U64};
-use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
+use syscalls::Errno;
 
-/// x86_64 `struct stat` (layout: arch/x86/include/uapi/asm/stat.h), 144 bytes: `st_nlink` is
-/// 64-bit and comes before `st_mode`.
-#[repr(C)]
-#[derive(FromBytes, IntoBytes, Immutable, KnownLayout, Default)]
-#[allow(missing_docs)]
-pub struct Stat {
-    pub st_dev: U64,
-    pub st_ino: U64,
-    pub st_nlink: U64,
-    pub st_mode: U32,
-    pub st_uid: U32,
-    pub st_gid: U32,
-    pub __pad0: U32,
-    pub st_rdev: U64,
-    pub st_size: I64,
-    pub st_blksize: I64,
-    pub st_blocks: I64,
-    pub st_atime: I64,
-    pub st_atime_nsec: U64,
-    pub st_mtime: I64,
-    pub st_mtime_nsec: U64,
-    pub st_ctime: I64,
-    pub st_ctime_nsec: U64,
-    pub __unused: [I64; 3],
+use crate::abi::thunk::host_bytes;
+use crate::mm::{AddressSpace, GuestAddr};
+
+/// Writes x86_64's `struct stat` (layout: arch/x86/include/uapi/asm/stat.h, 144 bytes:
+/// `st_nlink` is 64-bit and comes before `st_mode`) at `addr`. It is the x86_64 host's own
+/// `struct stat`, so the host's bytes go as they are. Errors: `EFAULT`.
+pub fn write_stat(mm: &mut AddressSpace, addr: GuestAddr, st: &libc::stat) -> Result<(), Errno> {
+    // SAFETY: the host's `struct stat` is integers only, with no implicit padding.
+    mm.write_bytes(addr, unsafe { host_bytes(st) })
 }
 
-impl Stat {
-    /// From the host's `struct stat` (field widths differ between hosts, hence the casts).
-    #[allow(clippy::unnecessary_cast)]
-    pub fn from_host(s: &libc::stat) -> Stat {
-        Stat {
-            st_dev: U64::new(s.st_dev),
-            st_ino: U64::new(s.st_ino),
-            st_nlink: U64::new(s.st_nlink as u64),
-            st_mode: U32::new(s.st_mode),
-            st_uid: U32::new(s.st_uid),
-            st_gid: U32::new(s.st_gid),
-            st_rdev: U64::new(s.st_rdev),
-            st_size: I64::new(s.st_size),
-            st_blksize: I64::new(s.st_blksize as i64),
-            st_blocks: I64::new(s.st_blocks),
-            st_atime: I64::new(s.st_atime),
-            st_atime_nsec: U64::new(crate::abi::bits64(s.st_atime_nsec)),
-            st_mtime: I64::new(s.st_mtime),
-            st_mtime_nsec: U64::new(crate::abi::bits64(s.st_mtime_nsec)),
-            st_ctime: I64::new(s.st_ctime),
-            st_ctime_nsec: U64::new(crate::abi::bits64(s.st_ctime_nsec)),
-            ..Default::default()
-        }
-    }
-}
+// The layout above: the host's struct is the size of x86_64's.
+const _: () = assert!(std::mem::size_of::<libc::stat>() == 144);
 
 /// `arch_prctl` codes (arch/x86/include/uapi/asm/prctl.h).
 pub mod arch_prctl {
@@ -69,12 +30,4 @@ pub mod arch_prctl {
     pub const ARCH_GET_CPUID: u64 = 0x1011;
     /// Makes `cpuid` fault (0) or run (1); needs CPUID faulting.
     pub const ARCH_SET_CPUID: u64 = 0x1012;
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn stat_is_144_bytes() {
-        assert_eq!(std::mem::size_of::<super::Stat>(), 144);
-    }
 }

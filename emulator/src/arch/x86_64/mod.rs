@@ -20,12 +20,12 @@ use crate::guest::InsnRegs;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use unicorn_engine::{Arch, Mode, RegisterX86, X86Insn};
+use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86Insn};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr, Layout};
+use crate::mm::{GuestAddr, Layout};
 use crate::signal::Signal;
 
 /// The x86_64 guest.
@@ -35,33 +35,28 @@ pub struct X86_64;
 /// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
 const HWCAP_QEMU64: u64 = 0x078b_fbfd;
 
+/// `syscall` (0f 05) and `ret` (c3): the vDSO's and the vsyscall page's code.
+const SYSCALL: [u8; 2] = [0x0f, 0x05];
+const RET: u8 = 0xc3;
+
 /// x86_64's data row.
 pub static INFO: ArchInfo = ArchInfo {
     // Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax (rcx and r11 as
     // they were: docs/ARCHITECTURE.md).
     regs: Regs {
-        pc: RegisterX86::RIP as i32,
-        sp: RegisterX86::RSP as i32,
-        tls: Some(RegisterX86::FS_BASE as i32),
-        nr: RegisterX86::RAX as i32,
-        args: [
-            RegisterX86::RDI as i32,
-            RegisterX86::RSI as i32,
-            RegisterX86::RDX as i32,
-            RegisterX86::R10 as i32,
-            RegisterX86::R8 as i32,
-            RegisterX86::R9 as i32,
-        ],
-        ret: RegisterX86::RAX as i32,
-        restart_len: 2,
+        pc: R::RIP as i32,
+        sp: R::RSP as i32,
+        tls: Some(R::FS_BASE as i32),
+        nr: R::RAX as i32,
+        args: [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
+        ret: R::RAX as i32,
+        trap: &SYSCALL,
         ..ArchInfo::GENERIC.regs
     },
     // Unicorn's default CPU model, `qemu64`.
-    engine: Engine { arch: Arch::X86, mode: Mode::MODE_64, cpu_model: None, page_size_4k: false },
+    engine: Engine::new(Arch::X86, Mode::MODE_64, None),
     name: "x86_64",
     elf_machine: 62,
-    is_64bit: true,
-    data_model: DataModel::LP64_LE,
     layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
     hwcap: (HWCAP_QEMU64, 0),
     platform: Some("x86_64"),
@@ -75,39 +70,31 @@ pub static INFO: ArchInfo = ArchInfo {
     numbers: syscall_numbers!(x86_64),
     disassembler: || Capstone::new().x86().mode(arch::x86::ArchMode::Mode64).build().ok(),
     mem_operands,
-    clone_args,
-    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    clone_args: CloneArgs::default_order,
+    write_stat: abi::write_stat,
     frames: Some(signal::FRAMES),
     semid_ds_tail: crate::abi::shapes::SEMID64_DS_TAIL_X86_64,
     cpuinfo: Some(cpuinfo::cpuinfo),
+    pkeys: crate::guest::Pkeys::X86,
     ..ArchInfo::GENERIC
 };
 
 /// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
+#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
-    let mut out = Vec::new();
-    for op in d.operands() {
-        if let X86OperandType::Mem(m) = op.op_type {
-            let seg = match (r.name)(m.segment()).as_deref() {
-                Some("fs") => (r.by_name)("fs_base")?,
-                Some("gs") => (r.by_name)("gs_base")?,
-                _ => 0,
-            };
-            let ea = seg
-                .wrapping_add((r.reg)(m.base())?)
-                .wrapping_add((r.reg)(m.index())?.wrapping_mul(crate::abi::bits64(m.scale())))
-                .wrapping_add(crate::abi::bits64(m.disp()));
-            out.push(ea);
-        }
-    }
-    Some(out)
-}
-
-/// x86_64 clone is `(flags, newsp, parent_tid, child_tid, tls)` (kernel/fork.c default).
-fn clone_args(a: &SyscallArgs) -> CloneArgs {
-    CloneArgs { flags: a.a[0], newsp: a.a[1], ptid: a.a[2], ctid: a.a[3], tls: a.a[4] }
+    let mems = d.operands().filter_map(|op| if let X86OperandType::Mem(m) = op.op_type { Some(m) } else { None });
+    mems.map(|m| {
+        let seg = match (r.name)(m.segment()).as_deref() {
+            Some("fs") => (r.by_name)("fs_base")?,
+            Some("gs") => (r.by_name)("gs_base")?,
+            _ => 0,
+        };
+        let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as u64);
+        Some(seg.wrapping_add((r.reg)(m.base())?).wrapping_add(index).wrapping_add(m.disp() as u64))
+    })
+    .collect()
 }
 
 impl GuestArch for X86_64 {
@@ -127,22 +114,26 @@ impl GuestArch for X86_64 {
         Ok(())
     }
 
+    /// Inside the hook RIP is still on the 2-byte `syscall`.
+    fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu).wrapping_add(2)
+    }
+
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(RegisterX86::RSP, sp.get())?;
-        cpu.reg_write(RegisterX86::RIP, entry.get())?;
+        cpu.reg_write(R::RSP, sp.get())?;
+        cpu.reg_write(R::RIP, entry.get())?;
         // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
-        cpu.reg_write(RegisterX86::RDX, 0)?;
-        cpu.reg_write(RegisterX86::RFLAGS, 0x202)?;
+        cpu.reg_write(R::RDX, 0)?;
+        cpu.reg_write(R::RFLAGS, 0x202)?;
         // The FPU state a new process gets from the kernel (fpstate_init_fxstate): x87 control
         // word 0x37f (all exceptions masked, 64-bit precision, round to nearest) and MXCSR
         // 0x1f80. Unicorn starts with both 0, which means single precision x87 arithmetic.
-        cpu.reg_write(RegisterX86::FPCW, 0x37f)?;
-        cpu.reg_write(RegisterX86::MXCSR, 0x1f80)?;
+        cpu.reg_write(R::FPCW, 0x37f)?;
+        cpu.reg_write(R::MXCSR, 0x1f80)?;
         Ok(())
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
-        use RegisterX86 as R;
         let reg = match name {
             "rax" => R::RAX,
             "rbx" => R::RBX,
@@ -180,8 +171,7 @@ impl GuestArch for X86_64 {
 }
 
 /// The 32-bit general registers by name (i386's, and the low halves on x86_64).
-pub(crate) fn gpr32(name: &str) -> Option<RegisterX86> {
-    use RegisterX86 as R;
+pub(crate) fn gpr32(name: &str) -> Option<R> {
     const NAMES: [(&str, R); 8] = [
         ("eax", R::EAX),
         ("ebx", R::EBX),

@@ -18,7 +18,7 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
 use crate::abi::{low16, low32, u64_to_usize};
-use crate::guest::sigframe::{reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
+use crate::guest::sigframe::{own_ucontext, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 use crate::signal::{sa, FrameRequest, SigFields, Signal};
@@ -26,7 +26,7 @@ use crate::signal::{sa, FrameRequest, SigFields, Signal};
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
 const FRAME_SIZE: u64 = 8 + 304 + 128;
 /// Offset of `uc_mcontext` in the frame.
-const MCONTEXT: u64 = 8 + 40;
+const MCONTEXT: u64 = 8 + own_ucontext::mcontext(8);
 /// Offset of `uc_sigmask` in the frame.
 const SIGMASK: u64 = 8 + 296;
 /// Offset of `siginfo` in the frame.
@@ -82,7 +82,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let gregs: Vec<u64> = GREGS.iter().map(|&r| reg(cpu, r)).collect();
     let fx = fxsave(cpu);
     let (trapno, cr2) = match req.info.fields {
-        SigFields::Fault { addr } if req.info.signo == Signal::SIGSEGV => (14, addr),
+        SigFields::Fault { addr } if matches!(req.info.signo, Signal::SIGSEGV | Signal::SIGBUS) => (14, addr),
         _ => (0, 0),
     };
     let t = cpu.get_data_mut();

@@ -18,10 +18,10 @@ pub const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 /// The entries: offset in the page and the x86_64 system call it makes.
 const ENTRIES: [(usize, u32); 3] = [(0x000, 96), (0x400, 201), (0x800, 309)]; // gettimeofday, time, getcpu
 
-/// `mov $nr, %eax` (b8 imm32), `syscall` (0f 05), `ret` (c3).
+/// `mov $nr, %eax` (b8 imm32), `syscall`, `ret`.
 fn stub(nr: u32) -> [u8; 8] {
-    let n = nr.to_le_bytes();
-    [0xb8, n[0], n[1], n[2], n[3], 0x0f, 0x05, 0xc3]
+    let (n, [syscall0, syscall1]) = (nr.to_le_bytes(), super::SYSCALL);
+    [0xb8, n[0], n[1], n[2], n[3], syscall0, syscall1, super::RET]
 }
 
 /// Maps the page at [`VSYSCALL_ADDR`] (once per process). The rest of the page is `int3`,

@@ -12,4 +12,6 @@ pub static ROWS: &[SyscallDef] = &[
     // `sys_sync_file_range` unless the arch wants `sync_file_range2`, which aarch64 does not),
     // with the generic argument order; the crate's table names the slot `sync_file_range2`.
     d(Sys::sync_file_range2, fs::sync_file_range, &[Fd, Long, Long, Hex], RInt),
+    // arm64 has user shadow stacks (GCS): see the handler.
+    d(Sys::map_shadow_stack, crate::syscall::mm::map_shadow_stack, &[Ptr, ULong, Hex], RInt),
 ];

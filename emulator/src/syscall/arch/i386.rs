@@ -7,8 +7,9 @@
 //! - `select` at number 82 is `old_select`, which takes a pointer to its five arguments.
 //! - `getuid` … `chown` at their pre-2.4 numbers take and return 16-bit ids (the kernel's
 //!   `sys_getuid16` family, kernel/uid16.c); the `*32` calls are the real ones and are served
-//!   by the generic handlers. `ipc`, `modify_ldt`, `vm86`, `vm86old`, `olduname` and
-//!   `oldolduname` have no handler and answer `ENOSYS`.
+//!   by the generic handlers. `vm86` and `vm86old` have no handler and answer `ENOSYS`; the
+//!   old forms (`oldstat`, `olduname`, `signal`…) are [`crate::syscall::old`]'s.
+//! - `modify_ldt`: the process's LDT, [`crate::arch::i386::gdt`].
 
 use syscalls::Errno;
 
@@ -26,6 +27,7 @@ use crate::syscall::{fs, host_ret, io, process, SyscallDef};
 pub static ROWS: &[SyscallDef] = &[
     d(Sys::set_thread_area, set_thread_area, &[Hex], RInt),
     d(Sys::get_thread_area, get_thread_area, &[Ptr], RInt),
+    d(Sys::modify_ldt, modify_ldt, &[Int, Ptr, ULong], RInt),
     d(Sys::old_select, old_select, &[Ptr], RInt),
     d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt),
     d(Sys::getuid16, getuid16, &[], RInt),
@@ -63,6 +65,21 @@ fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `get_thread_area(struct user_desc *u_info)`.
 fn get_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     gdt::get_thread_area(cpu, a.ptr(0))
+}
+
+/// `modify_ldt(int func, void *ptr, unsigned long bytecount)` (modify_ldt(2),
+/// arch/x86/kernel/ldt.c): 0 reads the LDT, 1 and 0x11 write an entry (old and new form), 2
+/// reads the zeroed default LDT; other functions `ENOSYS`. See [`gdt::read_ldt`],
+/// [`gdt::write_ldt`], [`gdt::read_default_ldt`].
+fn modify_ldt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (ptr, count) = (a.ptr(1), a.ulong(2));
+    match a.int(0) {
+        0 => gdt::read_ldt(cpu, ptr, count),
+        1 => gdt::write_ldt(cpu, ptr, count, true),
+        2 => gdt::read_default_ldt(cpu, ptr, count),
+        0x11 => gdt::write_ldt(cpu, ptr, count, false),
+        _ => Err(Errno::ENOSYS),
+    }
 }
 
 /// `old_select(struct sel_arg_struct *arg)` (the i386 `select`, number 82; fs/select.c

@@ -1,5 +1,5 @@
 //! System calls only MIPS has: `set_thread_area` (the TLS pointer, read back with
-//! `rdhwr $3, $29`) and `cacheflush` (arch/mips/mm/cache.c); and MIPS's forms of `statfs`
+//! `rdhwr $3, $29`), `cacheflush` (arch/mips/mm/cache.c) and `sysmips`; and MIPS's forms of `statfs`
 //! and `fstatfs`, whose `struct statfs` orders its members differently from the host's (a
 //! shape cannot reorder). The rows put them in mips64el's table, over the generic ones.
 
@@ -21,7 +21,54 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::cacheflush, cacheflush, &[Hex, ULong, Int], RInt),
     d(Sys::statfs, statfs, &[Str, Ptr], RInt),
     d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
+    d(Sys::sysmips, sysmips, &[Int, Hex, Hex], RInt),
 ];
+
+/// `sysmips` commands (arch/mips/include/uapi/asm/sysmips.h).
+const FLUSH_CACHE: i64 = 3;
+const MIPS_FIXADE: i64 = 7;
+const MIPS_ATOMIC_SET: i64 = 2001;
+
+/// `sysmips(long cmd, long arg1, long arg2)` (arch/mips/kernel/syscall.c):
+/// - `MIPS_ATOMIC_SET(addr, new)`: stores the low 32 bits of `new` at the aligned word `addr`
+///   and returns the word it held, sign-extended, as the kernel's `ll`/`sc` loop does (all guest
+///   threads run under one lock, so the exchange is atomic for them). `EINVAL` for an unaligned
+///   or non-user address, `EFAULT` for an unmapped one. (A previous value of -4095..-1 reads as
+///   an error here; the kernel returns it with `a3` clear.)
+/// - `MIPS_FIXADE(flags)`: `EINVAL` for bits other than 1 (fix up) and 2 (log) address errors,
+///   else 0; the engine's handling of misaligned accesses does not change.
+/// - `FLUSH_CACHE`: drops the translations of every executable mapping, 0.
+/// - anything else: `EINVAL`.
+fn sysmips(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    match a.long(0) {
+        MIPS_ATOMIC_SET => {
+            let (addr, new) = (a.ulong(1), a.ulong(2));
+            let t = cpu.get_data_mut();
+            if addr % 4 != 0 || addr.checked_add(4).is_none_or(|end| end > t.mm.task_size) {
+                return Err(Errno::EINVAL);
+            }
+            let at = crate::mm::GuestAddr::new(addr);
+            let old = t.mm.read_u32(at)?;
+            t.mm.check_writable(at, 4)?;
+            t.mm.write_u32(at, u32::try_from(new & 0xffff_ffff).unwrap_or(0))?;
+            t.mm.note_host_write(addr, 4);
+            Ok(u64::from_ne_bytes(i64::from(i32::from_ne_bytes(old.to_ne_bytes())).to_ne_bytes()))
+        }
+        MIPS_FIXADE => {
+            if a.ulong(1) & !3 != 0 {
+                return Err(Errno::EINVAL);
+            }
+            Ok(0)
+        }
+        FLUSH_CACHE => {
+            let t = cpu.get_data_mut();
+            let top = t.mm.task_size;
+            t.mm.drop_code(0, top);
+            Ok(0)
+        }
+        _ => Err(Errno::EINVAL),
+    }
+}
 
 /// `set_thread_area(unsigned long addr)`: CP0 UserLocal (arch/mips/kernel/syscall.c).
 fn set_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

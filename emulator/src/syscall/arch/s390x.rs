@@ -29,7 +29,61 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::statfs64, statfs64, &[Str, ULong, Ptr], RInt),
     d(Sys::fstatfs64, fstatfs64, &[Fd, ULong, Ptr], RInt),
     d(Sys::ipc, s390_ipc, &[Hex, Int, ULong, ULong, Ptr], RInt),
+    d(Sys::s390_runtime_instr, s390_runtime_instr, &[Int, Int], RInt),
+    d(Sys::s390_guarded_storage, s390_guarded_storage, &[Int, Ptr], RInt),
+    d(Sys::s390_sthyi, s390_sthyi, &[ULong, Ptr, Ptr, Hex], RInt),
 ];
+
+/// `s390_runtime_instr(int command, int signum)` (arch/s390/kernel/runtime_instr.c): the guest
+/// CPU has no runtime-instrumentation facility (64), for which the kernel answers
+/// `EOPNOTSUPP` before looking at the arguments.
+fn s390_runtime_instr(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Err(Errno::EOPNOTSUPP)
+}
+
+/// `s390_guarded_storage(int command, struct gs_cb *gs_cb)` (arch/s390/kernel/guarded_storage.c):
+/// no guarded-storage facility (133) on the guest CPU: `EOPNOTSUPP`, before the arguments.
+fn s390_guarded_storage(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Err(Errno::EOPNOTSUPP)
+}
+
+/// `STHYI_FC_CP_IFL_CAP`, the one function code.
+const STHYI_FC_CP_IFL_CAP: u64 = 0;
+/// Sizes of the header, machine and partition sections of the STHYI response
+/// (arch/s390/kernel/sthyi.c `struct hdr_sctn`, `mac_sctn`, `par_sctn`).
+const STHYI_HDR_LEN: u16 = 48;
+const STHYI_MAC_LEN: u16 = 64;
+const STHYI_PAR_LEN: u16 = 56;
+
+/// `s390_sthyi(unsigned long function_code, void *resp_buffer, uint64_t *return_code,
+/// unsigned long flags)` (arch/s390/kernel/sthyi.c, s390_sthyi(2)): without the STHYI
+/// facility (74) the kernel builds the response page itself from STSI and DIAG 204; with no
+/// hypervisor and no LPAR data behind endgate's guest, that is the header with the sections'
+/// offsets and lengths, and machine and partition sections without a valid field (their
+/// validity bytes 0), return code 0. Errors: `EINVAL` (flags), `EOPNOTSUPP` (another function
+/// code), `EFAULT` (the 4096-byte buffer, the return code).
+fn s390_sthyi(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let (code, buf, rc, flags) = (a.ulong(0), a.ptr(1), a.ptr(2), a.ulong(3));
+    if flags != 0 {
+        return Err(Errno::EINVAL);
+    }
+    if code != STHYI_FC_CP_IFL_CAP {
+        return Err(Errno::EOPNOTSUPP);
+    }
+    let mut page = vec![0u8; 4096];
+    // fill_hdr: infhtotl, infhdln, infmoff, infmlen, infpoff, infplen (big-endian u16s at 8..20).
+    let par_off = STHYI_HDR_LEN + STHYI_MAC_LEN;
+    let hdr = [par_off + STHYI_PAR_LEN, STHYI_HDR_LEN, STHYI_HDR_LEN, STHYI_MAC_LEN, par_off, STHYI_PAR_LEN];
+    for (i, v) in hdr.iter().enumerate() {
+        page[8 + 2 * i..10 + 2 * i].copy_from_slice(&v.to_be_bytes());
+    }
+    let mm = &mut cpu.get_data_mut().mm;
+    if !rc.is_null() {
+        mm.write_u64(rc, 0)?;
+    }
+    mm.write_bytes(buf, &page)?;
+    Ok(0)
+}
 
 /// `ipc(call, first, second, third, ptr)` (arch/s390/kernel/syscall.c `s390_ipc`): five
 /// arguments, `third` standing in for the generic multiplexer's sixth (the `semtimedop`

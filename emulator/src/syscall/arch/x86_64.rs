@@ -14,7 +14,10 @@ use crate::syscall::table::d;
 use crate::syscall::SyscallDef;
 
 /// x86_64's own rows.
-pub static ROWS: &[SyscallDef] = &[d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt)];
+pub static ROWS: &[SyscallDef] = &[
+    d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt),
+    d(Sys::map_shadow_stack, crate::syscall::mm::map_shadow_stack, &[Ptr, ULong, Hex], RInt),
+];
 
 /// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base, and answers the
 /// CPUID-faulting codes ([`cpuid_codes`]). Errors: `EINVAL` for other codes (no CET is
