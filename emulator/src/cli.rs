@@ -57,6 +57,10 @@ pub struct Cli {
     /// State a guest's execve passes on (hidden; a descriptor; see [`EXEC_STATE_FLAG`]).
     #[arg(long = "exec-state", hide = true, value_name = "FD")]
     pub exec_state: Option<i32>,
+    /// The NUMA policy of the thread whose execve started this endgate (hidden; see
+    /// [`MEMPOLICY_FLAG`]): `MODE,FLAGS,NODES,HOME` in hexadecimal.
+    #[arg(long = "mempolicy", hide = true, value_name = "POLICY", value_parser = parse_mempolicy)]
+    pub mempolicy: Option<[u64; 4]>,
 
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
@@ -81,6 +85,14 @@ pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
 /// The hidden option with which a guest's execve passes on what the host does not carry:
 /// endgate's handles, the guest's root, its seccomp filters (`crate::syscall::exec`).
 pub const EXEC_STATE_FLAG: &str = "--exec-state";
+/// The hidden option with which a guest's execve passes on the thread's NUMA policy, which
+/// Linux keeps across execve (see [`Cli::mempolicy`]).
+pub const MEMPOLICY_FLAG: &str = "--mempolicy";
+
+fn parse_mempolicy(s: &str) -> Result<[u64; 4], String> {
+    let v: Vec<u64> = s.split(',').map(parse_hex_mask).collect::<Result<_, _>>()?;
+    v.try_into().map_err(|_| "four hexadecimal fields".to_string())
+}
 
 fn parse_hex_mask(s: &str) -> Result<u64, String> {
     u64::from_str_radix(s.trim_start_matches("0x"), 16).map_err(|e| e.to_string())

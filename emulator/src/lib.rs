@@ -112,7 +112,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         applied_gen: 0,
         clear_child_tid: 0,
         robust_list: (0, 0),
-        mempolicy: None,
+        mempolicy: opts.mempolicy,
         warned: HashSet::new(),
         argv: prog.argv.clone(),
         auxv: Vec::new(),
@@ -124,6 +124,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         pending_op: None,
         sync_fault: None,
         interrupted: None,
+        rseq: None,
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -60,7 +60,19 @@ fn run() -> u8 {
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
     argv.extend(cli.args.iter().map(|a| a.as_bytes().to_vec()));
-    let opts = Options { strace: cli.strace, sysroot: cli.sysroot.clone(), sig_ignored: cli.sig_ignored.unwrap_or(0) };
+    let opts = Options {
+        strace: cli.strace,
+        sysroot: cli.sysroot.clone(),
+        sig_ignored: cli.sig_ignored.unwrap_or(0),
+        mempolicy: cli.mempolicy.and_then(|[mode, flags, nodes, home]| {
+            Some(endgate::mm::MemPolicy {
+                mode: u16::try_from(mode).ok()?,
+                flags: u16::try_from(flags).ok()?,
+                nodes,
+                home_node: home != 0,
+            })
+        }),
+    };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {
         Ok((exit, report)) => endgate::exit_status(exit, report),

@@ -167,6 +167,11 @@ fn cases() -> Vec<Case> {
         case("comm", &["comm", "sorted1.txt", "sorted2.txt"]),
         case("xxd", &["xxd", "-l", "32", "big.bin"]),
         case("strings", &["strings", "-n", "6", "big.bin"]),
+        // rtnetlink through write()/recvmsg (s390x: converted for the other byte order).
+        case("ip addr", &["ip", "addr"]),
+        case("ip route", &["ip", "route"]),
+        case("ip link", &["ip", "link"]),
+        case("ip rule", &["ip", "rule"]),
     ]
 }
 

@@ -241,6 +241,19 @@ int main(void)
     EXPECT_ERR("io_cancel waiting poll", io_cancel(ctx, &cb, ev), EINPROGRESS);
     printf("cancelled poll res %lld\n", one_event(&cb));
     EXPECT_ERR("io_cancel again", io_cancel(ctx, &cb, ev), EINVAL);
+    /* A waiting poll completes when its fd is ready, with no aio call: its eventfd says so. */
+    int pefd = eventfd(0, 0);
+    fresh(&cb, IOCB_CMD_POLL, p[0], (void *)POLLIN, 0, 0);
+    cb.aio_flags = IOCB_FLAG_RESFD;
+    cb.aio_resfd = pefd;
+    CHECK(submit1(&cb) == 1);
+    CHECK(write(p[1], "y", 1) == 1);
+    count = 0;
+    CHECK(read(pefd, &count, 8) == 8);
+    printf("poll's eventfd count %llu; in the ring: %d\n", (unsigned long long)count, r->head != r->tail);
+    printf("poll res has POLLIN %d\n", (one_event(&cb) & POLLIN) != 0);
+    CHECK(read(p[0], buf, 1) == 1);
+    close(pefd);
     EXPECT_ERR("io_cancel completed read", io_cancel(ctx, &out, ev), EINVAL);
     out.aio_key = 5;
     EXPECT_ERR("io_cancel wrong key", io_cancel(ctx, &out, ev), EINVAL);

@@ -134,11 +134,40 @@ static void arch_checks(void)
     OK("hardware probe", 1);
 }
 #elif defined(__x86_64__)
+struct user_desc_bits {
+    unsigned int entry_number, base_addr, limit;
+    unsigned int seg_32bit : 1, contents : 2, read_exec_only : 1, limit_in_pages : 1, seg_not_present : 1,
+        useable : 1, lm : 1;
+};
+
 static void arch_checks(void)
 {
     CHECK(syscall(211, NULL) == -1 && errno == ENOSYS); /* get_thread_area */
     CHECK(syscall(205, NULL) == -1 && errno == ENOSYS); /* set_thread_area */
+    /* modify_ldt: Linux returns an unsigned int, so an error is a large positive value. */
+    static unsigned char buf[64];
+    CHECK(syscall(SYS_modify_ldt, 0, buf, sizeof buf) == 0);
+    CHECK(syscall(SYS_modify_ldt, 7, buf, sizeof buf) == (long)(unsigned)-ENOSYS);
+    CHECK(syscall(SYS_modify_ldt, 2, buf, sizeof buf) == sizeof buf && buf[0] == 0);
+    static int data[4] = {11, 22, 33, 44};
+    CHECK((uintptr_t)data >> 32 == 0);
+    struct user_desc_bits d = {0};
+    d.entry_number = 5;
+    d.base_addr = (unsigned int)(uintptr_t)&data[1];
+    d.limit = 15;
+    d.seg_32bit = 1;
+    CHECK(syscall(SYS_modify_ldt, 0x11, &d, sizeof d) == 0);
+    unsigned short sel = 5 << 3 | 4 | 3, old;
+    unsigned v;
+    __asm__ volatile("mov %%gs, %0" : "=r"(old));
+    __asm__ volatile("mov %1, %%gs\n\tmovl %%gs:4, %0" : "=r"(v) : "r"(sel));
+    __asm__ volatile("mov %0, %%gs" ::"r"(old));
+    CHECK(v == 33);
     OK("instruction cache flush", 1);
+    memset(buf, 0x55, sizeof buf);
+    CHECK(syscall(SYS_modify_ldt, 0, buf, sizeof buf) == sizeof buf);
+    CHECK(buf[5 * 8] == 15 && buf[6 * 8] == 0 && buf[63] == 0);
+    CHECK(syscall(SYS_modify_ldt, 0x11, &d, 15) == (long)(unsigned)-EINVAL);
     OK("hardware probe", 1);
 }
 #else

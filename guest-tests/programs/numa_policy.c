@@ -53,8 +53,13 @@ static void show_at(const char *label, void *addr)
     printf("%s: mode %#x nodes %#lx\n", label, mode, mask[0]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc > 1) {
+        /* Started by execve below: the thread's policy carried over. */
+        show("after execve");
+        return 0;
+    }
     long page = sysconf(_SC_PAGESIZE);
     unsigned long n0 = 1, n1 = 2, n01 = 3;
     int mode;
@@ -192,6 +197,12 @@ int main(void)
     EXPECT_ERR("move_pages bad array", syscall(SYS_move_pages, 0, 1, (void *)8, NULL, status, 0), EFAULT);
     EXPECT_ERR("move_pages bad status", syscall(SYS_move_pages, 0, 1, pages, NULL, (void *)8, 0), EFAULT);
     CHECK(syscall(SYS_move_pages, 0, 0, NULL, NULL, NULL, 0) == 0);
-    printf("done\n");
-    return 0;
+
+    /* execve keeps the thread's policy. */
+    CHECK(set(MPOL_BIND | MPOL_F_STATIC_NODES, &n01, 65) == 0);
+    fflush(stdout);
+    char *args[] = {argv[0], "after-exec", NULL};
+    execv("/proc/self/exe", args);
+    printf("execv: %s\n", errname(errno));
+    return 1;
 }

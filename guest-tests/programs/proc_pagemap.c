@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 
 #define PRESENT (1ULL << 63)
 #define EXCLUSIVE (1ULL << 56)
@@ -43,6 +44,15 @@ int main(void)
     CHECK(lseek(fd, at + 16, SEEK_SET) == at + 16);
     CHECK(read(fd, e, 16) == 16);
     printf("read at position: %d %d\n", !!(e[0] & PRESENT), !!(e[1] & PRESENT));
+
+    /* readv and preadv too. */
+    uint64_t v0 = 0, v1 = 0;
+    struct iovec iov[2] = {{&v0, 8}, {&v1, 8}};
+    CHECK(preadv(fd, iov, 2, at) == 16);
+    printf("preadv: %d %d\n", !!(v0 & PRESENT), !!(v1 & PRESENT));
+    CHECK(lseek(fd, at + 16, SEEK_SET) == at + 16);
+    CHECK(readv(fd, iov, 2) == 16);
+    printf("readv: %d %d\n", !!(v0 & PRESENT), !!(v1 & PRESENT));
 
     /* An unmapped page reads as 0. */
     uint64_t u = 1;

@@ -89,6 +89,38 @@ int main(void)
         (void)r[pg];
     printf("after the file grew: %s, reads %d\n", signame(got_sig), r[pg]);
 
+    /* The file shrinks under pages already touched: they are gone, a touch is SIGBUS. */
+    CHECK(ftruncate(fd, 3 * pg) == 0);
+    volatile char *t = mmap(NULL, 3 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    CHECK(t != MAP_FAILED);
+    t[0] = 'a';
+    t[pg] = 'b';
+    t[2 * pg] = 'c';
+    CHECK(ftruncate(fd, pg) == 0);
+    got_sig = 0;
+    if (sigsetjmp(env, 1) == 0)
+        (void)t[2 * pg];
+    printf("touched page after ftruncate: %s %s, si_addr %s\n", signame(got_sig), codename(got_sig, got_code),
+           got_addr == fault_addr(t + 2 * pg) ? "ok" : "wrong");
+    printf("page before the new end: %c\n", t[0]);
+    CHECK(ftruncate(fd, 3 * pg) == 0);
+    t[2 * pg] = 'd';
+    CHECK(truncate("f", 2 * pg) == 0);
+    got_sig = 0;
+    if (sigsetjmp(env, 1) == 0)
+        t[2 * pg + 1] = 'e';
+    printf("touched page after truncate: %s %s\n", signame(got_sig), codename(got_sig, got_code));
+    CHECK(ftruncate(fd, 2 * pg) == 0);
+    t[0] = 'f';
+    int fd2 = open("f", O_RDWR | O_TRUNC);
+    CHECK(fd2 >= 0);
+    got_sig = 0;
+    if (sigsetjmp(env, 1) == 0)
+        (void)t[0];
+    printf("touched page after open(O_TRUNC): %s %s\n", signame(got_sig), codename(got_sig, got_code));
+    CHECK(close(fd2) == 0);
+    CHECK(ftruncate(fd, 2 * pg) == 0);
+
     /* msync(MS_INVALIDATE) on a locked mapping. */
     char *m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     CHECK(m != MAP_FAILED);

@@ -85,12 +85,12 @@ pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
 }
 
 /// A vDSO as most arches' kernels link it: `linux-vdso.so.1` with `__vdso_` names, no
-/// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table; each slot holds
-/// `ret`, the landing the trap instruction of `regs`. Its functions take their first two integer arguments and give
-/// their result in registers the arch's system calls use for them (`regs`: the first two
-/// argument registers and the result register; every arch's C ABI but i386's does so). Each
-/// `arch/<name>/vdso.rs` completes it (`..linux_vdso(…)`) with its versions and functions and
-/// what else differs.
+/// `e_flags`, no `AT_SYSINFO`, 4-byte `.hash` words and a `.gnu.hash` table. Each slot holds
+/// `ret`; the landing holds the row's trap instruction (`regs.trap`). The functions take their
+/// first two integer arguments and give their result in the registers the arch's system calls
+/// use for them (`regs`: the first two argument registers and the result register; every
+/// arch's C ABI but i386's does so). Each `arch/<name>/vdso.rs` completes it
+/// (`..linux_vdso(…)`) with its versions and functions and what else differs.
 pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8]) -> VdsoSpec {
     VdsoSpec {
         soname: "linux-vdso.so.1",
@@ -127,6 +127,14 @@ pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
         }
     })?;
     Ok(())
+}
+
+/// An effective address as the CPU computes it for a memory operand: `base + index * scale +
+/// disp` in wrapping 64-bit arithmetic, where a negative scale or displacement wraps as it does
+/// in the CPU's adder; for the arches' `mem_operands` (the exact `si_addr` of a fault).
+#[allow(clippy::cast_sign_loss)] // the wrapping conversion is the point
+pub(crate) fn effective_address(base: u64, index: u64, scale: i64, disp: i64) -> u64 {
+    base.wrapping_add(index.wrapping_mul(scale as u64)).wrapping_add(disp as u64)
 }
 
 /// The row arm and i386 complete: [`ArchInfo::GENERIC`] but for what the two 32-bit arches

@@ -123,8 +123,8 @@ pub struct VdsoSpec {
     pub plain_aliases: bool,
     /// The return instruction each slot holds, as bytes in guest order.
     pub ret: &'static [u8],
-    /// The arch's system-call trap instruction, as bytes in guest order; the landing is
-    /// right after a copy of it.
+    /// The arch's system-call trap instruction, as bytes in guest order (its row's
+    /// `Regs::trap`); the landing is right after a copy of it.
     pub trap: &'static [u8],
     /// How the clock functions take their arguments.
     pub abi: CallAbi,

@@ -182,6 +182,18 @@ pub trait GuestArch: Sync {
     fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
         self.pc(cpu)
     }
+    /// The address of the instruction at the program counter, as the kernel's
+    /// `instruction_pointer(regs)` gives it (arm: without the Thumb bit [`GuestArch::pc`]
+    /// carries).
+    fn insn_pointer(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu)
+    }
+    /// Moves the program counter to the instruction at `addr`, in the instruction set the
+    /// thread runs now (arm stays in Thumb or ARM state, as the kernel's
+    /// `instruction_pointer_set` leaves the CPSR). Called outside hooks.
+    fn set_insn_pointer(&self, cpu: &mut Cpu<'_>, addr: u64) {
+        let _ = cpu.reg_write(self.info().regs.pc, addr & self.info().word_mask());
+    }
     /// Reads the syscall number and the first three arguments from the registers the ABI
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
     #[inline]

@@ -39,6 +39,9 @@ pub struct Options {
     /// Signals the guest had set to `SIG_IGN` before its execve started this endgate (bit
     /// `n-1` for host signal `n`): they stay ignored, as exec keeps ignored signals.
     pub sig_ignored: u64,
+    /// The NUMA policy the thread had when its execve started this endgate (kept, as Linux
+    /// keeps it).
+    pub mempolicy: Option<crate::mm::MemPolicy>,
 }
 
 /// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.
@@ -96,7 +99,7 @@ pub struct Task {
     /// `set_robust_list` head and length.
     pub robust_list: (u64, u64),
     /// The thread's NUMA policy from `set_mempolicy` (`None`: `MPOL_DEFAULT`); new threads and
-    /// forked children inherit it.
+    /// forked children inherit it, and `execve` passes it on (`--mempolicy`).
     pub mempolicy: Option<crate::mm::MemPolicy>,
     /// The guest's argv (for `/proc/self/cmdline`).
     pub argv: Vec<Vec<u8>>,
@@ -123,6 +126,21 @@ pub struct Task {
     pub sync_fault: Option<crate::signal::SigInfo>,
     /// The system call a signal interrupted, until delivery decides to restart it or not.
     pub interrupted: Option<crate::guest::Interrupted>,
+    /// The thread's registered restartable-sequences area (`rseq(2)`), if any.
+    pub rseq: Option<Rseq>,
+}
+
+/// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rseq {
+    /// Guest address of the area.
+    pub area: GuestAddr,
+    /// The length it was registered with, in bytes.
+    pub len: u32,
+    /// The signature that must precede every abort handler.
+    pub sig: u32,
+    /// The host CPU last written to its `cpu_id` (`u32::MAX` before the first write).
+    pub cpu: u32,
 }
 
 impl Task {

@@ -152,7 +152,7 @@ pub fn write_siginfo(
         }
         SigFields::Sys { call_addr, syscall, arch } => {
             mm.write_ulong(u, call_addr)?;
-            mm.write_i32(u + long, syscall)?;
+            mm.write_u32(u + long, u32::from_ne_bytes(syscall.to_ne_bytes()))?;
             mm.write_u32(u + long + 4, arch)?;
         }
     }

@@ -346,6 +346,25 @@ impl AddressSpace {
         Some(h)
     }
 
+    /// The guest made file `id` (`(st_dev, st_ino)`) `size` bytes long: pages of its mappings
+    /// past the new end must raise `SIGBUS` from now on, also those already touched, whose
+    /// host pages the host kernel has just taken away (a translation cached in unicorn's TLB
+    /// would reach them with a host fault). Their TLB entries are dropped, so the next touch
+    /// goes through [`AddressSpace::tlb_fill`]'s end-of-file check.
+    pub fn file_truncated(&mut self, id: (u64, u64), size: u64) {
+        let mut hit = false;
+        for v in self.vmas.values_mut() {
+            if v.file_id == Some(id) {
+                v.file_size = Some(v.file_size.map_or(size, |s| s.min(size)));
+                hit = true;
+            }
+        }
+        if hit {
+            self.span_hint.set(None);
+            self.invalidate.flush_tlb = true;
+        }
+    }
+
     /// The total size of the mappings in bytes (`VmSize`).
     pub fn total_vm(&self) -> u64 {
         self.vmas.iter().map(|(s, v)| v.end - s).sum()
@@ -623,6 +642,7 @@ impl AddressSpace {
                 policy: None,
                 grows_down: false,
                 file_size: None,
+                file_id: None,
             },
         );
         self.span_hint.set(None);
@@ -679,12 +699,15 @@ impl AddressSpace {
             return Err(Errno::last());
         }
         self.forget(addr, addr + len);
-        let (offset, shared, file_size) = match backing {
+        let (offset, shared, file) = match backing {
             Backing::Anon { shared } => (0, shared, None),
-            Backing::File { fd, offset, shared } => (offset, shared, file_size(fd)),
+            Backing::File { fd, offset, shared } => (offset, shared, file_stat(fd)),
         };
-        self.vmas
-            .insert(addr, Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size });
+        let (file_size, file_id) = (file.map(|f| f.0), file.map(|f| f.1));
+        self.vmas.insert(
+            addr,
+            Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size, file_id },
+        );
         self.span_hint.set(None);
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
@@ -1000,13 +1023,15 @@ enum Backing {
     File { fd: RawFd, offset: u64, shared: bool },
 }
 
-/// The size of the host file `fd` (`None` if it is not a regular file or fstat fails).
-fn file_size(fd: RawFd) -> Option<u64> {
+/// The size and `(st_dev, st_ino)` of the host file `fd` (`None` if it is not a regular file
+/// or fstat fails).
+fn file_stat(fd: RawFd) -> Option<(u64, (u64, u64))> {
     // SAFETY: a local stat for the host to fill.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: as above; an integer fd.
     let ok = unsafe { libc::fstat(fd, &mut st) } == 0;
-    (ok && st.st_mode & libc::S_IFMT == libc::S_IFREG).then(|| u64::try_from(st.st_size).unwrap_or(0))
+    (ok && st.st_mode & libc::S_IFMT == libc::S_IFREG)
+        .then(|| (u64::try_from(st.st_size).unwrap_or(0), (st.st_dev, st.st_ino)))
 }
 
 fn rw() -> i32 {

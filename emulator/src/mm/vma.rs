@@ -87,6 +87,9 @@ pub struct Vma {
     /// For a file mapping, the file's size when it was mapped: whole pages past it are beyond
     /// EOF, where an access gets `SIGBUS` (checked again when such a page is touched).
     pub file_size: Option<u64>,
+    /// For a file mapping, the file's `(st_dev, st_ino)`, by which a truncation the guest makes
+    /// finds the mappings it shortens.
+    pub file_id: Option<(u64, u64)>,
 }
 
 /// A NUMA memory policy as a one-node machine keeps it (include/uapi/linux/mempolicy.h):

@@ -29,16 +29,17 @@
 //! completion (a failed transfer is an event whose `res` is `-errno`, as Linux's). A buffered
 //! read on Linux also completes inside `io_submit`; fsync completes there too here, rather than
 //! in a kernel worker. `IOCB_CMD_POLL` completes at once when the fd is ready; otherwise it
-//! waits, and is completed when it is ready by the next `io_getevents`/`io_pgetevents` (which
-//! waits for it), `io_submit`, `io_cancel` of this process: until the process makes one of
-//! those calls, its `IOCB_FLAG_RESFD` eventfd is not signalled (Linux completes it from the
-//! fd's wakeup). `io_cancel` cancels a waiting poll (`EINPROGRESS`; its event follows with
+//! waits, and a helper host thread of the process (started with the first waiting poll, every
+//! signal blocked) waits on the fds of all waiting polls and completes each as it becomes
+//! ready (the event in the ring, its `IOCB_FLAG_RESFD` eventfd signalled, `io_getevents`
+//! waiters woken), as Linux completes it from the fd's wakeup; it looks for newly waiting polls
+//! every 10 ms while it waits on others. `io_cancel` cancels a waiting poll (`EINPROGRESS`; its event follows with
 //! `res` 0) and answers `EINVAL` for any other request, as Linux's `active_reqs` list holds
 //! only polls. Contexts belong to the process: a forked child has none (Linux does not copy
 //! `mm->ioctx_table`), though it shares the ring pages, as Linux's child does.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::Mutex;
 
 use syscalls::Errno;
@@ -104,6 +105,8 @@ struct Ctx {
     tail: u32,
     /// Waiting polls.
     polls: Vec<Poll>,
+    /// The guest's byte order, which the ring's words and events are in.
+    endian: Endian,
 }
 
 // SAFETY: `view` is a private mapping owned by the context; only the holder of `STATE` uses it.
@@ -114,6 +117,16 @@ static STATE: Mutex<BTreeMap<u64, Ctx>> = Mutex::new(BTreeMap::new());
 
 /// Bumped and woken (a futex) at every completion, for waiters in `io_getevents`.
 static GEN: AtomicU32 = AtomicU32::new(0);
+
+/// The poll helper thread runs in this process.
+static HELPER: AtomicBool = AtomicBool::new(false);
+
+/// Bumped and woken (a futex) when a poll starts waiting, for the helper when it has none.
+static HELPER_WAKE: AtomicU32 = AtomicU32::new(0);
+
+/// How long the helper waits on its polls before it looks for new ones (a poll submitted
+/// while it waits is seen within this time; one ready at submission completes at once).
+const HELPER_SLICE_NS: i64 = 10_000_000;
 
 fn state() -> std::sync::MutexGuard<'static, BTreeMap<u64, Ctx>> {
     STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -128,7 +141,19 @@ pub fn forget_after_fork() {
         unsafe { libc::munmap(c.view.cast(), usize::try_from(c.len).unwrap_or(0)) };
     }
     st.clear();
+    HELPER.store(false, Ordering::SeqCst);
 }
+
+/// Takes the contexts' lock across a `fork`, so the child's copy is not taken by the poll
+/// helper thread (which does not exist in the child); dropped in both processes after it.
+pub fn fork_guard() -> ForkGuard {
+    ForkGuard(state())
+}
+
+/// The contexts' lock, held across a `fork` ([`fork_guard`]).
+pub struct ForkGuard(
+    #[allow(dead_code, reason = "held only for its drop")] std::sync::MutexGuard<'static, BTreeMap<u64, Ctx>>,
+);
 
 impl Ctx {
     fn get32(&self, off: u64, endian: Endian) -> u32 {
@@ -176,7 +201,8 @@ impl Ctx {
     }
 
     /// Completes the waiting polls whose fds are ready now.
-    fn service_polls(&mut self, endian: Endian) {
+    fn service_polls(&mut self) {
+        let endian = self.endian;
         if self.polls.is_empty() {
             return;
         }
@@ -320,7 +346,7 @@ pub fn io_setup(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     unsafe { libc::close(fd) };
     let (addr, view) = made?;
     let id = (0u32..).find(|i| st.values().all(|c| c.id != *i)).unwrap_or(0);
-    let ctx = Ctx { id, len, view, nr, max_reqs, tail: 0, polls: Vec::new() };
+    let ctx = Ctx { id, len, view, nr, max_reqs, tail: 0, polls: Vec::new(), endian: t.mm.endian() };
     let e = t.mm.endian();
     for (off, v) in [(0, id), (4, nr), (8, 0), (12, 0), (16, RING_MAGIC), (20, 1), (24, 0), (28, 32)] {
         ctx.put32(off, v, e);
@@ -597,7 +623,7 @@ fn submit_one(t: &mut Task, id: u64, slot: GuestAddr, e: Endian) -> Result<(), E
     {
         let mut st = state();
         let c = st.get_mut(&id).ok_or(Errno::EINVAL)?;
-        c.service_polls(e);
+        c.service_polls();
         if c.queued(e) + u32::try_from(c.polls.len()).unwrap_or(u32::MAX) >= c.nr - 1 {
             return Err(Errno::EAGAIN);
         }
@@ -631,6 +657,8 @@ fn submit_one(t: &mut Task, id: u64, slot: GuestAddr, e: Endian) -> Result<(), E
                 c.complete(at.get(), cb.data, i64::from(p.revents & events), resfd, e);
             } else {
                 c.polls.push(Poll { obj: at.get(), data: cb.data, fd, events, resfd });
+                drop(st);
+                start_helper();
             }
             return Ok(());
         }
@@ -641,6 +669,71 @@ fn submit_one(t: &mut Task, id: u64, slot: GuestAddr, e: Endian) -> Result<(), E
         c.complete(at.get(), cb.data, res, resfd, e);
     }
     Ok(())
+}
+
+/// Starts the poll helper thread if this process has none, and wakes it.
+fn start_helper() {
+    if !HELPER.swap(true, Ordering::SeqCst) {
+        // The new thread starts with every signal blocked (it inherits this thread's mask,
+        // set so around its creation): guest signals are never delivered to it.
+        let all = u64::MAX;
+        let mut old = 0u64;
+        // SAFETY: local 8-byte kernel sigsets.
+        unsafe {
+            libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, &mut old as *mut u64, 8)
+        };
+        let made = crate::thread::spawn_host(std::thread::Builder::new().name("endgate-aio".into()), helper_main);
+        // SAFETY: as above.
+        unsafe {
+            libc::syscall(
+                libc::SYS_rt_sigprocmask,
+                libc::SIG_SETMASK,
+                &old as *const u64,
+                std::ptr::null_mut::<u64>(),
+                8,
+            )
+        };
+        if made.is_err() {
+            HELPER.store(false, Ordering::SeqCst);
+        }
+    }
+    HELPER_WAKE.fetch_add(1, Ordering::SeqCst);
+    // SAFETY: a futex wake on our own word.
+    unsafe { libc::syscall(libc::SYS_futex, HELPER_WAKE.as_ptr(), FUTEX_WAKE_PRIVATE, 1i64) };
+}
+
+/// The poll helper: waits on the fds of every waiting `IOCB_CMD_POLL` of the process and
+/// completes the ones that become ready (the event in the ring, the eventfd signalled,
+/// waiters woken), as Linux completes them from the fd's wakeup. It touches only the
+/// contexts (under their lock) and endgate's own views of the rings, never guest memory
+/// through the address space, so it needs no guest lock.
+fn helper_main() {
+    loop {
+        let seen = HELPER_WAKE.load(Ordering::SeqCst);
+        let mut fds: Vec<libc::pollfd> = state()
+            .values()
+            .flat_map(|c| c.polls.iter().map(|p| libc::pollfd { fd: p.fd, events: p.events, revents: 0 }))
+            .filter(|p| {
+                // SAFETY: an integer query; a closed fd is not waited for (POLLNVAL).
+                unsafe { libc::fcntl(p.fd, libc::F_GETFD) >= 0 }
+            })
+            .collect();
+        if fds.is_empty() {
+            // SAFETY: a futex wait on our own word, until a poll starts waiting.
+            unsafe { libc::syscall(libc::SYS_futex, HELPER_WAKE.as_ptr(), FUTEX_WAIT_PRIVATE, u64::from(seen), 0u64) };
+            continue;
+        }
+        let ts = libc::timespec { tv_sec: 0, tv_nsec: HELPER_SLICE_NS };
+        // SAFETY: local pollfds and timespec; signals stay blocked (no mask argument).
+        let n = unsafe {
+            libc::syscall(libc::SYS_ppoll, fds.as_mut_ptr(), fds.len(), &ts as *const libc::timespec, 0u64, 8u64)
+        };
+        if n > 0 {
+            for c in state().values_mut() {
+                c.service_polls();
+            }
+        }
+    }
 }
 
 /// `io_cancel(aio_context_t ctx_id, struct iocb *iocb, struct io_event *result)`: cancels a
@@ -658,7 +751,7 @@ pub fn io_cancel(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st = state();
     let id = lookup(t, &st, a.ulong(0)).ok_or(Errno::EINVAL)?;
     let c = st.get_mut(&id).ok_or(Errno::EINVAL)?;
-    c.service_polls(e);
+    c.service_polls();
     let Some(i) = c.polls.iter().position(|p| p.obj == obj.get()) else { return Err(Errno::EINVAL) };
     let p = c.polls.remove(i);
     c.complete(p.obj, p.data, 0, p.resfd, e);
@@ -710,22 +803,20 @@ fn getevents(
         return Err(Errno::EINVAL);
     }
     let (min_nr, nr) = (min_nr.unsigned_abs(), nr.unsigned_abs());
-    let e = t.mm.endian();
     let start = std::time::Instant::now();
     let mut got = 0u64;
     loop {
         let gen = GEN.load(Ordering::SeqCst);
-        let polls: Vec<libc::pollfd> = {
+        {
             let mut st = state();
             let Some(c) = st.get_mut(&id) else { return if got > 0 { Ok(got) } else { Err(Errno::EINVAL) } };
-            c.service_polls(e);
+            c.service_polls();
             match reap(t, c, events + got * EVENT, nr - got) {
                 Ok(n) => got += n,
                 Err(err) if got == 0 => return Err(err),
                 Err(_) => return Ok(got),
             }
-            c.polls.iter().map(|p| libc::pollfd { fd: p.fd, events: p.events, revents: 0 }).collect()
-        };
+        }
         if got >= min_nr {
             return Ok(got);
         }
@@ -742,24 +833,13 @@ fn getevents(
         if crate::signal::host::has_recorded() || super::signal::guest_signal_due(t) {
             return if got > 0 { Ok(got) } else { Err(Errno::EINTR) };
         }
-        // Polls are waited for on their fds; other threads' completions wake the futex (or,
-        // while polls wait too, are seen within a slice).
-        let slice = if !polls.is_empty() && crate::thread::live_threads() > 1 { Some(10_000_000) } else { None };
-        let wait = match (left, slice) {
-            (Some(l), Some(s)) => Some(l.min(s)),
-            (l, s) => l.or(s),
-        };
-        let ts = wait.map(|ns| libc::timespec {
+        // Completions (other threads', the poll helper's) wake the futex.
+        let ts = left.map(|ns| libc::timespec {
             tv_sec: i64::try_from(ns / 1_000_000_000).unwrap_or(i64::MAX),
             tv_nsec: i64::try_from(ns % 1_000_000_000).unwrap_or(0),
         });
         let tsp = ts.as_ref().map_or(0, |v| v as *const libc::timespec as u64);
-        let r = if polls.is_empty() {
-            blocking_syscall(libc::SYS_futex, &[GEN.as_ptr() as u64, FUTEX_WAIT_PRIVATE, u64::from(gen), tsp])
-        } else {
-            let mut fds = polls;
-            blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, fds.len() as u64, tsp, 0, 8])
-        };
+        let r = blocking_syscall(libc::SYS_futex, &[GEN.as_ptr() as u64, FUTEX_WAIT_PRIVATE, u64::from(gen), tsp]);
         if r < 0 && Errno::last() == Errno::EINTR {
             return if got > 0 { Ok(got) } else { Err(Errno::EINTR) };
         }

@@ -287,16 +287,23 @@ pub fn truncate64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
     let (path, len) = (c.word(), c.pair());
     let path = super::path::host_path(cpu.get_data(), GuestAddr::new(path))?;
+    // The pair is a signed `loff_t`.
+    let len = i64::from_ne_bytes(len.to_ne_bytes());
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), crate::abi::signed64(len)) }))
+    let r = host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))?;
+    fs::truncated(cpu, &path, -1, len);
+    Ok(r)
 }
 
 /// `ftruncate64(int fd, loff_t length)` (truncate(2)).
 pub fn ftruncate64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut c = cursor(cpu, a);
     let (fd, len) = (c.word(), c.pair());
+    let len = i64::from_ne_bytes(len.to_ne_bytes());
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::ftruncate(as_int(fd), crate::abi::signed64(len)) }))
+    let r = host_ret(i64::from(unsafe { libc::ftruncate(as_int(fd), len) }))?;
+    fs::truncated(cpu, c"", as_int(fd), len);
+    Ok(r)
 }
 
 /// `pread64(int fd, void *buf, size_t count, loff_t offset)` (pread(2)).

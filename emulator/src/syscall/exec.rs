@@ -326,6 +326,17 @@ fn exec(
         // One argument (`--flag=value`), which the option scan passes on as it is.
         args.push(cstring(format!("{}={ignored:x}", crate::cli::SIG_IGNORED_FLAG).as_bytes()));
     }
+    if let Some(p) = &t.mempolicy {
+        let v = format!(
+            "{}={:x},{:x},{:x},{:x}",
+            crate::cli::MEMPOLICY_FLAG,
+            p.mode,
+            p.flags,
+            p.nodes,
+            u8::from(p.home_node)
+        );
+        args.push(cstring(v.as_bytes()));
+    }
     // What the new endgate must take over: its handles, the guest's root, seccomp filters.
     let mut state = super::selfref::exec_lines();
     state.extend(super::seccomp::exec_lines());

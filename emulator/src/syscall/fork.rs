@@ -195,6 +195,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         0 => 0,
         s => (arch.info().signal_to_host)(s).ok_or(Errno::EINVAL)?.as_c_int(),
     };
+    // The AIO poll helper thread must not hold the contexts' lock across the fork.
+    let aio_guard = super::aio::fork_guard();
     let pid = if exit_sig == libc::SIGCHLD {
         // SAFETY: the other host threads hold no lock the child needs: guest threads wait for
         // the global guest lock (held here) or sit in host calls, the preemption timer only
@@ -207,6 +209,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
             libc::syscall(libc::SYS_clone, crate::abi::bits64(exit_sig), 0u64, 0u64, 0u64, 0u64)
         })
     };
+    drop(aio_guard);
     if pid < 0 {
         return Err(Errno::last());
     }

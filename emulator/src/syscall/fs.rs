@@ -36,10 +36,14 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let path = super::path::map_path(t, raw);
     // Opening a FIFO waits for its other end.
-    host_ret(super::blocking_syscall(
+    let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat,
-        &[a.int_arg(0), path.as_ptr() as u64, crate::abi::bits64(flags), u64::from(a.uint(3))],
-    ))
+        &[a.int_arg(0), path.as_ptr() as u64, u64::from_ne_bytes(i64::from(flags).to_ne_bytes()), u64::from(a.uint(3))],
+    ))?;
+    if flags & libc::O_TRUNC != 0 {
+        truncated(cpu, c"", i32::try_from(fd).unwrap_or(-1), 0);
+    }
+    Ok(fd)
 }
 
 /// `struct open_how` (include/uapi/linux/openat2.h): `__u64 flags, mode, resolve`; the
@@ -167,7 +171,7 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: the host wrote `n` bytes of records there.
     let n = super::procfs::hide_timer_thread(
         a.int(0),
-        unsafe { std::slice::from_raw_parts_mut(p, crate::abi::u64_to_usize(n)) },
+        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
         19,
     );
     if t.mm.endian() != Endian::HOST {
@@ -200,7 +204,7 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: the host wrote `n` bytes of records there.
     Ok(super::procfs::hide_timer_thread(
         a.int(0),
-        unsafe { std::slice::from_raw_parts_mut(p, crate::abi::u64_to_usize(n)) },
+        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
         18,
     ))
 }
@@ -463,14 +467,36 @@ pub fn truncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(0))?;
     let len = a.long(1);
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))
+    let r = host_ret(i64::from(unsafe { libc::truncate(path.as_ptr(), len) }))?;
+    truncated(cpu, &path, -1, len);
+    Ok(r)
+}
+
+/// After a successful `truncate` of `path` (or `ftruncate` of `fd` when `path` is empty) to
+/// `len` bytes: the guest's mappings of that file end there ([`crate::mm::AddressSpace::file_truncated`]).
+pub(crate) fn truncated(cpu: &mut Cpu<'_>, path: &std::ffi::CStr, fd: i32, len: i64) {
+    // SAFETY: a local stat for the host to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; a NUL-terminated path or an integer fd.
+    let ok = unsafe {
+        if path.is_empty() {
+            libc::fstat(fd, &mut st)
+        } else {
+            libc::stat(path.as_ptr(), &mut st)
+        }
+    };
+    if ok == 0 {
+        cpu.get_data_mut().mm.file_truncated((st.st_dev, st.st_ino), u64::try_from(len).unwrap_or(0));
+    }
 }
 
 /// `ftruncate(int fd, off_t length)` (truncate(2)).
-pub fn ftruncate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn ftruncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let len = a.long(1);
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::ftruncate(a.int(0), len) }))
+    let r = host_ret(i64::from(unsafe { libc::ftruncate(a.int(0), len) }))?;
+    truncated(cpu, c"", a.int(0), len);
+    Ok(r)
 }
 
 /// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).

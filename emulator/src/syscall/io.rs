@@ -41,6 +41,8 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
         super::fanotify::events_to_guest(unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) });
     }
+    // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+    unsafe { super::netlink::after_read(cpu.get_data(), a.int(0), p, n) };
     Ok(n)
 }
 
@@ -73,6 +75,11 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let mut v = unsafe { std::slice::from_raw_parts(p, a.size(2)) }.to_vec();
         super::fanotify::responses_to_host(&mut v);
         return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, a.raw(2)]));
+    }
+    // SAFETY: `p` covers `count` guest-readable bytes.
+    if let Some(v) = unsafe { super::netlink::before_write(cpu.get_data(), a.int(0), p, a.size(2)) } {
+        // SAFETY: `v` is the converted copy of the guest's netlink messages.
+        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
     }
     // SAFETY: `p` covers `count` guest-readable bytes.
     host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))
@@ -123,13 +130,21 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool)
 /// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let total = iov.iter().map(|v| v.iov_len as u64).sum();
+    super::procfs::before_read(cpu.get_data(), a.int(0), None, total)?;
     // SAFETY: every iovec was checked to be guest-writable.
-    host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
+    let n = host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))?;
+    super::netlink::after_readv(cpu.get_data(), a.int(0), &iov, n);
+    Ok(n)
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
+    if let Some(v) = super::netlink::before_writev(cpu.get_data(), a.int(0), &iov) {
+        // SAFETY: `v` is the converted copy of the guest's netlink messages.
+        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
+    }
     // SAFETY: every iovec was checked to be guest-readable.
     host_ret(blocking_syscall(libc::SYS_writev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
 }
@@ -138,6 +153,8 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let total = iov.iter().map(|v| v.iov_len as u64).sum();
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), total)?;
     // SAFETY: checked iovecs.
     host_ret(blocking_syscall(libc::SYS_preadv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
@@ -156,14 +173,21 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
     let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
-    host_ret(blocking_syscall(libc::SYS_preadv2, &args))
+    let n = host_ret(blocking_syscall(libc::SYS_preadv2, &args))?;
+    // A socket reads at its position only (offset -1), netlink ones included.
+    super::netlink::after_readv(cpu.get_data(), a.int(0), &iov, n);
+    Ok(n)
 }
 
 /// `pwritev2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
 /// pos_h, int flags)`.
 pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
-    let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
+    let copy = super::netlink::before_writev(cpu.get_data(), a.int(0), &iov);
+    let one = copy.as_ref().map(|v| [libc::iovec { iov_base: v.as_ptr().cast_mut().cast(), iov_len: v.len() }]);
+    let (p, cnt) = one.as_ref().map_or((iov.as_ptr(), iov.len()), |o| (o.as_ptr(), 1));
+    let args = [a.int_arg(0), p as u64, cnt as u64, a.raw(3), 0, u64::from(a.uint(5))];
+    // SAFETY: checked iovecs, or one over the converted copy of netlink messages.
     host_ret(blocking_syscall(libc::SYS_pwritev2, &args))
 }
 

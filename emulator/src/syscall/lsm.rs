@@ -21,6 +21,8 @@ const SYS_LSM_SET_SELF_ATTR: libc::c_long = 460;
 
 /// `LSM_FLAG_SINGLE`: the caller names the one module it asks in `ctx->id`.
 const LSM_FLAG_SINGLE: u64 = 1;
+/// The largest buffer endgate hands on (64 pages; the kernel's attributes are far smaller).
+const MAX_SIZE: usize = 64 * 4096;
 /// `sizeof(struct lsm_ctx)` without the context bytes.
 const CTX_HEADER: usize = 32;
 
@@ -50,7 +52,7 @@ pub fn lsm_get_self_attr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let big = t.mm.endian() == Endian::Big;
     let mut size: u32 = if a.ptr(2).is_null() { 0 } else { t.mm.read_u32(a.ptr(2))? };
-    let len = usize::try_from(size).unwrap_or(0).min(64 * crate::abi::u64_to_usize(PAGE_SIZE));
+    let len = usize::try_from(size).unwrap_or(0).min(MAX_SIZE);
     let mut buf = if a.ptr(1).is_null() { Vec::new() } else { vec![0u8; len] };
     if u64::from(a.uint(3)) & LSM_FLAG_SINGLE != 0 && buf.len() >= 8 {
         // The module asked for is an input: the first record's id.

@@ -568,3 +568,24 @@ fn on_noexec_mount(fd: i32) -> bool {
     // SAFETY: as above; an integer fd.
     unsafe { libc::fstatvfs(fd, &mut st) == 0 && st.f_flag & libc::ST_NOEXEC != 0 }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protection_keys_on_cpus_without_them() {
+        // x86: key 0 is the execute-only key, never usable; nothing else exists.
+        assert!(!pkey_allocated(Pkeys::X86, None, 0));
+        assert!(!pkey_allocated(Pkeys::X86, Some(1), 0));
+        assert!(!pkey_allocated(Pkeys::X86, None, 1));
+        // arm64: key 0 is reserved in the map until freed; keys 1-7 never allocated.
+        assert!(pkey_allocated(Pkeys::Arm64, None, 0));
+        assert!(!pkey_allocated(Pkeys::Arm64, Some(0), 0));
+        assert!(!pkey_allocated(Pkeys::Arm64, None, 1));
+        assert!(!pkey_allocated(Pkeys::Arm64, None, 8));
+        // Without ARCH_HAS_PKEYS, key 0 is always allocated.
+        assert!(pkey_allocated(Pkeys::Generic, None, 0));
+        assert!(!pkey_allocated(Pkeys::Generic, None, -1));
+    }
+}

@@ -49,6 +49,7 @@ pub mod pidfd;
 pub mod process;
 pub mod process_vm;
 pub mod procfs;
+pub mod rseq;
 pub mod sched;
 pub mod seccomp;
 pub mod selfref;
@@ -237,6 +238,10 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
             }
         },
     };
+    if cpu.get_data().rseq.is_some() {
+        // The host thread may have moved to another CPU since the guest last looked.
+        rseq::refresh(cpu.get_data_mut());
+    }
     if result == Err(Errno::EINTR) && crate::signal::host::has_recorded() {
         // A signal interrupted the call: delivery decides whether it restarts, with the
         // argument registers as they are now (before the result overwrites one of them).

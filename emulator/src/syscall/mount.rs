@@ -27,6 +27,9 @@ use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::{Endian, GuestAddr, PAGE_SIZE, PATH_MAX};
 
+/// A page in bytes, as a length (`PAGE_SIZE`).
+const PAGE: usize = 4096;
+
 /// A string argument that is not a path (a file system type, a mount source that is not a
 /// path, an `fsconfig` key), or `None` for NULL: at most `max` bytes with its NUL, `EINVAL`
 /// beyond (`strndup_user`), `EFAULT`.
@@ -60,11 +63,11 @@ fn mount_data(t: &Task, addr: GuestAddr) -> Result<Option<Vec<u8>>, Errno> {
     if addr.is_null() {
         return Ok(None);
     }
-    let mut data = vec![0u8; crate::abi::u64_to_usize(PAGE_SIZE)];
+    let mut data = vec![0u8; PAGE];
     let mut got = 0usize;
     while got < data.len() {
         let at = addr + got as u64;
-        let in_page = crate::abi::u64_to_usize(PAGE_SIZE - at.get() % PAGE_SIZE);
+        let in_page = usize::try_from(PAGE_SIZE - at.get() % PAGE_SIZE).unwrap_or(PAGE);
         let n = in_page.min(data.len() - got);
         if t.mm.read_bytes(at, &mut data[got..got + n]).is_err() {
             break;
@@ -84,7 +87,7 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let source = opt_source(t, a.ptr(0))?;
     let target = host_path(t, a.ptr(1))?;
-    let fstype = opt_string(t, a.ptr(2), crate::abi::u64_to_usize(PAGE_SIZE))?;
+    let fstype = opt_string(t, a.ptr(2), PAGE)?;
     let data = mount_data(t, a.ptr(4))?;
     super::selfref::ensure();
     let data_ptr = data.as_ref().map_or(std::ptr::null(), |d| d.as_ptr());
@@ -142,7 +145,7 @@ pub fn chroot(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fsopen(const char *fsname, unsigned int flags)`: a file system context descriptor.
 /// Errors: the host's (`ENODEV`, `EPERM`, `EINVAL`).
 pub fn fsopen(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let name = opt_string(cpu.get_data(), a.ptr(0), crate::abi::u64_to_usize(PAGE_SIZE))?;
+    let name = opt_string(cpu.get_data(), a.ptr(0), PAGE)?;
     // SAFETY: a NUL-terminated string or NULL.
     host_ret(unsafe { libc::syscall(libc::SYS_fsopen, ptr_or_null(&name), u64::from(a.uint(1))) })
 }

@@ -23,6 +23,7 @@ use crate::mm::{Endian, GuestAddr};
 /// flags' values.
 pub fn socket(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ty = (cpu.get_data().arch.info().socket_type_to_host)(a.int(1));
+    super::netlink::note_socket(a.int(0));
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::socket(a.int(0), ty, a.int(2)) }))
 }
@@ -276,13 +277,10 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut buf = t.buf_in(a.ptr(1), a.raw(2))?;
     let to = addr_in(t, a.ptr(4), a.raw(5))?;
     // Netlink messages of a guest of the other byte order go from a converted copy.
-    let copy = super::netlink::protocol(t, a.int(0)).map(|proto| -> Result<Vec<u8>, Errno> {
-        let mut v = t.mm.read_vec(a.ptr(1), a.size(2))?;
-        super::netlink::convert(&mut v, proto, super::netlink::Dir::ToHost);
-        Ok(v)
-    });
+    // SAFETY: `buf` is the checked guest buffer of `len` bytes.
+    let copy = unsafe { super::netlink::before_write(t, a.int(0), buf, a.size(2)) };
     if let Some(v) = &copy {
-        buf = v.as_ref().map_err(|e| *e)?.as_ptr();
+        buf = v.as_ptr();
     }
     // SAFETY: a checked guest buffer (or its converted copy) and a local address.
     host_ret(blocking_syscall(
@@ -302,12 +300,9 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         libc::SYS_recvfrom,
         &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), from as u64, l as u64],
     ))?;
-    if let Some(proto) = super::netlink::protocol(t, a.int(0)) {
-        let got = u64_to_usize(n).min(a.size(2));
-        let mut v = t.mm.read_vec(a.ptr(1), got)?;
-        super::netlink::convert(&mut v, proto, super::netlink::Dir::ToGuest);
-        t.mm.write_bytes(a.ptr(1), &v)?;
-    }
+    // With MSG_TRUNC the length may be the datagram's, more than the buffer got.
+    // SAFETY: the checked guest buffer the host just filled.
+    unsafe { super::netlink::after_read(t, a.int(0), buf, n.min(a.raw(2))) };
     out.finish(t)?;
     Ok(n)
 }
@@ -385,16 +380,11 @@ fn send_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, false)?;
     let mut h = m.raw(false);
     // Netlink messages of a guest of the other byte order go gathered into a converted copy.
-    let mut copy = Vec::new();
+    let mut copy = super::netlink::before_writev(t, super::as_int(fd), &m.iovs);
     let mut one = libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 };
-    if let Some(proto) = super::netlink::protocol(t, int32(fd)) {
-        for v in &m.iovs {
-            // SAFETY: each iovec is a checked guest buffer.
-            copy.extend_from_slice(unsafe { std::slice::from_raw_parts(v.iov_base.cast::<u8>(), v.iov_len) });
-        }
-        super::netlink::convert(&mut copy, proto, super::netlink::Dir::ToHost);
-        one.iov_base = copy.as_mut_ptr().cast();
-        one.iov_len = copy.len();
+    if let Some(v) = &mut copy {
+        one.iov_base = v.as_mut_ptr().cast();
+        one.iov_len = v.len();
         h.msg_iov = &mut one;
         h.msg_iovlen = 1;
     }
@@ -415,9 +405,11 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
     let n = host_ret(blocking_syscall(libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]))?;
-    if let Some(proto) = super::netlink::protocol(t, int32(fd)) {
-        netlink_to_guest(&m.iovs, u64_to_usize(n), proto);
+    if h.msg_controllen > 0 {
+        // Descriptors may have arrived (SCM_RIGHTS): netlink sockets among them are looked for.
+        super::netlink::note_received_fds();
     }
+    super::netlink::after_readv(t, super::as_int(fd), &m.iovs, n);
     let mut hdr = m.hdr;
     let mut flags = h.msg_flags;
     if hdr.name != 0 {
@@ -443,25 +435,6 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     hdr.flags = low32(flags);
     t.mm.write_shape(msg, MSGHDR, &hdr)?;
     Ok(n)
-}
-
-/// Converts the `n` bytes a netlink `recvmsg` left in `iovs` (checked guest buffers) for a
-/// guest of the other byte order: gathered, converted, scattered back.
-fn netlink_to_guest(iovs: &[libc::iovec], n: usize, proto: i32) {
-    let mut all = Vec::with_capacity(n);
-    for v in iovs {
-        let take = v.iov_len.min(n - all.len());
-        // SAFETY: each iovec is a checked, guest-writable buffer the host just filled.
-        all.extend_from_slice(unsafe { std::slice::from_raw_parts(v.iov_base.cast::<u8>(), take) });
-    }
-    super::netlink::convert(&mut all, proto, super::netlink::Dir::ToGuest);
-    let mut at = 0;
-    for v in iovs {
-        let take = v.iov_len.min(all.len() - at);
-        // SAFETY: as above; the same lengths go back.
-        unsafe { std::ptr::copy_nonoverlapping(all[at..].as_ptr(), v.iov_base.cast::<u8>(), take) };
-        at += take;
-    }
 }
 
 /// `UIO_MAXIOV`: the most messages one `sendmmsg`/`recvmmsg` handles (the kernel caps `vlen`)

@@ -39,7 +39,8 @@ fn single_threaded_host() {
     }
     crate::thread::preempt::stop_timer();
     for _ in 0..1000 {
-        if host_threads() == Some(1) {
+        // Without a readable /proc there is nothing to wait for.
+        if matches!(host_threads(), Some(1) | None) {
             return;
         }
         std::thread::sleep(std::time::Duration::from_millis(1));
@@ -125,6 +126,6 @@ mod tests {
             | libc::CLONE_NEWUSER
             | libc::CLONE_NEWPID
             | libc::CLONE_NEWNET;
-        assert_eq!(super::CLONE_NEW_ANY, crate::abi::bits64(all) | 0x80);
+        assert_eq!(super::CLONE_NEW_ANY, u64::try_from(all).unwrap() | 0x80);
     }
 }

@@ -5,8 +5,8 @@
 //! vector), `stat` (the host's line with the guest's memory-layout fields), and the same for
 //! each guest thread under `task/TID/` (`stat`, `status`, `maps`, `smaps`). Opening one returns
 //! a memfd holding the text generated at open time, as the kernel generates it at read time;
-//! `pagemap`'s entries are written into its memfd before each `read`/`pread64`
-//! ([`before_read`]). Sources: proc(5), Documentation/filesystems/proc.rst and
+//! `pagemap`'s entries are written into its memfd before each `read`, `pread64`, `readv` and
+//! `preadv` ([`before_read`]). Sources: proc(5), Documentation/filesystems/proc.rst and
 //! Documentation/admin-guide/mm/pagemap.rst for the formats, this host's own files for the
 //! field set of its kernel. `exe` is handled by readlink/open through [`super::path`]; `comm`
 //! follows from the host thread name, which endgate sets to the guest program's name at
@@ -626,8 +626,8 @@ fn file_id_of(fd: i32) -> Option<(u64, u64)> {
     (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }
 
-/// Before the host serves a `read` (`offset` `None`: from the file position) or `pread64` of
-/// `count` bytes on `fd`: if `fd` is a guest `/proc/self/pagemap`, writes the entries of the
+/// Before the host serves a `read`/`readv` (`offset` `None`: from the file position) or
+/// `pread64`/`preadv` of `count` bytes on `fd`: if `fd` is a guest `/proc/self/pagemap`, writes the entries of the
 /// pages that range covers into it, as the kernel's `pagemap_read` makes them at read time:
 /// for each guest page (8 bytes at `vaddr / 4096 * 8`, in the guest's byte order) the host's
 /// entry for the host page behind it, 0 for unmapped pages, nothing at or past the end of the guest's address space.

@@ -5,8 +5,8 @@
 use super::nr::Sys;
 use super::{
     aio, capability, epoll, exec, fanotify, fhandle, fork, fs, futex, inotify, io, ioctl, ipc, keys, lsm, mempolicy,
-    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, sched, seccomp, signal, signalfd, socketcall,
-    splice, time, timer, xattr, Handler, SyscallDef,
+    misc, mm, mount, mqueue, net, ns, old, pidfd, process, process_vm, rseq, sched, seccomp, signal, signalfd,
+    socketcall, splice, time, timer, xattr, Handler, SyscallDef,
 };
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
@@ -177,6 +177,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
     d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
+    d(Sys::rseq, rseq::rseq, &[Ptr, ULong, Hex, Hex], RInt),
     d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),

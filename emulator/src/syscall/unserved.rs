@@ -116,16 +116,6 @@ pub static GROUPS: &[Group] = &[
     g(NotYet, Errno::ENOSYS, "userfaultfd (guest page faults are endgate's, inside the engine)", &[
         "userfaultfd",
     ]),
-    g(NotYet, Errno::ENOSYS, "restartable sequences", &[
-        "rseq",
-    ]),
-    // modify_ldt on x86_64 (i386 serves it): the x86_64 engine runs guest code at CPL 0 with
-    // no descriptor tables, so an LDT entry has no table to live in yet; serving it means
-    // giving that engine an LDT as i386's has (arch/i386/gdt.rs: a shared buffer, LDTR, and a
-    // fill hook that grants descriptor reads only), with x86-64 prefixes in the decoding.
-    g(NotYet, Errno::ENOSYS, "modify_ldt on x86_64 (no descriptor tables in its engine yet)", &[
-        "modify_ldt",
-    ]),
 ];
 
 /// The group `name` belongs to, if any.

@@ -139,6 +139,9 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
             arch.restart_syscall(cpu, &call.args);
         }
     }
+    // A restartable sequence the signal interrupts is aborted first, so the frame saves its
+    // abort handler's address (the kernel's rseq_signal_deliver).
+    crate::syscall::rseq::fixup_or_segv(cpu);
     let t = cpu.get_data_mut();
     let old_mask = t.sig.saved_mask.take().unwrap_or(t.sig.mask);
     let guest_signo = (t.arch.info().signal_from_host)(info.signo);

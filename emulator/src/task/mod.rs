@@ -107,7 +107,11 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     let exit = loop {
         if lock::contended() {
             lock::yield_now();
+            // Another guest thread ran meanwhile: a preemption, which aborts a restartable
+            // sequence in progress, as the kernel's does.
+            crate::syscall::rseq::fixup_or_segv(cpu);
         }
+        crate::syscall::rseq::refresh(cpu.get_data_mut());
         if invalidate_due(cpu.get_data()) {
             apply_invalidate(cpu);
         }

@@ -139,6 +139,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         pending_op: None,
         sync_fault: None,
         interrupted: None,
+        rseq: None,
         poll_stop: false,
         start_stack: t.start_stack,
         last_fault: None,

@@ -25,7 +25,7 @@ use capstone::prelude::*;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
 use super::arm::excp;
-use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
+use super::{add_trap_hook, effective_address, windows_64, Cpu, Entries, GuestArch};
 use crate::abi::arm_fcntl;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
@@ -83,12 +83,10 @@ pub static INFO: ArchInfo = ArchInfo {
 };
 
 /// Effective addresses of an A64 instruction's memory operands: base + index + displacement.
-#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::Arm64Detail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let Arm64OperandType::Mem(m) = op.op_type { Some(m) } else { None });
-    mems.map(|m| Some((r.reg)(m.base())?.wrapping_add((r.reg)(m.index())?).wrapping_add(i64::from(m.disp()) as u64)))
-        .collect()
+    mems.map(|m| Some(effective_address((r.reg)(m.base())?, (r.reg)(m.index())?, 1, m.disp().into()))).collect()
 }
 
 impl GuestArch for Aarch64 {

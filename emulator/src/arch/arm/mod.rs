@@ -34,7 +34,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, ArmCpuModel, Mode, RegisterARM};
 
-use super::{read_regs, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{effective_address, read_regs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
@@ -153,13 +153,12 @@ pub static INFO: ArchInfo = ArchInfo {
 
 /// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
 /// displacement, in the 32-bit address space.
-#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::ArmDetail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let ArmOperandType::Mem(m) = op.op_type { Some(m) } else { None });
     mems.map(|m| {
-        let index = (r.reg)(m.index())?.wrapping_mul(i64::from(m.scale()) as u64);
-        Some((r.reg)(m.base())?.wrapping_add(index).wrapping_add(i64::from(m.disp()) as u64) & 0xffff_ffff)
+        let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
+        Some(effective_address(base, index, m.scale().into(), m.disp().into()) & 0xffff_ffff)
     })
     .collect()
 }
@@ -260,6 +259,16 @@ impl GuestArch for Arm {
     /// The address without the Thumb bit, as the kernel's `instruction_pointer` gives it.
     fn syscall_ip(&self, cpu: &Cpu<'_>) -> u64 {
         self.pc(cpu) & !1
+    }
+
+    fn insn_pointer(&self, cpu: &Cpu<'_>) -> u64 {
+        self.pc(cpu) & !1
+    }
+
+    fn set_insn_pointer(&self, cpu: &mut Cpu<'_>, addr: u64) {
+        // Unicorn takes bit 0 of a PC write as the Thumb state, as `bx` does.
+        let thumb = self.pc(cpu) & 1;
+        let _ = cpu.reg_write(RegisterARM::PC as i32, (addr & 0xffff_fffe) | thumb);
     }
 
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {

@@ -192,15 +192,30 @@ pub fn as_endgate<R>(f: impl FnOnce() -> R) -> R {
 /// `true` if the instruction at EIP loads a segment register or reads a descriptor
 /// (Intel SDM vol. 2 opcode map; prefixes skipped).
 fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
-    let Ok(eip) = cpu.reg_read(RegisterX86::EIP) else { return false };
+    loads_descriptor_at(cpu, false)
+}
+
+/// [`loads_descriptor`] for 32-bit code, or with `long_mode` for 64-bit code (RIP, REX
+/// prefixes, and no `pop es/ss/ds`, `les`/`lds`, direct far `jmp`/`call`, which 64-bit mode
+/// lacks). Also `true` while endgate itself loads segments ([`as_endgate`]).
+pub(crate) fn loads_descriptor_at(cpu: &Cpu<'_>, long_mode: bool) -> bool {
+    if ENDGATE_LOADS.get() {
+        return true;
+    }
+    let (reg, mask) = if long_mode { (RegisterX86::RIP, !0) } else { (RegisterX86::EIP, 0xffff_ffff) };
+    let Ok(eip) = cpu.reg_read(reg) else { return false };
     let mm = &cpu.get_data().mm;
     let byte = |i: u64| {
         let mut b = [0u8];
-        mm.read_bytes(GuestAddr::new(eip.wrapping_add(i) & 0xffff_ffff), &mut b).ok().map(|()| b[0])
+        mm.read_bytes(GuestAddr::new(eip.wrapping_add(i) & mask), &mut b).ok().map(|()| b[0])
     };
     let mut i = 0;
-    while let Some(p @ (0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3)) = byte(i) {
-        let _ = p;
+    while let Some(p) = byte(i) {
+        let prefix = matches!(p, 0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3)
+            || (long_mode && (0x40..=0x4f).contains(&p));
+        if !prefix {
+            break;
+        }
         i += 1;
         if i > 14 {
             return false;
@@ -208,8 +223,10 @@ fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
     }
     let modrm_reg = |at: u64| byte(at).map(|m| (m >> 3) & 7);
     match byte(i) {
-        // mov Sreg; pop es/ss/ds; les/lds; iret; retf; far jmp/call.
-        Some(0x8e | 0x07 | 0x17 | 0x1f | 0xc4 | 0xc5 | 0xcf | 0xca | 0xcb | 0xea | 0x9a) => true,
+        // mov Sreg; iret; retf.
+        Some(0x8e | 0xcf | 0xca | 0xcb) => true,
+        // pop es/ss/ds; les/lds; far jmp/call (32-bit code only).
+        Some(0x07 | 0x17 | 0x1f | 0xc4 | 0xc5 | 0xea | 0x9a) => !long_mode,
         // call/jmp far indirect (ff /3, ff /5).
         Some(0xff) => matches!(modrm_reg(i + 1), Some(3 | 5)),
         Some(0x0f) => match byte(i + 1) {
@@ -224,7 +241,7 @@ fn loads_descriptor(cpu: &Cpu<'_>) -> bool {
 }
 
 /// Loads segment register `reg` with `sel` on endgate's behalf (the table is readable for it).
-pub(super) fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
+pub(crate) fn load_segment(cpu: &mut Cpu<'_>, reg: RegisterX86, sel: u64) -> Result<(), uc_error> {
     as_endgate(|| cpu.reg_write(reg, sel))
 }
 
@@ -239,20 +256,7 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
         let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
         allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
     })?;
-    let ldt = ldt_buffer().ok_or(uc_error::NOMEM)?;
-    // SAFETY: the buffer is the process's, allocated once and never freed; every instance maps
-    // the same bytes.
-    unsafe { cpu.mem_map_ptr(LDT_PHYS, LDT_BYTES, Prot::READ, ldt.cast()) }?;
-    cpu.add_tlb_hook(LDT_LINEAR, LDT_LINEAR + LDT_BYTES - 1, |cpu, va, access| {
-        let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
-        allowed.then_some(TlbEntry { paddr: LDT_PHYS + (va - LDT_LINEAR), perms: Prot::READ })
-    })?;
-    // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.
-    let ldtr = uc_x86_mmr { selector: 0, base: LDT_LINEAR, limit: LDT_ENTRIES * 8 - 1, flags: 0x8200 };
-    // SAFETY: a live handle; UC_X86_REG_LDTR takes a `uc_x86_mmr`, which `ldtr` is.
-    let r: Result<(), uc_error> =
-        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::LDTR as i32, (&ldtr as *const uc_x86_mmr).cast()) }.into();
-    r?;
+    install_ldt(cpu, LDT_LINEAR, LDT_PHYS, false)?;
     let mut table = vec![0u8; (GDT_ENTRIES * 8) as usize];
     table[14 * 8..15 * 8].copy_from_slice(&flat_user(TYPE_CODE | TYPE_RW).to_le_bytes());
     table[15 * 8..16 * 8].copy_from_slice(&flat_user(TYPE_RW).to_le_bytes());
@@ -393,6 +397,26 @@ pub fn set_thread_area(cpu: &mut Cpu<'_>, u_info: GuestAddr, can_allocate: bool)
     }
     write_entry(cpu, idx, from_user_desc(&info))?;
     Ok(0)
+}
+
+/// Gives `cpu` the process's LDT: the buffer mapped at physical `phys`, a fill hook granting
+/// descriptor reads of linear `linear` (64-bit code's decoding with `long_mode`), and `LDTR`
+/// pointing there with the full 64 KiB limit. Shared by the i386 and x86_64 engines.
+pub(crate) fn install_ldt(cpu: &mut Cpu<'static>, linear: u64, phys: u64, long_mode: bool) -> Result<(), uc_error> {
+    let ldt = ldt_buffer().ok_or(uc_error::NOMEM)?;
+    // SAFETY: the buffer is the process's, allocated once and never freed; every instance maps
+    // the same bytes.
+    unsafe { cpu.mem_map_ptr(phys, LDT_BYTES, Prot::READ, ldt.cast()) }?;
+    cpu.add_tlb_hook(linear, linear + LDT_BYTES - 1, move |cpu, va, access| {
+        let allowed = access == MemType::READ && loads_descriptor_at(cpu, long_mode);
+        allowed.then_some(TlbEntry { paddr: phys + (va - linear), perms: Prot::READ })
+    })?;
+    // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.
+    let ldtr = uc_x86_mmr { selector: 0, base: linear, limit: LDT_ENTRIES * 8 - 1, flags: 0x8200 };
+    // SAFETY: a live handle; UC_X86_REG_LDTR takes a `uc_x86_mmr`, which `ldtr` is.
+    let r: Result<(), uc_error> =
+        unsafe { uc_reg_write(cpu.get_handle(), RegisterX86::LDTR as i32, (&ldtr as *const uc_x86_mmr).cast()) }.into();
+    r
 }
 
 /// The process's LDT: 64 KiB of host memory, made on first use; `None` if the host refuses.

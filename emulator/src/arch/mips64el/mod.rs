@@ -41,7 +41,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{add_trap_hook, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{add_trap_hook, effective_address, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
@@ -185,11 +185,10 @@ pub static INFO: ArchInfo = ArchInfo {
 };
 
 /// Effective addresses of a MIPS instruction's memory operands: base + displacement.
-#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::MipsDetail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let MipsOperand::Mem(m) = op { Some(m) } else { None });
-    mems.map(|m| Some((r.reg)(m.base())?.wrapping_add(m.disp() as u64))).collect()
+    mems.map(|m| Some(effective_address((r.reg)(m.base())?, 0, 0, m.disp()))).collect()
 }
 
 fn signal_to_host(sig: u64) -> Option<Signal> {

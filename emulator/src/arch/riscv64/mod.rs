@@ -26,14 +26,13 @@ mod traps;
 pub use traps::TIMEBASE_HZ;
 mod vdso;
 
-use crate::abi::bits64;
 use crate::guest::InsnRegs;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{add_trap_hook, windows_64, Cpu, Entries, GuestArch};
+use super::{add_trap_hook, effective_address, windows_64, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::GuestAddr;
@@ -123,9 +122,9 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let mut out = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         match (op, ops.get(i + 1)) {
-            (RiscVOperand::Mem(m), _) => out.push((r.reg)(m.base())?.wrapping_add(bits64(m.disp()))),
+            (RiscVOperand::Mem(m), _) => out.push(effective_address((r.reg)(m.base())?, 0, 0, m.disp())),
             (RiscVOperand::Imm(disp), Some(RiscVOperand::Reg(base))) => {
-                out.push((r.reg)(*base)?.wrapping_add(bits64(*disp)))
+                out.push(effective_address((r.reg)(*base)?, 0, 0, *disp))
             }
             _ => {}
         }
@@ -235,7 +234,7 @@ mod tests {
     fn open_flags_are_asm_generic() {
         let a = Riscv64;
         let f = libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
-        assert_eq!((a.info().open_flags_to_host)(bits64(f)), f);
-        assert_eq!((a.info().open_flags_from_host)(f), bits64(f));
+        assert_eq!((a.info().open_flags_to_host)(crate::abi::bits64(f)), f);
+        assert_eq!((a.info().open_flags_from_host)(f), crate::abi::bits64(f));
     }
 }

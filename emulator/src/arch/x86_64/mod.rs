@@ -22,7 +22,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86Insn};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
+use super::{effective_address, windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{GuestAddr, Layout};
@@ -81,7 +81,6 @@ pub static INFO: ArchInfo = ArchInfo {
 
 /// Effective addresses of an x86 instruction's memory operands: segment base (`fs`/`gs`, the
 /// TLS segments) + base + index * scale + displacement. i386 shares it.
-#[allow(clippy::cast_sign_loss)] // a negative displacement wraps, as the CPU's address arithmetic does
 pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::X86Detail(d) = detail else { return Some(Vec::new()) };
     let mems = d.operands().filter_map(|op| if let X86OperandType::Mem(m) = op.op_type { Some(m) } else { None });
@@ -91,11 +90,15 @@ pub fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64
             Some("gs") => (r.by_name)("gs_base")?,
             _ => 0,
         };
-        let index = (r.reg)(m.index())?.wrapping_mul(m.scale() as u64);
-        Some(seg.wrapping_add((r.reg)(m.base())?).wrapping_add(index).wrapping_add(m.disp() as u64))
+        let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
+        Some(seg.wrapping_add(effective_address(base, index, m.scale().into(), m.disp())))
     })
     .collect()
 }
+
+/// Where the x86_64 engine sees the LDT (linear and physical): kernel-half addresses no guest
+/// mapping or instruction reaches but the CPU's own descriptor reads.
+pub const LDT_LINEAR: u64 = 0xffff_ffff_fe00_0000;
 
 impl GuestArch for X86_64 {
     fn info(&self) -> &'static ArchInfo {
@@ -104,6 +107,9 @@ impl GuestArch for X86_64 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
+        // The process's LDT (`modify_ldt`), as i386's: linear and physical LDT_LINEAR, which
+        // no guest mapping reaches (it lies in the kernel half, below the vsyscall page).
+        crate::arch::i386::gdt::install_ldt(cpu, LDT_LINEAR, LDT_LINEAR, true)?;
         cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
             (entries.syscall)(cpu, X86_64.syscall_args(cpu));
         })?;

@@ -71,7 +71,7 @@ fn get_thread_area(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// arch/x86/kernel/ldt.c): 0 reads the LDT, 1 and 0x11 write an entry (old and new form), 2
 /// reads the zeroed default LDT; other functions `ENOSYS`. See [`gdt::read_ldt`],
 /// [`gdt::write_ldt`], [`gdt::read_default_ldt`].
-fn modify_ldt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub(super) fn modify_ldt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (ptr, count) = (a.ptr(1), a.ulong(2));
     match a.int(0) {
         0 => gdt::read_ldt(cpu, ptr, count),

@@ -17,7 +17,22 @@ use crate::syscall::SyscallDef;
 pub static ROWS: &[SyscallDef] = &[
     d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt),
     d(Sys::map_shadow_stack, crate::syscall::mm::map_shadow_stack, &[Ptr, ULong, Hex], RInt),
+    d(Sys::modify_ldt, modify_ldt, &[Int, Ptr, ULong], RInt),
 ];
+
+/// `modify_ldt(int func, void *ptr, unsigned long bytecount)` (arch/x86/kernel/ldt.c): the
+/// process's LDT, as on i386 ([`crate::syscall::arch::i386`]); the x86_64 engine loads
+/// segments from it. Linux returns the result as an `unsigned int` ("the ABI expects int"), so
+/// a 64-bit caller sees an error as a large positive number (-EINVAL as 4294967274), which is
+/// what the guest gets.
+fn modify_ldt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    let r = super::i386::modify_ldt(cpu, a);
+    let v: i64 = match r {
+        Ok(v) => i64::try_from(v).unwrap_or(i64::MAX),
+        Err(e) => -i64::from(e.into_raw()),
+    };
+    Ok(u64::from(u32::from_ne_bytes(i32::try_from(v).unwrap_or(i32::MAX).to_ne_bytes())))
+}
 
 /// `arch_prctl(int code, unsigned long addr)`: sets or reads the FS/GS base, and answers the
 /// CPUID-faulting codes ([`cpuid_codes`]). Errors: `EINVAL` for other codes (no CET is
