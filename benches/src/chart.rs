@@ -52,7 +52,9 @@ pub fn svg(rows: &[Row], host: Option<Arch>, title: &str) -> Option<String> {
         return None;
     }
     // Decades covering every ratio and 1x.
+    #[allow(clippy::cast_possible_truncation)] // a decade exponent of an f64: within ±330
     let lo = values.iter().copied().fold(1.0f64, f64::min).log10().floor() as i32;
+    #[allow(clippy::cast_possible_truncation)] // likewise
     let hi = values.iter().copied().fold(1.0f64, f64::max).log10().ceil().max(f64::from(lo + 1)) as i32;
     let (label_w, plot_w, right) = (210.0, 640.0, 70.0);
     let (top, bar_h, gap) = (70.0, 9.0, 8.0);

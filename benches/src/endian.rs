@@ -50,6 +50,7 @@ struct GuestStatPpc64 {
 /// Converts a host stat to the guest layout; `swap` selects big-endian (a swap per field on
 /// this little-endian host) or native order. Casts follow the uapi field widths.
 #[inline(never)]
+#[allow(clippy::cast_sign_loss)] // the uapi fields are unsigned: the host's bits as they are
 fn to_guest_stat(s: &libc::stat, swap: bool) -> GuestStatPpc64 {
     macro_rules! e {
         ($v:expr) => {
@@ -130,7 +131,8 @@ fn measure(what: &'static str, iters: u64, mut f: impl FnMut()) -> Cost {
 
 fn software_costs() -> Vec<Cost> {
     let src64: Box<[u64; 512]> = Box::new(std::array::from_fn(|i| (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
-    let src32: Box<[u32; 1024]> = Box::new(std::array::from_fn(|i| (i as u32).wrapping_mul(0x9e37_79b9)));
+    let src32: Box<[u32; 1024]> =
+        Box::new(std::array::from_fn(|i| u32::try_from(i).expect("i < 1024").wrapping_mul(0x9e37_79b9)));
     let mut d64 = Box::new([0u64; 512]);
     let mut d32 = Box::new([0u32; 1024]);
     // SAFETY: stat on "/" into a zeroed, correctly sized struct.

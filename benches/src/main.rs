@@ -717,7 +717,7 @@ fn main() -> ExitCode {
         let tree = if bb_ws.contains(&Workload::Find) || bb_ws.contains(&Workload::Cat) {
             made.clone().and_then(|_| {
                 eprintln!("endgate-bench: creating {} small files", sizes.files);
-                workloads::make_file_tree(&tree_root, sizes.files as usize)
+                workloads::make_file_tree(&tree_root, usize::try_from(sizes.files).expect("64-bit host"))
                     .map_err(|e| format!("cannot create the file tree: {e}"))
             })
         } else {
@@ -796,7 +796,10 @@ fn main() -> ExitCode {
                                     check: Check::StdoutSha256(t.cat_sha256.clone()),
                                 }
                             }
-                            _ => Task::Repeat { inv: run(vec!["true".into()], None)?, count: n as usize },
+                            _ => Task::Repeat {
+                                inv: run(vec!["true".into()], None)?,
+                                count: usize::try_from(n).expect("64-bit host"),
+                            },
                         })
                     });
                     push_row(&mut rows, &mut tasks, first, w, a, r, n, task);

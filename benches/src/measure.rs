@@ -96,11 +96,12 @@ fn wait4(pid: u32) -> std::io::Result<(ExitStatus, u64)> {
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 only writes into the two out-pointers.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = libc::pid_t::try_from(pid).expect("a child pid fits pid_t");
     loop {
         // SAFETY: valid out-pointers for the duration of the call.
-        let r = unsafe { libc::wait4(pid as libc::pid_t, &mut status, 0, &mut ru) };
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
         if r >= 0 {
-            return Ok((ExitStatus::from_raw(status), ru.ru_maxrss.max(0) as u64));
+            return Ok((ExitStatus::from_raw(status), u64::try_from(ru.ru_maxrss).unwrap_or(0)));
         }
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
@@ -146,7 +147,7 @@ pub fn run_once(inv: &Invocation, timeout: Duration, stdout: Option<&Path>) -> R
         Err(_) => {
             // Kill exactly the child we started, by its pid (not yet reaped, so not reused).
             // SAFETY: plain kill(2) of our own child.
-            unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            unsafe { libc::kill(libc::pid_t::try_from(pid).expect("a child pid fits pid_t"), libc::SIGKILL) };
             let _ = waiter.join();
             return Err(format!("timed out after {} s (killed)", timeout.as_secs()));
         }

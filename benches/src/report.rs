@@ -463,7 +463,9 @@ fn fmt_size(w: Workload, n: u64) -> String {
     };
     let exp = (n as f64).log10();
     if n >= 1000 && exp.fract() == 0.0 {
-        format!("10^{} {unit}", exp as u32)
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // a whole log10 of n >= 1000
+        let exp = exp as u32;
+        format!("10^{exp} {unit}")
     } else {
         format!("{n} {unit}")
     }
@@ -740,6 +742,7 @@ impl Json {
             Json::Null => out.push_str("null"),
             Json::Num(x) if x.is_finite() => {
                 if x.fract() == 0.0 && x.abs() < 1e15 {
+                    #[allow(clippy::cast_possible_truncation)] // whole and below 1e15
                     let _ = write!(out, "{}", *x as i64);
                 } else {
                     let _ = write!(out, "{x}");

@@ -105,13 +105,14 @@ impl HostInfo {
 /// The current UTC time as `YYYY-MM-DD HH:MM:SS UTC`.
 pub fn utc_now() -> String {
     let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let (days, rem) = ((secs / 86400) as i64, secs % 86400);
+    let (days, rem) = (i64::try_from(secs / 86400).unwrap_or(0), secs % 86400);
     let (y, m, d) = civil_from_days(days);
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day)
 /// (Howard Hinnant's algorithm).
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // day 1..=31 and month 1..=12 by construction
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);

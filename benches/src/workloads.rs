@@ -287,13 +287,15 @@ pub fn make_text_file(path: &Path, bytes: u64) -> io::Result<String> {
     let mut hasher = Sha256::new();
     let mut w = BufWriter::with_capacity(1 << 20, File::create(path)?);
     let mut buf = Vec::with_capacity(1 << 16);
-    let mut left = bytes as usize;
+    let mut left = usize::try_from(bytes).expect("64-bit host");
     let mut count = 0u64;
     while left > 0 {
         buf.clear();
         while buf.len() < (1 << 16) {
             let r = rng.next();
-            buf.extend_from_slice(words[(r % words.len() as u64) as usize].as_bytes());
+            buf.extend_from_slice(
+                words[usize::try_from(r % words.len() as u64).expect("below words.len()")].as_bytes(),
+            );
             count += 1;
             buf.push(if count % 12 == 0 { b'\n' } else { b' ' });
         }
@@ -401,7 +403,7 @@ pub fn make_data_file(path: &Path, bytes: u64) -> io::Result<String> {
     let mut chunk = vec![0u8; 1 << 16];
     let mut left = bytes;
     while left > 0 {
-        let n = left.min(chunk.len() as u64) as usize;
+        let n = usize::try_from(left.min(chunk.len() as u64)).expect("below chunk.len()");
         for word in chunk[..n].chunks_mut(8) {
             let v = rng.next().to_le_bytes();
             word.copy_from_slice(&v[..word.len()]);

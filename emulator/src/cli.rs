@@ -129,7 +129,7 @@ impl CliError {
     /// The exit status: 0 for `--help`, 2 for a usage error.
     pub fn exit_status(&self) -> u8 {
         match self {
-            CliError::Clap(e) => e.exit_code() as u8,
+            CliError::Clap(e) => crate::abi::low8(e.exit_code()),
             CliError::Usage(_) => 2,
         }
     }

@@ -78,7 +78,7 @@ fn run() -> u8 {
         Ok((exit, report)) => endgate::exit_status(exit, report),
         Err(e) => {
             report!("endgate: {e}");
-            e.exit_status() as u8
+            endgate::abi::low8(e.exit_status())
         }
     }
 }

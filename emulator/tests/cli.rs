@@ -651,7 +651,7 @@ fn external_sigsegv_ends_endgate_like_a_native_process() {
         let mut child = cmd.spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(500));
         // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+        unsafe { libc::kill(libc::pid_t::try_from(child.id()).unwrap(), sig) };
         let t = std::time::Instant::now();
         let st = child.wait().unwrap();
         assert_eq!(st.signal(), Some(sig), "{st:?}");

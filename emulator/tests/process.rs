@@ -153,7 +153,7 @@ fn signal_from_outside(bb: &Path, native: bool, script: &str, sig: i32) -> (Stri
     let mut first = String::new();
     out.read_line(&mut first).unwrap();
     // SAFETY: signals the child this test started.
-    unsafe { libc::kill(child.id() as i32, sig) };
+    unsafe { libc::kill(i32::try_from(child.id()).unwrap(), sig) };
     let mut rest = String::new();
     out.read_to_string(&mut rest).unwrap();
     let status = common::shell_status(child.wait().unwrap());

@@ -37,7 +37,7 @@ pub fn open_flags_to_host(flags: u64) -> i32 {
     for (g, _) in OPEN_FLAG_MAP {
         out &= !g;
     }
-    let mut out = out as u32 as i32;
+    let mut out = super::int32(out);
     for (g, h) in OPEN_FLAG_MAP {
         if flags & g != 0 {
             out |= h;
@@ -52,7 +52,7 @@ pub fn open_flags_from_host(flags: i32) -> u64 {
     for (_, h) in OPEN_FLAG_MAP {
         out &= !h;
     }
-    let mut out = u64::from(out as u32);
+    let mut out = u64::from(super::low32(out));
     for (g, h) in OPEN_FLAG_MAP {
         if flags & h != 0 {
             out |= g;

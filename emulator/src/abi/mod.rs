@@ -13,4 +13,4 @@ pub mod shapes;
 pub mod stat32;
 pub mod thunk;
 
-pub use model::{DataModel, Endian, GuestAddr};
+pub use model::{bits64, int32, low16, low32, low8, signed64, u64_to_usize, DataModel, Endian, GuestAddr};

@@ -201,8 +201,8 @@ mod tests {
 
     #[test]
     fn arch_tables_use_kernel_numbers() {
-        let x = NumberTable::new(syscalls::x86_64::Sysno::iter().map(|s| (s.id() as u64, s.name())));
-        let a = NumberTable::new(syscalls::aarch64::Sysno::iter().map(|s| (s.id() as u64, s.name())));
+        let x = NumberTable::new(syscalls::x86_64::Sysno::iter().map(|s| (u64::try_from(s.id()).unwrap(), s.name())));
+        let a = NumberTable::new(syscalls::aarch64::Sysno::iter().map(|s| (u64::try_from(s.id()).unwrap(), s.name())));
         // Numbers from arch/x86/entry/syscalls/syscall_64.tbl and include/uapi/asm-generic/unistd.h.
         assert_eq!(x.lookup(257), Some(Sys::openat));
         assert_eq!(x.lookup(39), Some(Sys::getpid));

@@ -66,7 +66,7 @@ pub fn high2low(id: u32) -> u16 {
 /// The 32-bit id for a 16-bit argument (`low2highuid`/`low2highgid`): only the low 16 bits
 /// count, and 0xffff ("leave unchanged") becomes -1.
 pub fn low2high(id: u64) -> u32 {
-    match id as u16 {
+    match super::low16(id) {
         0xffff => u32::MAX,
         v => u32::from(v),
     }
@@ -92,20 +92,20 @@ impl Stat {
         Ok(Stat {
             st_dev: U32::new(new_encode_dev(s.st_dev)),
             st_ino: U32::new(u32::try_from(s.st_ino).map_err(|_| Errno::EOVERFLOW)?),
-            st_mode: U16::new(s.st_mode as u16),
+            st_mode: U16::new(super::low16(s.st_mode)),
             st_nlink: U16::new(u16::try_from(s.st_nlink).map_err(|_| Errno::EOVERFLOW)?),
             st_uid: U16::new(high2low(s.st_uid)),
             st_gid: U16::new(high2low(s.st_gid)),
             st_rdev: U32::new(new_encode_dev(s.st_rdev)),
-            st_size: U32::new(s.st_size as u32),
-            st_blksize: U32::new(s.st_blksize as u32),
-            st_blocks: U32::new(s.st_blocks as u32),
-            st_atime: U32::new(s.st_atime as u32),
-            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
-            st_mtime: U32::new(s.st_mtime as u32),
-            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
-            st_ctime: U32::new(s.st_ctime as u32),
-            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
+            st_size: U32::new(u32::try_from(s.st_size).map_err(|_| Errno::EOVERFLOW)?),
+            st_blksize: U32::new(super::low32(s.st_blksize)),
+            st_blocks: U32::new(super::low32(s.st_blocks)),
+            st_atime: U32::new(super::low32(s.st_atime)),
+            st_atime_nsec: U32::new(super::low32(s.st_atime_nsec)),
+            st_mtime: U32::new(super::low32(s.st_mtime)),
+            st_mtime_nsec: U32::new(super::low32(s.st_mtime_nsec)),
+            st_ctime: U32::new(super::low32(s.st_ctime)),
+            st_ctime_nsec: U32::new(super::low32(s.st_ctime_nsec)),
             ..Default::default()
         })
     }
@@ -228,22 +228,22 @@ unsafe impl Plain for HostStat64 {}
 pub fn stat64_from_host(s: &libc::stat) -> HostStat64 {
     HostStat64 {
         st_dev: u64::from(new_encode_dev(s.st_dev)),
-        st_ino32: s.st_ino as u32,
+        st_ino32: super::low32(s.st_ino),
         st_mode: s.st_mode,
-        st_nlink: s.st_nlink as u32,
+        st_nlink: super::low32(s.st_nlink),
         st_uid: s.st_uid,
         st_gid: s.st_gid,
         st_rdev: u64::from(new_encode_dev(s.st_rdev)),
         st_size: s.st_size,
-        st_blksize: s.st_blksize as u32,
-        st_blocks: s.st_blocks as u64,
+        st_blksize: super::low32(s.st_blksize),
+        st_blocks: super::bits64(s.st_blocks),
         times: [
-            s.st_atime as u32,
-            s.st_atime_nsec as u32,
-            s.st_mtime as u32,
-            s.st_mtime_nsec as u32,
-            s.st_ctime as u32,
-            s.st_ctime_nsec as u32,
+            super::low32(s.st_atime),
+            super::low32(s.st_atime_nsec),
+            super::low32(s.st_mtime),
+            super::low32(s.st_mtime_nsec),
+            super::low32(s.st_ctime),
+            super::low32(s.st_ctime_nsec),
         ],
         st_ino: s.st_ino,
         ..Default::default()

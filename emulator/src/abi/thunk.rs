@@ -99,8 +99,8 @@ fn load(b: &[u8], width: usize, signed: bool, m: DataModel) -> u64 {
         u64::from_be_bytes(buf)
     };
     if signed && width < 8 {
-        let shift = 64 - 8 * width as u32;
-        (((v << shift) as i64) >> shift) as u64
+        let shift = 64 - 8 * width;
+        super::bits64(super::signed64(v << shift) >> shift)
     } else {
         v
     }

@@ -23,6 +23,7 @@ use object::write::elf::{FileHeader, ProgramHeader, SectionHeader, Sym, Verdef, 
 use object::Endianness;
 
 use super::{slot_entries, Entry, VdsoSpec, SLOT};
+use crate::abi::{low32, u64_to_usize};
 use crate::mm::Endian;
 
 /// A built image and where its code parts are, as offsets from its start.
@@ -93,7 +94,7 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     let versym_off = w.reserve_gnu_versym();
     let verdef_off = w.reserve_gnu_verdef(1 + spec.versions.len(), 1 + spec.versions.len());
     let dynamic_off = w.reserve_dynamic(ndyn);
-    let text_off = w.reserve(text_len as usize, SLOT as usize);
+    let text_off = w.reserve(u64_to_usize(text_len), u64_to_usize(SLOT));
     w.reserve_shstrtab();
     w.reserve_section_headers();
     let file_len = w.reserved_len() as u64;
@@ -149,7 +150,7 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     w.write_dynstr();
     w.write_null_gnu_versym();
     for s in &symbols {
-        w.write_gnu_versym(2 + s.1 as u16);
+        w.write_gnu_versym(2 + u16::try_from(s.1).expect("a handful of vDSO versions"));
     }
     w.write_align_gnu_verdef();
     w.write_gnu_verdef(&Verdef {
@@ -163,7 +164,7 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
         w.write_gnu_verdef(&Verdef {
             version: elf::VER_DEF_CURRENT,
             flags: 0,
-            index: 2 + i as u16,
+            index: 2 + u16::try_from(i).expect("a handful of vDSO versions"),
             aux_count: 1,
             name: *v,
         });
@@ -183,13 +184,13 @@ pub fn build(spec: &VdsoSpec, machine: u16, is_64: bool, endian: Endian) -> Imag
     w.write_dynamic(elf::DT_VERDEFNUM, 1 + spec.versions.len() as u64);
     w.write_dynamic(elf::DT_NULL, 0);
 
-    w.write_align(SLOT as usize);
-    let mut text = vec![0u8; text_len as usize];
+    w.write_align(u64_to_usize(SLOT));
+    let mut text = vec![0u8; u64_to_usize(text_len)];
     for i in 0..entries.len() {
-        let at = i * SLOT as usize;
+        let at = i * u64_to_usize(SLOT);
         text[at..at + spec.ret.len()].copy_from_slice(spec.ret);
     }
-    let trap_at = slots_len as usize + 8;
+    let trap_at = u64_to_usize(slots_len) + 8;
     text[trap_at..trap_at + spec.trap.len()].copy_from_slice(spec.trap);
     let landing = trap_at + spec.trap.len();
     text[landing..landing + spec.ret.len()].copy_from_slice(spec.ret);
@@ -251,8 +252,8 @@ fn sysv_hash(symbols: &[(String, usize, Entry)], hash_word: usize, nbuckets: u32
         match (hash_word, endian) {
             (8, Endian::Little) => out.extend_from_slice(&v.to_le_bytes()),
             (8, Endian::Big) => out.extend_from_slice(&v.to_be_bytes()),
-            (_, Endian::Little) => out.extend_from_slice(&(v as u32).to_le_bytes()),
-            (_, Endian::Big) => out.extend_from_slice(&(v as u32).to_be_bytes()),
+            (_, Endian::Little) => out.extend_from_slice(&low32(v).to_le_bytes()),
+            (_, Endian::Big) => out.extend_from_slice(&low32(v).to_be_bytes()),
         }
     }
     out
@@ -301,7 +302,7 @@ mod tests {
             assert_eq!(names, ["linux-vdso.so.1", "LINUX_2.6"]);
             let versym = e.versym.as_ref().expect("versym");
             assert_eq!(versym.get_at(1).map(|v| v.vs_val), Some(2));
-            assert_eq!(&img.bytes[img.landing as usize - 2..img.landing as usize + 1], &[0x0f, 0x05, 0xc3]);
+            assert_eq!(&img.bytes[u64_to_usize(img.landing) - 2..u64_to_usize(img.landing) + 1], &[0x0f, 0x05, 0xc3]);
         }
     }
 }

@@ -48,22 +48,22 @@ impl SyscallArgs {
     /// An `int` parameter (a file descriptor, flags, a pid, a signal number): the low 32 bits.
     #[inline]
     pub fn int(&self, n: usize) -> i32 {
-        self.a[n] as u32 as i32
+        crate::abi::int32(self.a[n])
     }
     /// An `unsigned int` parameter (`mode_t`, `uid_t`, `gid_t`, unsigned flags, a count the
     /// kernel declares `unsigned int`): the low 32 bits.
     #[inline]
     pub fn uint(&self, n: usize) -> u32 {
-        self.a[n] as u32
+        crate::abi::low32(self.a[n])
     }
     /// A `long` parameter (`off_t`, `ssize_t`, `time_t`, `loff_t` on LP64): the guest word,
     /// sign-extended on ILP32 guests.
     #[inline]
     pub fn long(&self, n: usize) -> i64 {
         if self.ilp32 {
-            i64::from(self.a[n] as u32 as i32)
+            i64::from(crate::abi::int32(self.a[n]))
         } else {
-            self.a[n] as i64
+            crate::abi::signed64(self.a[n])
         }
     }
     /// An `unsigned long` or `size_t` parameter: the guest word, zero-extended.
@@ -74,7 +74,7 @@ impl SyscallArgs {
     /// A `size_t` length as a host `usize` (the host is 64-bit, so this never truncates).
     #[inline]
     pub fn size(&self, n: usize) -> usize {
-        self.a[n] as usize
+        crate::abi::u64_to_usize(self.a[n])
     }
     /// The same call with other argument registers (`open` served as `openat(AT_FDCWD, …)`,
     /// a multiplexer's unpacked arguments).
@@ -86,7 +86,7 @@ impl SyscallArgs {
     /// the low 32 bits, sign-extended.
     #[inline]
     pub fn int_arg(&self, n: usize) -> u64 {
-        i64::from(self.int(n)) as u64
+        crate::abi::bits64(self.int(n))
     }
 }
 
@@ -160,7 +160,7 @@ pub trait GuestArch: Sync {
         let e = &self.info().engine;
         let mut cpu = new_engine(e.arch, e.mode, task)?;
         if e.page_size_4k {
-            cpu.ctl_set_page_size(crate::mm::PAGE_SIZE as u32)?;
+            cpu.ctl_set_page_size(u32::try_from(crate::mm::PAGE_SIZE).map_err(|_| unicorn_engine::uc_error::ARG)?)?;
         }
         if let Some(model) = e.cpu_model {
             cpu.ctl_set_cpu_model(model)?;
@@ -371,9 +371,10 @@ pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
     for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
         *p = (v as *mut u64).cast();
     }
+    let count = i32::try_from(N).expect("a handful of registers");
     // SAFETY: a live handle; each pointer addresses a u64, the size of every register read here.
     let _ = unsafe {
-        unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), N as i32)
+        unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), count)
     };
     vals
 }
@@ -385,9 +386,10 @@ pub fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64
     for (p, v) in ptrs.iter_mut().zip(vals.iter()) {
         *p = (v as *const u64).cast_mut().cast();
     }
+    let count = i32::try_from(N).expect("a handful of registers");
     // SAFETY: a live handle; each pointer addresses a u64 the engine only reads.
     let _ = unsafe {
-        unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), N as i32)
+        unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), count)
     };
 }
 

@@ -5,6 +5,7 @@
 use syscalls::Errno;
 
 use super::{Cpu, GuestArch};
+use crate::abi::{bits64, int32, low32, u64_to_usize};
 use crate::mm::{AddressSpace, GuestAddr};
 use crate::signal::{AltStack, FrameRequest, SigFields, SigInfo, Signal, SS_DISABLE, SS_ONSTACK};
 
@@ -105,49 +106,49 @@ pub fn write_siginfo(
     addr: GuestAddr,
     info: &SigInfo,
 ) -> Result<(), Errno> {
-    mm.write_bytes(addr, &[0u8; SIGINFO_SIZE as usize])?;
+    mm.write_bytes(addr, &[0u8; u64_to_usize(SIGINFO_SIZE)])?;
     let at = SiginfoLayout::of(mm, arch);
-    let signo = (arch.info().signal_from_host)(info.signo) as u32;
+    let signo = low32((arch.info().signal_from_host)(info.signo));
     mm.write_u32(addr, signo)?;
     let code = (arch.info().si_code_from_host)(info.code);
-    mm.write_u32(addr + at.code, code as u32)?;
-    mm.write_u32(addr + at.errno, info.errno as u32)?;
+    mm.write_i32(addr + at.code, code)?;
+    mm.write_i32(addr + at.errno, info.errno)?;
     let long = at.long;
     let u = addr + at.union;
     match info.fields {
         SigFields::Kill { pid, uid } => {
-            mm.write_u32(u, pid as u32)?;
+            mm.write_i32(u, pid)?;
             mm.write_u32(u + 4, uid)?;
         }
         SigFields::Rt { pid, uid, value } => {
-            mm.write_u32(u, pid as u32)?;
+            mm.write_i32(u, pid)?;
             mm.write_u32(u + 4, uid)?;
             mm.write_ulong(addr + at.after_ints(2), value)?;
         }
         SigFields::Timer { tid, overrun, value } => {
-            mm.write_u32(u, tid as u32)?;
-            mm.write_u32(u + 4, overrun as u32)?;
+            mm.write_i32(u, tid)?;
+            mm.write_i32(u + 4, overrun)?;
             mm.write_ulong(addr + at.after_ints(2), value)?;
         }
         SigFields::Chld { pid, uid, status, utime, stime } => {
             // `si_status` is a signal number for every code but CLD_EXITED (1), whose status
             // is the exit code (kernel/signal.c do_notify_parent, wait_task_continued).
             let status = if (2..=6).contains(&info.code) {
-                (arch.info().signal_from_host)(Signal(status as u32)) as i32
+                int32((arch.info().signal_from_host)(Signal(low32(status))))
             } else {
                 status
             };
-            mm.write_u32(u, pid as u32)?;
+            mm.write_i32(u, pid)?;
             mm.write_u32(u + 4, uid)?;
-            mm.write_u32(u + 8, status as u32)?;
+            mm.write_i32(u + 8, status)?;
             let t = addr + at.after_ints(3);
-            mm.write_ulong(t, utime as u64)?;
-            mm.write_ulong(t + long, stime as u64)?;
+            mm.write_ulong(t, bits64(utime))?;
+            mm.write_ulong(t + long, bits64(stime))?;
         }
         SigFields::Fault { addr: a } => mm.write_ulong(u, a)?,
         SigFields::Poll { band, fd } => {
-            mm.write_ulong(u, band as u64)?;
-            mm.write_u32(u + long, fd as u32)?;
+            mm.write_ulong(u, bits64(band))?;
+            mm.write_i32(u + long, fd)?;
         }
         SigFields::Sys { call_addr, syscall, arch } => {
             mm.write_ulong(u, call_addr)?;
@@ -167,8 +168,8 @@ pub fn read_siginfo_rt(
     addr: GuestAddr,
 ) -> Result<(i32, i32, u32, u32, u64), Errno> {
     let at = SiginfoLayout::of(mm, arch);
-    let errno = mm.read_u32(addr + at.errno)? as i32;
-    let code = (arch.info().si_code_to_host)(mm.read_u32(addr + at.code)? as i32);
+    let errno = mm.read_i32(addr + at.errno)?;
+    let code = (arch.info().si_code_to_host)(mm.read_i32(addr + at.code)?);
     let (pid, uid) = (mm.read_u32(addr + at.union)?, mm.read_u32(addr + at.union + 4)?);
     let value = mm.read_ulong(addr + at.after_ints(2))?;
     Ok((errno, code, pid, uid, value))
@@ -196,7 +197,7 @@ pub fn write_stack_t(
     (sp, flags, size): (u64, u32, u64),
 ) -> Result<(), Errno> {
     let long = mm.long_bytes();
-    mm.write_bytes(addr, &[0u8; 24][..(3 * long) as usize])?;
+    mm.write_bytes(addr, &[0u8; 24][..u64_to_usize(3 * long)])?;
     mm.write_ulong(addr, sp)?;
     if arch.info().stack_t_size_first {
         mm.write_ulong(addr + long, size)?;
@@ -250,23 +251,23 @@ pub fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
 /// Stores `v` little-endian at `off` in a frame image being built (`buf`; arches of that byte
 /// order build their frame in a buffer and write it in one piece).
 pub fn put_u32(buf: &mut [u8], off: u64, v: u32) {
-    buf[off as usize..off as usize + 4].copy_from_slice(&v.to_le_bytes());
+    buf[u64_to_usize(off)..u64_to_usize(off) + 4].copy_from_slice(&v.to_le_bytes());
 }
 
 /// Stores `v` little-endian at `off` in a frame image ([`put_u32`]).
 pub fn put_u64(buf: &mut [u8], off: u64, v: u64) {
-    buf[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+    buf[u64_to_usize(off)..u64_to_usize(off) + 8].copy_from_slice(&v.to_le_bytes());
 }
 
 /// The little-endian `u32` at `off` in a frame image read back.
 pub fn get_u32(buf: &[u8], off: u64) -> u32 {
-    let o = off as usize;
+    let o = u64_to_usize(off);
     u32::from_le_bytes([buf[o], buf[o + 1], buf[o + 2], buf[o + 3]])
 }
 
 /// The little-endian `u64` at `off` in a frame image read back.
 pub fn get_u64(buf: &[u8], off: u64) -> u64 {
-    let o = off as usize;
+    let o = u64_to_usize(off);
     let mut b = [0u8; 8];
     b.copy_from_slice(&buf[o..o + 8]);
     u64::from_le_bytes(b)

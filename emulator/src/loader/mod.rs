@@ -18,6 +18,7 @@ use goblin::container::{Container, Ctx, Endian as GEndian};
 use goblin::elf::header::{self, Header};
 use goblin::elf::program_header::{ProgramHeader, PF_R, PF_W, PF_X, PT_GNU_STACK, PT_INTERP, PT_LOAD, PT_PHDR};
 
+use crate::abi::u64_to_usize;
 use crate::guest::GuestArch;
 
 use crate::arch::{elf_machine_name, for_elf_machine};
@@ -215,7 +216,7 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
             return Err(not_elf("segment p_memsz < p_filesz"));
         }
         if ph.p_type == PT_INTERP {
-            let raw = &bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
+            let raw = &bytes[u64_to_usize(ph.p_offset)..u64_to_usize(ph.p_offset + ph.p_filesz)];
             if raw.last() != Some(&0) || raw.len() < 2 {
                 return Err(not_elf("PT_INTERP is not a NUL-terminated path"));
             }
@@ -258,7 +259,7 @@ pub enum ImageKind {
 /// The `PT_INTERP` path of `elf`, if any.
 pub fn interpreter(elf: &ElfFile) -> Option<String> {
     let ph = elf.phdrs.iter().find(|p| p.p_type == PT_INTERP)?;
-    let raw = &elf.bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
+    let raw = &elf.bytes[u64_to_usize(ph.p_offset)..u64_to_usize(ph.p_offset + ph.p_filesz)];
     let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
     Some(String::from_utf8_lossy(&raw[..end]).into_owned())
 }
@@ -376,15 +377,17 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
         };
         let (ms, me) = mapped.unwrap_or((fe, fe));
         // The bytes outside the file-mapped pages are copied.
-        let data = &elf.bytes[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
-        let head = &data[..(ms.max(fs) - fs) as usize];
+        let data = &elf.bytes[u64_to_usize(ph.p_offset)..u64_to_usize(ph.p_offset + ph.p_filesz)];
+        let head = &data[..u64_to_usize(ms.max(fs) - fs)];
         mm.poke_bytes(GuestAddr::new(fs), head).map_err(|e| map_err(fs, e.to_string()))?;
         if me < fe {
-            mm.poke_bytes(GuestAddr::new(me), &data[(me - fs) as usize..]).map_err(|e| map_err(me, e.to_string()))?;
+            mm.poke_bytes(GuestAddr::new(me), &data[u64_to_usize(me - fs)..])
+                .map_err(|e| map_err(me, e.to_string()))?;
         }
         // Like Linux's padzero: the rest of the last file page is the start of the bss.
         if ph.p_memsz > ph.p_filesz && fe > ms && fe < me {
-            mm.poke_bytes(GuestAddr::new(fe), &vec![0; (me - fe) as usize]).map_err(|e| map_err(fe, e.to_string()))?;
+            mm.poke_bytes(GuestAddr::new(fe), &vec![0; u64_to_usize(me - fe)])
+                .map_err(|e| map_err(fe, e.to_string()))?;
         }
     }
     // Page permissions: each segment's pages get its flags; a page shared by two segments

@@ -176,7 +176,7 @@ pub fn build(
 
     let items = 1 + (arg_ptrs.len() as u64 + 1) + (env_ptrs.len() as u64 + 1) + 2 * auxv.len() as u64;
     let sp = (p - items * word) & !(arch.info().stack_align - 1);
-    let mut words: Vec<u64> = Vec::with_capacity(items as usize);
+    let mut words: Vec<u64> = Vec::with_capacity(crate::abi::u64_to_usize(items));
     words.push(arg_ptrs.len() as u64);
     words.extend(&arg_ptrs);
     words.push(0);
@@ -191,7 +191,7 @@ pub fn build(
         if word == 8 {
             mm.write_u64(GuestAddr::new(at), w)?;
         } else {
-            mm.write_u32(GuestAddr::new(at), w as u32)?;
+            mm.write_u32(GuestAddr::new(at), crate::abi::low32(w))?;
         }
         at += word;
     }
@@ -206,7 +206,7 @@ pub fn build(
 fn fill_random(buf: &mut [u8]) {
     // SAFETY: writes at most buf.len() bytes into buf.
     let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };
-    if n != buf.len() as isize {
+    if usize::try_from(n).ok() != Some(buf.len()) {
         // getrandom cannot fail for 16 bytes once the pool is ready; keep the stack usable.
         let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
         buf.copy_from_slice(&t.to_le_bytes()[..16]);

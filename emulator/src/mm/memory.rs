@@ -92,6 +92,16 @@ impl AddressSpace {
         self.write_bytes(addr, &b)
     }
 
+    /// Reads a guest `int` (`s32`) in guest byte order.
+    pub fn read_i32(&self, addr: GuestAddr) -> Result<i32, Errno> {
+        self.read_u32(addr).map(crate::abi::int32)
+    }
+
+    /// Writes a guest `int` (`s32`) in guest byte order.
+    pub fn write_i32(&mut self, addr: GuestAddr, v: i32) -> Result<(), Errno> {
+        self.write_u32(addr, crate::abi::low32(v))
+    }
+
     /// Checks that `len` bytes at `addr` are guest-writable (before a host call whose result
     /// will be written there, so a bad pointer fails before the call has effects). Errors:
     /// `EFAULT`.
@@ -218,9 +228,9 @@ impl AddressSpace {
     /// Reads a guest `long` / `ssize_t` / `time_t` (old ABI), sign-extended.
     pub fn read_slong(&self, addr: GuestAddr) -> Result<i64, Errno> {
         if self.model().is_64bit() {
-            self.read_u64(addr).map(|v| v as i64)
+            self.read_u64(addr).map(crate::abi::signed64)
         } else {
-            self.read_u32(addr).map(|v| i64::from(v as i32))
+            self.read_u32(addr).map(|v| i64::from(crate::abi::int32(v)))
         }
     }
 
@@ -229,7 +239,7 @@ impl AddressSpace {
         if self.model().is_64bit() {
             self.write_u64(addr, v)
         } else {
-            self.write_u32(addr, v as u32)
+            self.write_u32(addr, crate::abi::low32(v))
         }
     }
 

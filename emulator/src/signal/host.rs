@@ -111,7 +111,7 @@ pub fn install_poll_stop<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<
         unicorn_engine::unicorn_const::uc_hook_add(
             cpu.get_handle(),
             &mut hh,
-            unicorn_engine::HookType::BLOCK.0 as i32,
+            crate::abi::int32(unicorn_engine::HookType::BLOCK.0),
             poll_stop as *mut libc::c_void,
             std::ptr::null_mut(),
             1u64,
@@ -177,7 +177,7 @@ pub fn take_recorded() -> Vec<SigInfo> {
 extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
-    if HOST_OWN.contains(&Signal(sig as u32)) && code > 0 {
+    if HOST_OWN.contains(&Signal(crate::abi::low32(sig))) && code > 0 {
         // A real fault in endgate itself: let it end endgate when the instruction runs again.
         // SAFETY: restoring the default disposition.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
@@ -265,7 +265,7 @@ std::arch::global_asm!(
 fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
     let act = KernelSigaction {
         handler,
-        flags: flags as u64 | 0x0400_0000, // SA_RESTORER
+        flags: crate::abi::bits64(flags) | 0x0400_0000, // SA_RESTORER
         restorer: endgate_host_restore_rt as *const () as usize,
         // The handler runs with every other guest signal blocked: no nesting, so a burst of
         // queued signals (real-time ones queue) never piles frames on the host stack.

@@ -49,6 +49,12 @@ impl Signal {
     pub const SIGCONT: Signal = Signal(18);
     pub const SIGSTOP: Signal = Signal(19);
     pub const SIGSYS: Signal = Signal(31);
+
+    /// The number as the C `int` libc and the host kernel take (`kill`, `sigaddset`,
+    /// `si_signo`).
+    pub fn as_c_int(self) -> i32 {
+        crate::abi::int32(self.0)
+    }
 }
 
 const NAMES: [&str; 32] = [
@@ -386,29 +392,30 @@ impl SigInfo {
         let raw: &[u8; 128] = unsafe { &*(info as *const libc::siginfo_t).cast::<[u8; 128]>() };
         let i32_at = |o: usize| i32::from_ne_bytes(raw[o..o + 4].try_into().unwrap_or([0; 4]));
         let i64_at = |o: usize| i64::from_ne_bytes(raw[o..o + 8].try_into().unwrap_or([0; 8]));
-        let signo = Signal(i32_at(0) as u32);
+        let signo = Signal(low32(i32_at(0)));
         let (errno, code) = (i32_at(4), i32_at(8));
+        use crate::abi::{bits64, low32};
         use si_code::*;
         let fields = match signo.0 {
             _ if code == SI_TIMER => {
-                SigFields::Timer { tid: i32_at(16), overrun: i32_at(20), value: i64_at(24) as u64 }
+                SigFields::Timer { tid: i32_at(16), overrun: i32_at(20), value: bits64(i64_at(24)) }
             }
             17 if code > 0 => SigFields::Chld {
                 pid: i32_at(16),
-                uid: i32_at(20) as u32,
+                uid: low32(i32_at(20)),
                 status: i32_at(24),
                 utime: i64_at(32),
                 stime: i64_at(40),
             },
-            4 | 5 | 7 | 8 | 11 if code > 0 => SigFields::Fault { addr: i64_at(16) as u64 },
+            4 | 5 | 7 | 8 | 11 if code > 0 => SigFields::Fault { addr: bits64(i64_at(16)) },
             // SIGIO, or the signal `fcntl(F_SETSIG)` chose (fs/fcntl.c `send_sigio_to_task`:
             // `si_code` is the POLL_* reason, 1 to 6); 31 is SIGSYS (`SYS_SECCOMP` is 1).
             29 if code > 0 => SigFields::Poll { band: i64_at(16), fd: i32_at(24) },
             s if (1..=6).contains(&code) && s != 31 => SigFields::Poll { band: i64_at(16), fd: i32_at(24) },
             _ if code == SI_QUEUE || code == -3 => {
-                SigFields::Rt { pid: i32_at(16), uid: i32_at(20) as u32, value: i64_at(24) as u64 }
+                SigFields::Rt { pid: i32_at(16), uid: low32(i32_at(20)), value: bits64(i64_at(24)) }
             }
-            _ => SigFields::Kill { pid: i32_at(16), uid: i32_at(20) as u32 },
+            _ => SigFields::Kill { pid: i32_at(16), uid: low32(i32_at(20)) },
         };
         SigInfo { signo, errno, code, fields }
     }

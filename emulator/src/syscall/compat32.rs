@@ -85,7 +85,7 @@ fn cursor<'a>(cpu: &Cpu<'_>, a: &'a SyscallArgs) -> ArgCursor<'a> {
 
 /// A 32-bit `int` argument sign-extended to the 64 bits an LP64 handler expects.
 fn sext(v: u64) -> u64 {
-    i64::from(as_int(v)) as u64
+    crate::abi::bits64(as_int(v))
 }
 
 /// `_llseek(unsigned fd, unsigned long offset_high, unsigned long offset_low, loff_t *result,
@@ -102,7 +102,7 @@ pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // Check the result pointer first, as the kernel's copy_to_user would fail after seeking.
     cpu.get_data().mm.host_range(GuestAddr::new(result), 8, crate::mm::Prot::WRITE)?;
     // SAFETY: integer arguments.
-    let pos = host_ret(unsafe { libc::lseek(fd, off as i64, whence) })?;
+    let pos = host_ret(unsafe { libc::lseek(fd, crate::abi::signed64(off), whence) })?;
     cpu.get_data_mut().mm.write_u64(GuestAddr::new(result), dircookie::to_guest(fd, pos))?;
     Ok(0)
 }
@@ -117,7 +117,7 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         off = dircookie::to_host(fd, off);
     }
     // SAFETY: integer arguments.
-    let pos = host_ret(unsafe { libc::lseek(fd, off as i64, whence) })?;
+    let pos = host_ret(unsafe { libc::lseek(fd, crate::abi::signed64(off), whence) })?;
     Ok(dircookie::to_guest(fd, pos))
 }
 
@@ -226,17 +226,22 @@ type HostStatfs = [u64; 15];
 /// arch/x86/include/uapi/asm/statfs.h define it): 84 bytes, 32-bit `f_type`, `f_bsize`,
 /// `f_namelen`, `f_frsize`, `f_flags`, `f_spare[4]`; 64-bit block and file counts.
 fn write_statfs64(mm: &mut AddressSpace, addr: GuestAddr, s: &HostStatfs) -> Result<(), Errno> {
+    // fs/statfs.c `put_compat_statfs64`: a block or fragment size above 32 bits is
+    // EOVERFLOW; the other 32-bit members are truncated.
+    if u32::try_from(s[1]).is_err() || u32::try_from(s[9]).is_err() {
+        return Err(Errno::EOVERFLOW);
+    }
     mm.host_range(addr, STATFS64_SIZE, crate::mm::Prot::WRITE)?;
-    mm.write_u32(addr, s[0] as u32)?;
-    mm.write_u32(addr + 4, s[1] as u32)?;
+    mm.write_u32(addr, crate::abi::low32(s[0]))?;
+    mm.write_u32(addr + 4, crate::abi::low32(s[1]))?;
     for i in 0..5 {
-        mm.write_u64(addr + 8 + 8 * i, s[2 + i as usize])?;
+        mm.write_u64(addr + 8 + 8 * i, s[2 + crate::abi::u64_to_usize(i)])?;
     }
     // f_fsid: two ints, in the host's memory order.
-    mm.write_u32(addr + 48, s[7] as u32)?;
+    mm.write_u32(addr + 48, crate::abi::low32(s[7]))?;
     mm.write_u32(addr + 52, (s[7] >> 32) as u32)?;
     for i in 0..3 {
-        mm.write_u32(addr + 56 + 4 * i, s[8 + i as usize] as u32)?;
+        mm.write_u32(addr + 56 + 4 * i, crate::abi::low32(s[8 + crate::abi::u64_to_usize(i)]))?;
     }
     for i in 0..4 {
         mm.write_u32(addr + 68 + 4 * i, 0)?;
@@ -382,7 +387,9 @@ pub fn readahead(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The host `sync_file_range` for a guest's fd, offset, byte count and flags.
 pub fn host_sync_file_range(fd: u64, off: u64, n: u64, flags: u64) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::sync_file_range(as_int(fd), off as i64, n as i64, flags as u32) }))
+    host_ret(i64::from(unsafe {
+        libc::sync_file_range(as_int(fd), crate::abi::signed64(off), crate::abi::signed64(n), crate::abi::low32(flags))
+    }))
 }
 
 /// The old `struct linux_dirent` of 32-bit arches (fs/readdir.c `compat_linux_dirent`):
@@ -400,7 +407,9 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     cpu.get_data_mut().buf_out(GuestAddr::new(dirp), count as u64)?;
     let mut host = vec![0u8; count];
     // SAFETY: `count` bytes of a local buffer.
-    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, fd, host.as_mut_ptr(), count as u32) })? as usize;
+    let n = crate::abi::u64_to_usize(host_ret(unsafe {
+        libc::syscall(libc::SYS_getdents64, fd, host.as_mut_ptr(), a.uint(2))
+    })?);
     let mut out = Vec::with_capacity(n);
     let mut off = 0;
     while off + 19 <= n {
@@ -422,8 +431,8 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let w32 = |v: u32| if endian == Endian::Big { v.to_be_bytes() } else { v.to_le_bytes() };
         let w16 = |v: u16| if endian == Endian::Big { v.to_be_bytes() } else { v.to_le_bytes() };
         out[start..start + 4].copy_from_slice(&w32(ino32));
-        out[start + 4..start + 8].copy_from_slice(&w32(dircookie::to_guest(fd, d_off) as u32));
-        out[start + 8..start + 10].copy_from_slice(&w16(len as u16));
+        out[start + 4..start + 8].copy_from_slice(&w32(crate::abi::low32(dircookie::to_guest(fd, d_off))));
+        out[start + 8..start + 10].copy_from_slice(&w16(u16::try_from(len).map_err(|_| Errno::EOVERFLOW)?));
         out[start + 10..start + 10 + name.len()].copy_from_slice(name);
         out[start + len - 1] = d_type;
         off += reclen;

@@ -77,7 +77,7 @@ pub fn to_host(fd: i32, guest: u64) -> u64 {
     }
     let guard = DIRS.lock().unwrap_or_else(|e| e.into_inner());
     let found = guard.as_ref().and_then(|d| d.get(&fd)).filter(|d| Some(d.id) == dir_id(fd));
-    found.and_then(|d| d.host.get((guest - GUEST_BASE) as usize).copied()).unwrap_or(guest)
+    found.and_then(|d| d.host.get(crate::abi::u64_to_usize(guest - GUEST_BASE)).copied()).unwrap_or(guest)
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ fn read_event(t: &Task, addr: GuestAddr) -> Result<libc::epoll_event, Errno> {
         return Ok(libc::epoll_event { events: u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u64: data });
     }
     let v: [u64; 2] = t.mm.read_shape(addr, EPOLL_EVENT)?;
-    Ok(libc::epoll_event { events: v[0] as u32, u64: v[1] })
+    Ok(libc::epoll_event { events: crate::abi::low32(v[0]), u64: v[1] })
 }
 
 /// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
@@ -113,10 +113,11 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     if max <= 0 || max > EP_MAX_EVENTS {
         return Err(Errno::EINVAL);
     }
+    let max = max.unsigned_abs(); // 1..=EP_MAX_EVENTS: the same value
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
-    t.mm.check_writable(a.ptr(1), size * max as u64)?;
+    t.mm.check_writable(a.ptr(1), size * u64::from(max))?;
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     let old = super::signal::set_temp_mask(t, a.ptr(4), a.ulong(5))?;
     let r = if old.is_some() && super::signal::guest_signal_due(t) {
@@ -126,17 +127,17 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
         let (ep, evp) = (a.int_arg(0), evs.as_mut_ptr() as u64);
         host_ret(match &timeout {
             Timeout::Millis(ms) => {
-                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, i64::from(max) as u64, i64::from(*ms) as u64])
+                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, u64::from(max), crate::abi::bits64(*ms)])
             }
             Timeout::Spec(ts) => {
                 let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
-                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, i64::from(max) as u64, tp, 0, 8])
+                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, u64::from(max), tp, 0, 8])
             }
         })
     };
     super::signal::end_temp_mask(t, old, &r);
     let n = r?;
-    for (i, e) in evs.iter().take(n as usize).enumerate() {
+    for (i, e) in evs.iter().take(crate::abi::u64_to_usize(n)).enumerate() {
         let at = a.ptr(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);
         if packed {

@@ -86,7 +86,7 @@ fn read_strings(t: &Task, addr: u64, total: &mut usize) -> Result<Vec<Vec<u8>>, 
                 e
             }
         })?;
-        *total += s.len() + 1 + w as usize;
+        *total += s.len() + 1 + crate::abi::u64_to_usize(w);
         if *total > MAX_ARG_TOTAL {
             return Err(Errno::E2BIG);
         }
@@ -153,15 +153,15 @@ fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno>
         libc::close(fd);
         n
     };
-    if n < 0 {
+    let Ok(n) = usize::try_from(n) else {
         return Err(Errno::last());
-    }
-    let head = &buf[..n as usize];
+    };
+    let head = &buf[..n];
     if head.starts_with(b"\x7fELF") {
         return check_elf(t, host, head).map(|()| Format::Elf);
     }
     if head.starts_with(b"#!") {
-        return parse_shebang(head, n as usize == BINPRM_BUF_SIZE);
+        return parse_shebang(head, n == BINPRM_BUF_SIZE);
     }
     Err(Errno::ENOEXEC)
 }

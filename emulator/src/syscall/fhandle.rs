@@ -54,7 +54,7 @@ pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let ty = u32::from_ne_bytes(h[4..8].try_into().expect("4 bytes"));
     t.mm.write_u32(a.ptr(2) + 4, ty)?;
     t.mm.write_bytes(a.ptr(2) + 8, &h[8..8 + bytes as usize])?;
-    t.mm.write_u32(a.ptr(3), mount_id as u32)?;
+    t.mm.write_i32(a.ptr(3), mount_id)?;
     Ok(0)
 }
 
@@ -67,6 +67,6 @@ pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
     host_ret(super::blocking_syscall(
         libc::SYS_open_by_handle_at,
-        &[a.int_arg(0), h.as_ptr() as u64, i64::from(flags) as u64],
+        &[a.int_arg(0), h.as_ptr() as u64, crate::abi::bits64(flags)],
     ))
 }

@@ -138,8 +138,8 @@ pub fn clone3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::E2BIG);
     }
     let mm = &cpu.get_data().mm;
-    let raw = mm.read_vec(a.ptr(0), size as usize)?;
-    if raw.iter().skip(CLONE_ARGS_SIZE_KNOWN as usize).any(|&b| b != 0) {
+    let raw = mm.read_vec(a.ptr(0), crate::abi::u64_to_usize(size))?;
+    if raw.iter().skip(crate::abi::u64_to_usize(CLONE_ARGS_SIZE_KNOWN)).any(|&b| b != 0) {
         return Err(Errno::E2BIG);
     }
     let model = mm.model();
@@ -193,7 +193,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     }
     let exit_sig = match ca.flags & CSIGNAL {
         0 => 0,
-        s => (arch.info().signal_to_host)(s).ok_or(Errno::EINVAL)?.0 as i32,
+        s => (arch.info().signal_to_host)(s).ok_or(Errno::EINVAL)?.as_c_int(),
     };
     // The AIO poll helper thread must not hold the contexts' lock across the fork.
     let aio_guard = super::aio::fork_guard();
@@ -205,7 +205,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     } else {
         // Another exit signal (or none): the raw call, which glibc's fork cannot pass.
         // SAFETY: clone without CLONE_VM and without a new host stack behaves like fork.
-        unsafe { libc::syscall(libc::SYS_clone, exit_sig as u64, 0u64, 0u64, 0u64, 0u64) as i32 }
+        crate::abi::int32(unsafe {
+            libc::syscall(libc::SYS_clone, crate::abi::bits64(exit_sig), 0u64, 0u64, 0u64, 0u64)
+        })
     };
     drop(aio_guard);
     if pid < 0 {
@@ -219,10 +221,10 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         super::aio::forget_after_fork();
         set_guest_child();
         // SAFETY: no arguments.
-        let tid = unsafe { libc::gettid() } as u32;
+        let tid = unsafe { libc::gettid() };
         // The kernel ignores a failed write of the tid words.
         if ca.flags & CLONE_CHILD_SETTID != 0 {
-            let _ = t.mm.write_u32(GuestAddr::new(ca.ctid), tid);
+            let _ = t.mm.write_i32(GuestAddr::new(ca.ctid), tid);
         }
         if ca.flags & CLONE_CHILD_CLEARTID != 0 {
             t.clear_child_tid = ca.ctid;
@@ -243,8 +245,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         // The child's pidfd (close-on-exec, as the kernel makes it): it cannot have been
         // reaped yet, since only this process can wait for it.
         // SAFETY: integer arguments.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as i32;
-        if fd < 0 || t.mm.write_u32(crate::mm::GuestAddr::new(pidfd_at), fd as u32).is_err() {
+        let fd = crate::abi::int32(unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) });
+        if fd < 0 || t.mm.write_i32(crate::mm::GuestAddr::new(pidfd_at), fd).is_err() {
             let e = if fd < 0 { Errno::last() } else { Errno::EFAULT };
             // As the kernel fails the whole clone: the child goes again.
             // SAFETY: our own child; reaping it.
@@ -259,9 +261,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         }
     }
     if ca.flags & CLONE_PARENT_SETTID != 0 {
-        let _ = t.mm.write_u32(GuestAddr::new(ca.ptid), pid as u32);
+        let _ = t.mm.write_i32(GuestAddr::new(ca.ptid), pid);
     }
-    Ok(pid as u64)
+    Ok(crate::abi::bits64(pid))
 }
 
 /// Ends this process by `sig` itself (its default action, after unblocking it), so that its
@@ -269,14 +271,14 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
 pub fn die_by_signal(sig: crate::signal::Signal) {
     // SAFETY: resetting one disposition, unblocking it and sending it to ourselves.
     unsafe {
-        libc::signal(sig.0 as i32, libc::SIG_DFL);
+        libc::signal(sig.as_c_int(), libc::SIG_DFL);
         let mut set: libc::sigset_t = std::mem::zeroed();
         libc::sigemptyset(&mut set);
-        libc::sigaddset(&mut set, sig.0 as i32);
+        libc::sigaddset(&mut set, sig.as_c_int());
         libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
         // A core dump would hold endgate's memory, not a guest core; the kernel writes one
         // only when RLIMIT_CORE allows it.
-        libc::kill(libc::getpid(), sig.0 as i32);
+        libc::kill(libc::getpid(), sig.as_c_int());
     }
 }
 

@@ -17,6 +17,7 @@ use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, GuestAddr, PATH_MAX};
 
+#[allow(clippy::cast_sign_loss)] // AT_FDCWD's 32 bits, as a guest register holds the `int`
 const AT_FDCWD: u64 = libc::AT_FDCWD as u32 as u64;
 
 /// The same call with `AT_FDCWD` inserted as the first argument (for `open` -> `openat`…).
@@ -66,8 +67,8 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if size > crate::mm::PAGE_SIZE {
         return Err(Errno::E2BIG);
     }
-    let how = t.mm.read_vec(a.ptr(2), size as usize)?;
-    if how[OPEN_HOW_SIZE as usize..].iter().any(|&b| b != 0) {
+    let how = t.mm.read_vec(a.ptr(2), crate::abi::u64_to_usize(size))?;
+    if how[crate::abi::u64_to_usize(OPEN_HOW_SIZE)..].iter().any(|&b| b != 0) {
         return Err(Errno::E2BIG);
     }
     let word = |i: usize| {
@@ -82,7 +83,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if flags >> 32 != 0 {
         return Err(Errno::EINVAL);
     }
-    let host_how = [u64::from((t.arch.info().open_flags_to_host)(flags) as u32), mode, resolve];
+    let host_how = [u64::from(crate::abi::low32((t.arch.info().open_flags_to_host)(flags))), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let path = if resolve & RESOLVE_IN_ROOT != 0 {
         CString::new(raw).map_err(|_| Errno::EINVAL)?
@@ -103,7 +104,7 @@ pub fn open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `creat(const char *path, mode_t mode)` (x86_64): `open(path, O_CREAT|O_WRONLY|O_TRUNC, mode)`.
 pub fn creat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = (libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC) as u64;
-    let guest_flags = (cpu.get_data().arch.info().open_flags_from_host)(flags as i32);
+    let guest_flags = (cpu.get_data().arch.info().open_flags_from_host)(crate::abi::int32(flags));
     openat(cpu, &a.with([AT_FDCWD, a.raw(0), guest_flags, a.raw(1), 0, 0]))
 }
 
@@ -210,24 +211,23 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).
 /// `/proc/self/exe` reads as the guest program's absolute path. Errors: `EINVAL` for a size
-/// of 0, `EFAULT`, the host's.
+/// of 0 or one the kernel's `int bufsiz` reads as negative, `EFAULT`, the host's.
 pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let size = a.raw(3) as i64;
-    if size <= 0 {
+    let Ok(size @ 1..) = usize::try_from(a.int(3)) else {
         return Err(Errno::EINVAL);
-    }
+    };
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     if is_proc_self_exe(&raw) {
         let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
-        let n = exe.len().min(size as usize);
+        let n = exe.len().min(size);
         t.mm.write_bytes(a.ptr(2), &exe[..n])?;
         return Ok(n as u64);
     }
     let path = super::path::map_path(t, raw);
     let buf = t.buf_out(a.ptr(2), size as u64)?;
     // SAFETY: NUL-terminated path; `size` guest-writable bytes.
-    host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), buf.cast(), size as usize) } as i64)
+    host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), buf.cast(), size) } as i64)
 }
 
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
@@ -256,7 +256,7 @@ pub fn access(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn mkdirat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::mkdirat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) }))
+    host_ret(i64::from(unsafe { libc::mkdirat(a.int(0), path.as_ptr(), a.uint(2)) }))
 }
 
 /// `mkdir(const char *path, mode_t mode)` (x86_64).
@@ -268,7 +268,7 @@ pub fn mkdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn mknodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(i64::from(unsafe { libc::mknodat(a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, a.raw(3)) }))
+    host_ret(i64::from(unsafe { libc::mknodat(a.int(0), path.as_ptr(), a.uint(2), a.raw(3)) }))
 }
 
 /// `mknod(const char *path, mode_t mode, dev_t dev)` (x86_64).
@@ -342,14 +342,14 @@ pub fn symlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fchmod(int fd, mode_t mode)` (chmod(2)).
 pub fn fchmod(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::fchmod(a.int(0), a.raw(1) as libc::mode_t) }))
+    host_ret(i64::from(unsafe { libc::fchmod(a.int(0), a.uint(1)) }))
 }
 
 /// `fchmodat(int dirfd, const char *path, mode_t mode)` (the kernel call has no flags).
 pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(1))?;
     // SAFETY: NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t) })
+    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, a.int(0), path.as_ptr(), a.uint(2)) })
 }
 
 /// `fchmodat2(int dirfd, const char *path, mode_t mode, unsigned int flags)` (Linux 6.6):
@@ -359,7 +359,7 @@ pub fn fchmodat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = a.int(3);
     let path = super::path::host_path_at(cpu.get_data(), a.ptr(1), flags)?;
     // SAFETY: NUL-terminated path and integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat2, a.int(0), path.as_ptr(), a.raw(2) as libc::mode_t, flags) })
+    host_ret(unsafe { libc::syscall(libc::SYS_fchmodat2, a.int(0), path.as_ptr(), a.uint(2), flags) })
 }
 
 /// `chmod(const char *path, mode_t mode)` (x86_64).
@@ -448,7 +448,8 @@ pub fn utime(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None
     } else {
         let (at, mt) = (t.mm.read_ulong(a.ptr(1))?, t.mm.read_ulong(a.ptr(1) + t.mm.long_bytes())?);
-        let long = |v: u64| if t.mm.long_bytes() == 4 { i64::from(v as u32 as i32) } else { v as i64 };
+        let long =
+            |v: u64| if t.mm.long_bytes() == 4 { i64::from(crate::abi::int32(v)) } else { crate::abi::signed64(v) };
         Some([libc::timespec { tv_sec: long(at), tv_nsec: 0 }, libc::timespec { tv_sec: long(mt), tv_nsec: 0 }])
     };
     set_times(libc::AT_FDCWD, &path, times)
@@ -501,14 +502,18 @@ pub fn ftruncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).
 pub fn fallocate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::fallocate(a.int(0), a.int(1), a.raw(2) as i64, a.raw(3) as i64) }))
+    host_ret(i64::from(unsafe {
+        libc::fallocate(a.int(0), a.int(1), crate::abi::signed64(a.raw(2)), crate::abi::signed64(a.raw(3)))
+    }))
 }
 
 /// `fadvise64(int fd, off_t offset, off_t len, int advice)` (posix_fadvise(2)).
 pub fn fadvise64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let advice = (cpu.get_data().arch.info().fadvise_to_host)(a.int(3));
     // SAFETY: integer arguments. posix_fadvise returns the error number itself.
-    let r = unsafe { libc::posix_fadvise(a.int(0), a.raw(1) as i64, a.raw(2) as i64, advice) };
+    let r = unsafe {
+        libc::posix_fadvise(a.int(0), crate::abi::signed64(a.raw(1)), crate::abi::signed64(a.raw(2)), advice)
+    };
     if r == 0 {
         Ok(0)
     } else {
@@ -603,7 +608,7 @@ pub fn statfs_into(t: &mut Task, of: StatfsOf, buf: GuestAddr, shape: &Shape) ->
 /// `umask(mode_t mask)` (umask(2)): returns the previous mask.
 pub fn umask(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer argument.
-    Ok(u64::from(unsafe { libc::umask(a.raw(0) as libc::mode_t & 0o777) }))
+    Ok(u64::from(unsafe { libc::umask(a.uint(0) & 0o777) }))
 }
 
 /// `sync_file_range(int fd, off64_t offset, off64_t nbytes, unsigned int flags)` (64-bit
@@ -624,5 +629,7 @@ pub fn readahead(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The host `readahead` for a guest's fd, offset and count.
 pub fn host_readahead(fd: u64, off: u64, count: u64) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_readahead, as_int(fd), off as i64, count as usize) })
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_readahead, as_int(fd), crate::abi::signed64(off), crate::abi::u64_to_usize(count))
+    })
 }

@@ -97,12 +97,12 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     if swap && cmd == WAKE_OP {
         return wake_op_swapped(o & 128, uaddr, uaddr2, a.uint(2), a.uint(3), a.uint(5));
     }
-    let fix = |v: u64| if swap { (v as u32).swap_bytes() } else { v as u32 };
+    let fix = |v: u64| if swap { crate::abi::low32(v).swap_bytes() } else { crate::abi::low32(v) };
     let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.raw(2)) } else { a.uint(2) };
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.raw(5)) } else { a.uint(5) };
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     if timed {
-        let args = [uaddr as u64, i64::from(o) as u64, u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
+        let args = [uaddr as u64, crate::abi::bits64(o), u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
         return host_ret(super::blocking_syscall(libc::SYS_futex, &args));
     }
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
@@ -129,12 +129,12 @@ fn wake_op_swapped(
     encoded: u32,
 ) -> SysResult {
     use std::sync::atomic::{AtomicU32, Ordering};
-    let sext12 = |v: u32| ((v << 20) as i32) >> 20;
+    let sext12 = |v: u32| crate::abi::int32(v << 20) >> 20;
     let (op, cmp) = (encoded >> 28, (encoded >> 24) & 15);
     let mut oparg = sext12(encoded >> 12);
     let cmparg = sext12(encoded);
     if op & 8 != 0 {
-        oparg = 1i32.wrapping_shl((oparg & 31) as u32);
+        oparg = 1i32.wrapping_shl((oparg & 31).unsigned_abs());
     }
     let apply = |old: i32| -> Option<i32> {
         Some(match op & 7 {
@@ -165,9 +165,9 @@ fn wake_op_swapped(
     let word = unsafe { AtomicU32::from_ptr(uaddr2.cast()) };
     let mut cur = word.load(Ordering::SeqCst);
     let old = loop {
-        let old = cur.swap_bytes() as i32;
+        let old = crate::abi::int32(cur.swap_bytes());
         let new = apply(old).unwrap_or(old);
-        match word.compare_exchange(cur, (new as u32).swap_bytes(), Ordering::SeqCst, Ordering::SeqCst) {
+        match word.compare_exchange(cur, crate::abi::low32(new).swap_bytes(), Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => break old,
             Err(now) => cur = now,
         }
@@ -219,7 +219,7 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let swap = t.mm.endian() != Endian::HOST;
-    let mut ws = Vec::with_capacity(n as usize);
+    let mut ws = Vec::with_capacity(crate::abi::u64_to_usize(n));
     for i in 0..n {
         let at = a.ptr(0) + i * WAITV_SIZE;
         let (val, uaddr) = (t.mm.read_u64(at)?, t.mm.read_u64(at + 8)?);
@@ -233,7 +233,7 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             return Err(Errno::EINVAL);
         }
         let host = t.mm.host_range(crate::mm::GuestAddr::new(uaddr), 4, Prot::READ)?;
-        let val = if swap { u64::from((val as u32).swap_bytes()) } else { val };
+        let val = if swap { u64::from(crate::abi::low32(val).swap_bytes()) } else { val };
         ws.push(HostWaitv { val, uaddr: host as u64, flags, reserved: 0 });
     }
     let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.ptr(3), TIMESPEC64)?) };
@@ -299,7 +299,7 @@ pub fn futex_wait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let uaddr = futex_word(t, a.ptr(0))?;
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
-    let args = [uaddr as u64, i64::from(op).cast_unsigned(), u64::from(word_value(t, val)), tp, 0, mask];
+    let args = [uaddr as u64, crate::abi::bits64(op), u64::from(word_value(t, val)), tp, 0, mask];
     host_ret(super::blocking_syscall(libc::SYS_futex, &args))
 }
 

@@ -42,7 +42,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             let reg = match abi {
                 CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
             };
-            let _ = cpu.reg_write(reg, ret as u64);
+            let _ = cpu.reg_write(reg, crate::abi::bits64(ret));
         }
         Err(BadStore { addr, mapped }) => {
             use crate::signal::si_code::{SEGV_ACCERR, SEGV_MAPERR};
@@ -88,8 +88,8 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
 /// `time`'s seconds), or the store the guest's memory refused.
 #[inline(always)]
 pub(crate) fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
-    let long = mm.long_bytes() as usize;
-    let clock = a[0] as u32 as i32;
+    let long = crate::abi::u64_to_usize(mm.long_bytes());
+    let clock = crate::abi::int32(a[0]);
     let r = match entry {
         Entry::ClockGettime | Entry::ClockGettime64 => host_clock(clock, false).and_then(|ts| {
             let width = if entry == Entry::ClockGettime64 { 8 } else { long };
@@ -230,8 +230,8 @@ fn put(out: &mut [u8], v: i64, endian: Endian) {
     match (out.len(), endian) {
         (8, Endian::Little) => out.copy_from_slice(&v.to_le_bytes()),
         (8, Endian::Big) => out.copy_from_slice(&v.to_be_bytes()),
-        (_, Endian::Little) => out.copy_from_slice(&(v as i32).to_le_bytes()),
-        (_, Endian::Big) => out.copy_from_slice(&(v as i32).to_be_bytes()),
+        (_, Endian::Little) => out.copy_from_slice(&crate::abi::int32(v).to_le_bytes()),
+        (_, Endian::Big) => out.copy_from_slice(&crate::abi::int32(v).to_be_bytes()),
     }
 }
 

@@ -75,7 +75,7 @@ mod tests {
             buf.extend(wd.to_ne_bytes());
             buf.extend(0x100u32.to_ne_bytes());
             buf.extend(0u32.to_ne_bytes());
-            buf.extend((name.len() as u32).to_ne_bytes());
+            buf.extend(u32::try_from(name.len()).unwrap().to_ne_bytes());
             buf.extend(name);
         }
         swap_events(&mut buf);

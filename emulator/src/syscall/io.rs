@@ -12,6 +12,7 @@ use super::blocking_syscall;
 use super::{host_ret, SysResult};
 use crate::abi::shapes::{FLOCK, FLOCK64, POLLFD, TIMESPEC, TIMESPEC64, TIMEVAL};
 use crate::abi::thunk::{Plain, Shape};
+use crate::abi::{bits64, int32, low32, signed64, u64_to_usize};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, GuestAddr};
@@ -27,14 +28,14 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
     }
-    if super::signalfd::needs_conversion(a.int(0), n as usize) {
+    if super::signalfd::needs_conversion(a.int(0), u64_to_usize(n)) {
         let t = cpu.get_data();
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
-        super::signalfd::to_guest(unsafe { std::slice::from_raw_parts_mut(p, n as usize) }, t.arch, t.mm.endian());
+        super::signalfd::to_guest(unsafe { std::slice::from_raw_parts_mut(p, u64_to_usize(n)) }, t.arch, t.mm.endian());
     }
     if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::inotify::is_inotify_fd(a.int(0)) {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
-        super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, n as usize) });
+        super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, u64_to_usize(n)) });
     }
     if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
         // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
@@ -109,7 +110,7 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool)
         return Err(Errno::EINVAL);
     }
     let word = task.mm.long_bytes();
-    let mut v = Vec::with_capacity(cnt as usize);
+    let mut v = Vec::with_capacity(u64_to_usize(cnt));
     for i in 0..cnt {
         let at = addr + i * 2 * word;
         let (base, len) = (task.mm.read_ulong(at)?, task.mm.read_ulong(at + word)?);
@@ -121,7 +122,7 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool)
         } else {
             task.buf_in(GuestAddr::new(base), len)?.cast_mut()
         };
-        v.push(libc::iovec { iov_base: p.cast(), iov_len: len as usize });
+        v.push(libc::iovec { iov_base: p.cast(), iov_len: u64_to_usize(len) });
     }
     Ok(v)
 }
@@ -213,7 +214,7 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     let t = cpu.get_data_mut();
     let mut off = match a.raw(2) {
         0 => None,
-        p if loff => Some(t.mm.read_u64(GuestAddr::new(p))? as i64),
+        p if loff => Some(signed64(t.mm.read_u64(GuestAddr::new(p))?)),
         p => Some(t.mm.read_slong(GuestAddr::new(p))?),
     };
     if a.raw(2) != 0 {
@@ -224,9 +225,9 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[a.int_arg(0), a.int_arg(1), offp as u64, a.raw(3)]));
     if let Some(o) = off {
         if loff {
-            t.mm.write_u64(a.ptr(2), o as u64)?;
+            t.mm.write_u64(a.ptr(2), bits64(o))?;
         } else {
-            t.mm.write_ulong(a.ptr(2), o as u64)?;
+            t.mm.write_ulong(a.ptr(2), bits64(o))?;
         }
     }
     r
@@ -374,7 +375,7 @@ pub fn fcntl64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         c @ (F_OFD_GETLK | F_OFD_SETLK | F_OFD_SETLKW) => (c, FLOCK64),
         c => (c, FLOCK),
     };
-    fcntl_with(cpu, &a.with([a.raw(0), c as u64, a.raw(2), a.raw(3), a.raw(4), a.raw(5)]), shape)
+    fcntl_with(cpu, &a.with([a.raw(0), bits64(c), a.raw(2), a.raw(3), a.raw(4), a.raw(5)]), shape)
 }
 
 fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
@@ -385,7 +386,7 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
         F_GETFL => {
             // SAFETY: integer command.
             let r = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETFL) }))?;
-            Ok((t.arch.info().open_flags_from_host)(r as i32))
+            Ok((t.arch.info().open_flags_from_host)(int32(r)))
         }
         // SAFETY: integer command and argument.
         F_SETFL => host_ret(i64::from(unsafe { libc::fcntl(fd, F_SETFL, (t.arch.info().open_flags_to_host)(arg)) })),
@@ -395,7 +396,7 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             // SAFETY: a local `struct flock`.
             let flp = &mut fl as *mut libc::flock;
             let r = if matches!(c, F_SETLKW | F_OFD_SETLKW) {
-                host_ret(blocking_syscall(libc::SYS_fcntl, &[i64::from(fd) as u64, i64::from(c) as u64, flp as u64]))?
+                host_ret(blocking_syscall(libc::SYS_fcntl, &[bits64(fd), bits64(c), flp as u64]))?
             } else {
                 // SAFETY: a local `struct flock`.
                 host_ret(i64::from(unsafe { libc::fcntl(fd, c, flp) }))?
@@ -412,22 +413,22 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
         F_GETSIG => {
             // SAFETY: integer command.
             let sig = host_ret(i64::from(unsafe { libc::fcntl(fd, F_GETSIG) }))?;
-            Ok(if sig == 0 { 0 } else { (t.arch.info().signal_from_host)(crate::signal::Signal(sig as u32)) })
+            Ok(if sig == 0 { 0 } else { (t.arch.info().signal_from_host)(crate::signal::Signal(low32(sig))) })
         }
         F_GETOWN_EX | F_SETOWN_EX => {
             // struct f_owner_ex { int type; __kernel_pid_t pid; } (include/uapi/asm-generic/fcntl.h).
             let p = GuestAddr::new(arg);
             let mut ox = [0i32; 2];
             if c == F_SETOWN_EX {
-                ox = [t.mm.read_u32(p)? as i32, t.mm.read_u32(p + 4)? as i32];
+                ox = [t.mm.read_i32(p)?, t.mm.read_i32(p + 4)?];
             } else {
                 t.mm.check_writable(p, 8)?;
             }
             // SAFETY: a local struct f_owner_ex.
             host_ret(i64::from(unsafe { libc::fcntl(fd, c, ox.as_mut_ptr()) }))?;
             if c == F_GETOWN_EX {
-                t.mm.write_u32(p, ox[0] as u32)?;
-                t.mm.write_u32(p + 4, ox[1] as u32)?;
+                t.mm.write_i32(p, ox[0])?;
+                t.mm.write_i32(p + 4, ox[1])?;
             }
             Ok(0)
         }
@@ -448,8 +449,8 @@ pub fn pipe2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     t.buf_out(a.ptr(0), 8)?;
     // SAFETY: writes two ints into a local array.
     host_ret(i64::from(unsafe { libc::pipe2(fds.as_mut_ptr(), flags) }))?;
-    t.mm.write_u32(a.ptr(0), fds[0] as u32)?;
-    t.mm.write_u32(a.ptr(0) + 4, fds[1] as u32)?;
+    t.mm.write_i32(a.ptr(0), fds[0])?;
+    t.mm.write_i32(a.ptr(0) + 4, fds[1])?;
     Ok(0)
 }
 
@@ -597,7 +598,7 @@ impl FdSets {
         if n < 0 {
             return Err(Errno::EINVAL);
         }
-        let nfds = n as u64;
+        let nfds = u64::from(n.unsigned_abs()); // n >= 0: the same value
         let (wbits, wbytes) = (t.mm.long_bytes() * 8, t.mm.long_bytes());
         let mut sets = FdSets { addrs: [a.raw(1), a.raw(2), a.raw(3)], nfds, bits: Default::default() };
         for (i, &p) in sets.addrs.iter().enumerate() {
@@ -606,7 +607,7 @@ impl FdSets {
             }
             let words = nfds.div_ceil(wbits);
             t.mm.check_writable(GuestAddr::new(p), words * wbytes)?;
-            let mut host = vec![0u64; nfds.div_ceil(64) as usize];
+            let mut host = vec![0u64; u64_to_usize(nfds.div_ceil(64))];
             for j in 0..words {
                 let v = t.mm.read_ulong(GuestAddr::new(p + j * wbytes))?;
                 let bit = j * wbits;

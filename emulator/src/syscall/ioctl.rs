@@ -250,7 +250,7 @@ fn termios(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
         None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS))?,
         None => v = t.mm.read_shape(arg, TERMIOS)?,
         Some(at) if out => t.mm.check_writable(arg, at.size)?,
-        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, at.size as usize)?),
+        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size))?),
     }
     // SAFETY: a local kernel termios.
     let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
@@ -278,7 +278,7 @@ fn dedupe_range(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
     let arg = GuestAddr::new(arg);
     let m = t.mm.model();
     let head = thunk::values(HEAD, m, &t.mm.read_vec(arg, 24)?);
-    let count = head[2] as usize;
+    let count = crate::abi::u64_to_usize(head[2]);
     let mut host = vec![0u8; 24 + 32 * count];
     thunk::from_values(HEAD, DataModel::HOST, &head, &mut host[..24]);
     for i in 0..count {

@@ -27,7 +27,7 @@ use crate::abi::shapes::{
     SHMINFO64, SHM_INFO, TIMESPEC, TIMESPEC64,
 };
 use crate::abi::thunk::{self, Field, Shape};
-use crate::abi::{DataModel, Endian};
+use crate::abi::{bits64, int32, signed64, u64_to_usize, DataModel, Endian};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::{page_ceil, GuestAddr, Prot, PAGE_SIZE};
 
@@ -240,7 +240,7 @@ fn do_shmat(t: &mut Task, shmid: i32, addr: u64, flg: i32) -> SysResult {
         }
         addr
     };
-    mm.attach_sysv_shm(at, len, prot, st[SHM_KEY] as u32 as i32, shmid, readonly)?;
+    mm.attach_sysv_shm(at, len, prot, int32(st[SHM_KEY]), shmid, readonly)?;
     Ok(at)
 }
 
@@ -310,7 +310,7 @@ fn do_semtimedop(
     let ops_ptr = host_sops.as_ref().map_or(0, |v| v.as_ptr() as u64);
     // Without readable operations the host answers with the error Linux would (E2BIG,
     // EINVAL or EFAULT) from a NULL array.
-    host_ret(super::blocking_syscall(libc::SYS_semtimedop, &[i64::from(id) as u64, ops_ptr, nsops, ts_ptr]))
+    host_ret(super::blocking_syscall(libc::SYS_semtimedop, &[bits64(id), ops_ptr, nsops, ts_ptr]))
 }
 
 /// `semop(int semid, struct sembuf *sops, size_t nsops)`.
@@ -362,11 +362,7 @@ fn do_semctl(t: &mut Task, id: i32, semnum: i32, cmd: i32, arg: u64) -> SysResul
             // The union's `int val` is its first four bytes: in a 64-bit big-endian register
             // those are the high half (ipc/sem.c `semctl_setval`).
             let m = t.mm.model();
-            let val = if m.long_bytes == 8 && m.endian == Endian::Big {
-                (arg >> 32) as u32 as i32
-            } else {
-                arg as u32 as i32
-            };
+            let val = if m.long_bytes == 8 && m.endian == Endian::Big { int32(arg >> 32) } else { int32(arg) };
             // SAFETY: integer arguments.
             host_ret(unsafe { libc::syscall(nr, id, num, SETVAL, i64::from(val)) })
         }
@@ -401,19 +397,16 @@ fn read_mtype(t: &Task, addr: GuestAddr) -> Result<i64, Errno> {
 }
 
 fn do_msgsnd(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, flg: i32) -> SysResult {
-    if msgsz as i64 > MSG_TEXT_MAX as i64 || (msgsz as i64) < 0 {
+    if msgsz > MSG_TEXT_MAX || signed64(msgsz) < 0 {
         return Err(Errno::EINVAL);
     }
     let mtype = read_mtype(t, msgp)?;
     let lb = t.mm.long_bytes();
-    let text = t.mm.read_vec(msgp + lb, msgsz as usize)?;
+    let text = t.mm.read_vec(msgp + lb, u64_to_usize(msgsz))?;
     let mut host = Vec::with_capacity(8 + text.len());
     host.extend_from_slice(&mtype.to_ne_bytes());
     host.extend_from_slice(&text);
-    host_ret(super::blocking_syscall(
-        libc::SYS_msgsnd,
-        &[i64::from(id) as u64, host.as_ptr() as u64, msgsz, i64::from(flg) as u64],
-    ))
+    host_ret(super::blocking_syscall(libc::SYS_msgsnd, &[bits64(id), host.as_ptr() as u64, msgsz, bits64(flg)]))
 }
 
 /// `msgsnd(int msqid, const void *msgp, size_t msgsz, int msgflg)`: `msgp` is the guest's
@@ -424,19 +417,19 @@ pub fn msgsnd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 fn do_msgrcv(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, msgtyp: i64, flg: i32) -> SysResult {
-    if (msgsz as i64) < 0 {
+    if signed64(msgsz) < 0 {
         return Err(Errno::EINVAL);
     }
     let cap = msgsz.min(MSG_TEXT_MAX);
     let mut host = vec![0u8; 8 + cap as usize];
     let n = host_ret(super::blocking_syscall(
         libc::SYS_msgrcv,
-        &[i64::from(id) as u64, host.as_mut_ptr() as u64, cap, msgtyp as u64, i64::from(flg) as u64],
+        &[bits64(id), host.as_mut_ptr() as u64, cap, bits64(msgtyp), bits64(flg)],
     ))?;
     let mtype = i64::from_ne_bytes(host[..8].try_into().expect("8 bytes"));
     let lb = t.mm.long_bytes();
-    t.mm.write_ulong(msgp, mtype as u64)?;
-    t.mm.write_bytes(msgp + lb, &host[8..8 + n as usize])?;
+    t.mm.write_ulong(msgp, bits64(mtype))?;
+    t.mm.write_bytes(msgp + lb, &host[8..8 + u64_to_usize(n)])?;
     Ok(n)
 }
 
@@ -475,17 +468,17 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (first, second, third, ptr, fifth) = (a.int(1), a.raw(2), a.raw(3), a.raw(4), a.raw(5));
     match call {
         1 => do_semtimedop(t, first, GuestAddr::new(ptr), second, GuestAddr::NULL, TIMESPEC),
-        2 => syscall_ints(libc::SYS_semget, &[first.into(), i64::from(second as i32), i64::from(third as i32)]),
+        2 => syscall_ints(libc::SYS_semget, &[first.into(), i64::from(a.int(2)), i64::from(a.int(3))]),
         3 => {
             // The union semun is passed by address here.
             if ptr == 0 {
                 return Err(Errno::EINVAL);
             }
             let arg = t.mm.read_ulong(GuestAddr::new(ptr))?;
-            do_semctl(t, first, second as i32, third as i32, arg)
+            do_semctl(t, first, a.int(2), a.int(3), arg)
         }
         4 => do_semtimedop(t, first, GuestAddr::new(ptr), second, GuestAddr::new(fifth), TIMESPEC),
-        11 => do_msgsnd(t, first, GuestAddr::new(ptr), second, third as i32),
+        11 => do_msgsnd(t, first, GuestAddr::new(ptr), second, a.int(3)),
         12 => {
             if version == 0 {
                 // struct ipc_kludge { struct msgbuf *msgp; long msgtyp; }
@@ -497,19 +490,19 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                     t.mm.model(),
                     &t.mm.read_vec(GuestAddr::new(ptr), thunk::size_of(IPC_KLUDGE, t.mm.model()))?,
                 );
-                do_msgrcv(t, first, GuestAddr::new(k[0]), second, k[1] as i64, third as i32)
+                do_msgrcv(t, first, GuestAddr::new(k[0]), second, signed64(k[1]), a.int(3))
             } else {
-                do_msgrcv(t, first, GuestAddr::new(ptr), second, long_of(t, fifth), third as i32)
+                do_msgrcv(t, first, GuestAddr::new(ptr), second, long_of(t, fifth), a.int(3))
             }
         }
-        13 => syscall_ints(libc::SYS_msgget, &[first.into(), i64::from(second as i32)]),
-        14 => do_msgctl(t, first, second as i32, GuestAddr::new(ptr)),
+        13 => syscall_ints(libc::SYS_msgget, &[first.into(), i64::from(a.int(2))]),
+        14 => do_msgctl(t, first, a.int(2), GuestAddr::new(ptr)),
         21 => {
             if version == 1 {
                 // The iBCS2 form, for kernel-internal callers only.
                 return Err(Errno::EINVAL);
             }
-            let at = do_shmat(t, first, ptr, second as i32)?;
+            let at = do_shmat(t, first, ptr, a.int(2))?;
             t.mm.write_ulong(GuestAddr::new(third), at)?;
             Ok(0)
         }
@@ -517,8 +510,8 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             t.mm.detach_sysv_shm(ptr, |id| shm_stat(id).map_or(u64::MAX, |st| st[SHM_SEGSZ]))?;
             Ok(0)
         }
-        23 => syscall_ints(libc::SYS_shmget, &[first.into(), second as i64, i64::from(third as i32)]),
-        24 => do_shmctl(t, first, second as i32, GuestAddr::new(ptr)),
+        23 => syscall_ints(libc::SYS_shmget, &[first.into(), signed64(second), i64::from(a.int(3))]),
+        24 => do_shmctl(t, first, a.int(2), GuestAddr::new(ptr)),
         _ => Err(Errno::ENOSYS),
     }
 }
@@ -526,9 +519,9 @@ pub fn ipc(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// A guest `long` held in a register, sign-extended on ILP32.
 fn long_of(t: &Task, v: u64) -> i64 {
     if t.mm.long_bytes() == 4 {
-        i64::from(v as u32 as i32)
+        i64::from(int32(v))
     } else {
-        v as i64
+        signed64(v)
     }
 }
 

@@ -96,8 +96,8 @@ pub fn ioprio_set(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `syslog(int type, char *buf, int len)` (the kernel log; syslog(2)); `buf` is written only
 /// by the read actions.
 pub fn syslog(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let len = (a.int(2)).max(0) as u64;
+    let len = u64::try_from(a.int(2)).unwrap_or(0);
     let buf = cpu.get_data_mut().buf_out_opt(a.ptr(1), len)?;
     // SAFETY: NULL or `len` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.int(0), buf, len as i32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_syslog, a.int(0), buf, a.int(2).max(0)) })
 }

@@ -143,8 +143,10 @@ fn lock_host(mm: &crate::mm::AddressSpace, start: u64, len: u64, op: LockOp) -> 
     // SAFETY: the range is mapped by us.
     host_ret(unsafe {
         match op {
-            LockOp::Lock { on_fault } => libc::syscall(libc::SYS_mlock2, host, len as usize, u32::from(on_fault)),
-            LockOp::Unlock => libc::syscall(libc::SYS_munlock, host, len as usize),
+            LockOp::Lock { on_fault } => {
+                libc::syscall(libc::SYS_mlock2, host, crate::abi::u64_to_usize(len), u32::from(on_fault))
+            }
+            LockOp::Unlock => libc::syscall(libc::SYS_munlock, host, crate::abi::u64_to_usize(len)),
         }
     })
 }
@@ -508,7 +510,7 @@ pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     mm.check_mapped(addr, len)?;
     let host = mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
     // SAFETY: the range is mapped by us inside the reservation.
-    host_ret(i64::from(unsafe { libc::msync(host.cast(), len as usize, a.int(2)) }))
+    host_ret(i64::from(unsafe { libc::msync(host.cast(), crate::abi::u64_to_usize(len), a.int(2)) }))
 }
 
 /// `mlock(const void *addr, size_t len)` / `munlock`: checks the range is mapped; the host
@@ -541,7 +543,7 @@ pub fn mincore(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let host = t.mm.to_host(addr, len).ok_or(Errno::ENOMEM)?;
     let vec = t.buf_out(a.ptr(2), len / PAGE_SIZE)?;
     // SAFETY: mapped range; `vec` holds one byte per page.
-    host_ret(i64::from(unsafe { libc::mincore(host.cast(), len as usize, vec) }))
+    host_ret(i64::from(unsafe { libc::mincore(host.cast(), crate::abi::u64_to_usize(len), vec) }))
 }
 
 /// `memfd_create(const char *name, unsigned int flags)` (memfd_create(2)): an anonymous file;

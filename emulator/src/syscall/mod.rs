@@ -254,7 +254,7 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     }
     let ret = match result {
         Ok(v) => v,
-        Err(e) => (-i64::from(e.into_raw())) as u64,
+        Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
 
     let exit = cpu.get_data().exit;
@@ -307,7 +307,7 @@ pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
     let r = crate::thread::blocking(|| unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
     if (-4095..0).contains(&r) {
         // SAFETY: glibc's thread-local errno.
-        unsafe { *libc::__errno_location() = -r as i32 };
+        unsafe { *libc::__errno_location() = crate::abi::int32(-r) };
         -1
     } else {
         r
@@ -318,21 +318,17 @@ pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
 /// the low 32 bits, sign-extended, as the kernel reads an `int`.
 #[inline]
 pub fn fd_arg(v: u64) -> u64 {
-    i64::from(as_int(v)) as u64
+    crate::abi::bits64(as_int(v))
 }
 
 /// Converts a host libc return value (`-1` + errno) to a [`SysResult`].
 #[inline]
 pub fn host_ret(r: i64) -> SysResult {
-    if r < 0 {
-        Err(Errno::last())
-    } else {
-        Ok(r as u64)
-    }
+    u64::try_from(r).map_err(|_| Errno::last())
 }
 
 /// The guest argument as a C `int` (the kernel truncates `int` arguments to 32 bits).
 #[inline]
 pub fn as_int(v: u64) -> i32 {
-    v as u32 as i32
+    crate::abi::int32(v)
 }

@@ -136,7 +136,7 @@ pub fn mq_getsetattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut new: Option<HostMqAttr> = if a.raw(1) == 0 { None } else { Some(t.mm.read_shape(a.ptr(1), MQ_ATTR)?) };
     if let Some(n) = new.as_mut() {
         // `mq_flags` is `O_NONBLOCK` or 0, in the arch's numbering (0x80 on MIPS).
-        n[0] = i64::from((info.open_flags_to_host)(n[0] as u64));
+        n[0] = i64::from((info.open_flags_to_host)(crate::abi::bits64(n[0])));
     }
     let mut old: HostMqAttr = [0; 8];
     let np = new.as_ref().map_or(std::ptr::null(), |x| x as *const HostMqAttr);
@@ -144,7 +144,7 @@ pub fn mq_getsetattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: local attrs (or NULL).
     host_ret(unsafe { libc::syscall(libc::SYS_mq_getsetattr, a.int(0), np, op) })?;
     if a.raw(2) != 0 {
-        old[0] = (info.open_flags_from_host)(old[0] as i32) as i64;
+        old[0] = crate::abi::signed64((info.open_flags_from_host)(crate::abi::int32(old[0])));
         t.mm.write_shape(a.ptr(2), MQ_ATTR, &old)?;
     }
     Ok(0)

@@ -14,6 +14,7 @@ use syscalls::Errno;
 use super::io::host_iovecs;
 use super::{blocking_syscall, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
+use crate::abi::{bits64, int32, low32, u64_to_usize};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, GuestAddr};
@@ -35,13 +36,13 @@ pub fn socketpair(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut sv = [0i32; 2];
     // SAFETY: local out array.
     host_ret(i64::from(unsafe { libc::socketpair(a.int(0), ty, a.int(2), sv.as_mut_ptr()) }))?;
-    t.mm.write_u32(a.ptr(3), sv[0] as u32)?;
-    t.mm.write_u32(a.ptr(3) + 4, sv[1] as u32)?;
+    t.mm.write_i32(a.ptr(3), sv[0])?;
+    t.mm.write_i32(a.ptr(3) + 4, sv[1])?;
     Ok(0)
 }
 
 /// `sizeof(struct sockaddr_storage)` in bytes: the most a socket address can take.
-const SOCKADDR_MAX: u64 = 128;
+const SOCKADDR_MAX: u32 = 128;
 
 /// Puts the host-order integer members of a socket address into the other byte order, in
 /// place: `sa_family` of every family, `sin6_scope_id` of AF_INET6, `nl_pid`/`nl_groups` of
@@ -72,7 +73,7 @@ fn addr_in(t: &Task, addr: GuestAddr, len: u64) -> Result<Option<Vec<u8>>, Errno
         return Ok(None);
     }
     let len = len & 0xffff_ffff;
-    if len > SOCKADDR_MAX {
+    if len > u64::from(SOCKADDR_MAX) {
         return Err(Errno::EINVAL);
     }
     let mut sa = t.mm.read_vec(addr, len as usize)?;
@@ -99,13 +100,13 @@ struct AddrOut {
 impl AddrOut {
     fn new(t: &Task, addr: GuestAddr, lenp: GuestAddr) -> Result<AddrOut, Errno> {
         let guest_len = if lenp.is_null() { 0 } else { t.mm.read_u32(lenp)? };
-        if (guest_len as i32) < 0 {
+        if int32(guest_len) < 0 {
             return Err(Errno::EINVAL);
         }
         if !lenp.is_null() {
             t.mm.check_writable(lenp, 4)?;
         }
-        Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX as u32 })
+        Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX })
     }
 
     /// Pointers for the host call (NULL when the guest passed no length).
@@ -121,7 +122,7 @@ impl AddrOut {
         if self.lenp.is_null() || self.addr.is_null() {
             return Ok(());
         }
-        let n = self.len.min(self.guest_len).min(SOCKADDR_MAX as u32) as usize;
+        let n = self.len.min(self.guest_len).min(SOCKADDR_MAX) as usize;
         if t.mm.endian() != Endian::HOST {
             let full = (self.len as usize).min(self.buf.len());
             swap_sockaddr(&mut self.buf[..full], true);
@@ -205,7 +206,7 @@ pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut len = len as u32;
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
         v = tv;
-        len = v.len() as u32;
+        len = u32::try_from(v.len()).map_err(|_| Errno::EINVAL)?;
     } else if t.mm.endian() != Endian::HOST {
         sockopt_swap(&mut v);
     }
@@ -242,13 +243,13 @@ fn timeval_opt(t: &Task, level: i32, name: i32, guest: &[u8]) -> Result<Option<V
 pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let glen = t.mm.read_u32(a.ptr(4))?;
-    if (glen as i32) < 0 {
+    if int32(glen) < 0 {
         return Err(Errno::EINVAL);
     }
     t.mm.check_writable(a.ptr(4), 4)?;
     let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut v = vec![0u8; (glen as usize).clamp(16, 1 << 16)];
-    let mut len = v.len() as libc::socklen_t;
+    let mut len = libc::socklen_t::try_from(v.len()).map_err(|_| Errno::EINVAL)?;
     // SAFETY: a local buffer of `len` bytes.
     host_ret(i64::from(unsafe { libc::getsockopt(a.int(0), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
@@ -266,7 +267,7 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let n = v.len().min(glen as usize);
     t.mm.write_bytes(a.ptr(3), &v[..n])?;
-    t.mm.write_u32(a.ptr(4), v.len() as u32)?;
+    t.mm.write_u32(a.ptr(4), u32::try_from(v.len()).map_err(|_| Errno::EINVAL)?)?;
     Ok(0)
 }
 
@@ -323,7 +324,7 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
         return Err(Errno::EMSGSIZE);
     }
     let iovs = host_iovecs(t, GuestAddr::new(hdr.iov), hdr.iovlen, out)?;
-    let namelen = u64::from(hdr.namelen).min(SOCKADDR_MAX);
+    let namelen = u64::from(hdr.namelen).min(u64::from(SOCKADDR_MAX));
     let name = if hdr.name == 0 {
         Vec::new()
     } else if out {
@@ -341,7 +342,7 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
         // each on ILP32, at most one header per 12 guest bytes): the messages that fit the
         // guest then fit the host, and [`cmsg::to_guest`] trims the rest as the kernel would.
         let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
-        vec![0u8; (clen + extra) as usize]
+        vec![0u8; u64_to_usize(clen + extra)]
     } else {
         let mut c = cmsg::to_host(t.mm.model(), &t.mm.read_vec(GuestAddr::new(hdr.control), clen as usize)?);
         cmsg::relevel(&mut c, t.arch.info().sol_socket, libc::SOL_SOCKET);
@@ -356,7 +357,7 @@ impl HostMsg {
         let mut h: libc::msghdr = unsafe { std::mem::zeroed() };
         if !self.name.is_empty() {
             h.msg_name = self.name.as_mut_ptr().cast();
-            h.msg_namelen = if out { SOCKADDR_MAX as u32 } else { self.name.len() as u32 };
+            h.msg_namelen = if out { SOCKADDR_MAX } else { u32::try_from(self.name.len()).unwrap_or(SOCKADDR_MAX) };
         }
         h.msg_iov = self.iovs.as_mut_ptr();
         h.msg_iovlen = self.iovs.len();
@@ -364,7 +365,7 @@ impl HostMsg {
             h.msg_control = self.control.as_mut_ptr().cast();
             h.msg_controllen = self.control.len();
         }
-        h.msg_flags = self.hdr.flags as i32;
+        h.msg_flags = int32(self.hdr.flags);
         h
     }
 }
@@ -420,7 +421,8 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
         hdr.namelen = h.msg_namelen;
     }
     if hdr.control != 0 && !m.control.is_empty() {
-        let (mut g, truncated) = cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], hdr.controllen as usize);
+        let (mut g, truncated) =
+            cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], u64_to_usize(hdr.controllen));
         cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.info().sol_socket);
         t.mm.write_bytes(GuestAddr::new(hdr.control), &g)?;
         hdr.controllen = g.len() as u64;
@@ -430,7 +432,7 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     } else {
         hdr.controllen = 0;
     }
-    hdr.flags = flags as u32;
+    hdr.flags = low32(flags);
     t.mm.write_shape(msg, MSGHDR, &hdr)?;
     Ok(n)
 }
@@ -459,7 +461,7 @@ pub fn sendmmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     while sent < vlen {
         let at = a.ptr(1) + sent * stride;
         match send_one(t, a.int_arg(0), at, a.int_arg(3)) {
-            Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
+            Ok(n) => t.mm.write_u32(at + len_at, low32(n))?,
             Err(e) if sent == 0 => return Err(e),
             Err(_) => break,
         }
@@ -476,14 +478,17 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
     let timeout: Option<libc::timespec> = if a.raw(4) == 0 { None } else { Some(t.mm.read_shape(a.ptr(4), ts_shape)?) };
     let deadline = timeout.map(|ts| {
         std::time::Instant::now()
-            + std::time::Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+            + std::time::Duration::new(
+                u64::try_from(ts.tv_sec).unwrap_or(0),
+                u32::try_from(ts.tv_nsec.clamp(0, 999_999_999)).unwrap_or(0),
+            )
     });
     let mut flags = a.int(3);
     let mut got = 0;
     while got < vlen {
         let at = a.ptr(1) + got * stride;
-        match recv_one(t, a.int_arg(0), at, i64::from(flags & !libc::MSG_WAITFORONE) as u64) {
-            Ok(n) => t.mm.write_u32(at + len_at, n as u32)?,
+        match recv_one(t, a.int_arg(0), at, bits64(flags & !libc::MSG_WAITFORONE)) {
+            Ok(n) => t.mm.write_u32(at + len_at, low32(n))?,
             Err(e) if got == 0 => return Err(e),
             Err(_) => break,
         }
@@ -497,7 +502,10 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
     }
     if let (Some(d), true) = (deadline, a.raw(4) != 0) {
         let left = d.saturating_duration_since(std::time::Instant::now());
-        let ts = libc::timespec { tv_sec: left.as_secs() as i64, tv_nsec: i64::from(left.subsec_nanos()) };
+        let ts = libc::timespec {
+            tv_sec: i64::try_from(left.as_secs()).unwrap_or(i64::MAX),
+            tv_nsec: i64::from(left.subsec_nanos()),
+        };
         t.mm.write_shape(a.ptr(4), ts_shape, &ts)?;
     }
     Ok(got)
@@ -608,7 +616,7 @@ mod cmsg {
         }
         let mut off = 0;
         while off + 16 <= buf.len() {
-            let len = u64::from_le_bytes(buf[off..off + 8].try_into().unwrap_or_default()) as usize;
+            let len = crate::abi::u64_to_usize(u64::from_le_bytes(buf[off..off + 8].try_into().unwrap_or_default()));
             if len < 16 || off + len > buf.len() {
                 break;
             }

@@ -139,10 +139,10 @@ fn ifconf(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
     let len = as_int(u64::from(t.mm.read_u32(arg)?));
     let buf = t.mm.read_ulong(arg + long)?;
     t.mm.check_writable(arg, 4)?;
-    if len < 0 {
+    let Ok(len) = usize::try_from(len) else {
         return Err(Errno::EINVAL);
-    }
-    let count = len as usize / size;
+    };
+    let count = len / size;
     let mut host = vec![0u8; count * HOST_IFREQ];
     #[repr(C)]
     struct HostIfconf {
@@ -150,12 +150,12 @@ fn ifconf(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
         buf: *mut u8,
     }
     let mut c = HostIfconf {
-        len: (count * HOST_IFREQ) as i32,
+        len: i32::try_from(count * HOST_IFREQ).unwrap_or(i32::MAX),
         buf: if buf == 0 { std::ptr::null_mut() } else { host.as_mut_ptr() },
     };
     // SAFETY: a local `struct ifconf` whose buffer holds `c.len` bytes (or is NULL).
     let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req::SIOCGIFCONF as libc::c_ulong, &mut c) }))?;
-    let got = c.len.max(0) as usize / HOST_IFREQ;
+    let got = usize::try_from(c.len).unwrap_or(0) / HOST_IFREQ;
     if buf != 0 {
         let mut out = vec![0u8; got * size];
         for (g, h) in out.chunks_exact_mut(size).zip(host.chunks_exact_mut(HOST_IFREQ)) {
@@ -164,6 +164,6 @@ fn ifconf(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
         }
         t.mm.write_bytes(GuestAddr::new(buf), &out)?;
     }
-    t.mm.write_u32(arg, (got * size) as u32)?;
+    t.mm.write_u32(arg, u32::try_from(got * size).map_err(|_| Errno::EINVAL)?)?;
     Ok(n)
 }

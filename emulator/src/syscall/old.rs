@@ -153,7 +153,7 @@ pub fn sgetmask(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 pub fn ssetmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = old_set_from_host(t.arch, t.sig.mask) & old_set_bits(t.arch);
-    let new = old_set_to_host(t.arch, i64::from(a.int(0)).cast_unsigned());
+    let new = old_set_to_host(t.arch, crate::abi::bits64(a.int(0)));
     t.sig.mask = new & !(bit(Signal::SIGKILL) | bit(Signal::SIGSTOP));
     crate::signal::host::set_mask(t.sig.mask);
     Ok(old)
@@ -177,7 +177,6 @@ fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult
     if mm.long_bytes() == 4 && size > 0x7fff_ffff {
         return Err(Errno::EOVERFLOW);
     }
-    let time = |s: i64| s.cast_unsigned();
     let vals = [
         old_dev(st.st_dev),
         u64::from(ino),
@@ -187,9 +186,9 @@ fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult
         u64::from(high2low(st.st_gid)),
         old_dev(st.st_rdev),
         size,
-        time(st.st_atime),
-        time(st.st_mtime),
-        time(st.st_ctime),
+        crate::abi::bits64(st.st_atime),
+        crate::abi::bits64(st.st_mtime),
+        crate::abi::bits64(st.st_ctime),
     ];
     let mut out = vec![0u8; thunk::size_of(OLD_KERNEL_STAT, mm.model())];
     thunk::from_values(OLD_KERNEL_STAT, mm.model(), &vals, &mut out);
@@ -303,7 +302,7 @@ pub fn readdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let to = if r.is_ok() { next } else { pos };
     if r.is_err() || usize::try_from(n).is_ok_and(|n| n > reclen) {
         // SAFETY: integer arguments; `to` is a position the host gave for this directory.
-        unsafe { libc::lseek(fd, to.cast_signed(), libc::SEEK_SET) };
+        unsafe { libc::lseek(fd, crate::abi::signed64(to), libc::SEEK_SET) };
     }
     r.map(|()| 1)
 }

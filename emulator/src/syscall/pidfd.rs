@@ -28,7 +28,9 @@ pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sig = if a.raw(1) == 0 {
         0
     } else {
-        (t.arch.info().signal_to_host)(u64::from(a.uint(1))).ok_or(Errno::EINVAL)?.0 as i32
+        (t.arch.info().signal_to_host)(u64::from(a.uint(1)))
+            .and_then(|s| i32::try_from(s.0).ok())
+            .ok_or(Errno::EINVAL)?
     };
     let info = if a.raw(2) == 0 {
         None
@@ -37,7 +39,11 @@ pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if u64::from(t.mm.read_u32(a.ptr(2))?) != u64::from(a.uint(1)) {
             return Err(Errno::EINVAL);
         }
-        Some(super::signal::read_queued_siginfo(t, a.ptr(2), crate::signal::Signal(sig as u32))?)
+        Some(super::signal::read_queued_siginfo(
+            t,
+            a.ptr(2),
+            crate::signal::Signal(u32::try_from(sig).map_err(|_| Errno::EINVAL)?),
+        )?)
     };
     let ip = info.as_ref().map_or(std::ptr::null(), |i| i as *const libc::siginfo_t);
     // SAFETY: a local siginfo (or NULL); integer arguments.

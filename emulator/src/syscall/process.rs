@@ -34,7 +34,7 @@ macro_rules! id_call {
         #[$doc]
         pub fn $name(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
             // SAFETY: the call only reads the caller's credentials or ids.
-            Ok(u64::from(unsafe { libc::$host() } as u32))
+            Ok(u64::from(crate::abi::low32(unsafe { libc::$host() })))
         }
     )*};
 }
@@ -62,7 +62,7 @@ pub fn getpid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
         return Ok(u64::from(pid));
     }
     // SAFETY: no arguments.
-    let pid = unsafe { libc::getpid() } as u32;
+    let pid = crate::abi::low32(unsafe { libc::getpid() });
     PID.store(pid, std::sync::atomic::Ordering::Relaxed);
     Ok(u64::from(pid))
 }
@@ -88,7 +88,7 @@ pub fn gettid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     let tid = TID.with(|t| {
         if t.get() == 0 {
             // SAFETY: no arguments.
-            t.set(unsafe { libc::gettid() } as u32);
+            t.set(crate::abi::low32(unsafe { libc::gettid() }));
         }
         t.get()
     });
@@ -146,18 +146,18 @@ fn write_three(cpu: &mut Cpu<'_>, a: &SyscallArgs, v: [u32; 3]) -> SysResult {
 /// `getgroups(int size, gid_t list[])` (getgroups(2)).
 pub fn getgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let n = a.int(0);
-    if n < 0 {
+    let Ok(count) = usize::try_from(n) else {
         return Err(Errno::EINVAL);
-    }
+    };
     let t = cpu.get_data_mut();
     if n > 0 {
-        t.mm.check_writable(a.ptr(1), n as u64 * 4)?;
+        t.mm.check_writable(a.ptr(1), count as u64 * 4)?;
     }
-    let mut groups = vec![0 as libc::gid_t; n as usize];
+    let mut groups = vec![0 as libc::gid_t; count];
     // SAFETY: `n` local gid_t slots.
     let got = host_ret(i64::from(unsafe { libc::getgroups(n, groups.as_mut_ptr()) }))?;
     if n > 0 {
-        for (i, g) in groups.iter().take(got as usize).enumerate() {
+        for (i, g) in groups.iter().take(crate::abi::u64_to_usize(got)).enumerate() {
             t.mm.write_u32(a.ptr(1) + 4 * i as u64, *g)?;
         }
     }
@@ -175,8 +175,9 @@ pub fn setgroups(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if !(0..=65536).contains(&n) {
         return Err(Errno::EINVAL);
     }
+    let n = n.unsigned_abs(); // 0..=65536: the same value
     let t = cpu.get_data();
-    let list = (0..n as u64).map(|i| t.mm.read_u32(a.ptr(1) + 4 * i)).collect::<Result<Vec<_>, _>>()?;
+    let list = (0..u64::from(n)).map(|i| t.mm.read_u32(a.ptr(1) + 4 * i)).collect::<Result<Vec<_>, _>>()?;
     // SAFETY: a local list of `n` gids.
     host_ret(unsafe { libc::syscall(libc::SYS_setgroups, n as usize, list.as_ptr()) })
 }
@@ -216,7 +217,7 @@ set_ids! {
 pub fn set_tid_address(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     cpu.get_data_mut().clear_child_tid = a.raw(0);
     // SAFETY: no arguments.
-    Ok(unsafe { libc::gettid() } as u64)
+    Ok(crate::abi::bits64(unsafe { libc::gettid() }))
 }
 
 /// `set_robust_list(struct robust_list_head *head, size_t len)`: records the list. Errors:
@@ -291,7 +292,7 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     t.mm.check_writable(a.ptr(1), t.mm.shape_size(RLIMIT))?;
     let mut rl = libc::rlimit::zeroed();
     // SAFETY: a local struct.
-    host_ret(i64::from(unsafe { libc::getrlimit(res as _, &mut rl) }))?;
+    host_ret(i64::from(unsafe { libc::getrlimit(crate::abi::low32(res), &mut rl) }))?;
     if t.mm.long_bytes() == 4 {
         rl.rlim_cur = rl.rlim_cur.min(RLIM32_INFINITY);
         rl.rlim_max = rl.rlim_max.min(RLIM32_INFINITY);
@@ -314,7 +315,7 @@ pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         }
     }
     // SAFETY: a local struct.
-    host_ret(i64::from(unsafe { libc::setrlimit(res as _, &rl) }))
+    host_ret(i64::from(unsafe { libc::setrlimit(crate::abi::low32(res), &rl) }))
 }
 
 /// `getrusage(int who, struct rusage *usage)` ([`RUSAGE`]). The counts are endgate's own,
@@ -409,7 +410,7 @@ pub fn sched_getaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     t.mm.check_writable(a.ptr(2), len)?;
-    let mut host = vec![0u64; len.div_ceil(8) as usize];
+    let mut host = vec![0u64; crate::abi::u64_to_usize(len.div_ceil(8))];
     // SAFETY: a local mask of at least `len` bytes, passed with its size in bytes.
     let n =
         host_ret(unsafe { libc::syscall(libc::SYS_sched_getaffinity, a.int(0), host.len() * 8, host.as_mut_ptr()) })?
@@ -433,7 +434,7 @@ fn write_cpu_mask(t: &mut crate::guest::Task, addr: u64, host: &[u64], n: u64) -
 pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let (len, w) = (a.raw(1).min(1 << 20), t.mm.long_bytes());
-    let mut host = vec![0u64; len.div_ceil(8) as usize];
+    let mut host = vec![0u64; crate::abi::u64_to_usize(len.div_ceil(8))];
     for i in 0..len / w {
         let bit = i * w * 8;
         host[(bit / 64) as usize] |= t.mm.read_ulong(a.ptr(2) + i * w)? << (bit % 64);
@@ -484,7 +485,7 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ))?;
     if pid != 0 {
         if a.raw(1) != 0 {
-            t.mm.write_u32(a.ptr(1), status_to_guest(t.arch, status) as u32)?;
+            t.mm.write_i32(a.ptr(1), status_to_guest(t.arch, status))?;
         }
         if a.raw(3) != 0 {
             t.mm.write_shape(a.ptr(3), RUSAGE, &ru)?;
@@ -497,7 +498,7 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// bits, core flag 0x80 kept) or the stop signal (bits 8-15 when the low byte is 0x7f);
 /// exit statuses and `0xffff` (continued) are the same everywhere (include/uapi/linux/wait.h).
 pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
-    let sig = |n: i32| (arch.info().signal_from_host)(Signal(n as u32)) as i32;
+    let sig = |n: i32| crate::abi::int32((arch.info().signal_from_host)(Signal(crate::abi::low32(n))));
     let low = st & 0x7f;
     if st & 0xff == 0x7f {
         let stop = (st >> 8) & 0xff;
@@ -545,7 +546,7 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 &crate::signal::SigInfo::from_host(&info),
             )?;
         } else {
-            t.mm.write_bytes(a.ptr(2), &[0u8; SIGINFO_SIZE as usize])?;
+            t.mm.write_bytes(a.ptr(2), &[0u8; crate::abi::u64_to_usize(SIGINFO_SIZE)])?;
         }
     }
     if a.raw(4) != 0 {
@@ -569,7 +570,7 @@ pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = a.int(0);
     let sig = check_signal(cpu, a.raw(1))?;
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe { libc::kill(pid, sig.map_or(0, |s| s.0 as i32)) }))
+    host_ret(i64::from(unsafe { libc::kill(pid, sig.map_or(0, Signal::as_c_int)) }))
 }
 
 /// `tgkill(pid_t tgid, pid_t tid, int sig)` (tgkill(2)).
@@ -580,14 +581,14 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let sig = check_signal(cpu, a.raw(2))?;
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, |s| s.0 as i32)) })
+    host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, Signal::as_c_int)) })
 }
 
 /// `tkill(pid_t tid, int sig)`.
 pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
     let me = unsafe { libc::getpid() };
-    tgkill(cpu, &a.with([me as u64, a.raw(0), a.raw(1), 0, 0, 0]))
+    tgkill(cpu, &a.with([crate::abi::bits64(me), a.raw(0), a.raw(1), 0, 0, 0]))
 }
 
 /// The process's execution domain (personality(2)): kept by endgate for the guest and not

@@ -177,7 +177,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
                     if task.arch.info().is_64bit() {
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     } else {
-                        let w = w as u32;
+                        let w = crate::abi::low32(w);
                         v.extend_from_slice(&if le { w.to_le_bytes() } else { w.to_be_bytes() });
                     }
                 }
@@ -749,7 +749,7 @@ pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, Errno> {
             unsafe { libc::close(fd) };
             return Err(e);
         }
-        off += n as usize;
+        off += n.unsigned_abs(); // n > 0 here
     }
     // SAFETY: rewinding our own fd.
     unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };

@@ -25,7 +25,7 @@ pub fn sched_getparam(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut prio = 0i32;
     // SAFETY: a local int for the kernel's struct sched_param.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_getparam, a.int(0), &mut prio) })?;
-    cpu.get_data_mut().mm.write_u32(a.ptr(1), prio as u32)?;
+    cpu.get_data_mut().mm.write_i32(a.ptr(1), prio)?;
     Ok(0)
 }
 
@@ -34,7 +34,7 @@ fn read_param(cpu: &Cpu<'_>, addr: GuestAddr) -> Result<i32, Errno> {
     if addr.is_null() {
         return Err(Errno::EINVAL);
     }
-    Ok(cpu.get_data().mm.read_u32(addr)? as i32)
+    cpu.get_data().mm.read_i32(addr)
 }
 
 /// `sched_setparam(pid_t pid, const struct sched_param *param)`. Errors: `EINVAL`, `EFAULT`,
@@ -89,11 +89,11 @@ pub fn nice(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // getpriority's raw value is 20 - nice; setpriority clamps as sys_nice does.
     // SAFETY: integer arguments.
     let raw = host_ret(unsafe { libc::syscall(libc::SYS_getpriority, libc::PRIO_PROCESS, 0) })?;
-    let now = 20 - raw as i64;
+    let now = 20 - crate::abi::signed64(raw);
     let inc = i64::from(a.int(0)).clamp(-40, 40);
     let new = (now + inc).clamp(-20, 19);
     // SAFETY: integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, new as i32) })
+    host_ret(unsafe { libc::syscall(libc::SYS_setpriority, libc::PRIO_PROCESS, 0, crate::abi::int32(new)) })
 }
 
 /// The members of `struct sched_attr`, in order, by byte width.
@@ -121,7 +121,9 @@ pub fn sched_getattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut b = [0u8; SCHED_ATTR_MAX];
     let p = if a.raw(1) == 0 { std::ptr::null_mut() } else { b.as_mut_ptr() };
     // SAFETY: a local buffer of `SCHED_ATTR_MAX` >= `size` bytes (or NULL, refused by the host).
-    host_ret(unsafe { libc::syscall(libc::SYS_sched_getattr, a.int(0), p, size as u32, a.uint(3)) })?;
+    host_ret(unsafe {
+        libc::syscall(libc::SYS_sched_getattr, a.int(0), p, u32::try_from(size).map_err(|_| Errno::EINVAL)?, a.uint(3))
+    })?;
     let t = cpu.get_data_mut();
     let got = (u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize).min(size);
     if t.mm.endian() != crate::mm::Endian::HOST {
@@ -155,7 +157,7 @@ pub fn sched_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::E2BIG);
     }
     // The host reads what was checked and copied: at most the struct it knows.
-    b[..4].copy_from_slice(&(size.min(SCHED_ATTR_MAX) as u32).to_ne_bytes());
+    b[..4].copy_from_slice(&u32::try_from(size.min(SCHED_ATTR_MAX)).map_err(|_| Errno::E2BIG)?.to_ne_bytes());
     // SAFETY: a local struct sched_attr of `len` bytes.
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setattr, a.int(0), b.as_ptr(), a.uint(2)) })
 }

@@ -275,7 +275,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     if a.raw(1) != 0 {
         write_siginfo(&mut t.mm, arch, a.ptr(1), &SigInfo::from_host(&info))?;
     }
-    Ok((arch.info().signal_from_host)(Signal(n as u32)))
+    Ok((arch.info().signal_from_host)(Signal(crate::abi::low32(n))))
 }
 
 /// `rt_sigpending(sigset_t *set, size_t sigsetsize)`.
@@ -286,7 +286,7 @@ pub fn rt_sigpending(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let v = pending_set(cpu.get_data_mut());
     let t = cpu.get_data_mut();
     if a.raw(1) == 4 {
-        t.mm.write_u32(a.ptr(0), v as u32)?;
+        t.mm.write_u32(a.ptr(0), crate::abi::low32(v))?;
     } else {
         t.arch.write_sigset(&mut t.mm, a.ptr(0), v)?;
     }
@@ -350,7 +350,7 @@ pub(crate) fn read_queued_siginfo(
 ) -> Result<libc::siginfo_t, Errno> {
     let (errno, code, pid, uid, value) = read_siginfo_rt(&t.mm, t.arch, addr)?;
     let mut raw = [0u8; 128];
-    raw[0..4].copy_from_slice(&(sig.0 as i32).to_ne_bytes());
+    raw[0..4].copy_from_slice(&sig.as_c_int().to_ne_bytes());
     raw[4..8].copy_from_slice(&errno.to_ne_bytes());
     raw[8..12].copy_from_slice(&code.to_ne_bytes());
     raw[16..20].copy_from_slice(&pid.to_ne_bytes());
@@ -368,7 +368,7 @@ pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sig = (t.arch.info().signal_to_host)(a.raw(1)).ok_or(Errno::EINVAL)?;
     let info = read_queued_siginfo(t, a.ptr(2), sig)?;
     // SAFETY: a local siginfo; integer arguments.
-    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, a.int(0), sig.0 as i32, &info) })
+    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, a.int(0), sig.as_c_int(), &info) })
 }
 
 /// `rt_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, siginfo_t *info)`: as
@@ -378,5 +378,5 @@ pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sig = (t.arch.info().signal_to_host)(a.raw(2)).ok_or(Errno::EINVAL)?;
     let info = read_queued_siginfo(t, a.ptr(3), sig)?;
     // SAFETY: a local siginfo; integer arguments.
-    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_tgsigqueueinfo, a.int(0), a.int(1), sig.0 as i32, &info) })
+    super::host_ret(unsafe { libc::syscall(libc::SYS_rt_tgsigqueueinfo, a.int(0), a.int(1), sig.as_c_int(), &info) })
 }

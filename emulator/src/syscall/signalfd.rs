@@ -60,14 +60,14 @@ pub fn to_guest(buf: &mut [u8], arch: &dyn GuestArch, endian: Endian) {
     for r in buf.chunks_exact_mut(RECORD) {
         let word = |r: &[u8], at: usize| u32::from_ne_bytes([r[at], r[at + 1], r[at + 2], r[at + 3]]);
         let signo = word(r, 0);
-        let code = word(r, 8) as i32;
+        let code = crate::abi::int32(word(r, 8));
         let status = word(r, 40);
-        let guest_signo = (info.signal_from_host)(Signal(signo)) as u32;
+        let guest_signo = crate::abi::low32((info.signal_from_host)(Signal(signo)));
         r[0..4].copy_from_slice(&guest_signo.to_ne_bytes());
         r[8..12].copy_from_slice(&((info.si_code_from_host)(code)).to_ne_bytes());
         // A child stopped, continued or killed by a signal reports that signal's number.
         if signo == libc::SIGCHLD as u32 && (2..=6).contains(&code) {
-            r[40..44].copy_from_slice(&((info.signal_from_host)(Signal(status)) as u32).to_ne_bytes());
+            r[40..44].copy_from_slice(&crate::abi::low32((info.signal_from_host)(Signal(status))).to_ne_bytes());
         }
         if endian != Endian::HOST && info.data_model.long_bytes == 8 {
             // endgate carries a big-endian guest's `union sigval` as its 8 bytes read in the

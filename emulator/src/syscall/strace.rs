@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use syscalls::Errno;
 
+use crate::abi::{int32, low32, signed64};
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{GuestAddr, Prot};
 use crate::syscall::SyscallDef;
@@ -119,7 +120,7 @@ pub fn print_line(
         match p {
             Some(s) => line.push_str(s),
             None => {
-                let ok = (ret as i64) >= 0;
+                let ok = signed64(ret) >= 0;
                 if ok {
                     line.push_str(&buffer(cpu, a.ptr(i), ret));
                 } else {
@@ -132,11 +133,11 @@ pub fn print_line(
     if exiting {
         line.push('?');
     } else {
-        let r = ret as i64;
+        let r = signed64(ret);
         if (-4095..0).contains(&r) {
-            let n = Errno::new(-r as i32).name().unwrap_or("E?");
+            let n = Errno::new(int32(-r)).name().unwrap_or("E?");
             // The host's strerror text is the one strace prints.
-            let d = std::io::Error::from_raw_os_error(-r as i32).to_string();
+            let d = std::io::Error::from_raw_os_error(int32(-r)).to_string();
             let d = d.split(" (os error").next().unwrap_or(&d);
             let _ = write!(line, "-1 {n} ({d})");
         } else if matches!(def.map(|d| d.ret), Some(RetFmt::Hex)) {
@@ -151,8 +152,8 @@ pub fn print_line(
 fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
     let task = cpu.get_data();
     match f {
-        ArgFmt::Int | ArgFmt::Fd => format!("{}", v as u32 as i32),
-        ArgFmt::Long => format!("{}", v as i64),
+        ArgFmt::Int | ArgFmt::Fd => format!("{}", int32(v)),
+        ArgFmt::Long => format!("{}", signed64(v)),
         ArgFmt::ULong => format!("{v}"),
         // C's %#x: "0" for zero, 0x-prefixed otherwise.
         ArgFmt::IoctlReq => super::ioctl::name_of(task, v).map_or_else(|| format!("{v:#x}"), str::to_string),
@@ -160,10 +161,10 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::Hex => format!("{v:#x}"),
         ArgFmt::Ptr | ArgFmt::BufOut => ptr(v),
         ArgFmt::AtFd => {
-            if v as u32 as i32 == libc::AT_FDCWD {
+            if int32(v) == libc::AT_FDCWD {
                 "AT_FDCWD".into()
             } else {
-                format!("{}", v as u32 as i32)
+                format!("{}", int32(v))
             }
         }
         ArgFmt::Str => match task.mm.read_cstr(GuestAddr::new(v), 4096) {
@@ -172,7 +173,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         },
         ArgFmt::BufIn(n) => buffer(cpu, GuestAddr::new(v), a.raw(n as usize)),
         ArgFmt::OpenFlags => open_flags((task.arch.info().open_flags_to_host)(v)),
-        ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", v as u32),
+        ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", low32(v)),
         ArgFmt::AccessMode => {
             if v == 0 {
                 "F_OK".into()
@@ -229,7 +230,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
                 Some(s) => s.to_string(),
                 None => match info.guest_only_signals.iter().find(|(n, _)| *n == v) {
                     Some((_, name)) => (*name).into(),
-                    None => format!("{}", v as i32),
+                    None => format!("{}", int32(v)),
                 },
             }
         }
@@ -242,7 +243,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             5 => "CLOCK_REALTIME_COARSE".into(),
             6 => "CLOCK_MONOTONIC_COARSE".into(),
             7 => "CLOCK_BOOTTIME".into(),
-            _ => format!("{}", v as i32),
+            _ => format!("{}", int32(v)),
         },
         ArgFmt::Whence => match v {
             0 => "SEEK_SET".into(),
@@ -273,7 +274,7 @@ fn buffer(cpu: &Cpu<'_>, addr: GuestAddr, len: u64) -> String {
             // SAFETY: `n` bytes at `p` are mapped (checked just above).
             let bytes = unsafe { std::slice::from_raw_parts(p, n) };
             let mut s = quote(bytes, SHOW);
-            if len as usize > n {
+            if crate::abi::u64_to_usize(len) > n {
                 s.push_str("...");
             }
             s
@@ -332,7 +333,7 @@ pub fn open_flags(f: i32) -> String {
         _ => "O_RDWR",
     };
     let rest = flags(
-        u64::from((f & !libc::O_ACCMODE) as u32),
+        u64::from(low32(f & !libc::O_ACCMODE)),
         &[
             (libc::O_CREAT as u64, "O_CREAT"),
             (libc::O_EXCL as u64, "O_EXCL"),

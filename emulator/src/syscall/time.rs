@@ -58,8 +58,8 @@ pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// structs; a store the guest may not make is `EFAULT` here (a SIGSEGV in the vDSO).
 fn as_vdso_entry(cpu: &mut Cpu<'_>, entry: Entry, a: &SyscallArgs) -> SysResult {
     match super::gate::clock_call(&mut cpu.get_data_mut().mm, entry, [a.raw(0), a.raw(1)]) {
-        Ok(v) if (-4095..0).contains(&v) => Err(Errno::new(-v as i32)),
-        Ok(v) => Ok(v as u64),
+        Ok(v) if (-4095..0).contains(&v) => Err(Errno::new(crate::abi::int32(-v))),
+        Ok(v) => Ok(crate::abi::bits64(v)),
         Err(_) => Err(Errno::EFAULT),
     }
 }

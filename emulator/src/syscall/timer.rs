@@ -54,7 +54,7 @@ pub fn timer_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let sevp = sev.as_ref().map_or(std::ptr::null(), |s| s as *const HostSigevent);
     // SAFETY: a local sigevent (or NULL) and a local id.
     host_ret(unsafe { libc::syscall(libc::SYS_timer_create, clock, sevp, &mut id) })?;
-    if let Err(e) = cpu.get_data_mut().mm.write_u32(a.ptr(2), id as u32) {
+    if let Err(e) = cpu.get_data_mut().mm.write_i32(a.ptr(2), id) {
         // As the kernel does when it cannot store the id: the timer goes again.
         // SAFETY: the timer just created.
         unsafe { libc::syscall(libc::SYS_timer_delete, id) };
@@ -73,14 +73,14 @@ pub(crate) fn read_sigevent(t: &crate::guest::Task, addr: GuestAddr) -> Result<O
     let long = mm.long_bytes();
     let value = mm.read_ulong(addr)?;
     let signo = u64::from(mm.read_u32(addr + long)?);
-    let notify = mm.read_u32(addr + long + 4)? as i32;
-    let tid = mm.read_u32(addr + long + 8)? as i32;
+    let notify = mm.read_i32(addr + long + 4)?;
+    let tid = mm.read_i32(addr + long + 8)?;
     let signo = match notify & !SIGEV_THREAD_ID {
         SIGEV_NONE => 0,
         // `mq_notify`'s netlink form: `sigev_signo` is a socket, which the kernel checks
         // (`timer_create` refuses the kind with EINVAL).
-        SIGEV_THREAD => signo as i32,
-        _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.0 as i32,
+        SIGEV_THREAD => crate::abi::int32(signo),
+        _ => (t.arch.info().signal_to_host)(signo).ok_or(Errno::EINVAL)?.as_c_int(),
     };
     Ok(Some(HostSigevent { value, signo, notify, tid, _pad: [0; 11] }))
 }
@@ -154,7 +154,10 @@ pub fn timer_delete(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn timerfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags =
         (cpu.get_data().arch.info().open_flags_to_host)(a.raw(1) & 0xffff_ffff) & (libc::O_NONBLOCK | libc::O_CLOEXEC);
-    if a.int(1) & !((cpu.get_data().arch.info().open_flags_from_host)(libc::O_NONBLOCK | libc::O_CLOEXEC) as i32) != 0 {
+    if a.int(1)
+        & !(crate::abi::int32((cpu.get_data().arch.info().open_flags_from_host)(libc::O_NONBLOCK | libc::O_CLOEXEC)))
+        != 0
+    {
         return Err(Errno::EINVAL);
     }
     // SAFETY: integer arguments.

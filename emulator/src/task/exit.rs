@@ -85,7 +85,7 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
 /// `wait` sees it; 70 for endgate's own failures.
 pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
     match exit {
-        Exit::Code(c) => c as u8,
+        Exit::Code(c) => crate::abi::low8(c),
         Exit::Signal { sig, .. } => {
             // A guest's child dies by the signal itself, so the guest parent's wait sees it;
             // like a native process it then says nothing of a signal sent to it (a pipeline's
@@ -97,7 +97,7 @@ pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
             if child {
                 crate::syscall::fork::die_by_signal(sig);
             }
-            (128 + sig.0) as u8
+            crate::abi::low8(128 + sig.0)
         }
         Exit::Internal => 70,
     }

@@ -46,7 +46,7 @@ const HOST_STACK: usize = 8 << 20;
 pub fn finish(cpu: &mut Cpu<'_>, req: CloneRequest) {
     let ret = match spawn(cpu, &req.args) {
         Ok(v) => v,
-        Err(e) => (-i64::from(e.into_raw())) as u64,
+        Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
     let arch = cpu.get_data().arch;
     arch.set_syscall_ret(cpu, ret);
@@ -178,9 +178,9 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     };
     if ca.flags & CLONE_PARENT_SETTID != 0 {
         // The kernel ignores a failed write of the tid words.
-        let _ = cpu.get_data_mut().mm.write_u32(GuestAddr::new(ca.ptid), tid as u32);
+        let _ = cpu.get_data_mut().mm.write_i32(GuestAddr::new(ca.ptid), tid);
     }
-    Ok(tid as u64)
+    Ok(crate::abi::bits64(tid))
 }
 
 /// The new host thread: sets up the instance for its creator (which waits with the lock held),
@@ -230,7 +230,7 @@ fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
         arch.set_tls(&mut cpu, args.tls)?;
     }
     if args.flags & CLONE_CHILD_SETTID != 0 {
-        let _ = cpu.get_data_mut().mm.write_u32(GuestAddr::new(args.ctid), tid as u32);
+        let _ = cpu.get_data_mut().mm.write_i32(GuestAddr::new(args.ctid), tid);
     }
     let _ = cpu.ctl_flush_tlb();
     Ok(cpu)

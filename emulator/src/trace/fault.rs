@@ -33,7 +33,7 @@ fn read_code(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<Vec<u8>> {
     let room = (PAGE_SIZE - pc.get() % PAGE_SIZE).min(16);
     let mut code = mm.read_vec(pc, room as usize).ok()?;
     if room < 16 {
-        if let Ok(more) = mm.read_vec(pc + room, (16 - room) as usize) {
+        if let Ok(more) = mm.read_vec(pc + room, crate::abi::u64_to_usize(16 - room)) {
             code.extend(more);
         }
     }

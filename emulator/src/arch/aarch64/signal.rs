@@ -21,6 +21,7 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM64 as R;
 
+use crate::abi::{int32, low32, u64_to_usize};
 use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
 use crate::guest::sigframe::{
     align_down, get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames,
@@ -73,7 +74,7 @@ fn xreg(n: usize) -> i32 {
     match n {
         29 => R::X29 as i32,
         30 => R::X30 as i32,
-        _ => R::X0 as i32 + n as i32,
+        _ => R::X0 as i32 + int32(n),
     }
 }
 
@@ -92,7 +93,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let record = align_down(top.wrapping_sub(FRAME_RECORD), 16);
     let frame = GuestAddr::new(record.wrapping_sub(FRAME_SIZE));
 
-    let mut buf = vec![0u8; (FRAME_SIZE + FRAME_RECORD) as usize];
+    let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE + FRAME_RECORD)];
     let x: Vec<u64> = (0..31).map(|n| reg(cpu, xreg(n))).collect();
     let fault_address = match req.info.fields {
         SigFields::Fault { addr } => addr,
@@ -105,7 +106,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     put_u64(&mut buf, REGS + 31 * 8, sp);
     put_u64(&mut buf, REGS + 32 * 8, reg(cpu, R::PC));
     put_u64(&mut buf, REGS + 33 * 8, reg(cpu, R::NZCV) & PSTATE_NZCV);
-    write_fpsimd(cpu, &mut buf[RESERVED as usize..(RESERVED + FPSIMD_SIZE) as usize]);
+    write_fpsimd(cpu, &mut buf[u64_to_usize(RESERVED)..u64_to_usize(RESERVED + FPSIMD_SIZE)]);
     // The null record after fpsimd_context is already zero.
     put_u64(&mut buf, FRAME_SIZE, x[29]);
     put_u64(&mut buf, FRAME_SIZE + 8, x[30]);
@@ -132,7 +133,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     if frame.get() & 15 != 0 {
         return Err(Errno::EFAULT);
     }
-    let mut buf = vec![0u8; FRAME_SIZE as usize];
+    let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE)];
     cpu.get_data().mm.read_bytes(frame, &mut buf)?;
     let fpsimd = find_fpsimd(&buf).ok_or(Errno::EFAULT)?;
     let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
@@ -142,20 +143,20 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let _ = cpu.reg_write(R::SP, get_u64(&buf, REGS + 31 * 8));
     let _ = cpu.reg_write(R::PC, get_u64(&buf, REGS + 32 * 8));
     let _ = cpu.reg_write(R::NZCV, get_u64(&buf, REGS + 33 * 8) & PSTATE_NZCV);
-    read_fpsimd(cpu, &buf[fpsimd..fpsimd + FPSIMD_SIZE as usize]);
+    read_fpsimd(cpu, &buf[fpsimd..fpsimd + u64_to_usize(FPSIMD_SIZE)]);
     Ok(mask)
 }
 
 /// Fills a `struct fpsimd_context` (`buf`, 528 bytes): header, FPSR, FPCR, V0-V31.
 fn write_fpsimd(cpu: &Cpu<'_>, buf: &mut [u8]) {
     put_u32(buf, 0, FPSIMD_MAGIC);
-    put_u32(buf, 4, FPSIMD_SIZE as u32);
-    put_u32(buf, 8, reg(cpu, R::FPSR) as u32);
-    put_u32(buf, 12, reg(cpu, R::FPCR) as u32);
+    put_u32(buf, 4, low32(FPSIMD_SIZE));
+    put_u32(buf, 8, low32(reg(cpu, R::FPSR)));
+    put_u32(buf, 12, low32(reg(cpu, R::FPCR)));
     for i in 0..32 {
-        if let Ok(v) = cpu.reg_read_long(R::V0 as i32 + i) {
+        if let Ok(v) = cpu.reg_read_long(R::V0 as i32 + int32(i)) {
             let n = v.len().min(16);
-            let o = 16 + 16 * i as usize;
+            let o = 16 + 16 * i;
             buf[o..o + n].copy_from_slice(&v[..n]);
         }
     }
@@ -167,8 +168,8 @@ fn read_fpsimd(cpu: &mut Cpu<'_>, buf: &[u8]) {
     let _ = cpu.reg_write(R::FPSR, u64::from(get_u32(buf, 8)));
     let _ = cpu.reg_write(R::FPCR, u64::from(get_u32(buf, 12)));
     for i in 0..32 {
-        let o = 16 + 16 * i as usize;
-        let _ = cpu.reg_write_long(R::V0 as i32 + i, &buf[o..o + 16]);
+        let o = 16 + 16 * i;
+        let _ = cpu.reg_write_long(R::V0 as i32 + int32(i), &buf[o..o + 16]);
     }
 }
 
@@ -183,7 +184,7 @@ fn find_fpsimd(buf: &[u8]) -> Option<usize> {
         let (magic, size) = (get_u32(buf, off), u64::from(get_u32(buf, off + 4)));
         match magic {
             0 if size == 0 => return fpsimd,
-            FPSIMD_MAGIC if size == FPSIMD_SIZE && fpsimd.is_none() => fpsimd = Some(off as usize),
+            FPSIMD_MAGIC if size == FPSIMD_SIZE && fpsimd.is_none() => fpsimd = Some(u64_to_usize(off)),
             ESR_MAGIC if size == 16 => {}
             _ => return None,
         }
@@ -207,14 +208,14 @@ mod tests {
 
     #[test]
     fn record_list() {
-        let mut buf = vec![0u8; FRAME_SIZE as usize];
+        let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE)];
         assert_eq!(find_fpsimd(&buf), None);
         put_u32(&mut buf, RESERVED, FPSIMD_MAGIC);
-        put_u32(&mut buf, RESERVED + 4, FPSIMD_SIZE as u32);
-        assert_eq!(find_fpsimd(&buf), Some(RESERVED as usize));
+        put_u32(&mut buf, RESERVED + 4, low32(FPSIMD_SIZE));
+        assert_eq!(find_fpsimd(&buf), Some(u64_to_usize(RESERVED)));
         put_u32(&mut buf, RESERVED + FPSIMD_SIZE, ESR_MAGIC);
         put_u32(&mut buf, RESERVED + FPSIMD_SIZE + 4, 16);
-        assert_eq!(find_fpsimd(&buf), Some(RESERVED as usize));
+        assert_eq!(find_fpsimd(&buf), Some(u64_to_usize(RESERVED)));
         put_u32(&mut buf, RESERVED + FPSIMD_SIZE, 0x1234);
         assert_eq!(find_fpsimd(&buf), None);
     }

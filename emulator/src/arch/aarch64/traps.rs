@@ -34,7 +34,7 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
         } else if rt == 30 {
             RegisterARM64::X30 as i32
         } else {
-            RegisterARM64::X0 as i32 + rt as i32
+            RegisterARM64::X0 as i32 + crate::abi::int32(rt)
         };
         let _ = cpu.reg_write(x, value);
     }

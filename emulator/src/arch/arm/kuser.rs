@@ -108,7 +108,7 @@ mod tests {
     #[test]
     fn branch_offsets_reach_the_loop_heads() {
         // A32 B: target = insn address + 8 + sign_extend(imm24) * 4.
-        let target = |at: i64, insn: u32| at + 8 + i64::from((insn << 8) as i32 >> 8) * 4;
+        let target = |at: i64, insn: u32| at + 8 + i64::from(crate::abi::int32(insn << 8) >> 8) * 4;
         assert_eq!(target(0xfc0 + 16, CMPXCHG[4]), 0xfc0);
         assert_eq!(target(0xf60 + 32, CMPXCHG64[8]), 0xf60 + 12);
     }

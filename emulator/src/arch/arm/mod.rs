@@ -197,7 +197,7 @@ impl GuestArch for Arm {
                     let name = traps::private_name(nr);
                     match result {
                         traps::Private::Ret(v) => {
-                            crate::elog!("{name}({r0:#x}) = {}", v as u32 as i32)
+                            crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
                         }
                         traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
                     }

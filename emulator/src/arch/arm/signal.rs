@@ -28,6 +28,7 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterARM as R;
 
+use crate::abi::{int32, low32, u64_to_usize};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 
@@ -105,7 +106,7 @@ pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: S
 fn gregs_ids() -> [i32; 16] {
     let mut ids = [0i32; 16];
     for (i, id) in ids.iter_mut().enumerate().take(13) {
-        *id = R::R0 as i32 + i as i32;
+        *id = R::R0 as i32 + int32(i);
     }
     ids[13] = R::SP as i32;
     ids[14] = R::LR as i32;
@@ -115,11 +116,11 @@ fn gregs_ids() -> [i32; 16] {
 
 /// `d0`-`d31`.
 fn dregs_ids() -> [i32; 32] {
-    std::array::from_fn(|i| R::D0 as i32 + i as i32)
+    std::array::from_fn(|i| R::D0 as i32 + int32(i))
 }
 
 fn reg(cpu: &Cpu<'_>, r: R) -> u32 {
-    cpu.reg_read(r).unwrap_or(0) as u32
+    low32(cpu.reg_read(r).unwrap_or(0))
 }
 
 /// Fills the ucontext at `uc` in `buf` (the kernel's `setup_sigframe`): registers, fault
@@ -135,17 +136,17 @@ fn fill_ucontext(cpu: &Cpu<'_>, buf: &mut [u8], uc: u64, req: &FrameRequest) {
     };
     put_u32(buf, mc + 4 * sc::TRAP_NO as u64, trap_no);
     for (i, v) in g.iter().enumerate() {
-        put_u32(buf, mc + 4 * (sc::R0 + i) as u64, *v as u32);
+        put_u32(buf, mc + 4 * (sc::R0 + i) as u64, low32(*v));
     }
     put_u32(buf, mc + 4 * sc::CPSR as u64, reg(cpu, R::CPSR));
-    put_u32(buf, mc + 4 * sc::FAULT_ADDRESS as u64, fault_address as u32);
+    put_u32(buf, mc + 4 * sc::FAULT_ADDRESS as u64, low32(fault_address));
 
     let vfp = uc + UC_REGSPACE;
     put_u32(buf, vfp, VFP_MAGIC);
     put_u32(buf, vfp + 4, VFP_STORAGE_SIZE);
     let d = read_regs(cpu, &dregs_ids());
     for (i, v) in d.iter().enumerate() {
-        let at = (vfp + VFP_FPREGS) as usize + 8 * i;
+        let at = u64_to_usize(vfp + VFP_FPREGS) + 8 * i;
         buf[at..at + 8].copy_from_slice(&v.to_le_bytes());
     }
     put_u32(buf, vfp + VFP_FPSCR, reg(cpu, R::FPSCR));
@@ -177,7 +178,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let uc = if rt { SIGINFO_SIZE } else { 0 };
     let retcode = uc + UC_SIZE;
 
-    let mut buf = vec![0u8; size as usize];
+    let mut buf = vec![0u8; u64_to_usize(size)];
     put_u32(&mut buf, uc, if rt { 0 } else { UC_FLAGS_OLD });
     fill_ucontext(cpu, &mut buf, uc, req);
 
@@ -243,7 +244,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let uc = sp + if rt { SIGINFO_SIZE } else { 0 };
     let t = cpu.get_data_mut();
     let mm = &t.mm;
-    let mut buf = vec![0u8; UC_SIZE as usize];
+    let mut buf = vec![0u8; u64_to_usize(UC_SIZE)];
     mm.read_bytes(GuestAddr::new(uc), &mut buf)?;
     let mask = arch.read_sigset(mm, GuestAddr::new(uc + UC_SIGMASK))?;
     let altstack = if rt { read_uc_stack(mm, arch, GuestAddr::new(uc + UC_STACK)) } else { None };
@@ -271,7 +272,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let _ = cpu.reg_write(R::PC, u64::from(word(sc::PC) & !1) | u64::from(thumb));
 
     for (i, id) in dregs_ids().into_iter().enumerate() {
-        let at = (vfp + VFP_FPREGS) as usize + 8 * i;
+        let at = u64_to_usize(vfp + VFP_FPREGS) + 8 * i;
         let v = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap_or([0; 8]));
         let _ = cpu.reg_write(id, v);
     }
@@ -293,7 +294,7 @@ mod tests {
         // mov r7, #173 / #119 (A32 MOV immediate: cond AL, Rd = 7) then svc #0.
         assert_eq!(word(0), 0xe3a0_7000 | 173);
         assert_eq!(word(4), 0xef00_0000);
-        let old = SIGTRAMP_OLD as usize;
+        let old = u64_to_usize(SIGTRAMP_OLD);
         assert_eq!(word(old), 0xe3a0_7000 | 119);
         assert_eq!(word(old + 4), 0xef00_0000);
         // The Thumb retcode words hold `movs r7, #n` (0x27nn) then `svc 0` (0xdf00).

@@ -56,7 +56,7 @@ pub enum Private {
 /// - `get_tls()`: TPIDRURO.
 pub fn private(cpu: &mut Cpu<'_>, nr: u64, undef: u32) -> Private {
     let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
-    let err = |e: Errno| Private::Ret((-i64::from(e.into_raw())) as u64);
+    let err = |e: Errno| Private::Ret(crate::abi::bits64(-i64::from(e.into_raw())));
     match nr {
         nr::BREAKPOINT => Private::Exception(super::excp::BKPT),
         nr::CACHEFLUSH => {

@@ -49,6 +49,7 @@ use unicorn_engine::unicorn_const::{uc_error, uc_reg_write, uc_x86_mmr};
 use unicorn_engine::{MemType, Prot, RegisterX86, TlbEntry};
 
 use super::abi::{user_desc as ud, UserDesc};
+use crate::abi::{low32, u64_to_usize};
 use crate::guest::Cpu;
 use crate::guest::SysResult;
 use crate::mm::{GuestAddr, PAGE_SIZE};
@@ -169,12 +170,7 @@ pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
     f |= if bit(55) { ud::LIMIT_IN_PAGES } else { 0 };
     f |= if bit(47) { 0 } else { ud::SEG_NOT_PRESENT };
     f |= if bit(52) { ud::USEABLE } else { 0 };
-    UserDesc {
-        entry_number: idx.into(),
-        base_addr: (base as u32).into(),
-        limit: (limit as u32).into(),
-        flags: f.into(),
-    }
+    UserDesc { entry_number: idx.into(), base_addr: low32(base).into(), limit: low32(limit).into(), flags: f.into() }
 }
 
 thread_local! {
@@ -282,15 +278,15 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     const CODE: u64 = 0xf00;
     const IRET: u8 = 0xcf;
     const NOP: u8 = 0x90;
-    let mut page = vec![0u8; PAGE_SIZE as usize];
-    let frame = [entry.get() as u32, u32::from(USER_CS), 0x202, sp.get() as u32, u32::from(USER_DS)];
+    let mut page = vec![0u8; u64_to_usize(PAGE_SIZE)];
+    let frame = [low32(entry.get()), u32::from(USER_CS), 0x202, low32(sp.get()), u32::from(USER_DS)];
     for (i, w) in frame.iter().enumerate() {
-        let at = FRAME as usize + 4 * i;
+        let at = u64_to_usize(FRAME) + 4 * i;
         page[at..at + 4].copy_from_slice(&w.to_le_bytes());
     }
-    page[CODE as usize] = IRET;
-    page[CODE as usize + 1] = NOP;
-    page[CODE as usize + 2] = NOP;
+    page[u64_to_usize(CODE)] = IRET;
+    page[u64_to_usize(CODE) + 1] = NOP;
+    page[u64_to_usize(CODE) + 2] = NOP;
     cpu.mem_write(SCRATCH_PHYS, &page)?;
     let hook = cpu.add_tlb_hook(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE - 1, |_, _, _| {
         Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })

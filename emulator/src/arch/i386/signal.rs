@@ -33,6 +33,7 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
 use super::gdt;
+use crate::abi::{low16, low32, u64_to_usize};
 use crate::guest::sigframe::{
     align_down, get_u32, own_ucontext, put_u32, read_uc_stack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
     SIGTRAMP_OLD,
@@ -117,9 +118,9 @@ const RETCODE_RT: [u8; 8] = [0xb8, NR_RT_SIGRETURN, 0, 0, 0, 0xcd, 0x80, 0];
 /// old one at [`SIGTRAMP_OLD`], as the kernel's vDSO has them (`__kernel_rt_sigreturn`,
 /// `__kernel_sigreturn`); `hlt` (a #GP at CPL 3, SIGSEGV) around them.
 pub fn sigtramp_code() -> Vec<u8> {
-    let mut code = vec![0xf4u8; (SIGTRAMP_OLD + 8) as usize];
+    let mut code = vec![0xf4u8; u64_to_usize(SIGTRAMP_OLD + 8)];
     code[..8].copy_from_slice(&RETCODE_RT);
-    code[SIGTRAMP_OLD as usize..].copy_from_slice(&RETCODE_OLD);
+    code[u64_to_usize(SIGTRAMP_OLD)..].copy_from_slice(&RETCODE_OLD);
     code
 }
 
@@ -138,7 +139,7 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
         put_u32(buf, w(sc::GS + i), (reg(cpu, r) & 0xffff) as u32);
     }
     for (i, &r) in GREGS.iter().enumerate() {
-        put_u32(buf, w(sc::EDI + i), reg(cpu, r) as u32);
+        put_u32(buf, w(sc::EDI + i), low32(reg(cpu, r)));
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
     let (trapno, cr2) = match (req.info.signo, req.info.fields) {
@@ -149,13 +150,13 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
         _ => (0, 0),
     };
     put_u32(buf, w(sc::TRAPNO), trapno);
-    put_u32(buf, w(sc::EIP), reg(cpu, R::EIP) as u32);
+    put_u32(buf, w(sc::EIP), low32(reg(cpu, R::EIP)));
     put_u32(buf, w(sc::CS), (reg(cpu, R::CS) & 0xffff) as u32);
-    put_u32(buf, w(sc::EFLAGS), reg(cpu, R::EFLAGS) as u32);
-    put_u32(buf, w(sc::ESP_AT_SIGNAL), reg(cpu, R::ESP) as u32);
+    put_u32(buf, w(sc::EFLAGS), low32(reg(cpu, R::EFLAGS)));
+    put_u32(buf, w(sc::ESP_AT_SIGNAL), low32(reg(cpu, R::ESP)));
     put_u32(buf, w(sc::SS), (reg(cpu, R::SS) & 0xffff) as u32);
-    put_u32(buf, w(sc::FPSTATE), fpstate as u32);
-    put_u32(buf, w(sc::CR2), cr2 as u32);
+    put_u32(buf, w(sc::FPSTATE), low32(fpstate));
+    put_u32(buf, w(sc::CR2), low32(cr2));
 }
 
 /// Builds the frame and enters the handler (see the module doc). Errors: `EFAULT` when the
@@ -181,16 +182,16 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         tramp + if rt { 0 } else { SIGTRAMP_OLD }
     };
     let signo = req.guest_signo;
-    let mut buf = vec![0u8; size as usize];
-    put_u32(&mut buf, 0, restorer as u32);
-    put_u32(&mut buf, 4, signo as u32);
+    let mut buf = vec![0u8; u64_to_usize(size)];
+    put_u32(&mut buf, 0, low32(restorer));
+    put_u32(&mut buf, 4, low32(signo));
     let sc_off = if rt {
-        put_u32(&mut buf, 8, (frame + RT_INFO).get() as u32);
-        put_u32(&mut buf, 12, (frame + RT_UC).get() as u32);
-        buf[RT_RETCODE as usize..].copy_from_slice(&RETCODE_RT);
+        put_u32(&mut buf, 8, low32((frame + RT_INFO).get()));
+        put_u32(&mut buf, 12, low32((frame + RT_UC).get()));
+        buf[u64_to_usize(RT_RETCODE)..].copy_from_slice(&RETCODE_RT);
         RT_UC + UC_MCONTEXT
     } else {
-        buf[OLD_RETCODE as usize..].copy_from_slice(&RETCODE_OLD);
+        buf[u64_to_usize(OLD_RETCODE)..].copy_from_slice(&RETCODE_OLD);
         OLD_SC
     };
     fill_sigcontext(cpu, &mut buf, sc_off, req, fpstate.get());
@@ -198,7 +199,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     // The mask: its first word in `sc.oldmask`, the second in `extramask` (old), all of it
     // in `uc_sigmask` (rt). i386 numbers signals as the host does.
-    put_u32(&mut buf, sc_off + 4 * sc::OLDMASK as u64, req.old_mask as u32);
+    put_u32(&mut buf, sc_off + 4 * sc::OLDMASK as u64, low32(req.old_mask));
     if !rt {
         put_u32(&mut buf, OLD_EXTRAMASK, (req.old_mask >> 32) as u32);
     }
@@ -244,7 +245,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let sc_at = frame + if rt { RT_UC + UC_MCONTEXT } else { OLD_SC };
     let t = cpu.get_data_mut();
     let mm = &t.mm;
-    let mut scb = [0u8; SC_SIZE as usize];
+    let mut scb = [0u8; u64_to_usize(SC_SIZE)];
     mm.read_bytes(sc_at, &mut scb)?;
     let word = |i: usize| u64::from(get_u32(&scb, 4 * i as u64));
     let mask = if rt {
@@ -254,7 +255,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     };
     let fpstate = word(sc::FPSTATE);
     let fp = if fpstate != 0 {
-        let mut b = vec![0u8; FPSTATE_SIZE as usize];
+        let mut b = vec![0u8; u64_to_usize(FPSTATE_SIZE)];
         mm.read_bytes(GuestAddr::new(fpstate), &mut b)?;
         Some(b)
     } else {
@@ -306,15 +307,15 @@ const ST: [R; 8] = [R::ST0, R::ST1, R::ST2, R::ST3, R::ST4, R::ST5, R::ST6, R::S
 /// then `status` and `magic` 0), and the FXSAVE image (Intel SDM vol. 1 table 10-2: FCW,
 /// FSW, abridged tag, FOP, FIP, FCS, FDP, FDS, MXCSR, MXCSR_MASK, ST0-7, XMM0-7).
 fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
-    let mut b = vec![0u8; FPSTATE_SIZE as usize];
-    let fcw = reg(cpu, R::FPCW) as u16;
-    let fsw = reg(cpu, R::FPSW) as u16;
-    let tag = reg(cpu, R::FPTAG) as u16;
-    let fop = reg(cpu, R::FOP) as u16;
-    let fip = reg(cpu, R::FIP) as u32;
-    let fcs = reg(cpu, R::FCS) as u16;
-    let fdp = reg(cpu, R::FDP) as u32;
-    let fds = reg(cpu, R::FDS) as u16;
+    let mut b = vec![0u8; u64_to_usize(FPSTATE_SIZE)];
+    let fcw = low16(reg(cpu, R::FPCW));
+    let fsw = low16(reg(cpu, R::FPSW));
+    let tag = low16(reg(cpu, R::FPTAG));
+    let fop = low16(reg(cpu, R::FOP));
+    let fip = low32(reg(cpu, R::FIP));
+    let fcs = low16(reg(cpu, R::FCS));
+    let fdp = low32(reg(cpu, R::FDP));
+    let fds = low16(reg(cpu, R::FDS));
     let mut st = [[0u8; 10]; 8];
     for (i, &r) in ST.iter().enumerate() {
         if let Ok(v) = cpu.reg_read_long(r) {
@@ -336,7 +337,7 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
     b[108..110].copy_from_slice(&fsw.to_le_bytes());
     // `magic` at 110 = 0 (X86_FXSR_MAGIC): FXSAVE data follows.
 
-    let fx = FSAVE_HEADER as usize;
+    let fx = u64_to_usize(FSAVE_HEADER);
     b[fx..fx + 2].copy_from_slice(&fcw.to_le_bytes());
     b[fx + 2..fx + 4].copy_from_slice(&fsw.to_le_bytes());
     // Abridged tag: one bit per physical register, 1 = not empty.
@@ -346,7 +347,7 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
     b[fx + 12..fx + 14].copy_from_slice(&fcs.to_le_bytes());
     put_u32(&mut b, fx as u64 + 16, fdp);
     b[fx + 20..fx + 22].copy_from_slice(&fds.to_le_bytes());
-    put_u32(&mut b, fx as u64 + 24, reg(cpu, R::MXCSR) as u32);
+    put_u32(&mut b, fx as u64 + 24, low32(reg(cpu, R::MXCSR)));
     put_u32(&mut b, fx as u64 + 28, MXCSR_MASK);
     for (i, s) in st.iter().enumerate() {
         b[fx + 32 + 16 * i..fx + 42 + 16 * i].copy_from_slice(s);
@@ -378,7 +379,7 @@ fn fpu_restore(cpu: &mut Cpu<'_>, b: &[u8]) {
         let _ = cpu.reg_write_long(r, &b[28 + 10 * i..38 + 10 * i]);
     }
     let _ = cpu.reg_write(R::MXCSR, u64::from(get_u32(b, fx + 24) & MXCSR_MASK));
-    let fx = fx as usize;
+    let fx = u64_to_usize(fx);
     for (i, &r) in XMM.iter().enumerate() {
         let _ = cpu.reg_write_long(r, &b[fx + 160 + 16 * i..fx + 176 + 16 * i]);
     }
@@ -412,6 +413,6 @@ mod tests {
         assert_eq!(RETCODE_OLD, [0x58, 0xb8, 119, 0, 0, 0, 0xcd, 0x80]);
         let code = sigtramp_code();
         assert_eq!(code[..7], [0xb8, 173, 0, 0, 0, 0xcd, 0x80]);
-        assert_eq!(code[SIGTRAMP_OLD as usize..], RETCODE_OLD);
+        assert_eq!(code[u64_to_usize(SIGTRAMP_OLD)..], RETCODE_OLD);
     }
 }

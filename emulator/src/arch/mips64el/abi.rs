@@ -3,6 +3,7 @@
 
 // 64-bit MIPS `cp_new_stat` stores device numbers in the 32-bit `new_encode_dev` form.
 use crate::abi::stat32::new_encode_dev;
+use crate::abi::{int32, low32, signed64, u64_to_usize};
 use zerocopy::byteorder::little_endian::{I32, I64, U32, U64};
 use zerocopy::{FromBytes, Immutable, IntoBytes, KnownLayout};
 
@@ -72,11 +73,11 @@ impl Statfs {
             f_type: I64::new(s.f_type as i64),
             f_bsize: I64::new(s.f_bsize as i64),
             f_frsize: I64::new(s.f_frsize as i64),
-            f_blocks: I64::new(s.f_blocks as i64),
-            f_bfree: I64::new(s.f_bfree as i64),
-            f_files: I64::new(s.f_files as i64),
-            f_ffree: I64::new(s.f_ffree as i64),
-            f_bavail: I64::new(s.f_bavail as i64),
+            f_blocks: I64::new(signed64(s.f_blocks)),
+            f_bfree: I64::new(signed64(s.f_bfree)),
+            f_files: I64::new(signed64(s.f_files)),
+            f_ffree: I64::new(signed64(s.f_ffree)),
+            f_bavail: I64::new(signed64(s.f_bavail)),
             f_fsid: [I32::new(fsid[0]), I32::new(fsid[1])],
             f_namelen: I64::new(s.f_namelen as i64),
             f_flags: I64::new(f_flags),
@@ -93,18 +94,18 @@ impl Stat {
             st_dev: U32::new(new_encode_dev(s.st_dev)),
             st_ino: U64::new(s.st_ino),
             st_mode: U32::new(s.st_mode),
-            st_nlink: U32::new(s.st_nlink as u32),
+            st_nlink: U32::new(low32(s.st_nlink)),
             st_uid: U32::new(s.st_uid),
             st_gid: U32::new(s.st_gid),
             st_rdev: U32::new(new_encode_dev(s.st_rdev)),
             st_size: I64::new(s.st_size),
-            st_atime: U32::new(s.st_atime as u32),
-            st_atime_nsec: U32::new(s.st_atime_nsec as u32),
-            st_mtime: U32::new(s.st_mtime as u32),
-            st_mtime_nsec: U32::new(s.st_mtime_nsec as u32),
-            st_ctime: U32::new(s.st_ctime as u32),
-            st_ctime_nsec: U32::new(s.st_ctime_nsec as u32),
-            st_blksize: U32::new(s.st_blksize as u32),
+            st_atime: U32::new(low32(s.st_atime)),
+            st_atime_nsec: U32::new(low32(s.st_atime_nsec)),
+            st_mtime: U32::new(low32(s.st_mtime)),
+            st_mtime_nsec: U32::new(low32(s.st_mtime_nsec)),
+            st_ctime: U32::new(low32(s.st_ctime)),
+            st_ctime_nsec: U32::new(low32(s.st_ctime_nsec)),
+            st_blksize: U32::new(low32(s.st_blksize)),
             st_blocks: I64::new(s.st_blocks),
             ..Default::default()
         }
@@ -221,6 +222,7 @@ pub fn errno_from_host(e: i32) -> i32 {
 /// MIPS signal number -> host signal number, index = MIPS number
 /// (arch/mips/include/uapi/asm/signal.h); 0 where the host has no such signal (7 is SIGEMT).
 /// 32 and up are the real-time signals, numbered alike.
+#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // host signal numbers: 1..=31
 const SIG_TO_HOST: [u8; 32] = [
     0,
     libc::SIGHUP as u8,
@@ -262,8 +264,8 @@ pub const NSIG: u64 = 128;
 /// MIPS signal number -> host, `None` for SIGEMT and numbers above the host's 64.
 pub fn signal_to_host(sig: u64) -> Option<u32> {
     match sig {
-        1..=31 => Some(u32::from(SIG_TO_HOST[sig as usize])).filter(|&h| h != 0),
-        32..=64 => Some(sig as u32),
+        1..=31 => Some(u32::from(SIG_TO_HOST[u64_to_usize(sig)])).filter(|&h| h != 0),
+        32..=64 => u32::try_from(sig).ok(),
         _ => None,
     }
 }
@@ -330,7 +332,7 @@ const OPEN_LOW: u64 = 0xfffc;
 
 /// MIPS `open` flags -> host; bits above the table pass through (asm-generic values).
 pub fn open_flags_to_host(flags: u64) -> i32 {
-    let mut h = (flags & !OPEN_LOW) as u32 as i32;
+    let mut h = int32(flags & !OPEN_LOW);
     for &(g, hb) in OPEN_FLAGS {
         if flags & g != 0 {
             h |= hb;
@@ -349,7 +351,7 @@ pub fn open_flags_from_host(flags: i32) -> u64 {
             rest &= !hb;
         }
     }
-    g | u64::from(rest as u32)
+    g | u64::from(low32(rest))
 }
 
 /// `mmap` flags that differ: (MIPS, generic) pairs (arch/mips/include/uapi/asm/mman.h vs
@@ -500,7 +502,7 @@ pub fn termios_to_host(b: &[u8]) -> crate::abi::shapes::KernelTermios {
 
 /// The host kernel's `struct termios` -> MIPS bytes.
 pub fn termios_from_host(k: &crate::abi::shapes::KernelTermios) -> Vec<u8> {
-    let mut b = vec![0u8; TERMIOS_SIZE as usize];
+    let mut b = vec![0u8; u64_to_usize(TERMIOS_SIZE)];
     for (i, v) in [k.c_iflag, k.c_oflag, k.c_cflag, lflag_map(k.c_lflag, false)].into_iter().enumerate() {
         b[i * 4..i * 4 + 4].copy_from_slice(&v.to_le_bytes());
     }
@@ -582,11 +584,11 @@ pub fn sockopt_to_host(level: i32, name: i32) -> (i32, i32) {
 /// NPROC 8, MEMLOCK 9).
 pub fn rlimit_to_host(r: i32) -> i32 {
     match r {
-        5 => libc::RLIMIT_NOFILE as i32,
-        6 => libc::RLIMIT_AS as i32,
-        7 => libc::RLIMIT_RSS as i32,
-        8 => libc::RLIMIT_NPROC as i32,
-        9 => libc::RLIMIT_MEMLOCK as i32,
+        5 => int32(libc::RLIMIT_NOFILE),
+        6 => int32(libc::RLIMIT_AS),
+        7 => int32(libc::RLIMIT_RSS),
+        8 => int32(libc::RLIMIT_NPROC),
+        9 => int32(libc::RLIMIT_MEMLOCK),
         r => r,
     }
 }
@@ -621,7 +623,7 @@ mod tests {
 
     #[test]
     fn termios_round_trip() {
-        let mut b = vec![0u8; TERMIOS_SIZE as usize];
+        let mut b = vec![0u8; u64_to_usize(TERMIOS_SIZE)];
         b[12] = 0x0b; // ISIG | ICANON | ECHO
         b[13] = 0x01; // IEXTEN (0x100 on MIPS)
         b[17 + 16] = 4; // VEOF (^D) is c_cc[16] on MIPS

@@ -33,6 +33,7 @@ mod signal;
 mod tlb;
 mod vdso;
 
+use crate::abi::{bits64, int32, low32};
 use crate::guest::InsnRegs;
 use capstone::arch::mips::MipsOperand;
 use capstone::arch::ArchDetail;
@@ -214,7 +215,7 @@ fn read_sigaction(mm: &AddressSpace, addr: GuestAddr) -> Option<Result<SigAction
 
 fn write_sigaction(mm: &mut AddressSpace, addr: GuestAddr, act: &SigAction) -> Option<Result<(), Errno>> {
     let mut write = || {
-        mm.write_u32(addr, act.flags as u32)?;
+        mm.write_u32(addr, low32(act.flags))?;
         mm.write_u32(addr + 4, 0)?;
         mm.write_u64(addr + 8, act.handler)?;
         Mips64el.write_sigset(mm, addr + 16, act.mask)
@@ -277,8 +278,8 @@ impl GuestArch for Mips64el {
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
-            let e = abi::errno_from_host(ret.wrapping_neg() as i32);
-            write_regs(cpu, &[V0, A3], &[e as u64, 1]);
+            let e = abi::errno_from_host(int32(ret.wrapping_neg()));
+            write_regs(cpu, &[V0, A3], &[bits64(e), 1]);
         } else {
             write_regs(cpu, &[V0, A3], &[ret, 0]);
         }

@@ -26,6 +26,7 @@ use syscalls::Errno;
 use unicorn_engine::RegisterMIPS as R;
 
 use super::delay_slot;
+use crate::abi::{int32, low32, u64_to_usize};
 use crate::arch::{read_regs, write_regs};
 use crate::guest::sigframe::{
     own_ucontext, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames, SIGINFO_SIZE,
@@ -74,7 +75,7 @@ const GPR0: i32 = R::R0 as i32;
 const F0: i32 = R::F0 as i32;
 
 fn ids<const N: usize>(first: i32) -> [i32; N] {
-    std::array::from_fn(|i| first + i as i32)
+    std::array::from_fn(|i| first + int32(i))
 }
 
 /// Builds the frame and enters the handler (see the module doc). A thread stopped between a
@@ -102,14 +103,14 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let mm = &mut cpu.get_data_mut().mm;
     mm.check_writable(frame, FRAME_SIZE)?;
-    mm.write_bytes(frame, &[0u8; INFO as usize])?;
+    mm.write_bytes(frame, &[0u8; u64_to_usize(INFO)])?;
     write_siginfo(mm, arch, frame + INFO, &req.info)?;
     let uc = frame + UC;
     mm.write_u64(uc, 0)?;
     mm.write_u64(uc + 8, 0)?;
     write_uc_stack(mm, arch, uc + UC_STACK, &req.altstack, frame.get())?;
     let sc = uc + UC_MCONTEXT;
-    mm.write_bytes(sc, &[0u8; SC_SIZE as usize])?;
+    mm.write_bytes(sc, &[0u8; u64_to_usize(SC_SIZE)])?;
     for i in 0..32 {
         mm.write_u64(sc + 8 * i as u64, gprs[i])?;
         mm.write_u64(sc + SC_FPREGS + 8 * i as u64, fprs[i])?;
@@ -117,7 +118,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     mm.write_u64(sc + SC_MDHI, hi)?;
     mm.write_u64(sc + SC_MDLO, lo)?;
     mm.write_u64(sc + SC_PC, pc)?;
-    mm.write_u32(sc + SC_FPC_CSR, fcsr as u32)?;
+    mm.write_u32(sc + SC_FPC_CSR, low32(fcsr))?;
     mm.write_u32(sc + SC_USED_MATH, USED_FP | USED_FR1)?;
     arch.write_sigset(mm, uc + UC_SIGMASK, req.old_mask)?;
 

@@ -21,6 +21,7 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterRISCV as R;
 
+use crate::abi::{int32, low32, u64_to_usize};
 use crate::guest::sigframe::generic_rt::{UC, UC_MCONTEXT, UC_SIGMASK as SIGMASK, UC_STACK};
 use crate::guest::sigframe::{
     get_u32, get_u64, put_u32, put_u64, reg, restore_mask_and_altstack, write_generic_rt, Frames, SIGINFO_SIZE,
@@ -56,12 +57,12 @@ pub fn sigtramp_code() -> Vec<u8> {
 
 /// Unicorn id of register `xn`, n in 1..=31.
 fn xreg(n: usize) -> i32 {
-    R::X0 as i32 + n as i32
+    R::X0 as i32 + int32(n)
 }
 
 /// Unicorn id of FP register `fn`, n in 0..=31.
 fn freg(n: usize) -> i32 {
-    R::F0 as i32 + n as i32
+    R::F0 as i32 + int32(n)
 }
 
 /// riscv64's signal frames, for its data row.
@@ -83,7 +84,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let top = req.stack_top(sp);
     let frame = GuestAddr::new(top.wrapping_sub(FRAME_SIZE)).align_down(16);
 
-    let mut buf = vec![0u8; FRAME_SIZE as usize];
+    let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE)];
     put_u64(&mut buf, SC_REGS, reg(cpu, R::PC));
     for n in 1..32 {
         put_u64(&mut buf, SC_REGS + 8 * n as u64, reg(cpu, xreg(n)));
@@ -91,7 +92,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     for n in 0..32 {
         put_u64(&mut buf, SC_FPREGS + 8 * n as u64, reg(cpu, freg(n)));
     }
-    put_u32(&mut buf, SC_FCSR, reg(cpu, R::FCSR) as u32);
+    put_u32(&mut buf, SC_FCSR, low32(reg(cpu, R::FCSR)));
 
     write_generic_rt(cpu, req, (frame, FRAME_SIZE), &buf, sp)?;
 
@@ -109,7 +110,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let frame = GuestAddr::new(reg(cpu, R::SP));
-    let mut buf = vec![0u8; FRAME_SIZE as usize];
+    let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE)];
     cpu.get_data().mm.read_bytes(frame, &mut buf)?;
     let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
     let _ = cpu.reg_write(R::PC, get_u64(&buf, SC_REGS));

@@ -30,8 +30,9 @@ pub fn emulate_rdtime(cpu: &mut Cpu<'_>, insn_pc: GuestAddr) -> bool {
         let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
         // SAFETY: a local out struct.
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-        let ticks = ts.tv_sec as u64 * TIMEBASE_HZ + ts.tv_nsec as u64 / (1_000_000_000 / TIMEBASE_HZ);
-        let _ = cpu.reg_write(RegisterRISCV::X0 as i32 + rd as i32, ticks);
+        let ticks = crate::abi::bits64(ts.tv_sec) * TIMEBASE_HZ
+            + crate::abi::bits64(ts.tv_nsec) / (1_000_000_000 / TIMEBASE_HZ);
+        let _ = cpu.reg_write(RegisterRISCV::X0 as i32 + crate::abi::int32(rd), ticks);
     }
     true
 }

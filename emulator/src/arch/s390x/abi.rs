@@ -48,14 +48,14 @@ impl Stat {
             st_uid: U32::new(s.st_uid),
             st_gid: U32::new(s.st_gid),
             st_rdev: U64::new(s.st_rdev),
-            st_size: U64::new(s.st_size as u64),
-            st_atime: U64::new(s.st_atime as u64),
-            st_atime_nsec: U64::new(s.st_atime_nsec as u64),
-            st_mtime: U64::new(s.st_mtime as u64),
-            st_mtime_nsec: U64::new(s.st_mtime_nsec as u64),
-            st_ctime: U64::new(s.st_ctime as u64),
-            st_ctime_nsec: U64::new(s.st_ctime_nsec as u64),
-            st_blksize: U64::new(s.st_blksize as u64),
+            st_size: U64::new(crate::abi::bits64(s.st_size)),
+            st_atime: U64::new(crate::abi::bits64(s.st_atime)),
+            st_atime_nsec: U64::new(crate::abi::bits64(s.st_atime_nsec)),
+            st_mtime: U64::new(crate::abi::bits64(s.st_mtime)),
+            st_mtime_nsec: U64::new(crate::abi::bits64(s.st_mtime_nsec)),
+            st_ctime: U64::new(crate::abi::bits64(s.st_ctime)),
+            st_ctime_nsec: U64::new(crate::abi::bits64(s.st_ctime_nsec)),
+            st_blksize: U64::new(crate::abi::bits64(s.st_blksize)),
             st_blocks: I64::new(s.st_blocks as i64),
             ..Default::default()
         }
@@ -91,16 +91,16 @@ impl Statfs {
     /// into this struct does.
     pub fn from_host(h: &HostStatfs) -> Statfs {
         let w = &h.0;
-        let low = |v: i64| U32::new(v as u32);
+        let low = |v: i64| U32::new(crate::abi::low32(v));
         let fsid = w[7].to_ne_bytes();
         Statfs {
             f_type: low(w[0]),
             f_bsize: low(w[1]),
-            f_blocks: U64::new(w[2] as u64),
-            f_bfree: U64::new(w[3] as u64),
-            f_bavail: U64::new(w[4] as u64),
-            f_files: U64::new(w[5] as u64),
-            f_ffree: U64::new(w[6] as u64),
+            f_blocks: U64::new(crate::abi::bits64(w[2])),
+            f_bfree: U64::new(crate::abi::bits64(w[3])),
+            f_bavail: U64::new(crate::abi::bits64(w[4])),
+            f_files: U64::new(crate::abi::bits64(w[5])),
+            f_ffree: U64::new(crate::abi::bits64(w[6])),
             f_fsid: [
                 I32::new(i32::from_ne_bytes([fsid[0], fsid[1], fsid[2], fsid[3]])),
                 I32::new(i32::from_ne_bytes([fsid[4], fsid[5], fsid[6], fsid[7]])),

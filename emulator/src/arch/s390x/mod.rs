@@ -162,7 +162,7 @@ impl GuestArch for S390x {
                         if imm != 0 {
                             args.nr = u64::from(imm);
                         }
-                        args.restart_len = ilen as u8;
+                        args.restart_len = crate::abi::low8(ilen);
                         (entries.syscall)(cpu, args);
                     }
                     // Unreadable code cannot have been run; report what the kernel would.
@@ -187,7 +187,9 @@ impl GuestArch for S390x {
         if let Some(p) = cpu.get_data().mm.to_host(0, LOWCORE_LEN) {
             // SAFETY: the first pages of endgate's own reservation for the low window; no Rust
             // reference points into them.
-            unsafe { libc::mprotect(p.cast(), LOWCORE_LEN as usize, libc::PROT_READ | libc::PROT_WRITE) };
+            unsafe {
+                libc::mprotect(p.cast(), crate::abi::u64_to_usize(LOWCORE_LEN), libc::PROT_READ | libc::PROT_WRITE)
+            };
         }
         let cr0 = cpu.reg_read(RegisterS390X::CR0)?;
         cpu.reg_write(RegisterS390X::CR0, cr0 | CR0_AFP | CR0_VECTOR)?;

@@ -120,7 +120,7 @@ const F0: i32 = R::F0 as i32;
 const F0_HI: i32 = R::F0_HI as i32;
 
 fn ids(first: i32) -> [i32; 16] {
-    std::array::from_fn(|i| first + i as i32)
+    std::array::from_fn(|i| first + crate::abi::int32(i))
 }
 
 impl SigRegs {
@@ -154,9 +154,9 @@ impl SigRegs {
             mm.write_u64(sregs + 16 + 8 * i as u64, *g)?;
         }
         for (i, a) in self.acrs.iter().enumerate() {
-            mm.write_u32(sregs + 144 + 4 * i as u64, *a as u32)?;
+            mm.write_u32(sregs + 144 + 4 * i as u64, crate::abi::low32(*a))?;
         }
-        mm.write_u32(sregs + 208, self.fpc as u32)?;
+        mm.write_u32(sregs + 208, crate::abi::low32(self.fpc))?;
         mm.write_u32(sregs + 212, 0)?;
         for i in 0..16 {
             mm.write_u64(sregs + 216 + 8 * i as u64, self.vrs[i][0])?;
@@ -311,7 +311,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let mm = &mut cpu.get_data_mut().mm;
     mm.check_writable(frame, size)?;
-    mm.write_bytes(frame, &[0u8; SAVE_AREA as usize])?;
+    mm.write_bytes(frame, &[0u8; crate::abi::u64_to_usize(SAVE_AREA)])?;
     mm.write_u64(frame, sp)?;
     // Handler arguments from r2 on.
     let mut args = vec![signo];
@@ -333,7 +333,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
         mm.write_u64(frame + SF_SREGS_PTR, (frame + SF_SREGS).get())?;
         regs.store(mm, frame + SF_SREGS, frame + SF_SREGS_EXT)?;
         // The kernel means to store the signal number here, for backtraces.
-        mm.write_u32(frame + SF_SIGNO, signo as u32)?;
+        mm.write_u32(frame + SF_SIGNO, crate::abi::low32(signo))?;
         mm.write_u32(frame + SF_SIGNO + 4, 0)?;
         mm.write_u64(frame + SF_SIZE - 8, 0)?;
         mm.write_u16(frame + SF_SIZE - 2, SVC | NR_SIGRETURN)?;
@@ -344,7 +344,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
 
     for (i, &v) in args.iter().enumerate() {
-        let _ = cpu.reg_write(R::R2 as i32 + i as i32, v);
+        let _ = cpu.reg_write(R::R2 as i32 + crate::abi::int32(i), v);
     }
     // Default addressing mode and primary space for the handler.
     let mask = (cpu.reg_read(R::PSWM).unwrap_or(0) & !psw::ASC) | psw::EA | psw::BA;
@@ -380,11 +380,11 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
 /// The sigtramp page: `svc 173` (`rt_sigreturn`) at 0, `svc 119` (`sigreturn`) at
 /// [`SIGTRAMP_OLD`], and endgate's own `sfpc %r1` at [`SFPC_STUB`] (see [`load_fpc`]).
 pub fn sigtramp_code() -> Vec<u8> {
-    let mut code = vec![0u8; SFPC_STUB as usize + SFPC_R1.len()];
+    let mut code = vec![0u8; crate::abi::u64_to_usize(SFPC_STUB) + SFPC_R1.len()];
     code[..2].copy_from_slice(&(SVC | NR_RT_SIGRETURN).to_be_bytes());
-    let old = SIGTRAMP_OLD as usize;
+    let old = crate::abi::u64_to_usize(SIGTRAMP_OLD);
     code[old..old + 2].copy_from_slice(&(SVC | NR_SIGRETURN).to_be_bytes());
-    code[SFPC_STUB as usize..].copy_from_slice(&SFPC_R1);
+    code[crate::abi::u64_to_usize(SFPC_STUB)..].copy_from_slice(&SFPC_R1);
     code
 }
 

@@ -82,7 +82,7 @@ pub fn decode_svc(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<(u8, u64)> {
         0xc6 if b[1] & 0xf == 0 => {
             fetch(cpu, pc, &mut b)?;
             let i2 = i64::from(i32::from_be_bytes([b[2], b[3], b[4], b[5]]));
-            (pc + (i2 * 2) as u64, b[1] >> 4, 6)
+            (pc + crate::abi::bits64(i2 * 2), b[1] >> 4, 6)
         }
         _ => return None,
     };
@@ -91,7 +91,7 @@ pub fn decode_svc(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<(u8, u64)> {
     if t[0] != 0x0a {
         return None;
     }
-    let modifier = if r1 != 0 { gpr(cpu, r1) as u8 } else { 0 };
+    let modifier = if r1 != 0 { crate::abi::low8(gpr(cpu, r1)) } else { 0 };
     Some((t[1] | modifier, ilen))
 }
 

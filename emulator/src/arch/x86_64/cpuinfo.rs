@@ -144,7 +144,7 @@ fn cpuid(mode: Mode, model: Option<i32>, leaves: &[(u32, u32)]) -> Option<Vec<[u
         uc.reg_write(RegisterX86::EAX, u64::from(leaf)).ok()?;
         uc.reg_write(RegisterX86::ECX, u64::from(sub)).ok()?;
         uc.emu_start(0x1000, 0x1002, 0, 1).ok()?;
-        let r = |reg| uc.reg_read(reg).map(|v| v as u32).unwrap_or(0);
+        let r = |reg| uc.reg_read(reg).map(crate::abi::low32).unwrap_or(0);
         out.push([r(RegisterX86::EAX), r(RegisterX86::EBX), r(RegisterX86::ECX), r(RegisterX86::EDX)]);
     }
     Some(out)

@@ -17,6 +17,7 @@
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
+use crate::abi::{low16, low32, u64_to_usize};
 use crate::guest::sigframe::{own_ucontext, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
@@ -131,7 +132,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     }
     let fpstate = mm.read_u64(frame + MCONTEXT + 23 * 8)?;
     let fx = if fpstate != 0 {
-        let mut b = [0u8; FXSAVE_SIZE as usize];
+        let mut b = [0u8; u64_to_usize(FXSAVE_SIZE)];
         mm.read_bytes(GuestAddr::new(fpstate), &mut b)?;
         Some(b)
     } else {
@@ -172,15 +173,15 @@ const ST: [R; 8] = [R::ST0, R::ST1, R::ST2, R::ST3, R::ST4, R::ST5, R::ST6, R::S
 /// The FXSAVE image of the FP state (Intel SDM vol. 1 table 10-2): FCW at 0, FSW at 2, the
 /// abridged tag byte at 4, MXCSR at 24, MXCSR_MASK at 28, ST0-7 from 32 (16 each), XMM0-15
 /// from 160 (16 each).
-fn fxsave(cpu: &Cpu<'_>) -> [u8; FXSAVE_SIZE as usize] {
-    let mut fx = [0u8; FXSAVE_SIZE as usize];
-    fx[0..2].copy_from_slice(&(reg(cpu, R::FPCW) as u16).to_le_bytes());
-    fx[2..4].copy_from_slice(&(reg(cpu, R::FPSW) as u16).to_le_bytes());
+fn fxsave(cpu: &Cpu<'_>) -> [u8; u64_to_usize(FXSAVE_SIZE)] {
+    let mut fx = [0u8; u64_to_usize(FXSAVE_SIZE)];
+    fx[0..2].copy_from_slice(&low16(reg(cpu, R::FPCW)).to_le_bytes());
+    fx[2..4].copy_from_slice(&low16(reg(cpu, R::FPSW)).to_le_bytes());
     // Abridged tag: one bit per register, 1 = valid (the full tag word uses 11 for empty).
-    let tag = reg(cpu, R::FPTAG) as u16;
+    let tag = low16(reg(cpu, R::FPTAG));
     let abridged = (0..8).filter(|i| (tag >> (2 * i)) & 3 != 3).fold(0u8, |a, i| a | 1 << i);
     fx[4] = abridged;
-    fx[24..28].copy_from_slice(&(reg(cpu, R::MXCSR) as u32).to_le_bytes());
+    fx[24..28].copy_from_slice(&low32(reg(cpu, R::MXCSR)).to_le_bytes());
     fx[28..32].copy_from_slice(&0xffffu32.to_le_bytes());
     for (i, &r) in ST.iter().enumerate() {
         if let Ok(v) = cpu.reg_read_long(r) {

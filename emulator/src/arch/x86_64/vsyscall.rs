@@ -31,7 +31,7 @@ pub fn map(mm: &mut AddressSpace) -> Result<(), syscalls::Errno> {
         return Ok(());
     }
     mm.map_anon(VSYSCALL_ADDR, PAGE_SIZE, Prot::EXEC, VmaName::Gate("[vsyscall]"))?;
-    let mut page = vec![0xccu8; PAGE_SIZE as usize];
+    let mut page = vec![0xccu8; crate::abi::u64_to_usize(PAGE_SIZE)];
     for (off, nr) in ENTRIES {
         page[off..off + 8].copy_from_slice(&stub(nr));
     }

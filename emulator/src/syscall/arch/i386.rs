@@ -106,7 +106,7 @@ fn widened(a: &SyscallArgs, idx: &[usize]) -> SyscallArgs {
 }
 
 fn narrowed(r: SysResult) -> SysResult {
-    r.map(|v| u64::from(high2low(v as u32)))
+    r.map(|v| u64::from(high2low(crate::abi::low32(v))))
 }
 
 /// `getuid16(void)`.
@@ -203,17 +203,17 @@ const NGROUPS_MAX: usize = 65536;
 /// `getgroups16(int size, old_gid_t *list)`. Errors: `EINVAL` (negative size, or fewer slots
 /// than groups), `EFAULT`.
 fn getgroups16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let size = a.int(0);
-    if size < 0 {
+    let Ok(size) = usize::try_from(a.int(0)) else {
         return Err(Errno::EINVAL);
-    }
+    };
     let mut groups = vec![0 as libc::gid_t; NGROUPS_MAX];
+    let max = libc::c_int::try_from(NGROUPS_MAX).map_err(|_| Errno::EINVAL)?;
     // SAFETY: `groups` has NGROUPS_MAX slots, the most the kernel returns.
-    let n = host_ret(i64::from(unsafe { libc::getgroups(NGROUPS_MAX as i32, groups.as_mut_ptr()) }))? as usize;
+    let n = crate::abi::u64_to_usize(host_ret(i64::from(unsafe { libc::getgroups(max, groups.as_mut_ptr()) }))?);
     if size == 0 {
         return Ok(n as u64);
     }
-    if (size as usize) < n {
+    if size < n {
         return Err(Errno::EINVAL);
     }
     let bytes: Vec<u8> = groups[..n].iter().flat_map(|&g| high2low(g).to_le_bytes()).collect();
