@@ -446,18 +446,18 @@ fn strace_formats_like_strace() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(err.matches("= -1 ENOSYS (Function not implemented)").count(), 2, "{err}");
     assert_eq!(err.matches("is not implemented").count(), 1, "{err}");
-    assert!(err.contains("(io_setup)"), "{err}");
+    assert!(err.contains("(io_uring_setup)"), "{err}");
 }
 
 const X86_UNSERVED_TWICE: &str = r#"
     .globl _start
     .text
 _start:
-    mov $206, %eax        # io_setup(0, NULL), twice: not served
+    mov $425, %eax        # io_uring_setup(0, NULL), twice: not served
     xor %edi, %edi
     xor %esi, %esi
     syscall
-    mov $206, %eax
+    mov $425, %eax
     syscall
     mov $60, %eax
     xor %edi, %edi
