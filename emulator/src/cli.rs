@@ -129,7 +129,8 @@ impl CliError {
     /// The exit status: 0 for `--help`, 2 for a usage error.
     pub fn exit_status(&self) -> u8 {
         match self {
-            CliError::Clap(e) => crate::abi::low8(e.exit_code()),
+            // clap exits with 0 or 2; a status is its low byte, as for any exit code.
+            CliError::Clap(e) => u8::try_from(e.exit_code().rem_euclid(256)).unwrap_or(2),
             CliError::Usage(_) => 2,
         }
     }
