@@ -1,10 +1,15 @@
 /* ioctl(2) requests by family: a pty pair (TIOCGPTN, TIOCSPTLCK, TIOCGPTPEER, TIOCGWINSZ,
- * TIOCSWINSZ, TCGETS, FIONREAD); FIONREAD on a pipe; RNDGETENTCNT; a loop device attached
- * to a file (LOOP_CTL_GET_FREE, LOOP_CONFIGURE, BLKGETSIZE64, BLKSSZGET, LOOP_GET_STATUS64,
- * LOOP_CLR_FD); a tun device (TUNGETFEATURES, TUNSETIFF, TUNGETIFF); an unknown request. */
+ * TIOCSWINSZ, TCGETS, FIONREAD; TIOCPKT and packet-mode reads, TIOCSTI); FIONREAD on a pipe;
+ * RNDGETENTCNT; a loop device attached to a file (LOOP_CTL_GET_FREE, LOOP_CONFIGURE,
+ * BLKGETSIZE64, BLKSSZGET, LOOP_GET_STATUS64, LOOP_CLR_FD); a tun device (TUNGETFEATURES,
+ * TUNSETIFF, TUNGETIFF, TUNSETOWNER, TUNSETGROUP, TUNSETPERSIST); a file's extents
+ * (FS_IOC_FIEMAP: counting, filling, bounded by fm_extent_count and by the memory the array
+ * has) and attributes (FS_IOC_FSGETXATTR, FS_IOC_FSSETXATTR); an unknown request; and the
+ * order of errors: EBADF, then ENOTTY, then EFAULT. */
 #define _GNU_SOURCE 1
 #include "common.h"
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <linux/fs.h>
 #include <linux/if_tun.h>
 #include <linux/loop.h>
@@ -12,6 +17,7 @@
 #include <net/if.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <termios.h>
 
 static void pty(void)
@@ -45,8 +51,136 @@ static void pty(void)
         usleep(1000);
     }
     printf("pty: FIONREAD after 5 bytes through a raw pty: %d\n", avail);
+    char got[16];
+    CHECK(read(s, got, sizeof got) == 5);
+
+    /* Packet mode: every read on the master starts with a status byte. */
+    int one = 1, pkt = -1;
+    CHECK(ioctl(m, TIOCPKT, &one) == 0 && ioctl(m, TIOCGPKT, &pkt) == 0);
+    printf("pty: TIOCPKT on, TIOCGPKT reads %d\n", pkt);
+    CHECK(write(s, "xy", 2) == 2);
+    int k = read(m, got, sizeof got);
+    printf("pty: packet-mode read %d bytes: TIOCPKT_DATA %d then \"%.*s\"\n", k, got[0] == TIOCPKT_DATA, k - 1, got + 1);
+    CHECK(tcflush(s, TCIFLUSH) == 0);
+    k = read(m, got, sizeof got);
+    printf("pty: after the other end flushes its input, a %d-byte status TIOCPKT_FLUSHREAD %d\n", k,
+           (got[0] & TIOCPKT_FLUSHREAD) != 0);
+    int zero = 0;
+    CHECK(ioctl(m, TIOCPKT, &zero) == 0);
+
+    /* TIOCSTI: a byte pushed into the terminal's input. */
+    char c = 'q';
+    int r = ioctl(s, TIOCSTI, &c);
+    printf("pty: TIOCSTI %s\n", r == 0 ? "0" : errname(errno));
+    if (r == 0) {
+        k = read(s, got, sizeof got);
+        printf("pty: read after TIOCSTI gives \"%.*s\"\n", k, got);
+    }
+    EXPECT_ERR("pty: TIOCSTI from a bad pointer", ioctl(s, TIOCSTI, (char *)8), EFAULT);
     close(s);
     close(m);
+}
+
+static void extents(void)
+{
+    int f = open("sparse", O_CREAT | O_RDWR | O_TRUNC, 0600);
+    CHECK(f >= 0);
+    static char block[65536];
+    memset(block, 'e', sizeof block);
+    CHECK(pwrite(f, block, sizeof block, 0) == (ssize_t)sizeof block);
+    CHECK(pwrite(f, block, sizeof block, 4 << 20) == (ssize_t)sizeof block);
+    CHECK(fsync(f) == 0);
+    struct fiemap head = { .fm_start = 0, .fm_length = FIEMAP_MAX_OFFSET, .fm_flags = FIEMAP_FLAG_SYNC };
+    int r = ioctl(f, FS_IOC_FIEMAP, &head);
+    if (r != 0) {
+        printf("fiemap: not on this file system (%s)\n", errname(errno));
+        close(f);
+        return;
+    }
+    printf("fiemap: counting only: %u extents\n", head.fm_mapped_extents);
+    size_t size = sizeof(struct fiemap) + 8 * sizeof(struct fiemap_extent);
+    struct fiemap *fm = calloc(1, size);
+    fm->fm_length = FIEMAP_MAX_OFFSET;
+    fm->fm_extent_count = 8;
+    CHECK(ioctl(f, FS_IOC_FIEMAP, fm) == 0);
+    struct fiemap_extent *e = fm->fm_extents;
+    unsigned k = fm->fm_mapped_extents;
+    printf("fiemap: %u extents, first at 0 %d covering the first block %d, last ends at 4 MiB + 64 KiB %d, "
+           "FIEMAP_EXTENT_LAST on the last %d, extent_count kept %u\n",
+           k, e[0].fe_logical == 0, e[0].fe_length >= sizeof block,
+           k > 0 && e[k - 1].fe_logical + e[k - 1].fe_length == (4 << 20) + sizeof block,
+           k > 0 && (e[k - 1].fe_flags & FIEMAP_EXTENT_LAST) != 0, fm->fm_extent_count);
+    memset(fm, 0, size);
+    fm->fm_length = FIEMAP_MAX_OFFSET;
+    fm->fm_extent_count = 1;
+    CHECK(ioctl(f, FS_IOC_FIEMAP, fm) == 0);
+    printf("fiemap: room for one: %u mapped, the first %d, not the last %d\n", fm->fm_mapped_extents,
+           fm->fm_extents[0].fe_logical == 0, (fm->fm_extents[0].fe_flags & FIEMAP_EXTENT_LAST) == 0);
+    /* An array that ends at an unmapped page after one extent: the second is EFAULT. */
+    long pg = sysconf(_SC_PAGESIZE);
+    char *two = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(two != MAP_FAILED && munmap(two + pg, pg) == 0);
+    struct fiemap *edge = (struct fiemap *)(two + pg - sizeof(struct fiemap) - sizeof(struct fiemap_extent));
+    memset(edge, 0, sizeof(struct fiemap));
+    edge->fm_length = FIEMAP_MAX_OFFSET;
+    edge->fm_extent_count = 4;
+    r = ioctl(f, FS_IOC_FIEMAP, edge);
+    printf("fiemap: extents beyond the array's memory: %s\n", r == 0 ? "0" : errname(errno));
+    edge->fm_extent_count = 1;
+    r = ioctl(f, FS_IOC_FIEMAP, edge);
+    printf("fiemap: the same array with extent_count 1: %s, %u mapped\n", r == 0 ? "0" : errname(errno),
+           edge->fm_mapped_extents);
+    edge->fm_extent_count = 0xffffffffu;
+    EXPECT_ERR("fiemap: extent_count above FIEMAP_MAX_EXTENTS", ioctl(f, FS_IOC_FIEMAP, edge), EINVAL);
+    munmap(two, pg);
+    free(fm);
+
+    struct fsxattr fx;
+    memset(&fx, 0xa5, sizeof fx);
+    r = ioctl(f, FS_IOC_FSGETXATTR, &fx);
+    if (r != 0) {
+        printf("fsxattr: not on this file system (%s)\n", errname(errno));
+    } else {
+        printf("fsxattr: FS_IOC_FSGETXATTR projid %u extsize %u cowextsize %u, xflags without IMMUTABLE %d\n",
+               fx.fsx_projid, fx.fsx_extsize, fx.fsx_cowextsize, (fx.fsx_xflags & FS_XFLAG_IMMUTABLE) == 0);
+        struct fsxattr set = fx;
+        set.fsx_xflags |= FS_XFLAG_NOATIME;
+        r = ioctl(f, FS_IOC_FSSETXATTR, &set);
+        printf("fsxattr: FS_IOC_FSSETXATTR NOATIME %s\n", r == 0 ? "0" : errname(errno));
+        struct fsxattr back;
+        memset(&back, 0, sizeof back);
+        CHECK(ioctl(f, FS_IOC_FSGETXATTR, &back) == 0);
+        printf("fsxattr: read back NOATIME %d\n", (back.fsx_xflags & FS_XFLAG_NOATIME) != 0);
+        int flags = 0;
+        CHECK(ioctl(f, FS_IOC_GETFLAGS, &flags) == 0);
+        printf("fsxattr: FS_IOC_GETFLAGS agrees (FS_NOATIME_FL) %d\n", (flags & FS_NOATIME_FL) != 0);
+        CHECK(ioctl(f, FS_IOC_FSSETXATTR, &fx) == 0);
+    }
+    EXPECT_ERR("fsxattr: to a bad pointer", ioctl(f, FS_IOC_FSGETXATTR, (void *)8), EFAULT);
+    close(f);
+}
+
+/* Which error comes first: the fd (EBADF), then whether the file takes the request (ENOTTY),
+ * then the argument (EFAULT). */
+static void error_order(void)
+{
+    int p[2];
+    CHECK(pipe(p) == 0);
+    int closed = p[0];
+    close(p[0]);
+    int n;
+    EXPECT_ERR("order: FIONREAD on a closed fd to a bad pointer", ioctl(closed, FIONREAD, (int *)8), EBADF);
+    EXPECT_ERR("order: TIOCGWINSZ on a closed fd to a bad pointer", ioctl(closed, TIOCGWINSZ, (void *)8), EBADF);
+    EXPECT_ERR("order: an unknown request on a closed fd", ioctl(closed, _IOR('z', 200, int), &n), EBADF);
+    EXPECT_ERR("order: TIOCGWINSZ on a pipe to a bad pointer", ioctl(p[1], TIOCGWINSZ, (void *)8), ENOTTY);
+    EXPECT_ERR("order: TCSETS on a pipe from a bad pointer", ioctl(p[1], TCSETS, (void *)8), ENOTTY);
+    EXPECT_ERR("order: SIOCGIFFLAGS on a pipe to a bad pointer", ioctl(p[1], SIOCGIFFLAGS, (void *)8), ENOTTY);
+    EXPECT_ERR("order: FIONREAD on a pipe to a bad pointer", ioctl(p[1], FIONREAD, (int *)8), EFAULT);
+    int path = open(".", O_PATH | O_CLOEXEC);
+    EXPECT_ERR("order: FIONREAD on an O_PATH fd", ioctl(path, FIONREAD, &n), EBADF);
+    EXPECT_ERR("order: an unknown request on an O_PATH fd", ioctl(path, _IOR('z', 200, int), &n), EBADF);
+    close(path);
+    close(p[1]);
 }
 
 static void loopdev(void)
@@ -116,6 +250,8 @@ static void tun(void)
     CHECK(ioctl(fd, TUNGETIFF, &got) == 0);
     printf("tun: TUNGETIFF same name %d, flags IFF_TUN %d\n", strcmp(got.ifr_name, ifr.ifr_name) == 0,
            (got.ifr_flags & IFF_TUN) != 0);
+    printf("tun: TUNSETOWNER %d, TUNSETGROUP %d, TUNSETPERSIST off %d\n", ioctl(fd, TUNSETOWNER, (long)getuid()),
+           ioctl(fd, TUNSETGROUP, (long)getgid()), ioctl(fd, TUNSETPERSIST, 0L));
     close(fd);
 }
 
@@ -133,6 +269,8 @@ int main(void)
     printf("random: RNDGETENTCNT %d\n", r >= 0 && ioctl(r, RNDGETENTCNT, &ent) == 0 && ent >= 0);
     loopdev();
     tun();
+    extents();
+    error_order();
     EXPECT_ERR("an unknown request on a pipe", ioctl(p[0], _IOR('z', 200, int), &n), ENOTTY);
     EXPECT_ERR("TIOCGWINSZ on a pipe", ioctl(p[0], TIOCGWINSZ, &n), ENOTTY);
     EXPECT_ERR("FIONREAD to a bad pointer", ioctl(p[0], FIONREAD, (int *)8), EFAULT);

@@ -12,9 +12,15 @@
 //! - open flags (`TIOCGPTPEER`), converted to the host's numbering;
 //! - a request with its own code (termios, the `SIOCGIF*` family, `FIDEDUPERANGE`).
 //!
-//! Unknown requests fail with `ENOTTY`, named once under `--strace`. Sources: include/uapi
-//! asm-generic/ioctls.h (terminals), linux/fs.h (files, blocks), linux/loop.h, linux/random.h,
-//! linux/if_tun.h, linux/rtc.h, linux/sockios.h, asm-generic/sockios.h.
+//! Unknown requests fail with `ENOTTY` (`EBADF` for an fd that is not open), named once under
+//! `--strace`. Errors come in the kernel's order (fs/ioctl.c: the fd is looked up, then the
+//! file's own code matches the request, then copies the argument): `EBADF`, then what the file
+//! answers to a request it does not take (`ENOTTY`, `EINVAL`…), then `EFAULT`. So when the
+//! guest's argument cannot be read or written, the host is asked the same request with an
+//! address no process can reach ([`guest_fault`]), and its answer is the guest's. Sources:
+//! include/uapi asm-generic/ioctls.h (terminals), linux/fs.h (files, blocks, `fiemap.h`,
+//! `struct fsxattr`), linux/loop.h, linux/random.h, linux/if_tun.h, linux/rtc.h,
+//! linux/sockios.h, asm-generic/sockios.h.
 
 use syscalls::Errno;
 
@@ -80,6 +86,11 @@ static U64: &Shape = &[F::U64];
 static U64X2: &Shape = &[F::U64, F::U64];
 /// An `unsigned long` (`BLKGETSIZE`, `RTC_IRQP_READ`).
 static ULONG: &Shape = &[F::ULong];
+/// One `char` (`TIOCSTI`).
+static CHAR: &Shape = &[F::U8];
+/// `struct fsxattr` (linux/fs.h): `__u32 fsx_xflags, fsx_extsize, fsx_nextents, fsx_projid,
+/// fsx_cowextsize; unsigned char fsx_pad[8];`.
+static FSXATTR: &Shape = &[F::Array(&F::U32, 5), F::Bytes(8)];
 
 /// Every request endgate serves.
 pub static IOCTLS: &[IoctlDef] = &[
@@ -103,6 +114,8 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("TIOCMBIS", 0x5416, Arg::In(INT)),
     r("TIOCMBIC", 0x5417, Arg::In(INT)),
     r("TIOCMSET", 0x5418, Arg::In(INT)),
+    r("TIOCSTI", 0x5412, Arg::In(CHAR)),
+    r("TIOCPKT", 0x5420, Arg::In(INT)),
     r("FIONREAD", 0x541B, Arg::Out(INT)),
     r("FIONBIO", 0x5421, Arg::In(INT)),
     r("TIOCNOTTY", 0x5422, Arg::Int),
@@ -131,6 +144,24 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("SIOCGIFHWADDR", 0x8927, Arg::Custom(netdevice)),
     r("SIOCGIFINDEX", 0x8933, Arg::Custom(netdevice)),
     r("SIOCGIFTXQLEN", 0x8942, Arg::Custom(netdevice)),
+    r("SIOCGIFPFLAGS", 0x8935, Arg::Custom(netdevice)),
+    r("SIOCGIFMAP", 0x8970, Arg::Custom(netdevice)),
+    r("SIOCSIFFLAGS", 0x8914, Arg::Custom(netdevice)),
+    r("SIOCSIFADDR", 0x8916, Arg::Custom(netdevice)),
+    r("SIOCSIFDSTADDR", 0x8918, Arg::Custom(netdevice)),
+    r("SIOCSIFBRDADDR", 0x891a, Arg::Custom(netdevice)),
+    r("SIOCSIFNETMASK", 0x891c, Arg::Custom(netdevice)),
+    r("SIOCSIFMETRIC", 0x891e, Arg::Custom(netdevice)),
+    r("SIOCSIFMTU", 0x8922, Arg::Custom(netdevice)),
+    r("SIOCSIFNAME", 0x8923, Arg::Custom(netdevice)),
+    r("SIOCSIFHWADDR", 0x8924, Arg::Custom(netdevice)),
+    r("SIOCADDMULTI", 0x8931, Arg::Custom(netdevice)),
+    r("SIOCDELMULTI", 0x8932, Arg::Custom(netdevice)),
+    r("SIOCSIFPFLAGS", 0x8934, Arg::Custom(netdevice)),
+    r("SIOCDIFADDR", 0x8936, Arg::Custom(netdevice)),
+    r("SIOCSIFHWBROADCAST", 0x8937, Arg::Custom(netdevice)),
+    r("SIOCSIFTXQLEN", 0x8943, Arg::Custom(netdevice)),
+    r("SIOCSIFMAP", 0x8971, Arg::Custom(netdevice)),
     // Files (linux/fs.h). The FS_IOC flag requests say `long` but pass an `int`.
     r32("FS_IOC_GETFLAGS", 0x8008_6601, 0x8004_6601, Arg::Out(INT)),
     r32("FS_IOC_SETFLAGS", 0x4008_6602, 0x4004_6602, Arg::In(INT)),
@@ -140,6 +171,9 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("FICLONE", 0x4004_9409, Arg::Int),
     r("FICLONERANGE", 0x4020_940d, Arg::In(FILE_CLONE_RANGE)),
     r("FIDEDUPERANGE", 0xc018_9436, Arg::Custom(dedupe_range)),
+    r("FS_IOC_FIEMAP", 0xc020_660b, Arg::Custom(fiemap)),
+    r("FS_IOC_FSGETXATTR", 0x801c_581f, Arg::Out(FSXATTR)),
+    r("FS_IOC_FSSETXATTR", 0x401c_5820, Arg::In(FSXATTR)),
     // Block devices (linux/fs.h).
     r("BLKROGET", 0x125e, Arg::Out(INT)),
     r("BLKRRPART", 0x125f, Arg::Int),
@@ -202,6 +236,12 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if t.opts.strace && t.warned.insert(0x1_0000_0000 | req) {
             crate::elog!("endgate: ioctl request {req:#x} is not supported: -ENOTTY");
         }
+        // `F_GETLEASE` fails with EBADF exactly where ioctl does (no such fd, or an O_PATH
+        // one) and changes nothing.
+        // SAFETY: an fcntl that only reads.
+        if unsafe { libc::fcntl(fd, libc::F_GETLEASE) } < 0 {
+            return Err(Errno::EBADF);
+        }
         return Err(Errno::ENOTTY);
     };
     let host = def.nr;
@@ -220,16 +260,33 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
 }
 
+/// An address in the kernel's half, which every copy from or to user memory refuses.
+const UNREACHABLE: u64 = 0xffff_ffff_ffff_f000;
+
+/// The error of request `req` on `fd` whose guest argument endgate could not read or write:
+/// what the host answers for the same request with an argument no process can reach (`EBADF`
+/// for a closed fd, `ENOTTY` for a file that does not take the request, …), else `EFAULT`.
+pub fn guest_fault(fd: i32, req: u64) -> Errno {
+    // SAFETY: the kernel checks the address and refuses it before copying anything.
+    let r = unsafe { libc::ioctl(fd, req as libc::c_ulong, UNREACHABLE) };
+    match std::io::Error::last_os_error().raw_os_error() {
+        Some(e) if r < 0 && e != libc::EFAULT => Errno::new(e),
+        _ => Errno::EFAULT,
+    }
+}
+
 /// A request whose argument points to a struct of `shape`: read in from the guest (`read`),
-/// handed to the host in its layout, written back (`write`). Errors: `EFAULT`, the host's.
+/// handed to the host in its layout, written back (`write`). Errors: `EFAULT` (after the
+/// host's own answer to the request, see [`guest_fault`]), the host's.
 fn with_struct(t: &mut Task, fd: i32, req: u64, arg: GuestAddr, shape: &Shape, read: bool, write: bool) -> SysResult {
     let m = t.mm.model();
     let mut host = vec![0u8; thunk::size_of(shape, DataModel::HOST)];
     if read {
-        thunk::convert(shape, m, &t.mm.read_vec(arg, thunk::size_of(shape, m))?, DataModel::HOST, &mut host);
+        let g = t.mm.read_vec(arg, thunk::size_of(shape, m)).map_err(|_| guest_fault(fd, req))?;
+        thunk::convert(shape, m, &g, DataModel::HOST, &mut host);
     }
     if write {
-        t.mm.check_writable(arg, thunk::size_of(shape, m) as u64)?;
+        t.mm.check_writable(arg, thunk::size_of(shape, m) as u64).map_err(|_| guest_fault(fd, req))?;
     }
     // SAFETY: a local buffer of the request's host struct size.
     let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, host.as_mut_ptr()) }))?;
@@ -246,11 +303,14 @@ fn termios(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
     let arg = GuestAddr::new(arg);
     let out = req == 0x5401;
     let mut v = KernelTermios::zeroed();
+    let fault = |_| guest_fault(fd, req);
     match t.arch.info().termios {
-        None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS))?,
-        None => v = t.mm.read_shape(arg, TERMIOS)?,
-        Some(at) if out => t.mm.check_writable(arg, at.size)?,
-        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size))?),
+        None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS)).map_err(fault)?,
+        None => v = t.mm.read_shape(arg, TERMIOS).map_err(fault)?,
+        Some(at) if out => t.mm.check_writable(arg, at.size).map_err(fault)?,
+        Some(at) => {
+            v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size)).map_err(fault)?)
+        }
     }
     // SAFETY: a local kernel termios.
     let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
@@ -277,13 +337,14 @@ fn dedupe_range(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
     static INFO: &Shape = &[F::I64, F::U64, F::U64, F::I32, F::U32];
     let arg = GuestAddr::new(arg);
     let m = t.mm.model();
-    let head = thunk::values(HEAD, m, &t.mm.read_vec(arg, 24)?);
+    let fault = |_| guest_fault(fd, req);
+    let head = thunk::values(HEAD, m, &t.mm.read_vec(arg, 24).map_err(fault)?);
     let count = crate::abi::u64_to_usize(head[2]);
     let mut host = vec![0u8; 24 + 32 * count];
     thunk::from_values(HEAD, DataModel::HOST, &head, &mut host[..24]);
     for i in 0..count {
         let at = arg + 24 + 32 * i as u64;
-        let v = thunk::values(INFO, m, &t.mm.read_vec(at, 32)?);
+        let v = thunk::values(INFO, m, &t.mm.read_vec(at, 32).map_err(fault)?);
         thunk::from_values(INFO, DataModel::HOST, &v, &mut host[24 + 32 * i..24 + 32 * (i + 1)]);
     }
     // SAFETY: a local struct with `count` destinations.
@@ -296,6 +357,76 @@ fn dedupe_range(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
     }
     t.mm.write_bytes(arg, &guest)?;
     Ok(n)
+}
+
+/// `struct fiemap` (linux/fiemap.h): `__u64 fm_start, fm_length; __u32 fm_flags,
+/// fm_mapped_extents, fm_extent_count, fm_reserved;` then `fm_extent_count` extents.
+static FIEMAP: &Shape = &[F::U64, F::U64, F::U32, F::U32, F::U32, F::U32];
+/// `struct fiemap_extent`: `__u64 fe_logical, fe_physical, fe_length, fe_reserved64[2]; __u32
+/// fe_flags, fe_reserved[3];`.
+static FIEMAP_EXTENT: &Shape = &[F::Array(&F::U64, 5), F::Array(&F::U32, 4)];
+/// Bytes of each (the same on every arch: fixed-width members, no padding).
+const FIEMAP_HEAD: usize = 32;
+const EXTENT: usize = 56;
+
+/// `FS_IOC_FIEMAP`: the header in and out, up to `fm_extent_count` extents out. The kernel
+/// writes extents one by one into the guest's array and fails with `EFAULT` at the first that
+/// cannot be written, so the host gets room for the extents the guest can take plus one: an
+/// extent written there is the guest's `EFAULT` (the header then counts those that fit).
+fn fiemap(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
+    let arg = GuestAddr::new(arg);
+    let m = t.mm.model();
+    let head = thunk::values(FIEMAP, m, &t.mm.read_vec(arg, FIEMAP_HEAD).map_err(|_| guest_fault(fd, req))?);
+    // FIEMAP_MAX_EXTENTS: larger counts are the host's EINVAL.
+    let count = usize::try_from(head[4]).unwrap_or(usize::MAX).min(u32::MAX as usize / EXTENT + 1);
+    let extents = arg + FIEMAP_HEAD as u64;
+    let fits = |n: usize| t.mm.check_writable(extents, (n * EXTENT) as u64).is_ok();
+    let room = if fits(count) {
+        count
+    } else {
+        // The most leading extents the guest can take (writable memory is a prefix).
+        let (mut lo, mut hi) = (0, count);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(mid) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        lo
+    };
+    let asked = if room < count { room + 1 } else { count };
+    let mut host = vec![0u8; FIEMAP_HEAD + asked * EXTENT];
+    let mut hv = head.clone();
+    if u64::try_from(count).ok() == Some(head[4]) {
+        hv[4] = asked as u64;
+    }
+    thunk::from_values(FIEMAP, DataModel::HOST, &hv, &mut host[..FIEMAP_HEAD]);
+    // SAFETY: a local header with room for `asked` extents.
+    let r = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, host.as_mut_ptr()) }));
+    let mut out = thunk::values(FIEMAP, DataModel::HOST, &host[..FIEMAP_HEAD]);
+    out[4] = head[4];
+    let mapped = usize::try_from(out[3]).unwrap_or(0);
+    let written = if r.is_ok() || r == Err(Errno::EFAULT) { mapped.min(asked) } else { 0 };
+    let shown = written.min(room);
+    let mut guest = vec![0u8; shown * EXTENT];
+    for i in 0..shown {
+        let v = thunk::values(FIEMAP_EXTENT, DataModel::HOST, &host[FIEMAP_HEAD + i * EXTENT..][..EXTENT]);
+        thunk::from_values(FIEMAP_EXTENT, m, &v, &mut guest[i * EXTENT..(i + 1) * EXTENT]);
+    }
+    t.mm.write_bytes(extents, &guest)?;
+    let overflow = written > room && asked > 0;
+    if overflow {
+        out[3] = room as u64;
+    }
+    let mut gh = vec![0u8; FIEMAP_HEAD];
+    thunk::from_values(FIEMAP, m, &out, &mut gh);
+    t.mm.write_bytes(arg, &gh)?;
+    if overflow {
+        return Err(Errno::EFAULT);
+    }
+    r
 }
 
 #[cfg(test)]
@@ -333,5 +464,8 @@ mod tests {
         assert_eq!(thunk::size_of(LOOP_CONFIG, DataModel::HOST), 304);
         assert_eq!(thunk::size_of(IFREQ_FLAGS, DataModel::HOST), 40);
         assert_eq!(thunk::size_of(IFREQ_FLAGS, DataModel::ILP32_LE), 32);
+        assert_eq!(thunk::size_of(FIEMAP, DataModel::ILP32_LE), FIEMAP_HEAD);
+        assert_eq!(thunk::size_of(FIEMAP_EXTENT, DataModel::ILP32_LE), EXTENT);
+        assert_eq!(thunk::size_of(FIEMAP_EXTENT, DataModel::HOST), EXTENT);
     }
 }

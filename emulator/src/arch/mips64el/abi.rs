@@ -399,9 +399,18 @@ pub fn fcntl_cmd_to_host(cmd: i32) -> i32 {
 /// of TCGETS/TCSETS* is converted by [`termios_to_host`]/[`termios_from_host`].
 pub fn ioctl_to_host(req: u64) -> u64 {
     match req {
-        0x5407 => 0x5409,            // TCSBRK
+        0x5405 => 0x5409,            // TCSBRK
         0x5406 => 0x540A,            // TCXONC
-        0x5408 => 0x540B,            // TCFLSH
+        0x5407 => 0x540B,            // TCFLSH
+        0x740d => 0x540C,            // TIOCEXCL
+        0x740e => 0x540D,            // TIOCNXCL
+        0x5472 => 0x5412,            // TIOCSTI
+        0x741d => 0x5415,            // TIOCMGET
+        0x741b => 0x5416,            // TIOCMBIS
+        0x741c => 0x5417,            // TIOCMBIC
+        0x741a => 0x5418,            // TIOCMSET
+        0x5470 => 0x5420,            // TIOCPKT
+        0x667d => 0x5452,            // FIOASYNC
         0x5480 => 0x540E,            // TIOCSCTTY
         0x5471 => 0x5422,            // TIOCNOTTY
         0x4004_7477 => 0x540F,       // TIOCGPGRP
