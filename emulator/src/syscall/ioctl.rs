@@ -308,9 +308,7 @@ fn termios(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
         None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS)).map_err(fault)?,
         None => v = t.mm.read_shape(arg, TERMIOS).map_err(fault)?,
         Some(at) if out => t.mm.check_writable(arg, at.size).map_err(fault)?,
-        Some(at) => {
-            v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size)).map_err(fault)?)
-        }
+        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size)).map_err(fault)?),
     }
     // SAFETY: a local kernel termios.
     let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
