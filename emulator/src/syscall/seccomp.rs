@@ -437,7 +437,11 @@ pub fn for_new_thread() -> Inherited {
     }
     let copy = lock(&mine()).clone();
     let h = Arc::new(Mutex::new(copy));
-    lock(&THREADS).push(Arc::downgrade(&h));
+    let mut threads = lock(&THREADS);
+    // Threads that ended leave dead entries: dropped here, so the list stays as long as the
+    // threads alive.
+    threads.retain(|w| w.strong_count() > 0);
+    threads.push(Arc::downgrade(&h));
     Inherited(Some(h))
 }
 

@@ -12,8 +12,9 @@
 //!   `openat`) and `/proc/self/stat`: through the `/proc` descriptor.
 //!
 //! The handles are opened the first time the guest calls something that can hide those
-//! paths (mount, umount, chroot, pivot_root, unshare of the mount namespace, setns…), so a
-//! guest that never does sees no descriptor of endgate's. They sit at the top of the
+//! paths (mount, umount, chroot, pivot_root, move_mount, unshare of a namespace, setns), so a
+//! guest that never does sees no descriptor of endgate's. The UTS namespace endgate started in
+//! is noted then too ([`in_own_uts_ns`]). They sit at the top of the
 //! descriptor range below `RLIMIT_NOFILE`'s soft limit (at most 1021-1023), close-on-exec;
 //! `close`, `close_range` and `dup2`/`dup3` leave them alone or move them out of the way, so the
 //! guest cannot lose them by accident, but they show in `/proc/self/fd` and a guest that uses
