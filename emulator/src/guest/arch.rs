@@ -27,6 +27,10 @@ pub struct SyscallArgs {
     /// The guest's `long` is 32 bits (arm, i386): [`SyscallArgs::long`] sign-extends from
     /// bit 31, as the kernel's compat entry points read a `compat_long_t`.
     pub ilp32: bool,
+    /// A call made through the vDSO gate's `__kernel_vsyscall` ([`crate::gate`]): the gate's
+    /// landing, where the call returns, which stands for the trap instruction's address
+    /// (seccomp's `instruction_pointer`); `None` for the arch's own trap instruction.
+    pub gate_landing: Option<u64>,
 }
 
 /// Typed reads of the argument registers, named after the C type of the parameter in the
@@ -205,6 +209,7 @@ pub trait GuestArch: Sync {
             a: [v[1] & word, v[2] & word, v[3] & word, 0, 0, 0],
             restart_len: r.trap_len(),
             ilp32: word != !0,
+            gate_landing: None,
         }
     }
     /// Reads arguments 4 to 6 into `args` (only for calls that take them: reading registers

@@ -26,10 +26,8 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     if entry == Entry::Syscall {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
-        let args = arch.syscall_args(cpu);
-        super::seccomp::set_gate_ip(Some(landing));
+        let args = crate::guest::SyscallArgs { gate_landing: Some(landing), ..arch.syscall_args(cpu) };
         let stopped = arch.gate_syscall(cpu, args, super::enter);
-        super::seccomp::set_gate_ip(None);
         if stopped {
             let _ = cpu.reg_write(spec.pc, landing);
         }

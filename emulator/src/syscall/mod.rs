@@ -150,7 +150,7 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         if def.is_none_or(|d| d.args.len() <= 3) {
             arch.syscall_args_rest(cpu, &mut args);
         }
-        let ip = seccomp::gate_ip().unwrap_or_else(|| arch.syscall_ip(cpu));
+        let ip = args.gate_landing.unwrap_or_else(|| arch.syscall_ip(cpu));
         seccomp::judge(cpu, &args, ip)
     } else {
         seccomp::Verdict::Allow

@@ -148,22 +148,6 @@ fn mine() -> Handle {
     })
 }
 
-thread_local! {
-    /// While a call comes through the vDSO gate's `__kernel_vsyscall`: its landing, where the
-    /// call returns and which stands for the trap instruction's address.
-    static GATE_IP: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
-}
-
-/// The gate's code hook says a call is coming through it (`Some(landing)`) and done (`None`).
-pub fn set_gate_ip(ip: Option<u64>) {
-    GATE_IP.with(|g| g.set(ip));
-}
-
-/// The landing of a call coming through the gate ([`set_gate_ip`]).
-pub fn gate_ip() -> Option<u64> {
-    GATE_IP.with(std::cell::Cell::get)
-}
-
 /// `true` once a guest thread of this process has a seccomp mode.
 #[inline]
 pub fn active() -> bool {
