@@ -59,6 +59,7 @@ pub(crate) use crate::guest::arch::{read_regs, write_regs};
 use crate::guest::ArchInfo;
 pub use crate::guest::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::mm::{DataModel, Layout};
+use crate::signal::Signal;
 
 /// The arch for an ELF `e_machine`, or `None` if endgate cannot run it.
 pub fn for_elf_machine(machine: u16, is_64: bool) -> Option<&'static dyn GuestArch> {
@@ -127,6 +128,12 @@ pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
         }
     })?;
     Ok(())
+}
+
+/// The signal a CPU exception raises, from the arch's table of rows (exception number as
+/// unicorn passes it to the interrupt hook, signal); SIGILL for a number the table lacks.
+pub(crate) fn exception_signal_of(table: &[(u32, Signal)], intno: u32) -> Signal {
+    table.iter().find(|row| row.0 == intno).map_or(Signal::SIGILL, |row| row.1)
 }
 
 /// An effective address as the CPU computes it for a memory operand: `base + index * scale +
@@ -276,7 +283,7 @@ mod tests {
     #[test]
     fn siginfo_layout_per_arch() {
         use crate::guest::sigframe::{read_siginfo_rt, write_siginfo};
-        use crate::signal::{SigFields, SigInfo, Signal};
+        use crate::signal::{SigFields, SigInfo};
         for (user_name, arch) in &ALL {
             let mut mm = space(*arch);
             let long = u64::from(arch.info().data_model.long_bytes);

@@ -47,6 +47,24 @@ pub struct Regs {
 }
 
 impl Regs {
+    /// The thread registers by unicorn id — program counter `pc`, stack pointer `sp`, thread
+    /// pointer `tls` — with no system-call registers yet: the generic row's placeholder, and
+    /// the start of every arch's row, which [`Regs::syscall`] and `trap` complete.
+    pub const fn new(pc: i32, sp: i32, tls: Option<i32>) -> Regs {
+        Regs { pc, sp, tls, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, trap: &[] }
+    }
+
+    /// These registers with the system-call ABI's: the number in `nr`, the six arguments in
+    /// `args`, the result in `ret`.
+    pub const fn syscall(self, nr: i32, args: [i32; 6], ret: i32) -> Regs {
+        Regs { nr, args, ret, ..self }
+    }
+
+    /// These registers with the system-call trap instruction `trap`, as bytes in guest order.
+    pub const fn trap(self, trap: &'static [u8]) -> Regs {
+        Regs { trap, ..self }
+    }
+
     /// Six argument registers whose unicorn ids are consecutive from `first` (`x0`-`x5`,
     /// `r0`-`r5`, `a0`-`a5`…).
     pub const fn args_from(first: i32) -> [i32; 6] {
@@ -296,7 +314,7 @@ impl ArchInfo {
     /// The asm-generic row that arches complete: every conversion is asm-generic's, and the
     /// identity fields are placeholders each arch sets (a test checks that none is left).
     pub const GENERIC: ArchInfo = ArchInfo {
-        regs: Regs { pc: 0, sp: 0, tls: None, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, trap: &[] },
+        regs: Regs::new(0, 0, None),
         engine: Engine::new(unicorn_engine::Arch::X86, unicorn_engine::Mode::MODE_64, None),
         name: "",
         elf_machine: 0,

@@ -378,7 +378,7 @@ fn exec(
     let err = Errno::last();
     super::selfref::set_inherited(false);
     if let Some((root, cwd)) = escaped {
-        back_to_guest_root(root, cwd);
+        super::selfref::enter_root(root, cwd);
     }
     if let Some(fd) = state_fd {
         // SAFETY: our memfd.
@@ -448,19 +448,6 @@ fn leave_guest_root() -> Option<(i32, i32)> {
             return None;
         }
         Some((root, cwd))
-    }
-}
-
-/// Undoes [`leave_guest_root`] after a failed exec.
-fn back_to_guest_root(root: i32, cwd: i32) {
-    // SAFETY: our directory descriptors, closed after use.
-    unsafe {
-        if libc::fchdir(root) == 0 {
-            libc::chroot(c".".as_ptr());
-        }
-        libc::fchdir(cwd);
-        libc::close(root);
-        libc::close(cwd);
     }
 }
 

@@ -390,14 +390,7 @@ pub fn mbind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if mode == MPOL_DEFAULT {
         flags &= !MPOL_MF_STRICT;
     }
-    let len = page_ceil(len).unwrap_or(0);
-    let end = start.wrapping_add(len);
-    if end < start {
-        return Err(Errno::EINVAL);
-    }
-    if end == start {
-        return Ok(0);
-    }
+    let Some(end) = range_end(start, len)? else { return Ok(0) };
     let policy = new_policy(mode, mode_flags, &nodes)?;
     // queue_pages_range: the range must be mapped without holes (any part of it for the
     // default policy).
@@ -423,6 +416,16 @@ pub fn mbind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
+/// The end of the `len` bytes from `start`, rounded up to whole pages: `None` for an empty
+/// range (the call does nothing), `EINVAL` for one that wraps.
+fn range_end(start: u64, len: u64) -> Result<Option<u64>, Errno> {
+    let end = start.wrapping_add(page_ceil(len).unwrap_or(0));
+    if end < start {
+        return Err(Errno::EINVAL);
+    }
+    Ok((end != start).then_some(end))
+}
+
 /// `set_mempolicy_home_node(unsigned long start, unsigned long len, unsigned long home_node,
 /// unsigned long flags)`: the home node of the `MPOL_BIND` and `MPOL_PREFERRED_MANY` mappings
 /// in the range. Errors: `EINVAL` (unaligned start, flags, a node other than 0, a wrapping
@@ -433,14 +436,7 @@ pub fn set_mempolicy_home_node(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult 
     if start % PAGE_SIZE != 0 || flags != 0 || home != 0 {
         return Err(Errno::EINVAL);
     }
-    let len = page_ceil(len).unwrap_or(0);
-    let end = start.wrapping_add(len);
-    if end < start {
-        return Err(Errno::EINVAL);
-    }
-    if end == start {
-        return Ok(0);
-    }
+    let Some(end) = range_end(start, len)? else { return Ok(0) };
     let mm = &mut cpu.get_data_mut().mm;
     // The kernel walks the mappings in order and stops at the first policy it cannot take;
     // those before it keep their new home node.

@@ -176,22 +176,26 @@ pub fn shutdown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getsockname(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getsockname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
-    let (p, l) = out.ptrs();
-    // SAFETY: local buffers.
-    host_ret(i64::from(unsafe { libc::getsockname(a.int(0), p, l) }))?;
-    out.finish(t)?;
-    Ok(0)
+    socket_name(cpu, a, libc::getsockname)
 }
 
 /// `getpeername(int fd, struct sockaddr *addr, socklen_t *len)`.
 pub fn getpeername(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    socket_name(cpu, a, libc::getpeername)
+}
+
+/// The socket's own address or its peer's, as the host's `name` call (`getsockname`,
+/// `getpeername`) gives it, into the guest's `addr` and `len`.
+fn socket_name(
+    cpu: &mut Cpu<'_>,
+    a: &SyscallArgs,
+    name: unsafe extern "C" fn(libc::c_int, *mut libc::sockaddr, *mut libc::socklen_t) -> libc::c_int,
+) -> SysResult {
     let t = cpu.get_data_mut();
     let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
     // SAFETY: local buffers.
-    host_ret(i64::from(unsafe { libc::getpeername(a.int(0), p, l) }))?;
+    host_ret(i64::from(unsafe { name(a.int(0), p, l) }))?;
     out.finish(t)?;
     Ok(0)
 }

@@ -322,6 +322,21 @@ pub fn restore_line(line: &str) -> bool {
     true
 }
 
+/// Makes the directory `root` this thread's root and `cwd` its working directory, then closes
+/// both: the guest's root and working directory again, in a new endgate (`reenter`) or after
+/// a failed exec undoes `exec`'s `leave_guest_root`.
+pub(super) fn enter_root(root: i32, cwd: i32) {
+    // SAFETY: directory descriptors handed to us to enter, closed after use.
+    unsafe {
+        if libc::fchdir(root) == 0 {
+            libc::chroot(c".".as_ptr());
+        }
+        libc::fchdir(cwd);
+        libc::close(root);
+        libc::close(cwd);
+    }
+}
+
 /// Enters the guest's root again in a new endgate (exec state line `reenter ROOT CWD`): the
 /// previous endgate left the guest's root to exec this one from its own. `false` if the
 /// line is not one; the descriptors are closed.
@@ -329,15 +344,7 @@ pub fn reenter_line(line: &str) -> bool {
     let Some(rest) = line.strip_prefix("reenter ") else { return false };
     let fds: Vec<i32> = rest.split(' ').filter_map(|s| s.parse().ok()).collect();
     if let [root, cwd] = fds[..] {
-        // SAFETY: directory descriptors the previous endgate passed us, closed after use.
-        unsafe {
-            if libc::fchdir(root) == 0 {
-                libc::chroot(c".".as_ptr());
-            }
-            libc::fchdir(cwd);
-            libc::close(root);
-            libc::close(cwd);
-        }
+        enter_root(root, cwd);
     }
     true
 }

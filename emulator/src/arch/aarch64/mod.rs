@@ -52,16 +52,9 @@ const RET: u32 = 0xd65f_03c0;
 
 /// aarch64's data row.
 pub static INFO: ArchInfo = ArchInfo {
-    regs: Regs {
-        pc: RegisterARM64::PC as i32,
-        sp: RegisterARM64::SP as i32,
-        tls: Some(RegisterARM64::TPIDR_EL0 as i32),
-        nr: X0 + 8,
-        args: Regs::args_from(X0),
-        ret: X0,
-        trap: &SVC_0.to_le_bytes(),
-        ..ArchInfo::GENERIC.regs
-    },
+    regs: Regs::new(RegisterARM64::PC as i32, RegisterARM64::SP as i32, Some(RegisterARM64::TPIDR_EL0 as i32))
+        .syscall(X0 + 8, Regs::args_from(X0), X0)
+        .trap(&SVC_0.to_le_bytes()),
     engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::A72 as i32)),
     name: "aarch64",
     elf_machine: 183,

@@ -46,18 +46,25 @@ use crate::signal::Signal;
 pub struct Arm;
 
 /// QEMU's exception numbers as unicorn passes them to the interrupt hook
-/// (target/arm/cpu.h `EXCP_*`, which aarch64 shares).
+/// (target/arm/cpu.h `EXCP_*`, which aarch64 shares) that the hooks act on.
 #[allow(missing_docs)]
 pub(crate) mod excp {
     pub const UDEF: u32 = 1;
     pub const SWI: u32 = 2;
-    pub const PREFETCH_ABORT: u32 = 3;
-    pub const DATA_ABORT: u32 = 4;
     pub const BKPT: u32 = 7;
-    pub const NOCP: u32 = 17;
-    pub const INVSTATE: u32 = 18;
-    pub const UNALIGNED: u32 = 22;
 }
+
+/// The signal each exception raises, on arm and aarch64 (as arch/arm/kernel/traps.c and
+/// arch/arm64/kernel/traps.c send them); SIGILL for those not listed.
+const EXCP_SIGNALS: [(u32, Signal); 7] = [
+    (excp::UDEF, Signal::SIGILL),
+    (3, Signal::SIGSEGV), // EXCP_PREFETCH_ABORT
+    (4, Signal::SIGSEGV), // EXCP_DATA_ABORT
+    (excp::BKPT, Signal::SIGTRAP),
+    (17, Signal::SIGILL), // EXCP_NOCP
+    (18, Signal::SIGILL), // EXCP_INVSTATE
+    (22, Signal::SIGBUS), // EXCP_UNALIGNED
+];
 
 /// A32 encodings endgate writes into guest pages (the vDSO, the kuser helpers, the sigpage).
 mod a32 {
@@ -105,17 +112,10 @@ const R0: i32 = RegisterARM::R0 as i32;
 
 /// arm's data row.
 pub static INFO: ArchInfo = ArchInfo {
-    regs: Regs {
-        pc: RegisterARM::PC as i32,
-        sp: RegisterARM::SP as i32,
-        tls: Some(RegisterARM::C13_C0_3 as i32),
-        nr: RegisterARM::R7 as i32,
-        args: Regs::args_from(R0),
-        ret: R0,
-        // `svc` in ARM state; `restart_syscall` knows Thumb's.
-        trap: &a32::SVC_0.to_le_bytes(),
-        ..ArchInfo::GENERIC.regs
-    },
+    // The trap is `svc` in ARM state; `restart_syscall` knows Thumb's.
+    regs: Regs::new(RegisterARM::PC as i32, RegisterARM::SP as i32, Some(RegisterARM::C13_C0_3 as i32))
+        .syscall(RegisterARM::R7 as i32, Regs::args_from(R0), R0)
+        .trap(&a32::SVC_0.to_le_bytes()),
     engine: Engine::new(Arch::ARM, Mode::ARM, Some(ArmCpuModel::CORTEX_A15 as i32)),
     name: "armv7l",
     elf_machine: 40,
@@ -316,13 +316,7 @@ impl GuestArch for Arm {
 
 /// The signal an exception of QEMU's target/arm raises, on arm and aarch64.
 pub(crate) fn exception_signal(intno: u32) -> Signal {
-    match intno {
-        excp::UDEF | excp::NOCP | excp::INVSTATE => Signal::SIGILL,
-        excp::BKPT => Signal::SIGTRAP,
-        excp::PREFETCH_ABORT | excp::DATA_ABORT => Signal::SIGSEGV,
-        excp::UNALIGNED => Signal::SIGBUS,
-        _ => Signal::SIGILL,
-    }
+    super::exception_signal_of(&EXCP_SIGNALS, intno)
 }
 
 #[cfg(test)]

@@ -69,14 +69,15 @@ const _: () = assert!(UC_MCONTEXT + 21 * 4 == UC_SIGMASK && UC_SIGMASK + 128 == 
 const _: () = assert!(UC_REGSPACE + 512 == UC_SIZE && RT_SIGFRAME_SIZE == 888);
 const _: () = assert!(VFP_FPSCR == 264 && VFP_STORAGE_SIZE as u64 == VFP_FPEXC + 16 && VFP_STORAGE_SIZE + 4 <= 512);
 
-/// `sigcontext` word indices.
+/// `sigcontext` word indices: r0-r15 are consecutive (`arm_fp`..`arm_pc` are r11-r15), then
+/// `arm_cpsr` and `fault_address`.
 mod sc {
     pub const TRAP_NO: usize = 0;
     pub const OLDMASK: usize = 2;
     pub const R0: usize = 3;
-    pub const PC: usize = 18;
-    pub const CPSR: usize = 19;
-    pub const FAULT_ADDRESS: usize = 20;
+    pub const PC: usize = R0 + 15;
+    pub const CPSR: usize = PC + 1;
+    pub const FAULT_ADDRESS: usize = CPSR + 1;
 }
 
 /// FPSCR `LEN` and `STRIDE` (the VFP short-vector controls), cleared for the handler.

@@ -93,16 +93,14 @@ fn i386_name(name: &'static str) -> &'static str {
 
 /// i386's data row.
 pub static INFO: ArchInfo = ArchInfo {
-    regs: Regs {
-        pc: R::EIP as i32,
-        sp: R::ESP as i32,
-        tls: None,
-        nr: R::EAX as i32,
-        args: [R::EBX as i32, R::ECX as i32, R::EDX as i32, R::ESI as i32, R::EDI as i32, R::EBP as i32],
-        ret: R::EAX as i32,
-        trap: &INT_80,
-        ..ArchInfo::GENERIC.regs
-    },
+    // No TLS register: `set_tls` takes a GDT entry.
+    regs: Regs::new(R::EIP as i32, R::ESP as i32, None)
+        .syscall(
+            R::EAX as i32,
+            [R::EBX as i32, R::ECX as i32, R::EDX as i32, R::ESI as i32, R::EDI as i32, R::EBP as i32],
+            R::EAX as i32,
+        )
+        .trap(&INT_80),
     engine: Engine::new(Arch::X86, Mode::MODE_32, Some(X86CpuModel::QEMU32 as i32)),
     name: "i686",
     elf_machine: 3,
@@ -131,7 +129,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     cpuinfo: Some(cpuinfo),
     pkeys: crate::guest::Pkeys::X86,
-    seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
+    seccomp_sigreturn: Sys::sigreturn,
     ..super::ILP32
 };
 

@@ -76,14 +76,12 @@ const _: () = assert!(FPSTATE_SIZE == 624 && OLD_SIZE == 732 && OLD_EXTRAMASK ==
 const _: () =
     assert!(RT_SIZE == 268 && UC_SIZE == 116 && RT_UC + UC_MCONTEXT + 4 * sc::FPSTATE as u64 == 16 + 128 + 20 + 76);
 
-/// `sigcontext_32` word indices.
+/// `sigcontext_32` word indices: the data segment registers from `gs` ([`SEGS`]), the general
+/// registers from `edi` ([`GREGS`]), then `trapno` and the rest.
 mod sc {
     pub const GS: usize = 0;
-    pub const FS: usize = 1;
-    pub const ES: usize = 2;
-    pub const DS: usize = 3;
-    pub const EDI: usize = 4;
-    pub const TRAPNO: usize = 12;
+    pub const EDI: usize = GS + super::SEGS.len();
+    pub const TRAPNO: usize = EDI + super::GREGS.len();
     pub const EIP: usize = 14;
     pub const CS: usize = 15;
     pub const EFLAGS: usize = 16;
@@ -93,6 +91,9 @@ mod sc {
     pub const OLDMASK: usize = 20;
     pub const CR2: usize = 21;
 }
+
+/// The data segment registers from `gs` to `ds`, in `sigcontext_32` order.
+const SEGS: [R; 4] = [R::GS, R::FS, R::ES, R::DS];
 
 /// The general registers from `edi` to `eax`, in `sigcontext_32` order.
 const GREGS: [R; 8] = [R::EDI, R::ESI, R::EBP, R::ESP, R::EBX, R::EDX, R::ECX, R::EAX];
@@ -135,7 +136,7 @@ fn reg(cpu: &Cpu<'_>, r: R) -> u64 {
 /// `oldmask`.
 fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, fpstate: u64) {
     let w = |i: usize| at + 4 * i as u64;
-    for (i, r) in [R::GS, R::FS, R::ES, R::DS].into_iter().enumerate() {
+    for (i, &r) in SEGS.iter().enumerate() {
         put_u32(buf, w(sc::GS + i), (reg(cpu, r) & 0xffff) as u32);
     }
     for (i, &r) in GREGS.iter().enumerate() {
@@ -275,8 +276,8 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let _ = cpu.reg_write(R::EFLAGS, (flags & !FIX_EFLAGS) | (word(sc::EFLAGS) & FIX_EFLAGS));
     // Segment registers: loaded only when they changed (the kernel's `reload_segments`); a
     // null selector of any RPL counts as unchanged null. CS and SS get RPL 3.
-    let segs = [(R::CS, sc::CS), (R::SS, sc::SS), (R::GS, sc::GS), (R::FS, sc::FS), (R::DS, sc::DS), (R::ES, sc::ES)];
-    for (r, i) in segs {
+    let data_segs = SEGS.iter().enumerate().map(|(i, &r)| (r, sc::GS + i));
+    for (r, i) in [(R::CS, sc::CS), (R::SS, sc::SS)].into_iter().chain(data_segs) {
         let sel = (word(i) & 0xffff) | 3;
         let cur = reg(cpu, r) & 0xffff;
         if sel == cur || (sel & !3 == 0 && cur & !3 == 0) {

@@ -52,27 +52,30 @@ use crate::signal::{SigAction, Signal};
 #[derive(Clone, Copy)]
 pub struct Mips64el;
 
-/// MIPS exceptions as unicorn passes them to the interrupt hook (QEMU target/mips/cpu.h
-/// `EXCP_*`).
-mod excp {
-    pub const ADEL: u32 = 12;
-    pub const ADES: u32 = 13;
-    pub const TLBF: u32 = 14;
-    pub const IBE: u32 = 15;
-    pub const DBP: u32 = 16;
-    pub const SYSCALL: u32 = 17;
-    pub const BREAK: u32 = 18;
-    pub const CPU: u32 = 19;
-    pub const RI: u32 = 20;
-    pub const OVERFLOW: u32 = 21;
-    pub const TRAP: u32 = 22;
-    pub const FPE: u32 = 23;
-    pub const TLBL: u32 = 26;
-    pub const TLBS: u32 = 27;
-    pub const DBE: u32 = 28;
-    pub const TLBXI: u32 = 36;
-    pub const TLBRI: u32 = 37;
-}
+/// The MIPS exception `syscall` raises, as unicorn passes it to the interrupt hook (QEMU
+/// target/mips/cpu.h `EXCP_SYSCALL`).
+const EXCP_SYSCALL: u32 = 17;
+
+/// The signal each of the other exceptions raises (numbered as QEMU target/mips/cpu.h
+/// `EXCP_*`), as arch/mips/kernel/traps.c sends them; SIGILL for those not listed.
+const EXCP_SIGNALS: [(u32, Signal); 16] = [
+    (12, Signal::SIGBUS),  // EXCP_AdEL
+    (13, Signal::SIGBUS),  // EXCP_AdES
+    (14, Signal::SIGSEGV), // EXCP_TLBF
+    (15, Signal::SIGBUS),  // EXCP_IBE
+    (16, Signal::SIGTRAP), // EXCP_DBp
+    (18, Signal::SIGTRAP), // EXCP_BREAK
+    (19, Signal::SIGILL),  // EXCP_CpU
+    (20, Signal::SIGILL),  // EXCP_RI
+    (21, Signal::SIGFPE),  // EXCP_OVERFLOW
+    (22, Signal::SIGFPE),  // EXCP_TRAP
+    (23, Signal::SIGFPE),  // EXCP_FPE
+    (26, Signal::SIGSEGV), // EXCP_TLBL
+    (27, Signal::SIGSEGV), // EXCP_TLBS
+    (28, Signal::SIGBUS),  // EXCP_DBE
+    (36, Signal::SIGSEGV), // EXCP_TLBXI
+    (37, Signal::SIGSEGV), // EXCP_TLBRI
+];
 
 /// CP0 `Status` bits (MIPS64 PRA, "Status Register").
 mod status {
@@ -104,16 +107,9 @@ const MAX_ERRNO: u64 = 4095;
 /// mips64el's data row.
 pub static INFO: ArchInfo = ArchInfo {
     // n64: a4 and a5 are $8 and $9; the result in v0 with a3 the error flag (`set_syscall_ret`).
-    regs: Regs {
-        pc: RegisterMIPS::PC as i32,
-        sp: RegisterMIPS::SP as i32,
-        tls: Some(RegisterMIPS::CP0_USERLOCAL as i32),
-        nr: V0,
-        args: Regs::args_from(A0),
-        ret: V0,
-        trap: &SYSCALL.to_le_bytes(),
-        ..ArchInfo::GENERIC.regs
-    },
+    regs: Regs::new(RegisterMIPS::PC as i32, RegisterMIPS::SP as i32, Some(RegisterMIPS::CP0_USERLOCAL as i32))
+        .syscall(V0, Regs::args_from(A0), V0)
+        .trap(&SYSCALL.to_le_bytes()),
     engine: Engine::new(
         Arch::MIPS,
         Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
@@ -253,7 +249,7 @@ impl GuestArch for Mips64el {
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        add_trap_hook(cpu, Mips64el, excp::SYSCALL, entries, |_, _| false)
+        add_trap_hook(cpu, Mips64el, EXCP_SYSCALL, entries, |_, _| false)
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
@@ -331,16 +327,7 @@ impl GuestArch for Mips64el {
         cpu.reg_read(GPR0 + n).ok()
     }
     fn exception_signal(&self, intno: u32) -> Signal {
-        // What Linux's arch/mips/kernel/traps.c raises for each exception code.
-        match intno {
-            excp::ADEL | excp::ADES => Signal::SIGBUS,
-            excp::IBE | excp::DBE => Signal::SIGBUS,
-            excp::TLBF | excp::TLBL | excp::TLBS | excp::TLBXI | excp::TLBRI => Signal::SIGSEGV,
-            excp::BREAK | excp::DBP => Signal::SIGTRAP,
-            excp::OVERFLOW | excp::TRAP | excp::FPE => Signal::SIGFPE,
-            excp::RI | excp::CPU => Signal::SIGILL,
-            _ => Signal::SIGILL,
-        }
+        super::exception_signal_of(&EXCP_SIGNALS, intno)
     }
 
     /// Back to the `syscall` (4 bytes) with the number in `v0` and `a3` as they were (the

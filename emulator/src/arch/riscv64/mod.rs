@@ -42,22 +42,29 @@ use crate::signal::Signal;
 #[derive(Clone, Copy)]
 pub struct Riscv64;
 
-/// RISC-V exception causes as unicorn passes them to the interrupt hook
-/// (target/riscv/cpu_bits.h `RISCV_EXCP_*`, the privileged spec's `mcause` values).
+/// RISC-V exception causes as unicorn passes them to the interrupt hook (the privileged
+/// spec's `mcause` values; target/riscv/cpu_bits.h `RISCV_EXCP_*`) that the hooks act on.
 mod excp {
-    pub const INST_ADDR_MIS: u32 = 0x0;
-    pub const INST_ACCESS_FAULT: u32 = 0x1;
     pub const ILLEGAL_INST: u32 = 0x2;
     pub const BREAKPOINT: u32 = 0x3;
-    pub const LOAD_ADDR_MIS: u32 = 0x4;
-    pub const LOAD_ACCESS_FAULT: u32 = 0x5;
-    pub const STORE_AMO_ADDR_MIS: u32 = 0x6;
-    pub const STORE_AMO_ACCESS_FAULT: u32 = 0x7;
     pub const U_ECALL: u32 = 0x8;
-    pub const INST_PAGE_FAULT: u32 = 0xc;
-    pub const LOAD_PAGE_FAULT: u32 = 0xd;
-    pub const STORE_PAGE_FAULT: u32 = 0xf;
 }
+
+/// The signal each exception cause raises, as arch/riscv/kernel/traps.c sends them; SIGILL
+/// for the causes not listed.
+const CAUSE_SIGNALS: [(u32, Signal); 11] = [
+    (0x0, Signal::SIGBUS),  // instruction address misaligned
+    (0x1, Signal::SIGSEGV), // instruction access fault
+    (excp::ILLEGAL_INST, Signal::SIGILL),
+    (excp::BREAKPOINT, Signal::SIGTRAP),
+    (0x4, Signal::SIGBUS),  // load address misaligned
+    (0x5, Signal::SIGSEGV), // load access fault
+    (0x6, Signal::SIGBUS),  // store/AMO address misaligned
+    (0x7, Signal::SIGSEGV), // store/AMO access fault
+    (0xc, Signal::SIGSEGV), // instruction page fault
+    (0xd, Signal::SIGSEGV), // load page fault
+    (0xf, Signal::SIGSEGV), // store/AMO page fault
+];
 
 /// `mstatus.FS` = Initial (privileged spec 3.1.6.6): the F and D instructions are enabled.
 const MSTATUS_FS_INITIAL: u64 = 1 << 13;
@@ -75,16 +82,9 @@ const RET: u32 = 0x0000_8067;
 
 /// riscv64's data row.
 pub static INFO: ArchInfo = ArchInfo {
-    regs: Regs {
-        pc: RegisterRISCV::PC as i32,
-        sp: RegisterRISCV::SP as i32,
-        tls: Some(RegisterRISCV::TP as i32),
-        nr: RegisterRISCV::A7 as i32,
-        args: Regs::args_from(A0),
-        ret: A0,
-        trap: &ECALL.to_le_bytes(),
-        ..ArchInfo::GENERIC.regs
-    },
+    regs: Regs::new(RegisterRISCV::PC as i32, RegisterRISCV::SP as i32, Some(RegisterRISCV::TP as i32))
+        .syscall(RegisterRISCV::A7 as i32, Regs::args_from(A0), A0)
+        .trap(&ECALL.to_le_bytes()),
     engine: Engine::new(Arch::RISCV, Mode::RISCV64, Some(Riscv64CpuModel::SIFIVE_U54 as i32)),
     name: "riscv64",
     elf_machine: 243,
@@ -182,48 +182,44 @@ impl GuestArch for Riscv64 {
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
-        let n: i32 = match name {
-            "zero" => return Some(0),
-            "ra" => 1,
-            "sp" => 2,
-            "gp" => 3,
-            "tp" => 4,
-            "fp" => 8,
-            "pc" => return cpu.reg_read(RegisterRISCV::PC).ok(),
-            _ => {
-                let (prefix, rest) = name.split_at(1);
-                let i: i32 = rest.parse().ok()?;
-                match (prefix, i) {
-                    ("x", 0..=31) => i,
-                    // ABI names (RISC-V psABI, Register Convention).
-                    ("t", 0..=2) => 5 + i,
-                    ("t", 3..=6) => 28 + i - 3,
-                    ("s", 0..=1) => 8 + i,
-                    ("s", 2..=11) => 18 + i - 2,
-                    ("a", 0..=7) => 10 + i,
-                    _ => return None,
-                }
-            }
-        };
-        if n == 0 {
-            return Some(0);
+        if name == "pc" {
+            return cpu.reg_read(RegisterRISCV::PC).ok();
         }
-        cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok()
+        match xreg(name)? {
+            0 => Some(0),
+            n => cpu.reg_read(RegisterRISCV::X0 as i32 + n).ok(),
+        }
     }
     fn exception_signal(&self, intno: u32) -> Signal {
-        match intno {
-            excp::ILLEGAL_INST => Signal::SIGILL,
-            excp::BREAKPOINT => Signal::SIGTRAP,
-            excp::INST_ADDR_MIS | excp::LOAD_ADDR_MIS | excp::STORE_AMO_ADDR_MIS => Signal::SIGBUS,
-            excp::INST_ACCESS_FAULT
-            | excp::LOAD_ACCESS_FAULT
-            | excp::STORE_AMO_ACCESS_FAULT
-            | excp::INST_PAGE_FAULT
-            | excp::LOAD_PAGE_FAULT
-            | excp::STORE_PAGE_FAULT => Signal::SIGSEGV,
-            _ => Signal::SIGILL,
-        }
+        super::exception_signal_of(&CAUSE_SIGNALS, intno)
     }
+}
+
+/// The number of the integer register `name`: `x0`-`x31`, or its ABI name (RISC-V psABI,
+/// Register Convention).
+fn xreg(name: &str) -> Option<i32> {
+    let n = match name {
+        "zero" => 0,
+        "ra" => 1,
+        "sp" => 2,
+        "gp" => 3,
+        "tp" => 4,
+        "fp" => 8,
+        _ => {
+            let (prefix, rest) = name.split_at_checked(1)?;
+            let i: i32 = rest.parse().ok()?;
+            match (prefix, i) {
+                ("x", 0..=31) => i,
+                ("t", 0..=2) => 5 + i,
+                ("t", 3..=6) => 28 + i - 3,
+                ("s", 0..=1) => 8 + i,
+                ("s", 2..=11) => 18 + i - 2,
+                ("a", 0..=7) => 10 + i,
+                _ => return None,
+            }
+        }
+    };
+    Some(n)
 }
 
 #[cfg(test)]
@@ -236,5 +232,17 @@ mod tests {
         let f = libc::O_DIRECTORY | libc::O_CLOEXEC | libc::O_NOFOLLOW;
         assert_eq!((a.info().open_flags_to_host)(crate::abi::bits64(f)), f);
         assert_eq!((a.info().open_flags_from_host)(f), crate::abi::bits64(f));
+    }
+
+    #[test]
+    fn register_names() {
+        let names = [("zero", 0), ("ra", 1), ("sp", 2), ("fp", 8), ("x31", 31), ("t2", 7), ("t3", 28)];
+        let abi = [("s1", 9), ("s2", 18), ("s11", 27), ("a0", 10), ("a7", 17), ("t6", 31)];
+        for (name, n) in names.into_iter().chain(abi) {
+            assert_eq!(xreg(name), Some(n), "{name}");
+        }
+        for name in ["", "x32", "a8", "t7", "s12", "pc", "q0"] {
+            assert_eq!(xreg(name), None, "{name}");
+        }
     }
 }

@@ -110,15 +110,12 @@ const R2: i32 = RegisterS390X::R2 as i32;
 pub static INFO: ArchInfo = ArchInfo {
     // `svc 0` (and `__kernel_vsyscall`) take the number from r1; the trap hook puts a
     // nonzero `svc` immediate in its place. Restarting backs up over the 2-byte `svc`.
+    // No TLS register: `set_tls` splits the pointer over a0 and a1.
     regs: Regs {
-        pc: RegisterS390X::PC as i32,
-        sp: RegisterS390X::R15 as i32,
-        tls: None,
-        nr: RegisterS390X::R1 as i32,
-        args: Regs::args_from(R2),
-        ret: R2,
         nr_mask: 0xffff,
-        trap: &SVC.to_be_bytes(),
+        ..Regs::new(RegisterS390X::PC as i32, RegisterS390X::R15 as i32, None)
+            .syscall(RegisterS390X::R1 as i32, Regs::args_from(R2), R2)
+            .trap(&SVC.to_be_bytes())
     },
     engine: Engine::new(Arch::S390X, Mode::BIG_ENDIAN, Some(S390xCpuModel::QEMU as i32)),
     name: "s390x",

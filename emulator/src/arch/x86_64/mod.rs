@@ -43,16 +43,13 @@ const RET: u8 = 0xc3;
 pub static INFO: ArchInfo = ArchInfo {
     // Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax (rcx and r11 as
     // they were: docs/ARCHITECTURE.md).
-    regs: Regs {
-        pc: R::RIP as i32,
-        sp: R::RSP as i32,
-        tls: Some(R::FS_BASE as i32),
-        nr: R::RAX as i32,
-        args: [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
-        ret: R::RAX as i32,
-        trap: &SYSCALL,
-        ..ArchInfo::GENERIC.regs
-    },
+    regs: Regs::new(R::RIP as i32, R::RSP as i32, Some(R::FS_BASE as i32))
+        .syscall(
+            R::RAX as i32,
+            [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
+            R::RAX as i32,
+        )
+        .trap(&SYSCALL),
     // Unicorn's default CPU model, `qemu64`.
     engine: Engine::new(Arch::X86, Mode::MODE_64, None),
     name: "x86_64",
@@ -141,26 +138,10 @@ impl GuestArch for X86_64 {
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let reg = match name {
-            "rax" => R::RAX,
-            "rbx" => R::RBX,
-            "rcx" => R::RCX,
-            "rdx" => R::RDX,
-            "rsi" => R::RSI,
-            "rdi" => R::RDI,
-            "rbp" => R::RBP,
-            "rsp" => R::RSP,
-            "r8" => R::R8,
-            "r9" => R::R9,
-            "r10" => R::R10,
-            "r11" => R::R11,
-            "r12" => R::R12,
-            "r13" => R::R13,
-            "r14" => R::R14,
-            "r15" => R::R15,
             "rip" => R::RIP,
             "fs_base" => R::FS_BASE,
             "gs_base" => R::GS_BASE,
-            _ => gpr32(name)?,
+            _ => gpr64(name)?,
         };
         cpu.reg_read(reg).ok()
     }
@@ -176,19 +157,31 @@ impl GuestArch for X86_64 {
     }
 }
 
+/// x86's eight general registers by name: i386's 32-bit ones, and their x86_64 widenings.
+const GPRS: [(&str, R, &str, R); 8] = [
+    ("eax", R::EAX, "rax", R::RAX),
+    ("ebx", R::EBX, "rbx", R::RBX),
+    ("ecx", R::ECX, "rcx", R::RCX),
+    ("edx", R::EDX, "rdx", R::RDX),
+    ("esi", R::ESI, "rsi", R::RSI),
+    ("edi", R::EDI, "rdi", R::RDI),
+    ("ebp", R::EBP, "rbp", R::RBP),
+    ("esp", R::ESP, "rsp", R::RSP),
+];
+
 /// The 32-bit general registers by name (i386's, and the low halves on x86_64).
 pub(crate) fn gpr32(name: &str) -> Option<R> {
-    const NAMES: [(&str, R); 8] = [
-        ("eax", R::EAX),
-        ("ebx", R::EBX),
-        ("ecx", R::ECX),
-        ("edx", R::EDX),
-        ("esi", R::ESI),
-        ("edi", R::EDI),
-        ("ebp", R::EBP),
-        ("esp", R::ESP),
-    ];
-    NAMES.iter().find(|(n, _)| *n == name).map(|&(_, r)| r)
+    GPRS.iter().find(|g| g.0 == name).map(|g| g.1)
+}
+
+/// x86_64's general registers by name: the 64-bit ones (`rax`…, `r8`-`r15`) and the 32-bit
+/// low halves of the first eight.
+fn gpr64(name: &str) -> Option<R> {
+    const R8_R15: [R; 8] = [R::R8, R::R9, R::R10, R::R11, R::R12, R::R13, R::R14, R::R15];
+    if let Some(n) = name.strip_prefix('r').and_then(|n| n.parse::<usize>().ok()) {
+        return R8_R15.get(n.checked_sub(8)?).copied();
+    }
+    GPRS.iter().find(|g| g.2 == name).map(|g| g.3).or_else(|| gpr32(name))
 }
 
 /// The signal an x86 exception vector raises (Intel SDM vol. 3 table 6-1; the signals Linux's
@@ -200,5 +193,22 @@ pub(crate) fn exception_signal(intno: u32) -> Signal {
         6 => Signal::SIGILL,
         17 => Signal::SIGBUS,
         _ => Signal::SIGSEGV,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_names() {
+        for (name, r) in [("rax", R::RAX), ("rsp", R::RSP), ("r8", R::R8), ("r15", R::R15), ("eax", R::EAX)] {
+            assert_eq!(gpr64(name), Some(r), "{name}");
+        }
+        for name in ["r7", "r16", "rip", "ax", ""] {
+            assert_eq!(gpr64(name), None, "{name}");
+        }
+        assert_eq!(gpr32("edi"), Some(R::EDI));
+        assert_eq!(gpr32("rdi"), None);
     }
 }
