@@ -1,6 +1,7 @@
 /* sendmmsg(2) and recvmmsg(2): several datagrams in one call over a UNIX socket pair and
  * over UDP on the loopback (with the sender's address written back), msg_len of each,
- * MSG_WAITFORONE, the timeout, and the errors. */
+ * MSG_WAITFORONE, the timeout (an invalid one is EINVAL), and the errors: one met after a
+ * datagram was received is left for the next call (or SO_ERROR), as net/socket.c does. */
 #define _GNU_SOURCE 1
 #include "common.h"
 #include <arpa/inet.h>
@@ -56,6 +57,31 @@ int main(void)
     n = recvmmsg(sv[1], in, 4, 0, &ts);
     printf("recvmmsg with a 1 ns timeout: %d received\n", n);
 
+    /* A timeout that is no valid timespec is EINVAL, before the descriptor is looked at. */
+    struct timespec bad = { 0, 1000000000 };
+    EXPECT_ERR("recvmmsg with tv_nsec 1000000000", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, &bad), EINVAL);
+    bad.tv_nsec = -1;
+    EXPECT_ERR("recvmmsg with tv_nsec -1", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, &bad), EINVAL);
+    bad.tv_sec = -1;
+    bad.tv_nsec = 0;
+    EXPECT_ERR("recvmmsg with tv_sec -1", recvmmsg(sv[1], in, 4, MSG_DONTWAIT, &bad), EINVAL);
+    bad.tv_sec = 0;
+    bad.tv_nsec = 1000000000;
+    EXPECT_ERR("recvmmsg on a closed descriptor with tv_nsec 1000000000", recvmmsg(99, in, 4, MSG_DONTWAIT, &bad),
+               EINVAL);
+
+    /* An error after a datagram was received: the count now, the error on the next call. */
+    CHECK(send(sv[0], "d1", 2, 0) == 2 && send(sv[0], "d2", 2, 0) == 2);
+    memset(bufs, 0, sizeof bufs);
+    in[1].msg_hdr.msg_iov = (struct iovec *)8;
+    n = recvmmsg(sv[1], in, 2, MSG_DONTWAIT, NULL);
+    printf("recvmmsg with a bad second iovec array: %d received \"%s\"\n", n, bufs[0]);
+    in[1].msg_hdr.msg_iov = &riov[1];
+    EXPECT_ERR("recvmmsg after that: the deferred error", recvmmsg(sv[1], in, 2, MSG_DONTWAIT, NULL), EFAULT);
+    memset(bufs, 0, sizeof bufs);
+    n = recvmmsg(sv[1], in, 2, MSG_DONTWAIT, NULL);
+    printf("recvmmsg then: %d received \"%s\"\n", n, bufs[0]);
+
     /* UDP on the loopback: each message's source address comes back. */
     int u = socket(AF_INET, SOCK_DGRAM, 0), w = socket(AF_INET, SOCK_DGRAM, 0);
     CHECK(u >= 0 && w >= 0);
@@ -89,6 +115,23 @@ int main(void)
     printf("recvmmsg over UDP: %d received \"%s\" \"%s\", senders are the loopback socket %d %d, namelen %u\n", n,
            bufs[0], bufs[1], from[0].sin_port == me.sin_port && from[0].sin_addr.s_addr == htonl(INADDR_LOOPBACK),
            from[1].sin_port == me.sin_port, in[0].msg_hdr.msg_namelen);
+
+    /* The deferred error is the socket's pending error: SO_ERROR reads and clears it. */
+    CHECK(sendmmsg(w, udp, 2, 0) == 2);
+    memset(bufs, 0, sizeof bufs);
+    in[1].msg_hdr.msg_iov = (struct iovec *)8;
+    n = recvmmsg(u, in, 2, 0, NULL);
+    printf("recvmmsg over UDP with a bad second iovec array: %d received \"%s\"\n", n, bufs[0]);
+    in[1].msg_hdr.msg_iov = &riov[1];
+    int soerr = -1;
+    socklen_t el = sizeof soerr;
+    CHECK(getsockopt(u, SOL_SOCKET, SO_ERROR, &soerr, &el) == 0);
+    printf("SO_ERROR then: %s\n", soerr ? errname(soerr) : "0");
+    CHECK(getsockopt(u, SOL_SOCKET, SO_ERROR, &soerr, &el) == 0);
+    printf("SO_ERROR again: %s\n", soerr ? errname(soerr) : "0");
+    memset(bufs, 0, sizeof bufs);
+    n = recvmmsg(u, in, 2, MSG_DONTWAIT, NULL);
+    printf("recvmmsg then: %d received \"%s\"\n", n, bufs[0]);
 
     EXPECT_ERR("sendmmsg on a closed descriptor", sendmmsg(99, out, 1, 0), EBADF);
     EXPECT_ERR("recvmmsg into a bad vector", recvmmsg(sv[1], (struct mmsghdr *)8, 1, MSG_DONTWAIT, NULL), EFAULT);
