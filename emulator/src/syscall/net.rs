@@ -598,6 +598,15 @@ mod cmsg {
         (usize::try_from(len).unwrap_or(usize::MAX), h[8..16].try_into().unwrap_or_default())
     }
 
+    /// Pads `out` to its last message's aligned end (CMSG_SPACE), but not past `cap`: the
+    /// kernel counts each message's space in `msg_controllen` that way (net/core/scm.c
+    /// `put_cmsg`, `scm_detach_fds`).
+    fn pad_end(mut out: Vec<u8>, to: DataModel, cap: usize) -> Vec<u8> {
+        let end = align(out.len(), to).min(cap).max(out.len());
+        out.resize(end, 0);
+        out
+    }
+
     /// Re-lays every message of `src` (model `from`) in model `to`, up to `cap` bytes out.
     /// Returns the bytes and whether some message did not fit.
     fn relay(from: DataModel, src: &[u8], to: DataModel, cap: usize) -> (Vec<u8>, bool) {
@@ -636,7 +645,7 @@ mod cmsg {
                 if from == DataModel::HOST {
                     close_rights(&src[off..off + len], fh, lvl_type, room);
                 }
-                return (out, true);
+                return (pad_end(out, to, cap), true);
             }
             out.resize(start + th, 0);
             let mut host_hdr = [0u8; 16];
@@ -646,7 +655,7 @@ mod cmsg {
             out.extend_from_slice(&data);
             off += align(len, from);
         }
-        (out, false)
+        (pad_end(out, to, cap), false)
     }
 
     /// Closes the host descriptors of an `SCM_RIGHTS` message (host layout, header `fh` bytes)
