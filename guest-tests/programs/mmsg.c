@@ -6,6 +6,7 @@
 #include "common.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -132,6 +133,24 @@ int main(void)
     memset(bufs, 0, sizeof bufs);
     n = recvmmsg(u, in, 2, MSG_DONTWAIT, NULL);
     printf("recvmmsg then: %d received \"%s\"\n", n, bufs[0]);
+
+    /* SO_ERROR gives the guest's number for the error (MIPS numbers ECONNREFUSED its own
+     * way): a non-blocking connect to a port bound but not listening is refused. */
+    int hold = socket(AF_INET, SOCK_STREAM, 0), tcp = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    CHECK(hold >= 0 && tcp >= 0);
+    struct sockaddr_in port = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    sl = sizeof port;
+    CHECK(bind(hold, (struct sockaddr *)&port, sizeof port) == 0 && getsockname(hold, (struct sockaddr *)&port, &sl) == 0);
+    int cerr = connect(tcp, (struct sockaddr *)&port, sizeof port) == 0 ? 0 : errno;
+    if (cerr == EINPROGRESS) {
+        struct pollfd pfd = { .fd = tcp, .events = POLLOUT };
+        CHECK(poll(&pfd, 1, -1) == 1);
+        el = sizeof cerr;
+        CHECK(getsockopt(tcp, SOL_SOCKET, SO_ERROR, &cerr, &el) == 0);
+    }
+    printf("a refused non-blocking connect: %s\n", cerr ? errname(cerr) : "0");
+    close(tcp);
+    close(hold);
 
     EXPECT_ERR("sendmmsg on a closed descriptor", sendmmsg(99, out, 1, 0), EBADF);
     EXPECT_ERR("recvmmsg into a bad vector", recvmmsg(sv[1], (struct mmsghdr *)8, 1, MSG_DONTWAIT, NULL), EFAULT);

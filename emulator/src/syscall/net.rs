@@ -253,11 +253,14 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: a local buffer of `len` bytes.
     host_ret(i64::from(unsafe { libc::getsockopt(a.int(0), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
-    if (level, name) == (libc::SOL_SOCKET, libc::SO_ERROR) && v.len() == 4 && v == [0; 4] {
-        // An error recvmmsg left for later is the socket's pending error.
-        if let Some(e) = take_deferred(a.int(0)) {
-            v.copy_from_slice(&(e.into_raw()).to_ne_bytes());
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_ERROR) && v.len() == 4 {
+        let mut e = i32::from_ne_bytes([v[0], v[1], v[2], v[3]]);
+        if e == 0 {
+            // An error recvmmsg left for later is the socket's pending error.
+            e = take_deferred(a.int(0)).map_or(0, Errno::into_raw);
         }
+        // The guest's number for it (MIPS numbers errors its own way).
+        v.copy_from_slice(&(t.arch.info().errno_from_host)(e).to_ne_bytes());
     }
     if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
         let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
