@@ -193,14 +193,18 @@ static void loopdev(void)
     int f = open("backing", O_CREAT | O_RDWR, 0600);
     CHECK(f >= 0 && ftruncate(f, 1 << 20) == 0);
     int dev = -1;
-    for (int tries = 0; tries < 50 && dev < 0; tries++) {
+    /* Parallel runs race for free devices: ask again when another one took ours (EBUSY) or
+     * its node is not there yet, as losetup does. */
+    for (int tries = 0; tries < 200 && dev < 0; tries++) {
         int n = ioctl(ctl, LOOP_CTL_GET_FREE);
         CHECK(n >= 0);
         char path[32];
         snprintf(path, sizeof path, "/dev/loop%d", n);
         int d = open(path, O_RDWR | O_CLOEXEC);
-        if (d < 0)
+        if (d < 0) {
+            usleep(10000);
             continue;
+        }
         struct loop_config cfg = { .fd = (uint32_t)f, .block_size = 512 };
         cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
         strcpy((char *)cfg.info.lo_file_name, "backing");

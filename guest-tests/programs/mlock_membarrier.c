@@ -4,6 +4,7 @@
  * private expedited barrier. */
 #define _GNU_SOURCE 1
 #include "common.h"
+#include <stdint.h>
 #include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -51,6 +52,18 @@ int main(void)
     EXPECT_ERR("mlock2 with an unknown flag", mlock2(a, 4096, 2), EINVAL);
     EXPECT_ERR("mlockall(0)", mlockall(0), EINVAL);
     EXPECT_ERR("mlockall(MCL_ONFAULT) alone", mlockall(MCL_ONFAULT), EINVAL);
+    /* mm/mlock.c: the length grows by the start's offset in its page and is rounded up to
+     * pages, wrapping; an end past the top of the address space is EINVAL, a length that
+     * rounds to nothing locks nothing. */
+    char *c = a;
+    printf("mlock of SIZE_MAX bytes (rounds to 0): %d\n", mlock(c, SIZE_MAX));
+    printf("mlock of SIZE_MAX bytes from the last byte of a page (one page): %d\n", mlock(c + 4095, SIZE_MAX));
+    EXPECT_ERR("mlock of a length that wraps", mlock(c, (size_t)-4096), EINVAL);
+    EXPECT_ERR("mlock up to exactly the top of the address space", mlock(c, -(uintptr_t)c), EINVAL);
+    EXPECT_ERR("mlock of the last page and one more", mlock((void *)-4096, 8192), EINVAL);
+    EXPECT_ERR("mlock2 of a length that wraps", mlock2(c, (size_t)-4096, 0), EINVAL);
+    EXPECT_ERR("munlock of a length that wraps", munlock(c, (size_t)-4096), EINVAL);
+    printf("munlock of SIZE_MAX bytes: %d\n", munlock(c, SIZE_MAX));
     CHECK(munmap(a, PAGES * 4096) == 0);
     EXPECT_ERR("mlock of an unmapped range", mlock(a, 4096), ENOMEM);
 

@@ -1,4 +1,5 @@
-/* openat2(2) with its RESOLVE_* restrictions and struct checks; name_to_handle_at(2) and
+/* openat2(2) with its RESOLVE_* restrictions (magic links /proc/self/exe and /proc/self/fd/N
+ * among them) and struct checks; name_to_handle_at(2) and
  * open_by_handle_at(2) round trip; futex_waitv(2) waking the second of two words, its
  * value check and its absolute timeout. */
 #define _GNU_SOURCE 1
@@ -62,7 +63,36 @@ int main(void)
     EXPECT_ERR("openat2 RESOLVE_BENEATH through a symlink out", openat2_call(dir, "up", &how, sizeof how), EXDEV);
     how.resolve = RESOLVE_NO_SYMLINKS;
     EXPECT_ERR("openat2 RESOLVE_NO_SYMLINKS of a symlink", openat2_call(dir, "up", &how, sizeof how), ELOOP);
+
+    /* /proc/self/exe and /proc/self/fd/N are magic links (and /proc/self a symlink). */
+    char fdlink[32];
+    snprintf(fdlink, sizeof fdlink, "/proc/self/fd/%d", dir);
+    how.resolve = RESOLVE_NO_MAGICLINKS;
+    EXPECT_ERR("openat2 RESOLVE_NO_MAGICLINKS of /proc/self/exe",
+               openat2_call(AT_FDCWD, "/proc/self/exe", &how, sizeof how), ELOOP);
+    EXPECT_ERR("openat2 RESOLVE_NO_MAGICLINKS of /proc/self/fd/N", openat2_call(AT_FDCWD, fdlink, &how, sizeof how),
+               ELOOP);
+    how.resolve = RESOLVE_NO_SYMLINKS;
+    EXPECT_ERR("openat2 RESOLVE_NO_SYMLINKS of /proc/self/exe",
+               openat2_call(AT_FDCWD, "/proc/self/exe", &how, sizeof how), ELOOP);
+    EXPECT_ERR("openat2 RESOLVE_NO_SYMLINKS of /proc/self/fd/N", openat2_call(AT_FDCWD, fdlink, &how, sizeof how),
+               ELOOP);
+    how.flags = O_PATH | O_NOFOLLOW;
+    EXPECT_ERR("openat2 O_PATH|O_NOFOLLOW RESOLVE_NO_SYMLINKS of /proc/self/exe (/proc/self is a symlink)",
+               openat2_call(AT_FDCWD, "/proc/self/exe", &how, sizeof how), ELOOP);
+    how.resolve = RESOLVE_NO_MAGICLINKS;
+    fd = openat2_call(AT_FDCWD, "/proc/self/exe", &how, sizeof how);
+    CHECK(fd >= 0 && fstat(fd, &st) == 0);
+    printf("openat2 O_PATH|O_NOFOLLOW RESOLVE_NO_MAGICLINKS of /proc/self/exe: the link itself %d\n",
+           S_ISLNK(st.st_mode));
+    close(fd);
+    how.flags = O_RDONLY;
     how.resolve = 0;
+    fd = openat2_call(AT_FDCWD, "/proc/self/exe", &how, sizeof how);
+    CHECK(fd >= 0 && fstat(fd, &st) == 0);
+    printf("openat2 of /proc/self/exe without restrictions: a regular file %d\n", S_ISREG(st.st_mode));
+    close(fd);
+    EXPECT_ERR("open O_NOFOLLOW of /proc/self/exe", open("/proc/self/exe", O_RDONLY | O_NOFOLLOW), ELOOP);
     fd = openat2_call(dir, "up", &how, sizeof how);
     char buf[32] = { 0 };
     CHECK(fd >= 0 && read(fd, buf, sizeof buf) == 12);

@@ -1,6 +1,7 @@
 /* Passing file descriptors over a Unix socket pair with sendmsg/recvmsg and SCM_RIGHTS:
  * one fd, then three in one message with data, each read through on the receiving side;
- * MSG_CTRUNC when the control buffer is too small, and SCM_CREDENTIALS. struct cmsghdr and
+ * MSG_CTRUNC when the control buffer is too small, SCM_CREDENTIALS, and the msg_controllen
+ * recvmsg gives back (the CMSG_SPACE of each message, clamped to the buffer). struct cmsghdr and
  * its alignment differ between 32- and 64-bit arches (CMSG_ALIGN is 4 or 8). */
 #include "common.h"
 #include <fcntl.h>
@@ -55,6 +56,37 @@ static int recv_fds(int sock, int *fds, int max, char *data, size_t cap, int *fl
         n += k;
     }
     return n;
+}
+
+/* Receives one message into a control buffer of `room` bytes, closes the descriptors that
+ * came, and returns msg_controllen; *flags gets msg_flags. */
+static size_t recv_controllen(int sock, size_t room, int *flags)
+{
+    union {
+        char buf[256];
+        struct cmsghdr align;
+    } u;
+    memset(&u, 0, sizeof u);
+    char data[16];
+    struct iovec iov = {data, sizeof data};
+    struct msghdr mh = {0};
+    mh.msg_iov = &iov;
+    mh.msg_iovlen = 1;
+    mh.msg_control = u.buf;
+    mh.msg_controllen = room;
+    CHECK(recvmsg(sock, &mh, 0) > 0);
+    *flags = mh.msg_flags;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int k = (int)((c->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int i = 0; i < k; i++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof fd);
+                close(fd);
+            }
+        }
+    }
+    return mh.msg_controllen;
 }
 
 static void show_through(const char *label, int fd)
@@ -127,6 +159,30 @@ int main(void)
     struct ucred cr;
     memcpy(&cr, CMSG_DATA(c), sizeof cr);
     printf("SCM_CREDENTIALS: pid %d uid %d gid %d\n", cr.pid == getpid(), cr.uid == getuid(), cr.gid == getgid());
+
+    /* msg_controllen after recvmsg: each message counts CMSG_SPACE of its data (up to its
+     * aligned end, not its last data byte), all of it clamped to the buffer. */
+    const size_t cred_space = CMSG_SPACE(sizeof(struct ucred)), big = 200;
+    CHECK(send(sv[0], "c", 1, 0) == 1);
+    size_t len = recv_controllen(sv[1], big, &flags);
+    printf("msg_controllen of SCM_CREDENTIALS is CMSG_SPACE(sizeof(struct ucred)) %d\n", len == cred_space);
+    CHECK(send_fds(sv[0], files, 1, "r") == 1);
+    len = recv_controllen(sv[1], big, &flags);
+    printf("msg_controllen of SCM_CREDENTIALS and one fd is the two CMSG_SPACEs %d\n",
+           len == cred_space + CMSG_SPACE(sizeof(int)));
+    CHECK(send_fds(sv[0], files, 3, "3") == 1);
+    len = recv_controllen(sv[1], big, &flags);
+    printf("msg_controllen of SCM_CREDENTIALS and three fds is the two CMSG_SPACEs %d\n",
+           len == cred_space + CMSG_SPACE(3 * sizeof(int)));
+    CHECK(send_fds(sv[0], files, 3, "t") == 1);
+    len = recv_controllen(sv[1], cred_space + CMSG_LEN(sizeof(int)), &flags);
+    printf("room for the credentials and one of three fds: msg_controllen all of it %d, MSG_CTRUNC %d\n",
+           len == cred_space + CMSG_LEN(sizeof(int)), !!(flags & MSG_CTRUNC));
+    on = 0;
+    CHECK(setsockopt(sv[1], SOL_SOCKET, SO_PASSCRED, &on, sizeof on) == 0);
+    CHECK(send_fds(sv[0], files, 1, "1") == 1);
+    len = recv_controllen(sv[1], big, &flags);
+    printf("msg_controllen of one fd is CMSG_SPACE(sizeof(int)) %d\n", len == CMSG_SPACE(sizeof(int)));
 
     EXPECT_ERR("sending a closed fd", send_fds(sv[0], (int[]){999}, 1, "x"), EBADF);
     for (int i = 0; i < 3; i++) {

@@ -1,6 +1,7 @@
 /* SysV IPC (svipc(7)): a shared-memory segment shared between a parent and its forked child
  * and between two threads, its shmid_ds, its /proc/self/maps line, SHM_RND/SHM_RDONLY and
- * the attach errors; a semaphore ping-pong between two processes, semtimedop's timeout,
+ * the attach errors; shmdt of an attach whose first page was replaced, and SIGBUS past the
+ * end of an attach grown by mremap; a semaphore ping-pong between two processes, semtimedop's timeout,
  * GETALL/SETALL and SEM_UNDO; a message queue round trip with types, truncation and errors;
  * and, where the arch has it (i386, s390x), the same through the ipc(2) multiplexer. */
 #define _GNU_SOURCE 1
@@ -9,6 +10,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/msg.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -135,6 +137,81 @@ static void test_shm(void)
     EXPECT_ERR("shmctl IPC_STAT to a bad pointer", syscall(SYS_shmctl, id, IPC_STAT | IPC_64_FLAG, 8L), EFAULT);
     CHECK(shmctl(id, IPC_RMID, NULL) == 0);
     EXPECT_ERR("shmat of a removed segment", (long)shmat(id, NULL, 0), EINVAL);
+}
+
+static unsigned long nattch(int id)
+{
+    struct shmid_ds ds;
+    CHECK(shmctl(id, IPC_STAT, &ds) == 0);
+    return (unsigned long)ds.shm_nattch;
+}
+
+/* How a child dies touching `p` (a write if `write`). */
+static const char *touch_in_child(volatile char *p, int write)
+{
+    pid_t c = fork();
+    CHECK(c >= 0);
+    if (c == 0) {
+        if (write)
+            p[0] = 1;
+        else
+            (void)p[0];
+        _exit(0);
+    }
+    int st = wait_child(c);
+    if (!WIFSIGNALED(st))
+        return "no signal";
+    return WTERMSIG(st) == SIGBUS ? "SIGBUS" : WTERMSIG(st) == SIGSEGV ? "SIGSEGV" : "another signal";
+}
+
+/* shmdt finds a segment by the pieces left where the attach put them (ipc/shm.c); an mremap
+ * that grows an attach past the segment's end gives SIGBUS there. */
+static void test_shm_pieces(void)
+{
+    const size_t pg = 4096;
+    int r;
+    int id = shmget(IPC_PRIVATE, 3 * pg, IPC_CREAT | 0600);
+    CHECK(id >= 0);
+    char *p = shmat(id, NULL, 0);
+    CHECK(p != (void *)-1);
+    strcpy(p + pg, "second page");
+    CHECK(mmap(p, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p);
+    printf("shm: first page replaced by an anonymous mapping, nattch %lu\n", nattch(id));
+    EXPECT_ERR("shmdt of an unaligned address", shmdt(p + 1), EINVAL);
+    r = shmdt(p);
+    printf("shmdt at the replaced first page: %d, nattch %lu\n", r, nattch(id));
+    EXPECT_ERR("shm: the rest is gone (msync)", msync(p + pg, pg, 0), ENOMEM);
+    printf("shm: the anonymous first page stays %d\n", msync(p, pg, 0));
+    EXPECT_ERR("shmdt there again", shmdt(p), EINVAL);
+    CHECK(munmap(p, pg) == 0);
+
+    p = shmat(id, NULL, 0);
+    CHECK(p != (void *)-1);
+    CHECK(mmap(p + pg, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == p + pg);
+    printf("shm: middle page replaced, nattch %lu\n", nattch(id));
+    r = shmdt(p);
+    printf("shmdt of both pieces: %d, nattch %lu\n", r, nattch(id));
+    EXPECT_ERR("shm: the last page is gone (msync)", msync(p + 2 * pg, pg, 0), ENOMEM);
+    CHECK(munmap(p + pg, pg) == 0);
+
+    p = shmat(id, NULL, 0);
+    CHECK(p != (void *)-1);
+    char *g = mremap(p, 3 * pg, 5 * pg, MREMAP_MAYMOVE);
+    CHECK(g != MAP_FAILED);
+    printf("shm: mremap grew the attach to 5 pages, bytes kept %d, nattch %lu\n", strcmp(g + pg, "second page") == 0,
+           nattch(id));
+    printf("shm: a write past the segment's end: %s\n", touch_in_child(g + 3 * pg, 1));
+    printf("shm: a read two pages past it: %s\n", touch_in_child(g + 4 * pg + 5, 0));
+    int fds[2];
+    CHECK(pipe(fds) == 0 && write(fds[1], "abc", 3) == 3);
+    EXPECT_ERR("shm: read(2) into the pages past its end", read(fds[0], g + 3 * pg, 3), EFAULT);
+    printf("shm: read(2) into the segment's last page: %d\n", (int)read(fds[0], g + 2 * pg, 3));
+    close(fds[0]);
+    close(fds[1]);
+    r = shmdt(g);
+    printf("shmdt of the grown attach: %d, nattch %lu\n", r, nattch(id));
+    EXPECT_ERR("shm: the grown pages are gone too (msync)", msync(g + 3 * pg, pg, 0), ENOMEM);
+    CHECK(shmctl(id, IPC_RMID, NULL) == 0);
 }
 
 static void semop1(int id, unsigned short num, short op, short flg)
@@ -345,6 +422,7 @@ int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     test_shm();
+    test_shm_pieces();
     test_sem();
     test_msg();
     test_multiplexer();

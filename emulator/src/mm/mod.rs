@@ -462,13 +462,20 @@ impl AddressSpace {
         let end = addr.checked_add(len).ok_or(Errno::EFAULT)?;
         let mut cur = addr;
         while cur < end {
-            let Some((_, vma_end, prot)) = self.span_at(cur) else {
+            let Some((_, vma_end, prot, eof)) = self.span_eof(cur) else {
                 if self.below_grows_down(page_floor(cur)) {
                     self.grow_request.set(Some(cur));
                 }
                 return Err(Errno::EFAULT);
             };
             if !prot.contains(need) {
+                return Err(Errno::EFAULT);
+            }
+            // Pages past the end of the file (or SysV segment) behind the mapping have no
+            // host page: the kernel answers EFAULT for them, and endgate must not touch them
+            // (a host SIGBUS).
+            let past = page_floor(cur).max(eof);
+            if past < vma_end.min(end) && self.beyond_eof(past) {
                 return Err(Errno::EFAULT);
             }
             cur = vma_end;
@@ -641,7 +648,8 @@ impl AddressSpace {
                 shared: true,
                 policy: None,
                 grows_down: false,
-                file_size: None,
+                // The segment's size: pages an `mremap` adds past it raise SIGBUS.
+                file_size: Some(len),
                 file_id: None,
             },
         );
@@ -650,20 +658,35 @@ impl AddressSpace {
         Ok(())
     }
 
-    /// Detaches the SysV segment attached at `addr` (`shmdt(2)`): every mapping of that
-    /// segment from `addr` on, as far as the segment reaches (`size` bytes), also the pieces an
-    /// `mprotect` split off. Errors: `EINVAL` if no segment is attached at `addr`.
+    /// Detaches the SysV segment attached at `addr` (`shmdt(2)`), as ipc/shm.c `ksys_shmdt`
+    /// finds it: the first segment mapping at or above `addr` that lies where an attach at
+    /// `addr` would put it (its offset in the segment is its distance from `addr`; the first
+    /// page may have been unmapped or replaced), then every further piece of that segment so
+    /// placed that ends within the segment's size (`size` bytes) from `addr`. Errors: `EINVAL`
+    /// if `addr` is not page-aligned or no segment mapping is so placed.
     pub fn detach_sysv_shm(&mut self, addr: u64, size: impl Fn(i32) -> u64) -> Result<(), Errno> {
-        let Some(VmaName::SysvShm { shmid, .. }) = self.vmas.get(&addr).map(|v| v.name.clone()) else {
+        if addr % PAGE_SIZE != 0 {
+            return Err(Errno::EINVAL);
+        }
+        // The segment of a mapping at `s` placed as an attach at `addr` would place it.
+        let placed = |s: u64, v: &Vma| match &v.name {
+            VmaName::SysvShm { shmid, .. } if v.offset == s - addr => Some(*shmid),
+            _ => None,
+        };
+        let Some((first, first_end, shmid)) =
+            self.vmas.range(addr..).find_map(|(s, v)| placed(*s, v).map(|id| (*s, v.end, id)))
+        else {
             return Err(Errno::EINVAL);
         };
-        let end = addr.saturating_add(page_ceil(size(shmid)).unwrap_or(u64::MAX));
-        let pieces: Vec<(u64, u64)> = self
-            .vmas
-            .range(addr..end)
-            .filter(|(_, v)| matches!(v.name, VmaName::SysvShm { shmid: id, .. } if id == shmid))
-            .map(|(s, v)| (*s, v.end.min(end)))
-            .collect();
+        let size = page_ceil(size(shmid)).unwrap_or(u64::MAX);
+        let mut pieces = vec![(first, first_end)];
+        pieces.extend(
+            self.vmas
+                .range(first_end..)
+                .take_while(|(_, v)| v.end - addr <= size)
+                .filter(|(s, v)| placed(**s, v) == Some(shmid))
+                .map(|(s, v)| (*s, v.end)),
+        );
         for (s, e) in pieces {
             self.unmap(s, e - s)?;
         }

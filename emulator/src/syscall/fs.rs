@@ -34,7 +34,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if let Some(f) = super::procfs::lookup_at(a.int(0), &raw).filter(|_| super::procfs::visible(t, a.int(0), &raw)) {
         return super::procfs::open(t, f, flags & libc::O_CLOEXEC != 0).map(|fd| u64::from(fd.unsigned_abs()));
     }
-    let path = super::path::map_path(t, raw);
+    let path = super::path::map_open_path(t, raw, flags & libc::O_NOFOLLOW != 0);
     // Opening a FIFO waits for its other end.
     let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat,
@@ -52,6 +52,8 @@ const OPEN_HOW_SIZE: u64 = 24;
 /// `RESOLVE_IN_ROOT`: `path` is resolved as if `dirfd` were the root, so the sysroot does not
 /// apply to it.
 const RESOLVE_IN_ROOT: u64 = 0x10;
+/// `RESOLVE_NO_MAGICLINKS` 0x02 and `RESOLVE_NO_SYMLINKS` 0x04: no `/proc/self/exe` followed.
+const RESOLVE_NO_LINKS: u64 = 0x02 | 0x04;
 
 /// `openat2(int dirfd, const char *path, struct open_how *how, size_t size)` (openat2(2)):
 /// `openat` with the flags, mode and `RESOLVE_*` restrictions in a struct (read in the guest's
@@ -83,12 +85,14 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if flags >> 32 != 0 {
         return Err(Errno::EINVAL);
     }
-    let host_how = [u64::from(crate::abi::low32((t.arch.info().open_flags_to_host)(flags))), mode, resolve];
+    let host_flags = (t.arch.info().open_flags_to_host)(flags);
+    let host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let path = if resolve & RESOLVE_IN_ROOT != 0 {
         CString::new(raw).map_err(|_| Errno::EINVAL)?
     } else {
-        super::path::map_path(t, raw)
+        let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & RESOLVE_NO_LINKS != 0;
+        super::path::map_open_path(t, raw, no_follow)
     };
     host_ret(super::blocking_syscall(
         libc::SYS_openat2,

@@ -158,14 +158,34 @@ const MCL_FUTURE: i32 = 2;
 const MCL_ONFAULT: i32 = 4;
 
 /// `mlock2(const void *addr, size_t len, unsigned int flags)` (mlock(2)). Errors: `EINVAL`
-/// (unknown flags), `ENOMEM` (unmapped), the host's.
+/// (unknown flags, a range that wraps around the address space), `ENOMEM` (unmapped), the
+/// host's.
 pub fn mlock2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.uint(2) & !MLOCK_ONFAULT != 0 {
         return Err(Errno::EINVAL);
     }
-    let start = page_floor(a.raw(0));
-    let end = page_ceil(a.raw(0).saturating_add(a.raw(1))).ok_or(Errno::ENOMEM)?;
-    lock_host(&cpu.get_data().mm, start, end - start, LockOp::Lock { on_fault: a.uint(2) != 0 })
+    let mm = &cpu.get_data().mm;
+    match lock_range(mm, a.raw(0), a.raw(1))? {
+        Some((start, len)) => lock_host(mm, start, len, LockOp::Lock { on_fault: a.uint(2) != 0 }),
+        None => Ok(0),
+    }
+}
+
+/// The page range `mlock`/`munlock`/`mlock2` act on, computed as mm/mlock.c does in the
+/// guest's `unsigned long`: the length grows by the start's offset in its page and is
+/// rounded up to pages (wrapping), the start rounded down; a range whose end wraps past the
+/// top of the address space is `EINVAL`, an empty one (a length that rounds to 0, as
+/// `SIZE_MAX` does) is `None`, nothing to do.
+fn lock_range(mm: &crate::mm::AddressSpace, addr: u64, len: u64) -> Result<Option<(u64, u64)>, Errno> {
+    let mask = if mm.long_bytes() == 4 { u64::from(u32::MAX) } else { u64::MAX };
+    let (addr, len) = (addr & mask, len & mask);
+    let len = len.wrapping_add(addr % PAGE_SIZE).wrapping_add(PAGE_SIZE - 1) & !(PAGE_SIZE - 1) & mask;
+    let start = page_floor(addr);
+    let end = start.wrapping_add(len) & mask;
+    if end < start {
+        return Err(Errno::EINVAL);
+    }
+    Ok((end > start).then_some((start, len)))
 }
 
 /// `mlockall(int flags)`: locks every guest mapping (`MCL_CURRENT`) and those to come
@@ -514,7 +534,8 @@ pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `mlock(const void *addr, size_t len)` / `munlock`: checks the range is mapped; the host
-/// pages are locked or unlocked.
+/// pages are locked or unlocked. A range that wraps around the address space is `EINVAL`, one
+/// whose length rounds to nothing is done at once ([`lock_range`]).
 pub fn mlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     lock(cpu, a, true)
 }
@@ -525,10 +546,12 @@ pub fn munlock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 fn lock(cpu: &mut Cpu<'_>, a: &SyscallArgs, on: bool) -> SysResult {
-    let start = page_floor(a.raw(0));
-    let end = page_ceil(a.raw(0).saturating_add(a.raw(1))).ok_or(Errno::ENOMEM)?;
     let op = if on { LockOp::Lock { on_fault: false } } else { LockOp::Unlock };
-    lock_host(&cpu.get_data().mm, start, end - start, op)
+    let mm = &cpu.get_data().mm;
+    match lock_range(mm, a.raw(0), a.raw(1))? {
+        Some((start, len)) => lock_host(mm, start, len, op),
+        None => Ok(0),
+    }
 }
 
 /// `mincore(void *addr, size_t length, unsigned char *vec)` (mincore(2)).

@@ -257,6 +257,15 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: a local buffer of `len` bytes.
     host_ret(i64::from(unsafe { libc::getsockopt(a.int(0), level, name, v.as_mut_ptr().cast(), &mut len) }))?;
     v.truncate(len as usize);
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_ERROR) && v.len() == 4 {
+        let mut e = i32::from_ne_bytes([v[0], v[1], v[2], v[3]]);
+        if e == 0 {
+            // An error recvmmsg left for later is the socket's pending error.
+            e = take_deferred(a.int(0)).map_or(0, Errno::into_raw);
+        }
+        // The guest's number for it (MIPS numbers errors its own way).
+        v.copy_from_slice(&(t.arch.info().errno_from_host)(e).to_ne_bytes());
+    }
     if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
         let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
         v.copy_from_slice(&ty.to_ne_bytes());
@@ -474,12 +483,50 @@ pub fn sendmmsg(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(sent)
 }
 
+/// The errors `recvmmsg` met after it had received a datagram, left for the socket's next
+/// `recvmmsg` or `SO_ERROR` as the kernel leaves them in `sk_err` (net/socket.c
+/// `do_recvmmsg`): per socket (its device and inode), in this process.
+static DEFERRED: std::sync::Mutex<Vec<((u64, u64), Errno)>> = std::sync::Mutex::new(Vec::new());
+
+/// The socket behind host fd `fd`: its (device, inode), or `None` if `fstat` fails.
+fn socket_id(fd: i32) -> Option<(u64, u64)> {
+    // SAFETY: an all-zero `stat` is valid; `fstat` fills it.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a local `stat`.
+    (unsafe { libc::fstat(fd, &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+}
+
+/// Leaves `e` for the next `recvmmsg`/`SO_ERROR` on socket `fd`.
+fn defer_error(fd: i32, e: Errno) {
+    if let Some(id) = socket_id(fd) {
+        let mut d = DEFERRED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        d.retain(|(k, _)| *k != id);
+        d.push((id, e));
+    }
+}
+
+/// Takes the error left on socket `fd` by an earlier `recvmmsg`, if any.
+fn take_deferred(fd: i32) -> Option<Errno> {
+    let mut d = DEFERRED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if d.is_empty() {
+        return None;
+    }
+    let id = socket_id(fd)?;
+    let i = d.iter().position(|(k, _)| *k == id)?;
+    Some(d.swap_remove(i).1)
+}
+
 fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::abi::thunk::Shape) -> SysResult {
     let t = cpu.get_data_mut();
     let (stride, len_at) = mmsghdr_layout(t);
     let vlen = u64::from(a.uint(2)).min(MMSG_MAX);
     // The timeout is checked after each message (recvmmsg(2) BUGS), not while one waits.
     let timeout: Option<libc::timespec> = if a.raw(4) == 0 { None } else { Some(t.mm.read_shape(a.ptr(4), ts_shape)?) };
+    // A timeout that is not a valid timespec is EINVAL before the descriptor is looked at
+    // (`poll_select_set_timeout`).
+    if timeout.is_some_and(|ts| ts.tv_sec < 0 || !(0..1_000_000_000).contains(&ts.tv_nsec)) {
+        return Err(Errno::EINVAL);
+    }
     let deadline = timeout.map(|ts| {
         std::time::Instant::now()
             + std::time::Duration::new(
@@ -488,13 +535,25 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
             )
     });
     let mut flags = a.int(3);
+    if flags & libc::MSG_ERRQUEUE == 0 {
+        if let Some(e) = take_deferred(a.int(0)) {
+            return Err(e);
+        }
+    }
     let mut got = 0;
     while got < vlen {
         let at = a.ptr(1) + got * stride;
         match recv_one(t, a.int_arg(0), at, bits64(flags & !libc::MSG_WAITFORONE)) {
             Ok(n) => t.mm.write_u32(at + len_at, low32(n))?,
             Err(e) if got == 0 => return Err(e),
-            Err(_) => break,
+            // An error after a datagram is the socket's pending error (EAGAIN is no error
+            // here: a non-blocking call simply took what there was).
+            Err(e) => {
+                if e != Errno::EAGAIN && e != Errno::EINTR {
+                    defer_error(a.int(0), e);
+                }
+                break;
+            }
         }
         got += 1;
         if flags & libc::MSG_WAITFORONE != 0 {
@@ -546,6 +605,15 @@ mod cmsg {
         (usize::try_from(len).unwrap_or(usize::MAX), h[8..16].try_into().unwrap_or_default())
     }
 
+    /// Pads `out` to its last message's aligned end (CMSG_SPACE), but not past `cap`: the
+    /// kernel counts each message's space in `msg_controllen` that way (net/core/scm.c
+    /// `put_cmsg`, `scm_detach_fds`).
+    fn pad_end(mut out: Vec<u8>, to: DataModel, cap: usize) -> Vec<u8> {
+        let end = align(out.len(), to).min(cap).max(out.len());
+        out.resize(end, 0);
+        out
+    }
+
     /// Re-lays every message of `src` (model `from`) in model `to`, up to `cap` bytes out.
     /// Returns the bytes and whether some message did not fit.
     fn relay(from: DataModel, src: &[u8], to: DataModel, cap: usize) -> (Vec<u8>, bool) {
@@ -584,7 +652,7 @@ mod cmsg {
                 if from == DataModel::HOST {
                     close_rights(&src[off..off + len], fh, lvl_type, room);
                 }
-                return (out, true);
+                return (pad_end(out, to, cap), true);
             }
             out.resize(start + th, 0);
             let mut host_hdr = [0u8; 16];
@@ -594,7 +662,7 @@ mod cmsg {
             out.extend_from_slice(&data);
             off += align(len, from);
         }
-        (out, false)
+        (pad_end(out, to, cap), false)
     }
 
     /// Closes the host descriptors of an `SCM_RIGHTS` message (host layout, header `fh` bytes)

@@ -42,6 +42,17 @@ pub fn host_path_at(task: &Task, addr: GuestAddr, flags: i32) -> Result<CString,
     Ok(map_path(task, raw))
 }
 
+/// [`map_path`] for an open that does not follow a trailing symlink (`O_NOFOLLOW`) or no
+/// magic link at all (`openat2`'s `RESOLVE_NO_SYMLINKS`/`RESOLVE_NO_MAGICLINKS`):
+/// `/proc/self/exe` stays the host's own link, so the host answers `ELOOP` (or, for
+/// `O_PATH|O_NOFOLLOW`, a descriptor of the link) as Linux does for the link itself.
+pub fn map_open_path(task: &Task, raw: Vec<u8>, no_follow: bool) -> CString {
+    if no_follow && is_proc_self_exe(&raw) {
+        return CString::new(raw).unwrap_or_default();
+    }
+    map_path(task, raw)
+}
+
 /// Maps an already-read guest path to the host path.
 pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
     if is_proc_self_exe(&raw) {
