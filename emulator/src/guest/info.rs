@@ -208,10 +208,16 @@ pub struct ArchInfo {
     pub si_code_from_host: fn(i32) -> i32,
     /// A guest `si_code` in the host's numbering (the inverse of `si_code_from_host`).
     pub si_code_to_host: fn(i32) -> i32,
+    /// A host errno in the guest's numbering (MIPS numbers 35 and up its own way,
+    /// arch/mips/include/uapi/asm/errno.h); the arch's syscall return path applies it.
+    pub errno_from_host: fn(i32) -> i32,
     /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
     pub open_flags_to_host: fn(u64) -> i32,
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
     pub open_flags_from_host: fn(i32) -> u64,
+    /// The arch's `PROT_SEM` (asm-generic 0x8, MIPS 0x10: arch/mips/include/uapi/asm/mman.h),
+    /// which `mprotect` accepts and ignores.
+    pub prot_sem: u64,
     /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
     pub mmap_flags_to_generic: fn(u64) -> u64,
     /// A guest `fcntl` command to the host's.
@@ -340,8 +346,10 @@ impl ArchInfo {
         sa_nocld_to_host: |flags| (flags & 3) as i32,
         si_code_from_host: |code| code,
         si_code_to_host: |code| code,
+        errno_from_host: |e| e,
         open_flags_to_host: |flags| crate::abi::int32(flags),
         open_flags_from_host: |flags| u64::from(crate::abi::low32(flags)),
+        prot_sem: 0x8,
         mmap_flags_to_generic: |flags| flags,
         fcntl_cmd_to_host: |cmd| cmd,
         ioctl_to_host: |req| req,
