@@ -32,6 +32,12 @@ enum Rule {
     OpenFlag,
     /// `fcntl_cmd_to_host`.
     FcntlCmd,
+    /// `open_flags_to_host` of a flag of a call that makes a descriptor (eventfd2, timerfd,
+    /// signalfd4, inotify_init1, epoll_create1: their flags are `O_NONBLOCK`/`O_CLOEXEC`).
+    FdFlag,
+    /// `poll_events_to_host` (which may add bits the arch's kernel adds) and back with
+    /// `poll_events_from_host`.
+    Poll,
     /// `mmap_flags_to_generic`.
     MmapFlag,
     /// `map_32bit` holds the flag.
@@ -83,6 +89,8 @@ impl Rule {
         matches!(
             self,
             Rule::OpenFlag
+                | Rule::FdFlag
+                | Rule::Poll
                 | Rule::MmapFlag
                 | Rule::Map32
                 | Rule::SolSocket
@@ -122,6 +130,7 @@ const NOT_VALUES: &[&str] = &[
     "SIGRTMAX",
     "SIGEV_PAD_SIZE",
     "SIGEV_MAX_SIZE",
+    "POLLFREE",
 ];
 
 /// Exceptions to a rule, each with the reason endgate is right anyway: (family title, name,
@@ -254,6 +263,18 @@ fn mman_rule(name: &str, _: &str) -> Option<Rule> {
         }
         _ => None,
     }
+}
+
+fn fdflag_rule(name: &str, _: &str) -> Option<Rule> {
+    match name {
+        "EFD_SEMAPHORE" => Some(Rule::Same),
+        _ if name.ends_with("_NONBLOCK") || name.ends_with("_CLOEXEC") => Some(Rule::FdFlag),
+        _ => None,
+    }
+}
+
+fn poll_rule(name: &str, _: &str) -> Option<Rule> {
+    (name.starts_with("POLL") && !name.starts_with("POLL_")).then_some(Rule::Poll)
 }
 
 fn fadvise_rule(name: &str, _: &str) -> Option<Rule> {
@@ -392,6 +413,21 @@ const FAMILIES: &[Family] = &[
                 and MREMAP_* are passed as they are.",
         includes: "#include <linux/mman.h>\n",
         rule: mman_rule,
+    },
+    Family {
+        title: "Descriptor flags",
+        about: "`open_flags_to_host` for the flags of the calls that make a descriptor (eventfd2, \
+                timerfd_create, signalfd4, inotify_init1, epoll_create1): the C library's names, \
+                `O_NONBLOCK` and `O_CLOEXEC` by other names.",
+        includes: "#include <sys/eventfd.h>\n#include <sys/timerfd.h>\n#include <sys/signalfd.h>\n\
+                   #include <sys/inotify.h>\n#include <sys/epoll.h>\n",
+        rule: fdflag_rule,
+    },
+    Family {
+        title: "Poll events",
+        about: "`poll_events_to_host`/`poll_events_from_host` (poll, ppoll: `events` and `revents`).",
+        includes: "#include <asm/poll.h>\n",
+        rule: poll_rule,
     },
     Family {
         title: "File advice",
@@ -641,6 +677,19 @@ fn check(fam: &Family, name: &str, rule: Rule, a: usize, g: Option<u32>, h: Opti
                     let to = (i.open_flags_to_host)(u64::from(g));
                     let from = (i.open_flags_from_host)(hi);
                     (to != hi || from != u64::from(g)).then(|| {
+                        format!("{arch} {name}: guest {g:#x} -> host {to:#x} (want {h:#x}); host -> guest {from:#x}")
+                    })
+                }
+                Rule::FdFlag => {
+                    let to = (i.open_flags_to_host)(u64::from(g));
+                    (to != hi).then(|| format!("{arch} {name}: guest {g:#x} -> host {to:#x} (want {h:#x})"))
+                }
+                Rule::Poll => {
+                    #[allow(clippy::cast_possible_truncation)] // 16-bit poll bits
+                    let (g16, h16) = (g as i16, h as i16);
+                    let to = (i.poll_events_to_host)(g16);
+                    let from = (i.poll_events_from_host)(h16);
+                    (to & h16 != h16 || from != g16).then(|| {
                         format!("{arch} {name}: guest {g:#x} -> host {to:#x} (want {h:#x}); host -> guest {from:#x}")
                     })
                 }

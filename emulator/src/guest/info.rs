@@ -211,6 +211,11 @@ pub struct ArchInfo {
     /// A host errno in the guest's numbering (MIPS numbers 35 and up its own way,
     /// arch/mips/include/uapi/asm/errno.h); the arch's syscall return path applies it.
     pub errno_from_host: fn(i32) -> i32,
+    /// Guest `poll` event bits (`struct pollfd` `events`) to the host's (MIPS's
+    /// `POLLWRNORM` is `POLLOUT` and its `POLLWRBAND` 0x100: arch/mips/include/uapi/asm/poll.h).
+    pub poll_events_to_host: fn(i16) -> i16,
+    /// Host `poll` event bits (`revents`) to the guest's.
+    pub poll_events_from_host: fn(i16) -> i16,
     /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
     pub open_flags_to_host: fn(u64) -> i32,
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
@@ -347,6 +352,8 @@ impl ArchInfo {
         si_code_from_host: |code| code,
         si_code_to_host: |code| code,
         errno_from_host: |e| e,
+        poll_events_to_host: |ev| ev,
+        poll_events_from_host: |ev| ev,
         open_flags_to_host: |flags| crate::abi::int32(flags),
         open_flags_from_host: |flags| u64::from(crate::abi::low32(flags)),
         prot_sem: 0x8,

@@ -219,6 +219,39 @@ pub fn errno_from_host(e: i32) -> i32 {
     ERRNO.iter().find(|&&(h, _)| h == e).map_or(e, |&(_, g)| g)
 }
 
+/// `poll` bits that differ (arch/mips/include/uapi/asm/poll.h): `POLLWRNORM` is `POLLOUT`
+/// (0x4) and `POLLWRBAND` 0x100, where asm-generic has 0x100 and 0x200.
+const POLLOUT: i16 = 0x4;
+const POLLWRBAND: i16 = 0x100;
+const HOST_POLLWRNORM: i16 = 0x100;
+const HOST_POLLWRBAND: i16 = 0x200;
+
+/// MIPS `poll` events -> host: `POLLOUT` asks for the host's `POLLOUT | POLLWRNORM`, as the
+/// MIPS kernel reads it (fs/select.c `demangle_poll`); the host's `POLLWRBAND` bit has no MIPS
+/// meaning and is dropped.
+pub fn poll_events_to_host(ev: i16) -> i16 {
+    let mut h = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
+    if ev & POLLOUT != 0 {
+        h |= HOST_POLLWRNORM;
+    }
+    if ev & POLLWRBAND != 0 {
+        h |= HOST_POLLWRBAND;
+    }
+    h
+}
+
+/// Host `poll` revents -> MIPS.
+pub fn poll_events_from_host(ev: i16) -> i16 {
+    let mut g = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
+    if ev & HOST_POLLWRNORM != 0 {
+        g |= POLLOUT;
+    }
+    if ev & HOST_POLLWRBAND != 0 {
+        g |= POLLWRBAND;
+    }
+    g
+}
+
 /// MIPS signal number -> host signal number, index = MIPS number
 /// (arch/mips/include/uapi/asm/signal.h); 0 where the host has no such signal (7 is SIGEMT).
 /// 32 and up are the real-time signals, numbered alike.
