@@ -1,6 +1,6 @@
 /* The constants each arch numbers its own way, at run time (docs/constants.md): open flags
  * read back with F_GETFL (O_DIRECTORY, O_NOFOLLOW, O_PATH, O_LARGEFILE, O_APPEND, O_NONBLOCK,
- * O_DSYNC, O_SYNC, O_NOATIME, O_ASYNC, O_TMPFILE), mmap flags that MIPS moves
+ * O_DSYNC, O_SYNC, O_NOATIME, O_ASYNC, O_TMPFILE), poll's POLLWRNORM/POLLWRBAND, mmap flags that MIPS moves
  * (MAP_NORESERVE, MAP_POPULATE, MAP_LOCKED, MAP_STACK, MAP_GROWSDOWN), mprotect with the
  * arch's PROT_SEM, every posix_fadvise advice (s390x numbers two its own way), socket types
  * with SOCK_NONBLOCK|SOCK_CLOEXEC, options at the arch's SOL_SOCKET (SO_TYPE, SO_RCVBUF
@@ -107,6 +107,16 @@ static void open_flags(void)
     printf("pipe2 O_CLOEXEC: %d\n", fcntl(p[1], F_GETFD) == FD_CLOEXEC);
     char c;
     EXPECT_ERR("read an empty O_NONBLOCK pipe", read(p[0], &c, 1), EAGAIN);
+    /* POLLWRNORM and POLLWRBAND (MIPS numbers them 0x4 and 0x100): a pipe with room is
+     * writable (POLLOUT, POLLWRNORM) and has no priority band (POLLWRBAND). */
+    struct pollfd pw[3] = {{p[1], POLLWRBAND, 0}, {p[1], POLLWRNORM, 0}, {p[1], POLLOUT | POLLWRBAND, 0}};
+    printf("poll a pipe: %d\n", poll(pw, 3, 0));
+    printf("POLLWRBAND: %d, POLLWRNORM: %d, POLLOUT|POLLWRBAND: %d, events kept %d\n", pw[0].revents == 0,
+           pw[1].revents == POLLWRNORM, pw[2].revents == POLLOUT, pw[0].events == POLLWRBAND);
+    struct timespec zero = {0, 0};
+    pw[0].revents = 7;
+    int pr = ppoll(pw, 1, &zero, NULL);
+    printf("ppoll POLLWRBAND: %d revents %d\n", pr, pw[0].revents);
     CHECK(fcntl(p[0], F_SETFL, O_ASYNC) == 0);
     getfl("F_SETFL O_ASYNC", p[0], O_ASYNC);
     close(p[0]);
