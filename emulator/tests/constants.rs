@@ -67,7 +67,7 @@ enum Rule {
     SaFlag,
     /// `nsig`.
     Nsig,
-    /// `errno_from_host` (host to guest: endgate only ever hands errnos to the guest).
+    /// `errno_from_host`, and back with `errno_to_host` (a seccomp filter's errno).
     Errno,
     /// `rlimit_resource_to_host`.
     Rlimit,
@@ -464,7 +464,8 @@ const FAMILIES: &[Family] = &[
     },
     Family {
         title: "Errno",
-        about: "`errno_from_host` (every failing call's return value; SO_ERROR).",
+        about: "`errno_from_host` (every failing call's return value; SO_ERROR) and `errno_to_host` \
+                (the errno a seccomp filter returns).",
         includes: "#include <asm/errno.h>\n",
         rule: errno_rule,
     },
@@ -744,7 +745,9 @@ fn check(fam: &Family, name: &str, rule: Rule, a: usize, g: Option<u32>, h: Opti
                 }),
                 Rule::Errno => {
                     let from = (i.errno_from_host)(hi);
-                    (from != gi).then(|| format!("{arch} {name}: host {h} -> guest {from} (want {g})"))
+                    let to = (i.errno_to_host)(gi);
+                    (from != gi || to != hi)
+                        .then(|| format!("{arch} {name}: host {h} -> guest {from} (want {g}); guest -> host {to}"))
                 }
                 Rule::Rlimit => {
                     let to = (i.rlimit_resource_to_host)(gi);

@@ -211,6 +211,9 @@ pub struct ArchInfo {
     /// A host errno in the guest's numbering (MIPS numbers 35 and up its own way,
     /// arch/mips/include/uapi/asm/errno.h); the arch's syscall return path applies it.
     pub errno_from_host: fn(i32) -> i32,
+    /// A guest errno in the host's numbering (the inverse of `errno_from_host`, for the errno a
+    /// guest's seccomp filter returns); a number with no host errno stays as it is.
+    pub errno_to_host: fn(i32) -> i32,
     /// Guest `poll` event bits (`struct pollfd` `events`) to the host's (MIPS's
     /// `POLLWRNORM` is `POLLOUT` and its `POLLWRBAND` 0x100: arch/mips/include/uapi/asm/poll.h).
     pub poll_events_to_host: fn(i16) -> i16,
@@ -352,6 +355,7 @@ impl ArchInfo {
         si_code_from_host: |code| code,
         si_code_to_host: |code| code,
         errno_from_host: |e| e,
+        errno_to_host: |e| e,
         poll_events_to_host: |ev| ev,
         poll_events_from_host: |ev| ev,
         open_flags_to_host: |flags| crate::abi::int32(flags),

@@ -219,6 +219,11 @@ pub fn errno_from_host(e: i32) -> i32 {
     ERRNO.iter().find(|&&(h, _)| h == e).map_or(e, |&(_, g)| g)
 }
 
+/// MIPS errno -> host errno (numbers 1-34 and those the table does not name stay).
+pub fn errno_to_host(e: i32) -> i32 {
+    ERRNO.iter().find(|&&(_, g)| g == e).map_or(e, |&(h, _)| h)
+}
+
 /// `poll` bits that differ (arch/mips/include/uapi/asm/poll.h): `POLLWRNORM` is `POLLOUT`
 /// (0x4) and `POLLWRBAND` 0x100, where asm-generic has 0x100 and 0x200.
 const POLLOUT: i16 = 0x4;

@@ -160,6 +160,7 @@ pub static INFO: ArchInfo = ArchInfo {
     mem_operands,
     frames: Some(signal::FRAMES),
     errno_from_host: abi::errno_from_host,
+    errno_to_host: abi::errno_to_host,
     poll_events_to_host: abi::poll_events_to_host,
     poll_events_from_host: abi::poll_events_from_host,
     open_flags_to_host: abi::open_flags_to_host,
