@@ -3,7 +3,7 @@
  * O_DSYNC, O_SYNC, O_NOATIME, O_ASYNC, O_TMPFILE), poll's POLLWRNORM/POLLWRBAND, mmap flags that MIPS moves
  * (MAP_NORESERVE, MAP_POPULATE, MAP_LOCKED, MAP_STACK, MAP_GROWSDOWN), mprotect with the
  * arch's PROT_SEM, every posix_fadvise advice (s390x numbers two its own way), socket types
- * with SOCK_NONBLOCK|SOCK_CLOEXEC, options at the arch's SOL_SOCKET (SO_TYPE, SO_RCVBUF
+ * with SOCK_NONBLOCK|SOCK_CLOEXEC (socket, accept4), options at the arch's SOL_SOCKET (SO_TYPE, SO_RCVBUF
  * doubling, SO_REUSEADDR, SO_KEEPALIVE, SO_RCVLOWAT, SO_LINGER, SO_PROTOCOL, SO_DOMAIN,
  * SO_ACCEPTCONN), SO_ERROR of a refused connect and SIOCATMARK, signals delivered by number
  * and seen by name, and termios bits and c_cc slots that MIPS moves (IEXTEN, TOSTOP, FLUSHO,
@@ -257,6 +257,19 @@ static void sockets(void)
     close(u);
     CHECK(listen(l, 1) == 0);
     printf("SO_ACCEPTCONN after listen: %d\n", getint(l, SO_ACCEPTCONN));
+    /* accept4's flags are SOCK_NONBLOCK and SOCK_CLOEXEC (MIPS: 0x80 for the first). */
+    int cl = socket(AF_INET, SOCK_STREAM, 0);
+    CHECK(cl >= 0);
+    len = sizeof a;
+    CHECK(getsockname(l, (struct sockaddr *)&a, &len) == 0);
+    CHECK(connect(cl, (struct sockaddr *)&a, sizeof a) == 0);
+    int ac = accept4(l, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    CHECK(ac >= 0);
+    printf("accept4 SOCK_NONBLOCK: %d, SOCK_CLOEXEC: %d\n", (fcntl(ac, F_GETFL) & O_NONBLOCK) != 0,
+           fcntl(ac, F_GETFD) == FD_CLOEXEC);
+    EXPECT_ERR("recv on the accepted SOCK_NONBLOCK socket", recv(ac, &c, 1, 0), EAGAIN);
+    close(ac);
+    close(cl);
     close(l);
 }
 

@@ -157,8 +157,10 @@ pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
+    // SOCK_NONBLOCK and SOCK_CLOEXEC in the host's numbering (MIPS's SOCK_NONBLOCK is 0x80).
+    let flags = bits64((t.arch.info().socket_type_to_host)(a.int(3)));
     // SAFETY: local buffers (or NULL).
-    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, a.int_arg(3)]))?;
+    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, flags]))?;
     out.finish(t)?;
     Ok(fd)
 }
