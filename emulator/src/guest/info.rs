@@ -2,7 +2,9 @@
 //! layouts and the numbering of flags and constants where the arch differs from asm-generic.
 //! Each arch folder declares one [`ArchInfo`] static; [`super::GuestArch::info`] hands it out.
 //! The MIPS differences (signal numbers, `struct sigaction`, `stack_t`, `siginfo_t` member
-//! order, socket and ioctl numbers) are values in its row, not methods.
+//! order, errno, poll bits, socket and ioctl numbers) are values in its row, not methods.
+//! `emulator/tests/constants.rs` checks every row's numbering against the arch's own uapi
+//! headers (docs/constants.md).
 //!
 //! A field that converts (`open_flags_to_host`, …) is a plain function pointer: the
 //! [`ArchInfo::GENERIC`] row has the asm-generic ones (the x86_64 host's own values, so
