@@ -1,6 +1,7 @@
 /* seccomp filters with SECCOMP_RET_ERRNO: getpid fails with EPERM, getppid "succeeds" with 0
  * without running; a second filter's EACCES wins over the first's EPERM (the newest runs first
- * and keeps an equal action); SECCOMP_RET_TRACE with no tracer is ENOSYS and SECCOMP_RET_LOG
+ * and keeps an equal action); the errno is the arch's number (ENOSYS and ECONNREFUSED differ
+ * on MIPS); SECCOMP_RET_TRACE with no tracer is ENOSYS and SECCOMP_RET_LOG
  * lets the call run. The filters are inherited by a thread, a forked child and the program
  * execve runs. */
 #include "common.h"
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
         ON_NR(SYS_getppid, SECCOMP_RET_ERRNO | 0),
         ON_NR(SYS_getuid, SECCOMP_RET_TRACE),
         ON_NR(SYS_getgid, SECCOMP_RET_LOG),
+        ON_NR(SYS_getsid, SECCOMP_RET_ERRNO | ENOSYS),
+        ON_NR(SYS_getpgid, SECCOMP_RET_ERRNO | ECONNREFUSED),
         ALLOW,
     };
     CHECK(INSTALL(first, 0) == 0);
@@ -47,6 +50,9 @@ int main(int argc, char **argv)
     errno = 0;
     long g = syscall(SYS_getgid);
     printf("getgid (RET_LOG): %s\n", g >= 0 ? "runs" : errname(errno));
+    /* The errno is the guest's number for it (MIPS numbers these two its own way). */
+    show("getsid (RET_ERRNO ENOSYS)", syscall(SYS_getsid, 0));
+    show("getpgid (RET_ERRNO ECONNREFUSED)", syscall(SYS_getpgid, 0));
 
     struct sock_filter second[] = {CHECK_ARCH, ON_NR(SYS_getpid, SECCOMP_RET_ERRNO | EACCES), ALLOW};
     struct sock_fprog prog = {.len = sizeof second / sizeof second[0], .filter = second};

@@ -2,7 +2,9 @@
 //! layouts and the numbering of flags and constants where the arch differs from asm-generic.
 //! Each arch folder declares one [`ArchInfo`] static; [`super::GuestArch::info`] hands it out.
 //! The MIPS differences (signal numbers, `struct sigaction`, `stack_t`, `siginfo_t` member
-//! order, socket and ioctl numbers) are values in its row, not methods.
+//! order, errno, poll bits, socket and ioctl numbers) are values in its row, not methods.
+//! `emulator/tests/constants.rs` checks every row's numbering against the arch's own uapi
+//! headers (docs/constants.md).
 //!
 //! A field that converts (`open_flags_to_host`, …) is a plain function pointer: the
 //! [`ArchInfo::GENERIC`] row has the asm-generic ones (the x86_64 host's own values, so
@@ -226,10 +228,24 @@ pub struct ArchInfo {
     pub si_code_from_host: fn(i32) -> i32,
     /// A guest `si_code` in the host's numbering (the inverse of `si_code_from_host`).
     pub si_code_to_host: fn(i32) -> i32,
+    /// A host errno in the guest's numbering (MIPS numbers 35 and up its own way,
+    /// arch/mips/include/uapi/asm/errno.h); the arch's syscall return path applies it.
+    pub errno_from_host: fn(i32) -> i32,
+    /// A guest errno in the host's numbering (the inverse of `errno_from_host`, for the errno a
+    /// guest's seccomp filter returns); a number with no host errno stays as it is.
+    pub errno_to_host: fn(i32) -> i32,
+    /// Guest `poll` event bits (`struct pollfd` `events`) to the host's (MIPS's
+    /// `POLLWRNORM` is `POLLOUT` and its `POLLWRBAND` 0x100: arch/mips/include/uapi/asm/poll.h).
+    pub poll_events_to_host: fn(i16) -> i16,
+    /// Host `poll` event bits (`revents`) to the guest's.
+    pub poll_events_from_host: fn(i16) -> i16,
     /// Guest `open` flags (O_*) to the host's; unknown bits are kept as they are.
     pub open_flags_to_host: fn(u64) -> i32,
     /// Host `open` flags to the guest's (for `fcntl(F_GETFL)`).
     pub open_flags_from_host: fn(i32) -> u64,
+    /// The arch's `PROT_SEM` (asm-generic 0x8, MIPS 0x10: arch/mips/include/uapi/asm/mman.h),
+    /// which `mprotect` accepts and ignores.
+    pub prot_sem: u64,
     /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
     pub mmap_flags_to_generic: fn(u64) -> u64,
     /// A guest `fcntl` command to the host's.
@@ -360,8 +376,13 @@ impl ArchInfo {
         sa_nocld_to_host: |flags| (flags & 3) as i32,
         si_code_from_host: |code| code,
         si_code_to_host: |code| code,
+        errno_from_host: |e| e,
+        errno_to_host: |e| e,
+        poll_events_to_host: |ev| ev,
+        poll_events_from_host: |ev| ev,
         open_flags_to_host: |flags| crate::abi::int32(flags),
         open_flags_from_host: |flags| u64::from(crate::abi::low32(flags)),
+        prot_sem: 0x8,
         mmap_flags_to_generic: |flags| flags,
         fcntl_cmd_to_host: |cmd| cmd,
         ioctl_to_host: |req| req,

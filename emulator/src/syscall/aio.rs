@@ -107,6 +107,9 @@ struct Ctx {
     polls: Vec<Poll>,
     /// The guest's byte order, which the ring's words and events are in.
     endian: Endian,
+    /// The guest's numbering of an event's `-errno` and poll bits (the arch's data row).
+    errno_from_host: fn(i32) -> i32,
+    poll_from_host: fn(i16) -> i16,
 }
 
 // SAFETY: `view` is a private mapping owned by the context; only the holder of `STATE` uses it.
@@ -185,6 +188,11 @@ impl Ctx {
     /// Writes one `struct io_event` at the tail and moves the tail on; signals the request's
     /// eventfd and wakes waiters.
     fn complete(&mut self, obj: u64, data: u64, res: i64, resfd: Option<i32>, endian: Endian) {
+        // A failure is `-errno`, in the guest's numbering.
+        let res = match i32::try_from(res) {
+            Ok(r) if (-4095..0).contains(&r) => -i64::from((self.errno_from_host)(-r)),
+            _ => res,
+        };
         let mut ev = [0u8; 32];
         for (i, v) in [data, obj, u64::from_ne_bytes(res.to_ne_bytes()), 0].into_iter().enumerate() {
             ev[i * 8..i * 8 + 8].copy_from_slice(&order64(v, endian));
@@ -217,6 +225,7 @@ impl Ctx {
         for (p, f) in std::mem::take(&mut self.polls).into_iter().zip(fds) {
             let got = f.revents & !libc::POLLNVAL;
             if got & p.events != 0 {
+                let got = (self.poll_from_host)(got & p.events);
                 self.complete(p.obj, p.data, i64::from(got), p.resfd, endian);
             } else {
                 keep.push(p);
@@ -346,7 +355,19 @@ pub fn io_setup(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     unsafe { libc::close(fd) };
     let (addr, view) = made?;
     let id = (0u32..).find(|i| st.values().all(|c| c.id != *i)).unwrap_or(0);
-    let ctx = Ctx { id, len, view, nr, max_reqs, tail: 0, polls: Vec::new(), endian: t.mm.endian() };
+    let info = t.arch.info();
+    let ctx = Ctx {
+        id,
+        len,
+        view,
+        nr,
+        max_reqs,
+        tail: 0,
+        polls: Vec::new(),
+        endian: t.mm.endian(),
+        errno_from_host: info.errno_from_host,
+        poll_from_host: info.poll_events_from_host,
+    };
     let e = t.mm.endian();
     for (off, v) in [(0, id), (4, nr), (8, 0), (12, 0), (16, RING_MAGIC), (20, 1), (24, 0), (28, 32)] {
         ctx.put32(off, v, e);
@@ -542,7 +563,8 @@ fn prepare(t: &mut Task, at: GuestAddr, cb: &Iocb) -> Result<Work, Errno> {
             if cb.offset != 0 || cb.nbytes != 0 || cb.rw_flags != 0 {
                 return Err(Errno::EINVAL);
             }
-            Ok(Work::Poll { events: i16::from_ne_bytes(events.to_ne_bytes()) | libc::POLLERR | libc::POLLHUP })
+            let events = (t.arch.info().poll_events_to_host)(i16::from_ne_bytes(events.to_ne_bytes()));
+            Ok(Work::Poll { events: events | libc::POLLERR | libc::POLLHUP })
         }
         _ => Err(Errno::EINVAL),
     }
@@ -654,7 +676,8 @@ fn submit_one(t: &mut Task, id: u64, slot: GuestAddr, e: Endian) -> Result<(), E
             // SAFETY: one local pollfd, no waiting.
             unsafe { libc::poll(&mut p, 1, 0) };
             if p.revents & events != 0 {
-                c.complete(at.get(), cb.data, i64::from(p.revents & events), resfd, e);
+                let got = (c.poll_from_host)(p.revents & events);
+                c.complete(at.get(), cb.data, i64::from(got), resfd, e);
             } else {
                 c.polls.push(Poll { obj: at.get(), data: cb.data, fd, events, resfd });
                 drop(st);

@@ -470,14 +470,38 @@ fn check_nfds(nfds: u64) -> Result<(), Errno> {
     Ok(())
 }
 
+/// The guest's `events` of each pollfd in the host's numbering; returns the guest's values,
+/// which go back unchanged (the kernel writes only `revents`).
+fn pollfds_to_host(t: &Task, fds: &mut [libc::pollfd]) -> Vec<i16> {
+    let to_host = t.arch.info().poll_events_to_host;
+    fds.iter_mut()
+        .map(|f| {
+            let guest = f.events;
+            f.events = to_host(guest);
+            guest
+        })
+        .collect()
+}
+
+/// The host's `revents` in the guest's numbering, and the guest's own `events` back.
+fn pollfds_from_host(t: &Task, fds: &mut [libc::pollfd], guest_events: &[i16]) {
+    let from_host = t.arch.info().poll_events_from_host;
+    for (f, &ev) in fds.iter_mut().zip(guest_events) {
+        f.events = ev;
+        f.revents = from_host(f.revents);
+    }
+}
+
 /// `poll(struct pollfd *fds, nfds_t nfds, int timeout)` (x86_64; poll(2)).
 pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     check_nfds(a.raw(1))?;
     let t = cpu.get_data_mut();
     let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.ptr(0), POLLFD, a.raw(1))?;
     t.mm.check_writable(a.ptr(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
+    let guest_events = pollfds_to_host(t, &mut fds);
     // SAFETY: `nfds` local pollfds.
     let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.raw(1), a.int_arg(2)]))?;
+    pollfds_from_host(t, &mut fds, &guest_events);
     t.mm.write_shape_array(a.ptr(0), POLLFD, &fds)?;
     Ok(n)
 }
@@ -499,6 +523,7 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let t = cpu.get_data_mut();
     let mut fds: Vec<libc::pollfd> = t.mm.read_shape_array(a.ptr(0), POLLFD, a.raw(1))?;
     t.mm.check_writable(a.ptr(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
+    let guest_events = pollfds_to_host(t, &mut fds);
     let mut ts = read_timeout(t, a.ptr(2), ts_shape)?;
     let tsp = ts.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timespec);
     let old = super::signal::set_temp_mask(t, a.ptr(3), a.ulong(4))?;
@@ -509,6 +534,7 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]))
     };
     super::signal::end_temp_mask(t, old, &r);
+    pollfds_from_host(t, &mut fds, &guest_events);
     t.mm.write_shape_array(a.ptr(0), POLLFD, &fds)?;
     write_timeout(t, a.ptr(2), ts_shape, ts.as_ref())?;
     r

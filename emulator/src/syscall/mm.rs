@@ -251,9 +251,6 @@ pub fn mprotect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     do_mprotect_pkey(cpu, a.raw(0), a.raw(1), a.raw(2), -1)
 }
 
-/// `PROT_SEM`, which every arch's `arch_validate_prot` accepts (and nothing uses).
-const PROT_SEM: u64 = 0x8;
-
 /// The kernel's `do_mprotect_pkey` (mm/mprotect.c), for `mprotect` (`pkey` -1) and
 /// `pkey_mprotect`, in its order of checks: both grow flags, an unaligned start (`EINVAL`); a
 /// zero length (0, whatever the rest); a range that wraps (`ENOMEM`); bad `prot` bits
@@ -269,8 +266,9 @@ fn do_mprotect_pkey(cpu: &mut Cpu<'_>, start: u64, len: u64, prot: u64, pkey: i3
     if start.checked_add(len).is_none_or(|end| end <= start) {
         return Err(Errno::ENOMEM);
     }
-    let prot = Prot::from_guest(prot & !PROT_GROWS & !PROT_SEM).ok_or(Errno::EINVAL)?;
     let t = cpu.get_data_mut();
+    // `PROT_SEM` (the arch's number): every arch's `arch_validate_prot` accepts it, nothing uses it.
+    let prot = Prot::from_guest(prot & !PROT_GROWS & !t.arch.info().prot_sem).ok_or(Errno::EINVAL)?;
     if pkey != -1 && !pkey_allocated(t.arch.info().pkeys, t.mm.pkey_map, pkey) {
         return Err(Errno::EINVAL);
     }

@@ -157,8 +157,10 @@ pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
     let (p, l) = out.ptrs();
+    // SOCK_NONBLOCK and SOCK_CLOEXEC in the host's numbering (MIPS's SOCK_NONBLOCK is 0x80).
+    let flags = bits64((t.arch.info().socket_type_to_host)(a.int(3)));
     // SAFETY: local buffers (or NULL).
-    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, a.int_arg(3)]))?;
+    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, flags]))?;
     out.finish(t)?;
     Ok(fd)
 }
@@ -269,6 +271,11 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if (level, name) == (libc::SOL_SOCKET, libc::SO_TYPE) && v.len() == 4 {
         let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
         v.copy_from_slice(&ty.to_ne_bytes());
+    }
+    if (level, name) == (libc::SOL_SOCKET, libc::SO_ERROR) && v.len() == 4 {
+        // The pending error is an errno: the guest's number for it (MIPS numbers its own).
+        let e = (t.arch.info().errno_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
+        v.copy_from_slice(&e.to_ne_bytes());
     }
     if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) && v.len() >= 16 {
         let m = t.mm.model();

@@ -231,7 +231,10 @@ fn verdict(ret: u32, t: &Task, args: &SyscallArgs, ip: u64) -> Verdict {
     match ret & RET_ACTION_FULL {
         RET_ERRNO => {
             let e = data.min(MAX_ERRNO);
-            Verdict::Return(if e == 0 { Ok(0) } else { Err(Errno::new(i32::try_from(e).unwrap_or(4095))) })
+            // The filter's errno is in the guest's numbering, which the return path makes
+            // again from the host's.
+            let e = (t.arch.info().errno_to_host)(i32::try_from(e).unwrap_or(4095));
+            Verdict::Return(if e == 0 { Ok(0) } else { Err(Errno::new(e)) })
         }
         RET_TRAP => {
             let info = t.arch.info();

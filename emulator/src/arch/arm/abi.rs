@@ -18,3 +18,12 @@ pub const HWCAP_A15: u64 = crate::arch::hwcap_of(
 
 // `LD_SHOW_AUXV=1` on such a kernel: AT_HWCAP 1fb0d7.
 const _: () = assert!(HWCAP_A15 == 0x1f_b0d7);
+
+/// Terminal ioctl requests (arch/arm/include/uapi/asm/ioctls.h) -> host: only `FIOQSIZE` differs, 0x545E here and
+/// 0x5460 in include/uapi/asm-generic/ioctls.h.
+pub fn ioctl_to_host(req: u64) -> u64 {
+    match req {
+        0x545E => 0x5460,
+        r => r,
+    }
+}

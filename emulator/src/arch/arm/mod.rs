@@ -133,6 +133,7 @@ pub static INFO: ArchInfo = ArchInfo {
     },
     // AT_HWCAP2 bits (AES, PMULL, SHA1, SHA2, CRC32) are ARMv8 crypto; the A15 has none.
     hwcap: (abi::HWCAP_A15, 0),
+    ioctl_to_host: abi::ioctl_to_host,
     // arch/arm/kernel/setup.c: ELF_PLATFORM is "v7" plus the endianness letter.
     platform: Some("v7l"),
     // No AT_MINSIGSTKSZ (the generic row's `None`): arch/arm/include/asm/elf.h has none in

@@ -219,6 +219,44 @@ pub fn errno_from_host(e: i32) -> i32 {
     ERRNO.iter().find(|&&(h, _)| h == e).map_or(e, |&(_, g)| g)
 }
 
+/// MIPS errno -> host errno (numbers 1-34 and those the table does not name stay).
+pub fn errno_to_host(e: i32) -> i32 {
+    ERRNO.iter().find(|&&(_, g)| g == e).map_or(e, |&(h, _)| h)
+}
+
+/// `poll` bits that differ (arch/mips/include/uapi/asm/poll.h): `POLLWRNORM` is `POLLOUT`
+/// (0x4) and `POLLWRBAND` 0x100, where asm-generic has 0x100 and 0x200.
+const POLLOUT: i16 = 0x4;
+const POLLWRBAND: i16 = 0x100;
+const HOST_POLLWRNORM: i16 = 0x100;
+const HOST_POLLWRBAND: i16 = 0x200;
+
+/// MIPS `poll` events -> host: `POLLOUT` asks for the host's `POLLOUT | POLLWRNORM`, as the
+/// MIPS kernel reads it (fs/select.c `demangle_poll`); the host's `POLLWRBAND` bit has no MIPS
+/// meaning and is dropped.
+pub fn poll_events_to_host(ev: i16) -> i16 {
+    let mut h = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
+    if ev & POLLOUT != 0 {
+        h |= HOST_POLLWRNORM;
+    }
+    if ev & POLLWRBAND != 0 {
+        h |= HOST_POLLWRBAND;
+    }
+    h
+}
+
+/// Host `poll` revents -> MIPS.
+pub fn poll_events_from_host(ev: i16) -> i16 {
+    let mut g = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
+    if ev & HOST_POLLWRNORM != 0 {
+        g |= POLLOUT;
+    }
+    if ev & HOST_POLLWRBAND != 0 {
+        g |= POLLWRBAND;
+    }
+    g
+}
+
 /// MIPS signal number -> host signal number, index = MIPS number
 /// (arch/mips/include/uapi/asm/signal.h); 0 where the host has no such signal (7 is SIGEMT).
 /// 32 and up are the real-time signals, numbered alike.
@@ -370,6 +408,9 @@ const MMAP_FLAGS: &[(u64, u64)] = &[
     (0x80000, 0x40000), // MAP_HUGETLB
 ];
 
+/// MIPS `PROT_SEM` (arch/mips/include/uapi/asm/mman.h; asm-generic's is 0x8).
+pub const PROT_SEM: u64 = 0x10;
+
 /// MIPS `mmap` flags -> generic.
 pub fn mmap_flags_to_generic(flags: u64) -> u64 {
     let mut out = flags & !0xf_fff0 | (flags & 0x10);
@@ -399,34 +440,65 @@ pub fn fcntl_cmd_to_host(cmd: i32) -> i32 {
 /// of TCGETS/TCSETS* is converted by [`termios_to_host`]/[`termios_from_host`].
 pub fn ioctl_to_host(req: u64) -> u64 {
     match req {
-        0x5405 => 0x5409,            // TCSBRK
-        0x5406 => 0x540A,            // TCXONC
-        0x5407 => 0x540B,            // TCFLSH
-        0x740d => 0x540C,            // TIOCEXCL
-        0x740e => 0x540D,            // TIOCNXCL
-        0x5472 => 0x5412,            // TIOCSTI
-        0x741d => 0x5415,            // TIOCMGET
-        0x741b => 0x5416,            // TIOCMBIS
-        0x741c => 0x5417,            // TIOCMBIC
-        0x741a => 0x5418,            // TIOCMSET
-        0x5470 => 0x5420,            // TIOCPKT
-        0x667d => 0x5452,            // FIOASYNC
-        0x5480 => 0x540E,            // TIOCSCTTY
-        0x5471 => 0x5422,            // TIOCNOTTY
-        0x4004_7477 => 0x540F,       // TIOCGPGRP
-        0x8004_7476 => 0x5410,       // TIOCSPGRP
-        0x7472 => 0x5411,            // TIOCOUTQ
-        0x4008_7468 => 0x5413,       // TIOCGWINSZ
-        0x8008_7467 => 0x5414,       // TIOCSWINSZ
-        0x467F => 0x541B,            // FIONREAD
-        0x667E => 0x5421,            // FIONBIO
-        0x6601 => 0x5451,            // FIOCLEX
-        0x6602 => 0x5450,            // FIONCLEX
-        0x540D => 0x5401,            // TCGETS
-        0x540E => 0x5402,            // TCSETS
-        0x540F => 0x5403,            // TCSETSW
-        0x5410 => 0x5404,            // TCSETSF
-        0x7416 => 0x5429,            // TIOCGSID
+        0x5405 => 0x5409,      // TCSBRK
+        0x5406 => 0x540A,      // TCXONC
+        0x5407 => 0x540B,      // TCFLSH
+        0x740d => 0x540C,      // TIOCEXCL
+        0x740e => 0x540D,      // TIOCNXCL
+        0x5472 => 0x5412,      // TIOCSTI
+        0x741d => 0x5415,      // TIOCMGET
+        0x741b => 0x5416,      // TIOCMBIS
+        0x741c => 0x5417,      // TIOCMBIC
+        0x741a => 0x5418,      // TIOCMSET
+        0x5470 => 0x5420,      // TIOCPKT
+        0x667d => 0x5452,      // FIOASYNC
+        0x5480 => 0x540E,      // TIOCSCTTY
+        0x5471 => 0x5422,      // TIOCNOTTY
+        0x4004_7477 => 0x540F, // TIOCGPGRP
+        0x8004_7476 => 0x5410, // TIOCSPGRP
+        0x7472 => 0x5411,      // TIOCOUTQ
+        0x4008_7468 => 0x5413, // TIOCGWINSZ
+        0x8008_7467 => 0x5414, // TIOCSWINSZ
+        0x467F => 0x541B,      // FIONREAD
+        0x667E => 0x5421,      // FIONBIO
+        0x6601 => 0x5451,      // FIOCLEX
+        0x6602 => 0x5450,      // FIONCLEX
+        0x540D => 0x5401,      // TCGETS
+        0x540E => 0x5402,      // TCSETS
+        0x540F => 0x5403,      // TCSETSW
+        0x5410 => 0x5404,      // TCSETSF
+        0x7416 => 0x5429,      // TIOCGSID
+        0x5486 => 0x5425,      // TCSBRKP
+        0x8004_7478 => 0x541D, // TIOCCONS
+        0x7400 => 0x5424,      // TIOCGETD
+        0x7401 => 0x5423,      // TIOCSETD
+        0x5481 => 0x5419,      // TIOCGSOFTCAR
+        0x5482 => 0x541A,      // TIOCSSOFTCAR
+        0x5483 => 0x541C,      // TIOCLINUX
+        0x5484 => 0x541E,      // TIOCGSERIAL
+        0x5485 => 0x541F,      // TIOCSSERIAL
+        0x5488 => 0x5453,      // TIOCSERCONFIG
+        0x5489 => 0x5454,      // TIOCSERGWILD
+        0x548A => 0x5455,      // TIOCSERSWILD
+        0x548B => 0x5456,      // TIOCGLCKTRMIOS
+        0x548C => 0x5457,      // TIOCSLCKTRMIOS
+        0x548D => 0x5458,      // TIOCSERGSTRUCT
+        0x548E => 0x5459,      // TIOCSERGETLSR
+        0x548F => 0x545A,      // TIOCSERGETMULTI
+        0x5490 => 0x545B,      // TIOCSERSETMULTI
+        0x5491 => 0x545C,      // TIOCMIWAIT
+        0x5492 => 0x545D,      // TIOCGICOUNT
+        0x4020_542E => 0x542E, // TIOCGRS485 (a plain number in asm-generic)
+        0xC020_542F => 0x542F, // TIOCSRS485
+        0x667F => 0x5460,      // FIOQSIZE
+        // arch/mips/include/uapi/asm/sockios.h: the socket ioctls as `_IOR`/`_IOW` numbers.
+        0x8004_667C => 0x8901, // FIOSETOWN
+        0x4004_667B => 0x8903, // FIOGETOWN
+        0x8004_7308 => 0x8902, // SIOCSPGRP
+        0x4004_7309 => 0x8904, // SIOCGPGRP
+        0x4004_7307 => 0x8905, // SIOCATMARK
+        // TCGETS2…TCSETSF2: MIPS's `struct termios2` is not asm-generic's; not served.
+        0x4030_542A | 0x8030_542B..=0x8030_542D => u64::MAX,
         0x5401..=0x5404 => u64::MAX, // MIPS TCGETA…: struct termio, not served
         r => ioc_to_generic(r),
     }

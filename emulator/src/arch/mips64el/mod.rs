@@ -155,6 +155,10 @@ pub static INFO: ArchInfo = ArchInfo {
     },
     mem_operands,
     frames: Some(signal::FRAMES),
+    errno_from_host: abi::errno_from_host,
+    errno_to_host: abi::errno_to_host,
+    poll_events_to_host: abi::poll_events_to_host,
+    poll_events_from_host: abi::poll_events_from_host,
     open_flags_to_host: abi::open_flags_to_host,
     open_flags_from_host: abi::open_flags_from_host,
     rlimit_resource_to_host: abi::rlimit_to_host,
@@ -166,6 +170,7 @@ pub static INFO: ArchInfo = ArchInfo {
     read_sigaction,
     write_sigaction,
     mmap_flags_to_generic: abi::mmap_flags_to_generic,
+    prot_sem: abi::PROT_SEM,
     fcntl_cmd_to_host: abi::fcntl_cmd_to_host,
     ioctl_to_host: abi::ioctl_to_host,
     socket_type_to_host: abi::socket_type_to_host,
@@ -275,7 +280,7 @@ impl GuestArch for Mips64el {
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
-            let e = abi::errno_from_host(int32(ret.wrapping_neg()));
+            let e = (INFO.errno_from_host)(int32(ret.wrapping_neg()));
             write_regs(cpu, &[V0, A3], &[bits64(e), 1]);
         } else {
             write_regs(cpu, &[V0, A3], &[ret, 0]);

@@ -168,6 +168,15 @@ pub fn fadvise_to_host(advice: i32) -> i32 {
     }
 }
 
+/// Terminal ioctl requests (arch/s390/include/uapi/asm/ioctls.h) -> host: only `FIOQSIZE` differs, 0x545E here and
+/// 0x5460 in include/uapi/asm-generic/ioctls.h.
+pub fn ioctl_to_host(req: u64) -> u64 {
+    match req {
+        0x545E => 0x5460,
+        r => r,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

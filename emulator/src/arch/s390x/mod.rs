@@ -137,6 +137,7 @@ pub static INFO: ArchInfo = ArchInfo {
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     fadvise_to_host: abi::fadvise_to_host,
+    ioctl_to_host: abi::ioctl_to_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
     seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
     ..ArchInfo::GENERIC
