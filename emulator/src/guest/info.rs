@@ -258,8 +258,6 @@ pub struct ArchInfo {
     pub socket_type_to_host: fn(i32) -> i32,
     /// A host socket type (`SO_TYPE` answer) to the guest's.
     pub socket_type_from_host: fn(i32) -> i32,
-    /// A host errno value the guest reads as data (`SO_ERROR`) to the guest's number.
-    pub errno_from_host: fn(i32) -> i32,
     /// The arch's `SOL_SOCKET` (also the `cmsg_level` of `SCM_RIGHTS` messages).
     pub sol_socket: i32,
     /// A guest `(level, optname)` socket option to the host's.
@@ -389,7 +387,6 @@ impl ArchInfo {
         rlimit_resource_to_host: |r| r,
         socket_type_to_host: |ty| ty,
         socket_type_from_host: |ty| ty,
-        errno_from_host: |e| e,
         sol_socket: libc::SOL_SOCKET,
         sockopt_to_host: |level, name| (level, name),
         pkeys: Pkeys::Generic,

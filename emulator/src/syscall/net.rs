@@ -272,11 +272,6 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let ty = (t.arch.info().socket_type_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
         v.copy_from_slice(&ty.to_ne_bytes());
     }
-    if (level, name) == (libc::SOL_SOCKET, libc::SO_ERROR) && v.len() == 4 {
-        // The pending error is an errno: the guest's number for it (MIPS numbers its own).
-        let e = (t.arch.info().errno_from_host)(i32::from_ne_bytes([v[0], v[1], v[2], v[3]]));
-        v.copy_from_slice(&e.to_ne_bytes());
-    }
     if level == libc::SOL_SOCKET && (name == libc::SO_RCVTIMEO || name == libc::SO_SNDTIMEO) && v.len() >= 16 {
         let m = t.mm.model();
         let mut g = vec![0u8; crate::abi::thunk::size_of(TIMEVAL, m)];

@@ -175,7 +175,6 @@ pub static INFO: ArchInfo = ArchInfo {
     ioctl_to_host: abi::ioctl_to_host,
     socket_type_to_host: abi::socket_type_to_host,
     socket_type_from_host: abi::socket_type_from_host,
-    errno_from_host: abi::errno_from_host,
     sockopt_to_host: abi::sockopt_to_host,
     sa_nocld_to_host,
     si_code_from_host,
