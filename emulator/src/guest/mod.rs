@@ -249,13 +249,17 @@ pub enum PendingOp {
     Clone(Box<CloneRequest>),
 }
 
-/// A system call that returned `EINTR` because a signal arrived while it blocked.
+/// A system call that returned `EINTR` because a signal arrived while it blocked, or that was
+/// undone because a signal arrived before it took effect (`ERESTARTNOINTR`).
 #[derive(Clone, Copy, Debug)]
 pub struct Interrupted {
     /// The call.
     pub sys: Sys,
     /// Its number and arguments, to re-execute it.
     pub args: SyscallArgs,
+    /// The call was undone before it took effect: it runs again after delivery whatever the
+    /// handler's `SA_RESTART` says (the kernel's `ERESTARTNOINTR`).
+    pub undone: bool,
 }
 
 /// A thread `clone` the syscall hook recorded for the run loop.

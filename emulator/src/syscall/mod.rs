@@ -242,14 +242,17 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         // The host thread may have moved to another CPU since the guest last looked.
         rseq::refresh(cpu.get_data_mut());
     }
-    if result == Err(Errno::EINTR) && crate::signal::host::has_recorded() {
+    let undone = result == Err(Errno::ERESTARTNOINTR);
+    if undone || (result == Err(Errno::EINTR) && crate::signal::host::has_recorded()) {
         // A signal interrupted the call: delivery decides whether it restarts, with the
-        // argument registers as they are now (before the result overwrites one of them).
+        // argument registers as they are now (before the result overwrites one of them). A
+        // call the handler undid for a signal that arrived before it (`ERESTARTNOINTR`) always
+        // runs again, after that signal's delivery.
         if let Some(def) = def {
             if def.args.len() <= 3 {
                 arch.syscall_args_rest(cpu, &mut args);
             }
-            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args });
+            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone });
         }
     }
     let ret = match result {

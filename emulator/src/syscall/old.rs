@@ -26,7 +26,7 @@
 use syscalls::Errno;
 
 use super::misc::{utsname, UTS_LEN};
-use super::signal::{do_sigaction, pending_set, suspend_with};
+use super::signal::{do_sigaction, pending_set, set_blocked, suspend_with};
 use super::{dircookie, host_ret, process, SysResult};
 use crate::abi::shapes::{OLD_KERNEL_STAT, OLD_LINUX_DIRENT, OLD_SIGACTION};
 use crate::abi::stat32::high2low;
@@ -122,8 +122,7 @@ pub fn sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             SETMASK => (old & !old_set_to_host(arch, bits)) | new,
             _ => return Err(Errno::EINVAL),
         };
-        t.sig.mask = mask & !(bit(Signal::SIGKILL) | bit(Signal::SIGSTOP));
-        crate::signal::host::set_mask(t.sig.mask);
+        set_blocked(t, mask & !(bit(Signal::SIGKILL) | bit(Signal::SIGSTOP)))?;
     }
     if !oset.is_null() {
         t.mm.write_ulong(oset, old_set_from_host(arch, old) & bits)?;
@@ -154,8 +153,7 @@ pub fn ssetmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let old = old_set_from_host(t.arch, t.sig.mask) & old_set_bits(t.arch);
     let new = old_set_to_host(t.arch, crate::abi::bits64(a.int(0)));
-    t.sig.mask = new & !(bit(Signal::SIGKILL) | bit(Signal::SIGSTOP));
-    crate::signal::host::set_mask(t.sig.mask);
+    set_blocked(t, new & !(bit(Signal::SIGKILL) | bit(Signal::SIGSTOP)))?;
     Ok(old)
 }
 

@@ -132,10 +132,35 @@ pub fn rt_sigprocmask(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(n) = new {
         // Signals pending while blocked are delivered once emulation stops after this call.
-        t.sig.mask = n & !UNBLOCKABLE;
-        crate::signal::host::set_mask(t.sig.mask);
+        set_blocked(t, n & !UNBLOCKABLE)?;
     }
     Ok(0)
+}
+
+/// Makes `new` (host-numbered, without SIGKILL and SIGSTOP) the thread's blocked mask, on the
+/// host too, for the calls that set it (`rt_sigprocmask`, `sigprocmask`, `ssetmask`).
+///
+/// The host kernel sends a signal meant for the whole process (`kill`, a timer) to one thread
+/// that does not block it, and endgate's host handler records it for that thread, which
+/// delivers it at its next stop. If the thread blocks the signal before that (the signal
+/// arrived during this call, or in the guest code just before its trap), it would stay
+/// pending on this thread while another thread that takes it waits, maybe for ever. Linux
+/// hands such a signal to another thread (`retarget_shared_pending`, kernel/signal.c). Here,
+/// as QEMU's `do_sigprocmask` does, the change is undone when signals were recorded for the
+/// thread before it took effect: the call returns `ERESTARTNOINTR`, the signals are delivered
+/// as if they had arrived before the call, and the call runs again afterwards. Only a change
+/// that blocks more is undone (one that unblocks lets the recorded signals through anyway).
+pub(crate) fn set_blocked(t: &mut Task, new: u64) -> Result<(), Errno> {
+    let old = t.sig.mask;
+    crate::signal::host::set_mask(new);
+    // After the host mask changed, nothing the new mask blocks can be recorded any more: a
+    // signal recorded now arrived before the change, or is one the new mask lets through.
+    if new & !old != 0 && crate::signal::host::has_recorded() {
+        crate::signal::host::set_mask(old);
+        return Err(Errno::ERESTARTNOINTR);
+    }
+    t.sig.mask = new;
+    Ok(())
 }
 
 /// `rt_sigsuspend(const sigset_t *mask, size_t sigsetsize)`: waits with `mask` blocked until a

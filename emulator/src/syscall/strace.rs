@@ -134,7 +134,10 @@ pub fn print_line(
         line.push('?');
     } else {
         let r = signed64(ret);
-        if (-4095..0).contains(&r) {
+        if r == -i64::from(Errno::ERESTARTNOINTR.into_raw()) {
+            // A call undone for a signal, to run again after it (strace's own words).
+            line.push_str("? ERESTARTNOINTR (To be restarted)");
+        } else if (-4095..0).contains(&r) {
             let n = Errno::new(int32(-r)).name().unwrap_or("E?");
             // The host's strerror text is the one strace prints.
             let d = std::io::Error::from_raw_os_error(int32(-r)).to_string();

@@ -12,7 +12,9 @@
 //!    handlers stack, the last delivered running first, as in the kernel;
 //! 4. decides the fate of a system call a signal interrupted (it returned `EINTR` from the
 //!    host): re-executed when no handler ran, or when the handler has `SA_RESTART` and the
-//!    call is one `signal(7)` lets restart; otherwise the guest sees `EINTR`.
+//!    call is one `signal(7)` lets restart; otherwise the guest sees `EINTR`. A call that was
+//!    undone before it took effect (a mask change with a signal already recorded for the
+//!    thread: `crate::syscall::signal::set_blocked`) is always re-executed, after the handler.
 
 use crate::abi::nr::Sys;
 use crate::guest::{Cpu, Exit, PendingOp};
@@ -135,7 +137,7 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     let t = cpu.get_data_mut();
     let arch = t.arch;
     if let Some(call) = t.interrupted.take() {
-        if act.flags & sa::RESTART != 0 && restarts_after_handler(call.sys) {
+        if call.undone || (act.flags & sa::RESTART != 0 && restarts_after_handler(call.sys)) {
             arch.restart_syscall(cpu, &call.args);
         }
     }

@@ -18,11 +18,27 @@ use crate::signal::{SigInfo, Signal};
 /// Creates a unicorn instance for `task`'s arch with `task` as its user data, ready to run
 /// guest code of `task`'s address space: the virtual TLB with endgate's fill hook, the
 /// address-space windows mapped with `mem_map_ptr`, the arch's hooks. Used for the first
-/// thread ([`crate::launch`]) and for every thread `clone` makes ([`spawn`]).
+/// thread ([`crate::launch`]); a thread `clone` makes ([`spawn`]) takes the two steps
+/// ([`open_instance`], [`fill_instance`]) apart.
 pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
-    let arch = task.arch;
-    let mut cpu = arch.new_cpu(task)?;
+    fill_instance(open_instance(task)?)
+}
+
+/// The engine's own part of [`new_instance`]: the instance with its CPU model and the virtual
+/// TLB, which makes unicorn build its machine (most of what a new thread costs: about 20 ms
+/// of CPU for an arm instance). It reads none of the process's shared state, so a new thread
+/// runs it without the global guest lock.
+pub fn open_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
+    let mut cpu = task.arch.new_cpu(task)?;
     cpu.ctl_set_tlb_type(TlbType::VIRTUAL)?;
+    Ok(cpu)
+}
+
+/// The rest of [`new_instance`] on an [`open_instance`]: the address space's windows, the
+/// hooks, the program's code marked. Reads the address space: the caller holds the global
+/// guest lock (or acts for a thread that does).
+pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
+    let arch = cpu.get_data().arch;
     let windows: Vec<_> = cpu.get_data().mm.windows().to_vec();
     for w in windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which

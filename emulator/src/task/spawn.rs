@@ -13,13 +13,17 @@
 //!    GDT), builds the new thread's `Task` (handles to the shared address space and signal
 //!    dispositions; its own mask, no pending signals, no alternate stack, as the kernel gives
 //!    a `CLONE_VM` child), and starts a host thread.
-//! 3. The new host thread creates its own unicorn instance (instances are `!Send`), maps the
-//!    same host windows, installs the hooks ([`crate::task::new_instance`]), restores the
-//!    copied CPU state, then sets what differs: return value 0, the new stack pointer, the
-//!    arch's fresh-instance setup ([`GuestArch::init_thread`]: mips64el's wired TLB entries),
-//!    the TLS, and writes its tid for `CLONE_CHILD_SETTID`. Meanwhile the creator waits with
-//!    the global guest lock held: the new thread works on the creator's behalf, so touching
-//!    the shared state is as safe as if the creator did it.
+//! 3. The new host thread creates its own unicorn instance (instances are `!Send`): first the
+//!    engine itself ([`crate::task::open_instance`]: unicorn builds its machine, about 20 ms of
+//!    CPU, which under load took up to a second), while the creator waits with the global
+//!    guest lock released ([`crate::thread::blocking`]) so the other threads run; then, once
+//!    the creator holds the lock again, it maps the same host windows, installs the hooks
+//!    ([`crate::task::fill_instance`]), restores the copied CPU state, and sets what differs:
+//!    return value 0, the new stack pointer, the arch's fresh-instance setup
+//!    ([`GuestArch::init_thread`]: mips64el's wired TLB entries), the TLS, and writes its tid
+//!    for `CLONE_CHILD_SETTID`. Meanwhile the creator waits with the lock held: the new thread
+//!    works on the creator's behalf, so touching the shared state is as safe as if the
+//!    creator did it.
 //! 4. The new thread reports its tid (or an errno: the clone fails) and then queues for the
 //!    lock like any thread; the creator writes `CLONE_PARENT_SETTID` and returns the tid.
 
@@ -161,12 +165,21 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     crate::signal::host::need_async_stops();
     crate::thread::preempt::start_timer();
     let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
+    let (go_tx, go_rx) = mpsc::sync_channel::<()>(1);
     crate::thread::thread_started();
-    let started =
-        crate::thread::spawn_host(std::thread::Builder::new().stack_size(HOST_STACK), move || child_main(seed, tx));
+    let started = crate::thread::spawn_host(std::thread::Builder::new().stack_size(HOST_STACK), move || {
+        child_main(seed, tx, go_rx)
+    });
     let reply = match started {
-        // The host thread runs detached; it ends when its guest thread does.
-        Ok(_) => rx.recv().unwrap_or(Err(Errno::EAGAIN)),
+        // The host thread runs detached; it ends when its guest thread does. It first builds
+        // its engine, which needs no lock (unicorn's machine set-up is most of a new thread's
+        // cost, and under load it took up to a second): the other threads run meanwhile, then
+        // the new thread finishes its instance while this one holds the lock again for it.
+        Ok(_) => match crate::thread::blocking(|| rx.recv()) {
+            Ok(Ok(_)) if go_tx.send(()).is_ok() => rx.recv().unwrap_or(Err(Errno::EAGAIN)),
+            Ok(Err(e)) => Err(e),
+            _ => Err(Errno::EAGAIN),
+        },
         Err(_) => Err(Errno::EAGAIN),
     };
     let tid = match reply {
@@ -183,18 +196,27 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     Ok(crate::abi::bits64(tid))
 }
 
-/// The new host thread: sets up the instance for its creator (which waits with the lock held),
-/// reports, then runs the guest thread under the lock until it ends.
-fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
+/// The new host thread: builds its engine (no lock needed; the creator waits without it),
+/// reports, then sets up the rest of the instance for its creator (which waits with the lock
+/// held), reports again, then runs the guest thread under the lock until it ends.
+fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Receiver<()>) {
     let tid = crate::thread::gettid();
     // The host thread's mask is the guest thread's (inherited from the creator already).
-    let seed = {
-        let Seed { task, ctx, extra, args, seccomp } = seed;
-        crate::syscall::seccomp::adopt(seccomp);
-        Seed { task, ctx, extra, args, seccomp: crate::syscall::seccomp::Inherited::none() }
+    let Seed { task, ctx, extra, args, seccomp } = seed;
+    crate::syscall::seccomp::adopt(seccomp);
+    crate::signal::host::set_mask(task.sig.mask);
+    let cpu = match crate::task::open_instance(task) {
+        Ok(cpu) => cpu,
+        Err(_) => {
+            let _ = tx.send(Err(Errno::ENOMEM));
+            return;
+        }
     };
-    crate::signal::host::set_mask(seed.task.sig.mask);
-    let mut cpu = match setup(seed, tid) {
+    // The creator takes the lock back, then lets this thread touch the shared state for it.
+    if tx.send(Ok(0)).is_err() || go.recv().is_err() {
+        return;
+    }
+    let mut cpu = match setup(cpu, ctx, &extra, &args, tid) {
         Ok(cpu) => cpu,
         Err(e) => {
             let _ = tx.send(Err(e));
@@ -214,17 +236,17 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>) {
     drop(cpu);
 }
 
-/// The new thread's instance, started from the creator's registers (see the module doc).
-fn setup(seed: Seed, tid: i32) -> Result<Cpu<'static>, Errno> {
-    let Seed { task, ctx, extra, args, .. } = seed;
-    let arch = task.arch;
-    let mut cpu = crate::task::new_instance(task).map_err(|_| Errno::ENOMEM)?;
+/// The new thread's instance, from its opened engine, started from the creator's registers
+/// (see the module doc).
+fn setup(cpu: Cpu<'static>, ctx: CpuContext, extra: &[u8], args: &CloneArgs, tid: i32) -> Result<Cpu<'static>, Errno> {
+    let arch = cpu.get_data().arch;
+    let mut cpu = crate::task::fill_instance(cpu).map_err(|_| Errno::ENOMEM)?;
     ctx.restore(&cpu)?;
     drop(ctx);
     if args.newsp != 0 {
         arch.set_stack_pointer(&mut cpu, args.newsp).map_err(|_| Errno::EINVAL)?;
     }
-    arch.init_thread(&mut cpu, &extra).map_err(|_| Errno::ENOMEM)?;
+    arch.init_thread(&mut cpu, extra).map_err(|_| Errno::ENOMEM)?;
     arch.set_syscall_ret(&mut cpu, 0);
     if args.flags & CLONE_SETTLS != 0 {
         arch.set_tls(&mut cpu, args.tls)?;
