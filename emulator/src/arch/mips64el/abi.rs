@@ -235,26 +235,19 @@ const HOST_POLLWRBAND: i16 = 0x200;
 /// MIPS kernel reads it (fs/select.c `demangle_poll`); the host's `POLLWRBAND` bit has no MIPS
 /// meaning and is dropped.
 pub fn poll_events_to_host(ev: i16) -> i16 {
-    let mut h = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
-    if ev & POLLOUT != 0 {
-        h |= HOST_POLLWRNORM;
-    }
-    if ev & POLLWRBAND != 0 {
-        h |= HOST_POLLWRBAND;
-    }
-    h
+    poll_remap(ev, [(POLLOUT, HOST_POLLWRNORM), (POLLWRBAND, HOST_POLLWRBAND)])
 }
 
 /// Host `poll` revents -> MIPS.
 pub fn poll_events_from_host(ev: i16) -> i16 {
-    let mut g = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
-    if ev & HOST_POLLWRNORM != 0 {
-        g |= POLLOUT;
-    }
-    if ev & HOST_POLLWRBAND != 0 {
-        g |= POLLWRBAND;
-    }
-    g
+    poll_remap(ev, [(HOST_POLLWRNORM, POLLOUT), (HOST_POLLWRBAND, POLLWRBAND)])
+}
+
+/// `ev` without the bits at the host's `POLLWRNORM`/`POLLWRBAND` places, plus `to` for each
+/// `(from, to)` whose `from` is set in `ev`.
+fn poll_remap(ev: i16, pairs: [(i16, i16); 2]) -> i16 {
+    let kept = ev & !(HOST_POLLWRNORM | HOST_POLLWRBAND);
+    pairs.iter().filter(|&&(from, _)| ev & from != 0).fold(kept, |out, &(_, to)| out | to)
 }
 
 /// MIPS signal number -> host signal number, index = MIPS number

@@ -4,7 +4,6 @@ use syscalls::Errno;
 use unicorn_engine::RegisterX86;
 
 use crate::abi::nr::Sys;
-use crate::arch::x86_64::abi::arch_prctl::*;
 use crate::guest::SysResult;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::GuestAddr;
@@ -12,6 +11,23 @@ use crate::syscall::strace::ArgFmt::*;
 use crate::syscall::strace::RetFmt::Int as RInt;
 use crate::syscall::table::d;
 use crate::syscall::SyscallDef;
+use arch_prctl::*;
+
+/// `arch_prctl` codes (arch/x86/include/uapi/asm/prctl.h).
+pub mod arch_prctl {
+    /// Set the GS base.
+    pub const ARCH_SET_GS: u64 = 0x1001;
+    /// Set the FS base (TLS).
+    pub const ARCH_SET_FS: u64 = 0x1002;
+    /// Read the FS base.
+    pub const ARCH_GET_FS: u64 = 0x1003;
+    /// Read the GS base.
+    pub const ARCH_GET_GS: u64 = 0x1004;
+    /// Whether `cpuid` runs (1) or faults.
+    pub const ARCH_GET_CPUID: u64 = 0x1011;
+    /// Makes `cpuid` fault (0) or run (1); needs CPUID faulting.
+    pub const ARCH_SET_CPUID: u64 = 0x1012;
+}
 
 /// x86_64's own rows.
 pub static ROWS: &[SyscallDef] = &[
