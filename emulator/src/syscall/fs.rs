@@ -222,7 +222,7 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     };
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
-    if is_proc_self_exe(&raw) {
+    if super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p)) {
         let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
         let n = exe.len().min(size);
         t.mm.write_bytes(a.ptr(2), &exe[..n])?;

@@ -25,13 +25,7 @@ pub fn pidfd_open(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// the host lacks), `EFAULT`, the host's (`EBADF`, `EPERM`, `ESRCH`).
 pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = if a.raw(1) == 0 {
-        0
-    } else {
-        (t.arch.info().signal_to_host)(u64::from(a.uint(1)))
-            .and_then(|s| i32::try_from(s.0).ok())
-            .ok_or(Errno::EINVAL)?
-    };
+    let sig = super::signal::sent_signal(t, a.uint(1))?;
     let info = if a.raw(2) == 0 {
         None
     } else {
@@ -39,15 +33,11 @@ pub fn pidfd_send_signal(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         if u64::from(t.mm.read_u32(a.ptr(2))?) != u64::from(a.uint(1)) {
             return Err(Errno::EINVAL);
         }
-        Some(super::signal::read_queued_siginfo(
-            t,
-            a.ptr(2),
-            crate::signal::Signal(u32::try_from(sig).map_err(|_| Errno::EINVAL)?),
-        )?)
+        Some(super::signal::read_queued_siginfo(t, a.ptr(2), sig)?)
     };
     let ip = info.as_ref().map_or(std::ptr::null(), |i| i as *const libc::siginfo_t);
     // SAFETY: a local siginfo (or NULL); integer arguments.
-    host_ret(unsafe { libc::syscall(libc::SYS_pidfd_send_signal, a.int(0), sig, ip, a.uint(3)) })
+    host_ret(unsafe { libc::syscall(libc::SYS_pidfd_send_signal, a.int(0), sig.as_c_int(), ip, a.uint(3)) })
 }
 
 /// `pidfd_getfd(int pidfd, int targetfd, unsigned int flags)`: a copy of another process's

@@ -362,6 +362,23 @@ mod pr {
     pub const PR_GET_NO_NEW_PRIVS: i32 = 39;
     pub const PR_GET_SECCOMP: i32 = 21;
     pub const PR_SET_SECCOMP: i32 = 22;
+    // Per-thread credential state, kept by the host thread as the kernel keeps it per task.
+    pub const PR_GET_KEEPCAPS: i32 = 7;
+    pub const PR_SET_KEEPCAPS: i32 = 8;
+    pub const PR_CAPBSET_DROP: i32 = 24;
+    pub const PR_GET_SECUREBITS: i32 = 27;
+    pub const PR_SET_SECUREBITS: i32 = 28;
+    pub const PR_CAP_AMBIENT: i32 = 47;
+    // Integer-only process attributes.
+    pub const PR_GET_TIMING: i32 = 13;
+    pub const PR_SET_TIMING: i32 = 14;
+    pub const PR_MCE_KILL: i32 = 33;
+    pub const PR_MCE_KILL_GET: i32 = 34;
+    pub const PR_SET_THP_DISABLE: i32 = 41;
+    pub const PR_GET_THP_DISABLE: i32 = 42;
+    pub const PR_SET_IO_FLUSHER: i32 = 57;
+    pub const PR_GET_IO_FLUSHER: i32 = 58;
+    pub const PR_SET_PTRACER: i32 = 0x5961_6d61;
 }
 
 /// `prctl(int option, unsigned long arg2, …)` (prctl(2)) for the process-attribute options in
@@ -389,7 +406,22 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         | PR_GET_TIMERSLACK
         | PR_SET_CHILD_SUBREAPER
         | PR_SET_NO_NEW_PRIVS
-        | PR_GET_NO_NEW_PRIVS => a.raw(1),
+        | PR_GET_NO_NEW_PRIVS
+        | PR_GET_KEEPCAPS
+        | PR_SET_KEEPCAPS
+        | PR_CAPBSET_DROP
+        | PR_GET_SECUREBITS
+        | PR_SET_SECUREBITS
+        | PR_CAP_AMBIENT
+        | PR_GET_TIMING
+        | PR_SET_TIMING
+        | PR_MCE_KILL
+        | PR_MCE_KILL_GET
+        | PR_SET_THP_DISABLE
+        | PR_GET_THP_DISABLE
+        | PR_SET_IO_FLUSHER
+        | PR_GET_IO_FLUSHER
+        | PR_SET_PTRACER => a.raw(1),
         _ => return Err(Errno::EINVAL),
     };
     // SAFETY: integer arguments or checked guest buffers of the option's size.

@@ -67,6 +67,8 @@ fn is_guest_thread(tid: i32) -> bool {
 /// Recognises `/proc/self/X`, `/proc/thread-self/X`, `/proc/<own pid>/X` and
 /// `/proc/{self,<own pid>}/task/<guest tid>/X`.
 pub fn lookup(path: &[u8]) -> Option<ProcFile> {
+    // However the path is spelled (`//proc/./self/maps`, `/proc/<pid>/../self/maps`).
+    let path = &super::path::proc_lexical(path)?;
     if path == b"/proc/cpuinfo" {
         return Some(ProcFile::Cpuinfo);
     }
@@ -110,19 +112,7 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
 /// `dirfd` (or the working directory for `AT_FDCWD`) names, so `openat(open("/proc"),
 /// "self/maps")` and a `chdir("/proc/self")` then `open("maps")` find the guest's files too.
 pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
-    if path.first() == Some(&b'/') {
-        return lookup(path);
-    }
-    let base = if dirfd == libc::AT_FDCWD { std::env::current_dir().ok()? } else { super::selfref::fd_link(dirfd)? };
-    let base = base.as_os_str().as_encoded_bytes();
-    if !base.starts_with(b"/proc") {
-        return None;
-    }
-    // The directory may be /proc, /proc/self (shown as /proc/<pid>) or deeper.
-    let mut full = base.to_vec();
-    full.push(b'/');
-    full.extend_from_slice(path.strip_prefix(b"./").unwrap_or(path));
-    lookup(&full)
+    lookup(&super::path::proc_absolute_at(dirfd, path)?)
 }
 
 /// Opens the guest's `f`: a memfd with its contents (empty for `pagemap`, whose entries are

@@ -365,6 +365,16 @@ pub fn sigaltstack(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
+/// A signal argument of a call that sends one, host-numbered: 0 stays 0 (the permission and
+/// existence check of kill(2), which the queueing calls make too). Errors: `EINVAL` for a
+/// number the host has no signal for.
+pub(crate) fn sent_signal(t: &crate::guest::Task, sig: u32) -> Result<Signal, Errno> {
+    if sig == 0 {
+        return Ok(Signal(0));
+    }
+    (t.arch.info().signal_to_host)(u64::from(sig)).ok_or(Errno::EINVAL)
+}
+
 /// Reads a guest `siginfo_t` a caller queues (`rt_sigqueueinfo`) as the host's: the signal
 /// (`sig`, already host-numbered), `si_errno`, `si_code` and the `_rt` member (`si_pid`,
 /// `si_uid`, `si_value`), laid out as [`crate::guest::sigframe::write_siginfo`] writes them.
@@ -390,7 +400,7 @@ pub(crate) fn read_queued_siginfo(
 /// host's `EPERM` (a `si_code` that only the kernel may use, to another process) and `ESRCH`.
 pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = (t.arch.info().signal_to_host)(a.raw(1)).ok_or(Errno::EINVAL)?;
+    let sig = sent_signal(t, a.uint(1))?;
     let info = read_queued_siginfo(t, a.ptr(2), sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe { libc::syscall(libc::SYS_rt_sigqueueinfo, a.int(0), sig.as_c_int(), &info) })
@@ -400,7 +410,7 @@ pub fn rt_sigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`rt_sigqueueinfo`], to one thread.
 pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let sig = (t.arch.info().signal_to_host)(a.raw(2)).ok_or(Errno::EINVAL)?;
+    let sig = sent_signal(t, a.uint(2))?;
     let info = read_queued_siginfo(t, a.ptr(3), sig)?;
     // SAFETY: a local siginfo; integer arguments.
     super::host_ret(unsafe { libc::syscall(libc::SYS_rt_tgsigqueueinfo, a.int(0), a.int(1), sig.as_c_int(), &info) })
