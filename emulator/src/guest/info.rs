@@ -112,6 +112,9 @@ pub struct ArchInfo {
     pub engine: Engine,
     /// Name as `uname -m` prints it on that arch (`"x86_64"`, `"aarch64"`, `"armv7l"`).
     pub name: &'static str,
+    /// The name `uname` gives a process in the `PER_LINUX32` personality (`linux32`), the
+    /// arch's `COMPAT_UTS_MACHINE` (arch/*/include/asm/compat.h or elf.h); `None`: `name` still.
+    pub compat_name: Option<&'static str>,
     /// ELF `e_machine` value (include/uapi/linux/elf-em.h).
     pub elf_machine: u16,
     /// Byte order, `long` width and 64-bit alignment of the guest's C ABI; an LP64 model
@@ -333,6 +336,7 @@ impl ArchInfo {
         regs: Regs::new(0, 0, None),
         engine: Engine::new(unicorn_engine::Arch::X86, unicorn_engine::Mode::MODE_64, None),
         name: "",
+        compat_name: None,
         elf_machine: 0,
         data_model: DataModel::LP64_LE,
         layout: Layout { low_len: 0, dyn_base: 0, dyn_len: 0, task_size: 0, top_len: 0, fixed_page: None },

@@ -337,9 +337,11 @@ fn exec(
         );
         args.push(cstring(v.as_bytes()));
     }
-    // What the new endgate must take over: its handles, the guest's root, seccomp filters.
+    // What the new endgate must take over: its handles, the guest's root, seccomp filters,
+    // the personality.
     let mut state = super::selfref::exec_lines();
     state.extend(super::seccomp::exec_lines());
+    state.extend(super::process::exec_lines());
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
         state.push(format!("reenter {root} {cwd}"));
@@ -419,7 +421,8 @@ pub fn restore_state(fd: i32) {
     for line in text.lines() {
         let _ = super::selfref::restore_line(line)
             || super::selfref::reenter_line(line)
-            || super::seccomp::restore_line(line);
+            || super::seccomp::restore_line(line)
+            || super::process::restore_line(line);
     }
 }
 

@@ -20,7 +20,10 @@ pub fn uname(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// The six fields of the guest's `struct new_utsname` (`sysname`, `nodename`, `release`,
 /// `version`, `machine`, `domainname`), each NUL-padded: the host's, `machine` the guest
-/// arch's name. Errors: the host's.
+/// arch's name (its compat name under `PER_LINUX32`). Errors: the host's.
+/// `PER_LINUX32` (include/uapi/linux/personality.h).
+const PER_LINUX32: u32 = 0x0008;
+
 pub(crate) fn utsname(t: &Task) -> Result<[[u8; UTS_LEN]; 6], Errno> {
     // SAFETY: plain data, filled by the host.
     let mut u: libc::utsname = unsafe { std::mem::zeroed() };
@@ -33,7 +36,10 @@ pub(crate) fn utsname(t: &Task) -> Result<[[u8; UTS_LEN]; 6], Errno> {
             *d = u8::from_ne_bytes(c.to_ne_bytes());
         }
     }
-    let machine = t.arch.info().name.as_bytes();
+    // kernel/sys.c `override_architecture`: the compat name in the PER_LINUX32 personality.
+    let info = t.arch.info();
+    let linux32 = super::process::personality_now() & 0xff == PER_LINUX32;
+    let machine = info.compat_name.filter(|_| linux32).unwrap_or(info.name).as_bytes();
     out[4] = [0; UTS_LEN];
     out[4][..machine.len()].copy_from_slice(machine);
     Ok(out)

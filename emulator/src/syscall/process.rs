@@ -626,8 +626,37 @@ pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The process's execution domain (personality(2)): kept by endgate for the guest and not
 /// applied to the host, whose own flags would change endgate (`ADDR_LIMIT_32BIT` its mmaps,
 /// `READ_IMPLIES_EXEC` its memory). Starts at `PER_LINUX` (0); a fork child inherits it; a new
-/// program (`execve`) starts from 0 again.
+/// program (`execve`) keeps it ([`exec_lines`]) but for `READ_IMPLIES_EXEC`, which the ELF
+/// loader sets or clears from the program's own headers.
 static PERSONALITY: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// `READ_IMPLIES_EXEC` (include/uapi/linux/personality.h).
+const READ_IMPLIES_EXEC: u32 = 0x0040_0000;
+
+/// The guest's personality now ([`PERSONALITY`]).
+pub fn personality_now() -> u32 {
+    PERSONALITY.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The exec-state line that carries the personality to the program `execve` runs (none for
+/// the default 0).
+pub fn exec_lines() -> Vec<String> {
+    let p = personality_now() & !READ_IMPLIES_EXEC;
+    if p == 0 {
+        Vec::new()
+    } else {
+        vec![format!("personality {p:#x}")]
+    }
+}
+
+/// Takes over a [`exec_lines`] line in the new endgate; `false` for another line.
+pub fn restore_line(line: &str) -> bool {
+    let Some(v) = line.strip_prefix("personality 0x").and_then(|h| u32::from_str_radix(h, 16).ok()) else {
+        return false;
+    };
+    PERSONALITY.store(v, std::sync::atomic::Ordering::Relaxed);
+    true
+}
 
 /// `personality(unsigned long persona)`: the previous persona; `0xffffffff` only asks.
 pub fn personality(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

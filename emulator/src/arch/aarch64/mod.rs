@@ -57,6 +57,7 @@ pub static INFO: ArchInfo = ArchInfo {
         .trap(&SVC_0.to_le_bytes()),
     engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::A72 as i32)),
     name: "aarch64",
+    compat_name: Some("armv8l"),
     elf_machine: 183,
     layout: windows_64(0xaaaa_aaaa_a000, 1 << 48),
     hwcap: (HWCAP_A72, 0),

@@ -117,6 +117,7 @@ pub static INFO: ArchInfo = ArchInfo {
     ),
     // A 64-bit MIPS kernel's UTS_MACHINE (arch/mips/Makefile).
     name: "mips64",
+    compat_name: Some("mips"),
     elf_machine: 8,
     // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
     // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).

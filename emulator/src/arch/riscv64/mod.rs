@@ -87,6 +87,7 @@ pub static INFO: ArchInfo = ArchInfo {
         .trap(&ECALL.to_le_bytes()),
     engine: Engine::new(Arch::RISCV, Mode::RISCV64, Some(Riscv64CpuModel::SIFIVE_U54 as i32)),
     name: "riscv64",
+    compat_name: Some("riscv32"),
     elf_machine: 243,
     // [0, 16 GiB) low; [0x2a_aaaa_a000, 0x2e_aaaa_a000) PIE; [0x30_0000_0000, TASK_SIZE) top.
     layout: windows_64(0x2a_aaaa_a000, 0x40_0000_0000),

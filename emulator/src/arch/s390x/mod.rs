@@ -119,6 +119,7 @@ pub static INFO: ArchInfo = ArchInfo {
     },
     engine: Engine::new(Arch::S390X, Mode::BIG_ENDIAN, Some(S390xCpuModel::QEMU as i32)),
     name: "s390x",
+    compat_name: Some("s390"),
     elf_machine: 22,
     data_model: DataModel::LP64_BE,
     // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.

@@ -53,6 +53,7 @@ pub static INFO: ArchInfo = ArchInfo {
     // Unicorn's default CPU model, `qemu64`.
     engine: Engine::new(Arch::X86, Mode::MODE_64, None),
     name: "x86_64",
+    compat_name: Some("i686"),
     elf_machine: 62,
     layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
     hwcap: (HWCAP_QEMU64, 0),
