@@ -42,6 +42,15 @@ int main(void)
     CHECK(h[0] == 0xab && h[pg - 1] == 0xab && h[pg] == 0 && h[16 * pg - 1] == 0);
     CHECK(munmap(h, 16 * pg) == 0);
     printf("mremap grow: contents kept, tail zeroed\n");
+#if UINTPTR_MAX > 0xffffffffu
+    h = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(h != MAP_FAILED);
+    EXPECT_ERR("mremap to 2^62 bytes", (long)mremap(h, pg, (size_t)1 << 62, MREMAP_MAYMOVE), EINVAL);
+    CHECK(munmap(h, pg) == 0);
+#else
+    /* A 32-bit size_t holds no such size. */
+    printf("mremap to 2^62 bytes: EINVAL\n");
+#endif
 
     EXPECT_ERR("mmap length 0", (long)mmap(NULL, 0, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), EINVAL);
     EXPECT_ERR("mmap unaligned MAP_FIXED", (long)mmap((void *)(0x10000001UL), pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0), EINVAL);

@@ -163,6 +163,7 @@ int main(void)
     }
     EXPECT_ERR("futex_waitv with a 20 ms deadline", waitv(wv, 2, &until), ETIMEDOUT);
     EXPECT_ERR("futex_waitv of no words", waitv(wv, 0, NULL), EINVAL);
+    EXPECT_ERR("futex_waitv of a NULL array", waitv(NULL, 1, NULL), EINVAL);
     wv[0].uaddr = (uintptr_t)&words[0] + 1;
     EXPECT_ERR("futex_waitv of a misaligned word", waitv(wv, 2, NULL), EINVAL);
     return 0;

@@ -215,7 +215,7 @@ struct HostWaitv {
 pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let n = u64::from(a.uint(1));
-    if n == 0 || n > FUTEX_WAITV_MAX || a.uint(2) != 0 {
+    if n == 0 || n > FUTEX_WAITV_MAX || a.uint(2) != 0 || a.ptr(0).is_null() {
         return Err(Errno::EINVAL);
     }
     let swap = t.mm.endian() != Endian::HOST;

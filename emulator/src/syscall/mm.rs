@@ -419,7 +419,8 @@ const MREMAP_MAYMOVE: u64 = 1;
 const MREMAP_FIXED: u64 = 2;
 
 /// `mremap(void *old, size_t old_size, size_t new_size, int flags, void *new)` (mremap(2)).
-/// Errors: `EINVAL` (unaligned, bad flags, zero sizes, FIXED without MAYMOVE), `EFAULT` (the old
+/// Errors: `EINVAL` (unaligned, bad flags, zero sizes, a new size beyond `TASK_SIZE`, FIXED
+/// without MAYMOVE), `EFAULT` (the old
 /// range is not one mapping), `ENOMEM` (cannot grow in place and may not move).
 pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (old, old_len, new_len, flags, new_addr) = (a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.raw(4));
@@ -435,6 +436,11 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let mm = &mut cpu.get_data_mut().mm;
+    // A size no process can have (larger than the address space): EINVAL, as Linux checks it
+    // before looking at the mapping.
+    if new_len > mm.task_size {
+        return Err(Errno::EINVAL);
+    }
     let (_, vma) = mm.vma_at(old).ok_or(Errno::EFAULT)?;
     if old + old_len > vma.end {
         return Err(Errno::EFAULT);
