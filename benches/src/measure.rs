@@ -448,17 +448,31 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
     Ok(())
 }
 
+/// The order in which round `round` visits `n` tasks: forward in even rounds, backward
+/// in odd ones, so no task always runs right after the same neighbour and a steady
+/// drift in load evens out between neighbours.
+fn round_order(round: usize, n: usize) -> Box<dyn Iterator<Item = usize>> {
+    if round % 2 == 0 {
+        Box::new(0..n)
+    } else {
+        Box::new((0..n).rev())
+    }
+}
+
 /// Measure all `tasks` round-robin: each round takes one sample of every task
-/// still alive, so slow drifts in machine load hit all runners alike.  A task
-/// whose run fails is dropped and reported with the failure.  `label(i)`
-/// names task `i` in progress messages on stderr.
+/// still alive (every other round in reverse order), so slow drifts in machine
+/// load hit all runners alike.  A task whose run fails is dropped and reported
+/// with the failure.  `label(i)` names task `i` in progress messages on stderr.
 pub fn run_round_robin(tasks: &[Task], plan: &Plan, label: impl Fn(usize) -> String) -> Vec<Result<Samples, String>> {
     let mut results: Vec<Result<Samples, String>> = tasks.iter().map(|_| Ok(Samples::default())).collect();
     let rounds = plan.runs + usize::from(plan.warmup);
     for round in 0..rounds {
         let warm = plan.warmup && round == 0;
         eprintln!("  round {}/{rounds}{}", round + 1, if warm { " (warm-up)" } else { "" });
-        for (i, task) in tasks.iter().enumerate() {
+        // Timed rounds alternate, starting forward.
+        let timed = if plan.warmup { round.saturating_sub(1) } else { round };
+        for i in round_order(timed, tasks.len()) {
+            let task = &tasks[i];
             if let Ok(s) = &mut results[i] {
                 if let Err(e) = step(task, plan, s, !warm) {
                     eprintln!("    {}: stopped after a failed run: {e}", label(i));
@@ -492,6 +506,13 @@ pub fn median(samples: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_alternate_direction() {
+        assert_eq!(round_order(0, 3).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(round_order(1, 3).collect::<Vec<_>>(), [2, 1, 0]);
+        assert_eq!(round_order(2, 0).count(), 0);
+    }
 
     #[test]
     fn median_odd_even() {
