@@ -10,7 +10,8 @@
 //! the peak RSS of each run, prints a Markdown table with the tracked
 //! endgate/native and endgate/qemu ratios (PASS/MISS against the project's
 //! targets) and writes `results.md`, `results.json` and `results.svg`.  See
-//! `benches/README.md`.
+//! `benches/README.md`.  With `--baseline PATH` a second endgate binary runs
+//! alongside for an A/B table "endgate against the baseline".
 //!
 //! ```text
 //! cargo run --release -p endgate-benches -- [--quick] [--arches LIST] [--runs N] [--out benches/results]
@@ -55,6 +56,9 @@ Options:
   --timeout SECS       kill a run that takes longer than this (default 300)
   --qemu72             also run Debian 12's qemu-user 7.2 (/usr/bin/qemu-*): more rows and
                        info ratios endgate / qemu 7.2 (the targets are against 10.0.2)
+  --baseline PATH      also run this other endgate binary (e.g. built from an older commit) as
+                       runner endgate-baseline, and report endgate / baseline per workload and
+                       guest: median and min of wall and CPU time, spreads, per-round range
   -h, --help           print this help
 ";
 
@@ -71,6 +75,8 @@ struct Options {
     timeout: Duration,
     /// Also run Debian 12's qemu-user 7.2 ([`Runner::Qemu72`]).
     qemu72: bool,
+    /// Another endgate binary to compare against ([`Runner::Baseline`]).
+    baseline: Option<PathBuf>,
 }
 
 /// Problem sizes for one mode.
@@ -144,6 +150,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
         arches: Arch::ALL.to_vec(),
         timeout: Duration::from_secs(300),
         qemu72: false,
+        baseline: None,
     };
     let mut runs = None;
     let mut args = std::env::args_os().skip(1);
@@ -173,6 +180,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
             "--endgate" => o.endgate = Some(PathBuf::from(value("a path")?)),
             "--no-build" => o.build = false,
             "--qemu72" => o.qemu72 = true,
+            "--baseline" => o.baseline = Some(PathBuf::from(value("a path")?)),
             "--only" => {
                 let picked: Vec<Vec<Workload>> = value("a list")?
                     .split(',')
@@ -263,6 +271,8 @@ struct Toolset {
     qemu: Vec<Result<PathBuf, String>>,
     /// Debian 12's qemu-user 7.2 per architecture, indexed by [`Arch::index`].
     qemu72: Vec<Result<PathBuf, String>>,
+    /// The `--baseline` endgate binary.
+    baseline: Result<PathBuf, String>,
     /// Cross compiler per architecture, indexed by [`Arch::index`].
     compiler: Vec<Result<PathBuf, String>>,
 }
@@ -279,14 +289,20 @@ impl Toolset {
     }
 }
 
-/// The runners that apply to guests of `arch` on this host (`qemu72`: with qemu-user 7.2).
-fn runners_for(arch: Arch, qemu72: bool) -> Vec<Runner> {
+/// The runners that apply to guests of `arch` on this host: native (host arch only),
+/// endgate, the `--baseline` endgate right after it, qemu-user 10.0.2, and with `--qemu72`
+/// qemu-user 7.2.
+fn runners_for(arch: Arch, o: &Options) -> Vec<Runner> {
     let mut v = Vec::new();
     if Arch::host() == Some(arch) {
         v.push(Runner::Native);
     }
-    v.extend([Runner::Endgate, Runner::Qemu]);
-    if qemu72 {
+    v.push(Runner::Endgate);
+    if o.baseline.is_some() {
+        v.push(Runner::Baseline);
+    }
+    v.push(Runner::Qemu);
+    if o.qemu72 {
         v.push(Runner::Qemu72);
     }
     v
@@ -309,16 +325,20 @@ fn invocation(
     match runner {
         Runner::Native => Ok(Invocation { program: guest.to_path_buf(), args: args.to_vec(), cwd: None }),
         Runner::Endgate => wrap(&tools.endgate),
+        Runner::Baseline => wrap(&tools.baseline),
         Runner::Qemu => wrap(tools.qemu(arch)),
         Runner::Qemu72 => wrap(tools.qemu72(arch)),
     }
 }
 
-/// The outcome of a failed measurement: [`Outcome::Unsupported`] when endgate
-/// refused the guest's architecture (exit status 126 and a message naming an
-/// unsupported architecture), else [`Outcome::Failed`].
+/// The outcome of a failed measurement: [`Outcome::Unsupported`] when endgate (or the
+/// baseline endgate) refused the guest's architecture (exit status 126 and a message
+/// naming an unsupported architecture), else [`Outcome::Failed`].
 fn failure(runner: Runner, err: String) -> Outcome {
-    if runner == Runner::Endgate && err.starts_with("exit status 126") && err.contains("unsupported") {
+    if matches!(runner, Runner::Endgate | Runner::Baseline)
+        && err.starts_with("exit status 126")
+        && err.contains("unsupported")
+    {
         // Keep endgate's own one-line reason, without the command line.
         let why = err.split_once("stderr: ").map_or(err.as_str(), |(_, e)| e);
         let why = why.split(" (0-iteration run").next().unwrap_or(why);
@@ -349,6 +369,8 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
                     Task::Run { check, .. } => check.describe().into(),
                 }),
                 rss_kib: s.rss_kib,
+                cpu: s.cpu,
+                baseline_cpu: s.base_cpu,
                 reported: None,
             },
             Err(e) => failure(rows[i].runner, e),
@@ -387,9 +409,9 @@ fn push_row(
 
 /// The runners of a workload on `a`: all that apply when `a` is selected, else only the
 /// native host run when `a` is the host (kept as the reference of the "/ native" ratios).
-fn runners_or_reference(a: Arch, selected: &[Arch], qemu72: bool) -> Vec<Runner> {
-    if selected.contains(&a) {
-        runners_for(a, qemu72)
+fn runners_or_reference(a: Arch, o: &Options) -> Vec<Runner> {
+    if o.arches.contains(&a) {
+        runners_for(a, o)
     } else if Arch::host() == Some(a) {
         vec![Runner::Native]
     } else {
@@ -477,6 +499,11 @@ fn main() -> ExitCode {
         endgate,
         qemu: Arch::ALL.into_iter().map(|a| qemu(QEMU, a)).collect(),
         qemu72: Arch::ALL.into_iter().map(|a| qemu(QEMU72, a)).collect(),
+        baseline: match &opts.baseline {
+            Some(p) if tools::is_executable(p) => Ok(p.clone()),
+            Some(p) => Err(format!("--baseline {}: not an executable file", p.display())),
+            None => Err("no --baseline".into()),
+        },
         compiler: Arch::ALL.into_iter().map(|a| find(a.compiler())).collect(),
     };
     let mut tool_lines = Vec::new();
@@ -484,7 +511,15 @@ fn main() -> ExitCode {
         Ok(p) => tools::version_line(p).unwrap_or_else(|| format!("{} (version unknown)", p.display())),
         Err(e) => format!("not available: {e}"),
     };
-    tool_lines.push(("endgate".to_string(), version(&toolset.endgate)));
+    // With a baseline the two endgate builds are told apart by their paths.
+    let with_path = |r: &Result<PathBuf, String>| match r {
+        Ok(p) if opts.baseline.is_some() => format!("{} ({})", p.display(), version(r)),
+        _ => version(r),
+    };
+    tool_lines.push(("endgate".to_string(), with_path(&toolset.endgate)));
+    if opts.baseline.is_some() {
+        tool_lines.push((Runner::Baseline.label(Arch::X86_64), with_path(&toolset.baseline)));
+    }
     for &a in &opts.arches {
         tool_lines.push((Runner::Qemu.label(a), version(toolset.qemu(a))));
         if opts.qemu72 {
@@ -523,7 +558,7 @@ fn main() -> ExitCode {
             // "endgate / native" ratio, so it runs even if the host arch is
             // not among --arches.
             let runners = if opts.arches.contains(&a) {
-                runners_for(a, opts.qemu72)
+                runners_for(a, &opts)
             } else if w == Workload::Getppid && host == Some(a) {
                 vec![Runner::Native]
             } else {
@@ -565,7 +600,7 @@ fn main() -> ExitCode {
         let mut tasks = Vec::new();
         let mut skipped: Vec<(Arch, Runner, String)> = Vec::new();
         for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts.arches, opts.qemu72);
+            let runners = runners_or_reference(a, &opts);
             if runners.is_empty() {
                 continue;
             }
@@ -603,6 +638,8 @@ fn main() -> ExitCode {
                             baseline: None,
                             check: Some(Check::Gatebench.describe().into()),
                             rss_kib: s.rss_kib.clone(),
+                            cpu: s.cpu.clone(),
+                            baseline_cpu: None,
                             reported: Some(v.clone()),
                         },
                         _ => Outcome::Skipped(match w {
@@ -636,7 +673,7 @@ fn main() -> ExitCode {
         let first = rows.len();
         let mut tasks = Vec::new();
         for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts.arches, opts.qemu72);
+            let runners = runners_or_reference(a, &opts);
             if runners.is_empty() {
                 continue;
             }
@@ -677,11 +714,8 @@ fn main() -> ExitCode {
             }
         };
         // Every selected arch, plus the host's busybox as the native reference.
-        let bb_arches: Vec<(Arch, Vec<Runner>)> = Arch::ALL
-            .into_iter()
-            .map(|a| (a, runners_or_reference(a, &opts.arches, opts.qemu72)))
-            .filter(|(_, r)| !r.is_empty())
-            .collect();
+        let bb_arches: Vec<(Arch, Vec<Runner>)> =
+            Arch::ALL.into_iter().map(|a| (a, runners_or_reference(a, &opts))).filter(|(_, r)| !r.is_empty()).collect();
         for (a, _) in &bb_arches {
             if let Err(e) = busybox(*a) {
                 eprintln!("endgate-bench: warning: {e}");
@@ -864,6 +898,7 @@ fn main() -> ExitCode {
         settings,
         tools: tool_lines,
         ratios: report::ratios(&rows, host),
+        against_baseline: report::against_baseline(&rows),
         rows,
         notes,
     };

@@ -4,7 +4,9 @@
 //! child has exited and its pipes are drained, so it includes process
 //! creation, the emulator's start-up and exit.  Loop workloads subtract a
 //! 0-iteration run to get the per-iteration cost.  The child is reaped with
-//! `wait4`, whose `ru_maxrss` gives its peak resident set size.
+//! `wait4`, whose `ru_maxrss` gives its peak resident set size and whose
+//! `ru_utime + ru_stime` its CPU time (less sensitive to other load on the
+//! machine than the wall time: time spent waiting for a CPU does not count).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -61,6 +63,8 @@ pub struct RunOutput {
     /// The child's peak resident set size in KiB (`ru_maxrss` from `wait4`): for an
     /// emulator, the emulator process with its guest.
     pub maxrss_kib: u64,
+    /// The child's CPU time, user + system, all its threads (`ru_utime + ru_stime`).
+    pub cpu: Duration,
 }
 
 /// Describe an exit status the way a shell user would read it.
@@ -91,8 +95,24 @@ fn drain(mut r: impl Read + Send + 'static) -> thread::JoinHandle<Vec<u8>> {
     })
 }
 
-/// Wait for `pid` with `wait4`, returning its status and peak RSS in KiB.
-fn wait4(pid: u32) -> std::io::Result<(ExitStatus, u64)> {
+/// A `timeval` from `getrusage`/`wait4` as a duration (negative fields count as 0).
+fn timeval(t: libc::timeval) -> Duration {
+    let secs = u64::try_from(t.tv_sec).unwrap_or(0);
+    let micros = u32::try_from(t.tv_usec).unwrap_or(0);
+    Duration::from_secs(secs) + Duration::from_micros(u64::from(micros))
+}
+
+/// What `wait4` says about a reaped child.
+struct Reaped {
+    status: ExitStatus,
+    /// Peak RSS in KiB.
+    maxrss_kib: u64,
+    /// User + system CPU time.
+    cpu: Duration,
+}
+
+/// Wait for `pid` with `wait4`, returning its status, peak RSS and CPU time.
+fn wait4(pid: u32) -> std::io::Result<Reaped> {
     let mut status = 0;
     // SAFETY: rusage is plain data; wait4 only writes into the two out-pointers.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
@@ -101,7 +121,11 @@ fn wait4(pid: u32) -> std::io::Result<(ExitStatus, u64)> {
         // SAFETY: valid out-pointers for the duration of the call.
         let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
         if r >= 0 {
-            return Ok((ExitStatus::from_raw(status), u64::try_from(ru.ru_maxrss).unwrap_or(0)));
+            return Ok(Reaped {
+                status: ExitStatus::from_raw(status),
+                maxrss_kib: u64::try_from(ru.ru_maxrss).unwrap_or(0),
+                cpu: timeval(ru.ru_utime) + timeval(ru.ru_stime),
+            });
         }
         let e = std::io::Error::last_os_error();
         if e.kind() != std::io::ErrorKind::Interrupted {
@@ -155,7 +179,8 @@ pub fn run_once(inv: &Invocation, timeout: Duration, stdout: Option<&Path>) -> R
     let _ = waiter.join();
     let stderr = err.map(|h| h.join().unwrap_or_default()).unwrap_or_default();
     let (r, end) = received;
-    let (status, maxrss_kib) = r.map_err(|e| format!("waiting for `{}` failed: {e}", inv.program.display()))?;
+    let Reaped { status, maxrss_kib, cpu } =
+        r.map_err(|e| format!("waiting for `{}` failed: {e}", inv.program.display()))?;
     if !status.success() {
         let mut msg = describe_status(status);
         let err = tail_lines(&stderr, 3);
@@ -165,7 +190,7 @@ pub fn run_once(inv: &Invocation, timeout: Duration, stdout: Option<&Path>) -> R
         }
         return Err(msg);
     }
-    Ok(RunOutput { wall: end - start, stderr, maxrss_kib })
+    Ok(RunOutput { wall: end - start, stderr, maxrss_kib, cpu })
 }
 
 /// How many times to run each measurement, and the per-run time limit.
@@ -251,6 +276,10 @@ pub struct Samples {
     pub full: Vec<f64>,
     /// 0-iteration runs (loop tasks only).
     pub base: Option<Vec<f64>>,
+    /// CPU time (user + system) of each full-size run (a Repeat sample: of all its runs).
+    pub cpu: Vec<f64>,
+    /// CPU time of each 0-iteration run (loop tasks only).
+    pub base_cpu: Option<Vec<f64>>,
     /// Peak RSS of each full-size run, KiB (the largest of a Repeat sample's runs).
     pub rss_kib: Vec<f64>,
     /// Values the guest reported itself (gatebench): field name to one value per run;
@@ -379,18 +408,21 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
             let f = run_once(full, plan.timeout, None)?;
             if record {
                 s.base.get_or_insert_with(Vec::new).push(b.wall.as_secs_f64());
+                s.base_cpu.get_or_insert_with(Vec::new).push(b.cpu.as_secs_f64());
                 s.full.push(f.wall.as_secs_f64());
+                s.cpu.push(f.cpu.as_secs_f64());
                 s.rss_kib.push(f.maxrss_kib as f64);
             }
         }
         Task::Run { inv, check } => {
             let out = check.needs_stdout().then_some(plan.stdout_file.as_path());
             let r = run_once(inv, plan.timeout, out)?;
-            let (wall, rss) = (r.wall.as_secs_f64(), r.maxrss_kib as f64);
+            let (wall, rss, cpu) = (r.wall.as_secs_f64(), r.maxrss_kib as f64, r.cpu.as_secs_f64());
             let mut reported = Vec::new();
             judge(check, &r, &plan.stdout_file, &mut reported)?;
             if record {
                 s.full.push(wall);
+                s.cpu.push(cpu);
                 s.rss_kib.push(rss);
                 for (field, v) in reported {
                     let e = s.reported.entry(field.to_string()).or_default();
@@ -400,12 +432,15 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
         }
         Task::Repeat { inv, count } => {
             let start = Instant::now();
-            let mut rss = 0u64;
+            let (mut rss, mut cpu) = (0u64, Duration::ZERO);
             for _ in 0..*count {
-                rss = rss.max(run_once(inv, plan.timeout, None)?.maxrss_kib);
+                let r = run_once(inv, plan.timeout, None)?;
+                rss = rss.max(r.maxrss_kib);
+                cpu += r.cpu;
             }
             if record {
                 s.full.push(start.elapsed().as_secs_f64());
+                s.cpu.push(cpu.as_secs_f64());
                 s.rss_kib.push(rss as f64);
             }
         }
@@ -413,17 +448,31 @@ fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), S
     Ok(())
 }
 
+/// The order in which round `round` visits `n` tasks: forward in even rounds, backward
+/// in odd ones, so no task always runs right after the same neighbour and a steady
+/// drift in load evens out between neighbours.
+fn round_order(round: usize, n: usize) -> Box<dyn Iterator<Item = usize>> {
+    if round % 2 == 0 {
+        Box::new(0..n)
+    } else {
+        Box::new((0..n).rev())
+    }
+}
+
 /// Measure all `tasks` round-robin: each round takes one sample of every task
-/// still alive, so slow drifts in machine load hit all runners alike.  A task
-/// whose run fails is dropped and reported with the failure.  `label(i)`
-/// names task `i` in progress messages on stderr.
+/// still alive (every other round in reverse order), so slow drifts in machine
+/// load hit all runners alike.  A task whose run fails is dropped and reported
+/// with the failure.  `label(i)` names task `i` in progress messages on stderr.
 pub fn run_round_robin(tasks: &[Task], plan: &Plan, label: impl Fn(usize) -> String) -> Vec<Result<Samples, String>> {
     let mut results: Vec<Result<Samples, String>> = tasks.iter().map(|_| Ok(Samples::default())).collect();
     let rounds = plan.runs + usize::from(plan.warmup);
     for round in 0..rounds {
         let warm = plan.warmup && round == 0;
         eprintln!("  round {}/{rounds}{}", round + 1, if warm { " (warm-up)" } else { "" });
-        for (i, task) in tasks.iter().enumerate() {
+        // Timed rounds alternate, starting forward.
+        let timed = if plan.warmup { round.saturating_sub(1) } else { round };
+        for i in round_order(timed, tasks.len()) {
+            let task = &tasks[i];
             if let Ok(s) = &mut results[i] {
                 if let Err(e) = step(task, plan, s, !warm) {
                     eprintln!("    {}: stopped after a failed run: {e}", label(i));
@@ -433,6 +482,12 @@ pub fn run_round_robin(tasks: &[Task], plan: &Plan, label: impl Fn(usize) -> Str
         }
     }
     results
+}
+
+/// Smallest value of a non-empty slice.
+pub fn minimum(samples: &[f64]) -> f64 {
+    assert!(!samples.is_empty(), "minimum of no samples");
+    samples.iter().copied().fold(f64::INFINITY, f64::min)
 }
 
 /// Median of a non-empty slice (mean of the two middle values for even length).
@@ -453,9 +508,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn rounds_alternate_direction() {
+        assert_eq!(round_order(0, 3).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(round_order(1, 3).collect::<Vec<_>>(), [2, 1, 0]);
+        assert_eq!(round_order(2, 0).count(), 0);
+    }
+
+    #[test]
     fn median_odd_even() {
         assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
         assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(minimum(&[4.0, 1.0, 2.0, 3.0]), 1.0);
     }
 
     #[test]
@@ -478,6 +541,7 @@ mod tests {
         assert_eq!(std::fs::read(&out).unwrap(), b"out\n");
         let _ = std::fs::remove_file(&out);
         assert!(r.maxrss_kib > 0);
+        assert!(r.cpu <= r.wall + Duration::from_millis(10), "{r:?}");
         assert!(String::from_utf8_lossy(&r.stderr).contains("12.5"));
     }
 

@@ -1,7 +1,7 @@
 //! Results: measured rows, the ratios the project tracks (with their targets),
 //! and rendering to a Markdown table and a JSON document.
 
-use crate::measure::median;
+use crate::measure::{median, minimum};
 use crate::tools::HostInfo;
 use crate::workloads::{Arch, Workload};
 use std::fmt::Write as _;
@@ -13,6 +13,9 @@ pub enum Runner {
     Native,
     /// Under endgate.
     Endgate,
+    /// Under another endgate build given with `--baseline` (e.g. built from an older
+    /// commit), for the A/B comparison "endgate against the baseline".
+    Baseline,
     /// Under qemu-user 10.0.2 for the guest's architecture: the reference, the one the
     /// targets are stated against.
     Qemu,
@@ -27,6 +30,7 @@ impl Runner {
         match self {
             Runner::Native => "native".into(),
             Runner::Endgate => "endgate".into(),
+            Runner::Baseline => "endgate-baseline".into(),
             Runner::Qemu => format!("{} {}", arch.qemu(), guest_tests::arch::QEMU.version),
             Runner::Qemu72 => format!("{} {}", arch.qemu(), guest_tests::arch::QEMU72.version),
         }
@@ -46,6 +50,11 @@ pub enum Outcome {
         check: Option<String>,
         /// Peak RSS of each full-size run in KiB (`ru_maxrss`); empty if not recorded.
         rss_kib: Vec<f64>,
+        /// CPU time (user + system, `wait4`'s rusage) in seconds of each full-size run;
+        /// empty if not recorded.
+        cpu: Vec<f64>,
+        /// CPU time in seconds of each 0-iteration run (loop workloads).
+        baseline_cpu: Option<Vec<f64>>,
         /// The values the guest reported itself, one per run (gatebench: ns per call).
         reported: Option<Vec<f64>>,
     },
@@ -63,7 +72,42 @@ pub enum Outcome {
 impl Outcome {
     /// A measurement from wall times alone (no RSS, nothing reported).
     pub fn walls(full: Vec<f64>, baseline: Option<Vec<f64>>, check: Option<String>) -> Outcome {
-        Outcome::Measured { full, baseline, check, rss_kib: Vec::new(), reported: None }
+        Outcome::Measured {
+            full,
+            baseline,
+            check,
+            rss_kib: Vec::new(),
+            cpu: Vec::new(),
+            baseline_cpu: None,
+            reported: None,
+        }
+    }
+}
+
+/// Which time a statistic is taken over.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// Wall time (gatebench: the ns per call the guest timed itself).
+    Wall,
+    /// CPU time of the process, user + system (not defined for gatebench's values).
+    Cpu,
+}
+
+/// How the runs of a row are summarised.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stat {
+    /// The median of the runs.
+    Median,
+    /// The fastest run: other load on the machine only ever adds time.
+    Min,
+}
+
+impl Stat {
+    fn of(self, v: &[f64]) -> f64 {
+        match self {
+            Stat::Median => median(v),
+            Stat::Min => minimum(v),
+        }
     }
 }
 
@@ -97,10 +141,28 @@ impl Row {
     /// (max - min) / median of the full-size runs (of the reported values, for
     /// gatebench): how noisy the row is.
     pub fn spread(&self) -> Option<f64> {
-        let v = match &self.outcome {
-            Outcome::Measured { reported: Some(r), .. } => r,
-            Outcome::Measured { full, .. } => full,
-            _ => return None,
+        self.spread_of(Clock::Wall)
+    }
+
+    /// The samples of `clock` that [`Row::metric_by`] summarises: the full-size runs'
+    /// and the 0-iteration runs', if any; for gatebench the guest's own values (wall only).
+    fn samples(&self, clock: Clock) -> Option<(&[f64], Option<&[f64]>)> {
+        let Outcome::Measured { full, baseline, cpu, baseline_cpu, reported, .. } = &self.outcome else {
+            return None;
+        };
+        match clock {
+            _ if self.workload.is_gatebench() => Some((reported.as_deref().filter(|_| clock == Clock::Wall)?, None)),
+            Clock::Wall => Some((full, baseline.as_deref())),
+            Clock::Cpu => Some((cpu, baseline_cpu.as_deref())),
+        }
+    }
+
+    /// [`Row::spread`] over the wall or the CPU times.
+    pub fn spread_of(&self, clock: Clock) -> Option<f64> {
+        let v = match (&self.outcome, clock) {
+            (Outcome::Measured { reported: Some(r), .. }, Clock::Wall) => r,
+            (Outcome::Measured { full, .. }, Clock::Wall) => full,
+            _ => self.samples(clock)?.0,
         };
         if v.is_empty() {
             return None;
@@ -144,16 +206,50 @@ impl Row {
     /// The quantity ratios compare: ns per operation for the loop, gatebench and startup
     /// workloads, whole-process wall seconds for the others.
     pub fn metric(&self) -> Option<f64> {
-        match self.workload {
-            Workload::Getppid
-            | Workload::Store
-            | Workload::NullTrap
-            | Workload::NullGate
-            | Workload::ClockVdso
-            | Workload::ClockSyscall
-            | Workload::Startup => self.per_op_ns().filter(|v| *v > 0.0),
-            Workload::Sha256 | Workload::Gzip | Workload::Compute | Workload::Find | Workload::Cat => self.median(),
+        self.metric_by(Clock::Wall, Stat::Median)
+    }
+
+    /// [`Row::metric`] over `clock`'s times summarised by `stat`: for getppid and store
+    /// (stat(full) - stat(0-iteration)) / iterations in ns (only if positive), for
+    /// gatebench stat(the guest's ns per call) (wall only), for startup stat / starts in
+    /// ns, for the others stat in seconds.
+    pub fn metric_by(&self, clock: Clock, stat: Stat) -> Option<f64> {
+        let (full, base) = self.samples(clock)?;
+        if full.is_empty() {
+            return None;
         }
+        let v = match self.workload {
+            _ if self.workload.is_gatebench() => stat.of(full),
+            Workload::Getppid | Workload::Store => {
+                let base = base.filter(|b| !b.is_empty())?;
+                if self.size == 0 {
+                    return None;
+                }
+                (stat.of(full) - stat.of(base)) / self.size as f64 * 1e9
+            }
+            Workload::Startup => stat.of(full) / self.size.max(1) as f64 * 1e9,
+            _ => return Some(stat.of(full)),
+        };
+        (v > 0.0).then_some(v)
+    }
+
+    /// The per-round values of [`Row::metric`] over `clock` (one per timed round, in
+    /// order; `None` where a loop round's per-op time is not positive).
+    fn per_round(&self, clock: Clock) -> Vec<Option<f64>> {
+        let Some((full, base)) = self.samples(clock) else { return Vec::new() };
+        let size = self.size as f64;
+        full.iter()
+            .enumerate()
+            .map(|(i, &f)| {
+                let v = match self.workload {
+                    _ if self.workload.is_gatebench() => f,
+                    Workload::Getppid | Workload::Store => (f - base?.get(i)?) / size * 1e9,
+                    Workload::Startup => f / size.max(1.0) * 1e9,
+                    _ => f,
+                };
+                (v > 0.0).then_some(v)
+            })
+            .collect()
     }
 
     /// The guest's name in tables: Debian arch for busybox, else the CPU name.
@@ -280,6 +376,17 @@ impl Ratio {
     }
 }
 
+/// What [`Row::metric`] of workload `w` is, for the Basis columns.
+fn basis(w: Workload) -> &'static str {
+    match w {
+        Workload::Getppid | Workload::NullTrap | Workload::NullGate => "ns/syscall",
+        Workload::ClockVdso | Workload::ClockSyscall => "ns/call",
+        Workload::Store => "ns/iter",
+        Workload::Startup => "time/start",
+        _ => "wall time",
+    }
+}
+
 /// The row of (`w`, `a`, `r`), if measured or attempted.
 pub fn find(rows: &[Row], w: Workload, a: Arch, r: Runner) -> Option<&Row> {
     rows.iter().find(|x| x.workload == w && x.arch == a && x.runner == r)
@@ -386,13 +493,9 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             if s.ref_workload != w {
                 reference = format!("{reference} {}", s.ref_workload.name());
             }
-            let basis = match (s.quantity, w) {
-                (Quantity::PeakRss, _) => "peak RSS",
-                (_, Getppid | NullTrap | NullGate) => "ns/syscall",
-                (_, ClockVdso | ClockSyscall) => "ns/call",
-                (_, Store) => "ns/iter",
-                (_, Startup) => "time/start",
-                _ => "wall time",
+            let basis = match s.quantity {
+                Quantity::PeakRss => "peak RSS",
+                Quantity::Metric => basis(w),
             };
             let label = match s.quantity {
                 Quantity::PeakRss => format!("peak RSS {} {guest}: endgate / {reference}", w.name()),
@@ -427,6 +530,108 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
         .collect()
 }
 
+/// One (workload, guest) of the A/B comparison endgate / endgate-baseline (`--baseline`):
+/// the ratio of [`Row::metric_by`] of the two rows for each clock and statistic.
+#[derive(Clone, Debug)]
+pub struct AgainstBaseline {
+    /// The workload.
+    pub workload: Workload,
+    /// The guest architecture.
+    pub arch: Arch,
+    /// The unit both metrics are in (`ns/syscall`, `wall time`, ...).
+    pub basis: &'static str,
+    /// endgate's and the baseline's [`Row::metric`] (median wall).
+    pub endgate: Option<f64>,
+    /// The baseline's [`Row::metric`].
+    pub baseline: Option<f64>,
+    /// Ratios endgate / baseline, indexed like [`AgainstBaseline::STATS`].
+    pub ratio: [Option<f64>; 4],
+    /// Spreads (see [`Row::spread_of`]): endgate wall, baseline wall, endgate CPU, baseline CPU.
+    pub spread: [Option<f64>; 4],
+    /// The smallest and largest per-round ratio endgate / baseline of the load-robust
+    /// clock (CPU time; wall for gatebench), the two runs of a round being back to back.
+    pub rounds: Option<(f64, f64)>,
+    /// Why there is no value.
+    pub missing: Option<String>,
+}
+
+impl AgainstBaseline {
+    /// The clock and statistic of each entry of [`AgainstBaseline::ratio`], with its name.
+    pub const STATS: [(Clock, Stat, &'static str); 4] = [
+        (Clock::Wall, Stat::Median, "median_wall"),
+        (Clock::Wall, Stat::Min, "min_wall"),
+        (Clock::Cpu, Stat::Median, "median_cpu"),
+        (Clock::Cpu, Stat::Min, "min_cpu"),
+    ];
+
+    /// The clock of [`AgainstBaseline::rounds`] and the verdict.
+    fn robust_clock(w: Workload) -> Clock {
+        if w.is_gatebench() {
+            Clock::Wall
+        } else {
+            Clock::Cpu
+        }
+    }
+
+    /// `within noise` when the per-round ratios lie on both sides of 1 (or touch it),
+    /// `faster` / `slower` when endgate was faster / slower than the baseline in every
+    /// round, `n/a` without rounds.
+    pub fn reading(&self) -> &'static str {
+        match self.rounds {
+            None => "n/a",
+            Some((_, hi)) if hi < 1.0 => "faster",
+            Some((lo, _)) if lo > 1.0 => "slower",
+            Some(_) => "within noise",
+        }
+    }
+}
+
+/// The A/B comparison endgate / endgate-baseline for every (workload, guest) that has a
+/// baseline row, in row order.
+pub fn against_baseline(rows: &[Row]) -> Vec<AgainstBaseline> {
+    rows.iter()
+        .filter(|b| b.runner == Runner::Baseline)
+        .map(|b| {
+            let (w, a) = (b.workload, b.arch);
+            let e = find(rows, w, a, Runner::Endgate);
+            let ratio = AgainstBaseline::STATS.map(|(clock, stat, _)| {
+                let (n, d) = (e?.metric_by(clock, stat)?, b.metric_by(clock, stat)?);
+                Some(n / d)
+            });
+            let spread = [
+                e.and_then(|e| e.spread_of(Clock::Wall)),
+                b.spread_of(Clock::Wall),
+                e.and_then(|e| e.spread_of(Clock::Cpu)),
+                b.spread_of(Clock::Cpu),
+            ];
+            let clock = AgainstBaseline::robust_clock(w);
+            let per_round: Vec<f64> = e
+                .map(|e| e.per_round(clock))
+                .unwrap_or_default()
+                .into_iter()
+                .zip(b.per_round(clock))
+                .filter_map(|(n, d)| Some(n? / d?))
+                .collect();
+            let rounds = (!per_round.is_empty())
+                .then(|| (minimum(&per_round), per_round.iter().copied().fold(f64::NEG_INFINITY, f64::max)));
+            let describe = |side: &str, r: Option<&Row>| match r.map(|r| &r.outcome) {
+                None => format!("{side} not run"),
+                Some(Outcome::Skipped(_)) => format!("{side} n/a"),
+                Some(Outcome::Unsupported(_)) => format!("{side} does not run {} guests", a.name()),
+                Some(Outcome::Failed(_)) => format!("{side} failed"),
+                Some(Outcome::Measured { .. }) => format!("{side} too noisy (per-op time <= 0)"),
+            };
+            let (endgate, baseline) = (e.and_then(Row::metric), b.metric());
+            let missing = match (endgate, baseline) {
+                (Some(_), Some(_)) => None,
+                (None, _) => Some(describe("endgate", e)),
+                (_, None) => Some(describe("endgate-baseline", Some(b))),
+            };
+            AgainstBaseline { workload: w, arch: a, basis: basis(w), endgate, baseline, ratio, spread, rounds, missing }
+        })
+        .collect()
+}
+
 /// Everything that goes into results.md / results.json.
 #[derive(Clone, Debug)]
 pub struct Report {
@@ -440,6 +645,8 @@ pub struct Report {
     pub rows: Vec<Row>,
     /// The tracked ratios.
     pub ratios: Vec<Ratio>,
+    /// endgate against the `--baseline` build (empty without one).
+    pub against_baseline: Vec<AgainstBaseline>,
     /// Warnings and remarks gathered during the run.
     pub notes: Vec<String>,
 }
@@ -492,6 +699,62 @@ fn per_op_cell(r: &Row) -> String {
     }
 }
 
+/// A value of [`Row::metric`] in its basis: ns, ms per start, or seconds.
+fn fmt_metric(basis: &str, v: f64) -> String {
+    match basis {
+        "time/start" => format!("{:.2} ms", v / 1e6),
+        "wall time" => fmt_secs(v),
+        _ => format!("{v:.2} ns"),
+    }
+}
+
+/// The Markdown table "endgate against the baseline".
+fn baseline_table(s: &mut String, rows: &[AgainstBaseline]) {
+    let _ = writeln!(s, "\n## endgate against the baseline\n");
+    let _ = writeln!(
+        s,
+        "Ratio endgate / endgate-baseline (below 1x: endgate is faster). Median and min are over the runs; \
+         CPU is the process's user + system time (wait4), which waiting for a busy CPU does not add to. \
+         Per round: the range of the ratios of the two runs of each round (back to back), CPU time \
+         (gatebench: the guest's own ns per call); it reads `faster` or `slower` when every round agrees, \
+         else `within noise`.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| Workload | Guest | Basis | endgate | baseline | Median wall | Min wall | Median CPU | Min CPU | \
+         Spread wall (endgate / baseline) | Spread CPU (endgate / baseline) | Per round | Reading |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    let x = |v: Option<f64>| v.map(|v| format!("{v:.3}x")).unwrap_or_else(|| "n/a".into());
+    let pct = |v: Option<f64>| v.map(|v| format!("{:.0}%", v * 100.0)).unwrap_or_else(|| "-".into());
+    for r in rows {
+        let guest = if r.workload.is_busybox() { r.arch.debarch() } else { r.arch.name() };
+        let value = |v: Option<f64>| match (v, &r.missing) {
+            (Some(v), _) => fmt_metric(r.basis, v),
+            (None, Some(m)) => format!("n/a ({m})"),
+            (None, None) => "n/a".into(),
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {guest} | {} | {} | {} | {} | {} | {} | {} | {} / {} | {} / {} | {} | {} |",
+            r.workload.name(),
+            r.basis,
+            cell(&value(r.endgate)),
+            cell(&value(r.baseline)),
+            x(r.ratio[0]),
+            x(r.ratio[1]),
+            x(r.ratio[2]),
+            x(r.ratio[3]),
+            pct(r.spread[0]),
+            pct(r.spread[1]),
+            pct(r.spread[2]),
+            pct(r.spread[3]),
+            r.rounds.map(|(lo, hi)| format!("{lo:.3}x - {hi:.3}x")).unwrap_or_else(|| "-".into()),
+            r.reading(),
+        );
+    }
+}
+
 fn fmt_rss(kib: f64) -> String {
     if kib >= 10240.0 {
         format!("{:.0} MiB", kib / 1024.0)
@@ -532,6 +795,9 @@ impl Report {
             };
             let target = r.target.map(|t| format!("<= {t}x")).unwrap_or_else(|| "-".into());
             let _ = writeln!(s, "| {} | {} | {} | {} | {} |", r.label, r.basis, cell(&value), target, r.verdict());
+        }
+        if !self.against_baseline.is_empty() {
+            baseline_table(&mut s, &self.against_baseline);
         }
         let _ = writeln!(s, "\n## Measurements (median wall time of the whole process)\n");
         let _ = writeln!(
@@ -610,20 +876,48 @@ impl Report {
             .rows
             .iter()
             .map(|r| {
-                let (status, detail, full, baseline, rss, reported) = match &r.outcome {
-                    Outcome::Measured { full, baseline, check, rss_kib, reported } => (
+                let nums = |v: &Option<Vec<f64>>| v.as_ref().map(|v| Json::nums(v)).unwrap_or(Json::Null);
+                let (status, detail, full, baseline, rss, reported, cpu, baseline_cpu) = match &r.outcome {
+                    Outcome::Measured { full, baseline, check, rss_kib, cpu, baseline_cpu, reported } => (
                         "ok",
                         check.clone(),
                         Json::nums(full),
-                        baseline.as_ref().map(|b| Json::nums(b)).unwrap_or(Json::Null),
+                        nums(baseline),
                         Json::nums(rss_kib),
-                        reported.as_ref().map(|v| Json::nums(v)).unwrap_or(Json::Null),
+                        nums(reported),
+                        Json::nums(cpu),
+                        nums(baseline_cpu),
                     ),
-                    Outcome::Skipped(w) => ("skipped", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null),
-                    Outcome::Unsupported(w) => {
-                        ("unsupported", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null)
-                    }
-                    Outcome::Failed(w) => ("failed", Some(w.clone()), Json::Null, Json::Null, Json::Null, Json::Null),
+                    Outcome::Skipped(w) => (
+                        "skipped",
+                        Some(w.clone()),
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                    ),
+                    Outcome::Unsupported(w) => (
+                        "unsupported",
+                        Some(w.clone()),
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                    ),
+                    Outcome::Failed(w) => (
+                        "failed",
+                        Some(w.clone()),
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                        Json::Null,
+                    ),
                 };
                 Json::Obj(vec![
                     ("workload".into(), Json::str(r.workload.name())),
@@ -654,6 +948,8 @@ impl Report {
                     ("peak_rss_median_kib".into(), opt(r.rss_median())),
                     ("peak_rss_samples_kib".into(), rss),
                     ("reported_ns".into(), reported),
+                    ("cpu_samples_s".into(), cpu),
+                    ("baseline_cpu_samples_s".into(), baseline_cpu),
                 ])
             })
             .collect();
@@ -671,6 +967,30 @@ impl Report {
                 ])
             })
             .collect();
+        let against_baseline = self
+            .against_baseline
+            .iter()
+            .map(|r| {
+                let mut o = vec![
+                    ("workload".into(), Json::str(r.workload.name())),
+                    ("arch".into(), Json::str(r.arch.name())),
+                    ("basis".into(), Json::str(r.basis)),
+                    ("endgate".into(), opt(r.endgate)),
+                    ("baseline".into(), opt(r.baseline)),
+                ];
+                for ((_, _, name), v) in AgainstBaseline::STATS.iter().zip(r.ratio) {
+                    o.push((format!("ratio_{name}"), opt(v)));
+                }
+                for (name, v) in ["wall_endgate", "wall_baseline", "cpu_endgate", "cpu_baseline"].iter().zip(r.spread) {
+                    o.push((format!("spread_{name}"), opt(v)));
+                }
+                o.push(("per_round_min".into(), opt(r.rounds.map(|(lo, _)| lo))));
+                o.push(("per_round_max".into(), opt(r.rounds.map(|(_, hi)| hi))));
+                o.push(("reading".into(), Json::str(r.reading())));
+                o.push(("missing".into(), r.missing.as_deref().map(Json::str).unwrap_or(Json::Null)));
+                Json::Obj(o)
+            })
+            .collect();
         let pairs = |v: &[(String, String)]| Json::Obj(v.iter().map(|(k, v)| (k.clone(), Json::str(v))).collect());
         let doc = Json::Obj(vec![
             ("date".into(), Json::str(&h.date)),
@@ -681,6 +1001,7 @@ impl Report {
             ("settings".into(), pairs(&self.settings)),
             ("tools".into(), pairs(&self.tools)),
             ("ratios".into(), Json::Arr(ratios)),
+            ("against_baseline".into(), Json::Arr(against_baseline)),
             ("measurements".into(), Json::Arr(rows)),
             ("notes".into(), Json::Arr(self.notes.iter().map(|n| Json::str(n)).collect())),
         ]);
@@ -864,6 +1185,8 @@ mod tests {
                 baseline: None,
                 check: None,
                 rss_kib: vec![1000.0],
+                cpu: vec![0.1],
+                baseline_cpu: None,
                 reported: Some(vec![ns, ns + 2.0, ns - 2.0]),
             },
         }
@@ -892,6 +1215,114 @@ mod tests {
         let rss = r.iter().find(|r| r.label == "peak RSS compute aarch64: endgate / qemu-aarch64 10.0.2").unwrap();
         assert_eq!(rss.value, Some(1.0));
         assert_eq!(rss.verdict(), "PASS");
+    }
+
+    /// A measured row with wall and CPU samples (and 0-iteration ones for loops).
+    fn timed(w: Workload, a: Arch, r: Runner, wall: [&[f64]; 2], cpu: [&[f64]; 2]) -> Row {
+        let some = |v: &[f64]| (!v.is_empty()).then(|| v.to_vec());
+        Row {
+            workload: w,
+            arch: a,
+            runner: r,
+            size: 1000,
+            command: None,
+            outcome: Outcome::Measured {
+                full: wall[0].to_vec(),
+                baseline: some(wall[1]),
+                check: None,
+                rss_kib: Vec::new(),
+                cpu: cpu[0].to_vec(),
+                baseline_cpu: some(cpu[1]),
+                reported: None,
+            },
+        }
+    }
+
+    #[test]
+    fn against_baseline_ratios_and_table() {
+        use Runner::{Baseline, Endgate, Qemu};
+        use Workload::{Getppid, NullTrap, Sha256};
+        let x86 = Arch::X86_64;
+        let ms = [1e-3; 3];
+        let rows = vec![
+            timed(Getppid, x86, Endgate, [&[3e-3, 4e-3, 3.5e-3], &ms], [&[2e-3, 2.2e-3, 2.1e-3], &[0.5e-3; 3]]),
+            timed(Getppid, x86, Baseline, [&[5e-3, 6e-3, 5.5e-3], &ms], [&[4e-3, 4.2e-3, 4.1e-3], &[0.5e-3; 3]]),
+            timed(Getppid, x86, Qemu, [&[9e-3; 3], &ms], [&[9e-3; 3], &ms]),
+            timed(Sha256, x86, Endgate, [&[2.0, 2.2, 2.1], &[]], [&[1.9, 2.0, 2.1], &[]]),
+            timed(Sha256, x86, Baseline, [&[2.1, 2.0, 2.2], &[]], [&[2.0, 1.9, 2.05], &[]]),
+            gate_row(NullTrap, x86, Endgate, 90.0),
+            gate_row(NullTrap, x86, Baseline, 100.0),
+            timed(Sha256, Arch::Arm, Endgate, [&[3.0], &[]], [&[3.0], &[]]),
+            Row {
+                outcome: Outcome::Failed("exit status 1".into()),
+                ..timed(Sha256, Arch::Arm, Baseline, [&[], &[]], [&[], &[]])
+            },
+        ];
+        let ab = against_baseline(&rows);
+        assert_eq!(ab.len(), 4, "one entry per baseline row: {ab:?}");
+        let close = |v: Option<f64>, want: f64| assert!((v.unwrap() - want).abs() < 1e-9, "{v:?} != {want}");
+
+        // getppid: (full - 0-iteration) / 1000 iterations; min of full minus min of base.
+        let g = &ab[0];
+        assert_eq!((g.workload, g.arch, g.basis), (Getppid, x86, "ns/syscall"));
+        close(g.endgate, 2500.0);
+        close(g.baseline, 4500.0);
+        close(g.ratio[0], 2500.0 / 4500.0);
+        close(g.ratio[1], 2000.0 / 4000.0);
+        close(g.ratio[2], 1600.0 / 3600.0);
+        close(g.ratio[3], 1500.0 / 3500.0);
+        let (lo, hi) = g.rounds.unwrap();
+        assert!((lo - 1.5 / 3.5).abs() < 1e-9 && (hi - 1.7 / 3.7).abs() < 1e-9, "{lo} {hi}");
+        assert_eq!(g.reading(), "faster");
+
+        // sha256sum: whole-process times; per-round CPU ratios on both sides of 1.
+        let s = &ab[1];
+        close(s.ratio[0], 1.0);
+        close(s.ratio[3], 1.9 / 1.9);
+        close(s.spread[0], 0.2 / 2.1);
+        close(s.spread[3], 0.15 / 2.0);
+        assert_eq!(s.reading(), "within noise");
+
+        // gatebench: the guest's own ns per call; no CPU time per value.
+        let n = &ab[2];
+        close(n.ratio[0], 0.9);
+        close(n.ratio[1], 88.0 / 98.0);
+        assert_eq!((n.ratio[2], n.ratio[3], n.spread[2]), (None, None, None));
+        assert_eq!(n.reading(), "faster");
+
+        let f = &ab[3];
+        assert_eq!((f.ratio, f.rounds, f.reading()), ([None; 4], None, "n/a"));
+        assert_eq!(f.missing.as_deref(), Some("endgate-baseline failed"));
+
+        let report = Report {
+            host: HostInfo { date: "d".into(), cpu: "c".into(), cpus: 2, kernel: "k".into(), commit: "x".into() },
+            settings: Vec::new(),
+            tools: Vec::new(),
+            ratios: ratios(&rows, Some(x86)),
+            against_baseline: ab,
+            rows,
+            notes: Vec::new(),
+        };
+        let md = report.to_markdown();
+        assert!(!report.ratios.iter().any(|r| r.label.contains("baseline")), "no tracked ratio for the baseline");
+        for line in [
+            "## endgate against the baseline",
+            "| getppid | x86_64 | ns/syscall | 2500.00 ns | 4500.00 ns | 0.556x | 0.500x | 0.444x | 0.429x | \
+             29% / 18% | 10% / 5% | 0.429x - 0.459x | faster |",
+            "| sha256sum | amd64 | wall time | 2100.0 ms | 2100.0 ms | 1.000x | 1.000x | 1.000x | 1.000x | 10% / 10% | \
+             10% / 7% | 0.950x - 1.053x | within noise |",
+            "| null_trap | x86_64 | ns/syscall | 90.00 ns | 100.00 ns | 0.900x | 0.898x | n/a | n/a | 4% / 4% | - / - | \
+             0.898x - 0.902x | faster |",
+            "| sha256sum | armhf | wall time | 3000.0 ms | n/a (endgate-baseline failed) | n/a | n/a | n/a | n/a | 0% / - | \
+             0% / - | - | n/a |",
+            "| getppid | x86_64 | endgate-baseline | 10^3 iter |",
+        ] {
+            assert!(md.contains(line), "missing {line:?} in\n{md}");
+        }
+        let json = report.to_json();
+        assert!(json.contains("\"ratio_min_cpu\": 0.42857"), "{json}");
+        assert!(json.contains("\"reading\": \"within noise\""), "{json}");
+        assert!(json.contains("\"cpu_samples_s\": [0.002, 0.0022, 0.0021]"), "{json}");
     }
 
     #[test]
