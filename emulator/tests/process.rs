@@ -148,6 +148,18 @@ fn signal_from_outside(bb: &Path, native: bool, script: &str, sig: i32) -> (Stri
         c.arg(bb);
         c
     };
+    // The shell may only trap what it did not find ignored at start (POSIX `trap`), and a test
+    // runner started as an asynchronous command of a shell without job control inherits
+    // SIGINT and SIGQUIT ignored: start both sides with the default dispositions.
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            for s in [libc::SIGINT, libc::SIGQUIT, libc::SIGTERM] {
+                libc::signal(s, libc::SIG_DFL);
+            }
+            Ok(())
+        });
+    }
     let mut child = cmd.args(["sh", "-c", &script]).stdout(Stdio::piped()).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut first = String::new();

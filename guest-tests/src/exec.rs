@@ -39,6 +39,7 @@ pub fn shell_status(st: ExitStatus) -> Option<i32> {
 extern "C" {
     fn kill(pid: i32, sig: i32) -> i32;
     fn close_range(first: u32, last: u32, flags: i32) -> i32;
+    fn signal(sig: i32, handler: usize) -> usize;
 }
 
 const SIGKILL: i32 = 9;
@@ -85,13 +86,19 @@ pub fn run(mut cmd: Command, workdir: &Path, stdin: Option<&[u8]>, timeout: Dura
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
-    // Every test starts with only fds 0-2 open, whatever the runner itself inherited (a CI
-    // harness may hold a lock file at fd 200, say): outputs must not depend on the caller.
-    // SAFETY: the closure runs in the forked child before exec and calls only close_range(2),
-    // which is async-signal-safe and touches no memory.
+    // Every test starts with only fds 0-2 open and every signal at its default action,
+    // whatever the runner itself inherited (a CI harness may hold a lock file at fd 200; a
+    // shell without job control starts its background commands with SIGINT and SIGQUIT
+    // ignored, which exec keeps): outputs must not depend on the caller.
+    // SAFETY: the closure runs in the forked child before exec and calls only close_range(2)
+    // and signal(2), which are async-signal-safe and touch no memory.
     unsafe {
         cmd.pre_exec(|| {
             close_range(3, u32::MAX, 0);
+            // Linux x86_64 signals 1-64 but SIGKILL and SIGSTOP (19); SIG_DFL is 0.
+            for sig in (1..=64).filter(|&s| s != SIGKILL && s != 19) {
+                signal(sig, 0);
+            }
             Ok(())
         });
     }
