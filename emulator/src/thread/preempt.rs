@@ -70,6 +70,7 @@ pub fn start_timer() {
         return;
     }
     STOP.store(false, Ordering::Relaxed);
+    TIMER_TID.store(0, Ordering::Relaxed);
     let spawn = super::spawn_host(std::thread::Builder::new().name("endgate-preempt".into()), || {
         TIMER_TID.store(super::gettid(), Ordering::Relaxed);
         // The timer takes no guest signals: it blocks everything it can.
@@ -84,7 +85,18 @@ pub fn start_timer() {
         }
     });
     match spawn {
-        Ok(h) => *TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h),
+        Ok(h) => {
+            *TIMER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(h);
+            // Until the thread runs it carries its creator's name and no known id, and a guest
+            // listing /proc/self/task would count it as its own: wait for it (std names the
+            // thread before it runs the closure), at most about a second.
+            for _ in 0..1000 {
+                if TIMER_TID.load(Ordering::Relaxed) != 0 {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+        }
         Err(_) => crate::elog!("endgate: cannot start the preemption timer thread; threads run until they block"),
     }
 }
