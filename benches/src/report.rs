@@ -888,36 +888,15 @@ impl Report {
                         Json::nums(cpu),
                         nums(baseline_cpu),
                     ),
-                    Outcome::Skipped(w) => (
-                        "skipped",
-                        Some(w.clone()),
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                    ),
-                    Outcome::Unsupported(w) => (
-                        "unsupported",
-                        Some(w.clone()),
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                    ),
-                    Outcome::Failed(w) => (
-                        "failed",
-                        Some(w.clone()),
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                        Json::Null,
-                    ),
+                    Outcome::Skipped(w) | Outcome::Unsupported(w) | Outcome::Failed(w) => {
+                        let status = match &r.outcome {
+                            Outcome::Skipped(_) => "skipped",
+                            Outcome::Unsupported(_) => "unsupported",
+                            _ => "failed",
+                        };
+                        let n = || Json::Null;
+                        (status, Some(w.clone()), n(), n(), n(), n(), n(), n())
+                    }
                 };
                 Json::Obj(vec![
                     ("workload".into(), Json::str(r.workload.name())),
