@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # Installs what building and testing endgate need on Debian 12, skipping what is present.
-#   --build   only the build needs (cmake, libclang for unicorn's bindings, a C compiler)
+#   --build   only the build needs (cmake, ninja, patch, libclang for unicorn's bindings, a C
+#             compiler; unicorn/sys builds unicorn from its published source with endgate's
+#             patches)
 #   (default) build needs + cross compilers + Debian 12's qemu-user 7.2 (the second reference
 #             emulator) and, through scripts/fetch-qemu10.sh, qemu-user 10.0.2's static binaries
 #             in .cache/qemu-10.0.2/ (the reference; not installed), and for host-shims' POWER tests
 #             the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio (the ppc64el kernel
 #             itself comes from scripts/fetch-ppc-kernel.sh), golang-go (the Go guest test)
-# Never installs Debian's libunicorn-dev: unicorn-engine-sys would link that old 2.0.1 library.
+# Never installs Debian's libunicorn-dev: endgate builds its own patched unicorn (unicorn/sys) and
+# does not look for a system library, but other tools might pick that old 2.0.1 library up.
 set -euo pipefail
 mode=${1:-all}
-pkgs=(cmake libclang-dev clang pkg-config gcc make)
+pkgs=(cmake ninja-build patch libclang-dev clang gcc make)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
@@ -35,9 +38,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if dpkg-query -W -f='${Status}' libunicorn-dev 2>/dev/null | grep -q "install ok installed"; then
-  echo "install-deps: Debian's libunicorn-dev is installed; unicorn-engine-sys would link its old 2.0.1 library." >&2
-  echo "install-deps: remove it (apt-get remove libunicorn-dev) and run again." >&2
-  exit 1
+  echo "install-deps: note: Debian's libunicorn-dev (unicorn 2.0.1) is installed; endgate does not use it" >&2
+  echo "install-deps: (unicorn/sys builds unicorn 2.1.5 with endgate's patches and never asks pkg-config)." >&2
 fi
 if [ "$mode" != "--build" ]; then
   # qemu-user 10.0.2, the peer endgate is measured against, beside the installed 7.2.

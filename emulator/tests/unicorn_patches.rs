@@ -1,0 +1,121 @@
+//! Tests of endgate's patches to unicorn (`unicorn/PATCHES.md`), through the engine's own API on
+//! small aarch64 code sequences (encodings from the Arm ARM, A64 base instructions):
+//! what each patch must keep true, and what it changes.
+
+use unicorn_engine::{uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM64, TlbEntry, TlbType, Unicorn};
+
+const CODE: u64 = 0x1000;
+const DATA: u64 = 0x8000;
+const UNMAPPED: u64 = 0x10_0000;
+
+const STR_X1_X0: u32 = 0xf900_0001; // str x1, [x0]
+const LDR_X3_X0: u32 = 0xf940_0003; // ldr x3, [x0]
+const MOV_X2_1: u32 = 0xd280_0022; // movz x2, #1
+const ADD_X4_1: u32 = 0x9100_0484; // add x4, x4, #1
+const B_MINUS_8: u32 = 0x17ff_fffe; // b . - 8
+const NOP: u32 = 0xd503_201f;
+
+fn engine(code: &[u32]) -> Unicorn<'static, ()> {
+    let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).expect("map code");
+    uc.mem_map(DATA, 0x1000, Prot::READ | Prot::WRITE).expect("map data");
+    let bytes: Vec<u8> = code.iter().flat_map(|insn| insn.to_le_bytes()).collect();
+    uc.mem_write(CODE, &bytes).expect("write code");
+    uc.reg_write(RegisterARM64::X1, 0x1122_3344_5566_7788).expect("x1");
+    uc
+}
+
+fn end_of(code: &[u32]) -> u64 {
+    CODE + 4 * code.len() as u64
+}
+
+fn reg(uc: &Unicorn<'static, ()>, r: RegisterARM64) -> u64 {
+    uc.reg_read(r).expect("register read")
+}
+
+/// Patch 0001: a store the engine refuses (no memory there) stops the guest at the store; the
+/// instruction after it in the same block never runs, although translated code no longer checks
+/// for an exit request after each access.
+#[test]
+fn refused_store_stops_at_the_store() {
+    let code = [STR_X1_X0, MOV_X2_1, NOP];
+    let mut uc = engine(&code);
+    uc.reg_write(RegisterARM64::X0, UNMAPPED).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::WRITE_UNMAPPED));
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the instruction after the refused store ran");
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE, "pc is the refused store's");
+}
+
+/// Patch 0001: the same for a refused load (its register keeps its value).
+#[test]
+fn refused_load_stops_at_the_load() {
+    let code = [LDR_X3_X0, MOV_X2_1, NOP];
+    let mut uc = engine(&code);
+    uc.reg_write(RegisterARM64::X0, UNMAPPED).unwrap();
+    uc.reg_write(RegisterARM64::X3, 7).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::READ_UNMAPPED));
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the instruction after the refused load ran");
+    assert_eq!(reg(&uc, RegisterARM64::X3), 7, "the refused load wrote its register");
+}
+
+/// Patch 0001: with endgate's virtual TLB, a page the TLB-fill hook refuses raises the guest's
+/// own exception at the store (endgate turns it into SIGSEGV), and nothing after it runs.
+#[test]
+fn store_refused_by_the_tlb_hook_raises_at_the_store() {
+    let code = [STR_X1_X0, MOV_X2_1, NOP];
+    let mut uc = engine(&code);
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    uc.add_tlb_hook(0, u64::MAX, |_, va, _| (va < DATA + 0x1000).then_some(TlbEntry { paddr: va, perms: Prot::ALL }))
+        .unwrap();
+    uc.reg_write(RegisterARM64::X0, UNMAPPED).unwrap();
+    // The aarch64 engine reports the data abort as an exception it did not deliver.
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE, "pc is the faulting store's");
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the instruction after the faulting store ran");
+}
+
+/// Patch 0001 keeps the check where a memory hook needs it: a write hook that stops the engine
+/// stops it right after that store.
+#[test]
+fn write_hook_still_stops_after_its_store() {
+    let code = [STR_X1_X0, MOV_X2_1, NOP];
+    let mut uc = engine(&code);
+    uc.add_mem_hook(HookType::MEM_WRITE, DATA, DATA + 0xfff, |uc, kind, address, _, value| {
+        assert!(matches!(kind, MemType::WRITE));
+        assert_eq!((address, value), (DATA, 0x1122_3344_5566_7788));
+        uc.emu_stop().unwrap();
+        true
+    })
+    .unwrap();
+    uc.reg_write(RegisterARM64::X0, DATA).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the instruction after the hooked store ran");
+    let mut stored = [0u8; 8];
+    uc.mem_read(DATA, &mut stored).unwrap();
+    assert_eq!(u64::from_le_bytes(stored), 0x1122_3344_5566_7788);
+}
+
+/// Patch 0001: a loop of stores with no memory hook still stops when asked from outside (here
+/// unicorn's own timeout): exit requests are checked at every block start.
+#[test]
+fn store_loop_stops_on_request() {
+    let code = [STR_X1_X0, ADD_X4_1, B_MINUS_8];
+    let mut uc = engine(&code);
+    uc.reg_write(RegisterARM64::X0, DATA).unwrap();
+    uc.emu_start(CODE, end_of(&code), 20_000, 0).unwrap();
+    assert!(reg(&uc, RegisterARM64::X4) > 1000, "the loop ran");
+}
+
+/// Patch 0001: counted stepping (endgate's single-instruction runs) stops after the count.
+#[test]
+fn counted_run_stops_after_count() {
+    let code = [STR_X1_X0, MOV_X2_1, ADD_X4_1, NOP];
+    let mut uc = engine(&code);
+    uc.reg_write(RegisterARM64::X0, DATA).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 1).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 4);
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0);
+    uc.emu_start(CODE + 4, end_of(&code), 0, 2).unwrap();
+    assert_eq!((reg(&uc, RegisterARM64::X2), reg(&uc, RegisterARM64::X4)), (1, 1));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 12);
+}
