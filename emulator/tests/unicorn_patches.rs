@@ -119,3 +119,78 @@ fn counted_run_stops_after_count() {
     assert_eq!((reg(&uc, RegisterARM64::X2), reg(&uc, RegisterARM64::X4)), (1, 1));
     assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 12);
 }
+
+const MOV_X5_1: u32 = 0xd280_0025; // movz x5, #1
+const B_PLUS_8: u32 = 0x1400_0002; // b . + 8
+
+/// Patch 0002: a block hook that stops the engine (endgate's way of delivering a signal at a
+/// block boundary) stops it before any instruction of that block runs, with the pc at the
+/// block's start; the exit is the inline check at the start of the block.
+#[test]
+fn stop_from_block_hook_leaves_pc_at_block_start() {
+    // 0x1000: b 0x1008 | 0x1004: nop | 0x1008: movz x2, #1 | nop
+    let code = [B_PLUS_8, NOP, MOV_X2_1, NOP];
+    let mut uc = engine(&code);
+    let hook = uc
+        .add_block_hook(CODE + 8, CODE + 8, |uc, address, _| {
+            assert_eq!(address, CODE + 8);
+            uc.emu_stop().unwrap();
+        })
+        .unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 8);
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the stopped block ran");
+    // Started again there without the hook, the block runs (the stop request was consumed).
+    uc.remove_hook(hook).unwrap();
+    uc.emu_start(CODE + 8, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X2), 1);
+}
+
+/// Patch 0002: a pc written by a block hook wins over the block's start (unicorn's
+/// "quit the block and go on at the new pc").
+#[test]
+fn pc_written_by_block_hook_is_kept() {
+    // 0x1000: b 0x1008 | 0x1004: nop | 0x1008: movz x2, #1 | 0x100c: movz x5, #1 | nop
+    let code = [B_PLUS_8, NOP, MOV_X2_1, MOV_X5_1, NOP];
+    let mut uc = engine(&code);
+    let mut redirected = false;
+    uc.add_block_hook(CODE + 8, CODE + 8, move |uc, _, _| {
+        if !redirected {
+            redirected = true;
+            uc.reg_write(RegisterARM64::PC, CODE + 12).unwrap();
+        }
+    })
+    .unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "the block whose pc was rewritten ran");
+    assert_eq!(reg(&uc, RegisterARM64::X5), 1, "execution did not go on at the written pc");
+    assert_eq!(reg(&uc, RegisterARM64::PC), end_of(&code));
+}
+
+/// Patch 0002: stopping from another thread (endgate's preemption timer and signal senders call
+/// `uc_emu_stop` on a running engine) ends a loop that never leaves translated code: the
+/// chained blocks check the request at their start.
+#[test]
+fn stop_from_another_thread_ends_a_chained_loop() {
+    let code = [ADD_X4_1, B_MINUS_4];
+    let mut uc = engine(&code);
+    let handle = SendPtr(uc.get_handle());
+    let stopper = std::thread::spawn(move || {
+        let handle = handle;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // SAFETY: uc_emu_stop is the one call unicorn allows from another thread while the engine
+        // runs; the engine outlives this thread (joined below).
+        unsafe { unicorn_engine::uc_emu_stop(handle.0) };
+    });
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    stopper.join().unwrap();
+    assert!(reg(&uc, RegisterARM64::X4) > 1000, "the loop ran");
+    let pc = reg(&uc, RegisterARM64::PC);
+    assert!(pc == CODE || pc == CODE + 4, "pc {pc:#x} is not in the loop");
+}
+
+const B_MINUS_4: u32 = 0x17ff_ffff; // b . - 4
+
+struct SendPtr(*mut unicorn_engine::uc_engine);
+// SAFETY: the pointer is only used for uc_emu_stop, which unicorn allows from any thread.
+unsafe impl Send for SendPtr {}
