@@ -194,3 +194,51 @@ const B_MINUS_4: u32 = 0x17ff_ffff; // b . - 4
 struct SendPtr(*mut unicorn_engine::uc_engine);
 // SAFETY: the pointer is only used for uc_emu_stop, which unicorn allows from any thread.
 unsafe impl Send for SendPtr {}
+
+const SUB_X5_1: u32 = 0xd100_04a5; // sub x5, x5, #1
+const ADD_X6_1: u32 = 0x9100_04c6; // add x6, x6, #1
+
+/// A branch from `from` to `to` (both 4-byte aligned, within ±128 MiB): `b to`.
+fn b(from: u64, to: u64) -> u32 {
+    let words = (to.wrapping_sub(from) as i64) >> 2;
+    0x1400_0000 | (words as u32 & 0x03ff_ffff)
+}
+
+/// `cbnz x5, to` at `from`.
+fn cbnz_x5(from: u64, to: u64) -> u32 {
+    let words = (to.wrapping_sub(from) as i64) >> 2;
+    0xb500_0005 | ((words as u32 & 0x7ffff) << 5)
+}
+
+/// Patch 0003: blocks chain to blocks on other guest pages, and dropping a page's translations
+/// (what endgate does when a mapping goes or the host writes code behind the engine's back)
+/// unlinks the jumps into it: the loop then runs the page's new code.
+#[test]
+fn cross_page_chains_are_unlinked_when_the_page_is_dropped() {
+    // Page A (CODE): add x4, x4, #1; b PAGE_B.  Page B: sub x5, x5, #1; cbnz x5, CODE; nop.
+    let page_b = CODE + 0x1000;
+    let code = [ADD_X4_1, b(CODE + 4, page_b)];
+    let mut uc = engine(&code);
+    let mut host_b = vec![0u8; 0x1000];
+    for (i, insn) in [SUB_X5_1, cbnz_x5(page_b + 4, CODE), NOP].iter().enumerate() {
+        host_b[i * 4..i * 4 + 4].copy_from_slice(&insn.to_le_bytes());
+    }
+    // SAFETY: host_b outlives the engine's use of it (the engine is dropped first below).
+    unsafe { uc.mem_map_ptr(page_b, 0x1000, Prot::READ | Prot::EXEC, host_b.as_mut_ptr().cast()) }.unwrap();
+    let end = page_b + 8;
+    uc.reg_write(RegisterARM64::X5, 1000).unwrap();
+    uc.emu_start(CODE, end, 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X4), 1000);
+
+    // Rewrite page B behind the engine's back (as the host kernel writes a guest's pages) so
+    // that it also counts in x6, drop its translations, and run the loop again.
+    host_b[..4].copy_from_slice(&ADD_X6_1.to_le_bytes());
+    host_b[4..8].copy_from_slice(&SUB_X5_1.to_le_bytes());
+    host_b[8..12].copy_from_slice(&cbnz_x5(page_b + 8, CODE).to_le_bytes());
+    uc.ctl_remove_cache(page_b, page_b + 0x1000).unwrap();
+    uc.reg_write(RegisterARM64::X5, 1000).unwrap();
+    uc.emu_start(CODE, page_b + 12, 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X4), 2000);
+    assert_eq!(reg(&uc, RegisterARM64::X6), 1000, "a chained jump ran page B's dropped code");
+    drop(uc);
+}
