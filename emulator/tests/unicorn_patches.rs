@@ -200,14 +200,17 @@ const ADD_X6_1: u32 = 0x9100_04c6; // add x6, x6, #1
 
 /// A branch from `from` to `to` (both 4-byte aligned, within ±128 MiB): `b to`.
 fn b(from: u64, to: u64) -> u32 {
-    let words = (to.wrapping_sub(from) as i64) >> 2;
-    0x1400_0000 | (words as u32 & 0x03ff_ffff)
+    0x1400_0000 | words(from, to, 0x03ff_ffff)
+}
+
+/// The word offset from `from` to `to`, two's complement, masked to the field's bits.
+fn words(from: u64, to: u64, mask: u64) -> u32 {
+    u32::try_from((to.wrapping_sub(from) >> 2) & mask).expect("mask fits in 32 bits")
 }
 
 /// `cbnz x5, to` at `from`.
 fn cbnz_x5(from: u64, to: u64) -> u32 {
-    let words = (to.wrapping_sub(from) as i64) >> 2;
-    0xb500_0005 | ((words as u32 & 0x7ffff) << 5)
+    0xb500_0005 | (words(from, to, 0x7ffff) << 5)
 }
 
 /// Patch 0003: blocks chain to blocks on other guest pages, and dropping a page's translations
