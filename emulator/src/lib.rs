@@ -118,7 +118,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         auxv: Vec::new(),
         sigtramp: 0,
         gate: Arc::new(gate::Gate::default()),
-        poll_stop: false,
+        stop_flags: false,
         start_stack: 0,
         last_fault: None,
         pending_op: None,

@@ -245,3 +245,52 @@ fn cross_page_chains_are_unlinked_when_the_page_is_dropped() {
     assert_eq!(reg(&uc, RegisterARM64::X6), 1000, "a chained jump ran page B's dropped code");
     drop(uc);
 }
+
+/// Patch 0004: a stop flag that is up when the run starts stops it at its first block, before
+/// any instruction (a signal recorded while endgate was outside `emu_start` is not lost), and
+/// the run goes on normally once the flag is down.
+#[test]
+fn stop_flag_up_before_the_run_stops_it_at_once() {
+    static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let code = [MOV_X2_1, ADD_X4_1, NOP];
+    let mut uc = engine(&code);
+    // SAFETY: a live engine, not running; FLAG is a static byte.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_stop_flags(uc.get_handle(), FLAG.as_ptr().cast(), std::ptr::null()) }.into();
+    r.unwrap();
+    FLAG.store(true, std::sync::atomic::Ordering::Relaxed);
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE);
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "an instruction ran under a raised stop flag");
+    // Still up: the next run stops at once again (the flag is a level, not an event).
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0);
+    FLAG.store(false, std::sync::atomic::Ordering::Relaxed);
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!((reg(&uc, RegisterARM64::X2), reg(&uc, RegisterARM64::X4)), (1, 1));
+}
+
+/// Patch 0004: the second flag, raised by another thread while a loop of chained blocks runs
+/// (endgate's preemption timer), stops the loop at a block start.
+#[test]
+fn stop_flag_from_another_thread_stops_a_chained_loop() {
+    static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    static SECOND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    let code = [ADD_X4_1, B_MINUS_4];
+    let mut uc = engine(&code);
+    // SAFETY: a live engine, not running; the flags are static bytes.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_stop_flags(uc.get_handle(), FIRST.as_ptr().cast(), SECOND.as_ptr().cast()) }
+            .into();
+    r.unwrap();
+    let raiser = std::thread::spawn(|| {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        SECOND.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    raiser.join().unwrap();
+    assert!(reg(&uc, RegisterARM64::X4) > 1000, "the loop ran");
+    let pc = reg(&uc, RegisterARM64::PC);
+    assert!(pc == CODE || pc == CODE + 4, "pc {pc:#x} is not a block start of the loop");
+    SECOND.store(false, std::sync::atomic::Ordering::Relaxed);
+}

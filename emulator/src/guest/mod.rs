@@ -118,8 +118,9 @@ pub struct Task {
     pub sigtramp: u64,
     /// The process's vDSO gate ([`crate::gate`]); empty until the loader maps it.
     pub gate: Arc<crate::gate::Gate>,
-    /// The instance carries [`crate::signal::host::install_poll_stop`]'s block hook.
-    pub poll_stop: bool,
+    /// The instance reads its stop flags at every block start
+    /// ([`crate::signal::host::install_stop_flags`]).
+    pub stop_flags: bool,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
     pub pending_op: Option<crate::guest::PendingOp>,
     /// A fault the guest's instruction raised, to deliver when emulation has stopped.

@@ -18,19 +18,21 @@
 //!
 //! The handler writes into a per-thread ring ([`HostQueue`], const-initialized thread-local
 //! storage, so touching it from a signal handler allocates nothing) and raises the thread's
-//! stop flag. It does not call `uc_emu_stop`: unicorn 2.1.5 checks for a stop request after
-//! every guest load and store (`helper_check_exit_request`) and then restarts the current
-//! instruction, so an asynchronous stop that lands between the load and the store of a
-//! read-modify-write instruction (`incl mem`, a non-atomic `lock add`) runs its update twice.
-//! Instead a block hook (`poll_stop`) looks at the flag when a translation block starts and
-//! stops there, before any access of the block: the first access's check then ends the run at
-//! an instruction whose only completed part, if any, is a store it will repeat with the same
-//! value. The same flag serves anyone who needs the thread out of `emu_start` ([`stop_flag`]).
+//! stop flag. The flag is one of the two bytes endgate's unicorn reads at the start of every
+//! translation block (`uc_set_stop_flags`, unicorn/PATCHES.md 0004; the other is the
+//! preemption request, [`crate::thread::preempt`]): when one is up the engine stops there,
+//! before any instruction of the block, with the pc at the block's start. Stopping only at a
+//! block start matters: a stop inside an instruction would restart it, and a read-modify-write
+//! instruction (`incl mem`, a non-atomic `lock add`) would run its update twice. The flag is a
+//! level, lowered only by the run loop ([`clear_stop`]), so a signal that arrives while the
+//! thread is outside `emu_start` stops the next run at its first block. The same flag serves
+//! anyone who needs the thread out of `emu_start` ([`stop_flag`]).
 //!
-//! A block hook costs every block (measured: busybox sha256sum 1.3-1.5x slower), so an instance
-//! carries it only once the process needs asynchronous stops ([`need_async_stops`]): when the
-//! guest installs its first handler, or starts a second thread. A program with neither never
-//! needs one: without a guest handler the host kernel acts on every signal itself.
+//! Reading the flags costs two loads and a branch per block, and the blocks translated before
+//! must go, so an instance reads them only once the process needs asynchronous stops
+//! ([`need_async_stops`]): when the guest installs its first handler, or starts a second
+//! thread. A program with neither never needs one: without a guest handler the host kernel acts
+//! on every signal itself.
 
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
@@ -50,7 +52,8 @@ pub struct HostQueue {
     head: AtomicU32,
     tail: AtomicU32,
     slots: [UnsafeCell<libc::siginfo_t>; QUEUE_LEN],
-    /// Set when the thread should leave `emu_start` at the next block (`poll_stop`).
+    /// Set when the thread should leave `emu_start` at the next block start (a stop flag of
+    /// the thread's engine, [`install_stop_flags`]).
     stop: AtomicBool,
 }
 
@@ -86,40 +89,16 @@ pub fn stop_flag() -> &'static AtomicBool {
     QUEUE.with(|q| unsafe { &*std::ptr::addr_of!(q.stop) })
 }
 
-/// The block hook every instance carries: leaves `emu_start` at this block's start when the
-/// thread's stop flag is up (see the module doc), or when the thread holding the global guest
-/// lock is asked to give way ([`crate::thread::preempt`]). Registered with the raw C API (no Rust
-/// closure, no user data): it runs at every block.
-extern "C" fn poll_stop(
-    uc: *mut unicorn_engine::unicorn_const::uc_engine,
-    _addr: u64,
-    _size: u32,
-    _data: *mut libc::c_void,
-) {
-    if QUEUE.with(|q| q.stop.load(Ordering::Relaxed)) || crate::thread::preempt::requested() {
-        // SAFETY: the engine calling this hook is live.
-        unsafe { unicorn_engine::unicorn_const::uc_emu_stop(uc) };
-    }
-}
-
-/// Installs `poll_stop` on `cpu` for every block. Errors: the engine's.
-pub fn install_poll_stop<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<(), unicorn_engine::uc_error> {
-    let mut hh: unicorn_engine::unicorn_const::uc_hook = 0;
-    // SAFETY: a live engine; the callback has the UC_HOOK_BLOCK signature and needs no user
-    // data; the hook lives as long as the engine.
-    let r: Result<(), _> = unsafe {
-        unicorn_engine::unicorn_const::uc_hook_add(
-            cpu.get_handle(),
-            &mut hh,
-            crate::abi::int32(unicorn_engine::HookType::BLOCK.0),
-            poll_stop as *mut libc::c_void,
-            std::ptr::null_mut(),
-            1u64,
-            0u64,
-        )
-    }
-    .into();
-    r
+/// Makes `cpu` read the calling thread's stop flag and the preemption request at the start of
+/// every translation block and stop there when either is up (`uc_set_stop_flags`, which also
+/// drops the blocks translated before). Call it on the thread that runs `cpu`, while it is not
+/// running. Errors: the engine's.
+pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<(), unicorn_engine::uc_error> {
+    let own = stop_flag().as_ptr().cast::<u8>().cast_const();
+    let preempt = crate::thread::preempt::request_flag().as_ptr().cast::<u8>().cast_const();
+    // SAFETY: a live engine, not running; both flags live at least as long as the engine runs on
+    // this thread (a thread-local of this thread and a static). A `bool` is one byte, 0 or 1.
+    unsafe { unicorn_engine::uc_set_stop_flags(cpu.get_handle(), own, preempt) }.into()
 }
 
 /// Lowers the calling thread's stop flag (the run loop, before it looks at what is due).
@@ -131,7 +110,7 @@ pub fn clear_stop() {
 static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);
 
 /// Records that this process needs asynchronous stops from now on (a guest handler exists, or
-/// a second thread): the run loop of each thread then installs `poll_stop` on its instance.
+/// a second thread): the run loop of each thread then installs the stop flags on its instance.
 pub fn need_async_stops() {
     ASYNC_STOPS.store(true, Ordering::Relaxed);
 }

@@ -287,8 +287,8 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         apply_invalidate(cpu);
     }
     // A signal to deliver, or the first handler or second thread of the process: the run
-    // loop has work (delivery; installing the block hook that lets signals stop the thread).
-    if cpu.get_data().signal_work_due() || (!cpu.get_data().poll_stop && crate::signal::host::async_stops_needed()) {
+    // loop has work (delivery; installing the stop flags that let signals stop the thread).
+    if cpu.get_data().signal_work_due() || (!cpu.get_data().stop_flags && crate::signal::host::async_stops_needed()) {
         let _ = cpu.emu_stop();
         return true;
     }

@@ -138,13 +138,11 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
             apply_invalidate(cpu);
         }
-        if !cpu.get_data().poll_stop && crate::signal::host::async_stops_needed() {
-            // From now on signals and other threads stop this thread at a block start; code
-            // translated before has no call to the hook, so it goes.
-            if crate::signal::host::install_poll_stop(cpu).is_ok() {
-                let _ = cpu.ctl_flush_tb();
-            }
-            cpu.get_data_mut().poll_stop = true;
+        if !cpu.get_data().stop_flags && crate::signal::host::async_stops_needed() {
+            // From now on signals and other threads stop this thread at a block start (the
+            // engine drops the code translated before, which does not read the flags).
+            let _ = crate::signal::host::install_stop_flags(cpu);
+            cpu.get_data_mut().stop_flags = true;
         }
         cpu.get_data_mut().last_fault = None;
         let pc = arch.pc(cpu);

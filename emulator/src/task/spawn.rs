@@ -144,7 +144,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         sync_fault: None,
         interrupted: None,
         rseq: None,
-        poll_stop: false,
+        stop_flags: false,
         start_stack: t.start_stack,
         last_fault: None,
     }

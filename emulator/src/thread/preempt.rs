@@ -3,12 +3,12 @@
 //! A guest thread that never makes a system call (a computation, or a spin on a flag another
 //! thread will set) would keep the lock for ever. A timer thread ([`start_timer`]) looks every
 //! [`TICK`]; when another thread has waited for the lock and it has not changed hands since
-//! the previous tick, it raises one process-wide flag ([`request`]). The block hook every
-//! instance of a threaded process carries (`poll_stop` in [`crate::signal::host`], installed
-//! by the run loop once the process has a second thread) looks at it with the thread's own
-//! stop flag, at the start of each translation block, and stops emulation there — not with
-//! an asynchronous `uc_emu_stop`, which can stop an instruction half done (see
-//! [`crate::signal::host`]). The run loop then lowers the flag ([`clear`]) and gives way.
+//! the previous tick, it raises one process-wide flag ([`request`]). Every instance of a
+//! threaded process reads it, with the thread's own stop flag, at the start of each
+//! translation block (`install_stop_flags` in [`crate::signal::host`], done by the run loop
+//! once the process has a second thread) and stops emulation there, never inside an
+//! instruction (see [`crate::signal::host`]). The run loop then lowers the flag ([`clear`]) and
+//! gives way.
 //!
 //! One flag serves every thread because only the lock holder runs guest code; a flag that
 //! stays up across a handoff costs the next holder one extra stop.
@@ -41,11 +41,17 @@ pub fn timer_tid() -> i32 {
     }
 }
 
-/// `true` while the lock holder is asked to stop at its next block (read by the block hook at
+/// `true` while the lock holder is asked to stop at its next block (read by the engine at
 /// every block: one relaxed load).
 #[inline]
 pub fn requested() -> bool {
     REQUESTED.load(Ordering::Relaxed)
+}
+
+/// The request itself, for the engines to read at every block start
+/// ([`crate::signal::host::install_stop_flags`]).
+pub fn request_flag() -> &'static AtomicBool {
+    &REQUESTED
 }
 
 /// Asks the lock holder to stop at its next block.
