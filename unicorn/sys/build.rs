@@ -195,8 +195,17 @@ fn build_library(src: &Path) {
     .map(|(_, arch)| arch)
     .collect();
     let mut config = cmake::Config::new(src);
-    if Command::new("ninja").arg("--version").output().is_ok() {
-        config.generator("Ninja");
+    let generator = if Command::new("ninja").arg("--version").output().is_ok() { "Ninja" } else { "Unix Makefiles" };
+    config.generator(generator);
+    // cmake refuses a build directory made with another generator (ninja installed since the
+    // last build): start that directory afresh.
+    let build_dir = src.with_file_name("build");
+    let cache = fs::read_to_string(build_dir.join("CMakeCache.txt")).unwrap_or_default();
+    if cache
+        .lines()
+        .any(|l| l.starts_with("CMAKE_GENERATOR:INTERNAL=") && l != format!("CMAKE_GENERATOR:INTERNAL={generator}"))
+    {
+        fs::remove_dir_all(&build_dir).unwrap_or_else(|e| fail(&format!("{}: {e}", build_dir.display())));
     }
     let dst = config
         .profile("Release")
