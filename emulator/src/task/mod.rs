@@ -141,8 +141,9 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         if !cpu.get_data().stop_flags && crate::signal::host::async_stops_needed() {
             // From now on signals and other threads stop this thread at a block start (the
             // engine drops the code translated before, which does not read the flags).
-            let _ = crate::signal::host::install_stop_flags(cpu);
-            cpu.get_data_mut().stop_flags = true;
+            if crate::signal::host::install_stop_flags(cpu).is_ok() {
+                cpu.get_data_mut().stop_flags = true;
+            }
         }
         cpu.get_data_mut().last_fault = None;
         let pc = arch.pc(cpu);

@@ -41,15 +41,8 @@ pub fn timer_tid() -> i32 {
     }
 }
 
-/// `true` while the lock holder is asked to stop at its next block (read by the engine at
-/// every block: one relaxed load).
-#[inline]
-pub fn requested() -> bool {
-    REQUESTED.load(Ordering::Relaxed)
-}
-
-/// The request itself, for the engines to read at every block start
-/// ([`crate::signal::host::install_stop_flags`]).
+/// The request itself: the lock holder's engine reads it at every block start (one byte load;
+/// [`crate::signal::host::install_stop_flags`]).
 pub fn request_flag() -> &'static AtomicBool {
     &REQUESTED
 }
