@@ -16,6 +16,8 @@ pkgs=(cmake ninja-build patch libclang-dev clang gcc make)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
+  # libasan8-arm64-cross: emulator/tests/sanitizers.rs builds an AddressSanitizer aarch64 guest.
+  pkgs+=(libasan8-arm64-cross)
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)
   pkgs+=(gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)
   pkgs+=(gcc-powerpc64-linux-gnu gcc-powerpc64le-linux-gnu qemu-system-ppc cpio)

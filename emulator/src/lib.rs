@@ -110,6 +110,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         exit: None,
         exit_thread: false,
         applied_gen: 0,
+        regions_mapped: 0,
         clear_child_tid: 0,
         robust_list: (0, 0),
         mempolicy: opts.mempolicy,

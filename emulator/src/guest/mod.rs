@@ -94,6 +94,9 @@ pub struct Task {
     pub exit_thread: bool,
     /// The [shootdown](crate::mm::shootdown) generation this thread's instance has applied.
     pub applied_gen: u64,
+    /// How many of the address space's [regions](crate::mm::AddressSpace::regions) this
+    /// thread's instance has mapped.
+    pub regions_mapped: usize,
     /// `set_tid_address` pointer (guest address of the tid word to clear on exit).
     pub clear_child_tid: u64,
     /// `set_robust_list` head and length.
@@ -205,6 +208,7 @@ impl Task {
 /// skips the invalidation and leaves an exception pending that stops the guest. So the TLB
 /// fill hook answers "all access" while the removal runs, and the TLB is flushed afterwards.
 pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
+    map_new_regions(cpu);
     let t = cpu.get_data_mut();
     let mut inv = t.mm.take_invalidate();
     let caught = t.mm.shootdown.since(t.applied_gen);
@@ -234,7 +238,27 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
 /// published changes this instance has not applied (a cheap look for the syscall path).
 #[inline]
 pub fn invalidate_due(t: &Task) -> bool {
-    t.mm.invalidate.pending() || t.applied_gen != t.mm.shootdown.generation()
+    t.mm.invalidate.pending()
+        || t.applied_gen != t.mm.shootdown.generation()
+        || t.regions_mapped != t.mm.regions().len()
+}
+
+/// Hands the address space's windows made since this instance last looked to unicorn
+/// (`mem_map_ptr` at their guest addresses). A window the engine refuses is left out: the
+/// guest's accesses there then fault as if unmapped, and the failure is reported once.
+pub fn map_new_regions(cpu: &mut Cpu<'_>) {
+    let t = cpu.get_data();
+    let have = t.regions_mapped;
+    let new: Vec<_> = t.mm.regions().get(have..).unwrap_or_default().to_vec();
+    for w in &new {
+        // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
+        // outlives every instance (each holds a handle to it in its task) and never gives a
+        // window back while the process lives.
+        if let Err(e) = unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) } {
+            crate::elog!("warning: the engine refused guest memory at {:#x} ({} bytes): {e:?}", w.guest, w.len);
+        }
+    }
+    cpu.get_data_mut().regions_mapped = have + new.len();
 }
 
 /// Work a system-call hook leaves to the run loop (done by `crate::task::deliver::after_stop`).

@@ -2,12 +2,28 @@
 //!
 //! # Two kinds of address
 //! A *guest address* ([`GuestAddr`]) is what the guest program sees; a *host pointer*
-//! is where those bytes live in endgate's own process. Every guest page lives in one of a few
-//! fixed **windows**: large host reservations (`mmap(PROT_NONE, MAP_NORESERVE)`), each handed
-//! to unicorn once with `mem_map_ptr` at its guest address. Guest `mmap`/`munmap`/`mprotect`
-//! then never touch unicorn's region list (which is slow to change, see
-//! docs/unicorn-facts.md §3.1): they only replace host pages inside a window and edit
-//! endgate's own list of mappings ([`Vma`]s).
+//! is where those bytes live in endgate's own process. Every guest page lives in a **window**:
+//! a host reservation (`mmap(PROT_NONE, MAP_NORESERVE)`) handed to unicorn with `mem_map_ptr`
+//! at its guest address (guest physical = guest virtual). Guest `mmap`/`munmap`/`mprotect`
+//! inside a window never touch unicorn's region list (which is slow to change, see
+//! docs/unicorn-facts.md §3.1): they only replace host pages and edit endgate's own list of
+//! mappings ([`Vma`]s).
+//!
+//! # Windows
+//! A 32-bit guest gets one window over its whole address space `[0, TASK_SIZE)` (4 GiB of
+//! host address space at most). A 64-bit guest, whose address space (256 TiB on aarch64) is
+//! larger than the host's, starts with three: `[0, 16 GiB)` for `ET_EXEC` images and brk, 16
+//! GiB at the PIE base and 64 GiB below the stack; any other range a mapping asks for gets a
+//! window of its own when it is first mapped ([`AddressSpace::ensure_window`]), in whole
+//! [`WINDOW_GRANULE`]s, placed in the host at the guest's own address where the host has that
+//! address free (so windows made for neighbouring guest ranges are neighbours in the host too
+//! and join into one), next to the neighbouring window's host pages otherwise, or wherever the
+//! host puts it. A window is never given back before the process ends. Every mapping lies
+//! inside one window, so its host pages are contiguous; a mapping that would straddle two
+//! windows whose host pages are not neighbours cannot be made (`ENOMEM`; the top-down search
+//! never proposes one), the one place where endgate refuses what Linux would do. Each thread's
+//! unicorn instance maps the windows made since it last looked before its guest code runs again
+//! ([`AddressSpace::regions`]).
 //!
 //! # Permissions
 //! Host pages of a mapping are always readable and writable (so host system calls can fill
@@ -43,7 +59,27 @@ use syscalls::Errno;
 /// another guest reads them here with the host's `process_vm_readv`, at this static's
 /// address in that process's image): [`PEER_MAGIC`], the number of windows, then `(guest
 /// address, length, host address)` for each.
-pub static PEER: [std::sync::atomic::AtomicU64; 14] = [const { std::sync::atomic::AtomicU64::new(0) }; 14];
+/// Only the first [`PEER_WINDOWS`] windows (in guest address order) are published.
+pub static PEER: [std::sync::atomic::AtomicU64; PEER_LEN] = [const { std::sync::atomic::AtomicU64::new(0) }; PEER_LEN];
+
+/// Windows [`PEER`] publishes at most.
+pub const PEER_WINDOWS: usize = 16;
+
+/// Words in [`PEER`].
+pub const PEER_LEN: usize = 2 + 3 * PEER_WINDOWS;
+
+/// Size and alignment of the windows made on demand for a 64-bit guest (1 GiB): a mapping
+/// outside the initial windows gets the granules it touches, clipped to the free space between
+/// the existing windows.
+pub const WINDOW_GRANULE: u64 = 1 << 30;
+
+/// Host address space kept after a 64-bit guest's low window for the windows made above it
+/// (4 TiB; reserved `PROT_NONE`, nothing committed).
+const LOW_SLACK: u64 = 4 << 40;
+
+/// One past the highest host user address (x86_64 with 4-level paging: 128 TiB). A window is
+/// placed at its guest address only below it.
+const HOST_USER_TOP: u64 = 0x7fff_ffff_f000;
 
 /// The first word of [`PEER`] once it is filled.
 pub const PEER_MAGIC: u64 = 0x656e_6467_6174_6557;
@@ -146,8 +182,21 @@ pub enum MmError {
 
 /// The guest's mappings, brk and placement state. One per guest process.
 pub struct AddressSpace {
+    /// The windows in guest address order, neighbours in both guest and host joined.
     windows: Vec<Window>,
-    reservation: (*mut c_void, usize),
+    /// Every window as it was made, in the order made: what each unicorn instance maps (an
+    /// instance that has mapped the first `n` maps the rest before its guest runs again).
+    regions: Vec<Window>,
+    /// The host reservations, unmapped when the address space goes.
+    reservations: Vec<(*mut c_void, usize)>,
+    /// Windows are made on demand (64-bit guests).
+    on_demand: bool,
+    /// Host address space reserved right after the low window (`(host address, bytes)`), for
+    /// the windows made right above it: so the brk heap and a mapping that starts in the low
+    /// window (AddressSanitizer's shadow gap on x86_64 spans 2.4 GiB to 2 TiB) can grow past
+    /// its end, although the low window cannot sit at its guest address in the host (endgate's
+    /// own image is at 0x400000).
+    slack: Option<(u64, u64)>,
     vmas: BTreeMap<u64, Vma>,
     model: DataModel,
     /// First byte of the brk heap (page-aligned end of the loaded image).
@@ -211,7 +260,7 @@ fn stack_rlimit() -> u64 {
 /// Fills [`PEER`] with `windows`.
 fn publish_peer(windows: &[Window]) {
     use std::sync::atomic::Ordering::Relaxed;
-    let n = windows.len().min(4);
+    let n = windows.len().min(PEER_WINDOWS);
     for (i, w) in windows.iter().take(n).enumerate() {
         PEER[2 + 3 * i].store(w.guest, Relaxed);
         PEER[3 + 3 * i].store(w.len, Relaxed);
@@ -228,38 +277,26 @@ impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
         let top_base = layout.task_size - layout.top_len;
-        // The top window comes last: `find_free` places top-down in it.
-        let mut spans = vec![(0, layout.low_len), (layout.dyn_base, layout.dyn_len)];
-        spans.extend(layout.fixed_page.map(|a| (a, PAGE_SIZE)));
-        spans.push((top_base, layout.top_len));
-        let total: u64 = spans.iter().map(|s| s.1).sum();
-        let total_usize = usize::try_from(total).expect("reservation fits the host");
-        // SAFETY: a fresh anonymous PROT_NONE reservation; no existing memory is touched.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                total_usize,
-                libc::PROT_NONE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
+        let on_demand = layout.task_size > 1 << 32;
+        let mut spans = if on_demand {
+            // The low window's part from MMAP_MIN_ADDR on is a window of its own, so that it can
+            // sit at its guest address in the host and join the windows made above it.
+            vec![
+                (0, MMAP_MIN_ADDR),
+                (MMAP_MIN_ADDR, layout.low_len - MMAP_MIN_ADDR),
+                (layout.dyn_base, layout.dyn_len),
+                (top_base, layout.top_len),
+            ]
+        } else {
+            vec![(0, layout.task_size)]
         };
-        if base == libc::MAP_FAILED {
-            return Err(MmError::Reserve { len: total, source: std::io::Error::last_os_error() });
-        }
-        let mut windows = Vec::new();
-        let mut off = 0usize;
-        for (guest, len) in spans {
-            // SAFETY: `off` stays inside the reservation just made.
-            let host = unsafe { base.cast::<u8>().add(off) };
-            windows.push(Window { guest, len, host });
-            off += usize::try_from(len).expect("window fits the host");
-        }
-        publish_peer(&windows);
-        Ok(AddressSpace {
-            windows,
-            reservation: (base, total_usize),
+        spans.extend(layout.fixed_page.map(|a| (a, PAGE_SIZE)));
+        let mut space = AddressSpace {
+            regions: Vec::new(),
+            windows: Vec::new(),
+            reservations: Vec::new(),
+            on_demand,
+            slack: None,
             vmas: BTreeMap::new(),
             model,
             brk_start: 0,
@@ -278,12 +315,132 @@ impl AddressSpace {
             vm_peak: 0,
             rss_peak: std::cell::Cell::new(0),
             grow_request: std::cell::Cell::new(None),
-        })
+        };
+        for (guest, len) in spans {
+            let slack = if on_demand && guest == MMAP_MIN_ADDR { LOW_SLACK } else { 0 };
+            space
+                .add_window(guest, len, (false, false), slack)
+                .map_err(|e| MmError::Reserve { len: len + slack, source: std::io::Error::from(e) })?;
+        }
+        Ok(space)
     }
 
-    /// The windows, for handing to unicorn with `mem_map_ptr`.
+    /// The windows in guest address order.
     pub fn windows(&self) -> &[Window] {
         &self.windows
+    }
+
+    /// Every window as made, in the order made, for handing to unicorn with `mem_map_ptr`: an
+    /// instance that has mapped the first `n` maps `regions()[n..]` (windows are only added).
+    pub fn regions(&self) -> &[Window] {
+        &self.regions
+    }
+
+    /// Makes `[addr, addr+len)` lie inside one window, making windows for the parts no window
+    /// covers (64-bit guests; see the module's "Windows"). Errors: `ENOMEM` if the range
+    /// cannot be one window (a 32-bit guest's range beyond its window, a range that straddles
+    /// windows whose host pages are not neighbours, or the host refused the reservation).
+    pub fn ensure_window(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
+        if self.window_of(addr, len).is_some() {
+            return Ok(());
+        }
+        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+        if !self.on_demand || len == 0 || end > self.task_size {
+            return Err(Errno::ENOMEM);
+        }
+        // The uncovered pieces of [addr, end): each reaches down to the window below it when that
+        // one ends in the same granule, and up to the next granule boundary or window above.
+        let mut pieces = Vec::new();
+        let mut cur = addr;
+        while cur < end {
+            if let Some(w) = self.windows.iter().find(|w| cur >= w.guest && cur - w.guest < w.len) {
+                cur = w.guest + w.len;
+                continue;
+            }
+            let below = self.windows.iter().map(|w| w.guest + w.len).filter(|&e| e <= cur).max().unwrap_or(0);
+            let above = self.windows.iter().map(|w| w.guest).filter(|&g| g > cur).min().unwrap_or(self.task_size);
+            let piece_end = end.min(above);
+            let s = if below > cur & !(WINDOW_GRANULE - 1) { below } else { cur };
+            let e = piece_end.checked_next_multiple_of(WINDOW_GRANULE).unwrap_or(above).min(above).min(self.task_size);
+            // The range goes on into the window below or above: the new one must join it.
+            let join = (addr < s && s == below && below != 0, end > e && e == above);
+            pieces.push((s, e, join));
+            cur = piece_end;
+        }
+        for (s, e, join) in pieces {
+            self.add_window(s, e - s, join, 0)?;
+        }
+        self.window_of(addr, len).map(|_| ()).ok_or(Errno::ENOMEM)
+    }
+
+    /// Reserves host address space for a new window `[guest, guest+len)` (free of windows) and
+    /// joins it to its neighbours where their host pages meet. `join` says which neighbour
+    /// (below, above) the new window's host pages must meet, tried first; otherwise the guest's
+    /// own address comes first. `slack` more bytes are reserved after the window and kept for
+    /// the window that will be made right above it ([`AddressSpace::slack`]). Errors: `ENOMEM`.
+    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool), slack: u64) -> Result<(), Errno> {
+        let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
+        let total = usize::try_from(len + slack).map_err(|_| Errno::ENOMEM)?;
+        let lower = self.windows.iter().find(|w| w.guest + w.len == guest).map(|w| w.host as u64 + w.len);
+        let upper = self.windows.iter().find(|w| w.guest == guest + len).and_then(|w| (w.host as u64).checked_sub(len));
+        let identity = (guest >= MMAP_MIN_ADDR && guest + len <= HOST_USER_TOP).then_some(guest);
+        let mut order = Vec::new();
+        if join.0 {
+            order.push(lower);
+        }
+        if join.1 {
+            order.push(upper);
+        }
+        order.extend([identity, lower, upper]);
+        let mut host = None;
+        for want in order.into_iter().flatten() {
+            // The space kept after the window below.
+            if let Some((start, room)) = self.slack {
+                if want == start && len <= room && slack == 0 {
+                    self.slack = (room > len).then(|| (start + len, room - len));
+                    host = Some(start as *mut u8);
+                    break;
+                }
+            }
+            // At its guest address a window needs no kept space: the windows made next to it
+            // go at theirs too.
+            let size = if Some(want) == identity { hlen } else { total };
+            if let Some(h) = reserve(Some(want), size) {
+                self.reservations.push((h.cast(), size));
+                if size > hlen {
+                    self.slack = Some((h as u64 + len, slack));
+                }
+                host = Some(h);
+                break;
+            }
+        }
+        let host = match host {
+            Some(h) => h,
+            None => {
+                let h = reserve(None, total).ok_or(Errno::ENOMEM)?;
+                self.reservations.push((h.cast(), total));
+                if slack > 0 {
+                    self.slack = Some((h as u64 + len, slack));
+                }
+                h
+            }
+        };
+        let w = Window { guest, len, host };
+        debug_assert!(hlen > 0);
+        self.regions.push(w);
+        let at = self.windows.partition_point(|x| x.guest < guest);
+        self.windows.insert(at, w);
+        // Join neighbours whose host pages meet.
+        let mut joined: Vec<Window> = Vec::with_capacity(self.windows.len());
+        for w in self.windows.drain(..) {
+            match joined.last_mut() {
+                Some(p) if p.guest + p.len == w.guest && p.host as u64 + p.len == w.host as u64 => p.len += w.len,
+                _ => joined.push(w),
+            }
+        }
+        self.windows = joined;
+        publish_peer(&self.windows);
+        Ok(())
     }
 
     /// Byte order of the guest.
@@ -304,7 +461,8 @@ impl AddressSpace {
     #[inline]
     fn window_of(&self, addr: u64, len: u64) -> Option<&Window> {
         let end = addr.checked_add(len)?;
-        self.windows.iter().find(|w| addr >= w.guest && end <= w.guest + w.len)
+        let i = self.windows.partition_point(|w| w.guest + w.len <= addr);
+        self.windows.get(i).filter(|w| addr >= w.guest && end <= w.guest + w.len)
     }
 
     /// Host pointer for guest `addr`, with no permission check (`None` outside every window).
@@ -538,24 +696,50 @@ impl AddressSpace {
         self.vmas.range(addr..end).next().is_none()
     }
 
-    /// `true` if `[addr, addr+len)` lies inside one window, at or above [`MMAP_MIN_ADDR`] and
-    /// below `task_size` (a fixed page above it is not the guest's to map over).
+    /// `true` if `[addr, addr+len)` lies at or above [`MMAP_MIN_ADDR`] and below `task_size` (a
+    /// fixed page above it is not the guest's to map over), inside one window for a 32-bit
+    /// guest. (A 64-bit guest's mapping may still fail with `ENOMEM` when it straddles windows
+    /// that cannot be joined; see [`AddressSpace::ensure_window`].)
     pub fn is_placeable(&self, addr: u64, len: u64) -> bool {
-        addr >= MMAP_MIN_ADDR
-            && addr.checked_add(len).is_some_and(|e| e <= self.task_size)
-            && self.window_of(addr, len).is_some()
+        let Some(end) = addr.checked_add(len) else { return false };
+        addr >= MMAP_MIN_ADDR && end <= self.task_size && (self.on_demand || self.window_of(addr, len).is_some())
     }
 
     /// Finds a free range of `len` bytes, top-down below [`AddressSpace::mmap_base`], as Linux's
-    /// default placement does. `len` must be page-aligned. `None` if the top window is full.
+    /// default placement does. `len` must be page-aligned. `None` if there is no room.
     pub fn find_free(&self, len: u64) -> Option<u64> {
-        let top = self.windows.last()?;
-        self.find_free_in(top.guest, self.mmap_base, len)
+        self.find_free_in(MMAP_MIN_ADDR, self.mmap_base, len)
     }
 
-    /// Finds a free range of `len` bytes inside `[floor, ceil)`, the highest one first. The
-    /// range must lie in one window.
+    /// Finds a free range of `len` bytes inside `[floor, ceil)`, the highest one first, that
+    /// lies inside one window or outside every window (where [`AddressSpace::ensure_window`]
+    /// makes one for it).
     pub fn find_free_in(&self, floor: u64, ceil: u64, len: u64) -> Option<u64> {
+        if !self.on_demand {
+            return self.find_gap_in(floor, ceil, len);
+        }
+        // Window edges split [floor, ceil) into pieces searched from the top down.
+        let mut cuts: Vec<u64> = self
+            .windows
+            .iter()
+            .flat_map(|w| [w.guest, w.guest.saturating_add(w.len)])
+            .filter(|&c| c > floor && c < ceil)
+            .collect();
+        cuts.sort_unstable();
+        let mut hi = ceil;
+        for &lo in cuts.iter().rev().chain(std::iter::once(&floor)) {
+            if lo < hi {
+                if let Some(a) = self.find_gap_in(lo, hi, len) {
+                    return Some(a);
+                }
+            }
+            hi = lo;
+        }
+        None
+    }
+
+    /// Finds a free range of `len` bytes inside `[floor, ceil)`, the highest one first.
+    fn find_gap_in(&self, floor: u64, ceil: u64, len: u64) -> Option<u64> {
         let mut hi = ceil;
         // Walk mappings downwards from the ceiling, looking for a gap.
         for (&start, vma) in self.vmas.range(..ceil).rev() {
@@ -629,6 +813,7 @@ impl AddressSpace {
         readonly: bool,
     ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
+        self.ensure_window(addr, len)?;
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let flags = libc::SHM_REMAP | if readonly { libc::SHM_RDONLY } else { 0 };
         // SAFETY: `host..host+len` lies inside our own reservation (checked by `to_host`);
@@ -704,6 +889,7 @@ impl AddressSpace {
     ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
         debug_assert_eq!(len % PAGE_SIZE, 0);
+        self.ensure_window(addr, len)?;
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let (flags, fd, off, host_prot) = match backing {
@@ -746,6 +932,7 @@ impl AddressSpace {
         let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
         let Some(cur) = self.vmas.get(&start) else { return };
         if prev.end == start
+            && self.window_of(prev_start, cur.end - prev_start).is_some()
             && prev.prot == cur.prot
             && prev.name == cur.name
             && prev.policy == cur.policy
@@ -877,6 +1064,7 @@ impl AddressSpace {
         let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let v = v.clone();
         let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
+        self.ensure_window(new, new_len)?;
         let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
         let (ol, nl) = (
             usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?,
@@ -901,6 +1089,7 @@ impl AddressSpace {
     /// Grows the mapping ending at `old+old_len` in place to `new_len` bytes (the pages after
     /// it must be free); used by `mremap`. Errors: `ENOMEM` if the host cannot grow it.
     pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
+        self.ensure_window(old, new_len)?;
         let src = self.to_host(old, new_len).ok_or(Errno::ENOMEM)?;
         let tail = self.to_host(old + old_len, new_len - old_len).ok_or(Errno::ENOMEM)?;
         let (ol, nl) = (
@@ -1023,9 +1212,35 @@ impl AddressSpace {
 
 impl Drop for AddressSpace {
     fn drop(&mut self) {
-        // SAFETY: the reservation was made in `new` and is unmapped once, here.
-        unsafe { libc::munmap(self.reservation.0, self.reservation.1) };
+        for &(base, len) in &self.reservations {
+            // SAFETY: each reservation was made by this address space and is unmapped once, here.
+            unsafe { libc::munmap(base, len) };
+        }
     }
+}
+
+/// Reserves `len` bytes of host address space (`PROT_NONE`, nothing committed): exactly at
+/// `at` if given (`MAP_FIXED_NOREPLACE`: never over an existing host mapping), else where the
+/// host chooses. `None` if the host refuses.
+fn reserve(at: Option<u64>, len: usize) -> Option<*mut u8> {
+    let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE;
+    let (hint, flags) = match at {
+        Some(a) => (a as *mut c_void, flags | libc::MAP_FIXED_NOREPLACE),
+        None => (std::ptr::null_mut(), flags),
+    };
+    // SAFETY: a fresh anonymous PROT_NONE reservation; MAP_FIXED_NOREPLACE never replaces an
+    // existing mapping.
+    let r = unsafe { libc::mmap(hint, len, libc::PROT_NONE, flags, -1, 0) };
+    if r == libc::MAP_FAILED {
+        return None;
+    }
+    if at.is_some_and(|a| r as u64 != a) {
+        // A kernel older than 4.17 takes MAP_FIXED_NOREPLACE as a hint.
+        // SAFETY: the reservation just made, nothing else uses it.
+        unsafe { libc::munmap(r, len) };
+        return None;
+    }
+    Some(r.cast())
 }
 
 /// A host file to map: descriptor, offset in bytes (page-aligned), MAP_SHARED or not.
@@ -1113,6 +1328,97 @@ mod tests {
         a.map_anon(x, 0x2000, Prot::READ, VmaName::Anon).unwrap();
         let y = a.find_free(0x1000).unwrap();
         assert_eq!(y, x - 0x1000);
+    }
+
+    /// aarch64's layout, as `arch::windows_64` gives it.
+    fn space48() -> AddressSpace {
+        let layout = Layout {
+            low_len: 16 << 30,
+            dyn_base: 0xaaaa_aaaa_a000,
+            dyn_len: 16 << 30,
+            task_size: 1 << 48,
+            top_len: 64 << 30,
+            fixed_page: None,
+        };
+        let mut a = AddressSpace::new(layout, DataModel::LP64_LE).unwrap();
+        a.mmap_base = a.task_size - (64 << 20);
+        a
+    }
+
+    fn touch(a: &AddressSpace, addr: u64) {
+        let p = a.host_range(GuestAddr::new(addr), 8, Prot::WRITE).unwrap();
+        // SAFETY: mapped read-write just before.
+        unsafe { p.cast::<u64>().write_unaligned(addr) };
+    }
+
+    #[test]
+    fn windows_made_where_mappings_go() {
+        let mut a = space48();
+        let before = a.regions().len();
+        // AddressSanitizer's aarch64 shadow: 8 GiB at 0xffffff000, outside every window.
+        a.map_anon(0xf_ffff_f000, 8 << 30, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert!(a.regions().len() > before);
+        touch(&a, 0xf_ffff_f000);
+        touch(&a, 0xf_ffff_f000 + (8 << 30) - 8);
+        // Above the host's 47 bits: a window the host places itself.
+        a.map_anon(0xf000_0000_0000, 1 << 20, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        touch(&a, 0xf000_0000_0000);
+        // A mapping that starts in the low window and goes on past its end, which the space
+        // kept after the low window makes possible.
+        a.map_anon((16 << 30) - 0x1000, 0x2000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert!(a.host_range(GuestAddr::new((16 << 30) - 8), 16, Prot::READ).is_ok());
+        // Beyond TASK_SIZE: no.
+        assert_eq!(a.map_anon(1 << 48, 0x1000, Prot::READ, VmaName::Anon), Err(Errno::ENOMEM));
+        assert!(!a.is_placeable((1 << 48) - 0x1000, 0x2000));
+    }
+
+    #[test]
+    fn neighbouring_windows_join() {
+        let mut a = space48();
+        // Two mappings made apart in neighbouring granules, then read as one range.
+        let g = 200 << 30;
+        a.map_anon(g - 0x1000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        a.map_anon(g, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert!(a.host_range(GuestAddr::new(g - 8), 16, Prot::READ).is_ok(), "{:x?}", a.windows());
+        // Windows only grow: every region made is still listed, in the order made.
+        let n = a.regions().len();
+        a.unmap(g - 0x1000, 0x2000).unwrap();
+        assert_eq!(a.regions().len(), n);
+    }
+
+    #[test]
+    fn top_down_search_goes_on_below_the_top_window() {
+        let mut a = space48();
+        let top = a.task_size - (64 << 30);
+        // Fill the top window's free part below mmap_base, then ask for more.
+        let room = a.mmap_base - top;
+        a.map_anon(top, room, Prot::READ, VmaName::Anon).unwrap();
+        let x = a.find_free(1 << 30).unwrap();
+        assert_eq!(x, top - (1 << 30));
+        a.map_anon(x, 1 << 30, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        touch(&a, x);
+        // A request the size of the whole top window fits below it too.
+        let y = a.find_free(64 << 30).unwrap();
+        assert!(y + (64 << 30) <= x);
+        a.map_anon(y, 64 << 30, Prot::READ, VmaName::Anon).unwrap();
+    }
+
+    #[test]
+    fn a_32_bit_guest_has_one_window() {
+        let layout = Layout {
+            low_len: 0x8000_0000,
+            dyn_base: 0xaaaa_a000,
+            dyn_len: 0x1000_0000,
+            task_size: 1 << 32,
+            top_len: 1 << 30,
+            fixed_page: None,
+        };
+        let mut a = AddressSpace::new(layout, DataModel::ILP32_LE).unwrap();
+        assert_eq!(a.windows().len(), 1);
+        // What used to lie between arm's windows.
+        a.map_anon(0x9000_0000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        touch(&a, 0x9000_0000);
+        assert_eq!(a.map_anon(1 << 32, 0x1000, Prot::READ, VmaName::Anon), Err(Errno::ENOMEM));
     }
 
     #[test]

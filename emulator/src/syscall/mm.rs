@@ -98,7 +98,11 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let hint = page_floor(addr);
         if let Some(range) = low32 {
             mm.find_free_in(range.start, range.end, len).ok_or(Errno::ENOMEM)?
-        } else if hint != 0 && mm.is_placeable(hint, len) && mm.is_free(hint, len) {
+        } else if hint != 0
+            && mm.is_placeable(hint, len)
+            && mm.is_free(hint, len)
+            && mm.ensure_window(hint, len).is_ok()
+        {
             hint
         } else {
             mm.find_free(len).ok_or(Errno::ENOMEM)?

@@ -29,7 +29,7 @@ use syscalls::Errno;
 
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
-use crate::mm::{GuestAddr, Prot, PAGE_SIZE, PEER, PEER_MAGIC};
+use crate::mm::{GuestAddr, Prot, PAGE_SIZE, PEER, PEER_LEN, PEER_MAGIC, PEER_WINDOWS};
 
 /// Most iovecs the kernel takes (`UIO_MAXIOV`).
 const UIO_MAXIOV: u64 = 1024;
@@ -89,7 +89,7 @@ fn peer_windows(pid: i32) -> Option<Vec<(u64, u64, u64)>> {
     let our_base = image_base(&std::fs::read_to_string("/proc/self/maps").ok()?)?;
     let their_base = image_base(&std::fs::read_to_string(format!("/proc/{pid}/maps")).ok()?)?;
     let at = their_base.checked_add((PEER.as_ptr() as u64).checked_sub(our_base)?)?;
-    let mut table = [0u64; 14];
+    let mut table = [0u64; PEER_LEN];
     let local = libc::iovec { iov_base: table.as_mut_ptr().cast(), iov_len: std::mem::size_of_val(&table) };
     let remote = libc::iovec { iov_base: at as *mut libc::c_void, iov_len: std::mem::size_of_val(&table) };
     // SAFETY: one local buffer of its size; the remote side is the host kernel's to check.
@@ -97,7 +97,7 @@ fn peer_windows(pid: i32) -> Option<Vec<(u64, u64, u64)>> {
     if usize::try_from(n).ok()? != std::mem::size_of_val(&table) || table[0] != PEER_MAGIC {
         return None;
     }
-    let count = usize::try_from(table[1]).ok()?.min(4);
+    let count = usize::try_from(table[1]).ok()?.min(PEER_WINDOWS);
     Some((0..count).map(|i| (table[2 + 3 * i], table[3 + 3 * i], table[4 + 3 * i])).collect())
 }
 

@@ -39,12 +39,13 @@ pub fn open_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
 /// guest lock (or acts for a thread that does).
 pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let arch = cpu.get_data().arch;
-    let windows: Vec<_> = cpu.get_data().mm.windows().to_vec();
-    for w in windows {
+    let windows: Vec<_> = cpu.get_data().mm.regions().to_vec();
+    for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
         unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
     }
+    cpu.get_data_mut().regions_mapped = windows.len();
     cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
         let access = match ty {
             MemType::WRITE => Prot::WRITE,

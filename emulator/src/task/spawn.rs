@@ -132,6 +132,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         exit: None,
         exit_thread: false,
         applied_gen: t.mm.shootdown.generation(),
+        regions_mapped: 0,
         clear_child_tid: if ca.flags & CLONE_CHILD_CLEARTID != 0 { ca.ctid } else { 0 },
         robust_list: (0, 0),
         mempolicy: t.mempolicy,
