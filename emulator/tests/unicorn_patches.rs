@@ -2,7 +2,9 @@
 //! small aarch64 code sequences (encodings from the Arm ARM, A64 base instructions):
 //! what each patch must keep true, and what it changes.
 
-use unicorn_engine::{uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM64, TlbEntry, TlbType, Unicorn};
+use unicorn_engine::{
+    uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM64, RegisterMIPS, TlbEntry, TlbType, Unicorn,
+};
 
 const CODE: u64 = 0x1000;
 const DATA: u64 = 0x8000;
@@ -293,4 +295,33 @@ fn stop_flag_from_another_thread_stops_a_chained_loop() {
     let pc = reg(&uc, RegisterARM64::PC);
     assert!(pc == CODE || pc == CODE + 4, "pc {pc:#x} is not a block start of the loop");
     SECOND.store(false, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Patch 0005: with the virtual TLB, a MIPS `ll`/`sc` pair works on memory the CPU's own TLB
+/// has no entry for (endgate never fills it); unpatched, `ll` raised a TLB refill exception.
+/// Encodings from the MIPS64 ISA manual (LL 0x30, SC 0x38, ADDIU 0x09), little-endian.
+#[test]
+fn mips_ll_sc_with_the_virtual_tlb() {
+    const LL_T0_A0: u32 = 0xc088_0000; // ll $t0, 0($a0)
+    const ADDIU_T0_1: u32 = 0x2508_0001; // addiu $t0, $t0, 1
+    const SC_T0_A0: u32 = 0xe088_0000; // sc $t0, 0($a0)
+    const MIPS_NOP: u32 = 0;
+    let code = [LL_T0_A0, ADDIU_T0_1, SC_T0_A0, MIPS_NOP];
+    let mut uc = Unicorn::new(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN).expect("mips64el engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    uc.add_tlb_hook(0, u64::MAX, |_, va, _| Some(TlbEntry { paddr: va, perms: Prot::ALL })).unwrap();
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_map(DATA, 0x1000, Prot::ALL).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|insn| insn.to_le_bytes()).collect();
+    uc.mem_write(CODE, &bytes).unwrap();
+    uc.mem_write(DATA, &41u32.to_le_bytes()).unwrap();
+    uc.reg_write(RegisterMIPS::A0, DATA).unwrap();
+    // endgate's Status (arch/mips64el): kernel mode with ERL clear (at reset ERL is set, which
+    // leaves the user segment unmapped and untranslated), 64-bit addressing (KX, SX, UX).
+    uc.reg_write(RegisterMIPS::CP0_STATUS, (1 << 7) | (1 << 6) | (1 << 5)).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    let mut word = [0u8; 4];
+    uc.mem_read(DATA, &mut word).unwrap();
+    assert_eq!(u32::from_le_bytes(word), 42, "the store-conditional did not store");
+    assert_eq!(uc.reg_read(RegisterMIPS::T0).unwrap(), 1, "sc reports failure");
 }

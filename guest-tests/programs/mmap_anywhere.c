@@ -5,9 +5,9 @@
  * - a 3 GiB mapping at an address that is not 1 GiB-aligned (256 MiB on 32-bit arches);
  * - a hint far from every other mapping, honoured;
  * - 128 GiB below the stack (1 GiB on 32-bit arches), outside the area mmap fills top-down;
- * - from each: guest stores and loads, a system call reading and one writing the memory, the
- *   range listed in /proc/self/maps, MAP_FIXED_NOREPLACE over it refused with EEXIST, and
- *   munmap.
+ * - from each: guest stores and loads, an atomic add, a system call reading and one writing the
+ *   memory, the range listed in /proc/self/maps, MAP_FIXED_NOREPLACE over it refused with
+ *   EEXIST, and munmap.
  * The addresses lie below every 64-bit guest's TASK_SIZE (riscv64's Sv39 256 GiB is the
  * smallest) and in every 32-bit one. */
 #include "common.h"
@@ -47,6 +47,11 @@ static void use_page(volatile char *p)
         p[i] = (char)(i / 512 + 1);
     for (int i = 0; i < 4096; i += 512)
         CHECK(p[i] == (char)(i / 512 + 1));
+    /* The arch's atomic instructions there (mips64el's ll/sc, aarch64's exclusives…). */
+    int *w = (int *)(p + 256);
+    __atomic_store_n(w, 40, __ATOMIC_SEQ_CST);
+    __atomic_fetch_add(w, 2, __ATOMIC_SEQ_CST);
+    CHECK(__atomic_load_n(w, __ATOMIC_SEQ_CST) == 42);
     int fds[2];
     CHECK(pipe(fds) == 0);
     CHECK(write(fds[1], "from a pipe", 11) == 11);

@@ -244,7 +244,7 @@ pub trait GuestArch: Sync {
     }
     /// Completes a new thread's fresh instance after its registers were copied from the
     /// creator's and its stack pointer set: the per-instance state [`GuestArch::init_regs`]
-    /// set up for the first thread that is not a register (mips64el's wired TLB entries), and
+    /// set up for the first thread that is not a register (i386's GDT), and
     /// `extra` from [`GuestArch::thread_extra`]. Registers keep their values. Default: nothing.
     fn init_thread(&self, _cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
         Ok(())

@@ -20,7 +20,7 @@
 //!    the creator holds the lock again, it maps the same host windows, installs the hooks
 //!    ([`crate::task::fill_instance`]), restores the copied CPU state, and sets what differs:
 //!    return value 0, the new stack pointer, the arch's fresh-instance setup
-//!    ([`GuestArch::init_thread`]: mips64el's wired TLB entries), the TLS, and writes its tid
+//!    ([`GuestArch::init_thread`]: i386's GDT), the TLS, and writes its tid
 //!    for `CLONE_CHILD_SETTID`. Meanwhile the creator waits with the lock held: the new thread
 //!    works on the creator's behalf, so touching the shared state is as safe as if the
 //!    creator did it.

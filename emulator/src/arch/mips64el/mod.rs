@@ -1,8 +1,9 @@
 //! mips64el guests (MIPS64 release 2, little-endian, n64 ABI, hard float).
 //!
-//! - CPU: unicorn's `MIPS64R2-generic` model (MIPS64R2 with an FPU and 64 TLB entries; see
-//!   `tlb` for why the TLB matters). `Status` gets CU1 and FR (n64 uses 64-bit FP registers,
-//!   as the kernel sets for it) and UX/SX/KX (64-bit addressing).
+//! - CPU: unicorn's `MIPS64R2-generic` model (MIPS64R2 with an FPU and 64 TLB entries, which
+//!   stay empty: the virtual TLB's fill hook translates every access, `ll`/`lld` included since
+//!   unicorn patch 0005). `Status` gets CU1 and FR (n64 uses 64-bit FP registers, as the kernel
+//!   sets for it) and UX/SX/KX (64-bit addressing).
 //! - Privilege: the CPU stays in kernel mode (KSU = 0). In user mode unicorn's `rdhwr $29`
 //!   (the TLS read every glibc program makes) needs `HWREna`, which unicorn cannot set from
 //!   outside, and a trapped `rdhwr` cannot be completed here (see the next point). Kernel mode
@@ -30,7 +31,6 @@ pub mod abi;
 pub mod cpuinfo;
 mod delay_slot;
 mod signal;
-mod tlb;
 mod vdso;
 
 use crate::abi::{bits64, int32, low32};
@@ -41,11 +41,13 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{add_trap_hook, effective_address, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
+use super::{
+    add_trap_hook, effective_address, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs,
+};
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{AddressSpace, GuestAddr, Layout};
+use crate::mm::{AddressSpace, GuestAddr};
 use crate::signal::{SigAction, Signal};
 
 /// The mips64el guest.
@@ -95,7 +97,8 @@ const A3: i32 = GPR0 + 7;
 /// `syscall`, the system-call instruction: the vDSO's and the sigtramp page's.
 const SYSCALL: u32 = 0x0000_000c;
 
-/// TLB entries of the `MIPS64R2-generic` model (its Config1.MMUSize is 63).
+/// TLB entries of the `MIPS64R2-generic` model (its Config1.MMUSize is 63), for
+/// `/proc/cpuinfo`.
 const TLB_ENTRIES: usize = 64;
 
 /// `HWCAP_MIPS_MIPS3D` (arch/mips/include/uapi/asm/hwcap.h).
@@ -119,16 +122,9 @@ pub static INFO: ArchInfo = ArchInfo {
     name: "mips64",
     compat_name: Some("mips"),
     elf_machine: 8,
-    // [0, 8 GiB) low; [0xaa_aaaa_a000, +4 GiB) PIE; [TASK_SIZE - 16 GiB, TASK_SIZE) top:
-    // small enough for the CPU's 64 TLB entries to cover them all (see `tlb`).
-    layout: Layout {
-        low_len: 8 << 30,
-        dyn_base: 0xaa_aaaa_a000,
-        dyn_len: 4 << 30,
-        task_size: 1 << 40,
-        top_len: 16 << 30,
-        fixed_page: None,
-    },
+    // TASK_SIZE64 of a 4 KiB-page kernel (arch/mips/include/asm/processor.h): 1 TiB; the PIE
+    // base is two thirds of it. (`ll`/`lld` need no CPU TLB entries: unicorn patch 0005.)
+    layout: windows_64(0xaa_aaaa_a000, 1 << 40),
     // arch/mips/include/uapi/asm/hwcap.h has bits only for R6, MSA, CRC32 and the ASEs
     // (MIPS16, MDMX, MIPS3D, SmartMIPS, DSP…). Of these the model has MIPS-3D, which Linux
     // finds in the FPU's FIR.3D bit (arch/mips/kernel/cpu-probe.c).
@@ -263,8 +259,6 @@ impl GuestArch for Mips64el {
         // addressing in every segment.
         cpu.reg_write(RegisterMIPS::CP0_STATUS, status::CU1 | status::FR | status::KX | status::SX | status::UX)?;
         delay_slot::locate_hflags(cpu);
-        let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
-        tlb::wire_entries(cpu, sp.align_down(0x1000) - 0x2000, &bases)?;
         // ELF_PLAT_INIT (arch/mips/include/asm/elf.h) zeroes every GPR; v0 = 0 tells _start
         // there is no rtld_fini to register.
         for r in 1..32 {
@@ -285,17 +279,6 @@ impl GuestArch for Mips64el {
         } else {
             write_regs(cpu, &[V0, A3], &[ret, 0]);
         }
-    }
-
-    /// The wired TLB entries (`tlb`) are CPU state outside the registers a context copies:
-    /// a new thread's instance writes them again, using a page of its own stack as scratch.
-    fn init_thread(&self, cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
-        let regs = cpu.context_init()?;
-        let sp = cpu.reg_read(RegisterMIPS::SP)?;
-        let bases = tlb::entry_bases(&INFO.layout, TLB_ENTRIES);
-        let r = tlb::wire_entries(cpu, GuestAddr::new((sp.wrapping_sub(1)) & !0xfff), &bases);
-        cpu.context_restore(&regs)?;
-        r
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
@@ -365,12 +348,6 @@ impl GuestArch for Mips64el {
 mod tests {
     use super::*;
     use crate::abi::nr::Sys;
-
-    #[test]
-    fn the_windows_fit_the_tlb() {
-        let bases = tlb::entry_bases(&Mips64el.info().layout, usize::MAX);
-        assert!(bases.len() <= TLB_ENTRIES, "{} TLB entries needed", bases.len());
-    }
 
     #[test]
     fn n64_numbers() {
