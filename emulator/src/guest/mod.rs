@@ -234,6 +234,59 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     }
 }
 
+thread_local! {
+    /// Pages this thread's guest stored to while its instance had code from them (reported by
+    /// the engine: [`code_write_reported`]), not yet published for the other threads.
+    static CODE_WRITES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The engine's code-write callback (unicorn patch 0007, `uc_set_code_write_cb`): a guest store
+/// of `size` bytes at `addr` modified a page this instance translated code from. Records the
+/// pages when the process has other threads, whose instances keep their own translations.
+/// Never unwinds (it runs inside the engine).
+///
+/// # Safety
+/// Called only by the engine, with its own handle; reads no pointer argument.
+pub unsafe extern "C" fn code_write_reported(
+    _uc: *mut unicorn_engine::uc_engine,
+    addr: u64,
+    size: u32,
+    _opaque: *mut std::ffi::c_void,
+) {
+    if crate::thread::live_threads() < 2 {
+        return;
+    }
+    let first = crate::mm::page_floor(addr);
+    let last = crate::mm::page_floor(addr.saturating_add(u64::from(size.max(1)) - 1));
+    CODE_WRITES.with(|w| {
+        if let Ok(mut w) = w.try_borrow_mut() {
+            for page in [first, last] {
+                if !w.contains(&page) {
+                    w.push(page);
+                }
+            }
+        }
+    });
+}
+
+/// Publishes the pages [`code_write_reported`] recorded for the other threads' instances, which
+/// drop their translations of them before they run guest code again (this instance already
+/// dropped its own). Called before this thread lets another one run: at every system call and
+/// whenever its emulation stops.
+pub fn publish_code_writes(cpu: &mut Cpu<'_>) {
+    let pages = CODE_WRITES.with(|w| w.try_borrow_mut().map(|mut w| std::mem::take(&mut *w)).unwrap_or_default());
+    if pages.is_empty() {
+        return;
+    }
+    let t = cpu.get_data_mut();
+    let before = t.mm.shootdown.generation();
+    let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
+    let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code });
+    if t.applied_gen == before {
+        t.applied_gen = gen;
+    }
+}
+
 /// `true` if [`apply_invalidate`] has work: this thread changed mappings, or another thread
 /// published changes this instance has not applied (a cheap look for the syscall path).
 #[inline]

@@ -655,6 +655,12 @@ impl AddressSpace {
     /// stale meanwhile either: unicorn checks the first store after every fill, because the
     /// windows are mapped executable, and a translation needs an entry with `EXEC`.) Guest
     /// test `code_rewrite` rewrites and reruns code in an RWX page.
+    ///
+    /// With several threads, each instance sees only its own stores as self-modifying code:
+    /// a page newly marked as code makes every instance drop its TLB (so all their entries for
+    /// it get `EXEC` and their stores there go through that path), and the engine reports such
+    /// stores (unicorn patch 0007), which `guest::publish_code_writes` publishes for the
+    /// other instances. Guest test `thread_jit`.
     #[inline]
     pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
         if self.permissive {
@@ -670,7 +676,12 @@ impl AddressSpace {
                     self.last_fault = Some(Fault { page, access, mapped: true, bus: false });
                 } else if prot.contains(Prot::WRITE | Prot::EXEC) {
                     if access == Prot::EXEC {
-                        self.code_pages.insert(page);
+                        if self.code_pages.insert(page) {
+                            // Other threads' instances may hold entries for the page without
+                            // `EXEC` (stores there skip the self-modifying-code path, so this
+                            // code would not be reported stale): they refill.
+                            self.invalidate.flush_tlb = true;
+                        }
                     } else if !self.code_pages.contains(&page) {
                         return Some(Prot(prot.0 & !Prot::EXEC.0));
                     }

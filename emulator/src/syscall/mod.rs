@@ -138,6 +138,7 @@ impl DispatchTable {
 /// handler bug ends the guest with [`Exit::Internal`]. Returns `true` if it asked the engine
 /// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
 pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
+    crate::guest::publish_code_writes(cpu);
     let task = cpu.get_data();
     let arch = task.arch;
     let def = DispatchTable::of(arch).get(args.nr);

@@ -46,6 +46,16 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
     }
     cpu.get_data_mut().regions_mapped = windows.len();
+    // SAFETY: a live engine, not running; the callback is a plain function that never unwinds.
+    let r: Result<(), uc_error> = unsafe {
+        unicorn_engine::uc_set_code_write_cb(
+            cpu.get_handle(),
+            Some(crate::guest::code_write_reported),
+            std::ptr::null_mut(),
+        )
+    }
+    .into();
+    r?;
     cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
         let access = match ty {
             MemType::WRITE => Prot::WRITE,
@@ -149,6 +159,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         cpu.get_data_mut().last_fault = None;
         let pc = arch.pc(cpu);
         let r = cpu.emu_start(pc, 0, 0, 0);
+        crate::guest::publish_code_writes(cpu);
         crate::signal::host::clear_stop();
         crate::thread::preempt::clear();
         if let Some(exit) = cpu.get_data().exit {
