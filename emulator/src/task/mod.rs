@@ -39,13 +39,16 @@ pub fn open_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
 /// guest lock (or acts for a thread that does).
 pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let arch = cpu.get_data().arch;
-    let windows: Vec<_> = cpu.get_data().mm.regions().to_vec();
+    // A new instance maps the joined windows (fewer engine regions than the windows as made,
+    // each a rebuild of the engine's memory map), which cover every region made so far.
+    let mm = &cpu.get_data().mm;
+    let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
         unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
     }
-    cpu.get_data_mut().regions_mapped = windows.len();
+    cpu.get_data_mut().regions_mapped = made;
     // SAFETY: a live engine, not running; the callback is a plain function that never unwinds.
     let r: Result<(), uc_error> = unsafe {
         unicorn_engine::uc_set_code_write_cb(
