@@ -126,6 +126,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         sync_fault: None,
         interrupted: None,
         rseq: None,
+        parallel: false,
+        retry_fill: false,
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -132,6 +132,13 @@ pub struct Task {
     pub interrupted: Option<crate::guest::Interrupted>,
     /// The thread's registered restartable-sequences area (`rseq(2)`), if any.
     pub rseq: Option<Rseq>,
+    /// The instance translates for threads running at once (unicorn's parallel mode,
+    /// `uc_set_parallel`: guest atomics are host atomics); see [`crate::thread::running`].
+    pub parallel: bool,
+    /// The TLB fill hook refused an access only because this instance had not caught up with
+    /// another thread's mapping changes: the run loop catches up and runs the instruction
+    /// again.
+    pub retry_fill: bool,
 }
 
 /// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.
@@ -213,6 +220,7 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     let mut inv = t.mm.take_invalidate();
     let caught = t.mm.shootdown.since(t.applied_gen);
     t.applied_gen = if inv.pending() && crate::thread::live_threads() > 1 {
+        crate::thread::running::stop_others();
         t.mm.shootdown.publish(&inv)
     } else {
         t.mm.shootdown.generation()
@@ -234,15 +242,88 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     }
 }
 
+/// Runs `f`, the work of a hook that touches process state, holding the global guest lock.
+///
+/// A thread running guest code in parallel with others ([`crate::thread::running`]) does not
+/// hold the lock: it takes it here (counting as not running while it waits and works), and
+/// before it gives it back it makes what happened meanwhile safe for the rest of the block it
+/// returns into: work this thread left unpublished goes to the other instances
+/// ([`publish_for_others`]), and if another thread changed mappings while this one waited, its
+/// TLB is flushed and the instance stops at the next block start to drop stale code there. A
+/// thread that holds the lock already (one guest thread, or a hook reached from endgate's own
+/// work) or whose instance is not in parallel mode (its thread holds the lock whenever it
+/// runs guest code) just runs `f`.
+#[inline]
+pub fn locked<R>(cpu: &mut Cpu<'_>, f: impl FnOnce(&mut Cpu<'_>) -> R) -> R {
+    use crate::thread::{lock, running};
+    if lock::held() || !cpu.get_data().parallel {
+        return f(cpu);
+    }
+    running::leave_guest();
+    lock::acquire();
+    let r = f(cpu);
+    rejoin(cpu);
+    running::enter_guest();
+    lock::release();
+    r
+}
+
+/// See [`locked`]: the lock holder goes back to guest code in the middle of a block.
+fn rejoin(cpu: &mut Cpu<'_>) {
+    publish_for_others(cpu);
+    let t = cpu.get_data();
+    if t.applied_gen != t.mm.shootdown.generation() {
+        let _ = cpu.ctl_flush_tlb();
+        crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Publishes what this thread has for the other instances and has not published (mapping work
+/// its hooks left, stores to code others may have translated) and makes the running ones stop
+/// to catch up. This instance applies its own mapping work at its next stop ([`apply_invalidate`],
+/// which sees it as published by another thread).
+pub fn publish_for_others(cpu: &mut Cpu<'_>) {
+    publish_code_writes(cpu);
+    let t = cpu.get_data_mut();
+    if t.mm.invalidate.pending() && crate::thread::live_threads() > 1 {
+        let inv = t.mm.take_invalidate();
+        t.mm.shootdown.publish(&inv);
+        crate::thread::running::stop_others();
+    }
+}
+
 thread_local! {
     /// Pages this thread's guest stored to while its instance had code from them (reported by
     /// the engine: [`code_write_reported`]), not yet published for the other threads.
     static CODE_WRITES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// A handle to the calling thread's address space, for [`code_write_reported`], which the
+    /// engine calls without the task.
+    static CODE_WRITE_MM: std::cell::RefCell<Option<Shared<AddressSpace>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Gives [`code_write_reported`] the calling thread's address space (the run loop, once).
+pub fn set_code_write_space(mm: Shared<AddressSpace>) {
+    CODE_WRITE_MM.with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            *m = Some(mm);
+        }
+    });
 }
 
 /// The engine's code-write callback (unicorn patch 0007, `uc_set_code_write_cb`): a guest store
-/// of `size` bytes at `addr` modified a page this instance translated code from. Records the
-/// pages when the process has other threads, whose instances keep their own translations.
+/// of `size` bytes at `addr` is about to modify a page this instance translated code from.
+/// Records the pages when the process has other threads, whose instances keep their own
+/// translations; they are published when this thread next stops or makes a system call
+/// ([`publish_code_writes`]).
+///
+/// A thread running in parallel with others publishes them at once instead, under the global
+/// guest lock, and raises the running threads' stop flags: a thread that then sees a flag this
+/// thread stores after its code (x86 needs no cache flush between the two) leaves `emu_start`
+/// at its next block start and drops its stale translation before it can run the new code.
+/// If another thread stopped the world while this one waited for the lock (its mappings may
+/// have changed under the store), the answer is `true`: the engine abandons the instruction
+/// before its store and this instance stops to catch up and run it again.
+///
 /// Never unwinds (it runs inside the engine).
 ///
 /// # Safety
@@ -252,9 +333,10 @@ pub unsafe extern "C" fn code_write_reported(
     addr: u64,
     size: u32,
     _opaque: *mut std::ffi::c_void,
-) {
+) -> bool {
+    use crate::thread::{lock, running};
     if crate::thread::live_threads() < 2 {
-        return;
+        return false;
     }
     let first = crate::mm::page_floor(addr);
     let last = crate::mm::page_floor(addr.saturating_add(u64::from(size.max(1)) - 1));
@@ -267,6 +349,29 @@ pub unsafe extern "C" fn code_write_reported(
             }
         }
     });
+    if lock::held() {
+        return false;
+    }
+    let stops = running::quiesces();
+    running::leave_guest();
+    lock::acquire();
+    let pages = CODE_WRITES.with(|w| w.try_borrow_mut().map(|mut w| std::mem::take(&mut *w)).unwrap_or_default());
+    CODE_WRITE_MM.with(|m| {
+        if let Ok(mut m) = m.try_borrow_mut() {
+            if let Some(mm) = m.as_mut() {
+                let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
+                mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code });
+            }
+        }
+    });
+    running::stop_others();
+    let restart = running::quiesces() != stops;
+    if restart {
+        crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    running::enter_guest();
+    lock::release();
+    restart
 }
 
 /// Publishes the pages [`code_write_reported`] recorded for the other threads' instances, which
@@ -282,6 +387,7 @@ pub fn publish_code_writes(cpu: &mut Cpu<'_>) {
     let before = t.mm.shootdown.generation();
     let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
     let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code });
+    crate::thread::running::stop_others();
     if t.applied_gen == before {
         t.applied_gen = gen;
     }

@@ -195,6 +195,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         0 => 0,
         s => (arch.info().signal_to_host)(s).ok_or(Errno::EINVAL)?.as_c_int(),
     };
+    // No other guest thread runs guest code or endgate's work across the fork (QEMU's
+    // `fork_start` does the same): each waits for the global lock or sits in a host call.
+    crate::thread::running::quiesce();
     // The AIO poll helper thread must not hold the contexts' lock across the fork.
     let aio_guard = super::aio::fork_guard();
     let pid = if exit_sig == libc::SIGCHLD {

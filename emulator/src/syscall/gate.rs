@@ -237,7 +237,7 @@ fn put(out: &mut [u8], v: i64, endian: Endian) {
 /// the process gets one. Errors: the engine's.
 pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
     let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
-    cpu.add_code_hook(begin, end, on_slot)?;
+    cpu.add_code_hook(begin, end, |cpu, addr, size| crate::guest::locked(cpu, |cpu| on_slot(cpu, addr, size)))?;
     Ok(())
 }
 

@@ -29,6 +29,42 @@ use flag::*;
 /// the range given, not down to the start of a grows-down mapping).
 const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
 
+/// `true` if the call `sys` may take pages away from the guest (unmap them, lower their
+/// permissions, put other pages in their place, or cut a mapped file short): the dispatcher
+/// then stops every other thread running guest code before serving it
+/// (`crate::thread::running::quiesce`), so no instance uses a TLB entry or translation the
+/// call makes stale, and the host pages under such an entry never change while it is in use.
+/// This is the role of the kernel's TLB shootdown, which completes before `munmap` returns.
+///
+/// `mmap` counts whether or not `MAP_FIXED` is given (the old single-argument `mmap` of i386
+/// and s390x keeps its flags in memory); `open`, `openat` and `creat` count when they truncate.
+pub fn takes_pages_away(sys: crate::abi::nr::Sys, a: &SyscallArgs) -> bool {
+    use crate::abi::nr::Sys;
+    const O_TRUNC: u64 = 0o1000;
+    match sys {
+        Sys::mmap
+        | Sys::mmap2
+        | Sys::munmap
+        | Sys::mprotect
+        | Sys::pkey_mprotect
+        | Sys::mremap
+        | Sys::brk
+        | Sys::remap_file_pages
+        | Sys::shmat
+        | Sys::shmdt
+        | Sys::ipc
+        | Sys::truncate
+        | Sys::truncate64
+        | Sys::ftruncate
+        | Sys::ftruncate64
+        | Sys::creat
+        | Sys::openat2 => true,
+        Sys::open => a.raw(1) & O_TRUNC != 0,
+        Sys::openat => a.raw(2) & O_TRUNC != 0,
+        _ => false,
+    }
+}
+
 /// `brk(void *addr)`: moves the program break, returning the new one, or the old one when the
 /// request cannot be met (the kernel's convention; libc turns that into ENOMEM).
 pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

@@ -137,7 +137,12 @@ impl DispatchTable {
 /// `__kernel_vsyscall`); never panics (a panic in a unicorn hook would abort endgate), a
 /// handler bug ends the guest with [`Exit::Internal`]. Returns `true` if it asked the engine
 /// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
-pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
+pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
+    crate::guest::locked(cpu, |cpu| serve(cpu, args))
+}
+
+/// [`enter`], holding the global guest lock.
+fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
     let task = cpu.get_data();
     let arch = task.arch;
@@ -191,6 +196,9 @@ pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         Some(r) => r,
         None => match def {
             Some(def) => match catch_unwind(AssertUnwindSafe(|| {
+                if mm::takes_pages_away(def.sys, &args) {
+                    crate::thread::running::quiesce();
+                }
                 let r = (def.handler)(cpu, &args);
                 // A buffer just below a grows-down stack: the kernel's access would have grown
                 // the stack, so grow it and serve the call again (the buffer checks come first).

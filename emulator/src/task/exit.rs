@@ -53,6 +53,9 @@ pub fn leave_launch_thread() -> ! {
 /// `launch` instead): the report and `--strace` line `launch` would print, then the exit
 /// status or death by signal `main` would give.
 pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
+    // Like the kernel's exit_group, which kills the other threads first: none runs guest code
+    // (or endgate's own work) while the process ends.
+    crate::thread::running::quiesce();
     let report = finish(cpu, exit);
     let status = exit_status(exit, report);
     std::process::exit(i32::from(status))

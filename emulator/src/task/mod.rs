@@ -59,21 +59,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     }
     .into();
     r?;
-    cpu.add_tlb_hook(1, 0, |cpu, va, ty| {
-        let access = match ty {
-            MemType::WRITE => Prot::WRITE,
-            MemType::FETCH => Prot::EXEC,
-            _ => Prot::READ,
-        };
-        let t = cpu.get_data_mut();
-        let entry = t.mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
-        if t.mm.last_fault.is_some() {
-            // The address space is shared by the threads; the refusal is this thread's.
-            t.last_fault = t.mm.last_fault.take();
-        }
-        cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
-        entry
-    })?;
+    cpu.add_tlb_hook(1, 0, tlb_hook)?;
     arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
     crate::syscall::gate::install_hook(&mut cpu)?;
     mark_program_code(&mut cpu)?;
@@ -81,6 +67,60 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
     }
     Ok(cpu)
+}
+
+/// The TLB fill hook: the guest page's permissions from the address space's mappings
+/// ([`crate::mm::AddressSpace::tlb_fill`]), at guest physical = guest virtual.
+///
+/// A thread running in parallel with others ([`crate::thread::running`]) takes the global
+/// guest lock here. If another thread changed mappings since this instance last caught up
+/// (or made a window this instance has not mapped), the fill is refused as a retry: the run
+/// loop catches up and runs the instruction again (a refused fill leaves the CPU state at
+/// the instruction's start). A page that newly became code makes the other instances
+/// refill their entries for it at once; this instance's entry for it is the one made here.
+fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
+    use crate::thread::{lock, running};
+    if lock::held() || !cpu.get_data().parallel {
+        return fill(cpu, va, ty);
+    }
+    running::leave_guest();
+    lock::acquire();
+    let entry = if invalidate_due(cpu.get_data()) {
+        cpu.get_data_mut().retry_fill = true;
+        None
+    } else {
+        let entry = fill(cpu, va, ty);
+        let t = cpu.get_data_mut();
+        if t.mm.invalidate.pending() {
+            let before = t.mm.shootdown.generation();
+            let inv = t.mm.take_invalidate();
+            let gen = t.mm.shootdown.publish(&inv);
+            if t.applied_gen == before {
+                t.applied_gen = gen;
+            }
+            running::stop_others();
+        }
+        entry
+    };
+    running::enter_guest();
+    lock::release();
+    entry
+}
+
+fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
+    let access = match ty {
+        MemType::WRITE => Prot::WRITE,
+        MemType::FETCH => Prot::EXEC,
+        _ => Prot::READ,
+    };
+    let t = cpu.get_data_mut();
+    let entry = t.mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+    if t.mm.last_fault.is_some() {
+        // The address space is shared by the threads; the refusal is this thread's.
+        t.last_fault = t.mm.last_fault.take();
+    }
+    cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
+    entry
 }
 
 /// Marks the read-only, executable file mappings present now (the program's and its
@@ -132,10 +172,12 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
 /// [`crate::task::deliver::after_stop`] when a signal, a fault, a sigreturn or a thread
 /// clone is due.
 pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
-    use crate::thread::lock;
+    use crate::thread::{lock, running};
     let arch = cpu.get_data().arch;
+    running::register(crate::signal::host::stop_flag());
+    crate::guest::set_code_write_space(cpu.get_data().mm.clone());
     let exit = loop {
-        if lock::contended() {
+        if !cpu.get_data().parallel && lock::contended() {
             lock::yield_now();
             // Another guest thread ran meanwhile: a preemption, which aborts a restartable
             // sequence in progress, as the kernel's does.
@@ -159,9 +201,26 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
                 cpu.get_data_mut().stop_flags = true;
             }
         }
+        let parallel = cpu.get_data().stop_flags && crate::thread::live_threads() > 1 && running::parallel_allowed();
+        if parallel && !cpu.get_data().parallel {
+            // SAFETY: a live engine, not running.
+            let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_parallel(cpu.get_handle(), true) }.into();
+            cpu.get_data_mut().parallel = r.is_ok();
+        }
+        let parallel = parallel && cpu.get_data().parallel;
         cpu.get_data_mut().last_fault = None;
+        cpu.get_data_mut().retry_fill = false;
         let pc = arch.pc(cpu);
+        if parallel {
+            // Guest code runs without the lock; hooks take it (see `crate::thread::running`).
+            running::enter_guest();
+            lock::release();
+        }
         let r = cpu.emu_start(pc, 0, 0, 0);
+        if parallel {
+            running::leave_guest();
+            lock::acquire();
+        }
         crate::guest::publish_code_writes(cpu);
         crate::signal::host::clear_stop();
         crate::thread::preempt::clear();
@@ -169,6 +228,10 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             break exit;
         }
         if let Err(e) = r {
+            if std::mem::take(&mut cpu.get_data_mut().retry_fill) {
+                // The fill hook found this instance behind the others: catch up, run again.
+                continue;
+            }
             if cpu.get_data().sync_fault.is_some() {
                 // A hook already decided which signal the exception raises.
                 continue;

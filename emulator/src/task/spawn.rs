@@ -145,6 +145,8 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         sync_fault: None,
         interrupted: None,
         rseq: None,
+        parallel: false,
+        retry_fill: false,
         stop_flags: false,
         start_stack: t.start_stack,
         last_fault: None,

@@ -47,6 +47,17 @@ fn futex(word: &AtomicU32, op: i32, val: u32) {
     };
 }
 
+thread_local! {
+    /// The calling host thread holds the lock.
+    static HELD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `true` if the calling thread holds the lock.
+#[inline]
+pub fn held() -> bool {
+    HELD.with(std::cell::Cell::get)
+}
+
 /// Takes the lock, waiting for every thread that asked before. Keeps `errno` as it was (the
 /// waits may set it).
 pub fn acquire() {
@@ -60,10 +71,12 @@ pub fn acquire() {
         futex(&SERVING, libc::FUTEX_WAIT, now);
     }
     HANDOFFS.fetch_add(1, Ordering::Relaxed);
+    HELD.with(|h| h.set(true));
 }
 
 /// Gives the lock to the next waiter, if any.
 pub fn release() {
+    HELD.with(|h| h.set(false));
     let served = SERVING.fetch_add(1, Ordering::Release).wrapping_add(1);
     if NEXT.load(Ordering::Relaxed) != served {
         // Waiters: wake them all, the one whose ticket is served takes it.
@@ -129,6 +142,7 @@ pub fn held_since_last_tick() -> bool {
 pub fn reset_after_fork() {
     let s = SERVING.load(Ordering::Relaxed);
     NEXT.store(s.wrapping_add(1), Ordering::Relaxed);
+    HELD.with(|h| h.set(true));
 }
 
 #[cfg(test)]

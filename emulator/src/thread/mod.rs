@@ -2,9 +2,13 @@
 //! instance per guest thread, over the one address space of the process.
 //!
 //! # The pieces
-//! - [`lock`]: the global guest lock. One guest thread runs at a time, which keeps guest
-//!   atomics atomic (unicorn instances do not synchronise with each other); blocking host
-//!   calls release it; a timer preempts a holder that others wait for ([`preempt`]).
+//! - [`lock`]: the global guest lock, held for endgate's own work on process state (system
+//!   calls, the TLB fill, signal delivery); blocking host calls release it.
+//! - [`running`]: with more than one guest thread, guest code runs without the lock, every
+//!   thread at once, in unicorn's parallel mode (guest atomics are host atomics); mapping
+//!   changes stop the running threads first. With `ENDGATE_THREADS=serial` one thread runs
+//!   guest code at a time under the lock instead, and a timer preempts a holder that others
+//!   wait for ([`preempt`]).
 //! - [`shared`]: the address space and the signal dispositions are one object per process,
 //!   each thread's `Task` holding a handle ([`shared::Shared`]); the signal mask, pending
 //!   signals, alternate stack, `clear_child_tid` and robust list stay per thread.
@@ -20,6 +24,7 @@
 
 pub mod lock;
 pub mod preempt;
+pub mod running;
 pub mod shared;
 
 use std::cell::Cell;
@@ -54,6 +59,7 @@ pub(crate) fn thread_started() {
 pub(crate) fn thread_ended() {
     LIVE.fetch_sub(1, Ordering::Relaxed);
     robust_heads().remove(&gettid());
+    running::unregister();
 }
 
 /// The robust-list heads the guest threads of this process gave `set_robust_list`, by thread
@@ -102,6 +108,7 @@ pub fn after_fork_child() {
     let me = gettid();
     robust_heads().retain(|&tid, _| tid == me);
     lock::reset_after_fork();
+    running::after_fork_child();
     preempt::after_fork_child();
 }
 

@@ -78,7 +78,7 @@ pub fn start_timer() {
         unsafe { libc::syscall(libc::SYS_rt_sigprocmask, libc::SIG_SETMASK, &all as *const u64, 0usize, 8usize) };
         while !STOP.load(Ordering::Relaxed) {
             std::thread::sleep(TICK);
-            if super::lock::held_since_last_tick() {
+            if super::lock::held_since_last_tick() && !super::running::parallel_seen() {
                 request();
             }
         }

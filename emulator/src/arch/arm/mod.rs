@@ -185,7 +185,7 @@ impl GuestArch for Arm {
             kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
             mm.task_size = TASK_SIZE;
         }
-        cpu.add_intr_hook(move |cpu, intno| {
+        cpu.add_intr_hook(move |cpu, intno| crate::guest::locked(cpu, |cpu| {
             if intno == excp::SWI {
                 let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
                 if nr & !0xffff != traps::ARM_NR_BASE {
@@ -212,10 +212,10 @@ impl GuestArch for Arm {
             } else {
                 (entries.exception)(cpu, intno);
             }
-        })?;
+        }))?;
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
-        cpu.add_insn_invalid_hook(move |cpu| {
+        cpu.add_insn_invalid_hook(move |cpu| crate::guest::locked(cpu, |cpu| {
             let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
             let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & u64::from(psr::T) != 0;
             let mm = &cpu.get_data().mm;
@@ -228,7 +228,7 @@ impl GuestArch for Arm {
                 // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
                 mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
             }
-        })?;
+        }))?;
         Ok(())
     }
 

@@ -253,7 +253,8 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // the fill hooks grant.
     cpu.mem_map(GDT_PHYS, 2 * PAGE_SIZE, Prot::ALL)?;
     cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |cpu, _, access| {
-        let allowed = access == MemType::READ && (ENDGATE_LOADS.get() || loads_descriptor(cpu));
+        let allowed =
+            access == MemType::READ && (ENDGATE_LOADS.get() || crate::guest::locked(cpu, |cpu| loads_descriptor(cpu)));
         allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
     })?;
     install_ldt(cpu, LDT_LINEAR, LDT_PHYS, false)?;
@@ -408,7 +409,7 @@ pub(crate) fn install_ldt(cpu: &mut Cpu<'static>, linear: u64, phys: u64, long_m
     // the same bytes.
     unsafe { cpu.mem_map_ptr(phys, LDT_BYTES, Prot::READ, ldt.cast()) }?;
     cpu.add_tlb_hook(linear, linear + LDT_BYTES - 1, move |cpu, va, access| {
-        let allowed = access == MemType::READ && loads_descriptor_at(cpu, long_mode);
+        let allowed = access == MemType::READ && crate::guest::locked(cpu, |cpu| loads_descriptor_at(cpu, long_mode));
         allowed.then_some(TlbEntry { paddr: phys + (va - linear), perms: Prot::READ })
     })?;
     // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.

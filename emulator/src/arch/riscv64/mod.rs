@@ -148,7 +148,7 @@ impl GuestArch for Riscv64 {
             let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
             false
         })?;
-        cpu.add_insn_invalid_hook(move |cpu| {
+        cpu.add_insn_invalid_hook(move |cpu| crate::guest::locked(cpu, |cpu| {
             // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
             let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
             let mm = &cpu.get_data().mm;
@@ -160,7 +160,7 @@ impl GuestArch for Riscv64 {
             }
             (entries.exception)(cpu, excp::BREAKPOINT);
             true
-        })?;
+        }))?;
         Ok(())
     }
 

@@ -150,7 +150,7 @@ impl GuestArch for S390x {
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(move |cpu, intno| {
+        cpu.add_intr_hook(move |cpu, intno| crate::guest::locked(cpu, |cpu| {
             let pc = cpu.reg_read(RegisterS390X::PC).unwrap_or(0);
             match intno {
                 excp::SVC => match traps::decode_svc(cpu, GuestAddr::new(pc)) {
@@ -174,7 +174,7 @@ impl GuestArch for S390x {
                 // External, I/O and machine-check interrupts are never enabled (see init_regs).
                 _ => (entries.exception)(cpu, pgm::OPERATION),
             }
-        })?;
+        }))?;
         Ok(())
     }
 

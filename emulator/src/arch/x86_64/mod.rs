@@ -112,8 +112,10 @@ impl GuestArch for X86_64 {
             (entries.syscall)(cpu, X86_64.syscall_args(cpu));
         })?;
         cpu.add_intr_hook(move |cpu, intno| {
-            exception_state::clear(cpu);
-            (entries.exception)(cpu, intno);
+            crate::guest::locked(cpu, |cpu| {
+                exception_state::clear(cpu);
+                (entries.exception)(cpu, intno);
+            });
         })?;
         Ok(())
     }

@@ -1,0 +1,183 @@
+//! Which guest threads are running guest code right now, and stopping them: what lets guest
+//! threads run in parallel while the [global guest lock](super::lock) covers only endgate's
+//! own work.
+//!
+//! # The rule
+//! In a process with more than one guest thread, a thread runs guest code (its `emu_start`)
+//! *without* the lock, and takes it in every hook that touches process state (the TLB fill,
+//! system calls, the gate, exceptions). Its [`Slot`] says whether it is *running*: inside
+//! `emu_start` and not inside such a hook. The flag
+//! - goes up only while the thread holds the lock ([`enter_guest`], and when a hook gives the
+//!   lock back), so a lock holder that sees it down knows the thread cannot start running
+//!   until the lock is released;
+//! - goes down without the lock ([`leave_guest`], before a hook waits for the lock), with
+//!   release ordering after the thread's last guest access.
+//!
+//! A change that makes other instances' TLB entries or translations wrong before the host
+//! pages change (`munmap`, `mprotect`, `mremap`, a fixed `mmap` over pages in use) first stops
+//! every running thread ([`quiesce`]): it raises their stop flags (they leave `emu_start` at the
+//! next block start, before any instruction of the block) and waits until each has gone out.
+//! Those threads then wait for the lock, and apply the published invalidation before they run
+//! guest code again, as in QEMU's `start_exclusive`. A change that only needs the others to
+//! catch up soon (a page that became code, a store to code another instance translated) raises
+//! their stop flags without waiting ([`stop_others`]).
+//!
+//! With one guest thread nothing here is used: the thread holds the lock while it runs.
+//! `ENDGATE_THREADS=serial` in endgate's environment keeps the old way for every process (one
+//! thread runs guest code at a time, with the preemption timer), to compare.
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// One guest thread as the others see it.
+pub struct Slot {
+    /// The host thread id.
+    tid: i32,
+    /// Inside `emu_start` and outside every locked hook.
+    running: AtomicBool,
+    /// The thread's stop flag (`crate::signal::host::stop_flag`).
+    stop: &'static AtomicBool,
+}
+
+/// The process's guest threads that may run guest code without the lock.
+static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+
+/// Bumped (and woken) when a thread stops running while a [`quiesce`] waits.
+static LEFT: AtomicU32 = AtomicU32::new(0);
+/// Threads waiting in [`quiesce`].
+static WAITERS: AtomicU32 = AtomicU32::new(0);
+
+thread_local! {
+    static MINE: std::cell::RefCell<Option<Arc<Slot>>> = const { std::cell::RefCell::new(None) };
+}
+
+fn slots() -> std::sync::MutexGuard<'static, Vec<Arc<Slot>>> {
+    SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `true` unless endgate was started with `ENDGATE_THREADS=serial`.
+pub fn parallel_allowed() -> bool {
+    static ALLOWED: OnceLock<bool> = OnceLock::new();
+    *ALLOWED.get_or_init(|| std::env::var_os("ENDGATE_THREADS").is_none_or(|v| v != "serial"))
+}
+
+/// Registers the calling thread (once; its stop flag is `stop`).
+pub fn register(stop: &'static AtomicBool) {
+    MINE.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.is_none() {
+            let slot = Arc::new(Slot { tid: super::gettid(), running: AtomicBool::new(false), stop });
+            slots().push(Arc::clone(&slot));
+            *m = Some(slot);
+        }
+    });
+}
+
+/// Removes the calling thread (its guest thread ended; it holds the lock and is not running).
+pub fn unregister() {
+    let me = super::gettid();
+    MINE.with(|m| m.borrow_mut().take());
+    slots().retain(|s| s.tid != me);
+}
+
+fn set_mine(running: bool) {
+    MINE.with(|m| {
+        if let Some(s) = &*m.borrow() {
+            s.running.store(running, Ordering::SeqCst);
+        }
+    });
+}
+
+/// Some thread of this process has run guest code without the lock.
+static PARALLEL_SEEN: AtomicBool = AtomicBool::new(false);
+
+/// `true` once a thread of this process ran guest code in parallel: the preemption timer
+/// then has nothing to do (a thread holding the lock is doing endgate's work, not the guest's).
+pub fn parallel_seen() -> bool {
+    PARALLEL_SEEN.load(Ordering::Relaxed)
+}
+
+/// The calling thread starts running guest code (it holds the lock, and releases it next).
+pub fn enter_guest() {
+    if !PARALLEL_SEEN.load(Ordering::Relaxed) {
+        PARALLEL_SEEN.store(true, Ordering::Relaxed);
+    }
+    set_mine(true);
+}
+
+/// The calling thread stopped running guest code (its `emu_start` returned, or a hook is about
+/// to wait for the lock).
+pub fn leave_guest() {
+    set_mine(false);
+    if WAITERS.load(Ordering::SeqCst) > 0 {
+        LEFT.fetch_add(1, Ordering::SeqCst);
+        futex(&LEFT, libc::FUTEX_WAKE, i32::MAX as u32, None);
+    }
+}
+
+fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) {
+    let ts = timeout.map_or(std::ptr::null(), std::ptr::from_ref);
+    // SAFETY: `word` is a live, aligned 4-byte atomic; `ts` is null or a live timespec.
+    unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op | libc::FUTEX_PRIVATE_FLAG, val, ts, 0usize, 0u32) };
+}
+
+/// Raises the stop flag of every other thread that runs guest code: each leaves `emu_start` at
+/// its next block start and catches up with the published invalidations before it runs again.
+pub fn stop_others() {
+    let me = super::gettid();
+    for s in slots().iter().filter(|s| s.tid != me && s.running.load(Ordering::SeqCst)) {
+        s.stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Counts [`quiesce`] calls that had other threads to stop.
+static QUIESCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many times a thread stopped the others so far: a thread that reads it before it waits
+/// for the lock and again once it holds it knows whether mappings may have changed meanwhile.
+pub fn quiesces() -> u64 {
+    QUIESCES.load(Ordering::SeqCst)
+}
+
+/// Stops every other thread that runs guest code and waits until none does (the caller holds
+/// the lock, so none starts again before it releases it). Does nothing with one thread.
+pub fn quiesce() {
+    if super::live_threads() <= 1 {
+        return;
+    }
+    QUIESCES.fetch_add(1, Ordering::SeqCst);
+    let me = super::gettid();
+    WAITERS.fetch_add(1, Ordering::SeqCst);
+    loop {
+        let seen = LEFT.load(Ordering::SeqCst);
+        let mut any = false;
+        for s in slots().iter().filter(|s| s.tid != me && s.running.load(Ordering::SeqCst)) {
+            s.stop.store(true, Ordering::SeqCst);
+            any = true;
+        }
+        if !any {
+            break;
+        }
+        // A thread leaving bumps LEFT and wakes; the timeout is a backstop only.
+        let ts = libc::timespec { tv_sec: 0, tv_nsec: 1_000_000 };
+        futex(&LEFT, libc::FUTEX_WAIT, seen, Some(&ts));
+    }
+    WAITERS.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// In the child of a `fork`: only the calling thread is left.
+pub fn after_fork_child() {
+    let me = super::gettid();
+    slots().retain(|s| s.tid == me);
+    MINE.with(|m| {
+        let mut m = m.borrow_mut();
+        // The forking thread's slot still names the parent's thread id.
+        if let Some(old) = m.take() {
+            let slot = Arc::new(Slot { tid: me, running: AtomicBool::new(false), stop: old.stop });
+            let mut all = slots();
+            all.clear();
+            all.push(Arc::clone(&slot));
+            *m = Some(slot);
+        }
+    });
+}
