@@ -374,6 +374,51 @@ pub unsafe extern "C" fn code_write_reported(
     restart
 }
 
+thread_local! {
+    /// The calling thread took the global guest lock for an exclusive step
+    /// ([`exclusive_step`]).
+    static EXCLUSIVE_TOOK: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// The engine's exclusive-step callback (unicorn patch 0009, `uc_set_exclusive_cb`): in
+/// parallel mode an atomic the host cannot perform as one host atomic (a misaligned `lock`
+/// instruction) runs as one serial step, bracketed by a call with `start` true and one with
+/// `start` false. Like QEMU's `start_exclusive`, the thread takes the global guest lock and
+/// stops every other running thread for the step ([`crate::thread::running::quiesce`]); if one
+/// changed mappings while this one waited for the lock, this instance's TLB is flushed first.
+/// Never unwinds.
+///
+/// # Safety
+/// Called only by the engine, with its own live handle, outside translated code.
+pub unsafe extern "C" fn exclusive_step(
+    uc: *mut unicorn_engine::uc_engine,
+    start: bool,
+    _opaque: *mut std::ffi::c_void,
+) {
+    use crate::thread::{lock, running};
+    if start {
+        if lock::held() {
+            return;
+        }
+        let stops = running::quiesces();
+        running::leave_guest();
+        lock::acquire();
+        running::quiesce();
+        EXCLUSIVE_TOOK.with(|t| t.set(true));
+        if running::quiesces() != stops.wrapping_add(u64::from(crate::thread::live_threads() > 1)) {
+            use unicorn_engine::ControlType;
+            let flush = ControlType(ControlType::TLB_FLUSH.0 | ControlType::IO_WRITE.0);
+            // SAFETY: the engine's own live handle; a TLB flush between blocks is what the
+            // system-call hooks do too.
+            unsafe { unicorn_engine::uc_ctl(uc, flush) };
+            crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    } else if EXCLUSIVE_TOOK.with(|t| t.replace(false)) {
+        running::enter_guest();
+        lock::release();
+    }
+}
+
 /// Publishes the pages [`code_write_reported`] recorded for the other threads' instances, which
 /// drop their translations of them before they run guest code again (this instance already
 /// dropped its own). Called before this thread lets another one run: at every system call and

@@ -59,6 +59,12 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     }
     .into();
     r?;
+    // SAFETY: as above.
+    let r: Result<(), uc_error> = unsafe {
+        unicorn_engine::uc_set_exclusive_cb(cpu.get_handle(), Some(crate::guest::exclusive_step), std::ptr::null_mut())
+    }
+    .into();
+    r?;
     cpu.add_tlb_hook(1, 0, tlb_hook)?;
     arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
     crate::syscall::gate::install_hook(&mut cpu)?;

@@ -185,50 +185,54 @@ impl GuestArch for Arm {
             kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
             mm.task_size = TASK_SIZE;
         }
-        cpu.add_intr_hook(move |cpu, intno| crate::guest::locked(cpu, |cpu| {
-            if intno == excp::SWI {
-                let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
-                if nr & !0xffff != traps::ARM_NR_BASE {
-                    (entries.syscall)(cpu, Arm.syscall_args(cpu));
-                    return;
-                }
-                let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
-                let result = traps::private(cpu, nr, excp::UDEF);
-                if cpu.get_data().opts.strace {
-                    let name = traps::private_name(nr);
+        cpu.add_intr_hook(move |cpu, intno| {
+            crate::guest::locked(cpu, |cpu| {
+                if intno == excp::SWI {
+                    let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
+                    if nr & !0xffff != traps::ARM_NR_BASE {
+                        (entries.syscall)(cpu, Arm.syscall_args(cpu));
+                        return;
+                    }
+                    let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
+                    let result = traps::private(cpu, nr, excp::UDEF);
+                    if cpu.get_data().opts.strace {
+                        let name = traps::private_name(nr);
+                        match result {
+                            traps::Private::Ret(v) => {
+                                crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
+                            }
+                            traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                        }
+                    }
                     match result {
                         traps::Private::Ret(v) => {
-                            crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
+                            let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
                         }
-                        traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                        traps::Private::Exception(e) => (entries.exception)(cpu, e),
                     }
+                } else {
+                    (entries.exception)(cpu, intno);
                 }
-                match result {
-                    traps::Private::Ret(v) => {
-                        let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
-                    }
-                    traps::Private::Exception(e) => (entries.exception)(cpu, e),
-                }
-            } else {
-                (entries.exception)(cpu, intno);
-            }
-        }))?;
+            })
+        })?;
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
-        cpu.add_insn_invalid_hook(move |cpu| crate::guest::locked(cpu, |cpu| {
-            let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
-            let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & u64::from(psr::T) != 0;
-            let mm = &cpu.get_data().mm;
-            if thumb {
-                // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
-                mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0xbf10)
-                    || (mm.read_u16(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|h| h == 0xf3af)
-                        && mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0x8001))
-            } else {
-                // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
-                mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
-            }
-        }))?;
+        cpu.add_insn_invalid_hook(move |cpu| {
+            crate::guest::locked(cpu, |cpu| {
+                let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
+                let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & u64::from(psr::T) != 0;
+                let mm = &cpu.get_data().mm;
+                if thumb {
+                    // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
+                    mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0xbf10)
+                        || (mm.read_u16(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|h| h == 0xf3af)
+                            && mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0x8001))
+                } else {
+                    // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
+                    mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
+                }
+            })
+        })?;
         Ok(())
     }
 

@@ -148,19 +148,22 @@ impl GuestArch for Riscv64 {
             let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
             false
         })?;
-        cpu.add_insn_invalid_hook(move |cpu| crate::guest::locked(cpu, |cpu| {
-            // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
-            let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
-            let mm = &cpu.get_data().mm;
-            let mut half = [0u8; 2];
-            let is_ebreak = mm.read_bytes(GuestAddr::new(pc), &mut half).is_ok()
-                && (u16::from_le_bytes(half) == C_EBREAK || mm.read_u32(GuestAddr::new(pc)).is_ok_and(|i| i == EBREAK));
-            if !is_ebreak {
-                return false;
-            }
-            (entries.exception)(cpu, excp::BREAKPOINT);
-            true
-        }))?;
+        cpu.add_insn_invalid_hook(move |cpu| {
+            crate::guest::locked(cpu, |cpu| {
+                // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
+                let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+                let mm = &cpu.get_data().mm;
+                let mut half = [0u8; 2];
+                let is_ebreak = mm.read_bytes(GuestAddr::new(pc), &mut half).is_ok()
+                    && (u16::from_le_bytes(half) == C_EBREAK
+                        || mm.read_u32(GuestAddr::new(pc)).is_ok_and(|i| i == EBREAK));
+                if !is_ebreak {
+                    return false;
+                }
+                (entries.exception)(cpu, excp::BREAKPOINT);
+                true
+            })
+        })?;
         Ok(())
     }
 
