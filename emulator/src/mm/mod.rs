@@ -225,6 +225,10 @@ pub struct AddressSpace {
     /// The protection-key allocation map (`mm->context.pkey_allocation_map`); `None` until a
     /// `pkey_*` call changes the arch's initial one (`syscall::mm` pkey calls).
     pub pkey_map: Option<u16>,
+    /// The process has mapped writable memory shared with other processes (`MAP_SHARED`, SysV
+    /// shm): its instances then translate in parallel mode, so guest atomics there are host
+    /// atomics against the other processes too (see docs/ARCHITECTURE.md, "Threads").
+    pub shared_writable: bool,
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
@@ -310,6 +314,7 @@ impl AddressSpace {
             permissive: false,
             shootdown: shootdown::Shootdown::default(),
             pkey_map: None,
+            shared_writable: false,
             code_pages: HashSet::new(),
             span_hint: std::cell::Cell::new(None),
             vm_peak: 0,
@@ -833,6 +838,7 @@ impl AddressSpace {
         if r as isize == -1 {
             return Err(Errno::last());
         }
+        self.shared_writable |= !readonly;
         self.forget(addr, addr + len);
         self.vmas.insert(
             addr,
@@ -923,6 +929,7 @@ impl AddressSpace {
             Backing::Anon { shared } => (0, shared, None),
             Backing::File { fd, offset, shared } => (offset, shared, file_stat(fd)),
         };
+        self.shared_writable |= shared && prot.contains(Prot::WRITE);
         let (file_size, file_id) = (file.map(|f| f.0), file.map(|f| f.1));
         self.vmas.insert(
             addr,

@@ -297,7 +297,13 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     }
     // A signal to deliver, or the first handler or second thread of the process: the run
     // loop has work (delivery; installing the stop flags that let signals stop the thread).
-    if cpu.get_data().signal_work_due() || (!cpu.get_data().stop_flags && crate::signal::host::async_stops_needed()) {
+    // Also memory newly shared with other processes: the run loop puts the instance in
+    // parallel mode.
+    let t = cpu.get_data();
+    if t.signal_work_due()
+        || (!t.stop_flags && crate::signal::host::async_stops_needed())
+        || (t.mm.shared_writable && !t.parallel && crate::thread::running::parallel_allowed())
+    {
         let _ = cpu.emu_stop();
         return true;
     }

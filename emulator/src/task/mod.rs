@@ -208,7 +208,9 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
         }
         let parallel = cpu.get_data().stop_flags && crate::thread::live_threads() > 1 && running::parallel_allowed();
-        if parallel && !cpu.get_data().parallel {
+        // Memory shared with other processes needs host atomics even with one thread.
+        let atomics = parallel || (cpu.get_data().mm.shared_writable && running::parallel_allowed());
+        if atomics && !cpu.get_data().parallel {
             // SAFETY: a live engine, not running.
             let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_parallel(cpu.get_handle(), true) }.into();
             cpu.get_data_mut().parallel = r.is_ok();
