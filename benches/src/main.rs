@@ -89,6 +89,7 @@ struct Sizes {
     compute_iters: u64,
     files: u64,
     starts: u64,
+    threads_iters: u64,
 }
 
 impl Sizes {
@@ -103,6 +104,7 @@ impl Sizes {
                 compute_iters: 500,
                 files: 5000,
                 starts: 20,
+                threads_iters: 20_000_000,
             }
         } else {
             Sizes {
@@ -114,6 +116,7 @@ impl Sizes {
                 compute_iters: 5000,
                 files: 5000,
                 starts: 100,
+                threads_iters: 200_000_000,
             }
         }
     }
@@ -128,6 +131,7 @@ impl Sizes {
             Workload::Compute => self.compute_iters,
             Workload::Find | Workload::Cat => self.files,
             Workload::Startup => self.starts,
+            Workload::Threads1 | Workload::ThreadsN => self.threads_iters,
         }
     }
 }
@@ -696,6 +700,52 @@ fn main() -> ExitCode {
             }
         }
         eprintln!("endgate-bench: compute ({n} iterations)");
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
+    // Thread scaling: the same per-thread work with one thread and with one per host core.
+    let thread_ws: Vec<Workload> =
+        [Workload::Threads1, Workload::ThreadsN].into_iter().filter(|w| opts.only.contains(w)).collect();
+    if !thread_ws.is_empty() {
+        let n = sizes.threads_iters;
+        let cores = u32::try_from(std::thread::available_parallelism().map_or(1, std::num::NonZero::get))
+            .unwrap_or(1)
+            .clamp(1, 64);
+        let src = guest_src.join("threads.c");
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset
+                .compiler(a)
+                .as_ref()
+                .map_err(|e| format!("cannot build the threads guest for {}: {e}", a.name()))
+                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for &w in &thread_ws {
+                let threads = if w == Workload::Threads1 { 1 } else { cores };
+                let expected = workloads::threads_expected(threads, n);
+                for &r in &runners {
+                    let args = [OsString::from(threads.to_string()), OsString::from(n.to_string())];
+                    let mut h = workloads::Sha256::new();
+                    h.update(expected.as_bytes());
+                    let check = Check::StdoutSha256(workloads::hex(&h.finish()));
+                    let task = guest
+                        .as_ref()
+                        .map_err(Clone::clone)
+                        .and_then(|g| invocation(&toolset, r, a, g, &args))
+                        .map(|inv| Task::Run { inv, check });
+                    push_row(&mut rows, &mut tasks, first, w, a, r, n, task);
+                }
+            }
+        }
+        eprintln!("endgate-bench: thread scaling (1 and {cores} threads, {n} rounds each)");
         measure_group(&plan, &mut rows[first..], tasks);
         rows[first..].iter().for_each(progress_done);
     }

@@ -651,6 +651,51 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
+/// Thread scaling: one runner's wall time with one thread per host core over its time with one
+/// thread (`None` if either is missing).
+pub fn scaling(rows: &[Row], a: Arch, r: Runner) -> Option<f64> {
+    let one = find(rows, Workload::Threads1, a, r)?.median()?;
+    let many = find(rows, Workload::ThreadsN, a, r)?.median()?;
+    (one > 0.0).then(|| many / one)
+}
+
+/// The thread-scaling target (issue 12): endgate's scaling within 15 % of the native run's.
+pub const SCALING_TARGET: f64 = 1.15;
+
+/// The "Thread scaling" table: each arch's N-thread / 1-thread wall-time ratio under endgate and
+/// qemu-user, and endgate's over the native host program's (the target holds for arm64, amd64
+/// and s390x).
+fn scaling_table(s: &mut String, rows: &[Row]) {
+    let Some(host) = Arch::host() else { return };
+    let Some(native) = scaling(rows, host, Runner::Native) else { return };
+    let _ = writeln!(s, "\n## Thread scaling\n");
+    let _ = writeln!(
+        s,
+        "Wall time with one thread per host core over wall time with one thread (the same work per \
+         thread); native {}: {native:.2}x.\n",
+        host.name()
+    );
+    let _ = writeln!(s, "| Arch | endgate | qemu-user 10.0.2 | endgate / native | Target | Verdict |");
+    let _ = writeln!(s, "|---|---:|---:|---:|---:|---|");
+    for a in Arch::ALL {
+        let (e, q) = (scaling(rows, a, Runner::Endgate), scaling(rows, a, Runner::Qemu));
+        if e.is_none() && q.is_none() {
+            continue;
+        }
+        let f = |v: Option<f64>| v.map_or_else(|| "n/a".into(), |v| format!("{v:.2}x"));
+        let tracked = matches!(a, Arch::X86_64 | Arch::Aarch64 | Arch::S390x);
+        let rel = e.map(|e| e / native);
+        let verdict = match (rel, tracked) {
+            (Some(v), true) if v <= SCALING_TARGET => "PASS",
+            (Some(_), true) => "MISS",
+            (None, true) => "n/a",
+            (_, false) => "info",
+        };
+        let target = if tracked { format!("<= {SCALING_TARGET}x") } else { "-".into() };
+        let _ = writeln!(s, "| {} | {} | {} | {} | {target} | {verdict} |", a.name(), f(e), f(q), f(rel));
+    }
+}
+
 /// Format seconds as ms below 10 s, else as s.
 fn fmt_secs(s: f64) -> String {
     if s < 10.0 {
@@ -796,6 +841,7 @@ impl Report {
             let target = r.target.map(|t| format!("<= {t}x")).unwrap_or_else(|| "-".into());
             let _ = writeln!(s, "| {} | {} | {} | {} | {} |", r.label, r.basis, cell(&value), target, r.verdict());
         }
+        scaling_table(&mut s, &self.rows);
         if !self.against_baseline.is_empty() {
             baseline_table(&mut s, &self.against_baseline);
         }

@@ -136,11 +136,16 @@ pub enum Workload {
     Cat,
     /// Repeated `busybox true`: process start-up and exit, seconds per start.
     Startup,
+    /// `guests/threads.c` with one thread: the base of the thread-scaling ratio.
+    Threads1,
+    /// `guests/threads.c` with as many threads as the host has cores, each doing the work
+    /// of [`Workload::Threads1`]'s one: its time over that one is the thread-scaling ratio.
+    ThreadsN,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 12] = [
+    pub const ALL: [Workload; 14] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -153,6 +158,8 @@ impl Workload {
         Workload::Find,
         Workload::Cat,
         Workload::Startup,
+        Workload::Threads1,
+        Workload::ThreadsN,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -181,6 +188,8 @@ impl Workload {
             Workload::Find => "find",
             Workload::Cat => "cat",
             Workload::Startup => "startup",
+            Workload::Threads1 => "threads1",
+            Workload::ThreadsN => "threadsN",
         }
     }
 
@@ -189,7 +198,7 @@ impl Workload {
         match self {
             Workload::Getppid | Workload::NullTrap | Workload::NullGate => "syscall",
             Workload::ClockVdso | Workload::ClockSyscall => "call",
-            Workload::Store | Workload::Compute => "iter",
+            Workload::Store | Workload::Compute | Workload::Threads1 | Workload::ThreadsN => "iter",
             Workload::Sha256 | Workload::Gzip => "byte",
             Workload::Find | Workload::Cat => "file",
             Workload::Startup => "start",
@@ -225,6 +234,7 @@ impl Workload {
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
+            "threads" => return Some(vec![Workload::Threads1, Workload::ThreadsN]),
             _ => return None,
         };
         Some(vec![one])
@@ -540,6 +550,22 @@ pub fn parse_sha256sum_output(stdout: &[u8]) -> Option<String> {
     (field.len() == 64 && field.bytes().all(|b| b.is_ascii_hexdigit())).then(|| field.to_ascii_lowercase())
 }
 
+/// What `guests/threads.c` prints for `threads` threads of `iters` rounds each: the XOR of each
+/// thread's final xorshift64 state (its low 32 bits), as 8 hex digits and a newline.
+pub fn threads_expected(threads: u32, iters: u64) -> String {
+    let mut all = 0u32;
+    for i in 0..threads {
+        let mut x = u64::from(i).wrapping_add(0x9e37_79b9_7f4a_7c15);
+        for _ in 0..iters {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+        }
+        all ^= (x & 0xffff_ffff) as u32;
+    }
+    format!("{all:08x}\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -588,5 +614,16 @@ mod tests {
             Some("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         );
         assert_eq!(parse_sha256sum_output(b"sha256sum: can't open"), None);
+    }
+
+    #[test]
+    fn threads_expected_matches_the_guest_formula() {
+        // One round of xorshift64 from the seed for thread 0, by hand.
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        assert_eq!(threads_expected(1, 1), format!("{:08x}\n", x & 0xffff_ffff));
+        assert_eq!(threads_expected(2, 0), format!("{:08x}\n", (0x7f4a_7c15u32) ^ (0x7f4a_7c16u32)));
     }
 }
