@@ -79,11 +79,16 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
 /// ([`crate::mm::AddressSpace::tlb_fill`]), at guest physical = guest virtual.
 ///
 /// A thread running in parallel with others ([`crate::thread::running`]) takes the global
-/// guest lock here. If another thread changed mappings since this instance last caught up
-/// (or made a window this instance has not mapped), the fill is refused as a retry: the run
-/// loop catches up and runs the instruction again (a refused fill leaves the CPU state at
-/// the instruction's start). A page that newly became code makes the other instances
-/// refill their entries for it at once; this instance's entry for it is the one made here.
+/// guest lock here. If another thread changed mappings since this instance last caught up,
+/// the instance's TLB is flushed before the entry is made (the engine looks the entry up again
+/// after the fill) and the instance stops at the next block start to drop stale code. Only an
+/// access to a window this instance has not mapped yet is refused, as a retry: the run loop
+/// maps it and runs the instruction again (a refused fill leaves the CPU state at the
+/// instruction's start). The instruction is not abandoned otherwise: a gate slot's code hook
+/// has already served its system call when the slot's return instruction reads the stack,
+/// and running it again would serve the call twice. A page that newly became code makes the
+/// other instances refill their entries for it at once; this instance's entry for it is the
+/// one made here.
 fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     use crate::thread::{lock, running};
     if lock::held() || !cpu.get_data().parallel {
@@ -91,10 +96,17 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     }
     running::leave_guest();
     lock::acquire();
-    let entry = if invalidate_due(cpu.get_data()) {
+    let t = cpu.get_data();
+    let unmapped_window = t.regions_mapped != t.mm.regions().len()
+        && !t.mm.regions()[..t.regions_mapped].iter().any(|w| va >= w.guest && va - w.guest < w.len);
+    let entry = if unmapped_window {
         cpu.get_data_mut().retry_fill = true;
         None
     } else {
+        if t.applied_gen != t.mm.shootdown.generation() {
+            let _ = cpu.ctl_flush_tlb();
+            crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         let entry = fill(cpu, va, ty);
         let t = cpu.get_data_mut();
         if t.mm.invalidate.pending() {
