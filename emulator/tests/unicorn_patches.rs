@@ -560,3 +560,40 @@ fn serial_mode_race_never_counts_more() {
     assert!(total <= RACE_THREADS as u64 * RACE_ROUNDS);
     eprintln!("serial mode: {total} of {} increments kept", RACE_THREADS as u64 * RACE_ROUNDS);
 }
+
+/// Patch 0010: a TLB fill inside a Thumb-2 IT block leaves the IT state as the running block
+/// keeps it. Unpatched, the fill's `cpu_restore_state` wrote the load's IT bits into the CPU
+/// state, which the block never clears, so the next block ran its first four instructions as
+/// the rest of that IT block (here the last `mov.w` was skipped: r2 = 3). Encodings from the
+/// Arm ARM (Thumb: CMP T1, IT, LDRB T1, ADDS/SUBS T2, MOVS T1, B T2, MOV.W T2).
+#[test]
+fn tlb_fill_inside_an_it_block_keeps_the_it_state() {
+    use unicorn_engine::RegisterARM;
+    let code: [u16; 16] = [
+        0x2800, // cmp r0, #0
+        0xbf1d, // ittte ne
+        0x7801, // ldrbne r1, [r0]
+        0x3101, // addne r1, #1
+        0x3901, // subne r1, #1
+        0x2107, // moveq r1, #7
+        0xe7ff, // b.n (next instruction): ends the block
+        0xf04f, 0x0201, // mov.w r2, #1
+        0xf04f, 0x0202, // mov.w r2, #2
+        0xf04f, 0x0203, // mov.w r2, #3
+        0xf04f, 0x0205, // mov.w r2, #5
+        0xbf00, // nop
+    ];
+    let mut uc = Unicorn::new(Arch::ARM, Mode::THUMB).expect("arm engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    uc.add_tlb_hook(0, u64::MAX, |_, va, _| Some(TlbEntry { paddr: va, perms: Prot::ALL })).unwrap();
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_map(DATA, 0x1000, Prot::ALL).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|h| h.to_le_bytes()).collect();
+    uc.mem_write(CODE, &bytes).unwrap();
+    uc.reg_write(RegisterARM::R0, DATA).unwrap();
+    uc.reg_write(RegisterARM::R1, 99).unwrap();
+    let end = CODE + 2 * (code.len() as u64 - 1);
+    uc.emu_start(CODE | 1, end, 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterARM::R1).unwrap(), 0, "the IT block's result");
+    assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 5, "an instruction after the IT block was skipped");
+}

@@ -322,10 +322,6 @@ pub trait GuestArch: Sync {
         let trap = self.pc(cpu).wrapping_sub(u64::from(args.restart_len));
         restart_at_trap(self.info(), cpu, args, trap);
     }
-    /// Called by the TLB fill hook after every fill of a data page (`fetch` false) or a code
-    /// page (MIPS repairs engine state there).
-    fn after_tlb_fill(&self, _cpu: &Cpu<'_>, _fetch: bool) {}
-
     /// Reads a guest `sigset_t` as a host-numbered mask (bit `n-1` for host signal `n`).
     fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
         mm.read_u64(addr)

@@ -137,7 +137,6 @@ fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();
     }
-    cpu.get_data().arch.after_tlb_fill(cpu, ty == MemType::FETCH);
     entry
 }
 

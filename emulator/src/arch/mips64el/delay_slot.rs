@@ -1,23 +1,17 @@
-//! A repair for unicorn 2.1.5's virtual-TLB fill on MIPS.
+//! Leaving a branch delay slot when a stopped thread's PC moves elsewhere.
 //!
-//! `unicorn_fill_tlb` (qemu/softmmu/unicorn_vtlb.c) calls `cpu_restore_state` before asking the
-//! fill hook, even when the fill succeeds and the instruction simply carries on. On MIPS that
-//! restore (`restore_state_to_opc`) ORs the delay-slot bits of the faulting instruction into
-//! `env->hflags`. Translated code never clears them again (they are a translation-time
-//! constant), so after a load or store in a branch delay slot touches a page for the first
-//! time, the next block is translated as if it started inside a delay slot: its first branch
-//! raises a reserved-instruction exception ("branch in delay slot"), or its first instruction
-//! is followed by a jump to the stale `btarget`.
+//! When emulation stops between a branch and its delay slot (a fault in the delay slot, a
+//! stop request), QEMU's `restore_state_to_opc` leaves the branch's delay-slot bits in
+//! `env->hflags` and the PC on the delay-slot instruction, so that resuming there completes
+//! the branch. A signal handler started from that state would be run as if it were the
+//! delay slot: `leave_delay_slot` clears the bits first. `hflags` is not a unicorn register:
+//! the repair goes through a CPU context (`uc_context_save`/`uc_context_restore`, a copy of
+//! QEMU's `CPUMIPSState`), in which the offset of `hflags` is found once by toggling
+//! `Status.FR`, whose only effect on `hflags` is `MIPS_HFLAG_F64`.
 //!
-//! So the bits are cleared again after every fill of a *data* page. A fill for an instruction
-//! fetch is left alone: it happens when the engine looks up the next block, and a block can
-//! legitimately start in a delay slot (a branch whose delay slot is on the next page ends its
-//! block there), with the bits set on purpose. A data fill inside such a block may clear them
-//! too early, which is harmless: that block's branch completion stores `hflags` itself,
-//! because the block began with different flags. `hflags` is not a unicorn
-//! register: the repair goes through a CPU context (`uc_context_save`/`uc_context_restore`,
-//! a copy of QEMU's `CPUMIPSState`), in which the offset of `hflags` is found once by
-//! toggling `Status.FR`, whose only effect on `hflags` is `MIPS_HFLAG_F64`.
+//! (unicorn 2.1.5 also set these bits after every successful TLB fill of a load or store in a
+//! delay slot, which made the next block start as a delay slot; unicorn patch 0010 removed that
+//! restore, and with it the repair this module did after each fill.)
 
 use std::sync::OnceLock;
 
@@ -103,11 +97,6 @@ pub fn locate_hflags(cpu: &mut Cpu<'_>) {
             .collect();
         (hits.len() == 1).then(|| hits[0])
     });
-}
-
-/// Clears delay-slot bits a TLB fill left in `hflags` (see the module doc).
-pub fn repair_after_fill(cpu: &Cpu<'_>) {
-    clear_branch_state(cpu);
 }
 
 /// Clears the branch and delay-slot bits of `hflags`; returns `true` if any were set.

@@ -18,9 +18,8 @@
 //!   a trap instruction (`teq`, code unknown) is reported as SIGFPE, Linux's answer for GCC's
 //!   divide-by-zero check (`teq rt, $0, 7`). Memory faults come from the TLB hook and have an
 //!   exact PC.
-//! - Engine repair: unicorn's virtual-TLB fill leaves branch-delay-slot bits in `hflags` after
-//!   a load or store in a delay slot touches a new page; `delay_slot` clears them after every
-//!   data fill (without it, glibc and busybox die with SIGILL or jump astray).
+//! - A signal delivered while the thread stopped in a branch delay slot: `delay_slot` clears
+//!   the engine's delay-slot state (`hflags`) before the handler runs.
 //! - TLS: `set_thread_area` writes CP0 `UserLocal`.
 //! - Signal frames (n64 `struct rt_sigframe` only) and the `rt_sigreturn` trampoline:
 //!   `signal.rs`.
@@ -325,13 +324,6 @@ impl GuestArch for Mips64el {
         let trap = self.pc(cpu).wrapping_sub(u64::from(args.restart_len));
         restart_at_trap(&INFO, cpu, args, trap);
         let _ = cpu.reg_write(A3, args.a[3]);
-    }
-
-    #[inline]
-    fn after_tlb_fill(&self, cpu: &Cpu<'_>, fetch: bool) {
-        if !fetch {
-            delay_slot::repair_after_fill(cpu);
-        }
     }
 
     fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {
