@@ -128,6 +128,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         rseq: None,
         parallel: false,
         retry_fill: false,
+        fill_view: None,
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -139,6 +139,9 @@ pub struct Task {
     /// another thread's mapping changes: the run loop catches up and runs the instruction
     /// again.
     pub retry_fill: bool,
+    /// This thread's copy of the mappings for TLB fills without the lock while it runs in
+    /// parallel with other threads (`crate::mm::fill_view`).
+    pub fill_view: Option<crate::mm::fill_view::FillView>,
 }
 
 /// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.

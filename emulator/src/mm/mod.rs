@@ -42,6 +42,7 @@
 //! (`ctl_flush_tlb`, `ctl_remove_cache`) before the guest runs again, and publishes it for the
 //! instances of the process's other threads ([`shootdown`]).
 
+pub mod fill_view;
 mod memory;
 pub mod shootdown;
 mod vma;
@@ -178,6 +179,18 @@ pub enum MmError {
         /// The host error.
         source: std::io::Error,
     },
+}
+
+/// The first address of the pages of the mapping at `start` that lie past the end of its
+/// file (`u64::MAX` for none).
+fn eof_of(start: u64, vma: &Vma) -> u64 {
+    match vma.file_size {
+        Some(size) => {
+            let past = page_ceil(size).unwrap_or(u64::MAX);
+            start.saturating_add(past.saturating_sub(vma.offset))
+        }
+        None => u64::MAX,
+    }
 }
 
 /// The guest's mappings, brk and placement state. One per guest process.
@@ -433,6 +446,7 @@ impl AddressSpace {
         let w = Window { guest, len, host };
         debug_assert!(hlen > 0);
         self.regions.push(w);
+        self.changed();
         let at = self.windows.partition_point(|x| x.guest < guest);
         self.windows.insert(at, w);
         // Join neighbours whose host pages meet.
@@ -497,16 +511,29 @@ impl AddressSpace {
             }
         }
         let (start, vma) = self.vma_at(addr)?;
-        let eof = match vma.file_size {
-            Some(size) => {
-                let past = page_ceil(size).unwrap_or(u64::MAX);
-                start.saturating_add(past.saturating_sub(vma.offset))
-            }
-            None => u64::MAX,
-        };
-        let h = (start, vma.end, vma.prot, eof);
+        let h = (start, vma.end, vma.prot, eof_of(start, vma));
         self.span_hint.set(Some(h));
         Some(h)
+    }
+
+    /// Marks a change to the mappings or windows: drops the span hint and moves the epoch, so
+    /// every thread's [`fill_view::FillView`] goes stale.
+    fn changed(&self) {
+        self.span_hint.set(None);
+        self.shootdown.epoch.fetch_add(1, std::sync::atomic::Ordering::Release);
+    }
+
+    /// A copy of the mappings for lock-free TLB fills by one thread (see [`fill_view`]).
+    pub fn fill_view(&self) -> fill_view::FillView {
+        let epoch = self.shootdown.epoch.load(std::sync::atomic::Ordering::Acquire);
+        let mut v = fill_view::FillView::new(self.shootdown.epoch.clone(), epoch);
+        if self.permissive {
+            return v;
+        }
+        for (&start, vma) in &self.vmas {
+            v.push(start, vma.end, vma.prot, eof_of(start, vma));
+        }
+        v
     }
 
     /// The guest made file `id` (`(st_dev, st_ino)`) `size` bytes long: pages of its mappings
@@ -523,7 +550,7 @@ impl AddressSpace {
             }
         }
         if hit {
-            self.span_hint.set(None);
+            self.changed();
             self.invalidate.flush_tlb = true;
         }
     }
@@ -589,7 +616,7 @@ impl AddressSpace {
         }
         let v = self.vmas.remove(&start).expect("found above");
         self.vmas.insert(page, v);
-        self.span_hint.set(None);
+        self.changed();
         self.note_peak();
         true
     }
@@ -855,7 +882,7 @@ impl AddressSpace {
                 file_id: None,
             },
         );
-        self.span_hint.set(None);
+        self.changed();
         self.note_peak();
         Ok(())
     }
@@ -935,7 +962,7 @@ impl AddressSpace {
             addr,
             Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size, file_id },
         );
-        self.span_hint.set(None);
+        self.changed();
         if matches!(backing, Backing::Anon { shared: false }) {
             self.merge_with_previous(addr);
         }
@@ -961,11 +988,11 @@ impl AddressSpace {
         {
             let end = cur.end;
             self.vmas.remove(&start);
-            self.span_hint.set(None);
+            self.changed();
             if let Some(p) = self.vmas.get_mut(&prev_start) {
                 p.end = end;
             }
-            self.span_hint.set(None);
+            self.changed();
         }
     }
 
@@ -1011,7 +1038,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
-            self.span_hint.set(None);
+            self.changed();
             self.invalidate.flush_tlb = true;
             if v.prot.contains(Prot::EXEC) {
                 self.invalidate.code.push((s.max(start), v.end.min(end)));
@@ -1020,14 +1047,14 @@ impl AddressSpace {
                 let mut left = v.clone();
                 left.end = start;
                 self.vmas.insert(s, left);
-                self.span_hint.set(None);
+                self.changed();
             }
             if v.end > end {
                 let mut right = v.clone();
                 right.offset += end - s;
                 right.end = v.end;
                 self.vmas.insert(end, right);
-                self.span_hint.set(None);
+                self.changed();
             }
         }
     }
@@ -1041,7 +1068,7 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
-            self.span_hint.set(None);
+            self.changed();
             let (ms, me) = (s.max(addr), v.end.min(end));
             if v.shared {
                 if let Some(host) = self.to_host(ms, me - ms) {
@@ -1052,7 +1079,7 @@ impl AddressSpace {
                     if r != 0 {
                         let e = Errno::last();
                         self.vmas.insert(s, v);
-                        self.span_hint.set(None);
+                        self.changed();
                         return Err(e);
                     }
                 }
@@ -1062,13 +1089,13 @@ impl AddressSpace {
             }
             if s < ms {
                 self.vmas.insert(s, Vma { end: ms, ..v.clone() });
-                self.span_hint.set(None);
+                self.changed();
             }
             self.vmas.insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
-            self.span_hint.set(None);
+            self.changed();
             if v.end > me {
                 self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
-                self.span_hint.set(None);
+                self.changed();
             }
         }
         self.invalidate.flush_tlb = true;
@@ -1099,7 +1126,7 @@ impl AddressSpace {
         self.forget(old, old + old_len);
         self.forget(new, new + new_len);
         self.vmas.insert(new, Vma { end: new + new_len, ..v });
-        self.span_hint.set(None);
+        self.changed();
         self.note_peak();
         Ok(())
     }
@@ -1127,7 +1154,7 @@ impl AddressSpace {
         let mut v = v.clone();
         v.end = old + new_len;
         self.vmas.insert(start, v);
-        self.span_hint.set(None);
+        self.changed();
         self.note_peak();
         Ok(())
     }
@@ -1153,7 +1180,7 @@ impl AddressSpace {
             if v.end > me {
                 self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
             }
-            self.span_hint.set(None);
+            self.changed();
         }
         let joints: Vec<u64> = self.vmas.range(start..=end).map(|(s, _)| *s).collect();
         for s in joints {
@@ -1179,7 +1206,7 @@ impl AddressSpace {
         self.forget(start, start + size);
         let offset = pgoff.wrapping_mul(PAGE_SIZE);
         self.vmas.insert(start, Vma { end: start + size, offset, policy: None, ..v });
-        self.span_hint.set(None);
+        self.changed();
         Ok(())
     }
 

@@ -12,6 +12,8 @@
 //! empty instance at the current generation).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use super::Invalidate;
 
@@ -32,6 +34,9 @@ pub struct Catchup {
 pub struct Shootdown {
     generation: u64,
     log: VecDeque<(u64, Invalidate)>,
+    /// The address space's epoch (`super::fill_view`): moves with every publication and every
+    /// change to the mappings.
+    pub(super) epoch: Arc<AtomicU64>,
 }
 
 impl Shootdown {
@@ -44,6 +49,7 @@ impl Shootdown {
     /// Publishes `inv` for the other threads; returns the new generation.
     pub fn publish(&mut self, inv: &Invalidate) -> u64 {
         self.generation += 1;
+        self.epoch.fetch_add(1, Ordering::Release);
         if self.log.len() == LOG_LEN {
             self.log.pop_front();
         }

@@ -94,6 +94,9 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     if lock::held() || !cpu.get_data().parallel {
         return fill(cpu, va, ty);
     }
+    if let Some(perms) = cpu.get_data().fill_view.as_ref().and_then(|v| v.fill(va, access_of(ty))) {
+        return Some(TlbEntry { paddr: va, perms: perms.to_unicorn() });
+    }
     running::leave_guest();
     lock::acquire();
     let t = cpu.get_data();
@@ -118,6 +121,10 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
             }
             running::stop_others();
         }
+        let t = cpu.get_data_mut();
+        if t.regions_mapped == t.mm.regions().len() && !t.fill_view.as_ref().is_some_and(|v| v.current()) {
+            t.fill_view = Some(t.mm.fill_view());
+        }
         entry
     };
     running::enter_guest();
@@ -125,14 +132,17 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     entry
 }
 
-fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
-    let access = match ty {
+fn access_of(ty: MemType) -> Prot {
+    match ty {
         MemType::WRITE => Prot::WRITE,
         MemType::FETCH => Prot::EXEC,
         _ => Prot::READ,
-    };
+    }
+}
+
+fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     let t = cpu.get_data_mut();
-    let entry = t.mm.tlb_fill(va, access).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+    let entry = t.mm.tlb_fill(va, access_of(ty)).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
     if t.mm.last_fault.is_some() {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();

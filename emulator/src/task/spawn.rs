@@ -147,6 +147,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         rseq: None,
         parallel: false,
         retry_fill: false,
+        fill_view: None,
         stop_flags: false,
         start_stack: t.start_stack,
         last_fault: None,

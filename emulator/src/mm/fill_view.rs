@@ -1,0 +1,101 @@
+//! A thread's private copy of the mappings for TLB fills that need no lock.
+//!
+//! With guest threads running at once (`crate::thread::running`), every TLB fill used to take
+//! the global guest lock to read the address space, and threads that touch many pages (a Go
+//! program's garbage collector) spent their time waiting for it while another thread served
+//! a system call. A [`FillView`] is a sorted copy of the mappings' spans, built by the thread
+//! itself under the lock and read by it alone, so a fill of an ordinary page needs neither
+//! the lock nor the shared [`super::AddressSpace`].
+//!
+//! A view is valid while the address space's *epoch* (a counter shared by its threads) is the
+//! one it was built at: every change to the mappings, every new window and every published
+//! invalidation ([`super::shootdown::Shootdown::publish`]) moves the epoch, and a stale view
+//! answers nothing (the fill then takes the locked path, which rebuilds it). A change that
+//! takes pages away stops the running threads first (`thread::running::quiesce`), and a
+//! thread inside a fill is running, so no such change happens between a thread's epoch check
+//! and the entry it makes; the entry made from a view that went stale just afterwards is an
+//! ordinary TLB entry, dropped by the published invalidation like every other.
+//!
+//! The view answers only the plain case: a mapped page whose permissions include the access,
+//! not past the end of its file, in a mapping that is not both writable and executable (those
+//! pages carry the code-page bookkeeping of [`super::AddressSpace::tlb_fill`]). Everything
+//! else, refusals included, goes through the locked fill.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use super::Prot;
+
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: u64,
+    end: u64,
+    prot: Prot,
+    /// First address of the span's pages past the end of its file (`u64::MAX`: none).
+    eof: u64,
+}
+
+/// See the module doc.
+#[derive(Debug)]
+pub struct FillView {
+    epoch: u64,
+    source: Arc<AtomicU64>,
+    spans: Vec<Span>,
+}
+
+impl FillView {
+    pub(super) fn new(source: Arc<AtomicU64>, epoch: u64) -> FillView {
+        FillView { epoch, source, spans: Vec::new() }
+    }
+
+    /// Adds a mapping; spans come in address order.
+    pub(super) fn push(&mut self, start: u64, end: u64, prot: Prot, eof: u64) {
+        if prot.contains(Prot::WRITE | Prot::EXEC) || prot == Prot::NONE {
+            return;
+        }
+        self.spans.push(Span { start, end, prot, eof });
+    }
+
+    /// `true` while no change to the address space happened since the view was built.
+    #[inline]
+    pub fn current(&self) -> bool {
+        self.source.load(Ordering::Acquire) == self.epoch
+    }
+
+    /// The permissions of the TLB entry for `page` if the view answers for it (see the module
+    /// doc); `None`: ask the locked fill.
+    #[inline]
+    pub fn fill(&self, page: u64, access: Prot) -> Option<Prot> {
+        if !self.current() {
+            return None;
+        }
+        let i = self.spans.partition_point(|s| s.start <= page).checked_sub(1)?;
+        let s = self.spans[i];
+        (page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_plain_pages_until_the_epoch_moves() {
+        let epoch = Arc::new(AtomicU64::new(7));
+        let mut v = FillView::new(epoch.clone(), 7);
+        v.push(0x1000, 0x3000, Prot::READ, u64::MAX);
+        v.push(0x5000, 0x6000, Prot::READ | Prot::WRITE, u64::MAX);
+        v.push(0x8000, 0xa000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX);
+        v.push(0xa000, 0xc000, Prot::READ, 0xb000);
+        assert_eq!(v.fill(0x2000, Prot::READ), Some(Prot::READ));
+        assert_eq!(v.fill(0x2000, Prot::WRITE), None, "no write permission");
+        assert_eq!(v.fill(0x3000, Prot::READ), None, "past the span");
+        assert_eq!(v.fill(0x0, Prot::READ), None, "below every span");
+        assert_eq!(v.fill(0x5000, Prot::WRITE), Some(Prot::READ | Prot::WRITE));
+        assert_eq!(v.fill(0x8000, Prot::READ), None, "writable and executable: locked fill");
+        assert_eq!(v.fill(0xa000, Prot::READ), Some(Prot::READ));
+        assert_eq!(v.fill(0xb000, Prot::READ), None, "past the end of the file");
+        epoch.fetch_add(1, Ordering::Release);
+        assert_eq!(v.fill(0x2000, Prot::READ), None, "stale");
+    }
+}
