@@ -142,6 +142,9 @@ pub struct Task {
     /// This thread's copy of the mappings for TLB fills without the lock while it runs in
     /// parallel with other threads (`crate::mm::fill_view`).
     pub fill_view: Option<crate::mm::fill_view::FillView>,
+    /// TLB fills since the instance's TLB was last flushed, and how many make the next
+    /// flush (`task::tlb_hook`: the engine sizes its TLB only when it is flushed).
+    pub tlb_fills: (u32, u32),
 }
 
 /// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.

@@ -75,6 +75,11 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     Ok(cpu)
 }
 
+/// TLB fills after which the first resizing flush comes ([`tlb_hook`]).
+pub const TLB_RESIZE_FILLS: u32 = 1024;
+/// The largest number of fills between two resizing flushes.
+const TLB_RESIZE_FILLS_MAX: u32 = 1 << 20;
+
 /// The TLB fill hook: the guest page's permissions from the address space's mappings
 /// ([`crate::mm::AddressSpace::tlb_fill`]), at guest physical = guest virtual.
 ///
@@ -91,6 +96,18 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
 /// one made here.
 fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     use crate::thread::{lock, running};
+    let (fills, next) = cpu.get_data().tlb_fills;
+    if fills >= next {
+        // The engine grows a TLB (QEMU's dynamic TLB sizing: double when more than 70 % of
+        // the entries were filled since the last flush) only when it is flushed, and endgate
+        // rarely flushes: a program whose pages outnumber the initial 256 entries would miss
+        // for good. So after many fills, flush, and let the engine size it; the next flush
+        // comes after twice as many. (The engine looks the entry up again after the fill.)
+        let _ = cpu.ctl_flush_tlb();
+        cpu.get_data_mut().tlb_fills = (0, next.saturating_mul(2).min(TLB_RESIZE_FILLS_MAX));
+    } else {
+        cpu.get_data_mut().tlb_fills.0 = fills + 1;
+    }
     if lock::held() || !cpu.get_data().parallel {
         return fill(cpu, va, ty);
     }
