@@ -1,6 +1,6 @@
 //! `/proc/cpuinfo` as an arm64 kernel prints it for the guest's CPU (arch/arm64/kernel/
-//! cpuinfo.c `c_show`): unicorn's Cortex-A72 (`MIDR_EL1` 0x410fd083) with the `AT_HWCAP` the
-//! guest gets, so `Features` and `getauxval(AT_HWCAP)` agree.
+//! cpuinfo.c `c_show`): unicorn's `max` CPU (`MIDR_EL1` 0x000f0510: implementer 0, part 'Q')
+//! with the `AT_HWCAP` and `AT_HWCAP2` the guest gets, so `Features` and `getauxval` agree.
 
 use std::fmt::Write as _;
 
@@ -12,15 +12,25 @@ pub(super) const HWCAP_NAMES: &[&str] = &[
     "uscat", "ilrcpc", "flagm", "ssbs", "sb", "paca", "pacg",
 ];
 
+/// `AT_HWCAP2` bit names, bit 0 first (the `HWCAP2_*` bits of the same header).
+pub(super) const HWCAP2_NAMES: &[&str] = &[
+    "dcpodp", "sve2", "sveaes", "svepmull", "svebitperm", "svesha3", "svesm4", "flagm2", "frint", "svei8mm",
+    "svef32mm", "svef64mm", "svebf16", "i8mm", "bf16", "dgh", "rng", "bti",
+];
+
 /// The text for `ncpu` processors.
 pub fn cpuinfo(ncpu: usize) -> String {
-    let features = super::super::hwcap_names(super::INFO.hwcap.0, HWCAP_NAMES);
+    let (hwcap, hwcap2) = super::INFO.hwcap;
+    let features = [super::super::hwcap_names(hwcap, HWCAP_NAMES), super::super::hwcap_names(hwcap2, HWCAP2_NAMES)]
+        .join(" ")
+        .trim()
+        .to_string();
     let mut s = String::new();
     for i in 0..ncpu {
         let _ = write!(
             s,
-            "processor\t: {i}\nBogoMIPS\t: 50.00\nFeatures\t: {features}\nCPU implementer\t: 0x41\n\
-             CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0xd08\nCPU revision\t: 3\n\n"
+            "processor\t: {i}\nBogoMIPS\t: 50.00\nFeatures\t: {features}\nCPU implementer\t: 0x00\n\
+             CPU architecture: 8\nCPU variant\t: 0x0\nCPU part\t: 0x051\nCPU revision\t: 0\n\n"
         );
     }
     s

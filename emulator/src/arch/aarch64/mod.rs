@@ -6,7 +6,7 @@
 //! - Signals: `rt_sigframe` with an `fpsimd_context` record (`signal.rs`); handlers return
 //!   through x30 to `sa_restorer` or to the sigtramp page (`mov x8, #139; svc #0`), as the
 //!   kernel's vDSO `__kernel_rt_sigreturn`.
-//! - CPU: Cortex-A72 (ARMv8.0 with the crypto and CRC extensions), at EL0 with the EL1
+//! - CPU: unicorn's `max` (ARMv8.0 plus the v8.1-v8.5 features of `HWCAP_MAX`), at EL0 with the EL1
 //!   controls Linux sets for user space (`enter_el0`); the MMU is off and endgate's virtual
 //!   TLB supplies the user permissions. ID-register reads trap and are completed as the kernel
 //!   does (`traps.rs`).
@@ -36,12 +36,25 @@ use crate::signal::Signal;
 #[derive(Clone, Copy)]
 pub struct Aarch64;
 
-/// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h that a Cortex-A72 has: FP, ASIMD,
-/// AES, PMULL, SHA1, SHA2, CRC32, and CPUID (ID registers readable).
-const HWCAP_A72: u64 =
-    super::hwcap_of(cpuinfo::HWCAP_NAMES, &["fp", "asimd", "aes", "pmull", "sha1", "sha2", "crc32", "cpuid"]);
-// Bits 0, 1, 3-7 and 11.
-const _: () = assert!(HWCAP_A72 == 0x8fb);
+/// `AT_HWCAP` bits of arch/arm64/include/uapi/asm/hwcap.h for unicorn's `max` CPU (QEMU 5.0's
+/// `aarch64_max_initfn`: ARMv8.0 plus LSE atomics, RDM, the crypto extensions with SHA-3,
+/// SHA-512, SM3 and SM4, dot product, FHM, half-precision FP, JSCVT, FCMA, RCPC with its
+/// immediate forms, DC CVAP and CVADP, CondM, SB, FRINTTS, RNDR), as Linux derives them from
+/// its ID registers (Documentation/arch/arm64/elf_hwcaps.rst). Left out, as features the
+/// guest cannot use as Linux provides them: SVE (endgate keeps no SVE state in signal frames,
+/// and leaves SVE disabled at EL0), pointer authentication (endgate leaves it disabled, so the
+/// `PAC*`/`AUT*` hints are no-ops, as on a CPU without it) and BTI (no guarded pages).
+/// `traps.rs` hides the same fields from ID-register reads.
+const HWCAP_MAX: u64 = super::hwcap_of(
+    cpuinfo::HWCAP_NAMES,
+    &[
+        "fp", "asimd", "aes", "pmull", "sha1", "sha2", "crc32", "atomics", "fphp", "asimdhp", "cpuid", "asimdrdm",
+        "jscvt", "fcma", "lrcpc", "dcpop", "sha3", "sm3", "sm4", "asimddp", "sha512", "asimdfhm", "ilrcpc", "flagm",
+        "sb",
+    ],
+);
+/// `AT_HWCAP2` bits for the same CPU: DC CVADP, CondM v8.5, FRINT, RNDR.
+const HWCAP2_MAX: u64 = super::hwcap_of(cpuinfo::HWCAP2_NAMES, &["dcpodp", "flagm2", "frint", "rng"]);
 
 const X0: i32 = RegisterARM64::X0 as i32;
 
@@ -55,12 +68,12 @@ pub static INFO: ArchInfo = ArchInfo {
     regs: Regs::new(RegisterARM64::PC as i32, RegisterARM64::SP as i32, Some(RegisterARM64::TPIDR_EL0 as i32))
         .syscall(X0 + 8, Regs::args_from(X0), X0)
         .trap(&SVC_0.to_le_bytes()),
-    engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::A72 as i32)),
+    engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::MAX as i32)),
     name: "aarch64",
     compat_name: Some("armv8l"),
     elf_machine: 183,
     layout: windows_64(0xaaaa_aaaa_a000, 1 << 48),
-    hwcap: (HWCAP_A72, 0),
+    hwcap: (HWCAP_MAX, HWCAP2_MAX),
     platform: Some("aarch64"),
     // MINSIGSTKSZ of arch/arm64/include/uapi/asm/signal.h.
     minsigstksz: Some(5120),
@@ -151,7 +164,12 @@ fn enter_el0(cpu: &mut Cpu<'_>) -> Result<(), unicorn_engine::uc_error> {
     cpu.reg_write_arm64_coproc(&cntkctl.val(cntkctl.val | CNTKCTL_EL0VCTEN))?;
     let mut sctlr = RegisterARM64CP::new().op0(3).op1(0).crn(1).crm(0).op2(0);
     cpu.reg_read_arm64_coproc(&mut sctlr)?;
-    cpu.reg_write_arm64_coproc(&sctlr.val(sctlr.val | SCTLR_DZE | SCTLR_UCT | SCTLR_NTWI | SCTLR_NTWE | SCTLR_UCI))?;
+    // Pointer authentication off (EnIA, EnIB, EnDA, EnDB clear): its hint-space instructions
+    // (`paciasp`, `autiasp` in every function of a `-mbranch-protection` build) are no-ops, as
+    // on a CPU without it, and cost no helper call.
+    const SCTLR_PAUTH: u64 = 1 << 31 | 1 << 30 | 1 << 27 | 1 << 13;
+    let value = (sctlr.val | SCTLR_DZE | SCTLR_UCT | SCTLR_NTWI | SCTLR_NTWE | SCTLR_UCI) & !SCTLR_PAUTH;
+    cpu.reg_write_arm64_coproc(&sctlr.val(value))?;
     Ok(())
 }
 

@@ -27,7 +27,7 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
         return false;
     }
     let mut reg = RegisterARM64CP::new().op0(op0).op1(op1).crn(crn).crm(crm).op2(op2);
-    let value = if cpu.reg_read_arm64_coproc(&mut reg).is_ok() { reg.val } else { 0 };
+    let value = if cpu.reg_read_arm64_coproc(&mut reg).is_ok() { reg.val & !hidden(crm, op2) } else { 0 };
     if rt != 31 {
         let x = if rt == 29 {
             RegisterARM64::X29 as i32
@@ -40,4 +40,22 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
     }
     // Writing the PC makes unicorn leave emu_start; the run loop resumes there.
     cpu.reg_write(RegisterARM64::PC, pc + 4).is_ok()
+}
+
+/// The ID-register fields of features the CPU has but the guest does not get (as `AT_HWCAP`
+/// leaves them out, see `HWCAP_MAX`): they read as 0, "not implemented". Field positions from
+/// the Arm ARM (D13.2).
+fn hidden(crm: u32, op2: u32) -> u64 {
+    const NIBBLE: u64 = 0xf;
+    match (crm, op2) {
+        // ID_AA64PFR0_EL1.SVE [35:32].
+        (4, 0) => NIBBLE << 32,
+        // ID_AA64PFR1_EL1.BT [3:0].
+        (4, 1) => NIBBLE,
+        // ID_AA64ZFR0_EL1: all SVE.
+        (4, 4) => u64::MAX,
+        // ID_AA64ISAR1_EL1.APA [7:4], API [11:8], GPA [27:24], GPI [31:28].
+        (6, 1) => NIBBLE << 4 | NIBBLE << 8 | NIBBLE << 24 | NIBBLE << 28,
+        _ => 0,
+    }
 }
