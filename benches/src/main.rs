@@ -4,8 +4,10 @@
 //!
 //! One run times every workload (a `getppid` loop, a store loop, gatebench's
 //! trap/gate/vDSO calls, `busybox sha256sum` and `gzip -9` of large files, a
-//! CoreMark-like C kernel, `busybox find` and `cat` over 5000 small files and
-//! repeated `busybox true`) for every guest architecture (x86_64, aarch64,
+//! CoreMark-like C kernel, `busybox find` and `cat` over 5000 small files,
+//! repeated `busybox true`, thread scaling, a Go program type-checking the standard
+//! library's `go/...` packages and a fork + execve + waitpid loop) for every guest
+//! architecture (x86_64, aarch64,
 //! riscv64, arm, i386, s390x, mips64el) under every available runner, records
 //! the peak RSS of each run, prints a Markdown table with the tracked
 //! endgate/native and endgate/qemu ratios (PASS/MISS against the project's
@@ -38,8 +40,9 @@ usage: endgate-bench [OPTIONS]
 Times native, endgate and qemu-user 10.0.2 (.cache/qemu-10.0.2, from
 scripts/fetch-qemu10.sh) on a getppid loop, a store loop, gatebench
 (getppid via trap and gate, clock_gettime via vDSO and syscall), busybox
-sha256sum and gzip -9, a compute kernel, busybox find and cat over small files
-and busybox start-up, and writes results.md / results.json / results.svg.
+sha256sum and gzip -9, a compute kernel, busybox find and cat over small files,
+busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`) and
+fork + execve + waitpid (spawn), and writes results.md / results.json / results.svg.
 
 Options:
   --quick              1-2 runs and smaller sizes (a smoke test, not for tracking)
@@ -49,8 +52,9 @@ Options:
   --endgate PATH       endgate binary to use (default: build and use target/release/endgate)
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
-                       clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup
-                       (groups: gatebench = the four gatebench values, cpu, files)
+                       clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup,
+                       threads1,threadsN,gotypes,spawn
+                       (groups: gatebench = the four gatebench values, cpu, files, threads)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
   --timeout SECS       kill a run that takes longer than this (default 300)
@@ -90,6 +94,10 @@ struct Sizes {
     files: u64,
     starts: u64,
     threads_iters: u64,
+    /// The packages gotypes parses and type-checks (its command-line arguments).
+    gotypes: &'static [&'static str],
+    /// fork + execve + waitpid rounds of one spawn run.
+    spawns: u64,
 }
 
 impl Sizes {
@@ -105,6 +113,8 @@ impl Sizes {
                 files: 5000,
                 starts: 20,
                 threads_iters: 20_000_000,
+                gotypes: &workloads::GOTYPES_QUICK_PACKAGES,
+                spawns: 20,
             }
         } else {
             Sizes {
@@ -117,6 +127,8 @@ impl Sizes {
                 files: 5000,
                 starts: 100,
                 threads_iters: 200_000_000,
+                gotypes: &workloads::GOTYPES_PACKAGES,
+                spawns: 200,
             }
         }
     }
@@ -132,6 +144,8 @@ impl Sizes {
             Workload::Find | Workload::Cat => self.files,
             Workload::Startup => self.starts,
             Workload::Threads1 | Workload::ThreadsN => self.threads_iters,
+            Workload::Gotypes => self.gotypes.len() as u64,
+            Workload::Spawn => self.spawns,
         }
     }
 }
@@ -279,6 +293,8 @@ struct Toolset {
     baseline: Result<PathBuf, String>,
     /// Cross compiler per architecture, indexed by [`Arch::index`].
     compiler: Vec<Result<PathBuf, String>>,
+    /// The host's `go`, which builds the gotypes guest for every arch.
+    go: Result<PathBuf, String>,
 }
 
 impl Toolset {
@@ -290,6 +306,19 @@ impl Toolset {
     }
     fn compiler(&self, a: Arch) -> &Result<PathBuf, String> {
         &self.compiler[a.index()]
+    }
+
+    /// The program a spawn guest under `runner` execs its children through, if any: qemu-user
+    /// does not follow a guest's execve (the host kernel runs the new program, which without
+    /// binfmt_misc fails for a foreign binary and runs natively for an x86 one), so its
+    /// children exec `qemu-<arch> <spawn> 0`, as binfmt_misc would have the kernel do.
+    /// endgate runs an execve'd guest itself.
+    fn spawn_interp(&self, runner: Runner, a: Arch) -> Result<Option<PathBuf>, String> {
+        match runner {
+            Runner::Native | Runner::Endgate | Runner::Baseline => Ok(None),
+            Runner::Qemu => self.qemu(a).clone().map(Some),
+            Runner::Qemu72 => self.qemu72(a).clone().map(Some),
+        }
     }
 }
 
@@ -369,8 +398,8 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
                 full: s.full,
                 baseline: s.base,
                 check: Some(match task {
-                    Task::Loop { .. } | Task::Repeat { .. } => "exit 0".into(),
-                    Task::Run { check, .. } => check.describe().into(),
+                    Task::Repeat { .. } => "exit 0".into(),
+                    Task::Loop { check, .. } | Task::Run { check, .. } => check.describe().into(),
                 }),
                 rss_kib: s.rss_kib,
                 cpu: s.cpu,
@@ -442,6 +471,27 @@ fn progress_done(row: &Row) {
     eprintln!("  {:<10} {:<8} {:<13} {what}", row.workload.name(), row.arch.name(), row.runner.label(row.arch));
 }
 
+/// `go version`'s line (`go --version` is not a go command), or why there is none.
+fn go_version(go: &Result<PathBuf, String>) -> String {
+    match go {
+        Ok(p) => Command::new(p)
+            .arg("version")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8_lossy(&o.stdout).lines().next().map(|l| l.trim().to_string()))
+            .filter(|l| !l.is_empty())
+            .unwrap_or_else(|| format!("{} (version unknown)", p.display())),
+        Err(e) => format!("not available: {e}"),
+    }
+}
+
+/// The end of a program's output, for a message.
+fn tail(out: &[u8]) -> String {
+    let text = String::from_utf8_lossy(out);
+    let start = text.len().saturating_sub(200);
+    text.get(start..).unwrap_or(&text).to_string()
+}
+
 /// The first three fields of /proc/loadavg.
 fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
@@ -509,6 +559,7 @@ fn main() -> ExitCode {
             None => Err("no --baseline".into()),
         },
         compiler: Arch::ALL.into_iter().map(|a| find(a.compiler())).collect(),
+        go: find("go"),
     };
     let mut tool_lines = Vec::new();
     let version = |r: &Result<PathBuf, String>| match r {
@@ -532,6 +583,9 @@ fn main() -> ExitCode {
     }
     for &a in &opts.arches {
         tool_lines.push((a.compiler().to_string(), version(toolset.compiler(a))));
+    }
+    if opts.only.contains(&Workload::Gotypes) {
+        tool_lines.push(("go".to_string(), go_version(&toolset.go)));
     }
     for (name, r) in tool_lines.iter() {
         if r.starts_with("not available") {
@@ -583,6 +637,7 @@ fn main() -> ExitCode {
                     Ok(Task::Loop {
                         full: invocation(&toolset, r, a, g, &full_args)?,
                         base: invocation(&toolset, r, a, g, &base_args)?,
+                        check: Check::Exit0,
                     })
                 });
                 push_row(&mut rows, &mut tasks, first, w, a, r, n, task);
@@ -746,6 +801,134 @@ fn main() -> ExitCode {
             }
         }
         eprintln!("endgate-bench: thread scaling (1 and {cores} threads, {n} rounds each)");
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
+    // gotypes: a Go program parsing and type-checking the standard library's go/... packages.
+    if opts.only.contains(&Workload::Gotypes) {
+        let pkgs = sizes.gotypes;
+        let n = sizes.of(Workload::Gotypes);
+        let src = guest_src.join("gotypes/main.go");
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        let args: Vec<OsString> = pkgs.iter().map(OsString::from).collect();
+        let mut built = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset
+                .go
+                .as_ref()
+                .map_err(|e| format!("cannot build the gotypes guest for {}: no go ({e})", a.name()))
+                .and_then(|go| {
+                    eprintln!("endgate-bench: building the gotypes guest for {} (GOARCH={})", a.name(), a.goarch());
+                    workloads::build_go_guest(a, go, &src, &guest_out)
+                });
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            built.push((a, runners, guest));
+        }
+        // The expected output: one untimed run of the native host build.
+        let expected: Result<String, String> = match built.iter().find(|(a, ..)| Some(*a) == host) {
+            None => Err("no native run to take the expected output from".into()),
+            Some((a, _, guest)) => guest
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|g| invocation(&toolset, Runner::Native, *a, g, &args))
+                .and_then(|inv| {
+                    eprintln!("endgate-bench: gotypes: native run for the expected output");
+                    measure::run_once(&inv, opts.timeout, Some(&plan.stdout_file))
+                        .map_err(|e| format!("native {}: {e}", inv.display()))?;
+                    let out = std::fs::read(&plan.stdout_file)
+                        .map_err(|e| format!("cannot read {}: {e}", plan.stdout_file.display()))?;
+                    let total = workloads::gotypes_total(&out)
+                        .ok_or_else(|| format!("the native run printed no `total` line: {:?}", tail(&out)))?;
+                    let mut h = workloads::Sha256::new();
+                    h.update(&out);
+                    let sha = workloads::hex(&h.finish());
+                    notes.push(format!(
+                        "gotypes: expected stdout from the native {} run ({} lines, `{total}`, SHA-256 {sha}); \
+                         every run's stdout must hash to it",
+                        a.name(),
+                        out.iter().filter(|&&b| b == b'\n').count()
+                    ));
+                    Ok(sha)
+                }),
+        };
+        let mut reference_failed = None;
+        for (a, runners, guest) in &built {
+            for &r in runners {
+                let task = guest.as_ref().map_err(Clone::clone).and_then(|g| {
+                    let sha = expected.clone().map_err(|e| format!("no expected output: {e}"))?;
+                    let inv = invocation(&toolset, r, *a, g, &args)?;
+                    Ok(Task::Run { inv, check: Check::StdoutSha256(sha) })
+                });
+                if r == Runner::Native && guest.is_ok() {
+                    if let Err(e) = &expected {
+                        reference_failed = Some((rows.len(), e.clone()));
+                    }
+                }
+                push_row(&mut rows, &mut tasks, first, Workload::Gotypes, *a, r, n, task);
+            }
+        }
+        if let Some((i, e)) = reference_failed {
+            rows[i].outcome = Outcome::Failed(e);
+        }
+        eprintln!("endgate-bench: gotypes ({})", pkgs.join(" "));
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
+    // spawn: fork + execve of itself + waitpid, N times, less a 0-iteration run.
+    if opts.only.contains(&Workload::Spawn) {
+        let n = sizes.spawns;
+        let src = guest_src.join("spawn.c");
+        let expected = workloads::spawn_expected(n);
+        let mut h = workloads::Sha256::new();
+        h.update(expected.as_bytes());
+        let sha = workloads::hex(&h.finish());
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset
+                .compiler(a)
+                .as_ref()
+                .map_err(|e| format!("cannot build the spawn guest for {}: {e}", a.name()))
+                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
+            if let Err(e) = &guest {
+                eprintln!("endgate-bench: warning: {e}");
+            }
+            for r in runners {
+                let task = guest.as_ref().map_err(Clone::clone).and_then(|g| {
+                    let interp = toolset.spawn_interp(r, a)?.map(PathBuf::into_os_string);
+                    let with = |count: u64| {
+                        let mut v = vec![OsString::from(count.to_string())];
+                        v.extend(interp.clone());
+                        v
+                    };
+                    Ok(Task::Loop {
+                        full: invocation(&toolset, r, a, g, &with(n))?,
+                        base: invocation(&toolset, r, a, g, &with(0))?,
+                        check: Check::StdoutSha256(sha.clone()),
+                    })
+                });
+                push_row(&mut rows, &mut tasks, first, Workload::Spawn, a, r, n, task);
+            }
+        }
+        notes.push(format!(
+            "spawn: every full run must print `{}` (checked by SHA-256); under qemu-user each child execs \
+             `qemu-<arch> <spawn> 0` (what binfmt_misc would run), under endgate and natively the program itself",
+            expected.trim_end()
+        ));
+        eprintln!("endgate-bench: spawn ({n} fork + execve + waitpid)");
         measure_group(&plan, &mut rows[first..], tasks);
         rows[first..].iter().for_each(progress_done);
     }
@@ -931,7 +1114,8 @@ fn main() -> ExitCode {
             "Sizes".to_string(),
             format!(
                 "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
-                 gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts",
+                 gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts, threads {} rounds \
+                 per thread, gotypes {} ({} packages), spawn {} spawns",
                 sizes.getppid,
                 sizes.store,
                 sizes.gate_calls,
@@ -939,7 +1123,11 @@ fn main() -> ExitCode {
                 sizes.gzip_bytes >> 20,
                 sizes.compute_iters,
                 sizes.files,
-                sizes.starts
+                sizes.starts,
+                sizes.threads_iters,
+                sizes.gotypes.join(" "),
+                sizes.gotypes.len(),
+                sizes.spawns
             ),
         ),
     ];

@@ -252,6 +252,8 @@ pub enum Task {
         full: Invocation,
         /// The same program with 0 iterations (start-up and exit only).
         base: Invocation,
+        /// How the full-size run's output is judged (the 0-iteration run: exit 0).
+        check: Check,
     },
     /// One command per sample, its output judged by `check`.
     Run {
@@ -402,10 +404,12 @@ fn judge(
 /// Run one sample of `task`; record the times into `s` when `record`.
 fn step(task: &Task, plan: &Plan, s: &mut Samples, record: bool) -> Result<(), String> {
     match task {
-        Task::Loop { full, base } => {
+        Task::Loop { full, base, check } => {
             let b = run_once(base, plan.timeout, None)
                 .map_err(|e| format!("{e} (0-iteration run `{}`)", base.display()))?;
-            let f = run_once(full, plan.timeout, None)?;
+            let out = check.needs_stdout().then_some(plan.stdout_file.as_path());
+            let f = run_once(full, plan.timeout, out)?;
+            judge(check, &f, &plan.stdout_file, &mut Vec::new())?;
             if record {
                 s.base.get_or_insert_with(Vec::new).push(b.wall.as_secs_f64());
                 s.base_cpu.get_or_insert_with(Vec::new).push(b.cpu.as_secs_f64());
@@ -553,6 +557,28 @@ mod tests {
         assert_eq!(v[0], ("getppid_trap_ns", Some(103.3)));
         assert_eq!(v[1], ("getppid_gate_ns", None));
         assert!(parse_gatebench(b"getppid_trap_ns 1\n").is_err());
+    }
+
+    #[test]
+    fn loop_full_run_output_is_checked() {
+        let sh = |script: &str| Invocation { program: "sh".into(), args: vec!["-c".into(), script.into()], cwd: None };
+        let mut h = crate::workloads::Sha256::new();
+        h.update(b"spawned 2\n");
+        let good = crate::workloads::hex(&h.finish());
+        let plan = Plan {
+            runs: 2,
+            warmup: false,
+            timeout: Duration::from_secs(10),
+            stdout_file: std::env::temp_dir().join(format!("endgate-bench-test-loop-{}.out", std::process::id())),
+        };
+        let task = |check| Task::Loop { full: sh("echo spawned 2"), base: sh("exit 0"), check };
+        let tasks = [task(Check::StdoutSha256(good)), task(Check::StdoutSha256("00".into()))];
+        let res = run_round_robin(&tasks, &plan, |i| format!("task {i}"));
+        let _ = std::fs::remove_file(&plan.stdout_file);
+        let ok = res[0].as_ref().unwrap();
+        assert_eq!((ok.full.len(), ok.base.as_ref().map(Vec::len)), (2, Some(2)));
+        let err = res[1].as_ref().unwrap_err();
+        assert!(err.contains("wrong output"), "{err}");
     }
 
     #[test]

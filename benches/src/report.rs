@@ -121,7 +121,8 @@ pub struct Row {
     /// Who runs it.
     pub runner: Runner,
     /// Iterations or calls (loop and gatebench workloads), bytes (sha256sum, gzip),
-    /// kernel iterations (compute), files (find, cat) or starts (startup).
+    /// kernel iterations (compute), files (find, cat), starts (startup), packages
+    /// (gotypes) or spawns (spawn).
     pub size: u64,
     /// The full-size command line, when there was one.
     pub command: Option<String>,
@@ -189,12 +190,12 @@ impl Row {
         }
     }
 
-    /// Per-operation time in ns: loop workloads (median full - median baseline) /
+    /// Per-operation time in ns: loop workloads and spawn (median full - median baseline) /
     /// iterations; gatebench the median of the guest's own values; startup median / starts.
     pub fn per_op_ns(&self) -> Option<f64> {
         match (&self.outcome, self.workload) {
             (Outcome::Measured { reported: Some(r), .. }, _) if !r.is_empty() => Some(median(r)),
-            (_, Workload::Getppid | Workload::Store) => {
+            (_, w) if w.has_zero_run() => {
                 let (full, base) = (self.median()?, self.baseline_median()?);
                 (self.size > 0).then(|| (full - base) / self.size as f64 * 1e9)
             }
@@ -203,13 +204,13 @@ impl Row {
         }
     }
 
-    /// The quantity ratios compare: ns per operation for the loop, gatebench and startup
-    /// workloads, whole-process wall seconds for the others.
+    /// The quantity ratios compare: ns per operation for the loop, gatebench, startup and
+    /// spawn workloads, whole-process wall seconds for the others.
     pub fn metric(&self) -> Option<f64> {
         self.metric_by(Clock::Wall, Stat::Median)
     }
 
-    /// [`Row::metric`] over `clock`'s times summarised by `stat`: for getppid and store
+    /// [`Row::metric`] over `clock`'s times summarised by `stat`: for getppid, store and spawn
     /// (stat(full) - stat(0-iteration)) / iterations in ns (only if positive), for
     /// gatebench stat(the guest's ns per call) (wall only), for startup stat / starts in
     /// ns, for the others stat in seconds.
@@ -220,7 +221,7 @@ impl Row {
         }
         let v = match self.workload {
             _ if self.workload.is_gatebench() => stat.of(full),
-            Workload::Getppid | Workload::Store => {
+            w if w.has_zero_run() => {
                 let base = base.filter(|b| !b.is_empty())?;
                 if self.size == 0 {
                     return None;
@@ -243,7 +244,7 @@ impl Row {
             .map(|(i, &f)| {
                 let v = match self.workload {
                     _ if self.workload.is_gatebench() => f,
-                    Workload::Getppid | Workload::Store => (f - base?.get(i)?) / size * 1e9,
+                    w if w.has_zero_run() => (f - base?.get(i)?) / size * 1e9,
                     Workload::Startup => f / size.max(1.0) * 1e9,
                     _ => f,
                 };
@@ -278,7 +279,9 @@ impl Row {
 /// later guests have the targets their issue set: getppid endgate/qemu below
 /// 1.0x and sha256sum endgate/qemu within 1.5x.  Issue 6 (the gate) adds the
 /// gatebench, CPU-bound, startup and peak-RSS targets, the same for every arch
-/// except that arm64's sha256sum and gzip must be no slower than qemu-aarch64.
+/// except that arm64's sha256sum and gzip must be no slower than qemu-aarch64. The Go and
+/// process-creation issue adds gotypes (no slower than qemu-user on arm64 and amd64) and
+/// spawn (no slower than qemu-user on every arch).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Targets {
     /// getppid: endgate / native x86_64, ns per syscall.
@@ -302,6 +305,10 @@ pub struct Targets {
     pub startup_qemu: Option<f64>,
     /// Peak RSS on the CPU-bound workloads: endgate / qemu-user.
     pub rss_qemu: Option<f64>,
+    /// gotypes (the Go type-checker): endgate / qemu-user, whole-process wall time.
+    pub gotypes_qemu: Option<f64>,
+    /// spawn (fork + execve + waitpid): endgate / qemu-user, time per spawn.
+    pub spawn_qemu: Option<f64>,
 }
 
 impl Targets {
@@ -318,6 +325,8 @@ impl Targets {
             clock_vdso_native: Some(2.0),
             startup_qemu: Some(1.0),
             rss_qemu: Some(1.0),
+            gotypes_qemu: None,
+            spawn_qemu: Some(1.0),
         };
         match arch {
             Arch::X86_64 => Targets {
@@ -325,6 +334,7 @@ impl Targets {
                 getppid_qemu: Some(0.6),
                 store_qemu: Some(2.0),
                 gzip_qemu: Some(1.5),
+                gotypes_qemu: Some(1.0),
                 ..gate
             },
             Arch::Aarch64 => Targets {
@@ -333,6 +343,7 @@ impl Targets {
                 store_qemu: Some(2.0),
                 sha256_qemu: Some(1.0),
                 gzip_qemu: Some(1.0),
+                gotypes_qemu: Some(1.0),
                 ..gate
             },
             Arch::Riscv64 | Arch::Arm | Arch::I386 | Arch::S390x | Arch::Mips64el => gate,
@@ -383,6 +394,7 @@ fn basis(w: Workload) -> &'static str {
         Workload::ClockVdso | Workload::ClockSyscall => "ns/call",
         Workload::Store => "ns/iter",
         Workload::Startup => "time/start",
+        Workload::Spawn => "time/spawn",
         _ => "wall time",
     }
 }
@@ -466,6 +478,17 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
     for w in Workload::CPU_BOUND {
         for a in Arch::ALL {
             add(w, a, Qemu, a, w, Quantity::PeakRss, Targets::of(a).rss_qemu);
+        }
+    }
+    // gotypes and spawn: against qemu-user, and (info) against the native host program, which
+    // does the same work (the same packages and output; the same number of spawns).
+    for w in [Gotypes, Spawn] {
+        for a in Arch::ALL {
+            let t = Targets::of(a);
+            add(w, a, Qemu, a, w, m, if w == Gotypes { t.gotypes_qemu } else { t.spawn_qemu });
+            if let Some(h) = host {
+                add(w, a, Native, h, w, m, None);
+            }
         }
     }
     // Every ratio against qemu-user 10.0.2 also against 7.2 where 7.2 ran (info: the targets
@@ -696,6 +719,68 @@ fn scaling_table(s: &mut String, rows: &[Row]) {
     }
 }
 
+/// The "Go type-checking and process creation" table: gotypes (whole-process wall time) and
+/// spawn (time per fork + execve + waitpid) per guest under endgate and qemu-user 10.0.2,
+/// the native host program's value, endgate / qemu-user with its target and verdict, and
+/// endgate / native (info).
+fn go_spawn_table(s: &mut String, rows: &[Row]) {
+    let host = Arch::host();
+    let mut lines = Vec::new();
+    for w in [Workload::Gotypes, Workload::Spawn] {
+        let native = host.and_then(|h| find(rows, w, h, Runner::Native)).and_then(Row::metric);
+        for a in Arch::ALL {
+            let metric = |r| find(rows, w, a, r).and_then(Row::metric);
+            let (e, q) = (metric(Runner::Endgate), metric(Runner::Qemu));
+            if find(rows, w, a, Runner::Endgate).is_none() && find(rows, w, a, Runner::Qemu).is_none() {
+                continue;
+            }
+            let t = Targets::of(a);
+            let target = if w == Workload::Gotypes { t.gotypes_qemu } else { t.spawn_qemu };
+            let vs_qemu = Ratio {
+                label: String::new(),
+                basis: basis(w),
+                value: e.zip(q).map(|(e, q)| e / q),
+                target,
+                missing: None,
+            };
+            let fmt = |v: Option<f64>| v.map_or_else(|| "n/a".into(), |v| fmt_metric(basis(w), v));
+            let x = |v: Option<f64>| v.map_or_else(|| "n/a".into(), |v| format!("{v:.2}x"));
+            lines.push(format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                w.name(),
+                a.name(),
+                fmt(e),
+                fmt(q),
+                fmt(native),
+                x(vs_qemu.value),
+                x(e.zip(native).map(|(e, n)| e / n)),
+                target.map_or_else(|| "-".into(), |t| format!("<= {t}x")),
+                vs_qemu.verdict(),
+            ));
+        }
+    }
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "\n## Go type-checking and process creation\n");
+    let _ = writeln!(
+        s,
+        "gotypes: whole-process wall time of the Go program that parses and type-checks go/... \
+         (stdout checked against the native run's); spawn: time per fork + execve + waitpid, \
+         (median full run - median 0-iteration run) / spawns. Native: the {} program on the host.\n",
+        host.map_or("(none)", Arch::name)
+    );
+    let _ = writeln!(
+        s,
+        "| Workload | Guest | endgate | qemu-user 10.0.2 | native | endgate / qemu-user | endgate / native | \
+         Target (/ qemu-user) | Verdict |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---|");
+    for l in lines {
+        let _ = writeln!(s, "{l}");
+    }
+}
+
 /// Format seconds as ms below 10 s, else as s.
 fn fmt_secs(s: f64) -> String {
     if s < 10.0 {
@@ -711,6 +796,8 @@ fn fmt_size(w: Workload, n: u64) -> String {
         Workload::Find | Workload::Cat => "files",
         Workload::Startup => "starts",
         Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => "calls",
+        Workload::Gotypes => "packages",
+        Workload::Spawn => "spawns",
         _ => "iter",
     };
     let exp = (n as f64).log10();
@@ -733,8 +820,12 @@ fn per_op_cell(r: &Row) -> String {
             Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
             _ => "-".into(),
         },
-        Workload::Startup => match r.per_op_ns() {
-            Some(ns) => format!("{:.2} ms/start", ns / 1e6),
+        Workload::Startup | Workload::Spawn => match r.per_op_ns() {
+            Some(ns) => format!("{:.2} ms/{}", ns / 1e6, r.workload.unit()),
+            None => "-".into(),
+        },
+        Workload::Gotypes => match r.median() {
+            Some(s) => format!("{s:.2} s/{}", r.workload.unit()),
             None => "-".into(),
         },
         _ => match r.per_op_ns() {
@@ -747,7 +838,7 @@ fn per_op_cell(r: &Row) -> String {
 /// A value of [`Row::metric`] in its basis: ns, ms per start, or seconds.
 fn fmt_metric(basis: &str, v: f64) -> String {
     match basis {
-        "time/start" => format!("{:.2} ms", v / 1e6),
+        "time/start" | "time/spawn" => format!("{:.2} ms", v / 1e6),
         "wall time" => fmt_secs(v),
         _ => format!("{v:.2} ns"),
     }
@@ -842,6 +933,7 @@ impl Report {
             let _ = writeln!(s, "| {} | {} | {} | {} | {} |", r.label, r.basis, cell(&value), target, r.verdict());
         }
         scaling_table(&mut s, &self.rows);
+        go_spawn_table(&mut s, &self.rows);
         if !self.against_baseline.is_empty() {
             baseline_table(&mut s, &self.against_baseline);
         }
@@ -904,8 +996,8 @@ impl Report {
         }
         let _ = writeln!(
             s,
-            "\nPer-op times of getppid and store are (median full run - median 0-iteration run) / \
-             iterations; null_trap, null_gate, clock_vdso and clock_syscall are the median of the ns per \
+            "\nPer-op times of getppid, store and spawn are (median full run - median 0-iteration run) / \
+             iterations (spawns); null_trap, null_gate, clock_vdso and clock_syscall are the median of the ns per \
              call the guest (gatebench) timed itself; startup is the median time per start; the other \
              workloads' ratios compare whole-process median wall times. Spread is (max - min) / median \
              of the full-size runs (of the guest's values for gatebench). Peak RSS is the median \
@@ -955,6 +1047,8 @@ impl Report {
                             Workload::Sha256 | Workload::Gzip => "bytes",
                             Workload::Find | Workload::Cat => "files",
                             Workload::Startup => "starts",
+                            Workload::Gotypes => "packages",
+                            Workload::Spawn => "spawns",
                             Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
                                 "calls"
                             }
@@ -1348,6 +1442,56 @@ mod tests {
         assert!(json.contains("\"ratio_min_cpu\": 0.42857"), "{json}");
         assert!(json.contains("\"reading\": \"within noise\""), "{json}");
         assert!(json.contains("\"cpu_samples_s\": [0.002, 0.0022, 0.0021]"), "{json}");
+    }
+
+    #[test]
+    fn gotypes_and_spawn_ratios_and_table() {
+        use Runner::{Endgate, Native, Qemu};
+        use Workload::{Gotypes, Spawn};
+        let rows = vec![
+            row(Gotypes, Arch::X86_64, Native, 0.6, 0.0),
+            row(Gotypes, Arch::Aarch64, Endgate, 4.0, 0.0),
+            row(Gotypes, Arch::Aarch64, Qemu, 5.0, 0.0),
+            row(Gotypes, Arch::S390x, Endgate, 6.0, 0.0),
+            row(Gotypes, Arch::S390x, Qemu, 3.0, 0.0),
+            // 1000 spawns: (full - 0-iteration run) / 1000.
+            row(Spawn, Arch::X86_64, Native, 0.6, 0.1),
+            row(Spawn, Arch::Arm, Endgate, 6.1, 0.1),
+            row(Spawn, Arch::Arm, Qemu, 8.1, 0.1),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let get = |label: &str| r.iter().find(|r| r.label == label).unwrap_or_else(|| panic!("no {label}: {r:?}"));
+        let close = |v: Option<f64>, want: f64| assert!((v.unwrap() - want).abs() < 1e-9, "{v:?} != {want}");
+        let g = get("gotypes aarch64: endgate / qemu-aarch64 10.0.2");
+        close(g.value, 0.8);
+        assert_eq!((g.basis, g.target, g.verdict()), ("wall time", Some(1.0), "PASS"));
+        let g = get("gotypes s390x: endgate / qemu-s390x 10.0.2");
+        assert_eq!((g.target, g.verdict()), (None, "info"));
+        close(get("gotypes aarch64: endgate / native x86_64").value, 4.0 / 0.6);
+        let sp = get("spawn arm: endgate / qemu-arm 10.0.2");
+        close(sp.value, 0.75);
+        assert_eq!((sp.basis, sp.target, sp.verdict()), ("time/spawn", Some(1.0), "PASS"));
+        close(get("spawn arm: endgate / native x86_64").value, 12.0);
+        assert_eq!(Targets::of(Arch::X86_64).gotypes_qemu, Some(1.0));
+        assert_eq!(Targets::of(Arch::Mips64el).spawn_qemu, Some(1.0));
+        let sp_row = find(&rows, Spawn, Arch::Arm, Endgate).unwrap();
+        close(sp_row.per_op_ns(), 6e6);
+        assert_eq!(per_op_cell(sp_row), "6.00 ms/spawn");
+        assert_eq!(fmt_size(Spawn, 200), "200 spawns");
+        assert_eq!(fmt_size(Gotypes, 10), "10 packages");
+        let mut md = String::new();
+        go_spawn_table(&mut md, &rows);
+        for line in [
+            "## Go type-checking and process creation",
+            "| gotypes | aarch64 | 4000.0 ms | 5000.0 ms | 600.0 ms | 0.80x | 6.67x | <= 1x | PASS |",
+            "| gotypes | s390x | 6000.0 ms | 3000.0 ms | 600.0 ms | 2.00x | 10.00x | - | info |",
+            "| spawn | arm | 6.00 ms | 8.00 ms | 0.50 ms | 0.75x | 12.00x | <= 1x | PASS |",
+        ] {
+            assert!(md.contains(line), "missing {line:?} in\n{md}");
+        }
+        let mut empty = String::new();
+        go_spawn_table(&mut empty, &rows[..1]);
+        assert!(empty.is_empty(), "{empty}");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The workloads: freestanding asm guests (getppid loop, store loop), the C
-//! guests (gatebench, the compute kernel), the deterministic inputs (the
+//! guests (gatebench, the compute kernel, threads, spawn), the Go guest (gotypes), the
+//! deterministic inputs (the
 //! `busybox sha256sum` data file, the `gzip` text, the small-file tree of
 //! `find` and `cat`), and a reference SHA-256 to check the guests' answers
 //! against.
@@ -77,6 +78,16 @@ impl Arch {
         self.row().no_busybox
     }
 
+    /// Go's `GOARCH` for this architecture (`amd64`, `arm64`, `386`, `mips64le`, ...).
+    pub fn goarch(self) -> &'static str {
+        self.row().goarch
+    }
+
+    /// Further environment `go build` needs for this architecture (`GOARM=7`, `GO386=sse2`).
+    pub fn goenv(self) -> &'static [(&'static str, &'static str)] {
+        self.row().goenv
+    }
+
     /// Parse an `--arches` entry: the GNU name or the Debian name
     /// (`x86_64`/`amd64`, `aarch64`/`arm64`, `arm`/`armhf`, `i386`/`i686`, ...).
     pub fn parse(s: &str) -> Option<Arch> {
@@ -141,11 +152,18 @@ pub enum Workload {
     /// `guests/threads.c` with as many threads as the host has cores, each doing the work
     /// of [`Workload::Threads1`]'s one: its time over that one is the thread-scaling ratio.
     ThreadsN,
+    /// `guests/gotypes/main.go`: a Go program that parses and type-checks the standard
+    /// library's `go/...` packages from source (go/parser, go/types with the source importer);
+    /// whole-process wall time of one run.
+    Gotypes,
+    /// `guests/spawn.c`: N fork + execve (of itself, exiting at once) + waitpid in a row;
+    /// (median full run - median 0-iteration run) / N per spawn.
+    Spawn,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 14] = [
+    pub const ALL: [Workload; 16] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -160,6 +178,8 @@ impl Workload {
         Workload::Startup,
         Workload::Threads1,
         Workload::ThreadsN,
+        Workload::Gotypes,
+        Workload::Spawn,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -190,6 +210,8 @@ impl Workload {
             Workload::Startup => "startup",
             Workload::Threads1 => "threads1",
             Workload::ThreadsN => "threadsN",
+            Workload::Gotypes => "gotypes",
+            Workload::Spawn => "spawn",
         }
     }
 
@@ -202,6 +224,8 @@ impl Workload {
             Workload::Sha256 | Workload::Gzip => "byte",
             Workload::Find | Workload::Cat => "file",
             Workload::Startup => "start",
+            Workload::Gotypes => "run",
+            Workload::Spawn => "spawn",
         }
     }
 
@@ -231,6 +255,10 @@ impl Workload {
             "find" => Workload::Find,
             "cat" => Workload::Cat,
             "startup" | "true" => Workload::Startup,
+            "threads1" => Workload::Threads1,
+            "threadsN" | "threadsn" => Workload::ThreadsN,
+            "gotypes" => Workload::Gotypes,
+            "spawn" => Workload::Spawn,
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
@@ -238,6 +266,12 @@ impl Workload {
             _ => return None,
         };
         Some(vec![one])
+    }
+
+    /// Whether the metric is (full run - 0-iteration run) / size: the loop workloads
+    /// (getppid, store) and spawn.
+    pub fn has_zero_run(self) -> bool {
+        matches!(self, Workload::Getppid | Workload::Store | Workload::Spawn)
     }
 
     /// The asm guest source stem for loop workloads (`None` for the others).
@@ -277,6 +311,69 @@ pub fn build_c_guest(
         ));
     }
     Ok(out)
+}
+
+/// The `go/...` packages the gotypes workload parses and type-checks in a full run: the
+/// default list of `guests/gotypes/main.go`, passed explicitly so the report's command line
+/// shows it.
+pub const GOTYPES_PACKAGES: [&str; 10] = [
+    "go/ast",
+    "go/build",
+    "go/constant",
+    "go/doc",
+    "go/format",
+    "go/parser",
+    "go/printer",
+    "go/scanner",
+    "go/token",
+    "go/types",
+];
+
+/// The smaller package list of a `--quick` gotypes run.
+pub const GOTYPES_QUICK_PACKAGES: [&str; 3] = ["go/token", "go/scanner", "go/ast"];
+
+/// Build the Go guest `src` (one `main` package file) for `arch` with the host's `go`:
+/// `CGO_ENABLED=0` (so static), `GOOS=linux`, the arch's `GOARCH` and extra environment
+/// (`GOARM`, `GO386`), `GO111MODULE=off`, the build cache and GOPATH under `out_dir`. The
+/// executable is `out_dir/<stem>_<arch>`, `<stem>` being the source's directory name.
+pub fn build_go_guest(arch: Arch, go: &Path, src: &Path, out_dir: &Path) -> Result<PathBuf, String> {
+    let stem = src.parent().and_then(Path::file_name).and_then(|s| s.to_str()).ok_or("bad Go guest source path")?;
+    let out = out_dir.join(format!("{stem}_{}", arch.name()));
+    std::fs::create_dir_all(out_dir).map_err(|e| format!("cannot create {}: {e}", out_dir.display()))?;
+    let mut cmd = Command::new(go);
+    cmd.args(["build", "-o"]).arg(&out).arg(src);
+    for (k, v) in go_build_env(arch) {
+        cmd.env(k, v);
+    }
+    cmd.env("GOCACHE", out_dir.join("gocache")).env("GOPATH", out_dir.join("gopath"));
+    let output = cmd.output().map_err(|e| format!("cannot run {}: {e}", go.display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "go build for GOARCH={} failed on {}: {}",
+            arch.goarch(),
+            src.display(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(out)
+}
+
+/// The environment of `go build` for `arch` (besides the cache directories).
+pub fn go_build_env(arch: Arch) -> Vec<(&'static str, &'static str)> {
+    let mut env = vec![("CGO_ENABLED", "0"), ("GOOS", "linux"), ("GOARCH", arch.goarch()), ("GO111MODULE", "off")];
+    env.extend_from_slice(arch.goenv());
+    env
+}
+
+/// What `guests/spawn.c` prints after `spawns` children ran and exited 0.
+pub fn spawn_expected(spawns: u64) -> String {
+    format!("spawned {spawns}\n")
+}
+
+/// The last line of the gotypes output (`total N`), for the notes.
+pub fn gotypes_total(stdout: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(stdout).ok()?;
+    text.lines().last().filter(|l| l.starts_with("total "))
 }
 
 /// Words of the gzip input text, separated by spaces (a fixed list, so that the file is the
@@ -614,6 +711,46 @@ mod tests {
             Some("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         );
         assert_eq!(parse_sha256sum_output(b"sha256sum: can't open"), None);
+    }
+
+    #[test]
+    fn new_workload_names() {
+        for w in Workload::ALL {
+            assert_eq!(Workload::parse(w.name()), Some(vec![w]), "{w:?}");
+        }
+        assert_eq!(Workload::Gotypes.unit(), "run");
+        assert_eq!(Workload::Spawn.unit(), "spawn");
+        assert!(Workload::Spawn.has_zero_run() && !Workload::Gotypes.has_zero_run());
+        assert!(!Workload::Spawn.is_busybox() && Workload::Spawn.guest_stem().is_none());
+    }
+
+    #[test]
+    fn spawn_output() {
+        assert_eq!(spawn_expected(200), "spawned 200\n");
+        // The guest prints exactly this line.
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/spawn.c")).unwrap();
+        assert!(src.contains(r#"printf("spawned %ld\n", n);"#));
+    }
+
+    #[test]
+    fn gotypes_packages_are_the_programs_default() {
+        let src =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/gotypes/main.go")).unwrap();
+        let list = src.lines().find(|l| l.trim_start().starts_with("pkgs := []string{")).expect("default list");
+        let quoted: Vec<&str> = list.split('"').skip(1).step_by(2).collect();
+        assert_eq!(quoted, GOTYPES_PACKAGES);
+        assert!(GOTYPES_QUICK_PACKAGES.iter().all(|p| GOTYPES_PACKAGES.contains(p)));
+        assert_eq!(gotypes_total(b"go/ast ast 146\ntotal 279\n"), Some("total 279"));
+        assert_eq!(gotypes_total(b"parse: oops\n"), None);
+    }
+
+    #[test]
+    fn go_env_per_arch() {
+        let env = go_build_env(Arch::I386);
+        assert!(env.contains(&("GOARCH", "386")) && env.contains(&("GO386", "sse2")));
+        assert!(env.contains(&("CGO_ENABLED", "0")) && env.contains(&("GO111MODULE", "off")));
+        assert!(go_build_env(Arch::Arm).contains(&("GOARM", "7")));
+        assert!(go_build_env(Arch::Mips64el).contains(&("GOARCH", "mips64le")));
     }
 
     #[test]
