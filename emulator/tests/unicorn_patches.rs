@@ -597,3 +597,38 @@ fn tlb_fill_inside_an_it_block_keeps_the_it_state() {
     assert_eq!(uc.reg_read(RegisterARM::R1).unwrap(), 0, "the IT block's result");
     assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 5, "an instruction after the IT block was skipped");
 }
+
+/// Patch 0011: x86-64's `syscall` reaches the hook without a search of the translated-block
+/// tree: the hook still reads the `syscall`'s own address in RIP and the flags of the
+/// instruction before it (the translator stores EIP and the lazy-flags state before the call),
+/// and the block goes on after it with the hook's RAX and those flags.
+#[test]
+fn x86_syscall_hook_sees_exact_rip_and_flags() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::{RegisterX86, X86Insn};
+    let code: [u8; 17] = [
+        0x48, 0xc7, 0xc0, 0x05, 0x00, 0x00, 0x00, // mov rax, 5
+        0x48, 0x83, 0xf8, 0x05, // cmp rax, 5 (ZF = 1)
+        0x0f, 0x05, // syscall
+        0x0f, 0x94, 0xc3, // setz bl
+        0x90, // nop
+    ];
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    let seen = Arc::new(Mutex::new((0u64, 0u64)));
+    let s = seen.clone();
+    uc.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |uc| {
+        let rip = uc.reg_read(RegisterX86::RIP).unwrap();
+        let rflags = uc.reg_read(RegisterX86::RFLAGS).unwrap();
+        *s.lock().unwrap() = (rip, rflags);
+        uc.reg_write(RegisterX86::RAX, 60).unwrap();
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + code.len() as u64, 0, 0).unwrap();
+    let (rip, rflags) = *seen.lock().unwrap();
+    assert_eq!(rip, CODE + 11, "RIP in the hook is the syscall's address");
+    assert_ne!(rflags & 0x40, 0, "ZF from the cmp before the syscall");
+    assert_eq!(uc.reg_read(RegisterX86::RAX).unwrap(), 60);
+    assert_eq!(uc.reg_read(RegisterX86::RBX).unwrap() & 0xff, 1, "setz after the syscall");
+}

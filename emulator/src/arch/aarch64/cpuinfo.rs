@@ -14,8 +14,24 @@ pub(super) const HWCAP_NAMES: &[&str] = &[
 
 /// `AT_HWCAP2` bit names, bit 0 first (the `HWCAP2_*` bits of the same header).
 pub(super) const HWCAP2_NAMES: &[&str] = &[
-    "dcpodp", "sve2", "sveaes", "svepmull", "svebitperm", "svesha3", "svesm4", "flagm2", "frint", "svei8mm",
-    "svef32mm", "svef64mm", "svebf16", "i8mm", "bf16", "dgh", "rng", "bti",
+    "dcpodp",
+    "sve2",
+    "sveaes",
+    "svepmull",
+    "svebitperm",
+    "svesha3",
+    "svesm4",
+    "flagm2",
+    "frint",
+    "svei8mm",
+    "svef32mm",
+    "svef64mm",
+    "svebf16",
+    "i8mm",
+    "bf16",
+    "dgh",
+    "rng",
+    "bti",
 ];
 
 /// The text for `ncpu` processors.

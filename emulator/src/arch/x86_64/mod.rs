@@ -5,7 +5,9 @@
 //!   arguments in `rdi rsi rdx r10 r8 r9`, result in `rax`; `rcx` and `r11` are left as they
 //!   were (the ABI says the kernel destroys them; see `set_syscall_ret`).
 //! - TLS: the FS base, set by `arch_prctl(ARCH_SET_FS)`.
-//! - CPU: unicorn's default `qemu64` model (SSE2, no AVX: TCG in unicorn's QEMU 5 has none).
+//! - CPU: QEMU's `Haswell` model (unicorn's default for 64-bit x86) with what TCG in unicorn's
+//!   QEMU 5 does not implement filtered out: x86-64-v2 (SSSE3, SSE4.1/4.2, POPCNT, CMPXCHG16B,
+//!   LAHF) plus MOVBE, BMI1/2, AES, PCLMULQDQ, RDRAND, FSGSBASE, ERMS; no AVX, AVX2 or FMA.
 //! - Address space: 47-bit, `TASK_SIZE` 0x7ffffffff000, PIE base 0x555555554000
 //!   (arch/x86/include/asm/elf.h `ELF_ET_DYN_BASE`).
 
@@ -20,7 +22,7 @@ use crate::guest::InsnRegs;
 use capstone::arch::x86::X86OperandType;
 use capstone::arch::ArchDetail;
 use capstone::prelude::*;
-use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86Insn};
+use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86CpuModel, X86Insn};
 
 use super::{effective_address, windows_64, CloneArgs, Cpu, Entries, GuestArch};
 use crate::guest::info::Engine;
@@ -31,9 +33,9 @@ use crate::signal::Signal;
 /// The x86_64 guest.
 pub struct X86_64;
 
-/// `CPUID.1:EDX` of QEMU's `qemu64` model (fpu de pse tsc msr pae mce cx8 apic sep mtrr pge mca
-/// cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
-const HWCAP_QEMU64: u64 = 0x078b_fbfd;
+/// `CPUID.1:EDX` of that model as TCG filters it (fpu de pse tsc msr pae mce cx8 apic sep mtrr
+/// pge mca cmov pat pse36 clflush mmx fxsr sse sse2), which Linux passes as `AT_HWCAP` on x86.
+const HWCAP_HASWELL_TCG: u64 = 0x078b_fbfd;
 
 /// `syscall` (0f 05) and `ret` (c3): the vDSO's and the vsyscall page's code.
 const SYSCALL: [u8; 2] = [0x0f, 0x05];
@@ -50,13 +52,13 @@ pub static INFO: ArchInfo = ArchInfo {
             R::RAX as i32,
         )
         .trap(&SYSCALL),
-    // Unicorn's default CPU model, `qemu64`.
-    engine: Engine::new(Arch::X86, Mode::MODE_64, None),
+    // Unicorn's default 64-bit model, named.
+    engine: Engine::new(Arch::X86, Mode::MODE_64, Some(X86CpuModel::HASWELL as i32)),
     name: "x86_64",
     compat_name: Some("i686"),
     elf_machine: 62,
     layout: Layout { fixed_page: Some(vsyscall::VSYSCALL_ADDR), ..windows_64(0x5555_5555_4000, 0x7fff_ffff_f000) },
-    hwcap: (HWCAP_QEMU64, 0),
+    hwcap: (HWCAP_HASWELL_TCG, 0),
     platform: Some("x86_64"),
     // MINSIGSTKSZ of arch/x86/include/uapi/asm/signal.h.
     minsigstksz: Some(2048),
