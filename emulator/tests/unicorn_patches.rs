@@ -353,8 +353,13 @@ impl SharedPage {
     }
 
     fn word(&self) -> u64 {
-        // SAFETY: the page lives until drop; the engines have stopped.
-        unsafe { std::ptr::read_volatile(self.0.cast::<u64>()) }
+        self.word_at(0)
+    }
+
+    fn word_at(&self, offset: usize) -> u64 {
+        assert!(offset % 8 == 0 && offset < 0x1000);
+        // SAFETY: inside the page, aligned; the page lives until drop; the engines have stopped.
+        unsafe { std::ptr::read_volatile(self.0.add(offset).cast::<u64>()) }
     }
 }
 
@@ -375,6 +380,18 @@ fn race(
     parallel: bool,
     setup: fn(&mut Unicorn<'static, ()>),
 ) -> u64 {
+    race_page(arch, mode, code, threads, parallel, setup).word()
+}
+
+/// [`race`], returning the shared page.
+fn race_page(
+    arch: Arch,
+    mode: Mode,
+    code: &[u8],
+    threads: usize,
+    parallel: bool,
+    setup: fn(&mut Unicorn<'static, ()>),
+) -> std::sync::Arc<SharedPage> {
     let page = std::sync::Arc::new(SharedPage::new());
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(threads));
     let handles: Vec<_> = (0..threads)
@@ -401,7 +418,7 @@ fn race(
     for h in handles {
         h.join().unwrap();
     }
-    page.word()
+    page
 }
 
 const RACE_THREADS: usize = 4;
@@ -488,6 +505,37 @@ fn parallel_mode_keeps_x86_xchg_atomic() {
     }
     let total = race(Arch::X86, Mode::MODE_64, &code, RACE_THREADS, true, setup);
     assert_eq!(total, RACE_THREADS as u64 * (RACE_ROUNDS / 5));
+}
+
+/// Patch 0008: x86 `xchg` with memory passes tokens without losing or doubling one: four
+/// engines each exchange their own distinct tokens (1, 2, 3, … across all engines) into one
+/// word and add up what they get back; what they got back plus the word's final value must be
+/// the sum of every token. With unicorn's plain load and store, two engines could read the
+/// same old token and both store theirs, one of which was then never seen.
+#[test]
+fn parallel_mode_x86_xchg_conserves_tokens() {
+    let t = RACE_THREADS as u8;
+    let code = [
+        0xbb, 0x01, 0x00, 0x00, 0x00, // mov ebx, 1
+        0xf0, 0x48, 0x0f, 0xc1, 0x5f, 0x10, // lock xadd [rdi+16], rbx (rbx = this engine's index)
+        0x48, 0xff, 0xc3, // inc rbx (first token)
+        0x45, 0x31, 0xc0, // xor r8d, r8d
+        0x48, 0x89, 0xd8, // loop: mov rax, rbx
+        0x48, 0x87, 0x07, // xchg [rdi], rax
+        0x49, 0x01, 0xc0, // add r8, rax
+        0x48, 0x83, 0xc3, t, // add rbx, THREADS (the next token of this engine)
+        0x48, 0xff, 0xc9, // dec rcx
+        0x75, 0xee, // jnz loop
+        0xf0, 0x4c, 0x01, 0x47, 0x08, // lock add [rdi+8], r8
+    ];
+    fn setup(uc: &mut Unicorn<'static, ()>) {
+        uc.reg_write(unicorn_engine::RegisterX86::RDI, DATA).unwrap();
+        uc.reg_write(unicorn_engine::RegisterX86::RCX, RACE_ROUNDS).unwrap();
+    }
+    let page = race_page(Arch::X86, Mode::MODE_64, &code, RACE_THREADS, true, setup);
+    let tokens = RACE_THREADS as u64 * RACE_ROUNDS;
+    assert_eq!(page.word_at(16), RACE_THREADS as u64, "every engine ran");
+    assert_eq!(page.word() + page.word_at(8), tokens * (tokens + 1) / 2, "a token was lost or doubled");
 }
 
 /// Patch 0008: s390x `laag` (load and add, a big-endian fetch-and-add: on a little-endian host
