@@ -514,7 +514,7 @@ fn parallel_mode_keeps_x86_xchg_atomic() {
 /// same old token and both store theirs, one of which was then never seen.
 #[test]
 fn parallel_mode_x86_xchg_conserves_tokens() {
-    let t = RACE_THREADS as u8;
+    let t = u8::try_from(RACE_THREADS).expect("a few threads");
     let code = [
         0xbb, 0x01, 0x00, 0x00, 0x00, // mov ebx, 1
         0xf0, 0x48, 0x0f, 0xc1, 0x5f, 0x10, // lock xadd [rdi+16], rbx (rbx = this engine's index)

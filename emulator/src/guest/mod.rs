@@ -177,6 +177,27 @@ impl Task {
         Ok(p)
     }
 
+    /// A guest buffer the host fills as far as it can: `read`, `pread64`, `getdents64` and
+    /// `getrandom` copy into a buffer that runs off the end of the guest's writable memory
+    /// until the first bad byte, and return what they copied (EFAULT only if the first byte is
+    /// bad). The host pointer and how many bytes from `addr` on the host may write.
+    pub fn buf_out_partial(&mut self, addr: GuestAddr, len: u64) -> Result<(*mut u8, u64), syscalls::Errno> {
+        match self.mm.host_range(addr, len, Prot::WRITE) {
+            Ok(p) => {
+                self.mm.note_host_write(addr.get(), len);
+                Ok((p, len))
+            }
+            Err(e) => {
+                let n = self.mm.writable_prefix(addr.get(), len);
+                if n == 0 {
+                    return Err(e);
+                }
+                let _ = self.mm.take_grow_request();
+                Ok((self.buf_out(addr, n)?, n))
+            }
+        }
+    }
+
     /// A guest buffer the host reads and writes (`ppoll`'s pollfd array).
     #[inline]
     pub fn buf_inout(&mut self, addr: GuestAddr, len: u64) -> Result<*mut u8, syscalls::Errno> {

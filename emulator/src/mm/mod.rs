@@ -484,6 +484,29 @@ impl AddressSpace {
         self.windows.get(i).filter(|w| addr >= w.guest && end <= w.guest + w.len)
     }
 
+    /// How many bytes from `addr` on (at most `len`) the guest may write in one piece: the
+    /// writable mappings that follow each other from `addr`, up to the first page past the end
+    /// of a mapping's file and to the end of `addr`'s window. 0 if `addr` itself is not
+    /// writable. (What the kernel copies before a partly bad buffer faults.)
+    pub fn writable_prefix(&self, addr: u64, len: u64) -> u64 {
+        let Some(w) = self.window_of(addr, 1) else { return 0 };
+        let limit = addr.saturating_add(len).min(w.guest + w.len);
+        let mut cur = addr;
+        while cur < limit {
+            let Some((_, vma_end, prot, eof)) = self.span_eof(cur) else { break };
+            if !prot.contains(Prot::WRITE) {
+                break;
+            }
+            let past = page_floor(cur).max(eof);
+            if past < vma_end.min(limit) && self.beyond_eof(past) {
+                cur = past.max(cur);
+                break;
+            }
+            cur = vma_end;
+        }
+        cur.min(limit) - addr
+    }
+
     /// Host pointer for guest `addr`, with no permission check (`None` outside every window).
     #[inline]
     pub fn to_host(&self, addr: u64, len: u64) -> Option<*mut u8> {

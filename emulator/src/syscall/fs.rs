@@ -166,12 +166,20 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
 /// layout is the same on every arch (`u64 d_ino`, `s64 d_off`, `u16 d_reclen`, `u8 d_type`,
-/// name); on a big-endian guest the three integers of each record are swapped in place.
+/// name); on a big-endian guest the three integers of each record are swapped in place. A
+/// buffer that runs off the guest's writable memory gets the records that fit before it (as
+/// the kernel stops at the first record whose copy faults); `EFAULT` if none fits (also where
+/// `count` itself is below the first record's size, which Linux answers with `EINVAL`).
 pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let p = t.buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
+    let want = a.raw(2) & 0xffff_ffff;
+    let (p, count) = t.buf_out_partial(a.ptr(1), want)?;
     // SAFETY: `count` guest-writable bytes.
-    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, a.uint(2)) })?;
+    let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, count) }) {
+        // The writable part holds no whole record: the kernel's copy of the first one faults.
+        Err(Errno::EINVAL) if count < want => return Err(Errno::EFAULT),
+        r => r?,
+    };
     // SAFETY: the host wrote `n` bytes of records there.
     let n = super::procfs::hide_timer_thread(
         a.int(0),

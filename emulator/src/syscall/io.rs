@@ -17,13 +17,14 @@ use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, GuestAddr};
 
-/// `read(int fd, void *buf, size_t count)`. Errors: `EFAULT` for a buffer the guest cannot
-/// write; otherwise the host's (read(2)).
+/// `read(int fd, void *buf, size_t count)`. A buffer that runs off the guest's writable memory
+/// gets what fits before the first bad byte from a file or a device, as the kernel copies until
+/// it faults ([`out_buffer`]). Errors: `EFAULT`; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
-    super::procfs::before_read(cpu.get_data(), a.int(0), None, a.raw(2))?;
+    let (p, count) = out_buffer(cpu, a.int(0), a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), None, count)?;
     // SAFETY: `p` covers `count` guest-writable bytes.
-    let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]))?;
+    let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, count]))?;
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
         // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
@@ -44,6 +45,32 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
     unsafe { super::netlink::after_read(cpu.get_data(), a.int(0), p, n) };
     Ok(n)
+}
+
+/// The host pointer and length for the buffer `read` and `pread64` fill. A buffer whose tail
+/// the guest cannot write is cut before the first bad byte when `fd` is a regular file or a
+/// device: their reads copy until the copy faults and return what they copied. A pipe's or a
+/// socket's read copies a whole chunk or nothing (fs/pipe.c `pipe_read` answers `EFAULT` and
+/// keeps the data), so there, as for a bad first byte, the answer is `EFAULT`.
+fn out_buffer(cpu: &mut Cpu<'_>, fd: i32, addr: GuestAddr, len: u64) -> Result<(*mut u8, u64), Errno> {
+    let t = cpu.get_data_mut();
+    match t.buf_out(addr, len) {
+        Ok(p) => Ok((p, len)),
+        Err(e) => {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: `st` is a writable `struct stat`.
+            if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
+                return Err(e);
+            }
+            // SAFETY: fstat succeeded and filled it.
+            let mode = unsafe { st.assume_init() }.st_mode & libc::S_IFMT;
+            if matches!(mode, libc::S_IFREG | libc::S_IFBLK | libc::S_IFCHR) {
+                t.buf_out_partial(addr, len)
+            } else {
+                Err(e)
+            }
+        }
+    }
 }
 
 /// `true` if `fd` is an eventfd or a timerfd: files whose reads and writes carry one `u64`
@@ -85,12 +112,13 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))
 }
 
-/// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)).
+/// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)); a partly bad buffer
+/// as in [`read`].
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2))?;
-    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), a.raw(2))?;
+    let (p, count) = out_buffer(cpu, a.int(0), a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), count)?;
     // SAFETY: as `read`.
-    host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
+    host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, count, a.raw(3)]))
 }
 
 /// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).

@@ -80,11 +80,12 @@ pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(0)
 }
 
-/// `getrandom(void *buf, size_t len, unsigned flags)` (getrandom(2)).
+/// `getrandom(void *buf, size_t len, unsigned flags)` (getrandom(2)); a buffer that runs off
+/// the guest's writable memory gets the bytes that fit, as the kernel's copy stops there.
 pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.ptr(0), a.raw(1))?;
+    let (p, len) = cpu.get_data_mut().buf_out_partial(a.ptr(0), a.raw(1))?;
     // SAFETY: `len` guest-writable bytes.
-    host_ret(unsafe { libc::getrandom(p.cast(), a.size(1), a.uint(2)) } as i64)
+    host_ret(unsafe { libc::getrandom(p.cast(), crate::abi::u64_to_usize(len), a.uint(2)) } as i64)
 }
 
 /// `ioprio_get(int which, int who)` (ioprio_get(2)).
