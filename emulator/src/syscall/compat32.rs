@@ -101,8 +101,7 @@ pub fn _llseek(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let result = a.raw(3) & 0xffff_ffff;
     // Check the result pointer first, as the kernel's copy_to_user would fail after seeking.
     cpu.get_data().mm.host_range(GuestAddr::new(result), 8, crate::mm::Prot::WRITE)?;
-    // SAFETY: integer arguments.
-    let pos = host_ret(unsafe { libc::lseek(fd, crate::abi::signed64(off), whence) })?;
+    let pos = super::procfs::lseek(fd, crate::abi::signed64(off), whence)?;
     cpu.get_data_mut().mm.write_u64(GuestAddr::new(result), dircookie::to_guest(fd, pos))?;
     Ok(0)
 }
@@ -116,8 +115,7 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if whence == libc::SEEK_SET {
         off = dircookie::to_host(fd, off);
     }
-    // SAFETY: integer arguments.
-    let pos = host_ret(unsafe { libc::lseek(fd, crate::abi::signed64(off), whence) })?;
+    let pos = super::procfs::lseek(fd, crate::abi::signed64(off), whence)?;
     Ok(dircookie::to_guest(fd, pos))
 }
 

@@ -221,9 +221,7 @@ pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
 pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let off = a.long(1);
-    // SAFETY: plain integer arguments.
-    host_ret(unsafe { libc::lseek(a.int(0), off, a.int(2)) })
+    super::procfs::lseek(a.int(0), a.long(1), a.int(2))
 }
 
 /// `sendfile(int out_fd, int in_fd, off_t *offset, size_t count)` (sendfile(2)).

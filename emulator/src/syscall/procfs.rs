@@ -118,7 +118,12 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
 /// Opens the guest's `f`: a memfd with its contents (empty for `pagemap`, whose entries are
 /// written before each read). `cloexec` for `O_CLOEXEC`.
 pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
-    let fd = open_memfd(&generate(task, f), cloexec)?;
+    // The memfd's name says how `lseek` answers for it (see `lseek`).
+    let name = match f {
+        ProcFile::Cmdline | ProcFile::Auxv => MEMFD_SIZE0,
+        _ => MEMFD_SEQ,
+    };
+    let fd = open_memfd(&generate(task, f), name, cloexec)?;
     if f == ProcFile::Pagemap {
         if let Some(id) = file_id_of(fd) {
             PAGEMAPS.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(id);
@@ -721,11 +726,48 @@ fn file_id(path: &str) -> (String, u64) {
     }
 }
 
-/// A file descriptor reading `data` from the start (a memfd; `cloexec` for O_CLOEXEC).
-pub fn open_memfd(data: &[u8], cloexec: bool) -> Result<i32, Errno> {
+/// The memfd name of a guest `/proc` file that Linux serves as a `seq_file` (maps, smaps,
+/// status, stat, cpuinfo; pagemap's `mem_lseek` answers alike): `lseek` takes `SEEK_SET` and
+/// `SEEK_CUR` only (fs/seq_file.c `seq_lseek`).
+const MEMFD_SEQ: &std::ffi::CStr = c"endgate-proc-seq";
+/// The memfd name of a guest `/proc` file that Linux seeks with `generic_file_llseek` on an
+/// inode of size 0 (cmdline, auxv): `SEEK_END` lands at the offset itself.
+const MEMFD_SIZE0: &std::ffi::CStr = c"endgate-proc-size0";
+
+/// `lseek(fd, off, whence)` on the host, except on endgate's memfds for the guest's `/proc`
+/// files, which answer as Linux's `/proc` files do ([`MEMFD_SEQ`], [`MEMFD_SIZE0`]); the new
+/// position. Errors: the host's, `EINVAL`, `ENXIO`.
+pub fn lseek(fd: i32, off: i64, whence: i32) -> Result<u64, Errno> {
+    if whence != libc::SEEK_SET && whence != libc::SEEK_CUR {
+        let link = super::selfref::fd_link(fd);
+        let link = link.as_ref().map(|l| l.as_os_str().as_encoded_bytes()).unwrap_or_default();
+        let named = |name: &std::ffi::CStr| {
+            link.strip_prefix(b"/memfd:").is_some_and(|rest| {
+                rest.starts_with(name.to_bytes()) && rest[name.to_bytes().len()..].starts_with(b" ")
+            })
+        };
+        if named(MEMFD_SEQ) {
+            return Err(Errno::EINVAL);
+        }
+        if named(MEMFD_SIZE0) {
+            return match whence {
+                libc::SEEK_END if off >= 0 => lseek(fd, off, libc::SEEK_SET),
+                libc::SEEK_DATA | libc::SEEK_HOLE if off >= 0 => Err(Errno::ENXIO),
+                _ => Err(Errno::EINVAL),
+            };
+        }
+    }
+    // SAFETY: integer arguments.
+    let r = unsafe { libc::lseek(fd, off, whence) };
+    u64::try_from(r).map_err(|_| Errno::last())
+}
+
+/// A file descriptor reading `data` from the start (a memfd named `name`; `cloexec` for
+/// O_CLOEXEC).
+pub fn open_memfd(data: &[u8], name: &std::ffi::CStr, cloexec: bool) -> Result<i32, Errno> {
     let flags = if cloexec { libc::MFD_CLOEXEC } else { 0 };
     // SAFETY: a NUL-terminated name and flags.
-    let fd = unsafe { libc::memfd_create(c"endgate-proc".as_ptr(), flags) };
+    let fd = unsafe { libc::memfd_create(name.as_ptr(), flags) };
     if fd < 0 {
         return Err(syscalls::Errno::last());
     }
