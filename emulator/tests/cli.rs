@@ -664,8 +664,8 @@ const A64_EL0_CHECKS: &str = r#"
     .text
 _start:
     mrs x0, midr_el1         // trapped at EL0 and completed as Linux does (HWCAP_CPUID)
-    ubfx x1, x0, #24, #8     // implementer: 0x41, Arm
-    cmp x1, #0x41
+    ubfx x1, x0, #16, #4     // architecture: 0xf, features in the ID registers (every ARMv8 CPU)
+    cmp x1, #0xf
     b.ne bad
     mrs x2, ctr_el0          // allowed at EL0 by SCTLR_EL1.UCT on Linux
     mrs x3, cntvct_el0       // allowed by CNTKCTL_EL1.EL0VCTEN
