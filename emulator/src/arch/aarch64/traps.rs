@@ -44,7 +44,9 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
 
 /// The ID-register fields of features the CPU has but the guest does not get (as `AT_HWCAP`
 /// leaves them out, see `HWCAP_MAX`): they read as 0, "not implemented". Field positions from
-/// the Arm ARM (D13.2).
+/// the Arm ARM (D13.2). The other fields read as the engine's CPU has them: Linux's fuller
+/// sanitising (Documentation/arch/arm64/cpu-feature-registers.rst: EL1-EL3 and the debug and
+/// memory-model registers shown as safe values) is not done.
 fn hidden(crm: u32, op2: u32) -> u64 {
     const NIBBLE: u64 = 0xf;
     match (crm, op2) {
