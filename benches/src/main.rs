@@ -304,6 +304,21 @@ impl Toolset {
     fn qemu72(&self, a: Arch) -> &Result<PathBuf, String> {
         &self.qemu72[a.index()]
     }
+    /// Builds the C guest `src` for `a` into `out` (`workloads::build_c_guest`); a failure is
+    /// printed as a warning and returned, and the caller reports the rows as not run.
+    fn c_guest(&self, a: Arch, src: &Path, out: &Path) -> Result<PathBuf, String> {
+        let stem = src.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        let guest = self
+            .compiler(a)
+            .as_ref()
+            .map_err(|e| format!("cannot build the {stem} guest for {}: {e}", a.name()))
+            .and_then(|cc| workloads::build_c_guest(a, cc, src, None, out));
+        if let Err(e) = &guest {
+            eprintln!("endgate-bench: warning: {e}");
+        }
+        guest
+    }
+
     fn compiler(&self, a: Arch) -> &Result<PathBuf, String> {
         &self.compiler[a.index()]
     }
@@ -736,14 +751,7 @@ fn main() -> ExitCode {
             if runners.is_empty() {
                 continue;
             }
-            let guest = toolset
-                .compiler(a)
-                .as_ref()
-                .map_err(|e| format!("cannot build the compute guest for {}: {e}", a.name()))
-                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
-            if let Err(e) = &guest {
-                eprintln!("endgate-bench: warning: {e}");
-            }
+            let guest = toolset.c_guest(a, &src, &guest_out);
             for r in runners {
                 let args = [OsString::from(n.to_string())];
                 let task = guest
@@ -775,14 +783,7 @@ fn main() -> ExitCode {
             if runners.is_empty() {
                 continue;
             }
-            let guest = toolset
-                .compiler(a)
-                .as_ref()
-                .map_err(|e| format!("cannot build the threads guest for {}: {e}", a.name()))
-                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
-            if let Err(e) = &guest {
-                eprintln!("endgate-bench: warning: {e}");
-            }
+            let guest = toolset.c_guest(a, &src, &guest_out);
             for &w in &thread_ws {
                 let threads = if w == Workload::Threads1 { 1 } else { cores };
                 let expected = workloads::threads_expected(threads, n);
@@ -898,14 +899,7 @@ fn main() -> ExitCode {
             if runners.is_empty() {
                 continue;
             }
-            let guest = toolset
-                .compiler(a)
-                .as_ref()
-                .map_err(|e| format!("cannot build the spawn guest for {}: {e}", a.name()))
-                .and_then(|cc| workloads::build_c_guest(a, cc, &src, None, &guest_out));
-            if let Err(e) = &guest {
-                eprintln!("endgate-bench: warning: {e}");
-            }
+            let guest = toolset.c_guest(a, &src, &guest_out);
             for r in runners {
                 let task = guest.as_ref().map_err(Clone::clone).and_then(|g| {
                     let interp = toolset.spawn_interp(r, a)?.map(PathBuf::into_os_string);
