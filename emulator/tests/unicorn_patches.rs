@@ -680,3 +680,120 @@ fn x86_syscall_hook_sees_exact_rip_and_flags() {
     assert_eq!(uc.reg_read(RegisterX86::RAX).unwrap(), 60);
     assert_eq!(uc.reg_read(RegisterX86::RBX).unwrap() & 0xff, 1, "setz after the syscall");
 }
+
+/// Host handler of SIGSEGV and SIGBUS for the direct-load tests: hands the fault to the engine
+/// (`uc_direct_fault`), else restores the default (the fault runs again and ends the process).
+extern "C" fn direct_fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler.
+    if !unsafe { unicorn_engine::uc_direct_fault(info.cast(), ctx) } {
+        // SAFETY: restoring the default disposition.
+        unsafe { libc::signal(sig, libc::SIG_DFL) };
+    }
+}
+
+/// A guest address as an offset from the direct-load base.
+fn host_off(guest: u64) -> usize {
+    usize::try_from(guest).expect("a 32-bit guest address")
+}
+
+/// An arm engine with direct loads (patch 0012) over a fresh 4 GiB + 64 KiB host reservation:
+/// code at CODE (`ldr r1, [r0]; ldr r2, [r3]; nop`), a readable data page at DATA holding
+/// 0x1234_5678, and a page at DATA + 0x1000 that is `PROT_NONE` on the host. The TLB hook
+/// allows everything but that page, for which it calls `second`; it counts its fills of DATA
+/// in the returned cell.
+fn direct_engine(
+    second: impl Fn() -> bool + 'static,
+) -> (Unicorn<'static, ()>, *mut u8, std::rc::Rc<std::cell::Cell<u32>>) {
+    use unicorn_engine::RegisterARM;
+    static HANDLER: std::sync::Once = std::sync::Once::new();
+    HANDLER.call_once(|| {
+        for sig in [libc::SIGSEGV, libc::SIGBUS] {
+            // SAFETY: a zeroed sigaction with an SA_SIGINFO handler that never unwinds.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = direct_fault_handler as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO;
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    });
+    let span = (1usize << 32) + (64 << 10);
+    // SAFETY: a fresh reservation; the test owns it (leaked: engines may outlive the test body).
+    let base = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            span,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(base, libc::MAP_FAILED);
+    let base = base.cast::<u8>();
+    // SAFETY: the code and data pages inside the reservation become readable and writable.
+    unsafe {
+        assert_eq!(libc::mprotect(base.add(host_off(CODE)).cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+        assert_eq!(libc::mprotect(base.add(host_off(DATA)).cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+        let code: [u32; 3] = [0xe590_1000, 0xe593_2000, 0xe320_f000]; // ldr r1, [r0]; ldr r2, [r3]; nop
+        std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), base.add(host_off(CODE)), 12);
+        base.add(host_off(DATA)).cast::<u32>().write(0x1234_5678);
+    }
+    let mut uc = Unicorn::new(Arch::ARM, Mode::ARM).expect("arm engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let data_fills = std::rc::Rc::new(std::cell::Cell::new(0));
+    let counter = data_fills.clone();
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        if va == DATA {
+            counter.set(counter.get() + 1);
+        }
+        (va != DATA + 0x1000 || second()).then_some(TlbEntry { paddr: va, perms: Prot::ALL })
+    })
+    .unwrap();
+    // SAFETY: the reservation outlives the engine (never unmapped).
+    unsafe { uc.mem_map_ptr(0, 1 << 32, Prot::ALL, base.cast()) }.unwrap();
+    // SAFETY: a live engine; `base..base+span` is guest memory whose host protection says what
+    // the guest may read.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, span as u64) }.into();
+    r.unwrap();
+    uc.reg_write(RegisterARM::R0, DATA).unwrap();
+    uc.reg_write(RegisterARM::R3, DATA + 0x1000).unwrap();
+    (uc, base, data_fills)
+}
+
+/// Patch 0012: loads read host memory without the TLB (no fill for the data page); a direct
+/// load from a page the host refuses asks the TLB fill; refused, the guest stops at that load
+/// (its PC, the registers of the instructions before it), as a refused TLB fill does without
+/// direct loads.
+#[test]
+fn direct_load_refused_by_the_fill_stops_at_the_load() {
+    use unicorn_engine::RegisterARM;
+    let (mut uc, _, data_fills) = direct_engine(|| false);
+    let r = uc.emu_start(CODE, CODE + 12, 0, 0);
+    assert_eq!(r, Err(uc_error::EXCEPTION), "the refused load raises");
+    assert_eq!(uc.reg_read(RegisterARM::PC).unwrap(), CODE + 4, "stopped at the second load");
+    assert_eq!(uc.reg_read(RegisterARM::R1).unwrap(), 0x1234_5678, "the first load ran");
+    assert_eq!(data_fills.get(), 0, "the first load read host memory without a TLB fill");
+}
+
+/// Patch 0012: a direct load from a page the host refuses but the fill allows (the fill has
+/// just made the host page, as for stack growth) runs again and reads the page.
+#[test]
+fn direct_load_allowed_by_the_fill_runs_again() {
+    use unicorn_engine::RegisterARM;
+    let page = std::rc::Rc::new(std::cell::Cell::new(std::ptr::null_mut::<u8>()));
+    let p = page.clone();
+    let (mut uc, base, _) = direct_engine(move || {
+        // SAFETY: the page inside the test's reservation becomes readable, holding a value.
+        unsafe {
+            let host = p.get().add(host_off(DATA + 0x1000));
+            assert_eq!(libc::mprotect(host.cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+            host.cast::<u32>().write(0xabcd);
+        }
+        true
+    });
+    page.set(base);
+    uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 0xabcd, "the load ran again and read the new page");
+}

@@ -78,6 +78,10 @@ pub const WINDOW_GRANULE: u64 = 1 << 30;
 /// (4 TiB; reserved `PROT_NONE`, nothing committed).
 const LOW_SLACK: u64 = 4 << 40;
 
+/// Host address space behind a 32-bit guest's window: all 4 GiB of guest addresses and a
+/// guard for an access that runs past the last one (`PROT_NONE` where not mapped).
+pub const DIRECT_SPAN: u64 = (1 << 32) + (64 << 10);
+
 /// One past the highest host user address (x86_64 with 4-level paging: 128 TiB). A window is
 /// placed at its guest address only below it.
 const HOST_USER_TOP: u64 = 0x7fff_ffff_f000;
@@ -204,6 +208,10 @@ pub struct AddressSpace {
     reservations: Vec<(*mut c_void, usize)>,
     /// Windows are made on demand (64-bit guests).
     on_demand: bool,
+    /// The guest's loads read host memory directly (a 32-bit guest: its one window sits at a
+    /// single host offset, [`AddressSpace::direct_span`]); the host protection of each page
+    /// then follows the guest's readability ([`AddressSpace::host_prot`]).
+    direct: bool,
     /// Host address space reserved right after the low window (`(host address, bytes)`), for
     /// the windows made right above it: so the brk heap and a mapping that starts in the low
     /// window (AddressSanitizer's shadow gap on x86_64 spans 2.4 GiB to 2 TiB) can grow past
@@ -313,6 +321,7 @@ impl AddressSpace {
             windows: Vec::new(),
             reservations: Vec::new(),
             on_demand,
+            direct: !on_demand,
             slack: None,
             vmas: BTreeMap::new(),
             model,
@@ -335,7 +344,15 @@ impl AddressSpace {
             grow_request: std::cell::Cell::new(None),
         };
         for (guest, len) in spans {
-            let slack = if on_demand && guest == MMAP_MIN_ADDR { LOW_SLACK } else { 0 };
+            let slack = if on_demand && guest == MMAP_MIN_ADDR {
+                LOW_SLACK
+            } else if !on_demand {
+                // Every 32-bit address and an access running past the last one land in the
+                // reservation (direct loads add no bounds check).
+                DIRECT_SPAN.saturating_sub(len)
+            } else {
+                0
+            };
             space
                 .add_window(guest, len, (false, false), slack)
                 .map_err(|e| MmError::Reserve { len: len + slack, source: std::io::Error::from(e) })?;
@@ -346,6 +363,29 @@ impl AddressSpace {
     /// The windows in guest address order.
     pub fn windows(&self) -> &[Window] {
         &self.windows
+    }
+
+    /// For direct guest loads (unicorn patch 0012, `uc_set_direct_base`): the host address of
+    /// guest address 0 and the bytes from there that are the guest's ([`DIRECT_SPAN`]);
+    /// `None` for a 64-bit guest, whose windows lie at several host offsets.
+    pub fn direct_span(&self) -> Option<(*mut u8, u64)> {
+        match self.windows.first() {
+            Some(w) if self.direct && w.guest == 0 => Some((w.host, DIRECT_SPAN)),
+            _ => None,
+        }
+    }
+
+    /// The host protection for guest pages with permissions `prot` whose host pages would
+    /// otherwise get `base`: with direct loads a page the guest may not touch at all
+    /// (`PROT_NONE`) is `PROT_NONE` on the host too, so that a guest load there faults in the
+    /// host. Every other guest permission lets the guest read (on the arches that get direct
+    /// loads, i386 and arm, `PROT_WRITE` and `PROT_EXEC` imply `PROT_READ`).
+    fn host_prot(&self, prot: Prot, base: i32) -> i32 {
+        if self.direct && prot == Prot::NONE {
+            libc::PROT_NONE
+        } else {
+            base
+        }
     }
 
     /// Every window as made, in the order made, for handing to unicorn with `mem_map_ptr`: an
@@ -617,6 +657,7 @@ impl AddressSpace {
                 return false;
             }
         }
+        let host_prot = self.host_prot(v.prot, rw());
         let Some(host) = self.to_host(page, start - page) else { return false };
         let len = usize::try_from(start - page).unwrap_or(0);
         // SAFETY: `host..host+len` lies inside our own reservation, where no mapping is.
@@ -624,7 +665,7 @@ impl AddressSpace {
             libc::mmap(
                 host.cast(),
                 len,
-                rw(),
+                host_prot,
                 libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED,
                 -1,
                 0,
@@ -967,6 +1008,7 @@ impl AddressSpace {
             Backing::File { fd, offset, shared: false } => (libc::MAP_PRIVATE, fd, offset, rw()),
             Backing::File { fd, offset, shared: true } => (libc::MAP_SHARED, fd, offset, shared_host_prot(prot)),
         };
+        let host_prot = self.host_prot(prot, host_prot);
         let off = libc::off_t::try_from(off).map_err(|_| Errno::EOVERFLOW)?;
         // SAFETY: `host..host+len` lies inside our own reservation (checked by `to_host`);
         // MAP_FIXED replaces only those pages.
@@ -1093,12 +1135,18 @@ impl AddressSpace {
             let v = self.vmas.remove(&s).expect("listed above");
             self.changed();
             let (ms, me) = (s.max(addr), v.end.min(end));
-            if v.shared {
+            let host_prot = if v.shared {
+                Some(self.host_prot(prot, shared_host_prot(prot)))
+            } else {
+                // Private pages stay readable and writable unless direct loads need them
+                // inaccessible (`host_prot`).
+                let (old, new) = (self.host_prot(v.prot, rw()), self.host_prot(prot, rw()));
+                (old != new).then_some(new)
+            };
+            if let Some(host_prot) = host_prot {
                 if let Some(host) = self.to_host(ms, me - ms) {
-                    // SAFETY: inside our reservation; the host pages are a shared file mapping.
-                    let r = unsafe {
-                        libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), shared_host_prot(prot))
-                    };
+                    // SAFETY: inside our reservation, pages mapped by us.
+                    let r = unsafe { libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), host_prot) };
                     if r != 0 {
                         let e = Errno::last();
                         self.vmas.insert(s, v);

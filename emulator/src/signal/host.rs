@@ -179,6 +179,68 @@ extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mu
     unsafe { host_shims::safe_syscall::rewind_if_in_window(uc) };
 }
 
+/// Direct guest loads are on in this process ([`enable_direct_faults`]).
+static DIRECT: AtomicBool = AtomicBool::new(false);
+/// The guest's disposition of SIGSEGV and SIGBUS (in that order) is `SIG_DFL`, while
+/// [`DIRECT`] keeps [`fault_handler`] installed for them.
+static GUEST_DFL: [AtomicBool; 2] = [AtomicBool::new(true), AtomicBool::new(true)];
+
+/// The index of `sig` in [`GUEST_DFL`], for the two signals a direct load's fault raises.
+fn direct_fault_slot(sig: Signal) -> Option<usize> {
+    match sig {
+        Signal::SIGSEGV => Some(0),
+        Signal::SIGBUS => Some(1),
+        _ => None,
+    }
+}
+
+/// Installs [`fault_handler`] for SIGSEGV and SIGBUS, for engines with direct guest loads
+/// (unicorn patch 0012): a guest load the host refuses (an unmapped or `PROT_NONE` guest
+/// page, a file page past the end of the file) faults in the host, and the handler hands it
+/// back to the engine, which asks the TLB fill and raises the guest's fault. The guest's own
+/// dispositions of the two signals keep their meaning. Idempotent; called before the first
+/// such engine runs.
+pub fn enable_direct_faults() {
+    if DIRECT.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    for sig in [Signal::SIGSEGV, Signal::SIGBUS] {
+        let Some(i) = direct_fault_slot(sig) else { continue };
+        // A guest disposition other than SIG_DFL has put `host_handler` there already.
+        GUEST_DFL[i].store(current_handler(sig) == libc::SIG_DFL, Ordering::SeqCst);
+        raw_sigaction(sig.0, fault_handler as *const () as usize, libc::SA_SIGINFO);
+    }
+}
+
+/// The host handler of SIGSEGV and SIGBUS with direct guest loads: a direct load's fault goes
+/// back to the engine (`uc_direct_fault` rewrites the context); any other signal is what the
+/// guest's disposition makes it: `host_handler`'s work for a guest handler or `SIG_IGN`, the
+/// default action for `SIG_DFL` (endgate's own fault runs again and ends endgate; a sent
+/// signal is sent again once the default is back).
+extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
+    // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler; the engine only
+    // reads them and rewrites the context of a fault in its own translated code.
+    if unsafe { unicorn_engine::uc_direct_fault(info.cast(), uc) } {
+        return;
+    }
+    let guest_dfl =
+        direct_fault_slot(Signal(crate::abi::low32(sig))).is_none_or(|i| GUEST_DFL[i].load(Ordering::SeqCst));
+    if !guest_dfl {
+        host_handler(sig, info, uc);
+        return;
+    }
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let code = unsafe { (*info).si_code };
+    // SAFETY: restoring the default disposition; re-sending to the calling thread (the signal
+    // stays blocked until this handler returns).
+    unsafe {
+        libc::signal(sig, libc::SIG_DFL);
+        if code <= 0 {
+            libc::syscall(libc::SYS_tgkill, libc::getpid(), libc::gettid(), sig);
+        }
+    }
+}
+
 /// Sets the host disposition of `sig` for a guest disposition `handler` (`SIG_DFL`,
 /// `SIG_IGN`, or a guest handler address). SIGKILL and SIGSTOP are left alone.
 pub fn set_disposition(sig: Signal, handler: u64) {
@@ -192,6 +254,14 @@ pub fn set_disposition_with(sig: Signal, handler: u64, kernel_flags: i32) {
         return;
     }
     let guest_handler = !matches!(handler, SIG_DFL | SIG_IGN);
+    if let Some(i) = direct_fault_slot(sig).filter(|_| DIRECT.load(Ordering::SeqCst)) {
+        GUEST_DFL[i].store(handler == SIG_DFL, Ordering::SeqCst);
+        if guest_handler {
+            need_async_stops();
+        }
+        raw_sigaction(sig.0, fault_handler as *const () as usize, libc::SA_SIGINFO | kernel_flags);
+        return;
+    }
     if HOST_OWN.contains(&sig) {
         if handler == SIG_DFL {
             // endgate's own faults keep the default action.
@@ -253,6 +323,23 @@ fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
     // SAFETY: a valid kernel sigaction for a catchable signal; raw so that glibc's reserved
     // signals 32 and 33 are reachable too.
     unsafe { libc::syscall(libc::SYS_rt_sigaction, i64::from(sig), &act as *const KernelSigaction, 0usize, 8usize) };
+}
+
+/// The host handler of `sig` now (`SIG_DFL`, `SIG_IGN` or a function's address; raw
+/// `rt_sigaction`).
+fn current_handler(sig: Signal) -> usize {
+    let mut old = KernelSigaction { handler: 0, flags: 0, restorer: 0, mask: 0 };
+    // SAFETY: reads the disposition into a local kernel sigaction.
+    unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            i64::from(sig.0),
+            std::ptr::null::<KernelSigaction>(),
+            &mut old as *mut KernelSigaction,
+            8usize,
+        )
+    };
+    old.handler
 }
 
 /// `true` if the host disposition of `sig` is `SIG_IGN` now (raw `rt_sigaction`, so 32 and

@@ -43,12 +43,21 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     // each a rebuild of the engine's memory map), which cover every region made so far.
     let mm = &cpu.get_data().mm;
     let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
+    let direct = mm.direct_span().filter(|_| std::env::var_os("ENDGATE_NO_DIRECT").is_none());
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
         unsafe { cpu.mem_map_ptr(w.guest, w.len, unicorn_engine::Prot::ALL, w.host.cast()) }?;
     }
     cpu.get_data_mut().regions_mapped = made;
+    if let Some((base, len)) = direct {
+        crate::signal::host::enable_direct_faults();
+        // SAFETY: a live engine, not running; `base..base+len` is the process's reservation for
+        // the guest, whose host protections follow the guest's readability (mm::host_prot).
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_direct_base(cpu.get_handle(), base as u64, len) }.into();
+        r?;
+    }
     // SAFETY: a live engine, not running; the callback is a plain function that never unwinds.
     let r: Result<(), uc_error> = unsafe {
         unicorn_engine::uc_set_code_write_cb(
