@@ -10,7 +10,9 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char *page;           /* the page the handler makes readable */
 static volatile int faults;  /* faults seen by on_segv */
@@ -114,6 +116,16 @@ int main(void)
     width("64-bit", (unsigned long long (*)(const volatile void *, int))sum_u64, 8);
     width("double", (unsigned long long (*)(const volatile void *, int))sum_double, 8);
 
+    /* A polling page, as a JVM's safepoint: the same load faults again and again. */
+    int right = 0;
+    faults = 0;
+    for (int i = 0; i < 50; i++) {
+        CHECK(mprotect(page, 4096, PROT_NONE) == 0);
+        last_addr = NULL;
+        right += *(volatile char *)page == 3 && last_addr == (void *)page && last_code == SEGV_ACCERR;
+    }
+    printf("one load faulting 50 times: faults %d, all reported right %d\n", faults, right == 50);
+
     /* PROT_NONE kept the bytes. */
     int same = 1;
     for (int i = 0; i < 4096; i++)
@@ -161,6 +173,18 @@ int main(void)
         v = *(volatile char *)(g - 3 * 4096 + 5);
     printf("load below a MAP_GROWSDOWN mapping: no fault %d, reads 0 %d\n", last_addr == NULL, v == 0);
 
+    /* The same load grows the mapping again and again. */
+    int grew = 0;
+    for (int i = 0; i < 20; i++) {
+        CHECK(munmap(g - 3 * 4096, 3 * 4096) == 0);
+        last_addr = NULL;
+        v = 1;
+        if (sigsetjmp(env, 1) == 0)
+            v = *(volatile char *)(g - 3 * 4096 + 5);
+        grew += last_addr == NULL && v == 0;
+    }
+    printf("the same growing load 20 times: grew every time %d\n", grew == 20);
+
     /* A NULL load. */
     last_addr = (void *)1;
     if (sigsetjmp(env, 1) == 0)
@@ -172,6 +196,22 @@ int main(void)
     if (sigsetjmp(env, 1) == 0)
         kill(getpid(), SIGSEGV);
     printf("sent SIGSEGV: SI_USER %d\n", last_code == SI_USER);
+
+    /* A SIGSEGV the program queues to itself with a fault's si_code reaches the handler as
+     * queued, and a real fault after it still does. */
+    siginfo_t qi;
+    memset(&qi, 0, sizeof qi);
+    qi.si_signo = SIGSEGV;
+    qi.si_code = SEGV_MAPERR;
+    last_code = 0;
+    if (sigsetjmp(env, 1) == 0)
+        syscall(SYS_rt_sigqueueinfo, getpid(), SIGSEGV, &qi);
+    int queued_code = last_code;
+    last_code = 0;
+    if (sigsetjmp(env, 1) == 0)
+        (void)*hole;
+    printf("queued SIGSEGV: handler sees SEGV_MAPERR %d; a fault after it: SEGV_MAPERR %d\n",
+           queued_code == SEGV_MAPERR, last_code == SEGV_MAPERR);
 
     CHECK(mprotect(page, 4096, PROT_NONE) == 0);
     child_load("load with SIG_DFL", page, SIG_DFL);

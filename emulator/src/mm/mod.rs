@@ -210,7 +210,8 @@ pub struct AddressSpace {
     on_demand: bool,
     /// The guest's loads read host memory directly (a 32-bit guest: its one window sits at a
     /// single host offset, [`AddressSpace::direct_span`]); the host protection of each page
-    /// then follows the guest's readability ([`AddressSpace::host_prot`]).
+    /// then follows the guest's readability ([`AddressSpace::host_prot`]). Off with
+    /// `ENDGATE_NO_DIRECT=1`.
     direct: bool,
     /// Host address space reserved right after the low window (`(host address, bytes)`), for
     /// the windows made right above it: so the brk heap and a mapping that starts in the low
@@ -321,7 +322,7 @@ impl AddressSpace {
             windows: Vec::new(),
             reservations: Vec::new(),
             on_demand,
-            direct: !on_demand,
+            direct: !on_demand && std::env::var_os("ENDGATE_NO_DIRECT").is_none(),
             slack: None,
             vmas: BTreeMap::new(),
             model,
@@ -696,6 +697,19 @@ impl AddressSpace {
         // SAFETY: one byte into a local, from our own address space.
         let n = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
         n < 0 && Errno::last() == Errno::EFAULT
+    }
+
+    /// `true` (and the refusal recorded in [`AddressSpace::last_fault`] as SIGBUS) if `page`
+    /// lies in a file mapping the guest may read but past the end of its file now, asking the
+    /// host whatever size was last seen (a direct load's host SIGBUS, `task::tlb_hook`).
+    pub fn past_eof_now(&mut self, page: u64) -> bool {
+        let page = page_floor(page);
+        let Some((_, v)) = self.vma_at(page) else { return false };
+        if v.file_size.is_none() || !v.prot.contains(Prot::READ) || !self.beyond_eof(page) {
+            return false;
+        }
+        self.last_fault = Some(Fault { page, access: Prot::READ, mapped: true, bus: true });
+        true
     }
 
     /// The mapping containing `addr`.

@@ -136,6 +136,7 @@ pub fn has_recorded() -> bool {
 
 /// Takes the signals recorded for the calling thread, oldest first.
 pub fn take_recorded() -> Vec<SigInfo> {
+    let _ = LAST_OWN.try_with(|l| l.set(None));
     QUEUE.with(|q| {
         let mut out = Vec::new();
         loop {
@@ -157,11 +158,34 @@ extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mu
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
     if HOST_OWN.contains(&Signal(crate::abi::low32(sig))) && code > 0 {
-        // A real fault in endgate itself: let it end endgate when the instruction runs again.
-        // SAFETY: restoring the default disposition.
-        unsafe { libc::signal(sig, libc::SIG_DFL) };
-        return;
+        // A fault in endgate itself, or a signal the guest queued to itself with a fault's
+        // si_code (rt_sigqueueinfo allows that towards oneself). The first is taken for the
+        // second; a fault comes again as soon as the handler returns, before the thread has
+        // taken any recorded signal, and the second time it ends endgate.
+        // SAFETY: `uc` is the kernel's ucontext for this SA_SIGINFO handler.
+        let pc = unsafe { (*uc.cast::<libc::ucontext_t>()).uc_mcontext.gregs[libc::REG_RIP as usize] };
+        let pc = u64::from_ne_bytes(pc.to_ne_bytes());
+        // SAFETY: as above.
+        let key = (pc, unsafe { (*info).si_addr() } as u64, crate::abi::low32(sig));
+        if LAST_OWN.try_with(|l| l.replace(Some(key)) == Some(key)).unwrap_or(true) {
+            // SAFETY: restoring the default disposition: the instruction runs again and ends
+            // endgate with the host's report.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+            return;
+        }
     }
+    record(info, uc);
+}
+
+thread_local! {
+    /// The last fault signal [`host_handler`] recorded on this thread (host pc, address,
+    /// signal), until the thread takes its recorded signals ([`take_recorded`]).
+    static LAST_OWN: std::cell::Cell<Option<(u64, u64, u32)>> = const { std::cell::Cell::new(None) };
+}
+
+/// Records `info` for the interrupted thread and raises its stop flag ([`host_handler`]'s work
+/// for a signal the guest takes).
+fn record(info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     let _ = QUEUE.try_with(|q| {
         let head = q.head.load(Ordering::Relaxed);
         let tail = q.tail.load(Ordering::Acquire);
@@ -221,6 +245,9 @@ extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *m
     // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler; the engine only
     // reads them and rewrites the context of a fault in its own translated code.
     if unsafe { unicorn_engine::uc_direct_fault(info.cast(), uc) } {
+        // SAFETY: as above; si_addr is the host address of the refused load.
+        let addr = unsafe { (*info).si_addr() } as u64;
+        let _ = DIRECT_FAULT.try_with(|f| f.set(Some((Signal(crate::abi::low32(sig)), addr))));
         return;
     }
     let guest_dfl =
@@ -229,16 +256,31 @@ extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *m
         host_handler(sig, info, uc);
         return;
     }
-    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
-    let code = unsafe { (*info).si_code };
+    // The default action, for endgate's own fault (which would also come again once the
+    // handler returns) as for a sent or queued signal (which would not).
     // SAFETY: restoring the default disposition; re-sending to the calling thread (the signal
     // stays blocked until this handler returns).
     unsafe {
         libc::signal(sig, libc::SIG_DFL);
-        if code <= 0 {
-            libc::syscall(libc::SYS_tgkill, libc::getpid(), libc::gettid(), sig);
-        }
+        libc::syscall(libc::SYS_tgkill, libc::getpid(), libc::gettid(), sig);
     }
+}
+
+thread_local! {
+    /// The last direct load's host fault on this thread (signal, host address), for the TLB
+    /// fill that the engine asks next ([`direct_fault`]).
+    static DIRECT_FAULT: std::cell::Cell<Option<(Signal, u64)>> = const { std::cell::Cell::new(None) };
+}
+
+/// The calling thread's last host fault of a direct guest load: the signal (SIGSEGV, or
+/// SIGBUS for a file page past the end of the file) and the host address.
+pub fn direct_fault() -> Option<(Signal, u64)> {
+    DIRECT_FAULT.with(std::cell::Cell::get)
+}
+
+/// [`direct_fault`], forgotten once read.
+pub fn take_direct_fault() -> Option<(Signal, u64)> {
+    DIRECT_FAULT.with(std::cell::Cell::take)
 }
 
 /// Sets the host disposition of `sig` for a guest disposition `handler` (`SIG_DFL`,

@@ -272,9 +272,11 @@ const SHOW: usize = 32;
 
 fn buffer(cpu: &Cpu<'_>, addr: GuestAddr, len: u64) -> String {
     let n = usize::try_from(len).unwrap_or(usize::MAX).min(SHOW);
-    match cpu.get_data().mm.host_range(addr, n as u64, Prot::NONE) {
+    // Readable only, as strace's own process_vm_readv: a PROT_NONE page shows its address (and
+    // may be PROT_NONE on the host, mm::AddressSpace::host_prot).
+    match cpu.get_data().mm.host_range(addr, n as u64, Prot::READ) {
         Ok(p) => {
-            // SAFETY: `n` bytes at `p` are mapped (checked just above).
+            // SAFETY: `n` bytes at `p` are mapped readable (checked just above).
             let bytes = unsafe { std::slice::from_raw_parts(p, n) };
             let mut s = quote(bytes, SHOW);
             if crate::abi::u64_to_usize(len) > n {

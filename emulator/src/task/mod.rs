@@ -43,7 +43,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     // each a rebuild of the engine's memory map), which cover every region made so far.
     let mm = &cpu.get_data().mm;
     let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
-    let direct = mm.direct_span().filter(|_| std::env::var_os("ENDGATE_NO_DIRECT").is_none());
+    let direct = mm.direct_span();
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
@@ -105,6 +105,9 @@ const TLB_RESIZE_FILLS_MAX: u32 = 1 << 20;
 /// one made here.
 fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     use crate::thread::{lock, running};
+    if ty == MemType::READ && host_bus_fault_at(cpu, va) {
+        return None;
+    }
     let (fills, next) = cpu.get_data().tlb_fills;
     if fills >= next {
         // The engine grows a TLB (QEMU's dynamic TLB sizing: double when more than 70 % of
@@ -156,6 +159,26 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     running::enter_guest();
     lock::release();
     entry
+}
+
+/// A direct load (unicorn patch 0012) of page `va` just raised the host's SIGBUS: the file
+/// behind the mapping ended before that page, possibly since its size was last seen (another
+/// process truncated it). Asks the host now and, if so, refuses the fill as SIGBUS
+/// `BUS_ADRERR` (the cached size alone would allow it).
+fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64) -> bool {
+    let Some((crate::signal::Signal::SIGBUS, host)) = crate::signal::host::direct_fault() else { return false };
+    let Some((base, _)) = cpu.get_data().mm.direct_span() else { return false };
+    if crate::mm::page_floor(host.wrapping_sub(base as u64)) != crate::mm::page_floor(va) {
+        return false;
+    }
+    crate::guest::locked(cpu, |cpu| {
+        let t = cpu.get_data_mut();
+        let bus = t.mm.past_eof_now(va);
+        if bus {
+            t.last_fault = t.mm.last_fault.take();
+        }
+        bus
+    })
 }
 
 fn access_of(ty: MemType) -> Prot {
@@ -328,7 +351,19 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                 ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
                 Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
-                None => SigInfo::fault(Signal::SIGSEGV, 0x80, 0),
+                None => match (crate::signal::host::take_direct_fault(), cpu.get_data().mm.direct_span()) {
+                    // A direct load the host refused though the fill allowed it (unicorn patch
+                    // 0012 does not retry it): the host's own verdict, at the guest address.
+                    (Some((sig, host)), Some((base, _))) => {
+                        let addr = host.wrapping_sub(base as u64);
+                        if sig == Signal::SIGBUS {
+                            SigInfo::fault(Signal::SIGBUS, BUS_ADRERR, addr)
+                        } else {
+                            SigInfo::fault(Signal::SIGSEGV, SEGV_ACCERR, addr)
+                        }
+                    }
+                    _ => SigInfo::fault(Signal::SIGSEGV, 0x80, 0),
+                },
             }
         }
         uc_error::READ_PROT | uc_error::WRITE_PROT | uc_error::FETCH_PROT => {
