@@ -67,8 +67,10 @@ where the two qemu-user versions differ) plus JSON and JUnit results of each run
 once the report is written, whatever the results.
 
 `expected` is the only way expected outputs are made: it builds the x86_64 programs and runs
-them natively (never under an emulator), writing expected/<test>.stdout and .status; the asm
-tests' expected files are written by hand and only checked against the native run.
+them natively (never under endgate), writing expected/<test>.stdout and .status; the asm
+tests' expected files are written by hand and only checked against the native run. Only
+arch-specific tests (expected/<arch>/) and tests whose manifest arches leave out x86_64 get
+theirs from a run under qemu-user 10.0.2, the reference emulator, instead.
 
 Under endgate (an emulator command whose program is named 'endgate'), tests the manifest
 marks endgate_pending for an arch (`endgate_pending = arm,i386 \"reason\"`, or every arch) are
@@ -392,7 +394,12 @@ fn cmd_expected(o: &Opts) -> Result<ExitCode> {
         };
         println!("{name:24} {what}");
     }
-    println!("expected outputs from native {} runs: {} tests", expected::REFERENCE_ARCH, changes.len());
+    println!(
+        "expected outputs from native {} runs ([arch]: under qemu-user {}): {} tests",
+        expected::REFERENCE_ARCH,
+        arch::QEMU.version,
+        changes.len()
+    );
     Ok(ExitCode::SUCCESS)
 }
 
