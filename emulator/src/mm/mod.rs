@@ -1138,12 +1138,32 @@ impl AddressSpace {
         }
     }
 
-    /// Changes the guest permissions of `[addr, addr+len)` (page-aligned). Errors: `ENOMEM` if
-    /// any page is unmapped (Linux `mprotect`); `EACCES` if a shared file mapping cannot get the
-    /// host permissions.
+    /// Changes the guest permissions of `[addr, addr+len)` (page-aligned), as Linux's
+    /// `mprotect` walks the mappings: from `addr` up to the first unmapped page, where it stops
+    /// with `ENOMEM` keeping the change made before it (`ENOMEM` and no change if `addr` itself
+    /// is unmapped). Errors: also `EACCES` if a shared file mapping cannot get the host
+    /// permissions.
     pub fn protect(&mut self, addr: u64, len: u64, prot: Prot) -> Result<(), Errno> {
-        self.check_mapped(addr, len)?;
-        let end = addr + len;
+        let end = addr.checked_add(len).ok_or(Errno::ENOMEM)?;
+        let mut mapped = addr;
+        while mapped < end {
+            match self.vma_at(mapped) {
+                Some((_, v)) => mapped = v.end.min(end),
+                None => break,
+            }
+        }
+        if mapped == addr {
+            return Err(Errno::ENOMEM);
+        }
+        self.protect_mapped(addr, mapped, prot)?;
+        if mapped < end {
+            return Err(Errno::ENOMEM);
+        }
+        Ok(())
+    }
+
+    /// [`AddressSpace::protect`] of `[addr, end)`, all of it mapped.
+    fn protect_mapped(&mut self, addr: u64, end: u64, prot: Prot) -> Result<(), Errno> {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vmas.remove(&s).expect("listed above");
@@ -1448,6 +1468,12 @@ mod tests {
         assert_eq!(a.vma_at(0x40_2000).map(|v| v.0), Some(0x40_2000));
         assert_eq!(a.host_range(GuestAddr::new(0x40_0000), 1, Prot::READ), Err(Errno::EFAULT));
         assert_eq!(a.protect(0x40_0000, 0x3000, Prot::READ), Err(Errno::ENOMEM));
+        assert_eq!(a.vma_at(0x40_2000).map(|v| v.1.prot), Some(Prot::READ | Prot::WRITE), "start unmapped: no change");
+        // Up to a hole: the part before it changes (Linux's mprotect_fixup loop).
+        a.map_anon(0x40_5000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert_eq!(a.protect(0x40_2000, 0x4000, Prot::READ), Err(Errno::ENOMEM));
+        assert_eq!(a.vma_at(0x40_2000).map(|v| v.1.prot), Some(Prot::READ));
+        assert_eq!(a.vma_at(0x40_5000).map(|v| v.1.prot), Some(Prot::READ | Prot::WRITE));
     }
 
     #[test]
