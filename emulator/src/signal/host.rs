@@ -231,7 +231,7 @@ pub fn enable_direct_faults() {
     for sig in [Signal::SIGSEGV, Signal::SIGBUS] {
         let Some(i) = direct_fault_slot(sig) else { continue };
         // A guest disposition other than SIG_DFL has put `host_handler` there already.
-        GUEST_DFL[i].store(current_handler(sig) == libc::SIG_DFL, Ordering::SeqCst);
+        GUEST_DFL[i].store(current_handler(sig).is_none_or(|h| h == libc::SIG_DFL), Ordering::SeqCst);
         raw_sigaction(sig.0, fault_handler as *const () as usize, libc::SA_SIGINFO);
     }
 }
@@ -368,25 +368,8 @@ fn raw_sigaction(sig: u32, handler: usize, flags: i32) {
 }
 
 /// The host handler of `sig` now (`SIG_DFL`, `SIG_IGN` or a function's address; raw
-/// `rt_sigaction`).
-fn current_handler(sig: Signal) -> usize {
-    let mut old = KernelSigaction { handler: 0, flags: 0, restorer: 0, mask: 0 };
-    // SAFETY: reads the disposition into a local kernel sigaction.
-    unsafe {
-        libc::syscall(
-            libc::SYS_rt_sigaction,
-            i64::from(sig.0),
-            std::ptr::null::<KernelSigaction>(),
-            &mut old as *mut KernelSigaction,
-            8usize,
-        )
-    };
-    old.handler
-}
-
-/// `true` if the host disposition of `sig` is `SIG_IGN` now (raw `rt_sigaction`, so 32 and
-/// 33 are read too).
-pub fn disposition_is_ignore(sig: Signal) -> bool {
+/// `rt_sigaction`, so 32 and 33 are read too); `None` if the kernel refuses to say.
+fn current_handler(sig: Signal) -> Option<usize> {
     let mut old = KernelSigaction { handler: 0, flags: 0, restorer: 0, mask: 0 };
     // SAFETY: reads the disposition into a local kernel sigaction.
     let r = unsafe {
@@ -398,7 +381,12 @@ pub fn disposition_is_ignore(sig: Signal) -> bool {
             8usize,
         )
     };
-    r == 0 && old.handler == libc::SIG_IGN
+    (r == 0).then_some(old.handler)
+}
+
+/// `true` if the host disposition of `sig` is `SIG_IGN` now.
+pub fn disposition_is_ignore(sig: Signal) -> bool {
+    current_handler(sig) == Some(libc::SIG_IGN)
 }
 
 /// The host mask for a guest mask: everything the guest blocks except SIGKILL, SIGSTOP and
