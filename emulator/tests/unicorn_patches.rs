@@ -797,3 +797,161 @@ fn direct_load_allowed_by_the_fill_runs_again() {
     uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
     assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 0xabcd, "the load ran again and read the new page");
 }
+
+/// `v` as a host size or offset (the tests run on 64-bit hosts).
+fn us(v: u64) -> usize {
+    usize::try_from(v).expect("a 64-bit host")
+}
+
+/// A fresh `PROT_NONE` host reservation of `len` bytes (leaked: engines may outlive the test
+/// body).
+fn reserve(len: usize) -> *mut u8 {
+    // SAFETY: a fresh anonymous reservation the test owns.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_NONE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    assert_ne!(p, libc::MAP_FAILED);
+    p.cast()
+}
+
+/// Makes the host page at `p` readable and writable, holding `value` at its start.
+fn open_page(p: *mut u8, value: u64) {
+    // SAFETY: a page inside one of the test's reservations.
+    unsafe {
+        assert_eq!(libc::mprotect(p.cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+        p.cast::<u64>().write(value);
+    }
+}
+
+/// Granule of guest addresses the direct loads' table gives one host offset (patch 0013).
+const GRANULE: u64 = 1 << 36;
+
+/// Guest address in granule 5, whose window lies elsewhere in the host than granule 0's.
+const FAR: u64 = 5 * GRANULE + 0x1000;
+
+/// Guest address in granule 9, which has no window: its table entry points into the
+/// `PROT_NONE` granule.
+const EMPTY: u64 = 9 * GRANULE + 0x18;
+
+/// An aarch64 engine with direct loads through a table (patch 0013): granule 0 (1 GiB of it
+/// reserved) holds CODE and a readable DATA page (value 0x1111) and `PROT_NONE` DATA + 0x1000;
+/// granule 5 (1 GiB reserved elsewhere) a readable page at FAR (value 0x5555); every other
+/// granule points into a 64 GiB `PROT_NONE` reservation. The TLB hook maps granules 0 and 5
+/// and, for addresses from 2^48 on, `HIGH + a` to `a`; it refuses the rest, and DATA + 0x1000
+/// unless `second` says otherwise. It records every data address it is asked about.
+fn table_engine(
+    code: &[u32],
+    second: impl Fn() -> bool + 'static,
+) -> (Unicorn<'static, ()>, *mut u8, std::rc::Rc<std::cell::RefCell<Vec<u64>>>) {
+    direct_engine(|| false); // installs the host fault handler once
+    let low = reserve(1 << 30);
+    let far = reserve(1 << 30);
+    let none = reserve(us(GRANULE));
+    // SAFETY: pages inside the reservations just made.
+    unsafe {
+        open_page(low.add(us(CODE)), 0);
+        std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), low.add(us(CODE)), code.len() * 4);
+        open_page(low.add(us(DATA)), 0x1111);
+        open_page(far.add(us(FAR - 5 * GRANULE)), 0x5555);
+    }
+    let mut table: Vec<u64> = (0..4096u64).map(|g| (none as u64).wrapping_sub(g * GRANULE)).collect();
+    table[0] = low as u64;
+    table[5] = (far as u64).wrapping_sub(5 * GRANULE);
+    let table = Box::leak(table.into_boxed_slice());
+    let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let asked = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        if va != CODE {
+            seen.borrow_mut().push(va);
+        }
+        let paddr = if va >= HIGH { va - HIGH } else { va };
+        let mapped = paddr < 1 << 30 || (5 * GRANULE..5 * GRANULE + (1 << 30)).contains(&paddr);
+        (mapped && (paddr != DATA + 0x1000 || second())).then_some(TlbEntry { paddr, perms: Prot::ALL })
+    })
+    .unwrap();
+    // SAFETY: the reservations outlive the engine (never unmapped).
+    unsafe {
+        uc.mem_map_ptr(0, 1 << 30, Prot::ALL, low.cast()).unwrap();
+        uc.mem_map_ptr(5 * GRANULE, 1 << 30, Prot::ALL, far.cast()).unwrap();
+    }
+    // SAFETY: a live engine; the table (leaked) and the PROT_NONE granule outlive it, and the
+    // host protection of every page it reaches says what the guest may read.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_direct_table(uc.get_handle(), table.as_ptr(), none as u64) }.into();
+    r.unwrap();
+    (uc, low, asked)
+}
+
+/// An address from 2^48 on, which the table does not cover.
+const HIGH: u64 = 1 << 48;
+
+/// Patch 0013: each granule's loads read host memory at that granule's offset without a TLB
+/// fill; an address from 2^48 on takes the TLB path (its fill is asked).
+#[test]
+fn direct_table_loads_read_each_granule_at_its_offset() {
+    // ldr x1, [x0]; ldr x2, [x3]; ldr x4, [x5]; nop
+    let code = [0xf940_0001, 0xf940_0062, 0xf940_00a4, 0xd503_201f];
+    let (mut uc, _, asked) = table_engine(&code, || false);
+    uc.reg_write(RegisterARM64::X0, DATA).unwrap();
+    uc.reg_write(RegisterARM64::X3, FAR).unwrap();
+    uc.reg_write(RegisterARM64::X5, HIGH + DATA).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X1), 0x1111);
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0x5555);
+    assert_eq!(reg(&uc, RegisterARM64::X4), 0x1111, "the high address read DATA through the TLB");
+    let asked = asked.borrow();
+    assert!(!asked.contains(&DATA) && !asked.contains(&FAR), "direct loads ask no fill: {asked:x?}");
+    assert!(asked.contains(&(HIGH + DATA)), "the high address was filled: {asked:x?}");
+}
+
+/// Patch 0013: a load from a granule without a window faults in the host's `PROT_NONE`
+/// granule; the fill is asked about the guest address and, refusing, stops the guest at the
+/// load.
+#[test]
+fn direct_table_load_from_an_empty_granule_stops_at_the_load() {
+    // ldr x1, [x0]; ldr x6, [x7]; nop
+    let code = [0xf940_0001, 0xf940_00e6, 0xd503_201f];
+    let (mut uc, _, asked) = table_engine(&code, || false);
+    uc.reg_write(RegisterARM64::X0, DATA).unwrap();
+    uc.reg_write(RegisterARM64::X7, EMPTY).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 4, "stopped at the second load");
+    assert_eq!(reg(&uc, RegisterARM64::X1), 0x1111, "the first load ran");
+    assert_eq!(asked.borrow().as_slice(), &[EMPTY & !0xfff], "the fill was asked about the guest page");
+}
+
+/// Patch 0013: a load from a page of a granule with a window that the host refuses asks the
+/// fill: refused, the guest stops at the load; allowed (the fill made the page), it runs again.
+#[test]
+fn direct_table_load_refused_or_allowed_by_the_fill() {
+    // ldr x1, [x0]; nop
+    let code = [0xf940_0001, 0xd503_201f];
+    let (mut uc, _, asked) = table_engine(&code, || false);
+    uc.reg_write(RegisterARM64::X0, DATA + 0x1008).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE);
+    assert_eq!(asked.borrow().as_slice(), &[DATA + 0x1000]);
+
+    let page = std::rc::Rc::new(std::cell::Cell::new(std::ptr::null_mut::<u8>()));
+    let p = page.clone();
+    let (mut uc, low, _) = table_engine(&code, move || {
+        // SAFETY: a page of the test's reservation for granule 0.
+        open_page(unsafe { p.get().add(us(DATA + 0x1000)) }, 0);
+        // SAFETY: as above, now readable and writable.
+        unsafe { p.get().add(us(DATA + 0x1008)).cast::<u64>().write(0xabcd) };
+        true
+    });
+    page.set(low);
+    uc.reg_write(RegisterARM64::X0, DATA + 0x1008).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X1), 0xabcd, "the load ran again and read the new page");
+}

@@ -69,14 +69,32 @@ pub const PEER_WINDOWS: usize = 16;
 /// Words in [`PEER`].
 pub const PEER_LEN: usize = 2 + 3 * PEER_WINDOWS;
 
-/// Size and alignment of the windows made on demand for a 64-bit guest (1 GiB): a mapping
-/// outside the initial windows gets the granules it touches, clipped to the free space between
-/// the existing windows.
-pub const WINDOW_GRANULE: u64 = 1 << 30;
+/// Size and alignment of a 64-bit guest's windows (64 GiB): a mapping outside the windows
+/// made so far gets the whole granules it touches. Every granule lies at one host offset,
+/// which the direct loads' table holds ([`AddressSpace::direct_table`]).
+pub const WINDOW_GRANULE: u64 = 1 << 36;
 
-/// Host address space kept after a 64-bit guest's low window for the windows made above it
-/// (4 TiB; reserved `PROT_NONE`, nothing committed).
-const LOW_SLACK: u64 = 4 << 40;
+/// Granules the direct loads' table covers: guest addresses below 2^48 (every 64-bit guest's
+/// `TASK_SIZE`); higher ones (x86_64's vsyscall page) go through the engine's TLB.
+pub const DIRECT_ENTRIES: usize = 4096;
+
+/// A 64-bit guest's low window, `[0, 4 TiB)` (all of the address space for riscv64, s390x and
+/// mips64el, whose `TASK_SIZE` is at most that): `ET_EXEC` images, their brk heap and the
+/// mappings near them (AddressSanitizer's x86_64 shadow gap spans 2.4 GiB to 2 TiB) in one
+/// reservation (`PROT_NONE`, nothing committed).
+const LOW_BLOCK: u64 = 4 << 40;
+
+/// Host address space kept after a 64-bit guest's low window for the windows made right above
+/// it (32 TiB, reserved `PROT_NONE`, nothing committed), so that a mapping that starts in the
+/// low window can go on past its end: AddressSanitizer's shadow spans 2 TiB to 16 TiB on
+/// x86_64 and 64 GiB to 32 TiB + 64 GiB on aarch64.
+const LOW_ROOM: u64 = 32 << 40;
+
+/// Host address space kept `PROT_NONE` after each reservation of guest memory, so that a
+/// direct load running past a window's end faults unless the next granule follows it: at
+/// least 64 KiB, and as much as the window itself up to [`LOW_BLOCK`] where the host has
+/// room, kept for the window that will be made right above it.
+const GUARD: u64 = 64 << 10;
 
 /// Host address space behind a 32-bit guest's window: all 4 GiB of guest addresses and a
 /// guard for an access that runs past the last one (`PROT_NONE` where not mapped).
@@ -208,17 +226,23 @@ pub struct AddressSpace {
     reservations: Vec<(*mut c_void, usize)>,
     /// Windows are made on demand (64-bit guests).
     on_demand: bool,
-    /// The guest's loads read host memory directly (a 32-bit guest: its one window sits at a
-    /// single host offset, [`AddressSpace::direct_span`]); the host protection of each page
-    /// then follows the guest's readability ([`AddressSpace::host_prot`]). Off with
+    /// The guest's loads read host memory directly: a 32-bit guest's one window sits at a
+    /// single host offset ([`AddressSpace::direct_span`]), a 64-bit guest's granules at the
+    /// offsets of [`AddressSpace::direct_table`]; the host protection of each page then
+    /// follows the guest's readability ([`AddressSpace::host_prot`]). Off with
     /// `ENDGATE_NO_DIRECT=1`.
     direct: bool,
-    /// Host address space reserved right after the low window (`(host address, bytes)`), for
-    /// the windows made right above it: so the brk heap and a mapping that starts in the low
-    /// window (AddressSanitizer's shadow gap on x86_64 spans 2.4 GiB to 2 TiB) can grow past
-    /// its end, although the low window cannot sit at its guest address in the host (endgate's
-    /// own image is at 0x400000).
-    slack: Option<(u64, u64)>,
+    /// A 64-bit guest's host offset (host address minus guest address, modulo 2^64) of each
+    /// granule below 2^48 ([`DIRECT_ENTRIES`]); a granule without a window points into the
+    /// `PROT_NONE` reservation at `none`. Empty for a 32-bit guest. Read by translated code
+    /// of every thread (unicorn patch 0013), written here when a window is made.
+    table: Box<[std::sync::atomic::AtomicU64]>,
+    /// Host address of the one-granule `PROT_NONE` reservation behind the table's empty
+    /// entries (0 without a table).
+    none: u64,
+    /// The guards kept after reservations (`(host address, bytes)`, see [`GUARD`]); a window
+    /// made to meet the reservation before one takes it over.
+    guards: Vec<(u64, u64)>,
     vmas: BTreeMap<u64, Vma>,
     model: DataModel,
     /// First byte of the brk heap (page-aligned end of the loaded image).
@@ -304,26 +328,16 @@ impl AddressSpace {
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
         let top_base = layout.task_size - layout.top_len;
         let on_demand = layout.task_size > 1 << 32;
-        let mut spans = if on_demand {
-            // The low window's part from MMAP_MIN_ADDR on is a window of its own, so that it can
-            // sit at its guest address in the host and join the windows made above it.
-            vec![
-                (0, MMAP_MIN_ADDR),
-                (MMAP_MIN_ADDR, layout.low_len - MMAP_MIN_ADDR),
-                (layout.dyn_base, layout.dyn_len),
-                (top_base, layout.top_len),
-            ]
-        } else {
-            vec![(0, layout.task_size)]
-        };
-        spans.extend(layout.fixed_page.map(|a| (a, PAGE_SIZE)));
+        let direct = std::env::var_os("ENDGATE_NO_DIRECT").is_none();
         let mut space = AddressSpace {
             regions: Vec::new(),
             windows: Vec::new(),
             reservations: Vec::new(),
             on_demand,
-            direct: !on_demand && std::env::var_os("ENDGATE_NO_DIRECT").is_none(),
-            slack: None,
+            direct,
+            table: Box::new([]),
+            none: 0,
+            guards: Vec::new(),
             vmas: BTreeMap::new(),
             model,
             brk_start: 0,
@@ -344,19 +358,45 @@ impl AddressSpace {
             rss_peak: std::cell::Cell::new(0),
             grow_request: std::cell::Cell::new(None),
         };
-        for (guest, len) in spans {
-            let slack = if on_demand && guest == MMAP_MIN_ADDR {
-                LOW_SLACK
-            } else if !on_demand {
-                // Every 32-bit address and an access running past the last one land in the
-                // reservation (direct loads add no bounds check).
-                DIRECT_SPAN.saturating_sub(len)
-            } else {
-                0
-            };
-            space
-                .add_window(guest, len, (false, false), slack)
-                .map_err(|e| MmError::Reserve { len: len + slack, source: std::io::Error::from(e) })?;
+        let refused = |len: u64| move |e: Errno| MmError::Reserve { len, source: std::io::Error::from(e) };
+        if on_demand {
+            // The empty granules' reservation, then the low window, the PIE base's and the
+            // stack's (whole granules, so the table has one offset for each).
+            let size = crate::abi::u64_to_usize(WINDOW_GRANULE + GUARD);
+            let none = reserve(None, size).ok_or(Errno::ENOMEM).map_err(refused(WINDOW_GRANULE))?;
+            space.reservations.push((none.cast(), size));
+            space.none = none as u64;
+            space.table = (0..DIRECT_ENTRIES as u64)
+                .map(|g| std::sync::atomic::AtomicU64::new(space.none.wrapping_sub(g * WINDOW_GRANULE)))
+                .collect();
+            // The low window starts at MMAP_MIN_ADDR, its granules' offset putting guest 0 at
+            // the start of its reservation: the guest's own loads below MMAP_MIN_ADDR fault
+            // there. What unicorn itself stores below it (s390x's lowcore) goes to a window of
+            // its own, elsewhere and outside the table.
+            let low = LOW_BLOCK.min(layout.task_size);
+            let room = if layout.task_size > low { LOW_ROOM } else { GUARD };
+            let (base, guard) = [room, GUARD]
+                .into_iter()
+                .find_map(|guard| Some((reserve(None, usize::try_from(low + guard).ok()?)?, guard)))
+                .ok_or(Errno::ENOMEM)
+                .map_err(refused(low))?;
+            space.reservations.push((base.cast(), crate::abi::u64_to_usize(low + guard)));
+            space.guards.push((base as u64 + low, guard));
+            // SAFETY: inside the reservation just made.
+            let host = unsafe { base.add(crate::abi::u64_to_usize(MMAP_MIN_ADDR)) };
+            space.insert_window(Window { guest: MMAP_MIN_ADDR, len: low - MMAP_MIN_ADDR, host });
+            space.set_offsets(0, low, base as u64);
+            space.add_window(0, MMAP_MIN_ADDR, (false, false), 0).map_err(refused(MMAP_MIN_ADDR))?;
+            for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
+                space.ensure_window(guest, len).map_err(refused(len))?;
+            }
+        } else {
+            // Every 32-bit address and an access running past the last one land in the
+            // reservation (direct loads add no bounds check).
+            space.add_window(0, layout.task_size, (false, false), DIRECT_SPAN - layout.task_size).map_err(refused(DIRECT_SPAN))?;
+        }
+        if let Some(page) = layout.fixed_page {
+            space.add_window(page, PAGE_SIZE, (false, false), 0).map_err(refused(PAGE_SIZE))?;
         }
         Ok(space)
     }
@@ -371,16 +411,35 @@ impl AddressSpace {
     /// `None` for a 64-bit guest, whose windows lie at several host offsets.
     pub fn direct_span(&self) -> Option<(*mut u8, u64)> {
         match self.windows.first() {
-            Some(w) if self.direct && w.guest == 0 => Some((w.host, DIRECT_SPAN)),
+            Some(w) if self.direct && !self.on_demand && w.guest == 0 => Some((w.host, DIRECT_SPAN)),
             _ => None,
         }
+    }
+
+    /// For direct guest loads of a 64-bit guest (unicorn patch 0013, `uc_set_direct_table`):
+    /// the table of [`DIRECT_ENTRIES`] host offsets, one per [`WINDOW_GRANULE`], and the host
+    /// address of the `PROT_NONE` granule the empty entries point into. `None` for a 32-bit
+    /// guest or with `ENDGATE_NO_DIRECT=1`. The table lives as long as the address space.
+    pub fn direct_table(&self) -> Option<(*const u64, u64)> {
+        (self.direct && self.on_demand).then(|| (self.table.as_ptr().cast::<u64>(), self.none))
+    }
+
+    /// The guest address whose bytes live at host address `host` (`None` if no window holds
+    /// it): what a host fault in a direct load names.
+    pub fn guest_of_host(&self, host: u64) -> Option<u64> {
+        self.windows
+            .iter()
+            .find(|w| host.wrapping_sub(w.host as u64) < w.len)
+            .map(|w| w.guest + (host - w.host as u64))
     }
 
     /// The host protection for guest pages with permissions `prot` whose host pages would
     /// otherwise get `base`: with direct loads a page the guest may not touch at all
     /// (`PROT_NONE`) is `PROT_NONE` on the host too, so that a guest load there faults in the
-    /// host. Every other guest permission lets the guest read (on the arches that get direct
-    /// loads, i386 and arm, `PROT_WRITE` and `PROT_EXEC` imply `PROT_READ`).
+    /// host. Every other guest permission lets the guest's direct loads read, as under
+    /// qemu-user (`PROT_WRITE` implies `PROT_READ` on every arch's Linux; execute-only pages,
+    /// which arm64 with EPAN and riscv64 would refuse to read, are readable: README,
+    /// Limitations).
     fn host_prot(&self, prot: Prot, base: i32) -> i32 {
         if self.direct && prot == Prot::NONE {
             libc::PROT_NONE
@@ -407,27 +466,24 @@ impl AddressSpace {
         if !self.on_demand || len == 0 || end > self.task_size {
             return Err(Errno::ENOMEM);
         }
-        // The uncovered pieces of [addr, end): each reaches down to the window below it when that
-        // one ends in the same granule, and up to the next granule boundary or window above.
-        let mut pieces = Vec::new();
-        let mut cur = addr;
-        while cur < end {
-            if let Some(w) = self.windows.iter().find(|w| cur >= w.guest && cur - w.guest < w.len) {
-                cur = w.guest + w.len;
+        // Each run of neighbouring granules of [addr, end) that no window covers becomes one
+        // window, which must meet the window below or above where the range goes on into it.
+        let (first, last) = (addr / WINDOW_GRANULE, (end - 1) / WINDOW_GRANULE);
+        let made = |me: &Self, g: u64| me.window_of(g * WINDOW_GRANULE, 1).is_some();
+        let mut g = first;
+        while g <= last {
+            if made(self, g) {
+                g += 1;
                 continue;
             }
-            let below = self.windows.iter().map(|w| w.guest + w.len).filter(|&e| e <= cur).max().unwrap_or(0);
-            let above = self.windows.iter().map(|w| w.guest).filter(|&g| g > cur).min().unwrap_or(self.task_size);
-            let piece_end = end.min(above);
-            let s = if below > cur & !(WINDOW_GRANULE - 1) { below } else { cur };
-            let e = piece_end.checked_next_multiple_of(WINDOW_GRANULE).unwrap_or(above).min(above).min(self.task_size);
-            // The range goes on into the window below or above: the new one must join it.
-            let join = (addr < s && s == below && below != 0, end > e && e == above);
-            pieces.push((s, e, join));
-            cur = piece_end;
-        }
-        for (s, e, join) in pieces {
-            self.add_window(s, e - s, join, 0)?;
+            let run = g;
+            while g <= last && !made(self, g) {
+                g += 1;
+            }
+            let (s, e) = (run * WINDOW_GRANULE, g * WINDOW_GRANULE);
+            self.add_window(s, e - s, (addr < s, end > e), 0)?;
+            let offset = self.to_host(s, 1).map_or(0, |h| (h as u64).wrapping_sub(s));
+            self.set_offsets(s, e, offset);
         }
         self.window_of(addr, len).map(|_| ()).ok_or(Errno::ENOMEM)
     }
@@ -435,11 +491,12 @@ impl AddressSpace {
     /// Reserves host address space for a new window `[guest, guest+len)` (free of windows) and
     /// joins it to its neighbours where their host pages meet. `join` says which neighbour
     /// (below, above) the new window's host pages must meet, tried first; otherwise the guest's
-    /// own address comes first. `slack` more bytes are reserved after the window and kept for
-    /// the window that will be made right above it ([`AddressSpace::slack`]). Errors: `ENOMEM`.
-    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool), slack: u64) -> Result<(), Errno> {
+    /// own address comes first, then either neighbour, then wherever the host puts it. `extra`
+    /// more bytes are reserved after the window (a 32-bit guest's [`DIRECT_SPAN`]); otherwise a
+    /// [`GUARD`] is kept after it where the host has room. Errors: `ENOMEM`.
+    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool), extra: u64) -> Result<(), Errno> {
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
-        let total = usize::try_from(len + slack).map_err(|_| Errno::ENOMEM)?;
+        let total = usize::try_from(len + extra).map_err(|_| Errno::ENOMEM)?;
         let lower = self.windows.iter().find(|w| w.guest + w.len == guest).map(|w| w.host as u64 + w.len);
         let upper = self.windows.iter().find(|w| w.guest == guest + len).and_then(|w| (w.host as u64).checked_sub(len));
         let identity = (guest >= MMAP_MIN_ADDR && guest + len <= HOST_USER_TOP).then_some(guest);
@@ -450,25 +507,25 @@ impl AddressSpace {
         if join.1 {
             order.push(upper);
         }
-        order.extend([identity, lower, upper]);
+        // At the offset of the window below, inside the room kept after it: the guest range
+        // between them can then become a window that meets both (AddressSanitizer's shadow
+        // gap, made after the shadow above it).
+        let below = self
+            .windows
+            .iter()
+            .rev()
+            .find(|w| w.guest + w.len <= guest)
+            .map(|w| guest.wrapping_add((w.host as u64).wrapping_sub(w.guest)))
+            .filter(|&h| self.guards.iter().any(|&(g, room)| h >= g && h - g < room));
+        order.extend([below, identity, lower, upper]);
         let mut host = None;
         for want in order.into_iter().flatten() {
-            // The space kept after the window below.
-            if let Some((start, room)) = self.slack {
-                if want == start && len <= room && slack == 0 {
-                    self.slack = (room > len).then(|| (start + len, room - len));
-                    host = Some(start as *mut u8);
-                    break;
-                }
+            if self.take_guard(want, total as u64) {
+                host = Some(want as *mut u8);
+                break;
             }
-            // At its guest address a window needs no kept space: the windows made next to it
-            // go at theirs too.
-            let size = if Some(want) == identity { hlen } else { total };
-            if let Some(h) = reserve(Some(want), size) {
-                self.reservations.push((h.cast(), size));
-                if size > hlen {
-                    self.slack = Some((h as u64 + len, slack));
-                }
+            if let Some(h) = reserve(Some(want), total) {
+                self.reservations.push((h.cast(), total));
                 host = Some(h);
                 break;
             }
@@ -478,14 +535,65 @@ impl AddressSpace {
             None => {
                 let h = reserve(None, total).ok_or(Errno::ENOMEM)?;
                 self.reservations.push((h.cast(), total));
-                if slack > 0 {
-                    self.slack = Some((h as u64 + len, slack));
-                }
                 h
             }
         };
-        let w = Window { guest, len, host };
+        if extra == 0 {
+            // A guard after the window, unless the window above or a guard already meets it:
+            // as long as the window where the host has room, else the least.
+            let after = host as u64 + len;
+            let meets = self.windows.iter().any(|w| w.host as u64 == after) || self.guards.iter().any(|g| g.0 == after);
+            if !meets {
+                for size in [len.clamp(GUARD, LOW_BLOCK), GUARD] {
+                    if let Some(g) = reserve(Some(after), crate::abi::u64_to_usize(size)) {
+                        self.reservations.push((g.cast(), crate::abi::u64_to_usize(size)));
+                        self.guards.push((after, size));
+                        break;
+                    }
+                }
+            }
+        }
         debug_assert!(hlen > 0);
+        self.insert_window(Window { guest, len, host });
+        Ok(())
+    }
+
+    /// Takes `[at, at+len)` of host address space for a window when it starts inside one of
+    /// the guards (this process's own `PROT_NONE` reservations): what lies beyond the guard is
+    /// reserved too, and the parts of the guard before and after stay guards. `false` if `at`
+    /// is in no guard or the host has something beyond it.
+    fn take_guard(&mut self, at: u64, len: u64) -> bool {
+        let Some(i) = self.guards.iter().position(|&(g, room)| at >= g && at - g < room) else { return false };
+        let (g, room) = self.guards[i];
+        let (end, guard_end) = (at + len, g + room);
+        if end > guard_end {
+            let rest = crate::abi::u64_to_usize(end - guard_end);
+            let Some(h) = reserve(Some(guard_end), rest) else { return false };
+            self.reservations.push((h.cast(), rest));
+        }
+        self.guards.swap_remove(i);
+        if at > g {
+            self.guards.push((g, at - g));
+        }
+        if guard_end > end {
+            self.guards.push((end, guard_end - end));
+        }
+        true
+    }
+
+    /// Puts `offset` (host address minus guest address) in the direct loads' table for the
+    /// granules of `[start, end)` (granule-aligned).
+    fn set_offsets(&self, start: u64, end: u64, offset: u64) {
+        let range = |a: u64| usize::try_from(a / WINDOW_GRANULE).map_or(DIRECT_ENTRIES, |g| g.min(DIRECT_ENTRIES));
+        for t in &self.table[range(start)..range(end.next_multiple_of(WINDOW_GRANULE))] {
+            t.store(offset, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// Lists a new window whose host pages are reserved, joining it to its neighbours where
+    /// their host pages meet.
+    fn insert_window(&mut self, w: Window) {
+        let guest = w.guest;
         self.regions.push(w);
         self.changed();
         let at = self.windows.partition_point(|x| x.guest < guest);
@@ -500,7 +608,6 @@ impl AddressSpace {
         }
         self.windows = joined;
         publish_peer(&self.windows);
-        Ok(())
     }
 
     /// Byte order of the guest.
@@ -1511,28 +1618,82 @@ mod tests {
     fn windows_made_where_mappings_go() {
         let mut a = space48();
         let before = a.regions().len();
-        // AddressSanitizer's aarch64 shadow: 8 GiB at 0xffffff000, outside every window.
+        // AddressSanitizer's aarch64 shadow: 8 GiB at 0xffffff000, in the low window.
         a.map_anon(0xf_ffff_f000, 8 << 30, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
-        assert!(a.regions().len() > before);
+        assert_eq!(a.regions().len(), before);
         touch(&a, 0xf_ffff_f000);
         touch(&a, 0xf_ffff_f000 + (8 << 30) - 8);
+        // Outside every window, across a granule boundary: one window of two granules.
+        let g = 0x1000_0000_0000 - 0x1000;
+        a.map_anon(g, 0x2000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert_eq!(a.regions().len(), before + 1);
+        touch(&a, g);
+        touch(&a, g + 0x1000);
         // Above the host's 47 bits: a window the host places itself.
         a.map_anon(0xf000_0000_0000, 1 << 20, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
         touch(&a, 0xf000_0000_0000);
-        // A mapping that starts in the low window and goes on past its end, which the space
-        // kept after the low window makes possible.
-        a.map_anon((16 << 30) - 0x1000, 0x2000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
-        assert!(a.host_range(GuestAddr::new((16 << 30) - 8), 16, Prot::READ).is_ok());
+        // A mapping that starts in the low window and goes on past its end: the window made
+        // above it meets it in the host (it takes over the guard after the low window).
+        a.map_anon(LOW_BLOCK - 0x1000, 0x2000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        assert!(a.host_range(GuestAddr::new(LOW_BLOCK - 8), 16, Prot::READ).is_ok());
+        assert_offsets(&a);
         // Beyond TASK_SIZE: no.
         assert_eq!(a.map_anon(1 << 48, 0x1000, Prot::READ, VmaName::Anon), Err(Errno::ENOMEM));
         assert!(!a.is_placeable((1 << 48) - 0x1000, 0x2000));
+    }
+
+    /// Every granule's table entry is the host offset of its window, or points into the
+    /// `PROT_NONE` granule when it has none.
+    fn assert_offsets(a: &AddressSpace) {
+        let (table, none) = a.direct_table().expect("a 64-bit guest has the table");
+        // SAFETY: the table has DIRECT_ENTRIES entries and lives as long as `a`.
+        let table = unsafe { std::slice::from_raw_parts(table, DIRECT_ENTRIES) };
+        for (g, &off) in table.iter().enumerate() {
+            let guest = (g as u64 * WINDOW_GRANULE).max(MMAP_MIN_ADDR);
+            match a.to_host(guest, 1) {
+                Some(h) => assert_eq!(off, (h as u64).wrapping_sub(guest), "granule {g:#x}"),
+                None => assert_eq!(off, none.wrapping_sub(g as u64 * WINDOW_GRANULE), "granule {g:#x}"),
+            }
+            // Loads at either end of a granule with a window reach its host pages.
+            if let Some(h) = a.to_host(guest + WINDOW_GRANULE - 1, 1) {
+                assert_eq!(off, (h as u64).wrapping_sub(guest + WINDOW_GRANULE - 1));
+            }
+        }
+    }
+
+    #[test]
+    fn direct_table_follows_the_windows() {
+        let mut a = space48();
+        assert_offsets(&a);
+        // Guest page 0 lies in the low window's reservation, PROT_NONE: a direct load there
+        // faults. (The window below MMAP_MIN_ADDR, for unicorn's own stores, is elsewhere.)
+        let (table, _) = a.direct_table().unwrap();
+        // SAFETY: entry 0 of the table.
+        let zero = unsafe { *table };
+        assert_ne!(a.to_host(0, 1).map(|h| h as u64), Some(zero));
+        assert_eq!(a.guest_of_host(zero + MMAP_MIN_ADDR), Some(MMAP_MIN_ADDR));
+        assert_eq!(a.guest_of_host(zero), None);
+        for addr in [0x2000_0000_0000u64, 0x2010_0000_0000, 0x7fff_0000_0000, 0xc000_0000_0000] {
+            a.map_anon(addr, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+            assert_offsets(&a);
+        }
+        // A 32-bit guest has none.
+        let layout = Layout {
+            low_len: 0x8000_0000,
+            dyn_base: 0xaaaa_a000,
+            dyn_len: 0x1000_0000,
+            task_size: 1 << 32,
+            top_len: 1 << 30,
+            fixed_page: None,
+        };
+        assert!(AddressSpace::new(layout, DataModel::ILP32_LE).unwrap().direct_table().is_none());
     }
 
     #[test]
     fn neighbouring_windows_join() {
         let mut a = space48();
         // Two mappings made apart in neighbouring granules, then read as one range.
-        let g = 200 << 30;
+        let g = 0x2000_0000_0000;
         a.map_anon(g - 0x1000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
         a.map_anon(g, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
         assert!(a.host_range(GuestAddr::new(g - 8), 16, Prot::READ).is_ok(), "{:x?}", a.windows());

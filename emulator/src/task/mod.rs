@@ -44,6 +44,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let mm = &cpu.get_data().mm;
     let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
     let direct = mm.direct_span();
+    let table = mm.direct_table();
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
@@ -56,6 +57,14 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         // the guest, whose host protections follow the guest's readability (mm::host_prot).
         let r: Result<(), uc_error> =
             unsafe { unicorn_engine::uc_set_direct_base(cpu.get_handle(), base as u64, len) }.into();
+        r?;
+    }
+    if let Some((table, none)) = table {
+        crate::signal::host::enable_direct_faults();
+        // SAFETY: a live engine, not running; the table and the PROT_NONE granule belong to the
+        // process's AddressSpace, which outlives every instance, and the host protections
+        // follow the guest's readability (mm::host_prot).
+        let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_table(cpu.get_handle(), table, none) }.into();
         r?;
     }
     // SAFETY: a live engine, not running; the callback is a plain function that never unwinds.
@@ -161,14 +170,14 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     entry
 }
 
-/// A direct load (unicorn patch 0012) of page `va` just raised the host's SIGBUS: the file
+/// A direct load (unicorn patches 0012, 0013) of page `va` just raised the host's SIGBUS: the file
 /// behind the mapping ended before that page, possibly since its size was last seen (another
 /// process truncated it). Asks the host now and, if so, refuses the fill as SIGBUS
 /// `BUS_ADRERR` (the cached size alone would allow it).
 fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64) -> bool {
     let Some((crate::signal::Signal::SIGBUS, host)) = crate::signal::host::direct_fault() else { return false };
-    let Some((base, _)) = cpu.get_data().mm.direct_span() else { return false };
-    if crate::mm::page_floor(host.wrapping_sub(base as u64)) != crate::mm::page_floor(va) {
+    let Some(guest) = cpu.get_data().mm.guest_of_host(host) else { return false };
+    if crate::mm::page_floor(guest) != crate::mm::page_floor(va) {
         return false;
     }
     crate::guest::locked(cpu, |cpu| {
@@ -351,11 +360,12 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                 ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
                 Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
-                None => match (crate::signal::host::take_direct_fault(), cpu.get_data().mm.direct_span()) {
-                    // A direct load the host refused though the fill allowed it (unicorn patch
-                    // 0012 does not retry it): the host's own verdict, at the guest address.
-                    (Some((sig, host)), Some((base, _))) => {
-                        let addr = host.wrapping_sub(base as u64);
+                None => match crate::signal::host::take_direct_fault()
+                    .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
+                {
+                    // A direct load the host refused though the fill allowed it (unicorn patches
+                    // 0012 and 0013 do not retry it): the host's own verdict, at the guest address.
+                    Some((sig, addr)) => {
                         if sig == Signal::SIGBUS {
                             SigInfo::fault(Signal::SIGBUS, BUS_ADRERR, addr)
                         } else {
