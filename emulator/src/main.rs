@@ -39,6 +39,10 @@ fn run() -> u8 {
     let cli = match parse(std::env::args_os()) {
         Ok(Action::Run(cli)) => cli,
         Ok(Action::Version) => return version(),
+        Ok(Action::DebugHelp) => {
+            let _ = std::io::stdout().write_all(endgate::cli::debug_help().as_bytes());
+            return 0;
+        }
         Err(e) => {
             match &e {
                 // --help (on stdout, status 0) or a usage error with clap's usage text.
@@ -56,6 +60,13 @@ fn run() -> u8 {
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }
+    if let Some(f) = &cli.trace.log_file {
+        // The endgate a guest's execve started goes on with its predecessor's log.
+        if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     let program = cli.program.clone();
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
@@ -72,6 +83,7 @@ fn run() -> u8 {
                 home_node: home != 0,
             })
         }),
+        trace: cli.trace.clone(),
     };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {

@@ -78,6 +78,9 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
     crate::syscall::gate::install_hook(&mut cpu)?;
     mark_program_code(&mut cpu)?;
+    // `-d in_asm,exec,cpu` and `--drcov`: hooks only when asked for.
+    crate::trace::debug::install(&mut cpu)?;
+    crate::trace::drcov::install(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
     }
@@ -384,6 +387,10 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
 pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
-    cpu.get_data_mut().sync_fault = Some(arch.exception_siginfo(intno, pc));
+    let info = arch.exception_siginfo(intno, pc);
+    if cpu.get_data().opts.trace.has(crate::cli::DebugItem::Int) {
+        crate::dlog!("exception {intno} at pc={pc:#x}: {}\n", info.signo);
+    }
+    cpu.get_data_mut().sync_fault = Some(info);
     let _ = cpu.emu_stop();
 }
