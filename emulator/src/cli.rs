@@ -363,7 +363,17 @@ fn command() -> clap::Command {
 
 /// Parses endgate's command line (`args` includes `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliError> {
-    let matches = match command().try_get_matches_from(normalize_args(args)) {
+    let args = normalize_args(args);
+    // `-d help` needs no PROGRAM (as qemu-user's).
+    let opts = args.iter().skip(1).take_while(|a| a.as_bytes() != b"--");
+    if opts
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0] == "-d" && w[1].as_bytes().split(|&c| c == b',').any(|i| i == b"help"))
+    {
+        return Ok(Action::DebugHelp);
+    }
+    let matches = match command().try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => return Ok(Action::Version),
         Err(e) => return Err(CliError::Clap(e)),

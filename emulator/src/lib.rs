@@ -187,6 +187,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     syscall::gate::install_hook(&mut cpu).map_err(engine)?;
     task::mark_program_code(&mut cpu).map_err(engine)?;
     arch.init_regs(&mut cpu, GuestAddr::new(entry), GuestAddr::new(st.sp)).map_err(engine)?;
+    task::install_tools(&mut cpu).map_err(engine)?;
     if cpu.get_data().opts.trace.has(cli::DebugItem::Page) {
         let t = cpu.get_data();
         let layout = [

@@ -78,13 +78,22 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
     crate::syscall::gate::install_hook(&mut cpu)?;
     mark_program_code(&mut cpu)?;
-    // `-d in_asm,exec,cpu` and `--drcov`: hooks only when asked for.
-    crate::trace::debug::install(&mut cpu)?;
-    crate::trace::drcov::install(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
     }
     Ok(cpu)
+}
+
+/// Adds the hooks of `-d in_asm,exec,cpu` and `--drcov` (none when neither was asked for) to
+/// an instance whose start state is set: after [`GuestArch::init_regs`] or
+/// [`GuestArch::init_thread`], whose own runs of the engine (i386's `iret` to user mode) are
+/// not the guest's blocks.
+///
+/// [`GuestArch::init_regs`]: crate::guest::GuestArch::init_regs
+/// [`GuestArch::init_thread`]: crate::guest::GuestArch::init_thread
+pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
+    crate::trace::debug::install(cpu)?;
+    crate::trace::drcov::install(cpu)
 }
 
 /// TLB fills after which the first resizing flush comes ([`tlb_hook`]).

@@ -267,7 +267,7 @@ pub fn registers(cpu: &Cpu<'_>) -> String {
     let mut out = String::new();
     for (k, (n, id)) in d.gprs.iter().enumerate() {
         let sep = if k % d.per_line == d.per_line - 1 || k + 1 == d.gprs.len() { "\n" } else { " " };
-        let _ = write!(out, "{n}={:0w$x}{sep}", read(*id), w = d.digits);
+        let _ = write!(out, "{n:<3}={:0w$x}{sep}", read(*id), w = d.digits);
     }
     let nzcv = |v: u64| -> String {
         [(31, 'N'), (30, 'Z'), (29, 'C'), (28, 'V')]
