@@ -96,7 +96,7 @@ pub fn modules(t: &Task) -> Vec<Module> {
     for (start, v) in t.mm.vmas() {
         let path = match &v.name {
             VmaName::File(p) => p.clone(),
-            VmaName::Gate(g) => format!("[{g}]"),
+            VmaName::Gate(g) => (*g).to_string(),
             _ => {
                 continue;
             }
