@@ -7,6 +7,7 @@
 
 pub mod abi;
 pub mod arch;
+pub mod binfmt;
 pub mod cli;
 pub mod gate;
 pub mod guest;

@@ -36,7 +36,14 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
 }
 
 fn run() -> u8 {
-    let cli = match parse(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "binfmt") {
+        return endgate::binfmt::run(args[1..].to_vec());
+    }
+    // Started by binfmt_misc with its P flag: the guest's own argv[0] follows the path.
+    // SAFETY: getauxval reads the process's auxiliary vector; 0 when AT_FLAGS is absent.
+    let at_flags = unsafe { libc::getauxval(libc::AT_FLAGS) };
+    let cli = match parse(endgate::binfmt::preserve_argv0(args, at_flags)) {
         Ok(Action::Run(cli)) => cli,
         Ok(Action::Version) => return version(),
         Ok(Action::DebugHelp) => {
