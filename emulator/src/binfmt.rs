@@ -124,6 +124,20 @@ fn command() -> clap::Command {
         )
 }
 
+/// `true` if the running kernel's release (`uname -r`) is `major.minor` or later.
+fn kernel_at_least(major: u32, minor: u32) -> bool {
+    // SAFETY: plain data; all-zero is a valid value.
+    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
+    // SAFETY: a local utsname.
+    if unsafe { libc::uname(&mut u) } != 0 {
+        return true;
+    }
+    // SAFETY: uname NUL-terminates the release.
+    let release = unsafe { std::ffi::CStr::from_ptr(u.release.as_ptr()) }.to_string_lossy();
+    let mut parts = release.split(|c: char| !c.is_ascii_digit()).filter_map(|p| p.parse::<u32>().ok());
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (major, minor)
+}
+
 /// `endgate binfmt …` (`args` from `binfmt` on); returns the exit status: 0, 1 when the
 /// registration files cannot be written, 2 for a usage error.
 pub fn run(args: Vec<OsString>) -> u8 {
@@ -158,7 +172,15 @@ pub fn run(args: Vec<OsString>) -> u8 {
         .map(|(l, _)| *l)
         .filter(|l| if named.is_empty() { !(install && native(l)) } else { named.iter().any(|n| n == l) })
         .collect();
-    let entries: Vec<Entry> = labels.iter().filter_map(|l| entry(l, &interpreter)).collect();
+    let mut entries: Vec<Entry> = labels.iter().filter_map(|l| entry(l, &interpreter)).collect();
+    if install && !kernel_at_least(5, 12) {
+        // Before Linux 5.12 the kernel does not tell the interpreter that P is set
+        // (AT_FLAGS), so endgate would take the guest's argv[0] for its first argument.
+        crate::elog!("endgate: binfmt: this kernel is older than 5.12: registering without P (argv[0] is the path)");
+        for e in &mut entries {
+            e.flags = "F";
+        }
+    }
     if m.get_flag("print") {
         let text: String = entries.iter().map(|e| e.register_line() + "\n").collect();
         let mut out = std::io::stdout().lock();

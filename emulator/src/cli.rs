@@ -593,6 +593,61 @@ mod tests {
     }
 
     #[test]
+    fn trace_options() {
+        let c = cli(&[
+            "endgate",
+            "-d",
+            "in_asm,exec",
+            "-d",
+            "cpu",
+            "-D",
+            "/tmp/log",
+            "-dfilter",
+            "0x1000+0x10,5..9",
+            "-one-insn-per-tb",
+            "-drcov",
+            "cov",
+            "p",
+            "-d",
+            "x",
+        ]);
+        let t = &c.trace;
+        assert!(t.has(DebugItem::InAsm) && t.has(DebugItem::Exec) && t.has(DebugItem::Cpu));
+        assert!(!t.has(DebugItem::Int) && !c.strace);
+        assert_eq!(t.log_file.as_deref(), Some(std::path::Path::new("/tmp/log")));
+        assert_eq!(t.dfilter, [AddrRange { first: 0x1000, last: 0x100f }, AddrRange { first: 5, last: 9 }]);
+        assert!(t.one_insn_per_tb && t.in_filter(0x100f) && !t.in_filter(0x1010) && t.in_filter(7));
+        assert_eq!(t.drcov.as_deref(), Some(std::path::Path::new("cov")));
+        assert_eq!(c.args, [OsString::from("-d"), OsString::from("x")], "guest arguments untouched");
+        // The options a guest's execve passes on ask for the same, one execve later.
+        let again: Vec<OsString> =
+            std::iter::once(OsString::from("endgate")).chain(t.to_args()).chain([OsString::from("p")]).collect();
+        let d = match parse(again) {
+            Ok(Action::Run(c)) => c.trace,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            (d.items, &d.log_file, &d.dfilter, d.one_insn_per_tb, &d.drcov, d.execs),
+            (t.items, &t.log_file, &t.dfilter, true, &t.drcov, 1)
+        );
+        assert!(cli(&["endgate", "-d", "strace", "p"]).strace);
+        assert_eq!(cli(&["endgate", "p"]).trace, TraceOptions::default());
+        assert!(TraceOptions::default().to_args().is_empty());
+        assert!(matches!(parse(["endgate", "-d", "help"].map(OsString::from)), Ok(Action::DebugHelp)));
+    }
+
+    #[test]
+    fn dfilter_forms() {
+        let r = |s: &str| parse_dfilter(&[s.to_string()]);
+        assert_eq!(r("0x10-0x4"), Ok(vec![AddrRange { first: 0xd, last: 0x10 }]));
+        assert_eq!(r("0x10+1"), Ok(vec![AddrRange { first: 0x10, last: 0x10 }]));
+        assert_eq!(r("16..16"), Ok(vec![AddrRange { first: 16, last: 16 }]));
+        for bad in ["0x10+0", "0x10-0", "3-5", "9..8", "0x10", "x+1", "0xffffffffffffffff+2"] {
+            assert!(r(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
     fn help_shows_program_as_required() {
         let help = command().render_help().to_string();
         assert!(help.contains("<PROGRAM>") && !help.contains("[PROGRAM]"), "{help}");
