@@ -146,10 +146,11 @@ fn entry_and_base(path: &Path) -> (u64, u64) {
         }
         v
     };
+    let rdu = |off: usize, n: usize| usize::try_from(rd(off, n)).expect("a header field that fits");
     let (entry, phoff, phentsize, phnum) = if is64 {
-        (rd(24, 8), rd(32, 8) as usize, rd(54, 2) as usize, rd(56, 2) as usize)
+        (rd(24, 8), rdu(32, 8), rdu(54, 2), rdu(56, 2))
     } else {
-        (rd(24, 4), rd(28, 4) as usize, rd(42, 2) as usize, rd(44, 2) as usize)
+        (rd(24, 4), rdu(28, 4), rdu(42, 2), rdu(44, 2))
     };
     let mut low = u64::MAX;
     for i in 0..phnum {
