@@ -291,6 +291,60 @@ fn in_asm_of_asm_hello_on_every_arch() {
     }
 }
 
+#[test]
+fn in_asm_of_thumb_code_matches_qemu() {
+    // Debian's armhf busybox is Thumb-2: its entry block, as qemu-user 10.0.2 shows it
+    // (halfword units, capstone's Thumb syntax).
+    let dir = TempDir::new("trace-thumb");
+    let bb = common::busybox("armhf");
+    let first = |log: &str| log.split("\n\n").next().unwrap_or_default().to_string();
+    let log = dir.path().join("log");
+    let t = run(Command::new(endgate()).args(["-d", "in_asm", "-D"]).arg(&log).arg(&bb).arg("true"));
+    assert_eq!(t.status, 0);
+    let ours = first(&std::fs::read_to_string(&log).expect("log"));
+    assert!(ours.contains(":  f04f 0b00  mov.w    fp, #0\n"), "{ours}");
+    let q = arch("arm").qemu10();
+    if q.exists() {
+        let qlog = dir.path().join("qlog");
+        let t = run(Command::new(&q).args(["-d", "in_asm", "-D"]).arg(&qlog).arg(&bb).arg("true"));
+        assert_eq!(t.status, 0);
+        assert_eq!(ours, first(&std::fs::read_to_string(&qlog).expect("qemu log")), "against qemu-user 10.0.2");
+    }
+}
+
+#[test]
+fn in_asm_of_a_long_x86_instruction() {
+    // A 10-byte instruction: the bytes past the eighth go on a line of their own, at their
+    // address, as qemu-user prints them.
+    let dir = TempDir::new("trace-long");
+    let src = dir.path().join("long.S");
+    std::fs::write(
+        &src,
+        "    .text\n    .globl _start\n_start:\n    movabs $0x1122334455667788, %rax\n    mov $60, %eax\n    xor %edi, %edi\n    syscall\n",
+    )
+    .expect("write source");
+    let prog = build_asm(dir.path(), "x86_64", &src, "long");
+    let (t, log) = endgate_log(dir.path(), &["-d", "in_asm"], &prog);
+    assert_eq!(t.status, 0);
+    let want = "\
+----------------
+IN: 
+0x00401000:  48 b8 88 77 66 55 44 33  movabsq  $0x1122334455667788, %rax
+0x00401008:  22 11
+0x0040100a:  b8 3c 00 00 00           movl     $0x3c, %eax
+0x0040100f:  31 ff                    xorl     %edi, %edi
+0x00401011:  0f 05                    syscall  
+
+";
+    assert_eq!(log, want);
+    let q = arch("x86_64").qemu10();
+    if q.exists() {
+        let qlog = dir.path().join("qlog");
+        run(Command::new(&q).args(["-d", "in_asm", "-D"]).arg(&qlog).arg(&prog));
+        assert_eq!(log, std::fs::read_to_string(&qlog).expect("qemu log"), "against qemu-user 10.0.2");
+    }
+}
+
 /// The register blocks of a `-d exec,cpu` log: for each `Trace` line, its pc and the
 /// `NAME=value` pairs that follow it.
 fn cpu_blocks(log: &str) -> Vec<(u64, BTreeMap<String, u64>)> {

@@ -153,7 +153,7 @@ fn disassembler(arch: &dyn GuestArch, pc: u64) -> Option<Capstone> {
 
 /// One instruction line: `0x%08x:  ` (the address, at least 8 hex digits), the bytes grouped
 /// in the arch's units and padded to the width of the units of one line, then the mnemonic
-/// padded to 8 and the operands. Units: x86 single bytes (8 a line), s390x and Thumb
+/// padded to 8 and the operands; units beyond one line's go on continuation lines. Units: x86 single bytes (8 a line), s390x and Thumb
 /// big-/little-endian halfwords (3 and 2 a line), the other arches the whole instruction as
 /// one number in the guest's byte order (aarch64, arm, mips 4 bytes; riscv 2 or 4).
 pub fn insn_line(
@@ -173,21 +173,31 @@ pub fn insn_line(
     };
     // riscv's 2-byte instructions are padded as wide as its 4-byte ones.
     let unit_width = if arch_name == "riscv64" { 4 } else { unit };
-    let mut b = String::new();
-    for chunk in bytes.chunks(unit) {
-        let mut v: u64 = 0;
-        for (k, &x) in chunk.iter().enumerate() {
-            if big_endian {
-                v = (v << 8) | u64::from(x);
-            } else {
-                v |= u64::from(x) << (8 * k);
+    let units: Vec<String> = bytes
+        .chunks(unit)
+        .map(|chunk| {
+            let mut v: u64 = 0;
+            for (k, &x) in chunk.iter().enumerate() {
+                if big_endian {
+                    v = (v << 8) | u64::from(x);
+                } else {
+                    v |= u64::from(x) << (8 * k);
+                }
             }
-        }
-        let _ = write!(b, "{v:0w$x} ", w = chunk.len() * 2);
-    }
+            format!("{v:0w$x}", w = chunk.len() * 2)
+        })
+        .collect();
     let width = per_line * (unit_width * 2 + 1);
     let m = mnemonic.unwrap_or("?");
-    format!("{addr:#010x}:  {b:<width$} {m:<8} {}", ops.unwrap_or(""))
+    let first: String = units.iter().take(per_line).map(|u| format!("{u} ")).collect();
+    let mut out = format!("{addr:#010x}:  {first:<width$} {m:<8} {}", ops.unwrap_or(""));
+    // Bytes past one line's units go on lines of their own, at their addresses (x86's
+    // longest instructions), as qemu-user prints them.
+    for (k, rest) in units.chunks(per_line).enumerate().skip(1) {
+        let at = addr + (k * per_line * unit) as u64;
+        out.push_str(&format!("\n{at:#010x}:  {}", rest.join(" ")));
+    }
+    out
 }
 
 /// Register names and unicorn ids of one arch's `cpu` dump: general registers `per_line` to a
