@@ -403,12 +403,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliErro
     let Some(items) = parse_debug_items(&cli.debug).map_err(CliError::Usage)? else {
         return Ok(Action::DebugHelp);
     };
+    // Absolute, so that the endgate a guest's execve starts (after a chdir) names the same files.
+    let absolute = |p: &PathBuf| std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.clone());
     cli.trace = TraceOptions {
         items,
-        log_file: cli.debug_file.clone(),
+        log_file: cli.debug_file.as_ref().map(absolute),
         dfilter: parse_dfilter(&cli.dfilter).map_err(CliError::Usage)?,
         one_insn_per_tb: cli.one_insn_per_tb,
-        drcov: cli.drcov.clone(),
+        drcov: cli.drcov.as_ref().map(absolute),
         execs: cli.trace_execs.unwrap_or(0),
     };
     if cli.trace.has(DebugItem::Strace) {
@@ -617,7 +619,7 @@ mod tests {
         assert_eq!(t.log_file.as_deref(), Some(std::path::Path::new("/tmp/log")));
         assert_eq!(t.dfilter, [AddrRange { first: 0x1000, last: 0x100f }, AddrRange { first: 5, last: 9 }]);
         assert!(t.one_insn_per_tb && t.in_filter(0x100f) && !t.in_filter(0x1010) && t.in_filter(7));
-        assert_eq!(t.drcov.as_deref(), Some(std::path::Path::new("cov")));
+        assert_eq!(t.drcov, Some(std::env::current_dir().expect("cwd").join("cov")), "made absolute");
         assert_eq!(c.args, [OsString::from("-d"), OsString::from("x")], "guest arguments untouched");
         // The options a guest's execve passes on ask for the same, one execve later.
         let again: Vec<OsString> =

@@ -165,8 +165,9 @@ fn entry_and_base(path: &Path) -> (u64, u64) {
 
 fn drcov_run(dir: &Path, name: &str, bb: &Path, args: &[&str]) -> std::path::PathBuf {
     let file = dir.join(name);
+    // A relative FILE, from the directory endgate starts in.
     let mut cmd = Command::new(endgate());
-    cmd.arg("--drcov").arg(&file).arg(bb).args(args);
+    cmd.current_dir(dir).arg("--drcov").arg(name).arg(bb).args(args);
     let t = run_with_timeout(&mut cmd, None, Duration::from_secs(60));
     assert!(!t.timed_out && t.status == 0, "{cmd:?}: {} {}", t.status, String::from_utf8_lossy(&t.stderr));
     file
@@ -211,8 +212,9 @@ fn fork_and_exec_write_their_own_files() {
     let dir = TempDir::new("drcov-procs");
     let bb = busybox("arm64");
     let bbs = bb.to_str().expect("utf-8 path");
-    // A subshell is a fork; `exec` replaces the shell with busybox `true`.
-    let script = format!("(exit 0); echo $$ > {}/pid; exec {bbs} true", dir.path().display());
+    // A subshell is a fork; `exec` replaces the shell with busybox `true`, after a `cd` (the
+    // relative FILE still names the first directory's file).
+    let script = format!("(exit 0); echo $$ > {}/pid; cd /; exec {bbs} true", dir.path().display());
     let file = drcov_run(dir.path(), "sh.drcov", &bb, &["sh", "-c", &script]);
     let pid: u32 = std::fs::read_to_string(dir.path().join("pid")).expect("pid").trim().parse().expect("a pid");
     let names: Vec<String> = std::fs::read_dir(dir.path())
