@@ -43,6 +43,34 @@ pub struct Cli {
     #[arg(long)]
     pub strace: bool,
 
+    /// Log ITEMS, comma-separated, as qemu-user's -d: in_asm, exec, cpu, nochain, int, strace,
+    /// page, unimp (-d help lists them). On stderr, or in the -D file.
+    #[arg(short = 'd', value_name = "ITEMS", allow_hyphen_values = true)]
+    pub debug: Vec<String>,
+
+    /// Write the -d log to FILE instead of stderr (truncated when endgate starts).
+    #[arg(short = 'D', value_name = "FILE", allow_hyphen_values = true)]
+    pub debug_file: Option<PathBuf>,
+
+    /// Log in_asm, exec and cpu only for blocks starting in RANGES (also -dfilter):
+    /// START+LEN, START-LEN (the LEN bytes ending at START) or START..LAST, comma-separated.
+    #[arg(long = "dfilter", value_name = "RANGES", allow_hyphen_values = true)]
+    pub dfilter: Vec<String>,
+
+    /// Trace every instruction as a block of its own (also -one-insn-per-tb).
+    #[arg(long = "one-insn-per-tb")]
+    pub one_insn_per_tb: bool,
+
+    /// Write the blocks the guest ran as a DynamoRIO drcov version 2 file FILE (also -drcov);
+    /// a forked process writes FILE.PID, a program started by execve FILE.PID.N.
+    #[arg(long = "drcov", value_name = "FILE", allow_hyphen_values = true)]
+    pub drcov: Option<PathBuf>,
+
+    /// How many guest execve calls led to this endgate, when -d, -D or --drcov was given
+    /// (hidden; see [`TRACE_EXECS_FLAG`]).
+    #[arg(long = "trace-execs", hide = true, value_name = "N")]
+    pub trace_execs: Option<u32>,
+
     /// Set when a guest's execve started this endgate in a process a guest fork created: a
     /// guest killed by a signal then ends endgate by that signal (hidden; see
     /// [`GUEST_CHILD_FLAG`]).
@@ -73,6 +101,190 @@ pub struct Cli {
     /// The `-E` and `-U` options in command-line order.
     #[arg(skip)]
     pub env_ops: Vec<EnvOp>,
+
+    /// `-d`, `-D`, `-dfilter`, `-one-insn-per-tb` and `--drcov`, checked.
+    #[arg(skip)]
+    pub trace: TraceOptions,
+}
+
+/// The hidden option with which a guest's execve tells the new endgate how many execve calls
+/// came before it (see [`Cli::trace_execs`]): its drcov file gets a name of its own, and it
+/// appends to the -D file instead of starting it again.
+pub const TRACE_EXECS_FLAG: &str = "--trace-execs";
+
+/// One `-d` item (qemu-user's log item names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DebugItem {
+    /// `in_asm`: the guest code of each block, disassembled, when this thread first runs it.
+    InAsm,
+    /// `exec`: a line before each block runs.
+    Exec,
+    /// `cpu`: the guest registers before each block runs.
+    Cpu,
+    /// `nochain`: accepted; endgate's block hooks see every block, chained or not.
+    NoChain,
+    /// `int`: CPU exceptions and the signals delivered to guest handlers.
+    Int,
+    /// `strace`: the same as `--strace`.
+    Strace,
+    /// `page`: the guest's mappings and image layout once the program is loaded.
+    Page,
+    /// `unimp`: system calls and ioctl requests endgate does not serve.
+    Unimp,
+}
+
+impl DebugItem {
+    /// Every item with its name and what it logs, in `-d help` order.
+    pub const ALL: [(DebugItem, &'static str, &'static str); 8] = [
+        (DebugItem::InAsm, "in_asm", "guest code of each block, disassembled, when a thread first runs it"),
+        (DebugItem::Exec, "exec", "a line before each block runs"),
+        (DebugItem::Cpu, "cpu", "the guest registers before each block runs"),
+        (DebugItem::NoChain, "nochain", "accepted (endgate's traces already see chained blocks)"),
+        (DebugItem::Int, "int", "CPU exceptions and signals delivered to guest handlers"),
+        (DebugItem::Strace, "strace", "every system call, as --strace"),
+        (DebugItem::Page, "page", "the guest's mappings and image layout after loading"),
+        (DebugItem::Unimp, "unimp", "system calls and ioctl requests endgate does not serve"),
+    ];
+
+    fn bit(self) -> u16 {
+        1 << (self as u16)
+    }
+}
+
+/// An inclusive range of guest addresses for `-dfilter`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddrRange {
+    /// The first address in the range.
+    pub first: u64,
+    /// The last address in the range (inclusive).
+    pub last: u64,
+}
+
+/// What `-d`, `-D`, `-dfilter`, `-one-insn-per-tb` and `--drcov` ask for. The default asks for
+/// nothing, and then endgate registers no hook for any of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceOptions {
+    items: u16,
+    /// `-D FILE`: where the `-d` log goes (`None`: stderr).
+    pub log_file: Option<PathBuf>,
+    /// `-dfilter`: the ranges `in_asm`, `exec` and `cpu` are limited to (empty: everywhere).
+    pub dfilter: Vec<AddrRange>,
+    /// `-one-insn-per-tb`: every instruction is traced as a block of its own.
+    pub one_insn_per_tb: bool,
+    /// `--drcov FILE`: the coverage file's base name.
+    pub drcov: Option<PathBuf>,
+    /// Guest execve calls that led to this endgate (0 for one started otherwise).
+    pub execs: u32,
+}
+
+impl TraceOptions {
+    /// `true` if `-d` named `item`.
+    pub fn has(&self, item: DebugItem) -> bool {
+        self.items & item.bit() != 0
+    }
+
+    /// Adds `item` (as `-d` does).
+    pub fn add(&mut self, item: DebugItem) {
+        self.items |= item.bit();
+    }
+
+    /// `true` if any of `in_asm`, `exec`, `cpu` was asked for: the items that need a hook on
+    /// every block.
+    pub fn traces_blocks(&self) -> bool {
+        self.has(DebugItem::InAsm) || self.has(DebugItem::Exec) || self.has(DebugItem::Cpu)
+    }
+
+    /// `true` if the block at `pc` passes `-dfilter`.
+    pub fn in_filter(&self, pc: u64) -> bool {
+        self.dfilter.is_empty() || self.dfilter.iter().any(|r| (r.first..=r.last).contains(&pc))
+    }
+
+    /// The command-line options that ask for the same again (for the endgate a guest's
+    /// execve starts), with `--trace-execs` one more; none when nothing was asked for.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let mut v: Vec<OsString> = Vec::new();
+        let names: Vec<&str> = DebugItem::ALL.iter().filter(|(i, _, _)| self.has(*i)).map(|(_, n, _)| *n).collect();
+        if !names.is_empty() {
+            v.push("-d".into());
+            v.push(names.join(",").into());
+        }
+        if let Some(f) = &self.log_file {
+            v.push("-D".into());
+            v.push(f.clone().into_os_string());
+        }
+        if !self.dfilter.is_empty() {
+            let r: Vec<String> = self.dfilter.iter().map(|r| format!("{:#x}..{:#x}", r.first, r.last)).collect();
+            v.push("--dfilter".into());
+            v.push(r.join(",").into());
+        }
+        if self.one_insn_per_tb {
+            v.push("--one-insn-per-tb".into());
+        }
+        if let Some(f) = &self.drcov {
+            v.push("--drcov".into());
+            v.push(f.clone().into_os_string());
+        }
+        if !v.is_empty() {
+            v.push(format!("{TRACE_EXECS_FLAG}={}", self.execs.saturating_add(1)).into());
+        }
+        v
+    }
+}
+
+/// Parses `-d` values (comma-separated item names). `Ok(None)`: `help` was asked for.
+pub fn parse_debug_items(values: &[String]) -> Result<Option<u16>, String> {
+    let mut items = 0u16;
+    for name in values.iter().flat_map(|v| v.split(',')).filter(|n| !n.is_empty()) {
+        if name == "help" {
+            return Ok(None);
+        }
+        match DebugItem::ALL.iter().find(|(_, n, _)| *n == name) {
+            Some((i, _, _)) => items |= i.bit(),
+            None => return Err(format!("-d: unknown item '{name}' (-d help lists them)")),
+        }
+    }
+    Ok(Some(items))
+}
+
+/// The text of `-d help`.
+pub fn debug_help() -> String {
+    let mut s = String::from("Log items (comma separated):\n");
+    for (_, name, what) in DebugItem::ALL {
+        s.push_str(&format!("{name:<12}{what}\n"));
+    }
+    s
+}
+
+fn parse_addr(s: &str) -> Option<u64> {
+    let s = s.trim();
+    match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
+/// Parses `-dfilter` ranges: `START+LEN` (LEN bytes from START), `START-LEN` (the LEN bytes
+/// that end at START, START included) or `START..LAST` (both included); numbers in decimal or
+/// `0x` hexadecimal; LEN must not be 0. These are qemu-user's forms, with its meanings.
+pub fn parse_dfilter(values: &[String]) -> Result<Vec<AddrRange>, String> {
+    let mut out = Vec::new();
+    for r in values.iter().flat_map(|v| v.split(',')) {
+        let bad = || format!("-dfilter: bad range '{r}' (START+LEN, START-LEN or START..LAST)");
+        let range = if let Some((a, b)) = r.split_once("..") {
+            let (first, last) = (parse_addr(a).ok_or_else(bad)?, parse_addr(b).ok_or_else(bad)?);
+            (first <= last).then_some(AddrRange { first, last })
+        } else if let Some((a, l)) = r.split_once('+') {
+            let (first, len) = (parse_addr(a).ok_or_else(bad)?, parse_addr(l).ok_or_else(bad)?);
+            len.checked_sub(1).and_then(|n| first.checked_add(n)).map(|last| AddrRange { first, last })
+        } else if let Some((a, l)) = r.split_once('-') {
+            let (last, len) = (parse_addr(a).ok_or_else(bad)?, parse_addr(l).ok_or_else(bad)?);
+            len.checked_sub(1).and_then(|n| last.checked_sub(n)).map(|first| AddrRange { first, last })
+        } else {
+            None
+        };
+        out.push(range.ok_or_else(bad)?);
+    }
+    Ok(out)
 }
 
 /// The hidden option a guest's execve passes on (see [`Cli::guest_child`]).
@@ -114,6 +326,8 @@ pub enum Action {
     Run(Box<Cli>),
     /// `--version`: print the version and exit.
     Version,
+    /// `-d help`: print the log items and exit.
+    DebugHelp,
 }
 
 /// A command line endgate cannot act on.
@@ -149,7 +363,17 @@ fn command() -> clap::Command {
 
 /// Parses endgate's command line (`args` includes `argv[0]`).
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliError> {
-    let matches = match command().try_get_matches_from(normalize_args(args)) {
+    let args = normalize_args(args);
+    // `-d help` needs no PROGRAM (as qemu-user's).
+    let opts = args.iter().skip(1).take_while(|a| a.as_bytes() != b"--");
+    if opts
+        .collect::<Vec<_>>()
+        .windows(2)
+        .any(|w| w[0] == "-d" && w[1].as_bytes().split(|&c| c == b',').any(|i| i == b"help"))
+    {
+        return Ok(Action::DebugHelp);
+    }
+    let matches = match command().try_get_matches_from(args) {
         Ok(m) => m,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayVersion => return Ok(Action::Version),
         Err(e) => return Err(CliError::Clap(e)),
@@ -176,6 +400,22 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliErro
     }
     ops.sort_by_key(|&(i, _)| i);
     cli.env_ops = ops.into_iter().map(|(_, op)| op).collect();
+    let Some(items) = parse_debug_items(&cli.debug).map_err(CliError::Usage)? else {
+        return Ok(Action::DebugHelp);
+    };
+    // Absolute, so that the endgate a guest's execve starts (after a chdir) names the same files.
+    let absolute = |p: &PathBuf| std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.clone());
+    cli.trace = TraceOptions {
+        items,
+        log_file: cli.debug_file.as_ref().map(absolute),
+        dfilter: parse_dfilter(&cli.dfilter).map_err(CliError::Usage)?,
+        one_insn_per_tb: cli.one_insn_per_tb,
+        drcov: cli.drcov.as_ref().map(absolute),
+        execs: cli.trace_execs.unwrap_or(0),
+    };
+    if cli.trace.has(DebugItem::Strace) {
+        cli.strace = true;
+    }
     Ok(Action::Run(Box::new(cli)))
 }
 
@@ -189,13 +429,30 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     if let Some(a0) = it.next() {
         out.push(a0);
     }
-    let takes_value = |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0");
+    let takes_value = |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov");
     while let Some(a) = it.next() {
         let b = a.as_bytes();
         if b == b"-strace" {
             out.push("--strace".into());
             continue;
         }
+        // qemu-user's single-dash spellings of endgate's long options.
+        let long = match b {
+            b"-dfilter" => Some("--dfilter"),
+            b"-one-insn-per-tb" => Some("--one-insn-per-tb"),
+            b"-drcov" => Some("--drcov"),
+            _ => None,
+        };
+        if let Some(l) = long {
+            out.push(l.into());
+            if l != "--one-insn-per-tb" {
+                if let Some(val) = it.next() {
+                    out.push(val);
+                }
+            }
+            continue;
+        }
+
         if b == b"-version" {
             out.push("--version".into());
             continue;
@@ -334,6 +591,61 @@ mod tests {
         match parse(["endgate", "--strace"].map(OsString::from)) {
             Err(e) => assert_eq!(e.exit_status(), 2),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn trace_options() {
+        let c = cli(&[
+            "endgate",
+            "-d",
+            "in_asm,exec",
+            "-d",
+            "cpu",
+            "-D",
+            "/tmp/log",
+            "-dfilter",
+            "0x1000+0x10,5..9",
+            "-one-insn-per-tb",
+            "-drcov",
+            "cov",
+            "p",
+            "-d",
+            "x",
+        ]);
+        let t = &c.trace;
+        assert!(t.has(DebugItem::InAsm) && t.has(DebugItem::Exec) && t.has(DebugItem::Cpu));
+        assert!(!t.has(DebugItem::Int) && !c.strace);
+        assert_eq!(t.log_file.as_deref(), Some(std::path::Path::new("/tmp/log")));
+        assert_eq!(t.dfilter, [AddrRange { first: 0x1000, last: 0x100f }, AddrRange { first: 5, last: 9 }]);
+        assert!(t.one_insn_per_tb && t.in_filter(0x100f) && !t.in_filter(0x1010) && t.in_filter(7));
+        assert_eq!(t.drcov, Some(std::env::current_dir().expect("cwd").join("cov")), "made absolute");
+        assert_eq!(c.args, [OsString::from("-d"), OsString::from("x")], "guest arguments untouched");
+        // The options a guest's execve passes on ask for the same, one execve later.
+        let again: Vec<OsString> =
+            std::iter::once(OsString::from("endgate")).chain(t.to_args()).chain([OsString::from("p")]).collect();
+        let d = match parse(again) {
+            Ok(Action::Run(c)) => c.trace,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            (d.items, &d.log_file, &d.dfilter, d.one_insn_per_tb, &d.drcov, d.execs),
+            (t.items, &t.log_file, &t.dfilter, true, &t.drcov, 1)
+        );
+        assert!(cli(&["endgate", "-d", "strace", "p"]).strace);
+        assert_eq!(cli(&["endgate", "p"]).trace, TraceOptions::default());
+        assert!(TraceOptions::default().to_args().is_empty());
+        assert!(matches!(parse(["endgate", "-d", "help"].map(OsString::from)), Ok(Action::DebugHelp)));
+    }
+
+    #[test]
+    fn dfilter_forms() {
+        let r = |s: &str| parse_dfilter(&[s.to_string()]);
+        assert_eq!(r("0x10-0x4"), Ok(vec![AddrRange { first: 0xd, last: 0x10 }]));
+        assert_eq!(r("0x10+1"), Ok(vec![AddrRange { first: 0x10, last: 0x10 }]));
+        assert_eq!(r("16..16"), Ok(vec![AddrRange { first: 16, last: 16 }]));
+        for bad in ["0x10+0", "0x10-0", "3-5", "9..8", "0x10", "x+1", "0xffffffffffffffff+2"] {
+            assert!(r(bad).is_err(), "{bad}");
         }
     }
 

@@ -7,6 +7,7 @@
 
 pub mod abi;
 pub mod arch;
+pub mod binfmt;
 pub mod cli;
 pub mod gate;
 pub mod guest;
@@ -187,6 +188,19 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     syscall::gate::install_hook(&mut cpu).map_err(engine)?;
     task::mark_program_code(&mut cpu).map_err(engine)?;
     arch.init_regs(&mut cpu, GuestAddr::new(entry), GuestAddr::new(st.sp)).map_err(engine)?;
+    task::install_tools(&mut cpu).map_err(engine)?;
+    if cpu.get_data().opts.trace.has(cli::DebugItem::Page) {
+        let t = cpu.get_data();
+        let layout = [
+            ("start_brk", t.mm.brk_start),
+            ("entry", main.entry),
+            ("phdr", main.phdr),
+            ("load_bias", main.bias),
+            ("interp", stack_input_interp.map_or(0, |i| i.bias)),
+            ("start_stack", t.start_stack),
+        ];
+        crate::log::debug_write(&trace::debug::page_dump(&cpu, &layout));
+    }
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);
     Ok((exit, report))

@@ -12,3 +12,73 @@ pub fn log(args: std::fmt::Arguments<'_>) {
 macro_rules! elog {
     ($($t:tt)*) => { $crate::log::log(format_args!($($t)*)) };
 }
+
+/// The `-d` log (qemu-user's `-d`/`-D`): on stderr, or in the `-D` file. Lines are buffered
+/// and written out at [`flush_debug`], which the process calls before it forks, execs or ends
+/// (so a fork child does not write its parent's lines again); stderr is written at once.
+static DEBUG_LOG: std::sync::Mutex<Option<std::io::BufWriter<std::fs::File>>> = std::sync::Mutex::new(None);
+
+/// The lowest descriptor the `-D` file goes at, above those a guest usually uses and below
+/// endgate's own handles at the top of the range (`syscall::selfref`).
+const DEBUG_LOG_FD_BASE: i32 = 900;
+
+/// Opens the `-D` file: created if missing, truncated unless `append` (the endgate a guest's
+/// execve starts appends to its predecessor's log), at a close-on-exec descriptor of 900 or
+/// above, so the guest's own descriptors start where they would without it. Errors: the
+/// open's, as a message naming the file.
+pub fn open_debug_log(path: &std::path::Path, append: bool) -> Result<(), String> {
+    use std::os::fd::{FromRawFd, IntoRawFd};
+    let mut o = std::fs::OpenOptions::new();
+    o.create(true);
+    if append {
+        o.append(true);
+    } else {
+        o.write(true).truncate(true);
+    }
+    let f = o.open(path).map_err(|e| format!("-D {}: {e}", path.display()))?;
+    let fd = f.into_raw_fd();
+    // SAFETY: duplicating and closing a descriptor this function owns.
+    let high = unsafe {
+        let high = libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, DEBUG_LOG_FD_BASE);
+        if high >= 0 {
+            libc::close(fd);
+            high
+        } else {
+            fd
+        }
+    };
+    // SAFETY: `high` is an open descriptor owned by nothing else from here on.
+    let file = unsafe { std::fs::File::from_raw_fd(high) };
+    *DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+        Some(std::io::BufWriter::with_capacity(64 << 10, file));
+    Ok(())
+}
+
+/// Writes `text` (whole lines, each ending in `\n`) to the `-d` log; a failed write is
+/// ignored, as for [`log`].
+pub fn debug_write(text: &str) {
+    use std::io::Write;
+    let mut g = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match g.as_mut() {
+        Some(w) => {
+            let _ = w.write_all(text.as_bytes());
+        }
+        None => {
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        }
+    }
+}
+
+/// Writes out what the `-d` log holds buffered.
+pub fn flush_debug() {
+    use std::io::Write;
+    if let Some(w) = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+        let _ = w.flush();
+    }
+}
+
+/// `format!` into the `-d` log: see [`debug_write`].
+#[macro_export]
+macro_rules! dlog {
+    ($($t:tt)*) => { $crate::log::debug_write(&format!($($t)*)) };
+}

@@ -36,9 +36,20 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
 }
 
 fn run() -> u8 {
-    let cli = match parse(std::env::args_os()) {
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.get(1).is_some_and(|a| a == "binfmt") {
+        return endgate::binfmt::run(args[1..].to_vec());
+    }
+    // Started by binfmt_misc with its P flag: the guest's own argv[0] follows the path.
+    // SAFETY: getauxval reads the process's auxiliary vector; 0 when AT_FLAGS is absent.
+    let at_flags = unsafe { libc::getauxval(libc::AT_FLAGS) };
+    let cli = match parse(endgate::binfmt::preserve_argv0(args, at_flags)) {
         Ok(Action::Run(cli)) => cli,
         Ok(Action::Version) => return version(),
+        Ok(Action::DebugHelp) => {
+            let _ = std::io::stdout().write_all(endgate::cli::debug_help().as_bytes());
+            return 0;
+        }
         Err(e) => {
             match &e {
                 // --help (on stdout, status 0) or a usage error with clap's usage text.
@@ -56,6 +67,13 @@ fn run() -> u8 {
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }
+    if let Some(f) = &cli.trace.log_file {
+        // The endgate a guest's execve started goes on with its predecessor's log.
+        if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     let program = cli.program.clone();
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
@@ -72,6 +90,7 @@ fn run() -> u8 {
                 home_node: home != 0,
             })
         }),
+        trace: cli.trace.clone(),
     };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {

@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["loader"],
     &["syscall", "trace"],
     &["task"],
+    &["binfmt"],
 ];
 
 fn src_dir() -> PathBuf {

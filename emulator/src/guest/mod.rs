@@ -42,6 +42,43 @@ pub struct Options {
     /// The NUMA policy the thread had when its execve started this endgate (kept, as Linux
     /// keeps it).
     pub mempolicy: Option<crate::mm::MemPolicy>,
+    /// `-d`, `-D`, `-dfilter`, `-one-insn-per-tb` and `--drcov` (`crate::trace`): the default
+    /// asks for nothing, and then no hook of theirs exists.
+    pub trace: crate::cli::TraceOptions,
+}
+
+/// What a tool asked to run when the program image ends ([`on_image_end`]): `--drcov`'s writer.
+static IMAGE_END: std::sync::OnceLock<fn(&Task)> = std::sync::OnceLock::new();
+
+/// How many times this process's line of guest processes forked to reach it: 0 in the process
+/// endgate was started as, one more in each fork child ([`process_forked`]).
+static PROCESS_GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+
+/// Registers `f` to run when the program image ends ([`image_ending`]); the first
+/// registration stays.
+pub fn on_image_end(f: fn(&Task)) {
+    let _ = IMAGE_END.set(f);
+}
+
+/// The program image of `t`'s process ends: the process exits or dies by a signal, or an
+/// execve is about to replace it. Writes out the `-d` log and runs what [`on_image_end`]
+/// registered.
+pub fn image_ending(t: &Task) {
+    if let Some(f) = IMAGE_END.get() {
+        f(t);
+    }
+    crate::log::flush_debug();
+}
+
+/// In a fork child, right after the fork: a new process (see [`process_generation`]).
+pub fn process_forked() {
+    PROCESS_GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// 0 in the process endgate was started as; changes in each fork child, so per-process state
+/// the child inherited (coverage) can tell it is the parent's.
+pub fn process_generation() -> u32 {
+    PROCESS_GENERATION.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Where the guest's program came from, for `/proc/self/exe` and `AT_EXECFN`.

@@ -314,6 +314,8 @@ fn exec(
     if t.opts.strace {
         args.push(cstring(b"--strace"));
     }
+    // `-d`, `-D` (appended to), `-dfilter`, `-one-insn-per-tb`, `--drcov` (the next file name).
+    args.extend(t.opts.trace.to_args().iter().map(|a| cstring(a.as_bytes())));
     if let Some(root) = t.opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
         args.push(cstring(b"-L"));
         args.push(cstring(root.as_os_str().as_bytes()));
@@ -368,6 +370,8 @@ fn exec(
         crate::syscall::strace::print_line(cpu, def, a, &pre, 0, false);
     }
     super::selfref::set_inherited(true);
+    // The image ends here: `--drcov` writes its file, the `-d` log its buffer.
+    crate::guest::image_ending(t);
     match super::selfref::exe_fd() {
         // SAFETY: our executable's descriptor, an empty path, and NUL-terminated strings in
         // NULL-terminated arrays, all alive across the call.

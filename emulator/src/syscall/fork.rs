@@ -200,6 +200,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     crate::thread::running::quiesce();
     // The AIO poll helper thread must not hold the contexts' lock across the fork.
     let aio_guard = super::aio::fork_guard();
+    // The child must not write the parent's buffered `-d` lines again.
+    crate::log::flush_debug();
     let pid = if exit_sig == libc::SIGCHLD {
         // SAFETY: the other host threads hold no lock the child needs: guest threads wait for
         // the global guest lock (held here) or sit in host calls, the preemption timer only
@@ -218,6 +220,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     }
     let t = cpu.get_data_mut();
     if pid == 0 {
+        crate::guest::process_forked();
         crate::thread::after_fork_child();
         super::seccomp::after_fork_child();
         super::process::forget_ids();

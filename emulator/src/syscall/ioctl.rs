@@ -233,6 +233,9 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let (fd, req, arg) = (a.int(0), (t.arch.info().ioctl_to_host)(a.raw(1) & 0xffff_ffff), a.raw(2));
     let Some(def) = lookup(req, t.mm.model()) else {
+        if t.opts.trace.has(crate::cli::DebugItem::Unimp) {
+            crate::dlog!("Unsupported ioctl: fd {fd} cmd={req:#x}\n");
+        }
         if t.opts.strace && t.warned.insert(0x1_0000_0000 | req) {
             crate::elog!("endgate: ioctl request {req:#x} is not supported: -ENOTTY");
         }

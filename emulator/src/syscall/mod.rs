@@ -223,6 +223,10 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
                 let group = name.and_then(unserved::group_of);
                 let errno = group.map_or(Errno::ENOSYS, |g| g.errno);
                 let task = cpu.get_data_mut();
+                if task.opts.trace.has(crate::cli::DebugItem::Unimp) {
+                    let e = errno.name().unwrap_or("E?");
+                    crate::dlog!("Unsupported syscall: {} ({}): -{e}\n", args.nr, name.unwrap_or("unknown"));
+                }
                 if tracing && task.warned.insert(args.nr) {
                     let (name, arch_name) = (name.unwrap_or("unknown"), arch.info().name);
                     let e = errno.name().unwrap_or("E?");

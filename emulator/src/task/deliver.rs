@@ -151,6 +151,15 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     if t.opts.strace {
         crate::elog!("--- {} {{si_code={}}} ---", info.signo, info.code);
     }
+    if t.opts.trace.has(crate::cli::DebugItem::Int) {
+        let pc = arch.pc(cpu);
+        crate::dlog!(
+            "signal {} (guest {guest_signo}, si_code={}) to handler {:#x} at pc={pc:#x}\n",
+            info.signo,
+            info.code,
+            act.handler
+        );
+    }
     let mut framed = arch.setup_frame(cpu, &req);
     if framed == Err(syscalls::Errno::EFAULT) {
         // The frame reached below a grows-down stack: the kernel's write would grow it.

@@ -93,6 +93,18 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     Ok(cpu)
 }
 
+/// Adds the hooks of `-d in_asm,exec,cpu` and `--drcov` (none when neither was asked for) to
+/// an instance whose start state is set: after [`GuestArch::init_regs`] or
+/// [`GuestArch::init_thread`], whose own runs of the engine (i386's `iret` to user mode) are
+/// not the guest's blocks.
+///
+/// [`GuestArch::init_regs`]: crate::guest::GuestArch::init_regs
+/// [`GuestArch::init_thread`]: crate::guest::GuestArch::init_thread
+pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
+    crate::trace::debug::install(cpu)?;
+    crate::trace::drcov::install(cpu)
+}
+
 /// TLB fills after which the first resizing flush comes ([`tlb_hook`]).
 pub const TLB_RESIZE_FILLS: u32 = 1024;
 /// The largest number of fills between two resizing flushes.
@@ -394,6 +406,10 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
 pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
-    cpu.get_data_mut().sync_fault = Some(arch.exception_siginfo(intno, pc));
+    let info = arch.exception_siginfo(intno, pc);
+    if cpu.get_data().opts.trace.has(crate::cli::DebugItem::Int) {
+        crate::dlog!("exception {intno} at pc={pc:#x}: {}\n", info.signo);
+    }
+    cpu.get_data_mut().sync_fault = Some(info);
     let _ = cpu.emu_stop();
 }

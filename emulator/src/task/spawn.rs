@@ -252,6 +252,7 @@ fn setup(cpu: Cpu<'static>, ctx: CpuContext, extra: &[u8], args: &CloneArgs, tid
         arch.set_stack_pointer(&mut cpu, args.newsp).map_err(|_| Errno::EINVAL)?;
     }
     arch.init_thread(&mut cpu, extra).map_err(|_| Errno::ENOMEM)?;
+    crate::task::install_tools(&mut cpu).map_err(|_| Errno::ENOMEM)?;
     arch.set_syscall_ret(&mut cpu, 0);
     if args.flags & CLONE_SETTLS != 0 {
         arch.set_tls(&mut cpu, args.tls)?;

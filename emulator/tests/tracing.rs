@@ -1,0 +1,517 @@
+//! `-d` traces (docs/tracing.md): `in_asm` of the freestanding `asm_hello` guest of every arch
+//! (guest-tests/programs/asm/<arch>/asm_hello.S, built here with the arch's Debian cross gcc as
+//! the guest-test runner builds it) against expected text written from the source and
+//! capstone's syntax, and against qemu-user 10.0.2's own `-d in_asm` where its disassembler
+//! prints the same text (x86_64, i386, arm: both are capstone's AT&T/ARM syntax); `cpu`
+//! against the registers the program must hold and against qemu-user 10.0.2's `-d cpu`;
+//! `-dfilter`, `-one-insn-per-tb`, `int`, `unimp`, `page`, `strace` and `-D`.
+//!
+//! The expected addresses are those Debian 12's cross binutils give these sources (`ld`'s
+//! default image bases); a toolchain that lays the programs out otherwise fails here with
+//! both texts shown.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{arch, endgate, run_with_timeout, TempDir, Timed};
+
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Builds `asm_hello` for `arch_name` into `dir`.
+fn build_hello(dir: &Path, arch_name: &str) -> PathBuf {
+    let src = common::workspace().join("guest-tests/programs/asm").join(arch_name).join("asm_hello.S");
+    build_asm(dir, arch_name, &src, &format!("hello_{arch_name}"))
+}
+
+fn build_asm(dir: &Path, arch_name: &str, src: &Path, name: &str) -> PathBuf {
+    let a = arch(arch_name);
+    let out = dir.join(name);
+    let st = Command::new(a.cc)
+        .args(a.cflags)
+        .args(["-nostdlib", "-static", "-o"])
+        .arg(&out)
+        .arg(src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    out
+}
+
+fn run(cmd: &mut Command) -> Timed {
+    let t = run_with_timeout(cmd, None, TIMEOUT);
+    assert!(!t.timed_out, "{cmd:?} timed out");
+    t
+}
+
+/// Runs `endgate OPTS PROG` with the log in a `-D` file; returns the run and the log.
+fn endgate_log(dir: &Path, opts: &[&str], prog: &Path) -> (Timed, String) {
+    let log = dir.join(format!("log-{}", opts.join("_").replace(['/', ' '], "-")));
+    let t = run(Command::new(endgate()).args(opts).arg("-D").arg(&log).arg(prog));
+    let text = std::fs::read_to_string(&log).unwrap_or_else(|e| panic!("{}: {e}", log.display()));
+    (t, text)
+}
+
+/// qemu-user 10.0.2's log for the same options, if its binary is there.
+fn qemu_log(dir: &Path, arch_name: &str, opts: &[&str], prog: &Path) -> Option<String> {
+    let q = arch(arch_name).qemu10();
+    if !q.exists() {
+        eprintln!("{} is missing (scripts/fetch-qemu10.sh): not compared with qemu-user 10.0.2", q.display());
+        return None;
+    }
+    let log = dir.join(format!("qemu-log-{arch_name}"));
+    let t = run(Command::new(&q).args(opts).arg("-D").arg(&log).arg(prog));
+    assert_eq!(t.status, 7, "qemu's run of {}", prog.display());
+    Some(std::fs::read_to_string(&log).unwrap_or_default())
+}
+
+/// The expected `-d in_asm` text of asm_hello: the three blocks the program runs (the write,
+/// the compare and branch, the exit), as capstone 5 disassembles them in the guest's syntax
+/// (x86: AT&T with size suffixes; s390x: `%r` registers; mips: `$` o32 register names, which
+/// n64's $t0 (register 12) is called, as by qemu's own disassembler).
+fn expected_in_asm(arch_name: &str) -> &'static str {
+    match arch_name {
+        "x86_64" => {
+            "\
+----------------
+IN: 
+0x00401000:  b8 01 00 00 00           movl     $1, %eax
+0x00401005:  bf 01 00 00 00           movl     $1, %edi
+0x0040100a:  48 8d 35 ef 0f 00 00     leaq     0xfef(%rip), %rsi
+0x00401011:  ba 0f 00 00 00           movl     $0xf, %edx
+0x00401016:  0f 05                    syscall  
+
+----------------
+IN: 
+0x00401018:  48 83 f8 0f              cmpq     $0xf, %rax
+0x0040101c:  75 0c                    jne      0x40102a
+
+----------------
+IN: 
+0x0040101e:  b8 e7 00 00 00           movl     $0xe7, %eax
+0x00401023:  bf 07 00 00 00           movl     $7, %edi
+0x00401028:  0f 05                    syscall  
+
+"
+        }
+        // capstone 5 shows `movz` by its alias `mov` (qemu 10's Debian build, with an older
+        // capstone, prints `movz x8, #0x40`).
+        "aarch64" => {
+            "\
+----------------
+IN: 
+0x004000d4:  d2800808  mov      x8, #0x40
+0x004000d8:  d2800020  mov      x0, #1
+0x004000dc:  10000161  adr      x1, #0x400108
+0x004000e0:  d28001e2  mov      x2, #0xf
+0x004000e4:  d4000001  svc      #0
+
+----------------
+IN: 
+0x004000e8:  f1003c1f  cmp      x0, #0xf
+0x004000ec:  54000081  b.ne     #0x4000fc
+
+----------------
+IN: 
+0x004000f0:  d2800bc8  mov      x8, #0x5e
+0x004000f4:  d28000e0  mov      x0, #7
+0x004000f8:  d4000001  svc      #0
+
+"
+        }
+        // `li` is `addi` (4 bytes) or `c.li` (2 bytes) by the immediate's size; `la` in a
+        // static program is auipc+ld of a GOT entry; capstone gives a branch's offset.
+        "riscv64" => {
+            "\
+----------------
+IN: 
+0x00010144:  04000893  addi     a7, zero, 0x40
+0x00010148:  4505      c.li     a0, 1
+0x0001014a:  00001597  auipc    a1, 1
+0x0001014e:  0565b583  ld       a1, 0x56(a1)
+0x00010152:  463d      c.li     a2, 0xf
+0x00010154:  00000073  ecall    
+
+----------------
+IN: 
+0x00010158:  42bd      c.li     t0, 0xf
+0x0001015a:  00551763  bne      a0, t0, 0xe
+
+----------------
+IN: 
+0x0001015e:  05e00893  addi     a7, zero, 0x5e
+0x00010162:  451d      c.li     a0, 7
+0x00010164:  00000073  ecall    
+
+"
+        }
+        "arm" => {
+            "\
+----------------
+IN: 
+0x00010098:  e3a07004  mov      r7, #4
+0x0001009c:  e3a00001  mov      r0, #1
+0x000100a0:  e59f1024  ldr      r1, [pc, #0x24]
+0x000100a4:  e3a0200f  mov      r2, #0xf
+0x000100a8:  ef000000  svc      #0
+
+----------------
+IN: 
+0x000100ac:  e350000f  cmp      r0, #0xf
+0x000100b0:  1a000002  bne      #0x100c0
+
+----------------
+IN: 
+0x000100b4:  e3a070f8  mov      r7, #0xf8
+0x000100b8:  e3a00007  mov      r0, #7
+0x000100bc:  ef000000  svc      #0
+
+"
+        }
+        "i386" => {
+            "\
+----------------
+IN: 
+0x08049000:  b8 04 00 00 00           movl     $4, %eax
+0x08049005:  bb 01 00 00 00           movl     $1, %ebx
+0x0804900a:  b9 00 a0 04 08           movl     $0x804a000, %ecx
+0x0804900f:  ba 0f 00 00 00           movl     $0xf, %edx
+0x08049014:  cd 80                    int      $0x80
+
+----------------
+IN: 
+0x08049016:  83 f8 0f                 cmpl     $0xf, %eax
+0x08049019:  75 0c                    jne      0x8049027
+
+----------------
+IN: 
+0x0804901b:  b8 fc 00 00 00           movl     $0xfc, %eax
+0x08049020:  bb 07 00 00 00           movl     $7, %ebx
+0x08049025:  cd 80                    int      $0x80
+
+"
+        }
+        // capstone 5 knows `svc` (qemu 10's Debian build prints `.byte 0x0a, 0x04`).
+        "s390x" => {
+            "\
+----------------
+IN: 
+0x010000d4:  a729 0001       lghi     %r2, 1
+0x010000d8:  c030 0000 0010  larl     %r3, 0x10000f8
+0x010000de:  a749 000f       lghi     %r4, 0xf
+0x010000e2:  0a04            svc      4
+
+----------------
+IN: 
+0x010000e4:  a72f 000f       cghi     %r2, 0xf
+0x010000e8:  a774 0005       jne      0x10000f2
+
+----------------
+IN: 
+0x010000ec:  a729 0007       lghi     %r2, 7
+0x010000f0:  0af8            svc      0xf8
+
+"
+        }
+        // `li` is `addiu` from $zero, `dla` of a 64-bit address six instructions; the branch's
+        // delay slot belongs to its block.
+        "mips64el" => {
+            "\
+----------------
+IN: 
+0x120000150:  24021389  addiu    $v0, $zero, 0x1389
+0x120000154:  24040001  addiu    $a0, $zero, 1
+0x120000158:  3c050000  lui      $a1, 0
+0x12000015c:  3c012000  lui      $at, 0x2000
+0x120000160:  64a50001  daddiu   $a1, $a1, 1
+0x120000164:  642101a0  daddiu   $at, $at, 0x1a0
+0x120000168:  0005283c  dsll32   $a1, $a1, 0
+0x12000016c:  00a1282d  daddu    $a1, $a1, $at
+0x120000170:  2406000f  addiu    $a2, $zero, 0xf
+0x120000174:  0000000c  syscall  
+
+----------------
+IN: 
+0x120000178:  240c000f  addiu    $t4, $zero, 0xf
+0x12000017c:  144c0004  bne      $v0, $t4, 0x120000190
+0x120000180:  00000000  nop      
+
+----------------
+IN: 
+0x120000184:  24021455  addiu    $v0, $zero, 0x1455
+0x120000188:  24040007  addiu    $a0, $zero, 7
+0x12000018c:  0000000c  syscall  
+
+"
+        }
+        other => panic!("no expected text for {other}"),
+    }
+}
+
+/// The address and instruction-bytes columns of an `in_asm` log (qemu's disassemblers for
+/// riscv and mips print other columns, so only lines with a hex word after the address count).
+fn addr_bytes(log: &str) -> Vec<(String, String)> {
+    log.lines()
+        .filter_map(|l| {
+            let (addr, rest) = l.split_once(":  ")?;
+            let bytes = rest.split("  ").next()?.trim().to_string();
+            (addr.starts_with("0x") && bytes.chars().all(|c| c.is_ascii_hexdigit() || c == ' '))
+                .then(|| (addr.to_string(), bytes))
+        })
+        .collect()
+}
+
+#[test]
+fn in_asm_of_asm_hello_on_every_arch() {
+    let dir = TempDir::new("trace-in-asm");
+    for a in ["x86_64", "aarch64", "riscv64", "arm", "i386", "s390x", "mips64el"] {
+        let prog = build_hello(dir.path(), a);
+        let (t, log) = endgate_log(dir.path(), &["-d", "in_asm"], &prog);
+        assert_eq!((t.status, t.stdout.as_slice()), (7, &b"hello from asm\n"[..]), "{a}");
+        assert_eq!(log, expected_in_asm(a), "{a}: endgate's -d in_asm (left) and the expected text (right)");
+        if let Some(q) = qemu_log(dir.path(), a, &["-d", "in_asm"], &prog) {
+            if matches!(a, "x86_64" | "i386" | "arm") {
+                assert_eq!(log, q, "{a}: endgate's -d in_asm (left) and qemu-user 10.0.2's (right)");
+            } else if matches!(a, "aarch64" | "s390x") {
+                // Same blocks, addresses and bytes; qemu's older capstone names some
+                // instructions otherwise (see expected_in_asm).
+                assert_eq!(addr_bytes(&log), addr_bytes(&q), "{a}: addresses and bytes against qemu-user 10.0.2");
+                assert_eq!(log.matches("IN: ").count(), q.matches("IN: ").count(), "{a}: blocks");
+            } else {
+                // qemu's own riscv and mips disassemblers: same blocks, same addresses.
+                let addrs = |s: &str| {
+                    s.lines().filter_map(|l| l.split_once(":  ").map(|(x, _)| x.to_string())).collect::<Vec<_>>()
+                };
+                assert_eq!(addrs(&log), addrs(&q), "{a}: addresses against qemu-user 10.0.2");
+            }
+        }
+    }
+}
+
+#[test]
+fn in_asm_of_thumb_code_matches_qemu() {
+    // Debian's armhf busybox is Thumb-2: its entry block, as qemu-user 10.0.2 shows it
+    // (halfword units, capstone's Thumb syntax).
+    let dir = TempDir::new("trace-thumb");
+    let bb = common::busybox("armhf");
+    let first = |log: &str| log.split("\n\n").next().unwrap_or_default().to_string();
+    let log = dir.path().join("log");
+    let t = run(Command::new(endgate()).args(["-d", "in_asm", "-D"]).arg(&log).arg(&bb).arg("true"));
+    assert_eq!(t.status, 0);
+    let ours = first(&std::fs::read_to_string(&log).expect("log"));
+    assert!(ours.contains(":  f04f 0b00  mov.w    fp, #0\n"), "{ours}");
+    let q = arch("arm").qemu10();
+    if q.exists() {
+        let qlog = dir.path().join("qlog");
+        let t = run(Command::new(&q).args(["-d", "in_asm", "-D"]).arg(&qlog).arg(&bb).arg("true"));
+        assert_eq!(t.status, 0);
+        assert_eq!(ours, first(&std::fs::read_to_string(&qlog).expect("qemu log")), "against qemu-user 10.0.2");
+    }
+}
+
+#[test]
+fn in_asm_of_a_long_x86_instruction() {
+    // A 10-byte instruction: the bytes past the eighth go on a line of their own, at their
+    // address, as qemu-user prints them.
+    let dir = TempDir::new("trace-long");
+    let src = dir.path().join("long.S");
+    std::fs::write(
+        &src,
+        "    .text\n    .globl _start\n_start:\n    movabs $0x1122334455667788, %rax\n    mov $60, %eax\n    xor %edi, %edi\n    syscall\n",
+    )
+    .expect("write source");
+    let prog = build_asm(dir.path(), "x86_64", &src, "long");
+    let (t, log) = endgate_log(dir.path(), &["-d", "in_asm"], &prog);
+    assert_eq!(t.status, 0);
+    let want = "\
+----------------
+IN: 
+0x00401000:  48 b8 88 77 66 55 44 33  movabsq  $0x1122334455667788, %rax
+0x00401008:  22 11
+0x0040100a:  b8 3c 00 00 00           movl     $0x3c, %eax
+0x0040100f:  31 ff                    xorl     %edi, %edi
+0x00401011:  0f 05                    syscall  
+
+";
+    assert_eq!(log, want);
+    let q = arch("x86_64").qemu10();
+    if q.exists() {
+        let qlog = dir.path().join("qlog");
+        run(Command::new(&q).args(["-d", "in_asm", "-D"]).arg(&qlog).arg(&prog));
+        assert_eq!(log, std::fs::read_to_string(&qlog).expect("qemu log"), "against qemu-user 10.0.2");
+    }
+}
+
+/// The register blocks of a `-d exec,cpu` log: for each `Trace` line, its pc and the
+/// `NAME=value` pairs that follow it.
+fn cpu_blocks(log: &str) -> Vec<(u64, BTreeMap<String, u64>)> {
+    let mut out: Vec<(u64, BTreeMap<String, u64>)> = Vec::new();
+    for line in log.lines() {
+        if let Some(rest) = line.strip_prefix("Trace ") {
+            let pc = rest.split('/').nth(1).and_then(|p| u64::from_str_radix(p, 16).ok()).expect("pc field");
+            out.push((pc, BTreeMap::new()));
+            continue;
+        }
+        let Some((_, regs)) = out.last_mut() else { continue };
+        // "X00=0000000000000000 X01=…", "R8 =…" (qemu pads names to 3).
+        let mut rest = line.trim_start();
+        while let Some(eq) = rest.find('=') {
+            let name = rest[..eq].trim().to_string();
+            let after = &rest[eq + 1..];
+            let end = after.find(' ').unwrap_or(after.len());
+            if let Ok(v) = u64::from_str_radix(&after[..end], 16) {
+                regs.insert(name, v);
+            }
+            rest = after[end..].trim_start();
+            // Skip words that are not NAME=VALUE (flag letters, "EL0t").
+            while !rest.is_empty() && rest.split(' ').next().is_some_and(|w| !w.contains('=')) {
+                rest = rest.split_once(' ').map_or("", |(_, r)| r).trim_start();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn cpu_shows_the_registers_at_each_block() {
+    let dir = TempDir::new("trace-cpu");
+    // aarch64: the write's result and arguments are in the registers at the compare's block.
+    let prog = build_hello(dir.path(), "aarch64");
+    let (t, log) = endgate_log(dir.path(), &["-d", "exec,cpu,nochain"], &prog);
+    assert_eq!(t.status, 7);
+    let blocks = cpu_blocks(&log);
+    let pcs: Vec<u64> = blocks.iter().map(|b| b.0).collect();
+    assert_eq!(pcs, [0x4000d4, 0x4000e8, 0x4000f0], "{log}");
+    for (pc, regs) in &blocks {
+        for n in 0..31 {
+            assert!(regs.contains_key(&format!("X{n:02}")), "X{n:02} missing at {pc:#x}: {log}");
+        }
+        assert_eq!(regs.get("PC"), Some(pc), "{log}");
+        assert!(regs.get("SP").is_some_and(|&sp| sp != 0 && sp % 16 == 0), "{log}");
+    }
+    let second = &blocks[1].1;
+    assert_eq!(second["X00"], 15, "write's result: 15 bytes");
+    assert_eq!(second["X01"], 0x400108, "msg");
+    assert_eq!(second["X02"], 15);
+    assert_eq!(second["X08"], 64, "__NR_write");
+    assert_eq!(blocks[0].1["X08"], 0);
+    // qemu-user 10.0.2 runs the same blocks with the same general registers (the stack
+    // pointer differs: each emulator places the stack itself).
+    if let Some(q) = qemu_log(dir.path(), "aarch64", &["-d", "exec,cpu,nochain"], &prog) {
+        let qb = cpu_blocks(&q);
+        assert_eq!(qb.iter().map(|b| b.0).collect::<Vec<_>>(), pcs, "{q}");
+        for ((pc, ours), (_, theirs)) in blocks.iter().zip(&qb) {
+            for n in 0..31 {
+                let k = format!("X{n:02}");
+                assert_eq!(ours.get(&k), theirs.get(&k), "{k} at {pc:#x}");
+            }
+        }
+    }
+    // x86_64: the registers qemu names, RAX holding the write's result at the second block.
+    let prog = build_hello(dir.path(), "x86_64");
+    let (_, log) = endgate_log(dir.path(), &["-d", "cpu,exec"], &prog);
+    let blocks = cpu_blocks(&log);
+    assert_eq!(blocks.len(), 3, "{log}");
+    assert_eq!(blocks[1].1["RAX"], 15);
+    assert_eq!(blocks[1].1["RIP"], 0x401018);
+    if let Some(q) = qemu_log(dir.path(), "x86_64", &["-d", "cpu,exec"], &prog) {
+        let qb = cpu_blocks(&q);
+        for ((pc, ours), (_, theirs)) in blocks.iter().zip(&qb) {
+            for k in ["RAX", "RBX", "RCX", "RDX", "RSI", "RDI", "R8", "R9", "R10", "R12", "R13", "R14", "R15", "RIP"] {
+                assert_eq!(ours.get(k), theirs.get(k), "{k} at {pc:#x}");
+            }
+        }
+    }
+    // Every other arch prints a register block per block too.
+    for a in ["riscv64", "arm", "i386", "s390x", "mips64el"] {
+        let prog = build_hello(dir.path(), a);
+        let (t, log) = endgate_log(dir.path(), &["-d", "exec,cpu"], &prog);
+        assert_eq!(t.status, 7, "{a}");
+        let blocks = cpu_blocks(&log);
+        assert_eq!(blocks.len(), 3, "{a}: {log}");
+        assert!(blocks.iter().all(|(_, r)| r.len() >= 8), "{a}: {log}");
+    }
+}
+
+#[test]
+fn dfilter_and_one_insn_per_tb() {
+    let dir = TempDir::new("trace-filter");
+    let prog = build_hello(dir.path(), "aarch64");
+    // One block per instruction: 5 + 2 + 3 instructions run.
+    let (_, log) = endgate_log(dir.path(), &["-d", "exec", "-one-insn-per-tb"], &prog);
+    assert_eq!(log.matches("Trace ").count(), 10, "{log}");
+    let (_, log) = endgate_log(dir.path(), &["-d", "in_asm", "--one-insn-per-tb"], &prog);
+    assert_eq!(log.matches("IN: ").count(), 10, "{log}");
+    // Ranges select blocks by their first address, with qemu's three forms.
+    for f in ["0x4000e8+1", "0x4000e8-1", "0x4000e0..0x4000e8", "0x4000e8+4,0x100+0x10"] {
+        let (_, log) = endgate_log(dir.path(), &["-d", "exec", "-dfilter", f], &prog);
+        let pcs: Vec<&str> = log.lines().filter_map(|l| l.split('/').nth(1)).collect();
+        assert_eq!(pcs, ["00000000004000e8"], "-dfilter {f}: {log}");
+    }
+    let (_, log) = endgate_log(dir.path(), &["-d", "exec", "--dfilter", "0x4000e0..0x4000e7"], &prog);
+    assert_eq!(log, "", "a range ending before the block's start");
+    for bad in ["0x4000e8+0", "0x10..0x8", "zzz", "0x1000"] {
+        let t = run(Command::new(endgate()).args(["-d", "exec", "-dfilter", bad]).arg(&prog));
+        assert_eq!(t.status, 2, "-dfilter {bad}");
+        assert!(String::from_utf8_lossy(&t.stderr).contains("-dfilter: bad range"), "{bad}");
+    }
+}
+
+#[test]
+fn int_unimp_page_strace_items() {
+    let dir = TempDir::new("trace-items");
+    // An aarch64 program that makes a system call no kernel has, then runs an undefined
+    // instruction.
+    let src = dir.path().join("unimp.S");
+    std::fs::write(&src, "    .text\n    .globl _start\n_start:\n    mov x8, #999\n    svc #0\n    udf #0\n")
+        .expect("write source");
+    let prog = build_asm(dir.path(), "aarch64", &src, "unimp");
+    let (t, log) = endgate_log(dir.path(), &["-d", "int,unimp,page"], &prog);
+    assert_eq!(t.status, 128 + 4, "SIGILL: {}", String::from_utf8_lossy(&t.stderr));
+    assert!(log.contains("Unsupported syscall: 999 (unknown): -ENOSYS\n"), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("exception ") && l.ends_with(": SIGILL")), "{log}");
+    // page: the program's text mapping, as qemu-user prints its page table.
+    assert!(log.contains("0000000000400000-0000000000401000 0000000000001000 r-x\n"), "{log}");
+    assert!(log.lines().any(|l| l.starts_with("entry       0x")), "{log}");
+    // Nothing asked, nothing logged; -d strace is --strace.
+    let hello = build_hello(dir.path(), "aarch64");
+    let t = run(Command::new(endgate()).arg(&hello));
+    assert_eq!((t.status, t.stderr.as_slice()), (7, &b""[..]));
+    let t = run(Command::new(endgate()).args(["-d", "strace"]).arg(&hello));
+    let err = String::from_utf8_lossy(&t.stderr);
+    assert!(
+        err.contains("write(1, \"hello from asm\\n\", 15) = 15\n") && err.contains("+++ exited with 7 +++"),
+        "{err}"
+    );
+    // -d help lists the items; an unknown item is a usage error.
+    let t = run(Command::new(endgate()).args(["-d", "help"]));
+    assert_eq!(t.status, 0);
+    let out = String::from_utf8_lossy(&t.stdout);
+    for item in ["in_asm", "exec", "cpu", "nochain", "int", "strace", "page", "unimp"] {
+        assert!(out.lines().any(|l| l.starts_with(item)), "{item}: {out}");
+    }
+    let t = run(Command::new(endgate()).args(["-d", "in_asm,op"]).arg(&hello));
+    assert_eq!(t.status, 2);
+    assert!(String::from_utf8_lossy(&t.stderr).contains("unknown item 'op'"));
+}
+
+#[test]
+fn log_file_keeps_guest_descriptors_free() {
+    // The -D file sits at a descriptor of 900 or more: the guest's first open still gets 3.
+    let dir = TempDir::new("trace-fd");
+    let busybox = common::busybox("arm64");
+    let log = dir.path().join("log");
+    let fds = |opts: &[&std::ffi::OsStr]| {
+        let t = run(Command::new(endgate()).args(opts).arg(&busybox).args(["ls", "/proc/self/fd"]));
+        assert_eq!(t.status, 0, "{}", String::from_utf8_lossy(&t.stderr));
+        let out = String::from_utf8_lossy(&t.stdout).into_owned();
+        out.split_whitespace().filter_map(|w| w.parse().ok()).filter(|&n: &u32| n < 900).collect::<Vec<u32>>()
+    };
+    let plain = fds(&[]);
+    assert_eq!(fds(&["-d".as_ref(), "page".as_ref(), "-D".as_ref(), log.as_os_str()]), plain);
+    assert!(plain.contains(&3), "{plain:?}");
+    assert!(std::fs::read_to_string(&log).is_ok_and(|l| l.contains("start_brk")));
+}
