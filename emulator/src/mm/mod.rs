@@ -1316,8 +1316,10 @@ impl AddressSpace {
 
     /// Moves the pages of `[old, old+old_len)` to `new` (both page-aligned), growing or
     /// shrinking to `new_len`; used by `mremap`. The host `mremap` moves the contents, so
-    /// anonymous growth reads as zero and file mappings extend into the file.
-    pub fn move_mapping(&mut self, old: u64, old_len: u64, new: u64, new_len: u64) -> Result<(), Errno> {
+    /// anonymous growth reads as zero and file mappings extend into the file. With `keep`
+    /// (`MREMAP_DONTUNMAP`, sizes equal) the old range stays mapped as it was, its pages
+    /// empty: the host's `MREMAP_DONTUNMAP` leaves its mapping there.
+    pub fn move_mapping(&mut self, old: u64, old_len: u64, new: u64, new_len: u64, keep: bool) -> Result<(), Errno> {
         let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let v = v.clone();
         let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
@@ -1327,17 +1329,25 @@ impl AddressSpace {
             usize::try_from(old_len).map_err(|_| Errno::ENOMEM)?,
             usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?,
         );
+        let flags = libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED | if keep { libc::MREMAP_DONTUNMAP } else { 0 };
         // SAFETY: both ranges are inside our reservation; MREMAP_FIXED replaces the reservation
-        // pages at `dst`.
-        let r = unsafe { libc::mremap(src.cast(), ol, nl, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, dst) };
+        // pages at `dst` (with MREMAP_DONTUNMAP the source stays mapped).
+        let r = unsafe { libc::mremap(src.cast(), ol, nl, flags, dst) };
         if r == libc::MAP_FAILED {
             return Err(Errno::last());
         }
-        // The host mremap left a hole at the source; put the reservation back.
-        self.release_host(old, old + old_len);
-        self.forget(old, old + old_len);
+        let start = self.vma_at(old).map_or(old, |(s, _)| s);
+        if keep {
+            // The old pages are gone from the source: drop what was translated from them.
+            self.invalidate.code.push((old, old + old_len));
+            self.invalidate.flush_tlb = true;
+        } else {
+            // The host mremap left a hole at the source; put the reservation back.
+            self.release_host(old, old + old_len);
+            self.forget(old, old + old_len);
+        }
         self.forget(new, new + new_len);
-        self.vmas.insert(new, Vma { end: new + new_len, ..v });
+        self.vmas.insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });
         self.changed();
         self.note_peak();
         Ok(())

@@ -457,17 +457,26 @@ pub fn map_shadow_stack(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 
 const MREMAP_MAYMOVE: u64 = 1;
 const MREMAP_FIXED: u64 = 2;
+/// Since Linux 5.7 (any mapping since 5.13): move the pages, leave the old range mapped and
+/// empty (uapi/linux/mman.h).
+const MREMAP_DONTUNMAP: u64 = 4;
 
 /// `mremap(void *old, size_t old_size, size_t new_size, int flags, void *new)` (mremap(2)).
-/// Errors: `EINVAL` (unaligned, bad flags, zero sizes, a new size beyond `TASK_SIZE`, FIXED
-/// without MAYMOVE), `EFAULT` (the old
-/// range is not one mapping), `ENOMEM` (cannot grow in place and may not move).
+/// With `MREMAP_DONTUNMAP` the pages move and the old range stays mapped as it was, its pages
+/// read afresh (zero for anonymous memory, the file's for a private file mapping).
+/// Errors: `EINVAL` (unaligned, bad flags, zero sizes, a new size beyond `TASK_SIZE`, FIXED or
+/// DONTUNMAP without MAYMOVE, DONTUNMAP with a size change), `EFAULT` (the old range is not one
+/// mapping), `ENOMEM` (cannot grow in place and may not move).
 pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (old, old_len, new_len, flags, new_addr) = (a.raw(0), a.raw(1), a.raw(2), a.raw(3), a.raw(4));
-    if old % PAGE_SIZE != 0 || flags & !(MREMAP_MAYMOVE | MREMAP_FIXED) != 0 {
+    if old % PAGE_SIZE != 0 || flags & !(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) != 0 {
         return Err(Errno::EINVAL);
     }
-    if flags & MREMAP_FIXED != 0 && flags & MREMAP_MAYMOVE == 0 {
+    if flags & (MREMAP_FIXED | MREMAP_DONTUNMAP) != 0 && flags & MREMAP_MAYMOVE == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let keep = flags & MREMAP_DONTUNMAP != 0;
+    if keep && page_ceil(old_len) != page_ceil(new_len) {
         return Err(Errno::EINVAL);
     }
     let old_len = page_ceil(old_len).ok_or(Errno::EINVAL)?;
@@ -490,8 +499,13 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             return Err(Errno::EINVAL);
         }
         mm.unmap(new_addr, new_len)?;
-        mm.move_mapping(old, old_len, new_addr, new_len)?;
+        mm.move_mapping(old, old_len, new_addr, new_len, keep)?;
         return Ok(new_addr);
+    }
+    if keep {
+        let to = mm.find_free(new_len).ok_or(Errno::ENOMEM)?;
+        mm.move_mapping(old, old_len, to, new_len, true)?;
+        return Ok(to);
     }
     if new_len <= old_len {
         if new_len < old_len {
@@ -507,7 +521,7 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::ENOMEM);
     }
     let to = mm.find_free(new_len).ok_or(Errno::ENOMEM)?;
-    mm.move_mapping(old, old_len, to, new_len)?;
+    mm.move_mapping(old, old_len, to, new_len, false)?;
     Ok(to)
 }
 
