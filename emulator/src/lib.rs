@@ -10,6 +10,7 @@ pub mod arch;
 pub mod binfmt;
 pub mod cli;
 pub mod gate;
+pub mod guard;
 pub mod guest;
 pub mod loader;
 pub mod log;
@@ -80,6 +81,7 @@ fn set_thread_name(path: &str) {
 /// Loads `prog` and runs it to the end; returns how the guest ended and, for a fatal signal,
 /// the one-line report to print.
 pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), LaunchError> {
+    guard::install();
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
     let prog_host = syscall::path::sysroot_path(&opts, &prog.path);

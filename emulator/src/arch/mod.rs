@@ -121,13 +121,15 @@ pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
     complete: fn(&mut Cpu<'_>, u32) -> bool,
 ) -> Result<(), unicorn_engine::uc_error> {
     cpu.add_intr_hook(move |cpu, intno| {
-        crate::guest::locked(cpu, |cpu| {
-            if intno == trap {
-                (entries.syscall)(cpu, arch.syscall_args(cpu));
-            } else if !complete(cpu, intno) {
-                (entries.exception)(cpu, intno);
-            }
-        });
+        crate::guard::guarded("interrupt hook", || {
+            crate::guest::locked(cpu, |cpu| {
+                if intno == trap {
+                    (entries.syscall)(cpu, arch.syscall_args(cpu));
+                } else if !complete(cpu, intno) {
+                    (entries.exception)(cpu, intno);
+                }
+            });
+        })
     })?;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! The interface each guest architecture implements, and the CPU it drives.
 
+use crate::guard::Checked;
 use capstone::Capstone;
 use syscalls::Errno;
 use unicorn_engine::Unicorn;
@@ -178,7 +179,7 @@ pub trait GuestArch: Sync {
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error>;
     /// The guest program counter.
     fn pc(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(self.info().regs.pc).unwrap_or(0)
+        cpu.reg(self.info().regs.pc)
     }
     /// Inside the syscall trap hook: the address after the trap instruction, which the kernel
     /// reports as the call's instruction pointer (seccomp's `instruction_pointer` and
@@ -196,7 +197,7 @@ pub trait GuestArch: Sync {
     /// thread runs now (arm stays in Thumb or ARM state, as the kernel's
     /// `instruction_pointer_set` leaves the CPSR). Called outside hooks.
     fn set_insn_pointer(&self, cpu: &mut Cpu<'_>, addr: u64) {
-        let _ = cpu.reg_write(self.info().regs.pc, addr & self.info().word_mask());
+        cpu.set_reg(self.info().regs.pc, addr & self.info().word_mask());
     }
     /// Reads the syscall number and the first three arguments from the registers the ABI
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
@@ -225,7 +226,7 @@ pub trait GuestArch: Sync {
     /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let _ = cpu.reg_write(self.info().regs.ret, ret & self.info().word_mask());
+        cpu.set_reg(self.info().regs.ret, ret & self.info().word_mask());
     }
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
@@ -267,7 +268,7 @@ pub trait GuestArch: Sync {
 
     /// The guest stack pointer.
     fn stack_pointer(&self, cpu: &Cpu<'_>) -> u64 {
-        cpu.reg_read(self.info().regs.sp).unwrap_or(0)
+        cpu.reg(self.info().regs.sp)
     }
     /// Reads a register by its capstone name (`"rax"`, `"x3"`, `"sp"`, `"fs_base"`).
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64>;
@@ -374,9 +375,10 @@ pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
     }
     let count = i32::try_from(N).expect("a handful of registers");
     // SAFETY: a live handle; each pointer addresses a u64, the size of every register read here.
-    let _ = unsafe {
+    let r = unsafe {
         unicorn_engine::unicorn_const::uc_reg_read_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_mut_ptr(), count)
     };
+    crate::guard::check("uc_reg_read_batch", r);
     vals
 }
 
@@ -389,9 +391,10 @@ pub fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64
     }
     let count = i32::try_from(N).expect("a handful of registers");
     // SAFETY: a live handle; each pointer addresses a u64 the engine only reads.
-    let _ = unsafe {
+    let r = unsafe {
         unicorn_engine::unicorn_const::uc_reg_write_batch(cpu.get_handle(), ids.as_ptr(), ptrs.as_ptr(), count)
     };
+    crate::guard::check("uc_reg_write_batch", r);
 }
 
 /// The `siginfo` of a CPU exception that raises `sig` at `pc`, with the `si_code` Linux's trap

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use syscalls::Errno;
 
 use crate::abi::nr::Sys;
+use crate::guard::Checked;
 use crate::mm::{AddressSpace, Fault, GuestAddr, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
@@ -292,17 +293,17 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     inv.flush_tlb |= caught.inv.flush_tlb;
     inv.code.extend_from_slice(&caught.inv.code);
     if caught.flush_all {
-        let _ = cpu.ctl_flush_tb();
+        cpu.flush_tb();
     }
     if !inv.code.is_empty() {
         cpu.get_data_mut().mm.permissive = true;
         for &(s, e) in &inv.code {
-            let _ = cpu.ctl_remove_cache(s, e);
+            cpu.remove_cache(s, e);
         }
         cpu.get_data_mut().mm.permissive = false;
     }
     if inv.flush_tlb || !inv.code.is_empty() {
-        let _ = cpu.ctl_flush_tlb();
+        cpu.flush_tlb();
     }
 }
 
@@ -337,7 +338,7 @@ fn rejoin(cpu: &mut Cpu<'_>) {
     publish_for_others(cpu);
     let t = cpu.get_data();
     if t.applied_gen != t.mm.shootdown.generation() {
-        let _ = cpu.ctl_flush_tlb();
+        cpu.flush_tlb();
         crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
     }
 }
@@ -398,6 +399,11 @@ pub unsafe extern "C" fn code_write_reported(
     size: u32,
     _opaque: *mut std::ffi::c_void,
 ) -> bool {
+    crate::guard::guarded("code-write callback", || code_written(addr, size))
+}
+
+/// [`code_write_reported`]'s work.
+fn code_written(addr: u64, size: u32) -> bool {
     use crate::thread::{lock, running};
     if crate::thread::live_threads() < 2 {
         return false;
@@ -459,6 +465,11 @@ pub unsafe extern "C" fn exclusive_step(
     start: bool,
     _opaque: *mut std::ffi::c_void,
 ) {
+    crate::guard::guarded("exclusive-step callback", || exclusive_step_work(uc, start));
+}
+
+/// [`exclusive_step`]'s work.
+fn exclusive_step_work(uc: *mut unicorn_engine::uc_engine, start: bool) {
     use crate::thread::{lock, running};
     if start {
         if lock::held() {
@@ -474,7 +485,7 @@ pub unsafe extern "C" fn exclusive_step(
             let flush = ControlType(ControlType::TLB_FLUSH.0 | ControlType::IO_WRITE.0);
             // SAFETY: the engine's own live handle; a TLB flush between blocks is what the
             // system-call hooks do too.
-            unsafe { unicorn_engine::uc_ctl(uc, flush) };
+            crate::guard::check("uc_ctl(TLB_FLUSH)", unsafe { unicorn_engine::uc_ctl(uc, flush) });
             crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
         }
     } else if EXCLUSIVE_TOOK.with(|t| t.replace(false)) {

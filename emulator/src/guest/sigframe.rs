@@ -2,6 +2,7 @@
 //! `ucontext`, and the frame's place on the stack. The arch-specific parts (register save
 //! areas, trampolines) are in `arch/<name>/signal.rs`.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 
 use super::{Cpu, GuestArch};
@@ -242,10 +243,11 @@ pub fn read_uc_stack(mm: &AddressSpace, arch: &dyn GuestArch, addr: GuestAddr) -
     (flags & !(SS_DISABLE | (1 << 31)) == 0).then_some(AltStack { sp, flags, size })
 }
 
-/// A register's value, 0 if unicorn cannot read it (a frame then holds 0 there).
+/// A register's value (a refusal is an internal error: [`crate::guard::Checked`]).
 #[inline]
-pub fn reg(cpu: &Cpu<'_>, r: impl Into<i32>) -> u64 {
-    cpu.reg_read(r).unwrap_or(0)
+#[track_caller]
+pub fn reg(cpu: &Cpu<'_>, r: impl Into<i32> + Copy) -> u64 {
+    cpu.reg(r)
 }
 
 /// Stores `v` little-endian at `off` in a frame image being built (`buf`; arches of that byte

@@ -393,7 +393,9 @@ impl AddressSpace {
         } else {
             // Every 32-bit address and an access running past the last one land in the
             // reservation (direct loads add no bounds check).
-            space.add_window(0, layout.task_size, (false, false), DIRECT_SPAN - layout.task_size).map_err(refused(DIRECT_SPAN))?;
+            space
+                .add_window(0, layout.task_size, (false, false), DIRECT_SPAN - layout.task_size)
+                .map_err(refused(DIRECT_SPAN))?;
         }
         if let Some(page) = layout.fixed_page {
             space.add_window(page, PAGE_SIZE, (false, false), 0).map_err(refused(PAGE_SIZE))?;
@@ -427,10 +429,7 @@ impl AddressSpace {
     /// The guest address whose bytes live at host address `host` (`None` if no window holds
     /// it): what a host fault in a direct load names.
     pub fn guest_of_host(&self, host: u64) -> Option<u64> {
-        self.windows
-            .iter()
-            .find(|w| host.wrapping_sub(w.host as u64) < w.len)
-            .map(|w| w.guest + (host - w.host as u64))
+        self.windows.iter().find(|w| host.wrapping_sub(w.host as u64) < w.len).map(|w| w.guest + (host - w.host as u64))
     }
 
     /// The host protection for guest pages with permissions `prot` whose host pages would

@@ -155,6 +155,11 @@ pub fn take_recorded() -> Vec<SigInfo> {
 /// The host handler for signals the guest handles (async-signal-safe: atomics and a copy into
 /// thread-local storage).
 extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
+    crate::guard::guarded("host signal handler", || host_handler_work(sig, info, uc));
+}
+
+/// [`host_handler`]'s work (also [`fault_handler`]'s for a signal the guest takes).
+fn host_handler_work(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
     let code = unsafe { (*info).si_code };
     if HOST_OWN.contains(&Signal(crate::abi::low32(sig))) && code > 0 {
@@ -242,6 +247,11 @@ pub fn enable_direct_faults() {
 /// default action for `SIG_DFL` (endgate's own fault runs again and ends endgate; a sent
 /// signal is sent again once the default is back).
 extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
+    crate::guard::guarded("host fault handler", || fault_handler_work(sig, info, uc));
+}
+
+/// [`fault_handler`]'s work.
+fn fault_handler_work(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler; the engine only
     // reads them and rewrites the context of a fault in its own translated code.
     if unsafe { unicorn_engine::uc_direct_fault(info.cast(), uc) } {
@@ -253,7 +263,7 @@ extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *m
     let guest_dfl =
         direct_fault_slot(Signal(crate::abi::low32(sig))).is_none_or(|i| GUEST_DFL[i].load(Ordering::SeqCst));
     if !guest_dfl {
-        host_handler(sig, info, uc);
+        host_handler_work(sig, info, uc);
         return;
     }
     // The default action, for endgate's own fault (which would also come again once the

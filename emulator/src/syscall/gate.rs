@@ -13,6 +13,7 @@
 //! [`crate::guest::GuestArch::gate_syscall`]); when the call stops the engine, the program
 //! counter moves to the landing (see [`crate::gate`]).
 
+use crate::guard::Checked;
 use crate::guest::Cpu;
 use crate::mm::{AddressSpace, Endian, GuestAddr};
 
@@ -29,7 +30,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
         let args = crate::guest::SyscallArgs { gate_landing: Some(landing), ..arch.syscall_args(cpu) };
         let stopped = arch.gate_syscall(cpu, args, super::enter);
         if stopped {
-            let _ = cpu.reg_write(spec.pc, landing);
+            cpu.set_reg(spec.pc, landing);
         }
         return;
     }
@@ -40,7 +41,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             let reg = match abi {
                 CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
             };
-            let _ = cpu.reg_write(reg, crate::abi::bits64(ret));
+            cpu.set_reg(reg, crate::abi::bits64(ret));
         }
         Err(BadStore { addr, mapped }) => {
             use crate::signal::si_code::{SEGV_ACCERR, SEGV_MAPERR};
@@ -48,7 +49,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             let t = cpu.get_data_mut();
             t.sync_fault = Some(crate::signal::SigInfo::fault(crate::signal::Signal::SIGSEGV, code, addr));
             // The program counter stays on the slot (unicorn synced it before the hook).
-            let _ = cpu.emu_stop();
+            cpu.stop();
         }
     }
 }
@@ -69,7 +70,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
         CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
         CallAbi::Stack32 { sp, .. } => {
             // Both words in one read (one range check).
-            let esp = cpu.reg_read(sp).unwrap_or(0);
+            let esp = cpu.reg(sp);
             let mm = &cpu.get_data().mm;
             let mut b = [0u8; 8];
             let _ = mm.read_bytes(GuestAddr::new(esp.wrapping_add(4)), &mut b);
@@ -237,9 +238,20 @@ fn put(out: &mut [u8], v: i64, endian: Endian) {
 /// the process gets one. Errors: the engine's.
 pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
     let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
-    cpu.add_code_hook(begin, end, |cpu, addr, size| crate::guest::locked(cpu, |cpu| on_slot(cpu, addr, size)))?;
+    if crate::guard::test_panic("gate") {
+        cpu.add_code_hook(begin, end, |_, _, _| {
+            crate::guard::guarded(GATE_HOOK, || crate::guard::injected_panic("gate"));
+        })?;
+    } else {
+        cpu.add_code_hook(begin, end, |cpu, addr, size| {
+            crate::guard::guarded(GATE_HOOK, || crate::guest::locked(cpu, |cpu| on_slot(cpu, addr, size)));
+        })?;
+    }
     Ok(())
 }
+
+/// The gate's code hook's name in an internal error's line.
+const GATE_HOOK: &str = "gate code hook";
 
 #[cfg(test)]
 mod tests {

@@ -67,6 +67,7 @@ pub mod xattr;
 pub use crate::abi::nr;
 pub use crate::guest::{Handler, SysResult};
 
+use crate::guard::Checked;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -134,8 +135,8 @@ impl DispatchTable {
 }
 
 /// Serves one guest system call. Called from the arch's trap hook (and the gate's
-/// `__kernel_vsyscall`); never panics (a panic in a unicorn hook would abort endgate), a
-/// handler bug ends the guest with [`Exit::Internal`]. Returns `true` if it asked the engine
+/// `__kernel_vsyscall`); a handler's panic ends the process as an internal error naming the
+/// call (status 70, one line: [`crate::guard`]). Returns `true` if it asked the engine
 /// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
 pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
     crate::guest::locked(cpu, |cpu| serve(cpu, args))
@@ -210,10 +211,9 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
                 }
             })) {
                 Ok(r) => r,
-                Err(_) => {
-                    crate::elog!("endgate: internal error while serving {}", def.sys.name());
-                    cpu.get_data_mut().exit = Some(Exit::Internal);
-                    Err(Errno::ENOSYS)
+                Err(payload) => {
+                    std::mem::forget(payload);
+                    crate::guard::internal_error(format_args!("the {} handler", def.sys.name()))
                 }
             },
             None => {
@@ -284,13 +284,13 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         }
     }
     if exit.is_some() {
-        let _ = cpu.emu_stop();
+        cpu.stop();
         return true;
     }
     if cpu.get_data().pending_op.is_some() {
         // sigreturn: the run loop restores every register, the result included; clone: the
         // run loop makes the thread and writes the result.
-        let _ = cpu.emu_stop();
+        cpu.stop();
         return true;
     }
     if !keep_ret_reg {
@@ -308,7 +308,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         || (!t.stop_flags && crate::signal::host::async_stops_needed())
         || (t.mm.shared_writable && !t.parallel && crate::thread::running::parallel_allowed())
     {
-        let _ = cpu.emu_stop();
+        cpu.stop();
         return true;
     }
     false

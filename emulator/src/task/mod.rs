@@ -11,6 +11,7 @@ pub mod spawn;
 
 use unicorn_engine::{uc_error, MemType, TlbEntry, TlbType};
 
+use crate::guard::{self, guarded, Checked};
 use crate::guest::{apply_invalidate, invalidate_due, Cpu, Entries, Exit, Task};
 use crate::mm::{Fault, Prot};
 use crate::signal::{SigInfo, Signal};
@@ -64,10 +65,11 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         // SAFETY: a live engine, not running; the table and the PROT_NONE granule belong to the
         // process's AddressSpace, which outlives every instance, and the host protections
         // follow the guest's readability (mm::host_prot).
-        let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_table(cpu.get_handle(), table, none) }.into();
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_direct_table(cpu.get_handle(), table, none) }.into();
         r?;
     }
-    // SAFETY: a live engine, not running; the callback is a plain function that never unwinds.
+    // SAFETY: a live engine, not running; the callback never unwinds (its body is guarded).
     let r: Result<(), uc_error> = unsafe {
         unicorn_engine::uc_set_code_write_cb(
             cpu.get_handle(),
@@ -83,12 +85,21 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     }
     .into();
     r?;
-    cpu.add_tlb_hook(1, 0, tlb_hook)?;
-    arch.install_hooks(&mut cpu, Entries { syscall: crate::syscall::enter, exception: cpu_exception })?;
+    if guard::test_panic("tlb-fill") {
+        cpu.add_tlb_hook(1, 0, |_, _, _| {
+            guarded(TLB_FILL, || -> Option<TlbEntry> { guard::injected_panic("tlb-fill") })
+        })?;
+    } else {
+        cpu.add_tlb_hook(1, 0, |cpu, va, ty| guarded(TLB_FILL, || tlb_hook(cpu, va, ty)))?;
+    }
+    let syscall = if guard::test_panic("trap") { injected_syscall } else { crate::syscall::enter };
+    arch.install_hooks(&mut cpu, Entries { syscall, exception: cpu_exception })?;
     crate::syscall::gate::install_hook(&mut cpu)?;
     mark_program_code(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
-        cpu.add_block_hook(1, 0, |_cpu, addr, size| crate::elog!("block {addr:#x} {size}"))?;
+        cpu.add_block_hook(1, 0, |_cpu, addr, size| {
+            guarded("block trace hook", || crate::elog!("block {addr:#x} {size}"));
+        })?;
     }
     Ok(cpu)
 }
@@ -103,6 +114,14 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
 pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     crate::trace::debug::install(cpu)?;
     crate::trace::drcov::install(cpu)
+}
+
+/// The TLB fill hook's name in an internal error's line.
+const TLB_FILL: &str = "TLB fill";
+
+/// `ENDGATE_TEST_PANIC=trap`'s system-call entry (see [`crate::guard::test_panic`]).
+fn injected_syscall(_: &mut Cpu<'_>, _: crate::guest::SyscallArgs) -> bool {
+    guard::injected_panic("trap")
 }
 
 /// TLB fills after which the first resizing flush comes ([`tlb_hook`]).
@@ -136,7 +155,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
         // rarely flushes: a program whose pages outnumber the initial 256 entries would miss
         // for good. So after many fills, flush, and let the engine size it; the next flush
         // comes after twice as many. (The engine looks the entry up again after the fill.)
-        let _ = cpu.ctl_flush_tlb();
+        cpu.flush_tlb();
         cpu.get_data_mut().tlb_fills = (0, next.saturating_mul(2).min(TLB_RESIZE_FILLS_MAX));
     } else {
         cpu.get_data_mut().tlb_fills.0 = fills + 1;
@@ -157,7 +176,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
         None
     } else {
         if t.applied_gen != t.mm.shootdown.generation() {
-            let _ = cpu.ctl_flush_tlb();
+            cpu.flush_tlb();
             crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
         }
         let entry = fill(cpu, va, ty);
@@ -243,7 +262,9 @@ pub fn mark_program_code(cpu: &mut Cpu<'_>) -> Result<(), uc_error> {
         .map(|(s, v)| (s, v.end))
         .collect();
     for (start, end) in text {
-        cpu.add_mem_hook(unicorn_engine::HookType::MEM_FETCH_UNMAPPED, start, end - 1, |_, _, _, _, _| false)?;
+        cpu.add_mem_hook(unicorn_engine::HookType::MEM_FETCH_UNMAPPED, start, end - 1, |_, _, _, _, _| {
+            guarded("program-code fetch hook", || false)
+        })?;
     }
     Ok(())
 }
@@ -411,5 +432,5 @@ pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
         crate::dlog!("exception {intno} at pc={pc:#x}: {}\n", info.signo);
     }
     cpu.get_data_mut().sync_fault = Some(info);
-    let _ = cpu.emu_stop();
+    cpu.stop();
 }

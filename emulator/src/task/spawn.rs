@@ -27,6 +27,7 @@
 //! 4. The new thread reports its tid (or an errno: the clone fails) and then queues for the
 //!    lock like any thread; the creator writes `CLONE_PARENT_SETTID` and returns the tid.
 
+use crate::guard::Checked;
 use std::collections::HashSet;
 use std::sync::mpsc;
 
@@ -260,6 +261,6 @@ fn setup(cpu: Cpu<'static>, ctx: CpuContext, extra: &[u8], args: &CloneArgs, tid
     if args.flags & CLONE_CHILD_SETTID != 0 {
         let _ = cpu.get_data_mut().mm.write_i32(GuestAddr::new(args.ctid), tid);
     }
-    let _ = cpu.ctl_flush_tlb();
+    cpu.flush_tlb();
     Ok(cpu)
 }

@@ -16,6 +16,7 @@
 //! which is when the instance translated it, except for code rewritten at the same address
 //! with the same block size, which is not shown again.
 
+use crate::guard::Checked;
 use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -45,9 +46,13 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
         regs: opts.has(DebugItem::Cpu),
     };
     if opts.one_insn_per_tb {
-        cpu.add_code_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| state.block(cpu, addr, size))?;
+        cpu.add_code_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
+            crate::guard::guarded("-d block hook", || state.block(cpu, addr, size));
+        })?;
     } else {
-        cpu.add_block_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| state.block(cpu, addr, size))?;
+        cpu.add_block_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
+            crate::guard::guarded("-d block hook", || state.block(cpu, addr, size));
+        })?;
     }
     Ok(())
 }
@@ -273,7 +278,7 @@ pub fn registers(cpu: &Cpu<'_>) -> String {
     let arch = cpu.get_data().arch;
     let name = arch.info().name;
     let Some(d) = reg_dump(name) else { return String::new() };
-    let read = |id: i32| cpu.reg_read(id).unwrap_or(0);
+    let read = |id: i32| cpu.reg(id);
     let mut out = String::new();
     for (k, (n, id)) in d.gprs.iter().enumerate() {
         let sep = if k % d.per_line == d.per_line - 1 || k + 1 == d.gprs.len() { "\n" } else { " " };

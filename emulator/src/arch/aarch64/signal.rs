@@ -18,6 +18,7 @@
 //! page (the kernel's vDSO `__kernel_rt_sigreturn`; glibc and musl do not set `SA_RESTORER` on
 //! aarch64).
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterARM64 as R;
 
@@ -113,15 +114,15 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     write_generic_rt(cpu, req, (frame, top.wrapping_sub(frame.get())), &buf, sp)?;
 
-    let _ = cpu.reg_write(R::X0, req.guest_signo);
+    cpu.set_reg(R::X0, req.guest_signo);
     if req.action.flags & sa::SIGINFO != 0 {
-        let _ = cpu.reg_write(xreg(1), frame.get());
-        let _ = cpu.reg_write(xreg(2), (frame + UC).get());
+        cpu.set_reg(xreg(1), frame.get());
+        cpu.set_reg(xreg(2), (frame + UC).get());
     }
-    let _ = cpu.reg_write(R::SP, frame.get());
-    let _ = cpu.reg_write(R::X29, record);
-    let _ = cpu.reg_write(R::X30, ret);
-    let _ = cpu.reg_write(R::PC, req.action.handler);
+    cpu.set_reg(R::SP, frame.get());
+    cpu.set_reg(R::X29, record);
+    cpu.set_reg(R::X30, ret);
+    cpu.set_reg(R::PC, req.action.handler);
     Ok(())
 }
 
@@ -138,11 +139,11 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let fpsimd = find_fpsimd(&buf).ok_or(Errno::EFAULT)?;
     let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
     for n in 0..31 {
-        let _ = cpu.reg_write(xreg(n), get_u64(&buf, REGS + 8 * n as u64));
+        cpu.set_reg(xreg(n), get_u64(&buf, REGS + 8 * n as u64));
     }
-    let _ = cpu.reg_write(R::SP, get_u64(&buf, REGS + 31 * 8));
-    let _ = cpu.reg_write(R::PC, get_u64(&buf, REGS + 32 * 8));
-    let _ = cpu.reg_write(R::NZCV, get_u64(&buf, REGS + 33 * 8) & PSTATE_NZCV);
+    cpu.set_reg(R::SP, get_u64(&buf, REGS + 31 * 8));
+    cpu.set_reg(R::PC, get_u64(&buf, REGS + 32 * 8));
+    cpu.set_reg(R::NZCV, get_u64(&buf, REGS + 33 * 8) & PSTATE_NZCV);
     read_fpsimd(cpu, &buf[fpsimd..fpsimd + u64_to_usize(FPSIMD_SIZE)]);
     Ok(mask)
 }
@@ -165,11 +166,11 @@ fn write_fpsimd(cpu: &Cpu<'_>, buf: &mut [u8]) {
 /// Loads FPSR, FPCR and V0-V31 from a `struct fpsimd_context` (the inverse of
 /// [`write_fpsimd`]).
 fn read_fpsimd(cpu: &mut Cpu<'_>, buf: &[u8]) {
-    let _ = cpu.reg_write(R::FPSR, u64::from(get_u32(buf, 8)));
-    let _ = cpu.reg_write(R::FPCR, u64::from(get_u32(buf, 12)));
+    cpu.set_reg(R::FPSR, u64::from(get_u32(buf, 8)));
+    cpu.set_reg(R::FPCR, u64::from(get_u32(buf, 12)));
     for i in 0..32 {
         let o = 16 + 16 * i;
-        let _ = cpu.reg_write_long(R::V0 as i32 + int32(i), &buf[o..o + 16]);
+        cpu.set_reg_long(R::V0 as i32 + int32(i), &buf[o..o + 16]);
     }
 }
 

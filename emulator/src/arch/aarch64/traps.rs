@@ -5,6 +5,7 @@
 //! (Documentation/arch/arm64/cpu-feature-registers.rst); glibc reads MIDR_EL1 at start-up to
 //! pick string routines. Any other undefined instruction stays SIGILL.
 
+use crate::guard::Checked;
 use unicorn_engine::{RegisterARM64, RegisterARM64CP};
 
 use crate::guest::Cpu;
@@ -14,7 +15,7 @@ use crate::mm::GuestAddr;
 /// unallocated encodings, which read as zero) to Xt and steps over it. `false` if the
 /// instruction is not one the kernel emulates.
 pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
-    let pc = cpu.reg_read(RegisterARM64::PC).unwrap_or(0);
+    let pc = cpu.reg(RegisterARM64::PC);
     let Ok(insn) = cpu.get_data().mm.read_u32(GuestAddr::new(pc)) else { return false };
     // MRS: 1101 0101 0011 o0 op1 CRn CRm op2 Rt, op0 = 2 + o0.
     if insn & 0xfff0_0000 != 0xd530_0000 {
@@ -36,7 +37,7 @@ pub fn emulate_id_mrs(cpu: &mut Cpu<'_>) -> bool {
         } else {
             RegisterARM64::X0 as i32 + crate::abi::int32(rt)
         };
-        let _ = cpu.reg_write(x, value);
+        cpu.set_reg(x, value);
     }
     // Writing the PC makes unicorn leave emu_start; the run loop resumes there.
     cpu.reg_write(RegisterARM64::PC, pc + 4).is_ok()

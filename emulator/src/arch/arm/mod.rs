@@ -28,6 +28,7 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::guard::Checked;
 use crate::guest::InsnRegs;
 use capstone::arch::arm::ArmOperandType;
 use capstone::arch::ArchDetail;
@@ -186,51 +187,55 @@ impl GuestArch for Arm {
             mm.task_size = TASK_SIZE;
         }
         cpu.add_intr_hook(move |cpu, intno| {
-            crate::guest::locked(cpu, |cpu| {
-                if intno == excp::SWI {
-                    let nr = cpu.reg_read(RegisterARM::R7).unwrap_or(0);
-                    if nr & !0xffff != traps::ARM_NR_BASE {
-                        (entries.syscall)(cpu, Arm.syscall_args(cpu));
-                        return;
-                    }
-                    let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
-                    let result = traps::private(cpu, nr, excp::UDEF);
-                    if cpu.get_data().opts.strace {
-                        let name = traps::private_name(nr);
+            crate::guard::guarded("interrupt hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    if intno == excp::SWI {
+                        let nr = cpu.reg(RegisterARM::R7);
+                        if nr & !0xffff != traps::ARM_NR_BASE {
+                            (entries.syscall)(cpu, Arm.syscall_args(cpu));
+                            return;
+                        }
+                        let r0 = cpu.reg(RegisterARM::R0);
+                        let result = traps::private(cpu, nr, excp::UDEF);
+                        if cpu.get_data().opts.strace {
+                            let name = traps::private_name(nr);
+                            match result {
+                                traps::Private::Ret(v) => {
+                                    crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
+                                }
+                                traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                            }
+                        }
                         match result {
                             traps::Private::Ret(v) => {
-                                crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
+                                cpu.set_reg(RegisterARM::R0, v & 0xffff_ffff);
                             }
-                            traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                            traps::Private::Exception(e) => (entries.exception)(cpu, e),
                         }
+                    } else {
+                        (entries.exception)(cpu, intno);
                     }
-                    match result {
-                        traps::Private::Ret(v) => {
-                            let _ = cpu.reg_write(RegisterARM::R0, v & 0xffff_ffff);
-                        }
-                        traps::Private::Exception(e) => (entries.exception)(cpu, e),
-                    }
-                } else {
-                    (entries.exception)(cpu, intno);
-                }
+                })
             })
         })?;
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
         cpu.add_insn_invalid_hook(move |cpu| {
-            crate::guest::locked(cpu, |cpu| {
-                let pc = cpu.reg_read(RegisterARM::PC).unwrap_or(0);
-                let thumb = cpu.reg_read(RegisterARM::CPSR).unwrap_or(0) & u64::from(psr::T) != 0;
-                let mm = &cpu.get_data().mm;
-                if thumb {
-                    // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
-                    mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0xbf10)
-                        || (mm.read_u16(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|h| h == 0xf3af)
-                            && mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0x8001))
-                } else {
-                    // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
-                    mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
-                }
+            crate::guard::guarded("invalid-instruction hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    let pc = cpu.reg(RegisterARM::PC);
+                    let thumb = cpu.reg(RegisterARM::CPSR) & u64::from(psr::T) != 0;
+                    let mm = &cpu.get_data().mm;
+                    if thumb {
+                        // T1 `yield` 0xbf10, or T2 `yield.w` 0xf3af 0x8001.
+                        mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0xbf10)
+                            || (mm.read_u16(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|h| h == 0xf3af)
+                                && mm.read_u16(GuestAddr::new(pc.wrapping_sub(2))).is_ok_and(|h| h == 0x8001))
+                    } else {
+                        // A1 `yield`, any condition: cond 0010 0000 1111 0000 0000 0001.
+                        mm.read_u32(GuestAddr::new(pc.wrapping_sub(4))).is_ok_and(|w| w & 0x0fff_ffff == 0x0320_f001)
+                    }
+                })
             })
         })?;
         Ok(())
@@ -273,7 +278,7 @@ impl GuestArch for Arm {
     fn set_insn_pointer(&self, cpu: &mut Cpu<'_>, addr: u64) {
         // Unicorn takes bit 0 of a PC write as the Thumb state, as `bx` does.
         let thumb = self.pc(cpu) & 1;
-        let _ = cpu.reg_write(RegisterARM::PC as i32, (addr & 0xffff_fffe) | thumb);
+        cpu.set_reg(RegisterARM::PC as i32, (addr & 0xffff_fffe) | thumb);
     }
 
     fn disassembler_at(&self, pc: u64) -> Option<(Capstone, u64)> {

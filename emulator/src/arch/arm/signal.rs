@@ -25,6 +25,7 @@
 //! state and E are cleared (`setup_return`). FPSCR's vector length and stride are cleared for
 //! the handler, as the procedure call standard requires; the VFP registers keep their values.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterARM as R;
 
@@ -121,7 +122,7 @@ fn dregs_ids() -> [i32; 32] {
 }
 
 fn reg(cpu: &Cpu<'_>, r: R) -> u32 {
-    low32(cpu.reg_read(r).unwrap_or(0))
+    low32(cpu.reg(r))
 }
 
 /// Fills the ucontext at `uc` in `buf` (the kernel's `setup_sigframe`): registers, fault
@@ -217,17 +218,17 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
     let fpscr = reg(cpu, R::FPSCR) & !FPSCR_LEN_STRIDE;
     let signo = req.guest_signo;
-    let _ = cpu.reg_write(R::FPSCR, u64::from(fpscr));
-    let _ = cpu.reg_write(R::R0, signo);
+    cpu.set_reg(R::FPSCR, u64::from(fpscr));
+    cpu.set_reg(R::R0, signo);
     if rt {
-        let _ = cpu.reg_write(R::R1, frame.get());
-        let _ = cpu.reg_write(R::R2, (frame + uc).get());
+        cpu.set_reg(R::R1, frame.get());
+        cpu.set_reg(R::R2, (frame + uc).get());
     }
-    let _ = cpu.reg_write(R::SP, frame.get());
-    let _ = cpu.reg_write(R::LR, restorer);
+    cpu.set_reg(R::SP, frame.get());
+    cpu.set_reg(R::LR, restorer);
     // CPSR first: unicorn's PC write sets the Thumb state from bit 0 again.
-    let _ = cpu.reg_write(R::CPSR, u64::from(cpsr));
-    let _ = cpu.reg_write(R::PC, (req.action.handler & 0xffff_fffe) | u64::from(thumb));
+    cpu.set_reg(R::CPSR, u64::from(cpsr));
+    cpu.set_reg(R::PC, (req.action.handler & 0xffff_fffe) | u64::from(thumb));
     Ok(())
 }
 
@@ -264,23 +265,23 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
         t.sig.altstack = st;
     }
 
-    let _ = cpu.reg_write(R::CPSR, u64::from(cpsr));
+    cpu.set_reg(R::CPSR, u64::from(cpsr));
     let ids = gregs_ids();
     for (i, &id) in ids.iter().enumerate().take(15) {
-        let _ = cpu.reg_write(id, u64::from(word(sc::R0 + i)));
+        cpu.set_reg(id, u64::from(word(sc::R0 + i)));
     }
     let thumb = cpsr & psr::T != 0;
-    let _ = cpu.reg_write(R::PC, u64::from(word(sc::PC) & !1) | u64::from(thumb));
+    cpu.set_reg(R::PC, u64::from(word(sc::PC) & !1) | u64::from(thumb));
 
     for (i, id) in dregs_ids().into_iter().enumerate() {
         let at = u64_to_usize(vfp + VFP_FPREGS) + 8 * i;
         let v = u64::from_le_bytes(buf[at..at + 8].try_into().unwrap_or([0; 8]));
-        let _ = cpu.reg_write(id, v);
+        cpu.set_reg(id, v);
     }
-    let _ = cpu.reg_write(R::FPSCR, u64::from(get_u32(&buf, vfp + VFP_FPSCR)));
+    cpu.set_reg(R::FPSCR, u64::from(get_u32(&buf, vfp + VFP_FPSCR)));
     // The kernel keeps VFP enabled and drops a pending exception (`vfp_restore_user_hwstate`).
     let fpexc = (get_u32(&buf, vfp + VFP_FPEXC) | FPEXC_EN) & !(FPEXC_EX | FPEXC_FP2V);
-    let _ = cpu.reg_write(R::FPEXC, u64::from(fpexc));
+    cpu.set_reg(R::FPEXC, u64::from(fpexc));
     Ok(mask)
 }
 

@@ -2,6 +2,7 @@
 //! arch/arm/include/uapi/asm/unistd.h), served by [`private`] straight from the trap hook, as
 //! the kernel's `arm_syscall` (arch/arm/kernel/traps.c) serves them outside the syscall table.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterARM;
 
@@ -55,13 +56,13 @@ pub enum Private {
 /// - `set_tls(value)`: TPIDRURO = value, 0;
 /// - `get_tls()`: TPIDRURO.
 pub fn private(cpu: &mut Cpu<'_>, nr: u64, undef: u32) -> Private {
-    let r0 = cpu.reg_read(RegisterARM::R0).unwrap_or(0);
+    let r0 = cpu.reg(RegisterARM::R0);
     let err = |e: Errno| Private::Ret(crate::abi::bits64(-i64::from(e.into_raw())));
     match nr {
         nr::BREAKPOINT => Private::Exception(super::excp::BKPT),
         nr::CACHEFLUSH => {
-            let end = cpu.reg_read(RegisterARM::R1).unwrap_or(0);
-            let flags = cpu.reg_read(RegisterARM::R2).unwrap_or(0);
+            let end = cpu.reg(RegisterARM::R1);
+            let flags = cpu.reg(RegisterARM::R2);
             if end < r0 || flags != 0 {
                 return err(Errno::EINVAL);
             }
@@ -78,7 +79,7 @@ pub fn private(cpu: &mut Cpu<'_>, nr: u64, undef: u32) -> Private {
             Ok(()) => Private::Ret(0),
             Err(_) => err(Errno::EINVAL),
         },
-        nr::GET_TLS => Private::Ret(cpu.reg_read(RegisterARM::C13_C0_3).unwrap_or(0)),
+        nr::GET_TLS => Private::Ret(cpu.reg(RegisterARM::C13_C0_3)),
         _ if nr - ARM_NR_BASE <= PRIVATE_ENOSYS_LAST => err(Errno::ENOSYS),
         _ => Private::Exception(undef),
     }

@@ -44,6 +44,7 @@
 //! `__USER_DS` 0x7b. (An x86_64 kernel running i386 code uses entries 12-14 and 0x23/0x2b;
 //! glibc asks for a free entry and uses whichever it gets.)
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::unicorn_const::{uc_error, uc_reg_write, uc_x86_mmr};
 use unicorn_engine::{MemType, Prot, RegisterX86, TlbEntry};
@@ -253,9 +254,11 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // the fill hooks grant.
     cpu.mem_map(GDT_PHYS, 2 * PAGE_SIZE, Prot::ALL)?;
     cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |cpu, _, access| {
-        let allowed =
-            access == MemType::READ && (ENDGATE_LOADS.get() || crate::guest::locked(cpu, |cpu| loads_descriptor(cpu)));
-        allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
+        crate::guard::guarded("GDT TLB fill", || {
+            let allowed = access == MemType::READ
+                && (ENDGATE_LOADS.get() || crate::guest::locked(cpu, |cpu| loads_descriptor(cpu)));
+            allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
+        })
     })?;
     install_ldt(cpu, LDT_LINEAR, LDT_PHYS, false)?;
     let mut table = vec![0u8; (GDT_ENTRIES * 8) as usize];
@@ -290,7 +293,9 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     page[u64_to_usize(CODE) + 2] = NOP;
     cpu.mem_write(SCRATCH_PHYS, &page)?;
     let hook = cpu.add_tlb_hook(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE - 1, |_, _, _| {
-        Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })
+        crate::guard::guarded("start-up TLB fill", || {
+            Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })
+        })
     })?;
     // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
     cpu.reg_write(RegisterX86::ESP, SCRATCH_LINEAR + FRAME)?;
@@ -308,7 +313,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     let flush = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE + 1, SCRATCH_LINEAR + CODE + 2, 0, 0));
     cpu.reg_write(RegisterX86::EIP, arrived.0)?;
     // Drop the translated code while its page is still reachable, then the page itself.
-    let _ = cpu.ctl_remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
+    cpu.remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
     cpu.remove_hook(hook)?;
     cpu.ctl_flush_tlb()?;
     run?;
@@ -409,8 +414,11 @@ pub(crate) fn install_ldt(cpu: &mut Cpu<'static>, linear: u64, phys: u64, long_m
     // the same bytes.
     unsafe { cpu.mem_map_ptr(phys, LDT_BYTES, Prot::READ, ldt.cast()) }?;
     cpu.add_tlb_hook(linear, linear + LDT_BYTES - 1, move |cpu, va, access| {
-        let allowed = access == MemType::READ && crate::guest::locked(cpu, |cpu| loads_descriptor_at(cpu, long_mode));
-        allowed.then_some(TlbEntry { paddr: phys + (va - linear), perms: Prot::READ })
+        crate::guard::guarded("LDT TLB fill", || {
+            let allowed =
+                access == MemType::READ && crate::guest::locked(cpu, |cpu| loads_descriptor_at(cpu, long_mode));
+            allowed.then_some(TlbEntry { paddr: phys + (va - linear), perms: Prot::READ })
+        })
     })?;
     // A present LDT descriptor's flags (type 2, P): what `lldt` would have loaded.
     let ldtr = uc_x86_mmr { selector: 0, base: linear, limit: LDT_ENTRIES * 8 - 1, flags: 0x8200 };

@@ -141,20 +141,24 @@ impl GuestArch for I386 {
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         gdt::install(cpu)?;
         cpu.add_intr_hook(move |cpu, intno| {
-            crate::guest::locked(cpu, |cpu| {
-                if intno == SYSCALL_VECTOR {
-                    gdt::as_endgate(|| (entries.syscall)(cpu, I386.syscall_args(cpu)));
-                } else {
-                    crate::arch::x86_64::exception_state::clear(cpu);
-                    (entries.exception)(cpu, intno);
-                }
-            });
+            crate::guard::guarded("interrupt hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    if intno == SYSCALL_VECTOR {
+                        gdt::as_endgate(|| (entries.syscall)(cpu, I386.syscall_args(cpu)));
+                    } else {
+                        crate::arch::x86_64::exception_state::clear(cpu);
+                        (entries.exception)(cpu, intno);
+                    }
+                });
+            })
         })?;
         // Unicorn runs `sysenter` as a no-op. Linux returns from it into the vDSO, which
         // endgate does not map, so a `sysenter` has nowhere to return to: the guest ends with
         // SIGSEGV, as such a program does on Linux once the vDSO's landing pad pops garbage.
         cpu.add_insn_sys_hook(X86Insn::SYSENTER, 1, 0, move |cpu| {
-            crate::guest::locked(cpu, |cpu| (entries.exception)(cpu, GP_FAULT));
+            crate::guard::guarded("SYSENTER hook", || {
+                crate::guest::locked(cpu, |cpu| (entries.exception)(cpu, GP_FAULT));
+            })
         })?;
         Ok(())
     }

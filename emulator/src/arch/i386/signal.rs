@@ -29,6 +29,7 @@
 //! selectors. `retcode` holds the kernel's historic return code (`popl %eax; movl $119,%eax;
 //! int $0x80` or `movl $173,%eax; int $0x80`), which gdb still recognises.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
@@ -129,7 +130,7 @@ pub fn sigtramp_code() -> Vec<u8> {
 pub const FRAMES: Frames = Frames { setup_frame, restore_frame, sigtramp_code: Some(sigtramp_code) };
 
 fn reg(cpu: &Cpu<'_>, r: R) -> u64 {
-    cpu.reg_read(r).unwrap_or(0) & 0xffff_ffff
+    cpu.reg(r) & 0xffff_ffff
 }
 
 /// Fills `struct sigcontext_32` at `at` in `buf` (`__unsafe_setup_sigcontext32`), but for
@@ -224,12 +225,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let flags = reg(cpu, R::EFLAGS) & !HANDLER_CLEARS;
     let (edx, ecx) = if rt { (frame + RT_INFO, frame + RT_UC) } else { (GuestAddr::NULL, GuestAddr::NULL) };
     fpu_init(cpu);
-    let _ = cpu.reg_write(R::EAX, signo);
-    let _ = cpu.reg_write(R::EDX, edx.get());
-    let _ = cpu.reg_write(R::ECX, ecx.get());
-    let _ = cpu.reg_write(R::ESP, frame.get());
-    let _ = cpu.reg_write(R::EFLAGS, flags);
-    let _ = cpu.reg_write(R::EIP, req.action.handler & 0xffff_ffff);
+    cpu.set_reg(R::EAX, signo);
+    cpu.set_reg(R::EDX, edx.get());
+    cpu.set_reg(R::ECX, ecx.get());
+    cpu.set_reg(R::ESP, frame.get());
+    cpu.set_reg(R::EFLAGS, flags);
+    cpu.set_reg(R::EIP, req.action.handler & 0xffff_ffff);
     Ok(())
 }
 
@@ -269,11 +270,11 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     }
 
     for (i, &r) in GREGS.iter().enumerate() {
-        let _ = cpu.reg_write(r, word(sc::EDI + i));
+        cpu.set_reg(r, word(sc::EDI + i));
     }
-    let _ = cpu.reg_write(R::EIP, word(sc::EIP));
+    cpu.set_reg(R::EIP, word(sc::EIP));
     let flags = reg(cpu, R::EFLAGS);
-    let _ = cpu.reg_write(R::EFLAGS, (flags & !FIX_EFLAGS) | (word(sc::EFLAGS) & FIX_EFLAGS));
+    cpu.set_reg(R::EFLAGS, (flags & !FIX_EFLAGS) | (word(sc::EFLAGS) & FIX_EFLAGS));
     // Segment registers: loaded only when they changed (the kernel's `reload_segments`); a
     // null selector of any RPL counts as unchanged null. CS and SS get RPL 3.
     let data_segs = SEGS.iter().enumerate().map(|(i, &r)| (r, sc::GS + i));
@@ -367,40 +368,40 @@ fn fpu_save(cpu: &Cpu<'_>) -> Vec<u8> {
 /// survives of the tag word), MXCSR and the XMM registers from the FXSAVE image.
 fn fpu_restore(cpu: &mut Cpu<'_>, b: &[u8]) {
     let fx = FSAVE_HEADER;
-    let _ = cpu.reg_write(R::FPCW, u64::from(get_u32(b, 0) & 0xffff));
+    cpu.set_reg(R::FPCW, u64::from(get_u32(b, 0) & 0xffff));
     // FSW before the registers: it holds TOP, which ST(i) is relative to.
-    let _ = cpu.reg_write(R::FPSW, u64::from(get_u32(b, 4) & 0xffff));
-    let _ = cpu.reg_write(R::FPTAG, u64::from(get_u32(b, 8) & 0xffff));
-    let _ = cpu.reg_write(R::FIP, u64::from(get_u32(b, 12)));
-    let _ = cpu.reg_write(R::FCS, u64::from(get_u32(b, 16) & 0xffff));
-    let _ = cpu.reg_write(R::FOP, u64::from(get_u32(b, 16) >> 16));
-    let _ = cpu.reg_write(R::FDP, u64::from(get_u32(b, 20)));
-    let _ = cpu.reg_write(R::FDS, u64::from(get_u32(b, 24) & 0xffff));
+    cpu.set_reg(R::FPSW, u64::from(get_u32(b, 4) & 0xffff));
+    cpu.set_reg(R::FPTAG, u64::from(get_u32(b, 8) & 0xffff));
+    cpu.set_reg(R::FIP, u64::from(get_u32(b, 12)));
+    cpu.set_reg(R::FCS, u64::from(get_u32(b, 16) & 0xffff));
+    cpu.set_reg(R::FOP, u64::from(get_u32(b, 16) >> 16));
+    cpu.set_reg(R::FDP, u64::from(get_u32(b, 20)));
+    cpu.set_reg(R::FDS, u64::from(get_u32(b, 24) & 0xffff));
     for (i, &r) in ST.iter().enumerate() {
-        let _ = cpu.reg_write_long(r, &b[28 + 10 * i..38 + 10 * i]);
+        cpu.set_reg_long(r, &b[28 + 10 * i..38 + 10 * i]);
     }
-    let _ = cpu.reg_write(R::MXCSR, u64::from(get_u32(b, fx + 24) & MXCSR_MASK));
+    cpu.set_reg(R::MXCSR, u64::from(get_u32(b, fx + 24) & MXCSR_MASK));
     let fx = u64_to_usize(fx);
     for (i, &r) in XMM.iter().enumerate() {
-        let _ = cpu.reg_write_long(r, &b[fx + 160 + 16 * i..fx + 176 + 16 * i]);
+        cpu.set_reg_long(r, &b[fx + 160 + 16 * i..fx + 176 + 16 * i]);
     }
 }
 
 /// The FP state a handler starts with (the kernel's `init_fpstate`): control word 0x37f,
 /// every register empty and zero, MXCSR 0x1f80.
 fn fpu_init(cpu: &mut Cpu<'_>) {
-    let _ = cpu.reg_write(R::FPCW, 0x37f);
-    let _ = cpu.reg_write(R::FPSW, 0);
+    cpu.set_reg(R::FPCW, 0x37f);
+    cpu.set_reg(R::FPSW, 0);
     for &r in &ST {
-        let _ = cpu.reg_write_long(r, &[0u8; 10]);
+        cpu.set_reg_long(r, &[0u8; 10]);
     }
-    let _ = cpu.reg_write(R::FPTAG, 0xffff);
+    cpu.set_reg(R::FPTAG, 0xffff);
     for r in [R::FIP, R::FCS, R::FOP, R::FDP, R::FDS] {
-        let _ = cpu.reg_write(r, 0);
+        cpu.set_reg(r, 0);
     }
-    let _ = cpu.reg_write(R::MXCSR, 0x1f80);
+    cpu.set_reg(R::MXCSR, 0x1f80);
     for &r in &XMM {
-        let _ = cpu.reg_write_long(r, &[0u8; 16]);
+        cpu.set_reg_long(r, &[0u8; 16]);
     }
 }
 

@@ -33,6 +33,7 @@ mod signal;
 mod vdso;
 
 use crate::abi::{bits64, int32, low32};
+use crate::guard::Checked;
 use crate::guest::InsnRegs;
 use capstone::arch::mips::MipsOperand;
 use capstone::arch::ArchDetail;
@@ -323,7 +324,7 @@ impl GuestArch for Mips64el {
     fn restart_syscall(&self, cpu: &mut Cpu<'_>, args: &SyscallArgs) {
         let trap = self.pc(cpu).wrapping_sub(u64::from(args.restart_len));
         restart_at_trap(&INFO, cpu, args, trap);
-        let _ = cpu.reg_write(A3, args.a[3]);
+        cpu.set_reg(A3, args.a[3]);
     }
 
     fn read_sigset(&self, mm: &AddressSpace, addr: GuestAddr) -> Result<u64, Errno> {

@@ -22,6 +22,7 @@
 //! has no DSP ASE. `sc_used_math` says the FP registers are valid and 64-bit (`USED_FP |
 //! USED_FR1`).
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterMIPS as R;
 
@@ -126,7 +127,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let h = req.action.handler;
     let regs = [(4, signo), (5, (frame + INFO).get()), (6, uc.get()), (25, h), (29, frame.get()), (31, sigtramp)];
     write_regs(cpu, &regs.map(|(r, _)| GPR0 + r), &regs.map(|(_, v)| v));
-    let _ = cpu.reg_write(R::PC, h);
+    cpu.set_reg(R::PC, h);
     Ok(())
 }
 
@@ -135,7 +136,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// `sc_used_math` says they were saved) and the alternate stack; returns the saved mask.
 /// Errors: `EFAULT` (unreadable frame: the guest dies by SIGSEGV). n64 has `rt` frames only.
 pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
-    let frame = GuestAddr::new(cpu.reg_read(R::SP).unwrap_or(0));
+    let frame = GuestAddr::new(cpu.reg(R::SP));
     let uc = frame + UC;
     let sc = uc + UC_MCONTEXT;
     let mm = &cpu.get_data().mm;
@@ -158,10 +159,10 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
         // An enabled exception cause would trap at once; the kernel clears it and sends
         // SIGFPE, endgate only clears it.
         if cpu.reg_write(R::FCSR, fcsr).is_err() {
-            let _ = cpu.reg_write(R::FCSR, fcsr & !FCSR_CAUSE);
+            cpu.set_reg(R::FCSR, fcsr & !FCSR_CAUSE);
         }
     }
-    let _ = cpu.reg_write(R::PC, pc);
+    cpu.set_reg(R::PC, pc);
     Ok(mask)
 }
 

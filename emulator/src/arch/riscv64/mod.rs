@@ -26,6 +26,7 @@ mod traps;
 pub use traps::TIMEBASE_HZ;
 mod vdso;
 
+use crate::guard::Checked;
 use crate::guest::InsnRegs;
 use capstone::arch::riscv::RiscVOperand;
 use capstone::arch::ArchDetail;
@@ -140,28 +141,30 @@ impl GuestArch for Riscv64 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         add_trap_hook(cpu, Riscv64, excp::U_ECALL, entries, |cpu, intno| {
-            let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
+            let pc = cpu.reg(RegisterRISCV::PC);
             if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, GuestAddr::new(pc.wrapping_sub(4))) {
                 return true;
             }
             // Point the PC back at the faulting instruction (see the module doc).
-            let _ = cpu.reg_write(RegisterRISCV::PC, pc.wrapping_sub(4));
+            cpu.set_reg(RegisterRISCV::PC, pc.wrapping_sub(4));
             false
         })?;
         cpu.add_insn_invalid_hook(move |cpu| {
-            crate::guest::locked(cpu, |cpu| {
-                // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
-                let pc = cpu.reg_read(RegisterRISCV::PC).unwrap_or(0);
-                let mm = &cpu.get_data().mm;
-                let mut half = [0u8; 2];
-                let is_ebreak = mm.read_bytes(GuestAddr::new(pc), &mut half).is_ok()
-                    && (u16::from_le_bytes(half) == C_EBREAK
-                        || mm.read_u32(GuestAddr::new(pc)).is_ok_and(|i| i == EBREAK));
-                if !is_ebreak {
-                    return false;
-                }
-                (entries.exception)(cpu, excp::BREAKPOINT);
-                true
+            crate::guard::guarded("invalid-instruction hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
+                    let pc = cpu.reg(RegisterRISCV::PC);
+                    let mm = &cpu.get_data().mm;
+                    let mut half = [0u8; 2];
+                    let is_ebreak = mm.read_bytes(GuestAddr::new(pc), &mut half).is_ok()
+                        && (u16::from_le_bytes(half) == C_EBREAK
+                            || mm.read_u32(GuestAddr::new(pc)).is_ok_and(|i| i == EBREAK));
+                    if !is_ebreak {
+                        return false;
+                    }
+                    (entries.exception)(cpu, excp::BREAKPOINT);
+                    true
+                })
             })
         })?;
         Ok(())

@@ -18,6 +18,7 @@
 //! RISC-V has no `SA_RESTORER`: the handler returns through `ra` to the sigtramp page (the
 //! kernel's vDSO `__vdso_rt_sigreturn`).
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterRISCV as R;
 
@@ -96,12 +97,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     write_generic_rt(cpu, req, (frame, FRAME_SIZE), &buf, sp)?;
 
-    let _ = cpu.reg_write(R::A0, req.guest_signo);
-    let _ = cpu.reg_write(R::A1, frame.get());
-    let _ = cpu.reg_write(R::A2, (frame + UC).get());
-    let _ = cpu.reg_write(R::SP, frame.get());
-    let _ = cpu.reg_write(R::RA, tramp);
-    let _ = cpu.reg_write(R::PC, req.action.handler);
+    cpu.set_reg(R::A0, req.guest_signo);
+    cpu.set_reg(R::A1, frame.get());
+    cpu.set_reg(R::A2, (frame + UC).get());
+    cpu.set_reg(R::SP, frame.get());
+    cpu.set_reg(R::RA, tramp);
+    cpu.set_reg(R::PC, req.action.handler);
     Ok(())
 }
 
@@ -113,14 +114,14 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let mut buf = vec![0u8; u64_to_usize(FRAME_SIZE)];
     cpu.get_data().mm.read_bytes(frame, &mut buf)?;
     let mask = restore_mask_and_altstack(cpu, frame + SIGMASK, frame + UC_STACK)?;
-    let _ = cpu.reg_write(R::PC, get_u64(&buf, SC_REGS));
+    cpu.set_reg(R::PC, get_u64(&buf, SC_REGS));
     for n in 1..32 {
-        let _ = cpu.reg_write(xreg(n), get_u64(&buf, SC_REGS + 8 * n as u64));
+        cpu.set_reg(xreg(n), get_u64(&buf, SC_REGS + 8 * n as u64));
     }
     for n in 0..32 {
-        let _ = cpu.reg_write(freg(n), get_u64(&buf, SC_FPREGS + 8 * n as u64));
+        cpu.set_reg(freg(n), get_u64(&buf, SC_FPREGS + 8 * n as u64));
     }
-    let _ = cpu.reg_write(R::FCSR, u64::from(get_u32(&buf, SC_FCSR)));
+    cpu.set_reg(R::FCSR, u64::from(get_u32(&buf, SC_FCSR)));
     Ok(mask)
 }
 

@@ -6,6 +6,7 @@
 //! `timebase-frequency` of QEMU's `virt` machine (the value a guest finds for it in
 //! `/proc/device-tree/cpus/timebase-frequency` on such a machine).
 
+use crate::guard::Checked;
 use unicorn_engine::RegisterRISCV;
 
 use crate::guest::Cpu;
@@ -32,7 +33,7 @@ pub fn emulate_rdtime(cpu: &mut Cpu<'_>, insn_pc: GuestAddr) -> bool {
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
         let ticks = crate::abi::bits64(ts.tv_sec) * TIMEBASE_HZ
             + crate::abi::bits64(ts.tv_nsec) / (1_000_000_000 / TIMEBASE_HZ);
-        let _ = cpu.reg_write(RegisterRISCV::X0 as i32 + crate::abi::int32(rd), ticks);
+        cpu.set_reg(RegisterRISCV::X0 as i32 + crate::abi::int32(rd), ticks);
     }
     true
 }

@@ -44,6 +44,7 @@ mod signal;
 mod traps;
 mod vdso;
 
+use crate::guard::Checked;
 use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
@@ -151,30 +152,32 @@ impl GuestArch for S390x {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_intr_hook(move |cpu, intno| {
-            crate::guest::locked(cpu, |cpu| {
-                let pc = cpu.reg_read(RegisterS390X::PC).unwrap_or(0);
-                match intno {
-                    excp::SVC => match traps::decode_svc(cpu, GuestAddr::new(pc)) {
-                        Some((imm, ilen)) => {
-                            let _ = cpu.reg_write(RegisterS390X::PC, pc.wrapping_add(ilen));
-                            // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
-                            let mut args = S390x.syscall_args(cpu);
-                            if imm != 0 {
-                                args.nr = u64::from(imm);
+            crate::guard::guarded("interrupt hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    let pc = cpu.reg(RegisterS390X::PC);
+                    match intno {
+                        excp::SVC => match traps::decode_svc(cpu, GuestAddr::new(pc)) {
+                            Some((imm, ilen)) => {
+                                cpu.set_reg(RegisterS390X::PC, pc.wrapping_add(ilen));
+                                // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
+                                let mut args = S390x.syscall_args(cpu);
+                                if imm != 0 {
+                                    args.nr = u64::from(imm);
+                                }
+                                args.restart_len = crate::abi::low8(ilen);
+                                (entries.syscall)(cpu, args);
                             }
-                            args.restart_len = crate::abi::low8(ilen);
-                            (entries.syscall)(cpu, args);
+                            // Unreadable code cannot have been run; report what the kernel would.
+                            None => (entries.exception)(cpu, pgm::OPERATION),
+                        },
+                        excp::PGM => {
+                            let code = traps::program_check_code(cpu, GuestAddr::new(pc));
+                            (entries.exception)(cpu, code);
                         }
-                        // Unreadable code cannot have been run; report what the kernel would.
-                        None => (entries.exception)(cpu, pgm::OPERATION),
-                    },
-                    excp::PGM => {
-                        let code = traps::program_check_code(cpu, GuestAddr::new(pc));
-                        (entries.exception)(cpu, code);
+                        // External, I/O and machine-check interrupts are never enabled (see init_regs).
+                        _ => (entries.exception)(cpu, pgm::OPERATION),
                     }
-                    // External, I/O and machine-check interrupts are never enabled (see init_regs).
-                    _ => (entries.exception)(cpu, pgm::OPERATION),
-                }
+                })
             })
         })?;
         Ok(())

@@ -39,6 +39,7 @@
 //! address; and the FPC is reloaded with a real `sfpc` on `sigreturn` when the rounding mode
 //! changed, because a register write leaves QEMU's separate rounding state as it was.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterS390X as R;
 
@@ -196,7 +197,7 @@ impl SigRegs {
         if self.psw_mask & psw::RI != 0 || self.fpc & FPC_INVALID != 0 {
             return Err(Errno::EINVAL);
         }
-        let cur = cpu.reg_read(R::PSWM).unwrap_or(0);
+        let cur = cpu.reg(R::PSWM);
         let mut mask = (cur & !(psw::USER | psw::RI)) | (self.psw_mask & psw::USER);
         if mask & psw::ASC == psw::ASC_HOME {
             mask &= !psw::ASC;
@@ -204,7 +205,7 @@ impl SigRegs {
         if mask & psw::EA != 0 {
             mask |= psw::BA;
         }
-        let cur_fpc = cpu.reg_read(R::FPC).unwrap_or(0);
+        let cur_fpc = cpu.reg(R::FPC);
         if (cur_fpc ^ self.fpc) & FPC_BFP_ROUNDING != 0 {
             load_fpc(cpu, self.fpc);
         }
@@ -217,7 +218,7 @@ impl SigRegs {
             write_regs(cpu, &ids(base + 16), &v16_31);
         }
         write_regs(cpu, &[R::FPC as i32, R::PSWM as i32], &[self.fpc, mask]);
-        let _ = cpu.reg_write(R::PC, self.psw_addr);
+        cpu.set_reg(R::PC, self.psw_addr);
         Ok(())
     }
 }
@@ -230,19 +231,21 @@ impl SigRegs {
 fn load_fpc(cpu: &mut Cpu<'_>, fpc: u64) {
     let sigtramp = cpu.get_data().sigtramp;
     if sigtramp == 0 {
-        let _ = cpu.reg_write(R::FPC, fpc);
+        cpu.set_reg(R::FPC, fpc);
         return;
     }
     let (start, end) = (sigtramp + SFPC_STUB, sigtramp + SFPC_STUB + 4);
-    let _ = cpu.reg_write(R::R1, fpc);
+    cpu.set_reg(R::R1, fpc);
     // A host signal may stop the engine before the instruction ran: try again.
     for _ in 0..3 {
+        // How the run ended is read from the PC: at `end` the instruction ran; a stop before it
+        // (a host signal) is tried again, then the register write stands in.
         let _ = cpu.emu_start(start, end, 0, 0);
-        if cpu.reg_read(R::PC).unwrap_or(0) == end {
+        if cpu.reg(R::PC) == end {
             return;
         }
     }
-    let _ = cpu.reg_write(R::FPC, fpc);
+    cpu.set_reg(R::FPC, fpc);
 }
 
 /// Program-interruption code and parameter the old frame passes in `r4`/`r5` for a
@@ -290,7 +293,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let (arch, sigtramp) = (t.arch, t.sigtramp);
     let rt = req.action.flags & sa::SIGINFO != 0;
     let size = if rt { RT_SIZE } else { SF_SIZE };
-    let sp = cpu.reg_read(R::R15).unwrap_or(0);
+    let sp = cpu.reg(R::R15);
     let frame = GuestAddr::new(req.stack_top(sp).wrapping_sub(size)).align_down(8);
     if req.altstack.contains(sp) && !req.altstack.contains(frame.get()) {
         return Err(Errno::EFAULT);
@@ -344,12 +347,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
 
     for (i, &v) in args.iter().enumerate() {
-        let _ = cpu.reg_write(R::R2 as i32 + crate::abi::int32(i), v);
+        cpu.set_reg(R::R2 as i32 + crate::abi::int32(i), v);
     }
     // Default addressing mode and primary space for the handler.
-    let mask = (cpu.reg_read(R::PSWM).unwrap_or(0) & !psw::ASC) | psw::EA | psw::BA;
+    let mask = (cpu.reg(R::PSWM) & !psw::ASC) | psw::EA | psw::BA;
     write_regs(cpu, &[R::R14 as i32, R::R15 as i32, R::PSWM as i32], &[restorer, frame.get(), mask]);
-    let _ = cpu.reg_write(R::PC, req.action.handler);
+    cpu.set_reg(R::PC, req.action.handler);
     Ok(())
 }
 
@@ -359,7 +362,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 /// register value the kernel refuses); both kill the guest with SIGSEGV.
 pub fn restore_frame(cpu: &mut Cpu<'_>, rt: bool) -> Result<u64, Errno> {
     let arch = cpu.get_data().arch;
-    let frame = GuestAddr::new(cpu.reg_read(R::R15).unwrap_or(0));
+    let frame = GuestAddr::new(cpu.reg(R::R15));
     let t = cpu.get_data_mut();
     let (mask, regs) = if rt {
         let uc = frame + RT_UC;

@@ -16,6 +16,7 @@
 //!   else is reported as an operation exception (SIGILL) — privileged-operation,
 //!   specification and execute exceptions give the same signal.
 
+use crate::guard::Checked;
 use unicorn_engine::RegisterS390X;
 
 use crate::guest::Cpu;
@@ -58,7 +59,7 @@ fn fetch(cpu: &Cpu<'_>, addr: GuestAddr, buf: &mut [u8]) -> Option<()> {
 }
 
 fn gpr(cpu: &Cpu<'_>, r: u8) -> u64 {
-    cpu.reg_read(RegisterS390X::R0 as i32 + i32::from(r)).unwrap_or(0)
+    cpu.reg(RegisterS390X::R0 as i32 + i32::from(r))
 }
 
 /// The `svc` at `pc`: its 8-bit number and the length of the instruction that ran it (2 for
@@ -128,7 +129,7 @@ pub fn insn_len(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<u64> {
 /// The program-interruption code of the program check whose instruction is at `pc` (see the
 /// module doc for how much of it can be known).
 pub fn program_check_code(cpu: &Cpu<'_>, pc: GuestAddr) -> u32 {
-    let fpc = cpu.reg_read(RegisterS390X::FPC).unwrap_or(0);
+    let fpc = cpu.reg(RegisterS390X::FPC);
     if (fpc >> 8) & 0xff != 0 {
         return pgm::DATA;
     }

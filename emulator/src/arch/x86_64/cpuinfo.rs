@@ -133,7 +133,8 @@ fn cpuid(mode: Mode, model: Option<i32>, leaves: &[(u32, u32)]) -> Option<Vec<[u
     let ctl = ControlType(ControlType::TCG_BUFFER_SIZE.0 | ControlType::IO_WRITE.0);
     // SAFETY: a live handle; UC_CTL_TCG_BUFFER_SIZE takes one uint32_t (a small buffer: one
     // instruction is translated).
-    let _: Result<(), _> = unsafe { uc_ctl(uc.get_handle(), ctl, 1u32 << 20) }.into();
+    let r: Result<(), unicorn_engine::uc_error> = unsafe { uc_ctl(uc.get_handle(), ctl, 1u32 << 20) }.into();
+    r.ok()?;
     if let Some(m) = model {
         uc.ctl_set_cpu_model(m).ok()?;
     }
@@ -144,8 +145,8 @@ fn cpuid(mode: Mode, model: Option<i32>, leaves: &[(u32, u32)]) -> Option<Vec<[u
         uc.reg_write(RegisterX86::EAX, u64::from(leaf)).ok()?;
         uc.reg_write(RegisterX86::ECX, u64::from(sub)).ok()?;
         uc.emu_start(0x1000, 0x1002, 0, 1).ok()?;
-        let r = |reg| uc.reg_read(reg).map(crate::abi::low32).unwrap_or(0);
-        out.push([r(RegisterX86::EAX), r(RegisterX86::EBX), r(RegisterX86::ECX), r(RegisterX86::EDX)]);
+        let r = |reg| uc.reg_read(reg).map(crate::abi::low32).ok();
+        out.push([r(RegisterX86::EAX)?, r(RegisterX86::EBX)?, r(RegisterX86::ECX)?, r(RegisterX86::EDX)?]);
     }
     Some(out)
 }

@@ -15,6 +15,7 @@
 //! after one #DE (0), after a second #DE (8, the double fault). [`clear`] then saves the
 //! context, writes -1 there and restores it.
 
+use crate::guard::Checked;
 use std::sync::OnceLock;
 
 use unicorn_engine::unicorn_const::{
@@ -49,14 +50,17 @@ fn find_offset() -> Option<usize> {
     // xor edx,edx; xor eax,eax; xor ecx,ecx; div ecx
     uc.mem_write(0x1000, &[0x31, 0xd2, 0x31, 0xc0, 0x31, 0xc9, 0xf7, 0xf1]).ok()?;
     uc.add_intr_hook(|uc, _intno| {
-        let _ = uc.emu_stop();
+        crate::guard::guarded("exception-state probe hook", || uc.stop());
     })
     .ok()?;
     let h = uc.get_handle();
     let fresh = snapshot(h)?;
+    // Both runs end in the division fault, which the hook stops: their error is expected, and
+    // what they leave is read from the snapshots.
     let _ = uc.emu_start(0x1000, 0x2000, 0, 0);
     let once = snapshot(h)?;
-    let _ = uc.reg_write(RegisterX86::RIP, 0x1006);
+    uc.set_reg(RegisterX86::RIP, 0x1006);
+    // As above: the fault ends it.
     let _ = uc.emu_start(0x1006, 0x2000, 0, 0);
     let twice = snapshot(h)?;
     let int_at = |v: &[u8], i: usize| i32::from_ne_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
@@ -85,7 +89,7 @@ pub fn clear<D>(cpu: &mut Unicorn<'_, D>) {
         }
         if uc_context_save(uc, ctx) == unicorn_engine::unicorn_const::uc_error::OK {
             ctx.cast::<u8>().add(off).cast::<i32>().write_unaligned(-1);
-            let _ = uc_context_restore(uc, ctx);
+            crate::guard::check("uc_context_restore", uc_context_restore(uc, ctx));
         }
         uc_free(ctx.cast());
     }

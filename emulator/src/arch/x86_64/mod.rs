@@ -111,13 +111,17 @@ impl GuestArch for X86_64 {
         // no guest mapping reaches (it lies in the kernel half, below the vsyscall page).
         crate::arch::i386::gdt::install_ldt(cpu, LDT_LINEAR, LDT_LINEAR, true)?;
         cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
-            (entries.syscall)(cpu, X86_64.syscall_args(cpu));
+            crate::guard::guarded("SYSCALL instruction hook", || {
+                (entries.syscall)(cpu, X86_64.syscall_args(cpu));
+            })
         })?;
         cpu.add_intr_hook(move |cpu, intno| {
-            crate::guest::locked(cpu, |cpu| {
-                exception_state::clear(cpu);
-                (entries.exception)(cpu, intno);
-            });
+            crate::guard::guarded("interrupt hook", || {
+                crate::guest::locked(cpu, |cpu| {
+                    exception_state::clear(cpu);
+                    (entries.exception)(cpu, intno);
+                });
+            })
         })?;
         Ok(())
     }

@@ -14,6 +14,7 @@
 //! The frame sits 128 bytes below the interrupted stack pointer (the System V red zone) unless
 //! it goes on the alternate stack, and `frame + 8` is 16-byte aligned, as after a `call`.
 
+use crate::guard::Checked;
 use syscalls::Errno;
 use unicorn_engine::RegisterX86 as R;
 
@@ -111,13 +112,13 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let flags = reg(cpu, R::RFLAGS) & !(0x400 | 0x100 | 0x10000);
     let signo = req.guest_signo;
-    let _ = cpu.reg_write(R::RDI, signo);
-    let _ = cpu.reg_write(R::RSI, (frame + SIGINFO).get());
-    let _ = cpu.reg_write(R::RDX, (frame + 8).get());
-    let _ = cpu.reg_write(R::RAX, 0);
-    let _ = cpu.reg_write(R::RSP, frame.get());
-    let _ = cpu.reg_write(R::RFLAGS, flags);
-    let _ = cpu.reg_write(R::RIP, req.action.handler);
+    cpu.set_reg(R::RDI, signo);
+    cpu.set_reg(R::RSI, (frame + SIGINFO).get());
+    cpu.set_reg(R::RDX, (frame + 8).get());
+    cpu.set_reg(R::RAX, 0);
+    cpu.set_reg(R::RSP, frame.get());
+    cpu.set_reg(R::RFLAGS, flags);
+    cpu.set_reg(R::RIP, req.action.handler);
     Ok(())
 }
 
@@ -142,7 +143,7 @@ pub fn restore_frame(cpu: &mut Cpu<'_>, _rt: bool) -> Result<u64, Errno> {
     let old_flags = reg(cpu, R::RFLAGS);
     for (i, &r) in GREGS.iter().enumerate() {
         let v = if r == R::RFLAGS { (old_flags & !FIX_EFLAGS) | (gregs[i] & FIX_EFLAGS) } else { gregs[i] };
-        let _ = cpu.reg_write(r, v);
+        cpu.set_reg(r, v);
     }
     if let Some(fx) = fx {
         fxrstor(cpu, &fx);
@@ -201,16 +202,16 @@ fn fxsave(cpu: &Cpu<'_>) -> [u8; u64_to_usize(FXSAVE_SIZE)] {
 /// Loads the FP state from an FXSAVE image (the inverse of [`fxsave`]).
 fn fxrstor(cpu: &mut Cpu<'_>, fx: &[u8]) {
     let u16_at = |o: usize| u64::from(u16::from_le_bytes([fx[o], fx[o + 1]]));
-    let _ = cpu.reg_write(R::FPCW, u16_at(0));
-    let _ = cpu.reg_write(R::FPSW, u16_at(2));
+    cpu.set_reg(R::FPCW, u16_at(0));
+    cpu.set_reg(R::FPSW, u16_at(2));
     let abridged = fx[4];
     let tag = (0..8).fold(0u64, |t, i| if abridged & (1 << i) == 0 { t | 3 << (2 * i) } else { t });
-    let _ = cpu.reg_write(R::FPTAG, tag);
-    let _ = cpu.reg_write(R::MXCSR, u64::from(u32::from_le_bytes([fx[24], fx[25], fx[26], fx[27]])));
+    cpu.set_reg(R::FPTAG, tag);
+    cpu.set_reg(R::MXCSR, u64::from(u32::from_le_bytes([fx[24], fx[25], fx[26], fx[27]])));
     for (i, &r) in ST.iter().enumerate() {
-        let _ = cpu.reg_write_long(r, &fx[32 + 16 * i..32 + 16 * i + 10]);
+        cpu.set_reg_long(r, &fx[32 + 16 * i..32 + 16 * i + 10]);
     }
     for (i, &r) in XMM.iter().enumerate() {
-        let _ = cpu.reg_write_long(r, &fx[160 + 16 * i..160 + 16 * i + 16]);
+        cpu.set_reg_long(r, &fx[160 + 16 * i..160 + 16 * i + 16]);
     }
 }

@@ -1,0 +1,373 @@
+//! Internal errors: a panic in endgate's own code never unwinds into C and never aborts.
+//!
+//! Every function endgate hands the engine (hooks, `uc_set_*_cb` callbacks), its host signal
+//! handlers, `main` and every host thread it starts run their bodies under [`guarded`]. A panic
+//! below one of them ends the whole process at once, from whichever thread panicked, with one
+//! line on stderr and status 70 (`EX_SOFTWARE`, [`STATUS`]):
+//!
+//! ```text
+//! endgate: internal error in TLB fill: index out of bounds: the len is 0 but the index is 0 at emulator/src/mm/mod.rs:120
+//! ```
+//!
+//! The panic hook ([`install`]) records the message and location in the panicking thread's
+//! fixed buffer instead of printing Rust's multi-line text (which it still prints first when
+//! `RUST_BACKTRACE` asks for a backtrace); the guard that catches the unwind prints the line
+//! with `write(2)` and ends the process with `_exit(2)`: nothing on that path allocates or takes
+//! a lock, so it is as safe in a host signal handler as the panic itself can be (the standard
+//! library boxes the panic's payload). Nothing runs at exit: the guest's `-d` log lines still
+//! buffered and a `--drcov` file are not written, `--strace` prints no closing line.
+//!
+//! [`catch_unwind`](std::panic::catch_unwind) costs nothing until something panics: the hot
+//! callbacks (the TLB fill, the trap, the gate's code hook) pay no call, allocation or system
+//! call for their guard.
+//!
+//! Engine calls whose refusal would be endgate's bug (a register id of the instance's own
+//! arch, a stop or a flush of a live instance) go through [`Checked`], which turns a refusal
+//! into such a panic, with the caller's location.
+//!
+//! For tests, `ENDGATE_TEST_PANIC=<callback>` ([`test_panic`]) makes one callback panic; the
+//! choice is made when the hook is installed, so a normal run has no check of its own.
+
+use std::cell::Cell;
+use std::fmt::{self, Write as _};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use unicorn_engine::{uc_error, Unicorn};
+
+/// The exit status of an internal error: `EX_SOFTWARE` (sysexits.h).
+pub const STATUS: i32 = 70;
+
+/// The longest line printed (longer messages are cut).
+const LINE_MAX: usize = 1024;
+/// The longest message and location kept by the panic hook.
+const RECORD_MAX: usize = 768;
+
+/// A fixed buffer that text is formatted into without allocating; text past its end is
+/// dropped, and line breaks become spaces (the report is one line).
+#[derive(Clone, Copy)]
+struct FixedText<const N: usize> {
+    buf: [u8; N],
+    len: usize,
+}
+
+impl<const N: usize> FixedText<N> {
+    const fn new() -> Self {
+        FixedText { buf: [0; N], len: 0 }
+    }
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            if self.len == N {
+                return;
+            }
+            self.buf[self.len] = if b == b'\n' || b == b'\r' { b' ' } else { b };
+            self.len += 1;
+        }
+    }
+}
+
+impl<const N: usize> fmt::Write for FixedText<N> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push(s.as_bytes());
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// The last panic on this thread, as the panic hook recorded it: "MESSAGE at FILE:LINE".
+    static LAST_PANIC: Cell<Option<FixedText<RECORD_MAX>>> = const { Cell::new(None) };
+}
+
+/// Installs the panic hook that records a panic's message and location for the guard that
+/// catches it (see the module doc). With `RUST_BACKTRACE` set to anything but `0` the hook
+/// that was there before (Rust's, which prints the message and a backtrace) runs first.
+/// Idempotent; called by [`crate::launch`] and [`guarded`]'s callers at start-up.
+pub fn install() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let backtrace = std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0");
+        // Unit tests keep the harness's report of a failed assertion (but for the child
+        // process of `guarded_panic_ends_the_process_with_one_line`).
+        let tests = cfg!(test) && std::env::var_os("ENDGATE_GUARD_CHILD").is_none();
+        let previous = (backtrace || tests).then(std::panic::take_hook);
+        std::panic::set_hook(Box::new(move |info| {
+            if let Some(previous) = &previous {
+                previous(info);
+            }
+            let mut text = FixedText::new();
+            let payload = info.payload();
+            match payload
+                .downcast_ref::<&str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
+            {
+                Some(m) => text.push(m.as_bytes()),
+                None => text.push(b"panic without a message"),
+            }
+            if let Some(l) = info.location() {
+                let _ = write!(text, " at {}:{}", l.file(), l.line());
+            }
+            let _ = LAST_PANIC.try_with(|p| p.set(Some(text)));
+        }));
+    });
+}
+
+/// Runs `body`; if it panics, ends the process as an internal error in `what` (a callback's
+/// name: "TLB fill", "gate code hook") with one line on stderr and status 70. Costs nothing
+/// while nothing panics.
+#[inline(always)]
+pub fn guarded<R>(what: &'static str, body: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(r) => r,
+        Err(payload) => {
+            // Dropping the payload could itself panic; the process ends anyway.
+            std::mem::forget(payload);
+            internal_error(format_args!("{what}"))
+        }
+    }
+}
+
+/// The line an internal error prints, without its newline: "endgate: internal error in WHAT:
+/// MESSAGE at FILE:LINE" from the calling thread's last recorded panic.
+fn report_line(what: fmt::Arguments<'_>) -> FixedText<LINE_MAX> {
+    let mut line = FixedText::<LINE_MAX>::new();
+    let _ = write!(line, "endgate: internal error in {what}: ");
+    match LAST_PANIC.try_with(Cell::take).ok().flatten() {
+        Some(t) => line.push(t.bytes()),
+        None => line.push(b"a panic that left no record"),
+    }
+    line
+}
+
+/// Ends the process as an internal error in `what`: one line on stderr with the calling
+/// thread's last recorded panic, then status [`STATUS`] for the whole process (every thread).
+/// Allocates nothing and takes no lock.
+#[cold]
+pub fn internal_error(what: fmt::Arguments<'_>) -> ! {
+    let mut line = report_line(what);
+    if line.len == LINE_MAX {
+        line.len -= 1;
+    }
+    line.buf[line.len] = b'\n';
+    line.len += 1;
+    let mut rest = line.bytes();
+    while !rest.is_empty() {
+        // SAFETY: writes bytes of a live buffer to descriptor 2.
+        let n = unsafe { libc::write(2, rest.as_ptr().cast(), rest.len()) };
+        match usize::try_from(n) {
+            Ok(n) if n > 0 => rest = &rest[n..],
+            _ if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+            _ => break,
+        }
+    }
+    // SAFETY: ends the process (every thread) without running anything more of it: its state
+    // is not to be trusted after a panic.
+    unsafe { libc::_exit(STATUS) }
+}
+
+/// The callback `ENDGATE_TEST_PANIC` names (read once), for tests: `tlb-fill`, `trap` (the
+/// system-call entry every arch's trap hook calls) or `gate` (the gate's code hook). Asked
+/// when a hook is installed, never while one runs.
+pub fn test_panic(callback: &str) -> bool {
+    static CHOICE: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
+    CHOICE.get_or_init(|| std::env::var_os("ENDGATE_TEST_PANIC")).as_deref().is_some_and(|c| c == callback)
+}
+
+/// The panic `ENDGATE_TEST_PANIC=<callback>` asks for.
+#[cold]
+#[track_caller]
+pub fn injected_panic(callback: &str) -> ! {
+    panic!("panic injected by ENDGATE_TEST_PANIC={callback}")
+}
+
+/// The refusal of an engine call endgate makes only in ways the engine accepts: endgate's bug,
+/// reported as an internal error at the caller's location.
+#[cold]
+#[track_caller]
+fn refused(call: &str, id: i32, e: uc_error) -> ! {
+    panic!("the CPU engine refused {call}({id}): {e:?}")
+}
+
+/// Engine calls that cannot fail unless endgate is wrong, checked: a refusal panics (an
+/// internal error under [`guarded`]) instead of being ignored or read as 0.
+///
+/// In unicorn 2.1.5 a register read or write fails only when the engine cannot be initialised
+/// on first use (endgate's instances are, by their TLB set-up, when made); an id the arch lacks
+/// is answered with success and a warning on stderr (`CHECK_RET_DEPRECATE`; `UC_ERR_ARG` from
+/// 2.2.0 on), and `uc_reg_read` passes no size limit, so a wide register does not overflow.
+/// `uc_emu_stop` and the TLB and translation-cache controls of a live instance do not fail
+/// either. The checks cost a predicted branch and keep a future engine's refusal visible.
+pub trait Checked {
+    /// The register `id`.
+    fn reg(&self, id: impl Into<i32> + Copy) -> u64;
+    /// Sets the register `id` to `value`.
+    fn set_reg(&mut self, id: impl Into<i32> + Copy, value: u64);
+    /// Sets the register `id`, wider than 64 bits (x87, vector), from `bytes`.
+    fn set_reg_long(&mut self, id: impl Into<i32> + Copy, bytes: &[u8]);
+    /// Asks the engine to stop at the next instruction boundary.
+    fn stop(&mut self);
+    /// Drops every TLB entry.
+    fn flush_tlb(&mut self);
+    /// Drops every translated block.
+    fn flush_tb(&mut self);
+    /// Drops the blocks translated from `begin..end`.
+    fn remove_cache(&mut self, begin: u64, end: u64);
+}
+
+impl<D> Checked for Unicorn<'_, D> {
+    #[inline]
+    #[track_caller]
+    fn reg(&self, id: impl Into<i32> + Copy) -> u64 {
+        match self.reg_read(id) {
+            Ok(v) => v,
+            Err(e) => refused("reg_read", id.into(), e),
+        }
+    }
+    #[inline]
+    #[track_caller]
+    fn set_reg(&mut self, id: impl Into<i32> + Copy, value: u64) {
+        if let Err(e) = self.reg_write(id, value) {
+            refused("reg_write", id.into(), e)
+        }
+    }
+    #[inline]
+    #[track_caller]
+    fn set_reg_long(&mut self, id: impl Into<i32> + Copy, bytes: &[u8]) {
+        if let Err(e) = self.reg_write_long(id, bytes) {
+            refused("reg_write_long", id.into(), e)
+        }
+    }
+    #[inline]
+    #[track_caller]
+    fn stop(&mut self) {
+        if let Err(e) = self.emu_stop() {
+            refused("emu_stop", 0, e)
+        }
+    }
+    #[track_caller]
+    fn flush_tlb(&mut self) {
+        if let Err(e) = self.ctl_flush_tlb() {
+            refused("ctl_flush_tlb", 0, e)
+        }
+    }
+    #[track_caller]
+    fn flush_tb(&mut self) {
+        if let Err(e) = self.ctl_flush_tb() {
+            refused("ctl_flush_tb", 0, e)
+        }
+    }
+    #[track_caller]
+    fn remove_cache(&mut self, begin: u64, end: u64) {
+        if let Err(e) = self.ctl_remove_cache(begin, end) {
+            refused("ctl_remove_cache", 0, e)
+        }
+    }
+}
+
+/// Checks the `uc_err` of a raw engine call that cannot fail unless endgate is wrong (see
+/// [`Checked`]).
+#[inline]
+#[track_caller]
+pub fn check(call: &str, r: uc_error) {
+    if r != uc_error::OK {
+        refused(call, 0, r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fixed_text_cuts_and_keeps_one_line() {
+        let mut t = FixedText::<8>::new();
+        t.push(b"ab\ncd\r");
+        assert_eq!(t.bytes(), b"ab cd ");
+        let _ = write!(t, "{}", 12345);
+        assert_eq!(t.bytes(), b"ab cd 12");
+    }
+
+    #[test]
+    fn guarded_passes_results_through() {
+        assert_eq!(guarded("test", || 41 + 1), 42);
+    }
+
+    #[test]
+    fn the_hook_records_message_and_location() {
+        install();
+        let line = std::thread::spawn(|| {
+            let r = catch_unwind(|| {
+                let v: Vec<u8> = Vec::new();
+                let i = v.len() + 3;
+                assert!(i < v.len(), "index {i} past\nthe end");
+            });
+            assert!(r.is_err());
+            let line = report_line(format_args!("test hook"));
+            String::from_utf8(line.bytes().to_vec()).expect("utf-8")
+        })
+        .join()
+        .expect("thread");
+        assert!(
+            line.starts_with("endgate: internal error in test hook: index 3 past the end at emulator/src/guard.rs:"),
+            "{line}"
+        );
+        assert!(!line.contains('\n'));
+        // Taken once: a later report has no record.
+        let again = report_line(format_args!("x"));
+        assert!(again.bytes().ends_with(b"a panic that left no record"));
+    }
+
+    #[test]
+    fn an_engine_refusal_names_the_call_and_the_caller() {
+        install();
+        let line = std::thread::spawn(|| {
+            assert!(catch_unwind(|| check("uc_reg_read_batch", uc_error::ARG)).is_err());
+            String::from_utf8(report_line(format_args!("t")).bytes().to_vec()).expect("utf-8")
+        })
+        .join()
+        .expect("thread");
+        assert!(line.contains("the CPU engine refused uc_reg_read_batch(0): ARG at emulator/src/guard.rs:"), "{line}");
+    }
+
+    #[test]
+    fn checked_calls_pass_through() {
+        let mut uc = Unicorn::new(unicorn_engine::Arch::ARM64, unicorn_engine::Mode::ARM).expect("engine");
+        let x1 = unicorn_engine::RegisterARM64::X1;
+        uc.set_reg(x1, 0x1234);
+        assert_eq!(uc.reg(x1), 0x1234);
+        uc.stop();
+        uc.flush_tlb();
+        uc.flush_tb();
+    }
+
+    /// A panic under [`guarded`] ends the process with status 70 and one line: run in a child
+    /// process (this test binary again, asked for the one test below by name).
+    #[test]
+    fn guarded_panic_ends_the_process_with_one_line() {
+        if std::env::var_os("ENDGATE_GUARD_CHILD").is_some() {
+            install();
+            guarded("unit-test callback", || panic!("boom\nsecond line"));
+        }
+        let exe = std::env::current_exe().expect("test binary");
+        let out = std::process::Command::new(exe)
+            .args(["--exact", "guard::tests::guarded_panic_ends_the_process_with_one_line", "--nocapture"])
+            .env("ENDGATE_GUARD_CHILD", "1")
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("run the child");
+        assert_eq!(out.status.code(), Some(STATUS), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("endgate:") || l.contains("panicked")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(
+            lines[0].starts_with(
+                "endgate: internal error in unit-test callback: boom second line at emulator/src/guard.rs:"
+            ),
+            "{err}"
+        );
+    }
+}
