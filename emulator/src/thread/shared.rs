@@ -18,6 +18,19 @@
 //!   handlers re-borrow after [`super::lock::blocking`] returns).
 //!
 //! Other host threads (the preemption timer, signal handlers) never dereference a `Shared`.
+//!
+//! # Not in the types yet (issue 15)
+//! Nothing in the types proves the lock is held: `Deref` takes no token. Making it take one
+//! (a `LockToken` that only [`super::lock::acquire`] hands out, released by
+//! [`super::lock::blocking`] for its closure and given back after) means threading the token
+//! through every handler and hook that reaches `Task::mm` (about 880 uses of `mm` in 73
+//! files of `emulator/src`) and `SigState::actions` (a dozen), or keeping it inside `Task`
+//! beside the handles, which the unicorn callbacks receive as `&mut Task` (their user data)
+//! with no way to say that their caller took the lock. The places that take or give up the
+//! lock are few: [`super::lock::acquire`]'s seven callers (the run loop, thread start, the
+//! TLB fill, `guest::locked` for hooks running in parallel, the code-write and exclusive-step
+//! callbacks) and [`super::lock::blocking`]; a run-time check (`lock::held()` in `Deref`, in
+//! debug builds) would be the cheap first step.
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
