@@ -159,3 +159,35 @@ where
     }
     r
 }
+
+#[cfg(test)]
+mod tests {
+    /// A panic on a host thread [`super::spawn_host`] started (a guest thread's) ends the whole
+    /// process with status 70 and one line, while the thread that started it still runs: run
+    /// in a child process (this test binary again, asked for this one test by name).
+    #[test]
+    fn a_thread_panic_ends_the_process_with_status_70() {
+        if std::env::var_os("ENDGATE_THREAD_PANIC_CHILD").is_some() {
+            crate::guard::install();
+            let t = super::spawn_host(std::thread::Builder::new(), || panic!("guest thread bug")).expect("spawn");
+            let _ = t.join();
+            // Not reached: the panic ended the process.
+            std::process::exit(0);
+        }
+        let exe = std::env::current_exe().expect("test binary");
+        let out = std::process::Command::new(exe)
+            .args(["--exact", "thread::tests::a_thread_panic_ends_the_process_with_status_70", "--nocapture"])
+            .env("ENDGATE_THREAD_PANIC_CHILD", "1")
+            .env("ENDGATE_GUARD_CHILD", "1")
+            .env_remove("RUST_BACKTRACE")
+            .output()
+            .expect("run the child");
+        assert_eq!(out.status.code(), Some(crate::guard::STATUS), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.starts_with("endgate: internal error in host thread: guest thread bug at emulator/src/thread/mod.rs:"),
+            "{err}"
+        );
+    }
+}
