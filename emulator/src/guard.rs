@@ -17,7 +17,7 @@
 //! library boxes the panic's payload). Nothing runs at exit: the guest's `-d` log lines still
 //! buffered and a `--drcov` file are not written, `--strace` prints no closing line.
 //!
-//! [`catch_unwind`](std::panic::catch_unwind) costs nothing until something panics: the hot
+//! [`catch_unwind`] costs nothing until something panics: the hot
 //! callbacks (the TLB fill, the trap, the gate's code hook) pay no call, allocation or system
 //! call for their guard.
 //!
