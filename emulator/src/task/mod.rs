@@ -126,6 +126,10 @@ const TLB_RESIZE_FILLS_MAX: u32 = 1 << 20;
 /// one made here.
 fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     use crate::thread::{lock, running};
+    // A tagged arm64 pointer's page is the untagged one (the engine keeps the entry under the
+    // tagged address; faults name the untagged one, as Linux's si_addr without
+    // SA_EXPOSE_TAGBITS).
+    let va = cpu.get_data().arch.untag(va);
     if ty == MemType::READ && host_bus_fault_at(cpu, va) {
         return None;
     }
@@ -371,7 +375,7 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                     crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page),
                 ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
-                Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
+                Some(f) => arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))),
                 None => match crate::signal::host::take_direct_fault()
                     .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
                 {
