@@ -796,7 +796,13 @@ impl AddressSpace {
                 return false;
             }
         }
-        let host_prot = self.host_prot(v.prot, rw());
+        let (prot, end) = (v.prot, v.end);
+        // The mapping stays one host range: growing into a granule without a window (a 64-bit
+        // guest's stack crossing a 64 GiB boundary) makes one that meets the window above.
+        if self.to_host(page, end - page).is_none() && self.ensure_window(page, end - page).is_err() {
+            return false;
+        }
+        let host_prot = self.host_prot(prot, rw());
         let Some(host) = self.to_host(page, start - page) else { return false };
         let len = usize::try_from(start - page).unwrap_or(0);
         // SAFETY: `host..host+len` lies inside our own reservation, where no mapping is.

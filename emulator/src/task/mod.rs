@@ -216,10 +216,17 @@ fn access_of(ty: MemType) -> Prot {
 
 fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     let t = cpu.get_data_mut();
+    let made = t.mm.regions().len();
     let entry = t.mm.tlb_fill(va, access_of(ty)).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
     if t.mm.last_fault.is_some() {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();
+    }
+    if t.mm.regions().len() != made {
+        // The fill made a window (a grows-down mapping grew into a new granule), which this
+        // instance has not mapped yet: the run loop maps it and runs the access again.
+        t.retry_fill = true;
+        return None;
     }
     entry
 }
