@@ -545,16 +545,30 @@ impl AddressSpace {
                 h
             }
             None => {
-                // Wherever the host puts it, with its guard in the same reservation: as long
-                // as the window where the host has room (for the window made right above it),
-                // else the least.
-                let (h, guard) = [len.clamp(GUARD, LOW_BLOCK), GUARD]
+                // Wherever the host puts it, with its guard in the same reservation: where the
+                // host has room, long enough for the window made right above it or, GUARD from
+                // either end, for a window of its own; else the least.
+                let sized = [len.clamp(GUARD, LOW_BLOCK) + 2 * GUARD, GUARD]
                     .into_iter()
-                    .find_map(|guard| Some((reserve(None, usize::try_from(len + guard).ok()?)?, guard)))
-                    .ok_or(Errno::ENOMEM)?;
-                self.reservations.push((h.cast(), crate::abi::u64_to_usize(len + guard)));
-                self.guards.push((h as u64 + len, guard));
-                h
+                    .find_map(|guard| Some((reserve(None, usize::try_from(len + guard).ok()?)?, guard)));
+                if let Some((h, guard)) = sized {
+                    self.reservations.push((h.cast(), crate::abi::u64_to_usize(len + guard)));
+                    self.guards.push((h as u64 + len, guard));
+                    h
+                } else {
+                    // The host is full: inside a guard long enough to keep GUARD of it on
+                    // either side of the window.
+                    let at = self
+                        .guards
+                        .iter()
+                        .find(|&&(_, room)| room >= len + 2 * GUARD)
+                        .map(|&(g, _)| g + GUARD)
+                        .ok_or(Errno::ENOMEM)?;
+                    if !self.take_guard(at, len) {
+                        return Err(Errno::ENOMEM);
+                    }
+                    at as *mut u8
+                }
             }
         };
         debug_assert!(hlen > 0);
