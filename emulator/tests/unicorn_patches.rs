@@ -860,9 +860,16 @@ fn table_engine(
         std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), low.add(us(CODE)), code.len() * 4);
         open_page(low.add(us(DATA)), 0x1111);
         open_page(far.add(us(FAR - 5 * GRANULE)), 0x5555);
+        open_page(far, 0x6666_6666_6666_6666);
     }
+    // Granule 4's last page, followed in the host by a PROT_NONE page, not by granule 5.
+    let edge = reserve(0x2000);
+    open_page(edge, 0);
+    // SAFETY: the page just opened.
+    unsafe { edge.add(0xff8).cast::<u64>().write(0x4444_4444_4444_4444) };
     let mut table: Vec<u64> = (0..4096u64).map(|g| (none as u64).wrapping_sub(g * GRANULE)).collect();
     table[0] = low as u64;
+    table[4] = (edge as u64).wrapping_sub(EDGE);
     table[5] = (far as u64).wrapping_sub(5 * GRANULE);
     let table = Box::leak(table.into_boxed_slice());
     let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
@@ -874,7 +881,7 @@ fn table_engine(
             seen.borrow_mut().push(va);
         }
         let paddr = if va >= HIGH { va - HIGH } else { va };
-        let mapped = paddr < 1 << 30 || (5 * GRANULE..5 * GRANULE + (1 << 30)).contains(&paddr);
+        let mapped = paddr < 1 << 30 || (EDGE..5 * GRANULE + (1 << 30)).contains(&paddr);
         (mapped && (paddr != DATA + 0x1000 || second())).then_some(TlbEntry { paddr, perms: Prot::ALL })
     })
     .unwrap();
@@ -882,6 +889,7 @@ fn table_engine(
     unsafe {
         uc.mem_map_ptr(0, 1 << 30, Prot::ALL, low.cast()).unwrap();
         uc.mem_map_ptr(5 * GRANULE, 1 << 30, Prot::ALL, far.cast()).unwrap();
+        uc.mem_map_ptr(EDGE, 0x1000, Prot::ALL, edge.cast()).unwrap();
     }
     // SAFETY: a live engine; the table (leaked) and the PROT_NONE granule outlive it, and the
     // host protection of every page it reaches says what the guest may read.
@@ -889,6 +897,26 @@ fn table_engine(
         unsafe { unicorn_engine::uc_set_direct_table(uc.get_handle(), table.as_ptr(), none as u64) }.into();
     r.unwrap();
     (uc, low, asked)
+}
+
+/// The last page of granule 4, whose window is a page of its own in the host, followed by a
+/// `PROT_NONE` page (granule 5 lies elsewhere).
+const EDGE: u64 = 5 * GRANULE - 0x1000;
+
+/// Patch 0013: a load that runs from one granule into the next, whose windows do not meet in
+/// the host, faults in the host page after the first window; the fill allows the guest address
+/// past the boundary, and the load runs again through the TLB (however often it ran directly,
+/// it would fault) and reads the bytes of both granules.
+#[test]
+fn direct_table_load_across_granules_apart_in_the_host() {
+    // ldr x1, [x0]; ldr x2, [x0]; nop
+    let code = [0xf940_0001, 0xf940_0002, 0xd503_201f];
+    let (mut uc, _, _) = table_engine(&code, || false);
+    uc.reg_write(RegisterARM64::X0, 5 * GRANULE - 4).unwrap();
+    uc.emu_start(CODE, end_of(&code), 10_000_000, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::PC), end_of(&code), "ran to the end");
+    assert_eq!(reg(&uc, RegisterARM64::X1), 0x6666_6666_4444_4444);
+    assert_eq!(reg(&uc, RegisterARM64::X2), 0x6666_6666_4444_4444, "and the next load too");
 }
 
 /// An address from 2^48 on, which the table does not cover.

@@ -281,6 +281,18 @@ pub trait GuestArch: Sync {
     fn exception_siginfo(&self, intno: u32, pc: u64) -> SigInfo {
         exception_siginfo_for(self.exception_signal(intno), pc)
     }
+    /// The address a memory access at `va` reaches: `va` itself, or on arm64, whose Linux runs
+    /// user code with the top byte ignored (TCR_EL1.TBI0), `va` without its tag in bits 56-63
+    /// when bit 55 is clear (a user address).
+    fn untag(&self, va: u64) -> u64 {
+        va
+    }
+    /// The signal a data access the address space refused raises, given the generic one
+    /// (`info`: SIGSEGV `SEGV_MAPERR` or `SEGV_ACCERR` at the access's address) and the refused
+    /// page: x86-64 sends something else for a non-canonical address and the vsyscall page.
+    fn data_fault(&self, _page: u64, info: SigInfo) -> SigInfo {
+        info
+    }
     /// The `si_addr` a handler sees for a memory fault at `addr`: the address itself, or on
     /// s390x its page (the CPU's translation-exception identification names only the page,
     /// arch/s390/mm/fault.c).

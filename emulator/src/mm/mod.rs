@@ -519,6 +519,13 @@ impl AddressSpace {
         order.extend([below, identity, lower, upper]);
         let mut host = None;
         for want in order.into_iter().flatten() {
+            // A direct load that runs past a window's end reads the host pages after it: they
+            // must be the window of the guest's next bytes, or PROT_NONE (a guard). So no
+            // window may start where another one of a different offset ends, nor end where
+            // the host has anything but the next guest bytes' window or a guard.
+            if extra == 0 && !(self.clean_start(want, guest) && self.guarded_end(want + len, guest + len, len)) {
+                continue;
+            }
             if self.take_guard(want, total as u64) {
                 host = Some(want as *mut u8);
                 break;
@@ -531,30 +538,68 @@ impl AddressSpace {
         }
         let host = match host {
             Some(h) => h,
-            None => {
+            None if extra > 0 => {
                 let h = reserve(None, total).ok_or(Errno::ENOMEM)?;
                 self.reservations.push((h.cast(), total));
                 h
             }
-        };
-        if extra == 0 {
-            // A guard after the window, unless the window above or a guard already meets it:
-            // as long as the window where the host has room, else the least.
-            let after = host as u64 + len;
-            let meets = self.windows.iter().any(|w| w.host as u64 == after) || self.guards.iter().any(|g| g.0 == after);
-            if !meets {
-                for size in [len.clamp(GUARD, LOW_BLOCK), GUARD] {
-                    if let Some(g) = reserve(Some(after), crate::abi::u64_to_usize(size)) {
-                        self.reservations.push((g.cast(), crate::abi::u64_to_usize(size)));
-                        self.guards.push((after, size));
-                        break;
+            None => {
+                // Wherever the host puts it, with its guard in the same reservation: where the
+                // host has room, long enough for the window made right above it or, GUARD from
+                // either end, for a window of its own; else the least.
+                let sized = [len.clamp(GUARD, LOW_BLOCK) + 2 * GUARD, GUARD]
+                    .into_iter()
+                    .find_map(|guard| Some((reserve(None, usize::try_from(len + guard).ok()?)?, guard)));
+                if let Some((h, guard)) = sized {
+                    self.reservations.push((h.cast(), crate::abi::u64_to_usize(len + guard)));
+                    self.guards.push((h as u64 + len, guard));
+                    h
+                } else {
+                    // The host is full: inside a guard long enough to keep GUARD of it on
+                    // either side of the window.
+                    let at = self
+                        .guards
+                        .iter()
+                        .find(|&&(_, room)| room >= len + 2 * GUARD)
+                        .map(|&(g, _)| g + GUARD)
+                        .ok_or(Errno::ENOMEM)?;
+                    if !self.take_guard(at, len) {
+                        return Err(Errno::ENOMEM);
                     }
+                    at as *mut u8
                 }
             }
-        }
+        };
         debug_assert!(hlen > 0);
         self.insert_window(Window { guest, len, host });
         Ok(())
+    }
+
+    /// Whether a window for guest `guest` may start at host address `at`: no window ends there
+    /// unless it holds the guest bytes right below `guest` (a direct load running past its end
+    /// would read the new window's bytes as its own).
+    fn clean_start(&self, at: u64, guest: u64) -> bool {
+        !self.windows.iter().any(|w| w.host as u64 + w.len == at && w.guest + w.len != guest)
+    }
+
+    /// Whether a window ending at host address `after`, whose guest bytes end at `guest_end`,
+    /// has what a direct load running past its end needs there: the window of the guest bytes
+    /// from `guest_end` on, or a guard, which is reserved now if the host has room (as long as
+    /// the window, `len`, where it can, else the least).
+    fn guarded_end(&mut self, after: u64, guest_end: u64, len: u64) -> bool {
+        if self.windows.iter().any(|w| w.host as u64 == after && w.guest == guest_end)
+            || self.guards.iter().any(|&(g, room)| after >= g && after - g < room)
+        {
+            return true;
+        }
+        for size in [len.clamp(GUARD, LOW_BLOCK), GUARD] {
+            if let Some(g) = reserve(Some(after), crate::abi::u64_to_usize(size)) {
+                self.reservations.push((g.cast(), crate::abi::u64_to_usize(size)));
+                self.guards.push((after, size));
+                return true;
+            }
+        }
+        false
     }
 
     /// Takes `[at, at+len)` of host address space for a window when it starts inside one of
@@ -764,7 +809,13 @@ impl AddressSpace {
                 return false;
             }
         }
-        let host_prot = self.host_prot(v.prot, rw());
+        let (prot, end) = (v.prot, v.end);
+        // The mapping stays one host range: growing into a granule without a window (a 64-bit
+        // guest's stack crossing a 64 GiB boundary) makes one that meets the window above.
+        if self.to_host(page, end - page).is_none() && self.ensure_window(page, end - page).is_err() {
+            return false;
+        }
+        let host_prot = self.host_prot(prot, rw());
         let Some(host) = self.to_host(page, start - page) else { return false };
         let len = usize::try_from(start - page).unwrap_or(0);
         // SAFETY: `host..host+len` lies inside our own reservation, where no mapping is.
@@ -1668,6 +1719,18 @@ mod tests {
                 assert_eq!(off, (h as u64).wrapping_sub(guest + WINDOW_GRANULE - 1));
             }
         }
+        // A load running past a window's end meets the window of the next guest bytes or a
+        // guard, never another window's bytes.
+        for w in a.windows() {
+            let after = w.host as u64 + w.len;
+            let next = a.windows().iter().any(|n| n.host as u64 == after && n.guest == w.guest + w.len);
+            let guard = a.guards.iter().any(|&(g, room)| after >= g && after - g < room);
+            assert!(next || guard, "nothing kept after {w:x?}: {:x?}", a.windows());
+            assert!(
+                !a.windows().iter().any(|n| n.host as u64 == after && n.guest != w.guest + w.len),
+                "{w:x?} runs into another window"
+            );
+        }
     }
 
     #[test]
@@ -1684,6 +1747,16 @@ mod tests {
         assert_eq!(a.guest_of_host(zero), None);
         for addr in [0x2000_0000_0000u64, 0x2010_0000_0000, 0x7fff_0000_0000, 0xc000_0000_0000] {
             a.map_anon(addr, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+            assert_offsets(&a);
+        }
+        // Neighbouring granules above the host's 47 bits (no window at its guest address),
+        // the lower one made first and the upper one first: a load across the boundary reads
+        // both through one host range.
+        for (first, second) in [(0xa000_0000_0000u64 - 0x1000, 0xa000_0000_0000u64), (0xb000_0000_0000, 0xb000_0000_0000 - 0x1000)] {
+            a.map_anon(first, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+            a.map_anon(second, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+            let boundary = first.max(second);
+            assert!(a.host_range(GuestAddr::new(boundary - 8), 16, Prot::READ).is_ok(), "{:x?}", a.windows());
             assert_offsets(&a);
         }
         // A 32-bit guest has none.

@@ -145,6 +145,10 @@ const TLB_RESIZE_FILLS_MAX: u32 = 1 << 20;
 /// one made here.
 fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     use crate::thread::{lock, running};
+    // A tagged arm64 pointer's page is the untagged one (the engine keeps the entry under the
+    // tagged address; faults name the untagged one, as Linux's si_addr without
+    // SA_EXPOSE_TAGBITS).
+    let va = cpu.get_data().arch.untag(va);
     if ty == MemType::READ && host_bus_fault_at(cpu, va) {
         return None;
     }
@@ -231,10 +235,17 @@ fn access_of(ty: MemType) -> Prot {
 
 fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     let t = cpu.get_data_mut();
+    let made = t.mm.regions().len();
     let entry = t.mm.tlb_fill(va, access_of(ty)).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
     if t.mm.last_fault.is_some() {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();
+    }
+    if t.mm.regions().len() != made {
+        // The fill made a window (a grows-down mapping grew into a new granule), which this
+        // instance has not mapped yet: the run loop maps it and runs the access again.
+        t.retry_fill = true;
+        return None;
     }
     entry
 }
@@ -392,7 +403,7 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                     crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page),
                 ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
-                Some(f) => segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)),
+                Some(f) => arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))),
                 None => match crate::signal::host::take_direct_fault()
                     .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
                 {

@@ -65,7 +65,7 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
     let name = |id: RegId| cs.reg_name(id);
     let regs = InsnRegs { reg: &reg, by_name: &by_name, name: &name };
     let candidates = (arch.info().mem_operands)(&detail.arch_detail(), &regs)?;
-    candidates.into_iter().find(|a| a & !(PAGE_SIZE - 1) == f.page)
+    candidates.into_iter().map(|a| arch.untag(a)).find(|a| a & !(PAGE_SIZE - 1) == f.page)
 }
 
 /// The one-line report for a guest killed by a signal:

@@ -100,6 +100,13 @@ impl GuestArch for Aarch64 {
     fn info(&self) -> &'static ArchInfo {
         &INFO
     }
+    fn untag(&self, va: u64) -> u64 {
+        if va & 1 << 55 == 0 {
+            va & ((1 << 56) - 1)
+        } else {
+            va
+        }
+    }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         add_trap_hook(cpu, Aarch64, excp::SWI, entries, |cpu, intno| intno == excp::UDEF && traps::emulate_id_mrs(cpu))

@@ -164,6 +164,20 @@ impl GuestArch for X86_64 {
     fn exception_signal(&self, intno: u32) -> Signal {
         exception_signal(intno)
     }
+    fn data_fault(&self, page: u64, info: crate::signal::SigInfo) -> crate::signal::SigInfo {
+        let top = page >> 47; // bits 47-63: all clear or all set in a canonical address
+        if top != 0 && top != 0x1_ffff {
+            // A non-canonical address is no page fault but a general-protection fault:
+            // SIGSEGV, SI_KERNEL, si_addr 0 (arch/x86/kernel/traps.c, exc_general_protection).
+            crate::signal::SigInfo::fault(Signal::SIGSEGV, 0x80, 0)
+        } else if page == vsyscall::VSYSCALL_ADDR {
+            // The vsyscall page is execute-only (vsyscall=xonly): a data access finds no
+            // mapping there (SEGV_MAPERR), as the page is in no VMA.
+            crate::signal::SigInfo { code: crate::signal::si_code::SEGV_MAPERR, ..info }
+        } else {
+            info
+        }
+    }
 }
 
 /// x86's eight general registers by name: i386's 32-bit ones, and their x86_64 widenings.
