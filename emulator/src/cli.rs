@@ -66,6 +66,11 @@ pub struct Cli {
     #[arg(long = "drcov", value_name = "FILE", allow_hyphen_values = true)]
     pub drcov: Option<PathBuf>,
 
+    /// Wait for GDB on TCP port PORT of 127.0.0.1 and stop before the first instruction (also
+    /// ENDGATE_GDB=PORT).
+    #[arg(short = 'g', value_name = "PORT")]
+    pub gdb: Option<u16>,
+
     /// How many guest execve calls led to this endgate, when -d, -D or --drcov was given
     /// (hidden; see [`TRACE_EXECS_FLAG`]).
     #[arg(long = "trace-execs", hide = true, value_name = "N")]
@@ -416,6 +421,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Action, CliErro
     if cli.trace.has(DebugItem::Strace) {
         cli.strace = true;
     }
+    if cli.gdb.is_none() {
+        if let Some(v) = std::env::var_os(GDB_ENV).filter(|v| !v.is_empty()) {
+            let port = v.to_str().and_then(|s| s.parse::<u16>().ok());
+            cli.gdb = Some(port.ok_or_else(|| {
+                CliError::Usage(format!("{GDB_ENV} wants a TCP port, got '{}'", v.to_string_lossy()))
+            })?);
+        }
+    }
     Ok(Action::Run(Box::new(cli)))
 }
 
@@ -429,7 +442,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     if let Some(a0) = it.next() {
         out.push(a0);
     }
-    let takes_value = |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov");
+    let takes_value = |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g");
     while let Some(a) = it.next() {
         let b = a.as_bytes();
         if b == b"-strace" {
@@ -480,10 +493,14 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     out
 }
 
-/// The guest environment: endgate's own, with the `-E` settings and `-U` removals applied in
+/// The environment variable that asks for `-g PORT`; endgate takes it out of the guest's
+/// environment, so that a program the guest executes does not wait for GDB on the same port.
+pub const GDB_ENV: &str = "ENDGATE_GDB";
+
+/// The guest environment: endgate's own (less [`GDB_ENV`]), with the `-E` settings and `-U` removals applied in
 /// command-line order (a setting replaces an inherited variable of the same name).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().collect();
+    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().filter(|(k, _)| k != GDB_ENV).collect();
     for op in &cli.env_ops {
         match op {
             EnvOp::Unset(k) => env.retain(|(ek, _)| ek != k),

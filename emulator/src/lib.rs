@@ -10,6 +10,7 @@ pub mod arch;
 pub mod binfmt;
 pub mod cli;
 pub mod gate;
+pub mod gdb;
 pub mod guard;
 pub mod guest;
 pub mod loader;
@@ -45,6 +46,9 @@ pub enum LaunchError {
     /// The CPU engine refused to start.
     #[error("CPU engine: {0:?}")]
     Engine(unicorn_engine::uc_error),
+    /// `-g PORT`: the GDB server could not listen or accept.
+    #[error(transparent)]
+    Gdb(#[from] gdb::ServeError),
 }
 
 impl LaunchError {
@@ -202,6 +206,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             ("start_stack", t.start_stack),
         ];
         crate::log::debug_write(&trace::debug::page_dump(&cpu, &layout));
+    }
+    if let Some(port) = cpu.get_data().opts.gdb {
+        gdb::start(port, &mut cpu)?;
     }
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);

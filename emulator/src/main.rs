@@ -93,6 +93,7 @@ fn run() -> u8 {
             })
         }),
         trace: cli.trace.clone(),
+        gdb: cli.gdb,
     };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {

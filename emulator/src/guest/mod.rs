@@ -46,6 +46,8 @@ pub struct Options {
     /// `-d`, `-D`, `-dfilter`, `-one-insn-per-tb` and `--drcov` (`crate::trace`): the default
     /// asks for nothing, and then no hook of theirs exists.
     pub trace: crate::cli::TraceOptions,
+    /// `-g PORT` (or `ENDGATE_GDB`): serve GDB on this TCP port of 127.0.0.1 (`crate::gdb`).
+    pub gdb: Option<u16>,
 }
 
 /// What a tool asked to run when the program image ends ([`on_image_end`]): `--drcov`'s writer.

@@ -145,6 +145,11 @@ pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
 /// [`enter`], holding the global guest lock.
 fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
+    let nr = args.nr;
+    // -g with `catch syscall`: GDB sees the entry (one flag read otherwise).
+    if crate::gdb::catching(nr) {
+        crate::gdb::syscall_stop(cpu, nr, true);
+    }
     let task = cpu.get_data();
     let arch = task.arch;
     let def = DispatchTable::of(arch).get(args.nr);
@@ -295,6 +300,9 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     }
     if !keep_ret_reg {
         arch.set_syscall_ret(cpu, ret);
+    }
+    if crate::gdb::catching(nr) {
+        crate::gdb::syscall_stop(cpu, nr, false);
     }
     if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);

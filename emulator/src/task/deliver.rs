@@ -86,7 +86,9 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         }
         let sig = Signal(ready.trailing_zeros() + 1);
         let info = t.sig.dequeue(sig);
-        let act = t.sig.actions[(sig.0 - 1) as usize];
+        // -g: GDB sees the signal first, and delivers it, another one, or none.
+        let Some((sig, info)) = gdb_filter(cpu, sig, info) else { continue };
+        let act = cpu.get_data().sig.actions[(sig.0 - 1) as usize];
         match act.handler {
             SIG_IGN => continue,
             SIG_DFL => {
@@ -110,6 +112,21 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         // No handler ran: the call carries on as if nothing happened.
         let arch = t.arch;
         arch.restart_syscall(cpu, &call.args);
+    }
+}
+
+/// With `-g`, stops for GDB before `sig` is delivered: `None` when GDB resumes without a
+/// signal, else the signal GDB passes (with `info` when it is the same one).
+fn gdb_filter(cpu: &mut Cpu<'_>, sig: Signal, info: SigInfo) -> Option<(Signal, SigInfo)> {
+    if !crate::gdb::enabled() {
+        return Some((sig, info));
+    }
+    let passed = Signal(crate::gdb::signal_stop(cpu, sig.0)?);
+    if passed == sig {
+        Some((sig, info))
+    } else {
+        let fields = crate::signal::SigFields::Kill { pid: 0, uid: 0 };
+        Some((passed, SigInfo { signo: passed, errno: 0, code: 0, fields }))
     }
 }
 
@@ -198,6 +215,8 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
 /// block the signal; otherwise the guest dies by it (blocked or ignored faults cannot be
 /// survived, as the kernel's `force_sig_fault` ensures).
 pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
+    // -g: GDB sees the fault first; without a signal from GDB the instruction runs again.
+    let Some((_, info)) = gdb_filter(cpu, info.signo, info) else { return };
     let t = cpu.get_data_mut();
     let sig = info.signo;
     let act = t.sig.actions[(sig.0 - 1) as usize];

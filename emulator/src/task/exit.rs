@@ -65,6 +65,8 @@ pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
 /// mappings under `ENDGATE_DEBUG_MAPS`, strace's closing line under `--strace`; returns the
 /// one-line report of a fatal signal for [`exit_status`].
 pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
+    // -g: GDB hears how the process ended.
+    crate::gdb::process_exit(exit);
     // `--drcov`'s file, the `-d` log's last lines.
     crate::guest::image_ending(cpu.get_data());
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {

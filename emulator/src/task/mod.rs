@@ -305,6 +305,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     let arch = cpu.get_data().arch;
     running::register(crate::signal::host::stop_flag());
     crate::guest::set_code_write_space(cpu.get_data().mm.clone());
+    crate::gdb::register_thread(cpu);
     let exit = loop {
         if !cpu.get_data().parallel && lock::contended() {
             lock::yield_now();
@@ -339,6 +340,11 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             cpu.get_data_mut().parallel = r.is_ok();
         }
         let parallel = parallel && cpu.get_data().parallel;
+        // -g: a stop a hook saw is served here, GDB's points become hooks, a step is a count.
+        let count = if crate::gdb::enabled() { crate::gdb::before_run(cpu) } else { 0 };
+        if cpu.get_data().exit.is_some() {
+            break cpu.get_data().exit.unwrap_or(Exit::Internal);
+        }
         cpu.get_data_mut().last_fault = None;
         cpu.get_data_mut().retry_fill = false;
         let pc = arch.pc(cpu);
@@ -347,7 +353,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             running::enter_guest();
             lock::release();
         }
-        let r = cpu.emu_start(pc, 0, 0, 0);
+        let r = cpu.emu_start(pc, 0, 0, count);
         if parallel {
             running::leave_guest();
             lock::acquire();
@@ -355,6 +361,9 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         crate::guest::publish_code_writes(cpu);
         crate::signal::host::clear_stop();
         crate::thread::preempt::clear();
+        if crate::gdb::enabled() {
+            crate::gdb::after_run(cpu.get_data().retry_fill);
+        }
         if let Some(exit) = cpu.get_data().exit {
             break exit;
         }
@@ -373,6 +382,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
         }
     };
+    crate::gdb::unregister_thread();
     if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
         crate::task::exit::exit_thread(cpu);
         None

@@ -58,7 +58,9 @@ fn slots() -> std::sync::MutexGuard<'static, Vec<Arc<Slot>>> {
 /// `true` unless endgate was started with `ENDGATE_THREADS=serial`.
 pub fn parallel_allowed() -> bool {
     static ALLOWED: OnceLock<bool> = OnceLock::new();
-    *ALLOWED.get_or_init(|| std::env::var_os("ENDGATE_THREADS").is_none_or(|v| v != "serial"))
+    // While GDB is attached every guest thread runs holding the lock (all-stop: a thread
+    // stopped for GDB holds it).
+    *ALLOWED.get_or_init(|| std::env::var_os("ENDGATE_THREADS").is_none_or(|v| v != "serial")) && !crate::gdb::enabled()
 }
 
 /// Registers the calling thread (once; its stop flag is `stop`).

@@ -1,0 +1,577 @@
+//! `-g PORT` (and `ENDGATE_GDB=PORT`): a GDB remote-protocol server for the guest, built on the
+//! `gdbstub` crate (packets, `qSupported`, `vCont`, `qXfer`) with `gdbstub_arch`'s register
+//! sets (and endgate's own s390x set and mips64 description). docs/gdb.md describes what it
+//! offers and how.
+//!
+//! How it runs. endgate listens on `127.0.0.1:PORT`, waits for GDB's connection, and stops the
+//! guest before its first instruction. A stopped guest thread talks to GDB on its own host
+//! thread, holding the global guest lock, so every other guest thread waits (all-stop): at the
+//! top of its run loop ([`before_run`]) for breakpoints, watchpoints and steps, inside the
+//! system-call hook for caught system calls, in signal delivery for signals. The instance
+//! is in serial mode while GDB is attached (no guest code runs without the lock).
+//!
+//! What it costs. Nothing unless asked: with no `-g`, no hook exists and the run loop reads
+//! one flag per `emu_start`. With `-g`, breakpoints are code hooks and watchpoints memory
+//! hooks on their own addresses, added when GDB inserts them and removed when it removes them;
+//! a single step is one `emu_start` with a count of 1.
+
+pub mod regs;
+pub mod s390x;
+mod target;
+
+use std::collections::BTreeMap;
+use std::io::Read as _;
+use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+use gdbstub::stub::state_machine::GdbStubStateMachine;
+use gdbstub::stub::{DisconnectReason, GdbStub};
+use gdbstub::target::ext::breakpoints::WatchKind;
+use unicorn_engine::{HookType, UcHookId};
+
+use crate::guest::{Cpu, Exit};
+use self::regs::GuestRegs;
+use self::target::Debuggee;
+
+/// Set once GDB's connection is made; never set without `-g`.
+static ENABLED: AtomicBool = AtomicBool::new(false);
+/// GDB asked to catch system calls (`QCatchSyscalls:1`).
+static CATCHING: AtomicBool = AtomicBool::new(false);
+
+/// `-g` is in effect for this process (GDB connected and has not detached).
+#[inline]
+pub fn enabled() -> bool {
+    ENABLED.load(Ordering::Relaxed)
+}
+
+/// Why a guest thread stops for GDB.
+#[derive(Clone, Copy, Debug)]
+pub enum Event {
+    /// Before the first instruction: no stop packet (GDB asks with `?`).
+    Initial,
+    /// A breakpoint GDB inserted with `Z0` (`hw` false) or `Z1`.
+    Break {
+        /// Inserted as a hardware breakpoint.
+        hw: bool,
+    },
+    /// A watchpoint GDB inserted with `Z2`, `Z3` or `Z4`, at the accessed address.
+    Watch {
+        /// Which access.
+        kind: WatchKind,
+        /// The guest address accessed.
+        addr: u64,
+    },
+    /// A single step ended.
+    Step,
+    /// A caught system call, at its entry or its return.
+    Syscall {
+        /// The guest's system-call number.
+        nr: u64,
+        /// Entry (true) or return.
+        entry: bool,
+    },
+    /// A signal is about to be delivered (Linux numbering).
+    Signal(u32),
+}
+
+/// What GDB asked the stopped thread to do next.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Resume {
+    /// Run one instruction, then stop.
+    pub step: bool,
+    /// The signal to deliver (Linux numbering) or none.
+    pub signal: Option<u32>,
+}
+
+/// How a stop ended.
+#[derive(Clone, Copy, Debug)]
+pub enum Outcome {
+    /// Run on as GDB asked.
+    Resume(Resume),
+    /// GDB detached or the connection closed: run on without GDB.
+    Detach,
+    /// GDB killed the process.
+    Kill,
+}
+
+/// One GDB connection, for one arch.
+trait Session: Send {
+    /// Tells GDB that thread `tid` (whose instance is `cpu`) stopped for `event`, and serves
+    /// GDB's packets until it resumes the guest.
+    fn stop(&mut self, cpu: &mut Cpu<'_>, tid: i32, event: Event) -> Outcome;
+    /// Tells GDB the process ended.
+    fn exited(&mut self, exit: Exit);
+}
+
+static SESSION: Mutex<Option<Box<dyn Session>>> = Mutex::new(None);
+
+/// A breakpoint or watchpoint GDB inserted; process-wide, applied to every thread's instance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Point {
+    /// `Z0` / `Z1` at an address.
+    Break {
+        /// The instruction's address.
+        addr: u64,
+        /// `Z1`.
+        hw: bool,
+    },
+    /// `Z2` / `Z3` / `Z4` over `[addr, addr+len)`.
+    Watch {
+        /// The first byte.
+        addr: u64,
+        /// How many bytes.
+        len: u64,
+        /// 0 write, 1 read, 2 access.
+        kind: u8,
+    },
+}
+
+/// The points GDB inserted, and a generation that moves when they change.
+struct Points {
+    generation: u64,
+    set: Vec<Point>,
+}
+
+static POINTS: Mutex<Points> = Mutex::new(Points { generation: 0, set: Vec::new() });
+
+/// The guest threads of the process, by tid, with their instances (as addresses).
+static THREADS: Mutex<BTreeMap<i32, usize>> = Mutex::new(BTreeMap::new());
+
+/// The system calls GDB catches (`None`: all of them).
+static CATCH_FILTER: Mutex<Option<Vec<u64>>> = Mutex::new(None);
+
+/// One guest thread's side of the server.
+#[derive(Default)]
+struct Local {
+    /// The [`Points`] generation this instance's hooks follow.
+    applied: u64,
+    /// Its hooks for [`Points`].
+    hooks: Vec<UcHookId>,
+    /// A stop a hook saw, reported at the top of the run loop.
+    pending: Option<Event>,
+    /// The next `emu_start` runs one instruction.
+    step: bool,
+    /// A watchpoint's access, reported before the next instruction ([`sync_hooks`]).
+    watch_hit: Option<Event>,
+}
+
+thread_local! {
+    static LOCAL: std::cell::RefCell<Local> = std::cell::RefCell::new(Local::default());
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The error `-g` reports when it cannot listen or accept.
+#[derive(Debug, thiserror::Error)]
+#[error("gdb server on port {port}: {err}")]
+pub struct ServeError {
+    port: u16,
+    err: std::io::Error,
+}
+
+/// Listens on `127.0.0.1:port`, waits for GDB, and serves it until it resumes the guest,
+/// which `cpu` (the first thread, its start state set) has not started running.
+pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
+    let fail = |err| ServeError { port, err };
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(fail)?;
+    let (stream, _) = listener.accept().map_err(fail)?;
+    drop(listener);
+    let _ = stream.set_nodelay(true);
+    let reader = stream.try_clone().map_err(fail)?;
+    let session: Box<dyn Session> = match cpu.get_data().arch.info().name {
+        "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu),
+        "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu),
+        "i686" => Server::<gdbstub_arch::x86::X86_SSE>::open(stream, reader, cpu),
+        "armv7l" => Server::<gdbstub_arch::arm::Armv4t>::open(stream, reader, cpu),
+        "riscv64" => Server::<gdbstub_arch::riscv::Riscv64>::open(stream, reader, cpu),
+        "mips64" => Server::<gdbstub_arch::mips::Mips64>::open(stream, reader, cpu),
+        "s390x" => Server::<s390x::S390x>::open(stream, reader, cpu),
+        other => {
+            return Err(fail(std::io::Error::other(format!("no GDB register layout for {other}"))));
+        }
+    };
+    *lock(&SESSION) = Some(session);
+    ENABLED.store(true, Ordering::SeqCst);
+    register_thread(cpu);
+    stop(cpu, Event::Initial);
+    Ok(())
+}
+
+/// Records the calling thread's instance in the thread list GDB sees.
+pub fn register_thread(cpu: &mut Cpu<'_>) {
+    if enabled() {
+        lock(&THREADS).insert(crate::thread::gettid(), std::ptr::from_mut(cpu) as usize);
+    }
+}
+
+/// Removes the calling thread from the thread list (it ends).
+pub fn unregister_thread() {
+    if enabled() {
+        lock(&THREADS).remove(&crate::thread::gettid());
+    }
+}
+
+/// Stops the calling thread for GDB and serves it; returns what GDB asked for. The caller
+/// holds the global guest lock.
+pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
+    let tid = crate::thread::gettid();
+    let outcome = {
+        let mut s = lock(&SESSION);
+        match s.as_mut() {
+            Some(session) => session.stop(cpu, tid, event),
+            None => return Resume::default(),
+        }
+    };
+    match outcome {
+        Outcome::Resume(r) => {
+            LOCAL.with(|l| l.borrow_mut().step = r.step);
+            r
+        }
+        Outcome::Detach => {
+            detach();
+            Resume::default()
+        }
+        Outcome::Kill => {
+            // GDB's `kill`: the process ends as by SIGKILL.
+            // SAFETY: _exit ends the process at once; nothing is left to unwind.
+            unsafe { libc::_exit(128 + libc::SIGKILL) }
+        }
+    }
+}
+
+/// GDB is gone: every point goes, the guest runs free.
+fn detach() {
+    *lock(&SESSION) = None;
+    let mut p = lock(&POINTS);
+    p.set.clear();
+    p.generation += 1;
+    CATCHING.store(false, Ordering::SeqCst);
+}
+
+/// The top of the run loop, before `emu_start`, when [`enabled`]: serves a stop a hook saw,
+/// brings the instance's hooks up to date, and returns the instruction count for `emu_start`
+/// (1 for a single step, 0 to run on).
+pub fn before_run(cpu: &mut Cpu<'_>) -> usize {
+    let pending = LOCAL.with(|l| l.borrow_mut().pending.take());
+    if let Some(ev) = pending {
+        let r = stop(cpu, ev);
+        if r.signal.is_some() {
+            // A signal GDB passes on after a breakpoint or step: queued for delivery.
+            queue_signal(cpu, r.signal);
+        }
+        crate::guest::apply_invalidate(cpu);
+    }
+    sync_hooks(cpu);
+    if LOCAL.with(|l| l.borrow().step) {
+        1
+    } else {
+        0
+    }
+}
+
+/// After `emu_start` returned, when [`enabled`]: a finished single step becomes a pending stop
+/// (unless a hook recorded another). `retry` is true when the engine must run the same
+/// instruction again (the step has not happened).
+pub fn after_run(retry: bool) {
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.step && !retry {
+            l.step = false;
+            if l.pending.is_none() {
+                l.pending = Some(Event::Step);
+            }
+        }
+    });
+}
+
+fn queue_signal(cpu: &mut Cpu<'_>, sig: Option<u32>) {
+    if let Some(sig) = sig {
+        let Some(signo) = (1..=crate::signal::NSIG).contains(&sig).then_some(crate::signal::Signal(sig)) else {
+            return;
+        };
+        let t = cpu.get_data_mut();
+        t.sig.pending |= crate::signal::bit(signo);
+        t.sig.queue.push(crate::signal::SigInfo {
+            signo,
+            errno: 0,
+            code: 0,
+            fields: crate::signal::SigFields::Kill { pid: 0, uid: 0 },
+        });
+    }
+}
+
+/// Makes this instance's hooks match the process's [`Points`].
+fn sync_hooks(cpu: &mut Cpu<'_>) {
+    let (generation, set) = {
+        let p = lock(&POINTS);
+        (p.generation, p.set.clone())
+    };
+    let applied = LOCAL.with(|l| l.borrow().applied);
+    if applied == generation {
+        return;
+    }
+    let old: Vec<UcHookId> = LOCAL.with(|l| std::mem::take(&mut l.borrow_mut().hooks));
+    for h in old {
+        let _ = cpu.remove_hook(h);
+    }
+    let mut hooks = Vec::new();
+    for &p in &set {
+        let added = match p {
+            Point::Break { addr, hw } => cpu.add_code_hook(addr, addr, move |cpu, pc, _| {
+                if pc == addr {
+                    hit(cpu, Event::Break { hw });
+                }
+            }),
+            Point::Watch { addr, len, kind } => {
+                let end = addr.saturating_add(len.max(1) - 1);
+                let (ty, wk) = match kind {
+                    0 => (HookType::MEM_WRITE, WatchKind::Write),
+                    1 => (HookType::MEM_READ, WatchKind::Read),
+                    _ => (HookType::MEM_READ | HookType::MEM_WRITE, WatchKind::ReadWrite),
+                };
+                cpu.add_mem_hook(ty, addr, end, move |_, _, at, _, _| {
+                    LOCAL.with(|l| {
+                        let mut l = l.borrow_mut();
+                        if l.watch_hit.is_none() {
+                            l.watch_hit = Some(Event::Watch { kind: wk, addr: at });
+                        }
+                    });
+                    true
+                })
+            }
+        };
+        if let Ok(h) = added {
+            hooks.push(h);
+        }
+    }
+    // A memory hook runs before its access, and an engine stopped from it leaves the pc at
+    // the accessing instruction on some arches (x86, s390x), whose store would run again on
+    // resume. So the access is only noted, and a code hook over every address, present while
+    // a watchpoint is, stops before the next instruction: the access done, the pc past it.
+    if !hooks.is_empty() && set.iter().any(|p| matches!(p, Point::Watch { .. })) {
+        let after = cpu.add_code_hook(1, 0, |cpu, _, _| {
+            if let Some(ev) = LOCAL.with(|l| l.borrow_mut().watch_hit.take()) {
+                hit(cpu, ev);
+            }
+        });
+        if let Ok(h) = after {
+            hooks.push(h);
+        }
+    }
+    // Code translated before was made without these hooks (and with direct loads, which a
+    // read watchpoint must not have).
+    let _ = cpu.ctl_flush_tb();
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        l.hooks = hooks;
+        l.applied = generation;
+    });
+}
+
+/// A hook saw a stop: recorded for [`before_run`], and the engine stops (before the
+/// instruction for a code hook, after the access for a memory hook).
+fn hit(cpu: &mut Cpu<'_>, ev: Event) {
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        if l.pending.is_none() {
+            l.pending = Some(ev);
+        }
+    });
+    let _ = cpu.emu_stop();
+}
+
+/// Whether GDB catches system call `nr`. One flag read when it catches none.
+#[inline]
+pub fn catching(nr: u64) -> bool {
+    CATCHING.load(Ordering::Relaxed) && lock(&CATCH_FILTER).as_ref().is_none_or(|f| f.contains(&nr))
+}
+
+/// A caught system call's entry or return, inside the system-call hook: GDB is served here.
+/// A change of GDB's points made meanwhile stops the engine after the call, so the run loop
+/// applies it before the next guest instruction; so does a single step.
+pub fn syscall_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
+    let before = lock(&POINTS).generation;
+    let r = stop(cpu, Event::Syscall { nr, entry });
+    queue_signal(cpu, r.signal);
+    let changed = lock(&POINTS).generation != before;
+    if changed || r.step || r.signal.is_some() {
+        let _ = cpu.emu_stop();
+    }
+}
+
+/// A signal about to be delivered to the calling thread: GDB sees it first and says whether
+/// it is delivered (the same or another signal) or dropped. Linux numbering.
+pub fn signal_stop(cpu: &mut Cpu<'_>, sig: u32) -> Option<u32> {
+    // A step that ended in this signal is reported as the signal.
+    LOCAL.with(|l| {
+        let mut l = l.borrow_mut();
+        if matches!(l.pending, Some(Event::Step)) {
+            l.pending = None;
+        }
+    });
+    stop(cpu, Event::Signal(sig)).signal
+}
+
+/// The process ends: GDB is told how (`W` or `X`).
+pub fn process_exit(exit: Exit) {
+    if !enabled() {
+        return;
+    }
+    if let Some(mut s) = lock(&SESSION).take() {
+        s.exited(exit);
+    }
+}
+
+/// In a fork's child: GDB follows the parent, so the child runs free (its copy of the
+/// connection is closed, its hooks go at its next run-loop turn).
+pub fn forked_child() {
+    if !enabled() {
+        return;
+    }
+    if let Some(s) = lock(&SESSION).take() {
+        // The socket is the parent's too: forget it without a shutdown.
+        std::mem::forget(s);
+    }
+    let me = crate::thread::gettid();
+    lock(&THREADS).retain(|&t, _| t == me);
+    detach();
+}
+
+/// The GDB connection of one arch: the stub's state machine and the target it drives.
+struct Server<A: GuestRegs> {
+    machine: Option<GdbStubStateMachine<'static, Debuggee<A>, TcpStream>>,
+    reader: std::io::BufReader<TcpStream>,
+    target: Debuggee<A>,
+}
+
+impl<A: GuestRegs + 'static> Server<A>
+where
+    Debuggee<A>: gdbstub::target::Target<Arch = A, Error = &'static str>,
+{
+    fn open(stream: TcpStream, reader: TcpStream, cpu: &mut Cpu<'_>) -> Box<dyn Session> {
+        let target = Debuggee::new(cpu);
+        let mut server =
+            Server { machine: None, reader: std::io::BufReader::new(reader), target };
+        match GdbStub::new(stream).run_state_machine(&mut server.target) {
+            Ok(m) => server.machine = Some(m),
+            Err(e) => crate::elog!("endgate: gdb: {e}"),
+        }
+        Box::new(server)
+    }
+}
+
+// SAFETY: the target's instance pointer is set only while the thread that owns the instance
+// serves a stop, holding the session's lock.
+unsafe impl<A: GuestRegs> Send for Server<A> {}
+
+impl<A: GuestRegs + 'static> Session for Server<A>
+where
+    Debuggee<A>: gdbstub::target::Target<Arch = A, Error = &'static str>,
+{
+    fn stop(&mut self, cpu: &mut Cpu<'_>, tid: i32, event: Event) -> Outcome {
+        self.target.attach(cpu, tid);
+        let outcome = self.serve(tid, event);
+        self.target.detach_cpu();
+        outcome
+    }
+
+    fn exited(&mut self, exit: Exit) {
+        use gdbstub::stub::MultiThreadStopReason as R;
+        let reason = match exit {
+            Exit::Code(c) => R::Exited(crate::abi::low8(c)),
+            Exit::Signal { sig, .. } => R::Terminated(target::gdb_signal(sig.0)),
+            Exit::Internal => R::Exited(70),
+        };
+        if let Some(GdbStubStateMachine::Running(m)) = self.machine.take() {
+            let _ = m.report_stop(&mut self.target, reason);
+        }
+    }
+}
+
+impl<A: GuestRegs + 'static> Server<A>
+where
+    Debuggee<A>: gdbstub::target::Target<Arch = A, Error = &'static str>,
+{
+    fn serve(&mut self, tid: i32, event: Event) -> Outcome {
+        let Some(mut m) = self.machine.take() else { return Outcome::Detach };
+        if let Some(reason) = target::stop_reason(event, tid) {
+            m = match m {
+                GdbStubStateMachine::Running(r) => match r.report_stop(&mut self.target, reason) {
+                    Ok(m) => m,
+                    Err(_) => return Outcome::Detach,
+                },
+                other => other,
+            };
+        }
+        loop {
+            m = match m {
+                GdbStubStateMachine::Idle(mut inner) => {
+                    let mut byte = [0u8];
+                    match self.reader.read(&mut byte) {
+                        Ok(1) => {}
+                        _ => return Outcome::Detach,
+                    }
+                    let _ = inner.borrow_conn();
+                    match inner.incoming_data(&mut self.target, byte[0]) {
+                        Ok(m) => m,
+                        Err(e) => {
+                            crate::elog!("endgate: gdb: {e}");
+                            return Outcome::Detach;
+                        }
+                    }
+                }
+                GdbStubStateMachine::Running(_) => {
+                    self.machine = Some(m);
+                    return Outcome::Resume(self.target.take_resume());
+                }
+                GdbStubStateMachine::CtrlCInterrupt(inner) => {
+                    let reason = target::stop_reason(Event::Signal(2), tid);
+                    match inner.interrupt_handled(&mut self.target, reason) {
+                        Ok(m) => m,
+                        Err(_) => return Outcome::Detach,
+                    }
+                }
+                GdbStubStateMachine::Disconnected(inner) => {
+                    return match inner.get_reason() {
+                        DisconnectReason::Kill => Outcome::Kill,
+                        _ => Outcome::Detach,
+                    };
+                }
+            };
+        }
+    }
+}
+
+/// Marks the points changed (a `Z` or `z` packet).
+fn points_changed(set: impl FnOnce(&mut Vec<Point>) -> bool) -> bool {
+    let mut p = lock(&POINTS);
+    let changed = set(&mut p.set);
+    if changed {
+        p.generation += 1;
+    }
+    changed
+}
+
+/// GDB's `QCatchSyscalls`: `Some(filter)` to catch (an empty filter: all), `None` to stop.
+fn set_catching(filter: Option<Vec<u64>>) {
+    match filter {
+        Some(f) => {
+            *lock(&CATCH_FILTER) = if f.is_empty() { None } else { Some(f) };
+            CATCHING.store(true, Ordering::SeqCst);
+        }
+        None => CATCHING.store(false, Ordering::SeqCst),
+    }
+}
+
+/// The instance of guest thread `tid`, as recorded by [`register_thread`].
+fn thread_cpu(tid: i32) -> Option<usize> {
+    lock(&THREADS).get(&tid).copied()
+}
+
+/// The guest threads' ids.
+fn thread_ids() -> Vec<i32> {
+    lock(&THREADS).keys().copied().collect()
+}
