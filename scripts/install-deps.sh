@@ -7,7 +7,8 @@
 #             emulator) and, through scripts/fetch-qemu10.sh, qemu-user 10.0.2's static binaries
 #             in .cache/qemu-10.0.2/ (the reference; not installed), and for host-shims' POWER tests
 #             the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio (the ppc64el kernel
-#             itself comes from scripts/fetch-ppc-kernel.sh), golang-go (the Go guest test)
+#             itself comes from scripts/fetch-ppc-kernel.sh), golang-go (the Go guest test),
+#             gdb-multiarch (the -g test)
 # Never installs Debian's libunicorn-dev: endgate builds its own patched unicorn (unicorn/sys) and
 # does not look for a system library, but other tools might pick that old 2.0.1 library up.
 set -euo pipefail
@@ -25,6 +26,8 @@ if [ "$mode" != "--build" ]; then
   pkgs+=(gcc-arm-linux-gnueabihf libc6-dev-armhf-cross gcc-i686-linux-gnu libc6-dev-i386-cross gcc-s390x-linux-gnu libc6-dev-s390x-cross gcc-mips64el-linux-gnuabi64 libc6-dev-mips64el-cross)
   # emulator/tests/go.rs: a Go program cross-built (CGO off, static) for every guest arch.
   pkgs+=(golang-go)
+  # emulator/tests/gdb.rs: Debian's gdb-multiarch drives endgate -g PORT.
+  pkgs+=(gdb-multiarch)
   # musl-dev:arm64 (static musl for aarch64 guests) is a foreign-architecture package.
   if ! dpkg --print-foreign-architectures | grep -qx arm64; then
     $SUDO dpkg --add-architecture arm64

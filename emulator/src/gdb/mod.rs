@@ -235,9 +235,12 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
             Resume::default()
         }
         Outcome::Kill => {
-            // GDB's `kill`: the process ends as by SIGKILL.
-            // SAFETY: _exit ends the process at once; nothing is left to unwind.
-            unsafe { libc::_exit(128 + libc::SIGKILL) }
+            // GDB's `kill`: the process dies by SIGKILL, which nothing can catch.
+            // SAFETY: signals the calling process; _exit is the fallback that cannot fail.
+            unsafe {
+                libc::kill(libc::getpid(), libc::SIGKILL);
+                libc::_exit(128 + libc::SIGKILL)
+            }
         }
     }
 }

@@ -1,10 +1,20 @@
-/* The guest of emulator/tests/gdb.rs: the values the GDB script checks are the ones written
- * here (the watched variable's old and new values, the second thread's marker, the exit
- * status), never endgate's. Built static with -g -O0 by the test. */
+/* The guest of emulator/tests/gdb.rs: the values the GDB script checks are the ones the test
+ * builds it with (-DOLD, -DSIX, -DSTATUS: the watched variable's old value, the factor of its
+ * new one, the exit status), never endgate's. Built static with -g -O0 by the test. */
 #include <pthread.h>
 #include <unistd.h>
 
-volatile long watched = 41;
+#ifndef OLD
+#define OLD 41
+#endif
+#ifndef SIX
+#define SIX 6
+#endif
+#ifndef STATUS
+#define STATUS 7
+#endif
+
+volatile long watched = OLD;
 volatile int worker_ready;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
@@ -28,7 +38,7 @@ static void *worker(void *arg) {
 
 int main(void) {
     pthread_t t;
-    volatile long six = 6; /* the script's stepi stops in here, before the watched store */
+    volatile long six = SIX; /* the script's stepi stops in here, before the watched store */
     watched = six * 7;
     if (pthread_create(&t, 0, worker, 0) != 0)
         return 1;
@@ -41,5 +51,5 @@ int main(void) {
     pthread_mutex_unlock(&lock);
     pthread_join(t, 0);
     write(1, "gdb guest\n", 10);
-    return 7;
+    return STATUS;
 }

@@ -1,0 +1,221 @@
+//! `-g PORT` against Debian's `gdb-multiarch --batch` (issue 13's acceptance): on aarch64,
+//! s390x, x86_64, riscv64 and arm, the guest `tests/gdb/gdb_guest.c` (static, `-g -O0`) is
+//! debugged with one script: `break main`, `continue`, `info registers`, `x/4gx $sp`, `stepi`,
+//! a watchpoint that triggers, `info proc mappings`, `info threads` while the guest has two
+//! threads, `catch syscall write` (entry and return), and `continue` to the exit status.
+//!
+//! Every expected value comes from the program: the watched variable's old and new values and
+//! the exit status are passed to the compiler (`-D`), the stack pointer and pc are the ones GDB
+//! printed itself, the program path is the one built here. None comes from endgate's output.
+//!
+//! riscv64: GDB 13 (Debian 12's) has no `catch syscall` for riscv64 ("not supported on this
+//! architecture yet"), so its script leaves those lines out and says so.
+//!
+//! The port is a free one the test found by binding port 0; GDB retries its connection
+//! (`set tcp connect-timeout`) until endgate listens. Generous timeouts, no timing assertion.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+
+/// The values the guest is built with (`-D`): the watched variable starts at `OLD` and becomes
+/// `SIX * 7`, and `main` returns `STATUS`.
+const OLD: i64 = 41;
+const SIX: i64 = 6;
+const STATUS: i32 = 7;
+
+fn gdb_multiarch() -> &'static str {
+    let ok = Command::new("gdb-multiarch").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+    assert!(ok, "gdb-multiarch is missing: run scripts/install-deps.sh (Debian's gdb-multiarch)");
+    "gdb-multiarch"
+}
+
+fn build(a: &Arch, dir: &Path) -> PathBuf {
+    let src = workspace().join("emulator/tests/gdb/gdb_guest.c");
+    let out = dir.join(format!("gdb_guest-{}", a.name));
+    let st = Command::new(a.cc)
+        .args(a.cflags)
+        .args(["-static", "-g", "-O0", "-pthread"])
+        .arg(format!("-DOLD={OLD}"))
+        .arg(format!("-DSIX={SIX}"))
+        .arg(format!("-DSTATUS={STATUS}"))
+        .arg("-o")
+        .arg(&out)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    out
+}
+
+/// A TCP port nothing listens on now (the kernel's choice for port 0).
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind 127.0.0.1:0");
+    l.local_addr().expect("local address").port()
+}
+
+fn script(port: u16, catch: bool) -> String {
+    let mut s = format!(
+        "set pagination off\n\
+         set confirm off\n\
+         set tcp auto-retry on\n\
+         set tcp connect-timeout 300\n\
+         target remote 127.0.0.1:{port}\n\
+         break main\n\
+         continue\n\
+         echo ==regs\\n\n\
+         info registers\n\
+         echo ==sp\\n\n\
+         p/x $sp\n\
+         x/4gx $sp\n\
+         echo ==stepi\\n\n\
+         p/x $pc\n\
+         stepi\n\
+         p/x $pc\n\
+         echo ==watch\\n\n\
+         watch watched\n\
+         continue\n\
+         delete\n\
+         echo ==maps\\n\n\
+         info proc mappings\n\
+         echo ==threads\\n\n\
+         break both_threads\n\
+         continue\n\
+         info threads\n\
+         delete\n"
+    );
+    if catch {
+        s.push_str("echo ==catch\\n\ncatch syscall write\ncontinue\ncontinue\ndelete\n");
+    }
+    s.push_str("echo ==exit\\n\ncontinue\n");
+    s
+}
+
+/// The text between `==NAME` and the next `==` marker.
+fn section<'a>(out: &'a str, name: &str) -> &'a str {
+    let start = out.find(&format!("=={name}\n")).unwrap_or_else(|| panic!("no section {name} in:\n{out}"));
+    let rest = &out[start + name.len() + 3..];
+    &rest[..rest.find("\n==").map_or(rest.len(), |e| e + 1)]
+}
+
+/// The values of GDB's `$N = 0x…` lines in `text`, in order.
+fn printed_values(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix('$')?.split_once(" = 0x"))
+        .filter_map(|(_, v)| u64::from_str_radix(v.trim(), 16).ok())
+        .collect()
+}
+
+fn session(a: &Arch, use_env: bool) {
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new(&format!("gdb-{}", a.name));
+    let prog = build(a, dir.path());
+    let port = free_port();
+    let catch = a.name != "riscv64";
+    if !catch {
+        eprintln!("gdb {}: no `catch syscall` lines (GDB 13 has none for riscv64)", a.name);
+    }
+    let script_path = dir.path().join("script.gdb");
+    std::fs::write(&script_path, script(port, catch)).unwrap();
+
+    let mut cmd = Command::new(endgate());
+    if use_env {
+        cmd.env("ENDGATE_GDB", port.to_string());
+    } else {
+        cmd.arg("-g").arg(port.to_string());
+    }
+    cmd.arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let t = run_with_timeout(
+        Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script_path).arg(&prog),
+        None,
+        Duration::from_secs(600),
+    );
+    let g = guest.join().expect("endgate thread");
+    let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
+    let ctx = format!("{}: gdb output:\n{out}\nendgate stderr:\n{}", a.name, String::from_utf8_lossy(&g.stderr));
+    assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+
+    // break main, continue.
+    assert!(out.contains("Breakpoint 1, main ()"), "{ctx}\nno stop at main");
+    // info registers: the pc register shows main.
+    let pc_name = match a.name {
+        "x86_64" => "rip",
+        "s390x" => "pswa",
+        _ => "pc",
+    };
+    let regs = section(&out, "regs");
+    assert!(
+        regs.lines().any(|l| l.starts_with(pc_name) && l.contains("<main+")),
+        "{ctx}\ninfo registers has no {pc_name} in main"
+    );
+    // x/4gx $sp: four doublewords from the stack pointer GDB printed.
+    let sp_text = section(&out, "sp");
+    let sp = printed_values(sp_text)[0];
+    let words: Vec<&str> = sp_text.lines().filter(|l| l.starts_with("0x") && l.contains(':')).collect();
+    assert_eq!(words.len(), 2, "{ctx}\nx/4gx $sp shows two lines of two words");
+    assert!(words[0].starts_with(&format!("{sp:#x}:")), "{ctx}\nx/4gx starts at $sp {sp:#x}");
+    assert_eq!(words.iter().map(|l| l.split_whitespace().count() - 1).sum::<usize>(), 4, "{ctx}");
+    // stepi: the pc moved on, within main.
+    let pcs = printed_values(section(&out, "stepi"));
+    assert_eq!(pcs.len(), 2, "{ctx}");
+    assert!(pcs[1] != pcs[0], "{ctx}\nstepi did not move the pc");
+    // The watchpoint: the program's own old and new values.
+    let watch = section(&out, "watch");
+    assert!(watch.contains(&format!("Old value = {OLD}")), "{ctx}\nwatchpoint old value");
+    assert!(watch.contains(&format!("New value = {}", SIX * 7)), "{ctx}\nwatchpoint new value");
+    // info proc mappings: the program and its stack.
+    let maps = section(&out, "maps");
+    let prog_s = prog.to_string_lossy();
+    assert!(maps.lines().any(|l| l.ends_with(&*prog_s)), "{ctx}\nmappings name {prog_s}");
+    assert!(maps.lines().any(|l| l.ends_with("[stack]")), "{ctx}\nmappings show the stack");
+    // info threads: both threads, the first in both_threads.
+    let threads = section(&out, "threads");
+    // Rows of the table: "* 1    Thread 1.TID    frame" and "  2    Thread …".
+    let rows: Vec<&str> = threads
+        .lines()
+        .filter(|l| l.trim_start_matches(['*', ' ']).starts_with(|c: char| c.is_ascii_digit()) && l.contains("Thread "))
+        .collect();
+    assert_eq!(rows.len(), 2, "{ctx}\ninfo threads shows two threads");
+    assert!(rows.iter().any(|r| r.starts_with('*') && r.contains("both_threads ()")), "{ctx}");
+    // catch syscall write: its entry and its return.
+    if catch {
+        let c = section(&out, "catch");
+        assert!(c.contains("(call to syscall write)"), "{ctx}\ncatch syscall entry");
+        assert!(c.contains("(returned from syscall write)"), "{ctx}\ncatch syscall return");
+    }
+    // continue to the exit status.
+    assert!(section(&out, "exit").contains(&format!("exited with code {STATUS:02}")), "{ctx}\nexit status");
+    assert_eq!(g.status, STATUS, "{ctx}\nendgate's status");
+    assert_eq!(g.stdout, b"gdb guest\n", "{ctx}");
+}
+
+#[test]
+fn gdb_aarch64() {
+    session(&AARCH64, false);
+}
+
+#[test]
+fn gdb_s390x() {
+    session(&S390X, false);
+}
+
+#[test]
+fn gdb_x86_64() {
+    session(&X86_64, false);
+}
+
+#[test]
+fn gdb_riscv64() {
+    session(&RISCV64, false);
+}
+
+/// Also `ENDGATE_GDB=PORT` instead of `-g PORT`.
+#[test]
+fn gdb_arm_by_environment() {
+    session(&ARM, true);
+}
