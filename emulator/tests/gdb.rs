@@ -219,3 +219,67 @@ fn gdb_riscv64() {
 fn gdb_arm_by_environment() {
     session(&ARM, true);
 }
+
+/// The address `gdb_fault.c` stores to (`-DBAD`): unmapped, so the store raises SIGSEGV.
+const BAD: u64 = 0x10;
+
+/// A fault under GDB: the thread stops with SIGSEGV before delivery, `$_siginfo`
+/// (`qXfer:siginfo:read`) has the signal and the program's bad address, `info threads`
+/// (`qXfer:threads:read`) names the thread after the program, and `continue` passes the
+/// signal on, which kills the guest (status 139, as natively).
+fn fault_session(a: &Arch) {
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new(&format!("gdb-fault-{}", a.name));
+    let src = workspace().join("emulator/tests/gdb/gdb_fault.c");
+    let prog = dir.path().join("gdb_fault");
+    let st = Command::new(a.cc)
+        .args(a.cflags)
+        .args(["-static", "-g", "-O0", &format!("-DBAD={BAD:#x}"), "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port();
+    let script_path = dir.path().join("fault.gdb");
+    std::fs::write(
+        &script_path,
+        format!(
+            "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
+             target remote 127.0.0.1:{port}\ncontinue\necho ==siginfo\\n\np $_siginfo.si_signo\n\
+             p/x (unsigned long) $_siginfo._sifields._sigfault.si_addr\necho ==threads\\n\ninfo threads\n\
+             echo ==end\\n\ncontinue\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let t = run_with_timeout(
+        Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script_path).arg(&prog),
+        None,
+        Duration::from_secs(600),
+    );
+    let g = guest.join().expect("endgate thread");
+    let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
+    let ctx = format!("{}: gdb output:\n{out}\nendgate stderr:\n{}", a.name, String::from_utf8_lossy(&g.stderr));
+    assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    assert!(out.contains("Program received signal SIGSEGV"), "{ctx}");
+    let si = section(&out, "siginfo");
+    assert!(si.contains("= 11\n"), "{ctx}\nsi_signo is SIGSEGV's 11");
+    assert_eq!(printed_values(si), vec![BAD], "{ctx}\nsi_addr is the program's bad address");
+    let rows = section(&out, "threads");
+    assert!(rows.lines().any(|l| l.starts_with('*') && l.contains("\"gdb_fault\"")), "{ctx}\nthread name");
+    assert!(section(&out, "end").contains("Program terminated with signal SIGSEGV"), "{ctx}");
+    assert_eq!(g.status, 139, "{ctx}");
+}
+
+#[test]
+fn gdb_fault_aarch64() {
+    fault_session(&AARCH64);
+}
+
+#[test]
+fn gdb_fault_x86_64() {
+    fault_session(&X86_64);
+}

@@ -15,6 +15,7 @@
 //! hooks on their own addresses, added when GDB inserts them and removed when it removes them;
 //! a single step is one `emu_start` with a count of 1.
 
+mod packets;
 pub mod regs;
 pub mod s390x;
 mod target;
@@ -138,6 +139,9 @@ static POINTS: Mutex<Points> = Mutex::new(Points { generation: 0, set: Vec::new(
 /// The guest threads of the process, by tid, with their instances (as addresses).
 static THREADS: Mutex<BTreeMap<i32, usize>> = Mutex::new(BTreeMap::new());
 
+/// The `siginfo` of the last signal a thread stopped for, with the thread (`qXfer:siginfo`).
+static LAST_SIGINFO: Mutex<Option<(i32, crate::signal::SigInfo)>> = Mutex::new(None);
+
 /// The system calls GDB catches (`None`: all of them).
 static CATCH_FILTER: Mutex<Option<Vec<u64>>> = Mutex::new(None);
 
@@ -218,6 +222,10 @@ pub fn unregister_thread() {
 /// holds the global guest lock.
 pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
     let tid = crate::thread::gettid();
+    if !matches!(event, Event::Signal(_)) {
+        // `$_siginfo` is the signal's only while the thread is stopped for it.
+        *lock(&LAST_SIGINFO) = None;
+    }
     let outcome = {
         let mut s = lock(&SESSION);
         match s.as_mut() {
@@ -405,9 +413,12 @@ pub fn syscall_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
     }
 }
 
-/// A signal about to be delivered to the calling thread: GDB sees it first and says whether
-/// it is delivered (the same or another signal) or dropped. Linux numbering.
-pub fn signal_stop(cpu: &mut Cpu<'_>, sig: u32) -> Option<u32> {
+/// A signal about to be delivered to the calling thread: GDB sees it first (and its
+/// `siginfo` as `$_siginfo`) and says whether it is delivered (the same or another signal) or
+/// dropped. Linux numbering.
+pub fn signal_stop(cpu: &mut Cpu<'_>, info: &crate::signal::SigInfo) -> Option<u32> {
+    let sig = info.signo.0;
+    *lock(&LAST_SIGINFO) = Some((crate::thread::gettid(), *info));
     // A step that ended in this signal is reported as the signal.
     LOCAL.with(|l| {
         let mut l = l.borrow_mut();
@@ -443,10 +454,49 @@ pub fn forked_child() {
     detach();
 }
 
+/// The connection `gdbstub` writes to: its packets go out unchanged, except that its
+/// `qSupported` reply also offers the two `qXfer` objects endgate serves itself
+/// ([`packets::own`]).
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+impl gdbstub::conn::Connection for Conn {
+    type Error = std::io::Error;
+
+    fn write(&mut self, byte: u8) -> std::io::Result<()> {
+        self.buf.push(byte);
+        Ok(())
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.buf.extend_from_slice(buf);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut out = std::mem::take(&mut self.buf);
+        packets::offer_own(&mut out);
+        std::io::Write::write_all(&mut self.stream, &out)?;
+        std::io::Write::flush(&mut self.stream)
+    }
+}
+
+impl Conn {
+    /// Sends an acknowledgement and the packet `body` (framed, checksummed).
+    fn send_own(&mut self, body: &[u8]) -> std::io::Result<()> {
+        std::io::Write::write_all(&mut self.stream, &packets::frame(body, true))?;
+        std::io::Write::flush(&mut self.stream)
+    }
+}
+
 /// The GDB connection of one arch: the stub's state machine and the target it drives.
 struct Server<A: GuestRegs> {
-    machine: Option<GdbStubStateMachine<'static, Debuggee<A>, TcpStream>>,
+    machine: Option<GdbStubStateMachine<'static, Debuggee<A>, Conn>>,
     reader: std::io::BufReader<TcpStream>,
+    /// The packet being read, held back until it is known whether endgate answers it.
+    packet: packets::Splitter,
     target: Debuggee<A>,
 }
 
@@ -456,9 +506,13 @@ where
 {
     fn open(stream: TcpStream, reader: TcpStream, cpu: &mut Cpu<'_>) -> Box<dyn Session> {
         let target = Debuggee::new(cpu);
-        let mut server =
-            Server { machine: None, reader: std::io::BufReader::new(reader), target };
-        match GdbStub::new(stream).run_state_machine(&mut server.target) {
+        let mut server = Server {
+            machine: None,
+            reader: std::io::BufReader::new(reader),
+            packet: packets::Splitter::default(),
+            target,
+        };
+        match GdbStub::new(Conn { stream, buf: Vec::new() }).run_state_machine(&mut server.target) {
             Ok(m) => server.machine = Some(m),
             Err(e) => crate::elog!("endgate: gdb: {e}"),
         }
@@ -517,14 +571,31 @@ where
                         Ok(1) => {}
                         _ => return Outcome::Detach,
                     }
-                    let _ = inner.borrow_conn();
-                    match inner.incoming_data(&mut self.target, byte[0]) {
-                        Ok(m) => m,
-                        Err(e) => {
-                            crate::elog!("endgate: gdb: {e}");
-                            return Outcome::Detach;
+                    let pass = match self.packet.feed(byte[0]) {
+                        packets::Unit::Wait => Vec::new(),
+                        packets::Unit::Pass(bytes) => bytes,
+                        packets::Unit::Own(body) => {
+                            let reply = self.own_reply(&body);
+                            if inner.borrow_conn().send_own(&reply).is_err() {
+                                return Outcome::Detach;
+                            }
+                            Vec::new()
                         }
+                    };
+                    let mut m = GdbStubStateMachine::Idle(inner);
+                    for b in pass {
+                        m = match m {
+                            GdbStubStateMachine::Idle(inner) => match inner.incoming_data(&mut self.target, b) {
+                                Ok(m) => m,
+                                Err(e) => {
+                                    crate::elog!("endgate: gdb: {e}");
+                                    return Outcome::Detach;
+                                }
+                            },
+                            other => other,
+                        };
                     }
+                    m
                 }
                 GdbStubStateMachine::Running(_) => {
                     self.machine = Some(m);
@@ -545,6 +616,34 @@ where
                 }
             };
         }
+    }
+}
+
+impl<A: GuestRegs + 'static> Server<A>
+where
+    Debuggee<A>: gdbstub::target::Target<Arch = A, Error = &'static str>,
+{
+    /// The reply to a packet endgate answers itself.
+    fn own_reply(&mut self, body: &[u8]) -> Vec<u8> {
+        let Some((object, offset, length)) = packets::parse_xfer(body) else { return b"E01".to_vec() };
+        let data = match object {
+            "threads" => packets::threads_xml(&thread_ids()).into_bytes(),
+            "siginfo" => {
+                let last = *lock(&LAST_SIGINFO);
+                let me = self.target.stopped_tid();
+                match (last, self.target.stopped_cpu()) {
+                    (Some((tid, info)), Some(cpu)) if tid == me => {
+                        match packets::guest_siginfo(cpu, &info) {
+                            Some(d) => d,
+                            None => return b"E01".to_vec(),
+                        }
+                    }
+                    _ => return b"E01".to_vec(),
+                }
+            }
+            _ => return Vec::new(),
+        };
+        packets::xfer_reply(&data, offset, length)
     }
 }
 

@@ -70,6 +70,16 @@ impl<A: GuestRegs> Debuggee<A> {
         self.cpu = std::ptr::null_mut();
     }
 
+    /// The stopped thread's instance (to change), during a stop.
+    pub(super) fn stopped_cpu(&mut self) -> Option<&mut Cpu<'static>> {
+        self.me_mut()
+    }
+
+    /// The stopped thread.
+    pub(super) fn stopped_tid(&self) -> i32 {
+        self.tid
+    }
+
     pub(super) fn take_resume(&mut self) -> Resume {
         std::mem::take(&mut self.resume)
     }
@@ -200,6 +210,12 @@ where
 
     fn base_ops(&mut self) -> BaseOps<'_, A, &'static str> {
         BaseOps::MultiThread(self)
+    }
+
+    /// Acknowledgements stay on: the packets endgate answers itself are acknowledged like
+    /// `gdbstub`'s (`super::packets`).
+    fn use_no_ack_mode(&self) -> bool {
+        false
     }
 
     fn support_breakpoints(&mut self) -> Option<BreakpointsOps<'_, Self>> {

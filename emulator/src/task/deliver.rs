@@ -121,7 +121,7 @@ fn gdb_filter(cpu: &mut Cpu<'_>, sig: Signal, info: SigInfo) -> Option<(Signal, 
     if !crate::gdb::enabled() {
         return Some((sig, info));
     }
-    let passed = Signal(crate::gdb::signal_stop(cpu, sig.0)?);
+    let passed = Signal(crate::gdb::signal_stop(cpu, &SigInfo { signo: sig, ..info })?);
     if passed == sig {
         Some((sig, info))
     } else {
