@@ -283,3 +283,54 @@ fn gdb_fault_aarch64() {
 fn gdb_fault_x86_64() {
     fault_session(&X86_64);
 }
+
+/// The status `gdb_fork.c`'s child exits with (`-DCHILD_STATUS`); the parent returns one more.
+const CHILD_STATUS: i32 = 5;
+
+/// A guest `fork` under GDB: the child runs free (GDB's default follow-fork-mode parent with
+/// detach-on-fork): its `mark(1)` does not stop, the parent's `mark(2)` does, and the parent
+/// exits with the child's status plus one.
+#[test]
+fn gdb_fork_child_runs_free() {
+    let a = &AARCH64;
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new("gdb-fork");
+    let src = workspace().join("emulator/tests/gdb/gdb_fork.c");
+    let prog = dir.path().join("gdb_fork");
+    let st = Command::new(a.cc)
+        .args(["-static", "-g", "-O0", &format!("-DCHILD_STATUS={CHILD_STATUS}"), "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port();
+    let script_path = dir.path().join("fork.gdb");
+    std::fs::write(
+        &script_path,
+        format!(
+            "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
+             target remote 127.0.0.1:{port}\nbreak mark\ncontinue\necho ==end\\n\ncontinue\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let t = run_with_timeout(
+        Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script_path).arg(&prog),
+        None,
+        Duration::from_secs(600),
+    );
+    let g = guest.join().expect("endgate thread");
+    let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
+    let ctx = format!("gdb output:\n{out}\nendgate stderr:\n{}", String::from_utf8_lossy(&g.stderr));
+    assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    assert_eq!(out.matches("Breakpoint 1, mark").count(), 1, "{ctx}\none stop");
+    assert!(out.contains("Breakpoint 1, mark (who=2)"), "{ctx}\nthe parent's stop");
+    let status = CHILD_STATUS + 1;
+    assert!(section(&out, "end").contains(&format!("exited with code {status:02}")), "{ctx}");
+    assert_eq!(g.status, status, "{ctx}");
+    let stdout = String::from_utf8_lossy(&g.stdout);
+    assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
+}
