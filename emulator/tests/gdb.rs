@@ -334,3 +334,77 @@ fn gdb_fork_child_runs_free() {
     let stdout = String::from_utf8_lossy(&g.stdout);
     assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
 }
+
+/// One remote-protocol packet, framed (`$body#checksum`).
+fn packet(body: &str) -> Vec<u8> {
+    let sum = body.bytes().fold(0u8, |s, b| s.wrapping_add(b));
+    format!("${body}#{sum:02x}").into_bytes()
+}
+
+/// Reads from `s` until a whole packet (`$…#cc`) has arrived; returns everything read.
+fn read_packet(s: &mut std::net::TcpStream) -> String {
+    use std::io::Read;
+    let mut out = Vec::new();
+    let mut b = [0u8; 1];
+    loop {
+        match s.read(&mut b) {
+            Ok(1) => out.push(b[0]),
+            _ => break,
+        }
+        if let Some(h) = out.iter().rposition(|&c| c == b'#') {
+            if out.len() == h + 3 && out.contains(&b'$') {
+                break;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// GDB's interrupt (0x03, Ctrl-C) while the guest spins stops it with SIGINT (`T02`, GDB's
+/// number), and `vKill` ends it by SIGKILL; spoken by a small client of the protocol, since
+/// GDB's batch mode cannot send an interrupt at a chosen moment.
+#[test]
+fn gdb_interrupt_then_kill() {
+    use std::io::Write;
+    let a = &AARCH64;
+    let dir = TempDir::new("gdb-spin");
+    let src = workspace().join("emulator/tests/gdb/gdb_spin.c");
+    let prog = dir.path().join("gdb_spin");
+    let st = Command::new(a.cc)
+        .args(["-static", "-g", "-O0", "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let deadline = std::time::Instant::now() + Duration::from_secs(300);
+    let mut s = loop {
+        match std::net::TcpStream::connect(("127.0.0.1", port)) {
+            Ok(s) => break s,
+            Err(_) if std::time::Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(e) => panic!("endgate does not listen on {port}: {e}"),
+        }
+    };
+    s.set_read_timeout(Some(Duration::from_secs(300))).unwrap();
+    s.write_all(&packet("qSupported:multiprocess+")).unwrap();
+    let sup = read_packet(&mut s);
+    assert!(sup.contains("qXfer:threads:read+") && sup.contains("QCatchSyscalls+"), "{sup}");
+    s.write_all(&packet("?")).unwrap();
+    assert!(read_packet(&mut s).contains("$T05"), "the first stop is SIGTRAP's");
+    s.write_all(b"+").unwrap();
+    s.write_all(&packet("vCont;c")).unwrap();
+    // The guest spins; the interrupt may come at any point of it.
+    std::thread::sleep(Duration::from_millis(300));
+    s.write_all(b"\x03").unwrap();
+    let stop = read_packet(&mut s);
+    assert!(stop.contains("$T02"), "the interrupt stops with SIGINT: {stop}");
+    s.write_all(b"+").unwrap();
+    s.write_all(&packet("vKill;1")).unwrap();
+    let g = guest.join().expect("endgate thread");
+    assert!(!g.timed_out, "timed out");
+    assert_eq!(g.status, 128 + 9, "killed by SIGKILL; stderr {}", String::from_utf8_lossy(&g.stderr));
+}

@@ -37,6 +37,8 @@ use self::target::Debuggee;
 
 /// Set once GDB's connection is made; never set without `-g`.
 static ENABLED: AtomicBool = AtomicBool::new(false);
+/// GDB sent its interrupt byte while the guest ran ([`watch_interrupts`]).
+static INTERRUPT: AtomicBool = AtomicBool::new(false);
 /// GDB asked to catch system calls (`QCatchSyscalls:1`).
 static CATCHING: AtomicBool = AtomicBool::new(false);
 
@@ -74,6 +76,9 @@ pub enum Event {
     },
     /// A signal is about to be delivered (Linux numbering).
     Signal(u32),
+    /// GDB's interrupt (Ctrl-C) while the guest ran: reported as SIGINT, which is not
+    /// delivered unless GDB passes it.
+    Interrupt,
 }
 
 /// What GDB asked the stopped thread to do next.
@@ -185,6 +190,7 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
     drop(listener);
     let _ = stream.set_nodelay(true);
     let reader = stream.try_clone().map_err(fail)?;
+    let watcher = stream.try_clone().map_err(fail)?;
     let session: Box<dyn Session> = match cpu.get_data().arch.info().name {
         "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu),
         "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu),
@@ -199,9 +205,50 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
     };
     *lock(&SESSION) = Some(session);
     ENABLED.store(true, Ordering::SeqCst);
+    // Every instance reads the stop flags at block starts from now on, so that GDB's
+    // interrupt can stop a running guest.
+    crate::signal::host::need_async_stops();
+    watch_interrupts(watcher);
     register_thread(cpu);
     stop(cpu, Event::Initial);
     Ok(())
+}
+
+/// A host thread that reads GDB's interrupt byte (0x03, Ctrl-C) while the guest runs: it
+/// looks only when no stop is being served (a stop reads the connection itself), takes the
+/// byte, and raises the preemption request every instance reads at block starts; the thread
+/// that stops serves the interrupt ([`before_run`]). A thread blocked in a host system call
+/// stops when the call returns.
+fn watch_interrupts(stream: TcpStream) {
+    use std::os::fd::AsRawFd as _;
+    let watch = move || loop {
+        let mut pfd = libc::pollfd { fd: stream.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: one valid pollfd for a descriptor this thread owns (a clone of the socket).
+        let r = unsafe { libc::poll(&mut pfd, 1, 200) };
+        if r <= 0 {
+            continue;
+        }
+        {
+            let Ok(session) = SESSION.try_lock() else { continue };
+            if session.is_none() {
+                return;
+            }
+            let mut b = [0u8];
+            match stream.peek(&mut b) {
+                Ok(1) if b[0] == 0x03 => {
+                    let _ = (&stream).read(&mut b);
+                    INTERRUPT.store(true, Ordering::SeqCst);
+                    crate::thread::preempt::request_flag().store(true, Ordering::SeqCst);
+                    continue;
+                }
+                Ok(0) | Err(_) => return,
+                _ => {}
+            }
+        }
+        // Bytes for the next stop: look again later.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let _ = std::thread::Builder::new().name("endgate-gdb".into()).spawn(watch);
 }
 
 /// Records the calling thread's instance in the thread list GDB sees.
@@ -266,7 +313,10 @@ fn detach() {
 /// brings the instance's hooks up to date, and returns the instruction count for `emu_start`
 /// (1 for a single step, 0 to run on).
 pub fn before_run(cpu: &mut Cpu<'_>) -> usize {
-    let pending = LOCAL.with(|l| l.borrow_mut().pending.take());
+    let mut pending = LOCAL.with(|l| l.borrow_mut().pending.take());
+    if pending.is_none() && INTERRUPT.swap(false, Ordering::SeqCst) {
+        pending = Some(Event::Interrupt);
+    }
     if let Some(ev) = pending {
         let r = stop(cpu, ev);
         if r.signal.is_some() {

@@ -190,6 +190,7 @@ pub(super) fn stop_reason<U: FromPrimitive + num_traits::PrimInt>(
             position: if entry { CatchSyscallPosition::Entry } else { CatchSyscallPosition::Return },
         },
         Event::Signal(sig) => MultiThreadStopReason::SignalWithThread { tid, signal: gdb_signal(sig) },
+        Event::Interrupt => MultiThreadStopReason::SignalWithThread { tid, signal: Signal::SIGINT },
     })
 }
 
@@ -215,6 +216,19 @@ where
     /// Acknowledgements stay on: the packets endgate answers itself are acknowledged like
     /// `gdbstub`'s (`super::packets`).
     fn use_no_ack_mode(&self) -> bool {
+        false
+    }
+
+    /// No fork events: the child of a guest fork runs free (docs/gdb.md, "Limits").
+    fn use_fork_stop_reason(&self) -> bool {
+        false
+    }
+
+    fn use_vfork_stop_reason(&self) -> bool {
+        false
+    }
+
+    fn use_vforkdone_stop_reason(&self) -> bool {
         false
     }
 
