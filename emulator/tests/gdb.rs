@@ -346,11 +346,8 @@ fn read_packet(s: &mut std::net::TcpStream) -> String {
     use std::io::Read;
     let mut out = Vec::new();
     let mut b = [0u8; 1];
-    loop {
-        match s.read(&mut b) {
-            Ok(1) => out.push(b[0]),
-            _ => break,
-        }
+    while let Ok(1) = s.read(&mut b) {
+        out.push(b[0]);
         if let Some(h) = out.iter().rposition(|&c| c == b'#') {
             if out.len() == h + 3 && out.contains(&b'$') {
                 break;
