@@ -15,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["arch"],
     &["loader"],
     &["syscall", "trace"],
+    &["gdb"],
     &["task"],
     &["binfmt"],
 ];

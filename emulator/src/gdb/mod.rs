@@ -39,8 +39,9 @@ use self::target::Debuggee;
 static ENABLED: AtomicBool = AtomicBool::new(false);
 /// GDB sent its interrupt byte while the guest ran ([`watch_interrupts`]).
 static INTERRUPT: AtomicBool = AtomicBool::new(false);
-/// GDB asked to catch system calls (`QCatchSyscalls:1`).
-static CATCHING: AtomicBool = AtomicBool::new(false);
+/// The process generation (`guest::process_generation`) GDB is attached to: a fork child,
+/// whose generation is higher, runs free.
+static GENERATION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// `-g` is in effect for this process (GDB connected and has not detached).
 #[inline]
@@ -204,7 +205,10 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
         }
     };
     *lock(&SESSION) = Some(session);
+    GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
     ENABLED.store(true, Ordering::SeqCst);
+    crate::thread::running::force_serial();
+    crate::syscall::set_catch_stop(syscall_hook);
     // Every instance reads the stop flags at block starts from now on, so that GDB's
     // interrupt can stop a running guest.
     crate::signal::host::need_async_stops();
@@ -268,6 +272,9 @@ pub fn unregister_thread() {
 /// Stops the calling thread for GDB and serves it; returns what GDB asked for. The caller
 /// holds the global guest lock.
 pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
+    if forked() {
+        return Resume::default();
+    }
     let tid = crate::thread::gettid();
     if !matches!(event, Event::Signal(_)) {
         // `$_siginfo` is the signal's only while the thread is stopped for it.
@@ -306,13 +313,14 @@ fn detach() {
     let mut p = lock(&POINTS);
     p.set.clear();
     p.generation += 1;
-    CATCHING.store(false, Ordering::SeqCst);
+    crate::syscall::set_catching(false);
 }
 
 /// The top of the run loop, before `emu_start`, when [`enabled`]: serves a stop a hook saw,
 /// brings the instance's hooks up to date, and returns the instruction count for `emu_start`
 /// (1 for a single step, 0 to run on).
 pub fn before_run(cpu: &mut Cpu<'_>) -> usize {
+    forked();
     let mut pending = LOCAL.with(|l| l.borrow_mut().pending.take());
     if pending.is_none() && INTERRUPT.swap(false, Ordering::SeqCst) {
         pending = Some(Event::Interrupt);
@@ -444,10 +452,16 @@ fn hit(cpu: &mut Cpu<'_>, ev: Event) {
     let _ = cpu.emu_stop();
 }
 
-/// Whether GDB catches system call `nr`. One flag read when it catches none.
-#[inline]
-pub fn catching(nr: u64) -> bool {
-    CATCHING.load(Ordering::Relaxed) && lock(&CATCH_FILTER).as_ref().is_none_or(|f| f.contains(&nr))
+/// Whether GDB catches system call `nr` (`syscall` asks only while GDB catches some).
+fn catching(nr: u64) -> bool {
+    lock(&CATCH_FILTER).as_ref().is_none_or(|f| f.contains(&nr))
+}
+
+/// The system-call layer's stop for caught calls ([`crate::syscall::set_catch_stop`]).
+fn syscall_hook(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
+    if catching(nr) {
+        syscall_stop(cpu, nr, entry);
+    }
 }
 
 /// A caught system call's entry or return, inside the system-call hook: GDB is served here.
@@ -489,18 +503,25 @@ pub fn process_exit(exit: Exit) {
     }
 }
 
-/// In a fork's child: GDB follows the parent, so the child runs free (its copy of the
-/// connection is closed, its hooks go at its next run-loop turn).
-pub fn forked_child() {
-    if !enabled() {
-        return;
+/// `true` in the child of a guest fork (the first time: the child is let go). GDB follows the
+/// parent, so the child runs free: its copy of the connection is forgotten, its hooks go at
+/// its next run-loop turn.
+fn forked() -> bool {
+    if crate::guest::process_generation() == GENERATION.load(Ordering::Relaxed) {
+        return false;
     }
+    forked_child();
+    true
+}
+
+fn forked_child() {
     if let Some(s) = lock(&SESSION).take() {
         // The socket is the parent's too: forget it without a shutdown.
         std::mem::forget(s);
     }
     let me = crate::thread::gettid();
     lock(&THREADS).retain(|&t, _| t == me);
+    GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
     detach();
 }
 
@@ -712,9 +733,9 @@ fn set_catching(filter: Option<Vec<u64>>) {
     match filter {
         Some(f) => {
             *lock(&CATCH_FILTER) = if f.is_empty() { None } else { Some(f) };
-            CATCHING.store(true, Ordering::SeqCst);
+            crate::syscall::set_catching(true);
         }
-        None => CATCHING.store(false, Ordering::SeqCst),
+        None => crate::syscall::set_catching(false),
     }
 }
 

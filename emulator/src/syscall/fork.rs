@@ -221,7 +221,6 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     let t = cpu.get_data_mut();
     if pid == 0 {
         crate::guest::process_forked();
-        crate::gdb::forked_child();
         crate::thread::after_fork_child();
         super::seccomp::after_fork_child();
         super::process::forget_ids();

@@ -146,10 +146,8 @@ pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
 fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
-    // -g with `catch syscall`: GDB sees the entry (one flag read otherwise).
-    if crate::gdb::catching(nr) {
-        crate::gdb::syscall_stop(cpu, nr, true);
-    }
+    // -g with `catch syscall`: the debugger sees the entry (one flag read otherwise).
+    catch_stop(cpu, nr, true);
     let task = cpu.get_data();
     let arch = task.arch;
     let def = DispatchTable::of(arch).get(args.nr);
@@ -301,9 +299,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     if !keep_ret_reg {
         arch.set_syscall_ret(cpu, ret);
     }
-    if crate::gdb::catching(nr) {
-        crate::gdb::syscall_stop(cpu, nr, false);
-    }
+    catch_stop(cpu, nr, false);
     if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);
     }
@@ -320,6 +316,34 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         return true;
     }
     false
+}
+
+/// A debugger catches system calls (`-g`'s `catch syscall`): set by [`set_catching`].
+static CATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// What a caught system call calls, at its entry (`true`) and its return: `crate::gdb`'s stop,
+/// registered from above this layer ([`set_catch_stop`]).
+type CatchStop = fn(&mut Cpu<'_>, u64, bool);
+static CATCH_STOP: std::sync::OnceLock<CatchStop> = std::sync::OnceLock::new();
+
+/// Registers the debugger's stop for caught system calls (the first registration stays).
+pub fn set_catch_stop(f: CatchStop) {
+    let _ = CATCH_STOP.set(f);
+}
+
+/// Turns the calls to the [`set_catch_stop`] function on or off.
+pub fn set_catching(on: bool) {
+    CATCHING.store(on, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Calls the debugger's stop for system call `nr` when one catches system calls.
+#[inline]
+fn catch_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
+    if CATCHING.load(std::sync::atomic::Ordering::Relaxed) {
+        if let Some(f) = CATCH_STOP.get() {
+            f(cpu, nr, entry);
+        }
+    }
 }
 
 /// A host system call that may block (a `read` of a pipe, a futex wait, a sleep), for a

@@ -55,12 +55,21 @@ fn slots() -> std::sync::MutexGuard<'static, Vec<Arc<Slot>>> {
     SLOTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// `true` unless endgate was started with `ENDGATE_THREADS=serial`.
+/// Set by [`force_serial`].
+static SERIAL: AtomicBool = AtomicBool::new(false);
+
+/// From now on no guest code runs without the lock (`-g`: a thread stopped for GDB holds it,
+/// so every other one waits: all-stop).
+pub fn force_serial() {
+    SERIAL.store(true, Ordering::SeqCst);
+}
+
+/// `true` unless endgate was started with `ENDGATE_THREADS=serial` or [`force_serial`] was
+/// called.
 pub fn parallel_allowed() -> bool {
     static ALLOWED: OnceLock<bool> = OnceLock::new();
-    // While GDB is attached every guest thread runs holding the lock (all-stop: a thread
-    // stopped for GDB holds it).
-    *ALLOWED.get_or_init(|| std::env::var_os("ENDGATE_THREADS").is_none_or(|v| v != "serial")) && !crate::gdb::enabled()
+    *ALLOWED.get_or_init(|| std::env::var_os("ENDGATE_THREADS").is_none_or(|v| v != "serial"))
+        && !SERIAL.load(Ordering::Relaxed)
 }
 
 /// Registers the calling thread (once; its stop flag is `stop`).
