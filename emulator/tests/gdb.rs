@@ -80,6 +80,9 @@ fn script(port: u16, catch: bool) -> String {
          watch watched\n\
          continue\n\
          delete\n\
+         echo ==text\\n\n\
+         set var *(unsigned char *) main = *(unsigned char *) main\n\
+         p/x *(unsigned char *) main\n\
          echo ==maps\\n\n\
          info proc mappings\n\
          echo ==threads\\n\n\
@@ -168,6 +171,9 @@ fn session(a: &Arch, use_env: bool) {
     let watch = section(&out, "watch");
     assert!(watch.contains(&format!("Old value = {OLD}")), "{ctx}\nwatchpoint old value");
     assert!(watch.contains(&format!("New value = {}", SIX * 7)), "{ctx}\nwatchpoint new value");
+    // A write to read-only text, as ptrace may write it (the byte written is the one there).
+    let text = section(&out, "text");
+    assert!(!text.contains("Cannot access memory") && printed_values(text).len() == 1, "{ctx}\ntext write");
     // info proc mappings: the program and its stack.
     let maps = section(&out, "maps");
     let prog_s = prog.to_string_lossy();

@@ -495,7 +495,7 @@ pub fn signal_stop(cpu: &mut Cpu<'_>, info: &crate::signal::SigInfo) -> Option<u
 
 /// The process ends: GDB is told how (`W` or `X`).
 pub fn process_exit(exit: Exit) {
-    if !enabled() {
+    if !enabled() || forked() {
         return;
     }
     if let Some(mut s) = lock(&SESSION).take() {
@@ -503,26 +503,28 @@ pub fn process_exit(exit: Exit) {
     }
 }
 
-/// `true` in the child of a guest fork (the first time: the child is let go). GDB follows the
-/// parent, so the child runs free: its copy of the connection is forgotten, its hooks go at
-/// its next run-loop turn.
+/// Set in the child of a guest fork once it noticed ([`forked`]).
+static FORKED_AWAY: AtomicBool = AtomicBool::new(false);
+
+/// `true` in the child of a guest fork. GDB follows the parent, so the child runs free: its
+/// points go (its hooks at its next run-loop turn), and it never touches the session, whose
+/// lock the parent's interrupt watcher may have held when the process forked (that thread
+/// does not exist in the child), nor the connection, which is the parent's.
 fn forked() -> bool {
+    if FORKED_AWAY.load(Ordering::Relaxed) {
+        return true;
+    }
     if crate::guest::process_generation() == GENERATION.load(Ordering::Relaxed) {
         return false;
     }
-    forked_child();
-    true
-}
-
-fn forked_child() {
-    if let Some(s) = lock(&SESSION).take() {
-        // The socket is the parent's too: forget it without a shutdown.
-        std::mem::forget(s);
-    }
+    FORKED_AWAY.store(true, Ordering::SeqCst);
     let me = crate::thread::gettid();
     lock(&THREADS).retain(|&t, _| t == me);
-    GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
-    detach();
+    let mut p = lock(&POINTS);
+    p.set.clear();
+    p.generation += 1;
+    crate::syscall::set_catching(false);
+    true
 }
 
 /// The connection `gdbstub` writes to: its packets go out unchanged, except that its

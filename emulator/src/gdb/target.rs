@@ -520,8 +520,9 @@ impl<A: GuestRegs> gdbstub::target::ext::memory_map::MemoryMap for Debuggee<A>
 where
     A::Usize: ToPrimitive + FromPrimitive,
 {
-    /// The guest's mappings as GDB's memory-map format: writable ones `ram`, the others `rom`
-    /// (GDB then refuses to write them; `set mem inaccessible-by-default off` is the default).
+    /// The guest's mappings in GDB's memory-map format, all `ram`: GDB may write any of them
+    /// (as ptrace may write read-only text; [`MultiThreadBase::write_addrs`] decides), and
+    /// refuses addresses outside them without asking.
     fn memory_map_xml(&self, offset: u64, length: usize, buf: &mut [u8]) -> TargetResult<usize, Self> {
         let cpu = self.me().ok_or(TargetError::NonFatal)?;
         let xml = memory_map(cpu);
@@ -530,27 +531,22 @@ where
 }
 
 /// The memory-map document (GDB manual, "Memory Map Format") of the guest's mappings;
-/// neighbouring mappings of one kind are joined.
+/// neighbouring mappings are joined. Every region is `ram`: `rom` would make GDB refuse
+/// writes that ptrace allows (a patched instruction in text).
 pub fn memory_map(cpu: &Cpu<'_>) -> String {
     use std::fmt::Write as _;
-    let mut regions: Vec<(u64, u64, bool)> = Vec::new();
+    let mut regions: Vec<(u64, u64)> = Vec::new();
     for (start, v) in cpu.get_data().mm.vmas() {
-        let ram = v.prot.contains(Prot::WRITE);
         match regions.last_mut() {
-            Some(last) if last.1 == start && last.2 == ram => last.1 = v.end,
-            _ => regions.push((start, v.end, ram)),
+            Some(last) if last.1 == start => last.1 = v.end,
+            _ => regions.push((start, v.end)),
         }
     }
     let mut out = String::from(
         "<?xml version=\"1.0\"?>\n<!DOCTYPE memory-map PUBLIC \"+//IDN gnu.org//DTD GDB Memory Map V1.0//EN\" \"http://sourceware.org/gdb/gdb-memory-map.dtd\">\n<memory-map>\n",
     );
-    for (s, e, ram) in regions {
-        let _ = writeln!(
-            out,
-            "<memory type=\"{}\" start=\"{s:#x}\" length=\"{:#x}\"/>",
-            if ram { "ram" } else { "rom" },
-            e - s
-        );
+    for (s, e) in regions {
+        let _ = writeln!(out, "<memory type=\"ram\" start=\"{s:#x}\" length=\"{:#x}\"/>", e - s);
     }
     out.push_str("</memory-map>\n");
     out
