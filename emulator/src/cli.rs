@@ -442,7 +442,8 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     if let Some(a0) = it.next() {
         out.push(a0);
     }
-    let takes_value = |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g");
+    let takes_value =
+        |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g");
     while let Some(a) = it.next() {
         let b = a.as_bytes();
         if b == b"-strace" {

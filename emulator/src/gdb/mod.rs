@@ -7,13 +7,14 @@
 //! guest before its first instruction. A stopped guest thread talks to GDB on its own host
 //! thread, holding the global guest lock, so every other guest thread waits (all-stop): at the
 //! top of its run loop ([`before_run`]) for breakpoints, watchpoints and steps, inside the
-//! system-call hook for caught system calls, in signal delivery for signals. The instance
-//! is in serial mode while GDB is attached (no guest code runs without the lock).
+//! system-call hook for caught system calls, in signal delivery for signals. The instances
+//! are in serial mode while GDB is attached (no guest code runs without the lock).
 //!
 //! What it costs. Nothing unless asked: with no `-g`, no hook exists and the run loop reads
 //! one flag per `emu_start`. With `-g`, breakpoints are code hooks and watchpoints memory
-//! hooks on their own addresses, added when GDB inserts them and removed when it removes them;
-//! a single step is one `emu_start` with a count of 1.
+//! hooks on their own addresses, added when GDB inserts them and removed when it removes them
+//! (while a watchpoint exists, also a code hook on every address, which reports the access
+//! before the next instruction); a single step is one `emu_start` with a count of 1.
 
 mod packets;
 pub mod regs;
@@ -31,9 +32,9 @@ use gdbstub::stub::{DisconnectReason, GdbStub};
 use gdbstub::target::ext::breakpoints::WatchKind;
 use unicorn_engine::{HookType, UcHookId};
 
-use crate::guest::{Cpu, Exit};
 use self::regs::GuestRegs;
 use self::target::Debuggee;
+use crate::guest::{Cpu, Exit};
 
 /// Set once GDB's connection is made; never set without `-g`.
 static ENABLED: AtomicBool = AtomicBool::new(false);
@@ -705,12 +706,10 @@ where
                 let last = *lock(&LAST_SIGINFO);
                 let me = self.target.stopped_tid();
                 match (last, self.target.stopped_cpu()) {
-                    (Some((tid, info)), Some(cpu)) if tid == me => {
-                        match packets::guest_siginfo(cpu, &info) {
-                            Some(d) => d,
-                            None => return b"E01".to_vec(),
-                        }
-                    }
+                    (Some((tid, info)), Some(cpu)) if tid == me => match packets::guest_siginfo(cpu, &info) {
+                        Some(d) => d,
+                        None => return b"E01".to_vec(),
+                    },
                     _ => return b"E01".to_vec(),
                 }
             }

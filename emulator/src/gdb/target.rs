@@ -19,9 +19,9 @@ use gdbstub::target::ext::breakpoints::{
 };
 use gdbstub::target::ext::catch_syscalls::{CatchSyscallPosition, CatchSyscalls, CatchSyscallsOps, SyscallNumbers};
 use gdbstub::target::ext::host_io::{
-    FsKind, HostIo, HostIoClose, HostIoCloseOps, HostIoErrno, HostIoError, HostIoOpen, HostIoOpenFlags,
-    HostIoOpenMode, HostIoOpenOps, HostIoOps, HostIoPread, HostIoPreadOps, HostIoReadlink, HostIoReadlinkOps,
-    HostIoResult, HostIoSetfs, HostIoSetfsOps,
+    FsKind, HostIo, HostIoClose, HostIoCloseOps, HostIoErrno, HostIoError, HostIoOpen, HostIoOpenFlags, HostIoOpenMode,
+    HostIoOpenOps, HostIoOps, HostIoPread, HostIoPreadOps, HostIoReadlink, HostIoReadlinkOps, HostIoResult,
+    HostIoSetfs, HostIoSetfsOps,
 };
 use gdbstub::target::{Target, TargetError, TargetResult};
 use num_traits::{FromPrimitive, ToPrimitive};
@@ -258,8 +258,7 @@ where
 
     fn support_target_description_xml_override(
         &mut self,
-    ) -> Option<gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverrideOps<'_, Self>>
-    {
+    ) -> Option<gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverrideOps<'_, Self>> {
         A::description_override().map(|_| self as _)
     }
 }
@@ -498,7 +497,13 @@ impl<A: GuestRegs> gdbstub::target::ext::exec_file::ExecFile for Debuggee<A>
 where
     A::Usize: ToPrimitive + FromPrimitive,
 {
-    fn get_exec_file(&self, _pid: Option<Pid>, offset: u64, length: usize, buf: &mut [u8]) -> TargetResult<usize, Self> {
+    fn get_exec_file(
+        &self,
+        _pid: Option<Pid>,
+        offset: u64,
+        length: usize,
+        buf: &mut [u8],
+    ) -> TargetResult<usize, Self> {
         Ok(copy_range(&self.exe, offset, length, buf))
     }
 }
@@ -552,12 +557,17 @@ pub fn memory_map(cpu: &Cpu<'_>) -> String {
     out
 }
 
-impl<A: GuestRegs> gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverride
-    for Debuggee<A>
+impl<A: GuestRegs> gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverride for Debuggee<A>
 where
     A::Usize: ToPrimitive + FromPrimitive,
 {
-    fn target_description_xml(&self, annex: &[u8], offset: u64, length: usize, buf: &mut [u8]) -> TargetResult<usize, Self> {
+    fn target_description_xml(
+        &self,
+        annex: &[u8],
+        offset: u64,
+        length: usize,
+        buf: &mut [u8],
+    ) -> TargetResult<usize, Self> {
         if annex != b"target.xml" {
             return Err(TargetError::NonFatal);
         }
