@@ -411,3 +411,29 @@ fn gdb_interrupt_then_kill() {
     assert!(!g.timed_out, "timed out");
     assert_eq!(g.status, 128 + 9, "killed by SIGKILL; stderr {}", String::from_utf8_lossy(&g.stderr));
 }
+
+/// `-g` on a port something else listens on: one line and status 1; a bad `ENDGATE_GDB`: a
+/// usage error, status 2. Neither runs the guest.
+#[test]
+fn gdb_port_errors() {
+    let taken = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind 127.0.0.1:0");
+    let port = taken.local_addr().unwrap().port();
+    let dir = TempDir::new("gdb-port");
+    let prog = build(&AARCH64, dir.path());
+    let t = run_with_timeout(
+        Command::new(endgate()).arg("-g").arg(port.to_string()).arg(&prog),
+        None,
+        Duration::from_secs(120),
+    );
+    let err = String::from_utf8_lossy(&t.stderr);
+    assert_eq!(t.status, 1, "{err}");
+    assert!(err.starts_with(&format!("endgate: gdb server on port {port}: ")), "{err}");
+    let t = run_with_timeout(
+        Command::new(endgate()).env("ENDGATE_GDB", "x").arg(&prog),
+        None,
+        Duration::from_secs(120),
+    );
+    let err = String::from_utf8_lossy(&t.stderr);
+    assert_eq!(t.status, 2, "{err}");
+    assert_eq!(err, "endgate: ENDGATE_GDB wants a TCP port, got 'x'\n");
+}
