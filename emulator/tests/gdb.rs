@@ -428,11 +428,8 @@ fn gdb_port_errors() {
     let err = String::from_utf8_lossy(&t.stderr);
     assert_eq!(t.status, 1, "{err}");
     assert!(err.starts_with(&format!("endgate: gdb server on port {port}: ")), "{err}");
-    let t = run_with_timeout(
-        Command::new(endgate()).env("ENDGATE_GDB", "x").arg(&prog),
-        None,
-        Duration::from_secs(120),
-    );
+    let t =
+        run_with_timeout(Command::new(endgate()).env("ENDGATE_GDB", "x").arg(&prog), None, Duration::from_secs(120));
     let err = String::from_utf8_lossy(&t.stderr);
     assert_eq!(t.status, 2, "{err}");
     assert_eq!(err, "endgate: ENDGATE_GDB wants a TCP port, got 'x'\n");
