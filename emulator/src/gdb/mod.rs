@@ -34,6 +34,7 @@ use unicorn_engine::{HookType, UcHookId};
 
 use self::regs::GuestRegs;
 use self::target::Debuggee;
+use crate::guard::Checked as _;
 use crate::guest::{Cpu, Exit};
 
 /// Set once GDB's connection is made; never set without `-g`.
@@ -253,7 +254,8 @@ fn watch_interrupts(stream: TcpStream) {
         // Bytes for the next stop: look again later.
         std::thread::sleep(std::time::Duration::from_millis(50));
     };
-    let _ = std::thread::Builder::new().name("endgate-gdb".into()).spawn(watch);
+    // Without the watcher only the interrupt is lost: the rest of the server works.
+    let _ = crate::thread::spawn_host(std::thread::Builder::new().name("endgate-gdb".into()), watch);
 }
 
 /// Records the calling thread's instance in the thread list GDB sees.
@@ -385,15 +387,19 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
     }
     let old: Vec<UcHookId> = LOCAL.with(|l| std::mem::take(&mut l.borrow_mut().hooks));
     for h in old {
+        // A hook this instance added and has not removed: unicorn 2.1.5 removes it and
+        // answers OK (it refuses no id).
         let _ = cpu.remove_hook(h);
     }
     let mut hooks = Vec::new();
     for &p in &set {
         let added = match p {
             Point::Break { addr, hw } => cpu.add_code_hook(addr, addr, move |cpu, pc, _| {
-                if pc == addr {
-                    hit(cpu, Event::Break { hw });
-                }
+                crate::guard::guarded("gdb breakpoint hook", || {
+                    if pc == addr {
+                        hit(cpu, Event::Break { hw });
+                    }
+                });
             }),
             Point::Watch { addr, len, kind } => {
                 let end = addr.saturating_add(len.max(1) - 1);
@@ -403,11 +409,13 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
                     _ => (HookType::MEM_READ | HookType::MEM_WRITE, WatchKind::ReadWrite),
                 };
                 cpu.add_mem_hook(ty, addr, end, move |_, _, at, _, _| {
-                    LOCAL.with(|l| {
-                        let mut l = l.borrow_mut();
-                        if l.watch_hit.is_none() {
-                            l.watch_hit = Some(Event::Watch { kind: wk, addr: at });
-                        }
+                    crate::guard::guarded("gdb watchpoint hook", || {
+                        LOCAL.with(|l| {
+                            let mut l = l.borrow_mut();
+                            if l.watch_hit.is_none() {
+                                l.watch_hit = Some(Event::Watch { kind: wk, addr: at });
+                            }
+                        });
                     });
                     true
                 })
@@ -423,9 +431,11 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
     // a watchpoint is, stops before the next instruction: the access done, the pc past it.
     if !hooks.is_empty() && set.iter().any(|p| matches!(p, Point::Watch { .. })) {
         let after = cpu.add_code_hook(1, 0, |cpu, _, _| {
-            if let Some(ev) = LOCAL.with(|l| l.borrow_mut().watch_hit.take()) {
-                hit(cpu, ev);
-            }
+            crate::guard::guarded("gdb watchpoint hook", || {
+                if let Some(ev) = LOCAL.with(|l| l.borrow_mut().watch_hit.take()) {
+                    hit(cpu, ev);
+                }
+            });
         });
         if let Ok(h) = after {
             hooks.push(h);
@@ -433,7 +443,7 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
     }
     // Code translated before was made without these hooks (and with direct loads, which a
     // read watchpoint must not have).
-    let _ = cpu.ctl_flush_tb();
+    cpu.flush_tb();
     LOCAL.with(|l| {
         let mut l = l.borrow_mut();
         l.hooks = hooks;
@@ -450,7 +460,7 @@ fn hit(cpu: &mut Cpu<'_>, ev: Event) {
             l.pending = Some(ev);
         }
     });
-    let _ = cpu.emu_stop();
+    cpu.stop();
 }
 
 /// Whether GDB catches system call `nr` (`syscall` asks only while GDB catches some).
@@ -474,7 +484,7 @@ pub fn syscall_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
     queue_signal(cpu, r.signal);
     let changed = lock(&POINTS).generation != before;
     if changed || r.step || r.signal.is_some() {
-        let _ = cpu.emu_stop();
+        cpu.stop();
     }
 }
 

@@ -10,6 +10,7 @@
 //! (the byte XOR 0x20); each packet is acknowledged with `+` (endgate keeps acknowledgements
 //! on: its target does not offer `QStartNoAckMode`).
 
+use crate::guard::Checked as _;
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
 
@@ -151,7 +152,7 @@ pub fn threads_xml(tids: &[i32]) -> String {
 pub fn guest_siginfo(cpu: &mut Cpu<'_>, info: &crate::signal::SigInfo) -> Option<Vec<u8>> {
     use crate::guest::sigframe::{write_siginfo, SIGINFO_SIZE};
     let arch = cpu.get_data().arch;
-    let sp = cpu.reg_read(arch.info().regs.sp).ok()?;
+    let sp = cpu.reg(arch.info().regs.sp);
     let at = GuestAddr::new(sp.checked_sub(4096)? & !15);
     let n = crate::abi::u64_to_usize(SIGINFO_SIZE);
     let mm = &mut cpu.get_data_mut().mm;

@@ -11,6 +11,7 @@ use gdbstub::arch::Arch;
 use gdbstub_arch::{aarch64, arm, mips, riscv, x86};
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterMIPS, RegisterRISCV, RegisterS390X, RegisterX86};
 
+use crate::guard::Checked as _;
 use crate::guest::Cpu;
 
 /// An arch whose register set endgate reads from and writes to a unicorn instance.
@@ -27,7 +28,7 @@ pub trait GuestRegs: Arch {
 }
 
 fn get(cpu: &Cpu<'_>, id: i32) -> u64 {
-    cpu.reg_read(id).unwrap_or(0)
+    cpu.reg(id)
 }
 
 fn get32(cpu: &Cpu<'_>, id: i32) -> u32 {
@@ -36,8 +37,8 @@ fn get32(cpu: &Cpu<'_>, id: i32) -> u32 {
 
 /// Writes `v` to register `id` when it differs from the instance's value.
 fn set(cpu: &mut Cpu<'_>, id: i32, v: u64) {
-    if cpu.reg_read(id).ok() != Some(v) {
-        let _ = cpu.reg_write(id, v);
+    if cpu.reg(id) != v {
+        cpu.set_reg(id, v);
     }
 }
 
@@ -53,7 +54,7 @@ fn get_wide<const N: usize>(cpu: &Cpu<'_>, id: i32) -> [u8; N] {
 
 fn set_wide(cpu: &mut Cpu<'_>, id: i32, v: &[u8]) {
     if cpu.reg_read_long(id).ok().is_some_and(|old| &old[..] != v) {
-        let _ = cpu.reg_write_long(id, v);
+        cpu.set_reg_long(id, v);
     }
 }
 
@@ -254,7 +255,7 @@ impl GuestRegs for arm::Armv4t {
         // The engine takes bit 0 of a PC write as the Thumb state: keep the CPSR's T bit.
         let thumb = u32::from(r.cpsr >> 5 & 1 == 1);
         if get32(cpu, R::PC as i32) & !1 != r.pc & !1 {
-            let _ = cpu.reg_write(R::PC as i32, u64::from(r.pc & !1 | thumb));
+            cpu.set_reg(R::PC as i32, u64::from(r.pc & !1 | thumb));
         }
     }
 }
