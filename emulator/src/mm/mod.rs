@@ -1752,7 +1752,9 @@ mod tests {
         // Neighbouring granules above the host's 47 bits (no window at its guest address),
         // the lower one made first and the upper one first: a load across the boundary reads
         // both through one host range.
-        for (first, second) in [(0xa000_0000_0000u64 - 0x1000, 0xa000_0000_0000u64), (0xb000_0000_0000, 0xb000_0000_0000 - 0x1000)] {
+        for (first, second) in
+            [(0xa000_0000_0000u64 - 0x1000, 0xa000_0000_0000u64), (0xb000_0000_0000, 0xb000_0000_0000 - 0x1000)]
+        {
             a.map_anon(first, 0x1000, Prot::READ, VmaName::Anon).unwrap();
             a.map_anon(second, 0x1000, Prot::READ, VmaName::Anon).unwrap();
             let boundary = first.max(second);

@@ -413,7 +413,9 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                     crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page),
                 ),
                 Some(f) if f.access == Prot::EXEC => segv(&f, pc),
-                Some(f) => arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))),
+                Some(f) => {
+                    arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)))
+                }
                 None => match crate::signal::host::take_direct_fault()
                     .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
                 {
