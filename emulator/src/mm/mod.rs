@@ -1668,6 +1668,19 @@ mod tests {
         a
     }
 
+    /// A 32-bit guest's address space (arm's layout).
+    fn space32() -> AddressSpace {
+        let layout = Layout {
+            low_len: 0x8000_0000,
+            dyn_base: 0xaaaa_a000,
+            dyn_len: 0x1000_0000,
+            task_size: 1 << 32,
+            top_len: 1 << 30,
+            fixed_page: None,
+        };
+        AddressSpace::new(layout, DataModel::ILP32_LE).unwrap()
+    }
+
     fn touch(a: &AddressSpace, addr: u64) {
         let p = a.host_range(GuestAddr::new(addr), 8, Prot::WRITE).unwrap();
         // SAFETY: mapped read-write just before.
@@ -1762,15 +1775,7 @@ mod tests {
             assert_offsets(&a);
         }
         // A 32-bit guest has none.
-        let layout = Layout {
-            low_len: 0x8000_0000,
-            dyn_base: 0xaaaa_a000,
-            dyn_len: 0x1000_0000,
-            task_size: 1 << 32,
-            top_len: 1 << 30,
-            fixed_page: None,
-        };
-        assert!(AddressSpace::new(layout, DataModel::ILP32_LE).unwrap().direct_table().is_none());
+        assert!(space32().direct_table().is_none());
     }
 
     #[test]
@@ -1806,15 +1811,7 @@ mod tests {
 
     #[test]
     fn a_32_bit_guest_has_one_window() {
-        let layout = Layout {
-            low_len: 0x8000_0000,
-            dyn_base: 0xaaaa_a000,
-            dyn_len: 0x1000_0000,
-            task_size: 1 << 32,
-            top_len: 1 << 30,
-            fixed_page: None,
-        };
-        let mut a = AddressSpace::new(layout, DataModel::ILP32_LE).unwrap();
+        let mut a = space32();
         assert_eq!(a.windows().len(), 1);
         // What used to lie between arm's windows.
         a.map_anon(0x9000_0000, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
