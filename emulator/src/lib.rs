@@ -137,6 +137,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         retry_fill: false,
         fill_view: None,
         tlb_fills: (0, crate::task::TLB_RESIZE_FILLS),
+        regs: crate::guest::RegPtrs::default(),
     };
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -983,3 +983,183 @@ fn direct_table_load_refused_or_allowed_by_the_fill() {
     uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
     assert_eq!(reg(&uc, RegisterARM64::X1), 0xabcd, "the load ran again and read the new page");
 }
+
+/// Patch 0014: where the engine keeps register `id`, as `uc_reg_ptr` says (`None` when refused).
+fn reg_ptr<D>(uc: &Unicorn<'_, D>, id: i32) -> Option<(*mut u8, usize)> {
+    let mut ptr = std::ptr::null_mut();
+    let mut size = 0usize;
+    // SAFETY: a live handle; `ptr` and `size` are valid outputs.
+    let r = unsafe { unicorn_engine::uc_reg_ptr(uc.get_handle(), id, &mut ptr, &mut size) };
+    (r == uc_error::OK).then_some((ptr.cast(), size))
+}
+
+/// Patch 0014: on every engine endgate uses, each general-purpose register `uc_reg_ptr` serves
+/// is the value `uc_reg_read` reads and `uc_reg_write` writes, at the width it gives; the
+/// program counter and a flags register are refused (they are not plain storage).
+#[test]
+fn reg_ptr_is_the_register_on_every_engine() {
+    use unicorn_engine::{RegisterARM, RegisterRISCV, RegisterS390X, RegisterX86};
+    let x86_64: Vec<i32> = [
+        RegisterX86::RAX,
+        RegisterX86::RBX,
+        RegisterX86::RCX,
+        RegisterX86::RDX,
+        RegisterX86::RSI,
+        RegisterX86::RDI,
+        RegisterX86::RBP,
+        RegisterX86::RSP,
+        RegisterX86::R8,
+        RegisterX86::R15,
+    ]
+    .iter()
+    .map(|&r| r as i32)
+    .collect();
+    let i386: Vec<i32> =
+        [RegisterX86::EAX, RegisterX86::EBX, RegisterX86::ESP, RegisterX86::EDI].iter().map(|&r| r as i32).collect();
+    let cases: Vec<(Arch, Mode, Vec<i32>, usize, Vec<i32>)> = vec![
+        (Arch::X86, Mode::MODE_64, x86_64, 8, vec![RegisterX86::RIP as i32, RegisterX86::RFLAGS as i32]),
+        (Arch::X86, Mode::MODE_32, i386, 4, vec![RegisterX86::EIP as i32, RegisterX86::RAX as i32]),
+        (
+            Arch::ARM,
+            Mode::ARM,
+            (0..=12)
+                .map(|n| RegisterARM::R0 as i32 + n)
+                .chain([RegisterARM::R13 as i32, RegisterARM::R14 as i32])
+                .collect(),
+            4,
+            vec![RegisterARM::PC as i32, RegisterARM::CPSR as i32],
+        ),
+        (
+            Arch::ARM64,
+            Mode::ARM,
+            (0..=28)
+                .map(|n| RegisterARM64::X0 as i32 + n)
+                .chain([RegisterARM64::X29 as i32, RegisterARM64::X30 as i32, RegisterARM64::SP as i32])
+                .collect(),
+            8,
+            vec![RegisterARM64::PC as i32, RegisterARM64::NZCV as i32, RegisterARM64::W0 as i32],
+        ),
+        (
+            Arch::RISCV,
+            Mode::RISCV64,
+            (1..=31).map(|n| RegisterRISCV::X0 as i32 + n).collect(),
+            8,
+            vec![RegisterRISCV::X0 as i32, RegisterRISCV::PC as i32],
+        ),
+        (
+            Arch::MIPS,
+            Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
+            (1..=31).map(|n| RegisterMIPS::ZERO as i32 + n).collect(),
+            8,
+            vec![RegisterMIPS::ZERO as i32, RegisterMIPS::PC as i32, RegisterMIPS::HI as i32],
+        ),
+        (
+            Arch::S390X,
+            Mode::BIG_ENDIAN,
+            (0..=15).map(|n| RegisterS390X::R0 as i32 + n).collect(),
+            8,
+            vec![RegisterS390X::PC as i32, RegisterS390X::PSWM as i32],
+        ),
+    ];
+    for (arch, mode, served, width, refused) in cases {
+        let mut uc = Unicorn::new(arch, mode).expect("engine");
+        let mask = if width == 8 { u64::MAX } else { 0xffff_ffff };
+        for (i, &id) in served.iter().enumerate() {
+            let (ptr, size) = reg_ptr(&uc, id).unwrap_or_else(|| panic!("{arch:?} register {id} refused"));
+            assert_eq!(size, width, "{arch:?} register {id}");
+            let a = 0x0102_0304_0506_0708u64.wrapping_mul(i as u64 + 3) & mask;
+            uc.reg_write(id, a).unwrap();
+            // SAFETY: the engine's storage of the register, `size` bytes, aligned; not running.
+            let seen = unsafe {
+                if size == 8 {
+                    ptr.cast::<u64>().read()
+                } else {
+                    u64::from(ptr.cast::<u32>().read())
+                }
+            };
+            assert_eq!(seen, a, "{arch:?} register {id}: written by uc_reg_write, read at the pointer");
+            let b = !a & mask;
+            // SAFETY: as above.
+            unsafe {
+                if size == 8 {
+                    ptr.cast::<u64>().write(b)
+                } else {
+                    ptr.cast::<u32>().write(b as u32)
+                }
+            }
+            assert_eq!(uc.reg_read(id).unwrap() & mask, b, "{arch:?} register {id}: written at the pointer");
+        }
+        for &id in &refused {
+            assert!(reg_ptr(&uc, id).is_none(), "{arch:?} register {id} is not plain storage");
+        }
+    }
+}
+
+/// Patch 0014: a value written at RAX's pointer inside a `syscall` hook is what the code after
+/// the `syscall` reads (the translator reloads the register after the hook), and RCX's pointer
+/// there holds the value the code before set.
+#[test]
+fn reg_ptr_write_in_a_hook_reaches_the_guest() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use unicorn_engine::{RegisterX86, X86Insn};
+    let code: [u8; 19] = [
+        0x48, 0xc7, 0xc1, 0x2a, 0x00, 0x00, 0x00, // mov rcx, 42
+        0x0f, 0x05, // syscall
+        0x48, 0x89, 0xc3, // mov rbx, rax
+        0x48, 0x83, 0xc3, 0x01, // add rbx, 1
+        0x90, 0x90, 0x90, // nop
+    ];
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    let (rax, _) = reg_ptr(&uc, RegisterX86::RAX as i32).expect("rax");
+    let (rcx, _) = reg_ptr(&uc, RegisterX86::RCX as i32).expect("rcx");
+    let (rax, rcx) = (rax as usize, rcx as usize);
+    let seen = Arc::new(AtomicU64::new(0));
+    let s = seen.clone();
+    uc.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |_| {
+        // SAFETY: the engine's RAX and RCX, 8 bytes each; the engine waits for the hook.
+        unsafe {
+            s.store((rcx as *const u64).read(), Ordering::Relaxed);
+            (rax as *mut u64).write(1000);
+        }
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + 16, 0, 0).unwrap();
+    assert_eq!(seen.load(Ordering::Relaxed), 42, "RCX at the hook");
+    assert_eq!(uc.reg_read(RegisterX86::RBX).unwrap(), 1001, "the code after the hook read the hook's RAX");
+}
+
+/// Patch 0015: after `syscall` the block goes on to the next one through the lookup, not the
+/// main loop; a stop the hook asks for still ends the run before the next instruction, with
+/// RIP after the `syscall`, and a run without a stop goes on with the hook's RAX.
+#[test]
+fn x86_syscall_stop_from_the_hook_stops_before_the_next_block() {
+    use unicorn_engine::{RegisterX86, X86Insn};
+    let code: [u8; 16] = [
+        0x0f, 0x05, // syscall
+        0x48, 0xc7, 0xc3, 0x01, 0x00, 0x00, 0x00, // mov rbx, 1
+        0x48, 0x01, 0xc3, // add rbx, rax
+        0x90, 0x90, 0x90, 0x90, // nop
+    ];
+    for stop in [true, false] {
+        let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |uc| {
+            uc.reg_write(RegisterX86::RAX, 41).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
+        let (rip, rbx) = (uc.reg_read(RegisterX86::RIP).unwrap(), uc.reg_read(RegisterX86::RBX).unwrap());
+        if stop {
+            assert_eq!((rip, rbx), (CODE + 2, 0), "stopped after the syscall, before the mov");
+        } else {
+            assert_eq!((rip, rbx), (CODE + 12, 42), "ran on with the hook's RAX");
+        }
+    }
+}

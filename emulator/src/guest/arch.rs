@@ -226,7 +226,7 @@ pub trait GuestArch: Sync {
     /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        cpu.set_reg(self.info().regs.ret, ret & self.info().word_mask());
+        write_regs(cpu, &[self.info().regs.ret], &[ret & self.info().word_mask()]);
     }
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
@@ -377,9 +377,98 @@ fn new_engine(
     r.map(|()| cpu)
 }
 
-/// Reads `N` registers in one call into the engine (cheaper than `N` calls on the syscall path).
+/// Where one instance keeps its general-purpose registers (unicorn patch 0014,
+/// `uc_reg_ptr`), so that the system-call path and the gate read and write them as plain
+/// memory instead of a call into the engine per batch (a third of a vDSO call's overhead went
+/// to that API). Each [`Task`]'s is made for its own instance by [`RegPtrs::of`]; a copied
+/// task starts with none (every read then goes through the API).
+#[derive(Debug, Default)]
+pub struct RegPtrs {
+    /// Indexed by unicorn register id: the host address of the register's storage and its
+    /// width in bytes (4 or 8), or width 0 for a register the engine does not serve this way.
+    slots: Box<[(usize, u8)]>,
+}
+
+/// Unicorn register ids searched by [`RegPtrs::of`] (every arch's general-purpose registers
+/// have ids below this).
+const REG_ID_LIMIT: i32 = 512;
+
+impl RegPtrs {
+    /// The registers `cpu`'s engine serves through `uc_reg_ptr`.
+    pub fn of(cpu: &Cpu<'_>) -> RegPtrs {
+        let mut slots = Vec::new();
+        for id in 0..REG_ID_LIMIT {
+            let mut ptr = std::ptr::null_mut();
+            let mut size = 0usize;
+            // SAFETY: a live handle; `ptr` and `size` are valid outputs.
+            let r = unsafe { unicorn_engine::uc_reg_ptr(cpu.get_handle(), id, &mut ptr, &mut size) };
+            if r == unicorn_engine::unicorn_const::uc_error::OK && (size == 4 || size == 8) && !ptr.is_null() {
+                let i = usize::try_from(id).unwrap_or(0);
+                slots.resize(i + 1, (0, 0));
+                slots[i] = (ptr as usize, u8::try_from(size).unwrap_or(0));
+            }
+        }
+        RegPtrs { slots: slots.into_boxed_slice() }
+    }
+
+    /// Where register `id` is kept, if the engine said.
+    #[inline]
+    fn slot(&self, id: i32) -> Option<(usize, u8)> {
+        usize::try_from(id).ok().and_then(|i| self.slots.get(i)).copied().filter(|s| s.1 != 0)
+    }
+
+    /// The registers `ids`, if every one of them is served.
+    #[inline]
+    fn read<const N: usize>(&self, ids: &[i32; N]) -> Option<[u64; N]> {
+        let mut vals = [0u64; N];
+        for (v, &id) in vals.iter_mut().zip(ids) {
+            let (addr, width) = self.slot(id)?;
+            // SAFETY: `uc_reg_ptr` gave this address of an aligned integer of `width` bytes in
+            // the engine's CPU state, which lives as long as the instance that owns this task;
+            // the engine does not run while the thread that runs it is here.
+            *v = unsafe {
+                if width == 8 {
+                    std::ptr::read(addr as *const u64)
+                } else {
+                    u64::from(std::ptr::read(addr as *const u32))
+                }
+            };
+        }
+        Some(vals)
+    }
+
+    /// Writes the registers `ids` if every one of them is served; `false` (nothing written)
+    /// otherwise. A 4-byte register takes the low half of its value.
+    #[inline]
+    fn write<const N: usize>(&self, ids: &[i32; N], vals: &[u64; N]) -> bool {
+        let mut slots = [(0usize, 0u8); N];
+        for (s, &id) in slots.iter_mut().zip(ids) {
+            match self.slot(id) {
+                Some(x) => *s = x,
+                None => return false,
+            }
+        }
+        for ((addr, width), &v) in slots.into_iter().zip(vals) {
+            // SAFETY: as in `read`; the engine reads the register back from there.
+            unsafe {
+                if width == 8 {
+                    std::ptr::write(addr as *mut u64, v);
+                } else {
+                    std::ptr::write(addr as *mut u32, v as u32);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Reads `N` registers: as plain memory where the engine serves them ([`RegPtrs`]), otherwise
+/// in one call into the engine (cheaper than `N` calls on the syscall path).
 #[inline]
 pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
+    if let Some(v) = cpu.get_data().regs.read(ids) {
+        return v;
+    }
     let mut vals = [0u64; N];
     let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
     for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
@@ -394,9 +483,13 @@ pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
     vals
 }
 
-/// Writes `N` registers in one call into the engine.
+/// Writes `N` registers: as plain memory where the engine serves them ([`RegPtrs`]),
+/// otherwise in one call into the engine.
 #[inline]
 pub fn write_regs<const N: usize>(cpu: &mut Cpu<'_>, ids: &[i32; N], vals: &[u64; N]) {
+    if cpu.get_data().regs.write(ids, vals) {
+        return;
+    }
     let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
     for (p, v) in ptrs.iter_mut().zip(vals.iter()) {
         *p = (v as *const u64).cast_mut().cast();

@@ -21,7 +21,7 @@ use crate::guard::Checked;
 use crate::mm::{AddressSpace, Fault, GuestAddr, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
-pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
+pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, RegPtrs, SyscallArgs};
 pub use info::{ArchInfo, InsnRegs, Pkeys, Regs};
 
 /// A handler's result: the value for the return register, or the errno to return negated.
@@ -185,6 +185,9 @@ pub struct Task {
     /// TLB fills since the instance's TLB was last flushed, and how many make the next
     /// flush (`task::tlb_hook`: the engine sizes its TLB only when it is flushed).
     pub tlb_fills: (u32, u32),
+    /// Where this thread's instance keeps its general-purpose registers (made by
+    /// `task::open_instance`; empty in a task not yet given its instance).
+    pub regs: RegPtrs,
 }
 
 /// A thread's registered `struct rseq` (include/uapi/linux/rseq.h), as `rseq(2)` recorded it.

@@ -282,6 +282,10 @@ pub struct AddressSpace {
     /// the first address of its pages beyond the end of its file, `u64::MAX` for none); cleared
     /// by every change to the mapping list.
     span_hint: std::cell::Cell<Option<(u64, u64, Prot, u64)>>,
+    /// The window [`AddressSpace::to_host`] found last; cleared with `span_hint`. (A
+    /// 64-bit guest has a window per granule it uses, so the search is not free, and the
+    /// buffers of a run of system calls and vDSO calls mostly lie in one window.)
+    window_hint: std::cell::Cell<Option<Window>>,
     /// The largest total size the mappings have had, in bytes (`VmPeak`).
     pub vm_peak: u64,
     /// The largest resident size `/proc/self/status` has reported, in bytes (`VmHWM`).
@@ -354,6 +358,7 @@ impl AddressSpace {
             shared_writable: false,
             code_pages: HashSet::new(),
             span_hint: std::cell::Cell::new(None),
+            window_hint: std::cell::Cell::new(None),
             vm_peak: 0,
             rss_peak: std::cell::Cell::new(0),
             grow_request: std::cell::Cell::new(None),
@@ -670,10 +675,19 @@ impl AddressSpace {
     }
 
     #[inline]
-    fn window_of(&self, addr: u64, len: u64) -> Option<&Window> {
+    fn window_of(&self, addr: u64, len: u64) -> Option<Window> {
         let end = addr.checked_add(len)?;
+        if let Some(w) = self.window_hint.get() {
+            if addr >= w.guest && end <= w.guest + w.len {
+                return Some(w);
+            }
+        }
         let i = self.windows.partition_point(|w| w.guest + w.len <= addr);
-        self.windows.get(i).filter(|w| addr >= w.guest && end <= w.guest + w.len)
+        let w = self.windows.get(i).filter(|w| addr >= w.guest && end <= w.guest + w.len).copied();
+        if w.is_some() {
+            self.window_hint.set(w);
+        }
+        w
     }
 
     /// How many bytes from `addr` on (at most `len`) the guest may write in one piece: the
@@ -735,6 +749,7 @@ impl AddressSpace {
     /// every thread's [`fill_view::FillView`] goes stale.
     fn changed(&self) {
         self.span_hint.set(None);
+        self.window_hint.set(None);
         self.shootdown.epoch.fetch_add(1, std::sync::atomic::Ordering::Release);
     }
 

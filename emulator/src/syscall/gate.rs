@@ -41,7 +41,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             let reg = match abi {
                 CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
             };
-            cpu.set_reg(reg, crate::abi::bits64(ret));
+            crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(ret)]);
         }
         Err(BadStore { addr, mapped }) => {
             use crate::signal::si_code::{SEGV_ACCERR, SEGV_MAPERR};
@@ -70,7 +70,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
         CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
         CallAbi::Stack32 { sp, .. } => {
             // Both words in one read (one range check).
-            let esp = cpu.reg(sp);
+            let [esp] = crate::arch::read_regs(cpu, &[sp]);
             let mm = &cpu.get_data().mm;
             let mut b = [0u8; 8];
             let _ = mm.read_bytes(GuestAddr::new(esp.wrapping_add(4)), &mut b);
@@ -199,7 +199,19 @@ fn write_pair(mm: &mut AddressSpace, addr: GuestAddr, a: i64, b: i64, width: usi
     let mut buf = [0u8; 16];
     put(&mut buf[..width], a, mm.endian());
     put(&mut buf[width..2 * width], b, mm.endian());
-    mm.write_bytes(addr, &buf[..2 * width]).map_err(|_| bad_store(mm, addr.get(), 2 * width as u64))
+    let len = 2 * width as u64;
+    let p = mm.host_range(addr, len, crate::mm::Prot::WRITE).map_err(|_| bad_store(mm, addr.get(), len))?;
+    // SAFETY: `host_range` checked that the `len` bytes at `p` are guest-writable (their host
+    // pages are host-writable); each arm copies exactly `len` bytes (one fixed-size move, not
+    // a call of memmove).
+    unsafe {
+        if width == 8 {
+            p.cast::<[u8; 16]>().write_unaligned(buf);
+        } else {
+            p.cast::<[u8; 8]>().write_unaligned([buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]]);
+        }
+    }
+    Ok(())
 }
 
 /// Writes one signed integer of `width` bytes at guest `addr`.

@@ -32,6 +32,7 @@ pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
 pub fn open_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
     let mut cpu = task.arch.new_cpu(task)?;
     cpu.ctl_set_tlb_type(TlbType::VIRTUAL)?;
+    cpu.get_data_mut().regs = crate::guest::RegPtrs::of(&cpu);
     Ok(cpu)
 }
 

@@ -150,6 +150,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         retry_fill: false,
         fill_view: None,
         tlb_fills: (0, crate::task::TLB_RESIZE_FILLS),
+        regs: crate::guest::RegPtrs::default(),
         stop_flags: false,
         start_stack: t.start_stack,
         last_fault: None,
