@@ -1016,7 +1016,9 @@ fn reg_ptr_is_the_register_on_every_engine() {
     .collect();
     let i386: Vec<i32> =
         [RegisterX86::EAX, RegisterX86::EBX, RegisterX86::ESP, RegisterX86::EDI].iter().map(|&r| r as i32).collect();
-    let cases: Vec<(Arch, Mode, Vec<i32>, usize, Vec<i32>)> = vec![
+    /// Engine, mode, served registers, their width, refused registers.
+    type Case = (Arch, Mode, Vec<i32>, usize, Vec<i32>);
+    let cases: Vec<Case> = vec![
         (Arch::X86, Mode::MODE_64, x86_64, 8, vec![RegisterX86::RIP as i32, RegisterX86::RFLAGS as i32]),
         (Arch::X86, Mode::MODE_32, i386, 4, vec![RegisterX86::EIP as i32, RegisterX86::RAX as i32]),
         (
@@ -1084,7 +1086,7 @@ fn reg_ptr_is_the_register_on_every_engine() {
                 if size == 8 {
                     ptr.cast::<u64>().write(b)
                 } else {
-                    ptr.cast::<u32>().write(b as u32)
+                    ptr.cast::<u32>().write(u32::try_from(b).expect("a 4-byte value"))
                 }
             }
             assert_eq!(uc.reg_read(id).unwrap() & mask, b, "{arch:?} register {id}: written at the pointer");
@@ -1162,4 +1164,43 @@ fn x86_syscall_stop_from_the_hook_stops_before_the_next_block() {
             assert_eq!((rip, rbx), (CODE + 12, 42), "ran on with the hook's RAX");
         }
     }
+}
+
+/// Patch 0016: aarch64 `svc` calls the interrupt hooks from a helper. The hook sees the
+/// exception number and the PC after the `svc`; its register writes reach the next
+/// instruction; a stop it asks for ends the run before that instruction; without an
+/// interrupt hook the `svc` is still the exception that ends the run.
+#[test]
+fn aarch64_svc_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    const SVC_0: u32 = 0xd400_0001; // svc #0
+    const MOV_X5_X0: u32 = 0xaa00_03e5; // mov x5, x0
+    let code = [SVC_0, MOV_X5_X0, ADD_X4_1, NOP];
+    for stop in [false, true] {
+        let mut uc = engine(&code);
+        uc.reg_write(RegisterARM64::X8, 172).unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (pc, x8) = (uc.reg_read(RegisterARM64::PC).unwrap(), uc.reg_read(RegisterARM64::X8).unwrap());
+            s.lock().unwrap().push((intno, pc, x8));
+            uc.reg_write(RegisterARM64::X0, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end_of(&code) - 4, 0, 0).unwrap();
+        // EXCP_SWI is 2 in QEMU's target/arm.
+        assert_eq!(*seen.lock().unwrap(), vec![(2, CODE + 4, 172)], "one hook call, after the svc");
+        if stop {
+            assert_eq!(reg(&uc, RegisterARM64::PC), CODE + 4, "stopped before the mov");
+            assert_eq!(reg(&uc, RegisterARM64::X5), 0);
+        } else {
+            assert_eq!(reg(&uc, RegisterARM64::X5), 4242, "the mov read the hook's x0");
+            assert_eq!(reg(&uc, RegisterARM64::X4), 1);
+        }
+    }
+    let mut uc = engine(&code);
+    assert_eq!(uc.emu_start(CODE, end_of(&code) - 4, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
 }

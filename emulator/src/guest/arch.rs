@@ -454,7 +454,7 @@ impl RegPtrs {
                 if width == 8 {
                     std::ptr::write(addr as *mut u64, v);
                 } else {
-                    std::ptr::write(addr as *mut u32, v as u32);
+                    std::ptr::write(addr as *mut u32, crate::abi::low32(v));
                 }
             }
         }
