@@ -47,6 +47,13 @@ impl Layout {
     }
 }
 
+/// Whether value `x` of run a and `y` of run b agree: equal, or standing for the same place
+/// or id in each run's layout. (Equal values are never told apart by their names: a count
+/// that happens to equal one run's process id is still the same count.)
+pub fn same_value(x: u64, y: u64, la: &Layout, lb: &Layout) -> bool {
+    x == y || la.norm(x) == lb.norm(y)
+}
+
 /// The stack pointer's name in a `cpu` dump, from the names the log has.
 fn stack_pointer_name(log: &Log) -> Option<&'static str> {
     let has = |n: &str| log.names.iter().any(|x| x == n);
@@ -213,7 +220,7 @@ pub fn compare_blocks(a: &Log, b: &Log, la: &Layout, lb: &Layout, opts: &Options
         // Registers not compared yet: those that differ at the first block.
         let mut waiting: HashSet<&str> = HashSet::new();
         let mask = |n: &str| opts.masks.iter().find(|(m, _)| m == n).map_or(u64::MAX, |&(_, bits)| bits);
-        let value = |log: &Log, l: &Layout, blk: &Block, n: &str| log.reg(blk, n).map(|v| l.norm(v & mask(n)));
+        let value = |log: &Log, blk: &Block, n: &str| log.reg(blk, n).map(|v| v & mask(n));
         for k in 0..sa.len().max(sb.len()) {
             let (ia, ib) = (sa.get(k).copied(), sb.get(k).copied());
             let prev = k.checked_sub(1).map(|p| (sa[p], sb[p]));
@@ -231,23 +238,26 @@ pub fn compare_blocks(a: &Log, b: &Log, la: &Layout, lb: &Layout, opts: &Options
             };
             report.compared += 1;
             let (ba, bb) = (&a.blocks[ia], &b.blocks[ib]);
-            let pc_differs = la.norm(ba.pc) != lb.norm(bb.pc);
+            let pc_differs = !same_value(ba.pc, bb.pc, la, lb);
             let mut differ = Vec::new();
             for n in &names {
-                let (x, y) = (value(a, la, ba, n), value(b, lb, bb, n));
-                if k == 0 && x != y {
+                let same = match (value(a, ba, n), value(b, bb, n)) {
+                    (Some(x), Some(y)) => same_value(x, y, la, lb),
+                    (x, y) => x == y,
+                };
+                if k == 0 && !same {
                     waiting.insert(n.as_str());
                     report.start_state.insert(n.to_string(), None);
                     continue;
                 }
                 if waiting.contains(n.as_str()) {
-                    if x == y {
+                    if same {
                         waiting.remove(n.as_str());
                         report.start_state.insert(n.to_string(), Some(k));
                     }
                     continue;
                 }
-                if x != y {
+                if !same {
                     differ.push(n.to_string());
                 }
             }
@@ -283,24 +293,32 @@ const VOLATILE: &[&str] = &[
     "nanosleep",
 ];
 
-/// A `-strace` result as both formats can compare it: the number (normalised) and, for an
-/// error, the message in parentheses (`-1 ENOENT (No such file…)` and qemu-user's
-/// `-1 errno=2 (No such file…)` agree).
-fn result_key(r: Option<&str>, l: &Layout) -> Option<String> {
+/// A `-strace` result as both formats can compare it: the number and, for an error, the
+/// message in parentheses (`-1 ENOENT (No such file…)` and qemu-user's
+/// `-1 errno=2 (No such file…)` agree); `None` for no result (`?`, or none printed).
+fn result_key(r: Option<&str>) -> Option<(Option<u64>, String)> {
     let r = r?.trim();
     if r == "?" {
         return None;
     }
     let first = r.split_whitespace().next().unwrap_or("");
-    let Some(v) = number(first) else { return Some(r.to_string()) };
-    let mut key = l.norm(v);
+    let Some(v) = number(first) else { return Some((None, r.to_string())) };
+    let mut message = String::new();
     if first.starts_with('-') {
         if let (Some(open), Some(close)) = (r.find('('), r.rfind(')')) {
-            key.push(' ');
-            key.push_str(&r[open..=close]);
+            message = r[open..=close].to_string();
         }
     }
-    Some(key)
+    Some((Some(v), message))
+}
+
+/// Whether two results agree (see [`result_key`]); true when either has none.
+fn same_result(a: Option<&str>, b: Option<&str>, la: &Layout, lb: &Layout) -> bool {
+    match (result_key(a), result_key(b)) {
+        (Some((Some(x), mx)), Some((Some(y), my))) => same_value(x, y, la, lb) && mx == my,
+        (Some(x), Some(y)) => x == y,
+        _ => true,
+    }
 }
 
 /// Why two calls differ, or `None` when they agree.
@@ -311,8 +329,8 @@ pub fn call_differs(a: &Syscall, b: &Syscall, la: &Layout, lb: &Layout) -> Optio
     if VOLATILE.contains(&a.name.as_str()) {
         return None;
     }
-    let (ra, rb) = (result_key(a.result.as_deref(), la), result_key(b.result.as_deref(), lb));
-    if ra.is_some() && rb.is_some() && ra != rb {
+    let (ra, rb) = (a.result.as_deref(), b.result.as_deref());
+    if !same_result(ra, rb, la, lb) {
         return Some(format!("results differ: {} and {}", ra.unwrap_or_default(), rb.unwrap_or_default()));
     }
     if a.args.len() != b.args.len() && a.qemu == b.qemu {
@@ -320,7 +338,7 @@ pub fn call_differs(a: &Syscall, b: &Syscall, la: &Layout, lb: &Layout) -> Optio
     }
     for (k, (x, y)) in a.args.iter().zip(&b.args).enumerate() {
         let differs = match (number(x), number(y)) {
-            (Some(x), Some(y)) => la.norm(x) != lb.norm(y),
+            (Some(x), Some(y)) => !same_value(x, y, la, lb),
             // The two formats name flags and show buffers differently: text is compared
             // only between two runs of the same format.
             (None, None) if a.qemu == b.qemu => x != y,
