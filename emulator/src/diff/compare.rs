@@ -24,6 +24,9 @@ pub struct Layout {
     regions: Vec<(String, u64, u64, u64)>,
     /// (value, name): process and thread ids.
     ids: Vec<(u64, String)>,
+    /// The start-up data above the argument and environment pointer arrays (auxiliary
+    /// vector, strings), as one place: set only between different emulators.
+    startup: Option<(u64, u64)>,
 }
 
 impl Layout {
@@ -31,6 +34,11 @@ impl Layout {
     pub fn norm(&self, v: u64) -> String {
         if let Some((_, name)) = self.ids.iter().find(|(id, _)| *id == v && v >= LOWEST_ID) {
             return name.clone();
+        }
+        if let Some((lo, hi)) = self.startup {
+            if (lo..hi).contains(&v) {
+                return "start-up data".into();
+            }
         }
         if v >= LOWEST_ADDRESS {
             for (name, base, len, origin) in &self.regions {
@@ -65,12 +73,14 @@ fn stack_pointer_name(log: &Log) -> Option<&'static str> {
         Some("SP")
     } else if has("x2/sp") {
         Some("x2/sp")
-    } else if has("PSW") || has("PSW=mask") {
-        Some("R15")
     } else if has("ra") && has("sp") {
         Some("sp")
-    } else if has("R13") {
+    } else if has("R13") && has("PSR") {
+        // arm (its dump ends with PC and PSR)
         Some("R13")
+    } else if has("R15") {
+        // s390x (its PSW line has no NAME=hex pairs)
+        Some("R15")
     } else {
         None
     }
@@ -80,7 +90,12 @@ fn stack_pointer_name(log: &Log) -> Option<&'static str> {
 /// compared as an offset from there), the mappings `mmap`/`mmap2`/`mremap` returned paired in
 /// call order, the `brk` heap, and the ids of the process and of the threads
 /// `gettid`/`set_tid_address`/`clone`/`fork` returned, paired in order.
-pub fn layouts(a: (&Log, &[Syscall], u32), b: (&Log, &[Syscall], u32)) -> (Layout, Layout) {
+///
+/// `startup`: between two different emulators, the bytes from `sp0` to the end of the
+/// environment pointers (argc, argv[], NULL, envp[], NULL): every address above them (the
+/// auxiliary vector and the strings, which each emulator lays out its own way) is then one
+/// place, "start-up data".
+pub fn layouts(a: (&Log, &[Syscall], u32), b: (&Log, &[Syscall], u32), startup: Option<u64>) -> (Layout, Layout) {
     let mut la = Layout::default();
     let mut lb = Layout::default();
     la.ids.push((u64::from(a.2), "pid".into()));
@@ -96,7 +111,7 @@ pub fn layouts(a: (&Log, &[Syscall], u32), b: (&Log, &[Syscall], u32)) -> (Layou
                 };
                 let at = number(c.result.as_deref()?.split_whitespace().next()?)?;
                 let len = number(c.args.get(len_arg)?)?;
-                (at >= LOWEST_ADDRESS && at < u64::MAX - 4096).then_some((at, len))
+                (LOWEST_ADDRESS..u64::MAX - 4096).contains(&at).then_some((at, len))
             })
             .collect()
     };
@@ -124,6 +139,7 @@ pub fn layouts(a: (&Log, &[Syscall], u32), b: (&Log, &[Syscall], u32)) -> (Layou
         if let Some(sp) = sp.filter(|&sp| sp >= LOWEST_ADDRESS) {
             let lo = sp.saturating_sub(STACK_BELOW);
             l.regions.push(("sp0".into(), lo, sp - lo + STACK_ABOVE, sp));
+            l.startup = startup.map(|n| (sp + n, sp + STACK_ABOVE));
         }
     }
     let ids = |calls: &[Syscall]| -> Vec<u64> {
@@ -391,7 +407,7 @@ mod tests {
     fn stacks_compare_by_offset_and_start_state_waits() {
         let a = log(0xfffffffff820, &[1, 2, 3]);
         let b = log(0x7f5bc73fe820, &[1, 2, 3]);
-        let (la, lb) = layouts((&a, &[], 4242), (&b, &[], 4343));
+        let (la, lb) = layouts((&a, &[], 4242), (&b, &[], 4343), None);
         assert_eq!(la.norm(0xfffffffff810), lb.norm(0x7f5bc73fe810));
         let r = compare_blocks(&a, &b, &la, &lb, &Options::default());
         assert!(r.diffs.is_empty(), "{r:?}");
