@@ -113,6 +113,8 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
 /// [`GuestArch::init_regs`]: crate::guest::GuestArch::init_regs
 /// [`GuestArch::init_thread`]: crate::guest::GuestArch::init_thread
 pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
+    // Before the `-d` hooks: its wrong value is in place when they show the next block.
+    crate::trace::planted::install(cpu)?;
     crate::trace::debug::install(cpu)?;
     crate::trace::drcov::install(cpu)
 }

@@ -213,6 +213,23 @@ struct RegDump {
     digits: usize,
 }
 
+/// The unicorn id of the register the `cpu` dump of `arch_name` names `name` (case and the
+/// dump's padding ignored: `X00`, `x0`, `RAX`, `a0`, `x10/a0`), for
+/// [`crate::trace::planted`].
+pub fn register_id(arch_name: &str, name: &str) -> Option<i32> {
+    let want = name.trim().to_ascii_lowercase();
+    let d = reg_dump(arch_name)?;
+    d.gprs.iter().find_map(|(n, id)| {
+        let n = n.trim().to_ascii_lowercase();
+        // "x10/a0" answers to "x10", "a0" and itself; "X05" also to "x5".
+        let loose = n.strip_prefix('x').map(|num| format!("x{}", num.trim_start_matches('0')));
+        let hit = n == want
+            || n.split('/').any(|part| part == want)
+            || loose.is_some_and(|l| l == want || (l == "x" && want == "x0"));
+        hit.then_some(*id)
+    })
+}
+
 fn reg_dump(arch_name: &str) -> Option<RegDump> {
     let named = |names: &[&str], ids: &[i32]| names.iter().map(|n| n.to_string()).zip(ids.iter().copied()).collect();
     Some(match arch_name {

@@ -5,3 +5,4 @@
 pub mod debug;
 pub mod drcov;
 pub mod fault;
+pub mod planted;
