@@ -635,21 +635,22 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     r
 }
 
-/// Reads an optional in/out timeout (NULL is `None`) and checks it can be written back.
+/// Reads an optional in/out timeout (NULL is `None`).
 fn read_timeout<T: Plain>(t: &Task, addr: GuestAddr, shape: &Shape) -> Result<Option<T>, Errno> {
     if addr.is_null() {
         return Ok(None);
     }
-    t.mm.check_writable(addr, t.mm.shape_size(shape))?;
     t.mm.read_shape(addr, shape).map(Some)
 }
 
-/// Writes back the time left of an optional timeout, as Linux does for select and ppoll.
+/// Writes back the time left of an optional timeout, as Linux does for select and ppoll. A
+/// timeout the guest cannot write (read-only memory) is left as it is and the call's result
+/// stands (fs/select.c `poll_select_finish`: "sticky").
 fn write_timeout<T: Plain>(t: &mut Task, addr: GuestAddr, shape: &Shape, v: Option<&T>) -> Result<(), Errno> {
-    match v {
-        Some(v) => t.mm.write_shape(addr, shape, v),
-        None => Ok(()),
+    if let Some(v) = v {
+        let _ = t.mm.write_shape(addr, shape, v);
     }
+    Ok(())
 }
 
 /// `select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)` (x86_64; select(2)).
