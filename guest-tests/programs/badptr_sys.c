@@ -1,5 +1,5 @@
 /* Bad pointers to the time, signal, process, polling and other system calls (issue 15
- * part 3): clock_gettime(64), clock_getres, gettimeofday, settimeofday, nanosleep,
+ * part 3): clock_gettime(64), clock_getres, gettimeofday, nanosleep,
  * clock_nanosleep(64), getitimer, setitimer, timerfd_settime/gettime, rt_sigaction,
  * rt_sigprocmask, rt_sigpending, sigaltstack, rt_sigtimedwait, rt_sigsuspend,
  * rt_sigqueueinfo, signalfd4, uname, sysinfo, getrlimit, setrlimit, prlimit64, getrusage,

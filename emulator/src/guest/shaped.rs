@@ -16,6 +16,7 @@
 use syscalls::Errno;
 
 use super::Task;
+use crate::abi::u64_to_usize;
 use crate::mm::{GuestAddr, Prot};
 
 /// Most of a buffer's inaccessible tail that a guard stands for.
@@ -65,8 +66,28 @@ impl HostBuf {
         self.copy.is_none()
     }
 
+    /// `data` (the accessible part of a buffer of `len` bytes, converted for the host) in a
+    /// host copy before a guard: the host reads what `data` holds and faults after it.
+    pub fn guarded_copy(data: &[u8], len: u64) -> Result<HostBuf, Errno> {
+        let n = data.len() as u64;
+        let b = Self::alloc(GuestAddr::new(0), len.max(n), n, false)?;
+        // SAFETY: `n` host-writable bytes at `ptr`.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), b.ptr, data.len()) };
+        Ok(b)
+    }
+
     /// `n` accessible bytes of the guest's `len` at `addr`, in a host copy before a guard.
     fn shaped(t: &Task, addr: GuestAddr, len: u64, n: u64, out: bool) -> Result<HostBuf, Errno> {
+        let b = Self::alloc(addr, len, n, out)?;
+        if n > 0 {
+            // SAFETY: `n` host-writable bytes at `ptr`.
+            t.mm.read_bytes(addr, unsafe { std::slice::from_raw_parts_mut(b.ptr, u64_to_usize(n)) })?;
+        }
+        Ok(b)
+    }
+
+    /// A host copy of `n` bytes right before a guard standing for the rest of `len`.
+    fn alloc(addr: GuestAddr, len: u64, n: u64, out: bool) -> Result<HostBuf, Errno> {
         let rest = (len - n).min(GUARD_MAX);
         let body = page_up(n);
         let map_len = usize::try_from(body + page_up(rest.max(1))).map_err(|_| Errno::ENOMEM)?;
@@ -93,10 +114,6 @@ impl HostBuf {
         }
         // SAFETY: inside the mapping: `body - n` is at most `body`.
         let ptr = unsafe { copy.map.add(body_us - n_us) };
-        if n > 0 {
-            // SAFETY: `n` host-writable bytes at `ptr`.
-            t.mm.read_bytes(addr, unsafe { std::slice::from_raw_parts_mut(ptr, n_us) })?;
-        }
         Ok(HostBuf { ptr, len: n + rest, copy: Some(copy) })
     }
 
