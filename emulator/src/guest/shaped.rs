@@ -61,6 +61,11 @@ impl HostBuf {
         self.len
     }
 
+    /// `true` if the length for the host is 0.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// `true` if the whole buffer is the guest's own memory.
     pub fn is_direct(&self) -> bool {
         self.copy.is_none()

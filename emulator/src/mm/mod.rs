@@ -798,7 +798,6 @@ impl AddressSpace {
 
     /// The address a system-call buffer below a grows-down mapping reached, taken (see
     /// [`AddressSpace::grow_down`]).
-
     pub fn take_grow_request(&self) -> Option<u64> {
         self.grow_request.take()
     }

@@ -230,7 +230,7 @@ pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // of its readable part before a guard, and the host's copy faults where Linux's would.
     let readable = if a.raw(3) == 0 { 0 } else { t.mm.accessible_prefix(a.raw(3), len, crate::mm::Prot::READ) };
     let partial = a.raw(3) != 0 && readable < len;
-    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.ptr(3), readable as usize)? };
+    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.ptr(3), crate::abi::u64_to_usize(readable))? };
     let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut len = len as u32;
     if partial {
