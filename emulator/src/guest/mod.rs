@@ -8,6 +8,7 @@
 
 pub mod arch;
 pub mod info;
+pub mod shaped;
 pub mod sigframe;
 
 use std::collections::HashSet;

@@ -695,12 +695,18 @@ impl AddressSpace {
     /// of a mapping's file and to the end of `addr`'s window. 0 if `addr` itself is not
     /// writable. (What the kernel copies before a partly bad buffer faults.)
     pub fn writable_prefix(&self, addr: u64, len: u64) -> u64 {
+        self.accessible_prefix(addr, len, Prot::WRITE)
+    }
+
+    /// [`AddressSpace::writable_prefix`] for access `need` (`Prot::READ`: what the kernel
+    /// reads of a partly bad buffer before the copy faults).
+    pub fn accessible_prefix(&self, addr: u64, len: u64, need: Prot) -> u64 {
         let Some(w) = self.window_of(addr, 1) else { return 0 };
         let limit = addr.saturating_add(len).min(w.guest + w.len);
         let mut cur = addr;
         while cur < limit {
             let Some((_, vma_end, prot, eof)) = self.span_eof(cur) else { break };
-            if !prot.contains(Prot::WRITE) {
+            if !prot.contains(need) {
                 break;
             }
             let past = page_floor(cur).max(eof);
@@ -797,6 +803,12 @@ impl AddressSpace {
     /// `true` if `page` lies just below a grows-down mapping, where an access would grow it.
     fn below_grows_down(&self, page: u64) -> bool {
         self.vmas.range(page..).next().is_some_and(|(&s, v)| v.grows_down && s > page)
+    }
+
+    /// `true` if a system-call buffer just ran into the room below a grows-down mapping
+    /// (the dispatcher then grows it and serves the call again).
+    pub fn grow_requested(&self) -> bool {
+        self.grow_request.get().is_some()
     }
 
     /// The address a system-call buffer below a grows-down mapping reached, taken (see

@@ -74,7 +74,8 @@ pub fn eventfd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// may be NULL for `EPOLL_CTL_DEL`.
 pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let mut ev = if a.raw(3) == 0 { None } else { Some(read_event(t, a.ptr(3))?) };
+    // EPOLL_CTL_DEL reads no event (fs/eventpoll.c `ep_op_has_event`).
+    let mut ev = if a.raw(3) == 0 || a.int(1) == libc::EPOLL_CTL_DEL { None } else { Some(read_event(t, a.ptr(3))?) };
     let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
     // SAFETY: `p` is NULL or a local event.
     host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) }))
@@ -117,7 +118,12 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
     let size = t.mm.shape_size(shape(t));
-    t.mm.check_writable(a.ptr(1), size * u64::from(max))?;
+    // Linux only range-checks the array here (`access_ok`) and writes it when events come:
+    // with nothing ready a bad array is never touched.
+    let span = size * u64::from(max);
+    if a.ptr(1).get().checked_add(span).is_none_or(|end| end > t.mm.task_size) {
+        return Err(Errno::EFAULT);
+    }
     let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
     let old = super::signal::set_temp_mask(t, a.ptr(4), a.ulong(5))?;
     let r = if old.is_some() && super::signal::guest_signal_due(t) {
@@ -140,13 +146,18 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     for (i, e) in evs.iter().take(crate::abi::u64_to_usize(n)).enumerate() {
         let at = a.ptr(1) + i as u64 * size;
         let (events, value) = (e.events, e.u64);
-        if packed {
+        let w = if packed {
             let mut b = [0u8; 12];
             b[..4].copy_from_slice(&events.to_le_bytes());
             b[4..].copy_from_slice(&value.to_le_bytes());
-            t.mm.write_bytes(at, &b)?;
+            t.mm.write_bytes(at, &b)
         } else {
-            t.mm.write_shape(at, EPOLL_EVENT, &[u64::from(events), value])?;
+            t.mm.write_shape(at, EPOLL_EVENT, &[u64::from(events), value])
+        };
+        // As fs/eventpoll.c `ep_send_events`: EFAULT if the first event cannot be written,
+        // else the events written so far.
+        if let Err(e) = w {
+            return if i == 0 { Err(e) } else { Ok(i as u64) };
         }
     }
     Ok(n)

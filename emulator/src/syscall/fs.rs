@@ -237,9 +237,17 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Ok(n as u64);
     }
     let path = super::path::map_path(t, raw);
-    let buf = t.buf_out(a.ptr(2), size as u64)?;
-    // SAFETY: NUL-terminated path; `size` guest-writable bytes.
-    host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), buf.cast(), size) } as i64)
+    // Linux copies only the link's bytes: a buffer whose size runs past the guest's writable
+    // memory is fine when the link fits before it.
+    let b = t.buf_out_lazy(a.ptr(2), size as u64)?;
+    // SAFETY: NUL-terminated path; `len` bytes: guest-writable ones, or a host copy and guard.
+    let r =
+        host_ret(
+            unsafe { libc::readlinkat(a.int(0), path.as_ptr(), b.ptr().cast(), crate::abi::u64_to_usize(b.len())) }
+                as i64,
+        );
+    b.finish(t);
+    r
 }
 
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
@@ -560,9 +568,13 @@ pub fn syncfs(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getcwd(char *buf, size_t size)` (getcwd(2)): returns the length including the NUL.
 pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data_mut().buf_out(a.ptr(0), a.raw(1))?;
-    // SAFETY: `size` guest-writable bytes.
-    host_ret(unsafe { libc::syscall(libc::SYS_getcwd, p, a.size(1)) })
+    // Linux copies only the path: a buffer whose size runs past the guest's writable memory
+    // is fine when the path fits before it ([`crate::guest::shaped`]).
+    let b = cpu.get_data_mut().buf_out_lazy(a.ptr(0), a.raw(1))?;
+    // SAFETY: `len` bytes: guest-writable ones, or a host copy and its guard.
+    let r = host_ret(unsafe { libc::syscall(libc::SYS_getcwd, b.ptr(), b.len()) });
+    b.finish(cpu.get_data_mut());
+    r
 }
 
 /// `chdir(const char *path)` (chdir(2)).

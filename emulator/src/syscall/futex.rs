@@ -73,6 +73,16 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         }
         t.mm.host_range(addr, 4, Prot::READ)
     };
+    // A private wake only range-checks the word (kernel/futex/core.c `get_futex_key` reads no
+    // memory for a private key): with no waiter on an address nothing is mapped at, 0 woke.
+    if matches!(cmd, WAKE | WAKE_BITSET)
+        && o & 128 != 0
+        && a.raw(0) % 4 == 0
+        && a.raw(0) < t.mm.task_size
+        && t.mm.host_range(a.ptr(0), 4, Prot::READ).is_err()
+    {
+        return Ok(0);
+    }
     let uaddr = word(a.ptr(0))?;
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {

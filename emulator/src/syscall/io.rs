@@ -17,60 +17,45 @@ use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::{Endian, GuestAddr};
 
-/// `read(int fd, void *buf, size_t count)`. A buffer that runs off the guest's writable memory
-/// gets what fits before the first bad byte from a file or a device, as the kernel copies until
-/// it faults ([`out_buffer`]). Errors: `EFAULT`; otherwise the host's (read(2)).
+/// `read(int fd, void *buf, size_t count)`. The buffer is checked as the kernel checks it,
+/// when the host copies ([`crate::guest::shaped`]): a read at the end of a file answers 0
+/// whatever the buffer, a file's read into a buffer that runs off the guest's writable memory
+/// returns what it copied before the first bad byte, a pipe's answers `EFAULT` and keeps the
+/// data (fs/pipe.c). Errors: `EFAULT`; otherwise the host's (read(2)).
 pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, count) = out_buffer(cpu, a.int(0), a.ptr(1), a.raw(2))?;
+    let b = cpu.get_data_mut().buf_out_lazy(a.ptr(1), a.raw(2))?;
+    let (p, count) = (b.ptr(), b.len());
     super::procfs::before_read(cpu.get_data(), a.int(0), None, count)?;
-    // SAFETY: `p` covers `count` guest-writable bytes.
-    let n = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, count]))?;
+    // SAFETY: `p` covers `count` bytes: guest-writable ones, or a host copy and its guard.
+    let r = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, count]));
+    let n = match r {
+        Ok(n) => n,
+        Err(e) => {
+            b.finish(cpu.get_data_mut());
+            return Err(e);
+        }
+    };
     if n == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
-        // SAFETY: the host just wrote these 8 bytes into the checked guest buffer.
+        // SAFETY: the host just wrote these 8 bytes into the buffer.
         unsafe { std::slice::from_raw_parts_mut(p, 8) }.reverse();
     }
     if super::signalfd::needs_conversion(a.int(0), u64_to_usize(n)) {
         let t = cpu.get_data();
-        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        // SAFETY: the host just wrote `n` bytes into the buffer.
         super::signalfd::to_guest(unsafe { std::slice::from_raw_parts_mut(p, u64_to_usize(n)) }, t.arch, t.mm.endian());
     }
     if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::inotify::is_inotify_fd(a.int(0)) {
-        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        // SAFETY: the host just wrote `n` bytes into the buffer.
         super::inotify::swap_events(unsafe { std::slice::from_raw_parts_mut(p, u64_to_usize(n)) });
     }
     if n > 0 && cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
-        // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+        // SAFETY: the host just wrote `n` bytes into the buffer.
         super::fanotify::events_to_guest(unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) });
     }
-    // SAFETY: the host just wrote `n` bytes into the checked guest buffer.
+    // SAFETY: the host just wrote `n` bytes into the buffer.
     unsafe { super::netlink::after_read(cpu.get_data(), a.int(0), p, n) };
+    b.finish(cpu.get_data_mut());
     Ok(n)
-}
-
-/// The host pointer and length for the buffer `read` and `pread64` fill. A buffer whose tail
-/// the guest cannot write is cut before the first bad byte when `fd` is a regular file or a
-/// device: their reads copy until the copy faults and return what they copied. A pipe's or a
-/// socket's read copies a whole chunk or nothing (fs/pipe.c `pipe_read` answers `EFAULT` and
-/// keeps the data), so there, as for a bad first byte, the answer is `EFAULT`.
-fn out_buffer(cpu: &mut Cpu<'_>, fd: i32, addr: GuestAddr, len: u64) -> Result<(*mut u8, u64), Errno> {
-    let t = cpu.get_data_mut();
-    match t.buf_out(addr, len) {
-        Ok(p) => Ok((p, len)),
-        Err(e) => {
-            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-            // SAFETY: `st` is a writable `struct stat`.
-            if unsafe { libc::fstat(fd, st.as_mut_ptr()) } != 0 {
-                return Err(e);
-            }
-            // SAFETY: fstat succeeded and filled it.
-            let mode = unsafe { st.assume_init() }.st_mode & libc::S_IFMT;
-            if matches!(mode, libc::S_IFREG | libc::S_IFBLK | libc::S_IFCHR) {
-                t.buf_out_partial(addr, len)
-            } else {
-                Err(e)
-            }
-        }
-    }
 }
 
 /// `true` if `fd` is an eventfd or a timerfd: files whose reads and writes carry one `u64`
@@ -84,9 +69,21 @@ fn is_counter_fd(fd: i32) -> bool {
     link == b"anon_inode:[eventfd]" || link == b"anon_inode:[timerfd]"
 }
 
-/// `write(int fd, const void *buf, size_t count)`. Errors: `EFAULT`, the host's (write(2)).
+/// `write(int fd, const void *buf, size_t count)`. The buffer is checked as the host copies
+/// ([`read`]): a file's write from a buffer that runs off the guest's memory writes what comes
+/// before the first bad byte. Errors: `EFAULT`, the host's (write(2)).
 pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.ptr(1), a.raw(2))?;
+    let b = cpu.get_data_mut().buf_in_lazy(a.ptr(1), a.raw(2))?;
+    let p = b.ptr().cast_const();
+    if !b.is_direct()
+        && (a.raw(2) == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0))
+            || cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0))
+            || super::netlink::protocol(cpu.get_data(), a.int(0)).is_some())
+    {
+        // Converted whole before the host sees them: an eventfd counter, fanotify responses
+        // and netlink messages are copied in one piece by the kernel too.
+        return Err(Errno::EFAULT);
+    }
     if a.raw(2) == 8 && cpu.get_data().mm.endian() != Endian::HOST && is_counter_fd(a.int(0)) {
         // An eventfd increment in the guest's byte order, for the host kernel in its own.
         let mut v = [0u8; 8];
@@ -108,24 +105,27 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // SAFETY: `v` is the converted copy of the guest's netlink messages.
         return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
     }
-    // SAFETY: `p` covers `count` guest-readable bytes.
-    host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)]))
+    // SAFETY: `p` covers `len` bytes: guest-readable ones, or a host copy and its guard.
+    host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, b.len()]))
 }
 
-/// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)); a partly bad buffer
+/// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)); the buffer checked
 /// as in [`read`].
 pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let (p, count) = out_buffer(cpu, a.int(0), a.ptr(1), a.raw(2))?;
-    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), count)?;
+    let b = cpu.get_data_mut().buf_out_lazy(a.ptr(1), a.raw(2))?;
+    super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), b.len())?;
     // SAFETY: as `read`.
-    host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, count, a.raw(3)]))
+    let r = host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)]));
+    b.finish(cpu.get_data_mut());
+    r
 }
 
-/// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)).
+/// `pwrite64(int fd, const void *buf, size_t count, off_t offset)` (pwrite(2)); the buffer
+/// checked as in [`write`].
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let p = cpu.get_data().buf_in(a.ptr(1), a.raw(2))?;
+    let b = cpu.get_data_mut().buf_in_lazy(a.ptr(1), a.raw(2))?;
     // SAFETY: as `write`.
-    host_ret(blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]))
+    host_ret(blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)]))
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -155,21 +155,83 @@ pub(crate) fn host_iovecs(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool)
     Ok(v)
 }
 
+/// A guest `struct iovec[cnt]` for the host, each buffer checked as the host copies
+/// ([`crate::guest::shaped`]): the array itself is read whole (`EFAULT`) and every length
+/// checked (`EINVAL`) first, as `import_iovec` does. `out` means the host writes into the
+/// buffers; call [`LazyIovecs::finish`] after the host call.
+pub(crate) struct LazyIovecs {
+    pub iov: Vec<libc::iovec>,
+    bufs: Vec<crate::guest::shaped::HostBuf>,
+}
+
+impl LazyIovecs {
+    pub(crate) fn new(task: &mut Task, addr: GuestAddr, cnt: u64, out: bool) -> Result<LazyIovecs, Errno> {
+        if cnt > UIO_MAXIOV {
+            return Err(Errno::EINVAL);
+        }
+        let word = task.mm.long_bytes();
+        let mut raw = Vec::with_capacity(u64_to_usize(cnt));
+        for i in 0..cnt {
+            let at = addr + i * 2 * word;
+            let (base, len) = (task.mm.read_ulong(at)?, task.mm.read_ulong(at + word)?);
+            // A 32-bit guest's length is a signed 32-bit `compat_ssize_t` to the kernel.
+            let signed_max = if word == 4 { i32::MAX as u64 } else { isize::MAX as u64 };
+            if len > signed_max {
+                return Err(Errno::EINVAL);
+            }
+            raw.push((base, len));
+        }
+        let mut iov = Vec::with_capacity(raw.len());
+        let mut bufs = Vec::with_capacity(raw.len());
+        for (base, len) in raw {
+            let b = if out {
+                task.buf_out_lazy(GuestAddr::new(base), len)?
+            } else {
+                task.buf_in_lazy(GuestAddr::new(base), len)?
+            };
+            iov.push(libc::iovec { iov_base: b.ptr().cast(), iov_len: u64_to_usize(b.len()) });
+            bufs.push(b);
+        }
+        Ok(LazyIovecs { iov, bufs })
+    }
+
+    /// `true` if every buffer is the guest's own memory.
+    pub(crate) fn is_direct(&self) -> bool {
+        self.bufs.iter().all(crate::guest::shaped::HostBuf::is_direct)
+    }
+
+    /// Copies what the host wrote into host copies back into the guest.
+    pub(crate) fn finish(&self, task: &mut Task) {
+        for b in &self.bufs {
+            b.finish(task);
+        }
+    }
+}
+
 /// `readv(int fd, const struct iovec *iov, int iovcnt)` (readv(2)).
 pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let iov = &l.iov;
     let total = iov.iter().map(|v| v.iov_len as u64).sum();
     super::procfs::before_read(cpu.get_data(), a.int(0), None, total)?;
-    // SAFETY: every iovec was checked to be guest-writable.
-    let n = host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))?;
-    super::netlink::after_readv(cpu.get_data(), a.int(0), &iov, n);
-    Ok(n)
+    // SAFETY: every iovec is guest-writable memory or a host copy with its guard.
+    let r = host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]));
+    if let Ok(n) = r {
+        super::netlink::after_readv(cpu.get_data(), a.int(0), iov, n);
+    }
+    l.finish(cpu.get_data_mut());
+    r
 }
 
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
-    if let Some(v) = super::netlink::before_writev(cpu.get_data(), a.int(0), &iov) {
+    let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
+    let iov = &l.iov;
+    if !l.is_direct() && super::netlink::protocol(cpu.get_data(), a.int(0)).is_some() {
+        // Netlink messages are converted whole (and copied whole by the kernel).
+        return Err(Errno::EFAULT);
+    }
+    if let Some(v) = super::netlink::before_writev(cpu.get_data(), a.int(0), iov) {
         // SAFETY: `v` is the converted copy of the guest's netlink messages.
         return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
     }
@@ -180,17 +242,24 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
+    let iov = &l.iov;
     let total = iov.iter().map(|v| v.iov_len as u64).sum();
     super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), total)?;
-    // SAFETY: checked iovecs.
-    host_ret(blocking_syscall(libc::SYS_preadv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
+    // SAFETY: checked iovecs or host copies with their guards.
+    let r = host_ret(blocking_syscall(
+        libc::SYS_preadv,
+        &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0],
+    ));
+    l.finish(cpu.get_data_mut());
+    r
 }
 
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
-    // SAFETY: checked iovecs.
+    let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
+    let iov = &l.iov;
+    // SAFETY: checked iovecs or host copies with their guards.
     host_ret(blocking_syscall(libc::SYS_pwritev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
 }
 
@@ -566,21 +635,22 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     r
 }
 
-/// Reads an optional in/out timeout (NULL is `None`) and checks it can be written back.
+/// Reads an optional in/out timeout (NULL is `None`).
 fn read_timeout<T: Plain>(t: &Task, addr: GuestAddr, shape: &Shape) -> Result<Option<T>, Errno> {
     if addr.is_null() {
         return Ok(None);
     }
-    t.mm.check_writable(addr, t.mm.shape_size(shape))?;
     t.mm.read_shape(addr, shape).map(Some)
 }
 
-/// Writes back the time left of an optional timeout, as Linux does for select and ppoll.
+/// Writes back the time left of an optional timeout, as Linux does for select and ppoll. A
+/// timeout the guest cannot write (read-only memory) is left as it is and the call's result
+/// stands (fs/select.c `poll_select_finish`: "sticky").
 fn write_timeout<T: Plain>(t: &mut Task, addr: GuestAddr, shape: &Shape, v: Option<&T>) -> Result<(), Errno> {
-    match v {
-        Some(v) => t.mm.write_shape(addr, shape, v),
-        None => Ok(()),
+    if let Some(v) = v {
+        let _ = t.mm.write_shape(addr, shape, v);
     }
+    Ok(())
 }
 
 /// `select(int nfds, fd_set *r, fd_set *w, fd_set *e, struct timeval *tv)` (x86_64; select(2)).

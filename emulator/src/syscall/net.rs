@@ -11,7 +11,6 @@
 
 use syscalls::Errno;
 
-use super::io::host_iovecs;
 use super::{blocking_syscall, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::abi::{bits64, int32, low32, u64_to_usize};
@@ -95,6 +94,7 @@ struct AddrOut {
     guest_len: u32,
     buf: [u8; SOCKADDR_MAX as usize],
     len: libc::socklen_t,
+    deferred: bool,
 }
 
 impl AddrOut {
@@ -106,7 +106,14 @@ impl AddrOut {
         if !lenp.is_null() {
             t.mm.check_writable(lenp, 4)?;
         }
-        Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX })
+        Ok(AddrOut { addr, lenp, guest_len, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX, deferred: false })
+    }
+
+    /// For `accept4` and `recvfrom`, which read the guest's length only after the call took
+    /// the connection or the data (net/socket.c `move_addr_to_user`): a bad length pointer
+    /// is an `EFAULT` from [`AddrOut::finish`].
+    fn deferred(addr: GuestAddr, lenp: GuestAddr) -> AddrOut {
+        AddrOut { addr, lenp, guest_len: 0, buf: [0; SOCKADDR_MAX as usize], len: SOCKADDR_MAX, deferred: true }
     }
 
     /// Pointers for the host call (NULL when the guest passed no length).
@@ -121,6 +128,12 @@ impl AddrOut {
     fn finish(mut self, t: &mut Task) -> Result<(), Errno> {
         if self.lenp.is_null() || self.addr.is_null() {
             return Ok(());
+        }
+        if self.deferred {
+            self.guest_len = t.mm.read_u32(self.lenp)?;
+            if int32(self.guest_len) < 0 {
+                return Err(Errno::EINVAL);
+            }
         }
         let n = self.len.min(self.guest_len).min(SOCKADDR_MAX) as usize;
         if t.mm.endian() != Endian::HOST {
@@ -155,13 +168,18 @@ pub fn listen(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags)`.
 pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let mut out = AddrOut::new(t, a.ptr(1), a.ptr(2))?;
+    let mut out = AddrOut::deferred(a.ptr(1), a.ptr(2));
     let (p, l) = out.ptrs();
     // SOCK_NONBLOCK and SOCK_CLOEXEC in the host's numbering (MIPS's SOCK_NONBLOCK is 0x80).
     let flags = bits64((t.arch.info().socket_type_to_host)(a.int(3)));
     // SAFETY: local buffers (or NULL).
     let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, flags]))?;
-    out.finish(t)?;
+    if let Err(e) = out.finish(t) {
+        // The connection is taken and its socket released, as Linux's `do_accept` does.
+        // SAFETY: the descriptor the host just made, not yet the guest's.
+        unsafe { libc::close(super::as_int(fd)) };
+        return Err(e);
+    }
     Ok(fd)
 }
 
@@ -207,9 +225,25 @@ fn socket_name(
 pub fn setsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let len = (a.raw(4) & 0xffff_ffff).min(1 << 16);
-    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.ptr(3), len as usize)? };
+    // Linux reads of the value only what the option needs (an `int` reads 4 bytes whatever
+    // `len` says): a value that runs off the guest's memory is given to the host as a copy
+    // of its readable part before a guard, and the host's copy faults where Linux's would.
+    let readable = if a.raw(3) == 0 { 0 } else { t.mm.accessible_prefix(a.raw(3), len, crate::mm::Prot::READ) };
+    let partial = a.raw(3) != 0 && readable < len;
+    let mut v = if a.raw(3) == 0 { Vec::new() } else { t.mm.read_vec(a.ptr(3), crate::abi::u64_to_usize(readable))? };
     let (level, name) = (t.arch.info().sockopt_to_host)(a.int(1), a.int(2));
     let mut len = len as u32;
+    if partial {
+        if timeval_opt(t, level, name, &[0u8; 64])?.is_some() {
+            return Err(Errno::EFAULT);
+        }
+        if t.mm.endian() != Endian::HOST {
+            sockopt_swap(&mut v);
+        }
+        let b = crate::guest::shaped::HostBuf::guarded_copy(&v, u64::from(len))?;
+        // SAFETY: `len` bytes: the copy of the readable part, then its guard.
+        return host_ret(i64::from(unsafe { libc::setsockopt(a.int(0), level, name, b.ptr().cast(), len) }));
+    }
     if let Some(tv) = timeval_opt(t, level, name, &v)? {
         v = tv;
         len = u32::try_from(v.len()).map_err(|_| Errno::EINVAL)?;
@@ -307,17 +341,28 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
 pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let buf = t.buf_out(a.ptr(1), a.raw(2))?;
-    let mut out = AddrOut::new(t, a.ptr(4), a.ptr(5))?;
+    // The buffer is checked as the host copies into it (with nothing queued, a bad buffer is
+    // EAGAIN), the address written after the data was taken.
+    let b = t.buf_out_lazy(a.ptr(1), a.raw(2))?;
+    let buf = b.ptr();
+    let mut out = AddrOut::deferred(a.ptr(4), a.ptr(5));
     let (from, l) = out.ptrs();
-    // SAFETY: a checked guest buffer and local address buffers.
-    let n = host_ret(blocking_syscall(
+    // SAFETY: a guest buffer (or a host copy with its guard) and local address buffers.
+    let r = host_ret(blocking_syscall(
         libc::SYS_recvfrom,
-        &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), from as u64, l as u64],
-    ))?;
+        &[a.int_arg(0), buf as u64, b.len(), a.int_arg(3), from as u64, l as u64],
+    ));
+    let n = match r {
+        Ok(n) => n,
+        Err(e) => {
+            b.finish(t);
+            return Err(e);
+        }
+    };
     // With MSG_TRUNC the length may be the datagram's, more than the buffer got.
-    // SAFETY: the checked guest buffer the host just filled.
-    unsafe { super::netlink::after_read(t, a.int(0), buf, n.min(a.raw(2))) };
+    // SAFETY: the buffer the host just filled.
+    unsafe { super::netlink::after_read(t, a.int(0), buf, n.min(b.len())) };
+    b.finish(t);
     out.finish(t)?;
     Ok(n)
 }
@@ -326,7 +371,7 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// name and control buffers are local copies (converted between data models).
 struct HostMsg {
     hdr: UserMsghdr,
-    iovs: Vec<libc::iovec>,
+    iovs: super::io::LazyIovecs,
     name: Vec<u8>,
     control: Vec<u8>,
 }
@@ -338,7 +383,7 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
         // net/socket.c `copy_msghdr_from_user`: more than UIO_MAXIOV iovecs is EMSGSIZE here.
         return Err(Errno::EMSGSIZE);
     }
-    let iovs = host_iovecs(t, GuestAddr::new(hdr.iov), hdr.iovlen, out)?;
+    let iovs = super::io::LazyIovecs::new(t, GuestAddr::new(hdr.iov), hdr.iovlen, out)?;
     let namelen = u64::from(hdr.namelen).min(u64::from(SOCKADDR_MAX));
     let name = if hdr.name == 0 {
         Vec::new()
@@ -374,8 +419,8 @@ impl HostMsg {
             h.msg_name = self.name.as_mut_ptr().cast();
             h.msg_namelen = if out { SOCKADDR_MAX } else { u32::try_from(self.name.len()).unwrap_or(SOCKADDR_MAX) };
         }
-        h.msg_iov = self.iovs.as_mut_ptr();
-        h.msg_iovlen = self.iovs.len();
+        h.msg_iov = self.iovs.iov.as_mut_ptr();
+        h.msg_iovlen = self.iovs.iov.len();
         if !self.control.is_empty() {
             h.msg_control = self.control.as_mut_ptr().cast();
             h.msg_controllen = self.control.len();
@@ -395,7 +440,11 @@ fn send_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, false)?;
     let mut h = m.raw(false);
     // Netlink messages of a guest of the other byte order go gathered into a converted copy.
-    let mut copy = super::netlink::before_writev(t, super::as_int(fd), &m.iovs);
+    if !m.iovs.is_direct() && super::netlink::protocol(t, super::as_int(fd)).is_some() {
+        // Netlink messages are converted whole (and copied whole by the kernel).
+        return Err(Errno::EFAULT);
+    }
+    let mut copy = super::netlink::before_writev(t, super::as_int(fd), &m.iovs.iov);
     let mut one = libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 };
     if let Some(v) = &mut copy {
         one.iov_base = v.as_mut_ptr().cast();
@@ -419,12 +468,20 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    let n = host_ret(blocking_syscall(libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]))?;
+    let r = host_ret(blocking_syscall(libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]));
+    let n = match r {
+        Ok(n) => n,
+        Err(e) => {
+            m.iovs.finish(t);
+            return Err(e);
+        }
+    };
     if h.msg_controllen > 0 {
         // Descriptors may have arrived (SCM_RIGHTS): netlink sockets among them are looked for.
         super::netlink::note_received_fds();
     }
-    super::netlink::after_readv(t, super::as_int(fd), &m.iovs, n);
+    super::netlink::after_readv(t, super::as_int(fd), &m.iovs.iov, n);
+    m.iovs.finish(t);
     let mut hdr = m.hdr;
     let mut flags = h.msg_flags;
     if hdr.name != 0 {

@@ -547,12 +547,8 @@ pub fn status_to_guest(arch: &dyn crate::guest::GuestArch, st: i32) -> i32 {
 pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     const SIGINFO_SIZE: u64 = 128;
-    if a.raw(2) != 0 {
-        t.mm.check_writable(a.ptr(2), SIGINFO_SIZE)?;
-    }
-    if a.raw(4) != 0 {
-        t.mm.check_writable(a.ptr(4), t.mm.shape_size(RUSAGE))?;
-    }
+    // As kernel/exit.c: the child is waited for (and reaped) first, then `ru` and `infop` are
+    // written, so a bad pointer gives EFAULT after the child is gone.
     let mut info = libc::siginfo_t::zeroed();
     let mut ru = libc::rusage::zeroed();
     // id is passed as the kernel's pid_t-sized id.
@@ -566,6 +562,9 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             &mut ru as *mut libc::rusage as u64,
         ],
     ))?;
+    if a.raw(4) != 0 {
+        t.mm.write_shape(a.ptr(4), RUSAGE, &ru)?;
+    }
     if a.raw(2) != 0 {
         if info.si_signo != 0 {
             crate::guest::sigframe::write_siginfo(
@@ -577,9 +576,6 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         } else {
             t.mm.write_bytes(a.ptr(2), &[0u8; crate::abi::u64_to_usize(SIGINFO_SIZE)])?;
         }
-    }
-    if a.raw(4) != 0 {
-        t.mm.write_shape(a.ptr(4), RUSAGE, &ru)?;
     }
     Ok(r)
 }
