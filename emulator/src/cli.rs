@@ -66,6 +66,12 @@ pub struct Cli {
     #[arg(long = "drcov", value_name = "FILE", allow_hyphen_values = true)]
     pub drcov: Option<PathBuf>,
 
+    /// Cap the guest's address space (the total size of its mappings, as RLIMIT_AS counts it)
+    /// at BYTES (suffixes K, M, G, T: powers of 1024): a mapping, brk or stack growth beyond
+    /// it fails as under `ulimit -v` (ENOMEM, or SIGSEGV for the stack).
+    #[arg(long = "max-memory", value_name = "BYTES", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+
     /// Wait for GDB on TCP port PORT of 127.0.0.1 and stop before the first instruction (also
     /// ENDGATE_GDB=PORT).
     #[arg(short = 'g', value_name = "PORT")]
@@ -110,6 +116,26 @@ pub struct Cli {
     /// `-d`, `-D`, `-dfilter`, `-one-insn-per-tb` and `--drcov`, checked.
     #[arg(skip)]
     pub trace: TraceOptions,
+}
+
+/// A size in bytes with an optional K, M, G or T suffix (powers of 1024), for `--max-memory`.
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("unknown size suffix '{c}' (K, M, G or T)")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    let n: u64 = num.parse().map_err(|_| format!("'{s}' is not a size in bytes (e.g. 64M)"))?;
+    n.checked_mul(1u64 << shift).filter(|&b| b > 0).ok_or_else(|| format!("'{s}' is out of range"))
 }
 
 /// The hidden option with which a guest's execve tells the new endgate how many execve calls
@@ -442,8 +468,9 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
     if let Some(a0) = it.next() {
         out.push(a0);
     }
-    let takes_value =
-        |a: &[u8]| matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g");
+    let takes_value = |a: &[u8]| {
+        matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g" | b"--max-memory")
+    };
     while let Some(a) = it.next() {
         let b = a.as_bytes();
         if b == b"-strace" {

@@ -63,8 +63,14 @@ fn run() -> u8 {
             return e.exit_status();
         }
     };
+    // The guest's RLIMIT_AS and RLIMIT_DATA: the host's as endgate found them, or its
+    // predecessor's (exec state), capped by --max-memory.
+    endgate::mm::limits::adopt_host_limits();
     if let Some(fd) = cli.exec_state {
         endgate::syscall::exec::restore_state(fd);
+    }
+    if let Some(bytes) = cli.max_memory {
+        endgate::mm::limits::set_cap(bytes);
     }
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();

@@ -43,6 +43,7 @@
 //! instances of the process's other threads ([`shootdown`]).
 
 pub mod fill_view;
+pub mod limits;
 mod memory;
 pub mod shootdown;
 mod vma;
@@ -796,6 +797,43 @@ impl AddressSpace {
         self.vmas.iter().map(|(s, v)| v.end - s).sum()
     }
 
+    /// `ENOMEM` if mapping `[addr, addr+len)` (replacing what is there) would take the guest
+    /// above its `RLIMIT_AS` or `--max-memory`, or, for a private writable non-stack mapping
+    /// (`data`), above its `RLIMIT_DATA` ([`limits`]). Free when nothing is limited.
+    fn may_expand(&self, addr: u64, len: u64, data: bool) -> Result<(), Errno> {
+        let Some((total_max, data_max)) = limits::in_force() else { return Ok(()) };
+        let end = addr.saturating_add(len);
+        let (mut total, mut data_vm, mut replaced, mut replaced_data) = (0u64, 0u64, 0u64, 0u64);
+        for (&s, v) in &self.vmas {
+            let size = v.end - s;
+            let is_data = v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down;
+            total += size;
+            let overlap = v.end.min(end).saturating_sub(s.max(addr));
+            replaced += overlap;
+            if is_data {
+                data_vm += size;
+                replaced_data += overlap;
+            }
+        }
+        if total - replaced + len > total_max || (data && data_vm - replaced_data + len > data_max) {
+            return Err(Errno::ENOMEM);
+        }
+        Ok(())
+    }
+
+    /// [`AddressSpace::may_expand`] for `extra` more bytes of mappings replacing nothing (an
+    /// `mremap` growth), which count as data when `data` says so.
+    fn may_grow(&self, extra: u64, data: bool) -> Result<(), Errno> {
+        let Some((total_max, data_max)) = limits::in_force() else { return Ok(()) };
+        let is_data = |v: &Vma| v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down;
+        let total = self.total_vm();
+        let data_vm: u64 = self.vmas.iter().filter(|(_, v)| is_data(v)).map(|(s, v)| v.end - s).sum();
+        if total.saturating_add(extra) > total_max || (data && data_vm.saturating_add(extra) > data_max) {
+            return Err(Errno::ENOMEM);
+        }
+        Ok(())
+    }
+
     fn note_peak(&mut self) {
         self.vm_peak = self.vm_peak.max(self.total_vm());
     }
@@ -828,7 +866,7 @@ impl AddressSpace {
         }
         let Some((&start, v)) = self.vmas.range(page..).next() else { return false };
         let size = v.end - page;
-        if size > stack_rlimit() {
+        if size > stack_rlimit() || self.may_expand(page, start - page, false).is_err() {
             return false;
         }
         if let Some((_, prev)) = self.vmas.range(..page).next_back() {
@@ -1118,6 +1156,7 @@ impl AddressSpace {
         readonly: bool,
     ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
+        self.may_expand(addr, len, false)?;
         self.ensure_window(addr, len)?;
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let flags = libc::SHM_REMAP | if readonly { libc::SHM_RDONLY } else { 0 };
@@ -1195,6 +1234,8 @@ impl AddressSpace {
     ) -> Result<(), Errno> {
         debug_assert_eq!(addr % PAGE_SIZE, 0);
         debug_assert_eq!(len % PAGE_SIZE, 0);
+        let shared = matches!(backing, Backing::Anon { shared: true } | Backing::File { shared: true, .. });
+        self.may_expand(addr, len, prot.contains(Prot::WRITE) && !shared && !grows_down)?;
         self.ensure_window(addr, len)?;
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
@@ -1399,6 +1440,8 @@ impl AddressSpace {
     pub fn move_mapping(&mut self, old: u64, old_len: u64, new: u64, new_len: u64, keep: bool) -> Result<(), Errno> {
         let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let v = v.clone();
+        let extra = new_len.saturating_sub(if keep { 0 } else { old_len });
+        self.may_grow(extra, v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down)?;
         let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
         self.ensure_window(new, new_len)?;
         let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
@@ -1433,6 +1476,9 @@ impl AddressSpace {
     /// Grows the mapping ending at `old+old_len` in place to `new_len` bytes (the pages after
     /// it must be free); used by `mremap`. Errors: `ENOMEM` if the host cannot grow it.
     pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
+        if let Some((_, v)) = self.vma_at(old) {
+            self.may_grow(new_len.saturating_sub(old_len), v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down)?;
+        }
         self.ensure_window(old, new_len)?;
         let src = self.to_host(old, new_len).ok_or(Errno::ENOMEM)?;
         let tail = self.to_host(old + old_len, new_len - old_len).ok_or(Errno::ENOMEM)?;

@@ -344,6 +344,7 @@ fn exec(
     let mut state = super::selfref::exec_lines();
     state.extend(super::seccomp::exec_lines());
     state.extend(super::process::exec_lines());
+    state.extend(crate::mm::limits::exec_lines());
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
         state.push(format!("reenter {root} {cwd}"));
@@ -426,7 +427,8 @@ pub fn restore_state(fd: i32) {
         let _ = super::selfref::restore_line(line)
             || super::selfref::reenter_line(line)
             || super::seccomp::restore_line(line)
-            || super::process::restore_line(line);
+            || super::process::restore_line(line)
+            || crate::mm::limits::restore_line(line);
     }
 }
 

@@ -5,6 +5,7 @@
 //! the signal numbers in their results given in the guest's numbering. Guest thread ids are
 //! host thread ids ([`crate::thread`]).
 
+use crate::mm::limits;
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
@@ -269,6 +270,19 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if a.raw(3) != 0 {
         t.mm.check_writable(a.ptr(3), 16)?;
     }
+    // SAFETY: no arguments.
+    let own = a.int(0) == 0 || a.int(0) == unsafe { libc::getpid() };
+    if let (true, Some(r)) = (own, limits::Resource::of_host(res)) {
+        // The guest's own address-space limits are endgate's to keep (mm::limits).
+        let (cur, max) = limits::get(r);
+        if let Some(n) = new {
+            limits::set(r, n.rlim_cur, n.rlim_max, may_raise_limits())?;
+        }
+        if a.raw(3) != 0 {
+            t.mm.write_shape(a.ptr(3), RLIMIT64, &libc::rlimit { rlim_cur: cur, rlim_max: max })?;
+        }
+        return Ok(0);
+    }
     let mut old = libc::rlimit::zeroed();
     let np = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::rlimit);
     let op = if a.raw(3) == 0 { std::ptr::null_mut() } else { &mut old as *mut libc::rlimit };
@@ -291,8 +305,12 @@ pub fn getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let res = (t.arch.info().rlimit_resource_to_host)(a.int(0));
     t.mm.check_writable(a.ptr(1), t.mm.shape_size(RLIMIT))?;
     let mut rl = libc::rlimit::zeroed();
-    // SAFETY: a local struct.
-    host_ret(i64::from(unsafe { libc::getrlimit(crate::abi::low32(res), &mut rl) }))?;
+    if let Some(r) = limits::Resource::of_host(res) {
+        (rl.rlim_cur, rl.rlim_max) = limits::get(r);
+    } else {
+        // SAFETY: a local struct.
+        host_ret(i64::from(unsafe { libc::getrlimit(crate::abi::low32(res), &mut rl) }))?;
+    }
     if t.mm.long_bytes() == 4 {
         rl.rlim_cur = rl.rlim_cur.min(RLIM32_INFINITY);
         rl.rlim_max = rl.rlim_max.min(RLIM32_INFINITY);
@@ -314,8 +332,24 @@ pub fn setrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             }
         }
     }
+    if let Some(r) = limits::Resource::of_host(res) {
+        limits::set(r, rl.rlim_cur, rl.rlim_max, may_raise_limits())?;
+        return Ok(0);
+    }
     // SAFETY: a local struct.
     host_ret(i64::from(unsafe { libc::setrlimit(crate::abi::low32(res), &rl) }))
+}
+
+/// Whether this process may raise a hard limit: `CAP_SYS_RESOURCE` in its effective set
+/// (capget(2), include/uapi/linux/capability.h: version 3, bit 24 of the first word).
+fn may_raise_limits() -> bool {
+    const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+    const CAP_SYS_RESOURCE: u32 = 24;
+    let mut header = [LINUX_CAPABILITY_VERSION_3, 0u32];
+    let mut data = [0u32; 6];
+    // SAFETY: a version-3 header and room for its two data structs (three u32s each).
+    let r = unsafe { libc::syscall(libc::SYS_capget, header.as_mut_ptr(), data.as_mut_ptr()) };
+    r == 0 && data[0] & (1 << CAP_SYS_RESOURCE) != 0
 }
 
 /// `getrusage(int who, struct rusage *usage)` ([`RUSAGE`]). The counts are endgate's own,

@@ -1,0 +1,102 @@
+//! `--max-memory BYTES` (docs/ARCHITECTURE.md, "Guest memory"; `emulator/src/mm/limits.rs`):
+//! the guest's address space is capped as a `ulimit -v` would cap it.
+//!
+//! guest-tests/programs/mem_limits.c, built here for x86_64, aarch64 and s390x:
+//! - `alloc` mallocs and touches 1 MiB at a time under `--max-memory 64M`: malloc fails before
+//!   64 MiB, and the guest ends with its own message and status (3), nothing from endgate;
+//! - `exec-check` under `--max-memory 64M` sees RLIMIT_AS at 64 MiB and cannot map 128 MiB,
+//!   and neither can a program it starts through `execve` (the cap is handed on);
+//! - `stack` recurses without end: the guest dies of SIGSEGV and endgate keeps its status
+//!   contract (one line, 128 + 11).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use common::{endgate, run_with_timeout, workspace, TempDir};
+
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The compilers of the guests tested here.
+const COMPILERS: &[(&str, &str)] =
+    &[("x86_64", "gcc"), ("aarch64", "aarch64-linux-gnu-gcc"), ("s390x", "s390x-linux-gnu-gcc")];
+
+/// Builds guest-tests/programs/mem_limits.c statically with `cc`.
+fn build(dir: &Path, cc: &str) -> PathBuf {
+    let programs = workspace().join("guest-tests/programs");
+    let out = dir.join(format!("mem_limits-{cc}"));
+    let st = Command::new(cc)
+        .args(["-O2", "-static", "-std=gnu11", "-I"])
+        .arg(&programs)
+        .arg("-o")
+        .arg(&out)
+        .arg(programs.join("mem_limits.c"))
+        .status()
+        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
+    assert!(st.success(), "building mem_limits with {cc}");
+    out
+}
+
+/// Runs `prog mode` under `endgate --max-memory 64M`: status, stdout, stderr.
+fn run(prog: &Path, mode: &str) -> (i32, String, String) {
+    let mut cmd = Command::new(endgate());
+    cmd.args(["--max-memory", "64M"]).arg(prog).arg(mode);
+    let o = run_with_timeout(&mut cmd, None, TIMEOUT);
+    assert!(!o.timed_out, "{} {mode}: still running after {TIMEOUT:?}", prog.display());
+    (o.status, String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+#[test]
+fn allocating_until_it_fails_ends_with_the_guests_own_error() {
+    let dir = TempDir::new("limits-alloc");
+    for &(arch, cc) in COMPILERS {
+        let prog = build(dir.path(), cc);
+        let (status, out, err) = run(&prog, "alloc");
+        assert_eq!(status, 3, "{arch}: the guest's own exit status; stdout {out:?} stderr {err:?}");
+        assert!(err.is_empty(), "{arch}: endgate said something: {err:?}");
+        let n: u64 = out
+            .trim()
+            .strip_prefix("mem_limits: malloc failed after ")
+            .and_then(|s| s.strip_suffix(" MiB"))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{arch}: unexpected output {out:?}"));
+        assert!((16..64).contains(&n), "{arch}: malloc failed after {n} MiB under a 64 MiB cap");
+    }
+}
+
+#[test]
+fn the_cap_is_the_guests_rlimit_as_across_execve() {
+    let dir = TempDir::new("limits-exec");
+    for &(arch, cc) in COMPILERS {
+        let prog = build(dir.path(), cc);
+        let (status, out, err) = run(&prog, "exec-check");
+        assert_eq!(status, 0, "{arch}: stdout {out:?} stderr {err:?}");
+        assert_eq!(
+            out,
+            "after execve: RLIMIT_AS 64 MiB\nafter execve: 128 MiB under a 64 MiB RLIMIT_AS: ENOMEM\n\
+             after execve: 1 MiB under it: mapped\n",
+            "{arch}"
+        );
+    }
+}
+
+#[test]
+fn a_stack_that_cannot_grow_keeps_the_status_contract() {
+    let dir = TempDir::new("limits-stack");
+    let prog = build(dir.path(), "aarch64-linux-gnu-gcc");
+    let (status, out, err) = run(&prog, "stack");
+    assert_eq!(status, 128 + 11, "SIGSEGV; stdout {out:?} stderr {err:?}");
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 1, "one line from endgate: {err:?}");
+    assert!(lines[0].starts_with("endgate: ") && lines[0].contains("SIGSEGV"), "{err:?}");
+}
+
+#[test]
+fn bad_sizes_are_usage_errors() {
+    for bad in ["", "0", "12Q", "x", "99999999999T"] {
+        let o = Command::new(endgate()).args(["--max-memory", bad, "/bin/true"]).output().expect("endgate runs");
+        assert_eq!(o.status.code(), Some(2), "--max-memory {bad:?}: {:?}", String::from_utf8_lossy(&o.stderr));
+    }
+}
