@@ -1204,3 +1204,52 @@ fn aarch64_svc_runs_the_interrupt_hook_in_place() {
     let mut uc = engine(&code);
     assert_eq!(uc.emu_start(CODE, end_of(&code) - 4, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
 }
+
+/// Patch 0017: riscv64 `ecall` calls the interrupt hooks from a helper. The hook sees the
+/// exception number (8, `RISCV_EXCP_U_ECALL`) and the PC after the `ecall`; its a0 reaches the
+/// next instruction; a stop it asks for ends the run before that instruction; without an
+/// interrupt hook the `ecall` is still the exception that ends the run.
+#[test]
+fn riscv_ecall_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterRISCV;
+    const ECALL: u32 = 0x0000_0073;
+    const MV_T0_A0: u32 = 0x0005_0293; // addi t0, a0, 0
+    const ADDI_T1_1: u32 = 0x0013_0313; // addi t1, t1, 1
+    const NOP_RV: u32 = 0x0000_0013;
+    let code = [ECALL, MV_T0_A0, ADDI_T1_1, NOP_RV];
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let end = CODE + 12;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &bytes).unwrap();
+        uc.reg_write(RegisterRISCV::A7, 172).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (pc, a7) = (uc.reg_read(RegisterRISCV::PC).unwrap(), uc.reg_read(RegisterRISCV::A7).unwrap());
+            s.lock().unwrap().push((intno, pc, a7));
+            uc.reg_write(RegisterRISCV::A0, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(8, CODE + 4, 172)], "one hook call, after the ecall");
+        let (pc, t0) = (uc.reg_read(RegisterRISCV::PC).unwrap(), uc.reg_read(RegisterRISCV::T0).unwrap());
+        if stop {
+            assert_eq!((pc, t0), (CODE + 4, 0), "stopped before the mv");
+        } else {
+            assert_eq!(t0, 4242, "the mv read the hook's a0");
+            assert_eq!(uc.reg_read(RegisterRISCV::T1).unwrap(), 1);
+        }
+    }
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+}
