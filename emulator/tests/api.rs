@@ -206,3 +206,39 @@ fn api_child() {
         }
     }
 }
+
+/// An example binary (`emulator/examples/NAME.rs`), which `cargo test` builds beside the
+/// test binaries (`target/<profile>/examples/`).
+fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("test binary");
+    let p = exe.parent().and_then(Path::parent).expect("target dir").join("examples").join(name);
+    assert!(p.exists(), "{} is missing: cargo test builds the examples", p.display());
+    p
+}
+
+#[test]
+fn the_examples_run_guests() {
+    let dir = TempDir::new("api");
+    for g in guests(&dir) {
+        let t = run_with_timeout(
+            Command::new(example("coverage")).args(["--top", "3"]).arg(&g),
+            None,
+            Duration::from_secs(60),
+        );
+        let err = String::from_utf8_lossy(&t.stderr);
+        assert_eq!(t.status, 3, "{err}");
+        assert!(err.contains("top 3 blocks:") && err.contains(&*g.to_string_lossy()), "{err}");
+        let t = run_with_timeout(
+            Command::new(example("syscall_fuzz"))
+                .args(["--seed", "5", "--rate", "100", "--calls", "getpid,write"])
+                .arg(&g),
+            None,
+            Duration::from_secs(60),
+        );
+        let err = String::from_utf8_lossy(&t.stderr);
+        // Whatever the mutations did to the guest, the harness reports how it ended.
+        assert!(err.contains("syscall_fuzz: seed 5, rate 100%"), "{err}");
+        assert!(err.contains("guest ended: ") && err.contains("write "), "{err}");
+        assert!(!err.contains("internal error"), "{err}");
+    }
+}
