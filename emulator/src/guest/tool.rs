@@ -14,6 +14,9 @@ use unicorn_engine::uc_error;
 use super::{Cpu, Exit, SyscallArgs};
 use crate::signal::SigInfo;
 
+/// Adds a tool's hooks to a new engine instance ([`Tool::instance`]).
+pub type InstanceHooks = fn(&mut Cpu<'static>) -> Result<(), uc_error>;
+
 /// What a tool registered; each entry is optional.
 #[derive(Clone, Copy, Default)]
 pub struct Tool {
@@ -31,7 +34,7 @@ pub struct Tool {
     pub signal: Option<fn(&mut Cpu<'_>, &SigInfo, bool) -> bool>,
     /// Adds the tool's per-instance hooks (blocks, memory accesses) to each new engine
     /// instance: the first thread's and each new guest thread's.
-    pub instance: Option<fn(&mut Cpu<'static>) -> Result<(), uc_error>>,
+    pub instance: Option<InstanceHooks>,
     /// The guest process ended (any thread's `exit_group`, the last `exit`, a fatal signal),
     /// in this process or a forked one.
     pub exit: Option<fn(Exit)>,
