@@ -212,8 +212,9 @@ impl Builder {
     /// ([`SyscallAction::Continue`]) or is served with a result of the hook's choosing
     /// ([`SyscallAction::Skip`]). The hook runs before the guest's own seccomp filters, as a
     /// ptrace tracer's stop does; a call a signal interrupts and that restarts reaches the
-    /// hook again, with the arguments the guest passed. The number cannot be changed. A
-    /// second call replaces the first hook.
+    /// hook again, with the arguments the guest passed. The number cannot be changed. vDSO
+    /// calls endgate answers without a system call (`clock_gettime`…) are not seen. A second
+    /// call replaces the first hook.
     pub fn on_syscall<F>(mut self, hook: F) -> Self
     where
         F: FnMut(&mut SyscallCtx<'_, '_>) -> SyscallAction + Send + 'static,
