@@ -2,10 +2,12 @@
 //! host, the way `qemu-aarch64 ./prog` does: guest code is translated by unicorn (QEMU's TCG),
 //! guest system calls are served by endgate on the host.
 //!
-//! Start at [`launch`]; the path of one system call is described in [`syscall`], the guest
+//! Tools that run a guest with hooks on its system calls, blocks, memory accesses and signals
+//! use [`api`] (docs/api.md). Start at [`launch`]; the path of one system call is described in [`syscall`], the guest
 //! address space in [`mm`], and what one guest architecture changes in [`arch`].
 
 pub mod abi;
+pub mod api;
 pub mod arch;
 pub mod binfmt;
 pub mod cli;

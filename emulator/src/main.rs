@@ -100,6 +100,7 @@ fn run() -> u8 {
         }),
         trace: cli.trace.clone(),
         gdb: cli.gdb,
+        exec_with: endgate::guest::ExecWith::Itself,
     };
     let prog = Program { path, argv, envp: guest_env(&cli) };
     match launch(opts, prog) {

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["gdb"],
     &["task"],
     &["binfmt"],
+    &["api"],
 ];
 
 fn src_dir() -> PathBuf {

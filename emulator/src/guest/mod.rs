@@ -10,6 +10,7 @@ pub mod arch;
 pub mod info;
 pub mod shaped;
 pub mod sigframe;
+pub mod tool;
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -49,6 +50,21 @@ pub struct Options {
     pub trace: crate::cli::TraceOptions,
     /// `-g PORT` (or `ENDGATE_GDB`): serve GDB on this TCP port of 127.0.0.1 (`crate::gdb`).
     pub gdb: Option<u16>,
+    /// The endgate a guest `execve` starts for the new program (`crate::syscall::exec`).
+    pub exec_with: ExecWith,
+}
+
+/// The endgate binary a guest `execve` runs the new program under.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum ExecWith {
+    /// This process's own executable (the `endgate` command).
+    #[default]
+    Itself,
+    /// The `endgate` command at this host path (a tool built on `crate::api`, whose own
+    /// executable is not endgate's command line).
+    Binary(PathBuf),
+    /// None: the guest's `execve` fails with `ENOEXEC` once the target has been checked.
+    Refused,
 }
 
 /// What a tool asked to run when the program image ends ([`on_image_end`]): `--drcov`'s writer.

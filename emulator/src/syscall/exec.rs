@@ -20,7 +20,10 @@
 //! (`--exec-state=FD`, a memfd of lines, read and closed by the new endgate before it loads
 //! the program): endgate's own handles, the guest's seccomp filters, and, after the guest
 //! changed its root, that root, which the new endgate enters again: the exec itself happens
-//! from the root endgate started in, where its dynamic loader and libraries are.
+//! from the root endgate started in, where its dynamic loader and libraries are. A tool built
+//! on the library API (`crate::api`) is not endgate's command: it names the `endgate` binary to
+//! exec instead, or none, and then `execve` fails with `ENOEXEC` after the checks
+//! ([`crate::guest::ExecWith`]).
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
@@ -310,6 +313,11 @@ fn exec(
     } else {
         guest_path
     };
+    let exec_with = t.opts.exec_with.clone();
+    if exec_with == crate::guest::ExecWith::Refused {
+        // A library tool that has no endgate command to run the new program under.
+        return Err(Errno::ENOEXEC);
+    }
     let mut args: Vec<CString> = vec![cstring(b"endgate")];
     if t.opts.strace {
         args.push(cstring(b"--strace"));
@@ -373,14 +381,20 @@ fn exec(
     super::selfref::set_inherited(true);
     // The image ends here: `--drcov` writes its file, the `-d` log its buffer.
     crate::guest::image_ending(t);
-    match super::selfref::exe_fd() {
+    match (exec_with, super::selfref::exe_fd()) {
+        // A library tool's endgate command (`crate::api`).
+        (crate::guest::ExecWith::Binary(bin), _) => {
+            let bin = cstring(bin.as_os_str().as_bytes());
+            // SAFETY: NUL-terminated strings in NULL-terminated arrays, alive across the call.
+            unsafe { i64::from(libc::execve(bin.as_ptr(), argp.as_ptr(), envpp.as_ptr())) }
+        }
         // SAFETY: our executable's descriptor, an empty path, and NUL-terminated strings in
         // NULL-terminated arrays, all alive across the call.
-        Some(exe) => unsafe {
+        (_, Some(exe)) => unsafe {
             libc::syscall(libc::SYS_execveat, exe, c"".as_ptr(), argp.as_ptr(), envpp.as_ptr(), libc::AT_EMPTY_PATH)
         },
         // SAFETY: as above.
-        None => unsafe { i64::from(libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr())) },
+        (_, None) => unsafe { i64::from(libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr())) },
     };
     let err = Errno::last();
     super::selfref::set_inherited(false);

@@ -151,13 +151,25 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let task = cpu.get_data();
     let arch = task.arch;
     let def = DispatchTable::of(arch).get(args.nr);
-    if def.is_some_and(|d| d.args.len() > 3) {
+    // Whether arguments 4-6 have been read from their registers.
+    let mut rest = def.is_some_and(|d| d.args.len() > 3);
+    if rest {
         arch.syscall_args_rest(cpu, &mut args);
     }
     let tracing = task.opts.strace;
+    // A tool built on `crate::api` (never the `endgate` command): its entry hook sees all six
+    // arguments, may change them or serve the call itself. `entry_args` keeps the call as the
+    // guest made it, for a restart after a signal.
+    let tool = crate::guest::tool::get();
+    let mut skipped = None;
+    let mut entry_args = None;
+    if let Some(t) = tool {
+        (skipped, entry_args) = tool_entry(cpu, t, &mut args, &mut rest);
+    }
     // seccomp judges every call once a thread of the process has a mode, on all six arguments.
     let verdict = if seccomp::active() {
-        if def.is_none_or(|d| d.args.len() <= 3) {
+        if !rest {
+            rest = true;
             arch.syscall_args_rest(cpu, &mut args);
         }
         let ip = args.gate_landing.unwrap_or_else(|| arch.syscall_ip(cpu));
@@ -170,7 +182,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let _ = cpu.get_data().mm.take_grow_request();
     let mut keep_ret_reg = false;
     let result = match verdict {
-        seccomp::Verdict::Allow => None,
+        seccomp::Verdict::Allow => skipped,
         seccomp::Verdict::Return(r) => Some(r),
         seccomp::Verdict::Trap(info) => {
             // The handler sees the registers as they were before the call (the kernel's
@@ -265,16 +277,24 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         // call the handler undid for a signal that arrived before it (`ERESTARTNOINTR`) always
         // runs again, after that signal's delivery.
         if let Some(def) = def {
-            if def.args.len() <= 3 {
+            if !rest {
                 arch.syscall_args_rest(cpu, &mut args);
             }
+            let args = entry_args.unwrap_or(args);
             cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone });
         }
     }
-    let ret = match result {
+    let mut ret = match result {
         Ok(v) => v,
         Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
+    if let Some(f) = tool.and_then(|t| t.syscall_exit) {
+        // The tool's exit hook, for a call that returns to the guest here.
+        let t = cpu.get_data();
+        if t.exit.is_none() && t.pending_op.is_none() && !keep_ret_reg {
+            ret = f(cpu, &args, ret);
+        }
+    }
 
     let exit = cpu.get_data().exit;
     if let Some(pre) = pre {
@@ -316,6 +336,37 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         return true;
     }
     false
+}
+
+/// The tool's entry hook ([`crate::guest::tool::Tool::syscall_entry`]) for the call `args`,
+/// with all six arguments read first (`rest`): the result to serve the call with, when the
+/// tool serves it itself, and the call as the guest made it, when the tool changed it.
+#[cold]
+#[inline(never)]
+fn tool_entry(
+    cpu: &mut Cpu<'_>,
+    tool: &crate::guest::tool::Tool,
+    args: &mut SyscallArgs,
+    rest: &mut bool,
+) -> (Option<SysResult>, Option<SyscallArgs>) {
+    let Some(f) = tool.syscall_entry else { return (None, None) };
+    if !*rest {
+        *rest = true;
+        cpu.get_data().arch.syscall_args_rest(cpu, args);
+    }
+    let before = *args;
+    let served = f(cpu, args).map(|ret| {
+        let word = cpu.get_data().arch.info().word_mask();
+        // `-errno` (as the guest's word) is an error, as the kernel's result convention says.
+        let signed =
+            if word == u64::from(u32::MAX) { i64::from(crate::abi::int32(ret)) } else { crate::abi::signed64(ret) };
+        match i32::try_from(signed) {
+            Ok(e) if (-4095..0).contains(&e) => Err(Errno::new(-e)),
+            _ => Ok(ret & word),
+        }
+    });
+    let changed = before.a != args.a;
+    (served, changed.then_some(before))
 }
 
 /// A debugger catches system calls (`-g`'s `catch syscall`): set by [`set_catching`].

@@ -88,6 +88,9 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         let info = t.sig.dequeue(sig);
         // -g: GDB sees the signal first, and delivers it, another one, or none.
         let Some((sig, info)) = gdb_filter(cpu, sig, info) else { continue };
+        if !tool_filter(cpu, &info, false) {
+            continue;
+        }
         let act = cpu.get_data().sig.actions[(sig.0 - 1) as usize];
         match act.handler {
             SIG_IGN => continue,
@@ -127,6 +130,16 @@ fn gdb_filter(cpu: &mut Cpu<'_>, sig: Signal, info: SigInfo) -> Option<(Signal, 
     } else {
         let fields = crate::signal::SigFields::Kill { pid: 0, uid: 0 };
         Some((passed, SigInfo { signo: passed, errno: 0, code: 0, fields }))
+    }
+}
+
+/// A tool's signal hook (`crate::api`; none for the `endgate` command): `false` drops the
+/// signal.
+#[inline]
+fn tool_filter(cpu: &mut Cpu<'_>, info: &SigInfo, fault: bool) -> bool {
+    match crate::guest::tool::get().and_then(|t| t.signal) {
+        Some(f) => f(cpu, info, fault),
+        None => true,
     }
 }
 
@@ -217,6 +230,9 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
 pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
     // -g: GDB sees the fault first; without a signal from GDB the instruction runs again.
     let Some((_, info)) = gdb_filter(cpu, info.signo, info) else { return };
+    if !tool_filter(cpu, &info, true) {
+        return;
+    }
     let t = cpu.get_data_mut();
     let sig = info.signo;
     let act = t.sig.actions[(sig.0 - 1) as usize];

@@ -67,6 +67,10 @@ pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
 pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
     // -g: GDB hears how the process ended.
     crate::gdb::process_exit(exit);
+    // A library tool's exit hook (`crate::api`).
+    if let Some(f) = crate::guest::tool::get().and_then(|t| t.exit) {
+        f(exit);
+    }
     // `--drcov`'s file, the `-d` log's last lines.
     crate::guest::image_ending(cpu.get_data());
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {

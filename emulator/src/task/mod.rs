@@ -105,7 +105,8 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     Ok(cpu)
 }
 
-/// Adds the hooks of `-d in_asm,exec,cpu` and `--drcov` (none when neither was asked for) to
+/// Adds the hooks of `-d in_asm,exec,cpu`, `--drcov` and a library tool's (none when none was
+/// asked for) to
 /// an instance whose start state is set: after [`GuestArch::init_regs`] or
 /// [`GuestArch::init_thread`], whose own runs of the engine (i386's `iret` to user mode) are
 /// not the guest's blocks.
@@ -116,7 +117,12 @@ pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // Before the `-d` hooks: its wrong value is in place when they show the next block.
     crate::trace::planted::install(cpu)?;
     crate::trace::debug::install(cpu)?;
-    crate::trace::drcov::install(cpu)
+    crate::trace::drcov::install(cpu)?;
+    // A tool's block and memory hooks (`crate::api`; none for the `endgate` command).
+    match crate::guest::tool::get().and_then(|t| t.instance) {
+        Some(f) => f(cpu),
+        None => Ok(()),
+    }
 }
 
 /// The TLB fill hook's name in an internal error's line.
