@@ -26,20 +26,12 @@ use endgate::api::{Emulator, SyscallAction};
 /// The calls fuzzed by default: ones whose bad arguments the kernel rejects without harm.
 const DEFAULT_CALLS: &str = "read,write,openat,close,lseek,fstat,newfstatat,ioctl,uname,getrandom,fcntl";
 
-/// splitmix64: small, seedable, good enough to pick mutations.
-struct Rng(u64);
+/// The mutation source: `fastrand`'s seeded generator (deterministic for a seed).
+struct Rng(fastrand::Rng);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.0.u64(..n)
     }
 
     /// A new value for an argument that was `v`.
@@ -118,7 +110,7 @@ fn main() -> ExitCode {
     };
     eprintln!("syscall_fuzz: seed {seed}, rate {rate}%, calls {calls}");
     let fuzz = Arc::new(Mutex::new(Fuzz {
-        rng: Rng(seed),
+        rng: Rng(fastrand::Rng::with_seed(seed)),
         rate,
         calls: calls.split(',').map(str::to_string).collect(),
         stats: BTreeMap::new(),
