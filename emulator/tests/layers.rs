@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["gdb"],
     &["task"],
     &["binfmt"],
-    &["api"],
+    &["api", "diff"],
 ];
 
 fn src_dir() -> PathBuf {

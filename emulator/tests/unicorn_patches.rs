@@ -1253,3 +1253,50 @@ fn riscv_ecall_runs_the_interrupt_hook_in_place() {
     let mut uc = engine();
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
 }
+
+/// Patch 0018: arm `svc` (ARM and Thumb) calls the interrupt hooks from a helper, as aarch64's
+/// (0016): the hook sees `EXCP_SWI` and the PC after the `svc`, its r0 reaches the next
+/// instruction, its stop ends the run before that instruction; a conditional `svc` whose
+/// condition fails calls no hook; without a hook the `svc` ends the run with the exception.
+#[test]
+fn arm_svc_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterARM;
+    // ARM: svc #0; mov r5, r0; add r4, r4, #1; cmp r4, #1; svcne #0 (not taken); nop.
+    const ARM: [u32; 6] = [0xef00_0000, 0xe1a0_5000, 0xe284_4001, 0xe354_0001, 0x1f00_0000, 0xe320_f000];
+    let bytes: Vec<u8> = ARM.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let end = CODE + 20;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::ARM, Mode::ARM).expect("arm engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &bytes).unwrap();
+        uc.reg_write(RegisterARM::R7, 20).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (pc, r7) = (uc.reg_read(RegisterARM::PC).unwrap(), uc.reg_read(RegisterARM::R7).unwrap());
+            s.lock().unwrap().push((intno, pc, r7));
+            uc.reg_write(RegisterARM::R0, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        // EXCP_SWI is 2 in QEMU's target/arm.
+        assert_eq!(*seen.lock().unwrap(), vec![(2, CODE + 4, 20)], "one hook call, after the svc");
+        let (pc, r5) = (uc.reg_read(RegisterARM::PC).unwrap(), uc.reg_read(RegisterARM::R5).unwrap());
+        if stop {
+            assert_eq!((pc, r5), (CODE + 4, 0), "stopped before the mov");
+        } else {
+            assert_eq!(r5, 4242, "the mov read the hook's r0");
+            assert_eq!(uc.reg_read(RegisterARM::R4).unwrap(), 1);
+        }
+    }
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+}

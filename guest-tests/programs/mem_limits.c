@@ -13,8 +13,10 @@
  *        mem_limits stack        recurses until the stack cannot grow (a SIGSEGV) */
 #include "common.h"
 #include <stdint.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #define MiB (1024UL * 1024)
@@ -64,6 +66,23 @@ static int alloc_until_failure(void)
     return 3;
 }
 
+/* Another thread of the process sets RLIMIT_AS through its own thread id: a limit of the
+ * process. */
+/* The kernel's struct rlimit64 (include/uapi/linux/resource.h), prlimit64's on every arch. */
+struct rlimit64_k {
+    uint64_t cur, max;
+};
+
+static void *set_through_tid(void *arg)
+{
+    (void)arg;
+    struct rlimit64_k old;
+    CHECK(syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &old) == 0);
+    struct rlimit64_k rl = {.cur = 64 * MiB, .max = old.max};
+    CHECK(syscall(SYS_prlimit64, (long)syscall(SYS_gettid), RLIMIT_AS, &rl, NULL) == 0);
+    return NULL;
+}
+
 static int depth(int n)
 {
     volatile char pad[4096];
@@ -98,6 +117,26 @@ int main(int argc, char **argv)
     printf("RLIMIT_AS: mremap 1 -> 128 MiB: %s\n", grown == MAP_FAILED ? errname(errno) : "grown");
     CHECK(munmap(grown == MAP_FAILED ? small : grown, grown == MAP_FAILED ? 1 * MiB : 128 * MiB) == 0);
 
+    /* prlimit64 with a bad pointer for the old value: the new one is set, then EFAULT. */
+    set_limit(RLIMIT_AS, hard);
+    struct rlimit64_k cur64;
+    CHECK(syscall(SYS_prlimit64, 0, RLIMIT_AS, NULL, &cur64) == 0);
+    struct rlimit64_k want = {.cur = 64 * MiB, .max = cur64.max};
+    errno = 0;
+    long pr = syscall(SYS_prlimit64, 0, RLIMIT_AS, &want, (void *)8);
+    printf("prlimit64 with a bad old pointer: %s\n", pr == -1 ? errname(errno) : "no error");
+    CHECK(getrlimit(RLIMIT_AS, &rl) == 0);
+    printf("  and the new limit is %lu MiB\n", (unsigned long)(rl.rlim_cur / MiB));
+
+    /* Set by another thread through its thread id. */
+    set_limit(RLIMIT_AS, hard);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, set_through_tid, NULL) == 0);
+    CHECK(pthread_join(th, NULL) == 0);
+    CHECK(getrlimit(RLIMIT_AS, &rl) == 0);
+    printf("set by another thread's tid: RLIMIT_AS %lu MiB\n", (unsigned long)(rl.rlim_cur / MiB));
+    big_refused("after the thread");
+
     /* Inherited by a forked child and by the program it execs. */
     fflush(stdout);
     pid_t pid = fork();
@@ -129,8 +168,12 @@ int main(int argc, char **argv)
     printf("RLIMIT_DATA: 64 MiB private writable: %s\n", p == MAP_FAILED ? errname(errno) : "mapped");
     p = map(64 * MiB, PROT_READ, MAP_PRIVATE);
     printf("RLIMIT_DATA: 64 MiB read-only: %s\n", p == MAP_FAILED ? errname(errno) : "mapped");
-    if (p != MAP_FAILED)
+    if (p != MAP_FAILED) {
+        errno = 0;
+        int m = mprotect(p, 64 * MiB, PROT_READ | PROT_WRITE);
+        printf("RLIMIT_DATA: made writable: %s\n", m == -1 ? errname(errno) : "done");
         munmap(p, 64 * MiB);
+    }
     p = map(64 * MiB, PROT_READ | PROT_WRITE, MAP_SHARED);
     printf("RLIMIT_DATA: 64 MiB shared writable: %s\n", p == MAP_FAILED ? errname(errno) : "mapped");
     if (p != MAP_FAILED)

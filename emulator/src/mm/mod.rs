@@ -821,14 +821,17 @@ impl AddressSpace {
         Ok(())
     }
 
-    /// [`AddressSpace::may_expand`] for `extra` more bytes of mappings replacing nothing (an
-    /// `mremap` growth), which count as data when `data` says so.
-    fn may_grow(&self, extra: u64, data: bool) -> Result<(), Errno> {
+    /// [`AddressSpace::may_expand`] for `extra_total` more bytes of mappings replacing nothing
+    /// (an `mremap` growth), of which `extra_data` are private writable non-stack ones (all of
+    /// them, or an `mprotect` adding write permission: no total growth, only data).
+    fn may_grow(&self, extra_total: u64, extra_data: u64) -> Result<(), Errno> {
         let Some((total_max, data_max)) = limits::in_force() else { return Ok(()) };
         let is_data = |v: &Vma| v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down;
         let total = self.total_vm();
         let data_vm: u64 = self.vmas.iter().filter(|(_, v)| is_data(v)).map(|(s, v)| v.end - s).sum();
-        if total.saturating_add(extra) > total_max || (data && data_vm.saturating_add(extra) > data_max) {
+        if (extra_total > 0 && total.saturating_add(extra_total) > total_max)
+            || (extra_data > 0 && data_vm.saturating_add(extra_data) > data_max)
+        {
             return Err(Errno::ENOMEM);
         }
         Ok(())
@@ -1380,6 +1383,15 @@ impl AddressSpace {
         if mapped == addr {
             return Err(Errno::ENOMEM);
         }
+        if prot.contains(Prot::WRITE) && limits::in_force().is_some() {
+            // Private pages becoming writable count against RLIMIT_DATA (mprotect_fixup).
+            let extra: u64 = self
+                .overlapping(addr, mapped)
+                .filter(|(_, v)| !v.shared && !v.grows_down && !v.prot.contains(Prot::WRITE))
+                .map(|(s, v)| v.end.min(mapped) - s.max(addr))
+                .sum();
+            self.may_grow(0, extra)?;
+        }
         self.protect_mapped(addr, mapped, prot)?;
         if mapped < end {
             return Err(Errno::ENOMEM);
@@ -1441,7 +1453,8 @@ impl AddressSpace {
         let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let v = v.clone();
         let extra = new_len.saturating_sub(if keep { 0 } else { old_len });
-        self.may_grow(extra, v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down)?;
+        let data = v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down;
+        self.may_grow(extra, if data { extra } else { 0 })?;
         let src = self.to_host(old, old_len).ok_or(Errno::EFAULT)?;
         self.ensure_window(new, new_len)?;
         let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
@@ -1477,7 +1490,8 @@ impl AddressSpace {
     /// it must be free); used by `mremap`. Errors: `ENOMEM` if the host cannot grow it.
     pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
         if let Some((_, v)) = self.vma_at(old) {
-            self.may_grow(new_len.saturating_sub(old_len), v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down)?;
+            let (extra, data) = (new_len.saturating_sub(old_len), v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down);
+            self.may_grow(extra, if data { extra } else { 0 })?;
         }
         self.ensure_window(old, new_len)?;
         let src = self.to_host(old, new_len).ok_or(Errno::ENOMEM)?;

@@ -266,24 +266,26 @@ pub fn get_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let res = (t.arch.info().rlimit_resource_to_host)(a.int(1));
-    let new: Option<libc::rlimit> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.ptr(2), RLIMIT64)?) };
-    if a.raw(3) != 0 {
-        t.mm.check_writable(a.ptr(3), 16)?;
-    }
-    // SAFETY: no arguments.
-    let own = a.int(0) == 0 || a.int(0) == unsafe { libc::getpid() };
-    if let (true, Some(r)) = (own, limits::Resource::of_host(res)) {
-        // The guest's own address-space limits are endgate's to keep (mm::limits).
-        let (cur, max) = limits::get(r);
-        if let Some(n) = new {
-            limits::set(r, n.rlim_cur, n.rlim_max, may_raise_limits())?;
-        }
-        if a.raw(3) != 0 {
-            t.mm.write_shape(a.ptr(3), RLIMIT64, &libc::rlimit { rlim_cur: cur, rlim_max: max })?;
-        }
-        return Ok(0);
-    }
+    let mut new: Option<libc::rlimit> = if a.raw(2) == 0 { None } else { Some(t.mm.read_shape(a.ptr(2), RLIMIT64)?) };
+    // As Linux: the new limit is applied, then the old one written (EFAULT after the change).
     let mut old = libc::rlimit::zeroed();
+    if let Some(r) = limits::Resource::of_host(res) {
+        if of_this_process(a.int(0)) {
+            // The guest's own address-space limits are endgate's to keep (mm::limits).
+            (old.rlim_cur, old.rlim_max) = limits::get(r);
+            if let Some(n) = new {
+                limits::set(r, n.rlim_cur, n.rlim_max, may_raise_limits())?;
+            }
+            if a.raw(3) != 0 {
+                t.mm.write_shape(a.ptr(3), RLIMIT64, &old)?;
+            }
+            return Ok(0);
+        }
+        // Another process is another endgate, whose host limits must stay its own (its
+        // guest's limits are kept inside it): the new value is dropped, as qemu-user does,
+        // and the old one read is the host's.
+        new = None;
+    }
     let np = new.as_ref().map_or(std::ptr::null(), |n| n as *const libc::rlimit);
     let op = if a.raw(3) == 0 { std::ptr::null_mut() } else { &mut old as *mut libc::rlimit };
     // SAFETY: NULL or local structs.
@@ -292,6 +294,13 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         t.mm.write_shape(a.ptr(3), RLIMIT64, &old)?;
     }
     Ok(0)
+}
+
+/// Whether `pid` (a `prlimit64` target) names this process: 0, its pid, or one of its
+/// threads' ids (`/proc/self/task/<tid>`).
+fn of_this_process(pid: i32) -> bool {
+    // SAFETY: no arguments.
+    pid == 0 || pid == unsafe { libc::getpid() } || (pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists())
 }
 
 /// `RLIM_INFINITY` of an ILP32 guest's `struct rlimit` (`~0UL` in 32 bits).
