@@ -16,6 +16,7 @@
 //! (while a watchpoint exists, also a code hook on every address, which reports the access
 //! before the next instruction); a single step is one `emu_start` with a count of 1.
 
+pub mod fpregs;
 mod packets;
 pub mod regs;
 pub mod s390x;
@@ -198,8 +199,8 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
         "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu),
         "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu),
         "i686" => Server::<gdbstub_arch::x86::X86_SSE>::open(stream, reader, cpu),
-        "armv7l" => Server::<gdbstub_arch::arm::Armv4t>::open(stream, reader, cpu),
-        "riscv64" => Server::<gdbstub_arch::riscv::Riscv64>::open(stream, reader, cpu),
+        "armv7l" => Server::<fpregs::ArmVfp>::open(stream, reader, cpu),
+        "riscv64" => Server::<fpregs::Riscv64F>::open(stream, reader, cpu),
         "mips64" => Server::<gdbstub_arch::mips::Mips64>::open(stream, reader, cpu),
         "s390x" => Server::<s390x::S390x>::open(stream, reader, cpu),
         other => {
