@@ -501,7 +501,8 @@ pub const GDB_ENV: &str = "ENDGATE_GDB";
 /// The guest environment: endgate's own (less [`GDB_ENV`]), with the `-E` settings and `-U` removals applied in
 /// command-line order (a setting replaces an inherited variable of the same name).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().filter(|(k, _)| k != GDB_ENV).collect();
+    let mut env: Vec<(OsString, OsString)> =
+        std::env::vars_os().filter(|(k, _)| k != GDB_ENV && k != crate::gdb::FORK_ENV).collect();
     for op in &cli.env_ops {
         match op {
             EnvOp::Unset(k) => env.retain(|(ek, _)| ek != k),

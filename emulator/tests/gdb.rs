@@ -339,6 +339,89 @@ fn gdb_fork_child_runs_free() {
     assert_eq!(g.status, status, "{ctx}");
     let stdout = String::from_utf8_lossy(&g.stdout);
     assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
+    // The child says that it runs free, with its pid.
+    let err = String::from_utf8_lossy(&g.stderr);
+    assert!(err.contains("endgate: gdb: fork child ") && err.contains(" runs free"), "{ctx}");
+}
+
+/// Two TCP ports in a row nothing listens on now (the first the kernel's choice).
+fn free_port_pair() -> u16 {
+    loop {
+        let l = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind 127.0.0.1:0");
+        let p = l.local_addr().expect("local address").port();
+        if p < u16::MAX && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+}
+
+/// `ENDGATE_GDB_FORK=wait`: the fork child stops right after the fork and waits for a GDB of
+/// its own on the parent's port plus one (saying so on stderr with its pid). A second GDB
+/// attaches there: the child is stopped where its `fork` returned 0, its `mark(1)` stops
+/// there, and it exits with its own status; the parent's GDB sees only the parent's
+/// `mark(2)` and the parent's status. The two GDBs run at once; each retries its connection
+/// until its endgate listens.
+#[test]
+fn gdb_fork_child_waits_for_its_gdb() {
+    let a = &AARCH64;
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new("gdb-fork-wait");
+    let src = workspace().join("emulator/tests/gdb/gdb_fork.c");
+    let prog = dir.path().join("gdb_fork");
+    let st = Command::new(a.cc)
+        .args(["-static", "-g", "-O0", &format!("-DCHILD_STATUS={CHILD_STATUS}"), "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port_pair();
+    let script = |port: u16, first: &str| {
+        format!(
+            "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
+             target remote 127.0.0.1:{port}\n{first}break mark\ncontinue\necho ==end\\n\ncontinue\n"
+        )
+    };
+    let parent_script = dir.path().join("parent.gdb");
+    std::fs::write(&parent_script, script(port, "")).unwrap();
+    let child_script = dir.path().join("child.gdb");
+    std::fs::write(&child_script, script(port + 1, "echo ==first\\n\np $x0\n")).unwrap();
+    let mut cmd = Command::new(endgate());
+    cmd.env("ENDGATE_GDB_FORK", "wait").arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let gdb_run = |script: PathBuf, prog: PathBuf| {
+        std::thread::spawn(move || {
+            run_with_timeout(
+                Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script).arg(&prog),
+                None,
+                Duration::from_secs(600),
+            )
+        })
+    };
+    let child_gdb = gdb_run(child_script, prog.clone());
+    let parent_gdb = gdb_run(parent_script, prog.clone());
+    let (pt, ct) = (parent_gdb.join().expect("gdb thread"), child_gdb.join().expect("gdb thread"));
+    let g = guest.join().expect("endgate thread");
+    let text = |o: &Timed| String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let (pout, cout) = (text(&pt), text(&ct));
+    let err = String::from_utf8_lossy(&g.stderr);
+    let ctx = format!("parent gdb:\n{pout}\nchild gdb:\n{cout}\nendgate stderr:\n{err}");
+    assert!(!pt.timed_out && !ct.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    // The parent's GDB: only the parent's stop, and its status.
+    assert_eq!(pout.matches("Breakpoint 1, mark").count(), 1, "{ctx}");
+    assert!(pout.contains("Breakpoint 1, mark (who=2)"), "{ctx}");
+    let status = CHILD_STATUS + 1;
+    assert!(section(&pout, "end").contains(&format!("exited with code {status:02}")), "{ctx}");
+    // The child's GDB: the fork's return value 0, the child's stop, its status.
+    assert!(section(&cout, "first").contains("= 0\n"), "{ctx}\nfork returned 0 in the child");
+    assert_eq!(cout.matches("Breakpoint 1, mark").count(), 1, "{ctx}");
+    assert!(cout.contains("Breakpoint 1, mark (who=1)"), "{ctx}");
+    assert!(section(&cout, "end").contains(&format!("exited with code {CHILD_STATUS:02}")), "{ctx}");
+    // The child named itself and its port.
+    assert!(err.contains(&format!(" waits for GDB on 127.0.0.1:{}", port + 1)), "{ctx}");
+    assert_eq!(g.status, status, "{ctx}");
+    let stdout = String::from_utf8_lossy(&g.stdout);
+    assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
 }
 
 /// One remote-protocol packet, framed (`$body#checksum`).

@@ -245,6 +245,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         if ca.newsp != 0 {
             arch.set_stack_pointer(cpu, ca.newsp).map_err(|_| Errno::EINVAL)?;
         }
+        if crate::gdb::enabled() {
+            crate::gdb::fork_child(cpu);
+        }
         return Ok(0);
     }
     if ca.flags & CLONE_PIDFD != 0 {
