@@ -775,8 +775,15 @@ where
                     }
                     m
                 }
-                GdbStubStateMachine::Running(_) => {
-                    self.machine = Some(m);
+                GdbStubStateMachine::Running(mut inner) => {
+                    // `gdbstub` leaves the acknowledgement of a resume (`vCont`) unflushed until
+                    // the stop reply; GDB sends the packet again after `remotetimeout` (2 s)
+                    // without it, and the copy would resume the guest again past the next
+                    // stop. Send it now.
+                    if gdbstub::conn::Connection::flush(inner.borrow_conn()).is_err() {
+                        return Outcome::Detach;
+                    }
+                    self.machine = Some(GdbStubStateMachine::Running(inner));
                     return Outcome::Resume(self.target.take_resume());
                 }
                 GdbStubStateMachine::CtrlCInterrupt(inner) => {
