@@ -271,15 +271,25 @@ fn watch_interrupts(stream: TcpStream) {
             if session.is_none() {
                 return;
             }
-            let mut b = [0u8];
-            match stream.peek(&mut b) {
-                Ok(1) if b[0] == 0x03 => {
-                    let _ = (&stream).read(&mut b);
+            // Without waiting: a stop served since the poll may have read the bytes, and a
+            // blocking look would then hold the session's lock until GDB sent more, which it
+            // does not before that stop's thread, waiting for the lock, answers.
+            let fd = stream.as_raw_fd();
+            let peek = |flags| {
+                let mut b = [0u8];
+                // SAFETY: one byte into a local buffer, from a descriptor this thread owns.
+                let n = unsafe { libc::recv(fd, b.as_mut_ptr().cast(), 1, flags | libc::MSG_DONTWAIT) };
+                (n, b[0])
+            };
+            match peek(libc::MSG_PEEK) {
+                (1, 0x03) => {
+                    let _ = peek(0);
                     INTERRUPT.store(true, Ordering::SeqCst);
                     crate::thread::preempt::request_flag().store(true, Ordering::SeqCst);
                     continue;
                 }
-                Ok(0) | Err(_) => return,
+                (0, _) => return,
+                (n, _) if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock => return,
                 _ => {}
             }
         }
