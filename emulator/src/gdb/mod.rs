@@ -133,9 +133,9 @@ static PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0)
 /// `ENDGATE_GDB_FORK=wait`: a fork child waits for its own GDB on the next port.
 static FORK_WAIT: AtomicBool = AtomicBool::new(false);
 
-/// The environment variable that makes a fork child wait for its own GDB (`wait`) instead of
-/// running free; endgate takes it out of the guest's environment.
-pub const FORK_ENV: &str = "ENDGATE_GDB_FORK";
+// The environment variable that makes a fork child wait for its own GDB (`wait`) instead of
+// running free; endgate takes it out of the guest's environment.
+use crate::cli::GDB_FORK_ENV as FORK_ENV;
 
 /// A breakpoint or watchpoint GDB inserted; process-wide, applied to every thread's instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -243,6 +243,7 @@ fn serve_from(port: u16, cpu: &mut Cpu<'_>) -> Result<(), ServeError> {
     ENABLED.store(true, Ordering::SeqCst);
     crate::thread::running::force_serial();
     crate::syscall::set_catch_stop(syscall_hook);
+    crate::syscall::fork::set_fork_child_hook(fork_child);
     // Every instance reads the stop flags at block starts from now on, so that GDB's
     // interrupt can stop a running guest.
     crate::signal::host::need_async_stops();
@@ -576,8 +577,10 @@ pub fn process_exit(exit: Exit) {
 /// fork returned (at the top of the run loop) and waits for a GDB of its own on the parent's
 /// port plus one, as a second `gdb` with `target remote :PORT+1` attaches to it.
 pub fn fork_child(cpu: &mut Cpu<'_>) {
-    // The child of a process that itself runs free has nothing to leave.
-    if FORKED_AWAY.load(Ordering::Relaxed) || !forked() {
+    // The child of a process that itself runs free, or whose GDB detached, has nothing to
+    // leave (a slot locked at the fork, by the parent's interrupt watcher, had a session).
+    let detached = matches!(session_slot().try_lock().as_deref(), Ok(None));
+    if !enabled() || detached || FORKED_AWAY.load(Ordering::Relaxed) || !forked() {
         return;
     }
     let pid = std::process::id();
