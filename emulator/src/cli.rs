@@ -525,10 +525,15 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
 /// environment, so that a program the guest executes does not wait for GDB on the same port.
 pub const GDB_ENV: &str = "ENDGATE_GDB";
 
-/// The guest environment: endgate's own (less [`GDB_ENV`]), with the `-E` settings and `-U` removals applied in
+/// With `-g`, `wait` makes a guest fork's child wait for its own GDB on the next port
+/// (`crate::gdb::fork_child`); taken out of the guest's environment like [`GDB_ENV`].
+pub const GDB_FORK_ENV: &str = "ENDGATE_GDB_FORK";
+
+/// The guest environment: endgate's own (less [`GDB_ENV`] and [`GDB_FORK_ENV`]), with the `-E` settings and `-U` removals applied in
 /// command-line order (a setting replaces an inherited variable of the same name).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
-    let mut env: Vec<(OsString, OsString)> = std::env::vars_os().filter(|(k, _)| k != GDB_ENV).collect();
+    let mut env: Vec<(OsString, OsString)> =
+        std::env::vars_os().filter(|(k, _)| k != GDB_ENV && k != GDB_FORK_ENV).collect();
     for op in &cli.env_ops {
         match op {
             EnvOp::Unset(k) => env.retain(|(ek, _)| ek != k),

@@ -339,6 +339,89 @@ fn gdb_fork_child_runs_free() {
     assert_eq!(g.status, status, "{ctx}");
     let stdout = String::from_utf8_lossy(&g.stdout);
     assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
+    // The child says that it runs free, with its pid.
+    let err = String::from_utf8_lossy(&g.stderr);
+    assert!(err.contains("endgate: gdb: fork child ") && err.contains(" runs free"), "{ctx}");
+}
+
+/// Two TCP ports in a row nothing listens on now (the first the kernel's choice).
+fn free_port_pair() -> u16 {
+    loop {
+        let l = std::net::TcpListener::bind(("127.0.0.1", 0)).expect("bind 127.0.0.1:0");
+        let p = l.local_addr().expect("local address").port();
+        if p < u16::MAX && std::net::TcpListener::bind(("127.0.0.1", p + 1)).is_ok() {
+            return p;
+        }
+    }
+}
+
+/// `ENDGATE_GDB_FORK=wait`: the fork child stops right after the fork and waits for a GDB of
+/// its own on the parent's port plus one (saying so on stderr with its pid). A second GDB
+/// attaches there: the child is stopped where its `fork` returned 0, its `mark(1)` stops
+/// there, and it exits with its own status; the parent's GDB sees only the parent's
+/// `mark(2)` and the parent's status. The two GDBs run at once; each retries its connection
+/// until its endgate listens.
+#[test]
+fn gdb_fork_child_waits_for_its_gdb() {
+    let a = &AARCH64;
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new("gdb-fork-wait");
+    let src = workspace().join("emulator/tests/gdb/gdb_fork.c");
+    let prog = dir.path().join("gdb_fork");
+    let st = Command::new(a.cc)
+        .args(["-static", "-g", "-O0", &format!("-DCHILD_STATUS={CHILD_STATUS}"), "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port_pair();
+    let script = |port: u16, first: &str| {
+        format!(
+            "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
+             target remote 127.0.0.1:{port}\n{first}break mark\ncontinue\necho ==end\\n\ncontinue\n"
+        )
+    };
+    let parent_script = dir.path().join("parent.gdb");
+    std::fs::write(&parent_script, script(port, "")).unwrap();
+    let child_script = dir.path().join("child.gdb");
+    std::fs::write(&child_script, script(port + 1, "echo ==first\\n\np $x0\n")).unwrap();
+    let mut cmd = Command::new(endgate());
+    cmd.env("ENDGATE_GDB_FORK", "wait").arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let gdb_run = |script: PathBuf, prog: PathBuf| {
+        std::thread::spawn(move || {
+            run_with_timeout(
+                Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script).arg(&prog),
+                None,
+                Duration::from_secs(600),
+            )
+        })
+    };
+    let child_gdb = gdb_run(child_script, prog.clone());
+    let parent_gdb = gdb_run(parent_script, prog.clone());
+    let (pt, ct) = (parent_gdb.join().expect("gdb thread"), child_gdb.join().expect("gdb thread"));
+    let g = guest.join().expect("endgate thread");
+    let text = |o: &Timed| String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+    let (pout, cout) = (text(&pt), text(&ct));
+    let err = String::from_utf8_lossy(&g.stderr);
+    let ctx = format!("parent gdb:\n{pout}\nchild gdb:\n{cout}\nendgate stderr:\n{err}");
+    assert!(!pt.timed_out && !ct.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    // The parent's GDB: only the parent's stop, and its status.
+    assert_eq!(pout.matches("Breakpoint 1, mark").count(), 1, "{ctx}");
+    assert!(pout.contains("Breakpoint 1, mark (who=2)"), "{ctx}");
+    let status = CHILD_STATUS + 1;
+    assert!(section(&pout, "end").contains(&format!("exited with code {status:02}")), "{ctx}");
+    // The child's GDB: the fork's return value 0, the child's stop, its status.
+    assert!(section(&cout, "first").contains("= 0\n"), "{ctx}\nfork returned 0 in the child");
+    assert_eq!(cout.matches("Breakpoint 1, mark").count(), 1, "{ctx}");
+    assert!(cout.contains("Breakpoint 1, mark (who=1)"), "{ctx}");
+    assert!(section(&cout, "end").contains(&format!("exited with code {CHILD_STATUS:02}")), "{ctx}");
+    // The child named itself and its port.
+    assert!(err.contains(&format!(" waits for GDB on 127.0.0.1:{}", port + 1)), "{ctx}");
+    assert_eq!(g.status, status, "{ctx}");
+    let stdout = String::from_utf8_lossy(&g.stdout);
+    assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
 }
 
 /// One remote-protocol packet, framed (`$body#checksum`).
@@ -433,4 +516,108 @@ fn gdb_port_errors() {
     let err = String::from_utf8_lossy(&t.stderr);
     assert_eq!(t.status, 2, "{err}");
     assert_eq!(err, "endgate: ENDGATE_GDB wants a TCP port, got 'x'\n");
+}
+
+/// The values `gdb_fp.c` passes to `fp_mark` (`-DA`, `-DB`), and the one GDB writes over B.
+const FP_A: &str = "1.25";
+const FP_B: &str = "0.5";
+const FP_SET: &str = "2.5";
+
+/// Floating-point registers under GDB: stopped at `fp_mark`'s first instruction, GDB reads
+/// the first FP argument register (the guest's A), `info registers GROUP` lists the FP
+/// registers, and GDB writes the second (B) with 2.5, which the guest then uses: it prints
+/// A * 1000 + 2.5. `read` and `write` are the registers as GDB names them on this arch.
+fn fp_session(a: &Arch, read: &str, write: &str, group: &str) {
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new(&format!("gdb-fp-{}", a.name));
+    let src = workspace().join("emulator/tests/gdb/gdb_fp.c");
+    let prog = dir.path().join("gdb_fp");
+    let mut cc = Command::new(a.cc);
+    cc.args(a.cflags);
+    if a.name == "i386" {
+        cc.arg("-msse2");
+    }
+    let st = cc
+        .args(["-static", "-g", "-O0", &format!("-DA={FP_A}"), &format!("-DB={FP_B}"), "-o"])
+        .arg(&prog)
+        .arg(&src)
+        .status()
+        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
+    assert!(st.success(), "building {}", src.display());
+    let port = free_port();
+    let script_path = dir.path().join("fp.gdb");
+    std::fs::write(
+        &script_path,
+        format!(
+            "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
+             target remote 127.0.0.1:{port}\nbreak *fp_mark\ncontinue\n\
+             echo ==read\\n\np {read}\n\
+             echo ==info\\n\ninfo registers {group}\n\
+             echo ==write\\n\nset var {write} = {FP_SET}\np {write}\n\
+             echo ==exit\\n\ndelete\ncontinue\n"
+        ),
+    )
+    .unwrap();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let t = run_with_timeout(
+        Command::new(gdb).arg("--batch").arg("-nx").arg("-x").arg(&script_path).arg(&prog),
+        None,
+        Duration::from_secs(600),
+    );
+    let g = guest.join().expect("endgate thread");
+    let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
+    let ctx = format!("{}: gdb output:\n{out}\nendgate stderr:\n{}", a.name, String::from_utf8_lossy(&g.stderr));
+    assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    assert!(out.contains("Breakpoint 1, "), "{ctx}\nno stop at fp_mark");
+    let has_value =
+        |text: &str, v: &str| text.split(|c: char| !(c.is_ascii_digit() || c == '.' || c == '-')).any(|w| w == v);
+    assert!(has_value(section(&out, "read"), FP_A), "{ctx}\n{read} is not {FP_A}");
+    // `info registers` shows a vector register's doubles as bit patterns (x86's sse group).
+    let shown = |text: &str, v: &str| {
+        has_value(text, v) || text.contains(&format!("{:#x}", v.parse::<f64>().unwrap().to_bits()))
+    };
+    let info = section(&out, "info");
+    assert!(shown(info, FP_A) && shown(info, FP_B), "{ctx}\ninfo registers {group} lacks A and B");
+    assert!(has_value(section(&out, "write"), FP_SET), "{ctx}\n{write} reads back");
+    assert!(section(&out, "exit").contains("exited normally"), "{ctx}");
+    let want = format!("{:.3}\n", FP_A.parse::<f64>().unwrap() * 1000.0 + FP_SET.parse::<f64>().unwrap());
+    assert_eq!(String::from_utf8_lossy(&g.stdout), want, "{ctx}\nthe guest saw GDB's write");
+    assert_eq!(g.status, 0, "{ctx}");
+}
+
+#[test]
+fn gdb_fp_arm() {
+    fp_session(&ARM, "$d0", "$d1", "vfp");
+}
+
+#[test]
+fn gdb_fp_riscv64() {
+    fp_session(&RISCV64, "$f10", "$f11", "float");
+}
+
+#[test]
+fn gdb_fp_aarch64() {
+    fp_session(&AARCH64, "$v0.d.f[0]", "$v1.d.f[0]", "float");
+}
+
+#[test]
+fn gdb_fp_x86_64() {
+    fp_session(&X86_64, "$xmm0.v2_double[0]", "$xmm1.v2_double[0]", "sse");
+}
+
+#[test]
+fn gdb_fp_i386() {
+    fp_session(&I386, "$xmm0.v2_double[0]", "$xmm1.v2_double[0]", "sse");
+}
+
+#[test]
+fn gdb_fp_s390x() {
+    fp_session(&S390X, "$f0", "$f2", "float");
+}
+
+#[test]
+fn gdb_fp_mips64el() {
+    fp_session(&MIPS64EL, "$f12", "$f13", "float");
 }

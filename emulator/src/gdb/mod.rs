@@ -16,6 +16,7 @@
 //! (while a watchpoint exists, also a code hook on every address, which reports the access
 //! before the next instruction); a single step is one `emu_start` with a count of 1.
 
+pub mod fpregs;
 mod packets;
 pub mod regs;
 pub mod s390x;
@@ -113,7 +114,28 @@ trait Session: Send {
     fn exited(&mut self, exit: Exit);
 }
 
-static SESSION: Mutex<Option<Box<dyn Session>>> = Mutex::new(None);
+/// The session slot of the first process.
+static FIRST_SESSION: Mutex<Option<Box<dyn Session>>> = Mutex::new(None);
+/// The session slot of this process when it is a fork child that waited for its own GDB
+/// (`ENDGATE_GDB_FORK=wait`): a new one, since the parent's may have been locked by a thread
+/// the child does not have (the interrupt watcher). Null: [`FIRST_SESSION`].
+static CHILD_SESSION: std::sync::atomic::AtomicPtr<Mutex<Option<Box<dyn Session>>>> =
+    std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+/// This process's session slot.
+fn session_slot() -> &'static Mutex<Option<Box<dyn Session>>> {
+    // SAFETY: a non-null pointer is a leaked box, never freed.
+    unsafe { CHILD_SESSION.load(Ordering::Acquire).as_ref() }.unwrap_or(&FIRST_SESSION)
+}
+
+/// The port this process's GDB connected on (a fork child that waits listens on the next).
+static PORT: std::sync::atomic::AtomicU16 = std::sync::atomic::AtomicU16::new(0);
+/// `ENDGATE_GDB_FORK=wait`: a fork child waits for its own GDB on the next port.
+static FORK_WAIT: AtomicBool = AtomicBool::new(false);
+
+// The environment variable that makes a fork child wait for its own GDB (`wait`) instead of
+// running free; endgate takes it out of the guest's environment.
+use crate::cli::GDB_FORK_ENV as FORK_ENV;
 
 /// A breakpoint or watchpoint GDB inserted; process-wide, applied to every thread's instance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -166,6 +188,8 @@ struct Local {
     step: bool,
     /// A watchpoint's access, reported before the next instruction ([`sync_hooks`]).
     watch_hit: Option<Event>,
+    /// A fork child that waits for its own GDB: it listens at the top of the run loop.
+    attach_child: bool,
 }
 
 thread_local! {
@@ -187,6 +211,13 @@ pub struct ServeError {
 /// Listens on `127.0.0.1:port`, waits for GDB, and serves it until it resumes the guest,
 /// which `cpu` (the first thread, its start state set) has not started running.
 pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
+    FORK_WAIT.store(std::env::var_os(FORK_ENV).is_some_and(|v| v == "wait"), Ordering::SeqCst);
+    serve_from(port, cpu)
+}
+
+/// [`start`]'s work, also a waiting fork child's ([`fork_child`]): listen, accept, make the
+/// session, stop before the next instruction.
+fn serve_from(port: u16, cpu: &mut Cpu<'_>) -> Result<(), ServeError> {
     let fail = |err| ServeError { port, err };
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(fail)?;
     let (stream, _) = listener.accept().map_err(fail)?;
@@ -198,19 +229,21 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
         "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu),
         "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu),
         "i686" => Server::<gdbstub_arch::x86::X86_SSE>::open(stream, reader, cpu),
-        "armv7l" => Server::<gdbstub_arch::arm::Armv4t>::open(stream, reader, cpu),
-        "riscv64" => Server::<gdbstub_arch::riscv::Riscv64>::open(stream, reader, cpu),
+        "armv7l" => Server::<fpregs::ArmVfp>::open(stream, reader, cpu),
+        "riscv64" => Server::<fpregs::Riscv64F>::open(stream, reader, cpu),
         "mips64" => Server::<gdbstub_arch::mips::Mips64>::open(stream, reader, cpu),
         "s390x" => Server::<s390x::S390x>::open(stream, reader, cpu),
         other => {
             return Err(fail(std::io::Error::other(format!("no GDB register layout for {other}"))));
         }
     };
-    *lock(&SESSION) = Some(session);
+    *lock(session_slot()) = Some(session);
+    PORT.store(port, Ordering::SeqCst);
     GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
     ENABLED.store(true, Ordering::SeqCst);
     crate::thread::running::force_serial();
     crate::syscall::set_catch_stop(syscall_hook);
+    crate::syscall::fork::set_fork_child_hook(fork_child);
     // Every instance reads the stop flags at block starts from now on, so that GDB's
     // interrupt can stop a running guest.
     crate::signal::host::need_async_stops();
@@ -235,19 +268,29 @@ fn watch_interrupts(stream: TcpStream) {
             continue;
         }
         {
-            let Ok(session) = SESSION.try_lock() else { continue };
+            let Ok(session) = session_slot().try_lock() else { continue };
             if session.is_none() {
                 return;
             }
-            let mut b = [0u8];
-            match stream.peek(&mut b) {
-                Ok(1) if b[0] == 0x03 => {
-                    let _ = (&stream).read(&mut b);
+            // Without waiting: a stop served since the poll may have read the bytes, and a
+            // blocking look would then hold the session's lock until GDB sent more, which it
+            // does not before that stop's thread, waiting for the lock, answers.
+            let fd = stream.as_raw_fd();
+            let peek = |flags| {
+                let mut b = [0u8];
+                // SAFETY: one byte into a local buffer, from a descriptor this thread owns.
+                let n = unsafe { libc::recv(fd, b.as_mut_ptr().cast(), 1, flags | libc::MSG_DONTWAIT) };
+                (n, b[0])
+            };
+            match peek(libc::MSG_PEEK) {
+                (1, 0x03) => {
+                    let _ = peek(0);
                     INTERRUPT.store(true, Ordering::SeqCst);
                     crate::thread::preempt::request_flag().store(true, Ordering::SeqCst);
                     continue;
                 }
-                Ok(0) | Err(_) => return,
+                (0, _) => return,
+                (n, _) if n < 0 && std::io::Error::last_os_error().kind() != std::io::ErrorKind::WouldBlock => return,
                 _ => {}
             }
         }
@@ -284,7 +327,7 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
         *lock(&LAST_SIGINFO) = None;
     }
     let outcome = {
-        let mut s = lock(&SESSION);
+        let mut s = lock(session_slot());
         match s.as_mut() {
             Some(session) => session.stop(cpu, tid, event),
             None => return Resume::default(),
@@ -312,7 +355,7 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
 
 /// GDB is gone: every point goes, the guest runs free.
 fn detach() {
-    *lock(&SESSION) = None;
+    *lock(session_slot()) = None;
     let mut p = lock(&POINTS);
     p.set.clear();
     p.generation += 1;
@@ -323,7 +366,21 @@ fn detach() {
 /// brings the instance's hooks up to date, and returns the instruction count for `emu_start`
 /// (1 for a single step, 0 to run on).
 pub fn before_run(cpu: &mut Cpu<'_>) -> usize {
-    forked();
+    if forked() {
+        if LOCAL.with(|l| std::mem::take(&mut l.borrow_mut().attach_child)) {
+            attach_child(cpu);
+        }
+        if forked() {
+            // Running free: no stop of the parent's session is served here.
+            LOCAL.with(|l| {
+                let mut l = l.borrow_mut();
+                l.pending = None;
+                l.step = false;
+            });
+            sync_hooks(cpu);
+            return 0;
+        }
+    }
     let mut pending = LOCAL.with(|l| l.borrow_mut().pending.take());
     if pending.is_none() && INTERRUPT.swap(false, Ordering::SeqCst) {
         pending = Some(Event::Interrupt);
@@ -509,15 +566,57 @@ pub fn process_exit(exit: Exit) {
     if !enabled() || forked() {
         return;
     }
-    if let Some(mut s) = lock(&SESSION).take() {
+    if let Some(mut s) = lock(session_slot()).take() {
         s.exited(exit);
+    }
+}
+
+/// In the child of a guest fork, right after the fork (the caller holds the guest lock, the
+/// child has only this thread): the child leaves its parent's GDB, and says so on stderr
+/// with its pid. By default it runs free; with `ENDGATE_GDB_FORK=wait` it stops once the
+/// fork returned (at the top of the run loop) and waits for a GDB of its own on the parent's
+/// port plus one, as a second `gdb` with `target remote :PORT+1` attaches to it.
+pub fn fork_child(cpu: &mut Cpu<'_>) {
+    // The child of a process that itself runs free, or whose GDB detached, has nothing to
+    // leave (a slot locked at the fork, by the parent's interrupt watcher, had a session).
+    let detached = matches!(session_slot().try_lock().as_deref(), Ok(None));
+    if !enabled() || detached || FORKED_AWAY.load(Ordering::Relaxed) || !forked() {
+        return;
+    }
+    let pid = std::process::id();
+    let next = PORT.load(Ordering::Relaxed).checked_add(1);
+    match next {
+        Some(port) if FORK_WAIT.load(Ordering::Relaxed) => {
+            crate::elog!("endgate: gdb: fork child {pid} waits for GDB on 127.0.0.1:{port}");
+            LOCAL.with(|l| l.borrow_mut().attach_child = true);
+            cpu.stop();
+        }
+        _ => crate::elog!(
+            "endgate: gdb: fork child {pid} runs free (with {FORK_ENV}=wait it would wait for GDB on port {})",
+            next.map_or_else(|| "-".to_string(), |p| p.to_string())
+        ),
+    }
+}
+
+/// A fork child's own GDB session on the parent's port plus one ([`fork_child`]); on an
+/// error (the port is taken) the child runs free.
+fn attach_child(cpu: &mut Cpu<'_>) {
+    let Some(port) = PORT.load(Ordering::Relaxed).checked_add(1) else { return };
+    CHILD_SESSION.store(Box::leak(Box::new(Mutex::new(None))), Ordering::Release);
+    INTERRUPT.store(false, Ordering::SeqCst);
+    GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
+    FORKED_AWAY.store(false, Ordering::SeqCst);
+    if let Err(e) = serve_from(port, cpu) {
+        crate::elog!("endgate: {e}; the fork child runs free");
+        FORKED_AWAY.store(true, Ordering::SeqCst);
     }
 }
 
 /// Set in the child of a guest fork once it noticed ([`forked`]).
 static FORKED_AWAY: AtomicBool = AtomicBool::new(false);
 
-/// `true` in the child of a guest fork. GDB follows the parent, so the child runs free: its
+/// `true` in the child of a guest fork (until it has a GDB of its own, [`attach_child`]).
+/// GDB follows the parent, so the child leaves it: its
 /// points go (its hooks at its next run-loop turn), and it never touches the session, whose
 /// lock the parent's interrupt watcher may have held when the process forked (that thread
 /// does not exist in the child), nor the connection, which is the parent's.
@@ -629,6 +728,14 @@ where
         if let Some(GdbStubStateMachine::Running(m)) = self.machine.take() {
             let _ = m.report_stop(&mut self.target, reason);
         }
+        // A close with bytes unread (GDB's acknowledgement) would send a reset, which can
+        // reach GDB before it read the exit packet: end the sending side, and read until GDB
+        // closes its own (it does once it has the exit), for at most two seconds.
+        let s = self.reader.get_ref();
+        let _ = s.shutdown(std::net::Shutdown::Write);
+        let _ = s.set_read_timeout(Some(std::time::Duration::from_secs(2)));
+        let mut buf = [0u8; 256];
+        while matches!(self.reader.read(&mut buf), Ok(n) if n > 0) {}
     }
 }
 
@@ -681,8 +788,15 @@ where
                     }
                     m
                 }
-                GdbStubStateMachine::Running(_) => {
-                    self.machine = Some(m);
+                GdbStubStateMachine::Running(mut inner) => {
+                    // `gdbstub` leaves the acknowledgement of a resume (`vCont`) unflushed until
+                    // the stop reply; GDB sends the packet again after `remotetimeout` (2 s)
+                    // without it, and the copy would resume the guest again past the next
+                    // stop. Send it now.
+                    if gdbstub::conn::Connection::flush(inner.borrow_conn()).is_err() {
+                        return Outcome::Detach;
+                    }
+                    self.machine = Some(GdbStubStateMachine::Running(inner));
                     return Outcome::Resume(self.target.take_resume());
                 }
                 GdbStubStateMachine::CtrlCInterrupt(inner) => {

@@ -1,6 +1,6 @@
 //! The guest registers in the layouts the GDB remote protocol's `g` and `G` packets use: each
 //! arch's register set (a `gdbstub_arch` type, or endgate's own where that crate has none:
-//! [`super::s390x`], and [`super::mips64`]'s description) read from and written to the thread's
+//! [`super::s390x`], [`super::fpregs`]'s arm and riscv64, and [`super::mips64`]'s description) read from and written to the thread's
 //! unicorn instance.
 //!
 //! Writes change only the registers whose value differs from the instance's: writing an
@@ -8,7 +8,7 @@
 //! Thumb state, x86's segment writes reload descriptors).
 
 use gdbstub::arch::Arch;
-use gdbstub_arch::{aarch64, arm, mips, riscv, x86};
+use gdbstub_arch::{aarch64, mips, x86};
 use unicorn_engine::{RegisterARM, RegisterARM64, RegisterMIPS, RegisterRISCV, RegisterS390X, RegisterX86};
 
 use crate::guard::Checked as _;
@@ -232,7 +232,7 @@ impl GuestRegs for x86::X86_SSE {
     }
 }
 
-impl GuestRegs for arm::Armv4t {
+impl GuestRegs for super::fpregs::ArmVfp {
     fn read(cpu: &Cpu<'_>, r: &mut Self::Registers) {
         use RegisterARM as R;
         for (n, x) in r.r.iter_mut().enumerate() {
@@ -242,6 +242,10 @@ impl GuestRegs for arm::Armv4t {
         r.lr = get32(cpu, R::LR as i32);
         r.pc = get32(cpu, R::PC as i32) & !1;
         r.cpsr = get32(cpu, R::CPSR as i32);
+        for (n, d) in r.d.iter_mut().enumerate() {
+            *d = get(cpu, reg_n(R::D0 as i32, n));
+        }
+        r.fpscr = get32(cpu, R::FPSCR as i32);
     }
 
     fn write(cpu: &mut Cpu<'_>, r: &Self::Registers) {
@@ -257,22 +261,39 @@ impl GuestRegs for arm::Armv4t {
         if get32(cpu, R::PC as i32) & !1 != r.pc & !1 {
             cpu.set_reg(R::PC as i32, u64::from(r.pc & !1 | thumb));
         }
+        for (n, d) in r.d.iter().enumerate() {
+            set(cpu, reg_n(R::D0 as i32, n), *d);
+        }
+        set(cpu, R::FPSCR as i32, u64::from(r.fpscr));
     }
 }
 
-impl GuestRegs for riscv::Riscv64 {
+impl GuestRegs for super::fpregs::Riscv64F {
     fn read(cpu: &Cpu<'_>, r: &mut Self::Registers) {
+        use RegisterRISCV as R;
         for (n, x) in r.x.iter_mut().enumerate() {
-            *x = get(cpu, reg_n(RegisterRISCV::X0 as i32, n));
+            *x = get(cpu, reg_n(R::X0 as i32, n));
         }
-        r.pc = get(cpu, RegisterRISCV::PC as i32);
+        r.pc = get(cpu, R::PC as i32);
+        for (n, f) in r.f.iter_mut().enumerate() {
+            *f = get(cpu, reg_n(R::F0 as i32, n));
+        }
+        r.fcsr = get32(cpu, R::FCSR as i32);
+        r.fflags = r.fcsr & 0x1f;
+        r.frm = r.fcsr >> 5 & 7;
     }
 
     fn write(cpu: &mut Cpu<'_>, r: &Self::Registers) {
+        use RegisterRISCV as R;
         for (n, x) in r.x.iter().enumerate().skip(1) {
-            set(cpu, reg_n(RegisterRISCV::X0 as i32, n), *x);
+            set(cpu, reg_n(R::X0 as i32, n), *x);
         }
-        set(cpu, RegisterRISCV::PC as i32, r.pc);
+        set(cpu, R::PC as i32, r.pc);
+        for (n, f) in r.f.iter().enumerate() {
+            set(cpu, reg_n(R::F0 as i32, n), *f);
+        }
+        let old = get32(cpu, R::FCSR as i32);
+        set(cpu, R::FCSR as i32, u64::from(r.fcsr_written(old)));
     }
 }
 

@@ -245,6 +245,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         if ca.newsp != 0 {
             arch.set_stack_pointer(cpu, ca.newsp).map_err(|_| Errno::EINVAL)?;
         }
+        if let Some(f) = FORK_CHILD_HOOK.get() {
+            f(cpu);
+        }
         return Ok(0);
     }
     if ca.flags & CLONE_PIDFD != 0 {
@@ -332,4 +335,14 @@ fn clone_thread(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
     cpu.get_data_mut().pending_op =
         Some(crate::guest::PendingOp::Clone(Box::new(crate::guest::CloneRequest { args: ca, trace: None })));
     Ok(0)
+}
+
+/// What the child of a fork calls once it is set up, before it returns to the guest:
+/// `crate::gdb`'s, registered from above this layer ([`set_fork_child_hook`]) when GDB attaches.
+type ForkChildHook = fn(&mut Cpu<'_>);
+static FORK_CHILD_HOOK: std::sync::OnceLock<ForkChildHook> = std::sync::OnceLock::new();
+
+/// Registers the fork child's hook (the first registration stays).
+pub fn set_fork_child_hook(f: ForkChildHook) {
+    let _ = FORK_CHILD_HOOK.set(f);
 }
