@@ -66,6 +66,11 @@ pub struct Cli {
     #[arg(long = "drcov", value_name = "FILE", allow_hyphen_values = true)]
     pub drcov: Option<PathBuf>,
 
+    /// Seed the guest's random bytes (AT_RANDOM, getrandom) with SEED, for reproducible runs
+    /// (also -seed).
+    #[arg(long = "seed", value_name = "SEED")]
+    pub seed: Option<u64>,
+
     /// Cap the guest's address space (the total size of its mappings, as RLIMIT_AS counts it)
     /// at BYTES (suffixes K, M, G, T: powers of 1024): a mapping, brk or stack growth beyond
     /// it fails as under `ulimit -v` (ENOMEM, or SIGSEGV for the stack).
@@ -469,7 +474,20 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
         out.push(a0);
     }
     let takes_value = |a: &[u8]| {
-        matches!(a, b"-L" | b"-E" | b"-U" | b"-0" | b"-d" | b"-D" | b"--dfilter" | b"--drcov" | b"-g" | b"--max-memory")
+        matches!(
+            a,
+            b"-L"
+                | b"-E"
+                | b"-U"
+                | b"-0"
+                | b"-d"
+                | b"-D"
+                | b"--dfilter"
+                | b"--drcov"
+                | b"-g"
+                | b"--max-memory"
+                | b"--seed"
+        )
     };
     while let Some(a) = it.next() {
         let b = a.as_bytes();
@@ -480,6 +498,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
         // qemu-user's single-dash spellings of endgate's long options.
         let long = match b {
             b"-dfilter" => Some("--dfilter"),
+            b"-seed" => Some("--seed"),
             b"-one-insn-per-tb" => Some("--one-insn-per-tb"),
             b"-drcov" => Some("--drcov"),
             _ => None,

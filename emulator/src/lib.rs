@@ -18,6 +18,7 @@ pub mod guest;
 pub mod loader;
 pub mod log;
 pub mod mm;
+pub mod seed;
 pub mod signal;
 pub mod syscall;
 pub mod task;

@@ -69,6 +69,9 @@ fn run() -> u8 {
     if let Some(fd) = cli.exec_state {
         endgate::syscall::exec::restore_state(fd);
     }
+    if let Some(seed) = cli.seed {
+        endgate::seed::set(seed);
+    }
     if let Some(bytes) = cli.max_memory {
         endgate::mm::limits::set_cap(bytes);
     }

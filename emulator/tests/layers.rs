@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer, lowest first (docs/ARCHITECTURE.md draws the same).
 const LAYERS: &[&[&str]] = &[
-    &["abi", "cli", "guard", "log"],
+    &["abi", "cli", "guard", "log", "seed"],
     &["mm", "thread"],
     &["signal", "gate"],
     &["guest"],

@@ -204,6 +204,9 @@ pub fn build(
 }
 
 fn fill_random(buf: &mut [u8]) {
+    if crate::seed::fill(buf) {
+        return;
+    }
     // SAFETY: writes at most buf.len() bytes into buf.
     let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) };
     if usize::try_from(n).ok() != Some(buf.len()) {

@@ -1490,7 +1490,8 @@ impl AddressSpace {
     /// it must be free); used by `mremap`. Errors: `ENOMEM` if the host cannot grow it.
     pub fn grow_in_place(&mut self, old: u64, old_len: u64, new_len: u64) -> Result<(), Errno> {
         if let Some((_, v)) = self.vma_at(old) {
-            let (extra, data) = (new_len.saturating_sub(old_len), v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down);
+            let (extra, data) =
+                (new_len.saturating_sub(old_len), v.prot.contains(Prot::WRITE) && !v.shared && !v.grows_down);
             self.may_grow(extra, if data { extra } else { 0 })?;
         }
         self.ensure_window(old, new_len)?;

@@ -322,6 +322,9 @@ fn exec(
     if t.opts.strace {
         args.push(cstring(b"--strace"));
     }
+    if let Some(seed) = crate::seed::get() {
+        args.push(cstring(format!("--seed={seed}").as_bytes()));
+    }
     // `-d`, `-D` (appended to), `-dfilter`, `-one-insn-per-tb`, `--drcov` (the next file name).
     args.extend(t.opts.trace.to_args().iter().map(|a| cstring(a.as_bytes())));
     if let Some(root) = t.opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {

@@ -84,6 +84,17 @@ pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// the guest's writable memory gets the bytes that fit, as the kernel's copy stops there.
 pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (p, len) = cpu.get_data_mut().buf_out_partial(a.ptr(0), a.raw(1))?;
+    if crate::seed::get().is_some() {
+        // -seed: the seeded generator's bytes (flags other than the known ones refused).
+        if a.uint(2) & !(libc::GRND_NONBLOCK | libc::GRND_RANDOM | 0x4) != 0 {
+            return Err(syscalls::Errno::EINVAL);
+        }
+        let mut buf = vec![0u8; crate::abi::u64_to_usize(len)];
+        crate::seed::fill(&mut buf);
+        // SAFETY: `len` guest-writable bytes at `p`.
+        unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr(), p, buf.len()) };
+        return Ok(len);
+    }
     // SAFETY: `len` guest-writable bytes.
     host_ret(unsafe { libc::getrandom(p.cast(), crate::abi::u64_to_usize(len), a.uint(2)) } as i64)
 }

@@ -300,7 +300,9 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// threads' ids (`/proc/self/task/<tid>`).
 fn of_this_process(pid: i32) -> bool {
     // SAFETY: no arguments.
-    pid == 0 || pid == unsafe { libc::getpid() } || (pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists())
+    pid == 0
+        || pid == unsafe { libc::getpid() }
+        || (pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists())
 }
 
 /// `RLIM_INFINITY` of an ILP32 guest's `struct rlimit` (`~0UL` in 32 bits).
