@@ -16,7 +16,7 @@
 //! (while a watchpoint exists, also a code hook on every address, which reports the access
 //! before the next instruction); a single step is one `emu_start` with a count of 1.
 
-mod packets;
+pub(crate) mod packets;
 pub mod regs;
 pub mod s390x;
 mod target;
