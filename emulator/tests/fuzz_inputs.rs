@@ -38,7 +38,7 @@ fn abi_convert_inputs() {
         for from in 0..4u8 {
             for to in 0..4u8 {
                 let mut b = vec![sel, from, to];
-                b.extend((0..400u32).map(|i| (i * 37 + u32::from(sel)) as u8));
+                b.extend((0..400u32).map(|i| (i * 37 + u32::from(sel)).to_le_bytes()[0]));
                 endgate::fuzz::abi_convert(&b);
             }
         }
