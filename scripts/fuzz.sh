@@ -37,10 +37,10 @@ seed_elf() {
   for arch in target/guest-tests/*/; do
     [ -d "$arch" ] || continue
     find "$arch" -maxdepth 1 -type f -size -2000k -printf '%s %p\n' 2>/dev/null | sort -n | head -n 6 |
-      while read -r _ f; do cp -f "$f" "$dir/$(basename "$arch")-$(basename "$f")"; done
+      while read -r _ f; do cp -f "$f" "$dir/$(basename "$arch")-$(basename "$f")" || true; done || true
   done
   for f in .cache/busybox/*/busybox; do
-    [ -f "$f" ] && cp -f "$f" "$dir/busybox-$(basename "$(dirname "$f")")"
+    if [ -f "$f" ]; then cp -f "$f" "$dir/busybox-$(basename "$(dirname "$f")")" || true; fi
   done
   return 0
 }
@@ -53,10 +53,10 @@ for t in "${targets[@]}"; do
   art=$out/artifacts/$t
   rm -rf "$seeds"
   mkdir -p "$corpus" "$seeds" "$art"
-  [ "$t" = elf_loader ] && seed_elf "$seeds"
+  if [ "$t" = elf_loader ]; then seed_elf "$seeds"; fi
   if [ -d "fuzz/inputs/$t" ]; then cp -f fuzz/inputs/"$t"/* "$seeds"/ 2>/dev/null || true; fi
   max_len=4096
-  [ "$t" = elf_loader ] && max_len=3000000
+  if [ "$t" = elf_loader ]; then max_len=3000000; fi
   log=$out/logs/$t.log
   echo "fuzz: $t for ${secs}s (log $log)"
   status=0
