@@ -8,7 +8,7 @@
 #             in .cache/qemu-10.0.2/ (the reference; not installed), and for host-shims' POWER tests
 #             the ppc64/ppc64le cross compilers, qemu-system-ppc, cpio (the ppc64el kernel
 #             itself comes from scripts/fetch-ppc-kernel.sh), golang-go (the Go guest test),
-#             gdb-multiarch (the -g test)
+#             gdb-multiarch (the -g test), g++ (libFuzzer, for scripts/fuzz.sh)
 # Never installs Debian's libunicorn-dev: endgate builds its own patched unicorn (unicorn/sys) and
 # does not look for a system library, but other tools might pick that old 2.0.1 library up.
 set -euo pipefail
@@ -17,6 +17,8 @@ pkgs=(cmake ninja-build patch libclang-dev clang gcc make)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then
+  # g++: scripts/fuzz.sh's libfuzzer-sys compiles libFuzzer (C++).
+  pkgs+=(g++)
   # libasan8-arm64-cross: emulator/tests/sanitizers.rs builds an AddressSanitizer aarch64 guest.
   pkgs+=(libasan8-arm64-cross)
   pkgs+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross gcc-riscv64-linux-gnu libc6-dev-riscv64-cross qemu-user binutils file xz-utils musl-tools musl-dev:arm64)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh Debian 12 machine: installs what it needs (with qemu-user
 # 10.0.2 in .cache/qemu-10.0.2/, the reference emulator), fetches the
-# Debian busybox-static inputs and the ppc64el kernel, builds endgate and the guest programs, runs every test.
+# Debian busybox-static inputs and the ppc64el kernel, builds endgate and the guest programs, runs every test,
+# then runs the fuzz targets for a bounded time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -11,3 +12,7 @@ scripts/fetch-ppc-kernel.sh   # Debian's ppc64el kernel for host-shims' real-ker
 cargo build --release --workspace
 cargo clippy --release --workspace --all-targets -- -D warnings
 cargo test --release --workspace --no-fail-fast
+# Coverage-guided fuzzing (docs/fuzzing.md): every fuzz target for 20 s (about 2.5 minutes with
+# its build once built; the first build compiles unicorn once more, for the instrumented
+# target dir). Only a crash fails it.
+scripts/fuzz.sh 20

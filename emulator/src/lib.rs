@@ -11,6 +11,7 @@ pub mod api;
 pub mod arch;
 pub mod binfmt;
 pub mod cli;
+pub mod fuzz;
 pub mod gate;
 pub mod gdb;
 pub mod guard;
@@ -25,7 +26,6 @@ pub mod task;
 pub mod thread;
 pub mod trace;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::guest::{ExeInfo, Exit, Options, Task};
@@ -111,37 +111,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     let mm = AddressSpace::new(arch.info().layout, arch.info().data_model)?;
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
-    let task = Task {
-        arch,
-        mm: thread::shared::Shared::new(mm),
-        opts: opts.clone(),
-        exe: ExeInfo { guest_path: prog.path.clone(), host_path },
-        sig: syscall::exec::inherited_sig_state(&opts),
-        exit: None,
-        exit_thread: false,
-        applied_gen: 0,
-        regions_mapped: 0,
-        clear_child_tid: 0,
-        robust_list: (0, 0),
-        mempolicy: opts.mempolicy,
-        warned: HashSet::new(),
-        argv: prog.argv.clone(),
-        auxv: Vec::new(),
-        sigtramp: 0,
-        gate: Arc::new(gate::Gate::default()),
-        stop_flags: false,
-        start_stack: 0,
-        last_fault: None,
-        pending_op: None,
-        sync_fault: None,
-        interrupted: None,
-        rseq: None,
-        parallel: false,
-        retry_fill: false,
-        fill_view: None,
-        tlb_fills: (0, crate::task::TLB_RESIZE_FILLS),
-        regs: crate::guest::RegPtrs::default(),
-    };
+    let mut task = Task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: prog.path.clone(), host_path });
+    task.argv = prog.argv.clone();
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;
     let mut cpu = task::new_instance(task).map_err(engine)?;

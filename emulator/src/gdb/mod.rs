@@ -17,7 +17,7 @@
 //! before the next instruction); a single step is one `emu_start` with a count of 1.
 
 pub mod fpregs;
-mod packets;
+pub(crate) mod packets;
 pub mod regs;
 pub mod s390x;
 mod target;

@@ -378,8 +378,8 @@ fn exec(
         // The call succeeds from here on (the host's execve of endgate fails only for lack of
         // resources), and strace prints its line with the result 0 before the new program's.
         let def = super::DispatchTable::of(t.arch).get(a.nr);
-        let pre = crate::syscall::strace::format_entry(cpu, def, a);
-        crate::syscall::strace::print_line(cpu, def, a, &pre, 0, false);
+        let pre = crate::syscall::strace::format_entry(cpu.get_data(), def, a);
+        crate::syscall::strace::print_line(cpu.get_data(), def, a, &pre, 0, false);
     }
     super::selfref::set_inherited(true);
     // The image ends here: `--drcov` writes its file, the `-d` log its buffer.

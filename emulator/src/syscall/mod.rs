@@ -177,7 +177,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     } else {
         seccomp::Verdict::Allow
     };
-    let pre = tracing.then(|| strace::format_entry(cpu, def, &args));
+    let pre = tracing.then(|| strace::format_entry(cpu.get_data(), def, &args));
 
     let _ = cpu.get_data().mm.take_grow_request();
     let mut keep_ret_reg = false;
@@ -303,7 +303,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
             Some(crate::guest::PendingOp::Clone(req)) => {
                 req.trace = Some(crate::guest::DeferredTrace { args, pre });
             }
-            _ => strace::print_line(cpu, def, &args, &pre, ret, exit.is_some()),
+            _ => strace::print_line(cpu.get_data(), def, &args, &pre, ret, exit.is_some()),
         }
     }
     if exit.is_some() {

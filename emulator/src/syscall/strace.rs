@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use syscalls::Errno;
 
 use crate::abi::{int32, low32, signed64};
-use crate::guest::{Cpu, SyscallArgs};
+use crate::guest::{SyscallArgs, Task};
 use crate::mm::{GuestAddr, Prot};
 use crate::syscall::SyscallDef;
 
@@ -74,7 +74,7 @@ pub enum RetFmt {
 
 /// Formats what can be formatted at entry, as (argument index, text); a `None` text marks an
 /// output buffer filled in at exit. Arguments strace omits (a mode without O_CREAT) are left out.
-pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<(usize, Option<String>)> {
+pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<(usize, Option<String>)> {
     let Some(def) = def else {
         return a.a.iter().take(3).enumerate().map(|(i, v)| (i, Some(format!("{v:#x}")))).collect();
     };
@@ -83,14 +83,14 @@ pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) ->
         .enumerate()
         .filter(|(_, f)| match f {
             ArgFmt::OpenMode(n) => {
-                let flags = (cpu.get_data().arch.info().open_flags_to_host)(a.raw(*n as usize));
+                let flags = (task.arch.info().open_flags_to_host)(a.raw(*n as usize));
                 flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
             }
             _ => true,
         })
         .map(|(i, f)| match f {
             ArgFmt::BufOut => (i, None),
-            f => (i, Some(format_arg(cpu, *f, a.raw(i), a))),
+            f => (i, Some(format_arg(task, *f, a.raw(i), a))),
         })
         .collect()
 }
@@ -98,14 +98,26 @@ pub fn format_entry(cpu: &Cpu<'_>, def: Option<&SyscallDef>, a: &SyscallArgs) ->
 /// Prints the whole line once the call has returned. `exiting` prints ` = ?` as strace does
 /// for calls that do not return.
 pub fn print_line(
-    cpu: &Cpu<'_>,
+    task: &Task,
     def: Option<&SyscallDef>,
     a: &SyscallArgs,
     pre: &[(usize, Option<String>)],
     ret: u64,
     exiting: bool,
 ) {
-    let task = cpu.get_data();
+    let line = format_line(task, def, a, pre, ret, exiting);
+    crate::elog!("{line}");
+}
+
+/// The line [`print_line`] prints.
+pub fn format_line(
+    task: &Task,
+    def: Option<&SyscallDef>,
+    a: &SyscallArgs,
+    pre: &[(usize, Option<String>)],
+    ret: u64,
+    exiting: bool,
+) -> String {
     let name = match def {
         Some(d) => d.sys.name(),
         None => (task.arch.info().numbers)().name_of(a.nr).unwrap_or("syscall"),
@@ -122,7 +134,7 @@ pub fn print_line(
             None => {
                 let ok = signed64(ret) >= 0;
                 if ok {
-                    line.push_str(&buffer(cpu, a.ptr(i), ret));
+                    line.push_str(&buffer(task, a.ptr(i), ret));
                 } else {
                     let _ = write!(line, "{:#x}", a.raw(i));
                 }
@@ -149,11 +161,10 @@ pub fn print_line(
             let _ = write!(line, "{r}");
         }
     }
-    crate::elog!("{line}");
+    line
 }
 
-fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
-    let task = cpu.get_data();
+fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
     match f {
         ArgFmt::Int | ArgFmt::Fd => format!("{}", int32(v)),
         ArgFmt::Long => format!("{}", signed64(v)),
@@ -174,7 +185,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             Ok(s) => quote(&s, 4096),
             Err(_) => ptr(v),
         },
-        ArgFmt::BufIn(n) => buffer(cpu, GuestAddr::new(v), a.raw(n as usize)),
+        ArgFmt::BufIn(n) => buffer(task, GuestAddr::new(v), a.raw(n as usize)),
         ArgFmt::OpenFlags => open_flags((task.arch.info().open_flags_to_host)(v)),
         ArgFmt::Mode | ArgFmt::OpenMode(_) => format!("0{:o}", low32(v)),
         ArgFmt::AccessMode => {
@@ -198,7 +209,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::Prot => flags(v, &[(1, "PROT_READ"), (2, "PROT_WRITE"), (4, "PROT_EXEC")], "PROT_NONE"),
         ArgFmt::MmapFlags => {
             // The arch's values as asm-generic's (MIPS numbers them differently).
-            let v = (cpu.get_data().arch.info().mmap_flags_to_generic)(v);
+            let v = (task.arch.info().mmap_flags_to_generic)(v);
             let kind = match v & 3 {
                 1 => "MAP_SHARED",
                 2 => "MAP_PRIVATE",
@@ -227,7 +238,7 @@ fn format_arg(cpu: &Cpu<'_>, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             }
         }
         ArgFmt::Signal => {
-            let info = cpu.get_data().arch.info();
+            let info = task.arch.info();
             match (info.signal_to_host)(v) {
                 // The name of the guest's signal (MIPS numbers them differently).
                 Some(s) => s.to_string(),
@@ -270,11 +281,11 @@ fn ptr(v: u64) -> String {
 /// At most this many bytes of a buffer are shown, as strace's default `-s 32`.
 const SHOW: usize = 32;
 
-fn buffer(cpu: &Cpu<'_>, addr: GuestAddr, len: u64) -> String {
+fn buffer(task: &Task, addr: GuestAddr, len: u64) -> String {
     let n = usize::try_from(len).unwrap_or(usize::MAX).min(SHOW);
     // Readable only, as strace's own process_vm_readv: a PROT_NONE page shows its address (and
     // may be PROT_NONE on the host, mm::AddressSpace::host_prot).
-    match cpu.get_data().mm.host_range(addr, n as u64, Prot::READ) {
+    match task.mm.host_range(addr, n as u64, Prot::READ) {
         Ok(p) => {
             // SAFETY: `n` bytes at `p` are mapped readable (checked just above).
             let bytes = unsafe { std::slice::from_raw_parts(p, n) };

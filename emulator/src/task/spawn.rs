@@ -57,7 +57,7 @@ pub fn finish(cpu: &mut Cpu<'_>, req: CloneRequest) {
     arch.set_syscall_ret(cpu, ret);
     if let Some(tr) = req.trace {
         let def = crate::syscall::DispatchTable::of(cpu.get_data().arch).get(tr.args.nr);
-        crate::syscall::strace::print_line(cpu, def, &tr.args, &tr.pre, ret, false);
+        crate::syscall::strace::print_line(cpu.get_data(), def, &tr.args, &tr.pre, ret, false);
     }
 }
 
