@@ -88,8 +88,10 @@ fn with_task<R>(i: usize, f: impl FnOnce(&mut Task, &DispatchTable) -> R) -> Opt
                 mm.map_anon(STRACE_PAGE, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).ok()?;
                 mm.map_anon(STRACE_PAGE + 0x1000, 0x1000, Prot::NONE, VmaName::Anon).ok()?;
                 let exe = ExeInfo { guest_path: "fuzz".into(), host_path: "/fuzz".into() };
-                tasks
-                    .push((Task::new_process(*arch, mm, Arc::new(Options::default()), exe), DispatchTable::new(*arch)));
+                tasks.push((
+                    crate::task::new_process(*arch, mm, Arc::new(Options::default()), exe),
+                    DispatchTable::new(*arch),
+                ));
             }
         }
         tasks.get_mut(i).map(|(t, d)| f(t, d))

@@ -28,7 +28,7 @@ pub mod trace;
 
 use std::sync::Arc;
 
-use crate::guest::{ExeInfo, Exit, Options, Task};
+use crate::guest::{ExeInfo, Exit, Options};
 use crate::loader::stack::{self, StackInput};
 use crate::loader::{ImageKind, LoaderError};
 use crate::mm::{AddressSpace, GuestAddr};
@@ -111,7 +111,8 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     let mm = AddressSpace::new(arch.info().layout, arch.info().data_model)?;
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
-    let mut task = Task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: prog.path.clone(), host_path });
+    let mut task =
+        crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: prog.path.clone(), host_path });
     task.argv = prog.argv.clone();
     set_thread_name(&prog.path);
     let engine = LaunchError::Engine;

@@ -18,7 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["gdb"],
     &["task"],
     &["binfmt"],
-    &["api", "diff"],
+    &["api", "diff", "fuzz"],
 ];
 
 fn src_dir() -> PathBuf {

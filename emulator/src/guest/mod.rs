@@ -221,42 +221,6 @@ pub struct Rseq {
 }
 
 impl Task {
-    /// The first thread of a new process: `arch`'s program `exe` in address space `mm`, with
-    /// the signal dispositions a new program inherits and nothing else set yet.
-    pub fn new_process(arch: &'static dyn GuestArch, mm: AddressSpace, opts: Arc<Options>, exe: ExeInfo) -> Task {
-        Task {
-            arch,
-            mm: crate::thread::shared::Shared::new(mm),
-            sig: crate::syscall::exec::inherited_sig_state(&opts),
-            mempolicy: opts.mempolicy,
-            opts,
-            exe,
-            exit: None,
-            exit_thread: false,
-            applied_gen: 0,
-            regions_mapped: 0,
-            clear_child_tid: 0,
-            robust_list: (0, 0),
-            warned: HashSet::new(),
-            argv: Vec::new(),
-            auxv: Vec::new(),
-            sigtramp: 0,
-            gate: Arc::new(crate::gate::Gate::default()),
-            stop_flags: false,
-            start_stack: 0,
-            last_fault: None,
-            pending_op: None,
-            sync_fault: None,
-            interrupted: None,
-            rseq: None,
-            parallel: false,
-            retry_fill: false,
-            fill_view: None,
-            tlb_fills: (0, crate::task::TLB_RESIZE_FILLS),
-            regs: crate::guest::RegPtrs::default(),
-        }
-    }
-
     /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
     /// Errors: `EFAULT`.
     #[inline]

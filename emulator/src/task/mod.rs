@@ -25,6 +25,47 @@ pub fn new_instance(task: Task) -> Result<Cpu<'static>, uc_error> {
     fill_instance(open_instance(task)?)
 }
 
+/// The [`Task`] of the first thread of a new process: `arch`'s program `exe` in address space `mm`, with
+/// the signal dispositions a new program inherits and nothing else set yet.
+pub fn new_process(
+    arch: &'static dyn crate::guest::GuestArch,
+    mm: crate::mm::AddressSpace,
+    opts: std::sync::Arc<crate::guest::Options>,
+    exe: crate::guest::ExeInfo,
+) -> Task {
+    Task {
+        arch,
+        mm: crate::thread::shared::Shared::new(mm),
+        sig: crate::syscall::exec::inherited_sig_state(&opts),
+        mempolicy: opts.mempolicy,
+        opts,
+        exe,
+        exit: None,
+        exit_thread: false,
+        applied_gen: 0,
+        regions_mapped: 0,
+        clear_child_tid: 0,
+        robust_list: (0, 0),
+        warned: std::collections::HashSet::new(),
+        argv: Vec::new(),
+        auxv: Vec::new(),
+        sigtramp: 0,
+        gate: std::sync::Arc::new(crate::gate::Gate::default()),
+        stop_flags: false,
+        start_stack: 0,
+        last_fault: None,
+        pending_op: None,
+        sync_fault: None,
+        interrupted: None,
+        rseq: None,
+        parallel: false,
+        retry_fill: false,
+        fill_view: None,
+        tlb_fills: (0, TLB_RESIZE_FILLS),
+        regs: crate::guest::RegPtrs::default(),
+    }
+}
+
 /// The engine's own part of [`new_instance`]: the instance with its CPU model and the virtual
 /// TLB, which makes unicorn build its machine (most of what a new thread costs: about 20 ms
 /// of CPU for an arm instance). It reads none of the process's shared state, so a new thread
