@@ -85,6 +85,12 @@ fn run() -> u8 {
             return 1;
         }
     }
+    if let Some(dir) = &cli.root {
+        if let Err(e) = enter_root(dir, &cli) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     let program = cli.program.clone();
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
@@ -113,6 +119,25 @@ fn run() -> u8 {
             endgate::abi::low8(e.exit_status())
         }
     }
+}
+
+/// `--root DIR` with its `--bind`s (the default ones first unless `--no-default-binds`).
+fn enter_root(dir: &std::path::Path, cli: &endgate::cli::Cli) -> Result<(), String> {
+    use endgate::syscall::rootfs;
+    let mut binds = Vec::new();
+    if !cli.no_default_binds {
+        for d in rootfs::DEFAULT_BINDS {
+            // A host without one of them simply has nothing to show there.
+            if std::path::Path::new(d).is_dir() {
+                binds.push(rootfs::parse_bind(d)?);
+            }
+        }
+    }
+    for b in &cli.bind {
+        binds.push(rootfs::parse_bind(b)?);
+    }
+    let current = cli.root_chroot.as_ref().map(|p| rootfs::components(p.as_bytes())).unwrap_or_default();
+    rootfs::enter(dir, binds, current)
 }
 
 /// `--version`: version, host byte order, endian strategy, cycle counter and guest arches on stdout. Status 1

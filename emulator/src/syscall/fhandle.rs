@@ -6,7 +6,7 @@
 
 use syscalls::Errno;
 
-use super::path::host_path_at;
+use super::path::{host_path_at, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::GuestAddr;
@@ -38,7 +38,13 @@ fn read_handle(t: &Task, addr: GuestAddr, copy_body: bool) -> Result<Vec<u8>, Er
 /// (`ENOENT`, `EOPNOTSUPP`…).
 pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.ptr(1), a.int(4))?;
+    // name_to_handle_at follows a last link only with `AT_SYMLINK_FOLLOW`.
+    let last = if a.int(4) & libc::AT_SYMLINK_FOLLOW != 0 { Last::Follow } else { Last::NoFollow };
+    let path = if a.int(4) & libc::AT_EMPTY_PATH != 0 {
+        host_path_at(t, a.int(0), a.ptr(1), 0)?
+    } else {
+        super::path::host_path_in(t, a.int(0), a.ptr(1), last)?
+    };
     let mut h = read_handle(t, a.ptr(2), false)?;
     t.mm.check_writable(a.ptr(3), 4)?;
     let mut mount_id: i32 = 0;

@@ -49,6 +49,7 @@ pub mod pidfd;
 pub mod process;
 pub mod process_vm;
 pub mod procfs;
+pub mod rootfs;
 pub mod rseq;
 pub mod sched;
 pub mod seccomp;

@@ -50,8 +50,27 @@ fn opt_source(t: &Task, addr: GuestAddr) -> Result<Option<CString>, Errno> {
         return Ok(None);
     }
     let raw = t.mm.read_cstr(addr, PATH_MAX).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::EINVAL } else { e })?;
-    Ok(Some(super::path::map_path(t, raw)))
+    Ok(Some(mapped(t, raw)))
 }
+
+/// A path the host keeps by name (a mount's source, `fsconfig`'s `FSCONFIG_SET_PATH`): the
+/// host file's own path (under `--root`, what the lookup found inside the guest's root), or
+/// the name as it is when nothing is found.
+fn mapped(t: &Task, raw: Vec<u8>) -> CString {
+    if super::rootfs::active() {
+        if raw.first() != Some(&b'/') {
+            return CString::new(raw).unwrap_or_default();
+        }
+        let p = super::rootfs::host_file(&raw);
+        return CString::new(p.into_os_string().into_encoded_bytes()).unwrap_or_default();
+    }
+    super::path::lookup(t, libc::AT_FDCWD, raw, super::path::Last::Follow)
+        .map(super::path::HostPath::into_cstring)
+        .unwrap_or_default()
+}
+
+/// `CAP_SYS_CHROOT` (include/uapi/linux/capability.h).
+const CAP_SYS_CHROOT: u32 = 18;
 
 fn ptr_or_null(s: &Option<CString>) -> *const libc::c_char {
     s.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
@@ -107,7 +126,9 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `umount2(const char *target, int flags)` (umount(2)). Errors: the host's (`EINVAL` for
 /// unknown flags, `EBUSY`, `EPERM`…).
 pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let target = host_path(cpu.get_data(), a.ptr(0))?;
+    // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
+    let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::Follow };
+    let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_umount2, target.as_ptr(), a.int_arg(1)) })
@@ -122,6 +143,10 @@ pub fn umount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// host's.
 pub fn pivot_root(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
+    if super::rootfs::active() {
+        // The guest's root is not a host mount endgate could swap (docs/root.md).
+        return Err(Errno::EINVAL);
+    }
     let new_root = host_path(t, a.ptr(0))?;
     let put_old = host_path(t, a.ptr(1))?;
     super::selfref::ensure();
@@ -135,6 +160,15 @@ pub fn pivot_root(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `ENOTDIR`…).
 pub fn chroot(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(0))?;
+    if let Some(r) = path.resolved() {
+        // Under `--root` the guest's root is endgate's to move: no host chroot, but the
+        // permission Linux asks for (CAP_SYS_CHROOT, after the lookup's own errors).
+        if !super::capability::has_effective(CAP_SYS_CHROOT) {
+            return Err(Errno::EPERM);
+        }
+        super::rootfs::chroot(r)?;
+        return Ok(0);
+    }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
     let r = host_ret(i64::from(unsafe { libc::chroot(path.as_ptr()) }))?;
@@ -208,7 +242,7 @@ pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         SET_BINARY => Some(t.mm.read_vec(value, usize::try_from(aux).unwrap_or(0))?),
         SET_PATH | SET_PATH_EMPTY => {
             let raw = t.mm.read_cstr(value, PATH_MAX)?;
-            Some(super::path::map_path(t, raw).into_bytes_with_nul())
+            Some(mapped(t, raw).into_bytes_with_nul())
         }
         _ => None,
     };

@@ -195,7 +195,7 @@ fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult
 }
 
 fn old_stat_at(cpu: &mut Cpu<'_>, a: &SyscallArgs, flags: i32) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.ptr(0), flags)?;
+    let path = super::path::host_path_at(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), flags)?;
     // SAFETY: `struct stat` is plain old data; all-zero is a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: NUL-terminated path, local out struct.
