@@ -221,7 +221,9 @@ fn maps_line(start: u64, v: &Vma) -> String {
         ),
         VmaName::File(path) => {
             let (dev, ino) = file_id(path);
-            (path.clone(), dev, ino)
+            // Under `--root`, the path as the guest sees it.
+            let seen = if super::rootfs::active() { super::rootfs::guest_view(path.as_bytes()) } else { None };
+            (seen.map_or_else(|| path.clone(), |g| String::from_utf8_lossy(&g).into_owned()), dev, ino)
         }
     };
     let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);

@@ -514,6 +514,11 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
     Ok(Resolved { host: fd_path(&object, None), object: Some(object), _dir: Some(dir), guest: here })
 }
 
+/// The host path of the place a lookup ended at (for a name the host keeps, as a socket's).
+pub fn host_place(r: &Resolved) -> Vec<u8> {
+    state().map(|st| host_of(&st, &r.guest)).unwrap_or_default()
+}
+
 /// The host path of the file the guest path `path` names (from the working directory, following
 /// links), for endgate's own reading of programs and interpreters; where the lookup fails,
 /// the path under the guest's root, which the caller's open then refuses.
