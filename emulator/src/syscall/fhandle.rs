@@ -71,8 +71,16 @@ pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let h = read_handle(t, a.ptr(1), true)?;
     let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
-    host_ret(super::blocking_syscall(
+    let fd = host_ret(super::blocking_syscall(
         libc::SYS_open_by_handle_at,
         &[a.int_arg(0), h.as_ptr() as u64, crate::abi::bits64(flags)],
-    ))
+    ))?;
+    // A handle names a file anywhere on its file system: under `--root`, only one inside the
+    // guest's root (or a bind point) opens, where chroot(2) would let any out.
+    if !super::rootfs::fd_inside(crate::abi::int32(fd)) {
+        // SAFETY: the descriptor the host just made, not yet the guest's.
+        unsafe { libc::close(crate::abi::int32(fd)) };
+        return Err(Errno::EACCES);
+    }
+    Ok(fd)
 }

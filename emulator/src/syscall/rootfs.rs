@@ -344,6 +344,21 @@ fn dir_host_path(dirfd: i32) -> Result<Vec<u8>, Errno> {
     Ok(link.into_os_string().into_encoded_bytes())
 }
 
+/// `true` if descriptor `fd` (the working directory for `AT_FDCWD`) is a file inside `DIR` or a
+/// bind point, by the host path its `/proc/self/fd` link gives; `true` when `--root` is not in
+/// force.
+pub fn fd_inside(fd: i32) -> bool {
+    let Some(st) = state() else {
+        return true;
+    };
+    let host = if fd == libc::AT_FDCWD {
+        std::env::current_dir().ok().map(|p| p.into_os_string().into_encoded_bytes())
+    } else {
+        std::fs::read_link(format!("/proc/self/fd/{fd}")).ok().map(|p| p.into_os_string().into_encoded_bytes())
+    };
+    host.is_some_and(|h| host_to_comps(&st, &h).is_some())
+}
+
 /// `true` for `/proc/P/NAME` and `/proc/P/task/T/NAME` places whose links are magic: `root`,
 /// `cwd`, `exe`, and what is in `fd/` and `map_files/`.
 fn magic_place(st: &State, dir: &[Vec<u8>]) -> bool {
@@ -359,6 +374,74 @@ fn magic_place(st: &State, dir: &[Vec<u8>]) -> bool {
         _ => return false,
     };
     matches!(rest, [] | [_]) && (rest.is_empty() || rest[0] == b"fd" || rest[0] == b"map_files")
+}
+
+fn openat2_plain(dir: &OwnedFd, rel: &[u8], flags: i32) -> Option<OwnedFd> {
+    let rel = CString::new(rel).ok()?;
+    let how = OpenHow {
+        flags: u64::from(crate::abi::low32(i64::from(flags | libc::O_PATH | libc::O_CLOEXEC))),
+        mode: 0,
+        resolve: RESOLVE_PLAIN_BENEATH,
+    };
+    // SAFETY: our directory, a NUL-terminated path and an open_how of the size given.
+    let fd = unsafe {
+        libc::syscall(libc::SYS_openat2, dir.as_raw_fd(), rel.as_ptr(), &how, std::mem::size_of::<OpenHow>())
+    };
+    let fd = i32::try_from(fd).ok().filter(|&f| f >= 0)?;
+    // SAFETY: a fresh descriptor.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The common case in one host call: a path with no `..`, no link on the way and no bind point
+/// below where it starts, opened with `openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS)` from
+/// the directory the walk starts in (the kernel refuses any link, so nothing it opens is
+/// outside). `None` sends the lookup the long way ([`resolve`]'s walk), which also gives the
+/// errors.
+fn fast(
+    st: &State,
+    dir: &OwnedFd,
+    here: &[Vec<u8>],
+    comps: &VecDeque<Vec<u8>>,
+    last: Last,
+    slash: bool,
+) -> Option<Resolved> {
+    if comps.is_empty() || slash || comps.iter().any(|c| c == b".." || c == b"." || c.len() > 255) {
+        return None;
+    }
+    let mut guest = here.to_vec();
+    guest.extend(comps.iter().cloned());
+    if st.binds.iter().any(|b| guest.starts_with(&b.guest[..1.min(b.guest.len())])) {
+        return None;
+    }
+    let name = comps.back()?.clone();
+    let parent = if comps.len() == 1 {
+        dir.try_clone().ok()?
+    } else {
+        let mut rel = Vec::new();
+        for c in comps.iter().take(comps.len() - 1) {
+            if !rel.is_empty() {
+                rel.push(b'/');
+            }
+            rel.extend_from_slice(c);
+        }
+        openat2_plain(dir, &rel, libc::O_DIRECTORY)?
+    };
+    if last == Last::NoFollow {
+        return Some(Resolved { host: fd_path(&parent, Some(&name)), object: None, _dir: Some(parent), guest });
+    }
+    let cname = CString::new(name.clone()).ok()?;
+    match open_at(parent.as_raw_fd(), &cname, libc::O_NOFOLLOW) {
+        Ok(fd) => {
+            if stat_fd(&fd).ok()?.st_mode & libc::S_IFMT == libc::S_IFLNK {
+                return None;
+            }
+            Some(Resolved { host: fd_path(&fd, None), object: Some(fd), _dir: Some(parent), guest })
+        }
+        Err(Errno::ENOENT) if last == Last::Create => {
+            Some(Resolved { host: fd_path(&parent, Some(&name)), object: None, _dir: Some(parent), guest })
+        }
+        Err(_) => None,
+    }
 }
 
 /// Looks the guest path `path` up under `--root`, from `dirfd` for a relative path.
@@ -386,6 +469,9 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
     };
     let mut todo: VecDeque<Vec<u8>> =
         path.split(|&b| b == b'/').filter(|c| !c.is_empty()).map(<[u8]>::to_vec).collect();
+    if let Some(r) = fast(&st, &dir, &here, &todo, last, trailing_slash) {
+        return Ok(r);
+    }
     let mut links = 0u32;
     // A path of only slashes (and dots) names the directory the walk starts in.
     let mut object: Option<OwnedFd> = None;
