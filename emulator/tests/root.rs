@@ -134,3 +134,55 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
         }
     }
 }
+
+/// Runs `argv` under `endgate --root root`, optionally as user nobody; (status, stdout+stderr).
+fn busybox_in(root: &Path, argv: &[&str], nobody: bool) -> (i32, String) {
+    let mut c = if nobody {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(endgate());
+        c
+    } else {
+        Command::new(endgate())
+    };
+    let o = c.arg("--root").arg(root).args(argv).output().unwrap();
+    let text = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    (common::shell_status(o.status), text)
+}
+
+/// The guest's own chroot(2) under `--root`: it moves the guest's root inside DIR without a
+/// host chroot (a program it then runs finds its files in the new root, `..` stops there,
+/// and its execve keeps it), and it is EPERM without CAP_SYS_CHROOT as Linux decides (as
+/// user nobody, when this is root).
+#[test]
+fn the_guests_chroot_moves_its_root_inside_dir() {
+    let dir = TempDir::new("root-chroot");
+    for arch in ["arm64", "s390x"] {
+        let root = dir.path().join(arch);
+        for d in ["bin", "sub/bin", "sub/etc", "etc"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::copy(common::busybox(arch), root.join("bin/busybox")).unwrap();
+        std::fs::copy(common::busybox(arch), root.join("sub/bin/busybox")).unwrap();
+        std::fs::write(root.join("etc/file"), "TOP\n").unwrap();
+        std::fs::write(root.join("sub/etc/file"), "SUB\n").unwrap();
+        // SAFETY: geteuid has no preconditions.
+        let is_root = unsafe { libc::geteuid() } == 0;
+        let (st, out) = busybox_in(
+            &root,
+            &["/bin/busybox", "chroot", "/sub", "/bin/busybox", "sh", "-c", "cat /etc/file /../../etc/file; pwd"],
+            false,
+        );
+        if is_root {
+            assert_eq!((st, out.as_str()), (0, "SUB\nSUB\n/\n"), "{arch}");
+        } else {
+            assert_eq!(st, 1, "{arch}: {out}");
+            assert!(out.contains("Operation not permitted"), "{arch}: {out}");
+        }
+        if is_root {
+            std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            let (st, out) = busybox_in(&root, &["/bin/busybox", "chroot", "/sub", "/bin/busybox", "true"], true);
+            assert_eq!(st, 1, "{arch} as nobody: {out}");
+            assert!(out.contains("Operation not permitted"), "{arch} as nobody: {out}");
+        }
+    }
+}
