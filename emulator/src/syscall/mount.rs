@@ -106,6 +106,11 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let source = opt_source(t, a.ptr(0))?;
     let target = host_path(t, a.ptr(1))?;
+    if target.resolved().is_some_and(super::rootfs::in_bind) {
+        // Under `--root`, /proc, /sys and /dev are the host's, mounted already: a guest
+        // mounting there (a bootstrap's `mount -t proc proc /proc`) sees that done.
+        return Ok(0);
+    }
     let fstype = opt_string(t, a.ptr(2), PAGE)?;
     let data = mount_data(t, a.ptr(4))?;
     super::selfref::ensure();
@@ -129,6 +134,10 @@ pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
     let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::Follow };
     let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
+    if target.resolved().is_some_and(super::rootfs::in_bind) {
+        // Under `--root`, the host's /proc, /sys and /dev stay mounted.
+        return Ok(0);
+    }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_umount2, target.as_ptr(), a.int_arg(1)) })

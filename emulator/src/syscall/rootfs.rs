@@ -600,6 +600,12 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
     Ok(Resolved { host: fd_path(&object, None), object: Some(object), _dir: Some(dir), guest: here })
 }
 
+/// `true` if a lookup ended at a bind point or inside one (`/proc`, `/dev/shm`): mounting
+/// there would change the host's own directories, so [`super::mount`] does nothing instead.
+pub fn in_bind(r: &Resolved) -> bool {
+    state().is_some_and(|st| st.binds.iter().any(|b| r.guest.starts_with(&b.guest)))
+}
+
 /// The host path of the place a lookup ended at (for a name the host keeps, as a socket's).
 pub fn host_place(r: &Resolved) -> Vec<u8> {
     state().map(|st| host_of(&st, &r.guest)).unwrap_or_default()
