@@ -167,6 +167,9 @@ pub fn root_fd() -> Option<i32> {
 /// `true` if `fd` is one of the handles (the guest's `close` of it is `EBADF`, as for a
 /// descriptor it never had).
 pub fn is_own(fd: i32) -> bool {
+    if super::fakeroot::is_own(fd) {
+        return true;
+    }
     if !OPENED.load(Ordering::Relaxed) {
         return false;
     }
@@ -176,17 +179,19 @@ pub fn is_own(fd: i32) -> bool {
 
 /// The handles' descriptors, in increasing order (for `close_range`).
 pub fn own_fds() -> Vec<i32> {
+    let log = super::fakeroot::own_fd();
     if !OPENED.load(Ordering::Relaxed) {
-        return Vec::new();
+        return log.into_iter().collect();
     }
     let h = handles();
-    let mut v: Vec<i32> = [h.exe, h.root, h.proc_].iter().flatten().map(|x| x.fd).collect();
+    let mut v: Vec<i32> = [h.exe, h.root, h.proc_].iter().flatten().map(|x| x.fd).chain(log).collect();
     v.sort_unstable();
     v
 }
 
 /// Before the guest's `dup2`/`dup3` onto `fd`: a handle there moves to another descriptor.
 pub fn make_room(fd: i32) {
+    super::fakeroot::make_room(fd);
     if !OPENED.load(Ordering::Relaxed) {
         return;
     }
