@@ -174,6 +174,32 @@ fn fakeroot_ids_remembered() {
     }
 }
 
+/// A package-like round trip: `tar -c` under one `--fakeroot` run stores the faked owners,
+/// modes and a device (it reads them through `stat`), and `tar -x` in a second run with no
+/// records (busybox tar, as root, chowns and mknods what it extracts) makes them again.
+#[test]
+fn fakeroot_tar_round_trip() {
+    let w = work("arm64");
+    let (out, status) = run(
+        w.dir.path(),
+        &["--fakeroot"],
+        &w.bb,
+        "mkdir src && cd src && touch a && chown 123:45 a && chmod 4755 a && mknod dev c 1 3 && \
+         mkdir d && chown 7:8 d && tar -cf ../t.tar a d dev && tar -tvf ../t.tar | cut -c1-20",
+    );
+    assert_eq!((out.as_str(), status), ("-rwsr-xr-x 123/45   \ndrwxr-xr-x 7/8      \ncrw-r--r-- 0/0      \n", 0));
+    let (out, status) = run(
+        w.dir.path(),
+        &["--fakeroot"],
+        &w.bb,
+        "mkdir x && cd x && tar -xpf ../t.tar && stat -c '%n %u:%g %a %F %t,%T' a d dev",
+    );
+    assert_eq!(
+        (out.as_str(), status),
+        ("a 123:45 4755 regular empty file 0,0\nd 7:8 755 directory 0,0\ndev 0:0 644 character special file 1,3\n", 0)
+    );
+}
+
 /// `--fakeroot-state FILE`: a second run sees the first one's records; the last unlink of a
 /// file drops its record; without the state file nothing carries over.
 #[test]

@@ -70,6 +70,18 @@ struct Db {
     /// Bytes of the log applied to `recs`.
     read_to: u64,
     recs: HashMap<(u64, u64), Rec>,
+    /// The host's real uid and gid (the owner of the files the guest creates), read once.
+    real: (u32, u32),
+}
+
+impl Db {
+    fn new(fd: i32) -> Db {
+        // SAFETY: no arguments.
+        let real = unsafe { (libc::getuid(), libc::getgid()) };
+        let mut d = Db { fd, read_to: 0, recs: HashMap::new(), real };
+        refresh(&mut d);
+        d
+    }
 }
 
 static DB: Mutex<Option<Db>> = Mutex::new(None);
@@ -95,12 +107,6 @@ static CREDS: Mutex<Creds> = Mutex::new(Creds { uid: [0; 4], gid: [0; 4], groups
 
 fn creds() -> std::sync::MutexGuard<'static, Creds> {
     CREDS.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// The host's real uid and gid (the owner of files the guest creates).
-fn real_ids() -> (u32, u32) {
-    // SAFETY: no arguments.
-    unsafe { (libc::getuid(), libc::getgid()) }
 }
 
 /// Applies one log line to `recs`; a line that does not parse changes nothing.
@@ -256,10 +262,7 @@ pub fn start(state: Option<&std::path::Path>) -> Result<(), String> {
             fd
         }
     };
-    let fd = to_top(fd);
-    let mut d = Db { fd, read_to: 0, recs: HashMap::new() };
-    refresh(&mut d);
-    *db() = Some(d);
+    *db() = Some(Db::new(to_top(fd)));
     *creds() = Creds { uid: [0; 4], gid: [0; 4], groups: vec![0] };
     ON.store(true, Ordering::Relaxed);
     Ok(())
@@ -361,9 +364,7 @@ pub fn restore_line(line: &str) -> bool {
     if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
         return true;
     }
-    let mut d = Db { fd, read_to: 0, recs: HashMap::new() };
-    refresh(&mut d);
-    *db() = Some(d);
+    *db() = Some(Db::new(fd));
     *creds() = Creds { uid, gid, groups: ids(w.get(3)) };
     ON.store(true, Ordering::Relaxed);
     true
@@ -372,17 +373,12 @@ pub fn restore_line(line: &str) -> bool {
 /// What the guest is told about a file: owner, group, the `st_mode` and the `st_rdev` (host
 /// `dev_t`), from its record, else the host's with the real user's ids reported as 0.
 fn faked(dev: u64, ino: u64, uid: u32, gid: u32, mode: u32, rdev: u64) -> (u32, u32, u32, u64) {
-    let rec = {
+    let (rec, (ruid, rgid)) = {
         let mut g = db();
-        match g.as_mut() {
-            Some(d) => {
-                refresh(d);
-                d.recs.get(&(dev, ino)).copied().unwrap_or_default()
-            }
-            None => Rec::default(),
-        }
+        let Some(d) = g.as_mut() else { return (uid, gid, mode, rdev) };
+        refresh(d);
+        (d.recs.get(&(dev, ino)).copied().unwrap_or_default(), d.real)
     };
-    let (ruid, rgid) = real_ids();
     let uid = rec.uid.unwrap_or(if uid == ruid { 0 } else { uid });
     let gid = rec.gid.unwrap_or(if gid == rgid { 0 } else { gid });
     let host_kind = mode & libc::S_IFMT;

@@ -12,7 +12,8 @@
 //! the kernel rejects (unknown flag bits -> `EINVAL`, bad pointers -> `EFAULT`), and hands the
 //! work to the host through `libc` or to [`crate::mm`]. Guest file descriptors are host file
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
-//! stderr. A handler never fakes success for something it did not do.
+//! stderr. A handler never fakes success for something it did not do (but for what the guest
+//! asks for with `--fakeroot`: [`fakeroot`]).
 
 pub mod aio;
 pub mod arch;
