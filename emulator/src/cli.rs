@@ -98,6 +98,17 @@ pub struct Cli {
     #[arg(long = "max-memory", value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
 
+    /// Fake root for package tools, as fakeroot(1): the guest's ids read as 0, chown, chmod and
+    /// device mknod are recorded per file (host EPERM swallowed) and reported by stat
+    /// (docs/fakeroot.md).
+    #[arg(long = "fakeroot")]
+    pub fakeroot: bool,
+
+    /// Keep --fakeroot's records in FILE: loaded at start, every change appended as it is made
+    /// (implies --fakeroot).
+    #[arg(long = "fakeroot-state", value_name = "FILE", allow_hyphen_values = true)]
+    pub fakeroot_state: Option<PathBuf>,
+
     /// Wait for GDB on TCP port PORT of 127.0.0.1 and stop before the first instruction (also
     /// ENDGATE_GDB=PORT).
     #[arg(short = 'g', value_name = "PORT")]
@@ -514,6 +525,7 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
                 | b"--seed"
                 | b"--root"
                 | b"--bind"
+                | b"--fakeroot-state"
         )
     };
     while let Some(a) = it.next() {

@@ -75,6 +75,12 @@ fn run() -> u8 {
     if let Some(bytes) = cli.max_memory {
         endgate::mm::limits::set_cap(bytes);
     }
+    if cli.fakeroot || cli.fakeroot_state.is_some() {
+        if let Err(e) = endgate::syscall::fakeroot::start(cli.fakeroot_state.as_deref()) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }

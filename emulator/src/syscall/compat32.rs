@@ -176,9 +176,11 @@ fn host_fstatat(dirfd: i32, path: &std::ffi::CStr, flags: i32) -> Result<libc::s
 }
 
 fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult {
+    let mut st = *st;
+    super::fakeroot::stat(&mut st);
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    (arch.info().write_stat64)(&mut t.mm, addr, st)?;
+    (arch.info().write_stat64)(&mut t.mm, addr, &st)?;
     Ok(0)
 }
 

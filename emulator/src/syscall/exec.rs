@@ -378,6 +378,7 @@ fn exec(
     state.extend(super::seccomp::exec_lines());
     state.extend(super::process::exec_lines());
     state.extend(crate::mm::limits::exec_lines());
+    state.extend(super::fakeroot::exec_lines());
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
         state.push(format!("reenter {root} {cwd}"));
@@ -477,7 +478,8 @@ pub fn restore_state(fd: i32) {
             || super::selfref::reenter_line(line)
             || super::seccomp::restore_line(line)
             || super::process::restore_line(line)
-            || crate::mm::limits::restore_line(line);
+            || crate::mm::limits::restore_line(line)
+            || super::fakeroot::restore_line(line);
     }
 }
 

@@ -139,6 +139,7 @@ pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
+    super::fakeroot::stat(&mut st);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(2), &st)?;
     Ok(0)
@@ -150,6 +151,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st = zeroed_stat();
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
+    super::fakeroot::stat(&mut st);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(1), &st)?;
     Ok(0)
@@ -174,6 +176,7 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
+    super::fakeroot::statx(&mut stx);
     t.mm.write_shape(a.ptr(4), STATX, &stx)?;
     Ok(0)
 }

@@ -172,7 +172,8 @@ pub fn chroot(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if let Some(r) = path.resolved() {
         // Under `--root` the guest's root is endgate's to move: no host chroot, but the
         // permission Linux asks for (CAP_SYS_CHROOT, after the lookup's own errors).
-        if !super::capability::has_effective(CAP_SYS_CHROOT) {
+        // Under `--fakeroot` the guest holds every capability it asks capget about.
+        if !super::capability::has_effective(CAP_SYS_CHROOT) && !super::fakeroot::on() {
             return Err(Errno::EPERM);
         }
         super::rootfs::chroot(r)?;
