@@ -229,7 +229,7 @@ fn parse_shebang(head: &[u8], full: bool) -> Result<Format, Errno> {
 /// call maps them; a relative one under `dirfd` through `/proc/self/fd`.
 fn exec_host_path(t: &Task, dirfd: i32, path: &[u8], nofollow: bool) -> Result<HostPath, Errno> {
     let last = if nofollow { super::path::Last::NoFollow } else { super::path::Last::Follow };
-    if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD || super::rootfs::active() {
+    if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD || super::rootfs::active() && !path.is_empty() {
         return super::path::lookup(t, dirfd, path.to_vec(), last);
     }
     // In a root the guest chose, the host's /proc may not be there: the directory's path

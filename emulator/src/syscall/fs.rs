@@ -44,6 +44,8 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         libc::SYS_openat,
         &[a.int_arg(0), path.as_ptr() as u64, u64::from_ne_bytes(i64::from(flags).to_ne_bytes()), u64::from(a.uint(3))],
     ))?;
+    drop(path);
+    let fd = u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs());
     if flags & libc::O_TRUNC != 0 {
         truncated(cpu, c"", i32::try_from(fd).unwrap_or(-1), 0);
     }
@@ -105,13 +107,20 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         super::path::HostPath::from(CString::new(raw).map_err(|_| Errno::EINVAL)?)
     } else {
         let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & RESOLVE_NO_LINKS != 0;
-        let last = super::path::open_last(host_flags, no_follow);
+        let last = match super::path::open_last(host_flags, no_follow) {
+            // The `RESOLVE_*` checks must not meet the `/proc/self/fd/N` link of the object.
+            super::path::Last::Follow if resolve != 0 => super::path::Last::FollowName,
+            l => l,
+        };
         super::path::lookup(t, a.int(0), raw, last)?
     };
-    host_ret(super::blocking_syscall(
+    let (dirfd, name) = path.at(a.int(0));
+    let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat2,
-        &[a.int_arg(0), path.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
-    ))
+        &[crate::abi::bits64(dirfd), name.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
+    ))?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `open(const char *path, int flags, mode_t mode)` (x86_64).

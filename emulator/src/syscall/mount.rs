@@ -22,7 +22,7 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
-use super::path::host_path;
+use super::path::{host_path, host_path_in, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::{Endian, GuestAddr, PAGE_SIZE, PATH_MAX};
@@ -132,7 +132,7 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// unknown flags, `EBUSY`, `EPERM`…).
 pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
-    let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::Follow };
+    let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::FollowName };
     let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
     if target.resolved().is_some_and(super::rootfs::in_bind) {
         // Under `--root`, the host's /proc, /sys and /dev stay mounted.
@@ -197,9 +197,14 @@ pub fn fsopen(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fspick(int dirfd, const char *path, unsigned int flags)`: the context of an existing
 /// mount. Errors: the host's.
 pub fn fspick(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    // `FSPICK_SYMLINK_NOFOLLOW` (2).
+    let last = if a.uint(2) & 2 != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     // SAFETY: a NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_fspick, a.int_arg(0), path.as_ptr(), u64::from(a.uint(2))) })
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_fspick, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `fsmount(int fsfd, unsigned int flags, unsigned int attr_flags)`: a detached mount.
@@ -266,26 +271,34 @@ pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `open_tree(int dirfd, const char *path, unsigned int flags)`: a descriptor for a mount or
 /// a copy of it (`OPEN_TREE_CLONE`). Errors: the host's.
 pub fn open_tree(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     // SAFETY: a NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_open_tree, a.int_arg(0), path.as_ptr(), u64::from(a.uint(2))) })
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_open_tree, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,
 /// unsigned int flags)`. Errors: the host's.
 pub fn move_mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let from = host_path(t, a.ptr(1))?;
-    let to = host_path(t, a.ptr(3))?;
+    // `MOVE_MOUNT_F_SYMLINKS` (1) and `MOVE_MOUNT_T_SYMLINKS` (0x10) follow a last link.
+    let follow = |bit: u32| if a.uint(4) & bit != 0 { Last::FollowName } else { Last::NoFollow };
+    let from = host_path_in(t, a.int(0), a.ptr(1), follow(1))?;
+    let to = host_path_in(t, a.int(2), a.ptr(3), follow(0x10))?;
+    let (from_dir, from_name) = from.at(a.int(0));
+    let (to_dir, to_name) = to.at(a.int(2));
     super::selfref::ensure();
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe {
         libc::syscall(
             libc::SYS_move_mount,
-            a.int_arg(0),
-            from.as_ptr(),
-            a.int_arg(2),
-            to.as_ptr(),
+            from_dir,
+            from_name.as_ptr(),
+            to_dir,
+            to_name.as_ptr(),
             u64::from(a.uint(4)),
         )
     })
@@ -330,18 +343,13 @@ pub fn mount_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if big(t) {
         swap_members(&mut attr, &[]);
     }
-    let path = host_path(t, a.ptr(1))?;
+    let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(t, a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path and a struct of `size` bytes.
     host_ret(unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            a.int_arg(0),
-            path.as_ptr(),
-            u64::from(a.uint(2)),
-            attr.as_ptr(),
-            attr.len(),
-        )
+        libc::syscall(libc::SYS_mount_setattr, dirfd, name.as_ptr(), u64::from(a.uint(2)), attr.as_ptr(), attr.len())
     })
 }
 

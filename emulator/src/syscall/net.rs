@@ -97,6 +97,11 @@ fn unix_in_root(t: &Task, sa: &mut Vec<u8>, bind: bool) -> Result<Option<super::
         return Ok(None);
     }
     let path: Vec<u8> = sa[2..].iter().take_while(|&&b| b != 0).copied().collect();
+    if bind && !path.contains(&b'/') {
+        // A name in the working directory (inside the root): the host walks nothing, and
+        // the socket keeps the name as the guest gave it.
+        return Ok(None);
+    }
     let last = if bind { super::path::Last::NoFollow } else { super::path::Last::Follow };
     let hp = super::path::lookup(t, libc::AT_FDCWD, path, last)?;
     let mut host = hp.to_bytes().to_vec();

@@ -99,6 +99,16 @@ impl HostPath {
         self.resolved.as_ref()
     }
 
+    /// What to hand a `*at` host call: under `--root`, the directory found and the last name
+    /// (for calls that must not walk a `/proc/self/fd` link: `RESOLVE_NO_MAGICLINKS`,
+    /// `move_mount`), otherwise `dirfd` and the path.
+    pub fn at(&self, dirfd: i32) -> (i32, &std::ffi::CStr) {
+        match self.resolved.as_ref().and_then(|r| Some((r.dir_fd()?, r.name.as_deref()?))) {
+            Some(p) => p,
+            None => (dirfd, &self.c),
+        }
+    }
+
     /// The C string, owned.
     pub fn into_cstring(self) -> CString {
         self.c

@@ -227,6 +227,11 @@ pub enum Last {
     /// Followed if it is a link; may be missing (`open` with `O_CREAT`): then the name in the
     /// directory found, which the caller creates with `O_NOFOLLOW`.
     Create,
+    /// Followed, must exist, and handed over as the name in its directory rather than as the
+    /// object: for calls that would be stopped by endgate holding the object (`umount2`:
+    /// `EBUSY`) or that do not follow a descriptor link (`move_mount`, `open_tree`,
+    /// `openat2` with `RESOLVE_NO_MAGICLINKS`).
+    FollowName,
 }
 
 /// A looked-up guest path: the host path to hand the kernel, and the descriptors it names.
@@ -236,10 +241,51 @@ pub struct Resolved {
     pub host: CString,
     /// The object, when the lookup ended on an existing file it followed to.
     pub object: Option<OwnedFd>,
+    /// The last component, when `host` is `/proc/self/fd/N/NAME` (N the directory below).
+    pub name: Option<CString>,
     /// The directory `host` names the last component in.
     _dir: Option<OwnedFd>,
     /// Where the lookup ended, as components below `DIR`.
     pub guest: Vec<Vec<u8>>,
+}
+
+impl Resolved {
+    /// The directory the last name is in, when the lookup kept one.
+    pub fn dir_fd(&self) -> Option<i32> {
+        self._dir.as_ref().map(AsRawFd::as_raw_fd)
+    }
+}
+
+/// A descriptor the host just made for the guest, moved to the lowest free number: under
+/// `--root` the lookup's own descriptors were open while the host made it, and Linux gives the
+/// lowest number free (open(2)). Keeps close-on-exec as it was.
+pub fn lowest(fd: i32) -> i32 {
+    if !active() || fd < 0 {
+        return fd;
+    }
+    // SAFETY: fcntl on the descriptor just made.
+    unsafe {
+        let cloexec = libc::fcntl(fd, libc::F_GETFD) & libc::FD_CLOEXEC != 0;
+        let low = libc::fcntl(fd, if cloexec { libc::F_DUPFD_CLOEXEC } else { libc::F_DUPFD }, 0);
+        if low >= 0 && low < fd {
+            libc::close(fd);
+            return low;
+        }
+        if low >= 0 {
+            libc::close(low);
+        }
+    }
+    fd
+}
+
+/// The name `name` in directory `dir` (`/proc/self/fd/N/NAME`), with the object if known.
+fn named(dir: OwnedFd, name: &[u8], object: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
+    Resolved { host: fd_path(&dir, Some(name)), name: CString::new(name).ok(), object, _dir: Some(dir), guest }
+}
+
+/// The object itself (`/proc/self/fd/N`), found in `dir`.
+fn whole(object: OwnedFd, dir: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
+    Resolved { host: fd_path(&object, None), name: None, object: Some(object), _dir: dir, guest }
 }
 
 fn fd_path(fd: &OwnedFd, name: Option<&[u8]>) -> CString {
@@ -359,6 +405,11 @@ pub fn fd_inside(fd: i32) -> bool {
     host.is_some_and(|h| host_to_comps(&st, &h).is_some())
 }
 
+/// `true` if the place `dir` is inside the host's `/proc` bound in.
+fn in_proc(st: &State, dir: &[Vec<u8>]) -> bool {
+    st.binds.iter().any(|b| b.host.as_os_str().as_bytes() == b"/proc" && dir.starts_with(&b.guest))
+}
+
 /// `true` for `/proc/P/NAME` and `/proc/P/task/T/NAME` places whose links are magic: `root`,
 /// `cwd`, `exe`, and what is in `fd/` and `map_files/`.
 fn magic_place(st: &State, dir: &[Vec<u8>]) -> bool {
@@ -427,7 +478,7 @@ fn fast(
         openat2_plain(dir, &rel, libc::O_DIRECTORY)?
     };
     if last == Last::NoFollow {
-        return Some(Resolved { host: fd_path(&parent, Some(&name)), object: None, _dir: Some(parent), guest });
+        return Some(named(parent, &name, None, guest));
     }
     let cname = CString::new(name.clone()).ok()?;
     match open_at(parent.as_raw_fd(), &cname, libc::O_NOFOLLOW) {
@@ -435,11 +486,9 @@ fn fast(
             if stat_fd(&fd).ok()?.st_mode & libc::S_IFMT == libc::S_IFLNK {
                 return None;
             }
-            Some(Resolved { host: fd_path(&fd, None), object: Some(fd), _dir: Some(parent), guest })
+            Some(whole(fd, Some(parent), guest))
         }
-        Err(Errno::ENOENT) if last == Last::Create => {
-            Some(Resolved { host: fd_path(&parent, Some(&name)), object: None, _dir: Some(parent), guest })
-        }
+        Err(Errno::ENOENT) if last == Last::Create => Some(named(parent, &name, None, guest)),
         Err(_) => None,
     }
 }
@@ -450,6 +499,18 @@ fn fast(
 /// points, `EACCES` for a `/proc` link to a host path outside them.
 pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
     let st = state().ok_or(Errno::EINVAL)?;
+    if last == Last::FollowName {
+        let r = resolve(dirfd, path, Last::Follow)?;
+        // A place with a parent inside the guest's root becomes that directory and the name;
+        // the root itself (or a /proc link's object) stays the object.
+        if r.name.is_none() && r.guest.len() > st.current.len() && r.guest.starts_with(&st.current) {
+            if let Some((name, parent)) = r.guest.split_last() {
+                let pdir = reopen(&st, parent)?;
+                return Ok(named(pdir, &name.clone(), None, r.guest.clone()));
+            }
+        }
+        return Ok(r);
+    }
     if path.is_empty() {
         return Err(Errno::ENOENT);
     }
@@ -480,7 +541,7 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
         object = None;
         if c == b"." {
             if is_last && last == Last::NoFollow {
-                return Ok(Resolved { host: fd_path(&dir, Some(b".")), object: None, _dir: Some(dir), guest: here });
+                return Ok(named(dir, b".", None, here));
             }
             continue;
         }
@@ -490,7 +551,7 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
                 dir = reopen(&st, &here)?;
             }
             if is_last && last == Last::NoFollow {
-                return Ok(Resolved { host: fd_path(&dir, Some(b".")), object: None, _dir: Some(dir), guest: here });
+                return Ok(named(dir, b".", None, here));
             }
             continue;
         }
@@ -502,14 +563,14 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
         let bind = st.binds.iter().find(|b| b.guest == next);
         let name = CString::new(c.clone()).map_err(|_| Errno::EINVAL)?;
         if is_last && last == Last::NoFollow && !trailing_slash && bind.is_none() {
-            return Ok(Resolved { host: fd_path(&dir, Some(&c)), object: None, _dir: Some(dir), guest: next });
+            return Ok(named(dir, &c, None, next));
         }
         let fd = match bind {
             Some(b) => reopen(&st, &b.guest)?,
             None => match open_at(dir.as_raw_fd(), &name, libc::O_NOFOLLOW) {
                 Ok(fd) => fd,
                 Err(Errno::ENOENT) if is_last && last != Last::Follow => {
-                    return Ok(Resolved { host: fd_path(&dir, Some(&c)), object: None, _dir: Some(dir), guest: next });
+                    return Ok(named(dir, &c, None, next));
                 }
                 Err(e) => return Err(e),
             },
@@ -517,11 +578,21 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
         let mode = stat_fd(&fd)?.st_mode & libc::S_IFMT;
         if mode == libc::S_IFLNK {
             let target = read_link(&fd)?;
+            // A link of /proc whose target is not a path of ours: `ns/uts` (`uts:[…]`), a
+            // descriptor's pipe, socket or anonymous inode.
+            let opaque = target.first() != Some(&b'/')
+                && (target.windows(2).any(|w| w == b":[") || target.starts_with(b"anon_inode:"));
+            if opaque && in_proc(&st, &here) {
+                if is_last && !trailing_slash {
+                    return Ok(named(dir, &c, None, next));
+                }
+                return Err(Errno::ENOTDIR);
+            }
             if magic_place(&st, &here) {
                 // A link of /proc whose target is the host's business.
                 let keep = c != b"root" && c != b"cwd";
                 if is_last && (keep || last == Last::NoFollow) && !trailing_slash {
-                    return Ok(Resolved { host: fd_path(&dir, Some(&c)), object: None, _dir: Some(dir), guest: next });
+                    return Ok(named(dir, &c, None, next));
                 }
                 let comps = if c == b"root" {
                     st.current.clone()
@@ -538,7 +609,7 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
                 continue;
             }
             if is_last && last == Last::NoFollow && !trailing_slash {
-                return Ok(Resolved { host: fd_path(&dir, Some(&c)), object: None, _dir: Some(dir), guest: next });
+                return Ok(named(dir, &c, None, next));
             }
             links += 1;
             if links > MAX_LINKS {
@@ -573,9 +644,9 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
             return Err(Errno::ENOTDIR);
         }
         if last == Last::NoFollow {
-            return Ok(Resolved { host: fd_path(&dir, Some(&c)), object: None, _dir: Some(dir), guest: next });
+            return Ok(named(dir, &c, None, next));
         }
-        return Ok(Resolved { host: fd_path(&fd, None), object: Some(fd), _dir: Some(dir), guest: next });
+        return Ok(whole(fd, Some(dir), next));
     }
     // The walk ended on a directory (or on `.`/`..`/`/`).
     let object = match object {
@@ -589,15 +660,10 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
             let pdir = reopen(&st, parent)?;
             let mut n = name.clone();
             n.push(b'/');
-            return Ok(Resolved {
-                host: fd_path(&pdir, Some(&n)),
-                object: Some(object),
-                _dir: Some(pdir),
-                guest: here,
-            });
+            return Ok(named(pdir, &n, Some(object), here));
         }
     }
-    Ok(Resolved { host: fd_path(&object, None), object: Some(object), _dir: Some(dir), guest: here })
+    Ok(whole(object, Some(dir), here))
 }
 
 /// `true` if a lookup ended at a bind point or inside one (`/proc`, `/dev/shm`): mounting
