@@ -26,7 +26,7 @@ use crate::mm::Endian;
 
 /// `AT_FLAGS` bit 0 (include/uapi/linux/binfmts.h `AT_FLAGS_PRESERVE_ARGV0`): binfmt_misc's `P`
 /// flag put the program's own `argv[0]` after its path.
-pub const AT_FLAGS_PRESERVE_ARGV0: u64 = 1;
+pub const AT_FLAGS_PRESERVE_ARGV0: u64 = crate::abi::at::AT_FLAGS_PRESERVE_ARGV0;
 
 /// The flags endgate's entries carry (see the module doc).
 pub const FLAGS: &str = "FP";
