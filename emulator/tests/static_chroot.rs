@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use common::{busybox, run_with_timeout, workspace, TempDir, AARCH64};
+use common::{busybox, run_with_timeout, workspace, Arch, TempDir, AARCH64, S390X};
 
 /// The static endgate, checked to be statically linked (no `PT_INTERP`) and built after every
 /// source file of the endgate crate.
@@ -62,24 +62,31 @@ fn is_root() -> bool {
     uid == 0
 }
 
-/// A static aarch64 C program that prints its arguments and exits with status 5.
-fn build_child(dir: &Path) -> PathBuf {
-    let src = dir.join("child.c");
-    std::fs::write(
-        &src,
-        "#include <stdio.h>\nint main(int argc, char **argv) {\n\
-         for (int i = 0; i < argc; i++) printf(\"child[%d]=%s\\n\", i, argv[i]);\n return 5;\n}\n",
-    )
-    .expect("write child.c");
-    let out = dir.join("child");
-    let st = Command::new(AARCH64.cc)
+/// The C program `source` built static for `arch` as `dir/name`.
+fn build_c(dir: &Path, arch: &Arch, name: &str, source: &str) -> PathBuf {
+    let src = dir.join(format!("{name}.c"));
+    std::fs::write(&src, source).expect("write the C source");
+    let out = dir.join(name);
+    let st = Command::new(arch.cc)
+        .args(arch.cflags)
         .args(["-static", "-O1", "-o"])
         .arg(&out)
         .arg(&src)
         .status()
-        .unwrap_or_else(|e| panic!("{} missing ({e})", AARCH64.cc));
-    assert!(st.success(), "{} -static failed", AARCH64.cc);
+        .unwrap_or_else(|e| panic!("{} missing ({e})", arch.cc));
+    assert!(st.success(), "{} -static failed", arch.cc);
     out
+}
+
+/// A static aarch64 C program that prints its arguments and exits with status 5.
+fn build_child(dir: &Path) -> PathBuf {
+    build_c(
+        dir,
+        &AARCH64,
+        "child",
+        "#include <stdio.h>\nint main(int argc, char **argv) {\n\
+         for (int i = 0; i < argc; i++) printf(\"child[%d]=%s\\n\", i, argv[i]);\n return 5;\n}\n",
+    )
 }
 
 /// A tree with `bin/busybox` and `bin/child` (and `endgate` at its top when `with_endgate`).
@@ -179,4 +186,38 @@ chroot '{tree}' /bin/busybox sh -c '{script}'
     let (out, err) = (String::from_utf8_lossy(&t.stdout), String::from_utf8_lossy(&t.stderr));
     assert!(!tree.join("endgate").exists());
     assert_eq!((t.status, out.as_ref()), (5, format!("flags: PF\n{EXPECTED}").as_str()), "stderr: {err}");
+}
+
+#[test]
+fn without_proc_an_eventfd_of_the_other_byte_order_is_named_once_on_stderr() {
+    // endgate tells an eventfd from other descriptors by its /proc/self/fd link, to give an
+    // s390x guest its counter in big-endian order; without /proc it cannot, and says so once.
+    if !is_root() {
+        return;
+    }
+    let dir = TempDir::new("static-chroot-eventfd");
+    let prog = build_c(
+        dir.path(),
+        &S390X,
+        "efd",
+        "#include <stdio.h>\n#include <stdint.h>\n#include <unistd.h>\n#include <sys/eventfd.h>\n\
+         int main(void) {\n int fd = eventfd(0, 0);\n uint64_t v = 5;\n\
+         if (fd < 0 || write(fd, &v, 8) != 8 || write(fd, &v, 8) != 8 || read(fd, &v, 8) != 8) return 1;\n\
+         printf(\"read done\\n\");\n return 0;\n}\n",
+    );
+    let tree = dir.path().join("tree");
+    std::fs::create_dir(&tree).expect("mkdir tree");
+    std::fs::copy(&prog, tree.join("efd")).expect("copy efd");
+    std::fs::copy(static_endgate(), tree.join("endgate")).expect("copy the static endgate");
+    let t = run_with_timeout(
+        Command::new("/usr/sbin/chroot").arg(&tree).args(["/endgate", "/efd"]).env_clear(),
+        None,
+        Duration::from_secs(60),
+    );
+    let (out, err) = (String::from_utf8_lossy(&t.stdout), String::from_utf8_lossy(&t.stderr));
+    assert_eq!((t.status, out.as_ref()), (0, "read done\n"), "stderr: {err}");
+    assert_eq!(
+        err,
+        "endgate: /proc is not mounted: eventfd, timerfd, signalfd, inotify and fanotify data pass to the guest unconverted\n"
+    );
 }
