@@ -28,7 +28,7 @@
 //! `RLIMIT_NOFILE`'s soft limit (at most 1021-1023: the executable's at 1021 normally),
 //! close-on-exec; `close`, `close_range` and `dup2`/`dup3` leave them alone or move them out of
 //! the way, so the guest cannot lose them by accident, but they show in `/proc/self/fd` (the
-//! executable's always, as an `O_PATH` descriptor of endgate's binary) and a guest that uses
+//! executable's always, a link to endgate's binary) and a guest that uses
 //! every descriptor up to its limit gets one to three fewer. The root and `/proc` handles go
 //! to the program a guest `execve`s with the exec state.
 //!
