@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing endgate need on Debian 12, skipping what is present.
 #   --build   only the build needs (cmake, ninja, patch, libclang for unicorn's bindings, a C
-#             compiler; unicorn/sys builds unicorn from its published source with endgate's
+#             compiler and glibc's static libraries; unicorn/sys builds unicorn from its published source with endgate's
 #             patches)
 #   (default) build needs + cross compilers + Debian 12's qemu-user 7.2 (the second reference
 #             emulator) and, through scripts/fetch-qemu10.sh, qemu-user 10.0.2's static binaries
@@ -13,7 +13,9 @@
 # does not look for a system library, but other tools might pick that old 2.0.1 library up.
 set -euo pipefail
 mode=${1:-all}
-pkgs=(cmake ninja-build patch libclang-dev clang gcc make)
+# libc6-dev: glibc's headers and its static libc.a, which `cargo build-static` links
+# (docs/static.md).
+pkgs=(cmake ninja-build patch libclang-dev clang gcc libc6-dev make)
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 if [ "$mode" != "--build" ]; then

@@ -10,7 +10,8 @@
 //!
 //! Flags: `F` (the kernel opens endgate when the entry is registered, so programs run by name
 //! also inside containers, chroots and other mount namespaces where endgate's path does not
-//! exist; endgate is dynamically linked, so its C library must still be found there) and `P`
+//! exist; a dynamically linked endgate's C library must still be found there, the static build
+//! of docs/static.md needs nothing) and `P`
 //! (preserve-argv0: the kernel passes the program's own `argv[0]` after its path, and sets
 //! `AT_FLAGS_PRESERVE_ARGV0` in endgate's auxiliary vector, which endgate reads to give the guest
 //! that `argv[0]`; multi-call programs such as busybox need it). Not `C`: it would compute the
@@ -26,7 +27,7 @@ use crate::mm::Endian;
 
 /// `AT_FLAGS` bit 0 (include/uapi/linux/binfmts.h `AT_FLAGS_PRESERVE_ARGV0`): binfmt_misc's `P`
 /// flag put the program's own `argv[0]` after its path.
-pub const AT_FLAGS_PRESERVE_ARGV0: u64 = 1;
+pub const AT_FLAGS_PRESERVE_ARGV0: u64 = crate::abi::at::AT_FLAGS_PRESERVE_ARGV0;
 
 /// The flags endgate's entries carry (see the module doc).
 pub const FLAGS: &str = "FP";

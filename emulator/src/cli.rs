@@ -133,6 +133,10 @@ pub struct Cli {
     /// State a guest's execve passes on (hidden; a descriptor; see [`EXEC_STATE_FLAG`]).
     #[arg(long = "exec-state", hide = true, value_name = "FD")]
     pub exec_state: Option<i32>,
+    /// The descriptor of endgate's own executable a guest's execve passes on (hidden; see
+    /// [`EXE_FD_FLAG`]).
+    #[arg(long = "exe-fd", hide = true, value_name = "FD")]
+    pub exe_fd: Option<i32>,
     /// The NUMA policy of the thread whose execve started this endgate (hidden; see
     /// [`MEMPOLICY_FLAG`]): `MODE,FLAGS,NODES,HOME` in hexadecimal.
     #[arg(long = "mempolicy", hide = true, value_name = "POLICY", value_parser = parse_mempolicy)]
@@ -369,6 +373,9 @@ pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
 /// The hidden option with which a guest's execve passes on what the host does not carry:
 /// endgate's handles, the guest's root, its seccomp filters (`crate::syscall::exec`).
 pub const EXEC_STATE_FLAG: &str = "--exec-state";
+/// The hidden option with which a guest's execve passes on the descriptor of endgate's own
+/// executable that it ran (`crate::syscall::selfref`), for the next execve.
+pub const EXE_FD_FLAG: &str = "--exe-fd";
 /// The hidden option with which a guest's execve passes on the thread's NUMA policy, which
 /// Linux keeps across execve (see [`Cli::mempolicy`]).
 pub const MEMPOLICY_FLAG: &str = "--mempolicy";

@@ -7,6 +7,9 @@ pub const AT_PHNUM: u64 = 5;
 pub const AT_PAGESZ: u64 = 6;
 pub const AT_BASE: u64 = 7;
 pub const AT_FLAGS: u64 = 8;
+/// `AT_FLAGS` bit 0 (include/uapi/linux/binfmts.h): binfmt_misc's `P` flag put the program's
+/// own `argv[0]` after its path.
+pub const AT_FLAGS_PRESERVE_ARGV0: u64 = 1;
 pub const AT_ENTRY: u64 = 9;
 pub const AT_UID: u64 = 11;
 pub const AT_EUID: u64 = 12;

@@ -12,8 +12,10 @@
 //! - anything else is `ENOEXEC`, as the kernel gives for a format it has no handler for.
 //!
 //! The new program then runs in a fresh endgate: the host process execs endgate's own
-//! binary (`/proc/self/exe`, or its descriptor once endgate holds one, [`super::selfref`])
-//! with the same `--strace` and `-L`, `-0 argv[0]` and the program's guest path, and the
+//! binary through the descriptor endgate opened at its start and passes on (`--exe-fd=N`,
+//! [`super::selfref`]; `/proc/self/exe` when it holds none), so no path of the host's needs to
+//! resolve where the guest runs, with the same `--strace` and `-L`, `-0 argv[0]` and the
+//! program's guest path, and the
 //! guest's `envp` as the host environment (which endgate hands on to the guest unchanged when
 //! no `-E`/`-U` is given). The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
 //! mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
@@ -267,7 +269,8 @@ fn exec(
     }
     // As the kernel: the file is opened first, then argv and envp are copied, then the format
     // is recognised.
-    check_access(&exec_host_path(t, dirfd, &path, false)?, flags & AT_SYMLINK_NOFOLLOW != 0)?;
+    let first = exec_host_path(t, dirfd, &path, false)?;
+    check_access(&first, flags & AT_SYMLINK_NOFOLLOW != 0)?;
     let mut total = 0;
     let mut argv = read_strings(t, argv_addr, &mut total)?;
     let envp = read_strings(t, envp_addr, &mut total)?;
@@ -275,8 +278,11 @@ fn exec(
     if argv.is_empty() {
         argv.push(Vec::new());
     }
+    // The program and arguments as the guest gave them, for a binfmt_misc start without a
+    // handle on endgate's executable (below).
+    let as_given = (first.to_owned(), argv.clone());
     let mut guest_path = path;
-    let mut host = exec_host_path(t, dirfd, &guest_path, false)?;
+    let mut host = first;
     let mut nofollow = flags & AT_SYMLINK_NOFOLLOW != 0;
     let mut depth = 0;
     loop {
@@ -387,6 +393,10 @@ fn exec(
     if let Some(fd) = state_fd {
         args.push(cstring(format!("{}={fd}", crate::cli::EXEC_STATE_FLAG).as_bytes()));
     }
+    let exe = super::selfref::exe_fd();
+    if let (crate::guest::ExecWith::Itself, Some(fd)) = (&exec_with, exe) {
+        args.push(cstring(format!("{}={fd}", crate::cli::EXE_FD_FLAG).as_bytes()));
+    }
     args.push(cstring(b"-0"));
     args.push(cstring(&argv[0]));
     args.push(cstring(b"--"));
@@ -407,22 +417,42 @@ fn exec(
     super::selfref::set_inherited(true);
     // The image ends here: `--drcov` writes its file, the `-d` log its buffer.
     crate::guest::image_ending(t);
-    match (exec_with, super::selfref::exe_fd()) {
+    let err = match (exec_with, exe) {
         // A library tool's endgate command (`crate::api`).
         (crate::guest::ExecWith::Binary(bin), _) => {
             let bin = cstring(bin.as_os_str().as_bytes());
             // SAFETY: NUL-terminated strings in NULL-terminated arrays, alive across the call.
-            unsafe { i64::from(libc::execve(bin.as_ptr(), argp.as_ptr(), envpp.as_ptr())) }
+            unsafe { libc::execve(bin.as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
+            Errno::last()
         }
-        // SAFETY: our executable's descriptor, an empty path, and NUL-terminated strings in
-        // NULL-terminated arrays, all alive across the call.
-        (_, Some(exe)) => unsafe {
-            libc::syscall(libc::SYS_execveat, exe, c"".as_ptr(), argp.as_ptr(), envpp.as_ptr(), libc::AT_EMPTY_PATH)
-        },
-        // SAFETY: as above.
-        (_, None) => unsafe { i64::from(libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr())) },
+        (_, Some(exe)) => {
+            // SAFETY: our executable's descriptor, an empty path, and NUL-terminated strings in
+            // NULL-terminated arrays, all alive across the call.
+            unsafe {
+                libc::syscall(libc::SYS_execveat, exe, c"".as_ptr(), argp.as_ptr(), envpp.as_ptr(), libc::AT_EMPTY_PATH)
+            };
+            Errno::last()
+        }
+        // No handle on the executable (none was found at start): its /proc link, if /proc is
+        // there now.
+        (_, None) => {
+            // SAFETY: as above.
+            unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
+            let e = Errno::last();
+            if matches!(e, Errno::ENOENT | Errno::ELOOP | Errno::ENOTDIR | Errno::EACCES) {
+                exec_through_binfmt(&as_given.0, &as_given.1, &envpp)
+                    .inspect_err(|_| {
+                        crate::elog!(
+                            "endgate: execve: cannot run endgate again: it found no file of its own at start and /proc/self/exe: {e}"
+                        );
+                    })
+                    .err()
+                    .unwrap_or(e)
+            } else {
+                e
+            }
+        }
     };
-    let err = Errno::last();
     super::selfref::set_inherited(false);
     if let Some((root, cwd)) = escaped {
         super::selfref::enter_root(root, cwd);
@@ -442,6 +472,27 @@ fn in_guest_root(host: Vec<u8>) -> Vec<u8> {
     } else {
         host
     }
+}
+
+/// For an endgate that binfmt_misc started (`AT_FLAGS_PRESERVE_ARGV0` in its auxiliary vector)
+/// and that has no way to run its own file again (a chroot or container without `/proc`,
+/// where the kernel opened endgate for a `F` entry): the guest's program is exec'd as the
+/// guest named it, and the kernel starts it as it started this one (through binfmt_misc, or
+/// natively for the host's own arch). What only the exec state carries (seccomp filters, a
+/// changed root's re-entry, the personality) is lost. Returns the host's error, or `ENOEXEC`
+/// when this endgate was not started by binfmt_misc.
+fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c_char]) -> Result<(), Errno> {
+    // SAFETY: getauxval reads the process's auxiliary vector.
+    if unsafe { libc::getauxval(libc::AT_FLAGS) } & crate::abi::at::AT_FLAGS_PRESERVE_ARGV0 == 0 {
+        return Err(Errno::ENOEXEC);
+    }
+    let args: Vec<CString> = argv.iter().map(|a| cstring(a)).collect();
+    let mut argp: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
+    argp.push(std::ptr::null());
+    // SAFETY: NUL-terminated strings in NULL-terminated arrays (`envpp` ends with its NULL),
+    // alive across the call.
+    unsafe { libc::execve(host.as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
+    Err(Errno::last())
 }
 
 /// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads

@@ -57,8 +57,7 @@ pub fn fanotify_mark(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `true` if `fd` is a fanotify group (its `/proc/self/fd` link names one).
 pub fn is_fanotify_fd(fd: i32) -> bool {
     MADE.load(Ordering::Relaxed)
-        && std::fs::read_link(format!("/proc/self/fd/{fd}"))
-            .is_ok_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:[fanotify]")
+        && super::selfref::fd_kind(fd).is_some_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:[fanotify]")
 }
 
 /// Size of `struct fanotify_event_metadata`.

@@ -63,7 +63,7 @@ pub fn swap_events(buf: &mut [u8]) {
 /// `true` if `fd` is an inotify instance (its `/proc/self/fd` link names one).
 pub fn is_inotify_fd(fd: i32) -> bool {
     MADE.load(std::sync::atomic::Ordering::Relaxed)
-        && super::selfref::fd_link(fd).is_some_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:inotify")
+        && super::selfref::fd_kind(fd).is_some_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:inotify")
 }
 
 #[cfg(test)]

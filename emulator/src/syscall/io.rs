@@ -64,7 +64,7 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// its kind), so it holds for fds that were dup'ed or inherited across exec; endgate asks only
 /// for 8-byte transfers of such guests.
 fn is_counter_fd(fd: i32) -> bool {
-    let Some(link) = super::selfref::fd_link(fd) else { return false };
+    let Some(link) = super::selfref::fd_kind(fd) else { return false };
     let link = link.as_os_str().as_encoded_bytes();
     link == b"anon_inode:[eventfd]" || link == b"anon_inode:[timerfd]"
 }

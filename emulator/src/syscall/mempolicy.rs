@@ -465,7 +465,7 @@ fn own_pid() -> i32 {
 
 /// `true` if `pid` names the guest itself: 0, its pid, or one of its threads.
 fn is_self(pid: i32) -> bool {
-    pid == 0 || pid == own_pid() || std::path::Path::new(&format!("/proc/self/task/{pid}")).exists()
+    pid == 0 || pid == own_pid() || crate::thread::is_own_thread(pid)
 }
 
 /// `migrate_pages(int pid, unsigned long maxnode, const unsigned long *old_nodes, const unsigned

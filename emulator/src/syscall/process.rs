@@ -245,7 +245,7 @@ pub fn get_robust_list(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = a.int(0);
     let head = if pid == 0 || pid == crate::thread::gettid() {
         cpu.get_data().robust_list.0
-    } else if pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists() {
+    } else if crate::thread::is_own_thread(pid) {
         // A thread of this process: its head, or NULL if it never set one.
         crate::thread::robust_head_of(pid).unwrap_or(0)
     } else {
@@ -297,12 +297,10 @@ pub fn prlimit64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// Whether `pid` (a `prlimit64` target) names this process: 0, its pid, or one of its
-/// threads' ids (`/proc/self/task/<tid>`).
+/// threads' ids.
 fn of_this_process(pid: i32) -> bool {
     // SAFETY: no arguments.
-    pid == 0
-        || pid == unsafe { libc::getpid() }
-        || (pid > 0 && std::path::Path::new(&format!("/proc/self/task/{pid}")).exists())
+    pid == 0 || pid == unsafe { libc::getpid() } || crate::thread::is_own_thread(pid)
 }
 
 /// `RLIM_INFINITY` of an ILP32 guest's `struct rlimit` (`~0UL` in 32 bits).

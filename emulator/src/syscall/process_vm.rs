@@ -64,7 +64,7 @@ fn iovecs(t: &Task, at: GuestAddr, cnt: u64) -> Result<Vec<(u64, u64)>, Errno> {
 /// `true` if `pid` is this process or one of its threads.
 fn is_self(pid: i32) -> bool {
     // SAFETY: no arguments.
-    pid > 0 && (pid == unsafe { libc::getpid() } || std::path::Path::new(&format!("/proc/self/task/{pid}")).exists())
+    pid > 0 && (pid == unsafe { libc::getpid() } || crate::thread::is_own_thread(pid))
 }
 
 /// The windows `(guest, len, host)` of endgate process `pid`, if it is one running this

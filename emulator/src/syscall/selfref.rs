@@ -4,22 +4,33 @@
 //!
 //! A guest that changes its root (`chroot`, `pivot_root`) or its mounts (a private mount
 //! namespace, `/proc` unmounted or covered) changes the host process's view too: it is the same
-//! process. endgate still has to
+//! process. And endgate may start where `/proc` is not there at all: copied into a tree and
+//! run with the host's `chroot` (docs/static.md), where the tree has no `/proc` or a
+//! `proc -> /proc` link that does not resolve inside it. endgate still has to
 //! - run itself again for the guest's `execve` ([`super::exec`]): through its executable's
-//!   descriptor (`execveat(fd, "", AT_EMPTY_PATH)`), from the root it started in (its dynamic
-//!   loader and libraries are there), the new endgate then entering the guest's root again;
+//!   descriptor (`execveat(fd, "", AT_EMPTY_PATH)`), from the root it started in (a dynamically
+//!   linked endgate's loader and libraries are there), the new endgate then entering the
+//!   guest's root again;
 //! - read `/proc/self/fd/N` links (which descriptor is an eventfd, a directory's path for
 //!   `openat`) and `/proc/self/stat`: through the `/proc` descriptor.
 //!
-//! The handles are opened the first time the guest calls something that can hide those
-//! paths (mount, umount, chroot, pivot_root, move_mount, unshare of a namespace, setns), so a
-//! guest that never does sees no descriptor of endgate's. The UTS namespace endgate started in
-//! is noted then too ([`in_own_uts_ns`]). They sit at the top of the
-//! descriptor range below `RLIMIT_NOFILE`'s soft limit (at most 1021-1023), close-on-exec;
-//! `close`, `close_range` and `dup2`/`dup3` leave them alone or move them out of the way, so the
-//! guest cannot lose them by accident, but they show in `/proc/self/fd` and a guest that uses
-//! every descriptor up to its limit gets three fewer. They go to the program a guest
-//! `execve`s with the exec state.
+//! The executable's handle is opened when the endgate command starts ([`open_exe`]): from
+//! `/proc/self/exe`, or where that does not resolve, from the path the kernel ran
+//! (`AT_EXECFN`) or `argv[0]`, taken only if its program headers are byte for byte those of
+//! the running image (`AT_PHDR`, `AT_PHNUM`); an `execve` hands it to the next endgate
+//! (`--exe-fd=N`), which takes it over instead of opening its own (its `/proc/self/exe` may
+//! not resolve, and its `AT_EXECFN` is `/dev/fd/N`). Without any, an `execve` tries
+//! `/proc/self/exe` at that time and, failing, says so in one line on stderr and returns the
+//! error to the guest. The root and `/proc` handles are opened the first time the guest calls
+//! something that can hide those paths (mount, umount, chroot, pivot_root, move_mount,
+//! unshare of a namespace, setns). The UTS namespace endgate started in is noted then too
+//! ([`in_own_uts_ns`]). The handles sit at the top of the descriptor range below
+//! `RLIMIT_NOFILE`'s soft limit (at most 1021-1023: the executable's at 1021 normally),
+//! close-on-exec; `close`, `close_range` and `dup2`/`dup3` leave them alone or move them out of
+//! the way, so the guest cannot lose them by accident, but they show in `/proc/self/fd` (the
+//! executable's always, a link to endgate's binary) and a guest that uses
+//! every descriptor up to its limit gets one to three fewer. The root and `/proc` handles go
+//! to the program a guest `execve`s with the exec state.
 //!
 //! After the guest changed its root, the `-L` sysroot no longer applies (the guest's paths are
 //! paths in its new root) and an `execve` passes none on.
@@ -64,6 +75,7 @@ struct Handle {
 /// The three handles (each `None` until opened, or if it could not be).
 #[derive(Clone, Copy, Debug, Default)]
 struct Handles {
+    /// The root and `/proc` handles were opened ([`ensure`]) or taken over.
     opened: bool,
     exe: Option<Handle>,
     root: Option<Handle>,
@@ -72,7 +84,11 @@ struct Handles {
 
 static HANDLES: Mutex<Handles> = Mutex::new(Handles { opened: false, exe: None, root: None, proc_: None });
 
-/// Set once the handles were opened (a cheap look for `close` and `dup2`).
+/// Set once any handle is held (a cheap look for `close` and `dup2`).
+static ANY: AtomicBool = AtomicBool::new(false);
+
+/// Set once the root and `/proc` handles were opened or taken over (a cheap look for [`ensure`]
+/// and the `/proc` readers).
 static OPENED: AtomicBool = AtomicBool::new(false);
 
 /// Set once the guest changed its root.
@@ -134,10 +150,99 @@ pub fn ensure() {
     h.opened = true;
     *START_UTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = uts;
     let base = top_base();
-    h.exe = open_handle(c"/proc/self/exe", 0, base);
+    if h.exe.is_none() {
+        h.exe = open_handle(c"/proc/self/exe", 0, base);
+    }
     h.root = open_handle(c"/", libc::O_DIRECTORY, base);
     h.proc_ = open_handle(c"/proc", libc::O_DIRECTORY, base);
+    ANY.store(true, Ordering::Relaxed);
     OPENED.store(true, Ordering::Relaxed);
+}
+
+/// At the endgate command's start: takes over the executable's handle a guest `execve` passed
+/// on (`inherited`, `--exe-fd`), or opens one (see the module doc). Without either, `execve`
+/// falls back to `/proc/self/exe` at the time of the call.
+pub fn open_exe(inherited: Option<i32>) {
+    let mut h = handles();
+    if let Some(fd) = inherited.filter(|&fd| fd >= 0) {
+        if let Some((dev, ino)) = stat_of(fd) {
+            // SAFETY: the descriptor the previous endgate passed us; it goes back to
+            // close-on-exec.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+            h.exe = Some(Handle { fd, dev, ino });
+            ANY.store(true, Ordering::Relaxed);
+            return;
+        }
+    }
+    let base = top_base();
+    h.exe = open_handle(c"/proc/self/exe", 0, base)
+        .or_else(|| own_image_paths().iter().find_map(|p| open_own_image(p, base)));
+    if h.exe.is_some() {
+        ANY.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The paths this process may have been started from, where `/proc/self/exe` does not
+/// resolve: `AT_EXECFN` (the name given to `execve`; under binfmt_misc the guest program's,
+/// which [`open_own_image`] then refuses) and `argv[0]` when it names a path.
+fn own_image_paths() -> Vec<CString> {
+    let mut out = Vec::new();
+    // SAFETY: getauxval reads the auxiliary vector.
+    let execfn = unsafe { libc::getauxval(libc::AT_EXECFN) };
+    if execfn != 0 {
+        let p = std::ptr::with_exposed_provenance::<libc::c_char>(crate::abi::u64_to_usize(execfn));
+        // SAFETY: AT_EXECFN is a NUL-terminated string on the process's initial stack, which
+        // lives as long as the process.
+        out.push(unsafe { std::ffi::CStr::from_ptr(p) }.to_owned());
+    }
+    if let Some(a0) = std::env::args_os().next() {
+        let b = a0.into_encoded_bytes();
+        if b.contains(&b'/') {
+            if let Ok(c) = CString::new(b) {
+                if !out.contains(&c) {
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The file at `path` as the executable's handle (read-only, at `base` or above) if it is the
+/// running executable: an ELF file whose program header table is byte for byte the one the
+/// kernel mapped for this process (`AT_PHDR`, `AT_PHNUM`).
+fn open_own_image(path: &std::ffi::CStr, base: i32) -> Option<Handle> {
+    // SAFETY: getauxval reads the auxiliary vector.
+    let (phdr, phnum) = unsafe { (libc::getauxval(libc::AT_PHDR), libc::getauxval(libc::AT_PHNUM)) };
+    let len = crate::abi::u64_to_usize(phnum).checked_mul(std::mem::size_of::<libc::Elf64_Phdr>())?;
+    if phdr == 0 || len == 0 {
+        return None;
+    }
+    let p = std::ptr::with_exposed_provenance::<u8>(crate::abi::u64_to_usize(phdr));
+    // SAFETY: the running image's program headers, which the kernel mapped for its life.
+    let ours = unsafe { std::slice::from_raw_parts(p, len) };
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: we own the new descriptor; File closes it.
+    let file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let mut ehdr = [0u8; 64];
+    std::os::unix::fs::FileExt::read_exact_at(&file, &mut ehdr, 0).ok()?;
+    // e_phoff of an ELFCLASS64 little-endian header (endgate runs on x86_64 and aarch64).
+    let phoff = u64::from_le_bytes(ehdr[32..40].try_into().ok()?);
+    if !ehdr.starts_with(b"\x7fELF\x02\x01") {
+        return None;
+    }
+    let mut theirs = vec![0u8; len];
+    std::os::unix::fs::FileExt::read_exact_at(&file, &mut theirs, phoff).ok()?;
+    if theirs != ours {
+        return None;
+    }
+    let fd = to_top(std::os::fd::IntoRawFd::into_raw_fd(file), base)?;
+    let (dev, ino) = stat_of(fd)?;
+    Some(Handle { fd, dev, ino })
 }
 
 /// The handle's descriptor if it still is the file it was opened on.
@@ -170,7 +275,7 @@ pub fn is_own(fd: i32) -> bool {
     if super::fakeroot::is_own(fd) {
         return true;
     }
-    if !OPENED.load(Ordering::Relaxed) {
+    if !ANY.load(Ordering::Relaxed) {
         return false;
     }
     let h = handles();
@@ -181,7 +286,7 @@ pub fn is_own(fd: i32) -> bool {
 /// and [`set_inherited`]).
 pub fn own_fds() -> Vec<i32> {
     let log = super::fakeroot::own_fd();
-    if !OPENED.load(Ordering::Relaxed) {
+    if !ANY.load(Ordering::Relaxed) {
         return log.into_iter().collect();
     }
     let h = handles();
@@ -193,7 +298,7 @@ pub fn own_fds() -> Vec<i32> {
 /// Before the guest's `dup2`/`dup3` onto `fd`: a handle there moves to another descriptor.
 pub fn make_room(fd: i32) {
     super::fakeroot::make_room(fd);
-    if !OPENED.load(Ordering::Relaxed) {
+    if !ANY.load(Ordering::Relaxed) {
         return;
     }
     let mut guard = handles();
@@ -213,6 +318,22 @@ pub fn make_room(fd: i32) {
 /// The target of `/proc/self/fd/<fd>` (through the `/proc` handle when one is held).
 pub fn fd_link(fd: i32) -> Option<PathBuf> {
     read_proc_link(&format!("self/fd/{fd}"))
+}
+
+/// [`fd_link`] asked to tell which kind of file `fd` is (an anonymous inode's link names it:
+/// `anon_inode:[eventfd]`), for data endgate converts for the guest (an eventfd's counter in
+/// the other byte order, signalfd records). Where the host's `/proc` cannot be read (a chroot
+/// without it, docs/static.md) there is no other way to tell: endgate says so once on stderr
+/// and the data passes unconverted.
+pub fn fd_kind(fd: i32) -> Option<PathBuf> {
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    let link = fd_link(fd);
+    if link.is_none() && read_proc_link("self").is_none() && !WARNED.swap(true, Ordering::Relaxed) {
+        crate::elog!(
+            "endgate: /proc is not mounted: eventfd, timerfd, signalfd, inotify and fanotify data pass to the guest unconverted"
+        );
+    }
+    link
 }
 
 /// The target of the link `rel` under the host's `/proc` (`self/fd/3`).
@@ -282,14 +403,14 @@ pub fn set_inherited(inherit: bool) {
     }
 }
 
-/// Exec state lines for the program a guest `execve`s: `handles EXE ROOT PROC` (-1 for
-/// none) and `root-changed`.
+/// Exec state lines for the program a guest `execve`s: `handles ROOT PROC` (-1 for none;
+/// the executable's goes as `--exe-fd`, [`exe_fd`]), `root-changed` and `start-uts DEV INO`.
 pub fn exec_lines() -> Vec<String> {
     let mut out = Vec::new();
     let h = *handles();
     if h.opened {
         let n = |x: Option<Handle>| valid(x).unwrap_or(-1);
-        out.push(format!("handles {} {} {}", n(h.exe), n(h.root), n(h.proc_)));
+        out.push(format!("handles {} {}", n(h.root), n(h.proc_)));
     }
     if root_changed() {
         out.push("root-changed".into());
@@ -322,9 +443,10 @@ pub fn restore_line(line: &str) -> bool {
         let (dev, ino) = stat_of(fd)?;
         Some(Handle { fd, dev, ino })
     };
-    OPENED.store(true, Ordering::Relaxed);
     let mut h = handles();
-    *h = Handles { opened: true, exe: take(fds.first()), root: take(fds.get(1)), proc_: take(fds.get(2)) };
+    *h = Handles { opened: true, exe: h.exe, root: take(fds.first()), proc_: take(fds.get(1)) };
+    ANY.store(true, Ordering::Relaxed);
+    OPENED.store(true, Ordering::Relaxed);
     true
 }
 

@@ -47,7 +47,7 @@ pub fn needs_conversion(fd: i32, n: usize) -> bool {
     n >= RECORD
         && n % RECORD == 0
         && MADE.load(Ordering::Relaxed)
-        && super::selfref::fd_link(fd).is_some_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:[signalfd]")
+        && super::selfref::fd_kind(fd).is_some_and(|l| l.as_os_str().as_encoded_bytes() == b"anon_inode:[signalfd]")
 }
 
 /// Widths of the members of `struct signalfd_siginfo` up to `ssi_arch`, in order.

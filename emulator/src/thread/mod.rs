@@ -102,6 +102,13 @@ pub fn gettid() -> i32 {
     unsafe { libc::gettid() }
 }
 
+/// `true` if `tid` is a thread of this process (any of endgate's: guest threads and its own),
+/// asked of the kernel with `tgkill(getpid(), tid, 0)`, which needs no `/proc`.
+pub fn is_own_thread(tid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the thread exists in this thread group.
+    tid > 0 && unsafe { libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, 0) } == 0
+}
+
 /// In the child of a `fork`: one guest thread, holding the lock.
 pub fn after_fork_child() {
     reset_live();
