@@ -35,17 +35,25 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return super::procfs::open(t, f, flags & libc::O_CLOEXEC != 0).map(|fd| u64::from(fd.unsigned_abs()));
     }
     let last = super::path::open_last(flags, flags & libc::O_NOFOLLOW != 0);
-    let path = super::path::lookup(t, a.int(0), raw, last)?;
-    // A name the `--root` lookup found missing is created as itself, never through a link
-    // that appeared since.
-    let flags = if path.resolved().is_some_and(|r| r.object.is_none()) { flags | libc::O_NOFOLLOW } else { flags };
-    // Opening a FIFO waits for its other end.
-    let fd = host_ret(super::blocking_syscall(
-        libc::SYS_openat,
-        &[a.int_arg(0), path.as_ptr() as u64, u64::from_ne_bytes(i64::from(flags).to_ne_bytes()), u64::from(a.uint(3))],
-    ))?;
-    drop(path);
-    let fd = u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs());
+    let fd = super::rootfs::spare_fds(|| {
+        let path = super::path::lookup(t, a.int(0), raw.clone(), last)?;
+        // A name the `--root` lookup found missing is created as itself, never through a
+        // link that appeared since.
+        let missing = last == super::path::Last::Create && path.resolved().is_some_and(|r| r.object.is_none());
+        let flags = if missing { flags | libc::O_NOFOLLOW } else { flags };
+        let (dirfd, name) = path.at(a.int(0));
+        // Opening a FIFO waits for its other end.
+        host_ret(super::blocking_syscall(
+            libc::SYS_openat,
+            &[
+                crate::abi::bits64(dirfd),
+                name.as_ptr() as u64,
+                u64::from_ne_bytes(i64::from(flags).to_ne_bytes()),
+                u64::from(a.uint(3)),
+            ],
+        ))
+    })?;
+    let fd = super::rootfs::lowest(fd)?;
     if flags & libc::O_TRUNC != 0 {
         truncated(cpu, c"", i32::try_from(fd).unwrap_or(-1), 0);
     }
@@ -112,7 +120,8 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             super::path::Last::Follow if resolve != 0 => super::path::Last::FollowName,
             l => l,
         };
-        super::path::lookup(t, a.int(0), raw, last)?
+        // `RESOLVE_NO_SYMLINKS` (4) refuses a link anywhere on the way.
+        super::path::lookup_with(t, a.int(0), raw, last, resolve & 0x04 != 0)?
     };
     let (dirfd, name) = path.at(a.int(0));
     let fd = host_ret(super::blocking_syscall(
@@ -120,7 +129,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         &[crate::abi::bits64(dirfd), name.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
     ))?;
     drop(path);
-    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
+    super::rootfs::lowest(fd)
 }
 
 /// `open(const char *path, int flags, mode_t mode)` (x86_64).

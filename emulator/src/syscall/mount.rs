@@ -204,7 +204,7 @@ pub fn fspick(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: a NUL-terminated path.
     let fd = host_ret(unsafe { libc::syscall(libc::SYS_fspick, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
     drop(path);
-    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
+    super::rootfs::lowest(fd)
 }
 
 /// `fsmount(int fsfd, unsigned int flags, unsigned int attr_flags)`: a detached mount.
@@ -277,7 +277,7 @@ pub fn open_tree(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: a NUL-terminated path.
     let fd = host_ret(unsafe { libc::syscall(libc::SYS_open_tree, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
     drop(path);
-    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
+    super::rootfs::lowest(fd)
 }
 
 /// `move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,

@@ -167,6 +167,12 @@ pub fn host_path_at(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Res
 /// sysroot first and a relative one is the host's. An empty path stays empty (the host
 /// answers `ENOENT`, or acts on `dirfd` for `AT_EMPTY_PATH`).
 pub fn lookup(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last) -> Result<HostPath, Errno> {
+    lookup_with(task, dirfd, raw, last, false)
+}
+
+/// [`lookup`]; with `no_links`, under `--root` any link on the way is `ELOOP` (`openat2`'s
+/// `RESOLVE_NO_SYMLINKS`).
+pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: bool) -> Result<HostPath, Errno> {
     if raw.is_empty() {
         return Ok(HostPath::plain(CString::default()));
     }
@@ -175,7 +181,7 @@ pub fn lookup(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last) -> Result<HostP
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
     if super::rootfs::active() {
-        let r = super::rootfs::resolve(dirfd, &raw, last)?;
+        let r = super::rootfs::spare_fds(|| super::rootfs::resolve_with(dirfd, &raw, last, no_links))?;
         return Ok(HostPath { c: r.host.clone(), resolved: Some(r) });
     }
     Ok(HostPath::plain(sysroot_map(task, raw)))

@@ -6,8 +6,8 @@
 //! walked again inside the guest's root (an absolute target from the root, a relative one from
 //! the link's directory), `..` at the guest's root stays there, and `..` elsewhere goes back
 //! to the directory the walk came from (reopened from the root without following any link).
-//! The host kernel then gets `/proc/self/fd/N/NAME` (the last component in the directory
-//! endgate found) or `/proc/self/fd/N` (the object itself), so it walks nothing the guest
+//! The host kernel then gets `/proc/thread-self/fd/N/NAME` (the last component in the directory
+//! endgate found) or `/proc/thread-self/fd/N` (the object itself), so it walks nothing the guest
 //! could have changed in between: a link swapped in during a lookup is either seen by
 //! endgate's walk (and resolved inside the root) or not walked at all.
 //!
@@ -237,11 +237,11 @@ pub enum Last {
 /// A looked-up guest path: the host path to hand the kernel, and the descriptors it names.
 #[derive(Debug)]
 pub struct Resolved {
-    /// `/proc/self/fd/N/NAME`, `/proc/self/fd/N` or (a magic link's last step) a host path.
+    /// `/proc/thread-self/fd/N/NAME`, `/proc/self/fd/N` or (a magic link's last step) a host path.
     pub host: CString,
     /// The object, when the lookup ended on an existing file it followed to.
     pub object: Option<OwnedFd>,
-    /// The last component, when `host` is `/proc/self/fd/N/NAME` (N the directory below).
+    /// The last component, when `host` is `/proc/thread-self/fd/N/NAME` (N the directory below).
     pub name: Option<CString>,
     /// The directory `host` names the last component in.
     _dir: Option<OwnedFd>,
@@ -259,37 +259,74 @@ impl Resolved {
 /// A descriptor the host just made for the guest, moved to the lowest free number: under
 /// `--root` the lookup's own descriptors were open while the host made it, and Linux gives the
 /// lowest number free (open(2)). Keeps close-on-exec as it was.
-pub fn lowest(fd: i32) -> i32 {
-    if !active() || fd < 0 {
-        return fd;
+/// `EMFILE` (the descriptor closed) when even the lowest free number is not below the soft
+/// `RLIMIT_NOFILE` ([`spare_fds`] may have made it above).
+pub fn lowest(fd: u64) -> Result<u64, Errno> {
+    let Ok(fd) = i32::try_from(fd) else {
+        return Ok(fd);
+    };
+    if !active() {
+        return Ok(u64::from(fd.unsigned_abs()));
     }
-    // SAFETY: fcntl on the descriptor just made.
+    // SAFETY: fcntl and close on the descriptor just made; getrlimit into a local.
     unsafe {
         let cloexec = libc::fcntl(fd, libc::F_GETFD) & libc::FD_CLOEXEC != 0;
         let low = libc::fcntl(fd, if cloexec { libc::F_DUPFD_CLOEXEC } else { libc::F_DUPFD }, 0);
-        if low >= 0 && low < fd {
+        let fd = if low >= 0 && low < fd {
             libc::close(fd);
-            return low;
+            low
+        } else {
+            if low >= 0 {
+                libc::close(low);
+            }
+            fd
+        };
+        let mut rl: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) == 0 && u64::from(fd.unsigned_abs()) >= rl.rlim_cur {
+            libc::close(fd);
+            return Err(Errno::EMFILE);
         }
-        if low >= 0 {
-            libc::close(low);
-        }
+        Ok(u64::from(fd.unsigned_abs()))
     }
-    fd
 }
 
-/// The name `name` in directory `dir` (`/proc/self/fd/N/NAME`), with the object if known.
+/// Runs `f` (a lookup, or a lookup and the host call that makes a descriptor) and, under
+/// `--root`, when it failed with `EMFILE`, once more with the soft `RLIMIT_NOFILE` raised by 8
+/// (as far as the hard limit allows): the lookup's own descriptors must not make a guest at its
+/// limit fail where Linux, which needs none, would not. The caller of a descriptor-making call
+/// then checks the result against the limit ([`lowest`]).
+pub fn spare_fds<T>(mut f: impl FnMut() -> Result<T, Errno>) -> Result<T, Errno> {
+    let r = f();
+    if !active() || !matches!(r, Err(Errno::EMFILE)) {
+        return r;
+    }
+    // SAFETY: plain data.
+    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: a local rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } != 0 || rl.rlim_cur >= rl.rlim_max {
+        return r;
+    }
+    let raised = libc::rlimit { rlim_cur: rl.rlim_cur.saturating_add(8).min(rl.rlim_max), rlim_max: rl.rlim_max };
+    // SAFETY: a local rlimit.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) };
+    let again = f();
+    // SAFETY: a local rlimit.
+    unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &rl) };
+    again
+}
+
+/// The name `name` in directory `dir` (`/proc/thread-self/fd/N/NAME`), with the object if known.
 fn named(dir: OwnedFd, name: &[u8], object: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
     Resolved { host: fd_path(&dir, Some(name)), name: CString::new(name).ok(), object, _dir: Some(dir), guest }
 }
 
-/// The object itself (`/proc/self/fd/N`), found in `dir`.
+/// The object itself (`/proc/thread-self/fd/N`), found in `dir`.
 fn whole(object: OwnedFd, dir: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
     Resolved { host: fd_path(&object, None), name: None, object: Some(object), _dir: dir, guest }
 }
 
 fn fd_path(fd: &OwnedFd, name: Option<&[u8]>) -> CString {
-    let mut p = format!("/proc/self/fd/{}", fd.as_raw_fd()).into_bytes();
+    let mut p = format!("/proc/thread-self/fd/{}", fd.as_raw_fd()).into_bytes();
     if let Some(n) = name {
         p.push(b'/');
         p.extend_from_slice(n);
@@ -386,7 +423,7 @@ fn dir_host_path(dirfd: i32) -> Result<Vec<u8>, Errno> {
     if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
         return Err(Errno::ENOTDIR);
     }
-    let link = std::fs::read_link(format!("/proc/self/fd/{dirfd}")).map_err(|_| Errno::EBADF)?;
+    let link = std::fs::read_link(format!("/proc/thread-self/fd/{dirfd}")).map_err(|_| Errno::EBADF)?;
     Ok(link.into_os_string().into_encoded_bytes())
 }
 
@@ -400,7 +437,7 @@ pub fn fd_inside(fd: i32) -> bool {
     let host = if fd == libc::AT_FDCWD {
         std::env::current_dir().ok().map(|p| p.into_os_string().into_encoded_bytes())
     } else {
-        std::fs::read_link(format!("/proc/self/fd/{fd}")).ok().map(|p| p.into_os_string().into_encoded_bytes())
+        std::fs::read_link(format!("/proc/thread-self/fd/{fd}")).ok().map(|p| p.into_os_string().into_encoded_bytes())
     };
     host.is_some_and(|h| host_to_comps(&st, &h).is_some())
 }
@@ -498,9 +535,15 @@ fn fast(
 /// `ENAMETOOLONG`), `EXDEV` for a relative path from a directory outside `DIR` and the bind
 /// points, `EACCES` for a `/proc` link to a host path outside them.
 pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
+    resolve_with(dirfd, path, last, false)
+}
+
+/// [`resolve`]; with `no_links`, any link the lookup would follow is `ELOOP` (`openat2`'s
+/// `RESOLVE_NO_SYMLINKS`).
+pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Result<Resolved, Errno> {
     let st = state().ok_or(Errno::EINVAL)?;
     if last == Last::FollowName {
-        let r = resolve(dirfd, path, Last::Follow)?;
+        let r = resolve_with(dirfd, path, Last::Follow, no_links)?;
         // A place with a parent inside the guest's root becomes that directory and the name;
         // the root itself (or a /proc link's object) stays the object.
         if r.name.is_none() && r.guest.len() > st.current.len() && r.guest.starts_with(&st.current) {
@@ -612,7 +655,7 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
                 return Ok(named(dir, &c, None, next));
             }
             links += 1;
-            if links > MAX_LINKS {
+            if links > MAX_LINKS || no_links {
                 return Err(Errno::ELOOP);
             }
             if target.is_empty() {
@@ -683,7 +726,7 @@ pub fn host_place(r: &Resolved) -> Vec<u8> {
 pub fn host_file(path: &[u8]) -> PathBuf {
     let found = resolve(libc::AT_FDCWD, path, Last::Follow).ok().and_then(|r| {
         let fd = r.object.as_ref()?.as_raw_fd();
-        std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()
+        std::fs::read_link(format!("/proc/thread-self/fd/{fd}")).ok()
     });
     found.unwrap_or_else(|| {
         let st = state();
