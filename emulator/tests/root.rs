@@ -186,3 +186,37 @@ fn the_guests_chroot_moves_its_root_inside_dir() {
         }
     }
 }
+
+/// Bind points: `--bind HOST:GUEST` shows a host directory at a guest path (reads and writes
+/// go to the host directory, `..` from it comes back to the guest's tree), the default ones
+/// show the host's /proc, and `--no-default-binds` leaves the tree's own (here: no /proc).
+#[test]
+fn binds_show_host_directories_where_asked() {
+    let dir = TempDir::new("root-bind");
+    let root = dir.path().join("root");
+    let shared = dir.path().join("shared");
+    for d in [root.join("bin"), root.join("mnt"), shared.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::copy(common::busybox("arm64"), root.join("bin/busybox")).unwrap();
+    std::fs::write(shared.join("from-host"), "HOST\n").unwrap();
+    std::fs::write(root.join("top"), "TOP\n").unwrap();
+    let bind = format!("{}:/mnt/shared", shared.display());
+    let o = Command::new(endgate())
+        .args(["--root"])
+        .arg(&root)
+        .args(["--bind", &bind, "/bin/busybox", "sh", "-c"])
+        .arg("cat /mnt/shared/from-host /mnt/shared/../../top; echo made > /mnt/shared/from-guest; cat /proc/self/comm")
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "HOST\nTOP\nbusybox\n", "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read_to_string(shared.join("from-guest")).unwrap(), "made\n");
+    let o = Command::new(endgate())
+        .args(["--root"])
+        .arg(&root)
+        .args(["--no-default-binds", "/bin/busybox", "cat", "/proc/self/comm"])
+        .output()
+        .unwrap();
+    assert_eq!(common::shell_status(o.status), 1);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("No such file or directory"), "{o:?}");
+}
