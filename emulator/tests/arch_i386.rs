@@ -504,3 +504,33 @@ fn cpu_exceptions_become_signals() {
         assert_eq!(run(under_endgate(&bin, None), &[case]), want, "{case}");
     }
 }
+
+/// rlimits.c: the old `getrlimit` (number 76) caps limits at 0x7fffffff, `ugetrlimit` (191)
+/// and `prlimit64` do not (kernel/sys.c `old_getrlimit`).
+const RLIMITS: &str = r#"
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    struct rlimit r = {RLIM_INFINITY, RLIM_INFINITY};
+    setrlimit(RLIMIT_CORE, &r);
+    unsigned long old[2], u[2];
+    long a = syscall(76, RLIMIT_CORE, old);
+    long b = syscall(191, RLIMIT_CORE, u);
+    printf("getrlimit(76): %ld %#lx %#lx\n", a, old[0], old[1]);
+    printf("ugetrlimit(191): %ld %#lx %#lx\n", b, u[0], u[1]);
+    return 0;
+}
+"#;
+
+#[test]
+fn old_getrlimit_caps_at_0x7fffffff() {
+    let dir = TempDir::new("i386-rlimit");
+    let bin = build(dir.path(), "rlimits", RLIMITS, &["-static"]);
+    let got = same_as_reference(&bin, &[]);
+    // Where the limit is infinite (the hard limit allowed setting it), the old call caps it.
+    if got.contains("ugetrlimit(191): 0 0xffffffff") {
+        assert!(got.contains("getrlimit(76): 0 0x7fffffff"), "{got}");
+    }
+}

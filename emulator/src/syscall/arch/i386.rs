@@ -10,6 +10,7 @@
 //!   by the generic handlers. `vm86` and `vm86old` have no handler and answer `ENOSYS`; the
 //!   old forms (`oldstat`, `olduname`, `signal`…) are [`crate::syscall::old`]'s.
 //! - `modify_ldt`: the process's LDT, [`crate::arch::i386::gdt`].
+//! - `getrlimit` at number 76 is the old call, which caps limits at `0x7fffffff`.
 
 use syscalls::Errno;
 
@@ -49,7 +50,22 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::fchown16, fchown16, &[Fd, Int, Int], RInt),
     d(Sys::setfsuid16, setfsuid16, &[Int], RInt),
     d(Sys::setfsgid16, setfsgid16, &[Int], RInt),
+    d(Sys::getrlimit, old_getrlimit, &[Int, Ptr], RInt),
 ];
+
+/// `getrlimit` at i386's number 76 is the kernel's `sys_old_getrlimit` (kernel/sys.c): limits
+/// above `0x7fffffff`, `RLIM_INFINITY` among them, read as `0x7fffffff` (`ugetrlimit`, 191, is
+/// the one that gives `~0UL`).
+fn old_getrlimit(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    process::getrlimit(cpu, a)?;
+    let mm = &mut cpu.get_data_mut().mm;
+    for at in [a.ptr(1), a.ptr(1) + 4] {
+        if mm.read_u32(at)? > 0x7fff_ffff {
+            mm.write_u32(at, 0x7fff_ffff)?;
+        }
+    }
+    Ok(0)
+}
 
 /// `arch_prctl(int code, unsigned long addr)`: i386 has no FS/GS base codes (`EINVAL`); the
 /// CPUID-faulting codes are answered as on x86_64.
