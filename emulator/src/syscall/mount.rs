@@ -71,6 +71,8 @@ fn mapped(t: &Task, raw: Vec<u8>) -> CString {
 
 /// `CAP_SYS_CHROOT` (include/uapi/linux/capability.h).
 const CAP_SYS_CHROOT: u32 = 18;
+/// `CAP_SYS_ADMIN`.
+const CAP_SYS_ADMIN: u32 = 21;
 
 fn ptr_or_null(s: &Option<CString>) -> *const libc::c_char {
     s.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
@@ -134,9 +136,12 @@ pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
     let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::FollowName };
     let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
-    if target.resolved().is_some_and(super::rootfs::in_bind) {
-        // Under `--root`, the host's /proc, /sys and /dev stay mounted.
-        return Ok(0);
+    if let Some(r) = target.resolved() {
+        // Under `--root`: the old root a `pivot_root` showed goes; the host's /proc, /sys and
+        // /dev stay mounted.
+        if super::rootfs::unbind_pivot(r) || super::rootfs::in_bind(r) {
+            return Ok(0);
+        }
     }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
@@ -152,12 +157,16 @@ pub fn umount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// host's.
 pub fn pivot_root(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    if super::rootfs::active() {
-        // The guest's root is not a host mount endgate could swap (docs/root.md).
-        return Err(Errno::EINVAL);
-    }
     let new_root = host_path(t, a.ptr(0))?;
     let put_old = host_path(t, a.ptr(1))?;
+    if let (Some(n), Some(o)) = (new_root.resolved(), put_old.resolved()) {
+        // Under `--root`, the guest's root is endgate's to move (docs/root.md).
+        if !super::capability::has_effective(CAP_SYS_ADMIN) && !super::fakeroot::on() {
+            return Err(Errno::EPERM);
+        }
+        super::rootfs::pivot_root(n, o)?;
+        return Ok(0);
+    }
     super::selfref::ensure();
     // SAFETY: NUL-terminated paths.
     let r = host_ret(unsafe { libc::syscall(libc::SYS_pivot_root, new_root.as_ptr(), put_old.as_ptr()) })?;

@@ -44,6 +44,8 @@ pub struct Bind {
     pub host: PathBuf,
     /// Where the guest sees it: components below `DIR` (`["proc"]`).
     pub guest: Vec<Vec<u8>>,
+    /// Made by the guest's `pivot_root` (the old root at `put_old`): its `umount` removes it.
+    pub pivot: bool,
 }
 
 /// The `--root` state of this process.
@@ -104,7 +106,7 @@ pub fn parse_bind(spec: &str) -> Result<Bind, String> {
     if guest.iter().any(|c| c == b"..") || guest.is_empty() {
         return Err(format!("--bind {spec}: the guest path must name a directory below /"));
     }
-    Ok(Bind { host, guest })
+    Ok(Bind { host, guest, pivot: false })
 }
 
 /// Puts `--root DIR` in force for this process: `dir` must be a directory; `current` is the
@@ -151,6 +153,63 @@ pub fn chroot(path: &Resolved) -> Result<(), Errno> {
     let s = g.as_mut().ok_or(Errno::EINVAL)?;
     s.current = path.guest.clone();
     Ok(())
+}
+
+fn is_dir(fd: &OwnedFd) -> Result<bool, Errno> {
+    Ok(stat_fd(fd)?.st_mode & libc::S_IFMT == libc::S_IFDIR)
+}
+
+/// `STATX_ATTR_MOUNT_ROOT` (include/uapi/linux/stat.h): the file is the root of a mount.
+const STATX_ATTR_MOUNT_ROOT: u64 = 0x2000;
+
+/// The guest's `pivot_root(new_root, put_old)` under `--root` (pivot_root(2)): the guest's root
+/// becomes `new_root`, which must be a mount's root (as Linux asks), and the old root is shown
+/// at `put_old` (at or below `new_root`) as a bind point until the guest unmounts it; a working
+/// directory at the old root moves to the new one. Errors: `ENOTDIR`, `EINVAL`.
+pub fn pivot_root(new_root: &Resolved, put_old: &Resolved) -> Result<(), Errno> {
+    let (Some(n), Some(o)) = (new_root.object.as_ref(), put_old.object.as_ref()) else {
+        return Err(Errno::ENOENT);
+    };
+    if !is_dir(n)? || !is_dir(o)? {
+        return Err(Errno::ENOTDIR);
+    }
+    // SAFETY: plain data; all-zero is a valid value.
+    let mut stx: libc::statx = unsafe { std::mem::zeroed() };
+    // SAFETY: our descriptor, an empty path with AT_EMPTY_PATH, a local statx.
+    let r = unsafe { libc::statx(n.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_BASIC_STATS, &mut stx) };
+    if r != 0 || stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT == 0 || stx.stx_attributes & STATX_ATTR_MOUNT_ROOT == 0 {
+        return Err(Errno::EINVAL);
+    }
+    if !put_old.guest.starts_with(&new_root.guest) {
+        return Err(Errno::EINVAL);
+    }
+    let mut g = STATE.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let s = g.as_mut().ok_or(Errno::EINVAL)?;
+    let old_host = host_of(s, &s.current);
+    let cwd_at_old = std::env::current_dir().is_ok_and(|c| c.as_os_str().as_bytes() == old_host.as_slice());
+    s.binds.push(Bind {
+        host: PathBuf::from(std::ffi::OsStr::from_bytes(&old_host)),
+        guest: put_old.guest.clone(),
+        pivot: true,
+    });
+    s.current = new_root.guest.clone();
+    if cwd_at_old {
+        let new_host = host_of(s, &s.current);
+        let _ = std::env::set_current_dir(Path::new(std::ffi::OsStr::from_bytes(&new_host)));
+    }
+    Ok(())
+}
+
+/// The guest's `umount` of the place a lookup ended at: `true` if that was the old root its
+/// `pivot_root` showed there, which is gone now.
+pub fn unbind_pivot(r: &Resolved) -> bool {
+    let mut g = STATE.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let Some(s) = g.as_mut() else {
+        return false;
+    };
+    let before = s.binds.len();
+    s.binds.retain(|b| !(b.pivot && b.guest == r.guest));
+    s.binds.len() != before
 }
 
 /// The host path of the guest place `comps` (components below `DIR`): under the bind point
@@ -745,7 +804,7 @@ mod tests {
         State {
             outer: PathBuf::from(outer),
             current: Vec::new(),
-            binds: vec![Bind { host: PathBuf::from("/proc"), guest: vec![b"proc".to_vec()] }],
+            binds: vec![Bind { host: PathBuf::from("/proc"), guest: vec![b"proc".to_vec()], pivot: false }],
         }
     }
 
