@@ -48,12 +48,16 @@ fn make_tree(base: &Path, tag: &str, prog: &Path) -> (PathBuf, PathBuf) {
     std::fs::set_permissions(out.join("interp"), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::write(root.join("secret.txt"), "INSIDE\n").unwrap();
     std::fs::write(root.join("inside.txt"), "movable\n").unwrap();
-    for d in ["links", "proc", "race"] {
+    for d in ["links", "proc", "race", "rf", "rc", "sd", "sd/a"] {
         std::fs::create_dir(root.join(d)).unwrap();
     }
     std::fs::write(root.join("race/secret.txt"), "INSIDE-RACE\n").unwrap();
     symlink(&out, root.join("race-alt")).unwrap();
     symlink(&out, root.join("links/abs")).unwrap();
+    symlink(out.join("secret.txt"), root.join("links/file")).unwrap();
+    std::fs::write(root.join("rf/f"), "INSIDE-RACE\n").unwrap();
+    symlink(out.join("secret.txt"), root.join("rf/s")).unwrap();
+    symlink(&out, root.join("sd/b")).unwrap();
     let rel = format!("{}{}", "../".repeat(12), out.strip_prefix("/").unwrap().display());
     symlink(rel, root.join("links/rel")).unwrap();
     symlink("rel", root.join("links/chain")).unwrap();
@@ -77,13 +81,22 @@ fn run_endgate(base: &Path, tag: &str, prog: &Path) -> String {
     let (root, out) = make_tree(base, tag, prog);
     let _listener = std::os::unix::net::UnixListener::bind(out.join("outside.sock")).unwrap();
     let before = listing(&out);
+    // A host process holding the secret open (fd 4), whose /proc entries the guest tries.
+    let mut holder = Command::new("sh")
+        .arg("-c")
+        .arg(format!("exec 4<'{}/secret.txt'; exec sleep 60", out.display()))
+        .spawn()
+        .unwrap();
     let script = format!(
-        "exec 3<'{out}'; exec '{e}' --root '{root}' /escape '{out}'",
+        "exec 3<'{out}'; exec '{e}' --root '{root}' /escape '{out}' {pid}",
         out = out.display(),
         e = endgate().display(),
-        root = root.display()
+        root = root.display(),
+        pid = holder.id()
     );
     let o = Command::new("sh").arg("-c").arg(&script).current_dir(base).output().unwrap();
+    let _ = holder.kill();
+    let _ = holder.wait();
     let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{tag}: {stdout}\n{}", String::from_utf8_lossy(&o.stderr));
     assert!(!stdout.contains(SECRET), "{tag}: read outside the root:\n{stdout}");
@@ -94,8 +107,8 @@ fn run_endgate(base: &Path, tag: &str, prog: &Path) -> String {
     stdout
 }
 
-/// The kernel's answers: the x86_64 build under chroot(2) (its descriptor 3, if any, is not
-/// OUT: that line is not compared), or `None` when this is not root or
+/// The kernel's answers: the x86_64 build under chroot(2) (the `inherited-` lines, where
+/// chroot lets a descriptor or another process's /proc entries out, are not compared), or `None` when this is not root or
 /// a private mount namespace cannot be made.
 fn run_native(base: &Path, prog: &Path) -> Option<String> {
     // SAFETY: geteuid has no preconditions.
@@ -125,11 +138,19 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
     let native = run_native(dir.path(), &build(dir.path(), "gcc"));
     for cc in ["aarch64-linux-gnu-gcc", "s390x-linux-gnu-gcc"] {
         let got = run_endgate(dir.path(), cc, &build(dir.path(), cc));
-        assert!(got.lines().any(|l| l == "inherited-fd: EXDEV"), "{cc}: {got}");
+        for line in [
+            "inherited-fd: EXDEV",
+            "inherited-fd-bind: EXDEV",
+            "inherited-host-proc-fd: EACCES",
+            "inherited-host-proc-exe: EACCES",
+            "race-openat2: no escape",
+        ] {
+            assert!(got.lines().any(|l| l == line), "{cc}: no '{line}' in\n{got}");
+        }
         assert!(got.lines().any(|l| l == "race: no escape"), "{cc}: {got}");
         if let Some(n) = &native {
             let lines =
-                |s: &str| s.lines().filter(|l| !l.starts_with("inherited-fd:")).map(String::from).collect::<Vec<_>>();
+                |s: &str| s.lines().filter(|l| !l.starts_with("inherited-")).map(String::from).collect::<Vec<_>>();
             assert_eq!(lines(&got), lines(n), "{cc} under --root vs native chroot");
         }
     }
@@ -219,4 +240,28 @@ fn binds_show_host_directories_where_asked() {
         .unwrap();
     assert_eq!(common::shell_status(o.status), 1);
     assert!(String::from_utf8_lossy(&o.stderr).contains("No such file or directory"), "{o:?}");
+}
+
+/// The program endgate starts, and a dynamic program's interpreter, are looked up inside the
+/// root too: a link in DIR to a host directory leads nowhere (status 127, as a shell gives for
+/// a missing program), never to the host's file.
+#[test]
+fn the_program_and_its_interpreter_come_from_inside() {
+    let dir = TempDir::new("root-prog");
+    let root = dir.path().join("root");
+    let out = dir.path().join("out");
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::copy(common::busybox("arm64"), out.join("busybox")).unwrap();
+    symlink(&out, root.join("o")).unwrap();
+    let o = Command::new(endgate()).arg("--root").arg(&root).args(["/o/busybox", "true"]).output().unwrap();
+    assert_eq!(common::shell_status(o.status), 127, "{}", String::from_utf8_lossy(&o.stderr));
+    // A dynamic aarch64 program whose /lib is a link to the host's aarch64 libraries.
+    let src = dir.path().join("dyn.c");
+    std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
+    let st = Command::new("aarch64-linux-gnu-gcc").arg("-o").arg(root.join("bin/dyn")).arg(&src).status().unwrap();
+    assert!(st.success());
+    symlink("/usr/aarch64-linux-gnu/lib", root.join("lib")).unwrap();
+    let o = Command::new(endgate()).arg("--root").arg(&root).arg("/bin/dyn").output().unwrap();
+    assert_ne!(common::shell_status(o.status), 0, "the host's interpreter ran the program");
 }

@@ -39,8 +39,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let path = super::path::lookup(t, a.int(0), raw.clone(), last)?;
         // A name the `--root` lookup found missing is created as itself, never through a
         // link that appeared since.
-        let missing = last == super::path::Last::Create && path.resolved().is_some_and(|r| r.object.is_none());
-        let flags = if missing { flags | libc::O_NOFOLLOW } else { flags };
+        let flags = if path.pin_last() { flags | libc::O_NOFOLLOW } else { flags };
         let (dirfd, name) = path.at(a.int(0));
         // Opening a FIFO waits for its other end.
         host_ret(super::blocking_syscall(
@@ -114,7 +113,15 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = if confined {
         super::path::HostPath::from(CString::new(raw).map_err(|_| Errno::EINVAL)?)
     } else {
-        let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & RESOLVE_NO_LINKS != 0;
+        // Without `--root`, `/proc/self/exe` stays the host's link under either; under it,
+        // `RESOLVE_NO_SYMLINKS` (4) refuses the last link too, and `RESOLVE_NO_MAGICLINKS`
+        // only /proc's links, which the lookup answers below.
+        let no_links = if super::rootfs::active() { 0x04 } else { RESOLVE_NO_LINKS };
+        let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & no_links != 0;
+        let magic = super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p));
+        if super::rootfs::active() && resolve & 0x02 != 0 && magic && !no_follow {
+            return Err(Errno::ELOOP);
+        }
         let last = match super::path::open_last(host_flags, no_follow) {
             // The `RESOLVE_*` checks must not meet the `/proc/self/fd/N` link of the object.
             super::path::Last::Follow if resolve != 0 => super::path::Last::FollowName,
@@ -123,7 +130,16 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // `RESOLVE_NO_SYMLINKS` (4) refuses a link anywhere on the way.
         super::path::lookup_with(t, a.int(0), raw, last, resolve & 0x04 != 0)?
     };
+    if resolve & 0x02 != 0 && path.resolved().is_some_and(|r| r.host_follows) && host_flags & libc::O_NOFOLLOW == 0 {
+        // A /proc link the host would follow: `RESOLVE_NO_MAGICLINKS` refuses it.
+        return Err(Errno::ELOOP);
+    }
     let (dirfd, name) = path.at(a.int(0));
+    let host_how = if path.pin_last() {
+        [host_how[0] | u64::from(crate::abi::low32(libc::O_NOFOLLOW)), host_how[1], host_how[2]]
+    } else {
+        host_how
+    };
     let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat2,
         &[crate::abi::bits64(dirfd), name.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
@@ -349,6 +365,9 @@ pub fn mknod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `unlinkat(int dirfd, const char *path, int flags)` (unlink(2); `AT_REMOVEDIR` for rmdir).
 pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), Last::NoFollow)?;
+    if path.slash_link() {
+        return Err(Errno::ENOTDIR);
+    }
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::unlinkat(a.int(0), path.as_ptr(), a.int(2)) }))
 }
@@ -368,6 +387,9 @@ pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let old = host_path_in(t, a.int(0), a.ptr(1), Last::NoFollow)?;
     let new = host_path_in(t, a.int(2), a.ptr(3), Last::NoFollow)?;
+    if old.slash_link() || new.slash_link() {
+        return Err(Errno::ENOTDIR);
+    }
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe { libc::syscall(libc::SYS_renameat2, a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.uint(4)) })
 }

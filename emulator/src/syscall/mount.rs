@@ -22,7 +22,7 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
-use super::path::{host_path, host_path_in, Last};
+use super::path::{host_path, host_path_in, HostPath, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::{Endian, GuestAddr, PAGE_SIZE, PATH_MAX};
@@ -45,28 +45,26 @@ fn opt_string(t: &Task, addr: GuestAddr, max: usize) -> Result<Option<CString>, 
 /// A source that is either a path (a block device, a bind mount's directory: mapped like any
 /// path) or a name (`none`, `tmpfs`: an absolute path only maps when it exists under the
 /// sysroot, so a name stays as it is).
-fn opt_source(t: &Task, addr: GuestAddr) -> Result<Option<CString>, Errno> {
+fn opt_source(t: &Task, addr: GuestAddr) -> Result<Option<HostPath>, Errno> {
     if addr.is_null() {
         return Ok(None);
     }
     let raw = t.mm.read_cstr(addr, PATH_MAX).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::EINVAL } else { e })?;
-    Ok(Some(mapped(t, raw)))
+    mapped(t, raw).map(Some)
 }
 
-/// A path the host keeps by name (a mount's source, `fsconfig`'s `FSCONFIG_SET_PATH`): the
-/// host file's own path (under `--root`, what the lookup found inside the guest's root), or
-/// the name as it is when nothing is found.
-fn mapped(t: &Task, raw: Vec<u8>) -> CString {
-    if super::rootfs::active() {
-        if raw.first() != Some(&b'/') {
-            return CString::new(raw).unwrap_or_default();
-        }
-        let p = super::rootfs::host_file(&raw);
-        return CString::new(p.into_os_string().into_encoded_bytes()).unwrap_or_default();
+/// A mount's source or `fsconfig`'s `FSCONFIG_SET_PATH`, which is a path (a block device, a
+/// directory to bind) or a name (`none`, `tmpfs`): looked up as a path (under `--root` inside
+/// the guest's root, the host given the descriptor path of what was found); when nothing is
+/// found, a name without `/` stays as it is, and under `--root` a path is `ENOENT` (the host
+/// must not walk it from its own root).
+fn mapped(t: &Task, raw: Vec<u8>) -> Result<HostPath, Errno> {
+    let is_path = raw.contains(&b'/');
+    match super::path::lookup(t, libc::AT_FDCWD, raw.clone(), super::path::Last::Follow) {
+        Ok(p) => Ok(p),
+        Err(e) if super::rootfs::active() && is_path => Err(e),
+        Err(_) => Ok(HostPath::from(CString::new(raw).unwrap_or_default())),
     }
-    super::path::lookup(t, libc::AT_FDCWD, raw, super::path::Last::Follow)
-        .map(super::path::HostPath::into_cstring)
-        .unwrap_or_default()
 }
 
 /// `CAP_SYS_CHROOT` (include/uapi/linux/capability.h).
@@ -121,7 +119,7 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe {
         libc::syscall(
             libc::SYS_mount,
-            ptr_or_null(&source),
+            source.as_ref().map_or(std::ptr::null(), |s| s.as_ptr()),
             target.as_ptr(),
             ptr_or_null(&fstype),
             a.ulong(3),
@@ -136,6 +134,8 @@ pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
     let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::FollowName };
     let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
+    // `UMOUNT_NOFOLLOW` for a name endgate's lookup pinned.
+    let flags = if target.pin_last() { a.int(1) | 8 } else { a.int(1) };
     if let Some(r) = target.resolved() {
         // Under `--root`: the old root a `pivot_root` showed goes; the host's /proc, /sys and
         // /dev stay mounted.
@@ -145,7 +145,7 @@ pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_umount2, target.as_ptr(), a.int_arg(1)) })
+    host_ret(unsafe { libc::syscall(libc::SYS_umount2, target.as_ptr(), flags) })
 }
 
 /// `umount(const char *target)`, the old form (`umount2(target, 0)`).
@@ -210,8 +210,9 @@ pub fn fspick(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let last = if a.uint(2) & 2 != 0 { Last::NoFollow } else { Last::FollowName };
     let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
     let (dirfd, name) = path.at(a.int(0));
+    let flags = if path.pin_last() { a.uint(2) | 2 } else { a.uint(2) };
     // SAFETY: a NUL-terminated path.
-    let fd = host_ret(unsafe { libc::syscall(libc::SYS_fspick, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_fspick, dirfd, name.as_ptr(), u64::from(flags)) })?;
     drop(path);
     super::rootfs::lowest(fd)
 }
@@ -243,6 +244,7 @@ mod cmd {
 pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use cmd::*;
     let t = cpu.get_data();
+
     let (fd, command, aux) = (a.int(0), a.uint(1), a.int(4));
     let (key, value) = (a.ptr(2), a.ptr(3));
     if fd < 0 {
@@ -261,13 +263,16 @@ pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let key = opt_string(t, key, 256)?;
+    // A path value, and the descriptors a `--root` path names until the call is made.
+    let held = if matches!(command, SET_PATH | SET_PATH_EMPTY) {
+        Some(mapped(t, t.mm.read_cstr(value, PATH_MAX)?)?)
+    } else {
+        None
+    };
     let value: Option<Vec<u8>> = match command {
         SET_STRING => opt_string(t, value, 256)?.map(CString::into_bytes_with_nul),
         SET_BINARY => Some(t.mm.read_vec(value, usize::try_from(aux).unwrap_or(0))?),
-        SET_PATH | SET_PATH_EMPTY => {
-            let raw = t.mm.read_cstr(value, PATH_MAX)?;
-            Some(mapped(t, raw).into_bytes_with_nul())
-        }
+        SET_PATH | SET_PATH_EMPTY => held.as_ref().map(|h| h.to_bytes_with_nul().to_vec()),
         _ => None,
     };
     let value_ptr = value.as_ref().map_or(std::ptr::null(), |v| v.as_ptr());
@@ -283,8 +288,9 @@ pub fn open_tree(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
     let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
     let (dirfd, name) = path.at(a.int(0));
+    let flags = if path.pin_last() { a.uint(2) | crate::abi::low32(libc::AT_SYMLINK_NOFOLLOW) } else { a.uint(2) };
     // SAFETY: a NUL-terminated path.
-    let fd = host_ret(unsafe { libc::syscall(libc::SYS_open_tree, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_open_tree, dirfd, name.as_ptr(), u64::from(flags)) })?;
     drop(path);
     super::rootfs::lowest(fd)
 }
@@ -299,17 +305,18 @@ pub fn move_mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let to = host_path_in(t, a.int(2), a.ptr(3), follow(0x10))?;
     let (from_dir, from_name) = from.at(a.int(0));
     let (to_dir, to_name) = to.at(a.int(2));
+    // Names endgate's lookup pinned are not followed again.
+    let mut flags = a.uint(4);
+    if from.pin_last() {
+        flags &= !1;
+    }
+    if to.pin_last() {
+        flags &= !0x10;
+    }
     super::selfref::ensure();
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe {
-        libc::syscall(
-            libc::SYS_move_mount,
-            from_dir,
-            from_name.as_ptr(),
-            to_dir,
-            to_name.as_ptr(),
-            u64::from(a.uint(4)),
-        )
+        libc::syscall(libc::SYS_move_mount, from_dir, from_name.as_ptr(), to_dir, to_name.as_ptr(), u64::from(flags))
     })
 }
 
@@ -355,10 +362,11 @@ pub fn mount_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
     let path = host_path_in(t, a.int(0), a.ptr(1), last)?;
     let (dirfd, name) = path.at(a.int(0));
+    let flags = if path.pin_last() { a.uint(2) | crate::abi::low32(libc::AT_SYMLINK_NOFOLLOW) } else { a.uint(2) };
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path and a struct of `size` bytes.
     host_ret(unsafe {
-        libc::syscall(libc::SYS_mount_setattr, dirfd, name.as_ptr(), u64::from(a.uint(2)), attr.as_ptr(), attr.len())
+        libc::syscall(libc::SYS_mount_setattr, dirfd, name.as_ptr(), u64::from(flags), attr.as_ptr(), attr.len())
     })
 }
 

@@ -85,33 +85,40 @@ fn addr_in(t: &Task, addr: GuestAddr, len: u64) -> Result<Option<Vec<u8>>, Errno
 /// `sizeof(sun_path)` of `struct sockaddr_un` (include/uapi/linux/un.h).
 const UNIX_PATH_MAX: usize = 108;
 
+/// Under `--root`, the names `bind` gave the host (`/proc/thread-self/fd/N/NAME`) and the path
+/// the guest gave for each, which `getsockname`, `getpeername`, `accept` and `recvfrom` report
+/// as Linux reports the path given to `bind`.
+static BOUND: std::sync::Mutex<Vec<(Vec<u8>, Vec<u8>)>> = std::sync::Mutex::new(Vec::new());
+
+/// At most this many bound names are remembered (the oldest go first).
+const BOUND_MAX: usize = 1024;
+
 /// Under `--root`, the path of an `AF_UNIX` address looked up in the guest's root, the address
-/// rewritten to name the host file (in place; its length changes): for `bind` (which
-/// creates the name and reports it back through `getsockname`) the host path when it fits
-/// `sun_path`, for `connect`, `sendto` and `sendmsg` the descriptor path, which the host
-/// walks no further. The result holds the descriptors that path names. Abstract and unnamed
-/// addresses stay as they are. Errors: the lookup's, `ENAMETOOLONG`.
+/// rewritten (in place; its length changes) to the descriptor path of what the lookup found,
+/// which the host walks no further: for `bind` the name in the directory found (remembered
+/// with the guest's path, [`BOUND`]), for `connect`, `sendto` and `sendmsg` the socket file.
+/// The result holds the descriptors that path names. Abstract and unnamed addresses stay as
+/// they are. Errors: the lookup's (`EXDEV` from a working directory outside the root),
+/// `ENAMETOOLONG`.
 fn unix_in_root(t: &Task, sa: &mut Vec<u8>, bind: bool) -> Result<Option<super::path::HostPath>, Errno> {
     let unix = sa.len() > 2 && i32::from(u16::from_ne_bytes([sa[0], sa[1]])) == libc::AF_UNIX && sa[2] != 0;
     if !unix || !super::rootfs::active() {
         return Ok(None);
     }
     let path: Vec<u8> = sa[2..].iter().take_while(|&&b| b != 0).copied().collect();
-    if bind && !path.contains(&b'/') {
-        // A name in the working directory (inside the root): the host walks nothing, and
-        // the socket keeps the name as the guest gave it.
-        return Ok(None);
-    }
     let last = if bind { super::path::Last::NoFollow } else { super::path::Last::Follow };
-    let hp = super::path::lookup(t, libc::AT_FDCWD, path, last)?;
-    let mut host = hp.to_bytes().to_vec();
-    if bind {
-        if let Some(h) = hp.resolved().map(super::rootfs::host_place).filter(|h| h.len() < UNIX_PATH_MAX) {
-            host = h;
-        }
-    }
+    let hp = super::path::lookup(t, libc::AT_FDCWD, path.clone(), last)?;
+    let host = hp.to_bytes().to_vec();
     if host.len() >= UNIX_PATH_MAX {
         return Err(Errno::ENAMETOOLONG);
+    }
+    if bind {
+        let mut b = BOUND.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        b.retain(|(h, _)| *h != host);
+        if b.len() >= BOUND_MAX {
+            b.remove(0);
+        }
+        b.push((host.clone(), path));
     }
     sa.truncate(2);
     sa.extend_from_slice(&host);
@@ -128,7 +135,16 @@ fn unix_out(sa: &mut [u8], len: usize) -> usize {
         return len;
     }
     let path: Vec<u8> = sa[2..len].iter().take_while(|&&b| b != 0).copied().collect();
-    match super::rootfs::guest_view(&path).filter(|g| g.len() < UNIX_PATH_MAX && 2 + g.len() < sa.len()) {
+    let given = BOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .iter()
+        .find(|(h, _)| *h == path)
+        .map(|(_, g)| g.clone());
+    match given
+        .or_else(|| super::rootfs::guest_view(&path))
+        .filter(|g| g.len() < UNIX_PATH_MAX && 2 + g.len() < sa.len())
+    {
         Some(g) => {
             sa[2..2 + g.len()].copy_from_slice(&g);
             sa[2 + g.len()] = 0;

@@ -109,6 +109,19 @@ impl HostPath {
         }
     }
 
+    /// Under `--root`, `true` when the host gets a name it must not follow if it became a
+    /// link since endgate's lookup (the caller adds the call's "no follow" flag: the lookup
+    /// followed whatever was to be followed already).
+    pub fn pin_last(&self) -> bool {
+        self.resolved.as_ref().is_some_and(|r| r.name.is_some() && !r.host_follows)
+    }
+
+    /// Under `--root`, `true` when a trailing slash named a link that `rmdir`, `unlink` and
+    /// `rename` must refuse (`ENOTDIR`).
+    pub fn slash_link(&self) -> bool {
+        self.resolved.as_ref().is_some_and(|r| r.slash_link)
+    }
+
     /// The C string, owned.
     pub fn into_cstring(self) -> CString {
         self.c

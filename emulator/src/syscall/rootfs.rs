@@ -177,7 +177,8 @@ pub fn pivot_root(new_root: &Resolved, put_old: &Resolved) -> Result<(), Errno> 
     let mut stx: libc::statx = unsafe { std::mem::zeroed() };
     // SAFETY: our descriptor, an empty path with AT_EMPTY_PATH, a local statx.
     let r = unsafe { libc::statx(n.as_raw_fd(), c"".as_ptr(), libc::AT_EMPTY_PATH, libc::STATX_BASIC_STATS, &mut stx) };
-    if r != 0 || stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT == 0 || stx.stx_attributes & STATX_ATTR_MOUNT_ROOT == 0 {
+    if r != 0 || stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT == 0 || stx.stx_attributes & STATX_ATTR_MOUNT_ROOT == 0
+    {
         return Err(Errno::EINVAL);
     }
     if !put_old.guest.starts_with(&new_root.guest) {
@@ -306,6 +307,13 @@ pub struct Resolved {
     _dir: Option<OwnedFd>,
     /// Where the lookup ended, as components below `DIR`.
     pub guest: Vec<Vec<u8>>,
+    /// The last name is a `/proc` link the host is to follow (a descriptor's pipe, a memfd,
+    /// `ns/uts`): every other name the host gets must not be followed if it became a link
+    /// since the lookup (callers add `O_NOFOLLOW`, `AT_SYMLINK_NOFOLLOW`…).
+    pub host_follows: bool,
+    /// A "don't follow" lookup with a trailing slash met a link as its last component
+    /// (`rmdir("link/")`): Linux's `rmdir`, `unlink` and `rename` then fail with `ENOTDIR`.
+    pub slash_link: bool,
 }
 
 impl Resolved {
@@ -376,12 +384,28 @@ pub fn spare_fds<T>(mut f: impl FnMut() -> Result<T, Errno>) -> Result<T, Errno>
 
 /// The name `name` in directory `dir` (`/proc/thread-self/fd/N/NAME`), with the object if known.
 fn named(dir: OwnedFd, name: &[u8], object: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
-    Resolved { host: fd_path(&dir, Some(name)), name: CString::new(name).ok(), object, _dir: Some(dir), guest }
+    Resolved {
+        host: fd_path(&dir, Some(name)),
+        name: CString::new(name).ok(),
+        object,
+        _dir: Some(dir),
+        guest,
+        host_follows: false,
+        slash_link: false,
+    }
 }
 
 /// The object itself (`/proc/thread-self/fd/N`), found in `dir`.
 fn whole(object: OwnedFd, dir: Option<OwnedFd>, guest: Vec<Vec<u8>>) -> Resolved {
-    Resolved { host: fd_path(&object, None), name: None, object: Some(object), _dir: dir, guest }
+    Resolved {
+        host: fd_path(&object, None),
+        name: None,
+        object: Some(object),
+        _dir: dir,
+        guest,
+        host_follows: false,
+        slash_link: false,
+    }
 }
 
 fn fd_path(fd: &OwnedFd, name: Option<&[u8]>) -> CString {
@@ -636,6 +660,7 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
         return Ok(r);
     }
     let mut links = 0u32;
+    let mut slash_link = false;
     // A path of only slashes (and dots) names the directory the walk starts in.
     let mut object: Option<OwnedFd> = None;
     while let Some(c) = todo.pop_front() {
@@ -686,15 +711,27 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
                 && (target.windows(2).any(|w| w == b":[") || target.starts_with(b"anon_inode:"));
             if opaque && in_proc(&st, &here) {
                 if is_last && !trailing_slash {
-                    return Ok(named(dir, &c, None, next));
+                    let mut r = named(dir, &c, None, next);
+                    r.host_follows = last != Last::NoFollow;
+                    return Ok(r);
                 }
                 return Err(Errno::ENOTDIR);
             }
             if magic_place(&st, &here) {
                 // A link of /proc whose target is the host's business.
                 let keep = c != b"root" && c != b"cwd";
-                if is_last && (keep || last == Last::NoFollow) && !trailing_slash {
+                if is_last && last == Last::NoFollow && !trailing_slash {
                     return Ok(named(dir, &c, None, next));
+                }
+                // `fd/N`, `exe`, `map_files/…` as the last name: the host opens the object
+                // itself, when it is a place inside the root or a bind point, or has no path
+                // (a memfd's `/memfd:NAME (deleted)` included); another process's (or
+                // endgate's own) descriptor of a file outside is `EACCES`.
+                let own_path = target.first() != Some(&b'/') || target.starts_with(b"/memfd:");
+                if is_last && keep && !trailing_slash && (own_path || host_to_comps(&st, &target).is_some()) {
+                    let mut r = named(dir, &c, None, next);
+                    r.host_follows = true;
+                    return Ok(r);
                 }
                 let comps = if c == b"root" {
                     st.current.clone()
@@ -712,6 +749,11 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
             }
             if is_last && last == Last::NoFollow && !trailing_slash {
                 return Ok(named(dir, &c, None, next));
+            }
+            if is_last && last == Last::NoFollow {
+                // `rmdir("link/")`: the name itself, flagged (the callers that act on it
+                // answer `ENOTDIR` as Linux); `lstat("link/")` and `mkdir` follow on.
+                slash_link = true;
             }
             links += 1;
             if links > MAX_LINKS || no_links {
@@ -756,14 +798,20 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
         None => dir.try_clone().map_err(|_| Errno::EMFILE)?,
     };
     if last == Last::NoFollow {
-        // `rmdir("d/")`, `mkdir("d/")`, `lstat("/")`: the name in its parent, as the kernel
-        // would see it, when there is one.
-        if let Some((name, parent)) = here.split_last().filter(|_| here.len() > st.current.len()) {
+        // `rmdir("d/")`, `mkdir("d/")`: the name in its parent, as the kernel would see it,
+        // when there is one; the guest's root and a bind point (`lstat("/")`,
+        // `lstat("/proc")`) as `N/.`, the directory itself (never the descriptor's link).
+        let at_bind = st.binds.iter().any(|b| b.guest == here);
+        if let Some((name, parent)) = here.split_last().filter(|_| here.len() > st.current.len() && !at_bind) {
             let pdir = reopen(&st, parent)?;
             let mut n = name.clone();
             n.push(b'/');
-            return Ok(named(pdir, &n, Some(object), here));
+            let mut r = named(pdir, &n, Some(object), here);
+            r.slash_link = slash_link;
+            return Ok(r);
         }
+        let d = object.try_clone().map_err(|_| Errno::EMFILE)?;
+        return Ok(named(d, b".", Some(object), here));
     }
     Ok(whole(object, Some(dir), here))
 }
@@ -774,26 +822,16 @@ pub fn in_bind(r: &Resolved) -> bool {
     state().is_some_and(|st| st.binds.iter().any(|b| r.guest.starts_with(&b.guest)))
 }
 
-/// The host path of the place a lookup ended at (for a name the host keeps, as a socket's).
-pub fn host_place(r: &Resolved) -> Vec<u8> {
-    state().map(|st| host_of(&st, &r.guest)).unwrap_or_default()
-}
-
 /// The host path of the file the guest path `path` names (from the working directory, following
-/// links), for endgate's own reading of programs and interpreters; where the lookup fails,
-/// the path under the guest's root, which the caller's open then refuses.
+/// links), for endgate's own reading of programs and interpreters; where the lookup fails, an
+/// empty path, which the caller's open refuses.
 pub fn host_file(path: &[u8]) -> PathBuf {
     let found = resolve(libc::AT_FDCWD, path, Last::Follow).ok().and_then(|r| {
         let fd = r.object.as_ref()?.as_raw_fd();
         std::fs::read_link(format!("/proc/thread-self/fd/{fd}")).ok()
     });
-    found.unwrap_or_else(|| {
-        let st = state();
-        let mut p = st.as_ref().map(|s| host_of(s, &s.current)).unwrap_or_default();
-        p.extend_from_slice(b"/");
-        p.extend_from_slice(path);
-        PathBuf::from(std::ffi::OsString::from(std::ffi::OsStr::from_bytes(&p)))
-    })
+    // An empty path, which the host refuses (`ENOENT`) without walking anything.
+    found.unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -28,13 +28,17 @@ fn setting() -> Option<&'static (u64, String)> {
     SETTING
         .get_or_init(|| {
             let v = std::env::var(VAR).ok()?;
-            let (pc, reg) = v.split_once(':').unwrap_or_else(|| panic!("{VAR} wants PC:REG, got '{v}'"));
-            let pc = pc.trim();
-            let pc = pc
-                .strip_prefix("0x")
-                .map_or_else(|| pc.parse(), |h| u64::from_str_radix(h, 16))
-                .unwrap_or_else(|_| panic!("{VAR}: bad PC '{pc}'"));
-            Some((pc, reg.to_string()))
+            // The variable may come from a guest's own environment (an endgate its execve
+            // started): a bad value is one warning and no hook, never an internal error.
+            let parsed = v.split_once(':').and_then(|(pc, reg)| {
+                let pc = pc.trim();
+                let pc = pc.strip_prefix("0x").map_or_else(|| pc.parse().ok(), |h| u64::from_str_radix(h, 16).ok())?;
+                Some((pc, reg.to_string()))
+            });
+            if parsed.is_none() {
+                eprintln!("endgate: {VAR} wants PC:REG, got '{v}': ignored");
+            }
+            parsed
         })
         .as_ref()
 }

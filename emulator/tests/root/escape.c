@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -95,6 +97,27 @@ int main(int argc, char **argv) {
     link_text("readlink-fd", p);
     link_text("readlink-abs", "/links/abs");
 
+    /* openat2: a link followed by the host despite RESOLVE_NO_MAGICLINKS. */
+    struct open_how how = {.flags = O_RDONLY, .resolve = RESOLVE_NO_MAGICLINKS};
+    int o2 = syscall(SYS_openat2, AT_FDCWD, "/links/file", &how, sizeof how);
+    if (o2 < 0) printf("openat2-no-magiclinks: %s\n", ename(errno));
+    else { char b[64] = {0}; read(o2, b, sizeof b - 1); b[strcspn(b, "\n")] = 0; printf("openat2-no-magiclinks: %s\n", b); close(o2); }
+
+    /* "Don't follow" lookups of the root, a bind point and a link with a trailing slash. */
+    struct stat ls;
+    printf("lstat-root: %s\n", lstat("/", &ls) == 0 ? (S_ISDIR(ls.st_mode) ? "dir" : "not dir") : ename(errno));
+    printf("lstat-proc: %s\n", lstat("/proc", &ls) == 0 ? (S_ISDIR(ls.st_mode) ? "dir" : "not dir") : ename(errno));
+    link_text("readlink-slash", "/");
+    link_text("readlink-proc", "/proc");
+    char rp[PATH_MAX];
+    printf("realpath-proc-fd: %s\n", realpath("/proc/self/fd", rp) ? "ok" : ename(errno));
+    mkdir("/emptyd", 0755);
+    symlink("emptyd", "/dl");
+    result("rmdir-link-slash", rmdir("/dl/"));
+    printf("emptyd-still-there: %s\n", stat("/emptyd", &ls) == 0 ? "yes" : "no");
+    result("rename-link-slash", rename("/dl/", "/moved"));
+    result("mkdir-proc", mkdir("/proc", 0755));
+
     /* The working directory. */
     result("chdir", chdir("/links"));
     for (int i = 0; i < 8; i++) chdir("..");
@@ -107,7 +130,26 @@ int main(int argc, char **argv) {
 
     /* An inherited descriptor of a directory outside (fd 3, when the caller passed one). */
     struct stat st;
-    if (fstat(3, &st) == 0 && S_ISDIR(st.st_mode)) show_at("inherited-fd", 3, "secret.txt");
+    if (fstat(3, &st) == 0 && S_ISDIR(st.st_mode)) {
+        show_at("inherited-fd", 3, "secret.txt");
+        int here = open(".", O_RDONLY | O_DIRECTORY);
+        if (fchdir(3) == 0) {
+            int u = socket(AF_UNIX, SOCK_STREAM, 0);
+            struct sockaddr_un ua = {.sun_family = AF_UNIX};
+            strcpy(ua.sun_path, "evil.sock");
+            result("inherited-fd-bind", bind(u, (struct sockaddr *)&ua, sizeof ua));
+            close(u);
+            fchdir(here);
+        }
+        close(here);
+    }
+    /* Another (host) process's descriptors, when the caller named one: fd 4 is secret.txt. */
+    if (argc > 2) {
+        snprintf(p, sizeof p, "/proc/%s/fd/4", argv[2]);
+        show("inherited-host-proc-fd", p);
+        snprintf(p, sizeof p, "/proc/%s/exe", argv[2]);
+        show("inherited-host-proc-exe", p);
+    }
 
     /* Writes. */
     int fd = open("/../../created.txt", O_CREAT | O_WRONLY, 0644);
@@ -171,5 +213,58 @@ int main(int argc, char **argv) {
     }
     waitpid(c, NULL, 0);
     printf("race: %s\n", escaped ? "escaped" : "no escape");
+
+    /* The same with openat2 (a resolve flag that lets the host follow the last name). */
+    c = fork();
+    if (c == 0) {
+        for (int i = 0; i < 4000; i++)
+            syscall(SYS_renameat2, AT_FDCWD, "/rf/f", AT_FDCWD, "/rf/s", 2 /* RENAME_EXCHANGE */);
+        _exit(0);
+    }
+    escaped = 0;
+    for (int i = 0; i < 4000; i++) {
+        struct open_how h = {.flags = O_RDONLY, .resolve = RESOLVE_NO_XDEV};
+        int f = syscall(SYS_openat2, AT_FDCWD, "/rf/f", &h, sizeof h);
+        if (f < 0) continue;
+        char buf[32] = {0};
+        if (read(f, buf, sizeof buf - 1) > 0 && strstr(buf, "OUTSIDE")) escaped++;
+        close(f);
+    }
+    waitpid(c, NULL, 0);
+    printf("race-openat2: %s\n", escaped ? "escaped" : "no escape");
+
+    /* A name made a link to the outside while openat2(O_CREAT) creates it. */
+    c = fork();
+    if (c == 0) {
+        snprintf(p, sizeof p, "%s/raced.txt", out);
+        for (int i = 0; i < 4000; i++) { symlink(p, "/rc/n"); unlink("/rc/n"); }
+        _exit(0);
+    }
+    for (int i = 0; i < 4000; i++) {
+        struct open_how h = {.flags = O_WRONLY | O_CREAT | O_APPEND, .mode = 0644};
+        int f = syscall(SYS_openat2, AT_FDCWD, "/rc/n", &h, sizeof h);
+        if (f < 0) continue;
+        write(f, "x", 1);
+        close(f);
+        unlink("/rc/n");
+    }
+    waitpid(c, NULL, 0);
+
+    /* A directory swapped for a link to the outside while sockets are bound in it. */
+    c = fork();
+    if (c == 0) {
+        for (int i = 0; i < 4000; i++)
+            syscall(SYS_renameat2, AT_FDCWD, "/sd/a", AT_FDCWD, "/sd/b", 2 /* RENAME_EXCHANGE */);
+        _exit(0);
+    }
+    for (int i = 0; i < 2000; i++) {
+        int u = socket(AF_UNIX, SOCK_DGRAM, 0);
+        struct sockaddr_un ua = {.sun_family = AF_UNIX};
+        snprintf(ua.sun_path, sizeof ua.sun_path, "/sd/a/s%d", i);
+        bind(u, (struct sockaddr *)&ua, sizeof ua);
+        close(u);
+    }
+    waitpid(c, NULL, 0);
+    printf("races: done\n");
     return 0;
 }
