@@ -77,6 +77,29 @@ pub fn flush_debug() {
     }
 }
 
+/// Writes one line of `--strace` output (a system call, a signal, the closing `+++` line):
+/// into the `-D` file when one is open, as qemu-user's `-strace` goes to its log, else on
+/// stderr at once. Failures are ignored, as for [`log`].
+pub fn trace_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut g = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match g.as_mut() {
+        Some(w) => {
+            let _ = writeln!(w, "{args}");
+        }
+        None => {
+            drop(g);
+            log(args);
+        }
+    }
+}
+
+/// `eprintln!` for `--strace` lines: see [`trace_line`].
+#[macro_export]
+macro_rules! tlog {
+    ($($t:tt)*) => { $crate::log::trace_line(format_args!($($t)*)) };
+}
+
 /// `format!` into the `-d` log: see [`debug_write`].
 #[macro_export]
 macro_rules! dlog {

@@ -3,7 +3,7 @@
 //! (mm/mmap.c `do_mmap`, `path_noexec`) while a read-only mapping of it works, as a native run
 //! of the same source shows; a guest under `-L` chroots into a directory of its sysroot and
 //! runs a program there, as natively; `--strace` names the mount calls (the guest makes its
-//! own private namespace first).
+//! own private namespace first); the `-D` log goes on past a guest's chroot and execve.
 
 mod common;
 
@@ -193,4 +193,48 @@ int main(void) {
     ] {
         assert!(err.contains(line), "no `{line}` in:\n{err}");
     }
+}
+
+#[test]
+fn the_log_file_goes_on_after_a_chroot_and_an_execve() {
+    // `-D` names a host path: the endgate that a guest's execve starts inside the root the
+    // guest chose (debootstrap's second stage runs under `chroot`) still writes the same file,
+    // where it once stopped with "-D LOG: No such file or directory" and status 1.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: chroot needs root");
+        return;
+    }
+    let dir = TempDir::new("chroot-log");
+    let newroot = dir.path().join("newroot");
+    std::fs::create_dir_all(newroot.join("bin")).unwrap();
+    let busybox = common::busybox("arm64");
+    std::fs::copy(&busybox, newroot.join("bin/busybox")).unwrap();
+    let log = dir.path().join("log");
+    let o = Command::new(endgate())
+        .arg("--strace")
+        .arg("-D")
+        .arg(&log)
+        .arg(&busybox)
+        .arg("chroot")
+        .arg(&newroot)
+        .args(["/bin/busybox", "echo", "in the new root"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.as_ref()), (Some(0), ""));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "in the new root\n");
+    let text = std::fs::read_to_string(&log).unwrap();
+    for line in [
+        format!("chroot(\"{}\") = 0\n", newroot.display()),
+        "execve(\"/bin/busybox\", ".to_string(),
+        "write(1, \"in the new root\\n\", 16) = 16\n".to_string(),
+        "+++ exited with 0 +++\n".to_string(),
+    ] {
+        assert!(text.contains(&line), "no `{line}` in:\n{text}");
+    }
+    // The new root holds nothing endgate wrote.
+    let mut names: Vec<_> = std::fs::read_dir(&newroot).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["bin"]);
 }
