@@ -66,15 +66,6 @@ fn run() -> u8 {
     // The guest's RLIMIT_AS and RLIMIT_DATA: the host's as endgate found them, or its
     // predecessor's (exec state), capped by --max-memory.
     endgate::mm::limits::adopt_host_limits();
-    if let Some(f) = &cli.trace.log_file {
-        // The endgate a guest's execve started goes on with its predecessor's log. `-D` names
-        // a host path: it is opened before the exec state puts this process back into a root
-        // the guest chose (`chroot`), where the path would name another file or none.
-        if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
-            report!("endgate: {e}");
-            return 1;
-        }
-    }
     if let Some(fd) = cli.exec_state {
         endgate::syscall::exec::restore_state(fd);
     }
@@ -86,6 +77,14 @@ fn run() -> u8 {
     }
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
+    }
+    if let Some(f) = cli.trace.log_file.as_ref().filter(|_| endgate::log::debug_log_fd().is_none()) {
+        // The endgate a guest's execve started has its predecessor's log already (exec state),
+        // else opens it again by its path and appends.
+        if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
+            report!("endgate: {e}");
+            return 1;
+        }
     }
     let program = cli.program.clone();
     let path = String::from_utf8_lossy(program.as_bytes()).into_owned();

@@ -238,3 +238,46 @@ fn the_log_file_goes_on_after_a_chroot_and_an_execve() {
     names.sort();
     assert_eq!(names, ["bin"]);
 }
+
+#[test]
+fn a_guest_that_gave_up_root_in_its_chroot_still_runs_programs() {
+    // A guest chroots, then becomes another user (`su`, as a Debian system's scripts do): it
+    // can no longer leave its root (chroot(2) needs CAP_SYS_CHROOT), so endgate, a dynamic
+    // program whose loader and libraries are not in that root, runs itself again through the
+    // host's loader from the host's root as working directory, and the new program starts
+    // in the guest's working directory. It once failed with "su: can't execute '/bin/sh': No
+    // such file or directory". The -D log goes on through both execs.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: chroot and su need root");
+        return;
+    }
+    let dir = TempDir::new("chroot-su");
+    let newroot = dir.path().join("newroot");
+    for d in ["bin", "etc", "work"] {
+        std::fs::create_dir_all(newroot.join(d)).unwrap();
+    }
+    let busybox = common::busybox("arm64");
+    std::fs::copy(&busybox, newroot.join("bin/busybox")).unwrap();
+    std::os::unix::fs::symlink("busybox", newroot.join("bin/sh")).unwrap();
+    std::fs::write(newroot.join("etc/passwd"), "root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/sh\n").unwrap();
+    std::fs::write(newroot.join("etc/group"), "root:x:0:\nnogroup:x:65534:\n").unwrap();
+    let log = dir.path().join("log");
+    let o = Command::new(endgate())
+        .arg("--strace")
+        .arg("-D")
+        .arg(&log)
+        .arg(&busybox)
+        .arg("chroot")
+        .arg(&newroot)
+        .args(["/bin/sh", "-c", "cd /work && su nobody -s /bin/sh -c '/bin/busybox id -u; /bin/busybox pwd'"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.as_ref()), (Some(0), ""));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "65534\n/work\n");
+    let text = std::fs::read_to_string(&log).unwrap();
+    for line in ["setuid(65534) = 0\n", "execve(\"/bin/sh\", ", "write(1, \"/work\\n\", 6) = 6\n"] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
+    }
+}

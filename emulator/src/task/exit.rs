@@ -86,8 +86,7 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
             crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
         }
     }
-    let report = crate::trace::fault::report(cpu, exit);
-    report
+    crate::trace::fault::report(cpu, exit)
 }
 
 /// The exit status of endgate for a guest that ended as `exit` (with `report`, from
