@@ -27,6 +27,27 @@ pub struct Cli {
     #[arg(short = 'L', value_name = "PATH", allow_hyphen_values = true)]
     pub sysroot: Option<PathBuf>,
 
+    /// Run the guest with host directory DIR as its root directory: every path it names is
+    /// looked up inside DIR (symbolic links and `..` included) and its writes stay there; the
+    /// host's /proc, /sys and /dev appear at the same paths inside (see --bind). No host
+    /// privilege is needed. Not with -L.
+    #[arg(long = "root", value_name = "DIR", conflicts_with = "sysroot")]
+    pub root: Option<PathBuf>,
+
+    /// Under --root, show the host directory HOST at guest path GUEST (default: HOST's own
+    /// path), as a bind mount would (repeatable).
+    #[arg(long = "bind", value_name = "HOST[:GUEST]", requires = "root")]
+    pub bind: Vec<String>,
+
+    /// Under --root, do not show the host's /proc, /sys and /dev inside DIR.
+    #[arg(long = "no-default-binds", requires = "root")]
+    pub no_default_binds: bool,
+
+    /// Under --root, the guest's root below DIR after its chroot (hidden; see
+    /// [`ROOT_CHROOT_FLAG`]).
+    #[arg(long = "root-chroot", hide = true, value_name = "PATH")]
+    pub root_chroot: Option<OsString>,
+
     /// Set VAR=VALUE in the guest's environment (repeatable; -E and -U apply in order).
     #[arg(short = 'E', value_name = "VAR=VALUE", allow_hyphen_values = true)]
     pub set_env: Vec<OsString>,
@@ -76,6 +97,17 @@ pub struct Cli {
     /// it fails as under `ulimit -v` (ENOMEM, or SIGSEGV for the stack).
     #[arg(long = "max-memory", value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
+
+    /// Fake root for package tools, as fakeroot(1): the guest's ids read as 0, chown, chmod and
+    /// device mknod are recorded per file (host EPERM swallowed) and reported by stat
+    /// (docs/fakeroot.md).
+    #[arg(long = "fakeroot")]
+    pub fakeroot: bool,
+
+    /// Keep --fakeroot's records in FILE: loaded at start, every change appended as it is made
+    /// (implies --fakeroot).
+    #[arg(long = "fakeroot-state", value_name = "FILE", allow_hyphen_values = true)]
+    pub fakeroot_state: Option<PathBuf>,
 
     /// Wait for GDB on TCP port PORT of 127.0.0.1 and stop before the first instruction (also
     /// ENDGATE_GDB=PORT).
@@ -326,6 +358,10 @@ pub fn parse_dfilter(values: &[String]) -> Result<Vec<AddrRange>, String> {
 /// The hidden option a guest's execve passes on (see [`Cli::guest_child`]).
 pub const GUEST_CHILD_FLAG: &str = "--guest-child";
 
+/// Passes the guest's root below `--root`'s DIR, after the guest's `chroot`, to the endgate a
+/// guest `execve` starts.
+pub const ROOT_CHROOT_FLAG: &str = "--root-chroot";
+
 /// The hidden option with which a guest's execve passes on its ignored signals (see
 /// [`Cli::sig_ignored`]).
 pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
@@ -487,6 +523,9 @@ pub fn normalize_args(args: impl IntoIterator<Item = OsString>) -> Vec<OsString>
                 | b"-g"
                 | b"--max-memory"
                 | b"--seed"
+                | b"--root"
+                | b"--bind"
+                | b"--fakeroot-state"
         )
     };
     while let Some(a) = it.next() {

@@ -75,6 +75,12 @@ fn run() -> u8 {
     if let Some(bytes) = cli.max_memory {
         endgate::mm::limits::set_cap(bytes);
     }
+    if cli.fakeroot || cli.fakeroot_state.is_some() {
+        if let Err(e) = endgate::syscall::fakeroot::start(cli.fakeroot_state.as_deref()) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }
@@ -82,6 +88,12 @@ fn run() -> u8 {
         // The endgate a guest's execve started has its predecessor's log already (exec state),
         // else opens it again by its path and appends.
         if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
+    if let Some(dir) = &cli.root {
+        if let Err(e) = enter_root(dir, &cli) {
             report!("endgate: {e}");
             return 1;
         }
@@ -114,6 +126,25 @@ fn run() -> u8 {
             endgate::abi::low8(e.exit_status())
         }
     }
+}
+
+/// `--root DIR` with its `--bind`s (the default ones first unless `--no-default-binds`).
+fn enter_root(dir: &std::path::Path, cli: &endgate::cli::Cli) -> Result<(), String> {
+    use endgate::syscall::rootfs;
+    let mut binds = Vec::new();
+    if !cli.no_default_binds {
+        for d in rootfs::DEFAULT_BINDS {
+            // A host without one of them simply has nothing to show there.
+            if std::path::Path::new(d).is_dir() {
+                binds.push(rootfs::parse_bind(d)?);
+            }
+        }
+    }
+    for b in &cli.bind {
+        binds.push(rootfs::parse_bind(b)?);
+    }
+    let current = cli.root_chroot.as_ref().map(|p| rootfs::components(p.as_bytes())).unwrap_or_default();
+    rootfs::enter(dir, binds, current)
 }
 
 /// `--version`: version, host byte order, endian strategy, cycle counter and guest arches on stdout. Status 1

@@ -155,6 +155,11 @@ fn s390x_first_stage_programs() {
     }
     let dir = TempDir::new("debian-s390x-first");
     let Some(tree) = first_stage(dir.path(), "s390x") else { return };
+    // The first stage's `proc -> /proc` link, made a directory for /proc as the second stage
+    // does (glibc's fchmodat(AT_SYMLINK_NOFOLLOW), which tar uses, goes through
+    // /proc/self/fd).
+    std::fs::remove_file(tree.join("proc")).unwrap();
+    std::fs::create_dir(tree.join("proc")).unwrap();
     let script = "set -eu; dpkg-deb -x /root/debs/hello_*.deb /tmp/hello; /tmp/hello/usr/bin/hello; \
                   dpkg-deb -f /root/debs/hello_*.deb Package Architecture; \
                   perl -e 'print unpack(\"H*\", pack(\"L\", 0x01020304)), \"\\n\"'; \

@@ -65,3 +65,16 @@ pub fn capset(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     r
 }
+
+/// `true` if the calling thread has capability `cap` (`CAP_*` number) in its effective set.
+pub fn has_effective(cap: u32) -> bool {
+    // Version 3 (`_LINUX_CAPABILITY_VERSION_3`): two data structs, capabilities 0-31 and 32-63.
+    let mut header = [0x2008_0522u32, 0];
+    let mut data = [[0u32; 3]; 2];
+    // SAFETY: a header and two data structs of the kernel's layout, all local.
+    if unsafe { libc::syscall(libc::SYS_capget, header.as_mut_ptr(), data.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    let (word, bit) = (crate::abi::u64_to_usize(u64::from(cap / 32)), cap % 32);
+    data.get(word).is_some_and(|d| d[0] & (1 << bit) != 0)
+}

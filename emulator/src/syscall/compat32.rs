@@ -176,16 +176,18 @@ fn host_fstatat(dirfd: i32, path: &std::ffi::CStr, flags: i32) -> Result<libc::s
 }
 
 fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult {
+    let mut st = *st;
+    super::fakeroot::stat(&mut st);
     let t = cpu.get_data_mut();
     let arch = t.arch;
-    (arch.info().write_stat64)(&mut t.mm, addr, st)?;
+    (arch.info().write_stat64)(&mut t.mm, addr, &st)?;
     Ok(0)
 }
 
 /// `fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)` (stat(2)): the
 /// result in the arch's `struct stat64`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
+    let path = super::path::host_path_at(cpu.get_data(), a.int(0), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
     let st = host_fstatat(a.int(0), &path, a.int(3))?;
     put_stat64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)
 }
@@ -199,8 +201,12 @@ pub fn stat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `lstat64(const char *path, struct stat64 *buf)` (stat(2)): does not follow a final symlink.
 pub fn lstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path =
-        super::path::host_path_at(cpu.get_data(), GuestAddr::new(a.raw(0) & 0xffff_ffff), libc::AT_SYMLINK_NOFOLLOW)?;
+    let path = super::path::host_path_at(
+        cpu.get_data(),
+        libc::AT_FDCWD,
+        GuestAddr::new(a.raw(0) & 0xffff_ffff),
+        libc::AT_SYMLINK_NOFOLLOW,
+    )?;
     let st = host_fstatat(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)?;
     put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }

@@ -30,6 +30,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use syscalls::Errno;
 
+use super::path::HostPath;
 use super::SysResult;
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
@@ -114,7 +115,7 @@ enum Format {
 /// Checks that exec may open the file at host path `host`: it exists, is a regular file
 /// (`EACCES` otherwise; `ELOOP` for a symlink under `AT_SYMLINK_NOFOLLOW`) with execute
 /// permission.
-fn check_access(host: &CString, nofollow: bool) -> Result<(), Errno> {
+fn check_access(host: &std::ffi::CStr, nofollow: bool) -> Result<(), Errno> {
     // SAFETY: stat64 is plain data; all-zero is a valid value.
     let mut st: libc::stat64 = unsafe { std::mem::zeroed() };
     // SAFETY: a NUL-terminated path and a local stat buffer.
@@ -142,7 +143,7 @@ fn check_access(host: &CString, nofollow: bool) -> Result<(), Errno> {
 }
 
 /// Checks the file at host path `host` as exec would and says what it is.
-fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno> {
+fn check_file(t: &Task, host: &std::ffi::CStr, nofollow: bool) -> Result<Format, Errno> {
     check_access(host, nofollow)?;
     // SAFETY: a NUL-terminated path.
     let fd = unsafe { libc::open(host.as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
@@ -171,7 +172,7 @@ fn check_file(t: &Task, host: &CString, nofollow: bool) -> Result<Format, Errno>
 
 /// An ELF endgate runs: class, byte order and machine of a supported arch, and its
 /// interpreter (`PT_INTERP`, a guest path) present.
-fn check_elf(t: &Task, host: &CString, head: &[u8]) -> Result<(), Errno> {
+fn check_elf(t: &Task, host: &std::ffi::CStr, head: &[u8]) -> Result<(), Errno> {
     if head.len() < 20 {
         return Err(Errno::ENOEXEC);
     }
@@ -182,7 +183,7 @@ fn check_elf(t: &Task, host: &CString, head: &[u8]) -> Result<(), Errno> {
     if (arch.info().endian() == crate::mm::Endian::Big) != big {
         return Err(Errno::ENOEXEC);
     }
-    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.to_bytes()));
     let elf = crate::loader::read_elf(&path.to_string_lossy(), path).map_err(|_| Errno::ENOEXEC)?;
     if let Some(interp) = crate::loader::interpreter(&elf) {
         if crate::syscall::path::sysroot_path(&t.opts, &interp).metadata().is_err() {
@@ -226,9 +227,10 @@ fn parse_shebang(head: &[u8], full: bool) -> Result<Format, Errno> {
 
 /// The host path for a guest exec path: `/proc/self/exe` and absolute paths as every path
 /// call maps them; a relative one under `dirfd` through `/proc/self/fd`.
-fn exec_host_path(t: &Task, dirfd: i32, path: &[u8]) -> CString {
-    if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD {
-        return super::path::map_path(t, path.to_vec());
+fn exec_host_path(t: &Task, dirfd: i32, path: &[u8], nofollow: bool) -> Result<HostPath, Errno> {
+    let last = if nofollow { super::path::Last::NoFollow } else { super::path::Last::Follow };
+    if path.first() == Some(&b'/') || dirfd == libc::AT_FDCWD || super::rootfs::active() && !path.is_empty() {
+        return super::path::lookup(t, dirfd, path.to_vec(), last);
     }
     // In a root the guest chose, the host's /proc may not be there: the directory's path
     // from endgate's own /proc handle.
@@ -241,7 +243,7 @@ fn exec_host_path(t: &Task, dirfd: i32, path: &[u8]) -> CString {
         p.push(b'/');
         p.extend_from_slice(path);
     }
-    cstring(&p)
+    Ok(HostPath::from(cstring(&p)))
 }
 
 fn exec(
@@ -265,7 +267,7 @@ fn exec(
     }
     // As the kernel: the file is opened first, then argv and envp are copied, then the format
     // is recognised.
-    check_access(&exec_host_path(t, dirfd, &path), flags & AT_SYMLINK_NOFOLLOW != 0)?;
+    check_access(&exec_host_path(t, dirfd, &path, false)?, flags & AT_SYMLINK_NOFOLLOW != 0)?;
     let mut total = 0;
     let mut argv = read_strings(t, argv_addr, &mut total)?;
     let envp = read_strings(t, envp_addr, &mut total)?;
@@ -274,7 +276,7 @@ fn exec(
         argv.push(Vec::new());
     }
     let mut guest_path = path;
-    let mut host = exec_host_path(t, dirfd, &guest_path);
+    let mut host = exec_host_path(t, dirfd, &guest_path, false)?;
     let mut nofollow = flags & AT_SYMLINK_NOFOLLOW != 0;
     let mut depth = 0;
     loop {
@@ -287,7 +289,7 @@ fn exec(
                 }
                 // argv[0] of the script gives way to interpreter, argument and script path.
                 let script = if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') {
-                    host.as_bytes().to_vec()
+                    host.to_bytes().to_vec()
                 } else {
                     guest_path
                 };
@@ -296,7 +298,7 @@ fn exec(
                 new.push(script);
                 new.extend(argv.drain(..).skip(1));
                 argv = new;
-                host = super::path::map_path(t, interp.clone());
+                host = super::path::lookup(t, libc::AT_FDCWD, interp.clone(), super::path::Last::Follow)?;
                 guest_path = interp;
                 nofollow = false;
             }
@@ -306,10 +308,12 @@ fn exec(
     // such; the host path for `/proc/self/exe`, and the file's real path for descriptor-relative
     // names (the descriptor may be close-on-exec).
     let program = if super::path::is_proc_self_exe(&guest_path) {
-        host.as_bytes().to_vec()
+        in_guest_root(host.to_bytes().to_vec())
     } else if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0 {
-        let h = std::path::Path::new(std::ffi::OsStr::from_bytes(host.as_bytes()));
-        std::fs::canonicalize(h).map(|p| p.into_os_string().into_encoded_bytes()).map_err(|_| Errno::ENOENT)?
+        let h = std::path::Path::new(std::ffi::OsStr::from_bytes(host.to_bytes()));
+        in_guest_root(
+            std::fs::canonicalize(h).map(|p| p.into_os_string().into_encoded_bytes()).map_err(|_| Errno::ENOENT)?,
+        )
     } else {
         guest_path
     };
@@ -330,6 +334,24 @@ fn exec(
     if let Some(root) = t.opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
         args.push(cstring(b"-L"));
         args.push(cstring(root.as_os_str().as_bytes()));
+    }
+    if let Some((dir, current, binds)) = super::rootfs::exec_args() {
+        args.push(cstring(b"--root"));
+        args.push(cstring(dir.as_os_str().as_bytes()));
+        args.push(cstring(b"--no-default-binds"));
+        for b in binds {
+            let mut spec = b.host.as_os_str().as_bytes().to_vec();
+            spec.push(b':');
+            spec.extend(super::rootfs::join(&b.guest));
+            args.push(cstring(b"--bind"));
+            args.push(cstring(&spec));
+        }
+        if current != b"/" {
+            let mut flag = crate::cli::ROOT_CHROOT_FLAG.as_bytes().to_vec();
+            flag.push(b'=');
+            flag.extend(current);
+            args.push(cstring(&flag));
+        }
     }
     if crate::syscall::fork::is_guest_child() {
         args.push(cstring(crate::cli::GUEST_CHILD_FLAG.as_bytes()));
@@ -356,6 +378,7 @@ fn exec(
     state.extend(super::seccomp::exec_lines());
     state.extend(super::process::exec_lines());
     state.extend(crate::mm::limits::exec_lines());
+    state.extend(super::fakeroot::exec_lines());
     if let Some(fd) = crate::log::debug_log_fd() {
         state.push(format!("debug-log {fd}"));
     }
@@ -454,6 +477,16 @@ fn exec(
     Err(err)
 }
 
+/// A host path as the new endgate must name the program: under `--root`, the guest's path
+/// of it.
+fn in_guest_root(host: Vec<u8>) -> Vec<u8> {
+    if super::rootfs::active() {
+        super::rootfs::guest_view(&host).unwrap_or(host)
+    } else {
+        host
+    }
+}
+
 /// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads
 /// and closes it before it loads the program ([`restore_state`]); `debug-log FD` hands on the
 /// `-D` file.
@@ -493,7 +526,8 @@ pub fn restore_state(fd: i32) {
             || super::selfref::reenter_line(line)
             || super::seccomp::restore_line(line)
             || super::process::restore_line(line)
-            || crate::mm::limits::restore_line(line);
+            || crate::mm::limits::restore_line(line)
+            || super::fakeroot::restore_line(line);
     }
 }
 

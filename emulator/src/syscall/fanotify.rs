@@ -16,7 +16,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::compat32::ArgCursor;
-use super::path::host_path;
+use super::path::{host_path_in, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs};
 
@@ -45,9 +45,11 @@ pub fn fanotify_mark(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let mut c = ArgCursor::new(t.arch, a);
         (c.word(), c.word(), c.pair(), c.word(), crate::mm::GuestAddr::new(c.word()))
     };
-    let host = if path.is_null() { None } else { Some(host_path(t, path)?) };
-    let p = host.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
     let (fd, dirfd) = (super::fd_arg(fd), super::fd_arg(dirfd));
+    // `FAN_MARK_DONT_FOLLOW` (4): a last link is marked itself.
+    let last = if flags & 4 != 0 { Last::NoFollow } else { Last::Follow };
+    let host = if path.is_null() { None } else { Some(host_path_in(t, crate::abi::int32(dirfd), path, last)?) };
+    let p = host.as_ref().map_or(std::ptr::null(), |p| p.as_ptr());
     // SAFETY: a NUL-terminated path (or NULL) and integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_fanotify_mark, fd, flags & 0xffff_ffff, mask, dirfd, p) })
 }

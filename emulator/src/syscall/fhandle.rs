@@ -6,7 +6,7 @@
 
 use syscalls::Errno;
 
-use super::path::host_path_at;
+use super::path::{host_path_at, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::GuestAddr;
@@ -38,7 +38,13 @@ fn read_handle(t: &Task, addr: GuestAddr, copy_body: bool) -> Result<Vec<u8>, Er
 /// (`ENOENT`, `EOPNOTSUPP`…).
 pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.ptr(1), a.int(4))?;
+    // name_to_handle_at follows a last link only with `AT_SYMLINK_FOLLOW`.
+    let last = if a.int(4) & libc::AT_SYMLINK_FOLLOW != 0 { Last::Follow } else { Last::NoFollow };
+    let path = if a.int(4) & libc::AT_EMPTY_PATH != 0 {
+        host_path_at(t, a.int(0), a.ptr(1), 0)?
+    } else {
+        super::path::host_path_in(t, a.int(0), a.ptr(1), last)?
+    };
     let mut h = read_handle(t, a.ptr(2), false)?;
     t.mm.check_writable(a.ptr(3), 4)?;
     let mut mount_id: i32 = 0;
@@ -65,8 +71,16 @@ pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let h = read_handle(t, a.ptr(1), true)?;
     let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
-    host_ret(super::blocking_syscall(
+    let fd = host_ret(super::blocking_syscall(
         libc::SYS_open_by_handle_at,
         &[a.int_arg(0), h.as_ptr() as u64, crate::abi::bits64(flags)],
-    ))
+    ))?;
+    // A handle names a file anywhere on its file system: under `--root`, only one inside the
+    // guest's root (or a bind point) opens, where chroot(2) would let any out.
+    if !super::rootfs::fd_inside(crate::abi::int32(fd)) {
+        // SAFETY: the descriptor the host just made, not yet the guest's.
+        unsafe { libc::close(crate::abi::int32(fd)) };
+        return Err(Errno::EACCES);
+    }
+    Ok(fd)
 }

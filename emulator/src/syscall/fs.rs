@@ -9,7 +9,7 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
-use super::path::{host_path, host_path_at, host_path_opt, is_proc_self_exe};
+use super::path::{host_path, host_path_at, host_path_in, host_path_opt, is_proc_self_exe, Last};
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
@@ -34,12 +34,18 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if let Some(f) = super::procfs::lookup_at(a.int(0), &raw).filter(|_| super::procfs::visible(t, a.int(0), &raw)) {
         return super::procfs::open(t, f, flags & libc::O_CLOEXEC != 0).map(|fd| u64::from(fd.unsigned_abs()));
     }
-    let path = super::path::map_open_path(t, raw, flags & libc::O_NOFOLLOW != 0);
+    let last = super::path::open_last(flags, flags & libc::O_NOFOLLOW != 0);
+    let path = super::path::lookup(t, a.int(0), raw, last)?;
+    // A name the `--root` lookup found missing is created as itself, never through a link
+    // that appeared since.
+    let flags = if path.resolved().is_some_and(|r| r.object.is_none()) { flags | libc::O_NOFOLLOW } else { flags };
     // Opening a FIFO waits for its other end.
     let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat,
         &[a.int_arg(0), path.as_ptr() as u64, u64::from_ne_bytes(i64::from(flags).to_ne_bytes()), u64::from(a.uint(3))],
     ))?;
+    drop(path);
+    let fd = u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs());
     if flags & libc::O_TRUNC != 0 {
         truncated(cpu, c"", i32::try_from(fd).unwrap_or(-1), 0);
     }
@@ -54,6 +60,8 @@ const OPEN_HOW_SIZE: u64 = 24;
 const RESOLVE_IN_ROOT: u64 = 0x10;
 /// `RESOLVE_NO_MAGICLINKS` 0x02 and `RESOLVE_NO_SYMLINKS` 0x04: no `/proc/self/exe` followed.
 const RESOLVE_NO_LINKS: u64 = 0x02 | 0x04;
+/// `RESOLVE_BENEATH`: `path` may not leave `dirfd`.
+const RESOLVE_BENEATH: u64 = 0x08;
 
 /// `openat2(int dirfd, const char *path, struct open_how *how, size_t size)` (openat2(2)):
 /// `openat` with the flags, mode and `RESOLVE_*` restrictions in a struct (read in the guest's
@@ -88,16 +96,31 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let host_flags = (t.arch.info().open_flags_to_host)(flags);
     let host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
-    let path = if resolve & RESOLVE_IN_ROOT != 0 {
-        CString::new(raw).map_err(|_| Errno::EINVAL)?
+    // The kernel's own confinement (`RESOLVE_IN_ROOT`, `RESOLVE_BENEATH`) keeps a relative
+    // path below `dirfd`, which under `--root` must be inside the guest's root.
+    let confined = resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) != 0
+        && (raw.first() != Some(&b'/') || resolve & RESOLVE_IN_ROOT != 0);
+    if confined && !super::rootfs::fd_inside(a.int(0)) {
+        return Err(Errno::EXDEV);
+    }
+    let path = if confined {
+        super::path::HostPath::from(CString::new(raw).map_err(|_| Errno::EINVAL)?)
     } else {
         let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & RESOLVE_NO_LINKS != 0;
-        super::path::map_open_path(t, raw, no_follow)
+        let last = match super::path::open_last(host_flags, no_follow) {
+            // The `RESOLVE_*` checks must not meet the `/proc/self/fd/N` link of the object.
+            super::path::Last::Follow if resolve != 0 => super::path::Last::FollowName,
+            l => l,
+        };
+        super::path::lookup(t, a.int(0), raw, last)?
     };
-    host_ret(super::blocking_syscall(
+    let (dirfd, name) = path.at(a.int(0));
+    let fd = host_ret(super::blocking_syscall(
         libc::SYS_openat2,
-        &[a.int_arg(0), path.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
-    ))
+        &[crate::abi::bits64(dirfd), name.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
+    ))?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `open(const char *path, int flags, mode_t mode)` (x86_64).
@@ -121,10 +144,11 @@ fn zeroed_stat() -> libc::stat {
 /// result is written in the guest arch's `struct stat` layout.
 pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.ptr(1), a.int(3))?;
+    let path = host_path_at(t, a.int(0), a.ptr(1), a.int(3))?;
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
+    super::fakeroot::stat(&mut st);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(2), &st)?;
     Ok(0)
@@ -136,6 +160,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st = zeroed_stat();
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
+    super::fakeroot::stat(&mut st);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(1), &st)?;
     Ok(0)
@@ -155,11 +180,12 @@ pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.ptr(1), a.int(2))?;
+    let path = host_path_at(t, a.int(0), a.ptr(1), a.int(2))?;
     t.mm.check_writable(a.ptr(4), 256)?;
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
+    super::fakeroot::statx(&mut stx);
     t.mm.write_shape(a.ptr(4), STATX, &stx)?;
     Ok(0)
 }
@@ -231,12 +257,14 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     if super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p)) {
-        let exe = t.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        let host = t.exe.host_path.as_os_str().as_encoded_bytes();
+        let exe = if super::rootfs::active() { super::rootfs::guest_view(host) } else { None };
+        let exe = exe.unwrap_or_else(|| host.to_vec());
         let n = exe.len().min(size);
         t.mm.write_bytes(a.ptr(2), &exe[..n])?;
         return Ok(n as u64);
     }
-    let path = super::path::map_path(t, raw);
+    let path = super::path::lookup(t, a.int(0), raw, Last::NoFollow)?;
     // Linux copies only the link's bytes: a buffer whose size runs past the guest's writable
     // memory is fine when the link fits before it.
     let b = t.buf_out_lazy(a.ptr(2), size as u64)?;
@@ -247,7 +275,20 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 as i64,
         );
     b.finish(t);
-    r
+    let n = r?;
+    // Under `--root`, a `/proc` link to a host path (`cwd`, `root`, `fd/N`) reads as the
+    // guest sees that place.
+    if let Some(res) = path.resolved().filter(|r| r.guest.first().is_some_and(|c| c == b"proc")) {
+        let text = t.mm.read_vec(a.ptr(2), crate::abi::u64_to_usize(n))?;
+        let name = res.guest.last().map(Vec::as_slice);
+        let seen = if name == Some(b"root") { Some(b"/".to_vec()) } else { super::rootfs::guest_view(&text) };
+        if let Some(v) = seen.filter(|_| text.first() == Some(&b'/') && n < size as u64) {
+            let m = v.len().min(size);
+            t.mm.write_bytes(a.ptr(2), &v[..m])?;
+            return Ok(m as u64);
+        }
+    }
+    Ok(n)
 }
 
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
@@ -262,7 +303,7 @@ pub fn faccessat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `faccessat2(int dirfd, const char *path, int mode, int flags)` (access(2)).
 pub fn faccessat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_at(cpu.get_data(), a.int(0), a.ptr(1), a.int(3))?;
     // SAFETY: NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_faccessat2, a.int(0), path.as_ptr(), a.int(2), a.int(3)) })
 }
@@ -274,7 +315,7 @@ pub fn access(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mkdirat(int dirfd, const char *path, mode_t mode)` (mkdir(2)).
 pub fn mkdirat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), Last::NoFollow)?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::mkdirat(a.int(0), path.as_ptr(), a.uint(2)) }))
 }
@@ -286,7 +327,7 @@ pub fn mkdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `mknodat(int dirfd, const char *path, mode_t mode, dev_t dev)` (mknod(2)).
 pub fn mknodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), Last::NoFollow)?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::mknodat(a.int(0), path.as_ptr(), a.uint(2), a.raw(3)) }))
 }
@@ -298,7 +339,7 @@ pub fn mknod(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `unlinkat(int dirfd, const char *path, int flags)` (unlink(2); `AT_REMOVEDIR` for rmdir).
 pub fn unlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), Last::NoFollow)?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::unlinkat(a.int(0), path.as_ptr(), a.int(2)) }))
 }
@@ -316,7 +357,8 @@ pub fn rmdir(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `renameat2(int olddirfd, const char *old, int newdirfd, const char *new, unsigned flags)`.
 pub fn renameat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.ptr(1))?, host_path(t, a.ptr(3))?);
+    let old = host_path_in(t, a.int(0), a.ptr(1), Last::NoFollow)?;
+    let new = host_path_in(t, a.int(2), a.ptr(3), Last::NoFollow)?;
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe { libc::syscall(libc::SYS_renameat2, a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.uint(4)) })
 }
@@ -334,7 +376,13 @@ pub fn rename(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `linkat(int olddirfd, const char *old, int newdirfd, const char *new, int flags)` (link(2)).
 pub fn linkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let (old, new) = (host_path(t, a.ptr(1))?, host_path(t, a.ptr(3))?);
+    let follow = if a.int(4) & libc::AT_SYMLINK_FOLLOW != 0 { Last::Follow } else { Last::NoFollow };
+    let old = if a.int(4) & libc::AT_EMPTY_PATH != 0 {
+        host_path_at(t, a.int(0), a.ptr(1), 0)?
+    } else {
+        host_path_in(t, a.int(0), a.ptr(1), follow)?
+    };
+    let new = host_path_in(t, a.int(2), a.ptr(3), Last::NoFollow)?;
     // SAFETY: NUL-terminated paths.
     host_ret(i64::from(unsafe { libc::linkat(a.int(0), old.as_ptr(), a.int(2), new.as_ptr(), a.int(4)) }))
 }
@@ -349,7 +397,7 @@ pub fn link(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn symlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let target = CString::new(t.mm.read_cstr(a.ptr(0), PATH_MAX)?).map_err(|_| Errno::EINVAL)?;
-    let link = host_path(t, a.ptr(2))?;
+    let link = host_path_in(t, a.int(1), a.ptr(2), Last::NoFollow)?;
     // SAFETY: NUL-terminated strings.
     host_ret(i64::from(unsafe { libc::symlinkat(target.as_ptr(), a.int(1), link.as_ptr()) }))
 }
@@ -367,7 +415,7 @@ pub fn fchmod(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `fchmodat(int dirfd, const char *path, mode_t mode)` (the kernel call has no flags).
 pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), Last::Follow)?;
     // SAFETY: NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_fchmodat, a.int(0), path.as_ptr(), a.uint(2)) })
 }
@@ -377,7 +425,7 @@ pub fn fchmodat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `EOPNOTSUPP` for a symlink's mode, `ENOSYS` on a host kernel before 6.6).
 pub fn fchmodat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let flags = a.int(3);
-    let path = super::path::host_path_at(cpu.get_data(), a.ptr(1), flags)?;
+    let path = super::path::host_path_at(cpu.get_data(), a.int(0), a.ptr(1), flags)?;
     // SAFETY: NUL-terminated path and integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_fchmodat2, a.int(0), path.as_ptr(), a.uint(2), flags) })
 }
@@ -395,7 +443,7 @@ pub fn fchown(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `fchownat(int dirfd, const char *path, uid_t owner, gid_t group, int flags)` (chown(2)).
 pub fn fchownat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let path = host_path_at(cpu.get_data(), a.int(0), a.ptr(1), a.int(4))?;
     // SAFETY: NUL-terminated path.
     host_ret(i64::from(unsafe { libc::fchownat(a.int(0), path.as_ptr(), a.uint(2), a.uint(3), a.int(4)) }))
 }
@@ -423,7 +471,7 @@ pub fn utimensat_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path_opt(t, a.ptr(1))?;
+    let path = host_path_opt(t, a.int(0), a.ptr(1), a.int(3))?;
     let times = if a.raw(2) == 0 {
         None
     } else {
@@ -441,7 +489,7 @@ fn utimensat_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysRe
 /// out of range), `EFAULT`, and those of utimensat.
 pub fn futimesat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let path = host_path(t, a.ptr(1))?;
+    let path = host_path_in(t, a.int(0), a.ptr(1), Last::Follow)?;
     let times = if a.raw(2) == 0 {
         None
     } else {
@@ -568,6 +616,17 @@ pub fn syncfs(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `getcwd(char *buf, size_t size)` (getcwd(2)): returns the length including the NUL.
 pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    if super::rootfs::active() {
+        // The host's path, seen from the guest's root.
+        let host = std::env::current_dir().map_err(|e| Errno::new(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
+        let mut p = super::rootfs::guest_view(host.as_os_str().as_encoded_bytes()).ok_or(Errno::ENOENT)?;
+        p.push(0);
+        if (p.len() as u64) > a.raw(1) {
+            return Err(Errno::ERANGE);
+        }
+        cpu.get_data_mut().mm.write_bytes(a.ptr(0), &p)?;
+        return Ok(p.len() as u64);
+    }
     // Linux copies only the path: a buffer whose size runs past the guest's writable memory
     // is fine when the path fits before it ([`crate::guest::shaped`]).
     let b = cpu.get_data_mut().buf_out_lazy(a.ptr(0), a.raw(1))?;

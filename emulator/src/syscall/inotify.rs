@@ -7,7 +7,7 @@
 //! len; char name[len]; }` (include/uapi/linux/inotify.h) in the host's byte order; for a guest
 //! of the other order [`swap_events`] swaps the four header words of each event in place.
 
-use super::path::host_path;
+use super::path::{host_path_in, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs};
 
@@ -31,7 +31,9 @@ pub fn inotify_init(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `inotify_add_watch(int fd, const char *pathname, uint32_t mask)`: the watch descriptor.
 /// Errors: `EFAULT`, and the host's (`EBADF`, `EINVAL`, `ENOENT`, `EACCES`, `ENOSPC`).
 pub fn inotify_add_watch(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    // `IN_DONT_FOLLOW`: a last link is watched itself.
+    let last = if a.uint(2) & libc::IN_DONT_FOLLOW != 0 { Last::NoFollow } else { Last::Follow };
+    let path = host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(1), last)?;
     // SAFETY: a NUL-terminated path and integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_inotify_add_watch, a.int(0), path.as_ptr(), a.uint(2)) })
 }

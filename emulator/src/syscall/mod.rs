@@ -12,7 +12,8 @@
 //! the kernel rejects (unknown flag bits -> `EINVAL`, bad pointers -> `EFAULT`), and hands the
 //! work to the host through `libc` or to [`crate::mm`]. Guest file descriptors are host file
 //! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once
-//! with the strace lines. A handler never fakes success for something it did not do.
+//! with the strace lines. A handler never fakes success for something it did not do (but for
+//! what the guest asks for with `--fakeroot`: [`fakeroot`]).
 
 pub mod aio;
 pub mod arch;
@@ -22,6 +23,7 @@ pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
 pub mod exec;
+pub mod fakeroot;
 pub mod fanotify;
 pub mod fhandle;
 pub mod fork;
@@ -49,6 +51,7 @@ pub mod pidfd;
 pub mod process;
 pub mod process_vm;
 pub mod procfs;
+pub mod rootfs;
 pub mod rseq;
 pub mod sched;
 pub mod seccomp;
@@ -215,12 +218,12 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
                 if mm::takes_pages_away(def.sys, &args) {
                     crate::thread::running::quiesce();
                 }
-                let r = (def.handler)(cpu, &args);
+                let r = call(def, cpu, &args);
                 // A buffer just below a grows-down stack: the kernel's access would have grown
                 // the stack, so grow it and serve the call again (the buffer checks come first).
                 let mm = &mut cpu.get_data_mut().mm;
                 if r == Err(Errno::EFAULT) && mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
-                    (def.handler)(cpu, &args)
+                    call(def, cpu, &args)
                 } else {
                     r
                 }
@@ -336,6 +339,16 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         return true;
     }
     false
+}
+
+/// Runs `def`'s handler, or `--fakeroot`'s version of the call ([`fakeroot::serve`]).
+#[inline]
+fn call(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
+    if fakeroot::on() {
+        fakeroot::serve(cpu, def, args)
+    } else {
+        (def.handler)(cpu, args)
+    }
 }
 
 /// The tool's entry hook ([`crate::guest::tool::Tool::syscall_entry`]) for the call `args`,

@@ -22,7 +22,7 @@ use std::ffi::CString;
 
 use syscalls::Errno;
 
-use super::path::host_path;
+use super::path::{host_path, host_path_in, Last};
 use super::{host_ret, SysResult};
 use crate::guest::{Cpu, SyscallArgs, Task};
 use crate::mm::{Endian, GuestAddr, PAGE_SIZE, PATH_MAX};
@@ -50,8 +50,27 @@ fn opt_source(t: &Task, addr: GuestAddr) -> Result<Option<CString>, Errno> {
         return Ok(None);
     }
     let raw = t.mm.read_cstr(addr, PATH_MAX).map_err(|e| if e == Errno::ENAMETOOLONG { Errno::EINVAL } else { e })?;
-    Ok(Some(super::path::map_path(t, raw)))
+    Ok(Some(mapped(t, raw)))
 }
+
+/// A path the host keeps by name (a mount's source, `fsconfig`'s `FSCONFIG_SET_PATH`): the
+/// host file's own path (under `--root`, what the lookup found inside the guest's root), or
+/// the name as it is when nothing is found.
+fn mapped(t: &Task, raw: Vec<u8>) -> CString {
+    if super::rootfs::active() {
+        if raw.first() != Some(&b'/') {
+            return CString::new(raw).unwrap_or_default();
+        }
+        let p = super::rootfs::host_file(&raw);
+        return CString::new(p.into_os_string().into_encoded_bytes()).unwrap_or_default();
+    }
+    super::path::lookup(t, libc::AT_FDCWD, raw, super::path::Last::Follow)
+        .map(super::path::HostPath::into_cstring)
+        .unwrap_or_default()
+}
+
+/// `CAP_SYS_CHROOT` (include/uapi/linux/capability.h).
+const CAP_SYS_CHROOT: u32 = 18;
 
 fn ptr_or_null(s: &Option<CString>) -> *const libc::c_char {
     s.as_ref().map_or(std::ptr::null(), |c| c.as_ptr())
@@ -87,6 +106,11 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let source = opt_source(t, a.ptr(0))?;
     let target = host_path(t, a.ptr(1))?;
+    if target.resolved().is_some_and(super::rootfs::in_bind) {
+        // Under `--root`, /proc, /sys and /dev are the host's, mounted already: a guest
+        // mounting there (a bootstrap's `mount -t proc proc /proc`) sees that done.
+        return Ok(0);
+    }
     let fstype = opt_string(t, a.ptr(2), PAGE)?;
     let data = mount_data(t, a.ptr(4))?;
     super::selfref::ensure();
@@ -107,7 +131,13 @@ pub fn mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `umount2(const char *target, int flags)` (umount(2)). Errors: the host's (`EINVAL` for
 /// unknown flags, `EBUSY`, `EPERM`…).
 pub fn umount2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let target = host_path(cpu.get_data(), a.ptr(0))?;
+    // `UMOUNT_NOFOLLOW` (8): a last link is not followed.
+    let last = if a.int(1) & 8 != 0 { super::path::Last::NoFollow } else { super::path::Last::FollowName };
+    let target = super::path::host_path_in(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), last)?;
+    if target.resolved().is_some_and(super::rootfs::in_bind) {
+        // Under `--root`, the host's /proc, /sys and /dev stay mounted.
+        return Ok(0);
+    }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
     host_ret(unsafe { libc::syscall(libc::SYS_umount2, target.as_ptr(), a.int_arg(1)) })
@@ -122,6 +152,10 @@ pub fn umount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// host's.
 pub fn pivot_root(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
+    if super::rootfs::active() {
+        // The guest's root is not a host mount endgate could swap (docs/root.md).
+        return Err(Errno::EINVAL);
+    }
     let new_root = host_path(t, a.ptr(0))?;
     let put_old = host_path(t, a.ptr(1))?;
     super::selfref::ensure();
@@ -135,6 +169,16 @@ pub fn pivot_root(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `ENOTDIR`…).
 pub fn chroot(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = host_path(cpu.get_data(), a.ptr(0))?;
+    if let Some(r) = path.resolved() {
+        // Under `--root` the guest's root is endgate's to move: no host chroot, but the
+        // permission Linux asks for (CAP_SYS_CHROOT, after the lookup's own errors).
+        // Under `--fakeroot` the guest holds every capability it asks capget about.
+        if !super::capability::has_effective(CAP_SYS_CHROOT) && !super::fakeroot::on() {
+            return Err(Errno::EPERM);
+        }
+        super::rootfs::chroot(r)?;
+        return Ok(0);
+    }
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path.
     let r = host_ret(i64::from(unsafe { libc::chroot(path.as_ptr()) }))?;
@@ -153,9 +197,14 @@ pub fn fsopen(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `fspick(int dirfd, const char *path, unsigned int flags)`: the context of an existing
 /// mount. Errors: the host's.
 pub fn fspick(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    // `FSPICK_SYMLINK_NOFOLLOW` (2).
+    let last = if a.uint(2) & 2 != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     // SAFETY: a NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_fspick, a.int_arg(0), path.as_ptr(), u64::from(a.uint(2))) })
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_fspick, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `fsmount(int fsfd, unsigned int flags, unsigned int attr_flags)`: a detached mount.
@@ -208,7 +257,7 @@ pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         SET_BINARY => Some(t.mm.read_vec(value, usize::try_from(aux).unwrap_or(0))?),
         SET_PATH | SET_PATH_EMPTY => {
             let raw = t.mm.read_cstr(value, PATH_MAX)?;
-            Some(super::path::map_path(t, raw).into_bytes_with_nul())
+            Some(mapped(t, raw).into_bytes_with_nul())
         }
         _ => None,
     };
@@ -222,26 +271,34 @@ pub fn fsconfig(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `open_tree(int dirfd, const char *path, unsigned int flags)`: a descriptor for a mount or
 /// a copy of it (`OPEN_TREE_CLONE`). Errors: the host's.
 pub fn open_tree(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = host_path(cpu.get_data(), a.ptr(1))?;
+    let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(cpu.get_data(), a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     // SAFETY: a NUL-terminated path.
-    host_ret(unsafe { libc::syscall(libc::SYS_open_tree, a.int_arg(0), path.as_ptr(), u64::from(a.uint(2))) })
+    let fd = host_ret(unsafe { libc::syscall(libc::SYS_open_tree, dirfd, name.as_ptr(), u64::from(a.uint(2))) })?;
+    drop(path);
+    Ok(u64::from(super::rootfs::lowest(crate::abi::int32(fd)).unsigned_abs()))
 }
 
 /// `move_mount(int from_dirfd, const char *from_path, int to_dirfd, const char *to_path,
 /// unsigned int flags)`. Errors: the host's.
 pub fn move_mount(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
-    let from = host_path(t, a.ptr(1))?;
-    let to = host_path(t, a.ptr(3))?;
+    // `MOVE_MOUNT_F_SYMLINKS` (1) and `MOVE_MOUNT_T_SYMLINKS` (0x10) follow a last link.
+    let follow = |bit: u32| if a.uint(4) & bit != 0 { Last::FollowName } else { Last::NoFollow };
+    let from = host_path_in(t, a.int(0), a.ptr(1), follow(1))?;
+    let to = host_path_in(t, a.int(2), a.ptr(3), follow(0x10))?;
+    let (from_dir, from_name) = from.at(a.int(0));
+    let (to_dir, to_name) = to.at(a.int(2));
     super::selfref::ensure();
     // SAFETY: NUL-terminated paths.
     host_ret(unsafe {
         libc::syscall(
             libc::SYS_move_mount,
-            a.int_arg(0),
-            from.as_ptr(),
-            a.int_arg(2),
-            to.as_ptr(),
+            from_dir,
+            from_name.as_ptr(),
+            to_dir,
+            to_name.as_ptr(),
             u64::from(a.uint(4)),
         )
     })
@@ -286,18 +343,13 @@ pub fn mount_setattr(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if big(t) {
         swap_members(&mut attr, &[]);
     }
-    let path = host_path(t, a.ptr(1))?;
+    let last = if a.int(2) & libc::AT_SYMLINK_NOFOLLOW != 0 { Last::NoFollow } else { Last::FollowName };
+    let path = host_path_in(t, a.int(0), a.ptr(1), last)?;
+    let (dirfd, name) = path.at(a.int(0));
     super::selfref::ensure();
     // SAFETY: a NUL-terminated path and a struct of `size` bytes.
     host_ret(unsafe {
-        libc::syscall(
-            libc::SYS_mount_setattr,
-            a.int_arg(0),
-            path.as_ptr(),
-            u64::from(a.uint(2)),
-            attr.as_ptr(),
-            attr.len(),
-        )
+        libc::syscall(libc::SYS_mount_setattr, dirfd, name.as_ptr(), u64::from(a.uint(2)), attr.as_ptr(), attr.len())
     })
 }
 

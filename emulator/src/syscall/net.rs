@@ -82,6 +82,62 @@ fn addr_in(t: &Task, addr: GuestAddr, len: u64) -> Result<Option<Vec<u8>>, Errno
     Ok(Some(sa))
 }
 
+/// `sizeof(sun_path)` of `struct sockaddr_un` (include/uapi/linux/un.h).
+const UNIX_PATH_MAX: usize = 108;
+
+/// Under `--root`, the path of an `AF_UNIX` address looked up in the guest's root, the address
+/// rewritten to name the host file (in place; its length changes): for `bind` (which
+/// creates the name and reports it back through `getsockname`) the host path when it fits
+/// `sun_path`, for `connect`, `sendto` and `sendmsg` the descriptor path, which the host
+/// walks no further. The result holds the descriptors that path names. Abstract and unnamed
+/// addresses stay as they are. Errors: the lookup's, `ENAMETOOLONG`.
+fn unix_in_root(t: &Task, sa: &mut Vec<u8>, bind: bool) -> Result<Option<super::path::HostPath>, Errno> {
+    let unix = sa.len() > 2 && i32::from(u16::from_ne_bytes([sa[0], sa[1]])) == libc::AF_UNIX && sa[2] != 0;
+    if !unix || !super::rootfs::active() {
+        return Ok(None);
+    }
+    let path: Vec<u8> = sa[2..].iter().take_while(|&&b| b != 0).copied().collect();
+    if bind && !path.contains(&b'/') {
+        // A name in the working directory (inside the root): the host walks nothing, and
+        // the socket keeps the name as the guest gave it.
+        return Ok(None);
+    }
+    let last = if bind { super::path::Last::NoFollow } else { super::path::Last::Follow };
+    let hp = super::path::lookup(t, libc::AT_FDCWD, path, last)?;
+    let mut host = hp.to_bytes().to_vec();
+    if bind {
+        if let Some(h) = hp.resolved().map(super::rootfs::host_place).filter(|h| h.len() < UNIX_PATH_MAX) {
+            host = h;
+        }
+    }
+    if host.len() >= UNIX_PATH_MAX {
+        return Err(Errno::ENAMETOOLONG);
+    }
+    sa.truncate(2);
+    sa.extend_from_slice(&host);
+    sa.push(0);
+    Ok(Some(hp))
+}
+
+/// Under `--root`, an `AF_UNIX` address the host gives back (`getsockname`, `accept`,
+/// `recvfrom`…) with its host path seen from the guest's root; returns the new length.
+fn unix_out(sa: &mut [u8], len: usize) -> usize {
+    let len = len.min(sa.len());
+    let unix = len > 3 && i32::from(u16::from_ne_bytes([sa[0], sa[1]])) == libc::AF_UNIX && sa[2] == b'/';
+    if !unix || !super::rootfs::active() {
+        return len;
+    }
+    let path: Vec<u8> = sa[2..len].iter().take_while(|&&b| b != 0).copied().collect();
+    match super::rootfs::guest_view(&path).filter(|g| g.len() < UNIX_PATH_MAX && 2 + g.len() < sa.len()) {
+        Some(g) => {
+            sa[2..2 + g.len()].copy_from_slice(&g);
+            sa[2 + g.len()] = 0;
+            2 + g.len() + 1
+        }
+        None => len,
+    }
+}
+
 fn in_ptr(sa: &Option<Vec<u8>>) -> *const libc::sockaddr {
     sa.as_ref().map_or(std::ptr::null(), |v| v.as_ptr().cast())
 }
@@ -135,6 +191,7 @@ impl AddrOut {
                 return Err(Errno::EINVAL);
             }
         }
+        self.len = libc::socklen_t::try_from(unix_out(&mut self.buf, self.len as usize)).unwrap_or(self.len);
         let n = self.len.min(self.guest_len).min(SOCKADDR_MAX) as usize;
         if t.mm.endian() != Endian::HOST {
             let full = (self.len as usize).min(self.buf.len());
@@ -147,16 +204,24 @@ impl AddrOut {
 
 /// `bind(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn bind(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
+    let mut sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
+    let (_hold, len) = match sa.as_mut() {
+        Some(v) => (unix_in_root(cpu.get_data(), v, true)?, crate::abi::low32(v.len() as u64)),
+        None => (None, a.uint(2)),
+    };
     // SAFETY: a local copy of the address.
-    host_ret(i64::from(unsafe { libc::bind(a.int(0), in_ptr(&sa), a.uint(2)) }))
+    host_ret(i64::from(unsafe { libc::bind(a.int(0), in_ptr(&sa), len) }))
 }
 
 /// `connect(int fd, const struct sockaddr *addr, socklen_t len)`.
 pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
+    let mut sa = addr_in(cpu.get_data(), a.ptr(1), a.raw(2))?;
+    let (_hold, len) = match sa.as_mut() {
+        Some(v) => (unix_in_root(cpu.get_data(), v, false)?, v.len() as u64),
+        None => (None, u64::from(a.uint(2))),
+    };
     // SAFETY: a local copy of the address.
-    host_ret(blocking_syscall(libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, u64::from(a.uint(2))]))
+    host_ret(blocking_syscall(libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, len]))
 }
 
 /// `listen(int fd, int backlog)`.
@@ -324,7 +389,11 @@ pub fn getsockopt(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data();
     let mut buf = t.buf_in(a.ptr(1), a.raw(2))?;
-    let to = addr_in(t, a.ptr(4), a.raw(5))?;
+    let mut to = addr_in(t, a.ptr(4), a.raw(5))?;
+    let (_hold, tolen) = match to.as_mut() {
+        Some(v) => (unix_in_root(t, v, false)?, v.len() as u64),
+        None => (None, u64::from(a.uint(5))),
+    };
     // Netlink messages of a guest of the other byte order go from a converted copy.
     // SAFETY: `buf` is the checked guest buffer of `len` bytes.
     let copy = unsafe { super::netlink::before_write(t, a.int(0), buf, a.size(2)) };
@@ -334,7 +403,7 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: a checked guest buffer (or its converted copy) and a local address.
     host_ret(blocking_syscall(
         libc::SYS_sendto,
-        &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), in_ptr(&to) as u64, u64::from(a.uint(5))],
+        &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), in_ptr(&to) as u64, tolen],
     ))
 }
 
@@ -374,6 +443,8 @@ struct HostMsg {
     iovs: super::io::LazyIovecs,
     name: Vec<u8>,
     control: Vec<u8>,
+    /// The descriptors an `AF_UNIX` name under `--root` names ([`unix_in_root`]).
+    _hold: Option<super::path::HostPath>,
 }
 
 /// Builds the host message for the guest msghdr at `addr`; `out` for recvmsg.
@@ -393,6 +464,8 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
     } else {
         addr_in(t, GuestAddr::new(hdr.name), namelen)?.unwrap_or_default()
     };
+    let mut name = name;
+    let hold = if out { None } else { unix_in_root(t, &mut name, false)? };
     let clen = hdr.controllen.min(1 << 20);
     let control = if hdr.control == 0 || clen == 0 {
         Vec::new()
@@ -408,7 +481,7 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
         cmsg::relevel(&mut c, t.arch.info().sol_socket, libc::SOL_SOCKET);
         c
     };
-    Ok(HostMsg { hdr, iovs, name, control })
+    Ok(HostMsg { hdr, iovs, name, control, _hold: hold })
 }
 
 impl HostMsg {
@@ -486,6 +559,8 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut flags = h.msg_flags;
     if hdr.name != 0 {
         let full = (h.msg_namelen as usize).min(m.name.len());
+        let full = unix_out(&mut m.name, full);
+        h.msg_namelen = crate::abi::low32(full as u64);
         if t.mm.endian() != Endian::HOST {
             swap_sockaddr(&mut m.name[..full], true);
         }

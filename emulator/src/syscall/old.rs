@@ -167,6 +167,9 @@ pub fn waitpid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// 65534. Errors: `EOVERFLOW` for an inode number or link count above 65535, or (32-bit
 /// guests, as a 32-bit kernel checks) a size above 2 GiB - 1; `EFAULT`.
 fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult {
+    let mut faked = *st;
+    super::fakeroot::stat(&mut faked);
+    let st = &faked;
     let old_dev = |d: u64| (u64::from(libc::major(d)) << 8 | u64::from(libc::minor(d))) & 0xffff;
     let ino = u16::try_from(st.st_ino).map_err(|_| Errno::EOVERFLOW)?;
     let nlink = u16::try_from(st.st_nlink).map_err(|_| Errno::EOVERFLOW)?;
@@ -195,7 +198,7 @@ fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult
 }
 
 fn old_stat_at(cpu: &mut Cpu<'_>, a: &SyscallArgs, flags: i32) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.ptr(0), flags)?;
+    let path = super::path::host_path_at(cpu.get_data(), libc::AT_FDCWD, a.ptr(0), flags)?;
     // SAFETY: `struct stat` is plain old data; all-zero is a valid value.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: NUL-terminated path, local out struct.

@@ -80,40 +80,123 @@ pub fn proc_absolute_at(dirfd: i32, path: &[u8]) -> Option<Vec<u8>> {
     Some(full)
 }
 
-/// Reads the guest path at `addr` and returns the host path to use. Errors: `EFAULT`,
-/// `ENAMETOOLONG`.
-pub fn host_path(task: &Task, addr: GuestAddr) -> Result<CString, Errno> {
-    let raw = task.mm.read_cstr(addr, PATH_MAX)?;
-    Ok(map_path(task, raw))
+/// A host path for a guest path argument, with what it needs kept alive: under `--root`, the
+/// descriptors that `/proc/self/fd/N/NAME` names ([`super::rootfs`]). Dereferences to the C
+/// string to hand the host.
+#[derive(Debug)]
+pub struct HostPath {
+    c: CString,
+    resolved: Option<super::rootfs::Resolved>,
 }
 
-/// Like [`host_path`] for calls that take `AT_*` flags: with `AT_SYMLINK_NOFOLLOW` in `flags`,
+impl HostPath {
+    fn plain(c: CString) -> Self {
+        Self { c, resolved: None }
+    }
+
+    /// The `--root` lookup behind this path, if there was one.
+    pub fn resolved(&self) -> Option<&super::rootfs::Resolved> {
+        self.resolved.as_ref()
+    }
+
+    /// What to hand a `*at` host call: under `--root`, the directory found and the last name
+    /// (for calls that must not walk a `/proc/self/fd` link: `RESOLVE_NO_MAGICLINKS`,
+    /// `move_mount`), otherwise `dirfd` and the path.
+    pub fn at(&self, dirfd: i32) -> (i32, &std::ffi::CStr) {
+        match self.resolved.as_ref().and_then(|r| Some((r.dir_fd()?, r.name.as_deref()?))) {
+            Some(p) => p,
+            None => (dirfd, &self.c),
+        }
+    }
+
+    /// The C string, owned.
+    pub fn into_cstring(self) -> CString {
+        self.c
+    }
+}
+
+impl From<CString> for HostPath {
+    fn from(c: CString) -> Self {
+        Self::plain(c)
+    }
+}
+
+impl std::ops::Deref for HostPath {
+    type Target = std::ffi::CStr;
+    fn deref(&self) -> &std::ffi::CStr {
+        &self.c
+    }
+}
+
+pub use super::rootfs::Last;
+
+/// How a call with `AT_*` flags treats its last component: `AT_SYMLINK_NOFOLLOW` acts on the
+/// name, otherwise the link is followed.
+pub fn last_of(flags: i32) -> Last {
+    if flags & libc::AT_SYMLINK_NOFOLLOW != 0 {
+        Last::NoFollow
+    } else {
+        Last::Follow
+    }
+}
+
+/// Reads the guest path at `addr` and returns the host path to use, the path relative to
+/// `dirfd` as the guest's `*at` call takes it (the host call then gets the same `dirfd`).
+/// Errors: `EFAULT`, `ENAMETOOLONG`, and under `--root` the lookup's.
+pub fn host_path_in(task: &Task, dirfd: i32, addr: GuestAddr, last: Last) -> Result<HostPath, Errno> {
+    let raw = task.mm.read_cstr(addr, PATH_MAX)?;
+    lookup(task, dirfd, raw, last)
+}
+
+/// [`host_path_in`] from the working directory, following a last link (`chdir`, `truncate`).
+pub fn host_path(task: &Task, addr: GuestAddr) -> Result<HostPath, Errno> {
+    host_path_in(task, libc::AT_FDCWD, addr, Last::Follow)
+}
+
+/// Like [`host_path_in`] for calls that take `AT_*` flags: with `AT_SYMLINK_NOFOLLOW` in `flags`,
 /// `/proc/self/exe` stays the host's own link, so `lstat` sees a symlink as it does natively
-/// (only following it leads to the guest program).
-pub fn host_path_at(task: &Task, addr: GuestAddr, flags: i32) -> Result<CString, Errno> {
-    let raw = task.mm.read_cstr(addr, PATH_MAX)?;
-    if flags & libc::AT_SYMLINK_NOFOLLOW != 0 && is_proc_self_exe(&raw) {
-        return Ok(CString::new(raw).unwrap_or_default());
-    }
-    Ok(map_path(task, raw))
+/// (only following it leads to the guest program); with `AT_EMPTY_PATH` an empty path stays
+/// empty (the call acts on `dirfd`).
+pub fn host_path_at(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Result<HostPath, Errno> {
+    host_path_in(task, dirfd, addr, last_of(flags))
 }
 
-/// [`map_path`] for an open that does not follow a trailing symlink (`O_NOFOLLOW`) or no
-/// magic link at all (`openat2`'s `RESOLVE_NO_SYMLINKS`/`RESOLVE_NO_MAGICLINKS`):
-/// `/proc/self/exe` stays the host's own link, so the host answers `ELOOP` (or, for
-/// `O_PATH|O_NOFOLLOW`, a descriptor of the link) as Linux does for the link itself.
-pub fn map_open_path(task: &Task, raw: Vec<u8>, no_follow: bool) -> CString {
-    if no_follow && is_proc_self_exe(&raw) {
-        return CString::new(raw).unwrap_or_default();
+/// The host path of an already-read guest path, relative to `dirfd`: `/proc/self/exe`
+/// (followed) is the guest program; under `--root` the path is looked up in the guest's root
+/// ([`super::rootfs::resolve`]); otherwise an absolute path is looked up under the `-L`
+/// sysroot first and a relative one is the host's. An empty path stays empty (the host
+/// answers `ENOENT`, or acts on `dirfd` for `AT_EMPTY_PATH`).
+pub fn lookup(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last) -> Result<HostPath, Errno> {
+    if raw.is_empty() {
+        return Ok(HostPath::plain(CString::default()));
     }
-    map_path(task, raw)
+    if last != Last::NoFollow && proc_absolute_at(dirfd, &raw).is_some_and(|p| is_proc_self_exe(&p)) {
+        let exe = task.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
+    }
+    if super::rootfs::active() {
+        let r = super::rootfs::resolve(dirfd, &raw, last)?;
+        return Ok(HostPath { c: r.host.clone(), resolved: Some(r) });
+    }
+    Ok(HostPath::plain(sysroot_map(task, raw)))
 }
 
-/// Maps an already-read guest path to the host path.
-pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
-    if is_proc_self_exe(&raw) {
-        return CString::new(task.exe.host_path.as_os_str().as_encoded_bytes().to_vec()).unwrap_or_default();
+/// [`lookup`] for an open: `O_NOFOLLOW` (or `openat2`'s `RESOLVE_NO_SYMLINKS`) acts on the
+/// name; `O_CREAT` without `O_EXCL` may create the file the path (or its dangling link)
+/// names; `O_CREAT | O_EXCL` creates the name itself.
+pub fn open_last(host_flags: i32, no_follow: bool) -> Last {
+    if no_follow || host_flags & (libc::O_CREAT | libc::O_EXCL) == libc::O_CREAT | libc::O_EXCL {
+        Last::NoFollow
+    } else if host_flags & libc::O_CREAT != 0 {
+        Last::Create
+    } else {
+        Last::Follow
     }
+}
+
+/// The `-L` mapping of a guest path: under the sysroot when it exists there (and the guest has
+/// not changed its root), else the path itself.
+fn sysroot_map(task: &Task, raw: Vec<u8>) -> CString {
     if raw.first() == Some(&b'/') && !super::selfref::root_changed() {
         if let (Some(root), Ok(s)) = (&task.opts.sysroot, std::str::from_utf8(&raw)) {
             let p = crate::syscall::path::sysroot_path(&task.opts, s);
@@ -128,17 +211,20 @@ pub fn map_path(task: &Task, raw: Vec<u8>) -> CString {
     CString::new(raw).unwrap_or_default()
 }
 
-/// Like [`host_path`], but a NULL pointer gives `None` (for `utimensat(fd, NULL, …)`).
-pub fn host_path_opt(task: &Task, addr: GuestAddr) -> Result<Option<CString>, Errno> {
+/// Like [`host_path_at`], but a NULL pointer gives `None` (for `utimensat(fd, NULL, …)`).
+pub fn host_path_opt(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Result<Option<HostPath>, Errno> {
     if addr.is_null() {
         Ok(None)
     } else {
-        host_path(task, addr).map(Some)
+        host_path_at(task, dirfd, addr, flags).map(Some)
     }
 }
 
 /// Host path for a guest absolute path under the `-L` sysroot, if it exists there.
 pub fn sysroot_path(opts: &crate::guest::Options, guest: &str) -> std::path::PathBuf {
+    if super::rootfs::active() {
+        return super::rootfs::host_file(guest.as_bytes());
+    }
     if let Some(root) = opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
         if guest.starts_with('/') {
             let p = root.join(guest.trim_start_matches('/'));

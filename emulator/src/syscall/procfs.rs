@@ -137,7 +137,9 @@ pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
 /// endgate to answer with its own contents: a guest whose root or mounts have no `/proc`
 /// gets `ENOENT`, as natively.
 pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
-    let host = super::path::map_path(task, path.to_vec());
+    let Ok(host) = super::path::lookup(task, dirfd, path.to_vec(), super::path::Last::Follow) else {
+        return false;
+    };
     // SAFETY: a NUL-terminated path.
     unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
 }
@@ -219,7 +221,9 @@ fn maps_line(start: u64, v: &Vma) -> String {
         ),
         VmaName::File(path) => {
             let (dev, ino) = file_id(path);
-            (path.clone(), dev, ino)
+            // Under `--root`, the path as the guest sees it.
+            let seen = if super::rootfs::active() { super::rootfs::guest_view(path.as_bytes()) } else { None };
+            (seen.map_or_else(|| path.clone(), |g| String::from_utf8_lossy(&g).into_owned()), dev, ino)
         }
     };
     let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);

@@ -258,9 +258,12 @@ pub fn root_fd() -> Option<i32> {
     valid(handles().root)
 }
 
-/// `true` if `fd` is one of the handles (the guest's `close` of it is `EBADF`, as for a
-/// descriptor it never had).
+/// `true` if `fd` is one of the handles or `--fakeroot`'s log ([`super::fakeroot`]) (the
+/// guest's `close` of it is `EBADF`, as for a descriptor it never had).
 pub fn is_own(fd: i32) -> bool {
+    if super::fakeroot::is_own(fd) {
+        return true;
+    }
     if !OPENED.load(Ordering::Relaxed) {
         return false;
     }
@@ -268,19 +271,22 @@ pub fn is_own(fd: i32) -> bool {
     [h.exe, h.root, h.proc_].iter().flatten().any(|x| x.fd == fd)
 }
 
-/// The handles' descriptors, in increasing order (for `close_range`).
+/// The handles' descriptors and `--fakeroot`'s log, in increasing order (for `close_range`
+/// and [`set_inherited`]).
 pub fn own_fds() -> Vec<i32> {
+    let log = super::fakeroot::own_fd();
     if !OPENED.load(Ordering::Relaxed) {
-        return Vec::new();
+        return log.into_iter().collect();
     }
     let h = handles();
-    let mut v: Vec<i32> = [h.exe, h.root, h.proc_].iter().flatten().map(|x| x.fd).collect();
+    let mut v: Vec<i32> = [h.exe, h.root, h.proc_].iter().flatten().map(|x| x.fd).chain(log).collect();
     v.sort_unstable();
     v
 }
 
 /// Before the guest's `dup2`/`dup3` onto `fd`: a handle there moves to another descriptor.
 pub fn make_room(fd: i32) {
+    super::fakeroot::make_room(fd);
     if !OPENED.load(Ordering::Relaxed) {
         return;
     }
