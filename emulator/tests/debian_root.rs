@@ -1,20 +1,27 @@
-//! A Debian 12 system bootstrapped under endgate (issue 14, item 6), as root: the first stage
-//! of `debootstrap --foreign --variant=minbase` for a foreign arch is made on the host from
-//! cached packages (scripts/fetch-debian-root.sh), then the second stage runs under endgate
-//! inside the tree (scripts/chroot-under-endgate.sh: the tree's own `chroot` program, the
-//! host's `/` read-only in a private mount namespace) and must end with debootstrap's "Base
-//! system installed successfully." and every essential package configured; then
+//! A Debian 12 system bootstrapped under endgate (issue 14, item 6), from a root test run:
+//! the first stage of `debootstrap --foreign --variant=minbase` for a foreign arch is made on
+//! the host from cached packages (scripts/fetch-debian-root.sh), then the second stage runs
+//! under endgate inside the tree and must end with debootstrap's "Base system installed
+//! successfully." and every essential package configured; then
 //! emulator/tests/debian_root/use-system.sh runs in the new system as its root user would:
 //! `dpkg -i` of two more packages (hello, less), `apt-cache policy`, `perl -e`, python3 and its
 //! libraries installed with dpkg and `python3 -c`, `dpkg --audit`.
 //!
-//! Run by default: arm64, the whole of it (about 3 minutes for the second stage and 1.5 for the
-//! rest on 2 cores), and s390x (big-endian) bounded: programs of its first-stage tree (dpkg-deb,
-//! perl, a shell) run under endgate without the second stage, some seconds. With
-//! `ENDGATE_DEBIAN_FULL=1` s390x gets the whole run as well (about 5 more minutes).
+//! Three ways to run the second stage and the script ([`How`]): `endgate --root TREE
+//! --fakeroot` as user nobody (the tree chowned to nobody first: no privilege at all, the
+//! ownership dpkg sets kept in a `--fakeroot-state` file across the two runs); `endgate --root
+//! TREE` as root; and the qemu-user-static way, a host chroot (scripts/chroot-under-endgate.sh:
+//! the tree's own `chroot` under endgate). Every run is inside a private mount namespace where
+//! the host's `/` is read-only and only the tree is writable.
 //!
-//! Skipped, with the reason printed, when not run as root (debootstrap, chroot(2) and the mount
-//! namespace need it) or when the packages are not cached and cannot be downloaded (offline).
+//! Run by default (about 2.5 minutes on 2 cores): arm64 under `--root --fakeroot` as nobody,
+//! and s390x (big-endian) bounded: programs of its first-stage tree (dpkg-deb, perl, a shell)
+//! under `--root`, some seconds. `ENDGATE_DEBIAN_FULL=1` adds s390x's whole run under `--root`
+//! as root and arm64's in a host chroot (about 2 minutes each).
+//!
+//! Skipped, with the reason printed, when not run as root (debootstrap's first stage makes
+//! device nodes and chowns files; the mount namespace needs it) or when the packages are not
+//! cached and cannot be downloaded (offline).
 
 mod common;
 
@@ -24,16 +31,16 @@ use std::time::{Duration, Instant};
 
 use common::{endgate, run_with_timeout, workspace, TempDir, Timed};
 
-/// Longest a second stage may take (it took about 3 minutes on 2 loaded cores).
+/// Longest a second stage may take (1.5 to 3 minutes on 2 cores, as loaded).
 const SECOND_STAGE_TIMEOUT: Duration = Duration::from_secs(20 * 60);
-/// Longest use-system.sh may take (about 1.5 minutes).
+/// Longest use-system.sh may take (25 to 90 s).
 const USE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
 
 /// Why this machine cannot run the test, if it cannot.
 fn cannot_run() -> Option<&'static str> {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        return Some("debootstrap, chroot(2) and a private mount namespace need root");
+        return Some("debootstrap's first stage and a private mount namespace need root");
     }
     if Command::new("unshare").arg("--version").output().map_or(true, |o| !o.status.success()) {
         return Some("unshare (util-linux) is missing");
@@ -62,12 +69,44 @@ fn first_stage(dir: &Path, arch: &str) -> Option<PathBuf> {
     Some(tree)
 }
 
-/// `scripts/chroot-under-endgate.sh TREE ARGS…`.
-fn in_tree(tree: &Path, args: &[&str], timeout: Duration) -> Timed {
-    let mut cmd = Command::new(workspace().join("scripts/chroot-under-endgate.sh"));
-    cmd.env("ENDGATE", endgate()).env_remove("ENDGATE_OPTS").env_remove("ENDGATE_RW").arg(tree).args(args);
+/// How the guest runs inside the tree.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum How {
+    /// `endgate --root TREE --fakeroot-state STATE` as user nobody (uid 65534), the tree
+    /// chowned to nobody.
+    FakerootAsNobody,
+    /// `endgate --root TREE` as root.
+    RootAsRoot,
+    /// A host chroot: scripts/chroot-under-endgate.sh.
+    HostChroot,
+}
+
+/// Runs the guest command `args` in `tree`, the way `how` says, within a private mount
+/// namespace whose `/` is read-only but for the tree's directory (the tree and, beside it, the
+/// `--fakeroot-state` file).
+fn in_tree(tree: &Path, how: How, args: &[&str], timeout: Duration) -> Timed {
+    let mut cmd;
+    if how == How::HostChroot {
+        cmd = Command::new(workspace().join("scripts/chroot-under-endgate.sh"));
+        cmd.env("ENDGATE", endgate()).env_remove("ENDGATE_OPTS").env_remove("ENDGATE_RW").arg(tree).args(args);
+    } else {
+        cmd = Command::new("unshare");
+        cmd.args(["-m", "--propagation", "private", "sh", "-ec"])
+            .arg(r#"d=$1; shift; mount --bind "$d" "$d"; mount -o remount,bind,ro /; exec "$@""#)
+            .arg("sh")
+            .arg(tree.parent().expect("the tree's directory"));
+        if how == How::FakerootAsNobody {
+            cmd.args(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]);
+        }
+        cmd.arg(endgate()).arg("--root").arg(tree);
+        if how == How::FakerootAsNobody {
+            // Beside the tree: the records outlive one run (dpkg's chowns, for the next).
+            cmd.arg("--fakeroot-state").arg(tree.with_file_name("fakeroot").join("state"));
+        }
+        cmd.args(args);
+    }
     let t = run_with_timeout(&mut cmd, None, timeout);
-    assert!(!t.timed_out, "{args:?} in {} still ran after {} s", tree.display(), timeout.as_secs());
+    assert!(!t.timed_out, "{args:?} in {} ({how:?}) still ran after {} s", tree.display(), timeout.as_secs());
     t
 }
 
@@ -75,21 +114,32 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// The second stage, then use-system.sh; `endian` is the arch's byte order as perl and python
-/// name it.
-fn bootstrap_and_use(arch: &str, endian: &str) {
+/// The second stage, then use-system.sh, run as `how` says; `endian` is the arch's byte order
+/// as perl and python name it.
+fn bootstrap_and_use(arch: &str, endian: &str, how: How) {
     if let Some(why) = cannot_run() {
         eprintln!("skipped: {why}");
         return;
     }
     let dir = TempDir::new(&format!("debian-{arch}"));
     let Some(tree) = first_stage(dir.path(), arch) else { return };
+    if how == How::FakerootAsNobody {
+        let st = Command::new("chown").args(["-R", "65534:65534"]).arg(&tree).status().unwrap();
+        assert!(st.success(), "chown -R nobody {}", tree.display());
+        // Nobody must reach the tree and the state file (whatever the umask made of them).
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        // endgate writes the state file again through a temporary file beside it.
+        let state = tree.with_file_name("fakeroot");
+        std::fs::create_dir(&state).unwrap();
+        std::os::unix::fs::chown(&state, Some(65534), Some(65534)).unwrap();
+    }
     let debs = std::fs::read_dir(tree.join("var/cache/apt/archives"))
         .unwrap()
         .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".deb")))
         .count();
     let start = Instant::now();
-    let t = in_tree(&tree, &["/debootstrap/debootstrap", "--second-stage"], SECOND_STAGE_TIMEOUT);
+    let t = in_tree(&tree, how, &["/bin/sh", "/debootstrap/debootstrap", "--second-stage"], SECOND_STAGE_TIMEOUT);
     let took = start.elapsed();
     let (out, err) = (text(&t.stdout), text(&t.stderr));
     let log = std::fs::read_to_string(tree.join("var/log/bootstrap.log"))
@@ -102,7 +152,7 @@ fn bootstrap_and_use(arch: &str, endian: &str) {
         "{arch} second stage\nstdout:\n{out}\nstderr:\n{err}\nlog (last lines, newest first):\n{}",
         tail.join("\n")
     );
-    eprintln!("{arch}: debootstrap --second-stage under endgate took {:.0} s", took.as_secs_f64());
+    eprintln!("{arch} ({how:?}): debootstrap --second-stage under endgate took {:.0} s", took.as_secs_f64());
     // dpkg configured every essential package.
     let status = std::fs::read_to_string(tree.join("var/lib/dpkg/status")).unwrap();
     let states: Vec<&str> = status.lines().filter_map(|l| l.strip_prefix("Status: ")).collect();
@@ -112,8 +162,11 @@ fn bootstrap_and_use(arch: &str, endian: &str) {
     // The new system, used.
     std::fs::copy(workspace().join("emulator/tests/debian_root/use-system.sh"), tree.join("root/use-system.sh"))
         .unwrap();
+    if how == How::FakerootAsNobody {
+        std::os::unix::fs::chown(tree.join("root/use-system.sh"), Some(65534), Some(65534)).unwrap();
+    }
     let start = Instant::now();
-    let t = in_tree(&tree, &["/bin/sh", "/root/use-system.sh"], USE_TIMEOUT);
+    let t = in_tree(&tree, how, &["/bin/sh", "/root/use-system.sh"], USE_TIMEOUT);
     let dpkg_log = std::fs::read_to_string(tree.join("root/dpkg.log")).unwrap_or_default();
     assert_eq!(
         (t.status, text(&t.stdout)),
@@ -125,24 +178,38 @@ fn bootstrap_and_use(arch: &str, endian: &str) {
                  audit: []\nnot installed: []\n"
             )
         ),
-        "use-system.sh in the {arch} system\nstderr:\n{}\ndpkg's log:\n{dpkg_log}",
+        "use-system.sh in the {arch} system ({how:?})\nstderr:\n{}\ndpkg's log:\n{dpkg_log}",
         text(&t.stderr)
     );
-    eprintln!("{arch}: use-system.sh took {:.0} s", start.elapsed().as_secs_f64());
+    eprintln!("{arch} ({how:?}): use-system.sh took {:.0} s", start.elapsed().as_secs_f64());
 }
 
-#[test]
-fn arm64_second_stage_and_the_new_system() {
-    bootstrap_and_use("arm64", "little");
-}
-
-#[test]
-fn s390x_second_stage_and_the_new_system() {
-    if std::env::var_os("ENDGATE_DEBIAN_FULL").is_none_or(|v| v != "1") {
-        eprintln!("skipped: the whole s390x run takes about 5 minutes more; ENDGATE_DEBIAN_FULL=1 runs it");
-        return;
+/// `ENDGATE_DEBIAN_FULL=1` asks for the longer runs.
+fn full() -> bool {
+    if std::env::var_os("ENDGATE_DEBIAN_FULL").is_some_and(|v| v == "1") {
+        return true;
     }
-    bootstrap_and_use("s390x", "big");
+    eprintln!("skipped: about 2 minutes more; ENDGATE_DEBIAN_FULL=1 runs it");
+    false
+}
+
+#[test]
+fn arm64_under_root_and_fakeroot_as_nobody() {
+    bootstrap_and_use("arm64", "little", How::FakerootAsNobody);
+}
+
+#[test]
+fn s390x_under_root_as_root() {
+    if full() {
+        bootstrap_and_use("s390x", "big", How::RootAsRoot);
+    }
+}
+
+#[test]
+fn arm64_in_a_host_chroot() {
+    if full() {
+        bootstrap_and_use("arm64", "little", How::HostChroot);
+    }
 }
 
 #[test]
@@ -155,16 +222,16 @@ fn s390x_first_stage_programs() {
     }
     let dir = TempDir::new("debian-s390x-first");
     let Some(tree) = first_stage(dir.path(), "s390x") else { return };
-    // The first stage's `proc -> /proc` link, made a directory for /proc as the second stage
-    // does (glibc's fchmodat(AT_SYMLINK_NOFOLLOW), which tar uses, goes through
-    // /proc/self/fd).
+    // The first stage's `proc -> /proc` link, made a directory as the second stage does, where
+    // --root shows the host's /proc (glibc's fchmodat(AT_SYMLINK_NOFOLLOW), which tar uses,
+    // goes through /proc/self/fd).
     std::fs::remove_file(tree.join("proc")).unwrap();
     std::fs::create_dir(tree.join("proc")).unwrap();
     let script = "set -eu; dpkg-deb -x /root/debs/hello_*.deb /tmp/hello; /tmp/hello/usr/bin/hello; \
                   dpkg-deb -f /root/debs/hello_*.deb Package Architecture; \
                   perl -e 'print unpack(\"H*\", pack(\"L\", 0x01020304)), \"\\n\"'; \
                   echo one two | tr a-z A-Z | sed s/TWO/2/; ls /usr/bin/dpkg";
-    let t = in_tree(&tree, &["/bin/sh", "-c", script], Duration::from_secs(300));
+    let t = in_tree(&tree, How::RootAsRoot, &["/bin/sh", "-c", script], Duration::from_secs(300));
     assert_eq!(
         (t.status, text(&t.stdout)),
         (0, "Hello, world!\nPackage: hello\nArchitecture: s390x\n01020304\nONE 2\n/usr/bin/dpkg\n".to_string()),
