@@ -17,7 +17,7 @@
 //! Run by default (about 2.5 minutes on 2 cores): arm64 under `--root --fakeroot` as nobody,
 //! and s390x (big-endian) bounded: programs of its first-stage tree (dpkg-deb, perl, a shell)
 //! under `--root`, some seconds. `ENDGATE_DEBIAN_FULL=1` adds s390x's whole run under `--root`
-//! as root and arm64's in a host chroot (about 2 minutes each).
+//! as root and arm64's in a host chroot (about 3 minutes each).
 //!
 //! Skipped, with the reason printed, when not run as root (debootstrap's first stage makes
 //! device nodes and chowns files; the mount namespace needs it) or when the packages are not
@@ -189,7 +189,7 @@ fn full() -> bool {
     if std::env::var_os("ENDGATE_DEBIAN_FULL").is_some_and(|v| v == "1") {
         return true;
     }
-    eprintln!("skipped: about 2 minutes more; ENDGATE_DEBIAN_FULL=1 runs it");
+    eprintln!("skipped: about 3 minutes more; ENDGATE_DEBIAN_FULL=1 runs it");
     false
 }
 
