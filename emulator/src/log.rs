@@ -54,6 +54,40 @@ pub fn open_debug_log(path: &std::path::Path, append: bool) -> Result<(), String
     Ok(())
 }
 
+/// The `-D` file's descriptor, if one is open.
+pub fn debug_log_fd() -> Option<i32> {
+    use std::os::fd::AsRawFd;
+    DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref().map(|w| w.get_ref().as_raw_fd())
+}
+
+/// For an `execve`: the `-D` file's descriptor loses close-on-exec (`true`), so the new
+/// endgate writes on through it ([`adopt_debug_log`]), or gets it back (`false`, when the
+/// exec failed).
+pub fn set_debug_log_inherited(inherit: bool) {
+    if let Some(fd) = debug_log_fd() {
+        // SAFETY: our own descriptor.
+        unsafe { libc::fcntl(fd, libc::F_SETFD, if inherit { 0 } else { libc::FD_CLOEXEC }) };
+    }
+}
+
+/// In the endgate a guest's `execve` started: takes over the `-D` file its predecessor had
+/// open at `fd` (exec state), close-on-exec again. The file is the one the first endgate
+/// opened by its path on the host, whatever root the guest has chosen since (a `chroot`
+/// before the exec would make the path name another file, or none). `false` if `fd` is not
+/// an open descriptor.
+pub fn adopt_debug_log(fd: i32) -> bool {
+    use std::os::fd::FromRawFd;
+    // SAFETY: a descriptor the previous endgate passed us; only marked close-on-exec.
+    if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
+        return false;
+    }
+    // SAFETY: `fd` is open and owned by nothing else from here on.
+    let file = unsafe { std::fs::File::from_raw_fd(fd) };
+    *DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+        Some(std::io::BufWriter::with_capacity(64 << 10, file));
+    true
+}
+
 /// Writes `text` (whole lines, each ending in `\n`) to the `-d` log; a failed write is
 /// ignored, as for [`log`].
 pub fn debug_write(text: &str) {
@@ -75,6 +109,29 @@ pub fn flush_debug() {
     if let Some(w) = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
         let _ = w.flush();
     }
+}
+
+/// Writes one line of `--strace` output (a system call, a signal, the closing `+++` line):
+/// into the `-D` file when one is open, as qemu-user's `-strace` goes to its log, else on
+/// stderr at once. Failures are ignored, as for [`log`].
+pub fn trace_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let mut g = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match g.as_mut() {
+        Some(w) => {
+            let _ = writeln!(w, "{args}");
+        }
+        None => {
+            drop(g);
+            log(args);
+        }
+    }
+}
+
+/// `eprintln!` for `--strace` lines: see [`trace_line`].
+#[macro_export]
+macro_rules! tlog {
+    ($($t:tt)*) => { $crate::log::trace_line(format_args!($($t)*)) };
 }
 
 /// `format!` into the `-d` log: see [`debug_write`].

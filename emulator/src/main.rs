@@ -87,8 +87,9 @@ fn run() -> u8 {
     if cli.guest_child {
         endgate::syscall::fork::set_guest_child();
     }
-    if let Some(f) = &cli.trace.log_file {
-        // The endgate a guest's execve started goes on with its predecessor's log.
+    if let Some(f) = cli.trace.log_file.as_ref().filter(|_| endgate::log::debug_log_fd().is_none()) {
+        // The endgate a guest's execve started has its predecessor's log already (exec state),
+        // else opens it again by its path and appends.
         if let Err(e) = endgate::log::open_debug_log(f, cli.trace.execs > 0) {
             report!("endgate: {e}");
             return 1;

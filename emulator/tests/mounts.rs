@@ -3,7 +3,7 @@
 //! (mm/mmap.c `do_mmap`, `path_noexec`) while a read-only mapping of it works, as a native run
 //! of the same source shows; a guest under `-L` chroots into a directory of its sysroot and
 //! runs a program there, as natively; `--strace` names the mount calls (the guest makes its
-//! own private namespace first).
+//! own private namespace first); the `-D` log goes on past a guest's chroot and execve.
 
 mod common;
 
@@ -192,5 +192,92 @@ int main(void) {
         "seccomp(1, 0, 0x",
     ] {
         assert!(err.contains(line), "no `{line}` in:\n{err}");
+    }
+}
+
+#[test]
+fn the_log_file_goes_on_after_a_chroot_and_an_execve() {
+    // `-D` names a host path: the endgate that a guest's execve starts inside the root the
+    // guest chose (debootstrap's second stage runs under `chroot`) still writes the same file,
+    // where it once stopped with "-D LOG: No such file or directory" and status 1.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: chroot needs root");
+        return;
+    }
+    let dir = TempDir::new("chroot-log");
+    let newroot = dir.path().join("newroot");
+    std::fs::create_dir_all(newroot.join("bin")).unwrap();
+    let busybox = common::busybox("arm64");
+    std::fs::copy(&busybox, newroot.join("bin/busybox")).unwrap();
+    let log = dir.path().join("log");
+    let o = Command::new(endgate())
+        .arg("--strace")
+        .arg("-D")
+        .arg(&log)
+        .arg(&busybox)
+        .arg("chroot")
+        .arg(&newroot)
+        .args(["/bin/busybox", "echo", "in the new root"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.as_ref()), (Some(0), ""));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "in the new root\n");
+    let text = std::fs::read_to_string(&log).unwrap();
+    for line in [
+        format!("chroot(\"{}\") = 0\n", newroot.display()),
+        "execve(\"/bin/busybox\", ".to_string(),
+        "write(1, \"in the new root\\n\", 16) = 16\n".to_string(),
+        "+++ exited with 0 +++\n".to_string(),
+    ] {
+        assert!(text.contains(&line), "no `{line}` in:\n{text}");
+    }
+    // The new root holds nothing endgate wrote.
+    let mut names: Vec<_> = std::fs::read_dir(&newroot).unwrap().map(|e| e.unwrap().file_name()).collect();
+    names.sort();
+    assert_eq!(names, ["bin"]);
+}
+
+#[test]
+fn a_guest_that_gave_up_root_in_its_chroot_still_runs_programs() {
+    // A guest chroots, then becomes another user (`su`, as a Debian system's scripts do): it
+    // can no longer leave its root (chroot(2) needs CAP_SYS_CHROOT), so endgate, a dynamic
+    // program whose loader and libraries are not in that root, runs itself again through the
+    // host's loader from the host's root as working directory, and the new program starts
+    // in the guest's working directory. It once failed with "su: can't execute '/bin/sh': No
+    // such file or directory". The -D log goes on through both execs.
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: chroot and su need root");
+        return;
+    }
+    let dir = TempDir::new("chroot-su");
+    let newroot = dir.path().join("newroot");
+    for d in ["bin", "etc", "work"] {
+        std::fs::create_dir_all(newroot.join(d)).unwrap();
+    }
+    let busybox = common::busybox("arm64");
+    std::fs::copy(&busybox, newroot.join("bin/busybox")).unwrap();
+    std::os::unix::fs::symlink("busybox", newroot.join("bin/sh")).unwrap();
+    std::fs::write(newroot.join("etc/passwd"), "root:x:0:0::/:/bin/sh\nnobody:x:65534:65534::/:/bin/sh\n").unwrap();
+    std::fs::write(newroot.join("etc/group"), "root:x:0:\nnogroup:x:65534:\n").unwrap();
+    let log = dir.path().join("log");
+    let o = Command::new(endgate())
+        .arg("--strace")
+        .arg("-D")
+        .arg(&log)
+        .arg(&busybox)
+        .arg("chroot")
+        .arg(&newroot)
+        .args(["/bin/sh", "-c", "cd /work && su nobody -s /bin/sh -c '/bin/busybox id -u; /bin/busybox pwd'"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!((o.status.code(), err.as_ref()), (Some(0), ""));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "65534\n/work\n");
+    let text = std::fs::read_to_string(&log).unwrap();
+    for line in ["setuid(65534) = 0\n", "execve(\"/bin/sh\", ", "write(1, \"/work\\n\", 6) = 6\n"] {
+        assert!(text.contains(line), "no `{line}` in:\n{text}");
     }
 }

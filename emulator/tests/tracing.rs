@@ -499,6 +499,31 @@ fn int_unimp_page_strace_items() {
 }
 
 #[test]
+fn strace_goes_to_the_log_file() {
+    // qemu-user writes its -strace lines into the -D file (its log) and nothing on stderr;
+    // endgate does the same, down to the closing line.
+    let dir = TempDir::new("trace-strace-file");
+    let hello = build_hello(dir.path(), "aarch64");
+    for opts in [&["--strace"][..], &["-d", "strace"]] {
+        let (t, log) = endgate_log(dir.path(), opts, &hello);
+        assert_eq!((t.status, String::from_utf8_lossy(&t.stderr).as_ref()), (7, ""), "{opts:?}");
+        assert_eq!(t.stdout, b"hello from asm\n");
+        assert!(
+            log.ends_with("write(1, \"hello from asm\\n\", 15) = 15\nexit_group(7) = ?\n+++ exited with 7 +++\n"),
+            "{opts:?}: {log}"
+        );
+    }
+    let q = arch("aarch64").qemu10();
+    if q.exists() {
+        let log = dir.path().join("qemu-log");
+        let t = run(Command::new(&q).arg("-strace").arg("-D").arg(&log).arg(&hello));
+        assert_eq!((t.status, t.stderr.as_slice()), (7, &b""[..]));
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(text.contains(" write(1,0x") && text.contains(" exit_group(7)"), "{text}");
+    }
+}
+
+#[test]
 fn log_file_keeps_guest_descriptors_free() {
     // The -D file sits at a descriptor of 900 or more: the guest's first open still gets 3.
     let dir = TempDir::new("trace-fd");

@@ -262,7 +262,7 @@ fn run_side(
     let log_text = String::from_utf8_lossy(&read(&log_path)).into_owned();
     let mut log = log::parse_log(&log_text);
     let stderr = String::from_utf8_lossy(&read(&file("err"))).into_owned();
-    // qemu-user writes -strace into the -D log, endgate on stderr.
+    // Both write -strace into the -D log (an older endgate wrote it on stderr).
     let calls = if kind == Kind::Qemu || !log.syscalls.is_empty() {
         std::mem::take(&mut log.syscalls)
     } else {

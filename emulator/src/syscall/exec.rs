@@ -385,9 +385,28 @@ fn exec(
     state.extend(super::process::exec_lines());
     state.extend(crate::mm::limits::exec_lines());
     state.extend(super::fakeroot::exec_lines());
+    if let Some(fd) = crate::log::debug_log_fd() {
+        state.push(format!("debug-log {fd}"));
+    }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
         state.push(format!("reenter {root} {cwd}"));
+    }
+    // A guest that cannot leave its root (it gave up CAP_SYS_CHROOT: `su`) runs endgate
+    // again through the host's loader, from the host's root as working directory
+    // ([`super::selfref::loader_route`]); the new endgate takes the guest's back (`cwd FD`).
+    let via_loader = if escaped.is_none() && super::selfref::root_changed() {
+        super::selfref::loader_route().and_then(|(loader, pre)| {
+            let root = super::selfref::root_fd()?;
+            // SAFETY: opens the working directory; inherited by the new endgate.
+            let cwd = unsafe { libc::open(c".".as_ptr(), libc::O_PATH | libc::O_DIRECTORY) };
+            (cwd >= 0).then_some((loader, pre, root, cwd))
+        })
+    } else {
+        None
+    };
+    if let Some((_, _, _, cwd)) = &via_loader {
+        state.push(format!("cwd {cwd}"));
     }
     let state_fd = if state.is_empty() { None } else { state_memfd(&state) };
     if let Some(fd) = state_fd {
@@ -415,9 +434,25 @@ fn exec(
         crate::syscall::strace::print_line(cpu.get_data(), def, a, &pre, 0, false);
     }
     super::selfref::set_inherited(true);
+    crate::log::set_debug_log_inherited(true);
     // The image ends here: `--drcov` writes its file, the `-d` log its buffer.
     crate::guest::image_ending(t);
     let err = match (exec_with, exe) {
+        // The host's loader, from the host's root (see above).
+        (crate::guest::ExecWith::Itself, Some(_)) if via_loader.is_some() => {
+            if let Some((loader, pre, root, _)) = &via_loader {
+                let mut lp: Vec<*const libc::c_char> = pre.iter().map(|a| a.as_ptr()).collect();
+                lp.extend(argp.iter().skip(1));
+                // SAFETY: our root handle; NUL-terminated strings in NULL-terminated arrays
+                // (`argp` ends with its NULL), all alive across the call.
+                unsafe {
+                    if libc::fchdir(*root) == 0 {
+                        libc::execve(loader.as_ptr(), lp.as_ptr(), envpp.as_ptr());
+                    }
+                }
+            }
+            Errno::last()
+        }
         // A library tool's endgate command (`crate::api`).
         (crate::guest::ExecWith::Binary(bin), _) => {
             let bin = cstring(bin.as_os_str().as_bytes());
@@ -454,6 +489,14 @@ fn exec(
         }
     };
     super::selfref::set_inherited(false);
+    crate::log::set_debug_log_inherited(false);
+    if let Some((_, _, _, cwd)) = via_loader {
+        // SAFETY: the guest's working directory again; our descriptor.
+        unsafe {
+            libc::fchdir(cwd);
+            libc::close(cwd);
+        }
+    }
     if let Some((root, cwd)) = escaped {
         super::selfref::enter_root(root, cwd);
     }
@@ -496,7 +539,8 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
 }
 
 /// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads
-/// and closes it before it loads the program ([`restore_state`]).
+/// and closes it before it loads the program ([`restore_state`]); `debug-log FD` hands on the
+/// `-D` file.
 fn state_memfd(lines: &[String]) -> Option<i32> {
     let text = lines.join("\n") + "\n";
     // SAFETY: a NUL-terminated name; no close-on-exec, the new endgate takes it.
@@ -525,6 +569,10 @@ pub fn restore_state(fd: i32) {
     let _ = std::io::Read::read_to_string(&mut f, &mut text);
     drop(f);
     for line in text.lines() {
+        if let Some(fd) = line.strip_prefix("debug-log ").and_then(|f| f.parse().ok()) {
+            crate::log::adopt_debug_log(fd);
+            continue;
+        }
         let _ = super::selfref::restore_line(line)
             || super::selfref::reenter_line(line)
             || super::seccomp::restore_line(line)

@@ -237,7 +237,7 @@ pub fn ioctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             crate::dlog!("Unsupported ioctl: fd {fd} cmd={req:#x}\n");
         }
         if t.opts.strace && t.warned.insert(0x1_0000_0000 | req) {
-            crate::elog!("endgate: ioctl request {req:#x} is not supported: -ENOTTY");
+            crate::tlog!("endgate: ioctl request {req:#x} is not supported: -ENOTTY");
         }
         // `F_GETLEASE` fails with EBADF exactly where ioctl does (no such fd, or an O_PATH
         // one) and changes nothing.

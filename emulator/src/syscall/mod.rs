@@ -11,9 +11,9 @@
 //! Every handler has the same shape, [`Handler`]: it decodes its raw arguments, rejects what
 //! the kernel rejects (unknown flag bits -> `EINVAL`, bad pointers -> `EFAULT`), and hands the
 //! work to the host through `libc` or to [`crate::mm`]. Guest file descriptors are host file
-//! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once on
-//! stderr. A handler never fakes success for something it did not do (but for what the guest
-//! asks for with `--fakeroot`: [`fakeroot`]).
+//! descriptors. A call with no handler returns `-ENOSYS`; under `--strace` it is named once
+//! with the strace lines. A handler never fakes success for something it did not do (but for
+//! what the guest asks for with `--fakeroot`: [`fakeroot`]).
 
 pub mod aio;
 pub mod arch;
@@ -249,17 +249,17 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
                     let (name, arch_name) = (name.unwrap_or("unknown"), arch.info().name);
                     let e = errno.name().unwrap_or("E?");
                     match group {
-                        Some(g) if g.kind == unserved::Kind::Refused => crate::elog!(
+                        Some(g) if g.kind == unserved::Kind::Refused => crate::tlog!(
                             "endgate: syscall {} ({name}) is refused on {arch_name}: -{e} ({})",
                             args.nr,
                             g.reason
                         ),
-                        Some(g) if g.kind == unserved::Kind::Absent => crate::elog!(
+                        Some(g) if g.kind == unserved::Kind::Absent => crate::tlog!(
                             "endgate: syscall {} ({name}) is answered as {arch_name} without the feature: -{e} ({})",
                             args.nr,
                             g.reason
                         ),
-                        _ => crate::elog!(
+                        _ => crate::tlog!(
                             "endgate: syscall {} ({name}) is not implemented on {arch_name}: -{e}",
                             args.nr
                         ),

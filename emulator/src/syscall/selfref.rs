@@ -32,10 +32,17 @@
 //! every descriptor up to its limit gets one to three fewer. The root and `/proc` handles go
 //! to the program a guest `execve`s with the exec state.
 //!
+//! A guest that changed its root and then gave up the privilege to leave it (`su`, `setpriv`:
+//! `chroot` needs `CAP_SYS_CHROOT`) still has its `execve`s run endgate again, without leaving
+//! the root: through the host's dynamic loader, named by a path relative to the host's root,
+//! which the new process's working directory is until it takes the guest's back
+//! ([`loader_route`]).
+//!
 //! After the guest changed its root, the `-L` sysroot no longer applies (the guest's paths are
 //! paths in its new root) and an `execve` passes none on.
 
 use std::ffi::CString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -93,6 +100,89 @@ static OPENED: AtomicBool = AtomicBool::new(false);
 
 /// Set once the guest changed its root.
 static ROOT_CHANGED: AtomicBool = AtomicBool::new(false);
+
+/// endgate's dynamic loader and the directories its libraries came from, as paths relative to
+/// the host's root (`lib64/ld-linux-x86-64.so.2`, `lib/x86_64-linux-gnu`), noted with the
+/// handles while the process still is in the host's root, or taken over from the exec state.
+/// `None` for a static endgate or when a path is not absolute.
+static LOADER: Mutex<Option<(Vec<u8>, Vec<u8>)>> = Mutex::new(None);
+
+/// The loader and library directories of this process (see [`LOADER`]), from the objects the
+/// host's loader has loaded (dl_iterate_phdr(3)), each file's real path (no symbolic link on
+/// the way): the loader is the object at `AT_BASE`.
+fn own_loader() -> Option<(Vec<u8>, Vec<u8>)> {
+    struct Found {
+        base: usize,
+        loader: Option<Vec<u8>>,
+        dirs: Vec<Vec<u8>>,
+    }
+    unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut libc::c_void) -> i32 {
+        // SAFETY: dl_iterate_phdr hands a valid entry and our `Found` back.
+        let (info, found) = unsafe { (&*info, &mut *data.cast::<Found>()) };
+        if info.dlpi_name.is_null() {
+            return 0;
+        }
+        // SAFETY: a NUL-terminated name the loader keeps.
+        let name = unsafe { std::ffi::CStr::from_ptr(info.dlpi_name) }.to_bytes();
+        if name.first() != Some(&b'/') {
+            return 0;
+        }
+        // The file itself: a symbolic link on the way may be absolute (Debian's
+        // /lib64/ld-linux-x86-64.so.2), which would be read in the guest's root.
+        let Ok(real) = std::fs::canonicalize(std::ffi::OsStr::from_bytes(name)) else { return 0 };
+        let real = real.into_os_string().into_vec();
+        let Some(rel) = real.strip_prefix(b"/") else { return 0 };
+        if usize::try_from(info.dlpi_addr).ok() == Some(found.base) {
+            found.loader = Some(rel.to_vec());
+        } else if let Some(slash) = rel.iter().rposition(|&b| b == b'/') {
+            let dir = rel[..slash].to_vec();
+            if !found.dirs.contains(&dir) {
+                found.dirs.push(dir);
+            }
+        }
+        0
+    }
+    // SAFETY: reads the process's auxiliary vector.
+    let base = usize::try_from(unsafe { libc::getauxval(libc::AT_BASE) }).ok().filter(|&b| b != 0)?;
+    let mut found = Found { base, loader: None, dirs: Vec::new() };
+    // SAFETY: the callback only reads the entries and writes `found`, which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(each), (&mut found as *mut Found).cast()) };
+    let loader = found.loader?;
+    let dirs = found.dirs.join(&b':');
+    let clean = |p: &[u8]| !p.is_empty() && !p.iter().any(|b| b.is_ascii_whitespace() || *b == 0);
+    (clean(&loader) && clean(&dirs)).then_some((loader, dirs))
+}
+
+/// How to run endgate again from inside the guest's root when it cannot be left: the working
+/// directory becomes the host's root (the handle), and the host's loader runs endgate's
+/// binary through the host's `/proc` (`proc/self/fd/EXE`, relative, so from the host's root):
+/// `LOADER --library-path DIRS --inhibit-cache --argv0 endgate proc/self/fd/EXE`, every path
+/// relative (ld.so(8)). Returns the loader's path and the arguments before endgate's own, or
+/// `None` when endgate is static, a handle is missing or the host's root has no `/proc`.
+pub fn loader_route() -> Option<(CString, Vec<CString>)> {
+    let (loader, dirs) = LOADER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()?;
+    let exe = exe_fd()?;
+    proc_fd()?;
+    let loader = CString::new(loader).ok()?;
+    let args = vec![
+        loader.clone(),
+        CString::from(c"--library-path"),
+        CString::new(dirs).ok()?,
+        CString::from(c"--inhibit-cache"),
+        CString::from(c"--argv0"),
+        CString::from(c"endgate"),
+        CString::new(format!("proc/self/fd/{exe}")).ok()?,
+    ];
+    Some((loader, args))
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
+}
 
 fn handles() -> std::sync::MutexGuard<'static, Handles> {
     HANDLES.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -156,6 +246,10 @@ pub fn ensure() {
     h.root = open_handle(c"/", libc::O_DIRECTORY, base);
     h.proc_ = open_handle(c"/proc", libc::O_DIRECTORY, base);
     ANY.store(true, Ordering::Relaxed);
+    let mut l = LOADER.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if l.is_none() {
+        *l = own_loader();
+    }
     OPENED.store(true, Ordering::Relaxed);
 }
 
@@ -404,7 +498,8 @@ pub fn set_inherited(inherit: bool) {
 }
 
 /// Exec state lines for the program a guest `execve`s: `handles ROOT PROC` (-1 for none;
-/// the executable's goes as `--exe-fd`, [`exe_fd`]), `root-changed` and `start-uts DEV INO`.
+/// the executable's goes as `--exe-fd`, [`exe_fd`]), `root-changed`, `start-uts DEV INO` and
+/// `loader HEX HEX` ([`LOADER`]).
 pub fn exec_lines() -> Vec<String> {
     let mut out = Vec::new();
     let h = *handles();
@@ -418,6 +513,9 @@ pub fn exec_lines() -> Vec<String> {
     if let Some((dev, ino)) = *START_UTS.lock().unwrap_or_else(std::sync::PoisonError::into_inner) {
         out.push(format!("start-uts {dev} {ino}"));
     }
+    if let Some((loader, dirs)) = LOADER.lock().unwrap_or_else(std::sync::PoisonError::into_inner).as_ref() {
+        out.push(format!("loader {} {}", hex(loader), hex(dirs)));
+    }
     out
 }
 
@@ -425,6 +523,24 @@ pub fn exec_lines() -> Vec<String> {
 pub fn restore_line(line: &str) -> bool {
     if line == "root-changed" {
         mark_root_changed();
+        return true;
+    }
+    if let Some(rest) = line.strip_prefix("loader ") {
+        if let Some((a, b)) = rest.split_once(' ') {
+            if let (Some(loader), Some(dirs)) = (unhex(a), unhex(b)) {
+                *LOADER.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((loader, dirs));
+            }
+        }
+        return true;
+    }
+    if let Some(cwd) = line.strip_prefix("cwd ").and_then(|f| f.parse::<i32>().ok()) {
+        // Started by the loader route with the host's root as working directory: the guest's
+        // own again.
+        // SAFETY: a directory descriptor handed to us, closed after use.
+        unsafe {
+            libc::fchdir(cwd);
+            libc::close(cwd);
+        }
         return true;
     }
     if let Some(rest) = line.strip_prefix("start-uts ") {

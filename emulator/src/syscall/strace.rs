@@ -1,4 +1,5 @@
-//! `--strace`: one line per guest system call on stderr, in strace(1)'s format:
+//! `--strace`: one line per guest system call on stderr (in the `-D` file when one is given,
+//! as qemu-user's `-strace` writes to its log), in strace(1)'s format:
 //! `openat(AT_FDCWD, "/etc/passwd", O_RDONLY|O_CLOEXEC) = 3`, errors as
 //! `= -1 ENOENT (No such file or directory)`.
 //!
@@ -106,7 +107,7 @@ pub fn print_line(
     exiting: bool,
 ) {
     let line = format_line(task, def, a, pre, ret, exiting);
-    crate::elog!("{line}");
+    crate::tlog!("{line}");
 }
 
 /// The line [`print_line`] prints.

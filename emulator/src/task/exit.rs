@@ -71,6 +71,14 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
     if let Some(f) = crate::guest::tool::get().and_then(|t| t.exit) {
         f(exit);
     }
+    if cpu.get_data().opts.strace {
+        // strace's closing line (before the `-D` file's last lines are written out).
+        match exit {
+            Exit::Code(c) => crate::tlog!("+++ exited with {c} +++"),
+            Exit::Signal { sig, .. } => crate::tlog!("+++ killed by {sig} +++"),
+            Exit::Internal => {}
+        }
+    }
     // `--drcov`'s file, the `-d` log's last lines.
     crate::guest::image_ending(cpu.get_data());
     if std::env::var_os("ENDGATE_DEBUG_MAPS").is_some() {
@@ -78,16 +86,7 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
             crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
         }
     }
-    let report = crate::trace::fault::report(cpu, exit);
-    if cpu.get_data().opts.strace {
-        // strace's closing line.
-        match exit {
-            Exit::Code(c) => crate::elog!("+++ exited with {c} +++"),
-            Exit::Signal { sig, .. } => crate::elog!("+++ killed by {sig} +++"),
-            Exit::Internal => {}
-        }
-    }
-    report
+    crate::trace::fault::report(cpu, exit)
 }
 
 /// The exit status of endgate for a guest that ended as `exit` (with `report`, from

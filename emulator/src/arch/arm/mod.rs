@@ -201,9 +201,9 @@ impl GuestArch for Arm {
                             let name = traps::private_name(nr);
                             match result {
                                 traps::Private::Ret(v) => {
-                                    crate::elog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
+                                    crate::tlog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
                                 }
-                                traps::Private::Exception(_) => crate::elog!("{name}({r0:#x}) = ?"),
+                                traps::Private::Exception(_) => crate::tlog!("{name}({r0:#x}) = ?"),
                             }
                         }
                         match result {
