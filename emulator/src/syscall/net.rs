@@ -106,6 +106,12 @@ fn unix_in_root(t: &Task, sa: &mut Vec<u8>, bind: bool) -> Result<Option<super::
         return Ok(None);
     }
     let path: Vec<u8> = sa[2..].iter().take_while(|&&b| b != 0).copied().collect();
+    if bind && !path.contains(&b'/') && path != b"." && path != b".." {
+        // A name in the working directory, when that is inside the root: the host walks
+        // nothing (bind never follows its last name) and keeps the name as the guest gave it
+        // (`getsockname`, `sock_diag`'s `UNIX_DIAG_NAME`).
+        return if super::rootfs::fd_inside(libc::AT_FDCWD) { Ok(None) } else { Err(Errno::EXDEV) };
+    }
     let last = if bind { super::path::Last::NoFollow } else { super::path::Last::Follow };
     let hp = super::path::lookup(t, libc::AT_FDCWD, path.clone(), last)?;
     let host = hp.to_bytes().to_vec();
