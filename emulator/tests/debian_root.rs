@@ -19,6 +19,10 @@
 //! under `--root`, some seconds. `ENDGATE_DEBIAN_FULL=1` adds s390x's whole run under `--root`
 //! as root and arm64's in a host chroot (about 3 minutes each).
 //!
+//! Also by default: the static endgate (docs/static.md) copied into the arm64 first-stage tree,
+//! whose `proc` is still the link to `/proc`, run by a host `chroot` (the qemu-user-static
+//! way): bash, dpkg-deb, perl and a pipeline, each started by the shell under it.
+//!
 //! Skipped, with the reason printed, when not run as root (debootstrap's first stage makes
 //! device nodes and chowns files; the mount namespace needs it) or when the packages are not
 //! cached and cannot be downloaded (offline).
@@ -235,6 +239,39 @@ fn s390x_first_stage_programs() {
     assert_eq!(
         (t.status, text(&t.stdout)),
         (0, "Hello, world!\nPackage: hello\nArchitecture: s390x\n01020304\nONE 2\n/usr/bin/dpkg\n".to_string()),
+        "{}",
+        text(&t.stderr)
+    );
+}
+
+#[test]
+fn static_endgate_in_a_host_chroot_of_the_arm64_tree() {
+    // The qemu-user-static way with endgate: the static endgate (docs/static.md) copied into
+    // the first-stage tree, whose `proc` is still the link to /proc, and run by a host chroot;
+    // the shell it runs starts other guest programs (endgate runs itself again through the
+    // descriptor it took at start).
+    if let Some(why) = cannot_run() {
+        eprintln!("skipped: {why}");
+        return;
+    }
+    let stat = workspace().join("target/x86_64-unknown-linux-gnu/release/endgate");
+    assert!(stat.exists(), "{}: build it with `cargo build-static` (scripts/test-all.sh does)", stat.display());
+    let dir = TempDir::new("debian-arm64-static");
+    let Some(tree) = first_stage(dir.path(), "arm64") else { return };
+    assert!(tree.join("proc").symlink_metadata().is_ok_and(|m| m.file_type().is_symlink()), "proc is a link");
+    std::fs::copy(&stat, tree.join("endgate")).unwrap();
+    // (No `dpkg-deb -x`: tar's mode changes go through /proc/self/fd, which the `proc` link
+    // does not reach in a chroot, natively too.)
+    let script = "set -eu; bash -c 'echo from bash'; \
+                  dpkg-deb -f /root/debs/hello_*.deb Package Architecture; \
+                  perl -e 'print unpack(\"H*\", pack(\"L\", 0x01020304)), \"\\n\"'; \
+                  echo one two | tr a-z A-Z | sed s/TWO/2/; ls /usr/bin/dpkg";
+    let mut cmd = Command::new("unshare");
+    cmd.args(["-m", "--propagation", "private", "chroot"]).arg(&tree).args(["/endgate", "/bin/sh", "-c", script]);
+    let t = run_with_timeout(&mut cmd, None, Duration::from_secs(300));
+    assert_eq!(
+        (t.status, text(&t.stdout)),
+        (0, "from bash\nPackage: hello\nArchitecture: arm64\n04030201\nONE 2\n/usr/bin/dpkg\n".to_string()),
         "{}",
         text(&t.stderr)
     );
