@@ -7,8 +7,9 @@
 //! expected lines are the kernel's: the same program built for x86_64 and run natively under
 //! `chroot(2)` (as root, in a private mount namespace with the host's /proc bound in). Under
 //! `endgate --root` the aarch64 and s390x builds must print the same lines, nothing outside
-//! the root may be read or written, and a directory descriptor inherited from outside is
-//! `EXDEV` for lookups (where chroot would let it out).
+//! the root may be read or written, and where chroot would let the guest out (a directory
+//! descriptor inherited from outside, another process's `/proc/PID/fd/N`, `/proc/self/mem`,
+//! which is endgate's memory) endgate refuses (`EXDEV`, `EACCES`).
 
 mod common;
 
@@ -107,8 +108,9 @@ fn run_endgate(base: &Path, tag: &str, prog: &Path) -> String {
     stdout
 }
 
-/// The kernel's answers: the x86_64 build under chroot(2) (the `inherited-` lines, where
-/// chroot lets a descriptor or another process's /proc entries out, are not compared), or `None` when this is not root or
+/// The kernel's answers: the x86_64 build under chroot(2) (the `stricter-` lines, where chroot
+/// lets a descriptor, another process's /proc entries or `/proc/self/mem` out, are not
+/// compared), or `None` when this is not root or
 /// a private mount namespace cannot be made.
 fn run_native(base: &Path, prog: &Path) -> Option<String> {
     // SAFETY: geteuid has no preconditions.
@@ -139,10 +141,11 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
     for cc in ["aarch64-linux-gnu-gcc", "s390x-linux-gnu-gcc"] {
         let got = run_endgate(dir.path(), cc, &build(dir.path(), cc));
         for line in [
-            "inherited-fd: EXDEV",
-            "inherited-fd-bind: EXDEV",
-            "inherited-host-proc-fd: EACCES",
-            "inherited-host-proc-exe: EACCES",
+            "stricter-inherited-fd: EXDEV",
+            "stricter-inherited-fd-bind: EXDEV",
+            "stricter-inherited-host-proc-fd: EACCES",
+            "stricter-inherited-host-proc-exe: EACCES",
+            "stricter-proc-self-mem: EACCES",
             "race-openat2: no escape",
         ] {
             assert!(got.lines().any(|l| l == line), "{cc}: no '{line}' in\n{got}");
@@ -150,7 +153,7 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
         assert!(got.lines().any(|l| l == "race: no escape"), "{cc}: {got}");
         if let Some(n) = &native {
             let lines =
-                |s: &str| s.lines().filter(|l| !l.starts_with("inherited-")).map(String::from).collect::<Vec<_>>();
+                |s: &str| s.lines().filter(|l| !l.starts_with("stricter-")).map(String::from).collect::<Vec<_>>();
             assert_eq!(lines(&got), lines(n), "{cc} under --root vs native chroot");
         }
     }

@@ -104,10 +104,11 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     // The kernel's own confinement (`RESOLVE_IN_ROOT`, `RESOLVE_BENEATH`) keeps a relative
-    // path below `dirfd`, which under `--root` must be inside the guest's root.
-    let confined = resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) != 0
-        && (raw.first() != Some(&b'/') || resolve & RESOLVE_IN_ROOT != 0);
-    if confined && !super::rootfs::fd_inside(a.int(0)) {
+    // path below `dirfd`, which under `--root` must be inside DIR (not a bind point: the
+    // host's /proc has `mem`).
+    // (An absolute path under `RESOLVE_BENEATH` is the kernel's `EXDEV`.)
+    let confined = resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) != 0;
+    if confined && !super::rootfs::fd_in_dir(a.int(0)) {
         return Err(Errno::EXDEV);
     }
     let path = if confined {

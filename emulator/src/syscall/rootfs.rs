@@ -514,9 +514,22 @@ fn dir_host_path(dirfd: i32) -> Result<Vec<u8>, Errno> {
 /// bind point, by the host path its `/proc/self/fd` link gives; `true` when `--root` is not in
 /// force.
 pub fn fd_inside(fd: i32) -> bool {
-    let Some(st) = state() else {
+    fd_place(fd, true)
+}
+
+/// [`fd_inside`], counting only `DIR` itself (not the bind points): for `openat2`'s own
+/// confinement, which must not start in the host's `/proc`.
+pub fn fd_in_dir(fd: i32) -> bool {
+    fd_place(fd, false)
+}
+
+fn fd_place(fd: i32, binds_too: bool) -> bool {
+    let Some(mut st) = state() else {
         return true;
     };
+    if !binds_too {
+        st.binds.clear();
+    }
     let host = if fd == libc::AT_FDCWD {
         std::env::current_dir().ok().map(|p| p.into_os_string().into_encoded_bytes())
     } else {
@@ -528,6 +541,20 @@ pub fn fd_inside(fd: i32) -> bool {
 /// `true` if the place `dir` is inside the host's `/proc` bound in.
 fn in_proc(st: &State, dir: &[Vec<u8>]) -> bool {
     st.binds.iter().any(|b| b.host.as_os_str().as_bytes() == b"/proc" && dir.starts_with(&b.guest))
+}
+
+/// `true` for `/proc/P` and `/proc/P/task/T` (P, T anything but links: the walk has followed
+/// `self` and `thread-self` already).
+fn pid_dir(st: &State, dir: &[Vec<u8>]) -> bool {
+    let Some(proc_) = st.binds.iter().find(|b| b.host.as_os_str().as_bytes() == b"/proc") else {
+        return false;
+    };
+    match dir.strip_prefix(proc_.guest.as_slice()) {
+        Some([p]) | Some([p, _, _]) if p.iter().all(u8::is_ascii_digit) => {
+            dir.len() == proc_.guest.len() + 1 || dir[proc_.guest.len() + 1] == b"task"
+        }
+        _ => false,
+    }
 }
 
 /// `true` for `/proc/P/NAME` and `/proc/P/task/T/NAME` places whose links are magic: `root`,
@@ -684,6 +711,11 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
         }
         if c.len() > 255 {
             return Err(Errno::ENAMETOOLONG);
+        }
+        if c == b"mem" && pid_dir(&st, &here) {
+            // `/proc/PID/mem` is the host process's memory (endgate's own, its code
+            // included, for a guest's PID): no guest under `--root` gets it.
+            return Err(Errno::EACCES);
         }
         let mut next = here.clone();
         next.push(c.clone());

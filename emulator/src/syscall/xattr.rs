@@ -7,6 +7,11 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use super::path::host_path;
+
+/// The path of an `l*xattr` call: a last link is the file acted on, not followed.
+fn lpath(t: &crate::guest::Task, addr: crate::mm::GuestAddr) -> Result<super::path::HostPath, syscalls::Errno> {
+    super::path::host_path_in(t, libc::AT_FDCWD, addr, super::path::Last::NoFollow)
+}
 use super::{host_ret, SysResult};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
@@ -41,7 +46,7 @@ fn get(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
         match target {
             Target::Fd => libc::fgetxattr(a.int(0), n.as_ptr(), buf.cast(), size),
             Target::Path => libc::getxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::lgetxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::lgetxattr(lpath(t, a.ptr(0))?.as_ptr(), n.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -57,7 +62,7 @@ fn set(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
         match target {
             Target::Fd => libc::fsetxattr(a.int(0), n.as_ptr(), val.cast(), size, flags),
             Target::Path => libc::setxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
-            Target::LPath => libc::lsetxattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
+            Target::LPath => libc::lsetxattr(lpath(t, a.ptr(0))?.as_ptr(), n.as_ptr(), val.cast(), size, flags),
         }
     };
     host_ret(i64::from(r))
@@ -72,7 +77,7 @@ fn list(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
         match target {
             Target::Fd => libc::flistxattr(a.int(0), buf.cast(), size),
             Target::Path => libc::listxattr(host_path(t, a.ptr(0))?.as_ptr(), buf.cast(), size),
-            Target::LPath => libc::llistxattr(host_path(t, a.ptr(0))?.as_ptr(), buf.cast(), size),
+            Target::LPath => libc::llistxattr(lpath(t, a.ptr(0))?.as_ptr(), buf.cast(), size),
         }
     };
     host_ret(r as i64)
@@ -86,7 +91,7 @@ fn remove(cpu: &mut Cpu<'_>, a: &SyscallArgs, target: Target) -> SysResult {
         match target {
             Target::Fd => libc::fremovexattr(a.int(0), n.as_ptr()),
             Target::Path => libc::removexattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr()),
-            Target::LPath => libc::lremovexattr(host_path(t, a.ptr(0))?.as_ptr(), n.as_ptr()),
+            Target::LPath => libc::lremovexattr(lpath(t, a.ptr(0))?.as_ptr(), n.as_ptr()),
         }
     };
     host_ret(i64::from(r))

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -75,6 +76,7 @@ int main(int argc, char **argv) {
     if (argc < 2) return 2;
     const char *out = argv[1];
     char p[4096];
+    int fd;
     setvbuf(stdout, NULL, _IONBF, 0);
 
     /* Reads: `..` chains, links pointing out, /proc's links, descriptors. */
@@ -102,6 +104,12 @@ int main(int argc, char **argv) {
     int o2 = syscall(SYS_openat2, AT_FDCWD, "/links/file", &how, sizeof how);
     if (o2 < 0) printf("openat2-no-magiclinks: %s\n", ename(errno));
     else { char b[64] = {0}; read(o2, b, sizeof b - 1); b[strcspn(b, "\n")] = 0; printf("openat2-no-magiclinks: %s\n", b); close(o2); }
+
+    struct open_how beneath = {.flags = O_RDONLY, .resolve = RESOLVE_BENEATH};
+    int b2 = syscall(SYS_openat2, AT_FDCWD, "/secret.txt", &beneath, sizeof beneath);
+    printf("openat2-beneath-absolute: %s\n", b2 < 0 ? ename(errno) : "opened");
+    if (b2 >= 0) close(b2);
+    result("lsetxattr-link", lsetxattr("/links/abs", "user.x", "1", 1, 0));
 
     /* "Don't follow" lookups of the root, a bind point and a link with a trailing slash. */
     struct stat ls;
@@ -131,28 +139,32 @@ int main(int argc, char **argv) {
     /* An inherited descriptor of a directory outside (fd 3, when the caller passed one). */
     struct stat st;
     if (fstat(3, &st) == 0 && S_ISDIR(st.st_mode)) {
-        show_at("inherited-fd", 3, "secret.txt");
+        show_at("stricter-inherited-fd", 3, "secret.txt");
         int here = open(".", O_RDONLY | O_DIRECTORY);
         if (fchdir(3) == 0) {
             int u = socket(AF_UNIX, SOCK_STREAM, 0);
             struct sockaddr_un ua = {.sun_family = AF_UNIX};
             strcpy(ua.sun_path, "evil.sock");
-            result("inherited-fd-bind", bind(u, (struct sockaddr *)&ua, sizeof ua));
+            result("stricter-inherited-fd-bind", bind(u, (struct sockaddr *)&ua, sizeof ua));
             close(u);
             fchdir(here);
         }
         close(here);
     }
+    /* The process's memory file: endgate's own memory (code included), never the guest's. */
+    fd = open("/proc/self/mem", O_RDWR);
+    printf("stricter-proc-self-mem: %s\n", fd < 0 ? ename(errno) : "opened");
+    if (fd >= 0) close(fd);
     /* Another (host) process's descriptors, when the caller named one: fd 4 is secret.txt. */
     if (argc > 2) {
         snprintf(p, sizeof p, "/proc/%s/fd/4", argv[2]);
-        show("inherited-host-proc-fd", p);
+        show("stricter-inherited-host-proc-fd", p);
         snprintf(p, sizeof p, "/proc/%s/exe", argv[2]);
-        show("inherited-host-proc-exe", p);
+        show("stricter-inherited-host-proc-exe", p);
     }
 
     /* Writes. */
-    int fd = open("/../../created.txt", O_CREAT | O_WRONLY, 0644);
+    fd = open("/../../created.txt", O_CREAT | O_WRONLY, 0644);
     result("create-dotdot", fd);
     close(fd);
     fd = open("/links/abs/created.txt", O_CREAT | O_WRONLY, 0644);
