@@ -28,15 +28,7 @@ const CLOCK_CALLS: &[&str] = &["clock_gettime(", "clock_gettime64(", "gettimeofd
 /// Builds emulator/tests/gate/`name`.c statically with `cc`.
 fn build(dir: &Path, cc: &str, name: &str) -> PathBuf {
     let src = workspace().join("emulator/tests/gate").join(format!("{name}.c"));
-    let out = dir.join(format!("{name}-{cc}"));
-    let st = Command::new(cc)
-        .args(["-O2", "-static", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
-    assert!(st.success(), "building {name} with {cc}");
-    out
+    common::build_static(cc, &src, &dir.join(format!("{name}-{cc}")), &[])
 }
 
 /// The traced lines of `stderr` that are clock system calls.

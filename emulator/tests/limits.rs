@@ -27,16 +27,8 @@ const COMPILERS: &[(&str, &str)] =
 fn build(dir: &Path, cc: &str) -> PathBuf {
     let programs = workspace().join("guest-tests/programs");
     let out = dir.join(format!("mem_limits-{cc}"));
-    let st = Command::new(cc)
-        .args(["-O2", "-static", "-std=gnu11", "-I"])
-        .arg(&programs)
-        .arg("-o")
-        .arg(&out)
-        .arg(programs.join("mem_limits.c"))
-        .status()
-        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
-    assert!(st.success(), "building mem_limits with {cc}");
-    out
+    let flags = [std::ffi::OsStr::new("-std=gnu11"), std::ffi::OsStr::new("-I"), programs.as_os_str()];
+    common::build_static(cc, &programs.join("mem_limits.c"), &out, &flags)
 }
 
 /// Runs `prog mode` under `endgate --max-memory 64M`: status, stdout, stderr.

@@ -22,16 +22,7 @@ use common::{endgate, workspace, TempDir};
 const SECRET: &str = "OUTSIDE-SECRET";
 
 fn build(dir: &Path, cc: &str) -> PathBuf {
-    let src = workspace().join("emulator/tests/root/escape.c");
-    let out = dir.join(format!("escape-{cc}"));
-    let st = Command::new(cc)
-        .args(["-O2", "-static", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
-    assert!(st.success(), "building escape.c with {cc}");
-    out
+    common::build_static(cc, &workspace().join("emulator/tests/root/escape.c"), &dir.join(format!("escape-{cc}")), &[])
 }
 
 /// A fresh root (`base/root`) and outside directory (`base/out`) for one run, with `prog` as

@@ -13,15 +13,7 @@ use common::{endgate, workspace, TempDir};
 /// Builds the guest with `cc`.
 fn build(dir: &Path, cc: &str) -> PathBuf {
     let src = workspace().join("emulator/tests/seed/random_bytes.c");
-    let out = dir.join(format!("random_bytes-{cc}"));
-    let st = Command::new(cc)
-        .args(["-O2", "-static", "-o"])
-        .arg(&out)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
-    assert!(st.success(), "building random_bytes with {cc}");
-    out
+    common::build_static(cc, &src, &dir.join(format!("random_bytes-{cc}")), &[])
 }
 
 /// The guest's two lines of hex, run with `args` before the program.

@@ -158,3 +158,18 @@ pub fn run_with_timeout(cmd: &mut std::process::Command, stdin: Option<&[u8]>, t
 pub fn qemu_user(debian_arch: &str) -> Option<&'static str> {
     Arch::by_debian(debian_arch).map(|a| a.qemu)
 }
+
+/// Builds the C source `src` into `out` with `cc -O2 -static` and `extra` flags; panics with the
+/// command to run when `cc` is missing, or with the compiler's message when the build fails.
+pub fn build_static(cc: &str, src: &Path, out: &Path, extra: &[&std::ffi::OsStr]) -> PathBuf {
+    let o = std::process::Command::new(cc)
+        .args(["-O2", "-static"])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .arg(src)
+        .output()
+        .unwrap_or_else(|e| panic!("{cc} missing ({e}): run scripts/install-deps.sh"));
+    assert!(o.status.success(), "building {} with {cc}: {}", src.display(), String::from_utf8_lossy(&o.stderr));
+    out.to_path_buf()
+}
