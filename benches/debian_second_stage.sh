@@ -40,14 +40,14 @@
 # time, and user and system time of the run and every process reaped below it (CPU time below
 # is user+sys). (`perf stat -e task-clock` is not used: its inherited counters counted 0.02 s of
 # a qemu-user-static run whose processes used 88 s, losing them at the binfmt_misc execs.)
-# A run counts only if
-# it exits 0, its output ends with "I: Base system installed successfully." and dpkg lists
-# every package of the first stage's list (TREE/debootstrap/debpaths) as installed. The
-# medians and their ratios endgate / qemu-user-static go to the terminal and to OUT (default
-# benches/results/debian-second-stage.md).
+# A run counts only if it exits 0, its output ends with "I: Base system installed
+# successfully." and dpkg lists every package of the first stage's list
+# (TREE/debootstrap/debpaths) as installed. The medians and their ratios endgate /
+# qemu-user-static go to the terminal and to OUT (default benches/results/debian-second-stage.md).
 #
 # ENDGATE (default target/release/endgate), QEMU (default the 10.0.2 binary above), WORK (where
-# the trees go, default target/debian-second-stage; removed at the end), OUT; ONLY=endgate or
+# the tree, each run's log and runs.tsv go, default target/debian-second-stage; made again at
+# the start, the tree removed at the end), OUT; ONLY=endgate or
 # ONLY=qemu runs just one of the two (for trying the script out).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
