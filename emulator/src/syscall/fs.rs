@@ -119,8 +119,8 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // only /proc's links, which the lookup answers below.
         let no_links = if super::rootfs::active() { 0x04 } else { RESOLVE_NO_LINKS };
         let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & no_links != 0;
-        let magic = super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p));
-        if super::rootfs::active() && resolve & 0x02 != 0 && magic && !no_follow {
+        let magic = || super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p));
+        if super::rootfs::active() && resolve & 0x02 != 0 && !no_follow && magic() {
             return Err(Errno::ELOOP);
         }
         let last = match super::path::open_last(host_flags, no_follow) {

@@ -189,7 +189,12 @@ pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: 
     if raw.is_empty() {
         return Ok(HostPath::plain(CString::default()));
     }
-    if last != Last::NoFollow && proc_absolute_at(dirfd, &raw).is_some_and(|p| is_proc_self_exe(&p)) {
+    // (`ends_with` first: `proc_absolute_at` of a relative path asks the host for the
+    // directory's path, which every other lookup can do without.)
+    if last != Last::NoFollow
+        && raw.ends_with(b"exe")
+        && proc_absolute_at(dirfd, &raw).is_some_and(|p| is_proc_self_exe(&p))
+    {
         let exe = task.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
