@@ -691,6 +691,22 @@ extern "C" fn direct_fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t,
     }
 }
 
+/// Installs [`direct_fault_handler`] for SIGSEGV and SIGBUS, once per test process.
+fn install_direct_fault_handler() {
+    static HANDLER: std::sync::Once = std::sync::Once::new();
+    HANDLER.call_once(|| {
+        for sig in [libc::SIGSEGV, libc::SIGBUS] {
+            // SAFETY: a zeroed sigaction with an SA_SIGINFO handler that never unwinds.
+            unsafe {
+                let mut sa: libc::sigaction = std::mem::zeroed();
+                sa.sa_sigaction = direct_fault_handler as *const () as usize;
+                sa.sa_flags = libc::SA_SIGINFO;
+                libc::sigaction(sig, &sa, std::ptr::null_mut());
+            }
+        }
+    });
+}
+
 /// A guest address as an offset from the direct-load base.
 fn host_off(guest: u64) -> usize {
     usize::try_from(guest).expect("a 32-bit guest address")
@@ -705,18 +721,7 @@ fn direct_engine(
     second: impl Fn() -> bool + 'static,
 ) -> (Unicorn<'static, ()>, *mut u8, std::rc::Rc<std::cell::Cell<u32>>) {
     use unicorn_engine::RegisterARM;
-    static HANDLER: std::sync::Once = std::sync::Once::new();
-    HANDLER.call_once(|| {
-        for sig in [libc::SIGSEGV, libc::SIGBUS] {
-            // SAFETY: a zeroed sigaction with an SA_SIGINFO handler that never unwinds.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = direct_fault_handler as *const () as usize;
-                sa.sa_flags = libc::SA_SIGINFO;
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
-            }
-        }
-    });
+    install_direct_fault_handler();
     let span = (1usize << 32) + (64 << 10);
     // SAFETY: a fresh reservation; the test owns it (leaked: engines may outlive the test body).
     let base = unsafe {
@@ -796,6 +801,98 @@ fn direct_load_allowed_by_the_fill_runs_again() {
     page.set(base);
     uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
     assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 0xabcd, "the load ran again and read the new page");
+}
+
+/// Bytes of the direct stores' table below the direct base (patch 0019).
+const STORE_TABLE: usize = 1 << 20;
+
+/// An arm engine with direct loads and stores (patches 0012, 0019) over a fresh 4 GiB + 64 KiB
+/// host reservation with the stores' table right below it. Code at CODE: `str r1, [r0]; str
+/// r2, [r3]; nop`. DATA (r0) is a host-writable page whose table byte is 0xff; DATA2 (r3) is
+/// host-writable with byte 0; DATA + 0x1000 is `PROT_NONE` on the host. The TLB hook allows
+/// every page but DATA + 0x1000 and counts its fills of DATA and of DATA2 (returned).
+#[allow(clippy::type_complexity)]
+fn store_engine() -> (Unicorn<'static, ()>, *mut u8, std::rc::Rc<std::cell::Cell<(u32, u32)>>) {
+    use unicorn_engine::RegisterARM;
+    install_direct_fault_handler();
+    const DATA2: u64 = DATA + 0x4000;
+    let span = (1usize << 32) + (64 << 10);
+    let table = reserve(STORE_TABLE + span);
+    // SAFETY: pages inside the fresh reservation become readable and writable: the table, the
+    // code page and the two data pages.
+    let base = unsafe {
+        assert_eq!(libc::mprotect(table.cast(), STORE_TABLE, libc::PROT_READ | libc::PROT_WRITE), 0);
+        let base = table.add(STORE_TABLE);
+        for page in [CODE, DATA, DATA2] {
+            assert_eq!(libc::mprotect(base.add(host_off(page)).cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+        }
+        let code: [u32; 3] = [0xe580_1000, 0xe583_2000, 0xe320_f000]; // str r1, [r0]; str r2, [r3]; nop
+        std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), base.add(host_off(CODE)), 12);
+        table.add(host_off(DATA >> 12)).write(0xff);
+        base
+    };
+    let mut uc = Unicorn::new(Arch::ARM, Mode::ARM).expect("arm engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let fills = std::rc::Rc::new(std::cell::Cell::new((0, 0)));
+    let counter = fills.clone();
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        let (d, d2) = counter.get();
+        counter.set((d + u32::from(va == DATA), d2 + u32::from(va == DATA2)));
+        (va != DATA + 0x1000).then_some(TlbEntry { paddr: va, perms: Prot::ALL })
+    })
+    .unwrap();
+    // SAFETY: the reservation outlives the engine (never unmapped).
+    unsafe { uc.mem_map_ptr(0, 1 << 32, Prot::ALL, base.cast()) }.unwrap();
+    // SAFETY: a live engine; `base..base+span` is guest memory whose host protection says what
+    // the guest may read, and the table below it says where it may store directly.
+    unsafe {
+        let r: Result<(), uc_error> =
+            unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, span as u64).into();
+        r.unwrap();
+        let r: Result<(), uc_error> = unicorn_engine::uc_set_direct_stores(uc.get_handle(), true).into();
+        r.unwrap();
+    }
+    uc.reg_write(RegisterARM::R0, DATA).unwrap();
+    uc.reg_write(RegisterARM::R1, 0x1111_2222).unwrap();
+    uc.reg_write(RegisterARM::R2, 0x3333_4444).unwrap();
+    uc.reg_write(RegisterARM::R3, DATA2).unwrap();
+    (uc, base, fills)
+}
+
+/// Patch 0019: a store to a page whose table byte is 0xff writes host memory without the TLB
+/// (no fill for it); a store to a page whose byte is 0 goes through the TLB (its fill is
+/// asked) and lands too.
+#[test]
+fn direct_store_goes_straight_only_where_the_table_says() {
+    let (mut uc, base, fills) = store_engine();
+    uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
+    // SAFETY: the two data pages inside the test's reservation, readable.
+    let (d, d2) = unsafe {
+        (base.add(host_off(DATA)).cast::<u32>().read(), base.add(host_off(DATA + 0x4000)).cast::<u32>().read())
+    };
+    assert_eq!((d, d2), (0x1111_2222, 0x3333_4444), "both stores landed");
+    assert_eq!(fills.get(), (0, 1), "the first store went straight, the second through the TLB");
+}
+
+/// Patch 0019: a direct store that crosses from a page whose byte is 0xff into one the host
+/// refuses (PROT_NONE) faults in the host; the TLB fill refuses the second page, and the guest
+/// stops at that store with nothing of it written and the store before it done.
+#[test]
+fn direct_store_crossing_into_a_refused_page_stops_at_the_store() {
+    use unicorn_engine::RegisterARM;
+    let (mut uc, base, _) = store_engine();
+    uc.reg_write(RegisterARM::R0, DATA + 0x100).unwrap();
+    uc.reg_write(RegisterARM::R3, DATA + 0xffe).unwrap();
+    // Unaligned word stores are allowed on this CPU (SCTLR.A clear).
+    let r = uc.emu_start(CODE, CODE + 12, 0, 0);
+    assert!(r.is_err(), "the refused store raises: {r:?}");
+    assert_eq!(uc.reg_read(RegisterARM::PC).unwrap(), CODE + 4, "stopped at the second store");
+    // SAFETY: the data page inside the test's reservation, readable.
+    let (first, tail) = unsafe {
+        (base.add(host_off(DATA + 0x100)).cast::<u32>().read(), base.add(host_off(DATA + 0xffe)).cast::<u16>().read())
+    };
+    assert_eq!(first, 0x1111_2222, "the first store ran");
+    assert_eq!(tail, 0, "nothing of the crossing store was written");
 }
 
 /// `v` as a host size or offset (the tests run on 64-bit hosts).

@@ -101,6 +101,10 @@ const GUARD: u64 = 64 << 10;
 /// guard for an access that runs past the last one (`PROT_NONE` where not mapped).
 pub const DIRECT_SPAN: u64 = (1 << 32) + (64 << 10);
 
+/// Bytes of the direct stores' table kept right below a 32-bit guest's window: one per 4 KiB
+/// guest page (unicorn's `UC_DIRECT_STORE_TABLE`, patch 0019).
+pub const STORE_TABLE: u64 = 1 << 20;
+
 /// One past the highest host user address (x86_64 with 4-level paging: 128 TiB). A window is
 /// placed at its guest address only below it.
 const HOST_USER_TOP: u64 = 0x7fff_ffff_f000;
@@ -279,6 +283,12 @@ pub struct AddressSpace {
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
+    /// The direct stores' table of a 32-bit guest (unicorn patch 0019, `uc_set_direct_stores`):
+    /// [`STORE_TABLE`] bytes just below the host address of guest address 0, one per guest
+    /// page, `0xff` where a guest store may go straight to the host page (see
+    /// [`AddressSpace::sync_store_table`]). `None` for 64-bit guests, with
+    /// `ENDGATE_NO_DIRECT=1`, or where the host had no room for it there.
+    store_table: Option<*mut u8>,
     /// The mapping [`AddressSpace::span_at`] found last, as `(start, end, prot, eof)` (`eof`:
     /// the first address of its pages beyond the end of its file, `u64::MAX` for none); cleared
     /// by every change to the mapping list.
@@ -358,6 +368,7 @@ impl AddressSpace {
             pkey_map: None,
             shared_writable: false,
             code_pages: HashSet::new(),
+            store_table: None,
             span_hint: std::cell::Cell::new(None),
             window_hint: std::cell::Cell::new(None),
             vm_peak: 0,
@@ -402,6 +413,9 @@ impl AddressSpace {
             space
                 .add_window(0, layout.task_size, (false, false), DIRECT_SPAN - layout.task_size)
                 .map_err(refused(DIRECT_SPAN))?;
+            if direct && std::env::var_os("ENDGATE_NO_DIRECT_STORES").is_none() {
+                space.make_store_table();
+            }
         }
         if let Some(page) = layout.fixed_page {
             space.add_window(page, PAGE_SIZE, (false, false), 0).map_err(refused(PAGE_SIZE))?;
@@ -430,6 +444,105 @@ impl AddressSpace {
     /// guest or with `ENDGATE_NO_DIRECT=1`. The table lives as long as the address space.
     pub fn direct_table(&self) -> Option<(*const u64, u64)> {
         (self.direct && self.on_demand).then(|| (self.table.as_ptr().cast::<u64>(), self.none))
+    }
+
+    /// For direct guest stores (unicorn patch 0019, `uc_set_direct_stores`): `true` if the
+    /// table below [`AddressSpace::direct_span`]'s base is kept.
+    pub fn direct_stores(&self) -> bool {
+        self.store_table.is_some()
+    }
+
+    /// Maps the direct stores' table right below the window of a 32-bit guest (which must
+    /// start at guest address 0). The host chose where that window went; the table goes
+    /// without it if the host has something right below.
+    fn make_store_table(&mut self) {
+        let Some(w) = self.windows.first().filter(|w| w.guest == 0) else { return };
+        let len = crate::abi::u64_to_usize(STORE_TABLE);
+        let Some(at) = (w.host as u64).checked_sub(STORE_TABLE) else { return };
+        // SAFETY: a fresh private mapping where nothing is (MAP_FIXED_NOREPLACE); it is
+        // unmapped with the reservations.
+        let p = unsafe {
+            libc::mmap(
+                at as *mut c_void,
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return;
+        }
+        self.reservations.push((p, len));
+        if p as u64 != at {
+            // A kernel older than 4.17 takes MAP_FIXED_NOREPLACE as a hint.
+            return;
+        }
+        self.store_table = Some(p.cast());
+    }
+
+    /// Brings the direct stores' table up to date for the guest pages of `[start, end)` and the
+    /// page before (whose byte depends on its next page) from the mappings. Page P's byte is
+    /// `0xff` when a guest store that starts in P needs no check but the host's: P is
+    /// writable, and so is P+1 (a store may cross into it) unless P+1 lies at or above the
+    /// task size, where nothing can ever be mapped and the host page refuses the store (so a
+    /// crossing store faults in the host and the TLB fill refuses it: unicorn patch 0012's
+    /// fault path). Writable means mapped writable and not executable (no translated code can
+    /// come from the page, so no store there can leave a translation stale: executable pages
+    /// keep unicorn's self-modifying-code path) and before the end of the file behind the
+    /// mapping (past it a store raises SIGBUS). Every other store goes through the TLB and
+    /// [`AddressSpace::tlb_fill`]. Called for every change to the mapping list. A byte goes
+    /// from `0xff` to `0` only when P or P+1 stops being writable, a change that takes pages
+    /// away and so first stops every running thread (docs/ARCHITECTURE.md, "Threads"): no
+    /// thread is between its check and its store (both in one translated block) meanwhile.
+    fn sync_store_table(&self, start: u64, end: u64) {
+        let Some(table) = self.store_table else { return };
+        let pages = 1u64 << 20;
+        let first = (start / PAGE_SIZE).saturating_sub(1).min(pages);
+        let last = end.div_ceil(PAGE_SIZE).min(pages);
+        if first >= last {
+            return;
+        }
+        // Writable pages of [first, last + 1): a page more, for the last one's neighbour.
+        let mut writable = vec![false; crate::abi::u64_to_usize(last + 1 - first)];
+        let (lo, hi) = (first * PAGE_SIZE, (last + 1) * PAGE_SIZE);
+        let from = self.vmas.range(..=lo).next_back().map_or(lo, |(&s, _)| s);
+        for (&s, v) in self.vmas.range(from..hi) {
+            if v.end <= lo || !v.prot.contains(Prot::WRITE) || v.prot.contains(Prot::EXEC) {
+                continue;
+            }
+            let (a, b) = (s.max(lo), v.end.min(eof_of(s, v)).min(hi));
+            for page in a / PAGE_SIZE..b.div_ceil(PAGE_SIZE) {
+                writable[crate::abi::u64_to_usize(page - first)] = true;
+            }
+        }
+        let never_mapped = |page: u64| page * PAGE_SIZE >= self.task_size && self.vma_at(page * PAGE_SIZE).is_none();
+        for page in first..last {
+            let i = crate::abi::u64_to_usize(page - first);
+            let ok = writable[i] && (writable[i + 1] || never_mapped(page + 1));
+            // SAFETY: page < 2^20, inside the table's STORE_TABLE bytes; other threads'
+            // translated code reads the bytes meanwhile, so they are written as atomics.
+            let byte = unsafe { &*table.add(crate::abi::u64_to_usize(page)).cast::<std::sync::atomic::AtomicU8>() };
+            byte.store(if ok { 0xff } else { 0 }, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Inserts a mapping, keeping the direct stores' table.
+    fn vma_insert(&mut self, start: u64, v: Vma) -> Option<Vma> {
+        let end = v.end;
+        let old = self.vmas.insert(start, v);
+        self.sync_store_table(start, end);
+        old
+    }
+
+    /// Removes the mapping that starts at `start`, keeping the direct stores' table.
+    fn vma_remove(&mut self, start: &u64) -> Option<Vma> {
+        let v = self.vmas.remove(start);
+        if let Some(v) = &v {
+            self.sync_store_table(*start, v.end);
+        }
+        v
     }
 
     /// The guest address whose bytes live at host address `host` (`None` if no window holds
@@ -779,14 +892,17 @@ impl AddressSpace {
     /// would reach them with a host fault). Their TLB entries are dropped, so the next touch
     /// goes through [`AddressSpace::tlb_fill`]'s end-of-file check.
     pub fn file_truncated(&mut self, id: (u64, u64), size: u64) {
-        let mut hit = false;
-        for v in self.vmas.values_mut() {
+        let mut hit = Vec::new();
+        for (&s, v) in self.vmas.iter_mut() {
             if v.file_id == Some(id) {
                 v.file_size = Some(v.file_size.map_or(size, |s| s.min(size)));
-                hit = true;
+                hit.push((s, v.end));
             }
         }
-        if hit {
+        for &(s, e) in &hit {
+            self.sync_store_table(s, e);
+        }
+        if !hit.is_empty() {
             self.changed();
             self.invalidate.flush_tlb = true;
         }
@@ -904,8 +1020,8 @@ impl AddressSpace {
             // SAFETY: the pages just mapped.
             unsafe { libc::syscall(libc::SYS_mlock2, host, len, u32::from(on_fault)) };
         }
-        let v = self.vmas.remove(&start).expect("found above");
-        self.vmas.insert(page, v);
+        let v = self.vma_remove(&start).expect("found above");
+        self.vma_insert(page, v);
         self.changed();
         self.note_peak();
         true
@@ -1171,7 +1287,7 @@ impl AddressSpace {
         }
         self.shared_writable |= !readonly;
         self.forget(addr, addr + len);
-        self.vmas.insert(
+        self.vma_insert(
             addr,
             Vma {
                 end: addr + len,
@@ -1265,7 +1381,7 @@ impl AddressSpace {
         };
         self.shared_writable |= shared && prot.contains(Prot::WRITE);
         let (file_size, file_id) = (file.map(|f| f.0), file.map(|f| f.1));
-        self.vmas.insert(
+        self.vma_insert(
             addr,
             Vma { end: addr + len, prot, name, offset, shared, policy: None, grows_down, file_size, file_id },
         );
@@ -1294,11 +1410,12 @@ impl AddressSpace {
             && !cur.grows_down
         {
             let end = cur.end;
-            self.vmas.remove(&start);
+            self.vma_remove(&start);
             self.changed();
             if let Some(p) = self.vmas.get_mut(&prev_start) {
                 p.end = end;
             }
+            self.sync_store_table(prev_start, end);
             self.changed();
         }
     }
@@ -1344,7 +1461,7 @@ impl AddressSpace {
     fn forget(&mut self, start: u64, end: u64) {
         let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
         for s in hit {
-            let v = self.vmas.remove(&s).expect("listed above");
+            let v = self.vma_remove(&s).expect("listed above");
             self.changed();
             self.invalidate.flush_tlb = true;
             if v.prot.contains(Prot::EXEC) {
@@ -1353,14 +1470,14 @@ impl AddressSpace {
             if s < start {
                 let mut left = v.clone();
                 left.end = start;
-                self.vmas.insert(s, left);
+                self.vma_insert(s, left);
                 self.changed();
             }
             if v.end > end {
                 let mut right = v.clone();
                 right.offset += end - s;
                 right.end = v.end;
-                self.vmas.insert(end, right);
+                self.vma_insert(end, right);
                 self.changed();
             }
         }
@@ -1403,7 +1520,7 @@ impl AddressSpace {
     fn protect_mapped(&mut self, addr: u64, end: u64, prot: Prot) -> Result<(), Errno> {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
-            let v = self.vmas.remove(&s).expect("listed above");
+            let v = self.vma_remove(&s).expect("listed above");
             self.changed();
             let (ms, me) = (s.max(addr), v.end.min(end));
             let host_prot = if v.shared {
@@ -1420,7 +1537,7 @@ impl AddressSpace {
                     let r = unsafe { libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), host_prot) };
                     if r != 0 {
                         let e = Errno::last();
-                        self.vmas.insert(s, v);
+                        self.vma_insert(s, v);
                         self.changed();
                         return Err(e);
                     }
@@ -1430,13 +1547,13 @@ impl AddressSpace {
                 self.invalidate.code.push((ms, me));
             }
             if s < ms {
-                self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+                self.vma_insert(s, Vma { end: ms, ..v.clone() });
                 self.changed();
             }
-            self.vmas.insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
+            self.vma_insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
             self.changed();
             if v.end > me {
-                self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
                 self.changed();
             }
         }
@@ -1480,7 +1597,7 @@ impl AddressSpace {
             self.forget(old, old + old_len);
         }
         self.forget(new, new + new_len);
-        self.vmas.insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });
+        self.vma_insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });
         self.changed();
         self.note_peak();
         Ok(())
@@ -1513,7 +1630,7 @@ impl AddressSpace {
         let (start, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let mut v = v.clone();
         v.end = old + new_len;
-        self.vmas.insert(start, v);
+        self.vma_insert(start, v);
         self.changed();
         self.note_peak();
         Ok(())
@@ -1531,14 +1648,14 @@ impl AddressSpace {
             if new == v.policy {
                 continue;
             }
-            self.vmas.remove(&s);
+            self.vma_remove(&s);
             let (ms, me) = (s.max(start), v.end.min(end));
             if s < ms {
-                self.vmas.insert(s, Vma { end: ms, ..v.clone() });
+                self.vma_insert(s, Vma { end: ms, ..v.clone() });
             }
-            self.vmas.insert(ms, Vma { end: me, offset: v.offset + (ms - s), policy: new, ..v.clone() });
+            self.vma_insert(ms, Vma { end: me, offset: v.offset + (ms - s), policy: new, ..v.clone() });
             if v.end > me {
-                self.vmas.insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
             }
             self.changed();
         }
@@ -1565,7 +1682,7 @@ impl AddressSpace {
         }
         self.forget(start, start + size);
         let offset = pgoff.wrapping_mul(PAGE_SIZE);
-        self.vmas.insert(start, Vma { end: start + size, offset, policy: None, ..v });
+        self.vma_insert(start, Vma { end: start + size, offset, policy: None, ..v });
         self.changed();
         Ok(())
     }

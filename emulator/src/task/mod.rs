@@ -88,6 +88,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
     let direct = mm.direct_span();
     let table = mm.direct_table();
+    let stores = mm.direct_stores();
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
@@ -101,6 +102,13 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         let r: Result<(), uc_error> =
             unsafe { unicorn_engine::uc_set_direct_base(cpu.get_handle(), base as u64, len) }.into();
         r?;
+        if stores {
+            // SAFETY: a live engine, not running, with a direct base; the address space keeps
+            // the table below the base for as long as it lives (mm::sync_store_table).
+            let r: Result<(), uc_error> =
+                unsafe { unicorn_engine::uc_set_direct_stores(cpu.get_handle(), true) }.into();
+            r?;
+        }
     }
     if let Some((table, none)) = table {
         crate::signal::host::enable_direct_faults();
