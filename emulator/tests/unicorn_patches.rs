@@ -1300,3 +1300,59 @@ fn arm_svc_runs_the_interrupt_hook_in_place() {
     let mut uc = engine();
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
 }
+
+/// Patch 0020: mips64el `syscall` calls the interrupt hooks from a helper. The hook sees
+/// `EXCP_SYSCALL` (17) and the PC after the `syscall` (unicorn's `next_pc`, where the exception
+/// leaves it); its v0 reaches the next instruction; a stop it asks for ends the run before that
+/// instruction; without an interrupt hook the `syscall` is still the exception that ends the run.
+#[test]
+fn mips_syscall_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    const SYSCALL: u32 = 0x0000_000c;
+    const OR_T1_V0: u32 = 0x0040_4825; // or $t1, $v0, $zero
+    const ADDIU_T2_1: u32 = 0x254a_0001; // addiu $t2, $t2, 1
+    const MIPS_NOP: u32 = 0;
+    let code = [SYSCALL, OR_T1_V0, ADDIU_T2_1, MIPS_NOP];
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let end = CODE + 12;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN).expect("mips64el engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &bytes).unwrap();
+        uc.reg_write(RegisterMIPS::V0, 5108).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (pc, v0) = (uc.reg_read(RegisterMIPS::PC).unwrap(), uc.reg_read(RegisterMIPS::V0).unwrap());
+            s.lock().unwrap().push((intno, pc, v0));
+            uc.reg_write(RegisterMIPS::V0, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(17, CODE + 4, 5108)], "one hook call, after the syscall");
+        let (pc, t1) = (uc.reg_read(RegisterMIPS::PC).unwrap(), uc.reg_read(RegisterMIPS::T1).unwrap());
+        if stop {
+            assert_eq!((pc, t1), (CODE + 4, 0), "stopped before the or");
+        } else {
+            assert_eq!(t1, 4242, "the or read the hook's v0");
+            assert_eq!(uc.reg_read(RegisterMIPS::T2).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (endgate's single step, gdb's stepi) runs the syscall and its hook
+    // and stops before the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| uc.reg_write(RegisterMIPS::V0, 4242).unwrap()).unwrap();
+    uc.emu_start(CODE, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE + 4, "one step: after the syscall");
+    assert_eq!((uc.reg_read(RegisterMIPS::V0).unwrap(), uc.reg_read(RegisterMIPS::T1).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE + 4, "no hook: pc after the syscall, as before");
+}
