@@ -1356,3 +1356,74 @@ fn mips_syscall_runs_the_interrupt_hook_in_place() {
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
     assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE + 4, "no hook: pc after the syscall, as before");
 }
+
+/// Patch 0021: s390x `svc` calls the interrupt hooks from a helper. The hook sees `EXCP_SVC`
+/// (2) with the PSW address still on the `svc` (where the exception leaves it, and where
+/// endgate reads the svc number from) and moves it past the `svc`, as endgate's hook does; its
+/// r2 and the condition code of the compare before the `svc` reach the next instructions; a
+/// stop it asks for ends the run before them; without an interrupt hook the `svc` is still the
+/// exception that ends the run.
+#[test]
+fn s390x_svc_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterS390X;
+    let code: [u8; 20] = [
+        0xb9, 0x20, 0x00, 0x34, // cgr %r3, %r4 (1 < 2: cc 1)
+        0x0a, 0x40, // svc 64
+        0xb9, 0x04, 0x00, 0x52, // lgr %r5, %r2
+        0xb2, 0x22, 0x00, 0x60, // ipm %r6 (cc into bits 28-29)
+        0xa7, 0x7b, 0x00, 0x01, // aghi %r7, 1
+        0x07, 0x00, // nopr
+    ];
+    let end = CODE + 18;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+        // Writable as well, as the other s390x tests here map it: with a read-only page the
+        // engine raises a program check at the first instruction, before any svc.
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.reg_write(RegisterS390X::R3, 1).unwrap();
+        uc.reg_write(RegisterS390X::R4, 2).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+            s.lock().unwrap().push((intno, pc));
+            uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+            uc.reg_write(RegisterS390X::R2, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(2, CODE + 4)], "one hook call, on the svc");
+        let (pc, r5) = (uc.reg_read(RegisterS390X::PC).unwrap(), uc.reg_read(RegisterS390X::R5).unwrap());
+        if stop {
+            assert_eq!((pc, r5), (CODE + 6, 0), "stopped before the lgr");
+        } else {
+            assert_eq!(r5, 4242, "the lgr read the hook's r2");
+            assert_eq!((uc.reg_read(RegisterS390X::R6).unwrap() >> 28) & 3, 1, "the cgr's condition code");
+            assert_eq!(uc.reg_read(RegisterS390X::R7).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (gdb's stepi) from the svc runs it and its hook and stops before
+    // the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| {
+        let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+        uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+        uc.reg_write(RegisterS390X::R2, 4242).unwrap();
+    })
+    .unwrap();
+    uc.emu_start(CODE + 4, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 6, "one step: after the svc");
+    assert_eq!((uc.reg_read(RegisterS390X::R2).unwrap(), uc.reg_read(RegisterS390X::R5).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 4, "no hook: the psw on the svc, as before");
+}
