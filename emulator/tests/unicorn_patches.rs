@@ -1427,3 +1427,64 @@ fn s390x_svc_runs_the_interrupt_hook_in_place() {
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
     assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 4, "no hook: the psw on the svc, as before");
 }
+
+/// Patch 0022: i386 `int $0x80` calls the interrupt hooks from a helper. The hook sees
+/// interrupt 0x80 and EIP after the `int` (where the exception leaves it); its eax and the flags
+/// of the compare before the `int` reach the next instructions; a stop it asks for ends the
+/// run before them; without an interrupt hook the `int` is still the exception that ends the run.
+#[test]
+fn i386_int80_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterX86;
+    let code: [u8; 12] = [
+        0x39, 0xc9, // cmp ecx, ecx (ZF = 1)
+        0xcd, 0x80, // int $0x80
+        0x89, 0xc2, // mov edx, eax
+        0x0f, 0x94, 0xc3, // setz bl
+        0x46, // inc esi
+        0x90, // nop
+        0x90, // nop
+    ];
+    let end = CODE + 10;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::X86, Mode::MODE_32).expect("i386 engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.reg_write(RegisterX86::EAX, 20).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (eip, eax) = (uc.reg_read(RegisterX86::EIP).unwrap(), uc.reg_read(RegisterX86::EAX).unwrap());
+            s.lock().unwrap().push((intno, eip, eax));
+            uc.reg_write(RegisterX86::EAX, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(0x80, CODE + 4, 20)], "one hook call, after the int");
+        let (eip, edx) = (uc.reg_read(RegisterX86::EIP).unwrap(), uc.reg_read(RegisterX86::EDX).unwrap());
+        if stop {
+            assert_eq!((eip, edx), (CODE + 4, 0), "stopped before the mov");
+        } else {
+            assert_eq!(edx, 4242, "the mov read the hook's eax");
+            assert_eq!(uc.reg_read(RegisterX86::BL).unwrap(), 1, "the cmp's zero flag");
+            assert_eq!(uc.reg_read(RegisterX86::ESI).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (gdb's stepi) from the int runs it and its hook and stops before
+    // the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| uc.reg_write(RegisterX86::EAX, 4242).unwrap()).unwrap();
+    uc.emu_start(CODE + 2, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE + 4, "one step: after the int");
+    assert_eq!((uc.reg_read(RegisterX86::EAX).unwrap(), uc.reg_read(RegisterX86::EDX).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE + 4, "no hook: eip after the int, as before");
+}
