@@ -1488,3 +1488,42 @@ fn i386_int80_runs_the_interrupt_hook_in_place() {
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
     assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE + 4, "no hook: eip after the int, as before");
 }
+
+/// Patch 0021: the exit that the s390x hook's PC write asks for is dropped after an `svc`, but
+/// never a stop: `uc_emu_stop` from another thread (endgate's preemption and signal senders)
+/// still ends a loop whose every iteration is an `svc` whose hook writes the PC, however it
+/// falls on the hook.
+#[test]
+fn s390x_svc_loop_stops_from_another_thread() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use unicorn_engine::RegisterS390X;
+    let code: [u8; 6] = [
+        0x0a, 0x00, // svc 0
+        0xa7, 0xf4, 0xff, 0xff, // j .-2 (brc 15 back to the svc)
+    ];
+    let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    uc.add_intr_hook(move |uc, _| {
+        let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+        uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+        c.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    let handle = SendPtr(uc.get_handle());
+    let stopper = std::thread::spawn(move || {
+        let handle = handle;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // SAFETY: as in stop_from_another_thread_ends_a_chained_loop.
+        unsafe { unicorn_engine::uc_emu_stop(handle.0) };
+    });
+    let start = std::time::Instant::now();
+    // The 10 s timeout only keeps a lost stop from hanging the test; the stop must come first.
+    uc.emu_start(CODE, CODE + 0x100, 10_000_000, 0).unwrap();
+    stopper.join().unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "the stop was lost");
+    assert!(calls.load(Ordering::Relaxed) > 100, "the loop ran");
+}
