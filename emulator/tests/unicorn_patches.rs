@@ -1397,3 +1397,230 @@ fn arm_svc_runs_the_interrupt_hook_in_place() {
     let mut uc = engine();
     assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
 }
+
+/// Patch 0020: mips64el `syscall` calls the interrupt hooks from a helper. The hook sees
+/// `EXCP_SYSCALL` (17) and the PC after the `syscall` (unicorn's `next_pc`, where the exception
+/// leaves it); its v0 reaches the next instruction; a stop it asks for ends the run before that
+/// instruction; without an interrupt hook the `syscall` is still the exception that ends the run.
+#[test]
+fn mips_syscall_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    const SYSCALL: u32 = 0x0000_000c;
+    const OR_T1_V0: u32 = 0x0040_4825; // or $t1, $v0, $zero
+    const ADDIU_T2_1: u32 = 0x254a_0001; // addiu $t2, $t2, 1
+    const MIPS_NOP: u32 = 0;
+    let code = [SYSCALL, OR_T1_V0, ADDIU_T2_1, MIPS_NOP];
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let end = CODE + 12;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN).expect("mips64el engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &bytes).unwrap();
+        uc.reg_write(RegisterMIPS::V0, 5108).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (pc, v0) = (uc.reg_read(RegisterMIPS::PC).unwrap(), uc.reg_read(RegisterMIPS::V0).unwrap());
+            s.lock().unwrap().push((intno, pc, v0));
+            uc.reg_write(RegisterMIPS::V0, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(17, CODE + 4, 5108)], "one hook call, after the syscall");
+        let (pc, t1) = (uc.reg_read(RegisterMIPS::PC).unwrap(), uc.reg_read(RegisterMIPS::T1).unwrap());
+        if stop {
+            assert_eq!((pc, t1), (CODE + 4, 0), "stopped before the or");
+        } else {
+            assert_eq!(t1, 4242, "the or read the hook's v0");
+            assert_eq!(uc.reg_read(RegisterMIPS::T2).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (endgate's single step, gdb's stepi) runs the syscall and its hook
+    // and stops before the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| uc.reg_write(RegisterMIPS::V0, 4242).unwrap()).unwrap();
+    uc.emu_start(CODE, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE + 4, "one step: after the syscall");
+    assert_eq!((uc.reg_read(RegisterMIPS::V0).unwrap(), uc.reg_read(RegisterMIPS::T1).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE + 4, "no hook: pc after the syscall, as before");
+}
+
+/// Patch 0021: s390x `svc` calls the interrupt hooks from a helper. The hook sees `EXCP_SVC`
+/// (2) with the PSW address still on the `svc` (where the exception leaves it, and where
+/// endgate reads the svc number from) and moves it past the `svc`, as endgate's hook does; its
+/// r2 and the condition code of the compare before the `svc` reach the next instructions; a
+/// stop it asks for ends the run before them; without an interrupt hook the `svc` is still the
+/// exception that ends the run.
+#[test]
+fn s390x_svc_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterS390X;
+    let code: [u8; 20] = [
+        0xb9, 0x20, 0x00, 0x34, // cgr %r3, %r4 (1 < 2: cc 1)
+        0x0a, 0x40, // svc 64
+        0xb9, 0x04, 0x00, 0x52, // lgr %r5, %r2
+        0xb2, 0x22, 0x00, 0x60, // ipm %r6 (cc into bits 28-29)
+        0xa7, 0x7b, 0x00, 0x01, // aghi %r7, 1
+        0x07, 0x00, // nopr
+    ];
+    let end = CODE + 18;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+        // Writable as well, as the other s390x tests here map it: with a read-only page the
+        // engine raises a program check at the first instruction, before any svc.
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.reg_write(RegisterS390X::R3, 1).unwrap();
+        uc.reg_write(RegisterS390X::R4, 2).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+            s.lock().unwrap().push((intno, pc));
+            uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+            uc.reg_write(RegisterS390X::R2, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(2, CODE + 4)], "one hook call, on the svc");
+        let (pc, r5) = (uc.reg_read(RegisterS390X::PC).unwrap(), uc.reg_read(RegisterS390X::R5).unwrap());
+        if stop {
+            assert_eq!((pc, r5), (CODE + 6, 0), "stopped before the lgr");
+        } else {
+            assert_eq!(r5, 4242, "the lgr read the hook's r2");
+            assert_eq!((uc.reg_read(RegisterS390X::R6).unwrap() >> 28) & 3, 1, "the cgr's condition code");
+            assert_eq!(uc.reg_read(RegisterS390X::R7).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (gdb's stepi) from the svc runs it and its hook and stops before
+    // the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| {
+        let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+        uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+        uc.reg_write(RegisterS390X::R2, 4242).unwrap();
+    })
+    .unwrap();
+    uc.emu_start(CODE + 4, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 6, "one step: after the svc");
+    assert_eq!((uc.reg_read(RegisterS390X::R2).unwrap(), uc.reg_read(RegisterS390X::R5).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 4, "no hook: the psw on the svc, as before");
+}
+
+/// Patch 0022: i386 `int $0x80` calls the interrupt hooks from a helper. The hook sees
+/// interrupt 0x80 and EIP after the `int` (where the exception leaves it); its eax and the flags
+/// of the compare before the `int` reach the next instructions; a stop it asks for ends the
+/// run before them; without an interrupt hook the `int` is still the exception that ends the run.
+#[test]
+fn i386_int80_runs_the_interrupt_hook_in_place() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterX86;
+    let code: [u8; 12] = [
+        0x39, 0xc9, // cmp ecx, ecx (ZF = 1)
+        0xcd, 0x80, // int $0x80
+        0x89, 0xc2, // mov edx, eax
+        0x0f, 0x94, 0xc3, // setz bl
+        0x46, // inc esi
+        0x90, // nop
+        0x90, // nop
+    ];
+    let end = CODE + 10;
+    let engine = || {
+        let mut uc = Unicorn::new(Arch::X86, Mode::MODE_32).expect("i386 engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.reg_write(RegisterX86::EAX, 20).unwrap();
+        uc
+    };
+    for stop in [false, true] {
+        let mut uc = engine();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let (eip, eax) = (uc.reg_read(RegisterX86::EIP).unwrap(), uc.reg_read(RegisterX86::EAX).unwrap());
+            s.lock().unwrap().push((intno, eip, eax));
+            uc.reg_write(RegisterX86::EAX, 4242).unwrap();
+            if stop {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        assert_eq!(*seen.lock().unwrap(), vec![(0x80, CODE + 4, 20)], "one hook call, after the int");
+        let (eip, edx) = (uc.reg_read(RegisterX86::EIP).unwrap(), uc.reg_read(RegisterX86::EDX).unwrap());
+        if stop {
+            assert_eq!((eip, edx), (CODE + 4, 0), "stopped before the mov");
+        } else {
+            assert_eq!(edx, 4242, "the mov read the hook's eax");
+            assert_eq!(uc.reg_read(RegisterX86::BL).unwrap(), 1, "the cmp's zero flag");
+            assert_eq!(uc.reg_read(RegisterX86::ESI).unwrap(), 1);
+        }
+    }
+    // A one-instruction run (gdb's stepi) from the int runs it and its hook and stops before
+    // the next instruction.
+    let mut uc = engine();
+    uc.add_intr_hook(|uc, _| uc.reg_write(RegisterX86::EAX, 4242).unwrap()).unwrap();
+    uc.emu_start(CODE + 2, end, 0, 1).unwrap();
+    assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE + 4, "one step: after the int");
+    assert_eq!((uc.reg_read(RegisterX86::EAX).unwrap(), uc.reg_read(RegisterX86::EDX).unwrap()), (4242, 0));
+    let mut uc = engine();
+    assert_eq!(uc.emu_start(CODE, end, 0, 0), Err(uc_error::EXCEPTION), "no hook: the exception");
+    assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE + 4, "no hook: eip after the int, as before");
+}
+
+/// Patch 0021: the exit that the s390x hook's PC write asks for is dropped after an `svc`, but
+/// never a stop: `uc_emu_stop` from another thread (endgate's preemption and signal senders)
+/// still ends a loop whose every iteration is an `svc` whose hook writes the PC, however it
+/// falls on the hook.
+#[test]
+fn s390x_svc_loop_stops_from_another_thread() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use unicorn_engine::RegisterS390X;
+    let code: [u8; 6] = [
+        0x0a, 0x00, // svc 0
+        0xa7, 0xf4, 0xff, 0xff, // j .-2 (brc 15 back to the svc)
+    ];
+    let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    let calls = Arc::new(AtomicU64::new(0));
+    let c = calls.clone();
+    uc.add_intr_hook(move |uc, _| {
+        let pc = uc.reg_read(RegisterS390X::PC).unwrap();
+        uc.reg_write(RegisterS390X::PC, pc + 2).unwrap();
+        c.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap();
+    let handle = SendPtr(uc.get_handle());
+    let stopper = std::thread::spawn(move || {
+        let handle = handle;
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        // SAFETY: as in stop_from_another_thread_ends_a_chained_loop.
+        unsafe { unicorn_engine::uc_emu_stop(handle.0) };
+    });
+    let start = std::time::Instant::now();
+    // The 10 s timeout only keeps a lost stop from hanging the test; the stop must come first.
+    uc.emu_start(CODE, CODE + 0x100, 10_000_000, 0).unwrap();
+    stopper.join().unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "the stop was lost");
+    assert!(calls.load(Ordering::Relaxed) > 100, "the loop ran");
+}

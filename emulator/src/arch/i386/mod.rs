@@ -1,7 +1,8 @@
 //! i386 guests (32-bit x86, System V i386 ABI; Debian's i386 port is i686 code).
 //!
 //! - Trap: `int $0x80`, which unicorn reports as interrupt 0x80 with EIP already past the
-//!   2-byte instruction. Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
+//!   2-byte instruction (from a helper without leaving translated code since unicorn patch
+//!   0022). Number in `eax`, arguments in `ebx ecx edx esi edi ebp`, result in
 //!   `eax`. `AT_SYSINFO` points at the vDSO's `__kernel_vsyscall` (the gate, `crate::gate`),
 //!   which glibc calls for every system call; a `sysenter` ends the guest with SIGSEGV (see
 //!   `install_hooks`).

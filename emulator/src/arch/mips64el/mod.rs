@@ -8,8 +8,9 @@
 //!   (the TLS read every glibc program makes) needs `HWREna`, which unicorn cannot set from
 //!   outside, and a trapped `rdhwr` cannot be completed here (see the next point). Kernel mode
 //!   reads `UserLocal` directly; the price is that privileged instructions do not raise SIGILL.
-//! - Trap: `syscall` raises unicorn interrupt 17 (QEMU's `EXCP_SYSCALL`); unicorn has already
-//!   moved the PC past it. Number in `v0` ($2; n64 numbers start at 5000), arguments in `a0`-`a5`
+//! - Trap: `syscall` raises unicorn interrupt 17 (QEMU's `EXCP_SYSCALL`; from a helper without
+//!   leaving translated code since unicorn patch 0020); unicorn has already moved the PC past
+//!   it. Number in `v0` ($2; n64 numbers start at 5000), arguments in `a0`-`a5`
 //!   ($4-$9), result in `v0` with `a3` ($7) = 0, or a *positive* MIPS errno in `v0` with `a3` = 1.
 //!   Host errno values are translated to MIPS ones here (arch/mips/include/uapi/asm/errno.h).
 //! - Other exceptions: unicorn replaces the PC with the one after the last `syscall` before the

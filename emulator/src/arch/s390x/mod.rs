@@ -1,12 +1,14 @@
 //! s390x guests (z/Architecture, LP64, big-endian).
 //!
 //! - Trap: `svc I` raises unicorn interrupt 2 (QEMU's `EXCP_SVC`) with the PSW address still
-//!   *on* the `svc` (QEMU's `op_svc` saves it before raising the exception and unicorn adds
-//!   nothing for s390x), and the immediate and instruction length stay in unicorn's private
-//!   CPU state. The hook decodes them from the instruction (`traps.rs`; `svc` run by `EX`/
-//!   `EXRL` included), moves the PSW past the instruction and serves the call. Number: the
-//!   immediate, or the low 16 bits of `r1` when the immediate is 0 (glibc and musl always use
-//!   `svc 0`; arch/s390/kernel/syscall.c `__do_syscall`); arguments `r2`-`r7`; result `r2`.
+//!   *on* the `svc` (QEMU's `op_svc` saves it before the hook runs, from a helper without
+//!   leaving translated code since unicorn patch 0021; unicorn adds nothing for s390x), and
+//!   the immediate and instruction length stay in unicorn's private CPU state. The hook
+//!   decodes them from the instruction (`traps.rs`; `svc` run by `EX`/`EXRL` included, which
+//!   still raises the exception), moves the PSW past the instruction and serves the call.
+//!   Number: the immediate, or the low 16 bits of `r1` when the immediate is 0 (glibc and musl
+//!   always use `svc 0`; arch/s390/kernel/syscall.c `__do_syscall`); arguments `r2`-`r7`;
+//!   result `r2`.
 //! - Program checks raise interrupt 3 (`EXCP_PGM`), also with the PSW on the instruction,
 //!   which is where Linux reports it (`si_addr` is the PSW address minus the instruction
 //!   length the check stored). Unicorn does not pass the program-interruption code; the hook
