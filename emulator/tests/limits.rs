@@ -85,6 +85,49 @@ fn a_stack_that_cannot_grow_keeps_the_status_contract() {
     assert!(lines[0].starts_with("endgate: ") && lines[0].contains("SIGSEGV"), "{err:?}");
 }
 
+/// Runs `prog show` under endgate from a shell that first runs `ulimit ARGS` (so endgate
+/// itself starts under that limit): status, stdout, stderr.
+fn run_under_ulimit(prog: &Path, ulimit: &str) -> (i32, String, String) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("ulimit {ulimit} && exec \"$0\" \"$@\"")).arg(endgate()).arg(prog).arg("show");
+    let o = run_with_timeout(&mut cmd, None, TIMEOUT);
+    assert!(!o.timed_out, "{}: still running after {TIMEOUT:?}", prog.display());
+    (o.status, String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// A hard `ulimit -v` (1000000 KiB) below the host address space endgate reserves up front
+/// (README, "Limitations": 4 GiB for a 32-bit guest, more than 4 TiB for a 64-bit one) stops
+/// endgate at start with one line naming the limit, what endgate reserves and the way out
+/// (status 1); the same limit set soft only is the guest's `RLIMIT_AS`, as a native program
+/// sees it (getrlimit(2)), and the guest runs under it.
+#[test]
+fn a_hard_address_space_limit_below_the_reservations_is_named_at_start() {
+    let dir = TempDir::new("limits-hard");
+    for &(arch, cc) in COMPILERS {
+        let prog = build(dir.path(), cc);
+        let (status, out, err) = run_under_ulimit(&prog, "-v 1000000");
+        assert_eq!(status, 1, "{arch}: stdout {out:?} stderr {err:?}");
+        assert!(out.is_empty(), "{arch}: the guest ran: {out:?}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{arch}: one line from endgate: {err:?}");
+        let line = lines[0];
+        assert!(line.starts_with("endgate: cannot reserve "), "{arch}: {line}");
+        assert!(
+            line.contains(
+                "the hard address-space limit (ulimit -v, RLIMIT_AS) is 1024000000 bytes, and endgate reserves "
+            ),
+            "{arch}: {line}"
+        );
+        assert!(
+            line.ends_with("or set a soft one (ulimit -S -v), which endgate applies to the guest"),
+            "{arch}: {line}"
+        );
+        let (status, out, err) = run_under_ulimit(&prog, "-S -v 1000000");
+        assert_eq!(status, 0, "{arch}: stdout {out:?} stderr {err:?}");
+        assert_eq!(out, "RLIMIT_AS soft 1000000 KiB, hard unlimited\nmalloc 16 MiB: ok\n", "{arch}");
+    }
+}
+
 #[test]
 fn bad_sizes_are_usage_errors() {
     for bad in ["", "0", "12Q", "x", "99999999999T"] {
