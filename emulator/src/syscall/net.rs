@@ -492,7 +492,14 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
     let control = if hdr.control == 0 || clen == 0 {
         Vec::new()
     } else if out {
-        // No check of the guest's buffer here: Linux writes the control messages one by one
+        // A buffer just below a grows-down stack: Linux's copy would grow the stack, and the
+        // call cannot be served again once the data is taken, so the stack grows first.
+        if t.mm.check_writable(GuestAddr::new(hdr.control), clen).is_err() {
+            if let Some(a) = t.mm.take_grow_request() {
+                let _ = t.mm.grow_down(a);
+            }
+        }
+        // No other check of the guest's buffer here: Linux writes the control messages one by one
         // after the data is received, and a fault there loses the message, not the data
         // ([`cmsg::to_guest`]). The host gets the guest's room, plus what its larger headers take (16 vs 12 bytes
         // each on ILP32, at most one header per 12 guest bytes): the messages that fit the
