@@ -776,21 +776,12 @@ mod cmsg {
         (usize::try_from(len).unwrap_or(usize::MAX), h[8..16].try_into().unwrap_or_default())
     }
 
-    /// Pads `out` to its last message's aligned end (CMSG_SPACE), but not past `cap`: the
-    /// kernel counts each message's space in `msg_controllen` that way (net/core/scm.c
-    /// `put_cmsg`, `scm_detach_fds`).
-    fn pad_end(mut out: Vec<u8>, to: DataModel, cap: usize) -> Vec<u8> {
-        let end = align(out.len(), to).min(cap).max(out.len());
-        out.resize(end, 0);
-        out
-    }
-
-    /// Re-lays every message of `src` (model `from`) in model `to`, up to `cap` bytes out.
-    /// Returns the bytes and whether some message did not fit.
-    fn relay(from: DataModel, src: &[u8], to: DataModel, cap: usize) -> (Vec<u8>, bool) {
+    /// Re-lays every message of the guest's `src` (model `from`) in the host's layout, each
+    /// padded to its `CMSG_SPACE` (sendmsg's control messages).
+    fn relay(from: DataModel, src: &[u8]) -> Vec<u8> {
+        let to = DataModel::HOST;
         if from == to {
-            let n = src.len().min(cap);
-            return (src[..n].to_vec(), n < src.len());
+            return src.to_vec();
         }
         let (fh, th) = (size_of(CMSGHDR, from), size_of(CMSGHDR, to));
         let mut out = Vec::new();
@@ -807,33 +798,17 @@ mod cmsg {
                 }
             }
             let start = align(out.len(), to);
-            if start + th + data.len() > cap {
-                // What fits of this message's data goes out (whole 32-bit words); descriptors
-                // that do not fit are closed, as the kernel never installs them.
-                let room = cap.saturating_sub(start + th) / 4 * 4;
-                if start + th <= cap && room > 0 {
-                    data.truncate(room);
-                    out.resize(start + th, 0);
-                    let mut host_hdr = [0u8; 16];
-                    host_hdr[..8].copy_from_slice(&((th + room) as u64).to_ne_bytes());
-                    host_hdr[8..16].copy_from_slice(&lvl_type);
-                    crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
-                    out.extend_from_slice(&data);
-                }
-                if from == DataModel::HOST {
-                    close_rights(&src[off..off + len], fh, lvl_type, room);
-                }
-                return (pad_end(out, to, cap), true);
-            }
             out.resize(start + th, 0);
             let mut host_hdr = [0u8; 16];
             host_hdr[..8].copy_from_slice(&((th + data.len()) as u64).to_ne_bytes());
             host_hdr[8..16].copy_from_slice(&lvl_type);
-            crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
+            out[start..start + th].copy_from_slice(&host_hdr[..th]);
             out.extend_from_slice(&data);
             off += align(len, from);
         }
-        (pad_end(out, to, cap), false)
+        let end = align(out.len(), to);
+        out.resize(end, 0);
+        out
     }
 
     /// Closes the host descriptors of an `SCM_RIGHTS` message (host layout, header `fh` bytes)
@@ -872,7 +847,7 @@ mod cmsg {
 
     /// Guest control bytes to host ones.
     pub fn to_host(guest: DataModel, src: &[u8]) -> Vec<u8> {
-        relay(guest, src, DataModel::HOST, usize::MAX).0
+        relay(guest, src)
     }
 
     /// What a `recvmsg` writes into the guest's control buffer ([`to_guest`]).
