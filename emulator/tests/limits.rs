@@ -7,7 +7,10 @@
 //! - `exec-check` under `--max-memory 64M` sees RLIMIT_AS at 64 MiB and cannot map 128 MiB,
 //!   and neither can a program it starts through `execve` (the cap is handed on);
 //! - `stack` recurses without end: the guest dies of SIGSEGV and endgate keeps its status
-//!   contract (one line, 128 + 11).
+//!   contract (one line, 128 + 11);
+//! - `show` prints the guest's `RLIMIT_AS` when endgate starts under a shell's `ulimit -v`: a
+//!   hard limit below endgate's up-front reservations stops it with one line naming both, a
+//!   soft one or a hard one above them is the guest's (README, "Limitations").
 
 mod common;
 
@@ -126,6 +129,18 @@ fn a_hard_address_space_limit_below_the_reservations_is_named_at_start() {
         assert_eq!(status, 0, "{arch}: stdout {out:?} stderr {err:?}");
         assert_eq!(out, "RLIMIT_AS soft 1000000 KiB, hard unlimited\nmalloc 16 MiB: ok\n", "{arch}");
     }
+}
+
+/// A hard `ulimit -v` above what endgate reserves (5 TiB, over an aarch64 guest's 4.19 TiB)
+/// lets it run, and the guest sees the limit as its `RLIMIT_AS`, soft and hard, as a native
+/// program under it does (the x86_64 build of the same program prints the same line).
+#[test]
+fn a_hard_limit_above_the_reservations_is_the_guests() {
+    let dir = TempDir::new("limits-hard-above");
+    let prog = build(dir.path(), "aarch64-linux-gnu-gcc");
+    let (status, out, err) = run_under_ulimit(&prog, "-v 5368709120");
+    assert_eq!(status, 0, "stdout {out:?} stderr {err:?}");
+    assert_eq!(out, "RLIMIT_AS soft 5368709120 KiB, hard 5368709120 KiB\nmalloc 16 MiB: ok\n");
 }
 
 #[test]

@@ -242,7 +242,19 @@ pub fn up_front(layout: Layout) -> u64 {
             g += WINDOW_GRANULE;
         }
     }
-    (WINDOW_GRANULE + GUARD) + (low + GUARD) + granules.len() as u64 * WINDOW_GRANULE + GUARD + fixed
+    let above = if granules.is_empty() { 0 } else { granules.len() as u64 * WINDOW_GRANULE + GUARD };
+    (WINDOW_GRANULE + GUARD) + (low + GUARD) + above + fixed
+}
+
+/// Whether the host's hard `RLIMIT_AS` is what refuses `len` more bytes now: this process's
+/// mapped size (`/proc/self/statm`'s first field, in pages) plus `len` goes beyond it. Without
+/// a readable `/proc`, a finite limit is taken to be the reason.
+fn over_hard_limit(limit: u64, len: u64) -> bool {
+    let now = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|pages| pages.saturating_mul(PAGE_SIZE));
+    now.is_none_or(|now| now.saturating_add(len) > limit)
 }
 
 /// The host's hard `RLIMIT_AS` when it is finite.
@@ -416,7 +428,9 @@ impl AddressSpace {
         let (limit, need) = (hard_as_limit(), up_front(layout));
         let refused = |len: u64| {
             move |e: Errno| match limit {
-                Some(limit) if e == Errno::ENOMEM => MmError::HardLimit { len, limit, need },
+                Some(limit) if e == Errno::ENOMEM && over_hard_limit(limit, len) => {
+                    MmError::HardLimit { len, limit, need }
+                }
                 _ => MmError::Reserve { len, source: std::io::Error::from(e) },
             }
         };
