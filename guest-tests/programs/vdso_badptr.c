@@ -86,6 +86,7 @@ int main(void)
         try(f, "unmapped", two + pg, two + pg);
         /* The first word writable, then the unmapped page: the second word's store faults. */
         try(f, "straddling", two + pg - sizeof(struct timespec) / 2, two + pg);
+        try(f, "misaligned", two + 4, 0);
         try(f, "misaligned read-only", ro + 4, (void *)-1);
         try(f, "misaligned unmapped", two + pg + 4, (void *)-1);
     }

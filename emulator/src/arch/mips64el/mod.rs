@@ -324,9 +324,15 @@ impl GuestArch for Mips64el {
     fn exception_signal(&self, intno: u32) -> Signal {
         super::exception_signal_of(&EXCP_SIGNALS, intno)
     }
-    fn exception_info(&self, cpu: &Cpu<'_>, intno: u32, pc: u64) -> crate::signal::SigInfo {
-        let emulated = matches!(intno, EXCP_ADEL | EXCP_ADES).then(|| unaligned::emulation_fault(cpu, pc));
-        emulated.flatten().unwrap_or_else(|| self.exception_siginfo(intno, pc))
+    fn exception_info(&self, cpu: &mut Cpu<'_>, intno: u32, pc: u64) -> Option<crate::signal::SigInfo> {
+        if matches!(intno, EXCP_ADEL | EXCP_ADES) {
+            match unaligned::complete(cpu, pc) {
+                unaligned::Outcome::Done => return None,
+                unaligned::Outcome::Signal(info) => return Some(info),
+                unaligned::Outcome::Kept => {}
+            }
+        }
+        Some(self.exception_siginfo(intno, pc))
     }
 
     /// Back to the `syscall` (4 bytes) with the number in `v0` and `a3` as they were (the
