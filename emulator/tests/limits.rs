@@ -7,7 +7,10 @@
 //! - `exec-check` under `--max-memory 64M` sees RLIMIT_AS at 64 MiB and cannot map 128 MiB,
 //!   and neither can a program it starts through `execve` (the cap is handed on);
 //! - `stack` recurses without end: the guest dies of SIGSEGV and endgate keeps its status
-//!   contract (one line, 128 + 11).
+//!   contract (one line, 128 + 11);
+//! - `show` prints the guest's `RLIMIT_AS` when endgate starts under a shell's `ulimit -v`: a
+//!   hard limit below endgate's up-front reservations stops it with one line naming both, a
+//!   soft one or a hard one above them is the guest's (README, "Limitations").
 
 mod common;
 
@@ -83,6 +86,61 @@ fn a_stack_that_cannot_grow_keeps_the_status_contract() {
     let lines: Vec<&str> = err.lines().collect();
     assert_eq!(lines.len(), 1, "one line from endgate: {err:?}");
     assert!(lines[0].starts_with("endgate: ") && lines[0].contains("SIGSEGV"), "{err:?}");
+}
+
+/// Runs `prog show` under endgate from a shell that first runs `ulimit ARGS` (so endgate
+/// itself starts under that limit): status, stdout, stderr.
+fn run_under_ulimit(prog: &Path, ulimit: &str) -> (i32, String, String) {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(format!("ulimit {ulimit} && exec \"$0\" \"$@\"")).arg(endgate()).arg(prog).arg("show");
+    let o = run_with_timeout(&mut cmd, None, TIMEOUT);
+    assert!(!o.timed_out, "{}: still running after {TIMEOUT:?}", prog.display());
+    (o.status, String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+}
+
+/// A hard `ulimit -v` (1000000 KiB) below the host address space endgate reserves up front
+/// (README, "Limitations": 4 GiB for a 32-bit guest, more than 4 TiB for a 64-bit one) stops
+/// endgate at start with one line naming the limit, what endgate reserves and the way out
+/// (status 1); the same limit set soft only is the guest's `RLIMIT_AS`, as a native program
+/// sees it (getrlimit(2)), and the guest runs under it.
+#[test]
+fn a_hard_address_space_limit_below_the_reservations_is_named_at_start() {
+    let dir = TempDir::new("limits-hard");
+    for &(arch, cc) in COMPILERS {
+        let prog = build(dir.path(), cc);
+        let (status, out, err) = run_under_ulimit(&prog, "-v 1000000");
+        assert_eq!(status, 1, "{arch}: stdout {out:?} stderr {err:?}");
+        assert!(out.is_empty(), "{arch}: the guest ran: {out:?}");
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 1, "{arch}: one line from endgate: {err:?}");
+        let line = lines[0];
+        assert!(line.starts_with("endgate: cannot reserve "), "{arch}: {line}");
+        assert!(
+            line.contains(
+                "the hard address-space limit (ulimit -v, RLIMIT_AS) is 1024000000 bytes, and endgate reserves "
+            ),
+            "{arch}: {line}"
+        );
+        assert!(
+            line.ends_with("or set a soft one (ulimit -S -v), which endgate applies to the guest"),
+            "{arch}: {line}"
+        );
+        let (status, out, err) = run_under_ulimit(&prog, "-S -v 1000000");
+        assert_eq!(status, 0, "{arch}: stdout {out:?} stderr {err:?}");
+        assert_eq!(out, "RLIMIT_AS soft 1000000 KiB, hard unlimited\nmalloc 16 MiB: ok\n", "{arch}");
+    }
+}
+
+/// A hard `ulimit -v` above what endgate reserves (5 TiB, over an aarch64 guest's 4.19 TiB)
+/// lets it run, and the guest sees the limit as its `RLIMIT_AS`, soft and hard, as a native
+/// program under it does (the x86_64 build of the same program prints the same line).
+#[test]
+fn a_hard_limit_above_the_reservations_is_the_guests() {
+    let dir = TempDir::new("limits-hard-above");
+    let prog = build(dir.path(), "aarch64-linux-gnu-gcc");
+    let (status, out, err) = run_under_ulimit(&prog, "-v 5368709120");
+    assert_eq!(status, 0, "stdout {out:?} stderr {err:?}");
+    assert_eq!(out, "RLIMIT_AS soft 5368709120 KiB, hard 5368709120 KiB\nmalloc 16 MiB: ok\n");
 }
 
 #[test]

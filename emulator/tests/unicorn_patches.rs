@@ -1623,4 +1623,30 @@ fn s390x_svc_loop_stops_from_another_thread() {
     stopper.join().unwrap();
     assert!(start.elapsed() < std::time::Duration::from_secs(5), "the stop was lost");
     assert!(calls.load(Ordering::Relaxed) > 100, "the loop ran");
+
+/// Patch 0023: a MIPS exception other than `syscall` reaches the interrupt hook with the PC on
+/// the faulting instruction (a `teq` trap, `EXCP_TRAP`), not the instruction after the last
+/// `syscall`; the `syscall` itself still reaches it with the PC after it.
+#[test]
+fn mips_exception_hook_sees_the_faulting_pc() {
+    use std::sync::{Arc, Mutex};
+    const SYSCALL: u32 = 0x0000_000c;
+    const NOP: u32 = 0;
+    const TEQ_ZERO_ZERO: u32 = 0x0000_0034;
+    let code = [SYSCALL, NOP, TEQ_ZERO_ZERO, NOP];
+    let bytes: Vec<u8> = code.iter().flat_map(|i| i.to_le_bytes()).collect();
+    let mut uc = Unicorn::new(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN).expect("mips64el engine");
+    uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+    uc.mem_write(CODE, &bytes).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    uc.add_intr_hook(move |uc, intno| {
+        s.lock().unwrap().push((intno, uc.reg_read(RegisterMIPS::PC).unwrap()));
+        if intno != 17 {
+            uc.emu_stop().unwrap();
+        }
+    })
+    .unwrap();
+    let _ = uc.emu_start(CODE, CODE + 16, 0, 0);
+    assert_eq!(*seen.lock().unwrap(), vec![(17, CODE + 4), (22, CODE + 8)], "syscall after it, the trap on the teq");
 }

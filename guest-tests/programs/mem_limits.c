@@ -97,6 +97,19 @@ int main(int argc, char **argv)
         return alloc_until_failure();
     if (argc > 1 && strcmp(argv[1], "stack") == 0)
         return depth(0);
+    if (argc > 1 && strcmp(argv[1], "show") == 0) {
+        /* The limits the guest started with (emulator/tests/limits.rs: a shell's ulimit -S -v). */
+        struct rlimit rl;
+        CHECK(getrlimit(RLIMIT_AS, &rl) == 0);
+        if (rl.rlim_max == RLIM_INFINITY)
+            printf("RLIMIT_AS soft %lu KiB, hard unlimited\n", (unsigned long)(rl.rlim_cur / 1024));
+        else
+            printf("RLIMIT_AS soft %lu KiB, hard %lu KiB\n", (unsigned long)(rl.rlim_cur / 1024),
+                   (unsigned long)(rl.rlim_max / 1024));
+        void *p = malloc(16 * MiB);
+        printf("malloc 16 MiB: %s\n", p ? "ok" : "failed");
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "exec-check") == 0) {
         struct rlimit rl;
         CHECK(getrlimit(RLIMIT_AS, &rl) == 0);

@@ -281,6 +281,13 @@ pub trait GuestArch: Sync {
     fn exception_siginfo(&self, intno: u32, pc: u64) -> SigInfo {
         exception_siginfo_for(self.exception_signal(intno), pc)
     }
+    /// The `siginfo` of a CPU exception at `pc` where the kernel looks at the faulting
+    /// instruction first (MIPS's address-error exception, which Linux completes by emulating
+    /// the misaligned load or store); `None` when the exception was completed so (the guest
+    /// goes on at the PC this left). [`GuestArch::exception_siginfo`] elsewhere.
+    fn exception_info(&self, _cpu: &mut Cpu<'_>, intno: u32, pc: u64) -> Option<SigInfo> {
+        Some(self.exception_siginfo(intno, pc))
+    }
     /// The address a memory access at `va` reaches: `va` itself, or on arm64, whose Linux runs
     /// user code with the top byte ignored (TCR_EL1.TBI0), `va` without its tag in bits 56-63
     /// when bit 55 is clear (a user address).

@@ -194,7 +194,9 @@ pub struct Task {
     pub parallel: bool,
     /// The TLB fill hook refused an access only because this instance had not caught up with
     /// another thread's mapping changes: the run loop catches up and runs the instruction
-    /// again.
+    /// again. Also set by an exception hook that completed the faulting instruction itself
+    /// (a MIPS misaligned access) and stopped the engine, whose run then ends with the
+    /// exception's error: the run loop goes on at the PC the hook left.
     pub retry_fill: bool,
     /// This thread's copy of the mappings for TLB fills without the lock while it runs in
     /// parallel with other threads (`crate::mm::fill_view`).

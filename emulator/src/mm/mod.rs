@@ -206,6 +206,67 @@ pub enum MmError {
         /// The host error.
         source: std::io::Error,
     },
+    /// The host refused the reservation under a finite hard `RLIMIT_AS` (`ulimit -v`), which
+    /// endgate cannot raise and which counts its `PROT_NONE` reservations (mm/mmap.c
+    /// `may_expand_vm` counts every mapping's size, `total_vm`).
+    #[error(
+        "cannot reserve {len} bytes of host address space: the hard address-space limit \
+         (ulimit -v, RLIMIT_AS) is {limit} bytes, and endgate reserves {need} bytes of host \
+         address space up front for this guest's memory (README, \"Limitations\"); raise the \
+         hard limit, or set a soft one (ulimit -S -v), which endgate applies to the guest"
+    )]
+    HardLimit {
+        /// Size in bytes of the reservation refused.
+        len: u64,
+        /// The hard limit in bytes.
+        limit: u64,
+        /// What [`AddressSpace::new`] reserves for the guest at least ([`up_front`]).
+        need: u64,
+    },
+}
+
+/// The host address space [`AddressSpace::new`] reserves for `layout` at least (each window
+/// with the smallest guard it takes): a 32-bit guest's [`DIRECT_SPAN`]; a 64-bit guest's empty
+/// granule, its low window and the granules of its PIE base and stack that lie above it.
+pub fn up_front(layout: Layout) -> u64 {
+    let fixed = layout.fixed_page.map_or(0, |_| PAGE_SIZE + GUARD);
+    if layout.task_size <= 1 << 32 {
+        return DIRECT_SPAN + fixed;
+    }
+    let low = LOW_BLOCK.min(layout.task_size);
+    let top_base = layout.task_size - layout.top_len;
+    let mut granules: Vec<u64> = Vec::new();
+    for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
+        let end = guest.saturating_add(len).next_multiple_of(WINDOW_GRANULE);
+        let mut g = guest / WINDOW_GRANULE * WINDOW_GRANULE;
+        while g < end {
+            if g >= low && !granules.contains(&g) {
+                granules.push(g);
+            }
+            g += WINDOW_GRANULE;
+        }
+    }
+    let above = if granules.is_empty() { 0 } else { granules.len() as u64 * WINDOW_GRANULE + GUARD };
+    (WINDOW_GRANULE + GUARD) + (low + GUARD) + above + fixed
+}
+
+/// Whether the host's hard `RLIMIT_AS` is what refuses `len` more bytes now: this process's
+/// mapped size (`/proc/self/statm`'s first field, in pages) plus `len` goes beyond it. Without
+/// a readable `/proc`, a finite limit is taken to be the reason.
+fn over_hard_limit(limit: u64, len: u64) -> bool {
+    let now = std::fs::read_to_string("/proc/self/statm")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .map(|pages| pages.saturating_mul(PAGE_SIZE));
+    now.is_none_or(|now| now.saturating_add(len) > limit)
+}
+
+/// The host's hard `RLIMIT_AS` when it is finite.
+fn hard_as_limit() -> Option<u64> {
+    let mut rl = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: a local out struct.
+    (unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut rl) } == 0 && rl.rlim_max != libc::RLIM_INFINITY)
+        .then_some(rl.rlim_max)
 }
 
 /// The first address of the pages of the mapping at `start` that lie past the end of its
@@ -375,7 +436,15 @@ impl AddressSpace {
             rss_peak: std::cell::Cell::new(0),
             grow_request: std::cell::Cell::new(None),
         };
-        let refused = |len: u64| move |e: Errno| MmError::Reserve { len, source: std::io::Error::from(e) };
+        let (limit, need) = (hard_as_limit(), up_front(layout));
+        let refused = |len: u64| {
+            move |e: Errno| match limit {
+                Some(limit) if e == Errno::ENOMEM && over_hard_limit(limit, len) => {
+                    MmError::HardLimit { len, limit, need }
+                }
+                _ => MmError::Reserve { len, source: std::io::Error::from(e) },
+            }
+        };
         if on_demand {
             // The empty granules' reservation, then the low window, the PIE base's and the
             // stack's (whole granules, so the table has one offset for each).

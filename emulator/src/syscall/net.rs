@@ -492,8 +492,16 @@ fn host_msghdr(t: &mut Task, addr: GuestAddr, out: bool) -> Result<HostMsg, Errn
     let control = if hdr.control == 0 || clen == 0 {
         Vec::new()
     } else if out {
-        t.mm.check_writable(GuestAddr::new(hdr.control), clen)?;
-        // The host gets the guest's room, plus what its larger headers take (16 vs 12 bytes
+        // A buffer just below a grows-down stack: Linux's copy would grow the stack, and the
+        // call cannot be served again once the data is taken, so the stack grows first.
+        if t.mm.check_writable(GuestAddr::new(hdr.control), clen).is_err() {
+            if let Some(a) = t.mm.take_grow_request() {
+                let _ = t.mm.grow_down(a);
+            }
+        }
+        // No other check of the guest's buffer here: Linux writes the control messages one by one
+        // after the data is received, and a fault there loses the message, not the data
+        // ([`cmsg::to_guest`]). The host gets the guest's room, plus what its larger headers take (16 vs 12 bytes
         // each on ILP32, at most one header per 12 guest bytes): the messages that fit the
         // guest then fit the host, and [`cmsg::to_guest`] trims the rest as the kernel would.
         let extra = if t.mm.model() == crate::mm::DataModel::HOST { 0 } else { clen.div_ceil(12) * 8 };
@@ -590,12 +598,19 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
         hdr.namelen = h.msg_namelen;
     }
     if hdr.control != 0 && !m.control.is_empty() {
-        let (mut g, truncated) =
-            cmsg::to_guest(t.mm.model(), &m.control[..h.msg_controllen], u64_to_usize(hdr.controllen));
-        cmsg::relevel(&mut g, libc::SOL_SOCKET, t.arch.info().sol_socket);
-        t.mm.write_bytes(GuestAddr::new(hdr.control), &g)?;
-        hdr.controllen = g.len() as u64;
-        if truncated {
+        let cap = u64_to_usize(hdr.controllen);
+        // The bytes the guest can write from the buffer's start: Linux's copies to the
+        // buffer fault past them.
+        let room = t.mm.accessible_prefix(hdr.control, cap as u64, crate::mm::Prot::WRITE);
+        let put = cmsg::to_guest(t.mm.model(), t.arch.info().sol_socket, &m.control[..h.msg_controllen], cap, room);
+        for (off, bytes) in &put.writes {
+            let n = bytes.len().min(u64_to_usize(room).saturating_sub(*off));
+            // A copy the guest's pages refuse is lost, as the kernel's put_cmsg ignores its
+            // EFAULT; `room` already keeps these within the writable prefix.
+            let _ = t.mm.write_bytes(GuestAddr::new(hdr.control) + *off as u64, &bytes[..n]);
+        }
+        hdr.controllen = put.used as u64;
+        if put.truncated {
             flags |= libc::MSG_CTRUNC;
         }
     } else {
@@ -761,21 +776,12 @@ mod cmsg {
         (usize::try_from(len).unwrap_or(usize::MAX), h[8..16].try_into().unwrap_or_default())
     }
 
-    /// Pads `out` to its last message's aligned end (CMSG_SPACE), but not past `cap`: the
-    /// kernel counts each message's space in `msg_controllen` that way (net/core/scm.c
-    /// `put_cmsg`, `scm_detach_fds`).
-    fn pad_end(mut out: Vec<u8>, to: DataModel, cap: usize) -> Vec<u8> {
-        let end = align(out.len(), to).min(cap).max(out.len());
-        out.resize(end, 0);
-        out
-    }
-
-    /// Re-lays every message of `src` (model `from`) in model `to`, up to `cap` bytes out.
-    /// Returns the bytes and whether some message did not fit.
-    fn relay(from: DataModel, src: &[u8], to: DataModel, cap: usize) -> (Vec<u8>, bool) {
+    /// Re-lays every message of the guest's `src` (model `from`) in the host's layout, each
+    /// padded to its `CMSG_SPACE` (sendmsg's control messages).
+    fn relay(from: DataModel, src: &[u8]) -> Vec<u8> {
+        let to = DataModel::HOST;
         if from == to {
-            let n = src.len().min(cap);
-            return (src[..n].to_vec(), n < src.len());
+            return src.to_vec();
         }
         let (fh, th) = (size_of(CMSGHDR, from), size_of(CMSGHDR, to));
         let mut out = Vec::new();
@@ -792,33 +798,17 @@ mod cmsg {
                 }
             }
             let start = align(out.len(), to);
-            if start + th + data.len() > cap {
-                // What fits of this message's data goes out (whole 32-bit words); descriptors
-                // that do not fit are closed, as the kernel never installs them.
-                let room = cap.saturating_sub(start + th) / 4 * 4;
-                if start + th <= cap && room > 0 {
-                    data.truncate(room);
-                    out.resize(start + th, 0);
-                    let mut host_hdr = [0u8; 16];
-                    host_hdr[..8].copy_from_slice(&((th + room) as u64).to_ne_bytes());
-                    host_hdr[8..16].copy_from_slice(&lvl_type);
-                    crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
-                    out.extend_from_slice(&data);
-                }
-                if from == DataModel::HOST {
-                    close_rights(&src[off..off + len], fh, lvl_type, room);
-                }
-                return (pad_end(out, to, cap), true);
-            }
             out.resize(start + th, 0);
             let mut host_hdr = [0u8; 16];
             host_hdr[..8].copy_from_slice(&((th + data.len()) as u64).to_ne_bytes());
             host_hdr[8..16].copy_from_slice(&lvl_type);
-            crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out[start..start + th]);
+            out[start..start + th].copy_from_slice(&host_hdr[..th]);
             out.extend_from_slice(&data);
             off += align(len, from);
         }
-        (pad_end(out, to, cap), false)
+        let end = align(out.len(), to);
+        out.resize(end, 0);
+        out
     }
 
     /// Closes the host descriptors of an `SCM_RIGHTS` message (host layout, header `fh` bytes)
@@ -857,11 +847,101 @@ mod cmsg {
 
     /// Guest control bytes to host ones.
     pub fn to_host(guest: DataModel, src: &[u8]) -> Vec<u8> {
-        relay(guest, src, DataModel::HOST, usize::MAX).0
+        relay(guest, src)
     }
 
-    /// Host control bytes to at most `cap` guest bytes; `true` if some did not fit.
-    pub fn to_guest(guest: DataModel, src: &[u8], cap: usize) -> (Vec<u8>, bool) {
-        relay(DataModel::HOST, src, guest, cap)
+    /// What a `recvmsg` writes into the guest's control buffer ([`to_guest`]).
+    pub struct Put {
+        /// The bytes written, each at its offset from the buffer's start, in the kernel's
+        /// order (a message's padding is not written).
+        pub writes: Vec<(usize, Vec<u8>)>,
+        /// The buffer's bytes the messages used: the new `msg_controllen`.
+        pub used: usize,
+        /// Some message or descriptor did not fit: `MSG_CTRUNC`.
+        pub truncated: bool,
+    }
+
+    /// The host's received control messages (host layout, `src`) put into a guest buffer of
+    /// `cap` bytes (`msg_controllen`) whose first `room` bytes the guest can write, as Linux
+    /// puts them (net/core/scm.c, net/compat.c for a 32-bit guest):
+    /// - `SCM_RIGHTS` (`scm_detach_fds`): as many descriptors as fit in what is left of `cap`
+    ///   are installed one by one, each written as it is installed; the first that cannot be
+    ///   written stops it. The header is written if at least one was, and what is left
+    ///   shrinks by `CMSG_SPACE` of those (at most what is left). `MSG_CTRUNC` unless all
+    ///   arrived; the descriptors not delivered are closed here (the kernel never installs
+    ///   them).
+    /// - any other message (`put_cmsg`): nothing and `MSG_CTRUNC` if less than a header is
+    ///   left; truncated to what is left with `MSG_CTRUNC`; written, and then what is left
+    ///   shrinks by its `CMSG_SPACE`, unless the write faults: then it is lost (`EFAULT`,
+    ///   which every caller ignores) and takes no room.
+    ///
+    /// Level `SOL_SOCKET` becomes the guest's `sol_socket`. The caller writes only the first
+    /// `room` bytes of `writes`, where the kernel's own copy would have faulted.
+    pub fn to_guest(to: DataModel, sol_socket: i32, src: &[u8], cap: usize, room: u64) -> Put {
+        let room = usize::try_from(room).unwrap_or(usize::MAX);
+        let (fh, th) = (size_of(CMSGHDR, DataModel::HOST), size_of(CMSGHDR, to));
+        let mut put = Put { writes: Vec::new(), used: 0, truncated: false };
+        let header = |len: usize, lvl_type: [u8; 8]| {
+            let mut host_hdr = [0u8; 16];
+            host_hdr[..8].copy_from_slice(&(len as u64).to_ne_bytes());
+            host_hdr[8..16].copy_from_slice(&lvl_type);
+            let level = i32::from_ne_bytes([lvl_type[0], lvl_type[1], lvl_type[2], lvl_type[3]]);
+            if level == libc::SOL_SOCKET {
+                host_hdr[8..12].copy_from_slice(&sol_socket.to_ne_bytes());
+            }
+            let mut out = vec![0u8; th];
+            crate::abi::thunk::convert(CMSGHDR, DataModel::HOST, &host_hdr, to, &mut out);
+            out
+        };
+        let mut off = 0;
+        while off + fh <= src.len() {
+            let (len, lvl_type) = read_hdr(&src[off..], DataModel::HOST);
+            if len < fh || off + len > src.len() {
+                break;
+            }
+            let msg = &src[off..off + len];
+            off += align(len, DataModel::HOST);
+            let mut data = msg[fh..].to_vec();
+            if to.endian != DataModel::HOST.endian {
+                for w in data.chunks_exact_mut(4) {
+                    w.reverse();
+                }
+            }
+            let left = cap.saturating_sub(put.used);
+            let at = put.used;
+            let level = i32::from_ne_bytes([lvl_type[0], lvl_type[1], lvl_type[2], lvl_type[3]]);
+            let ty = i32::from_ne_bytes([lvl_type[4], lvl_type[5], lvl_type[6], lvl_type[7]]);
+            if level == libc::SOL_SOCKET && ty == libc::SCM_RIGHTS {
+                let n = data.len() / 4;
+                let fit = if left > th { n.min((left - th) / 4) } else { 0 };
+                let written = (0..fit).take_while(|i| at + th + 4 * i + 4 <= room).count();
+                if written > 0 {
+                    let mut bytes = header(th + 4 * written, lvl_type);
+                    bytes.extend_from_slice(&data[..4 * written]);
+                    put.writes.push((at, bytes));
+                    put.used += align(th + 4 * written, to).min(left);
+                }
+                close_rights(msg, fh, lvl_type, 4 * written);
+                put.truncated |= written < n;
+                continue;
+            }
+            if left < th {
+                put.truncated = true;
+                continue;
+            }
+            let mut cmlen = th + data.len();
+            if left < cmlen {
+                put.truncated = true;
+                cmlen = left;
+            }
+            let mut bytes = header(cmlen, lvl_type);
+            bytes.extend_from_slice(&data[..cmlen - th]);
+            let fits = at + cmlen <= room;
+            put.writes.push((at, bytes));
+            if fits {
+                put.used += align(th + data.len(), to).min(left);
+            }
+        }
+        put
     }
 }

@@ -508,7 +508,10 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
 pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
     let arch = cpu.get_data().arch;
     let pc = arch.pc(cpu);
-    let info = arch.exception_siginfo(intno, pc);
+    let Some(info) = arch.exception_info(cpu, intno, pc) else {
+        // Completed as the kernel completes it (a MIPS misaligned access): no signal.
+        return;
+    };
     if cpu.get_data().opts.trace.has(crate::cli::DebugItem::Int) {
         crate::dlog!("exception {intno} at pc={pc:#x}: {}\n", info.signo);
     }

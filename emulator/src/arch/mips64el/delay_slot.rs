@@ -99,6 +99,14 @@ pub fn locate_hflags(cpu: &mut Cpu<'_>) {
     });
 }
 
+/// Whether the engine stopped on a branch delay slot's instruction (`hflags` has branch
+/// bits); `None` if `hflags` could not be read.
+pub fn in_delay_slot(cpu: &Cpu<'_>) -> Option<bool> {
+    let Some(&Some(at)) = HFLAGS_AT.get() else { return None };
+    let mut ctx = Ctx::save(cpu)?;
+    Some(word(ctx.data(), at) & MIPS_HFLAG_BMASK != 0)
+}
+
 /// Clears the branch and delay-slot bits of `hflags`; returns `true` if any were set.
 fn clear_branch_state(cpu: &Cpu<'_>) -> bool {
     let Some(&Some(at)) = HFLAGS_AT.get() else { return false };

@@ -31,6 +31,7 @@ pub mod abi;
 pub mod cpuinfo;
 mod delay_slot;
 mod signal;
+mod unaligned;
 mod vdso;
 
 use crate::abi::{bits64, int32, low32};
@@ -58,6 +59,11 @@ pub struct Mips64el;
 /// The MIPS exception `syscall` raises, as unicorn passes it to the interrupt hook (QEMU
 /// target/mips/cpu.h `EXCP_SYSCALL`).
 const EXCP_SYSCALL: u32 = 17;
+
+/// The address-error exceptions of a misaligned load and store (QEMU target/mips/cpu.h
+/// `EXCP_AdEL`, `EXCP_AdES`).
+const EXCP_ADEL: u32 = 12;
+const EXCP_ADES: u32 = 13;
 
 /// The signal each of the other exceptions raises (numbered as QEMU target/mips/cpu.h
 /// `EXCP_*`), as arch/mips/kernel/traps.c sends them; SIGILL for those not listed.
@@ -318,6 +324,16 @@ impl GuestArch for Mips64el {
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         super::exception_signal_of(&EXCP_SIGNALS, intno)
+    }
+    fn exception_info(&self, cpu: &mut Cpu<'_>, intno: u32, pc: u64) -> Option<crate::signal::SigInfo> {
+        if matches!(intno, EXCP_ADEL | EXCP_ADES) {
+            match unaligned::complete(cpu, pc) {
+                unaligned::Outcome::Done => return None,
+                unaligned::Outcome::Signal(info) => return Some(info),
+                unaligned::Outcome::Kept => {}
+            }
+        }
+        Some(self.exception_siginfo(intno, pc))
     }
 
     /// Back to the `syscall` (4 bytes) with the number in `v0` and `a3` as they were (the
