@@ -1623,6 +1623,7 @@ fn s390x_svc_loop_stops_from_another_thread() {
     stopper.join().unwrap();
     assert!(start.elapsed() < std::time::Duration::from_secs(5), "the stop was lost");
     assert!(calls.load(Ordering::Relaxed) > 100, "the loop ran");
+}
 
 /// Patch 0023: a MIPS exception other than `syscall` reaches the interrupt hook with the PC on
 /// the faulting instruction (a `teq` trap, `EXCP_TRAP`), not the instruction after the last
