@@ -1651,3 +1651,130 @@ fn mips_exception_hook_sees_the_faulting_pc() {
     let _ = uc.emu_start(CODE, CODE + 16, 0, 0);
     assert_eq!(*seen.lock().unwrap(), vec![(17, CODE + 4), (22, CODE + 8)], "syscall after it, the trap on the teq");
 }
+
+/// `cmpxchg16b [rdi]`, then `nop`: QEMU's x86 front end runs it in a helper that reads and
+/// writes the 16 bytes through `cpu_ldq_data_ra`/`cpu_stq_data_ra`, the path of patch 0026.
+const CMPXCHG16B_RDI: [u8; 5] = [0x48, 0x0f, 0xc7, 0x0f, 0x90];
+
+/// Runs [`CMPXCHG16B_RDI`] on the 16 bytes at `at`: compares them with `old`, writes `new`.
+fn cmpxchg16b(uc: &mut Unicorn<'_, ()>, at: u64, old: (u64, u64), new: (u64, u64)) -> Result<(), uc_error> {
+    use unicorn_engine::RegisterX86;
+    for (r, v) in [
+        (RegisterX86::RDI, at),
+        (RegisterX86::RAX, old.0),
+        (RegisterX86::RDX, old.1),
+        (RegisterX86::RBX, new.0),
+        (RegisterX86::RCX, new.1),
+    ] {
+        uc.reg_write(r, v).unwrap();
+    }
+    uc.emu_start(CODE, CODE + 4, 0, 0)
+}
+
+fn qwords(uc: &Unicorn<'_, ()>, at: u64) -> (u64, u64) {
+    let mut b = [0u8; 16];
+    uc.mem_read(at, &mut b).unwrap();
+    (u64::from_le_bytes(b[..8].try_into().unwrap()), u64::from_le_bytes(b[8..].try_into().unwrap()))
+}
+
+/// Patches 0024 and 0026: accesses a helper makes follow every change to the memory map, though
+/// the region found last is kept and a plain TLB hit no longer asks for it: a protection change
+/// on that region is seen at once (a write to a read-only page, a read of a `PROT_NONE` one, are
+/// refused), and a region unmapped and mapped again elsewhere in the host is read and written
+/// there, not through the old one.
+#[test]
+fn helper_accesses_follow_the_memory_map() {
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &CMPXCHG16B_RDI).unwrap();
+    uc.mem_map(DATA, 0x1000, Prot::READ | Prot::WRITE).unwrap();
+    uc.mem_write(DATA, &[1, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]).unwrap();
+    cmpxchg16b(&mut uc, DATA, (1, 2), (3, 4)).unwrap();
+    assert_eq!(qwords(&uc, DATA), (3, 4));
+    // Again, now that the TLB holds the page and the region is the one found last.
+    cmpxchg16b(&mut uc, DATA, (3, 4), (5, 6)).unwrap();
+    assert_eq!(qwords(&uc, DATA), (5, 6));
+
+    uc.mem_protect(DATA, 0x1000, Prot::READ).unwrap();
+    assert_eq!(cmpxchg16b(&mut uc, DATA, (5, 6), (7, 8)), Err(uc_error::WRITE_PROT));
+    assert_eq!(qwords(&uc, DATA), (5, 6), "a write to a read-only page went through");
+    uc.mem_protect(DATA, 0x1000, Prot::NONE).unwrap();
+    assert_eq!(cmpxchg16b(&mut uc, DATA, (5, 6), (7, 8)), Err(uc_error::READ_PROT));
+
+    // The same guest page, now other host memory.
+    let mut host = vec![0u64; 512];
+    host[0] = 9;
+    host[1] = 10;
+    uc.mem_unmap(DATA, 0x1000).unwrap();
+    // SAFETY: `host` outlives the engine's use of it (it is unmapped below, before `host` drops).
+    unsafe { uc.mem_map_ptr(DATA, 0x1000, Prot::READ | Prot::WRITE, host.as_mut_ptr().cast()) }.unwrap();
+    cmpxchg16b(&mut uc, DATA, (9, 10), (11, 12)).unwrap();
+    assert_eq!((host[0], host[1]), (11, 12), "the access did not reach the new region");
+    uc.mem_unmap(DATA, 0x1000).unwrap();
+    drop(host);
+}
+
+/// Patch 0026: the short path of helper accesses is taken only while no hook would see them:
+/// with read and write hooks, the helper's two loads and two stores reach them.
+#[test]
+fn helper_accesses_reach_memory_hooks() {
+    use std::sync::{Arc, Mutex};
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &CMPXCHG16B_RDI).unwrap();
+    uc.mem_map(DATA, 0x1000, Prot::READ | Prot::WRITE).unwrap();
+    // Once without hooks, so that the TLB and the region found last are set.
+    cmpxchg16b(&mut uc, DATA, (0, 0), (1, 2)).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    uc.add_mem_hook(HookType::MEM_READ | HookType::MEM_WRITE, DATA, DATA + 0xfff, move |_, kind, at, size, value| {
+        s.lock().unwrap().push((matches!(kind, MemType::WRITE), at, size, value));
+        true
+    })
+    .unwrap();
+    cmpxchg16b(&mut uc, DATA, (1, 2), (3, 4)).unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert!(seen.contains(&(false, DATA, 8, 0)), "{seen:x?}");
+    assert!(seen.contains(&(false, DATA + 8, 8, 0)), "{seen:x?}");
+    assert!(seen.contains(&(true, DATA, 8, 3)), "{seen:x?}");
+    assert!(seen.contains(&(true, DATA + 8, 8, 4)), "{seen:x?}");
+}
+
+/// Patch 0025 (a TLB of 1024 entries to start with): stores to 2048 pages, more than the TLB
+/// holds, all land; after a protection change (a TLB flush, which may also resize it) a store
+/// to the page made read-only is refused at that page.
+#[test]
+fn tlb_over_two_thousand_pages() {
+    use unicorn_engine::RegisterX86;
+    const PAGES: u64 = 2048;
+    const BASE: u64 = 0x100_0000;
+    let code: [u8; 16] = [
+        0x48, 0x89, 0x3f, // mov [rdi], rdi
+        0x48, 0x81, 0xc7, 0x00, 0x10, 0x00, 0x00, // add rdi, 0x1000
+        0x48, 0xff, 0xc9, // dec rcx
+        0x75, 0xf1, // jnz .-15
+        0x90, // nop
+    ];
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86_64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    uc.mem_map(BASE, PAGES * 0x1000, Prot::READ | Prot::WRITE).unwrap();
+    for round in 0..2 {
+        uc.reg_write(RegisterX86::RDI, BASE).unwrap();
+        uc.reg_write(RegisterX86::RCX, PAGES).unwrap();
+        uc.emu_start(CODE, CODE + 15, 0, 0).unwrap();
+        for page in 0..PAGES {
+            let at = BASE + page * 0x1000;
+            assert_eq!(qwords(&uc, at).0, at, "round {round}, page {page}");
+        }
+        uc.mem_write(BASE, &vec![0u8; (PAGES * 0x1000) as usize]).unwrap();
+    }
+    let refused = BASE + 1500 * 0x1000;
+    uc.mem_protect(refused, 0x1000, Prot::READ).unwrap();
+    uc.reg_write(RegisterX86::RDI, BASE).unwrap();
+    uc.reg_write(RegisterX86::RCX, PAGES).unwrap();
+    assert_eq!(uc.emu_start(CODE, CODE + 15, 0, 0), Err(uc_error::WRITE_PROT));
+    assert_eq!(uc.reg_read(RegisterX86::RDI).unwrap(), refused, "stopped at another page");
+    assert_eq!(qwords(&uc, refused - 0x1000).0, refused - 0x1000);
+    assert_eq!(qwords(&uc, refused).0, 0);
+}
