@@ -2,7 +2,7 @@
 # Builds endgate's fuzz targets (fuzz/, libFuzzer through libfuzzer-sys, on stable Rust) and
 # runs each for a bounded time: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]].
 #   SECONDS_PER_TARGET   default 60; scripts/test-all.sh passes 20
-#   TARGET               elf_loader strace_format abi_convert gdb_packets (default: all)
+#   TARGET               elf_loader strace_format abi_convert gdb_packets syscall_live (default: all)
 # Corpora are seeded at run time (never committed): the ELF target from the guest programs the
 # suite builds (target/guest-tests/*/) and the fetched Debian busybox binaries
 # (.cache/busybox/*/busybox), every target from its kept inputs (fuzz/inputs/TARGET/). The
@@ -17,7 +17,7 @@ cd "$top"
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(elf_loader strace_format abi_convert gdb_packets)
+[ ${#targets[@]} -gt 0 ] || targets=(elf_loader strace_format abi_convert gdb_packets syscall_live)
 host=$(rustc -vV | sed -n 's/^host: //p')
 out=$top/target/fuzz
 # Instrument endgate (and every crate of the targets) for libFuzzer's coverage feedback with

@@ -19,6 +19,9 @@ use crate::mm::{AddressSpace, GuestAddr, Prot, VmaName};
 use crate::syscall::strace;
 use crate::syscall::{DispatchTable, SyscallDef};
 
+mod live;
+pub use live::{guest_elf, syscall_live};
+
 /// The bytes as an anonymous in-memory file, named by its `/proc/self/fd` path.
 fn memfd(bytes: &[u8]) -> Option<(std::fs::File, String)> {
     // SAFETY: a C string literal and plain flags; the returned fd is owned below.

@@ -52,3 +52,18 @@ fn gdb_packets_inputs() {
         b"+$qXfer:threads:read::0,fff#aa$qXfer:siginfo:read::ffffffffffffffff,ffffffffffffffff#00",
     );
 }
+
+#[test]
+fn syscall_live_inputs() {
+    replay("syscall_live", endgate::fuzz::syscall_live);
+    // Every arch, three calls: number 39 (x86_64's getpid), the first number the arch's table
+    // serves with (1, the data pages, -1, 0, 0, 0), and number 0x7fff (none).
+    for arch in 0..7u8 {
+        let mut b = vec![arch, 2];
+        b.extend([39, 0x80, 7, 7, 7, 7, 7, 7]);
+        b.extend([0, 0, 1, 1, 0, 0, 0, 5, 4, 7, 7, 7]);
+        b.extend([0xff, 0xff, 7, 7, 7, 7, 7, 7]);
+        b.extend(b"hello");
+        endgate::fuzz::syscall_live(&b);
+    }
+}

@@ -457,7 +457,7 @@ pub fn recv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
-    SyscallDef { sys, handler, args, ret }
+    SyscallDef { sys, handler, args, ret, reach: super::table::Reach::Process }
 }
 
 /// The rows for 32-bit guests, laid over [`super::table::DEFS`] (a row here wins). Argument
@@ -491,7 +491,8 @@ pub static DEFS: &[SyscallDef] = &[
     // The 64-bit s390 kernel has no `readdir` (sys_ni_syscall): a 32-bit row.
     d(Sys::readdir, super::old::readdir, &[Fd, Ptr, ULong], RInt),
     // The mask in a register pair; the handler reads either layout.
-    d(Sys::fanotify_mark, super::fanotify::fanotify_mark, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::fanotify_mark, super::fanotify::fanotify_mark, &[Fd, Hex, Hex, Hex, Hex, Hex], RInt)
+        .reaching(super::table::Reach::Host),
     // The shared handlers already read `struct rlimit` and `struct timeval` in the guest's
     // `long` width; these are only other names for them.
     d(Sys::ugetrlimit, process::getrlimit, &[Int, Ptr], RInt),

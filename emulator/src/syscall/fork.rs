@@ -220,11 +220,7 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     }
     let t = cpu.get_data_mut();
     if pid == 0 {
-        crate::guest::process_forked();
-        crate::thread::after_fork_child();
-        super::seccomp::after_fork_child();
-        super::process::forget_ids();
-        super::aio::forget_after_fork();
+        after_fork_child();
         set_guest_child();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() };
@@ -273,6 +269,17 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         let _ = t.mm.write_i32(GuestAddr::new(ca.ptid), pid);
     }
     Ok(crate::abi::bits64(pid))
+}
+
+/// In a process just forked from one running a guest (a guest `fork`, or the `syscall_live`
+/// fuzz target's fork server, `crate::fuzz`): forgets what was the parent's alone — its other
+/// threads, its seccomp thread records, its cached ids, its AIO helper.
+pub fn after_fork_child() {
+    crate::guest::process_forked();
+    crate::thread::after_fork_child();
+    super::seccomp::after_fork_child();
+    super::process::forget_ids();
+    super::aio::forget_after_fork();
 }
 
 /// Ends this process by `sig` itself (its default action, after unblocking it), so that its

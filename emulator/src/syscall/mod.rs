@@ -91,6 +91,8 @@ pub struct SyscallDef {
     pub args: &'static [ArgFmt],
     /// How `--strace` prints the result.
     pub ret: RetFmt,
+    /// What besides the calling process the call can change ([`table::Reach`]).
+    pub reach: table::Reach,
 }
 
 /// Arch number -> table row, for one guest arch.

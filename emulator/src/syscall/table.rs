@@ -11,9 +11,35 @@ use super::{
 use crate::syscall::strace::ArgFmt::{self, *};
 use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 
-/// A row.
+/// A row (of a call whose [`Reach`] is the calling process; [`SyscallDef::reaching`] says
+/// otherwise).
 pub(crate) const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
-    SyscallDef { sys, handler, args, ret }
+    SyscallDef { sys, handler, args, ret, reach: Reach::Process }
+}
+
+/// What a call can change besides the calling process: the table's column that tools running
+/// untrusted calls on a real host read (the `syscall_live` fuzz target skips what reaches
+/// further than the process, docs/fuzzing.md). Files the call names by path or descriptor
+/// count as the process's own (a tool confines those with `--root` and its descriptors).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// The calling process, its threads, and the files it names.
+    Process,
+    /// The process or thread whose id is argument N (0-based): the caller itself, or another
+    /// process (a signal, a resource limit, a priority, a CPU set, memory pages, a group).
+    Pid(u8),
+    /// The process a pidfd, argument N, refers to (a signal, its descriptors, its memory).
+    Pidfd(u8),
+    /// The whole machine: its name, clocks, mounts, the kernel's key rings and log, another
+    /// namespace, files reached around any root (by handle), other processes' file accesses.
+    Host,
+}
+
+impl SyscallDef {
+    /// This row with `reach` instead of [`Reach::Process`].
+    pub(crate) const fn reaching(self, reach: Reach) -> SyscallDef {
+        SyscallDef { reach, ..self }
+    }
 }
 
 /// Every call endgate serves.
@@ -147,8 +173,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::get_mempolicy, mempolicy::get_mempolicy, &[Ptr, Ptr, ULong, Ptr, Hex], RInt),
     d(Sys::set_mempolicy, mempolicy::set_mempolicy, &[Hex, Ptr, ULong], RInt),
     d(Sys::set_mempolicy_home_node, mempolicy::set_mempolicy_home_node, &[Ptr, ULong, ULong, Hex], RInt),
-    d(Sys::migrate_pages, mempolicy::migrate_pages, &[Int, ULong, Ptr, Ptr], RInt),
-    d(Sys::move_pages, mempolicy::move_pages, &[Int, ULong, Ptr, Ptr, Ptr, Hex], RInt),
+    d(Sys::migrate_pages, mempolicy::migrate_pages, &[Int, ULong, Ptr, Ptr], RInt).reaching(Reach::Pid(0)),
+    d(Sys::move_pages, mempolicy::move_pages, &[Int, ULong, Ptr, Ptr, Ptr, Hex], RInt).reaching(Reach::Pid(0)),
     // process
     d(Sys::exit, process::exit, &[Int], RInt),
     d(Sys::exit_group, process::exit_group, &[Int], RInt),
@@ -171,14 +197,14 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setresgid, process::setresgid, &[Int, Int, Int], RInt),
     d(Sys::getpgid, process::getpgid, &[Int], RInt),
     d(Sys::getpgrp, process::getpgrp, &[], RInt),
-    d(Sys::setpgid, process::setpgid, &[Int, Int], RInt),
+    d(Sys::setpgid, process::setpgid, &[Int, Int], RInt).reaching(Reach::Pid(0)),
     d(Sys::getsid, process::getsid, &[Int], RInt),
     d(Sys::setsid, process::setsid, &[], RInt),
     d(Sys::set_tid_address, process::set_tid_address, &[Ptr], RInt),
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
     d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
     d(Sys::rseq, rseq::rseq, &[Ptr, ULong, Hex, Hex], RInt),
-    d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt),
+    d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt).reaching(Reach::Pid(0)),
     d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
     d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
@@ -186,25 +212,25 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::socketcall, socketcall::socketcall, &[Int, Ptr], RInt),
     d(Sys::prctl, process::prctl, &[Int, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
-    d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt),
+    d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt).reaching(Reach::Pid(0)),
     d(Sys::sched_yield, process::sched_yield, &[], RInt),
     d(Sys::sched_getscheduler, process::sched_getscheduler, &[Int], RInt),
     d(Sys::sched_getparam, sched::sched_getparam, &[Int, Ptr], RInt),
-    d(Sys::sched_setparam, sched::sched_setparam, &[Int, Ptr], RInt),
-    d(Sys::sched_setscheduler, sched::sched_setscheduler, &[Int, Int, Ptr], RInt),
+    d(Sys::sched_setparam, sched::sched_setparam, &[Int, Ptr], RInt).reaching(Reach::Pid(0)),
+    d(Sys::sched_setscheduler, sched::sched_setscheduler, &[Int, Int, Ptr], RInt).reaching(Reach::Pid(0)),
     d(Sys::sched_get_priority_max, sched::sched_get_priority_max, &[Int], RInt),
     d(Sys::sched_get_priority_min, sched::sched_get_priority_min, &[Int], RInt),
     d(Sys::sched_rr_get_interval, sched::sched_rr_get_interval, &[Int, Ptr], RInt),
     d(Sys::sched_rr_get_interval_time64, sched::sched_rr_get_interval_time64, &[Int, Ptr], RInt),
     d(Sys::sched_getattr, sched::sched_getattr, &[Int, Ptr, ULong, Hex], RInt),
-    d(Sys::sched_setattr, sched::sched_setattr, &[Int, Ptr, Hex], RInt),
+    d(Sys::sched_setattr, sched::sched_setattr, &[Int, Ptr, Hex], RInt).reaching(Reach::Pid(0)),
     d(Sys::nice, sched::nice, &[Int], RInt),
     d(Sys::setfsuid, process::setfsuid, &[Int], RInt),
     d(Sys::setfsgid, process::setfsgid, &[Int], RInt),
     d(Sys::setfsuid32, process::setfsuid, &[Int], RInt),
     d(Sys::setfsgid32, process::setfsgid, &[Int], RInt),
     d(Sys::getpriority, process::getpriority, &[Int, Int], RInt),
-    d(Sys::setpriority, process::setpriority, &[Int, Int, Int], RInt),
+    d(Sys::setpriority, process::setpriority, &[Int, Int, Int], RInt).reaching(Reach::Pid(1)),
     d(Sys::wait4, process::wait4, &[Int, Ptr, Int, Ptr], RInt),
     d(Sys::waitid, process::waitid, &[Int, Int, Ptr, Hex, Ptr], RInt),
     d(Sys::fork, fork::fork, &[], RInt),
@@ -214,9 +240,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::clone3, fork::clone3, &[Ptr, ULong], RInt),
     d(Sys::execve, exec::execve, &[Str, Ptr, Ptr], RInt),
     d(Sys::execveat, exec::execveat, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
-    d(Sys::kill, process::kill, &[Int, Signal], RInt),
-    d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt),
-    d(Sys::tkill, process::tkill, &[Int, Signal], RInt),
+    d(Sys::kill, process::kill, &[Int, Signal], RInt).reaching(Reach::Pid(0)),
+    d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt).reaching(Reach::Pid(0)),
+    d(Sys::tkill, process::tkill, &[Int, Signal], RInt).reaching(Reach::Pid(0)),
     // signal
     d(Sys::rt_sigaction, signal::rt_sigaction, &[Signal, Ptr, Ptr, ULong], RInt),
     d(Sys::rt_sigprocmask, signal::rt_sigprocmask, &[Int, Ptr, Ptr, ULong], RInt),
@@ -225,8 +251,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::rt_sigtimedwait_time64, signal::rt_sigtimedwait_time64, &[Ptr, Ptr, Ptr, ULong], RInt),
     d(Sys::sigaltstack, signal::sigaltstack, &[Ptr, Ptr], RInt),
     d(Sys::rt_sigsuspend, signal::rt_sigsuspend, &[Ptr, ULong], RInt),
-    d(Sys::rt_sigqueueinfo, signal::rt_sigqueueinfo, &[Int, Signal, Ptr], RInt),
-    d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt),
+    d(Sys::rt_sigqueueinfo, signal::rt_sigqueueinfo, &[Int, Signal, Ptr], RInt).reaching(Reach::Pid(0)),
+    d(Sys::rt_tgsigqueueinfo, signal::rt_tgsigqueueinfo, &[Int, Int, Signal, Ptr], RInt).reaching(Reach::Pid(0)),
     d(Sys::rt_sigreturn, signal::rt_sigreturn, &[], RInt),
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
     d(Sys::restart_syscall, signal::restart_syscall, &[], RInt),
@@ -244,9 +270,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
     d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
     d(Sys::pause, time::pause, &[], RInt),
-    d(Sys::adjtimex, time::adjtimex, &[Ptr], RInt),
-    d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt),
-    d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt),
+    d(Sys::adjtimex, time::adjtimex, &[Ptr], RInt).reaching(Reach::Host),
+    d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt).reaching(Reach::Host),
+    d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     // futex
     d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
     d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
@@ -285,14 +311,14 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::mq_notify, mqueue::mq_notify, &[Fd, Ptr], RInt),
     d(Sys::mq_getsetattr, mqueue::mq_getsetattr, &[Fd, Ptr, Ptr], RInt),
     d(Sys::pidfd_open, pidfd::pidfd_open, &[Int, Hex], RInt),
-    d(Sys::pidfd_send_signal, pidfd::pidfd_send_signal, &[Fd, Signal, Ptr, Hex], RInt),
-    d(Sys::pidfd_getfd, pidfd::pidfd_getfd, &[Fd, Int, Hex], RInt),
+    d(Sys::pidfd_send_signal, pidfd::pidfd_send_signal, &[Fd, Signal, Ptr, Hex], RInt).reaching(Reach::Pidfd(0)),
+    d(Sys::pidfd_getfd, pidfd::pidfd_getfd, &[Fd, Int, Hex], RInt).reaching(Reach::Pidfd(0)),
     d(Sys::kcmp, pidfd::kcmp, &[Int, Int, Int, ULong, ULong], RInt),
     d(Sys::splice, splice::splice, &[Fd, Ptr, Fd, Ptr, ULong, Hex], RInt),
     d(Sys::tee, splice::tee, &[Fd, Fd, ULong, Hex], RInt),
     d(Sys::vmsplice, splice::vmsplice, &[Fd, Ptr, ULong, Hex], RInt),
     d(Sys::name_to_handle_at, fhandle::name_to_handle_at, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
-    d(Sys::open_by_handle_at, fhandle::open_by_handle_at, &[Fd, Ptr, OpenFlags], RInt),
+    d(Sys::open_by_handle_at, fhandle::open_by_handle_at, &[Fd, Ptr, OpenFlags], RInt).reaching(Reach::Host),
     d(Sys::futex_waitv, futex::futex_waitv, &[Ptr, Int, Hex, Ptr, ClockId], RInt),
     d(Sys::futex_wait, futex::futex_wait, &[Ptr, Hex, Hex, Hex, Ptr, ClockId], RInt),
     d(Sys::futex_wake, futex::futex_wake, &[Ptr, Hex, Int, Hex], RInt),
@@ -345,8 +371,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt),
     d(Sys::getcpu, time::getcpu, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
-    d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt),
-    d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt),
+    d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt).reaching(Reach::Pid(1)),
+    d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt).reaching(Reach::Host),
     // the old forms (i386; arm and s390x have the signal ones)
     d(Sys::oldstat, old::oldstat, &[Str, Ptr], RInt),
     d(Sys::oldlstat, old::oldlstat, &[Str, Ptr], RInt),
@@ -362,17 +388,18 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sgetmask, old::sgetmask, &[], RHex),
     d(Sys::ssetmask, old::ssetmask, &[Hex], RHex),
     // fanotify (32-bit arches: compat32's row)
-    d(Sys::fanotify_init, fanotify::fanotify_init, &[Hex, OpenFlags], RInt),
-    d(Sys::fanotify_mark, fanotify::fanotify_mark, &[Fd, Hex, Hex, AtFd, Str], RInt),
+    d(Sys::fanotify_init, fanotify::fanotify_init, &[Hex, OpenFlags], RInt).reaching(Reach::Host),
+    d(Sys::fanotify_mark, fanotify::fanotify_mark, &[Fd, Hex, Hex, AtFd, Str], RInt).reaching(Reach::Host),
     // another process's memory
     d(Sys::process_vm_readv, process_vm::process_vm_readv, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
-    d(Sys::process_vm_writev, process_vm::process_vm_writev, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt),
-    d(Sys::process_madvise, process_vm::process_madvise, &[Fd, Ptr, ULong, Int, Hex], RInt),
-    d(Sys::process_mrelease, process_vm::process_mrelease, &[Fd, Hex], RInt),
+    d(Sys::process_vm_writev, process_vm::process_vm_writev, &[Int, Ptr, ULong, Ptr, ULong, Hex], RInt)
+        .reaching(Reach::Pid(0)),
+    d(Sys::process_madvise, process_vm::process_madvise, &[Fd, Ptr, ULong, Int, Hex], RInt).reaching(Reach::Pidfd(0)),
+    d(Sys::process_mrelease, process_vm::process_mrelease, &[Fd, Hex], RInt).reaching(Reach::Pidfd(0)),
     // keys
-    d(Sys::add_key, keys::add_key, &[Str, Str, Ptr, ULong, Int], RInt),
-    d(Sys::request_key, keys::request_key, &[Str, Str, Str, Int], RInt),
-    d(Sys::keyctl, keys::keyctl, &[Int, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::add_key, keys::add_key, &[Str, Str, Ptr, ULong, Int], RInt).reaching(Reach::Host),
+    d(Sys::request_key, keys::request_key, &[Str, Str, Str, Int], RInt).reaching(Reach::Host),
+    d(Sys::keyctl, keys::keyctl, &[Int, Hex, Hex, Hex, Hex], RInt).reaching(Reach::Host),
     // aio
     d(Sys::io_setup, aio::io_setup, &[Int, Ptr], RInt),
     d(Sys::io_destroy, aio::io_destroy, &[Hex], RInt),
@@ -382,24 +409,24 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::io_pgetevents, aio::io_pgetevents, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
     d(Sys::io_pgetevents_time64, aio::io_pgetevents_time64, &[Hex, Long, Long, Ptr, Ptr, Ptr], RInt),
     // mounts, the root directory, namespaces
-    d(Sys::mount, mount::mount, &[Str, Str, Str, Hex, Ptr], RInt),
-    d(Sys::umount2, mount::umount2, &[Str, Hex], RInt),
-    d(Sys::umount, mount::umount, &[Str], RInt),
-    d(Sys::pivot_root, mount::pivot_root, &[Str, Str], RInt),
+    d(Sys::mount, mount::mount, &[Str, Str, Str, Hex, Ptr], RInt).reaching(Reach::Host),
+    d(Sys::umount2, mount::umount2, &[Str, Hex], RInt).reaching(Reach::Host),
+    d(Sys::umount, mount::umount, &[Str], RInt).reaching(Reach::Host),
+    d(Sys::pivot_root, mount::pivot_root, &[Str, Str], RInt).reaching(Reach::Host),
     d(Sys::chroot, mount::chroot, &[Str], RInt),
-    d(Sys::fsopen, mount::fsopen, &[Str, Hex], RInt),
-    d(Sys::fspick, mount::fspick, &[AtFd, Str, Hex], RInt),
-    d(Sys::fsmount, mount::fsmount, &[Fd, Hex, Hex], RInt),
-    d(Sys::fsconfig, mount::fsconfig, &[Fd, Int, Str, Ptr, Int], RInt),
-    d(Sys::open_tree, mount::open_tree, &[AtFd, Str, Hex], RInt),
-    d(Sys::move_mount, mount::move_mount, &[AtFd, Str, AtFd, Str, Hex], RInt),
-    d(Sys::mount_setattr, mount::mount_setattr, &[AtFd, Str, AtFlags, Ptr, ULong], RInt),
+    d(Sys::fsopen, mount::fsopen, &[Str, Hex], RInt).reaching(Reach::Host),
+    d(Sys::fspick, mount::fspick, &[AtFd, Str, Hex], RInt).reaching(Reach::Host),
+    d(Sys::fsmount, mount::fsmount, &[Fd, Hex, Hex], RInt).reaching(Reach::Host),
+    d(Sys::fsconfig, mount::fsconfig, &[Fd, Int, Str, Ptr, Int], RInt).reaching(Reach::Host),
+    d(Sys::open_tree, mount::open_tree, &[AtFd, Str, Hex], RInt).reaching(Reach::Host),
+    d(Sys::move_mount, mount::move_mount, &[AtFd, Str, AtFd, Str, Hex], RInt).reaching(Reach::Host),
+    d(Sys::mount_setattr, mount::mount_setattr, &[AtFd, Str, AtFlags, Ptr, ULong], RInt).reaching(Reach::Host),
     d(Sys::listmount, mount::listmount, &[Ptr, Ptr, ULong, Hex], RInt),
     d(Sys::statmount, mount::statmount, &[Ptr, Ptr, ULong, Hex], RInt),
     d(Sys::unshare, ns::unshare, &[Hex], RInt),
-    d(Sys::setns, ns::setns, &[Fd, Hex], RInt),
-    d(Sys::sethostname, ns::sethostname, &[BufIn(1), ULong], RInt),
-    d(Sys::setdomainname, ns::setdomainname, &[BufIn(1), ULong], RInt),
+    d(Sys::setns, ns::setns, &[Fd, Hex], RInt).reaching(Reach::Host),
+    d(Sys::sethostname, ns::sethostname, &[BufIn(1), ULong], RInt).reaching(Reach::Host),
+    d(Sys::setdomainname, ns::setdomainname, &[BufIn(1), ULong], RInt).reaching(Reach::Host),
     // seccomp, security modules
     d(Sys::seccomp, seccomp::seccomp, &[Int, Hex, Ptr], RInt),
     d(Sys::lsm_get_self_attr, lsm::lsm_get_self_attr, &[Int, Ptr, Ptr, Hex], RInt),
@@ -417,6 +444,27 @@ mod tests {
         for d in DEFS {
             assert!(seen.insert(d.sys), "{} listed twice", d.sys.name());
             assert!(d.args.len() <= 6, "{}", d.sys.name());
+        }
+    }
+
+    #[test]
+    fn reach_is_the_same_in_every_table() {
+        // A 32-bit or arch row replacing a row of DEFS keeps its reach.
+        let main: std::collections::HashMap<Sys, Reach> = DEFS.iter().map(|d| (d.sys, d.reach)).collect();
+        let arch_rows = crate::arch::ALL.iter().flat_map(|(_, a)| super::super::arch::rows_of(*a).iter());
+        for d in super::super::compat32::DEFS.iter().chain(arch_rows) {
+            if let Some(r) = main.get(&d.sys) {
+                assert_eq!(*r, d.reach, "{}", d.sys.name());
+            }
+        }
+        for d in DEFS {
+            if let Reach::Pid(n) | Reach::Pidfd(n) = d.reach {
+                assert!(usize::from(n) < d.args.len(), "{}", d.sys.name());
+            }
+        }
+        let host: Vec<&str> = DEFS.iter().filter(|d| d.reach == Reach::Host).map(|d| d.sys.name()).collect();
+        for name in ["sethostname", "mount", "keyctl", "open_by_handle_at", "setns"] {
+            assert!(host.contains(&name), "{name}");
         }
     }
 
