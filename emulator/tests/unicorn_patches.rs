@@ -1767,7 +1767,7 @@ fn tlb_over_two_thousand_pages() {
             let at = BASE + page * 0x1000;
             assert_eq!(qwords(&uc, at).0, at, "round {round}, page {page}");
         }
-        uc.mem_write(BASE, &vec![0u8; (PAGES * 0x1000) as usize]).unwrap();
+        uc.mem_write(BASE, &vec![0u8; usize::try_from(PAGES * 0x1000).unwrap()]).unwrap();
     }
     let refused = BASE + 1500 * 0x1000;
     uc.mem_protect(refused, 0x1000, Prot::READ).unwrap();

@@ -410,10 +410,17 @@ pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (fd, dirp, count) = (a.int(0), a.raw(1) & 0xffff_ffff, (a.raw(2) & 0xffff_ffff) as usize);
     cpu.get_data_mut().buf_out(GuestAddr::new(dirp), count as u64)?;
     let mut host = vec![0u8; count];
-    // SAFETY: `count` bytes of a local buffer.
-    let n = crate::abi::u64_to_usize(host_ret(unsafe {
-        libc::syscall(libc::SYS_getdents64, fd, host.as_mut_ptr(), a.uint(2))
-    })?);
+    // A read whose every record is endgate's own is read again: 0 would be the end.
+    let n = loop {
+        // SAFETY: `count` bytes of a local buffer.
+        let n = crate::abi::u64_to_usize(host_ret(unsafe {
+            libc::syscall(libc::SYS_getdents64, fd, host.as_mut_ptr(), a.uint(2))
+        })?);
+        let kept = crate::abi::u64_to_usize(super::procfs::hide_own_entries(fd, &mut host[..n], 19));
+        if kept > 0 || n == 0 {
+            break kept;
+        }
+    };
     let mut out = Vec::with_capacity(n);
     let mut off = 0;
     while off + 19 <= n {

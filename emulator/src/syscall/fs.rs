@@ -226,18 +226,24 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let want = a.raw(2) & 0xffff_ffff;
     let (p, count) = t.buf_out_partial(a.ptr(1), want)?;
-    // SAFETY: `count` guest-writable bytes.
-    let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, count) }) {
-        // The writable part holds no whole record: the kernel's copy of the first one faults.
-        Err(Errno::EINVAL) if count < want => return Err(Errno::EFAULT),
-        r => r?,
+    // A read whose every record is endgate's own is read again: 0 would be the end.
+    let n = loop {
+        // SAFETY: `count` guest-writable bytes.
+        let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, count) }) {
+            // The writable part holds no whole record: the kernel's copy of the first one faults.
+            Err(Errno::EINVAL) if count < want => return Err(Errno::EFAULT),
+            r => r?,
+        };
+        // SAFETY: the host wrote `n` bytes of records there.
+        let kept = super::procfs::hide_own_entries(
+            a.int(0),
+            unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
+            19,
+        );
+        if kept > 0 || n == 0 {
+            break kept;
+        }
     };
-    // SAFETY: the host wrote `n` bytes of records there.
-    let n = super::procfs::hide_timer_thread(
-        a.int(0),
-        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
-        19,
-    );
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;
         while off + 19 <= n {
@@ -263,14 +269,20 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// shares).
 pub fn getdents(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let p = cpu.get_data_mut().buf_out(a.ptr(1), a.raw(2) & 0xffff_ffff)?;
-    // SAFETY: `count` guest-writable bytes.
-    let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })?;
-    // SAFETY: the host wrote `n` bytes of records there.
-    Ok(super::procfs::hide_timer_thread(
-        a.int(0),
-        unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
-        18,
-    ))
+    loop {
+        // SAFETY: `count` guest-writable bytes.
+        let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents, a.int(0), p, a.uint(2)) })?;
+        // SAFETY: the host wrote `n` bytes of records there.
+        let kept = super::procfs::hide_own_entries(
+            a.int(0),
+            unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
+            18,
+        );
+        // A read whose every record is endgate's own is read again: 0 would be the end.
+        if kept > 0 || n == 0 {
+            return Ok(kept);
+        }
+    }
 }
 
 /// `readlinkat(int dirfd, const char *path, char *buf, size_t size)` (readlink(2)).

@@ -581,36 +581,52 @@ fn status(task: &Task, tid: i32) -> String {
     out
 }
 
-/// In what `getdents64` (`name_at` 19) or `getdents` (18) just read from `fd` into `buf`:
-/// when `fd` is this process's `/proc/<pid>/task` directory, takes out the entry of endgate's
-/// preemption timer thread, which is no guest thread. Returns the new length.
-pub fn hide_timer_thread(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
+/// In what `getdents64` (`name_at` 19) or `getdents` (18) just read from `fd` into `buf`,
+/// takes out the entries of what is endgate's and not the guest's: in this process's
+/// `/proc/<pid>/task`, endgate's preemption timer thread; in its `/proc/<pid>/fd` and
+/// `fdinfo` (and each thread's `task/<tid>/fd` and `fdinfo`), endgate's own descriptors
+/// ([`super::selfref::own_fds`]), which the guest's `close`, `dup` and `dup2` already treat as
+/// not open. Returns the new length.
+pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
     let len = buf.len() as u64;
     let timer = crate::thread::preempt::timer_tid();
-    if timer == 0 || buf.is_empty() {
+    let own_fds = super::selfref::own_fds();
+    if buf.is_empty() || (timer == 0 && own_fds.is_empty()) {
         return len;
     }
+    let Some(dir) = super::selfref::fd_link(fd) else { return len };
     // SAFETY: getpid has no preconditions.
-    let own = format!("/proc/{}/task", unsafe { libc::getpid() });
-    if super::selfref::fd_link(fd).as_deref() != Some(std::path::Path::new(&own)) {
+    let prefix = format!("/proc/{}/", unsafe { libc::getpid() });
+    let Some(rest) = dir.to_str().and_then(|d| d.strip_prefix(prefix.as_str())) else { return len };
+    let of_fds = |r: &str| r == "fd" || r == "fdinfo";
+    let thread_fds = rest
+        .strip_prefix("task/")
+        .and_then(|r| r.split_once('/'))
+        .is_some_and(|(tid, r)| tid.bytes().all(|b| b.is_ascii_digit()) && of_fds(r));
+    let hidden: Vec<String> = if rest == "task" && timer != 0 {
+        vec![timer.to_string()]
+    } else if of_fds(rest) || thread_fds {
+        own_fds.iter().map(i32::to_string).collect()
+    } else {
         return len;
-    }
-    let name = timer.to_string();
+    };
+    let mut end = buf.len();
     let mut off = 0;
-    while off + name_at < buf.len() {
+    while off + name_at < end {
         let reclen = usize::from(u16::from_ne_bytes([buf[off + 16], buf[off + 17]]));
-        if reclen == 0 || off + reclen > buf.len() {
+        if reclen == 0 || off + reclen > end {
             break;
         }
         let rec = &buf[off + name_at..off + reclen];
         let this = rec.iter().position(|&b| b == 0).map_or(rec, |z| &rec[..z]);
-        if this == name.as_bytes() {
-            buf.copy_within(off + reclen.., off);
-            return (buf.len() - reclen) as u64;
+        if hidden.iter().any(|h| h.as_bytes() == this) {
+            buf.copy_within(off + reclen..end, off);
+            end -= reclen;
+        } else {
+            off += reclen;
         }
-        off += reclen;
     }
-    len
+    end as u64
 }
 
 /// Pagemap files the guest has open, by the `(st_dev, st_ino)` of their memfds.
