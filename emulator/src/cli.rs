@@ -142,6 +142,11 @@ pub struct Cli {
     #[arg(long = "mempolicy", hide = true, value_name = "POLICY", value_parser = parse_mempolicy)]
     pub mempolicy: Option<[u64; 4]>,
 
+    /// The task name a guest's execve passes on: the last component of the path it named
+    /// (hidden; see [`COMM_FLAG`]).
+    #[arg(long = "comm", hide = true, value_name = "NAME", allow_hyphen_values = true)]
+    pub comm: Option<OsString>,
+
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
     pub program: OsString,
@@ -376,6 +381,9 @@ pub const EXEC_STATE_FLAG: &str = "--exec-state";
 /// The hidden option with which a guest's execve passes on the descriptor of endgate's own
 /// executable that it ran (`crate::syscall::selfref`), for the next execve.
 pub const EXE_FD_FLAG: &str = "--exe-fd";
+/// The hidden option with which a guest's execve passes on the task name Linux gives the new
+/// program (`crate::thread::title`), as one argument `--comm=NAME`.
+pub const COMM_FLAG: &str = "--comm";
 /// The hidden option with which a guest's execve passes on the thread's NUMA policy, which
 /// Linux keeps across execve (see [`Cli::mempolicy`]).
 pub const MEMPOLICY_FLAG: &str = "--mempolicy";

@@ -121,7 +121,16 @@ fn run() -> u8 {
         gdb: cli.gdb,
         exec_with: endgate::guest::ExecWith::Itself,
     };
-    let prog = Program { path, argv, envp: guest_env(&cli) };
+    // The task name: as the kernel names it after the path execve was given (the guest's
+    // execve passes that on; for endgate's own command line, PROGRAM as given).
+    let comm = Some(match &cli.comm {
+        Some(c) => c.as_bytes().to_vec(),
+        None => endgate::thread::title::comm_of(cli.program.as_bytes()),
+    });
+    let prog = Program { path, argv, envp: guest_env(&cli), comm };
+    // Others see the guest's argv as this process's /proc/PID/cmdline; endgate's own
+    // arguments were all read above.
+    endgate::thread::title::set_cmdline(&prog.argv);
     match launch(opts, prog) {
         Ok((exit, report)) => endgate::exit_status(exit, report),
         Err(e) => {
