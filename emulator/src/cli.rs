@@ -11,16 +11,20 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
 
-/// Run a Linux program built for another CPU (x86_64, aarch64 or riscv64 so far) on this host.
+/// Run a Linux program built for another CPU (x86_64, aarch64, riscv64, arm, i386, s390x or
+/// mips64el) on this host.
 #[derive(Parser, Debug)]
 #[command(
     name = "endgate",
     version,
     disable_version_flag = true,
     args_override_self = true,
-    override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate --version",
+    override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate binfmt --print|--install|--uninstall [OPTIONS]\n       endgate --version",
     after_help = "Options are read only before PROGRAM; everything after it goes to the guest.\n\
-                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo."
+                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo.\n\n\
+                  Subcommands:\n  \
+                  binfmt  Register (or print, or remove) binfmt_misc entries that run the guests' programs\n          \
+                  through endgate, so they start as if native (endgate binfmt --help)"
 )]
 pub struct Cli {
     /// Prefix tried first for absolute guest paths (the guest's sysroot), as qemu-user's -L.
