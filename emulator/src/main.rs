@@ -95,6 +95,14 @@ fn run() -> u8 {
             return 1;
         }
     }
+    if let Some(f) = cli.trace.drcov.as_ref().filter(|_| cli.trace.execs == 0) {
+        // The first program's coverage file (FILE itself), checked before anything runs, as
+        // -D's log is opened above.
+        if let Err(e) = endgate::trace::drcov::check_file(f) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     if let Some(dir) = &cli.root {
         if let Err(e) = enter_root(dir, &cli) {
             report!("endgate: {e}");
