@@ -344,7 +344,7 @@ impl Builder {
             crate::guest::tool::set(tool);
         }
         let path = String::from_utf8_lossy(self.program.as_bytes()).into_owned();
-        let (exit, report) = crate::launch(opts, crate::Program { path, argv, envp })?;
+        let (exit, report) = crate::launch(opts, crate::Program { path, argv, envp, comm: None })?;
         if crate::syscall::fork::is_guest_child() {
             // A process the guest forked: it ends here, as the command's would, so that the
             // guest parent's wait sees its status (or its death by the signal).

@@ -11,16 +11,20 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
 
-/// Run a Linux program built for another CPU (x86_64, aarch64 or riscv64 so far) on this host.
+/// Run a Linux program built for another CPU (x86_64, aarch64, riscv64, arm, i386, s390x or
+/// mips64el) on this host.
 #[derive(Parser, Debug)]
 #[command(
     name = "endgate",
     version,
     disable_version_flag = true,
     args_override_self = true,
-    override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate --version",
+    override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate binfmt --print|--install|--uninstall [OPTIONS]\n       endgate --version",
     after_help = "Options are read only before PROGRAM; everything after it goes to the guest.\n\
-                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo."
+                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo.\n\n\
+                  Subcommands:\n  \
+                  binfmt  Register (or print, or remove) binfmt_misc entries that run the guests' programs\n          \
+                  through endgate, so they start as if native (endgate binfmt --help)"
 )]
 pub struct Cli {
     /// Prefix tried first for absolute guest paths (the guest's sysroot), as qemu-user's -L.
@@ -141,6 +145,11 @@ pub struct Cli {
     /// [`MEMPOLICY_FLAG`]): `MODE,FLAGS,NODES,HOME` in hexadecimal.
     #[arg(long = "mempolicy", hide = true, value_name = "POLICY", value_parser = parse_mempolicy)]
     pub mempolicy: Option<[u64; 4]>,
+
+    /// The task name a guest's execve passes on: the last component of the path it named
+    /// (hidden; see [`COMM_FLAG`]).
+    #[arg(long = "comm", hide = true, value_name = "NAME", allow_hyphen_values = true)]
+    pub comm: Option<OsString>,
 
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
@@ -376,6 +385,9 @@ pub const EXEC_STATE_FLAG: &str = "--exec-state";
 /// The hidden option with which a guest's execve passes on the descriptor of endgate's own
 /// executable that it ran (`crate::syscall::selfref`), for the next execve.
 pub const EXE_FD_FLAG: &str = "--exe-fd";
+/// The hidden option with which a guest's execve passes on the task name Linux gives the new
+/// program (`crate::thread::title`), as one argument `--comm=NAME`.
+pub const COMM_FLAG: &str = "--comm";
 /// The hidden option with which a guest's execve passes on the thread's NUMA policy, which
 /// Linux keeps across execve (see [`Cli::mempolicy`]).
 pub const MEMPOLICY_FLAG: &str = "--mempolicy";

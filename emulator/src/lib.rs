@@ -72,17 +72,10 @@ pub struct Program {
     pub argv: Vec<Vec<u8>>,
     /// The guest's environment.
     pub envp: Vec<Vec<u8>>,
-}
-
-/// Names the host thread after the guest program (its first 15 bytes, as the kernel names a
-/// task after the file it executes), so that `/proc/self/comm`, `/proc/self/stat` and `ps`
-/// show the guest's name.
-fn set_thread_name(path: &str) {
-    let base = path.rsplit('/').next().unwrap_or(path);
-    let mut name: Vec<u8> = base.bytes().filter(|&b| b != 0).take(15).collect();
-    name.push(0);
-    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
-    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) };
+    /// The task name (`comm`), when not the one `path` gives (its last component, cut to 15
+    /// bytes): a guest's `execve` passes on the name Linux gives, from the path the guest
+    /// named (`crate::thread::title`).
+    pub comm: Option<Vec<u8>>,
 }
 
 /// Loads `prog` and runs it to the end; returns how the guest ended and, for a fatal signal,
@@ -114,7 +107,10 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let mut task =
         crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: prog.path.clone(), host_path });
     task.argv = prog.argv.clone();
-    set_thread_name(&prog.path);
+    // The host thread is named as the kernel names the task, so that `/proc/PID/comm`,
+    // `/proc/PID/stat` and `ps` show the guest's name (threads inherit it).
+    let comm = prog.comm.clone().unwrap_or_else(|| crate::thread::title::comm_of(prog.path.as_bytes()));
+    crate::thread::title::set_comm(&comm);
     let engine = LaunchError::Engine;
     let mut cpu = task::new_instance(task).map_err(engine)?;
 

@@ -95,6 +95,14 @@ fn run() -> u8 {
             return 1;
         }
     }
+    if let Some(f) = cli.trace.drcov.as_ref().filter(|_| cli.trace.execs == 0) {
+        // The first program's coverage file (FILE itself), checked before anything runs, as
+        // -D's log is opened above.
+        if let Err(e) = endgate::trace::drcov::check_file(f) {
+            report!("endgate: {e}");
+            return 1;
+        }
+    }
     if let Some(dir) = &cli.root {
         if let Err(e) = enter_root(dir, &cli) {
             report!("endgate: {e}");
@@ -121,7 +129,16 @@ fn run() -> u8 {
         gdb: cli.gdb,
         exec_with: endgate::guest::ExecWith::Itself,
     };
-    let prog = Program { path, argv, envp: guest_env(&cli) };
+    // The task name: as the kernel names it after the path execve was given (the guest's
+    // execve passes that on; for endgate's own command line, PROGRAM as given).
+    let comm = Some(match &cli.comm {
+        Some(c) => c.as_bytes().to_vec(),
+        None => endgate::thread::title::comm_of(cli.program.as_bytes()),
+    });
+    let prog = Program { path, argv, envp: guest_env(&cli), comm };
+    // Others see the guest's argv as this process's /proc/PID/cmdline; endgate's own
+    // arguments were all read above.
+    endgate::thread::title::set_cmdline(&prog.argv);
     match launch(opts, prog) {
         Ok((exit, report)) => endgate::exit_status(exit, report),
         Err(e) => {

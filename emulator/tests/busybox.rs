@@ -184,6 +184,22 @@ fn cases() -> Vec<Case> {
         case("ip route", &["ip", "route"]),
         case("ip link", &["ip", "link"]),
         case("ip rule", &["ip", "rule"]),
+        // Process names: the shell runs an applet by execve("/proc/self/exe"), Linux names the
+        // task "exe" (the path's last component) and busybox renames itself to the applet on
+        // seeing that name, so pidof, pgrep and killall find it. unexpand blocks opening a FIFO;
+        // its name is one no other process of the host should have (killall kills by name), and
+        // the arches' runs of this case take turns ([`BY_NAME`]).
+        case(
+            BY_NAME,
+            &[
+                "sh",
+                "-c",
+                "mkfifo f; unexpand f & sleep 1; \
+                 [ \"$(pidof unexpand)\" = \"$!\" ] && echo pidof found || echo pidof notfound; \
+                 [ \"$(pgrep -x unexpand)\" = \"$!\" ] && echo pgrep found || echo pgrep notfound; \
+                 killall unexpand; echo killall $?; kill $! 2>/dev/null; wait $!; echo wait $?",
+            ],
+        ),
     ]
 }
 
@@ -238,7 +254,13 @@ struct Outcome {
     hung: Option<String>,
 }
 
+/// The case that finds processes by name: one run at a time, the arches' tests running in
+/// parallel threads of this test binary.
+const BY_NAME: &str = "pidof pgrep killall";
+static BY_NAME_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn run_case(c: &Case, runner: &[PathBuf]) -> Outcome {
+    let _turn = (c.name == BY_NAME).then(|| BY_NAME_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     let dir = TempDir::new("bb");
     prepare(dir.path());
     let mut out = Outcome { stdout: Vec::new(), statuses: Vec::new(), hung: None };

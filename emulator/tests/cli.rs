@@ -598,6 +598,14 @@ fn help_shows_program_as_required() {
     let s = String::from_utf8_lossy(&o.stdout);
     assert!(s.contains("endgate [OPTIONS] PROGRAM [ARGS]"), "{s}");
     assert!(!s.contains("[PROGRAM]"), "{s}");
+    // The first line names every guest endgate runs; the binfmt subcommand is listed.
+    let first = s.lines().next().unwrap_or_default();
+    for arch in ["x86_64", "aarch64", "riscv64", "arm", "i386", "s390x", "mips64el"] {
+        assert!(first.contains(arch), "{arch} missing from {first:?}");
+    }
+    assert!(!first.contains("so far"), "{first}");
+    assert!(s.contains("endgate binfmt --print|--install|--uninstall"), "{s}");
+    assert!(s.contains("Subcommands:\n  binfmt  "), "{s}");
     let o = run(&["--strace"]);
     assert_eq!(shell_status(o.status), 2);
     assert!(String::from_utf8_lossy(&o.stderr).contains("PROGRAM"));

@@ -250,3 +250,29 @@ fn the_reader_is_strict() {
     assert!(parse(&outside).is_err(), "a block outside its module");
     assert!(parse(&good[..]).is_ok_and(|d| d.blocks == [Block { start: 0x10, size: 4, mod_id: 0 }]));
 }
+
+/// A coverage file that cannot be written fails at start, before the guest runs, as `-D` does:
+/// one line naming it, status 1, and nothing from the guest.
+#[test]
+fn unwritable_file_fails_at_start_like_dash_d() {
+    let bb = busybox(busybox_arches().next().expect("a busybox arch"));
+    let run = |opt: &str| {
+        let mut cmd = Command::new(endgate());
+        cmd.arg(opt).arg("/nonexistent/dir/x").arg(&bb).args(["echo", "guest ran"]);
+        let t = run_with_timeout(&mut cmd, None, Duration::from_secs(60));
+        assert!(!t.timed_out);
+        (t.status, String::from_utf8_lossy(&t.stdout).into_owned(), String::from_utf8_lossy(&t.stderr).into_owned())
+    };
+    let (d_status, d_out, d_err) = run("-D");
+    assert_eq!((d_status, d_out.as_str(), d_err.lines().count()), (1, "", 1), "-D: {d_err}");
+    let (status, out, err) = run("--drcov");
+    assert_eq!((status, out.as_str()), (1, ""), "--drcov: {err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("endgate: --drcov /nonexistent/dir/x: "), "{err}");
+    // The same reason as -D's.
+    assert_eq!(
+        err.split_once(": ").map(|x| x.1).and_then(|r| r.split_once(": ")).map(|x| x.1),
+        d_err.split_once(": ").and_then(|x| x.1.split_once(": ")).map(|x| x.1),
+        "{err} vs {d_err}"
+    );
+}

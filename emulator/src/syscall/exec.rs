@@ -281,6 +281,7 @@ fn exec(
     // The program and arguments as the guest gave them, for a binfmt_misc start without a
     // handle on endgate's executable (below).
     let as_given = (first.to_owned(), argv.clone());
+    let comm = exec_comm(dirfd, &path);
     let mut guest_path = path;
     let mut host = first;
     let mut nofollow = flags & AT_SYMLINK_NOFOLLOW != 0;
@@ -416,6 +417,9 @@ fn exec(
     if let (crate::guest::ExecWith::Itself, Some(fd)) = (&exec_with, exe) {
         args.push(cstring(format!("{}={fd}", crate::cli::EXE_FD_FLAG).as_bytes()));
     }
+    let mut comm_arg = format!("{}=", crate::cli::COMM_FLAG).into_bytes();
+    comm_arg.extend(&comm);
+    args.push(cstring(&comm_arg));
     args.push(cstring(b"-0"));
     args.push(cstring(&argv[0]));
     args.push(cstring(b"--"));
@@ -505,6 +509,22 @@ fn exec(
         unsafe { libc::close(fd) };
     }
     Err(err)
+}
+
+/// The task name Linux gives the program `execveat(dirfd, path, …)` starts (fs/exec.c
+/// `begin_new_exec`): the last component of `path` (of a `#!` script, the script's, not its
+/// interpreter's), cut to 15 bytes; for an empty `path` (`AT_EMPTY_PATH`, fexecve), whose
+/// `bprm->filename` is `/dev/fd/N`, the name of the file the descriptor holds, as recent
+/// kernels give (Linux 6.18 does, checked natively; older ones gave `N`).
+fn exec_comm(dirfd: i32, path: &[u8]) -> Vec<u8> {
+    if !path.is_empty() {
+        return crate::thread::title::comm_of(path);
+    }
+    let link = std::fs::read_link(format!("/proc/self/fd/{dirfd}")).map(|p| p.into_os_string().into_encoded_bytes());
+    match link {
+        Ok(l) => crate::thread::title::comm_of(l.strip_suffix(b" (deleted)").unwrap_or(&l)),
+        Err(_) => crate::thread::title::comm_of(dirfd.to_string().as_bytes()),
+    }
 }
 
 /// A host path as the new endgate must name the program: under `--root`, the guest's path

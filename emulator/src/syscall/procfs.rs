@@ -51,6 +51,13 @@ pub enum ProcFile {
     },
     /// `/proc/cpuinfo`, where the arch has its own (`ArchInfo::cpuinfo`).
     Cpuinfo,
+    /// `/proc/PID/cmdline` of another process that runs endgate: the host's, without the NUL
+    /// padding endgate's argument area holds after the guest's argv
+    /// (`crate::thread::title`).
+    OtherCmdline {
+        /// The process.
+        pid: i32,
+    },
 }
 
 /// The name endgate's own preemption timer thread has (`thread::preempt`): not a guest thread.
@@ -62,6 +69,27 @@ fn is_guest_thread(tid: i32) -> bool {
         Some(c) => c.strip_suffix(b"\n").unwrap_or(&c) != TIMER_THREAD,
         None => false,
     }
+}
+
+/// Process `pid` runs the same executable as this one (endgate), so its argument area is
+/// endgate's (`crate::thread::title`).
+fn runs_endgate(pid: i32) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let id = |p: &str| std::fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    match (id(&format!("/proc/{pid}/exe")), id("/proc/self/exe")) {
+        (Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// `/proc/PID/cmdline` of another endgate: the host's file with the run of NULs at its end cut
+/// to one (an argv whose last strings are empty loses them).
+fn other_cmdline(pid: i32) -> Vec<u8> {
+    let mut v = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+    while v.len() >= 2 && v[v.len() - 1] == 0 && v[v.len() - 2] == 0 {
+        v.pop();
+    }
+    v
 }
 
 /// Recognises `/proc/self/X`, `/proc/thread-self/X`, `/proc/<own pid>/X` and
@@ -79,7 +107,8 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     let pid = unsafe { libc::getpid() };
     let thread_self = who == b"thread-self";
     if who != b"self" && !thread_self && who != pid.to_string().as_bytes() {
-        return None;
+        let other: i32 = std::str::from_utf8(who).ok()?.parse().ok()?;
+        return (file == b"cmdline" && runs_endgate(other)).then_some(ProcFile::OtherCmdline { pid: other });
     }
     if let Some(t) = file.strip_prefix(b"task/").filter(|_| !thread_self) {
         let slash = t.iter().position(|&b| b == b'/')?;
@@ -120,7 +149,7 @@ pub fn lookup_at(dirfd: i32, path: &[u8]) -> Option<ProcFile> {
 pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
     // The memfd's name says how `lseek` answers for it (see `lseek`).
     let name = match f {
-        ProcFile::Cmdline | ProcFile::Auxv => MEMFD_SIZE0,
+        ProcFile::Cmdline | ProcFile::Auxv | ProcFile::OtherCmdline { .. } => MEMFD_SIZE0,
         _ => MEMFD_SEQ,
     };
     let fd = open_memfd(&generate(task, f), name, cloexec)?;
@@ -158,6 +187,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             Some(f) => f(online_cpus()).into_bytes(),
             None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
+        ProcFile::OtherCmdline { pid } => other_cmdline(pid),
         ProcFile::Cmdline => {
             let mut v = Vec::new();
             for a in &task.argv {

@@ -77,7 +77,12 @@ pub enum RetFmt {
 /// output buffer filled in at exit. Arguments strace omits (a mode without O_CREAT) are left out.
 pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> Vec<(usize, Option<String>)> {
     let Some(def) = def else {
-        return a.a.iter().take(3).enumerate().map(|(i, v)| (i, Some(format!("{v:#x}")))).collect();
+        let name = (task.arch.info().numbers)().name_of(a.nr);
+        return match name.and_then(unserved_args) {
+            Some(fmts) => fmts.iter().enumerate().map(|(i, f)| (i, Some(format_arg(task, *f, a.raw(i), a)))).collect(),
+            // strace's form for a call it has no signature for: all six registers, `%#lx`.
+            None => unknown_args(&a.a).into_iter().enumerate().map(|(i, s)| (i, Some(s))).collect(),
+        };
     };
     def.args
         .iter()
@@ -94,6 +99,59 @@ pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> V
             f => (i, Some(format_arg(task, *f, a.raw(i), a))),
         })
         .collect()
+}
+
+/// The name a line starts with: the call's, or strace's `syscall_0x3e7` for a number without
+/// one (`name` empty).
+fn call_name(name: &str, nr: u64) -> std::borrow::Cow<'_, str> {
+    if name.is_empty() {
+        format!("syscall_{nr:#x}").into()
+    } else {
+        name.into()
+    }
+}
+
+/// The arguments of a call strace has no signature for: all six registers in `%#lx`.
+fn unknown_args(regs: &[u64; 6]) -> Vec<String> {
+    regs.iter().map(|&v| hex0(v)).collect()
+}
+
+/// C's `%#lx`: `0` for zero, 0x-prefixed otherwise.
+fn hex0(v: u64) -> String {
+    if v == 0 {
+        "0".into()
+    } else {
+        format!("{v:#x}")
+    }
+}
+
+/// The arguments of calls endgate has no handler for (`super::unserved`) but strace knows,
+/// as their kernel prototypes give them (include/linux/syscalls.h); the others print as an
+/// unknown call's six.
+fn unserved_args(name: &str) -> Option<&'static [ArgFmt]> {
+    use ArgFmt::*;
+    Some(match name {
+        "io_uring_setup" => &[ULong, Ptr],
+        "io_uring_enter" => &[Fd, ULong, ULong, Hex, Ptr, ULong],
+        "io_uring_register" => &[Fd, ULong, Ptr, ULong],
+        "ptrace" => &[Long, Int, Ptr, Ptr],
+        "userfaultfd" | "memfd_secret" => &[Hex],
+        "bpf" => &[Int, Ptr, ULong],
+        "perf_event_open" => &[Ptr, Int, Int, Fd, Hex],
+        "landlock_create_ruleset" => &[Ptr, ULong, Hex],
+        "landlock_add_rule" => &[Fd, Int, Ptr, Hex],
+        "landlock_restrict_self" => &[Fd, Hex],
+        "init_module" => &[Ptr, ULong, Str],
+        "finit_module" => &[Fd, Str, Hex],
+        "delete_module" => &[Str, Hex],
+        "swapon" => &[Str, Hex],
+        "swapoff" | "acct" => &[Str],
+        "reboot" => &[Hex, Hex, Hex, Ptr],
+        "settimeofday" => &[Ptr, Ptr],
+        "clock_settime" | "clock_settime64" => &[Int, Ptr],
+        "vhangup" => &[],
+        _ => return None,
+    })
 }
 
 /// Prints the whole line once the call has returned. `exiting` prints ` = ?` as strace does
@@ -121,10 +179,10 @@ pub fn format_line(
 ) -> String {
     let name = match def {
         Some(d) => d.sys.name(),
-        None => (task.arch.info().numbers)().name_of(a.nr).unwrap_or("syscall"),
+        None => (task.arch.info().numbers)().name_of(a.nr).unwrap_or(""),
     };
     let mut line = String::with_capacity(96);
-    let _ = write!(line, "{}(", name);
+    let _ = write!(line, "{}(", call_name(name, a.nr));
     for (n, (i, p)) in pre.iter().enumerate() {
         let i = *i;
         if n > 0 {
@@ -385,6 +443,28 @@ mod tests {
     #[test]
     fn quoting_matches_strace() {
         assert_eq!(quote(b"hi\n\0\x7f", 32), "\"hi\\n\\0\\177\"");
+    }
+
+    #[test]
+    fn unknown_numbers_print_as_strace_prints_them() {
+        // strace 6.x natively: syscall(999, 1, 2, 3, 4, 5, 6) and syscall(999) with zeros.
+        assert_eq!(call_name("", 999), "syscall_0x3e7");
+        assert_eq!(unknown_args(&[1, 2, 3, 4, 5, 6]).join(", "), "0x1, 0x2, 0x3, 0x4, 0x5, 0x6");
+        assert_eq!(unknown_args(&[0, 0xffff_ffff_ffff_ff80, 0, 0, 0, 0])[..2], ["0", "0xffffffffffffff80"]);
+        assert_eq!(call_name("getpid", 39), "getpid");
+    }
+
+    #[test]
+    fn unserved_calls_have_their_prototypes_argument_count() {
+        // io_uring_setup(u32 entries, struct io_uring_params *p): strace prints `io_uring_setup(1, NULL)`.
+        let f = unserved_args("io_uring_setup").expect("io_uring_setup");
+        assert_eq!(f.len(), 2);
+        assert!(matches!(f, [ArgFmt::ULong, ArgFmt::Ptr]));
+        assert_eq!(unserved_args("io_uring_enter").map(<[_]>::len), Some(6));
+        assert_eq!(unserved_args("io_uring_register").map(<[_]>::len), Some(4));
+        assert_eq!(unserved_args("vhangup").map(<[_]>::len), Some(0));
+        assert!(unserved_args("no_such_call").is_none());
+        assert_eq!(ptr(0), "NULL");
     }
 
     #[test]

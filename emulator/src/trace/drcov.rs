@@ -179,6 +179,20 @@ fn file_name(t: &Task) -> Option<PathBuf> {
     Some(PathBuf::from(name))
 }
 
+/// Checks at start that the coverage file `path` can be written, as `-D` opens its log at
+/// start, so that a bad name fails before the guest runs (one line, status 1) rather than
+/// when it ends. Opens it for writing, creating it (empty) if missing; the image's end writes
+/// it whole.
+pub fn check_file(path: &std::path::Path) -> Result<(), String> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map(drop)
+        .map_err(|e| format!("--drcov {}: {e}", path.display()))
+}
+
 /// Writes the coverage file of the image ending now (registered with
 /// [`crate::guest::on_image_end`]). A file that cannot be written is named in one line on
 /// stderr.
