@@ -262,9 +262,10 @@ pub fn abi_convert(bytes: &[u8]) {
     });
 }
 
-/// The parts of the gdb remote protocol endgate handles itself (`gdb::packets`): the byte
-/// stream split into packets, `qXfer` requests parsed and answered, a `qSupported` reply
-/// extended. The rest of the protocol is `gdbstub`'s own parser.
+/// The parts of the gdb remote protocol endgate handles itself (`gdb::packets`,
+/// `gdb::relay`): the byte stream split into packets, `qXfer` requests parsed and answered, a
+/// `qSupported` reply extended, packets that name a process routed, fork and exit replies
+/// given their process ids. The rest of the protocol is `gdbstub`'s own parser.
 pub fn gdb_packets(bytes: &[u8]) {
     use crate::gdb::packets::{frame, offer_own, parse_xfer, xfer_reply, Splitter, Unit};
     let mut s = Splitter::default();
@@ -283,4 +284,8 @@ pub fn gdb_packets(bytes: &[u8]) {
     let _ = parse_xfer(bytes);
     let mut out = bytes.to_vec();
     offer_own(&mut out);
+    // With fork events: the packets that name a process routed, the output's process ids fixed.
+    let _ = crate::gdb::relay::route(bytes, 0x100, &[0x2a]);
+    let mut out = bytes.to_vec();
+    crate::gdb::packets::fix_process_ids(&mut out, 0x100);
 }

@@ -293,30 +293,35 @@ fn gdb_fault_x86_64() {
 /// The status `gdb_fork.c`'s child exits with (`-DCHILD_STATUS`); the parent returns one more.
 const CHILD_STATUS: i32 = 5;
 
-/// A guest `fork` under GDB: the child runs free (GDB's default follow-fork-mode parent with
-/// detach-on-fork): its `mark(1)` does not stop, the parent's `mark(2)` does, and the parent
-/// exits with the child's status plus one.
-#[test]
-fn gdb_fork_child_runs_free() {
-    let a = &AARCH64;
-    let gdb = gdb_multiarch();
-    let dir = TempDir::new("gdb-fork");
+/// `tests/gdb/gdb_fork.c` built for `a` in `dir`.
+fn build_fork(a: &Arch, dir: &Path) -> PathBuf {
     let src = workspace().join("emulator/tests/gdb/gdb_fork.c");
-    let prog = dir.path().join("gdb_fork");
+    let prog = dir.join(format!("gdb_fork-{}", a.name));
     let st = Command::new(a.cc)
+        .args(a.cflags)
         .args(["-static", "-g", "-O0", &format!("-DCHILD_STATUS={CHILD_STATUS}"), "-o"])
         .arg(&prog)
         .arg(&src)
         .status()
         .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
     assert!(st.success(), "building {}", src.display());
+    prog
+}
+
+/// Runs `tests/gdb/gdb_fork.c` for `a` under endgate's `-g` and one `gdb-multiarch --batch`
+/// with `commands` after `target remote`; returns GDB's output, endgate's result and a
+/// context for messages.
+fn fork_session(a: &Arch, name: &str, commands: &str) -> (String, Timed, String) {
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new(&format!("gdb-fork-{name}-{}", a.name));
+    let prog = build_fork(a, dir.path());
     let port = free_port();
     let script_path = dir.path().join("fork.gdb");
     std::fs::write(
         &script_path,
         format!(
             "set pagination off\nset confirm off\nset tcp auto-retry on\nset tcp connect-timeout 300\n\
-             target remote 127.0.0.1:{port}\nbreak mark\ncontinue\necho ==end\\n\ncontinue\n"
+             target remote 127.0.0.1:{port}\n{commands}"
         ),
     )
     .unwrap();
@@ -330,18 +335,84 @@ fn gdb_fork_child_runs_free() {
     );
     let g = guest.join().expect("endgate thread");
     let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
-    let ctx = format!("gdb output:\n{out}\nendgate stderr:\n{}", String::from_utf8_lossy(&g.stderr));
+    let ctx = format!("{} {name}: gdb output:\n{out}\nendgate stderr:\n{}", a.name, String::from_utf8_lossy(&g.stderr));
     assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    // Both processes ran to their end: the child's mark and the parent's, and the parent's
+    // status (the child's plus one: it saw the child's).
+    let stdout = String::from_utf8_lossy(&g.stdout);
+    assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
+    assert_eq!(g.status, CHILD_STATUS + 1, "{ctx}");
+    (out, g, ctx)
+}
+
+/// A guest `fork` under GDB's defaults (follow-fork-mode parent, detach-on-fork on), with fork
+/// events: GDB is told of the fork and detaches the child, which runs free (its `mark(1)`
+/// does not stop); the parent's `mark(2)` stops, and GDB sees the parent's status.
+#[test]
+fn gdb_fork_follows_the_parent() {
+    let (out, _, ctx) = fork_session(&AARCH64, "parent", "break mark\ncontinue\necho ==end\\n\ncontinue\n");
+    assert!(out.contains("[Detaching after fork from child process "), "{ctx}\nGDB saw the fork");
     assert_eq!(out.matches("Breakpoint 1, mark").count(), 1, "{ctx}\none stop");
     assert!(out.contains("Breakpoint 1, mark (who=2)"), "{ctx}\nthe parent's stop");
     let status = CHILD_STATUS + 1;
     assert!(section(&out, "end").contains(&format!("exited with code {status:02}")), "{ctx}");
-    assert_eq!(g.status, status, "{ctx}");
-    let stdout = String::from_utf8_lossy(&g.stdout);
-    assert!(stdout.contains("mark 1\n") && stdout.contains("mark 2\n"), "{ctx}\nstdout {stdout}");
-    // The child says that it runs free, with its pid.
-    let err = String::from_utf8_lossy(&g.stderr);
-    assert!(err.contains("endgate: gdb: fork child ") && err.contains(" runs free"), "{ctx}");
+}
+
+/// `set follow-fork-mode child`: GDB detaches the parent, which runs free (its `mark(2)` does
+/// not stop), and goes on with the child on the same connection: the child stops at its
+/// `mark(1)`, its heap (allocated after GDB connected) reads as the program wrote it, and
+/// GDB sees the child's exit status.
+fn follows_the_child(a: &Arch) {
+    let (out, _, ctx) = fork_session(
+        a,
+        "child",
+        "set follow-fork-mode child\nbreak mark\ncontinue\necho ==heap\\n\np heap\necho ==end\\n\ncontinue\n",
+    );
+    assert!(out.contains("[Attaching after ") && out.contains(" fork to child "), "{ctx}\nGDB followed the child");
+    assert!(out.contains("[Detaching after fork from parent process "), "{ctx}\nGDB detached the parent");
+    assert_eq!(out.matches(", mark (who=").count(), 1, "{ctx}\none stop");
+    assert!(out.contains(" hit Breakpoint 1, mark (who=1)"), "{ctx}\nthe child's stop");
+    assert!(section(&out, "heap").contains("\"heap text\""), "{ctx}\nthe child's heap");
+    let end = section(&out, "end");
+    assert!(
+        end.contains("[Inferior 2 (process ") && end.contains(&format!("exited with code {CHILD_STATUS:02}")),
+        "{ctx}"
+    );
+}
+
+#[test]
+fn gdb_fork_follows_the_child_aarch64() {
+    follows_the_child(&AARCH64);
+}
+
+#[test]
+fn gdb_fork_follows_the_child_x86_64() {
+    follows_the_child(&X86_64);
+}
+
+#[test]
+fn gdb_fork_follows_the_child_s390x() {
+    follows_the_child(&S390X);
+}
+
+/// `set detach-on-fork off` with `follow-fork-mode child`: GDB keeps both processes; the
+/// child stops at its `mark(1)` and exits while the parent waits, stopped; then GDB turns to
+/// the parent (`inferior 1`), which goes on from its fork, reaps the child, stops at its
+/// `mark(2)` and exits with the child's status plus one.
+#[test]
+fn gdb_fork_keeps_both_processes() {
+    let (out, _, ctx) = fork_session(
+        &AARCH64,
+        "both",
+        "set detach-on-fork off\nset follow-fork-mode child\nbreak mark\ncontinue\n\
+         echo ==child\\n\ncontinue\ninferior 1\necho ==parent\\n\ncontinue\necho ==end\\n\ncontinue\n",
+    );
+    assert!(out.contains(" hit Breakpoint 1.2, mark (who=1)"), "{ctx}\nthe child's stop");
+    assert!(section(&out, "child").contains(&format!("exited with code {CHILD_STATUS:02}")), "{ctx}");
+    assert!(section(&out, "parent").contains(" hit Breakpoint 1.1, mark (who=2)"), "{ctx}\nthe parent's stop");
+    let status = CHILD_STATUS + 1;
+    assert!(section(&out, "end").contains("[Inferior 1 (process "), "{ctx}");
+    assert!(section(&out, "end").contains(&format!("exited with code {status:02}")), "{ctx}");
 }
 
 /// Two TCP ports in a row nothing listens on now (the first the kernel's choice).
@@ -366,15 +437,7 @@ fn gdb_fork_child_waits_for_its_gdb() {
     let a = &AARCH64;
     let gdb = gdb_multiarch();
     let dir = TempDir::new("gdb-fork-wait");
-    let src = workspace().join("emulator/tests/gdb/gdb_fork.c");
-    let prog = dir.path().join("gdb_fork");
-    let st = Command::new(a.cc)
-        .args(["-static", "-g", "-O0", &format!("-DCHILD_STATUS={CHILD_STATUS}"), "-o"])
-        .arg(&prog)
-        .arg(&src)
-        .status()
-        .unwrap_or_else(|e| panic!("{} missing ({e}): run scripts/install-deps.sh", a.cc));
-    assert!(st.success(), "building {}", src.display());
+    let prog = build_fork(a, dir.path());
     let port = free_port_pair();
     let script = |port: u16, first: &str| {
         format!(

@@ -19,6 +19,7 @@
 pub mod fpregs;
 pub(crate) mod packets;
 pub mod regs;
+pub(crate) mod relay;
 pub mod s390x;
 mod target;
 
@@ -83,6 +84,15 @@ pub enum Event {
     /// GDB's interrupt (Ctrl-C) while the guest ran: reported as SIGINT, which is not
     /// delivered unless GDB passes it.
     Interrupt,
+    /// The thread's `fork` made process `child` (GDB asked for fork events): reported as
+    /// `fork:p<CHILD>.<CHILD>`.
+    Fork {
+        /// The child's pid (also its only thread's tid).
+        child: i32,
+    },
+    /// In the child of a fork GDB was told of: no stop packet; the child waits until GDB
+    /// turns to it or detaches it ([`relay`]).
+    ForkChild,
 }
 
 /// What GDB asked the stopped thread to do next.
@@ -218,32 +228,27 @@ pub fn start(port: u16, cpu: &mut Cpu<'static>) -> Result<(), ServeError> {
 /// [`start`]'s work, also a waiting fork child's ([`fork_child`]): listen, accept, make the
 /// session, stop before the next instruction.
 fn serve_from(port: u16, cpu: &mut Cpu<'_>) -> Result<(), ServeError> {
+    use std::os::fd::AsRawFd as _;
     let fail = |err| ServeError { port, err };
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(fail)?;
     let (stream, _) = listener.accept().map_err(fail)?;
     drop(listener);
     let _ = stream.set_nodelay(true);
-    let reader = stream.try_clone().map_err(fail)?;
     let watcher = stream.try_clone().map_err(fail)?;
-    let session: Box<dyn Session> = match cpu.get_data().arch.info().name {
-        "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu),
-        "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu),
-        "i686" => Server::<gdbstub_arch::x86::X86_SSE>::open(stream, reader, cpu),
-        "armv7l" => Server::<fpregs::ArmVfp>::open(stream, reader, cpu),
-        "riscv64" => Server::<fpregs::Riscv64F>::open(stream, reader, cpu),
-        "mips64" => Server::<gdbstub_arch::mips::Mips64>::open(stream, reader, cpu),
-        "s390x" => Server::<s390x::S390x>::open(stream, reader, cpu),
-        other => {
-            return Err(fail(std::io::Error::other(format!("no GDB register layout for {other}"))));
-        }
-    };
+    let conn_fd = stream.as_raw_fd();
+    let session = open_session(stream, cpu, None).map_err(fail)?;
     *lock(session_slot()) = Some(session);
+    relay::set_conn(conn_fd);
     PORT.store(port, Ordering::SeqCst);
     GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
     ENABLED.store(true, Ordering::SeqCst);
     crate::thread::running::force_serial();
     crate::syscall::set_catch_stop(syscall_hook);
-    crate::syscall::fork::set_fork_child_hook(fork_child);
+    crate::syscall::fork::set_fork_hooks(crate::syscall::fork::ForkHooks {
+        before: before_fork,
+        parent: fork_parent,
+        child: fork_child,
+    });
     // Every instance reads the stop flags at block starts from now on, so that GDB's
     // interrupt can stop a running guest.
     crate::signal::host::need_async_stops();
@@ -251,6 +256,29 @@ fn serve_from(port: u16, cpu: &mut Cpu<'_>) -> Result<(), ServeError> {
     register_thread(cpu);
     stop(cpu, Event::Initial);
     Ok(())
+}
+
+/// A session for `cpu`'s arch on the connection `stream`; `replay`, GDB's `qSupported` as it
+/// was sent, primes a fork child's session with what GDB said it supports (the answers are
+/// dropped).
+fn open_session(stream: TcpStream, cpu: &mut Cpu<'_>, replay: Option<&[u8]>) -> std::io::Result<Box<dyn Session>> {
+    let reader = stream.try_clone()?;
+    Ok(match cpu.get_data().arch.info().name {
+        "aarch64" => Server::<gdbstub_arch::aarch64::AArch64>::open(stream, reader, cpu, replay),
+        "x86_64" => Server::<gdbstub_arch::x86::X86_64_SSE>::open(stream, reader, cpu, replay),
+        "i686" => Server::<gdbstub_arch::x86::X86_SSE>::open(stream, reader, cpu, replay),
+        "armv7l" => Server::<fpregs::ArmVfp>::open(stream, reader, cpu, replay),
+        "riscv64" => Server::<fpregs::Riscv64F>::open(stream, reader, cpu, replay),
+        "mips64" => Server::<gdbstub_arch::mips::Mips64>::open(stream, reader, cpu, replay),
+        "s390x" => Server::<s390x::S390x>::open(stream, reader, cpu, replay),
+        other => return Err(std::io::Error::other(format!("no GDB register layout for {other}"))),
+    })
+}
+
+/// Whether endgate offers GDB fork events (`fork-events+`): unless `ENDGATE_GDB_FORK=wait`
+/// asks for a GDB per process.
+fn offers_fork_events() -> bool {
+    !FORK_WAIT.load(Ordering::Relaxed)
 }
 
 /// A host thread that reads GDB's interrupt byte (0x03, Ctrl-C) while the guest runs: it
@@ -356,6 +384,8 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
 /// GDB is gone: every point goes, the guest runs free.
 fn detach() {
     *lock(session_slot()) = None;
+    // Processes of the guest waiting for GDB's connection run free too.
+    relay::let_go();
     let mut p = lock(&POINTS);
     p.set.clear();
     p.generation += 1;
@@ -577,6 +607,13 @@ pub fn process_exit(exit: Exit) {
 /// fork returned (at the top of the run loop) and waits for a GDB of its own on the parent's
 /// port plus one, as a second `gdb` with `target remote :PORT+1` attaches to it.
 pub fn fork_child(cpu: &mut Cpu<'_>) {
+    // With fork events, GDB decides: the child joins the connection and waits.
+    if relay::child_side() {
+        if join_parent_gdb(cpu) {
+            return;
+        }
+        relay::forget_peers();
+    }
     // The child of a process that itself runs free, or whose GDB detached, has nothing to
     // leave (a slot locked at the fork, by the parent's interrupt watcher, had a session).
     let detached = matches!(session_slot().try_lock().as_deref(), Ok(None));
@@ -596,6 +633,45 @@ pub fn fork_child(cpu: &mut Cpu<'_>) {
             next.map_or_else(|| "-".to_string(), |p| p.to_string())
         ),
     }
+}
+
+/// Before a guest fork's host fork (the caller holds the guest lock): with fork events on,
+/// the socket pair through which parent and child will share GDB's connection.
+fn before_fork() {
+    if enabled() && !forked() && relay::fork_events() {
+        relay::before_fork();
+    }
+}
+
+/// In the parent after a guest fork made `child`: with fork events on, the thread stops for
+/// GDB once the call has returned (at the top of the run loop), reporting the fork.
+fn fork_parent(cpu: &mut Cpu<'_>, child: i32) {
+    if relay::parent_side(child) {
+        LOCAL.with(|l| l.borrow_mut().pending = Some(Event::Fork { child }));
+        cpu.stop();
+    }
+}
+
+/// A fork child GDB was told of: a session of its own on a copy of the connection (primed
+/// with GDB's `qSupported`), GDB's points kept (GDB takes them out itself before it
+/// detaches the child), its one thread listed; it stops once the fork returned and waits
+/// for GDB to turn to it ([`Event::ForkChild`]). `false` if the session cannot be made.
+fn join_parent_gdb(cpu: &mut Cpu<'_>) -> bool {
+    let Some(stream) = relay::conn_copy() else { return false };
+    let Ok(watcher) = stream.try_clone() else { return false };
+    let replay = relay::qsupported();
+    let Ok(session) = open_session(stream, cpu, Some(&replay)) else { return false };
+    // A new slot: the parent's may have been locked by its interrupt watcher at the fork.
+    CHILD_SESSION.store(Box::leak(Box::new(Mutex::new(Some(session)))), Ordering::Release);
+    INTERRUPT.store(false, Ordering::SeqCst);
+    GENERATION.store(crate::guest::process_generation(), Ordering::SeqCst);
+    FORKED_AWAY.store(false, Ordering::SeqCst);
+    lock(&THREADS).clear();
+    register_thread(cpu);
+    watch_interrupts(watcher);
+    LOCAL.with(|l| l.borrow_mut().pending = Some(Event::ForkChild));
+    cpu.stop();
+    true
 }
 
 /// A fork child's own GDB session on the parent's port plus one ([`fork_child`]); on an
@@ -643,6 +719,8 @@ fn forked() -> bool {
 struct Conn {
     stream: TcpStream,
     buf: Vec<u8>,
+    /// Output is dropped (a fork child's session replaying GDB's `qSupported`).
+    mute: bool,
 }
 
 impl gdbstub::conn::Connection for Conn {
@@ -660,7 +738,13 @@ impl gdbstub::conn::Connection for Conn {
 
     fn flush(&mut self) -> std::io::Result<()> {
         let mut out = std::mem::take(&mut self.buf);
+        if self.mute {
+            return Ok(());
+        }
         packets::offer_own(&mut out);
+        if relay::fork_events() {
+            packets::fix_process_ids(&mut out, std::process::id());
+        }
         std::io::Write::write_all(&mut self.stream, &out)?;
         std::io::Write::flush(&mut self.stream)
     }
@@ -687,7 +771,7 @@ impl<A: GuestRegs + 'static> Server<A>
 where
     Debuggee<A>: gdbstub::target::Target<Arch = A, Error = &'static str>,
 {
-    fn open(stream: TcpStream, reader: TcpStream, cpu: &mut Cpu<'_>) -> Box<dyn Session> {
+    fn open(stream: TcpStream, reader: TcpStream, cpu: &mut Cpu<'_>, replay: Option<&[u8]>) -> Box<dyn Session> {
         let target = Debuggee::new(cpu);
         let mut server = Server {
             machine: None,
@@ -695,9 +779,24 @@ where
             packet: packets::Splitter::default(),
             target,
         };
-        match GdbStub::new(Conn { stream, buf: Vec::new() }).run_state_machine(&mut server.target) {
+        match GdbStub::new(Conn { stream, buf: Vec::new(), mute: replay.is_some() })
+            .run_state_machine(&mut server.target)
+        {
             Ok(m) => server.machine = Some(m),
             Err(e) => crate::elog!("endgate: gdb: {e}"),
+        }
+        if let Some(bytes) = replay {
+            let mut m = server.machine.take();
+            for &b in bytes {
+                m = match m {
+                    Some(GdbStubStateMachine::Idle(inner)) => inner.incoming_data(&mut server.target, b).ok(),
+                    other => other,
+                };
+            }
+            if let Some(GdbStubStateMachine::Idle(mut inner)) = m {
+                inner.borrow_conn().mute = false;
+                server.machine = Some(GdbStubStateMachine::Idle(inner));
+            }
         }
         Box::new(server)
     }
@@ -728,6 +827,10 @@ where
         if let Some(GdbStubStateMachine::Running(m)) = self.machine.take() {
             let _ = m.report_stop(&mut self.target, reason);
         }
+        // Another process of the guest that GDB debugs goes on with the connection.
+        if relay::release() {
+            return;
+        }
         // A close with bytes unread (GDB's acknowledgement) would send a reset, which can
         // reach GDB before it read the exit packet: end the sending side, and read until GDB
         // closes its own (it does once it has the exit), for at most two seconds.
@@ -754,17 +857,87 @@ where
                 other => other,
             };
         }
+        // Bytes to serve before reading the connection (handed over by a peer process).
+        let mut queued = std::collections::VecDeque::new();
+        if matches!(event, Event::ForkChild) {
+            // SAFETY: no arguments.
+            let parent = unsafe { libc::getppid() };
+            match relay::wait(parent) {
+                relay::Wake::Serve(bytes) => queued.extend(bytes),
+                relay::Wake::Gone => {}
+                relay::Wake::Detach => return Outcome::Detach,
+            }
+        }
         loop {
             m = match m {
                 GdbStubStateMachine::Idle(mut inner) => {
-                    let mut byte = [0u8];
-                    match self.reader.read(&mut byte) {
-                        Ok(1) => {}
-                        _ => return Outcome::Detach,
-                    }
-                    let pass = match self.packet.feed(byte[0]) {
+                    let byte = match queued.pop_front() {
+                        Some(b) => b,
+                        None => {
+                            let mut byte = [0u8];
+                            match self.reader.read(&mut byte) {
+                                Ok(1) => {}
+                                _ => return Outcome::Detach,
+                            }
+                            byte[0]
+                        }
+                    };
+                    let pass = match self.packet.feed(byte) {
                         packets::Unit::Wait => Vec::new(),
-                        packets::Unit::Pass(bytes) => bytes,
+                        packets::Unit::Pass(bytes) => {
+                            if bytes.starts_with(b"$qSupported") {
+                                relay::note_qsupported(&bytes);
+                            }
+                            bytes
+                        }
+                        packets::Unit::Own(body) if relay::claims(&body) => {
+                            let me = i32::try_from(std::process::id()).unwrap_or(0);
+                            let reply: &[u8] = match relay::route(&body, me, &relay::peer_pids()) {
+                                relay::Route::Mine => {
+                                    let pass = packets::frame(&body, false);
+                                    m = match self.feed(GdbStubStateMachine::Idle(inner), &pass) {
+                                        Ok(m) => m,
+                                        Err(o) => return o,
+                                    };
+                                    continue;
+                                }
+                                relay::Route::Reply(r) => r,
+                                relay::Route::DetachPeer(p) => {
+                                    if relay::detach_peer(p) {
+                                        b"OK"
+                                    } else {
+                                        b"E01"
+                                    }
+                                }
+                                relay::Route::KillPeer(p) => {
+                                    if relay::kill_peer(p) {
+                                        b"OK"
+                                    } else {
+                                        b"E01"
+                                    }
+                                }
+                                relay::Route::Handover(p) => {
+                                    // The packet, and whatever GDB sent after it, are the peer's.
+                                    let mut bytes = packets::frame(&body, false);
+                                    let rest = self.reader.buffer().to_vec();
+                                    std::io::BufRead::consume(&mut self.reader, rest.len());
+                                    bytes.extend(rest);
+                                    bytes.extend(queued.drain(..));
+                                    match relay::handover(p, bytes) {
+                                        relay::Wake::Serve(b) => {
+                                            queued.extend(b);
+                                            b""
+                                        }
+                                        relay::Wake::Gone => b"E01",
+                                        relay::Wake::Detach => return Outcome::Detach,
+                                    }
+                                }
+                            };
+                            if !reply.is_empty() && inner.borrow_conn().send_own(reply).is_err() {
+                                return Outcome::Detach;
+                            }
+                            Vec::new()
+                        }
                         packets::Unit::Own(body) => {
                             let reply = self.own_reply(&body);
                             if inner.borrow_conn().send_own(&reply).is_err() {
@@ -773,20 +946,10 @@ where
                             Vec::new()
                         }
                     };
-                    let mut m = GdbStubStateMachine::Idle(inner);
-                    for b in pass {
-                        m = match m {
-                            GdbStubStateMachine::Idle(inner) => match inner.incoming_data(&mut self.target, b) {
-                                Ok(m) => m,
-                                Err(e) => {
-                                    crate::elog!("endgate: gdb: {e}");
-                                    return Outcome::Detach;
-                                }
-                            },
-                            other => other,
-                        };
+                    match self.feed(GdbStubStateMachine::Idle(inner), &pass) {
+                        Ok(m) => m,
+                        Err(o) => return o,
                     }
-                    m
                 }
                 GdbStubStateMachine::Running(mut inner) => {
                     // `gdbstub` leaves the acknowledgement of a resume (`vCont`) unflushed until
@@ -807,6 +970,9 @@ where
                     }
                 }
                 GdbStubStateMachine::Disconnected(inner) => {
+                    // GDB detached or killed this process: another of the guest's that it
+                    // debugs goes on with the connection.
+                    relay::release();
                     return match inner.get_reason() {
                         DisconnectReason::Kill => Outcome::Kill,
                         _ => Outcome::Detach,
@@ -814,6 +980,27 @@ where
                 }
             };
         }
+    }
+
+    /// Feeds `bytes` from GDB to the idle state machine `m`; an error ends the session.
+    fn feed(
+        &mut self,
+        mut m: GdbStubStateMachine<'static, Debuggee<A>, Conn>,
+        bytes: &[u8],
+    ) -> Result<GdbStubStateMachine<'static, Debuggee<A>, Conn>, Outcome> {
+        for &b in bytes {
+            m = match m {
+                GdbStubStateMachine::Idle(inner) => match inner.incoming_data(&mut self.target, b) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        crate::elog!("endgate: gdb: {e}");
+                        return Err(Outcome::Detach);
+                    }
+                },
+                other => other,
+            };
+        }
+        Ok(m)
     }
 }
 
@@ -825,7 +1012,7 @@ where
     fn own_reply(&mut self, body: &[u8]) -> Vec<u8> {
         let Some((object, offset, length)) = packets::parse_xfer(body) else { return b"E01".to_vec() };
         let data = match object {
-            "threads" => packets::threads_xml(&thread_ids()).into_bytes(),
+            "threads" => packets::threads_xml(std::process::id(), &thread_ids(), &relay::peer_pids()).into_bytes(),
             "siginfo" => {
                 let last = *lock(&LAST_SIGINFO);
                 let me = self.target.stopped_tid();

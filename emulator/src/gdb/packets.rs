@@ -59,9 +59,10 @@ impl Splitter {
     }
 }
 
-/// The packets endgate answers.
+/// The packets endgate answers, and with fork events those that name a process
+/// (`gdb::relay`).
 pub fn own(body: &[u8]) -> bool {
-    body.starts_with(b"qXfer:threads:read:") || body.starts_with(b"qXfer:siginfo:read:")
+    body.starts_with(b"qXfer:threads:read:") || body.starts_with(b"qXfer:siginfo:read:") || super::relay::claims(body)
 }
 
 /// Adds endgate's two objects to a `qSupported` reply in `out` (a framed packet, possibly
@@ -75,6 +76,48 @@ pub fn offer_own(out: &mut Vec<u8>) {
     out.truncate(start);
     out.extend(frame(&body, false));
     out.extend(rest);
+}
+
+/// With GDB's fork events (`gdb::relay`), in framed output `out` of process `pid`: a fork
+/// stop's `fork:p<PID>.<CHILD>` (`gdbstub` writes the current process's pid there) becomes
+/// `fork:p<CHILD>.<CHILD>`, and an exit packet (`W<code>`, `X<signal>`) names the process
+/// (`;process:<PID>`), as multiprocess GDB reads them; checksums are made again.
+pub fn fix_process_ids(out: &mut Vec<u8>, pid: u32) {
+    let mut fixed = Vec::with_capacity(out.len() + 16);
+    let mut i = 0;
+    while i < out.len() {
+        let Some(hash) = (out[i] == b'$').then(|| out[i..].iter().position(|&b| b == b'#')).flatten() else {
+            fixed.push(out[i]);
+            i += 1;
+            continue;
+        };
+        let body = &out[i + 1..i + hash];
+        let end = (i + hash + 3).min(out.len());
+        let new_body = fork_stop_fixed(body).or_else(|| {
+            let exit = matches!(body.first(), Some(b'W' | b'X'))
+                && body.len() > 1
+                && body[1..].iter().all(u8::is_ascii_hexdigit);
+            exit.then(|| [body, format!(";process:{pid:x}").as_bytes()].concat())
+        });
+        match new_body {
+            Some(b) => fixed.extend(frame(&b, false)),
+            None => fixed.extend_from_slice(&out[i..end]),
+        }
+        i = end;
+    }
+    *out = fixed;
+}
+
+/// A stop reply's `fork:p<X>.<Y>` as `fork:p<Y>.<Y>`; `None` if it has none.
+fn fork_stop_fixed(body: &[u8]) -> Option<Vec<u8>> {
+    if body.first() != Some(&b'T') {
+        return None;
+    }
+    let at = find(body, b"fork:p")? + b"fork:p".len();
+    let dot = at + body[at..].iter().position(|&b| b == b'.')?;
+    let end = dot + body[dot..].iter().position(|&b| b == b';').unwrap_or(body.len() - dot);
+    let tid = &body[dot + 1..end];
+    Some([&body[..at], tid, b".", tid, &body[end..]].concat())
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -127,9 +170,13 @@ pub fn xfer_reply(data: &[u8], offset: u64, length: u64) -> Vec<u8> {
 }
 
 /// The thread list document (GDB manual, "Thread List Format"): each guest thread as
-/// `p1.TID` (GDB's process is 1, as `gdbstub` numbers it) with its name.
-pub fn threads_xml(tids: &[i32]) -> String {
+/// `pPID.TID` with its name, then the one thread of each process in `peers` (fork relatives
+/// GDB also debugs, which wait meanwhile: `gdb::relay`) as `pPEER.PEER`.
+pub fn threads_xml(pid: u32, tids: &[i32], peers: &[i32]) -> String {
     let mut out = String::from("<?xml version=\"1.0\"?>\n<threads>\n");
+    for &p in peers {
+        out.push_str(&format!("<thread id=\"p{p:x}.{p:x}\"/>\n"));
+    }
     for &t in tids {
         let name = std::fs::read_to_string(format!("/proc/self/task/{t}/comm")).unwrap_or_default();
         let name: String = name
@@ -140,7 +187,7 @@ pub fn threads_xml(tids: &[i32]) -> String {
                 c => c,
             })
             .collect();
-        out.push_str(&format!("<thread id=\"p1.{t:x}\" name=\"{name}\"/>\n"));
+        out.push_str(&format!("<thread id=\"p{pid:x}.{t:x}\" name=\"{name}\"/>\n"));
     }
     out.push_str("</threads>\n");
     out
@@ -191,6 +238,24 @@ mod tests {
         let mut other = frame(b"OK", false);
         offer_own(&mut other);
         assert_eq!(other, frame(b"OK", false));
+    }
+
+    #[test]
+    fn fork_and_exit_packets_name_their_process() {
+        let mut out = b"+".to_vec();
+        out.extend(frame(b"T05thread:p64.64;fork:p64.7b;", false));
+        out.extend(frame(b"W05", false));
+        out.extend(frame(b"OK", false));
+        out.extend(frame(b"X0b", false));
+        out.extend(frame(b"Wfoo", false));
+        fix_process_ids(&mut out, 0x64);
+        let mut want = b"+".to_vec();
+        want.extend(frame(b"T05thread:p64.64;fork:p7b.7b;", false));
+        want.extend(frame(b"W05;process:64", false));
+        want.extend(frame(b"OK", false));
+        want.extend(frame(b"X0b;process:64", false));
+        want.extend(frame(b"Wfoo", false));
+        assert_eq!(String::from_utf8_lossy(&out), String::from_utf8_lossy(&want));
     }
 
     #[test]

@@ -18,6 +18,9 @@ use gdbstub::target::ext::breakpoints::{
     SwBreakpointOps, WatchKind,
 };
 use gdbstub::target::ext::catch_syscalls::{CatchSyscallPosition, CatchSyscalls, CatchSyscallsOps, SyscallNumbers};
+use gdbstub::target::ext::extended_mode::{
+    Args, AttachKind, CurrentActivePid, CurrentActivePidOps, ExtendedMode, ExtendedModeOps, ShouldTerminate,
+};
 use gdbstub::target::ext::host_io::{
     FsKind, HostIo, HostIoClose, HostIoCloseOps, HostIoErrno, HostIoError, HostIoOpen, HostIoOpenFlags, HostIoOpenMode,
     HostIoOpenOps, HostIoOps, HostIoPread, HostIoPreadOps, HostIoReadlink, HostIoReadlinkOps, HostIoResult,
@@ -191,6 +194,8 @@ pub(super) fn stop_reason<U: FromPrimitive + num_traits::PrimInt>(
         },
         Event::Signal(sig) => MultiThreadStopReason::SignalWithThread { tid, signal: gdb_signal(sig) },
         Event::Interrupt => MultiThreadStopReason::SignalWithThread { tid, signal: Signal::SIGINT },
+        Event::Fork { child } => MultiThreadStopReason::Fork { cur_tid: tid, new_tid: tid_of(child) },
+        Event::ForkChild => return None,
     })
 }
 
@@ -219,9 +224,10 @@ where
         false
     }
 
-    /// No fork events: the child of a guest fork runs free (docs/gdb.md, "Limits").
+    /// Fork events (`fork-events+`), unless `ENDGATE_GDB_FORK=wait` gives each process a GDB
+    /// of its own (docs/gdb.md, "Fork").
     fn use_fork_stop_reason(&self) -> bool {
-        false
+        super::offers_fork_events()
     }
 
     fn use_vfork_stop_reason(&self) -> bool {
@@ -233,6 +239,13 @@ where
     }
 
     fn support_breakpoints(&mut self) -> Option<BreakpointsOps<'_, Self>> {
+        Some(self)
+    }
+
+    /// For the current process's pid (`p<PID>.<TID>` thread ids name the host process, which
+    /// is the guest's, so that a fork child is a process of its own to GDB); `run` and
+    /// `attach` are refused.
+    fn support_extended_mode(&mut self) -> Option<ExtendedModeOps<'_, Self>> {
         Some(self)
     }
 
@@ -260,6 +273,45 @@ where
         &mut self,
     ) -> Option<gdbstub::target::ext::target_description_xml_override::TargetDescriptionXmlOverrideOps<'_, Self>> {
         A::description_override().map(|_| self as _)
+    }
+}
+
+impl<A: GuestRegs> ExtendedMode for Debuggee<A>
+where
+    A::Usize: ToPrimitive + FromPrimitive,
+{
+    fn run(&mut self, _filename: Option<&[u8]>, _args: Args<'_, '_>) -> TargetResult<Pid, Self> {
+        Err(TargetError::NonFatal)
+    }
+
+    fn attach(&mut self, _pid: Pid) -> TargetResult<(), Self> {
+        Err(TargetError::NonFatal)
+    }
+
+    /// GDB detaches from the process on `quit` rather than killing it.
+    fn query_if_attached(&mut self, _pid: Pid) -> TargetResult<AttachKind, Self> {
+        Ok(AttachKind::Attach)
+    }
+
+    fn kill(&mut self, _pid: Option<Pid>) -> TargetResult<ShouldTerminate, Self> {
+        Ok(ShouldTerminate::Yes)
+    }
+
+    fn restart(&mut self) -> Result<(), &'static str> {
+        Err("restart is not supported")
+    }
+
+    fn support_current_active_pid(&mut self) -> Option<CurrentActivePidOps<'_, Self>> {
+        Some(self)
+    }
+}
+
+impl<A: GuestRegs> CurrentActivePid for Debuggee<A>
+where
+    A::Usize: ToPrimitive + FromPrimitive,
+{
+    fn current_active_pid(&mut self) -> Result<Pid, &'static str> {
+        Pid::new(usize::try_from(std::process::id()).unwrap_or(1)).ok_or("pid 0")
     }
 }
 
@@ -525,9 +577,7 @@ impl<A: GuestRegs> gdbstub::target::ext::memory_map::MemoryMap for Debuggee<A>
 where
     A::Usize: ToPrimitive + FromPrimitive,
 {
-    /// The guest's mappings in GDB's memory-map format, all `ram`: GDB may write any of them
-    /// (as ptrace may write read-only text; [`MultiThreadBase::write_addrs`] decides), and
-    /// refuses addresses outside them without asking.
+    /// The guest's mappings in GDB's memory-map format ([`memory_map`]).
     fn memory_map_xml(&self, offset: u64, length: usize, buf: &mut [u8]) -> TargetResult<usize, Self> {
         let cpu = self.me().ok_or(TargetError::NonFatal)?;
         let xml = memory_map(cpu);
@@ -535,13 +585,18 @@ where
     }
 }
 
-/// The memory-map document (GDB manual, "Memory Map Format") of the guest's mappings;
-/// neighbouring mappings are joined. Every region is `ram`: `rom` would make GDB refuse
-/// writes that ptrace allows (a patched instruction in text).
+/// The memory-map document (GDB manual, "Memory Map Format"): each run of neighbouring guest
+/// mappings a region, and each stretch of unmapped user address space between them (from 0
+/// to `TASK_SIZE`) a region too. GDB reads the map once per connection and refuses, without
+/// asking, any address outside it; so that memory the guest maps later (its heap, `mmap`)
+/// stays readable, the map leaves no part of the address space out, and a read of an
+/// unmapped address fails here (`E0e`, EFAULT) instead. Every region is `ram`: `rom` would
+/// make GDB refuse writes that ptrace allows (a patched instruction in text).
 pub fn memory_map(cpu: &Cpu<'_>) -> String {
     use std::fmt::Write as _;
+    let mm = &cpu.get_data().mm;
     let mut regions: Vec<(u64, u64)> = Vec::new();
-    for (start, v) in cpu.get_data().mm.vmas() {
+    for (start, v) in mm.vmas() {
         match regions.last_mut() {
             Some(last) if last.1 == start => last.1 = v.end,
             _ => regions.push((start, v.end)),
@@ -550,8 +605,19 @@ pub fn memory_map(cpu: &Cpu<'_>) -> String {
     let mut out = String::from(
         "<?xml version=\"1.0\"?>\n<!DOCTYPE memory-map PUBLIC \"+//IDN gnu.org//DTD GDB Memory Map V1.0//EN\" \"http://sourceware.org/gdb/gdb-memory-map.dtd\">\n<memory-map>\n",
     );
-    for (s, e) in regions {
+    let mut region = |s: u64, e: u64| {
         let _ = writeln!(out, "<memory type=\"ram\" start=\"{s:#x}\" length=\"{:#x}\"/>", e - s);
+    };
+    let mut at = 0;
+    for (s, e) in regions {
+        if s > at {
+            region(at, s);
+        }
+        region(s, e);
+        at = at.max(e);
+    }
+    if at < mm.task_size {
+        region(at, mm.task_size);
     }
     out.push_str("</memory-map>\n");
     out

@@ -202,6 +202,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     let aio_guard = super::aio::fork_guard();
     // The child must not write the parent's buffered `-d` lines again.
     crate::log::flush_debug();
+    if let Some(h) = FORK_HOOKS.get() {
+        (h.before)();
+    }
     let pid = if exit_sig == libc::SIGCHLD {
         // SAFETY: the other host threads hold no lock the child needs: guest threads wait for
         // the global guest lock (held here) or sit in host calls, the preemption timer only
@@ -241,8 +244,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         if ca.newsp != 0 {
             arch.set_stack_pointer(cpu, ca.newsp).map_err(|_| Errno::EINVAL)?;
         }
-        if let Some(f) = FORK_CHILD_HOOK.get() {
-            f(cpu);
+        if let Some(h) = FORK_HOOKS.get() {
+            (h.child)(cpu);
         }
         return Ok(0);
     }
@@ -267,6 +270,9 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     }
     if ca.flags & CLONE_PARENT_SETTID != 0 {
         let _ = t.mm.write_i32(GuestAddr::new(ca.ptid), pid);
+    }
+    if let Some(h) = FORK_HOOKS.get() {
+        (h.parent)(cpu, pid);
     }
     Ok(crate::abi::bits64(pid))
 }
@@ -344,12 +350,20 @@ fn clone_thread(cpu: &mut Cpu<'_>, ca: CloneArgs) -> SysResult {
     Ok(0)
 }
 
-/// What the child of a fork calls once it is set up, before it returns to the guest:
-/// `crate::gdb`'s, registered from above this layer ([`set_fork_child_hook`]) when GDB attaches.
-type ForkChildHook = fn(&mut Cpu<'_>);
-static FORK_CHILD_HOOK: std::sync::OnceLock<ForkChildHook> = std::sync::OnceLock::new();
+/// What a guest fork calls besides its work: `crate::gdb`'s, registered from above this
+/// layer ([`set_fork_hooks`]) when GDB attaches.
+#[derive(Clone, Copy)]
+pub struct ForkHooks {
+    /// Just before the host fork (the caller holds the guest lock; no other guest thread runs).
+    pub before: fn(),
+    /// In the parent, once the child exists, with its pid, before the call returns.
+    pub parent: fn(&mut Cpu<'_>, i32),
+    /// In the child once it is set up, before it returns to the guest.
+    pub child: fn(&mut Cpu<'_>),
+}
+static FORK_HOOKS: std::sync::OnceLock<ForkHooks> = std::sync::OnceLock::new();
 
-/// Registers the fork child's hook (the first registration stays).
-pub fn set_fork_child_hook(f: ForkChildHook) {
-    let _ = FORK_CHILD_HOOK.set(f);
+/// Registers the fork hooks (the first registration stays).
+pub fn set_fork_hooks(h: ForkHooks) {
+    let _ = FORK_HOOKS.set(h);
 }

@@ -1,7 +1,9 @@
-/* The guest of emulator/tests/gdb.rs's fork test: the child calls mark(1) and exits with
+/* The guest of emulator/tests/gdb.rs's fork tests: the child calls mark(1) and exits with
  * CHILD_STATUS; the parent waits, calls mark(2) and exits with the child's status plus one.
- * Under GDB (follow-fork-mode parent) only the parent's mark stops; the child runs free. */
+ * `heap` points at memory allocated after GDB connected ("heap text"). */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +16,13 @@ void mark(int who) {
     fflush(stdout);
 }
 
+char *heap;
+
 int main(void) {
+    heap = malloc(4096);
+    if (!heap)
+        return 101;
+    strcpy(heap, "heap text");
     pid_t p = fork();
     if (p == 0) {
         mark(1);
