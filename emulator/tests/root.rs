@@ -238,6 +238,45 @@ fn binds_show_host_directories_where_asked() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("No such file or directory"), "{o:?}");
 }
 
+/// A bind point whose parent is not a directory of the tree (as `mount` needs its mount
+/// point): one line naming it, status 1, the guest not started; a parent reached through a
+/// link inside the tree is a directory.
+#[test]
+fn bind_points_need_a_parent_directory() {
+    let dir = TempDir::new("root-bind-parent");
+    let root = dir.path().join("root");
+    let shared = dir.path().join("shared");
+    for d in [root.join("bin"), root.join("real/dir"), shared.clone()] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    std::fs::copy(common::busybox("arm64"), root.join("bin/busybox")).unwrap();
+    std::fs::write(shared.join("from-host"), "HOST\n").unwrap();
+    std::fs::write(root.join("file"), "").unwrap();
+    symlink("real", root.join("link")).unwrap();
+    for guest in ["/missing/shared", "/file/shared"] {
+        let bind = format!("{}:{guest}", shared.display());
+        let o = Command::new(endgate())
+            .arg("--root")
+            .arg(&root)
+            .args(["--bind", &bind, "/bin/busybox", "echo", "ran"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(common::shell_status(o.status), 1, "{guest}: {err}");
+        assert!(o.stdout.is_empty(), "{guest}: the guest ran");
+        assert_eq!(err.lines().count(), 1, "{guest}: one line: {err}");
+        assert!(err.contains(&format!("--bind {}:{guest}", shared.display())), "{guest}: {err}");
+    }
+    let bind = format!("{}:/link/dir/shared", shared.display());
+    let o = Command::new(endgate())
+        .arg("--root")
+        .arg(&root)
+        .args(["--bind", &bind, "/bin/busybox", "cat", "/real/dir/shared/from-host"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "HOST\n", "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// The program endgate starts, and a dynamic program's interpreter, are looked up inside the
 /// root too: a link in DIR to a host directory leads nowhere (status 127, as a shell gives for
 /// a missing program), never to the host's file.

@@ -118,10 +118,54 @@ pub fn enter(dir: &Path, binds: Vec<Bind>, current: Vec<Vec<u8>>) -> Result<(), 
     if !outer.is_dir() {
         return Err(format!("--root {}: not a directory", dir.display()));
     }
+    let first = current.is_empty();
     let st = State { outer: outer.clone(), current, binds };
     let inside = std::env::current_dir().ok().and_then(|c| host_to_comps(&st, c.as_os_str().as_bytes())).is_some();
     *STATE.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(st.clone());
     ACTIVE.store(true, Ordering::Relaxed);
+    if first {
+        // A bind point, like a mount point, hangs off a directory of the tree: its parent must
+        // be one (the walk reaches a bind point only through it), and as `mount` does, the
+        // parent is looked up once, links followed, and the bind point stays where that led.
+        // Checked at the first start (an `execve` hands on binds that were checked).
+        let mut binds = st.binds.clone();
+        for b in &mut binds {
+            let Some((last, parent)) = b.guest.split_last() else { continue };
+            if parent.is_empty() {
+                continue;
+            }
+            let path = join(parent);
+            let found = resolve(libc::AT_FDCWD, &path, Last::Follow).and_then(|r| {
+                let fd = r.object.as_ref().ok_or(Errno::ENOTDIR)?;
+                if is_dir(fd)? {
+                    Ok(r.guest)
+                } else {
+                    Err(Errno::ENOTDIR)
+                }
+            });
+            match found {
+                Ok(mut at) => {
+                    at.push(last.clone());
+                    b.guest = at;
+                }
+                Err(e) => {
+                    ACTIVE.store(false, Ordering::Relaxed);
+                    let why = std::io::Error::from_raw_os_error(e.into_raw()).to_string();
+                    return Err(format!(
+                        "--bind {}:{}: {} under --root {}: {} (a bind point's parent must be a directory, as a mount point's)",
+                        b.host.display(),
+                        String::from_utf8_lossy(&join(&b.guest)),
+                        String::from_utf8_lossy(&path),
+                        dir.display(),
+                        why.split(" (os error").next().unwrap_or(&why)
+                    ));
+                }
+            }
+        }
+        if let Some(s) = STATE.write().unwrap_or_else(std::sync::PoisonError::into_inner).as_mut() {
+            s.binds = binds;
+        }
+    }
     if !inside {
         let root = host_of(&st, &st.current);
         std::env::set_current_dir(Path::new(std::ffi::OsStr::from_bytes(&root)))

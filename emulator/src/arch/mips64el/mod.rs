@@ -15,10 +15,11 @@
 //!   Host errno values are translated to MIPS ones here (arch/mips/include/uapi/asm/errno.h).
 //! - Other exceptions: unicorn replaces the PC with the one after the last `syscall` before the
 //!   interrupt hook runs (its `uc->next_pc` fix-up applies to every MIPS exception), so the hook
-//!   cannot see which instruction raised it: fault reports of these exceptions show that PC, and
-//!   a trap instruction (`teq`, code unknown) is reported as SIGFPE, Linux's answer for GCC's
-//!   divide-by-zero check (`teq rt, $0, 7`). Memory faults come from the TLB hook and have an
-//!   exact PC.
+//!   cannot see which instruction raised it; unicorn patch 0023 keeps the faulting PC for every
+//!   exception but `syscall`. A trap (`teq`, `tge`…, `teqi`…) or `break` raises what its code
+//!   asks, as Linux's `do_trap_or_bp` sends it ([`trap_signal`]): SIGFPE for codes 6
+//!   (overflow) and 7 (GCC's divide-by-zero check `teq rt, $0, 7`), SIGTRAP otherwise. Memory
+//!   faults come from the TLB hook and have an exact PC.
 //! - A signal delivered while the thread stopped in a branch delay slot: `delay_slot` clears
 //!   the engine's delay-slot state (`hflags`) before the handler runs.
 //! - TLS: `set_thread_area` writes CP0 `UserLocal`.
@@ -60,6 +61,10 @@ pub struct Mips64el;
 /// target/mips/cpu.h `EXCP_SYSCALL`).
 const EXCP_SYSCALL: u32 = 17;
 
+/// `break` and the trap instructions (QEMU target/mips/cpu.h `EXCP_BREAK`, `EXCP_TRAP`).
+const EXCP_BREAK: u32 = 18;
+const EXCP_TRAP: u32 = 22;
+
 /// The address-error exceptions of a misaligned load and store (QEMU target/mips/cpu.h
 /// `EXCP_AdEL`, `EXCP_AdES`).
 const EXCP_ADEL: u32 = 12;
@@ -77,7 +82,7 @@ const EXCP_SIGNALS: [(u32, Signal); 16] = [
     (19, Signal::SIGILL),  // EXCP_CpU
     (20, Signal::SIGILL),  // EXCP_RI
     (21, Signal::SIGFPE),  // EXCP_OVERFLOW
-    (22, Signal::SIGFPE),  // EXCP_TRAP
+    (22, Signal::SIGTRAP), // EXCP_TRAP (by its code: `trap_signal`)
     (23, Signal::SIGFPE),  // EXCP_FPE
     (26, Signal::SIGSEGV), // EXCP_TLBL
     (27, Signal::SIGSEGV), // EXCP_TLBS
@@ -113,6 +118,36 @@ const HWCAP_MIPS_MIPS3D: u64 = 1 << 5;
 
 /// Highest errno a syscall can return (Linux `MAX_ERRNO`).
 const MAX_ERRNO: u64 = 4095;
+
+/// The signal of a `break` or trap instruction `insn` at `pc`, as Linux sends it
+/// (arch/mips/kernel/traps.c `do_bp`, `do_tr`, `do_trap_or_bp`; codes from
+/// arch/mips/include/uapi/asm/break.h). The code is `break`'s 20-bit field (bits 6-25, its
+/// halves swapped when the upper one is set), a register trap's 10-bit field (bits 6-15), 0
+/// for an immediate trap (`teqi`…). Code 6 (`BRK_OVERFLOW`) is SIGFPE `FPE_INTOVF` and 7
+/// (`BRK_DIVZERO`) SIGFPE `FPE_INTDIV`, both at `pc`; any other code is SIGTRAP, `TRAP_BRKPT`
+/// for `break` and `SI_KERNEL` for a trap.
+pub fn trap_signal(insn: u32, pc: u64) -> crate::signal::SigInfo {
+    use crate::signal::{si_code, SigInfo};
+    const FPE_INTOVF: i32 = 2;
+    const SI_KERNEL: i32 = 0x80;
+    let opcode = insn >> 26;
+    let funct = insn & 0x3f;
+    let (code, is_break) = match (opcode, funct) {
+        (0, 0x0d) => {
+            let c = (insn >> 6) & 0xf_ffff;
+            let c = if c >= 1 << 10 { ((c & 0x3ff) << 10) | (c >> 10) } else { c };
+            (c, true)
+        }
+        (0, 0x30..=0x36) => ((insn >> 6) & 0x3ff, false),
+        _ => (0, false),
+    };
+    match code {
+        6 => SigInfo::fault(Signal::SIGFPE, FPE_INTOVF, pc),
+        7 => SigInfo::fault(Signal::SIGFPE, si_code::FPE_INTDIV, pc),
+        _ if is_break => SigInfo::fault(Signal::SIGTRAP, si_code::TRAP_BRKPT, 0),
+        _ => SigInfo::fault(Signal::SIGTRAP, SI_KERNEL, 0),
+    }
+}
 
 /// mips64el's data row.
 pub static INFO: ArchInfo = ArchInfo {
@@ -326,6 +361,12 @@ impl GuestArch for Mips64el {
         super::exception_signal_of(&EXCP_SIGNALS, intno)
     }
     fn exception_info(&self, cpu: &mut Cpu<'_>, intno: u32, pc: u64) -> Option<crate::signal::SigInfo> {
+        if matches!(intno, EXCP_BREAK | EXCP_TRAP) {
+            let mut word = [0u8; 4];
+            if cpu.get_data().mm.read_bytes(crate::mm::GuestAddr::new(pc), &mut word).is_ok() {
+                return Some(trap_signal(u32::from_le_bytes(word), pc));
+            }
+        }
         if matches!(intno, EXCP_ADEL | EXCP_ADES) {
             match unaligned::complete(cpu, pc) {
                 unaligned::Outcome::Done => return None,
@@ -358,6 +399,25 @@ impl GuestArch for Mips64el {
 mod tests {
     use super::*;
     use crate::abi::nr::Sys;
+
+    #[test]
+    fn traps_signal_by_their_code() {
+        let sig = |insn: u32| {
+            let i = trap_signal(insn, 0x1000);
+            (i.signo, i.code)
+        };
+        // teq $a0, $zero, 7 (GCC's divide-by-zero check): SIGFPE FPE_INTDIV.
+        assert_eq!(sig(4 << 21 | 7 << 6 | 0x34), (Signal::SIGFPE, 1));
+        // tne $a0, $a1, 6: SIGFPE FPE_INTOVF.
+        assert_eq!(sig(4 << 21 | 5 << 16 | 6 << 6 | 0x36), (Signal::SIGFPE, 2));
+        // teqi $a0, 0 and teq with code 0: SIGTRAP SI_KERNEL.
+        assert_eq!(sig(1 << 26 | 4 << 21 | 0x0c << 16), (Signal::SIGTRAP, 0x80));
+        assert_eq!(sig(4 << 21 | 0x34), (Signal::SIGTRAP, 0x80));
+        // break 7 as gas encodes it (code in bits 16-25): SIGFPE; break 0: SIGTRAP TRAP_BRKPT.
+        assert_eq!(sig(0x0007_000d), (Signal::SIGFPE, 1));
+        assert_eq!(sig(0x0000_000d), (Signal::SIGTRAP, 1));
+        assert_eq!(trap_signal(0x0007_000d, 0x1000).fields, crate::signal::SigInfo::fault(Signal::SIGFPE, 1, 0x1000).fields);
+    }
 
     #[test]
     fn n64_numbers() {
