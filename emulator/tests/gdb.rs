@@ -395,6 +395,14 @@ fn gdb_fork_follows_the_child_s390x() {
     follows_the_child(&S390X);
 }
 
+/// GDB detaches before the guest forks: the fork makes no stop and leaves no process waiting
+/// for a connection that is gone; both run to their end.
+#[test]
+fn gdb_fork_after_detach() {
+    let (out, _, ctx) = fork_session(&AARCH64, "detached", "detach\n");
+    assert!(out.contains("detached]"), "{ctx}");
+}
+
 /// `set detach-on-fork off` with `follow-fork-mode child`: GDB keeps both processes; the
 /// child stops at its `mark(1)` and exits while the parent waits, stopped; then GDB turns to
 /// the parent (`inferior 1`), which goes on from its fork, reaps the child, stops at its

@@ -384,8 +384,10 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
 /// GDB is gone: every point goes, the guest runs free.
 fn detach() {
     *lock(session_slot()) = None;
-    // Processes of the guest waiting for GDB's connection run free too.
+    // Processes of the guest waiting for GDB's connection run free too; the connection's
+    // descriptor is closed.
     relay::let_go();
+    relay::set_conn(-1);
     let mut p = lock(&POINTS);
     p.set.clear();
     p.generation += 1;
@@ -638,7 +640,7 @@ pub fn fork_child(cpu: &mut Cpu<'_>) {
 /// Before a guest fork's host fork (the caller holds the guest lock): with fork events on,
 /// the socket pair through which parent and child will share GDB's connection.
 fn before_fork() {
-    if enabled() && !forked() && relay::fork_events() {
+    if enabled() && !forked() && relay::fork_events() && lock(session_slot()).is_some() {
         relay::before_fork();
     }
 }

@@ -416,7 +416,10 @@ mod tests {
         // break 7 as gas encodes it (code in bits 16-25): SIGFPE; break 0: SIGTRAP TRAP_BRKPT.
         assert_eq!(sig(0x0007_000d), (Signal::SIGFPE, 1));
         assert_eq!(sig(0x0000_000d), (Signal::SIGTRAP, 1));
-        assert_eq!(trap_signal(0x0007_000d, 0x1000).fields, crate::signal::SigInfo::fault(Signal::SIGFPE, 1, 0x1000).fields);
+        assert_eq!(
+            trap_signal(0x0007_000d, 0x1000).fields,
+            crate::signal::SigInfo::fault(Signal::SIGFPE, 1, 0x1000).fields
+        );
     }
 
     #[test]
