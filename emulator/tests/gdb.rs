@@ -395,6 +395,23 @@ fn gdb_fork_follows_the_child_s390x() {
     follows_the_child(&S390X);
 }
 
+/// i386's glibc makes its system calls through `__kernel_vsyscall` (endgate's gate): a fork
+/// stop there, and a caught call's stop after which GDB changes its points, leave the slot for
+/// the landing, so the call is not made again with its result as the number.
+#[test]
+fn gdb_fork_follows_the_child_i386() {
+    follows_the_child(&I386);
+}
+
+#[test]
+fn gdb_catch_syscall_through_the_gate_i386() {
+    let (out, g, ctx) =
+        fork_session(&I386, "catch", "catch syscall write\ncontinue\ncontinue\ndelete\necho ==end\\n\ncontinue\n");
+    assert!(out.contains("(call to syscall write)") && out.contains("(returned from syscall write)"), "{ctx}");
+    assert_eq!(String::from_utf8_lossy(&g.stdout), "mark 1\nmark 2\n", "{ctx}\neach write once");
+    assert!(section(&out, "end").contains(&format!("exited with code {:02}", CHILD_STATUS + 1)), "{ctx}");
+}
+
 /// GDB detaches before the guest forks: the fork makes no stop and leaves no process waiting
 /// for a connection that is gone; both run to their end.
 #[test]

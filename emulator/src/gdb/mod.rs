@@ -573,7 +573,7 @@ pub fn syscall_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
     queue_signal(cpu, r.signal);
     let changed = lock(&POINTS).generation != before;
     if changed || r.step || r.signal.is_some() {
-        cpu.stop();
+        crate::syscall::stop_after_call(cpu);
     }
 }
 
@@ -628,7 +628,7 @@ pub fn fork_child(cpu: &mut Cpu<'_>) {
         Some(port) if FORK_WAIT.load(Ordering::Relaxed) => {
             crate::elog!("endgate: gdb: fork child {pid} waits for GDB on 127.0.0.1:{port}");
             LOCAL.with(|l| l.borrow_mut().attach_child = true);
-            cpu.stop();
+            crate::syscall::stop_after_call(cpu);
         }
         _ => crate::elog!(
             "endgate: gdb: fork child {pid} runs free (with {FORK_ENV}=wait it would wait for GDB on port {})",
@@ -650,7 +650,7 @@ fn before_fork() {
 fn fork_parent(cpu: &mut Cpu<'_>, child: i32) {
     if relay::parent_side(child) {
         LOCAL.with(|l| l.borrow_mut().pending = Some(Event::Fork { child }));
-        cpu.stop();
+        crate::syscall::stop_after_call(cpu);
     }
 }
 
@@ -672,7 +672,7 @@ fn join_parent_gdb(cpu: &mut Cpu<'_>) -> bool {
     register_thread(cpu);
     watch_interrupts(watcher);
     LOCAL.with(|l| l.borrow_mut().pending = Some(Event::ForkChild));
-    cpu.stop();
+    crate::syscall::stop_after_call(cpu);
     true
 }
 

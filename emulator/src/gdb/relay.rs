@@ -373,11 +373,13 @@ pub(crate) fn route(body: &[u8], me: i32, peers: &[i32]) -> Route {
         Some(Err(p)) => Some(*p),
         _ => None,
     });
-    let mine = named.iter().any(|w| matches!(w, Some(Ok(())) | None));
+    let mine = named.iter().any(|w| matches!(w, Some(Ok(()))));
     match peer {
         // Actions only for one peer: it resumes; with some of this process's too, only this
         // process's are served (GDB resumes one inferior at a time unless schedule-multiple).
         Some(p) if !mine => Route::Handover(p),
+        // Only processes out of reach (a grandchild's grandparent): refused.
+        None if !mine && !named.is_empty() => Route::Reply(b"E01"),
         _ => Route::Mine,
     }
 }
@@ -404,6 +406,8 @@ mod tests {
         assert_eq!(r(b"vCont;s:p100.100;c:p100.-1"), Route::Mine);
         assert_eq!(r(b"vCont;c:p100.-1;c:p2a.-1"), Route::Mine);
         assert_eq!(r(b"vCont;c"), Route::Mine);
+        assert_eq!(r(b"vCont;c:p77.-1"), Route::Reply(b"E01"));
+        assert_eq!(r(b"vCont;s:p100.100;c:p77.-1"), Route::Mine);
     }
 
     #[test]

@@ -186,7 +186,9 @@ pub(super) fn stop_reason<U: FromPrimitive + num_traits::PrimInt>(
         Event::Break { hw: false } => MultiThreadStopReason::SwBreak(tid),
         Event::Break { hw: true } => MultiThreadStopReason::HwBreak(tid),
         Event::Watch { kind, addr } => MultiThreadStopReason::Watch { tid, kind, addr: word(addr) },
-        Event::Step => MultiThreadStopReason::DoneStep,
+        // With the thread (`T05thread:…`, as `gdbserver` and qemu-user answer a step; a bare
+        // `S05` makes GDB guess the thread of a multithreaded guest).
+        Event::Step => MultiThreadStopReason::SignalWithThread { tid, signal: Signal::SIGTRAP },
         Event::Syscall { nr, entry } => MultiThreadStopReason::CatchSyscall {
             tid: Some(tid),
             number: word(nr),
@@ -288,9 +290,10 @@ where
         Err(TargetError::NonFatal)
     }
 
-    /// GDB detaches from the process on `quit` rather than killing it.
+    /// `0`: the server started the process (as `gdbserver PROG` and qemu-user answer), so GDB
+    /// kills it on `quit` and at the end of a batch instead of detaching.
     fn query_if_attached(&mut self, _pid: Pid) -> TargetResult<AttachKind, Self> {
-        Ok(AttachKind::Attach)
+        Ok(AttachKind::Run)
     }
 
     fn kill(&mut self, _pid: Option<Pid>) -> TargetResult<ShouldTerminate, Self> {
@@ -491,8 +494,12 @@ where
         Ok(add_point(Point::Break { addr: to_u64(addr), hw: false }))
     }
 
+    /// Always `OK`, as putting an instruction's bytes back into memory (how a native
+    /// debugger removes a software breakpoint) cannot fail: GDB may remove one it believes a
+    /// fork child inherited in memory after the child dropped it.
     fn remove_sw_breakpoint(&mut self, addr: A::Usize, _kind: A::BreakpointKind) -> TargetResult<bool, Self> {
-        Ok(remove_point(Point::Break { addr: to_u64(addr), hw: false }))
+        remove_point(Point::Break { addr: to_u64(addr), hw: false });
+        Ok(true)
     }
 }
 
@@ -739,12 +746,23 @@ impl<A: GuestRegs> HostIoReadlink for Debuggee<A>
 where
     A::Usize: ToPrimitive + FromPrimitive,
 {
-    /// `/proc/PID/exe` is the program; other links are not followed.
+    /// `/proc/PID/exe` is the program, `/proc/PID/cwd` the guest's working directory (as the
+    /// guest's `getcwd` gives it, inside `--root`); other links are not followed.
     fn readlink(&mut self, filename: &[u8], buf: &mut [u8]) -> HostIoResult<usize, Self> {
-        if proc_self_path(filename) == b"/proc/self/exe" {
-            return Ok(copy_range(&self.exe, 0, buf.len(), buf));
+        match proc_self_path(filename).as_slice() {
+            b"/proc/self/exe" => Ok(copy_range(&self.exe, 0, buf.len(), buf)),
+            b"/proc/self/cwd" => {
+                let host = std::env::current_dir().map_err(|_| HostIoError::Errno(HostIoErrno::ENOENT))?;
+                let host = host.as_os_str().as_encoded_bytes().to_vec();
+                let cwd = if crate::syscall::rootfs::active() {
+                    crate::syscall::rootfs::guest_view(&host).ok_or(HostIoError::Errno(HostIoErrno::ENOENT))?
+                } else {
+                    host
+                };
+                Ok(copy_range(&cwd, 0, buf.len(), buf))
+            }
+            _ => Err(HostIoError::Errno(HostIoErrno::ENOENT)),
         }
-        Err(HostIoError::Errno(HostIoErrno::ENOENT))
     }
 }
 

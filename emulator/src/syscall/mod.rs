@@ -147,8 +147,23 @@ pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
     crate::guest::locked(cpu, |cpu| serve(cpu, args))
 }
 
+thread_local! {
+    /// The call being served asked the engine to stop through [`stop_after_call`].
+    static STOP_ASKED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Stops the engine once the system call being served has returned (a debugger's stop made
+/// inside it: a caught call, a fork event), and makes [`enter`] say so, so that a call
+/// through the gate's `__kernel_vsyscall` leaves its slot for the landing and does not run
+/// again when the engine resumes (`crate::gate`).
+pub fn stop_after_call(cpu: &mut Cpu<'_>) {
+    cpu.stop();
+    STOP_ASKED.with(|s| s.set(true));
+}
+
 /// [`enter`], holding the global guest lock.
 fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
+    STOP_ASKED.with(|s| s.set(false));
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
     // -g with `catch syscall`: the debugger sees the entry (one flag read otherwise).
@@ -340,7 +355,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         cpu.stop();
         return true;
     }
-    false
+    STOP_ASKED.with(|s| s.replace(false))
 }
 
 /// Runs `def`'s handler, or `--fakeroot`'s version of the call ([`fakeroot::serve`]).
