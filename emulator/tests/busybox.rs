@@ -188,7 +188,7 @@ fn cases() -> Vec<Case> {
         // task "exe" (the path's last component) and busybox renames itself to the applet on
         // seeing that name, so pidof, pgrep and killall find it. unexpand blocks opening a FIFO;
         // its name is one no other process of the host should have (killall kills by name), and
-        // the arches' runs of this case take turns ([`BY_NAME`]).
+        // every run of this case on the host takes its turn ([`BY_NAME`], [`by_name_turn`]).
         case(
             BY_NAME,
             &[
@@ -254,13 +254,28 @@ struct Outcome {
     hung: Option<String>,
 }
 
-/// The case that finds processes by name: one run at a time, the arches' tests running in
-/// parallel threads of this test binary.
+/// The case that finds processes by name: one run at a time on the whole host, since its
+/// `killall` would kill another run's `unexpand` (the arches' tests run in parallel threads of
+/// this test binary, and two test suites may run at once).
 const BY_NAME: &str = "pidof pgrep killall";
 static BY_NAME_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// [`BY_NAME`]'s turn: this binary's lock, then an exclusive `flock` of a file in the host's
+/// temporary directory, which other test processes take too (released when the file closes).
+fn by_name_turn() -> (std::sync::MutexGuard<'static, ()>, std::fs::File) {
+    use std::os::fd::AsRawFd as _;
+    let inner = BY_NAME_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    let path = std::env::temp_dir().join("endgate-tests-busybox-by-name.lock");
+    let f = std::fs::OpenOptions::new().create(true).append(true).open(&path).expect("lock file");
+    // SAFETY: an advisory lock on a descriptor this function owns.
+    while unsafe { libc::flock(f.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        assert_eq!(std::io::Error::last_os_error().kind(), std::io::ErrorKind::Interrupted, "flock {}", path.display());
+    }
+    (inner, f)
+}
+
 fn run_case(c: &Case, runner: &[PathBuf]) -> Outcome {
-    let _turn = (c.name == BY_NAME).then(|| BY_NAME_LOCK.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    let _turn = (c.name == BY_NAME).then(by_name_turn);
     let dir = TempDir::new("bb");
     prepare(dir.path());
     let mut out = Outcome { stdout: Vec::new(), statuses: Vec::new(), hung: None };
