@@ -412,6 +412,45 @@ fn gdb_catch_syscall_through_the_gate_i386() {
     assert!(section(&out, "end").contains(&format!("exited with code {:02}", CHILD_STATUS + 1)), "{ctx}");
 }
 
+/// Under `--root`, GDB reads the program through `vFile` at the path endgate gives it, which
+/// is the program's path inside the root: its symbols load and `break mark` stops there.
+#[test]
+fn gdb_under_root_loads_the_program() {
+    let a = &AARCH64;
+    let gdb = gdb_multiarch();
+    let dir = TempDir::new("gdb-root");
+    let root = dir.path().join("root");
+    std::fs::create_dir_all(&root).unwrap();
+    let prog = build_fork(a, dir.path());
+    std::fs::copy(&prog, root.join("prog")).unwrap();
+    let port = free_port();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg("--root").arg(&root).arg("/prog");
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(600)));
+    let t = run_with_timeout(
+        Command::new(gdb)
+            .args(["--batch", "-nx", "-ex", "set tcp auto-retry on", "-ex", "set tcp connect-timeout 300"])
+            .args([
+                "-ex",
+                &format!("target remote 127.0.0.1:{port}"),
+                "-ex",
+                "break mark",
+                "-ex",
+                "continue",
+                "-ex",
+                "continue",
+            ]),
+        None,
+        Duration::from_secs(600),
+    );
+    let g = guest.join().expect("endgate thread");
+    let out = String::from_utf8_lossy(&t.stdout).into_owned() + &String::from_utf8_lossy(&t.stderr);
+    let ctx = format!("gdb output:\n{out}\nendgate stderr:\n{}", String::from_utf8_lossy(&g.stderr));
+    assert!(!t.timed_out && !g.timed_out, "{ctx}\ntimed out");
+    assert!(out.contains("Breakpoint 1, mark (who=2)"), "{ctx}\nthe program's symbols");
+    assert_eq!(g.status, CHILD_STATUS + 1, "{ctx}");
+}
+
 /// GDB detaches before the guest forks: the fork makes no stop and leaves no process waiting
 /// for a connection that is gone; both run to their end.
 #[test]

@@ -45,14 +45,22 @@ pub struct Debuggee<A> {
     /// `vFile` files GDB opened: generated contents by descriptor.
     files: HashMap<u32, Vec<u8>>,
     next_fd: u32,
-    /// The program's path for `qXfer:exec-file` (the host file, which GDB reads).
+    /// The program's path for `qXfer:exec-file` and `/proc/PID/exe` (the host file, which GDB
+    /// reads; under `--root` its path inside the root).
     exe: Vec<u8>,
     _arch: PhantomData<fn() -> A>,
 }
 
 impl<A: GuestRegs> Debuggee<A> {
     pub(super) fn new(cpu: &mut Cpu<'_>) -> Self {
-        let exe = cpu.get_data().exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        let host = cpu.get_data().exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        // Under `--root`, GDB reads the program through `vFile`, whose paths are the guest's:
+        // the path inside the root.
+        let exe = if crate::syscall::rootfs::active() {
+            crate::syscall::rootfs::guest_view(&host).unwrap_or(host)
+        } else {
+            host
+        };
         Debuggee {
             cpu: std::ptr::null_mut(),
             tid: 0,
