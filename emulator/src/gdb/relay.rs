@@ -333,34 +333,24 @@ pub(crate) fn route(body: &[u8], me: i32, peers: &[i32]) -> Route {
         let end = s.iter().position(|&b| b == b'.' || b == b';').unwrap_or(s.len());
         pid_hex(&s[..end])
     };
+    // This process's, a peer's (`peer` decides), or out of reach.
+    let decide = |w: Option<Result<(), i32>>, peer: fn(i32) -> Route| match w {
+        Some(Ok(())) => Route::Mine,
+        Some(Err(p)) => peer(p),
+        None => Route::Reply(b"E01"),
+    };
     if let Some(rest) = body.strip_prefix(b"D;") {
-        return match whose(pid_hex(rest)) {
-            Some(Ok(())) => Route::Mine,
-            Some(Err(p)) => Route::DetachPeer(p),
-            None => Route::Reply(b"E01"),
-        };
+        return decide(whose(pid_hex(rest)), Route::DetachPeer);
     }
     if let Some(rest) = body.strip_prefix(b"vKill;") {
-        return match whose(pid_hex(rest)) {
-            Some(Ok(())) => Route::Mine,
-            Some(Err(p)) => Route::KillPeer(p),
-            None => Route::Reply(b"E01"),
-        };
+        return decide(whose(pid_hex(rest)), Route::KillPeer);
     }
     if body.starts_with(b"Hg") || body.starts_with(b"Hc") {
-        return match whose(thread_pid(&body[2..])) {
-            Some(Ok(())) => Route::Mine,
-            Some(Err(p)) => Route::Handover(p),
-            None => Route::Reply(b"E01"),
-        };
+        return decide(whose(thread_pid(&body[2..])), Route::Handover);
     }
     if let Some(rest) = body.strip_prefix(b"T") {
-        return match whose(thread_pid(rest)) {
-            Some(Ok(())) => Route::Mine,
-            // A waiting peer's threads are alive.
-            Some(Err(_)) => Route::Reply(b"OK"),
-            None => Route::Reply(b"E01"),
-        };
+        // A waiting peer's threads are alive.
+        return decide(whose(thread_pid(rest)), |_| Route::Reply(b"OK"));
     }
     // vCont: the processes its actions name (`;c:p<PID>.<TID>`).
     let mut named = Vec::new();

@@ -161,9 +161,15 @@ pub fn stop_after_call(cpu: &mut Cpu<'_>) {
     STOP_ASKED.with(|s| s.set(true));
 }
 
+/// The engine stops after this call: a [`stop_after_call`] request made during it is
+/// answered too (the flag is left clear for the next call).
+fn stopped() -> bool {
+    STOP_ASKED.with(|s| s.set(false));
+    true
+}
+
 /// [`enter`], holding the global guest lock.
 fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
-    STOP_ASKED.with(|s| s.set(false));
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
     // -g with `catch syscall`: the debugger sees the entry (one flag read otherwise).
@@ -328,13 +334,13 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     }
     if exit.is_some() {
         cpu.stop();
-        return true;
+        return stopped();
     }
     if cpu.get_data().pending_op.is_some() {
         // sigreturn: the run loop restores every register, the result included; clone: the
         // run loop makes the thread and writes the result.
         cpu.stop();
-        return true;
+        return stopped();
     }
     if !keep_ret_reg {
         arch.set_syscall_ret(cpu, ret);
@@ -353,7 +359,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         || (t.mm.shared_writable && !t.parallel && crate::thread::running::parallel_allowed())
     {
         cpu.stop();
-        return true;
+        return stopped();
     }
     STOP_ASKED.with(|s| s.replace(false))
 }
