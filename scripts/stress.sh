@@ -9,9 +9,32 @@
 # Go program test (emulator/tests/go.rs, itself ten runs per arch), and the guest tests whose
 # names start with thread, signal or sig on all seven arches. It stops at the first failure,
 # with the round number; `LOAD=1` adds one CPU hog per core for the whole run.
+#
+#   scripts/stress.sh --suite [ROUNDS]     (default 5)
+#
+# runs the whole README test command (scripts/test-all.sh) ROUNDS times in a row with one CPU
+# hog beside it (issue 15's "5 times in a row under load"), each round's output in
+# target/stress/suite-N.log; it stops at the first failing round and prints each round's time.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
+if [ "${1:-}" = --suite ]; then
+    rounds=${2:-5}
+    mkdir -p target/stress
+    (while :; do :; done) &
+    hog=$!
+    trap 'kill "$hog" 2>/dev/null || true' EXIT
+    for round in $(seq "$rounds"); do
+        start=$(date +%s)
+        if ! scripts/test-all.sh >"target/stress/suite-$round.log" 2>&1; then
+            echo "stress: suite round $round of $rounds failed after $(($(date +%s) - start)) s (target/stress/suite-$round.log)"
+            exit 1
+        fi
+        echo "stress: suite round $round of $rounds passed in $(($(date +%s) - start)) s at commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+    done
+    echo "stress: $rounds suite rounds passed with a CPU hog beside them"
+    exit 0
+fi
 rounds=${1:-10}
 cargo build --release --workspace
 hogs=()
