@@ -85,6 +85,9 @@ fn with_task<R>(i: usize, f: impl FnOnce(&mut Task, &DispatchTable) -> R) -> Opt
     TASKS.with(|tasks| {
         let mut tasks = tasks.borrow_mut();
         if tasks.is_empty() {
+            // The fuzzer's one thread stands for a guest thread: it holds the guest lock from
+            // now on, which reaching a task's address space requires.
+            crate::thread::lock::acquire();
             for (_, arch) in &ALL {
                 let info = arch.info();
                 let mut mm = AddressSpace::new(info.layout, info.data_model).ok()?;

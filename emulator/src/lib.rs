@@ -82,6 +82,10 @@ pub struct Program {
 /// the one-line report to print.
 pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), LaunchError> {
     guard::install();
+    // The launch thread builds the process's shared state (the address space), so it holds
+    // the guest lock from here on, as every guest thread does in its run loop
+    // (crate::thread::shared).
+    crate::thread::lock::acquire();
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
     let prog_host = syscall::path::sysroot_path(&opts, &prog.path);

@@ -449,6 +449,54 @@ fn strace_formats_like_strace() {
     assert!(err.contains("(io_uring_setup)"), "{err}");
 }
 
+/// Opens a directory through glibc's large-file `open` (which adds `O_LARGEFILE` on 32-bit
+/// arches) and maps 8 KiB through the old one-pointer `mmap` (s390x's glibc `mmap`; i386 only
+/// by number 90 directly).
+const STRACE_OLD_MMAP: &str = r#"
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    int fd = open("/", O_RDONLY | O_DIRECTORY);
+#if defined(__i386__)
+    unsigned long a[6] = {0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, (unsigned long)-1, 0};
+    void *p = (void *)syscall(SYS_mmap, a);
+#else
+    void *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+#endif
+    return fd < 0 || p == MAP_FAILED;
+}
+"#;
+
+#[test]
+fn strace_names_largefile_and_reads_old_mmap_arguments() {
+    // strace prints O_LARGEFILE by name (endgate printed 0x8000) and the old mmap's six
+    // arguments from its block (endgate printed the block's address), as for mmap.
+    let d = TempDir::new("strace_old_mmap");
+    let src = d.path().join("old_mmap.c");
+    std::fs::write(&src, STRACE_OLD_MMAP).unwrap();
+    for arch in ["i386", "s390x"] {
+        let a = common::arch(arch);
+        let b = common::build_static(
+            a.cc,
+            &src,
+            &d.path().join(format!("old_mmap_{arch}")),
+            &["-D_FILE_OFFSET_BITS=64".as_ref()],
+        );
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(shell_status(o.status), 0, "{arch}: {err}");
+        assert!(
+            err.contains("mmap(NULL, 8192, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0) = 0x"),
+            "{arch}: {err}"
+        );
+        if arch == "i386" {
+            assert!(err.contains("\"/\", O_RDONLY|O_LARGEFILE|O_DIRECTORY)"), "{arch}: {err}");
+        }
+    }
+}
+
 const X86_UNSERVED_TWICE: &str = r#"
     .globl _start
     .text

@@ -622,6 +622,47 @@ fn gdb_interrupt_then_kill() {
     assert_eq!(g.status, 128 + 9, "killed by SIGKILL; stderr {}", String::from_utf8_lossy(&g.stderr));
 }
 
+/// `-g 0`: the host picks a free port and endgate says which on stderr; GDB connects there
+/// and runs the guest to its end.
+#[test]
+fn gdb_port_zero_says_its_port() {
+    use std::io::{BufRead, BufReader};
+    let dir = TempDir::new("gdb-port-0");
+    let prog = build(&AARCH64, dir.path());
+    let mut child = Command::new(endgate())
+        .args(["-g", "0"])
+        .arg(&prog)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("endgate");
+    let mut line = String::new();
+    BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+    let port: u16 = line
+        .trim_end()
+        .strip_prefix("endgate: gdb: waiting for GDB on 127.0.0.1:")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"));
+    assert_ne!(port, 0);
+    let g = run_with_timeout(
+        Command::new(gdb_multiarch()).args([
+            "--batch",
+            "-nx",
+            "-ex",
+            &format!("target remote 127.0.0.1:{port}"),
+            "-ex",
+            "continue",
+        ]),
+        None,
+        Duration::from_secs(300),
+    );
+    assert!(!g.timed_out, "gdb timed out");
+    let out = String::from_utf8_lossy(&g.stdout);
+    assert!(out.contains("exited normally") || out.contains("exited with code"), "{out}");
+    let st = child.wait().unwrap();
+    assert_eq!(st.code(), Some(STATUS), "{out}");
+}
+
 /// `-g` on a port something else listens on: one line and status 1; a bad `ENDGATE_GDB`: a
 /// usage error, status 2. Neither runs the guest.
 #[test]

@@ -137,6 +137,9 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
             "stricter-inherited-host-proc-fd: EACCES",
             "stricter-inherited-host-proc-exe: EACCES",
             "stricter-proc-self-mem: EACCES",
+            "stricter-proc-self-mem-path: EACCES",
+            "proc-self-mem-stat: regular file",
+            "proc-self-mem-lstat: regular file",
             "race-openat2: no escape",
         ] {
             assert!(got.lines().any(|l| l == line), "{cc}: no '{line}' in\n{got}");
@@ -184,7 +187,18 @@ fn the_guests_chroot_moves_its_root_inside_dir() {
         let is_root = unsafe { libc::geteuid() } == 0;
         let (st, out) = busybox_in(
             &root,
-            &["/bin/busybox", "chroot", "/sub", "/bin/busybox", "sh", "-c", "cat /etc/file /../../etc/file; pwd"],
+            // `/bin/busybox cat`, not `cat`: busybox sh runs an applet by executing
+            // /proc/self/exe, which the new root (no /proc) lacks ("sh: cat: not found", as
+            // under the kernel's chroot).
+            &[
+                "/bin/busybox",
+                "chroot",
+                "/sub",
+                "/bin/busybox",
+                "sh",
+                "-c",
+                "/bin/busybox cat /etc/file /../../etc/file; pwd",
+            ],
             false,
         );
         if is_root {
@@ -236,6 +250,21 @@ fn binds_show_host_directories_where_asked() {
         .unwrap();
     assert_eq!(common::shell_status(o.status), 1);
     assert!(String::from_utf8_lossy(&o.stderr).contains("No such file or directory"), "{o:?}");
+    // Without /proc there is no /proc/self/exe either (endgate answered it with the program).
+    let o = Command::new(endgate())
+        .args(["--root"])
+        .arg(&root)
+        .args(["--no-default-binds", "/bin/busybox", "readlink", "/proc/self/exe"])
+        .output()
+        .unwrap();
+    assert_eq!((common::shell_status(o.status), o.stdout.as_slice()), (1, &b""[..]), "{o:?}");
+    let o = Command::new(endgate())
+        .args(["--root"])
+        .arg(&root)
+        .args(["/bin/busybox", "readlink", "/proc/self/exe"])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "/bin/busybox\n", "{o:?}");
 }
 
 /// A bind point whose parent is not a directory of the tree (as `mount` needs its mount

@@ -13,12 +13,11 @@ pub const O_DIRECT: u64 = 0o200000;
 /// arm/arm64 `O_LARGEFILE` (32-bit arm glibc sets it on every `open`).
 pub const O_LARGEFILE: u64 = 0o400000;
 
-/// The host kernel's values of the same four flags (asm-generic/fcntl.h). Written out because
-/// glibc's headers, and so `libc`, define `O_LARGEFILE` as 0 on 64-bit hosts while the kernel
-/// still reports 0o100000 in `F_GETFL`.
+/// The host kernel's values of the same four flags (asm-generic/fcntl.h), written out for
+/// `O_LARGEFILE`'s sake ([`super::HOST_O_LARGEFILE`]).
 mod host {
     pub const O_DIRECT: i32 = 0o40000;
-    pub const O_LARGEFILE: i32 = 0o100000;
+    pub const O_LARGEFILE: i32 = super::super::HOST_O_LARGEFILE;
     pub const O_DIRECTORY: i32 = 0o200000;
     pub const O_NOFOLLOW: i32 = 0o400000;
 }

@@ -4,6 +4,11 @@
 //! header it follows. Field types carry their byte order (`zerocopy::byteorder`), so writing a
 //! struct into guest memory is a plain byte copy with the swaps already done.
 
+/// The host kernel's `O_LARGEFILE` (asm-generic/fcntl.h, 0o100000). glibc's headers, and so
+/// `libc`, define `O_LARGEFILE` as 0 on 64-bit hosts, but the kernel takes this bit in `open`
+/// and reports it in `F_GETFL`.
+pub const HOST_O_LARGEFILE: i32 = 0o100000;
+
 pub mod arm_fcntl;
 pub mod at;
 pub mod generic;

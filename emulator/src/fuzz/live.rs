@@ -295,6 +295,8 @@ fn spawn(which: usize) -> Option<Server> {
             libc::close(to[1]);
             libc::close(from[0]);
         }
+        // The fuzzer's process may hold the guest lock on another thread (the strace target's).
+        crate::thread::lock::free_after_fork();
         let why = serve(which, to[0], from[1]);
         let _ = writeln!(std::io::stderr(), "syscall_live: the {} server cannot run: {why}", ALL[which].0);
         // SAFETY: ends the server without running the fuzzer's exit handlers.

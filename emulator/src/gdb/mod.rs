@@ -231,6 +231,13 @@ fn serve_from(port: u16, cpu: &mut Cpu<'_>) -> Result<(), ServeError> {
     use std::os::fd::AsRawFd as _;
     let fail = |err| ServeError { port, err };
     let listener = TcpListener::bind(("127.0.0.1", port)).map_err(fail)?;
+    let asked = port;
+    let port = listener.local_addr().map_err(fail)?.port();
+    if asked == 0 {
+        // `-g 0`: the host chose a free port; GDB needs to be told which.
+        crate::elog!("endgate: gdb: waiting for GDB on 127.0.0.1:{port}");
+    }
+    let fail = |err| ServeError { port, err };
     let (stream, _) = listener.accept().map_err(fail)?;
     drop(listener);
     let _ = stream.set_nodelay(true);

@@ -474,7 +474,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::lseek, lseek, &[Fd, Long, Whence], RInt),
     d(Sys::getdents64, getdents64, &[Fd, Ptr, ULong], RInt),
     d(Sys::mmap2, mmap2, &[Ptr, ULong, ArgFmt::Prot, MmapFlags, Fd, Hex], RHex),
-    d(Sys::mmap, old_mmap, &[Ptr], RHex),
+    d(Sys::mmap, old_mmap, &[ArgFmt::MmapArgBlock], RHex),
     d(Sys::stat64, stat64, &[Str, Ptr], RInt),
     d(Sys::lstat64, lstat64, &[Str, Ptr], RInt),
     d(Sys::fstat64, fstat64, &[Fd, Ptr], RInt),

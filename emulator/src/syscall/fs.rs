@@ -37,6 +37,9 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let last = super::path::open_last(flags, flags & libc::O_NOFOLLOW != 0);
     let fd = super::rootfs::spare_fds(|| {
         let path = super::path::lookup(t, a.int(0), raw.clone(), last)?;
+        if path.resolved().is_some_and(super::rootfs::host_memory) {
+            return Err(Errno::EACCES);
+        }
         // A name the `--root` lookup found missing is created as itself, never through a
         // link that appeared since.
         let flags = if path.pin_last() { flags | libc::O_NOFOLLOW } else { flags };
@@ -131,6 +134,9 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // `RESOLVE_NO_SYMLINKS` (4) refuses a link anywhere on the way.
         super::path::lookup_with(t, a.int(0), raw, last, resolve & 0x04 != 0)?
     };
+    if path.resolved().is_some_and(super::rootfs::host_memory) {
+        return Err(Errno::EACCES);
+    }
     if resolve & 0x02 != 0 && path.resolved().is_some_and(|r| r.host_follows) && host_flags & libc::O_NOFOLLOW == 0 {
         // A /proc link the host would follow: `RESOLVE_NO_MAGICLINKS` refuses it.
         return Err(Errno::ELOOP);

@@ -445,7 +445,7 @@ pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
     six[..args.len()].copy_from_slice(args);
     let pending = crate::signal::host::recorded_counters();
     // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
-    let r = crate::thread::blocking(|| unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
+    let r = crate::thread::blocking(move || unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
     if (-4095..0).contains(&r) {
         // SAFETY: glibc's thread-local errno.
         unsafe { *libc::__errno_location() = crate::abi::int32(-r) };

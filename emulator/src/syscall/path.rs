@@ -16,14 +16,27 @@ use crate::mm::{GuestAddr, PATH_MAX};
 /// `true` if `p` names the calling process's executable link (`/proc/self/exe`,
 /// `/proc/thread-self/exe` or `/proc/<our pid>/exe`, however the absolute path is spelled:
 /// `//proc/./self/exe` too, see [`proc_lexical`]).
+/// Only while the guest has a `/proc` ([`proc_present`]): in a root without one (`--root` with
+/// `--no-default-binds`, a chroot) the path is missing, as natively.
 pub fn is_proc_self_exe(p: &[u8]) -> bool {
     let p = proc_lexical(p).unwrap_or_else(|| p.to_vec());
-    if p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" {
-        return true;
+    let named = p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" || {
+        // SAFETY: getpid has no preconditions.
+        let pid = unsafe { libc::getpid() };
+        p == format!("/proc/{pid}/exe").as_bytes()
+    };
+    named && proc_present()
+}
+
+/// `true` when the guest's `/proc/self` is there: under `--root`, when it is found in the
+/// guest's root (a bind of the host's `/proc`, the default); otherwise when the host's is (a
+/// chroot without `/proc`, the guest's or endgate's own, has none).
+fn proc_present() -> bool {
+    if super::rootfs::active() {
+        super::rootfs::resolve(libc::AT_FDCWD, b"/proc/self", Last::Follow).is_ok()
+    } else {
+        std::path::Path::new("/proc/self").symlink_metadata().is_ok()
     }
-    // SAFETY: getpid has no preconditions.
-    let pid = unsafe { libc::getpid() };
-    p == format!("/proc/{pid}/exe").as_bytes()
 }
 
 /// An absolute path under `/proc` with its empty and `.` components dropped and each `..`

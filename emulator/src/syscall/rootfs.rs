@@ -601,6 +601,17 @@ fn pid_dir(st: &State, dir: &[Vec<u8>]) -> bool {
     }
 }
 
+/// `true` when the lookup `r` ended on `/proc/PID/mem` or `/proc/PID/task/TID/mem`: the host
+/// process's memory (endgate's own, its code included, for a guest's PID), which no guest
+/// under `--root` may open (`EACCES`, even with `O_PATH`, which `/proc/self/fd/N` would
+/// reopen); `stat` and `ls -l` see it as natively.
+pub fn host_memory(r: &Resolved) -> bool {
+    match r.guest.split_last() {
+        Some((last, dir)) if last == b"mem" => state().is_some_and(|st| pid_dir(&st, dir)),
+        _ => false,
+    }
+}
+
 /// `true` for `/proc/P/NAME` and `/proc/P/task/T/NAME` places whose links are magic: `root`,
 /// `cwd`, `exe`, and what is in `fd/` and `map_files/`.
 fn magic_place(st: &State, dir: &[Vec<u8>]) -> bool {
@@ -755,11 +766,6 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
         }
         if c.len() > 255 {
             return Err(Errno::ENAMETOOLONG);
-        }
-        if c == b"mem" && pid_dir(&st, &here) {
-            // `/proc/PID/mem` is the host process's memory (endgate's own, its code
-            // included, for a guest's PID): no guest under `--root` gets it.
-            return Err(Errno::EACCES);
         }
         let mut next = here.clone();
         next.push(c.clone());

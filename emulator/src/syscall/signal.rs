@@ -186,7 +186,7 @@ pub(crate) fn suspend_with(t: &mut Task, new: u64) -> SysResult {
     t.sig.saved_mask = Some(old);
     // A signal already pending for the thread and not blocked by `new` ends the wait at once.
     if t.sig.pending & !new == 0 {
-        crate::thread::blocking(|| {
+        crate::thread::blocking(move || {
             while !crate::signal::host::has_recorded() {
                 crate::signal::host::suspend(new);
             }

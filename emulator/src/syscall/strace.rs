@@ -62,6 +62,10 @@ pub enum ArgFmt {
     Whence,
     /// An `ioctl` request: its name where endgate knows it (`super::ioctl::IOCTLS`).
     IoctlReq,
+    /// The old `mmap`'s one argument (i386 and s390x number 90): a pointer to `struct
+    /// mmap_arg_struct`, six guest `unsigned long`s, printed as `mmap`'s six arguments, as
+    /// strace prints them (the pointer if the block is unreadable).
+    MmapArgBlock,
 }
 
 /// How the result is printed.
@@ -265,6 +269,18 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             ],
             "0",
         ),
+        ArgFmt::MmapArgBlock => {
+            let long = if task.arch.info().is_64bit() { 8 } else { 4 };
+            let mut w = [0u64; 6];
+            for (i, x) in (0u64..).zip(w.iter_mut()) {
+                match task.mm.read_ulong(GuestAddr::new(v.wrapping_add(i * long))) {
+                    Ok(y) => *x = y,
+                    Err(_) => return ptr(v),
+                }
+            }
+            let fmts = [ArgFmt::Ptr, ArgFmt::ULong, ArgFmt::Prot, ArgFmt::MmapFlags, ArgFmt::Fd, ArgFmt::Hex];
+            fmts.iter().zip(w).map(|(f, x)| format_arg(task, *f, x, a)).collect::<Vec<_>>().join(", ")
+        }
         ArgFmt::Prot => flags(v, &[(1, "PROT_READ"), (2, "PROT_WRITE"), (4, "PROT_EXEC")], "PROT_NONE"),
         ArgFmt::MmapFlags => {
             // The arch's values as asm-generic's (MIPS numbers them differently).
@@ -419,7 +435,7 @@ pub fn open_flags(f: i32) -> String {
             (libc::O_SYNC as u64, "O_SYNC"),
             (libc::O_DSYNC as u64, "O_DSYNC"),
             (libc::O_DIRECT as u64, "O_DIRECT"),
-            (libc::O_LARGEFILE as u64, "O_LARGEFILE"),
+            (crate::abi::HOST_O_LARGEFILE as u64, "O_LARGEFILE"),
             (libc::O_TMPFILE as u64, "O_TMPFILE"),
             (libc::O_DIRECTORY as u64, "O_DIRECTORY"),
             (libc::O_NOFOLLOW as u64, "O_NOFOLLOW"),
@@ -470,6 +486,8 @@ mod tests {
     #[test]
     fn open_flags_symbolic() {
         assert_eq!(open_flags(libc::O_RDONLY | libc::O_CLOEXEC), "O_RDONLY|O_CLOEXEC");
+        // 32-bit glibc's open passes O_LARGEFILE; strace names it (it printed 0x8000).
+        assert_eq!(open_flags(crate::abi::HOST_O_LARGEFILE | libc::O_DIRECTORY), "O_RDONLY|O_LARGEFILE|O_DIRECTORY");
         assert_eq!(open_flags(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC), "O_WRONLY|O_CREAT|O_TRUNC");
     }
 }

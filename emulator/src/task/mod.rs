@@ -269,12 +269,12 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
 /// `BUS_ADRERR` (the cached size alone would allow it).
 fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64) -> bool {
     let Some((crate::signal::Signal::SIGBUS, host)) = crate::signal::host::direct_fault() else { return false };
-    let Some(guest) = cpu.get_data().mm.guest_of_host(host) else { return false };
-    if crate::mm::page_floor(guest) != crate::mm::page_floor(va) {
-        return false;
-    }
     crate::guest::locked(cpu, |cpu| {
         let t = cpu.get_data_mut();
+        let Some(guest) = t.mm.guest_of_host(host) else { return false };
+        if crate::mm::page_floor(guest) != crate::mm::page_floor(va) {
+            return false;
+        }
         let bus = t.mm.past_eof_now(va);
         if bus {
             t.last_fault = t.mm.last_fault.take();
@@ -338,12 +338,12 @@ pub fn mark_program_code(cpu: &mut Cpu<'_>) -> Result<(), uc_error> {
     Ok(())
 }
 
-/// Runs the guest from the launch thread until the process ends; returns how it ended. If the
-/// launch thread's guest thread exits while others live on, its host thread ends here
+/// Runs the guest from the launch thread, which holds the guest lock already
+/// ([`crate::launch`] took it), until the process ends; returns how it ended. If the launch
+/// thread's guest thread exits while others live on, its host thread ends here
 /// ([`crate::task::exit::leave_launch_thread`]) and this never returns.
 pub fn run(cpu: &mut Cpu<'static>) -> Exit {
     crate::thread::mark_launch_thread();
-    crate::thread::lock::acquire();
     match run_thread(cpu) {
         Some(exit) => exit,
         None => crate::task::exit::leave_launch_thread(),

@@ -182,9 +182,16 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
         // its engine, which needs no lock (unicorn's machine set-up is most of a new thread's
         // cost, and under load it took up to a second): the other threads run meanwhile, then
         // the new thread finishes its instance while this one holds the lock again for it.
-        Ok(_) => match crate::thread::blocking(|| rx.recv()) {
-            Ok(Ok(_)) if go_tx.send(()).is_ok() => rx.recv().unwrap_or(Err(Errno::EAGAIN)),
-            Ok(Err(e)) => Err(e),
+        Ok(_) => match crate::thread::blocking(move || (rx.recv(), rx)) {
+            // The new thread sets up the rest for this one, which waits with the lock lent.
+            (Ok(Ok(_)), rx) => lock::lend(|| {
+                if go_tx.send(()).is_ok() {
+                    rx.recv().unwrap_or(Err(Errno::EAGAIN))
+                } else {
+                    Err(Errno::EAGAIN)
+                }
+            }),
+            (Ok(Err(e)), _) => Err(e),
             _ => Err(Errno::EAGAIN),
         },
         Err(_) => Err(Errno::EAGAIN),
@@ -223,7 +230,8 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Re
     if tx.send(Ok(0)).is_err() || go.recv().is_err() {
         return;
     }
-    let mut cpu = match setup(cpu, ctx, &extra, &args, tid) {
+    // SAFETY: the creator is inside `lock::lend` until `tx` carries this setup's result.
+    let mut cpu = match unsafe { lock::as_borrower(|| setup(cpu, ctx, &extra, &args, tid)) } {
         Ok(cpu) => cpu,
         Err(e) => {
             let _ = tx.send(Err(e));

@@ -103,11 +103,13 @@ pub fn yield_now() {
 /// exist, so they run meanwhile; `errno` as `f` left it is kept for the caller.
 ///
 /// Inside `f` nothing may touch the thread's [`crate::guest::Task`] or the guest's address
-/// space bookkeeping: another thread may change them while `f` runs. Host pointers into guest
-/// memory taken before are fine (if another thread unmaps the memory meanwhile, the host call
-/// fails with `EFAULT`, as the kernel's would).
+/// space bookkeeping: another thread may change them while `f` runs. `f` is `'static`, so the
+/// compiler refuses one that borrows them (or anything else); it takes what it needs by value.
+/// Host pointers into guest memory taken before are fine, as integers or raw pointers (if
+/// another thread unmaps the memory meanwhile, the host call fails with `EFAULT`, as the
+/// kernel's would).
 #[inline]
-pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
+pub fn blocking<R>(f: impl FnOnce() -> R + 'static) -> R {
     if super::live_threads() <= 1 {
         return f();
     }
@@ -117,6 +119,37 @@ pub fn blocking<R>(f: impl FnOnce() -> R) -> R {
     acquire();
     set_errno(e);
     r
+}
+
+/// Lets one other host thread act for the calling thread, which holds the lock, while `f`
+/// runs: the caller counts as not holding the lock until `f` returns, and `f` waits for the
+/// other thread's work ([`as_borrower`] there). A new guest thread sets up its engine's view of
+/// the address space this way, for its creator (`crate::task::spawn`).
+pub fn lend<R>(f: impl FnOnce() -> R) -> R {
+    debug_assert!(held());
+    HELD.with(|h| h.set(false));
+    let _back = SetHeld(true);
+    f()
+}
+
+/// Runs `f` as the lock holder on behalf of the thread that lent it the lock.
+///
+/// # Safety
+/// The thread holding the lock is inside [`lend`] and does not return from it before `f`
+/// ends here.
+pub unsafe fn as_borrower<R>(f: impl FnOnce() -> R) -> R {
+    HELD.with(|h| h.set(true));
+    let _back = SetHeld(false);
+    f()
+}
+
+/// Sets the calling thread's [`held`] to its value when dropped (also when unwinding).
+struct SetHeld(bool);
+
+impl Drop for SetHeld {
+    fn drop(&mut self) {
+        HELD.with(|h| h.set(self.0));
+    }
 }
 
 fn errno() -> i32 {
@@ -143,6 +176,14 @@ pub fn reset_after_fork() {
     let s = SERVING.load(Ordering::Relaxed);
     NEXT.store(s.wrapping_add(1), Ordering::Relaxed);
     HELD.with(|h| h.set(true));
+}
+
+/// In a child forked to start a new guest process from scratch ([`crate::launch`] takes the
+/// lock; the syscall_live fuzz target's server): nobody holds the lock, whatever thread of the
+/// parent held it.
+pub fn free_after_fork() {
+    NEXT.store(SERVING.load(Ordering::Relaxed), Ordering::Relaxed);
+    HELD.with(|h| h.set(false));
 }
 
 #[cfg(test)]

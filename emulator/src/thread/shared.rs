@@ -3,34 +3,36 @@
 //!
 //! # Why this is sound
 //! A `Shared<T>` is an `Arc` to an `UnsafeCell<T>`; `Deref`/`DerefMut` hand out references to
-//! the `T` without a run-time lock, so that the many `t.mm.…` call sites stay plain field
-//! accesses. Exclusive access comes from the [global guest lock](super::lock) instead:
-//! - every dereference happens on a guest thread while it holds that lock: in its run loop,
-//!   in unicorn hooks (which run inside its `emu_start`), or while a new thread is set up by
-//!   its creator's request, which waits for it with the lock held (see [`super::spawn`]);
-//!   the only code that runs guest-thread work without the lock is the closure given to
-//!   [`super::lock::blocking`], which must not touch a `Shared` (its callers take the host
-//!   pointers they need before);
-//! - one host thread holds exactly one guest thread's `Task`, so one thread never holds two
-//!   handles to the same `T`, and Rust's borrow rules on the handle keep that thread's own
-//!   references from aliasing;
-//! - no reference obtained through a handle is kept across a release of the lock (the
-//!   handlers re-borrow after [`super::lock::blocking`] returns).
+//! the `T` so that the many `t.mm.…` call sites stay plain field accesses. Exclusive access
+//! comes from the [global guest lock](super::lock), and each of the three ways the rule could
+//! break is closed:
+//! - **a dereference without the lock**: every `deref`/`deref_mut` checks that the calling
+//!   host thread holds the lock ([`super::lock::held`], one thread-local byte) before it makes
+//!   the reference, and otherwise ends the guest as an internal error (a panic, which every
+//!   engine callback and the run loop turn into endgate's one line and status 70), so no
+//!   reference is ever made unlocked. Guest threads hold the lock in their run loop, and a
+//!   hook of an instance that runs in parallel mode takes it ([`crate::guest::locked`], the
+//!   TLB fill) before it reaches the address space;
+//! - **a reference used while the lock is given up**: the only code that runs guest-thread
+//!   work with the lock released is the closure given to [`super::lock::blocking`], and its
+//!   type is `FnOnce() -> R + 'static`: it can capture no borrowed reference at all (not the
+//!   `Task`, not a `&AddressSpace` made before), which the compiler checks. It could capture
+//!   an owned handle (a `clone`), and then the run-time check above stops its dereference.
+//!   [`super::lock::yield_now`] and thread exit give the lock up from the run loop, between
+//!   engine runs, where no hook's reference is alive;
+//! - **two live `&mut` to one value on one thread**: one host thread holds exactly one guest
+//!   thread's `Task`, so one thread never holds two handles to the same `T`, and Rust's borrow
+//!   rules on the handle keep that thread's own references from aliasing.
 //!
-//! Other host threads (the preemption timer, signal handlers) never dereference a `Shared`.
+//! Other host threads (the preemption timer, signal handlers) never dereference a `Shared`
+//! (they would fail the check).
 //!
-//! # Not in the types yet (issue 15)
-//! Nothing in the types proves the lock is held: `Deref` takes no token. Making it take one
-//! (a `LockToken` that only [`super::lock::acquire`] hands out, released by
-//! [`super::lock::blocking`] for its closure and given back after) means threading the token
-//! through every handler and hook that reaches `Task::mm` (about 880 uses of `mm` in 73
-//! files of `emulator/src`) and `SigState::actions` (a dozen), or keeping it inside `Task`
-//! beside the handles, which the unicorn callbacks receive as `&mut Task` (their user data)
-//! with no way to say that their caller took the lock. The places that take or give up the
-//! lock are few: [`super::lock::acquire`]'s seven callers (the run loop, thread start, the
-//! TLB fill, `guest::locked` for hooks running in parallel, the code-write and exclusive-step
-//! callbacks) and [`super::lock::blocking`]; a run-time check (`lock::held()` in `Deref`, in
-//! debug builds) would be the cheap first step.
+//! What the types do not say: a reference made before a [`super::lock::blocking`] call and
+//! used after it (it cannot be used inside) would survive a release of the lock, during which
+//! another thread may change the value. The handlers re-borrow after `blocking` returns;
+//! proving that in the types needs the lock token to be borrowed by every dereference, which
+//! means threading it through every handler and hook that reaches `Task::mm` (about 660 uses
+//! in 82 files of `emulator/src`).
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
@@ -62,8 +64,9 @@ impl<T> Deref for Shared<T> {
     type Target = T;
     #[inline]
     fn deref(&self) -> &T {
-        // SAFETY: see the module doc: only the holder of the global guest lock dereferences,
-        // and it holds one handle, whose borrows Rust checks.
+        require_lock();
+        // SAFETY: see the module doc: the caller holds the global guest lock (checked above)
+        // and one handle, whose borrows Rust checks.
         unsafe { &*self.0.get() }
     }
 }
@@ -71,9 +74,24 @@ impl<T> Deref for Shared<T> {
 impl<T> DerefMut for Shared<T> {
     #[inline]
     fn deref_mut(&mut self) -> &mut T {
+        require_lock();
         // SAFETY: as for `deref`; `&mut self` rules out other borrows through this handle.
         unsafe { &mut *self.0.get() }
     }
+}
+
+/// Stops a dereference by a thread that does not hold the guest lock (see the module doc).
+#[inline(always)]
+fn require_lock() {
+    if !super::lock::held() {
+        unlocked();
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unlocked() -> ! {
+    panic!("process state (address space or signal dispositions) reached without the guest lock")
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for Shared<T> {

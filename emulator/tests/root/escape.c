@@ -155,6 +155,16 @@ int main(int argc, char **argv) {
     fd = open("/proc/self/mem", O_RDWR);
     printf("stricter-proc-self-mem: %s\n", fd < 0 ? ename(errno) : "opened");
     if (fd >= 0) close(fd);
+    /* Not even as a path (which /proc/self/fd/N would reopen)... */
+    fd = open("/proc/self/mem", O_PATH);
+    printf("stricter-proc-self-mem-path: %s\n", fd < 0 ? ename(errno) : "opened");
+    if (fd >= 0) close(fd);
+    /* ...but it is there, as natively: `ls -l /proc/self` stats every entry. */
+    {
+        struct stat sm;
+        printf("proc-self-mem-stat: %s\n", stat("/proc/self/mem", &sm) < 0 ? ename(errno) : S_ISREG(sm.st_mode) ? "regular file" : "other");
+        printf("proc-self-mem-lstat: %s\n", lstat("/proc/self/mem", &sm) < 0 ? ename(errno) : S_ISREG(sm.st_mode) ? "regular file" : "other");
+    }
     /* Another (host) process's descriptors, when the caller named one: fd 4 is secret.txt. */
     if (argc > 2) {
         snprintf(p, sizeof p, "/proc/%s/fd/4", argv[2]);

@@ -337,10 +337,6 @@ pub fn sigset_from_host(mask: u64) -> [u64; 2] {
     w
 }
 
-/// The host kernel's `O_LARGEFILE` (glibc defines `O_LARGEFILE` as 0 on x86_64, but the kernel
-/// reports 0o100000 in `F_GETFL` answers).
-const HOST_O_LARGEFILE: i32 = 0o100000;
-
 /// `open` flags that differ: (MIPS, host) pairs (arch/mips/include/uapi/asm/fcntl.h; the
 /// others, O_DIRECTORY and up, are asm-generic's). `O_SYNC` is `__O_SYNC | O_DSYNC` on both.
 const OPEN_FLAGS: &[(u64, i32)] = &[
@@ -352,7 +348,7 @@ const OPEN_FLAGS: &[(u64, i32)] = &[
     (0x0400, libc::O_EXCL),
     (0x0800, libc::O_NOCTTY),
     (0x1000, libc::O_ASYNC),
-    (0x2000, HOST_O_LARGEFILE),
+    (0x2000, crate::abi::HOST_O_LARGEFILE),
     (0x4000, libc::O_SYNC & !libc::O_DSYNC),
     (0x8000, libc::O_DIRECT),
 ];

@@ -23,7 +23,7 @@ use crate::syscall::{as_int, host_ret, SyscallDef};
 /// s390x's own rows.
 pub static ROWS: &[SyscallDef] = &[
     // `old_mmap`: one pointer to the six arguments.
-    d(Sys::mmap, old_mmap, &[Ptr], RHex),
+    d(Sys::mmap, old_mmap, &[MmapArgBlock], RHex),
     d(Sys::statfs, statfs, &[Str, Ptr], RInt),
     d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
     d(Sys::statfs64, statfs64, &[Str, ULong, Ptr], RInt),
