@@ -663,6 +663,42 @@ fn gdb_port_zero_says_its_port() {
     assert_eq!(st.code(), Some(STATUS), "{out}");
 }
 
+/// Signals after GDB detached reach the guest: GDB stops at the first SIGUSR1 and detaches,
+/// which delivers that one (as gdbserver does), and the other four come with no GDB there
+/// (endgate dropped them all, and a guest that handles its own SIGSEGV spun forever).
+#[test]
+fn gdb_detach_passes_signals_on() {
+    let a = &AARCH64;
+    let dir = TempDir::new("gdb-detach-signals");
+    let prog = common::build_static(
+        a.cc,
+        &workspace().join("emulator/tests/gdb/gdb_signals.c"),
+        &dir.path().join("gdb_signals"),
+        &["-g".as_ref(), "-O0".as_ref()],
+    );
+    let port = free_port();
+    let mut cmd = Command::new(endgate());
+    cmd.arg("-g").arg(port.to_string()).arg(&prog);
+    let guest = std::thread::spawn(move || run_with_timeout(&mut cmd, None, Duration::from_secs(300)));
+    let g = run_with_timeout(
+        Command::new(gdb_multiarch()).arg("--batch").arg("-nx").arg(&prog).args([
+            "-ex",
+            &format!("target remote 127.0.0.1:{port}"),
+            "-ex",
+            "continue",
+            "-ex",
+            "detach",
+        ]),
+        None,
+        Duration::from_secs(300),
+    );
+    let out = String::from_utf8_lossy(&g.stdout);
+    assert!(out.contains("SIGUSR1"), "GDB stops at the signal: {out}");
+    let e = guest.join().expect("endgate thread");
+    assert!(!e.timed_out, "endgate timed out: {out}");
+    assert_eq!((e.status, String::from_utf8_lossy(&e.stdout).as_ref()), (0, "handled 5\n"), "{out}");
+}
+
 /// `-g` on a port something else listens on: one line and status 1; a bad `ENDGATE_GDB`: a
 /// usage error, status 2. Neither runs the guest.
 #[test]

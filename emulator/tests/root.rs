@@ -80,7 +80,7 @@ fn run_endgate(base: &Path, tag: &str, prog: &Path) -> String {
         .spawn()
         .unwrap();
     let script = format!(
-        "exec 3<'{out}'; exec '{e}' --root '{root}' /escape '{out}' {pid}",
+        "exec 3<'{out}'; exec '{e}' --root '{root}' --bind /proc:/p2 /escape '{out}' {pid}",
         out = out.display(),
         e = endgate().display(),
         root = root.display(),
@@ -138,6 +138,7 @@ fn nothing_escapes_the_root_and_lookups_answer_as_chroot() {
             "stricter-inherited-host-proc-exe: EACCES",
             "stricter-proc-self-mem: EACCES",
             "stricter-proc-self-mem-path: EACCES",
+            "stricter-proc-bound-elsewhere-mem: EACCES",
             "proc-self-mem-stat: regular file",
             "proc-self-mem-lstat: regular file",
             "race-openat2: no escape",

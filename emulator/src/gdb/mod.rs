@@ -353,8 +353,11 @@ pub fn unregister_thread() {
 /// Stops the calling thread for GDB and serves it; returns what GDB asked for. The caller
 /// holds the global guest lock.
 pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
+    // Without GDB (a fork child running free, a GDB that detached) a signal goes on to the
+    // guest, as after a detach under ptrace (and GDB's `D` delivers the signal a stop was for).
+    let free = Resume { step: false, signal: if let Event::Signal(sig) = event { Some(sig) } else { None } };
     if forked() {
-        return Resume::default();
+        return free;
     }
     let tid = crate::thread::gettid();
     if !matches!(event, Event::Signal(_)) {
@@ -365,7 +368,7 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
         let mut s = lock(session_slot());
         match s.as_mut() {
             Some(session) => session.stop(cpu, tid, event),
-            None => return Resume::default(),
+            None => return free,
         }
     };
     match outcome {
@@ -375,7 +378,7 @@ pub fn stop(cpu: &mut Cpu<'_>, event: Event) -> Resume {
         }
         Outcome::Detach => {
             detach();
-            Resume::default()
+            free
         }
         Outcome::Kill => {
             // GDB's `kill`: the process dies by SIGKILL, which nothing can catch.

@@ -28,14 +28,21 @@ pub fn is_proc_self_exe(p: &[u8]) -> bool {
     named && proc_present()
 }
 
-/// `true` when the guest's `/proc/self` is there: under `--root`, when it is found in the
-/// guest's root (a bind of the host's `/proc`, the default); otherwise when the host's is (a
-/// chroot without `/proc`, the guest's or endgate's own, has none).
+/// `true` when the guest's `/proc/self` is procfs's: under `--root`, found in the guest's root
+/// (a bind of the host's `/proc`, the default); otherwise the host's (a chroot without `/proc`,
+/// the guest's or endgate's own, has none, or a plain directory of that name).
 fn proc_present() -> bool {
     if super::rootfs::active() {
-        super::rootfs::resolve(libc::AT_FDCWD, b"/proc/self", Last::Follow).is_ok()
+        super::rootfs::proc_self_present()
     } else {
-        std::path::Path::new("/proc/self").symlink_metadata().is_ok()
+        // SAFETY: a NUL-terminated path; the descriptor is closed below.
+        let fd = unsafe { libc::open(c"/proc/self".as_ptr(), libc::O_PATH | libc::O_CLOEXEC) };
+        let on_proc = fd >= 0 && super::rootfs::in_procfs(fd);
+        if fd >= 0 {
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(fd) };
+        }
+        on_proc
     }
 }
 

@@ -587,29 +587,36 @@ fn in_proc(st: &State, dir: &[Vec<u8>]) -> bool {
     st.binds.iter().any(|b| b.host.as_os_str().as_bytes() == b"/proc" && dir.starts_with(&b.guest))
 }
 
-/// `true` for `/proc/P` and `/proc/P/task/T` (P, T anything but links: the walk has followed
-/// `self` and `thread-self` already).
-fn pid_dir(st: &State, dir: &[Vec<u8>]) -> bool {
-    let Some(proc_) = st.binds.iter().find(|b| b.host.as_os_str().as_bytes() == b"/proc") else {
-        return false;
-    };
-    match dir.strip_prefix(proc_.guest.as_slice()) {
-        Some([p]) | Some([p, _, _]) if p.iter().all(u8::is_ascii_digit) => {
-            dir.len() == proc_.guest.len() + 1 || dir[proc_.guest.len() + 1] == b"task"
-        }
-        _ => false,
-    }
-}
-
 /// `true` when the lookup `r` ended on `/proc/PID/mem` or `/proc/PID/task/TID/mem`: the host
 /// process's memory (endgate's own, its code included, for a guest's PID), which no guest
 /// under `--root` may open (`EACCES`, even with `O_PATH`, which `/proc/self/fd/N` would
 /// reopen); `stat` and `ls -l` see it as natively.
+///
+/// Decided by the host object, not by the binds: a `mem` in the host's procfs (the only ones
+/// there are the processes' and threads'), however the guest reached that procfs (the default
+/// bind, another bind of `/proc` or of a directory above or below it, a chroot into a subtree
+/// that has one, its own `mount -t proc`).
 pub fn host_memory(r: &Resolved) -> bool {
-    match r.guest.split_last() {
-        Some((last, dir)) if last == b"mem" => state().is_some_and(|st| pid_dir(&st, dir)),
-        _ => false,
-    }
+    r.guest.last().is_some_and(|c| c == b"mem")
+        && r.object.as_ref().map(AsRawFd::as_raw_fd).or_else(|| r.dir_fd()).is_some_and(in_procfs)
+}
+
+/// `true` when the descriptor `fd` (an `O_PATH` one too) is on a procfs (`PROC_SUPER_MAGIC`,
+/// include/uapi/linux/magic.h).
+pub fn in_procfs(fd: i32) -> bool {
+    const PROC_SUPER_MAGIC: libc::c_long = 0x9fa0;
+    // SAFETY: plain data; all-zero is a valid value.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: a local out struct.
+    unsafe { libc::fstatfs(fd, &mut st) == 0 && st.f_type == PROC_SUPER_MAGIC }
+}
+
+/// `true` when the guest's `/proc/self` is the host's procfs (a bind of it, or the guest's own
+/// mount), looked up in the guest's root: not when the root has none, nor when its
+/// `/proc/self` is a directory of the tree.
+pub fn proc_self_present() -> bool {
+    resolve(libc::AT_FDCWD, b"/proc/self", Last::Follow)
+        .is_ok_and(|r| r.object.as_ref().map(AsRawFd::as_raw_fd).is_some_and(in_procfs))
 }
 
 /// `true` for `/proc/P/NAME` and `/proc/P/task/T/NAME` places whose links are magic: `root`,

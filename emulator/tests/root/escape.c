@@ -159,6 +159,10 @@ int main(int argc, char **argv) {
     fd = open("/proc/self/mem", O_PATH);
     printf("stricter-proc-self-mem-path: %s\n", fd < 0 ? ename(errno) : "opened");
     if (fd >= 0) close(fd);
+    /* The same file through another bind of the host's /proc (endgate: --bind /proc:/p2). */
+    fd = open("/p2/self/mem", O_RDONLY);
+    printf("stricter-proc-bound-elsewhere-mem: %s\n", fd < 0 ? ename(errno) : "opened");
+    if (fd >= 0) close(fd);
     /* ...but it is there, as natively: `ls -l /proc/self` stats every entry. */
     {
         struct stat sm;
