@@ -23,7 +23,22 @@ pub fn is_proc_self_exe(p: &[u8]) -> bool {
     let named = p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" || {
         // SAFETY: getpid has no preconditions.
         let pid = unsafe { libc::getpid() };
-        p == format!("/proc/{pid}/exe").as_bytes()
+        let pid = pid.to_string();
+        // `/proc/PID/exe`, and a thread's: `/proc/TID/exe`, `/proc/{self,PID}/task/TID/exe`.
+        let tid_of = |t: &[u8]| {
+            std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).is_some_and(super::procfs::is_guest_thread)
+        };
+        match p.strip_prefix(b"/proc/").and_then(|r| r.strip_suffix(b"/exe")) {
+            Some(who) if who == pid.as_bytes() => true,
+            Some(who) if !who.contains(&b'/') => tid_of(who),
+            Some(who) => {
+                let rest = who
+                    .strip_prefix(b"self/task/")
+                    .or_else(|| who.strip_prefix(pid.as_bytes()).and_then(|r| r.strip_prefix(b"/task/")));
+                rest.is_some_and(|t| !t.contains(&b'/') && tid_of(t))
+            }
+            None => false,
+        }
     };
     named && proc_present()
 }

@@ -64,7 +64,7 @@ pub enum ProcFile {
 const TIMER_THREAD: &[u8] = b"endgate-preempt";
 
 /// `tid` is a thread of this process that runs guest code.
-fn is_guest_thread(tid: i32) -> bool {
+pub(crate) fn is_guest_thread(tid: i32) -> bool {
     match super::selfref::read_proc(&format!("self/task/{tid}/comm")) {
         Some(c) => c.strip_suffix(b"\n").unwrap_or(&c) != TIMER_THREAD,
         None => false,
@@ -92,8 +92,9 @@ fn other_cmdline(pid: i32) -> Vec<u8> {
     v
 }
 
-/// Recognises `/proc/self/X`, `/proc/thread-self/X`, `/proc/<own pid>/X` and
-/// `/proc/{self,<own pid>}/task/<guest tid>/X`.
+/// Recognises `/proc/self/X`, `/proc/thread-self/X`, `/proc/<own pid>/X`,
+/// `/proc/{self,<own pid>}/task/<guest tid>/X` and `/proc/<guest tid>/X` (a thread's own
+/// directory, which `ls /proc` does not list but which opens, as Linux's).
 pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     // However the path is spelled (`//proc/./self/maps`, `/proc/<pid>/../self/maps`).
     let path = &super::path::proc_lexical(path)?;
@@ -108,6 +109,21 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     let thread_self = who == b"thread-self";
     if who != b"self" && !thread_self && who != pid.to_string().as_bytes() {
         let other: i32 = std::str::from_utf8(who).ok()?.parse().ok()?;
+        if is_guest_thread(other) {
+            // Another thread of this process: its files are the process's, its stat and
+            // status its own.
+            return match file {
+                b"maps" => Some(ProcFile::Maps),
+                b"smaps" => Some(ProcFile::Smaps),
+                b"smaps_rollup" => Some(ProcFile::SmapsRollup),
+                b"pagemap" => Some(ProcFile::Pagemap),
+                b"cmdline" => Some(ProcFile::Cmdline),
+                b"auxv" => Some(ProcFile::Auxv),
+                b"stat" => Some(ProcFile::TaskStat { tid: other }),
+                b"status" => Some(ProcFile::Status { tid: other }),
+                _ => None,
+            };
+        }
         return (file == b"cmdline" && runs_endgate(other)).then_some(ProcFile::OtherCmdline { pid: other });
     }
     if let Some(t) = file.strip_prefix(b"task/").filter(|_| !thread_self) {
