@@ -108,3 +108,28 @@ impl<T: std::fmt::Debug> std::fmt::Debug for Shared<T> {
 unsafe impl<T: Send> Send for Shared<T> {}
 // SAFETY: as above; shared references are only dereferenced under the lock.
 unsafe impl<T: Send> Sync for Shared<T> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "without the guest lock")]
+    fn a_dereference_without_the_lock_is_refused() {
+        let s = Shared::new(7u32);
+        // This test's thread never took the lock.
+        let _ = *s;
+    }
+
+    #[test]
+    fn the_lock_holder_reaches_the_value_through_every_handle() {
+        let mut a = Shared::new(7u32);
+        let b = a.clone();
+        super::super::lock::acquire();
+        *a += 1;
+        let seen = *b;
+        super::super::lock::release();
+        assert_eq!(seen, 8);
+        assert!(Shared::same(&a, &b));
+    }
+}
