@@ -243,28 +243,14 @@ fn binds_show_host_directories_where_asked() {
     // "exe" and busybox renames it to the applet: `cat`, as the host's busybox prints natively.
     assert_eq!(String::from_utf8_lossy(&o.stdout), "HOST\nTOP\ncat\n", "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(std::fs::read_to_string(shared.join("from-guest")).unwrap(), "made\n");
-    let o = Command::new(endgate())
-        .args(["--root"])
-        .arg(&root)
-        .args(["--no-default-binds", "/bin/busybox", "cat", "/proc/self/comm"])
-        .output()
-        .unwrap();
+    let in_root = |args: &[&str]| Command::new(endgate()).arg("--root").arg(&root).args(args).output().unwrap();
+    let o = in_root(&["--no-default-binds", "/bin/busybox", "cat", "/proc/self/comm"]);
     assert_eq!(common::shell_status(o.status), 1);
     assert!(String::from_utf8_lossy(&o.stderr).contains("No such file or directory"), "{o:?}");
     // Without /proc there is no /proc/self/exe either (endgate answered it with the program).
-    let o = Command::new(endgate())
-        .args(["--root"])
-        .arg(&root)
-        .args(["--no-default-binds", "/bin/busybox", "readlink", "/proc/self/exe"])
-        .output()
-        .unwrap();
+    let o = in_root(&["--no-default-binds", "/bin/busybox", "readlink", "/proc/self/exe"]);
     assert_eq!((common::shell_status(o.status), o.stdout.as_slice()), (1, &b""[..]), "{o:?}");
-    let o = Command::new(endgate())
-        .args(["--root"])
-        .arg(&root)
-        .args(["/bin/busybox", "readlink", "/proc/self/exe"])
-        .output()
-        .unwrap();
+    let o = in_root(&["/bin/busybox", "readlink", "/proc/self/exe"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "/bin/busybox\n", "{o:?}");
 }
 

@@ -109,20 +109,22 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     let thread_self = who == b"thread-self";
     if who != b"self" && !thread_self && who != pid.to_string().as_bytes() {
         let other: i32 = std::str::from_utf8(who).ok()?.parse().ok()?;
-        if is_guest_thread(other) {
-            // Another thread of this process: its files are the process's, its stat and
-            // status its own.
-            return match file {
-                b"maps" => Some(ProcFile::Maps),
-                b"smaps" => Some(ProcFile::Smaps),
-                b"smaps_rollup" => Some(ProcFile::SmapsRollup),
-                b"pagemap" => Some(ProcFile::Pagemap),
-                b"cmdline" => Some(ProcFile::Cmdline),
-                b"auxv" => Some(ProcFile::Auxv),
-                b"stat" => Some(ProcFile::TaskStat { tid: other }),
-                b"status" => Some(ProcFile::Status { tid: other }),
-                _ => None,
-            };
+        // Another thread of this process: its files are the process's, its stat and status
+        // its own. (Only for the names served, so that a walk over every process's /proc,
+        // as `ps` does, pays no look at the thread list.)
+        let as_thread = match file {
+            b"maps" => Some(ProcFile::Maps),
+            b"smaps" => Some(ProcFile::Smaps),
+            b"smaps_rollup" => Some(ProcFile::SmapsRollup),
+            b"pagemap" => Some(ProcFile::Pagemap),
+            b"cmdline" => Some(ProcFile::Cmdline),
+            b"auxv" => Some(ProcFile::Auxv),
+            b"stat" => Some(ProcFile::TaskStat { tid: other }),
+            b"status" => Some(ProcFile::Status { tid: other }),
+            _ => None,
+        };
+        if as_thread.is_some() && is_guest_thread(other) {
+            return as_thread;
         }
         return (file == b"cmdline" && runs_endgate(other)).then_some(ProcFile::OtherCmdline { pid: other });
     }
