@@ -223,6 +223,44 @@ pub struct Rseq {
 }
 
 impl Task {
+    /// Runs `f`, a host call that may block, with the guest lock released while other guest
+    /// threads exist ([`crate::thread::lock::blocking`]). It borrows the task exclusively, so
+    /// no reference made through it into the process's shared state (`self.mm`,
+    /// `self.sig.actions`: [`crate::thread::shared::Shared`]) can live across the release,
+    /// when another thread may change that state; the compiler checks this at every caller:
+    ///
+    /// ```compile_fail,E0502
+    /// fn handler(t: &mut endgate::guest::Task) {
+    ///     let mm = &*t.mm; // a reference into the process's address space…
+    ///     t.blocking(|| ()); // …while the lock is released: refused
+    ///     let _ = mm.endian();
+    /// }
+    /// ```
+    ///
+    /// Re-borrowing after the call is what handlers do:
+    ///
+    /// ```no_run
+    /// fn handler(t: &mut endgate::guest::Task) {
+    ///     let _ = t.mm.endian();
+    ///     t.blocking(|| ());
+    ///     let _ = t.mm.endian();
+    /// }
+    /// ```
+    #[inline]
+    #[allow(clippy::disallowed_methods)] // the one place that may call it
+    pub fn blocking<R>(&mut self, f: impl FnOnce() -> R + 'static) -> R {
+        crate::thread::lock::blocking(f)
+    }
+
+    /// Lets the guest threads waiting for the lock run first, then takes it again
+    /// ([`crate::thread::lock::yield_now`]), for `sched_yield`; borrows the task exclusively
+    /// for the reason given at [`Task::blocking`].
+    #[inline]
+    #[allow(clippy::disallowed_methods)] // the one place a handler may call it
+    pub fn yield_lock(&mut self) {
+        crate::thread::lock::yield_now();
+    }
+
     /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
     /// Errors: `EFAULT`.
     #[inline]
@@ -353,6 +391,7 @@ pub fn locked<R>(cpu: &mut Cpu<'_>, f: impl FnOnce(&mut Cpu<'_>) -> R) -> R {
     let r = f(cpu);
     rejoin(cpu);
     running::enter_guest();
+    #[allow(clippy::disallowed_methods)] // `f` returned: `R` cannot borrow the instance
     lock::release();
     r
 }
@@ -464,6 +503,7 @@ fn code_written(addr: u64, size: u32) -> bool {
         crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
     }
     running::enter_guest();
+    #[allow(clippy::disallowed_methods)] // the published pages were taken, nothing is borrowed
     lock::release();
     restart
 }
@@ -514,6 +554,7 @@ fn exclusive_step_work(uc: *mut unicorn_engine::uc_engine, start: bool) {
         }
     } else if EXCLUSIVE_TOOK.with(|t| t.replace(false)) {
         running::enter_guest();
+        #[allow(clippy::disallowed_methods)] // the exclusive step ended: nothing is borrowed
         lock::release();
     }
 }

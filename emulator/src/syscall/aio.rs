@@ -594,7 +594,7 @@ fn transfer(t: &mut Task, cb: &Iocb, out: bool, bufs: &[(u64, u64)]) -> Result<i
     let pos = if seekable { u64::try_from(cb.offset).unwrap_or(0) } else { u64::MAX };
     let nr = if out { libc::SYS_preadv2 } else { libc::SYS_pwritev2 };
     // SAFETY: the iovecs cover checked guest buffers.
-    let r = blocking_syscall(nr, &[fd, iov.as_ptr() as u64, iov.len() as u64, pos, 0, u64::from(cb.rw_flags)]);
+    let r = blocking_syscall(t, nr, &[fd, iov.as_ptr() as u64, iov.len() as u64, pos, 0, u64::from(cb.rw_flags)]);
     if r >= 0 {
         return Ok(r);
     }
@@ -659,7 +659,7 @@ fn submit_one(t: &mut Task, id: u64, slot: GuestAddr, e: Endian) -> Result<(), E
         Work::Rw { out, bufs } => transfer(t, &cb, out, &bufs)?,
         Work::Sync { data_only } => {
             let nr = if data_only { libc::SYS_fdatasync } else { libc::SYS_fsync };
-            let r = blocking_syscall(nr, &[u64::from(cb.fildes)]);
+            let r = blocking_syscall(t, nr, &[u64::from(cb.fildes)]);
             let err = Errno::last();
             if r < 0 && err == Errno::EINVAL {
                 // The file has no fsync operation: refused at submission.
@@ -864,7 +864,7 @@ fn getevents(
             tv_nsec: i64::try_from(ns % 1_000_000_000).unwrap_or(0),
         });
         let tsp = ts.as_ref().map_or(0, |v| v as *const libc::timespec as u64);
-        let r = blocking_syscall(libc::SYS_futex, &[GEN.as_ptr() as u64, FUTEX_WAIT_PRIVATE, u64::from(gen), tsp]);
+        let r = blocking_syscall(t, libc::SYS_futex, &[GEN.as_ptr() as u64, FUTEX_WAIT_PRIVATE, u64::from(gen), tsp]);
         if r < 0 && Errno::last() == Errno::EINTR {
             return if got > 0 { Ok(got) } else { Err(Errno::EINTR) };
         }

@@ -133,11 +133,11 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
         let (ep, evp) = (a.int_arg(0), evs.as_mut_ptr() as u64);
         host_ret(match &timeout {
             Timeout::Millis(ms) => {
-                super::blocking_syscall(libc::SYS_epoll_wait, &[ep, evp, u64::from(max), crate::abi::bits64(*ms)])
+                super::blocking_syscall(t, libc::SYS_epoll_wait, &[ep, evp, u64::from(max), crate::abi::bits64(*ms)])
             }
             Timeout::Spec(ts) => {
                 let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
-                super::blocking_syscall(libc::SYS_epoll_pwait2, &[ep, evp, u64::from(max), tp, 0, 8])
+                super::blocking_syscall(t, libc::SYS_epoll_pwait2, &[ep, evp, u64::from(max), tp, 0, 8])
             }
         })
     };

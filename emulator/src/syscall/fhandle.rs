@@ -72,6 +72,7 @@ pub fn open_by_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let h = read_handle(t, a.ptr(1), true)?;
     let flags = (t.arch.info().open_flags_to_host)(u64::from(a.uint(2)));
     let fd = host_ret(super::blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_open_by_handle_at,
         &[a.int_arg(0), h.as_ptr() as u64, crate::abi::bits64(flags)],
     ))?;

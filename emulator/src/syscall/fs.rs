@@ -36,7 +36,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let last = super::path::open_last(flags, flags & libc::O_NOFOLLOW != 0);
     let fd = super::rootfs::spare_fds(|| {
-        let path = super::path::lookup(t, a.int(0), raw.clone(), last)?;
+        let path = super::path::lookup(cpu.get_data(), a.int(0), raw.clone(), last)?;
         if path.resolved().is_some_and(super::rootfs::host_memory) {
             return Err(Errno::EACCES);
         }
@@ -46,6 +46,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         let (dirfd, name) = path.at(a.int(0));
         // Opening a FIFO waits for its other end.
         host_ret(super::blocking_syscall(
+            cpu.get_data_mut(),
             libc::SYS_openat,
             &[
                 crate::abi::bits64(dirfd),
@@ -148,6 +149,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         host_how
     };
     let fd = host_ret(super::blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_openat2,
         &[crate::abi::bits64(dirfd), name.as_ptr() as u64, host_how.as_ptr() as u64, OPEN_HOW_SIZE],
     ))?;

@@ -113,7 +113,7 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     // The operations that take a timeout are the ones that wait: other threads run meanwhile.
     if timed {
         let args = [uaddr as u64, crate::abi::bits64(o), u64::from(val), arg4, uaddr2 as u64, u64::from(val3)];
-        return host_ret(super::blocking_syscall(libc::SYS_futex, &args));
+        return host_ret(super::blocking_syscall(cpu.get_data_mut(), libc::SYS_futex, &args));
     }
     // SAFETY: `uaddr`/`uaddr2` are checked host addresses of guest futex words, `arg4` is a
     // local timespec or an integer, as the operation defines.
@@ -248,7 +248,11 @@ pub fn futex_waitv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let ts: Option<libc::timespec> = if a.raw(3) == 0 { None } else { Some(t.mm.read_shape(a.ptr(3), TIMESPEC64)?) };
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
-    host_ret(super::blocking_syscall(libc::SYS_futex_waitv, &[ws.as_ptr() as u64, n, 0, tp, a.int_arg(4)]))
+    host_ret(super::blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_futex_waitv,
+        &[ws.as_ptr() as u64, n, 0, tp, a.int_arg(4)],
+    ))
 }
 
 /// `FUTEX_PRIVATE_FLAG` of the classic operation for valid futex2 `flags` (Linux 6.7: a
@@ -310,7 +314,7 @@ pub fn futex_wait(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let uaddr = futex_word(t, a.ptr(0))?;
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     let args = [uaddr as u64, crate::abi::bits64(op), u64::from(word_value(t, val)), tp, 0, mask];
-    host_ret(super::blocking_syscall(libc::SYS_futex, &args))
+    host_ret(super::blocking_syscall(cpu.get_data_mut(), libc::SYS_futex, &args))
 }
 
 /// `futex_wake(void *uaddr, unsigned long mask, int nr, unsigned int flags)` (Linux 6.7):

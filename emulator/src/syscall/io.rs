@@ -27,7 +27,7 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (p, count) = (b.ptr(), b.len());
     super::procfs::before_read(cpu.get_data(), a.int(0), None, count)?;
     // SAFETY: `p` covers `count` bytes: guest-writable ones, or a host copy and its guard.
-    let r = host_ret(blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, count]));
+    let r = host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_read, &[a.int_arg(0), p as u64, count]));
     let n = match r {
         Ok(n) => n,
         Err(e) => {
@@ -91,22 +91,30 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         v.copy_from_slice(unsafe { std::slice::from_raw_parts(p, 8) });
         v.reverse();
         // SAFETY: `v` is 8 readable bytes.
-        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, 8]));
+        return host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, 8]));
     }
     if cpu.get_data().mm.endian() != Endian::HOST && super::fanotify::is_fanotify_fd(a.int(0)) {
         // Permission responses in the guest's byte order, for the host kernel in its own.
         // SAFETY: `p` covers `count` guest-readable bytes.
         let mut v = unsafe { std::slice::from_raw_parts(p, a.size(2)) }.to_vec();
         super::fanotify::responses_to_host(&mut v);
-        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, a.raw(2)]));
+        return host_ret(blocking_syscall(
+            cpu.get_data_mut(),
+            libc::SYS_write,
+            &[a.int_arg(0), v.as_ptr() as u64, a.raw(2)],
+        ));
     }
     // SAFETY: `p` covers `count` guest-readable bytes.
     if let Some(v) = unsafe { super::netlink::before_write(cpu.get_data(), a.int(0), p, a.size(2)) } {
         // SAFETY: `v` is the converted copy of the guest's netlink messages.
-        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
+        return host_ret(blocking_syscall(
+            cpu.get_data_mut(),
+            libc::SYS_write,
+            &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64],
+        ));
     }
     // SAFETY: `p` covers `len` bytes: guest-readable ones, or a host copy and its guard.
-    host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, b.len()]))
+    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_write, &[a.int_arg(0), p as u64, b.len()]))
 }
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)); the buffer checked
@@ -115,7 +123,11 @@ pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let b = cpu.get_data_mut().buf_out_lazy(a.ptr(1), a.raw(2))?;
     super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), b.len())?;
     // SAFETY: as `read`.
-    let r = host_ret(blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)]));
+    let r = host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_pread64,
+        &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)],
+    ));
     b.finish(cpu.get_data_mut());
     r
 }
@@ -125,7 +137,11 @@ pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let b = cpu.get_data_mut().buf_in_lazy(a.ptr(1), a.raw(2))?;
     // SAFETY: as `write`.
-    host_ret(blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)]))
+    host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_pwrite64,
+        &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)],
+    ))
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -215,7 +231,11 @@ pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let total = iov.iter().map(|v| v.iov_len as u64).sum();
     super::procfs::before_read(cpu.get_data(), a.int(0), None, total)?;
     // SAFETY: every iovec is guest-writable memory or a host copy with its guard.
-    let r = host_ret(blocking_syscall(libc::SYS_readv, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]));
+    let r = host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_readv,
+        &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64],
+    ));
     if let Ok(n) = r {
         super::netlink::after_readv(cpu.get_data(), a.int(0), iov, n);
     }
@@ -233,10 +253,18 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     if let Some(v) = super::netlink::before_writev(cpu.get_data(), a.int(0), iov) {
         // SAFETY: `v` is the converted copy of the guest's netlink messages.
-        return host_ret(blocking_syscall(libc::SYS_write, &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64]));
+        return host_ret(blocking_syscall(
+            cpu.get_data_mut(),
+            libc::SYS_write,
+            &[a.int_arg(0), v.as_ptr() as u64, v.len() as u64],
+        ));
     }
     // SAFETY: every iovec was checked to be guest-readable.
-    host_ret(blocking_syscall(libc::SYS_writev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64]))
+    host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_writev,
+        &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64],
+    ))
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
@@ -248,6 +276,7 @@ pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     super::procfs::before_read(cpu.get_data(), a.int(0), Some(a.raw(3)), total)?;
     // SAFETY: checked iovecs or host copies with their guards.
     let r = host_ret(blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_preadv,
         &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0],
     ));
@@ -260,7 +289,11 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
     let iov = &l.iov;
     // SAFETY: checked iovecs or host copies with their guards.
-    host_ret(blocking_syscall(libc::SYS_pwritev, &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0]))
+    host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_pwritev,
+        &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0],
+    ))
 }
 
 /// `preadv2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
@@ -270,7 +303,7 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn preadv2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.raw(2), true)?;
     let args = [a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0, u64::from(a.uint(5))];
-    let n = host_ret(blocking_syscall(libc::SYS_preadv2, &args))?;
+    let n = host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_preadv2, &args))?;
     // A socket reads at its position only (offset -1), netlink ones included.
     super::netlink::after_readv(cpu.get_data(), a.int(0), &iov, n);
     Ok(n)
@@ -285,7 +318,7 @@ pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (p, cnt) = one.as_ref().map_or((iov.as_ptr(), iov.len()), |o| (o.as_ptr(), 1));
     let args = [a.int_arg(0), p as u64, cnt as u64, a.raw(3), 0, u64::from(a.uint(5))];
     // SAFETY: checked iovecs, or one over the converted copy of netlink messages.
-    host_ret(blocking_syscall(libc::SYS_pwritev2, &args))
+    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_pwritev2, &args))
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).
@@ -317,7 +350,7 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
     }
     let offp = off.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut i64);
     // SAFETY: `offp` is NULL or a local offset.
-    let r = host_ret(blocking_syscall(libc::SYS_sendfile, &[a.int_arg(0), a.int_arg(1), offp as u64, a.raw(3)]));
+    let r = host_ret(blocking_syscall(t, libc::SYS_sendfile, &[a.int_arg(0), a.int_arg(1), offp as u64, a.raw(3)]));
     if let Some(o) = off {
         if loff {
             t.mm.write_u64(a.ptr(2), bits64(o))?;
@@ -345,6 +378,7 @@ pub(crate) fn two_offsets_call(t: &mut Task, a: &SyscallArgs, nr: libc::c_long) 
     let po = oo.as_mut().map_or(std::ptr::null_mut(), |o| o as *mut u64);
     // The offsets are NULL or local `loff_t`s.
     let r = host_ret(blocking_syscall(
+        t,
         nr,
         &[a.int_arg(0), pi as u64, a.int_arg(2), po as u64, a.ulong(4), u64::from(a.uint(5))],
     ));
@@ -491,7 +525,7 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             // SAFETY: a local `struct flock`.
             let flp = &mut fl as *mut libc::flock;
             let r = if matches!(c, F_SETLKW | F_OFD_SETLKW) {
-                host_ret(blocking_syscall(libc::SYS_fcntl, &[bits64(fd), bits64(c), flp as u64]))?
+                host_ret(blocking_syscall(t, libc::SYS_fcntl, &[bits64(fd), bits64(c), flp as u64]))?
             } else {
                 // SAFETY: a local `struct flock`.
                 host_ret(i64::from(unsafe { libc::fcntl(fd, c, flp) }))?
@@ -595,7 +629,7 @@ pub fn poll(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     t.mm.check_writable(a.ptr(0), t.mm.shape_size(POLLFD) * a.raw(1))?;
     let guest_events = pollfds_to_host(t, &mut fds);
     // SAFETY: `nfds` local pollfds.
-    let n = host_ret(blocking_syscall(libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.raw(1), a.int_arg(2)]))?;
+    let n = host_ret(blocking_syscall(t, libc::SYS_poll, &[fds.as_mut_ptr() as u64, a.raw(1), a.int_arg(2)]))?;
     pollfds_from_host(t, &mut fds, &guest_events);
     t.mm.write_shape_array(a.ptr(0), POLLFD, &fds)?;
     Ok(n)
@@ -626,7 +660,7 @@ fn ppoll_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         Err(Errno::EINTR)
     } else {
         // The host thread's mask is the guest's (temporary) one already.
-        host_ret(blocking_syscall(libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]))
+        host_ret(blocking_syscall(t, libc::SYS_ppoll, &[fds.as_mut_ptr() as u64, a.raw(1), tsp as u64, 0, 8]))
     };
     super::signal::end_temp_mask(t, old, &r);
     pollfds_from_host(t, &mut fds, &guest_events);
@@ -661,7 +695,7 @@ pub fn select(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let tvp = tv.as_mut().map_or(std::ptr::null_mut(), |v| v as *mut libc::timeval);
     let [r, w, e] = sets.ptrs();
     // SAFETY: local fd_sets of at least `nfds` bits and a local timeval.
-    let n = host_ret(blocking_syscall(libc::SYS_select, &[a.int_arg(0), r as u64, w as u64, e as u64, tvp as u64]));
+    let n = host_ret(blocking_syscall(t, libc::SYS_select, &[a.int_arg(0), r as u64, w as u64, e as u64, tvp as u64]));
     write_timeout(t, a.ptr(4), TIMEVAL, tv.as_ref())?;
     let n = n?;
     sets.write(t)?;
@@ -696,7 +730,7 @@ fn pselect_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
     let n = if old.is_some() && super::signal::guest_signal_due(t) {
         Err(Errno::EINTR)
     } else {
-        host_ret(blocking_syscall(libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]))
+        host_ret(blocking_syscall(t, libc::SYS_pselect6, &[a.int_arg(0), r as u64, w as u64, e as u64, tsp as u64, 0]))
     };
     super::signal::end_temp_mask(t, old, &n);
     write_timeout(t, a.ptr(4), ts_shape, ts.as_ref())?;
@@ -769,7 +803,7 @@ impl FdSets {
 }
 
 /// `flock(int fd, int operation)` (flock(2)).
-pub fn flock(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn flock(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(blocking_syscall(libc::SYS_flock, &[a.int_arg(0), a.int_arg(1)]))
+    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_flock, &[a.int_arg(0), a.int_arg(1)]))
 }

@@ -310,7 +310,7 @@ fn do_semtimedop(
     let ops_ptr = host_sops.as_ref().map_or(0, |v| v.as_ptr() as u64);
     // Without readable operations the host answers with the error Linux would (E2BIG,
     // EINVAL or EFAULT) from a NULL array.
-    host_ret(super::blocking_syscall(libc::SYS_semtimedop, &[bits64(id), ops_ptr, nsops, ts_ptr]))
+    host_ret(super::blocking_syscall(t, libc::SYS_semtimedop, &[bits64(id), ops_ptr, nsops, ts_ptr]))
 }
 
 /// `semop(int semid, struct sembuf *sops, size_t nsops)`.
@@ -406,7 +406,7 @@ fn do_msgsnd(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, flg: i32) -> Sy
     let mut host = Vec::with_capacity(8 + text.len());
     host.extend_from_slice(&mtype.to_ne_bytes());
     host.extend_from_slice(&text);
-    host_ret(super::blocking_syscall(libc::SYS_msgsnd, &[bits64(id), host.as_ptr() as u64, msgsz, bits64(flg)]))
+    host_ret(super::blocking_syscall(t, libc::SYS_msgsnd, &[bits64(id), host.as_ptr() as u64, msgsz, bits64(flg)]))
 }
 
 /// `msgsnd(int msqid, const void *msgp, size_t msgsz, int msgflg)`: `msgp` is the guest's
@@ -423,6 +423,7 @@ fn do_msgrcv(t: &mut Task, id: i32, msgp: GuestAddr, msgsz: u64, msgtyp: i64, fl
     let cap = msgsz.min(MSG_TEXT_MAX);
     let mut host = vec![0u8; 8 + cap as usize];
     let n = host_ret(super::blocking_syscall(
+        t,
         libc::SYS_msgrcv,
         &[bits64(id), host.as_mut_ptr() as u64, cap, bits64(msgtyp), bits64(flg)],
     ))?;

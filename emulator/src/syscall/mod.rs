@@ -77,7 +77,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use syscalls::Errno;
 
 use crate::guest::{apply_invalidate, invalidate_due, Exit};
-use crate::guest::{Cpu, GuestArch, SyscallArgs};
+use crate::guest::{Cpu, GuestArch, SyscallArgs, Task};
 use nr::Sys;
 use strace::{ArgFmt, RetFmt};
 
@@ -440,12 +440,12 @@ fn catch_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
 /// signal waiting behind the call (`host_shims::safe_syscall`). `args` are the call's
 /// arguments in order (missing ones are 0). Returns as `libc::syscall` does: the value, or
 /// -1 with `errno` set, for [`host_ret`].
-pub fn blocking_syscall(nr: libc::c_long, args: &[u64]) -> i64 {
+pub fn blocking_syscall(t: &mut Task, nr: libc::c_long, args: &[u64]) -> i64 {
     let mut six = [0u64; 6];
     six[..args.len()].copy_from_slice(args);
     let pending = crate::signal::host::recorded_counters();
     // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
-    let r = crate::thread::blocking(move || unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
+    let r = t.blocking(move || unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
     if (-4095..0).contains(&r) {
         // SAFETY: glibc's thread-local errno.
         unsafe { *libc::__errno_location() = crate::abi::int32(-r) };

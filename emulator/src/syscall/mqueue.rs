@@ -66,6 +66,7 @@ fn timedsend(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult 
     let buf = t.buf_in(a.ptr(1), a.ulong(2)).unwrap_or(std::ptr::null());
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     host_ret(super::blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_mq_timedsend,
         &[a.int_arg(0), buf as u64, a.ulong(2), u64::from(a.uint(3)), tp],
     ))
@@ -90,6 +91,7 @@ fn timedreceive(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResu
     let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
     let mut prio: u32 = 0;
     let n = host_ret(super::blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_mq_timedreceive,
         &[a.int_arg(0), buf as u64, a.ulong(2), &mut prio as *mut u32 as u64, tp],
     ))?;

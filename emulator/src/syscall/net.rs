@@ -243,7 +243,7 @@ pub fn connect(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         None => (None, u64::from(a.uint(2))),
     };
     // SAFETY: a local copy of the address.
-    host_ret(blocking_syscall(libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, len]))
+    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_connect, &[a.int_arg(0), in_ptr(&sa) as u64, len]))
 }
 
 /// `listen(int fd, int backlog)`.
@@ -260,7 +260,7 @@ pub fn accept4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SOCK_NONBLOCK and SOCK_CLOEXEC in the host's numbering (MIPS's SOCK_NONBLOCK is 0x80).
     let flags = bits64((t.arch.info().socket_type_to_host)(a.int(3)));
     // SAFETY: local buffers (or NULL).
-    let fd = host_ret(blocking_syscall(libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, flags]))?;
+    let fd = host_ret(blocking_syscall(t, libc::SYS_accept4, &[a.int_arg(0), p as u64, l as u64, flags]))?;
     if let Err(e) = out.finish(t) {
         // The connection is taken and its socket released, as Linux's `do_accept` does.
         // SAFETY: the descriptor the host just made, not yet the guest's.
@@ -424,6 +424,7 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     // SAFETY: a checked guest buffer (or its converted copy) and a local address.
     host_ret(blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_sendto,
         &[a.int_arg(0), buf as u64, a.raw(2), a.int_arg(3), in_ptr(&to) as u64, tolen],
     ))
@@ -440,6 +441,7 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (from, l) = out.ptrs();
     // SAFETY: a guest buffer (or a host copy with its guard) and local address buffers.
     let r = host_ret(blocking_syscall(
+        t,
         libc::SYS_recvfrom,
         &[a.int_arg(0), buf as u64, b.len(), a.int_arg(3), from as u64, l as u64],
     ));
@@ -556,7 +558,7 @@ fn send_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
         h.msg_iovlen = 1;
     }
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    host_ret(blocking_syscall(libc::SYS_sendmsg, &[fd, &h as *const libc::msghdr as u64, flags]))
+    host_ret(blocking_syscall(t, libc::SYS_sendmsg, &[fd, &h as *const libc::msghdr as u64, flags]))
 }
 
 /// `recvmsg(int fd, struct msghdr *msg, int flags)` (recvmsg(2)); the name, control messages,
@@ -571,7 +573,7 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
     let mut m = host_msghdr(t, msg, true)?;
     let mut h = m.raw(true);
     // SAFETY: `h` points only at checked guest buffers and `m`'s local buffers.
-    let r = host_ret(blocking_syscall(libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]));
+    let r = host_ret(blocking_syscall(t, libc::SYS_recvmsg, &[fd, &mut h as *mut libc::msghdr as u64, flags]));
     let n = match r {
         Ok(n) => n,
         Err(e) => {

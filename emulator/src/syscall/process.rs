@@ -519,8 +519,8 @@ pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `sched_yield(void)`: lets the guest threads waiting for the global guest lock run first.
-pub fn sched_yield(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    crate::thread::lock::yield_now();
+pub fn sched_yield(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    cpu.get_data_mut().yield_lock();
     // SAFETY: no arguments.
     host_ret(i64::from(unsafe { libc::sched_yield() }))
 }
@@ -552,6 +552,7 @@ pub fn wait4(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut status = 0i32;
     let mut ru = libc::rusage::zeroed();
     let pid = host_ret(super::blocking_syscall(
+        t,
         libc::SYS_wait4,
         &[a.int_arg(0), &mut status as *mut i32 as u64, a.int_arg(2), &mut ru as *mut libc::rusage as u64],
     ))?;
@@ -596,6 +597,7 @@ pub fn waitid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut ru = libc::rusage::zeroed();
     // id is passed as the kernel's pid_t-sized id.
     let r = host_ret(super::blocking_syscall(
+        t,
         libc::SYS_waitid,
         &[
             a.int_arg(0),

@@ -186,7 +186,7 @@ pub(crate) fn suspend_with(t: &mut Task, new: u64) -> SysResult {
     t.sig.saved_mask = Some(old);
     // A signal already pending for the thread and not blocked by `new` ends the wait at once.
     if t.sig.pending & !new == 0 {
-        crate::thread::blocking(move || {
+        t.blocking(move || {
             while !crate::signal::host::has_recorded() {
                 crate::signal::host::suspend(new);
             }
@@ -294,6 +294,7 @@ fn sigtimedwait_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &crate::abi::
     let hs: u64 = set;
     let tsp = ts.as_ref().map_or(std::ptr::null(), |v| v as *const libc::timespec);
     let n = super::host_ret(super::blocking_syscall(
+        t,
         libc::SYS_rt_sigtimedwait,
         &[&hs as *const u64 as u64, &mut info as *mut libc::siginfo_t as u64, tsp as u64, 8],
     ))?;

@@ -20,8 +20,12 @@ pub fn splice(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `tee(int fd_in, int fd_out, size_t len, unsigned int flags)`. Errors: the host's.
-pub fn tee(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    host_ret(blocking_syscall(libc::SYS_tee, &[a.int_arg(0), a.int_arg(1), a.ulong(2), u64::from(a.uint(3))]))
+pub fn tee(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+    host_ret(blocking_syscall(
+        cpu.get_data_mut(),
+        libc::SYS_tee,
+        &[a.int_arg(0), a.int_arg(1), a.ulong(2), u64::from(a.uint(3))],
+    ))
 }
 
 /// `vmsplice(int fd, const struct iovec *iov, size_t nr_segs, unsigned int flags)`. Errors:
@@ -35,6 +39,7 @@ pub fn vmsplice(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let out = fl & libc::O_ACCMODE == libc::O_RDONLY;
     let iov = host_iovecs(cpu.get_data_mut(), a.ptr(1), a.ulong(2), out)?;
     host_ret(blocking_syscall(
+        cpu.get_data_mut(),
         libc::SYS_vmsplice,
         &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, u64::from(a.uint(3))],
     ))

@@ -91,6 +91,7 @@ fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResul
     let req: libc::timespec = t.mm.read_shape(a.ptr(2), shape)?;
     let mut rem = libc::timespec::zeroed();
     let r = super::blocking_syscall(
+        t,
         libc::SYS_clock_nanosleep,
         &[a.int_arg(0), a.int_arg(1), &req as *const libc::timespec as u64, &mut rem as *mut libc::timespec as u64],
     );
@@ -142,9 +143,9 @@ pub fn getitimer(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `pause(void)` (x86_64; pause(2)): sleeps until a signal arrives; returns `EINTR` if the
 /// signal does not end the process.
-pub fn pause(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+pub fn pause(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.
-    host_ret(super::blocking_syscall(libc::SYS_pause, &[]))
+    host_ret(super::blocking_syscall(cpu.get_data_mut(), libc::SYS_pause, &[]))
 }
 
 /// `modes` bits of `struct timex` (include/uapi/linux/timex.h) that decide whether a call

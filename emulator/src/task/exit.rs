@@ -42,6 +42,7 @@ pub fn exit_thread(cpu: &mut Cpu<'_>) {
 /// the process: the lock goes to the others, the instance is left as it is (its memory goes
 /// with the process).
 pub fn leave_launch_thread() -> ! {
+    #[allow(clippy::disallowed_methods)] // the host thread ends here: nothing is borrowed after
     crate::thread::lock::release();
     loop {
         // SAFETY: the raw exit ends only this host thread; no Rust frame above needs unwinding.

@@ -259,6 +259,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
         entry
     };
     running::enter_guest();
+    #[allow(clippy::disallowed_methods)] // parallel mode: guest code runs unlocked; the hooks take the lock
     lock::release();
     entry
 }
@@ -366,6 +367,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     crate::gdb::register_thread(cpu);
     let exit = loop {
         if !cpu.get_data().parallel && lock::contended() {
+            #[allow(clippy::disallowed_methods)] // the run loop, between engine runs: no reference is alive
             lock::yield_now();
             // Another guest thread ran meanwhile: a preemption, which aborts a restartable
             // sequence in progress, as the kernel's does.
@@ -409,6 +411,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         if parallel {
             // Guest code runs without the lock; hooks take it (see `crate::thread::running`).
             running::enter_guest();
+            #[allow(clippy::disallowed_methods)] // parallel mode, between engine runs: no reference is alive
             lock::release();
         }
         let r = cpu.emu_start(pc, 0, 0, count);

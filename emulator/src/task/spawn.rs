@@ -182,7 +182,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
         // its engine, which needs no lock (unicorn's machine set-up is most of a new thread's
         // cost, and under load it took up to a second): the other threads run meanwhile, then
         // the new thread finishes its instance while this one holds the lock again for it.
-        Ok(_) => match crate::thread::blocking(move || (rx.recv(), rx)) {
+        Ok(_) => match cpu.get_data_mut().blocking(move || (rx.recv(), rx)) {
             // The new thread sets up the rest for this one, which waits with the lock lent.
             (Ok(Ok(_)), rx) => lock::lend(|| {
                 if go_tx.send(()).is_ok() {
@@ -245,7 +245,10 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Re
     lock::acquire();
     match crate::task::run_thread(&mut cpu) {
         Some(exit) => super::exit::end_process(&mut cpu, exit),
-        None => lock::release(),
+        None => {
+            #[allow(clippy::disallowed_methods)] // the thread's run loop has ended: nothing of its Task is borrowed
+            lock::release();
+        }
     }
     // The instance goes away without the lock: it holds nothing the other threads use.
     drop(cpu);

@@ -20,6 +20,8 @@
 //! While the process has one guest thread, [`blocking`] does not touch the lock at all, so a
 //! single-threaded guest pays nothing for it.
 
+#![allow(clippy::disallowed_methods)] // the lock's own module: its functions build on each other
+
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 /// The next ticket to hand out.
@@ -108,6 +110,11 @@ pub fn yield_now() {
 /// Host pointers into guest memory taken before are fine, as integers or raw pointers (if
 /// another thread unmaps the memory meanwhile, the host call fails with `EFAULT`, as the
 /// kernel's would).
+///
+/// Guest-thread code reaches it only through [`crate::guest::Task::blocking`], which borrows the
+/// thread's `Task` exclusively for the call: every reference into the process's shared state
+/// made through the `Task` (its address space, its signal dispositions) must have ended
+/// before, which the compiler checks (`clippy.toml` refuses a direct call elsewhere).
 #[inline]
 pub fn blocking<R>(f: impl FnOnce() -> R + 'static) -> R {
     if super::live_threads() <= 1 {

@@ -33,8 +33,6 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-pub use lock::blocking;
-
 /// Guest threads alive in this process (counted from clone to the end of the thread's
 /// `exit`); changed only by the holder of the global guest lock.
 static LIVE: AtomicUsize = AtomicUsize::new(1);

@@ -13,13 +13,18 @@
 //!   reference is ever made unlocked. Guest threads hold the lock in their run loop, and a
 //!   hook of an instance that runs in parallel mode takes it ([`crate::guest::locked`], the
 //!   TLB fill) before it reaches the address space;
-//! - **a reference used while the lock is given up**: the only code that runs guest-thread
-//!   work with the lock released is the closure given to [`super::lock::blocking`], and its
-//!   type is `FnOnce() -> R + 'static`: it can capture no borrowed reference at all (not the
-//!   `Task`, not a `&AddressSpace` made before), which the compiler checks. It could capture
-//!   an owned handle (a `clone`), and then the run-time check above stops its dereference.
-//!   [`super::lock::yield_now`] and thread exit give the lock up from the run loop, between
-//!   engine runs, where no hook's reference is alive;
+//! - **a reference used while the lock is given up**: guest-thread code releases the lock
+//!   only through [`crate::guest::Task::blocking`] (a host call that may block) and
+//!   [`crate::guest::Task::yield_lock`] (`sched_yield`), and both borrow the thread's `Task`
+//!   exclusively. Every handle a guest thread dereferences is a field of its `Task` (`t.mm`,
+//!   `t.sig.actions`), so any reference made through one borrows the `Task`, and the compiler
+//!   refuses a call while such a reference is alive (the `compile_fail` example at
+//!   `Task::blocking`). The closure `blocking` runs unlocked is `'static`, so it cannot capture
+//!   the `Task` or a reference either; it could capture an owned handle (a `clone`), and then
+//!   the run-time check above stops its dereference. The lock functions themselves are refused
+//!   elsewhere by `clippy.toml` (`disallowed-methods`), which the test command's clippy run
+//!   enforces; the run loop's own calls (giving way between engine runs, where no hook's
+//!   reference is alive; thread exit) are marked where they stand;
 //! - **two live `&mut` to one value on one thread**: one host thread holds exactly one guest
 //!   thread's `Task`, so one thread never holds two handles to the same `T`, and Rust's borrow
 //!   rules on the handle keep that thread's own references from aliasing.
@@ -30,12 +35,11 @@
 //! 0.87-1.02x, within the noise of the loaded machine
 //! (`benches/results/ab-lock-check-2026-12-05.md`).
 //!
-//! What the types do not say: a reference made before a [`super::lock::blocking`] call and
-//! used after it (it cannot be used inside) would survive a release of the lock, during which
-//! another thread may change the value. The handlers re-borrow after `blocking` returns;
-//! proving that in the types needs the lock token to be borrowed by every dereference, which
-//! means threading it through every handler and hook that reaches `Task::mm` (about 660 uses
-//! in 82 files of `emulator/src`).
+//! What stays a run-time check: a dereference by a host thread that holds no lock (the types
+//! cannot tell which host thread runs a hook). A lock token borrowed by every dereference would
+//! move that check to compile time too; it is not done, since it means threading the token
+//! through about 660 uses in 82 files. The case the run-time check could not see, a reference
+//! made under the lock that outlives it, is the one the exclusive borrow above rules out.
 
 use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
