@@ -497,6 +497,64 @@ fn strace_names_largefile_and_reads_old_mmap_arguments() {
     }
 }
 
+const STRACE_FCNTL_MMAP: &str = r#"
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+    int fd = open("/dev/null", O_RDWR | O_ASYNC);
+    fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, O_NONBLOCK | O_APPEND);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+    fcntl(fd, F_GETFD);
+    fcntl(fd, F_DUPFD_CLOEXEC, 10);
+    fcntl(fd, F_SETSIG, SIGUSR1);
+#ifdef __x86_64__
+    mmap(0, 4096, PROT_READ | 0x8, MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+#endif
+    mmap(0, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | (21 << 26), -1, 0);
+    mprotect(0, 0, PROT_READ | PROT_GROWSDOWN);
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_names_fcntl_commands_and_mmap_flags() {
+    // Each line as strace 6.1 prints the same program natively on x86_64 (up to its column
+    // padding): fcntl's command and argument by name, FASYNC, PROT_SEM, PROT_GROWSDOWN,
+    // MAP_32BIT, MAP_HUGETLB with its page size. arm's libc calls fcntl64, which prints the same.
+    let d = TempDir::new("strace_fcntl");
+    let src = d.path().join("fcntl.c");
+    std::fs::write(&src, STRACE_FCNTL_MMAP).unwrap();
+    for arch in ["x86_64", "arm", "mips64el"] {
+        let a = common::arch(arch);
+        let b = common::build_static(a.cc, &src, &d.path().join(format!("fcntl_{arch}")), &[]);
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(shell_status(o.status), 0, "{arch}: {err}");
+        let f = if arch == "arm" { "fcntl64" } else { "fcntl" };
+        let mut want = vec![
+            "\"/dev/null\", O_RDWR|FASYNC".to_string(),
+            format!("{f}(3, F_GETFL) = "),
+            format!("{f}(3, F_SETFL, O_RDONLY|O_APPEND|O_NONBLOCK) = 0"),
+            format!("{f}(3, F_SETFD, FD_CLOEXEC) = 0"),
+            format!("{f}(3, F_GETFD) = "),
+            format!("{f}(3, F_DUPFD_CLOEXEC, 10) = "),
+            format!("{f}(3, F_SETSIG, SIGUSR1) = 0"),
+            "PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|21<<MAP_HUGE_SHIFT, -1, 0) = ".to_string(),
+            "mprotect(NULL, 0, PROT_READ|PROT_GROWSDOWN) = 0".to_string(),
+        ];
+        if arch == "x86_64" {
+            want.push("mmap(NULL, 4096, PROT_READ|PROT_SEM, MAP_PRIVATE|MAP_ANONYMOUS|MAP_32BIT, -1, 0) = 0x".into());
+        }
+        for w in want {
+            assert!(err.contains(&w), "{arch}: no {w:?} in\n{err}");
+        }
+    }
+}
+
 const X86_UNSERVED_TWICE: &str = r#"
     .globl _start
     .text

@@ -251,6 +251,10 @@ pub struct ArchInfo {
     pub prot_sem: u64,
     /// Guest `mmap` flags to the generic values (`MAP_ANONYMOUS` 0x20…).
     pub mmap_flags_to_generic: fn(u64) -> u64,
+    /// The `mmap` flags, in the arch's own numbering, that `MAP_SHARED_VALIDATE` accepts for
+    /// a file: the kernel's `LEGACY_MAP_MASK` (include/linux/mman.h) built from the arch's
+    /// uapi values; any other bit is `EOPNOTSUPP`.
+    pub mmap_validate_flags: u64,
     /// A guest `fcntl` command to the host's.
     pub fcntl_cmd_to_host: fn(i32) -> i32,
     /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
@@ -386,6 +390,7 @@ impl ArchInfo {
         open_flags_from_host: |flags| u64::from(crate::abi::low32(flags)),
         prot_sem: 0x8,
         mmap_flags_to_generic: |flags| flags,
+        mmap_validate_flags: crate::abi::MMAP_LEGACY_FLAGS,
         fcntl_cmd_to_host: |cmd| cmd,
         ioctl_to_host: |req| req,
         rlimit_resource_to_host: |r| r,

@@ -32,7 +32,10 @@
 //! waits, and a helper host thread of the process (started with the first waiting poll, every
 //! signal blocked) waits on the fds of all waiting polls and completes each as it becomes
 //! ready (the event in the ring, its `IOCB_FLAG_RESFD` eventfd signalled, `io_getevents`
-//! waiters woken), as Linux completes it from the fd's wakeup; it looks for newly waiting polls
+//! waiters woken), as Linux completes it from the fd's wakeup. Its `res` is the requested
+//! events that are ready; a Linux poll that waited reports instead the mask its waker passed
+//! (`aio_poll_wake`), which depends on the file (a pipe's write: POLLIN | POLLRDNORM, an
+//! eventfd's: POLLIN), so there the two can differ by such companion bits. The helper looks for newly waiting polls
 //! every 10 ms while it waits on others. `io_cancel` cancels a waiting poll (`EINPROGRESS`; its event follows with
 //! `res` 0) and answers `EINVAL` for any other request, as Linux's `active_reqs` list holds
 //! only polls. Contexts belong to the process: a forked child has none (Linux does not copy

@@ -454,7 +454,7 @@ pub fn dup3(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// fcntl commands (include/uapi/asm-generic/fcntl.h, include/uapi/linux/fcntl.h).
-mod cmd {
+pub(crate) mod cmd {
     pub const F_DUPFD: i32 = 0;
     pub const F_GETFD: i32 = 1;
     pub const F_SETFD: i32 = 2;

@@ -16,12 +16,15 @@ mod flag {
     pub const MAP_SHARED: u64 = 0x01;
     pub const MAP_PRIVATE: u64 = 0x02;
     pub const MAP_SHARED_VALIDATE: u64 = 0x03;
+    pub const MAP_DROPPABLE: u64 = 0x08;
     pub const MAP_TYPE: u64 = 0x0f;
     pub const MAP_FIXED: u64 = 0x10;
     pub const MAP_ANONYMOUS: u64 = 0x20;
     pub const MAP_FIXED_NOREPLACE: u64 = 0x10_0000;
     pub const MAP_LOCKED: u64 = 0x2000;
     pub const MAP_GROWSDOWN: u64 = 0x0100;
+    pub const MAP_HUGETLB: u64 = 0x4_0000;
+    pub const MAP_SYNC: u64 = 0x8_0000;
 }
 use flag::*;
 
@@ -89,29 +92,34 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     Ok(want)
 }
 
-/// `mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)` (mmap(2)).
-/// Errors: `EINVAL` (zero length, unaligned offset or fixed address, no MAP_SHARED/PRIVATE,
-/// bad prot bits), `ENOMEM` (no room, outside the address space), `EEXIST`
-/// (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr, or `PROT_EXEC` of
-/// a file on a `noexec` mount), `EBADF`/`EACCES` from the host for file mappings.
+/// `mmap(void *addr, size_t length, int prot, int flags, int fd, off_t offset)` (mmap(2)), in
+/// mm/mmap.c `do_mmap`'s order of checks. `prot` bits other than PROT_READ, PROT_WRITE and
+/// PROT_EXEC are ignored, as `calc_vm_prot_bits` ignores them. Errors: `EINVAL` (zero length,
+/// unaligned offset or fixed address, a map type other than MAP_SHARED, MAP_PRIVATE,
+/// MAP_SHARED_VALIDATE of a file and MAP_DROPPABLE of anonymous memory, MAP_GROWSDOWN of a file
+/// or of shared or droppable memory, MAP_HUGETLB of a file outside hugetlbfs), `EOPNOTSUPP`
+/// (MAP_SHARED_VALIDATE of a file with a flag outside the arch's `LEGACY_MAP_MASK`, MAP_SYNC of
+/// a regular file: endgate maps no file as DAX, so a DAX file's MAP_SYNC is refused too), `ENOMEM` (no room, outside the address space),
+/// `EEXIST` (MAP_FIXED_NOREPLACE over a mapping), `EPERM` (fixed below mmap_min_addr, or
+/// `PROT_EXEC` of a file on a `noexec` mount), `EBADF`/`EACCES` from the host for file
+/// mappings.
 pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (addr, len, prot, fd, off) = (a.raw(0), a.raw(1), a.raw(2), a.int(4), a.raw(5));
-    let flags = (cpu.get_data().arch.info().mmap_flags_to_generic)(a.raw(3));
-    let prot = Prot::from_guest(prot).ok_or(Errno::EINVAL)?;
-    if len == 0 || off % PAGE_SIZE != 0 {
+    let info = cpu.get_data().arch.info();
+    let flags = (info.mmap_flags_to_generic)(a.raw(3));
+    let prot = Prot::from_guest(prot & 7).ok_or(Errno::EINVAL)?;
+    if off % PAGE_SIZE != 0 {
         return Err(Errno::EINVAL);
     }
-    let shared = match flags & MAP_TYPE {
-        MAP_SHARED | MAP_SHARED_VALIDATE => true,
-        MAP_PRIVATE => false,
-        _ => return Err(Errno::EINVAL),
-    };
-    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     let anon = flags & MAP_ANONYMOUS != 0;
-    if !anon && prot.contains(Prot::EXEC) && on_noexec_mount(fd) {
-        // mm/mmap.c do_mmap: `path_noexec` refuses executable mappings of such files.
-        return Err(Errno::EPERM);
+    if !anon && flags & MAP_HUGETLB != 0 && !on_hugetlbfs(fd) {
+        // mm/mmap.c ksys_mmap_pgoff: MAP_HUGETLB needs a hugetlbfs file.
+        return Err(Errno::EINVAL);
     }
+    if len == 0 {
+        return Err(Errno::EINVAL);
+    }
+    let len = page_ceil(len).ok_or(Errno::ENOMEM)?;
     let t = cpu.get_data_mut();
     let low32 = t.arch.info().map_32bit.clone().filter(|(bit, _)| flags & bit != 0).map(|(_, range)| range);
     let mm = &mut t.mm;
@@ -144,6 +152,38 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             mm.find_free(len).ok_or(Errno::ENOMEM)?
         }
     };
+    // The map type, as do_mmap checks it once the address is known.
+    let kind = flags & MAP_TYPE;
+    let droppable = anon && kind == MAP_DROPPABLE;
+    let shared = if anon {
+        match kind {
+            MAP_SHARED if flags & MAP_GROWSDOWN == 0 => true,
+            MAP_PRIVATE => false,
+            MAP_DROPPABLE if flags & (MAP_LOCKED | MAP_GROWSDOWN) == 0 => false,
+            _ => return Err(Errno::EINVAL),
+        }
+    } else {
+        if flags & MAP_SYNC != 0 && is_regular_file(fd) {
+            // Only a DAX file takes MAP_SYNC, and endgate does not map one so; a device or
+            // other file without its own mmap gives the host's answer below (ENODEV).
+            return Err(Errno::EOPNOTSUPP);
+        }
+        let shared = match kind {
+            MAP_SHARED => true,
+            MAP_SHARED_VALIDATE if a.raw(3) & !info.mmap_validate_flags != 0 => return Err(Errno::EOPNOTSUPP),
+            MAP_SHARED_VALIDATE => true,
+            MAP_PRIVATE => false,
+            _ => return Err(Errno::EINVAL),
+        };
+        if flags & MAP_GROWSDOWN != 0 {
+            return Err(Errno::EINVAL);
+        }
+        if prot.contains(Prot::EXEC) && on_noexec_mount(fd) {
+            // do_mmap: `path_noexec` refuses executable mappings of such files.
+            return Err(Errno::EPERM);
+        }
+        shared
+    };
     if anon {
         if shared {
             mm.map_shared_anon(at, len, prot)?;
@@ -152,6 +192,13 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 mm.map_anon_grows_down(at, len, prot)?;
             } else {
                 mm.map_anon(at, len, prot, VmaName::Anon)?;
+                if droppable {
+                    // MAP_DROPPABLE (Linux 6.11): the kernel may drop the pages under memory
+                    // pressure (reads then see zeros), which keeping them always satisfies,
+                    // and a forked child gets them zeroed (VM_WIPEONFORK), which the host
+                    // pages do with the same advice.
+                    wipe_on_fork(mm, at, len, true)?;
+                }
             }
         }
     } else {
@@ -550,7 +597,9 @@ mod advice {
 
 /// `madvise(void *addr, size_t length, int advice)` (madvise(2)). `MADV_DONTNEED` discards
 /// the pages (they read back as zero or as the file); `MADV_FREE` keeps them (allowed: the
-/// kernel may free them lazily or not at all); hints are accepted after the range check.
+/// kernel may free them lazily or not at all); `MADV_WIPEONFORK`/`MADV_KEEPONFORK` go to the
+/// host pages (a fork of endgate is the guest's fork); other hints are accepted after the range
+/// check.
 /// Errors: `EINVAL` (unaligned, unknown advice), `ENOMEM` (part of the range unmapped).
 pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     use advice::*;
@@ -561,6 +610,9 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let len = page_ceil(len).ok_or(Errno::EINVAL)?;
     let mm = &mut cpu.get_data_mut().mm;
     match adv {
+        // A forked child's copy of the range is zeroed (or no longer): the host pages carry
+        // the same advice, since the guest's fork is endgate's.
+        MADV_WIPEONFORK | MADV_KEEPONFORK if len > 0 => wipe_on_fork(mm, addr, len, adv == MADV_WIPEONFORK),
         MADV_DONTNEED => {
             if len > 0 {
                 mm.discard(addr, len)?;
@@ -643,6 +695,35 @@ pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `true` if `fd` is a file on a file system mounted `noexec` (`ST_NOEXEC` from fstatvfs).
+/// `true` if `fd` is a regular file.
+fn is_regular_file(fd: i32) -> bool {
+    // SAFETY: a local stat for the host to fill.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; an integer fd.
+    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG }
+}
+
+/// `true` if `fd` is a file on hugetlbfs (`HUGETLBFS_MAGIC`, include/uapi/linux/magic.h).
+fn on_hugetlbfs(fd: i32) -> bool {
+    const HUGETLBFS_MAGIC: i64 = 0x9584_58f6;
+    // SAFETY: a local statfs for the host to fill.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; an integer fd.
+    unsafe { libc::fstatfs(fd, &mut st) == 0 && st.f_type == HUGETLBFS_MAGIC }
+}
+
+/// Sets (`wipe`) or clears wipe-on-fork on the host pages of the mapped guest range
+/// `[start, start+len)`: `MADV_WIPEONFORK`/`MADV_KEEPONFORK` (madvise(2)), so a forked child,
+/// which is a fork of endgate, gets them zeroed as the guest's child would. Errors: `ENOMEM`
+/// (unmapped), the host's (`EINVAL` for memory that is not private and anonymous).
+fn wipe_on_fork(mm: &crate::mm::AddressSpace, start: u64, len: u64, wipe: bool) -> SysResult {
+    mm.check_mapped(start, len)?;
+    let host = mm.to_host(start, len).ok_or(Errno::ENOMEM)?;
+    let advice = if wipe { libc::MADV_WIPEONFORK } else { libc::MADV_KEEPONFORK };
+    // SAFETY: the range is mapped by us inside the reservation; advice changes no contents.
+    host_ret(i64::from(unsafe { libc::madvise(host.cast(), crate::abi::u64_to_usize(len), advice) }))
+}
+
 fn on_noexec_mount(fd: i32) -> bool {
     // SAFETY: a local statvfs for the host to fill.
     let mut st: libc::statvfs = unsafe { std::mem::zeroed() };

@@ -66,6 +66,13 @@ pub enum ArgFmt {
     /// mmap_arg_struct`, six guest `unsigned long`s, printed as `mmap`'s six arguments, as
     /// strace prints them (the pointer if the block is unreadable).
     MmapArgBlock,
+    /// An `fcntl` command, symbolic (`F_SETFL`); the arch's numbering.
+    FcntlCmd,
+    /// `fcntl`'s third argument as argument 1's command reads it: open flags for `F_SETFL`,
+    /// `FD_CLOEXEC` for `F_SETFD`, a number for `F_DUPFD*` and `F_SETOWN`, a signal for
+    /// `F_SETSIG`, a pointer otherwise; left out for the commands that take none (`F_GETFL`),
+    /// as strace prints them.
+    FcntlArg,
 }
 
 /// How the result is printed.
@@ -96,6 +103,7 @@ pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> V
                 let flags = (task.arch.info().open_flags_to_host)(a.raw(*n as usize));
                 flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
             }
+            ArgFmt::FcntlArg => !fcntl_takes_no_arg(fcntl_cmd(task, a.raw(1))),
             _ => true,
         })
         .map(|(i, f)| match f {
@@ -281,37 +289,79 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             let fmts = [ArgFmt::Ptr, ArgFmt::ULong, ArgFmt::Prot, ArgFmt::MmapFlags, ArgFmt::Fd, ArgFmt::Hex];
             fmts.iter().zip(w).map(|(f, x)| format_arg(task, *f, x, a)).collect::<Vec<_>>().join(", ")
         }
-        ArgFmt::Prot => flags(v, &[(1, "PROT_READ"), (2, "PROT_WRITE"), (4, "PROT_EXEC")], "PROT_NONE"),
+        ArgFmt::Prot => flags(
+            v,
+            &[
+                (1, "PROT_READ"),
+                (2, "PROT_WRITE"),
+                (4, "PROT_EXEC"),
+                (task.arch.info().prot_sem, "PROT_SEM"),
+                (0x0100_0000, "PROT_GROWSDOWN"),
+                (0x0200_0000, "PROT_GROWSUP"),
+            ],
+            "PROT_NONE",
+        ),
         ArgFmt::MmapFlags => {
             // The arch's values as asm-generic's (MIPS numbers them differently).
-            let v = (task.arch.info().mmap_flags_to_generic)(v);
-            let kind = match v & 3 {
-                1 => "MAP_SHARED",
-                2 => "MAP_PRIVATE",
-                3 => "MAP_SHARED_VALIDATE",
-                _ => "0",
+            let info = task.arch.info();
+            let v = (info.mmap_flags_to_generic)(v);
+            let kind = match v & 0xf {
+                0 => "0".to_string(),
+                1 => "MAP_SHARED".into(),
+                2 => "MAP_PRIVATE".into(),
+                3 => "MAP_SHARED_VALIDATE".into(),
+                8 => "MAP_DROPPABLE".into(),
+                k => format!("{k:#x}"),
             };
-            let rest = flags(
-                v & !3,
-                &[
-                    (0x10, "MAP_FIXED"),
-                    (0x20, "MAP_ANONYMOUS"),
-                    (0x100, "MAP_GROWSDOWN"),
-                    (0x800, "MAP_DENYWRITE"),
-                    (0x2000, "MAP_LOCKED"),
-                    (0x4000, "MAP_NORESERVE"),
-                    (0x8000, "MAP_POPULATE"),
-                    (0x20000, "MAP_STACK"),
-                    (0x100000, "MAP_FIXED_NOREPLACE"),
-                ],
-                "",
-            );
+            // x86's own bits: MAP_32BIT 0x40, MAP_ABOVE4G 0x80 (arch/x86/include/uapi/asm/mman.h).
+            let x86 = info.mmap_validate_flags & 0x40 != 0;
+            let mut names = vec![(0x10, "MAP_FIXED"), (0x20, "MAP_ANONYMOUS")];
+            if x86 {
+                names.extend([(0x40, "MAP_32BIT"), (0x80, "MAP_ABOVE4G")]);
+            }
+            names.extend([
+                (0x100, "MAP_GROWSDOWN"),
+                (0x800, "MAP_DENYWRITE"),
+                (0x1000, "MAP_EXECUTABLE"),
+                (0x2000, "MAP_LOCKED"),
+                (0x4000, "MAP_NORESERVE"),
+                (0x8000, "MAP_POPULATE"),
+                (0x1_0000, "MAP_NONBLOCK"),
+                (0x2_0000, "MAP_STACK"),
+                (0x4_0000, "MAP_HUGETLB"),
+                (0x8_0000, "MAP_SYNC"),
+                (0x10_0000, "MAP_FIXED_NOREPLACE"),
+                (0x400_0000, "MAP_UNINITIALIZED"),
+            ]);
+            let mut rest = flags(v & !0xf & !(0x3f << 26), &names, "");
+            // MAP_HUGE_* page sizes: log2 of the size in bits 26-31, as strace prints them.
+            let huge = (v >> 26) & 0x3f;
+            if huge != 0 && v & 0x4_0000 != 0 {
+                let h = format!("{huge}<<MAP_HUGE_SHIFT");
+                rest = if rest.is_empty() { h } else { format!("{rest}|{h}") };
+            } else if huge != 0 {
+                let h = flags(v & (0x3f << 26), &[(0x400_0000, "MAP_UNINITIALIZED")], "");
+                rest = if rest.is_empty() { h } else { format!("{rest}|{h}") };
+            }
             if rest.is_empty() {
-                kind.into()
+                kind
             } else {
                 format!("{kind}|{rest}")
             }
         }
+        ArgFmt::FcntlCmd => {
+            let c = fcntl_cmd(task, v);
+            fcntl_name(c).map_or_else(|| format!("{}", int32(v)), Into::into)
+        }
+        ArgFmt::FcntlArg => match fcntl_cmd(task, a.raw(1)) {
+            libc::F_SETFL => open_flags((task.arch.info().open_flags_to_host)(v)),
+            libc::F_SETFD => flags(v, &[(1, "FD_CLOEXEC")], "0"),
+            libc::F_DUPFD | libc::F_DUPFD_CLOEXEC | libc::F_SETOWN | libc::F_SETPIPE_SZ | libc::F_SETLEASE => {
+                format!("{}", int32(v))
+            }
+            super::io::cmd::F_SETSIG => format_arg(task, ArgFmt::Signal, v, a),
+            _ => ptr(v),
+        },
         ArgFmt::Signal => {
             let info = task.arch.info();
             match (info.signal_to_host)(v) {
@@ -416,12 +466,78 @@ fn flags(v: u64, names: &[(u64, &str)], zero: &str) -> String {
     }
 }
 
+/// The host's number for the guest's `fcntl` command `v` (MIPS numbers some differently; the
+/// 32-bit arches' `F_GETLK64`… are 12-14, which the host, 64-bit, names `F_GETLK`…).
+fn fcntl_cmd(task: &Task, v: u64) -> i32 {
+    let info = task.arch.info();
+    let c = int32(v);
+    if !info.is_64bit() && (12..=14).contains(&c) {
+        return c - 12 + libc::F_GETLK;
+    }
+    (info.fcntl_cmd_to_host)(c)
+}
+
+/// The name of host `fcntl` command `c` (include/uapi/asm-generic/fcntl.h, linux/fcntl.h).
+fn fcntl_name(c: i32) -> Option<&'static str> {
+    Some(match c {
+        libc::F_DUPFD => "F_DUPFD",
+        libc::F_GETFD => "F_GETFD",
+        libc::F_SETFD => "F_SETFD",
+        libc::F_GETFL => "F_GETFL",
+        libc::F_SETFL => "F_SETFL",
+        libc::F_GETLK => "F_GETLK",
+        libc::F_SETLK => "F_SETLK",
+        libc::F_SETLKW => "F_SETLKW",
+        libc::F_SETOWN => "F_SETOWN",
+        libc::F_GETOWN => "F_GETOWN",
+        super::io::cmd::F_SETSIG => "F_SETSIG",
+        super::io::cmd::F_GETSIG => "F_GETSIG",
+        15 => "F_SETOWN_EX",
+        16 => "F_GETOWN_EX",
+        17 => "F_GETOWNER_UIDS",
+        libc::F_OFD_GETLK => "F_OFD_GETLK",
+        libc::F_OFD_SETLK => "F_OFD_SETLK",
+        libc::F_OFD_SETLKW => "F_OFD_SETLKW",
+        libc::F_SETLEASE => "F_SETLEASE",
+        libc::F_GETLEASE => "F_GETLEASE",
+        libc::F_NOTIFY => "F_NOTIFY",
+        1027 => "F_DUPFD_QUERY",
+        1028 => "F_CREATED_QUERY",
+        libc::F_DUPFD_CLOEXEC => "F_DUPFD_CLOEXEC",
+        libc::F_SETPIPE_SZ => "F_SETPIPE_SZ",
+        libc::F_GETPIPE_SZ => "F_GETPIPE_SZ",
+        libc::F_ADD_SEALS => "F_ADD_SEALS",
+        libc::F_GET_SEALS => "F_GET_SEALS",
+        1035 => "F_GET_RW_HINT",
+        1036 => "F_SET_RW_HINT",
+        1037 => "F_GET_FILE_RW_HINT",
+        1038 => "F_SET_FILE_RW_HINT",
+        _ => return None,
+    })
+}
+
+/// `true` for the `fcntl` commands that read no third argument (strace prints two).
+fn fcntl_takes_no_arg(c: i32) -> bool {
+    matches!(
+        c,
+        libc::F_GETFD
+            | libc::F_GETFL
+            | libc::F_GETOWN
+            | super::io::cmd::F_GETSIG
+            | libc::F_GETLEASE
+            | libc::F_GETPIPE_SZ
+            | libc::F_GET_SEALS
+            | 1028
+    )
+}
+
 /// Host open flags, symbolic (names follow the host's values, already converted from the guest).
 pub fn open_flags(f: i32) -> String {
     let acc = match f & libc::O_ACCMODE {
         libc::O_RDONLY => "O_RDONLY",
         libc::O_WRONLY => "O_WRONLY",
-        _ => "O_RDWR",
+        libc::O_RDWR => "O_RDWR",
+        _ => "O_ACCMODE",
     };
     let rest = flags(
         u64::from(low32(f & !libc::O_ACCMODE)),
@@ -432,6 +548,7 @@ pub fn open_flags(f: i32) -> String {
             (libc::O_TRUNC as u64, "O_TRUNC"),
             (libc::O_APPEND as u64, "O_APPEND"),
             (libc::O_NONBLOCK as u64, "O_NONBLOCK"),
+            (libc::O_ASYNC as u64, "FASYNC"),
             (libc::O_SYNC as u64, "O_SYNC"),
             (libc::O_DSYNC as u64, "O_DSYNC"),
             (libc::O_DIRECT as u64, "O_DIRECT"),

@@ -397,6 +397,24 @@ const MMAP_FLAGS: &[(u64, u64)] = &[
     (0x80000, 0x40000), // MAP_HUGETLB
 ];
 
+/// The kernel's `LEGACY_MAP_MASK` in MIPS's values (see [`crate::abi::MMAP_LEGACY_FLAGS`]):
+/// MAP_SHARED | MAP_PRIVATE, MAP_FIXED 0x10 and the pairs above, and bits 26-30 (the MAP_HUGE_*
+/// page sizes). MIPS has no MAP_SYNC or MAP_UNINITIALIZED, and its 0x20-0x200 (MAP_RENAME,
+/// MAP_AUTOGROW, MAP_LOCAL, MAP_AUTORSRV) are not served.
+pub const MMAP_LEGACY_FLAGS: u64 = 0x3
+    | 0x10
+    | 0x400
+    | 0x800
+    | 0x1000
+    | 0x2000
+    | 0x4000
+    | 0x8000
+    | 0x1_0000
+    | 0x2_0000
+    | 0x4_0000
+    | 0x8_0000
+    | 0x7c00_0000;
+
 /// MIPS `PROT_SEM` (arch/mips/include/uapi/asm/mman.h; asm-generic's is 0x8).
 pub const PROT_SEM: u64 = 0x10;
 

@@ -209,6 +209,7 @@ pub static INFO: ArchInfo = ArchInfo {
     read_sigaction,
     write_sigaction,
     mmap_flags_to_generic: abi::mmap_flags_to_generic,
+    mmap_validate_flags: abi::MMAP_LEGACY_FLAGS,
     prot_sem: abi::PROT_SEM,
     fcntl_cmd_to_host: abi::fcntl_cmd_to_host,
     ioctl_to_host: abi::ioctl_to_host,
