@@ -13,9 +13,10 @@
 //! memory it shares with the parent, reaches the parent only as the child's exit status 127
 //! (QEMU's user mode does the same).
 //!
-//! `clone` with `CLONE_VM` alone makes a thread ([`crate::task::spawn`]). Other calls that would
-//! share state with a child process (`CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a
-//! thread, namespaces…) return `ENOSYS`. `clone3` makes the same children from its struct
+//! `clone` with all of `CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD` makes a thread
+//! ([`crate::task::spawn`]). Other calls that would share state with a child process (`CLONE_VM`
+//! without `CLONE_THREAD`, `CLONE_FILES`, `CLONE_FS`, `CLONE_SIGHAND` without a thread,
+//! namespaces…) return `ENOSYS`. `clone3` makes the same children from its struct
 //! (`ENOSYS` for `set_tid`, `CLONE_INTO_CGROUP` and `CLONE_CLEAR_SIGHAND`).
 //!
 //! A fork from a multi-threaded guest gives a child with only the calling thread, as
