@@ -178,6 +178,7 @@ fn host_fstatat(dirfd: i32, path: &std::ffi::CStr, flags: i32) -> Result<libc::s
 fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult {
     let mut st = *st;
     super::fakeroot::stat(&mut st);
+    super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let t = cpu.get_data_mut();
     let arch = t.arch;
     (arch.info().write_stat64)(&mut t.mm, addr, &st)?;

@@ -183,6 +183,7 @@ pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
     super::fakeroot::stat(&mut st);
+    super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(2), &st)?;
     Ok(0)
@@ -195,6 +196,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: local out struct.
     host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) }))?;
     super::fakeroot::stat(&mut st);
+    super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let arch = t.arch;
     (arch.info().write_stat)(&mut t.mm, a.ptr(1), &st)?;
     Ok(0)
@@ -220,6 +222,12 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
     super::fakeroot::statx(&mut stx);
+    if stx.stx_mask & libc::STATX_SIZE != 0 {
+        let mut size = i64::try_from(stx.stx_size).unwrap_or(i64::MAX);
+        let dev = libc::makedev(stx.stx_dev_major, stx.stx_dev_minor);
+        super::procfs::own_fd_dir_size(dev, stx.stx_ino, u32::from(stx.stx_mode), &mut size);
+        stx.stx_size = u64::try_from(size).unwrap_or(0);
+    }
     t.mm.write_shape(a.ptr(4), STATX, &stx)?;
     Ok(0)
 }

@@ -169,6 +169,7 @@ pub fn waitpid(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn put_old_stat(cpu: &mut Cpu<'_>, buf: GuestAddr, st: &libc::stat) -> SysResult {
     let mut faked = *st;
     super::fakeroot::stat(&mut faked);
+    super::procfs::own_fd_dir_size(faked.st_dev, faked.st_ino, faked.st_mode, &mut faked.st_size);
     let st = &faked;
     let old_dev = |d: u64| (u64::from(libc::major(d)) << 8 | u64::from(libc::minor(d))) & 0xffff;
     let ino = u16::try_from(st.st_ino).map_err(|_| Errno::EOVERFLOW)?;

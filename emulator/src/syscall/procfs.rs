@@ -677,6 +677,33 @@ pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
     end as u64
 }
 
+/// The size Linux gives `/proc/PID/fd` since 6.2 (fs/proc/fd.c `proc_fd_getattr`): the number of
+/// open descriptors. Of the process's own (`/proc/self/fd`, `/proc/thread-self/fd` and the same
+/// directories by number), endgate's descriptors ([`super::selfref::own_fds`]) are taken off,
+/// as [`hide_own_entries`] takes them out of the listing. `dev`, `ino` and `mode` are the
+/// host's `stat` of the object.
+pub fn own_fd_dir_size(dev: u64, ino: u64, mode: u32, size: &mut i64) {
+    if mode & libc::S_IFMT != libc::S_IFDIR || *size <= 0 {
+        return;
+    }
+    let id = |path: &std::ffi::CStr| {
+        // SAFETY: a local stat for the host to fill.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: NUL-terminated path, local out struct.
+        (unsafe { libc::stat(path.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+    };
+    // Only a directory on the host's procfs can be one: one look at its device first.
+    static PROC_DEV: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    if *PROC_DEV.get_or_init(|| id(c"/proc/self").map(|(d, _)| d)) != Some(dev) {
+        return;
+    }
+    if id(c"/proc/self/fd") != Some((dev, ino)) && id(c"/proc/thread-self/fd") != Some((dev, ino)) {
+        return;
+    }
+    let own = i64::try_from(super::selfref::own_fds().len()).unwrap_or(0);
+    *size = (*size - own).max(0);
+}
+
 /// Pagemap files the guest has open, by the `(st_dev, st_ino)` of their memfds.
 static PAGEMAPS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
 /// Set once a pagemap has been opened: until then reads ask nothing more.

@@ -27,9 +27,9 @@
 //! ([`in_own_uts_ns`]). The handles sit at the top of the descriptor range below
 //! `RLIMIT_NOFILE`'s soft limit (at most 1021-1023: the executable's at 1021 normally),
 //! close-on-exec; `close`, `close_range` and `dup2`/`dup3` leave them alone or move them out of
-//! the way, so the guest cannot lose them by accident, but they show in `/proc/self/fd` (the
-//! executable's always, a link to endgate's binary) and a guest that uses
-//! every descriptor up to its limit gets one to three fewer. The root and `/proc` handles go
+//! the way, so the guest cannot lose them by accident. `/proc/self/fd` hides them from its
+//! listing (`procfs::hide_own_entries`) and its size (`procfs::own_fd_dir_size`), but a guest
+//! that uses every descriptor up to its limit gets one to three fewer. The root and `/proc` handles go
 //! to the program a guest `execve`s with the exec state.
 //!
 //! A guest that changed its root and then gave up the privilege to leave it (`su`, `setpriv`:
