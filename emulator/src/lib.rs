@@ -89,7 +89,11 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
     let prog_host = syscall::path::sysroot_path(&opts, &prog.path);
-    let elf = loader::read_elf(&prog.path, &prog_host)?;
+    let elf = match syscall::exec::take_program_file() {
+        // A guest's execve of /proc/self/exe from a changed root: the file itself.
+        Some(f) => loader::read_elf_file(&prog.path, &prog_host, f)?,
+        None => loader::read_elf(&prog.path, &prog_host)?,
+    };
     let arch = elf.arch;
     let opts = Arc::new(opts);
     let interp = match loader::interpreter(&elf) {
@@ -136,6 +140,10 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
             main.entry
         }
     };
+    // The files are mapped: their descriptors close before the guest runs, so that the guest's
+    // first descriptor is the lowest free one, as natively.
+    drop(interp);
+    drop(elf);
     // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
     task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
     let gate = gate::map(

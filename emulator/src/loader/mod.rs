@@ -118,6 +118,8 @@ pub struct ElfFile {
     pub path: String,
     /// Host path it was read from.
     pub host_path: PathBuf,
+    /// The open file (segments are mapped from it).
+    pub file: std::fs::File,
     /// The whole file, mapped read-only (pages are read only when touched).
     pub bytes: memmap2::Mmap,
     /// The ELF header.
@@ -132,19 +134,35 @@ pub struct ElfFile {
 /// ELF, truncated, or for an arch endgate does not run.
 pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
     let io = |source| LoaderError::Io { path: path.to_string(), source };
-    let meta = std::fs::metadata(host_path).map_err(io)?;
+    // The kind first: opening a FIFO would wait for a writer.
+    check_kind(path, &std::fs::metadata(host_path).map_err(io)?)?;
+    let f = std::fs::File::open(host_path).map_err(io)?;
+    read_elf_file(path, host_path, f)
+}
+
+/// Refuses what is not a regular file, as execve(2) does: a directory (`EISDIR`), anything
+/// else (`EACCES`).
+fn check_kind(path: &str, meta: &std::fs::Metadata) -> Result<(), LoaderError> {
+    let io = |source| LoaderError::Io { path: path.to_string(), source };
     if meta.is_dir() {
         return Err(io(std::io::Error::from_raw_os_error(libc::EISDIR)));
     }
     if !meta.is_file() {
-        // execve(2) refuses anything but a regular file with EACCES.
         return Err(io(std::io::Error::from_raw_os_error(libc::EACCES)));
     }
+    Ok(())
+}
+
+/// [`read_elf`] of a file already open (`f`), whose host path `host_path` is what
+/// `/proc/self/maps` shows and need not resolve from here (a guest's `execve` of
+/// `/proc/self/exe` after it changed its root: `crate::syscall::exec::take_program_file`).
+pub fn read_elf_file(path: &str, host_path: &Path, mut f: std::fs::File) -> Result<ElfFile, LoaderError> {
+    let io = |source| LoaderError::Io { path: path.to_string(), source };
+    check_kind(path, &f.metadata().map_err(io)?)?;
     let not_elf = |reason: &str| LoaderError::NotElf { path: path.to_string(), reason: reason.to_string() };
     let truncated = |reason: &str| LoaderError::Truncated { path: path.to_string(), reason: reason.to_string() };
     // Look at the magic before reading a possibly huge file.
     let mut magic = [0u8; 4];
-    let mut f = std::fs::File::open(host_path).map_err(io)?;
     let got = std::io::Read::read(&mut f, &mut magic).map_err(io)?;
     if got < 4 || &magic != b"\x7fELF" {
         return Err(not_elf("no ELF magic"));
@@ -225,7 +243,7 @@ pub fn read_elf(path: &str, host_path: &Path) -> Result<ElfFile, LoaderError> {
     if !phdrs.iter().any(|p| p.p_type == PT_LOAD) {
         return Err(not_elf("no loadable segment"));
     }
-    Ok(ElfFile { path: path.to_string(), host_path: host_path.to_path_buf(), bytes, header, phdrs, arch })
+    Ok(ElfFile { path: path.to_string(), host_path: host_path.to_path_buf(), file: f, bytes, header, phdrs, arch })
 }
 
 /// Where an image ended up.
@@ -358,7 +376,7 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
     );
     mm.map_anon(start, span, Prot::READ | Prot::WRITE, name.clone()).map_err(|e| map_err(start, e.to_string()))?;
     // A file that cannot be opened again is copied instead of mapped.
-    let file = std::fs::File::open(&elf.host_path).ok();
+    let file = elf.file.try_clone().ok();
     for (i, ph) in loads.iter().enumerate() {
         let vaddr = ph.p_vaddr.wrapping_add(bias);
         let (fs, fe) = (vaddr, vaddr + ph.p_filesz);

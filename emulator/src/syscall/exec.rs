@@ -314,7 +314,12 @@ fn exec(
     // The program endgate is to start: the guest path where the new endgate can open it as
     // such; the host path for `/proc/self/exe`, and the file's real path for descriptor-relative
     // names (the descriptor may be close-on-exec).
-    let program = if super::path::is_proc_self_exe(&guest_path) {
+    let self_exe = super::path::is_proc_self_exe(&guest_path);
+    let program = if self_exe && super::selfref::root_changed() && !super::rootfs::active() {
+        // The file itself goes over as a descriptor (`program-fd`, below); its name is the
+        // one the kernel shows for it, its path from the root endgate started in.
+        t.exe.host_path.as_os_str().as_bytes().to_vec()
+    } else if self_exe {
         in_guest_root(host.to_bytes().to_vec())
     } else if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0 {
         let h = std::path::Path::new(std::ffi::OsStr::from_bytes(host.to_bytes()));
@@ -388,6 +393,16 @@ fn exec(
     state.extend(super::fakeroot::exec_lines());
     if let Some(fd) = crate::log::debug_log_fd() {
         state.push(format!("debug-log {fd}"));
+    }
+    // `/proc/self/exe` names the running program's file whatever the root: after the guest
+    // changed its root the file may lie outside it, where the new endgate, which loads its
+    // program inside the root, cannot name it. It gets the file as a descriptor, opened from
+    // the root endgate started in (`program-fd N`).
+    let program_fd = (self_exe && super::selfref::root_changed() && !super::rootfs::active())
+        .then(|| open_from_start_root(&t.exe.host_path))
+        .flatten();
+    if let Some(fd) = program_fd {
+        state.push(format!("program-fd {fd}"));
     }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
@@ -504,8 +519,8 @@ fn exec(
     if let Some((root, cwd)) = escaped {
         super::selfref::enter_root(root, cwd);
     }
-    if let Some(fd) = state_fd {
-        // SAFETY: our memfd.
+    for fd in state_fd.into_iter().chain(program_fd) {
+        // SAFETY: our memfd, the program's descriptor.
         unsafe { libc::close(fd) };
     }
     Err(err)
@@ -593,6 +608,13 @@ pub fn restore_state(fd: i32) {
             crate::log::adopt_debug_log(fd);
             continue;
         }
+        if let Some(fd) = line.strip_prefix("program-fd ").and_then(|f| f.parse::<i32>().ok()) {
+            // SAFETY: an integer descriptor; close-on-exec from now on, as the guest's own
+            // descriptors must not see it.
+            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+            PROGRAM_FD.store(fd, std::sync::atomic::Ordering::Relaxed);
+            continue;
+        }
         let _ = super::selfref::restore_line(line)
             || super::selfref::reenter_line(line)
             || super::seccomp::restore_line(line)
@@ -600,6 +622,28 @@ pub fn restore_state(fd: i32) {
             || crate::mm::limits::restore_line(line)
             || super::fakeroot::restore_line(line);
     }
+}
+
+/// Opens the host file at `path` (absolute, in the root endgate started in) for reading,
+/// inherited across exec, through the handle on that root; `None` without one or if it
+/// cannot be opened.
+fn open_from_start_root(path: &std::path::Path) -> Option<i32> {
+    let root = super::selfref::root_fd()?;
+    let rel = cstring(path.as_os_str().as_bytes().strip_prefix(b"/").unwrap_or(path.as_os_str().as_bytes()));
+    // SAFETY: our root handle and a NUL-terminated relative path.
+    let fd = unsafe { libc::openat(root, rel.as_ptr(), libc::O_RDONLY) };
+    (fd >= 0).then_some(fd)
+}
+
+/// The program file a guest's `execve` of `/proc/self/exe` handed over (exec state line
+/// `program-fd N`), for [`crate::launch`] to load in place of the path.
+static PROGRAM_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
+/// Takes the program file handed over by the previous endgate, if any (see [`PROGRAM_FD`]).
+pub fn take_program_file() -> Option<std::fs::File> {
+    let fd = PROGRAM_FD.swap(-1, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: a descriptor the previous endgate passed for us alone; the File owns it now.
+    (fd >= 0).then(|| unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
 }
 
 /// For an exec after the guest changed its root: this thread goes back to the root endgate

@@ -230,7 +230,18 @@ pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: 
         && raw.ends_with(b"exe")
         && proc_absolute_at(dirfd, &raw).is_some_and(|p| is_proc_self_exe(&p))
     {
-        let exe = task.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        let mut exe = task.exe.host_path.as_os_str().as_encoded_bytes().to_vec();
+        if super::selfref::root_changed() && !super::rootfs::active() {
+            // The guest changed its root (`chroot`): the program's file, a path in the root
+            // endgate started in, may lie outside the new one, where the kernel's magic link
+            // still reaches it. So does the link of endgate's handle on that root, as the
+            // guest's procfs `/proc` shows it (this lookup is made only when it has one).
+            if let Some(root) = super::selfref::root_fd() {
+                let mut p = format!("/proc/self/fd/{root}").into_bytes();
+                p.extend_from_slice(&exe);
+                exe = p;
+            }
+        }
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
     if super::rootfs::active() {
