@@ -105,17 +105,26 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let host_flags = (t.arch.info().open_flags_to_host)(flags);
-    let host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
+    let mut host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
-    // The kernel's own confinement (`RESOLVE_IN_ROOT`, `RESOLVE_BENEATH`) keeps a relative
-    // path below `dirfd`, which under `--root` must be inside DIR (not a bind point: the
-    // host's /proc has `mem`).
-    // (An absolute path under `RESOLVE_BENEATH` is the kernel's `EXDEV`.)
     let confined = resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) != 0;
-    if confined && !super::rootfs::fd_in_dir(a.int(0)) {
-        return Err(Errno::EXDEV);
-    }
-    let path = if confined {
+    let path = if confined && super::rootfs::active() {
+        // Under `--root` endgate walks the scope itself, so that bind points inside it are
+        // crossed (the host's scoped lookup of DIR's directories would not see them); the host
+        // then opens the last name in the directory found, unscoped.
+        if resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) == RESOLVE_IN_ROOT | RESOLVE_BENEATH {
+            return Err(Errno::EINVAL);
+        }
+        let scope =
+            if resolve & RESOLVE_IN_ROOT != 0 { super::rootfs::Scope::InRoot } else { super::rootfs::Scope::Beneath };
+        let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & 0x04 != 0;
+        let last = match super::path::open_last(host_flags, no_follow) {
+            super::path::Last::Follow => super::path::Last::FollowName,
+            l => l,
+        };
+        host_how[2] &= !(RESOLVE_IN_ROOT | RESOLVE_BENEATH);
+        super::path::lookup_scoped(a.int(0), &raw, last, resolve & 0x04 != 0, Some(scope))?
+    } else if confined {
         super::path::HostPath::from(CString::new(raw).map_err(|_| Errno::EINVAL)?)
     } else {
         // Without `--root`, `/proc/self/exe` stays the host's link under either; under it,

@@ -245,10 +245,22 @@ pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: 
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
     if super::rootfs::active() {
-        let r = super::rootfs::spare_fds(|| super::rootfs::resolve_with(dirfd, &raw, last, no_links))?;
-        return Ok(HostPath { c: r.host.clone(), resolved: Some(r) });
+        return lookup_scoped(dirfd, &raw, last, no_links, None);
     }
     Ok(HostPath::plain(sysroot_map(task, raw)))
+}
+
+/// The `--root` lookup of `raw` in `scope` (`openat2`'s `RESOLVE_IN_ROOT`/`RESOLVE_BENEATH`:
+/// [`super::rootfs::resolve_scoped`]), for `--root` only.
+pub fn lookup_scoped(
+    dirfd: i32,
+    raw: &[u8],
+    last: Last,
+    no_links: bool,
+    scope: Option<super::rootfs::Scope>,
+) -> Result<HostPath, Errno> {
+    let r = super::rootfs::spare_fds(|| super::rootfs::resolve_scoped(dirfd, raw, last, no_links, scope))?;
+    Ok(HostPath { c: r.host.clone(), resolved: Some(r) })
 }
 
 /// [`lookup`] for an open: `O_NOFOLLOW` (or `openat2`'s `RESOLVE_NO_SYMLINKS`) acts on the

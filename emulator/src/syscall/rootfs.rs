@@ -558,22 +558,9 @@ fn dir_host_path(dirfd: i32) -> Result<Vec<u8>, Errno> {
 /// bind point, by the host path its `/proc/self/fd` link gives; `true` when `--root` is not in
 /// force.
 pub fn fd_inside(fd: i32) -> bool {
-    fd_place(fd, true)
-}
-
-/// [`fd_inside`], counting only `DIR` itself (not the bind points): for `openat2`'s own
-/// confinement, which must not start in the host's `/proc`.
-pub fn fd_in_dir(fd: i32) -> bool {
-    fd_place(fd, false)
-}
-
-fn fd_place(fd: i32, binds_too: bool) -> bool {
-    let Some(mut st) = state() else {
+    let Some(st) = state() else {
         return true;
     };
-    if !binds_too {
-        st.binds.clear();
-    }
     let host = if fd == libc::AT_FDCWD {
         std::env::current_dir().ok().map(|p| p.into_os_string().into_encoded_bytes())
     } else {
@@ -713,9 +700,34 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
 /// [`resolve`]; with `no_links`, any link the lookup would follow is `ELOOP` (`openat2`'s
 /// `RESOLVE_NO_SYMLINKS`).
 pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Result<Resolved, Errno> {
+    resolve_scoped(dirfd, path, last, no_links, None)
+}
+
+/// `openat2`'s scoped lookups (include/uapi/linux/openat2.h, openat2(2)), relative to `dirfd`'s
+/// directory, which acts as the root.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Scope {
+    /// `RESOLVE_IN_ROOT`: `/`, `..` and absolute link targets stop at the directory.
+    InRoot,
+    /// `RESOLVE_BENEATH`: leaving the directory (an absolute path or link target, `..` above
+    /// it) is `EXDEV`.
+    Beneath,
+}
+
+/// [`resolve_with`] in a [`Scope`] (`None`: the guest's root, as any lookup). A scoped walk
+/// crosses bind points as any other (the kernel's own scoped lookup, given the host path,
+/// would not see them), and refuses `/proc`'s magic links with `EXDEV`, as Linux's
+/// `nd_jump_link` does for scoped lookups.
+pub fn resolve_scoped(
+    dirfd: i32,
+    path: &[u8],
+    last: Last,
+    no_links: bool,
+    scope: Option<Scope>,
+) -> Result<Resolved, Errno> {
     let st = state().ok_or(Errno::EINVAL)?;
     if last == Last::FollowName {
-        let r = resolve_with(dirfd, path, Last::Follow, no_links)?;
+        let r = resolve_scoped(dirfd, path, Last::Follow, no_links, scope)?;
         // A place with a parent inside the guest's root becomes that directory and the name;
         // the root itself (or a /proc link's object) stays the object.
         if r.name.is_none() && r.guest.len() > st.current.len() && r.guest.starts_with(&st.current) {
@@ -730,9 +742,17 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
         return Err(Errno::ENOENT);
     }
     let trailing_slash = path.ends_with(b"/");
+    // The root of the walk: the guest's, or the scope's directory.
+    let top = match scope {
+        None => st.current.clone(),
+        Some(_) => host_to_comps(&st, &dir_host_path(dirfd)?).ok_or(Errno::EXDEV)?,
+    };
+    if path[0] == b'/' && scope == Some(Scope::Beneath) {
+        return Err(Errno::EXDEV);
+    }
     // Where the walk is: components below `DIR`, and that directory's descriptor.
     let (mut here, mut dir) = if path[0] == b'/' {
-        (st.current.clone(), reopen(&st, &st.current)?)
+        (top.clone(), reopen(&st, &top)?)
     } else {
         let host = dir_host_path(dirfd)?;
         let comps = host_to_comps(&st, &host).ok_or(Errno::EXDEV)?;
@@ -745,7 +765,7 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
     };
     let mut todo: VecDeque<Vec<u8>> =
         path.split(|&b| b == b'/').filter(|c| !c.is_empty()).map(<[u8]>::to_vec).collect();
-    if let Some(r) = fast(&st, &dir, &here, &todo, last, trailing_slash) {
+    if let Some(r) = fast(&st, &dir, &here, &todo, last, trailing_slash).filter(|_| scope.is_none()) {
         return Ok(r);
     }
     let mut links = 0u32;
@@ -762,7 +782,10 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
             continue;
         }
         if c == b".." {
-            if here != st.current && !here.is_empty() {
+            if here == top && scope == Some(Scope::Beneath) {
+                return Err(Errno::EXDEV);
+            }
+            if here != top && !here.is_empty() {
                 here.pop();
                 dir = reopen(&st, &here)?;
             }
@@ -799,6 +822,9 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
             let opaque = target.first() != Some(&b'/')
                 && (target.windows(2).any(|w| w == b":[") || target.starts_with(b"anon_inode:"));
             if opaque && in_proc(&st, &here) {
+                if scope.is_some() && !(is_last && last == Last::NoFollow && !trailing_slash) {
+                    return Err(Errno::EXDEV);
+                }
                 if is_last && !trailing_slash {
                     let mut r = named(dir, &c, None, next);
                     r.host_follows = last != Last::NoFollow;
@@ -811,6 +837,9 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
                 let keep = c != b"root" && c != b"cwd";
                 if is_last && last == Last::NoFollow && !trailing_slash {
                     return Ok(named(dir, &c, None, next));
+                }
+                if scope.is_some() {
+                    return Err(Errno::EXDEV);
                 }
                 // `fd/N`, `exe`, `map_files/…` as the last name: the host opens the object
                 // itself, when it is a place inside the root or a bind point, or has no path
@@ -852,7 +881,10 @@ pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Resu
                 return Err(Errno::ENOENT);
             }
             if target[0] == b'/' {
-                here = st.current.clone();
+                if scope == Some(Scope::Beneath) {
+                    return Err(Errno::EXDEV);
+                }
+                here = top.clone();
                 dir = reopen(&st, &here)?;
             }
             let mut parts: Vec<Vec<u8>> =

@@ -48,6 +48,19 @@ static void show_at(const char *what, int dir, const char *path) {
 
 static void show(const char *what, const char *path) { show_at(what, AT_FDCWD, path); }
 
+/* openat2 with `resolve` from `dir`: what it read, or the errno name. */
+static void show2(const char *what, int dir, const char *path, unsigned long long resolve) {
+    struct open_how h = {.flags = O_RDONLY, .resolve = resolve};
+    int fd = syscall(SYS_openat2, dir, path, &h, sizeof h);
+    if (fd < 0) { printf("%s: %s\n", what, ename(errno)); return; }
+    char buf[128] = {0};
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n < 0) { printf("%s: read %s\n", what, ename(errno)); return; }
+    buf[strcspn(buf, "\n")] = 0;
+    printf("%s: %s\n", what, buf);
+}
+
 static void result(const char *what, int r) {
     if (r < 0) printf("%s: %s\n", what, ename(errno));
     else printf("%s: ok\n", what);
@@ -105,6 +118,18 @@ int main(int argc, char **argv) {
     if (o2 < 0) printf("openat2-no-magiclinks: %s\n", ename(errno));
     else { char b[64] = {0}; read(o2, b, sizeof b - 1); b[strcspn(b, "\n")] = 0; printf("openat2-no-magiclinks: %s\n", b); close(o2); }
 
+    /* Scoped lookups cross mount points (a bind under --root) and stop at their directory. */
+    show2("openat2-in-root-mount", d, "proc/self/comm", RESOLVE_IN_ROOT);
+    show2("openat2-in-root-dotdot-mount", d, "links/../../../proc/self/comm", RESOLVE_IN_ROOT);
+    show2("openat2-in-root-absolute", d, "/inside.txt", RESOLVE_IN_ROOT);
+    show2("openat2-in-root-is-dirfd", l, "/inside.txt", RESOLVE_IN_ROOT);
+    show2("openat2-in-root-abs-link", d, "links/abs/secret.txt", RESOLVE_IN_ROOT);
+    show2("openat2-in-root-magic-link", d, "proc/self/root/inside.txt", RESOLVE_IN_ROOT);
+    show2("openat2-beneath-mount", d, "proc/self/comm", RESOLVE_BENEATH);
+    show2("openat2-beneath-dotdot", l, "../inside.txt", RESOLVE_BENEATH);
+    show2("openat2-beneath-abs-link", d, "links/abs/secret.txt", RESOLVE_BENEATH);
+    show2("openat2-beneath-magic-link", d, "proc/self/cwd/inside.txt", RESOLVE_BENEATH);
+    show2("openat2-both-scopes", d, "inside.txt", RESOLVE_BENEATH | RESOLVE_IN_ROOT);
     struct open_how beneath = {.flags = O_RDONLY, .resolve = RESOLVE_BENEATH};
     int b2 = syscall(SYS_openat2, AT_FDCWD, "/secret.txt", &beneath, sizeof beneath);
     printf("openat2-beneath-absolute: %s\n", b2 < 0 ? ename(errno) : "opened");
