@@ -20,7 +20,8 @@
 //! address no process can reach ([`guest_fault`]), and its answer is the guest's. Sources:
 //! include/uapi asm-generic/ioctls.h (terminals), linux/fs.h (files, blocks, `fiemap.h`,
 //! `struct fsxattr`), linux/loop.h, linux/random.h, linux/if_tun.h, linux/rtc.h,
-//! linux/sockios.h, asm-generic/sockios.h.
+//! linux/sockios.h, asm-generic/sockios.h, asm-generic/termbits.h (`struct termios2`),
+//! linux/serial.h, linux/nsfs.h, linux/pidfd.h.
 
 use syscalls::Errno;
 
@@ -88,6 +89,14 @@ static U64X2: &Shape = &[F::U64, F::U64];
 static ULONG: &Shape = &[F::ULong];
 /// One `char` (`TIOCSTI`).
 static CHAR: &Shape = &[F::U8];
+/// Three `__u64` (`struct fstrim_range`: start, len, minlen).
+static U64X3: &Shape = &[F::U64, F::U64, F::U64];
+/// An `unsigned short` (`BLKSECTGET`, `BLKROTATIONAL`).
+static U16: &Shape = &[F::U16];
+/// A file system label, `char[FSLABEL_MAX]` (256; linux/fs.h).
+static FSLABEL: &Shape = &[F::Bytes(256)];
+/// `struct serial_icounter_struct` (linux/serial.h): twenty `int`s.
+static ICOUNT: &Shape = &[F::Array(&F::I32, 20)];
 /// `struct fsxattr` (linux/fs.h): `__u32 fsx_xflags, fsx_extsize, fsx_nextents, fsx_projid,
 /// fsx_cowextsize; unsigned char fsx_pad[8];`.
 static FSXATTR: &Shape = &[F::Array(&F::U32, 5), F::Bytes(8)];
@@ -128,6 +137,23 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("TIOCGPTPEER", 0x5441, Arg::OpenFlags),
     r("FIONCLEX", 0x5450, Arg::Int),
     r("FIOCLEX", 0x5451, Arg::Int),
+    r("TIOCCONS", 0x541D, Arg::Int),
+    r("TIOCSETD", 0x5423, Arg::In(INT)),
+    r("TIOCGETD", 0x5424, Arg::Out(INT)),
+    r("TIOCSBRK", 0x5427, Arg::Int),
+    r("TIOCCBRK", 0x5428, Arg::Int),
+    r("TCGETS2", 0x802c_542a, Arg::Custom(termios)),
+    r("TCSETS2", 0x402c_542b, Arg::Custom(termios)),
+    r("TCSETSW2", 0x402c_542c, Arg::Custom(termios)),
+    r("TCSETSF2", 0x402c_542d, Arg::Custom(termios)),
+    r("TIOCGDEV", 0x8004_5432, Arg::Out(INT)),
+    r("TIOCSIG", 0x4004_5436, Arg::Custom(tty_signal)),
+    r("TIOCVHANGUP", 0x5437, Arg::Int),
+    r("TIOCGLCKTRMIOS", 0x5456, Arg::Custom(termios)),
+    r("TIOCSLCKTRMIOS", 0x5457, Arg::Custom(termios)),
+    r("TIOCSERGETLSR", 0x5459, Arg::Out(INT)),
+    r("TIOCMIWAIT", 0x545C, Arg::Int),
+    r("TIOCGICOUNT", 0x545D, Arg::Out(ICOUNT)),
     r("FIOASYNC", 0x5452, Arg::In(INT)),
     // Sockets (asm-generic/sockios.h, linux/sockios.h); SIOCINQ is FIONREAD, SIOCOUTQ
     // TIOCOUTQ.
@@ -174,7 +200,38 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("FS_IOC_FIEMAP", 0xc020_660b, Arg::Custom(fiemap)),
     r("FS_IOC_FSGETXATTR", 0x801c_581f, Arg::Out(FSXATTR)),
     r("FS_IOC_FSSETXATTR", 0x401c_5820, Arg::In(FSXATTR)),
+    r("FIFREEZE", 0xc004_5877, Arg::Int),
+    r("FITHAW", 0xc004_5878, Arg::Int),
+    r("FITRIM", 0xc018_5879, Arg::InOut(U64X3)),
+    r("FS_IOC_GETFSLABEL", 0x8100_9431, Arg::Out(FSLABEL)),
+    r("FS_IOC_SETFSLABEL", 0x4100_9432, Arg::In(FSLABEL)),
+    // Namespaces (linux/nsfs.h): the answers are descriptors, a type or a uid.
+    r("NS_GET_USERNS", 0xb701, Arg::Int),
+    r("NS_GET_PARENT", 0xb702, Arg::Int),
+    r("NS_GET_NSTYPE", 0xb703, Arg::Int),
+    r("NS_GET_OWNER_UID", 0xb704, Arg::Out(INT)),
+    // A pidfd's namespaces (linux/pidfd.h, Linux 6.11): descriptors.
+    r("PIDFD_GET_CGROUP_NAMESPACE", 0xff01, Arg::Int),
+    r("PIDFD_GET_IPC_NAMESPACE", 0xff02, Arg::Int),
+    r("PIDFD_GET_MNT_NAMESPACE", 0xff03, Arg::Int),
+    r("PIDFD_GET_NET_NAMESPACE", 0xff04, Arg::Int),
+    r("PIDFD_GET_PID_NAMESPACE", 0xff05, Arg::Int),
+    r("PIDFD_GET_PID_FOR_CHILDREN_NAMESPACE", 0xff06, Arg::Int),
+    r("PIDFD_GET_TIME_NAMESPACE", 0xff07, Arg::Int),
+    r("PIDFD_GET_TIME_FOR_CHILDREN_NAMESPACE", 0xff08, Arg::Int),
+    r("PIDFD_GET_USER_NAMESPACE", 0xff09, Arg::Int),
+    r("PIDFD_GET_UTS_NAMESPACE", 0xff0a, Arg::Int),
     // Block devices (linux/fs.h).
+    r("BLKROSET", 0x125d, Arg::In(INT)),
+    r("BLKRASET", 0x1262, Arg::Int),
+    r("BLKRAGET", 0x1263, Arg::Out(ULONG)),
+    r("BLKSECTGET", 0x1267, Arg::Out(U16)),
+    // The `_IOC` size is a `size_t`, but the argument an `int` (block/ioctl.c).
+    r32("BLKBSZGET", 0x8008_1270, 0x8004_1270, Arg::Out(INT)),
+    r32("BLKBSZSET", 0x4008_1271, 0x4004_1271, Arg::In(INT)),
+    r("BLKDISCARDZEROES", 0x127c, Arg::Out(INT)),
+    r("BLKROTATIONAL", 0x127e, Arg::Out(U16)),
+    r("BLKZEROOUT", 0x127f, Arg::In(U64X2)),
     r("BLKROGET", 0x125e, Arg::Out(INT)),
     r("BLKRRPART", 0x125f, Arg::Int),
     r("BLKGETSIZE", 0x1260, Arg::Out(ULONG)),
@@ -301,27 +358,53 @@ fn with_struct(t: &mut Task, fd: i32, req: u64, arg: GuestAddr, shape: &Shape, r
     Ok(n)
 }
 
-/// The terminal requests: the kernel's `struct termios`, which MIPS lays out its own way.
+/// The terminal requests: the kernel's `struct termios`, which MIPS lays out its own way
+/// (`TCGETS`, `TCSETS*`, `TIOC[GS]LCKTRMIOS`), and `struct termios2` (`TCGETS2`, `TCSETS*2`:
+/// the same followed by `speed_t c_ispeed, c_ospeed`, asm-generic/termbits.h and MIPS's).
 fn termios(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
-    let arg = GuestAddr::new(arg);
-    let out = req == 0x5401;
-    let mut v = KernelTermios::zeroed();
-    let fault = |_| guest_fault(fd, req);
-    match t.arch.info().termios {
-        None if out => t.mm.check_writable(arg, t.mm.shape_size(TERMIOS)).map_err(fault)?,
-        None => v = t.mm.read_shape(arg, TERMIOS).map_err(fault)?,
-        Some(at) if out => t.mm.check_writable(arg, at.size).map_err(fault)?,
-        Some(at) => v = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size)).map_err(fault)?),
+    /// The host's `struct termios2`.
+    #[repr(C)]
+    struct KernelTermios2 {
+        t: KernelTermios,
+        speeds: [u32; 2],
     }
-    // SAFETY: a local kernel termios.
-    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios) }))?;
+    let arg = GuestAddr::new(arg);
+    let out = matches!(req, 0x5401 | 0x5456 | 0x802c_542a);
+    let two = req & 0xffff >= 0x542a && req & 0xffff <= 0x542d;
+    let mut v = KernelTermios2 { t: KernelTermios::zeroed(), speeds: [0; 2] };
+    let fault = |_| guest_fault(fd, req);
+    let size = t.arch.info().termios.map_or_else(|| t.mm.shape_size(TERMIOS), |at| at.size);
+    let speeds_at = arg + size;
+    let whole = size + if two { 8 } else { 0 };
+    match t.arch.info().termios {
+        _ if out => t.mm.check_writable(arg, whole).map_err(fault)?,
+        None => v.t = t.mm.read_shape(arg, TERMIOS).map_err(fault)?,
+        Some(at) => v.t = (at.to_host)(&t.mm.read_vec(arg, crate::abi::u64_to_usize(at.size)).map_err(fault)?),
+    }
+    if two && !out {
+        v.speeds = [t.mm.read_u32(speeds_at).map_err(fault)?, t.mm.read_u32(speeds_at + 4).map_err(fault)?];
+    }
+    // SAFETY: a local kernel termios2 (a termios request uses its first part).
+    let n = host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, &mut v as *mut KernelTermios2) }))?;
     if out {
         match t.arch.info().termios {
-            None => t.mm.write_shape(arg, TERMIOS, &v)?,
-            Some(at) => t.mm.write_bytes(arg, &(at.from_host)(&v))?,
+            None => t.mm.write_shape(arg, TERMIOS, &v.t)?,
+            Some(at) => t.mm.write_bytes(arg, &(at.from_host)(&v.t))?,
+        }
+        if two {
+            t.mm.write_u32(speeds_at, v.speeds[0])?;
+            t.mm.write_u32(speeds_at + 4, v.speeds[1])?;
         }
     }
     Ok(n)
+}
+
+/// `TIOCSIG`: the signal, an integer argument, in the guest's numbering (MIPS differs).
+fn tty_signal(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
+    // The kernel refuses a number outside 1..=64 with EINVAL; 0 maps to no host signal too.
+    let sig = (t.arch.info().signal_to_host)(arg & 0xffff_ffff).map_or(0, |s| s.as_c_int());
+    // SAFETY: an integer argument.
+    host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, sig) }))
 }
 
 /// The `SIOCGIF*` family ([`super::netdevice`]).
@@ -455,7 +538,13 @@ mod tests {
             if dir != 0
                 && !matches!(
                     d.name,
-                    "TUNSETIFF" | "TUNGETIFF" | "FS_IOC_GETFLAGS" | "FS_IOC_SETFLAGS" | "FS_IOC_GETVERSION"
+                    "TUNSETIFF"
+                        | "TUNGETIFF"
+                        | "FS_IOC_GETFLAGS"
+                        | "FS_IOC_SETFLAGS"
+                        | "FS_IOC_GETVERSION"
+                        | "BLKBSZGET"
+                        | "BLKBSZSET"
                 )
             {
                 assert_eq!(size as usize, thunk::size_of(s, DataModel::HOST), "{}", d.name);

@@ -504,8 +504,12 @@ pub fn ioctl_to_host(req: u64) -> u64 {
         0x8004_7308 => 0x8902, // SIOCSPGRP
         0x4004_7309 => 0x8904, // SIOCGPGRP
         0x4004_7307 => 0x8905, // SIOCATMARK
-        // TCGETS2…TCSETSF2: MIPS's `struct termios2` is not asm-generic's; not served.
-        0x4030_542A | 0x8030_542B..=0x8030_542D => u64::MAX,
+        // TCGETS2…TCSETSF2: MIPS's `struct termios2` (48 bytes, its own termios and the two
+        // speeds) has another `_IOC` size than the host's; the request converts the layout.
+        0x4030_542A => 0x802c_542a,
+        0x8030_542B => 0x402c_542b,
+        0x8030_542C => 0x402c_542c,
+        0x8030_542D => 0x402c_542d,
         0x5401..=0x5404 => u64::MAX, // MIPS TCGETA…: struct termio, not served
         r => ioc_to_generic(r),
     }
