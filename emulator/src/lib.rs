@@ -154,11 +154,13 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         arch.info().endian(),
     )
     .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
+    // AT_EXECFN: the name the guest's execve gave, where the previous endgate passed one on.
+    let execfn = syscall::exec::take_execfn().unwrap_or_else(|| prog.path.as_bytes().to_vec());
     let input = StackInput {
         gate: gate.auxv(),
         argv: &prog.argv,
         envp: &prog.envp,
-        execfn: prog.path.as_bytes(),
+        execfn: &execfn,
         main,
         interp: stack_input_interp,
     };

@@ -282,6 +282,7 @@ fn exec(
     // handle on endgate's executable (below).
     let as_given = (first.to_owned(), argv.clone());
     let comm = exec_comm(dirfd, &path);
+    let execfn = exec_filename(dirfd, &path);
     let mut guest_path = path;
     let mut host = first;
     let mut nofollow = flags & AT_SYMLINK_NOFOLLOW != 0;
@@ -403,6 +404,9 @@ fn exec(
         .flatten();
     if let Some(fd) = program_fd {
         state.push(format!("program-fd {fd}"));
+    }
+    if execfn != program {
+        state.push(format!("execfn {}", super::selfref::hex(&execfn)));
     }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
@@ -526,6 +530,30 @@ fn exec(
     Err(err)
 }
 
+/// The name Linux gives the new program in `AT_EXECFN` (`bprm->filename`, fs/exec.c
+/// `alloc_bprm`): the path as the caller passed it, or for a descriptor-relative one
+/// `/dev/fd/N/PATH` (`/dev/fd/N` for `AT_EMPTY_PATH`); a `#!` script's, not its interpreter's.
+fn exec_filename(dirfd: i32, path: &[u8]) -> Vec<u8> {
+    if dirfd == libc::AT_FDCWD || path.first() == Some(&b'/') {
+        return path.to_vec();
+    }
+    let mut name = format!("/dev/fd/{dirfd}").into_bytes();
+    if !path.is_empty() {
+        name.push(b'/');
+        name.extend_from_slice(path);
+    }
+    name
+}
+
+/// `AT_EXECFN` for the program a guest's `execve` started, when it is not the program's path
+/// (exec state line `execfn HEX`): see [`exec_filename`].
+static EXECFN: std::sync::Mutex<Option<Vec<u8>>> = std::sync::Mutex::new(None);
+
+/// Takes the `AT_EXECFN` the previous endgate passed on, if any (see [`EXECFN`]).
+pub fn take_execfn() -> Option<Vec<u8>> {
+    EXECFN.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
+}
+
 /// The task name Linux gives the program `execveat(dirfd, path, …)` starts (fs/exec.c
 /// `begin_new_exec`): the last component of `path` (of a `#!` script, the script's, not its
 /// interpreter's), cut to 15 bytes; for an empty `path` (`AT_EMPTY_PATH`, fexecve), whose
@@ -606,6 +634,10 @@ pub fn restore_state(fd: i32) {
     for line in text.lines() {
         if let Some(fd) = line.strip_prefix("debug-log ").and_then(|f| f.parse().ok()) {
             crate::log::adopt_debug_log(fd);
+            continue;
+        }
+        if let Some(name) = line.strip_prefix("execfn ").and_then(super::selfref::unhex) {
+            *EXECFN.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(name);
             continue;
         }
         if let Some(fd) = line.strip_prefix("program-fd ").and_then(|f| f.parse::<i32>().ok()) {

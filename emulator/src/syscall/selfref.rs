@@ -176,11 +176,13 @@ pub fn loader_route() -> Option<(CString, Vec<CString>)> {
     Some((loader, args))
 }
 
-fn hex(b: &[u8]) -> String {
+/// `b` as hex digits (exec state lines carry byte strings so).
+pub(crate) fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-fn unhex(s: &str) -> Option<Vec<u8>> {
+/// The bytes of [`hex`]'s digits; `None` if `s` is not such.
+pub(crate) fn unhex(s: &str) -> Option<Vec<u8>> {
     (0..s.len()).step_by(2).map(|i| u8::from_str_radix(s.get(i..i + 2)?, 16).ok()).collect()
 }
 
