@@ -88,11 +88,13 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     crate::thread::lock::acquire();
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
-    let prog_host = syscall::path::sysroot_path(&opts, &prog.path);
-    let elf = match syscall::exec::take_program_file() {
-        // A guest's execve of /proc/self/exe from a changed root: the file itself.
-        Some(f) => loader::read_elf_file(&prog.path, &prog_host, f)?,
-        None => loader::read_elf(&prog.path, &prog_host)?,
+    let (elf, prog_host) = match syscall::exec::take_program_file() {
+        // A guest's execve of /proc/self/exe or fexecve: the file itself, and its host path.
+        Some((f, host)) => (loader::read_elf_file(&prog.path, &host, f)?, host),
+        None => {
+            let host = syscall::path::sysroot_path(&opts, &prog.path);
+            (loader::read_elf(&prog.path, &host)?, host)
+        }
     };
     let arch = elf.arch;
     let opts = Arc::new(opts);

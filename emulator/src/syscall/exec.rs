@@ -28,7 +28,7 @@
 //! ([`crate::guest::ExecWith`]).
 
 use std::ffi::CString;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use syscalls::Errno;
 
@@ -313,16 +313,36 @@ fn exec(
         }
     }
     // The program endgate is to start: the guest path where the new endgate can open it as
-    // such; the host path for `/proc/self/exe`, and the file's real path for descriptor-relative
-    // names (the descriptor may be close-on-exec).
+    // such. The file itself goes over as a descriptor (`program-fd`, below) where the new
+    // endgate might not reach it by a name: `/proc/self/exe` (after a chroot the file may lie
+    // outside the root) and a descriptor-relative name (a memfd, an unlinked file, a
+    // close-on-exec descriptor: `fexecve`); it is then named as the kernel shows the file.
     let self_exe = super::path::is_proc_self_exe(&guest_path);
-    let program = if self_exe && super::selfref::root_changed() && !super::rootfs::active() {
-        // The file itself goes over as a descriptor (`program-fd`, below); its name is the
-        // one the kernel shows for it, its path from the root endgate started in.
-        t.exe.host_path.as_os_str().as_bytes().to_vec()
+    let by_fd = dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0;
+    let handover: Option<(i32, Vec<u8>)> = if self_exe {
+        let fd = if super::selfref::root_changed() && !super::rootfs::active() {
+            open_from_start_root(&t.exe.host_path)
+        } else {
+            open_for_handover(&host)
+        };
+        fd.map(|fd| (fd, t.exe.host_path.as_os_str().as_bytes().to_vec()))
+    } else if by_fd {
+        open_for_handover(&host).and_then(|fd| {
+            let name = super::selfref::fd_link(fd).map(|p| p.into_os_string().into_encoded_bytes());
+            if name.is_none() {
+                // SAFETY: our descriptor, just opened.
+                unsafe { libc::close(fd) };
+            }
+            name.map(|n| (fd, n))
+        })
+    } else {
+        None
+    };
+    let program = if let Some((_, name)) = &handover {
+        in_guest_root(name.clone())
     } else if self_exe {
         in_guest_root(host.to_bytes().to_vec())
-    } else if dirfd != libc::AT_FDCWD && guest_path.first() != Some(&b'/') && depth == 0 {
+    } else if by_fd {
         let h = std::path::Path::new(std::ffi::OsStr::from_bytes(host.to_bytes()));
         in_guest_root(
             std::fs::canonicalize(h).map(|p| p.into_os_string().into_encoded_bytes()).map_err(|_| Errno::ENOENT)?,
@@ -399,11 +419,9 @@ fn exec(
     // changed its root the file may lie outside it, where the new endgate, which loads its
     // program inside the root, cannot name it. It gets the file as a descriptor, opened from
     // the root endgate started in (`program-fd N`).
-    let program_fd = (self_exe && super::selfref::root_changed() && !super::rootfs::active())
-        .then(|| open_from_start_root(&t.exe.host_path))
-        .flatten();
-    if let Some(fd) = program_fd {
-        state.push(format!("program-fd {fd}"));
+    let program_fd = handover.as_ref().map(|(fd, _)| *fd);
+    if let Some((fd, name)) = &handover {
+        state.push(format!("program-fd {fd} {}", super::selfref::hex(name)));
     }
     if execfn != program {
         state.push(format!("execfn {}", super::selfref::hex(&execfn)));
@@ -640,11 +658,13 @@ pub fn restore_state(fd: i32) {
             *EXECFN.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(name);
             continue;
         }
-        if let Some(fd) = line.strip_prefix("program-fd ").and_then(|f| f.parse::<i32>().ok()) {
-            // SAFETY: an integer descriptor; close-on-exec from now on, as the guest's own
-            // descriptors must not see it.
-            unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
-            PROGRAM_FD.store(fd, std::sync::atomic::Ordering::Relaxed);
+        if let Some((fd, name)) = line.strip_prefix("program-fd ").and_then(|r| r.split_once(' ')) {
+            if let (Ok(fd), Some(name)) = (fd.parse::<i32>(), super::selfref::unhex(name)) {
+                // SAFETY: an integer descriptor; close-on-exec from now on, as the guest's own
+                // descriptors must not see it.
+                unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
+                *PROGRAM_FILE.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some((fd, name));
+            }
             continue;
         }
         let _ = super::selfref::restore_line(line)
@@ -667,15 +687,24 @@ fn open_from_start_root(path: &std::path::Path) -> Option<i32> {
     (fd >= 0).then_some(fd)
 }
 
-/// The program file a guest's `execve` of `/proc/self/exe` handed over (exec state line
-/// `program-fd N`), for [`crate::launch`] to load in place of the path.
-static PROGRAM_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+/// Opens the exec target `host` for reading, inherited across exec, to hand it over.
+fn open_for_handover(host: &std::ffi::CStr) -> Option<i32> {
+    // SAFETY: a NUL-terminated path.
+    let fd = unsafe { libc::open(host.as_ptr(), libc::O_RDONLY) };
+    (fd >= 0).then_some(fd)
+}
 
-/// Takes the program file handed over by the previous endgate, if any (see [`PROGRAM_FD`]).
-pub fn take_program_file() -> Option<std::fs::File> {
-    let fd = PROGRAM_FD.swap(-1, std::sync::atomic::Ordering::Relaxed);
+/// The program file a guest's `execve` handed over and the host path the kernel shows for it
+/// (exec state line `program-fd N HEX`), for [`crate::launch`] to load in place of the path.
+static PROGRAM_FILE: std::sync::Mutex<Option<(i32, Vec<u8>)>> = std::sync::Mutex::new(None);
+
+/// Takes the program file handed over by the previous endgate and its host path, if any (see
+/// [`PROGRAM_FILE`]).
+pub fn take_program_file() -> Option<(std::fs::File, std::path::PathBuf)> {
+    let (fd, name) = PROGRAM_FILE.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()?;
     // SAFETY: a descriptor the previous endgate passed for us alone; the File owns it now.
-    (fd >= 0).then(|| unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) })
+    let f = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    Some((f, std::path::PathBuf::from(std::ffi::OsString::from_vec(name))))
 }
 
 /// For an exec after the guest changed its root: this thread goes back to the root endgate

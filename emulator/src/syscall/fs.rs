@@ -328,6 +328,23 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Ok(n as u64);
     }
     let path = super::path::lookup(t, a.int(0), raw, Last::NoFollow)?;
+    // Under `--root`, a `/proc` link to a host path (`cwd`, `root`, `fd/N`) reads as the
+    // guest sees that place: the host's text is read here and only the guest's reaches the
+    // buffer, cut to its size.
+    if let Some(res) = path.resolved().filter(|r| r.guest.first().is_some_and(|c| c == b"proc")) {
+        let mut text = vec![0u8; 4096];
+        // SAFETY: NUL-terminated path; a local buffer of its length.
+        let n = host_ret(
+            unsafe { libc::readlinkat(a.int(0), path.as_ptr(), text.as_mut_ptr().cast(), text.len()) } as i64
+        )?;
+        text.truncate(crate::abi::u64_to_usize(n));
+        let name = res.guest.last().map(Vec::as_slice);
+        let seen = if name == Some(b"root") { Some(b"/".to_vec()) } else { super::rootfs::guest_view(&text) };
+        let v = seen.filter(|_| text.first() == Some(&b'/')).unwrap_or(text);
+        let m = v.len().min(size);
+        t.mm.write_bytes(a.ptr(2), &v[..m])?;
+        return Ok(m as u64);
+    }
     // Linux copies only the link's bytes: a buffer whose size runs past the guest's writable
     // memory is fine when the link fits before it.
     let b = t.buf_out_lazy(a.ptr(2), size as u64)?;
@@ -338,20 +355,7 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                 as i64,
         );
     b.finish(t);
-    let n = r?;
-    // Under `--root`, a `/proc` link to a host path (`cwd`, `root`, `fd/N`) reads as the
-    // guest sees that place.
-    if let Some(res) = path.resolved().filter(|r| r.guest.first().is_some_and(|c| c == b"proc")) {
-        let text = t.mm.read_vec(a.ptr(2), crate::abi::u64_to_usize(n))?;
-        let name = res.guest.last().map(Vec::as_slice);
-        let seen = if name == Some(b"root") { Some(b"/".to_vec()) } else { super::rootfs::guest_view(&text) };
-        if let Some(v) = seen.filter(|_| text.first() == Some(&b'/') && n < size as u64) {
-            let m = v.len().min(size);
-            t.mm.write_bytes(a.ptr(2), &v[..m])?;
-            return Ok(m as u64);
-        }
-    }
-    Ok(n)
+    r
 }
 
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
@@ -688,7 +692,7 @@ pub fn getcwd(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     if super::rootfs::active() {
         // The host's path, seen from the guest's root.
         let host = std::env::current_dir().map_err(|e| Errno::new(e.raw_os_error().unwrap_or(libc::ENOENT)))?;
-        let mut p = super::rootfs::guest_view(host.as_os_str().as_encoded_bytes()).ok_or(Errno::ENOENT)?;
+        let mut p = super::rootfs::guest_cwd_view(host.as_os_str().as_encoded_bytes()).ok_or(Errno::ENOENT)?;
         p.push(0);
         if (p.len() as u64) > a.raw(1) {
             return Err(Errno::ERANGE);

@@ -304,11 +304,20 @@ fn host_to_comps(st: &State, host: &[u8]) -> Option<Vec<Vec<u8>>> {
     best.map(|(_, c)| c)
 }
 
-/// The path the guest sees for an absolute host path (`getcwd`, `readlink` of
-/// `/proc/self/cwd`, `/proc/self/maps`): relative to the guest's root; a place inside `DIR`
-/// but outside the guest's root (a working directory kept across `chroot`) as Linux's
-/// `getcwd` shows it, `(unreachable)/…`; `None` outside `DIR` and the bind points.
+/// The path the guest sees for an absolute host path, as the kernel's `d_path` gives it
+/// (`readlink` of `/proc/self/{cwd,exe,fd/N}`, `/proc/self/maps`): relative to the guest's
+/// root; a place inside `DIR` but outside the guest's root (a program or working directory
+/// kept across `chroot`) as its path from `DIR`, the guest's first root; `None` outside `DIR`
+/// and the bind points.
 pub fn guest_view(host: &[u8]) -> Option<Vec<u8>> {
+    let st = state()?;
+    let comps = host_to_comps(&st, host)?;
+    Some(join(comps.strip_prefix(st.current.as_slice()).unwrap_or(&comps)))
+}
+
+/// [`guest_view`] as `getcwd(2)` gives it: a place outside the guest's root is
+/// `(unreachable)/…` (fs/d_path.c).
+pub fn guest_cwd_view(host: &[u8]) -> Option<Vec<u8>> {
     let st = state()?;
     let comps = host_to_comps(&st, host)?;
     Some(match comps.strip_prefix(st.current.as_slice()) {

@@ -110,6 +110,18 @@ int main(int argc, char **argv) {
     show_at("openat-links-fd", l, "abs/secret.txt");
     link_text("readlink-root", "/proc/self/root");
     link_text("readlink-fd", p);
+    /* A buffer shorter than the link gets its first bytes, and nothing past them is written. */
+    for (size_t sz = 3; sz <= 12; sz += 9) {
+        char sb[32];
+        memset(sb, 'X', sizeof sb);
+        int fi = open("/inside.txt", O_RDONLY);
+        char fl[64];
+        snprintf(fl, sizeof fl, "/proc/self/fd/%d", fi);
+        ssize_t n = readlink(fl, sb, sz);
+        printf("readlink-fd-size-%zu: %zd [%.*s] rest %s\n", sz, n, n > 0 ? (int)n : 0, sb,
+               sb[n > 0 ? n : 0] == 'X' && sb[31] == 'X' ? "untouched" : "written");
+        close(fi);
+    }
     link_text("readlink-abs", "/links/abs");
 
     /* openat2: a link followed by the host despite RESOLVE_NO_MAGICLINKS. */
