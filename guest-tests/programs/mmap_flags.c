@@ -60,6 +60,13 @@ int main(void)
     void *q = mmap(0, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(q != MAP_FAILED);
     EXPECT_ERR("mprotect READ|0x100", mprotect(q, pg, PROT_READ | 0x100), EINVAL);
+    /* PROT_GROWSDOWN needs a MAP_GROWSDOWN mapping, PROT_GROWSUP a grows-up one (none here). */
+    EXPECT_ERR("mprotect PROT_GROWSDOWN of a plain mapping", mprotect(q, pg, PROT_READ | PROT_GROWSDOWN), EINVAL);
+    EXPECT_ERR("mprotect PROT_GROWSUP", mprotect(q, pg, PROT_READ | PROT_GROWSUP), EINVAL);
+    char *gd = mmap(0, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_GROWSDOWN, -1, 0);
+    CHECK(gd != MAP_FAILED);
+    CHECK(mprotect(gd + 3 * pg, pg, PROT_READ | PROT_GROWSDOWN) == 0);
+    printf("mprotect PROT_GROWSDOWN of a grows-down mapping: ok\n");
 
     /* Flags of a file mapping. */
     ok("file shared unknown flag", mmap(0, pg, PROT_READ, MAP_SHARED | UNKNOWN_A, fd, 0));

@@ -1124,6 +1124,16 @@ impl AddressSpace {
 
     /// The mapping containing `addr`.
     #[inline]
+    /// The first mapping that ends above `addr` and starts below `end` (mm's `vma_find`), with
+    /// its start.
+    pub fn vma_find(&self, addr: u64, end: u64) -> Option<(u64, &Vma)> {
+        self.vma_at(addr).or_else(|| {
+            let (&start, vma) = self.vmas.range(addr..).next()?;
+            (start < end).then_some((start, vma))
+        })
+    }
+
+    /// The mapping that holds `addr`, with its start.
     pub fn vma_at(&self, addr: u64) -> Option<(u64, &Vma)> {
         let (&start, vma) = self.vmas.range(..=addr).next_back()?;
         (addr < vma.end).then_some((start, vma))

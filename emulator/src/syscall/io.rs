@@ -483,6 +483,12 @@ pub(crate) mod cmd {
     pub const F_GETPIPE_SZ: i32 = 1032;
     pub const F_ADD_SEALS: i32 = 1033;
     pub const F_GET_SEALS: i32 = 1034;
+    pub const F_DUPFD_QUERY: i32 = 1027;
+    pub const F_CREATED_QUERY: i32 = 1028;
+    pub const F_GET_RW_HINT: i32 = 1035;
+    pub const F_SET_RW_HINT: i32 = 1036;
+    pub const F_GET_FILE_RW_HINT: i32 = 1037;
+    pub const F_SET_FILE_RW_HINT: i32 = 1038;
 }
 
 /// `fcntl(int fd, int cmd, ...)` (fcntl(2)). File status flags are converted between guest
@@ -561,8 +567,20 @@ fn fcntl_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, flock: &Shape) -> SysResult {
             }
             Ok(0)
         }
+        F_GET_RW_HINT | F_SET_RW_HINT | F_GET_FILE_RW_HINT | F_SET_FILE_RW_HINT => {
+            // A `u64 *` write-life hint (include/uapi/linux/fcntl.h `RWH_WRITE_LIFE_*`).
+            let p = GuestAddr::new(arg);
+            let set = matches!(c, F_SET_RW_HINT | F_SET_FILE_RW_HINT);
+            let mut hint = if set { t.mm.read_u64(p)? } else { 0 };
+            // SAFETY: a local u64.
+            host_ret(i64::from(unsafe { libc::fcntl(fd, c, &mut hint as *mut u64) }))?;
+            if !set {
+                t.mm.write_u64(p, hint)?;
+            }
+            Ok(0)
+        }
         F_DUPFD | F_DUPFD_CLOEXEC | F_GETFD | F_SETFD | F_SETOWN | F_GETOWN | F_SETLEASE | F_GETLEASE | F_NOTIFY
-        | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS => {
+        | F_SETPIPE_SZ | F_GETPIPE_SZ | F_ADD_SEALS | F_GET_SEALS | F_DUPFD_QUERY | F_CREATED_QUERY => {
             // SAFETY: integer command and argument.
             host_ret(i64::from(unsafe { libc::fcntl(fd, c, arg as libc::c_ulong) }))
         }

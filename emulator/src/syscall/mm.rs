@@ -28,9 +28,9 @@ mod flag {
 }
 use flag::*;
 
-/// `PROT_GROWSDOWN`/`PROT_GROWSUP`, accepted by mprotect and ignored (the change applies to
-/// the range given, not down to the start of a grows-down mapping).
-const PROT_GROWS: u64 = 0x0100_0000 | 0x0200_0000;
+/// `PROT_GROWSDOWN`, `PROT_GROWSUP` (asm-generic/mman-common.h; MIPS's are the same).
+const PROT_GROWSDOWN: u64 = 0x0100_0000;
+const PROT_GROWS: u64 = PROT_GROWSDOWN | 0x0200_0000;
 
 /// `true` if the call `sys` may take pages away from the guest (unmap them, lower their
 /// permissions, put other pages in their place, or cut a mapped file short): the dispatcher
@@ -354,10 +354,28 @@ fn do_mprotect_pkey(cpu: &mut Cpu<'_>, start: u64, len: u64, prot: u64, pkey: i3
         return Err(Errno::ENOMEM);
     }
     let t = cpu.get_data_mut();
+    let grows = prot & PROT_GROWS;
     // `PROT_SEM` (the arch's number): every arch's `arch_validate_prot` accepts it, nothing uses it.
     let prot = Prot::from_guest(prot & !PROT_GROWS & !t.arch.info().prot_sem).ok_or(Errno::EINVAL)?;
     if pkey != -1 && !pkey_allocated(t.arch.info().pkeys, t.mm.pkey_map, pkey) {
         return Err(Errno::EINVAL);
+    }
+    let mut start = start;
+    let mut len = len;
+    if grows != 0 {
+        // PROT_GROWSDOWN applies from the start of a grows-down mapping (`MAP_GROWSDOWN`, the
+        // main stack); PROT_GROWSUP needs a grows-up one, which none of these arches has.
+        let end = start + len;
+        let (vstart, vma) = t.mm.vma_find(start, end).ok_or(Errno::ENOMEM)?;
+        if grows == PROT_GROWSDOWN {
+            if !vma.grows_down {
+                return Err(Errno::EINVAL);
+            }
+            start = vstart;
+            len = end - vstart;
+        } else {
+            return Err(if vstart > start { Errno::ENOMEM } else { Errno::EINVAL });
+        }
     }
     t.mm.protect(start, len, prot)?;
     Ok(0)
