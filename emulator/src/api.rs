@@ -343,7 +343,7 @@ impl Builder {
         if any {
             crate::guest::tool::set(tool);
         }
-        let path = String::from_utf8_lossy(self.program.as_bytes()).into_owned();
+        let path = self.program.clone();
         let (exit, report) = crate::launch(opts, crate::Program { path, argv, envp, comm: None })?;
         if crate::syscall::fork::is_guest_child() {
             // A process the guest forked: it ends here, as the command's would, so that the

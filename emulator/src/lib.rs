@@ -66,8 +66,8 @@ impl LaunchError {
 
 /// What to run.
 pub struct Program {
-    /// Path of the ELF file as the user named it.
-    pub path: String,
+    /// Path of the ELF file as the user named it (any bytes, as a Linux path).
+    pub path: std::ffi::OsString,
     /// The guest's argv (`argv[0]` included).
     pub argv: Vec<Vec<u8>>,
     /// The guest's environment.
@@ -88,21 +88,33 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     crate::thread::lock::acquire();
     // An absolute program path is a guest path, looked up under the sysroot first (as a
     // guest's execve names its program).
+    // The path as bytes (the guest's), and as text for messages and labels.
+    let raw_path = prog.path.as_encoded_bytes().to_vec();
+    let path_text = prog.path.to_string_lossy().into_owned();
     let (elf, prog_host) = match syscall::exec::take_program_file() {
         // A guest's execve of /proc/self/exe or fexecve: the file itself, and its host path.
-        Some((f, host)) => (loader::read_elf_file(&prog.path, &host, f)?, host),
+        Some((f, host)) => (loader::read_elf_file(&path_text, &host, f)?, host),
         None => {
-            let host = syscall::path::sysroot_path(&opts, &prog.path);
-            (loader::read_elf(&prog.path, &host)?, host)
+            let host = syscall::path::sysroot_path(&opts, &raw_path);
+            // As execve(2), permission first: a file without execute permission (or on a
+            // noexec mount) is EACCES whatever it holds, which a shell reports as status 126.
+            if let Ok(c) = std::ffi::CString::new(host.as_os_str().as_encoded_bytes()) {
+                // SAFETY: a NUL-terminated path.
+                if unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
+                    let source = std::io::Error::last_os_error();
+                    return Err(LoaderError::Io { path: path_text.clone(), source }.into());
+                }
+            }
+            (loader::read_elf(&path_text, &host)?, host)
         }
     };
     let arch = elf.arch;
     let opts = Arc::new(opts);
     let interp = match loader::interpreter(&elf) {
         Some(ipath) => {
-            let host = syscall::path::sysroot_path(&opts, &ipath);
+            let host = syscall::path::sysroot_path(&opts, ipath.as_bytes());
             // Errors name the program and its interpreter, as in "PROG: interpreter X: reason".
-            let ielf = loader::read_elf(&format!("{}: interpreter {ipath}", prog.path), &host)?;
+            let ielf = loader::read_elf(&format!("{path_text}: interpreter {ipath}"), &host)?;
             if ielf.arch.info().elf_machine != arch.info().elf_machine {
                 return Err(
                     LoaderError::NotElf { path: ipath, reason: "interpreter for another machine".into() }.into()
@@ -115,11 +127,11 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let mm = AddressSpace::new(arch.info().layout, arch.info().data_model)?;
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
     let mut task =
-        crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: prog.path.clone(), host_path });
+        crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: path_text.clone(), host_path });
     task.argv = prog.argv.clone();
     // The host thread is named as the kernel names the task, so that `/proc/PID/comm`,
     // `/proc/PID/stat` and `ps` show the guest's name (threads inherit it).
-    let comm = prog.comm.clone().unwrap_or_else(|| crate::thread::title::comm_of(prog.path.as_bytes()));
+    let comm = prog.comm.clone().unwrap_or_else(|| crate::thread::title::comm_of(&raw_path));
     crate::thread::title::set_comm(&comm);
     let engine = LaunchError::Engine;
     let mut cpu = task::new_instance(task).map_err(engine)?;
@@ -155,9 +167,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         arch.info().is_64bit(),
         arch.info().endian(),
     )
-    .map_err(|e| LoaderError::Map { path: prog.path.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
+    .map_err(|e| LoaderError::Map { path: path_text.clone(), addr: 0, reason: format!("vDSO: {e}") })?;
     // AT_EXECFN: the name the guest's execve gave, where the previous endgate passed one on.
-    let execfn = syscall::exec::take_execfn().unwrap_or_else(|| prog.path.as_bytes().to_vec());
+    let execfn = syscall::exec::take_execfn().unwrap_or_else(|| raw_path.clone());
     let input = StackInput {
         gate: gate.auxv(),
         argv: &prog.argv,
@@ -167,14 +179,14 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
         interp: stack_input_interp,
     };
     let st = stack::build(&mut task.mm, arch, &input).map_err(|e| LoaderError::Map {
-        path: prog.path.clone(),
+        path: path_text.clone(),
         addr: 0,
         reason: format!("initial stack: {e}"),
     })?;
     task.auxv = st.auxv;
     task.start_stack = st.sp;
     task.sigtramp = guest::sigframe::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
-        path: prog.path.clone(),
+        path: path_text.clone(),
         addr: 0,
         reason: format!("signal trampoline page: {e}"),
     })?;

@@ -110,7 +110,7 @@ fn run() -> u8 {
         }
     }
     let program = cli.program.clone();
-    let path = String::from_utf8_lossy(program.as_bytes()).into_owned();
+    let path = program.clone();
     let mut argv: Vec<Vec<u8>> = vec![cli.argv0.clone().unwrap_or(program).as_bytes().to_vec()];
     argv.extend(cli.args.iter().map(|a| a.as_bytes().to_vec()));
     let opts = Options {

@@ -18,6 +18,11 @@ fn stderr_lines(o: &Output) -> Vec<String> {
     String::from_utf8_lossy(&o.stderr).lines().map(str::to_string).collect()
 }
 
+/// Gives `f` execute permission (mode 0755), as a program needs before its contents matter.
+fn executable(f: &std::path::Path) {
+    std::fs::set_permissions(f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
 /// One line naming `name`, no panic, the given status.
 fn assert_one_line(o: &Output, name: &str, status: i32, reason: &str) {
     let lines = stderr_lines(o);
@@ -46,6 +51,7 @@ fn non_elf_is_126() {
     let d = TempDir::new("txt");
     let f = d.path().join("script.txt");
     std::fs::write(&f, "just text\n").unwrap();
+    executable(&f);
     let p = f.to_str().unwrap();
     assert_one_line(&run(&[p]), p, 126, "not an ELF");
 }
@@ -60,10 +66,47 @@ fn truncated_elf_is_126() {
     for len in [10usize, 40, 100, 4000] {
         let f = d.path().join(format!("trunc{len}"));
         std::fs::write(&f, &example()[..len]).unwrap();
+        executable(&f);
         let p = f.to_str().unwrap();
         let o = run(&[p]);
         assert_one_line(&o, p, 126, "ELF");
     }
+}
+
+#[test]
+fn file_without_execute_permission_is_126() {
+    // As a shell's execve(2): EACCES, "Permission denied", status 126 (qemu-user refuses too),
+    // before the contents are looked at: a text file without it says the same.
+    let d = TempDir::new("noexec");
+    let f = d.path().join("hello");
+    std::fs::write(&f, example()).unwrap();
+    std::fs::set_permissions(&f, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let p = f.to_str().unwrap();
+    assert_one_line(&run(&[p]), p, 126, "Permission denied");
+    let t = d.path().join("text");
+    std::fs::write(&t, "just text\n").unwrap();
+    let p = t.to_str().unwrap();
+    assert_one_line(&run(&[p]), p, 126, "Permission denied");
+}
+
+#[test]
+fn a_program_path_that_is_not_utf8_runs() {
+    // Linux paths are bytes: "x\xff" (and a directory named so) runs from the command line and
+    // from a guest shell's execve, as natively (endgate used to say "No such file").
+    use std::os::unix::ffi::OsStrExt;
+    let d = TempDir::new("nonutf8");
+    let dir = d.path().join(std::ffi::OsStr::from_bytes(b"d\xfe"));
+    std::fs::create_dir(&dir).unwrap();
+    let prog = dir.join(std::ffi::OsStr::from_bytes(b"x\xff"));
+    std::fs::write(&prog, example()).unwrap();
+    executable(&prog);
+    let o = Command::new(endgate()).arg(&prog).output().unwrap();
+    assert_eq!(shell_status(o.status), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("Hello from endgate"));
+    let sh = common::busybox("arm64");
+    let o =
+        Command::new(endgate()).arg(&sh).args(["sh", "-c", "\"$0\" > /dev/null; echo $?"]).arg(&prog).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "0\n", "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 #[test]
@@ -75,6 +118,7 @@ fn unsupported_machine_is_126() {
     bytes[19] = 0;
     let f = d.path().join("sparc64");
     std::fs::write(&f, &bytes).unwrap();
+    executable(&f);
     let p = f.to_str().unwrap();
     assert_one_line(&run(&[p]), p, 126, "unsupported architecture");
 }

@@ -422,7 +422,8 @@ fn serve(which: usize, input: libc::c_int, verdict: libc::c_int) -> String {
     });
     let opts = Options { exec_with: crate::guest::ExecWith::Refused, strace: show(), ..Options::default() };
     let path = prog.to_string_lossy().into_owned();
-    let program = crate::Program { path, argv: vec![b"syscall-live".to_vec()], envp: Vec::new(), comm: None };
+    let program =
+        crate::Program { path: path.into(), argv: vec![b"syscall-live".to_vec()], envp: Vec::new(), comm: None };
     match crate::launch(opts, program) {
         Ok((exit, _)) => format!("the guest ended before its first call: {exit:?}"),
         Err(e) => e.to_string(),

@@ -700,8 +700,7 @@ where
         let data = match crate::syscall::procfs::lookup(&own) {
             Some(f) => crate::syscall::procfs::generate(task, f),
             None => {
-                let path = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(filename);
-                let host = crate::syscall::path::sysroot_path(&task.opts, &path.to_string_lossy());
+                let host = crate::syscall::path::sysroot_path(&task.opts, filename);
                 std::fs::read(host)?
             }
         };

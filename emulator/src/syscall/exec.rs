@@ -188,7 +188,7 @@ fn check_elf(t: &Task, host: &std::ffi::CStr, head: &[u8]) -> Result<(), Errno> 
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(host.to_bytes()));
     let elf = crate::loader::read_elf(&path.to_string_lossy(), path).map_err(|_| Errno::ENOEXEC)?;
     if let Some(interp) = crate::loader::interpreter(&elf) {
-        if crate::syscall::path::sysroot_path(&t.opts, &interp).metadata().is_err() {
+        if crate::syscall::path::sysroot_path(&t.opts, interp.as_bytes()).metadata().is_err() {
             return Err(Errno::ENOENT);
         }
     }

@@ -280,8 +280,8 @@ pub fn open_last(host_flags: i32, no_follow: bool) -> Last {
 /// not changed its root), else the path itself.
 fn sysroot_map(task: &Task, raw: Vec<u8>) -> CString {
     if raw.first() == Some(&b'/') && !super::selfref::root_changed() {
-        if let (Some(root), Ok(s)) = (&task.opts.sysroot, std::str::from_utf8(&raw)) {
-            let p = crate::syscall::path::sysroot_path(&task.opts, s);
+        if let Some(root) = &task.opts.sysroot {
+            let p = crate::syscall::path::sysroot_path(&task.opts, &raw);
             if p.starts_with(root) {
                 if let Ok(c) = CString::new(p.into_os_string().into_encoded_bytes()) {
                     return c;
@@ -303,19 +303,22 @@ pub fn host_path_opt(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Re
 }
 
 /// Host path for a guest absolute path under the `-L` sysroot, if it exists there.
-pub fn sysroot_path(opts: &crate::guest::Options, guest: &str) -> std::path::PathBuf {
+pub fn sysroot_path(opts: &crate::guest::Options, guest: &[u8]) -> std::path::PathBuf {
+    use std::os::unix::ffi::OsStrExt;
     if super::rootfs::active() {
-        return super::rootfs::host_file(guest.as_bytes());
+        return super::rootfs::host_file(guest);
     }
+    let as_path = |b: &[u8]| std::path::PathBuf::from(std::ffi::OsStr::from_bytes(b));
     if let Some(root) = opts.sysroot.as_ref().filter(|_| !super::selfref::root_changed()) {
-        if guest.starts_with('/') {
-            let p = root.join(guest.trim_start_matches('/'));
+        if guest.first() == Some(&b'/') {
+            let rel: &[u8] = &guest[guest.iter().position(|&b| b != b'/').unwrap_or(guest.len())..];
+            let p = root.join(as_path(rel));
             if p.symlink_metadata().is_ok() {
                 return p;
             }
         }
     }
-    std::path::PathBuf::from(guest)
+    as_path(guest)
 }
 
 #[cfg(test)]
