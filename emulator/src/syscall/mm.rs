@@ -112,6 +112,10 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let anon = flags & MAP_ANONYMOUS != 0;
+    if !anon && !mappable_fd(fd) {
+        // ksys_mmap_pgoff: `fget` first (an O_PATH descriptor is not one it gives).
+        return Err(Errno::EBADF);
+    }
     if !anon && flags & MAP_HUGETLB != 0 && !on_hugetlbfs(fd) {
         // mm/mmap.c ksys_mmap_pgoff: MAP_HUGETLB needs a hugetlbfs file.
         return Err(Errno::EINVAL);
@@ -155,28 +159,41 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // The map type, as do_mmap checks it once the address is known.
     let kind = flags & MAP_TYPE;
     let droppable = anon && kind == MAP_DROPPABLE;
+    if anon && flags & MAP_HUGETLB != 0 {
+        // Huge pages come from the host's pool (ENOMEM when it has none, as here natively);
+        // endgate then maps ordinary pages.
+        host_probe(len, prot, flags & (MAP_TYPE | MAP_ANONYMOUS | MAP_HUGETLB | (0x3f << 26)), -1, 0)?;
+    }
     let shared = if anon {
         match kind {
             MAP_SHARED if flags & MAP_GROWSDOWN == 0 => true,
             MAP_PRIVATE => false,
-            MAP_DROPPABLE if flags & (MAP_LOCKED | MAP_GROWSDOWN) == 0 => false,
+            // Anonymous MAP_HUGETLB memory is a hugetlbfs file to do_mmap, which has no
+            // droppable files.
+            MAP_DROPPABLE if flags & (MAP_LOCKED | MAP_GROWSDOWN | MAP_HUGETLB) == 0 => false,
             _ => return Err(Errno::EINVAL),
         }
     } else {
-        if flags & MAP_SYNC != 0 && is_regular_file(fd) {
-            // Only a DAX file takes MAP_SYNC, and endgate does not map one so; a device or
-            // other file without its own mmap gives the host's answer below (ENODEV).
-            return Err(Errno::EOPNOTSUPP);
-        }
         let shared = match kind {
             MAP_SHARED => true,
-            MAP_SHARED_VALIDATE if a.raw(3) & !info.mmap_validate_flags != 0 => return Err(Errno::EOPNOTSUPP),
+            // MAP_SYNC is in the mask of a file system that has synchronous faults (ext4, xfs
+            // decide in their own mmap); the probe below asks the host.
+            MAP_SHARED_VALIDATE
+                if a.raw(3) & !info.mmap_validate_flags != 0
+                    && (info.mmap_flags_to_generic)(a.raw(3) & !info.mmap_validate_flags) != MAP_SYNC =>
+            {
+                return Err(Errno::EOPNOTSUPP)
+            }
             MAP_SHARED_VALIDATE => true,
             MAP_PRIVATE => false,
             _ => return Err(Errno::EINVAL),
         };
-        if flags & MAP_GROWSDOWN != 0 {
-            return Err(Errno::EINVAL);
+        if flags & (MAP_SYNC | MAP_GROWSDOWN) != 0 {
+            // The file's own checks decide, in their order: the access mode (EACCES), a file
+            // without mmap (ENODEV), MAP_GROWSDOWN (EINVAL), MAP_SYNC where the file system
+            // has no synchronous faults (EOPNOTSUPP; tmpfs takes it). The host is asked the
+            // same mapping and its answer is the guest's; endgate then maps without them.
+            host_probe(len, prot, flags & (MAP_TYPE | MAP_SYNC | MAP_GROWSDOWN), fd, off)?;
         }
         if prot.contains(Prot::EXEC) && on_noexec_mount(fd) {
             // do_mmap: `path_noexec` refuses executable mappings of such files.
@@ -713,12 +730,26 @@ pub fn memfd_create(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `true` if `fd` is a file on a file system mounted `noexec` (`ST_NOEXEC` from fstatvfs).
-/// `true` if `fd` is a regular file.
-fn is_regular_file(fd: i32) -> bool {
-    // SAFETY: a local stat for the host to fill.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; an integer fd.
-    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFREG }
+/// `true` if `fd` is an open descriptor `mmap` can take (not `O_PATH`).
+fn mappable_fd(fd: i32) -> bool {
+    // SAFETY: an integer query.
+    let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    fl >= 0 && fl & libc::O_PATH == 0
+}
+
+/// Asks the host for a mapping of `fd` with the guest's `prot` and generic `flags` (the host's
+/// numbering) anywhere, and undoes it: `Ok` if the host makes it, else the host's error.
+fn host_probe(len: u64, prot: Prot, flags: u64, fd: i32, off: u64) -> Result<(), Errno> {
+    let (len, flags) = (crate::abi::u64_to_usize(len), i32::try_from(flags).map_err(|_| Errno::EINVAL)?);
+    let off = i64::try_from(off).map_err(|_| Errno::EINVAL)?;
+    // SAFETY: a new mapping at an address the host picks, unmapped below before anything uses it.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, i32::from(prot.0), flags, fd, off) };
+    if p == libc::MAP_FAILED {
+        return Err(Errno::last());
+    }
+    // SAFETY: the mapping just made.
+    unsafe { libc::munmap(p, len) };
+    Ok(())
 }
 
 /// `true` if `fd` is a file on hugetlbfs (`HUGETLBFS_MAGIC`, include/uapi/linux/magic.h).
