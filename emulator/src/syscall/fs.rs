@@ -105,6 +105,17 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let host_flags = (t.arch.info().open_flags_to_host)(flags);
+    // fs/open.c `build_open_flags`, before any lookup: a mode only with a file to create (and
+    // only permission bits), known `RESOLVE_*` bits, one scope at most.
+    let creates = host_flags & libc::O_CREAT != 0 || host_flags & libc::O_TMPFILE == libc::O_TMPFILE;
+    if (creates && mode & !0o7777 != 0) || (!creates && mode != 0) {
+        return Err(Errno::EINVAL);
+    }
+    if resolve & !0x3f != 0 || resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) == RESOLVE_IN_ROOT | RESOLVE_BENEATH {
+        return Err(Errno::EINVAL);
+    }
+    // `RESOLVE_NO_XDEV` (1) and `RESOLVE_NO_MAGICLINKS` (2) for endgate's own walk under `--root`.
+    let rules = |scope| super::rootfs::Rules { scope, no_magic: resolve & 0x02 != 0, no_xdev: resolve & 0x01 != 0 };
     let mut host_how = [u64::from(crate::abi::low32(host_flags)), mode, resolve];
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let confined = resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) != 0;
@@ -112,9 +123,6 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // Under `--root` endgate walks the scope itself, so that bind points inside it are
         // crossed (the host's scoped lookup of DIR's directories would not see them); the host
         // then opens the last name in the directory found, unscoped.
-        if resolve & (RESOLVE_IN_ROOT | RESOLVE_BENEATH) == RESOLVE_IN_ROOT | RESOLVE_BENEATH {
-            return Err(Errno::EINVAL);
-        }
         let scope =
             if resolve & RESOLVE_IN_ROOT != 0 { super::rootfs::Scope::InRoot } else { super::rootfs::Scope::Beneath };
         let no_follow = host_flags & libc::O_NOFOLLOW != 0 || resolve & 0x04 != 0;
@@ -123,7 +131,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             l => l,
         };
         host_how[2] &= !(RESOLVE_IN_ROOT | RESOLVE_BENEATH);
-        super::path::lookup_scoped(a.int(0), &raw, last, resolve & 0x04 != 0, Some(scope))?
+        super::path::lookup_scoped(a.int(0), &raw, last, resolve & 0x04 != 0, rules(Some(scope)))?
     } else if confined {
         super::path::HostPath::from(CString::new(raw).map_err(|_| Errno::EINVAL)?)
     } else {
@@ -142,7 +150,7 @@ pub fn openat2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             l => l,
         };
         // `RESOLVE_NO_SYMLINKS` (4) refuses a link anywhere on the way.
-        super::path::lookup_with(t, a.int(0), raw, last, resolve & 0x04 != 0)?
+        super::path::lookup_rules(t, a.int(0), raw, last, resolve & 0x04 != 0, rules(None))?
     };
     if path.resolved().is_some_and(super::rootfs::host_memory) {
         return Err(Errno::EACCES);

@@ -221,6 +221,18 @@ pub fn lookup(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last) -> Result<HostP
 /// [`lookup`]; with `no_links`, under `--root` any link on the way is `ELOOP` (`openat2`'s
 /// `RESOLVE_NO_SYMLINKS`).
 pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: bool) -> Result<HostPath, Errno> {
+    lookup_rules(task, dirfd, raw, last, no_links, super::rootfs::Rules::default())
+}
+
+/// [`lookup_with`] under `--root`'s [`super::rootfs::Rules`] (`openat2`'s `RESOLVE_*`).
+pub fn lookup_rules(
+    task: &Task,
+    dirfd: i32,
+    raw: Vec<u8>,
+    last: Last,
+    no_links: bool,
+    rules: super::rootfs::Rules,
+) -> Result<HostPath, Errno> {
     if raw.is_empty() {
         return Ok(HostPath::plain(CString::default()));
     }
@@ -245,7 +257,7 @@ pub fn lookup_with(task: &Task, dirfd: i32, raw: Vec<u8>, last: Last, no_links: 
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
     if super::rootfs::active() {
-        return lookup_scoped(dirfd, &raw, last, no_links, None);
+        return lookup_scoped(dirfd, &raw, last, no_links, rules);
     }
     Ok(HostPath::plain(sysroot_map(task, raw)))
 }
@@ -257,9 +269,9 @@ pub fn lookup_scoped(
     raw: &[u8],
     last: Last,
     no_links: bool,
-    scope: Option<super::rootfs::Scope>,
+    rules: super::rootfs::Rules,
 ) -> Result<HostPath, Errno> {
-    let r = super::rootfs::spare_fds(|| super::rootfs::resolve_scoped(dirfd, raw, last, no_links, scope))?;
+    let r = super::rootfs::spare_fds(|| super::rootfs::resolve_scoped(dirfd, raw, last, no_links, rules))?;
     Ok(HostPath { c: r.host.clone(), resolved: Some(r) })
 }
 

@@ -709,7 +709,7 @@ pub fn resolve(dirfd: i32, path: &[u8], last: Last) -> Result<Resolved, Errno> {
 /// [`resolve`]; with `no_links`, any link the lookup would follow is `ELOOP` (`openat2`'s
 /// `RESOLVE_NO_SYMLINKS`).
 pub fn resolve_with(dirfd: i32, path: &[u8], last: Last, no_links: bool) -> Result<Resolved, Errno> {
-    resolve_scoped(dirfd, path, last, no_links, None)
+    resolve_scoped(dirfd, path, last, no_links, Rules::default())
 }
 
 /// `openat2`'s scoped lookups (include/uapi/linux/openat2.h, openat2(2)), relative to `dirfd`'s
@@ -723,20 +723,29 @@ pub enum Scope {
     Beneath,
 }
 
-/// [`resolve_with`] in a [`Scope`] (`None`: the guest's root, as any lookup). A scoped walk
+/// What `openat2`'s `RESOLVE_*` flags ask of a walk under `--root` beyond its links
+/// (`RESOLVE_NO_SYMLINKS` is the `no_links` argument).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Rules {
+    /// `RESOLVE_IN_ROOT` or `RESOLVE_BENEATH` (`None`: the guest's root, as any lookup).
+    pub scope: Option<Scope>,
+    /// `RESOLVE_NO_MAGICLINKS`: a `/proc` magic link on the way is `ELOOP` (in a scoped walk;
+    /// other walks leave it to the host's open).
+    pub no_magic: bool,
+    /// `RESOLVE_NO_XDEV`: crossing a bind point, in or out, is `EXDEV` (the host sees no mount
+    /// there).
+    pub no_xdev: bool,
+}
+
+/// [`resolve_with`] under [`Rules`]. A scoped walk
 /// crosses bind points as any other (the kernel's own scoped lookup, given the host path,
 /// would not see them), and refuses `/proc`'s magic links with `EXDEV`, as Linux's
 /// `nd_jump_link` does for scoped lookups.
-pub fn resolve_scoped(
-    dirfd: i32,
-    path: &[u8],
-    last: Last,
-    no_links: bool,
-    scope: Option<Scope>,
-) -> Result<Resolved, Errno> {
+pub fn resolve_scoped(dirfd: i32, path: &[u8], last: Last, no_links: bool, rules: Rules) -> Result<Resolved, Errno> {
+    let scope = rules.scope;
     let st = state().ok_or(Errno::EINVAL)?;
     if last == Last::FollowName {
-        let r = resolve_scoped(dirfd, path, Last::Follow, no_links, scope)?;
+        let r = resolve_scoped(dirfd, path, Last::Follow, no_links, rules)?;
         // A place with a parent inside the guest's root becomes that directory and the name;
         // the root itself (or a /proc link's object) stays the object.
         if r.name.is_none() && r.guest.len() > st.current.len() && r.guest.starts_with(&st.current) {
@@ -794,6 +803,10 @@ pub fn resolve_scoped(
             if here == top && scope == Some(Scope::Beneath) {
                 return Err(Errno::EXDEV);
             }
+            if rules.no_xdev && here != top && st.binds.iter().any(|b| b.guest == here) {
+                // Leaving a bind point upwards crosses back to the mount below it.
+                return Err(Errno::EXDEV);
+            }
             if here != top && !here.is_empty() {
                 here.pop();
                 dir = reopen(&st, &here)?;
@@ -809,6 +822,10 @@ pub fn resolve_scoped(
         let mut next = here.clone();
         next.push(c.clone());
         let bind = st.binds.iter().find(|b| b.guest == next);
+        if bind.is_some() && rules.no_xdev && !(is_last && last == Last::NoFollow && !trailing_slash) {
+            // `RESOLVE_NO_XDEV`: a bind point is a mount crossing.
+            return Err(Errno::EXDEV);
+        }
         let name = CString::new(c.clone()).map_err(|_| Errno::EINVAL)?;
         if is_last && last == Last::NoFollow && !trailing_slash && bind.is_none() {
             return Ok(named(dir, &c, None, next));
@@ -832,7 +849,7 @@ pub fn resolve_scoped(
                 && (target.windows(2).any(|w| w == b":[") || target.starts_with(b"anon_inode:"));
             if opaque && in_proc(&st, &here) {
                 if scope.is_some() && !(is_last && last == Last::NoFollow && !trailing_slash) {
-                    return Err(Errno::EXDEV);
+                    return Err(if rules.no_magic { Errno::ELOOP } else { Errno::EXDEV });
                 }
                 if is_last && !trailing_slash {
                     let mut r = named(dir, &c, None, next);
@@ -848,7 +865,8 @@ pub fn resolve_scoped(
                     return Ok(named(dir, &c, None, next));
                 }
                 if scope.is_some() {
-                    return Err(Errno::EXDEV);
+                    // `RESOLVE_NO_MAGICLINKS` answers first (ELOOP), as Linux's `nd_jump_link`.
+                    return Err(if rules.no_magic { Errno::ELOOP } else { Errno::EXDEV });
                 }
                 // `fd/N`, `exe`, `map_files/…` as the last name: the host opens the object
                 // itself, when it is a place inside the root or a bind point, or has no path

@@ -142,6 +142,14 @@ int main(int argc, char **argv) {
     show2("openat2-beneath-abs-link", d, "links/abs/secret.txt", RESOLVE_BENEATH);
     show2("openat2-beneath-magic-link", d, "proc/self/cwd/inside.txt", RESOLVE_BENEATH);
     show2("openat2-both-scopes", d, "inside.txt", RESOLVE_BENEATH | RESOLVE_IN_ROOT);
+    show2("openat2-in-root-no-xdev-mount", d, "proc/self/comm", RESOLVE_IN_ROOT | RESOLVE_NO_XDEV);
+    show2("openat2-no-xdev-mount", AT_FDCWD, "/proc/self/comm", RESOLVE_NO_XDEV);
+    show2("openat2-in-root-no-magic", d, "proc/self/root/inside.txt", RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+    {
+        struct open_how m = {.flags = O_RDONLY, .mode = 0644, .resolve = RESOLVE_IN_ROOT};
+        int fm = syscall(SYS_openat2, d, "no/such/dir/x", &m, sizeof m);
+        printf("openat2-mode-without-create: %s\n", fm < 0 ? ename(errno) : "opened");
+    }
     struct open_how beneath = {.flags = O_RDONLY, .resolve = RESOLVE_BENEATH};
     int b2 = syscall(SYS_openat2, AT_FDCWD, "/secret.txt", &beneath, sizeof beneath);
     printf("openat2-beneath-absolute: %s\n", b2 < 0 ? ename(errno) : "opened");
