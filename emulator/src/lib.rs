@@ -185,6 +185,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     })?;
     task.auxv = st.auxv;
     task.start_stack = st.sp;
+    task.arg_env = st.arg_env;
     task.sigtramp = guest::sigframe::map_sigtramp(&mut task.mm, arch).map_err(|e| LoaderError::Map {
         path: path_text.clone(),
         addr: 0,

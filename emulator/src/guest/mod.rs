@@ -169,6 +169,9 @@ pub struct Task {
     pub warned: HashSet<u64>,
     /// The stack pointer the program started with (`/proc/self/stat` `startstack`).
     pub start_stack: u64,
+    /// `[arg_start, arg_end)` and `[env_start, env_end)` on the initial stack: the argument
+    /// and environment strings (`/proc/self/stat` fields 48-51).
+    pub arg_env: [u64; 4],
     /// The last guest access this thread's TLB fill hook refused (moved here from
     /// [`AddressSpace::last_fault`], which all threads' hooks write); read after `emu_start`
     /// fails.

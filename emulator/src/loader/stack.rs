@@ -87,6 +87,10 @@ pub struct InitialStack {
     pub sp: u64,
     /// The auxiliary vector as written (for `/proc/self/auxv`).
     pub auxv: Vec<(u64, u64)>,
+    /// `arg_start`, `arg_end`, `env_start`, `env_end`: the argument strings, then the
+    /// environment strings, each area ending after its last string's NUL (fs/binfmt_elf.c
+    /// `create_elf_tables`).
+    pub arg_env: [u64; 4],
 }
 
 /// Maps the stack at the top of the address space, fills it, and sets `mm.mmap_base` below
@@ -124,6 +128,8 @@ pub fn build(
         arg_ptrs.push(push_bytes(mm, a)?);
     }
     arg_ptrs.reverse();
+    let env_start = env_ptrs.first().copied().unwrap_or(execfn);
+    let arg_env = [arg_ptrs.first().copied().unwrap_or(env_start), env_start, env_start, execfn];
     p &= !15;
     let platform = match arch.info().platform {
         Some(s) => {
@@ -200,7 +206,7 @@ pub fn build(
     let low = crate::mm::page_floor(sp).saturating_sub(STACK_EXPAND).max(top - size);
     mm.unmap(top - size, low - (top - size))?;
     mm.set_grows_down(low);
-    Ok(InitialStack { sp, auxv })
+    Ok(InitialStack { sp, auxv, arg_env })
 }
 
 fn fill_random(buf: &mut [u8]) {

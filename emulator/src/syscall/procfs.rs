@@ -20,7 +20,7 @@ use std::sync::Mutex;
 use syscalls::Errno;
 
 use crate::guest::Task;
-use crate::mm::{Prot, Vma, VmaName, PAGE_SIZE};
+use crate::mm::{GuestAddr, Prot, Vma, VmaName, PAGE_SIZE};
 
 /// Which `/proc/self` file a guest path names, if it is one endgate generates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -206,14 +206,7 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
         ProcFile::OtherCmdline { pid } => other_cmdline(pid),
-        ProcFile::Cmdline => {
-            let mut v = Vec::new();
-            for a in &task.argv {
-                v.extend_from_slice(a);
-                v.push(0);
-            }
-            v
-        }
+        ProcFile::Cmdline => cmdline(task),
         ProcFile::Auxv => {
             let mut v = Vec::new();
             let le = task.mm.endian() == crate::mm::Endian::Little;
@@ -769,6 +762,38 @@ pub fn before_read(task: &Task, fd: i32, offset: Option<u64>, count: u64) -> Res
 /// 47 `start_brk`. Fields 29-30 (`kstkesp`, `kstkeip`) read 0, as the kernel shows them for a
 /// running task; 48-51 (argument and environment bounds) are the host's. `rel` is the
 /// host's file to start from, relative to `/proc` (the calling thread's, or a `task/TID/stat`).
+/// `/proc/self/cmdline` as fs/proc/base.c `get_mm_cmdline` reads it: the argument area
+/// `[arg_start, arg_end)` of guest memory as it is now; when the guest has overwritten the
+/// area's last NUL (setproctitle), the text runs on into the environment area up to its first
+/// NUL (`get_mm_proctitle`, at most a page). The argv endgate started with where the area is
+/// not known or not readable.
+fn cmdline(task: &Task) -> Vec<u8> {
+    let [arg_start, arg_end, env_start, env_end] = task.arg_env;
+    let from_argv = || {
+        let mut v = Vec::new();
+        for a in &task.argv {
+            v.extend_from_slice(a);
+            v.push(0);
+        }
+        v
+    };
+    if arg_start == 0 || arg_end <= arg_start {
+        return from_argv();
+    }
+    let read = |from: u64, len: u64| task.mm.read_vec(GuestAddr::new(from), crate::abi::u64_to_usize(len)).ok();
+    let Some(area) = read(arg_start, arg_end - arg_start) else { return from_argv() };
+    if area.last() == Some(&0) {
+        return area;
+    }
+    let end = if env_start == arg_end && env_end >= env_start { env_end } else { arg_end };
+    let len = (end - arg_start).min(PAGE_SIZE);
+    let Some(mut title) = read(arg_start, len) else { return area };
+    if let Some(z) = title.iter().position(|&b| b == 0) {
+        title.truncate(z + 1);
+    }
+    title
+}
+
 fn stat(task: &Task, rel: &str) -> String {
     let line = super::selfref::read_proc_string(rel);
     let Some(close) = line.rfind(')') else { return line };
@@ -806,6 +831,9 @@ fn stat(task: &Task, rel: &str) -> String {
     set(45, data.0);
     set(46, data.1);
     set(47, task.mm.brk_start);
+    for (field, v) in (48..).zip(task.arg_env) {
+        set(field, v);
+    }
     format!("{head} {}\n", f.join(" "))
 }
 

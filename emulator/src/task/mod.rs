@@ -53,6 +53,7 @@ pub fn new_process(
         gate: std::sync::Arc::new(crate::gate::Gate::default()),
         stop_flags: false,
         start_stack: 0,
+        arg_env: [0; 4],
         last_fault: None,
         pending_op: None,
         sync_fault: None,

@@ -153,6 +153,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         regs: crate::guest::RegPtrs::default(),
         stop_flags: false,
         start_stack: t.start_stack,
+        arg_env: t.arg_env,
         last_fault: None,
     }
 }
