@@ -161,16 +161,6 @@ const EXCEPTIONS: &[(&str, &str, &str, &str)] = &[
     ),
     (
         "Terminal",
-        "TCGETS2",
-        "mips64el",
-        "TCGETS2…TCSETSF2 take MIPS's own `struct termios2`; endgate serves them on no arch \
-         (ENOTTY) and `ioctl_to_host` keeps the MIPS numbers from reaching another request.",
-    ),
-    ("Terminal", "TCSETS2", "mips64el", "see TCGETS2."),
-    ("Terminal", "TCSETSW2", "mips64el", "see TCGETS2."),
-    ("Terminal", "TCSETSF2", "mips64el", "see TCGETS2."),
-    (
-        "Terminal",
         "TCGETA",
         "mips64el",
         "the `struct termio` requests (TCGETA, TCSETA, TCSETAW, TCSETAF) are not served on MIPS \
