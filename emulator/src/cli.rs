@@ -21,7 +21,7 @@ use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
     args_override_self = true,
     override_usage = "endgate [OPTIONS] PROGRAM [ARGS]...\n       endgate binfmt --print|--install|--uninstall [OPTIONS]\n       endgate --version",
     after_help = "Options are read only before PROGRAM; everything after it goes to the guest.\n\
-                  The guest's exit status is endgate's. A guest killed by a signal makes endgate exit with 128+signo.\n\n\
+                  The guest's exit status is endgate's. A guest killed by a signal makes endgate die by that signal (a shell's status 128+signo).\n\n\
                   Subcommands:\n  \
                   binfmt  Register (or print, or remove) binfmt_misc entries that run the guests' programs\n          \
                   through endgate, so they start as if native (endgate binfmt --help)"

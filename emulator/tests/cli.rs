@@ -285,6 +285,8 @@ fn nm_address(bin: &Path, sym: &str) -> u64 {
 fn check_fault(bin: &Path, pc_or_addr: &str, insn: &str) {
     let o = Command::new(endgate()).arg(bin).output().unwrap();
     let lines = stderr_lines(&o);
+    // endgate dies by the signal, as the native process and qemu-user do (not exit(139)).
+    assert_eq!(std::os::unix::process::ExitStatusExt::signal(&o.status), Some(libc::SIGSEGV), "{lines:?}");
     assert_eq!(shell_status(o.status), 139, "{lines:?}");
     assert_eq!(lines.len(), 1, "{lines:?}");
     let l = &lines[0];

@@ -299,8 +299,10 @@ pub fn die_by_signal(sig: crate::signal::Signal) {
         libc::sigemptyset(&mut set);
         libc::sigaddset(&mut set, sig.as_c_int());
         libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-        // A core dump would hold endgate's memory, not a guest core; the kernel writes one
-        // only when RLIMIT_CORE allows it.
+        // A core dump would hold endgate's memory, not the guest's: none is written (as
+        // QEMU's user mode, which writes its own guest core instead).
+        let none = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+        libc::setrlimit(libc::RLIMIT_CORE, &none);
         libc::kill(libc::getpid(), sig.as_c_int());
     }
 }

@@ -91,9 +91,10 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
 }
 
 /// The exit status of endgate for a guest that ended as `exit` (with `report`, from
-/// [`finish`]): the guest's status; for a fatal signal the report on stderr and 128+signal,
-/// or, in a process a guest forked, death by that signal itself so that the guest parent's
-/// `wait` sees it; 70 for endgate's own failures.
+/// [`finish`]): the guest's status; for a fatal signal the report on stderr (for a guest's
+/// own fault; in a process a guest forked only for one) and death by that signal itself, so
+/// that a parent's `wait` sees it (128+signal is returned only if the signal does not end the
+/// process); 70 for endgate's own failures.
 pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
     match exit {
         Exit::Code(c) => crate::abi::low8(c),
@@ -105,9 +106,10 @@ pub fn exit_status(exit: Exit, report: Option<String>) -> u8 {
             if let Some(r) = report.filter(|_| !child || crate::signal::HOST_OWN.contains(&sig)) {
                 crate::elog!("{r}");
             }
-            if child {
-                crate::syscall::fork::die_by_signal(sig);
-            }
+            // endgate itself ends by the signal, as the native process would (a shell prints
+            // "Segmentation fault", a parent's wait sees WIFSIGNALED); 128+signal only if the
+            // signal did not end it.
+            crate::syscall::fork::die_by_signal(sig);
             crate::abi::low8(128 + sig.0)
         }
         Exit::Internal => 70,
