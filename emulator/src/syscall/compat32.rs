@@ -190,6 +190,7 @@ fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult 
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = super::path::host_path_at(cpu.get_data(), a.int(0), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
     let st = host_fstatat(a.int(0), &path, a.int(3))?;
+    drop(path);
     put_stat64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)
 }
 
@@ -197,6 +198,7 @@ pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn stat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let path = super::path::host_path(cpu.get_data(), GuestAddr::new(a.raw(0) & 0xffff_ffff))?;
     let st = host_fstatat(libc::AT_FDCWD, &path, 0)?;
+    drop(path);
     put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }
 
@@ -209,6 +211,7 @@ pub fn lstat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         libc::AT_SYMLINK_NOFOLLOW,
     )?;
     let st = host_fstatat(libc::AT_FDCWD, &path, libc::AT_SYMLINK_NOFOLLOW)?;
+    drop(path);
     put_stat64(cpu, GuestAddr::new(a.raw(1) & 0xffff_ffff), &st)
 }
 

@@ -199,6 +199,8 @@ pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
+    // The lookup's descriptors (under `--root`) close before /proc/self/fd is counted.
+    drop(path);
     super::fakeroot::stat(&mut st);
     super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let arch = t.arch;
@@ -238,6 +240,7 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
+    drop(path);
     super::fakeroot::statx(&mut stx);
     if stx.stx_mask & libc::STATX_SIZE != 0 {
         let mut size = i64::try_from(stx.stx_size).unwrap_or(i64::MAX);

@@ -204,6 +204,7 @@ fn old_stat_at(cpu: &mut Cpu<'_>, a: &SyscallArgs, flags: i32) -> SysResult {
     let mut st: libc::stat = unsafe { std::mem::zeroed() };
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(libc::AT_FDCWD, path.as_ptr(), &mut st, flags) }))?;
+    drop(path);
     put_old_stat(cpu, a.ptr(1), &st)
 }
 

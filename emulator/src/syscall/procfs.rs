@@ -683,18 +683,23 @@ pub fn own_fd_dir_size(dev: u64, ino: u64, mode: u32, size: &mut i64) {
         // SAFETY: a local stat for the host to fill.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         // SAFETY: NUL-terminated path, local out struct.
-        (unsafe { libc::stat(path.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
+        (unsafe { libc::stat(path.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino, st.st_size))
     };
     // Only a directory on the host's procfs can be one: one look at its device first.
     static PROC_DEV: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
-    if *PROC_DEV.get_or_init(|| id(c"/proc/self").map(|(d, _)| d)) != Some(dev) {
+    if *PROC_DEV.get_or_init(|| id(c"/proc/self").map(|(d, _, _)| d)) != Some(dev) {
         return;
     }
-    if id(c"/proc/self/fd") != Some((dev, ino)) && id(c"/proc/thread-self/fd") != Some((dev, ino)) {
+    let Some((_, _, now)) = [id(c"/proc/self/fd"), id(c"/proc/thread-self/fd")]
+        .into_iter()
+        .flatten()
+        .find(|&(d, i, _)| (d, i) == (dev, ino))
+    else {
         return;
-    }
+    };
+    // The count as it is now (the caller's lookup descriptors closed), less endgate's own.
     let own = i64::try_from(super::selfref::own_fds().len()).unwrap_or(0);
-    *size = (*size - own).max(0);
+    *size = (now - own).max(0);
 }
 
 /// Pagemap files the guest has open, by the `(st_dev, st_ino)` of their memfds.
