@@ -116,16 +116,37 @@ pub fn flush_debug() {
 /// stderr at once. Failures are ignored, as for [`log`].
 pub fn trace_line(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
+    let prefix = if TRACE_PIDS.load(std::sync::atomic::Ordering::Relaxed) {
+        // SAFETY: no arguments.
+        format!("[pid {:>5}] ", unsafe { libc::gettid() })
+    } else {
+        String::new()
+    };
     let mut g = DEBUG_LOG.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     match g.as_mut() {
         Some(w) => {
-            let _ = writeln!(w, "{args}");
+            let _ = writeln!(w, "{prefix}{args}");
         }
         None => {
             drop(g);
-            log(args);
+            log(format_args!("{prefix}{args}"));
         }
     }
+}
+
+/// Set once the guest has more than one thread or process to trace: `--strace` lines then
+/// start with `[pid TID] `, as `strace -f` marks them.
+static TRACE_PIDS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on `--strace` lines carry the thread's id (a guest `fork` or new thread; an
+/// `execve` passes it on in its exec state, `trace-pids`).
+pub fn trace_pids() {
+    TRACE_PIDS.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// `true` once [`trace_pids`] was called.
+pub fn tracing_pids() -> bool {
+    TRACE_PIDS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// `eprintln!` for `--strace` lines: see [`trace_line`].

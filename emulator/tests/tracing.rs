@@ -540,3 +540,39 @@ fn log_file_keeps_guest_descriptors_free() {
     assert!(plain.contains(&3), "{plain:?}");
     assert!(std::fs::read_to_string(&log).is_ok_and(|l| l.contains("start_brk")));
 }
+
+const FORK_ONCE: &str = r#"
+#include <unistd.h>
+#include <sys/wait.h>
+int main(void) {
+    getppid();
+    pid_t p = fork();
+    if (p == 0) {
+        getpid();
+        _exit(3);
+    }
+    waitpid(p, 0, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_names_the_thread_once_there_are_two() {
+    // As `strace -f`: a line before the first fork has no prefix; after it, the parent's and
+    // the child's lines each start with `[pid TID] ` (right-aligned to five places).
+    let d = TempDir::new("strace_pids");
+    let src = d.path().join("fork.c");
+    std::fs::write(&src, FORK_ONCE).unwrap();
+    let b = common::build_static(arch("aarch64").cc, &src, &d.path().join("fork"), &[]);
+    let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.lines().any(|l| l.starts_with("getppid() = ")), "{err}");
+    let with = |call: &str| {
+        err.lines().find(|l| l.contains(call)).and_then(|l| l.strip_prefix("[pid ")).and_then(|l| l.split_once("] "))
+    };
+    let (child, _) = with("getpid() = ").unwrap_or_else(|| panic!("no [pid] getpid line:\n{err}"));
+    let (parent, _) = with("wait4(").unwrap_or_else(|| panic!("no [pid] wait4 line:\n{err}"));
+    assert_ne!(child.trim(), parent.trim(), "{err}");
+    assert!(err.contains(&format!("[pid {child}] +++ exited with 3 +++")), "{err}");
+}

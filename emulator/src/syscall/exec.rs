@@ -415,6 +415,9 @@ fn exec(
     if let Some(fd) = crate::log::debug_log_fd() {
         state.push(format!("debug-log {fd}"));
     }
+    if crate::log::tracing_pids() {
+        state.push("trace-pids".into());
+    }
     // `/proc/self/exe` names the running program's file whatever the root: after the guest
     // changed its root the file may lie outside it, where the new endgate, which loads its
     // program inside the root, cannot name it. It gets the file as a descriptor, opened from
@@ -652,6 +655,10 @@ pub fn restore_state(fd: i32) {
     for line in text.lines() {
         if let Some(fd) = line.strip_prefix("debug-log ").and_then(|f| f.parse().ok()) {
             crate::log::adopt_debug_log(fd);
+            continue;
+        }
+        if line == "trace-pids" {
+            crate::log::trace_pids();
             continue;
         }
         if let Some(name) = line.strip_prefix("execfn ").and_then(super::selfref::unhex) {

@@ -203,6 +203,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     let aio_guard = super::aio::fork_guard();
     // The child must not write the parent's buffered `-d` lines again.
     crate::log::flush_debug();
+    // Two processes to trace from now on: `--strace` lines say whose they are.
+    crate::log::trace_pids();
     if let Some(h) = FORK_HOOKS.get() {
         (h.before)();
     }

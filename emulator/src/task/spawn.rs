@@ -175,6 +175,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     let (tx, rx) = mpsc::sync_channel::<Result<i32, Errno>>(1);
     let (go_tx, go_rx) = mpsc::sync_channel::<()>(1);
     crate::thread::thread_started();
+    crate::log::trace_pids();
     let started = crate::thread::spawn_host(std::thread::Builder::new().stack_size(HOST_STACK), move || {
         child_main(seed, tx, go_rx)
     });
