@@ -583,10 +583,11 @@ fn strace_names_fcntl_commands_and_mmap_flags() {
         let f = if arch == "arm" { "fcntl64" } else { "fcntl" };
         let mut want = vec![
             "\"/dev/null\", O_RDWR|FASYNC".to_string(),
-            format!("{f}(3, F_GETFL) = "),
+            format!("{f}(3, F_GETFL) = 0x"),
+            "(flags O_RDWR|O_LARGEFILE|FASYNC)".to_string(),
             format!("{f}(3, F_SETFL, O_RDONLY|O_APPEND|O_NONBLOCK) = 0"),
             format!("{f}(3, F_SETFD, FD_CLOEXEC) = 0"),
-            format!("{f}(3, F_GETFD) = "),
+            format!("{f}(3, F_GETFD) = 0x1 (flags FD_CLOEXEC)"),
             format!("{f}(3, F_DUPFD_CLOEXEC, 10) = "),
             format!("{f}(3, F_SETSIG, SIGUSR1) = 0"),
             "PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS|MAP_HUGETLB|21<<MAP_HUGE_SHIFT, -1, 0) = ".to_string(),

@@ -82,6 +82,9 @@ pub enum RetFmt {
     Int,
     /// Hexadecimal (addresses).
     Hex,
+    /// `fcntl`'s: decoded for the commands whose answer is a set of flags (`F_GETFL`,
+    /// `F_GETFD`), as strace prints it (`0x8002 (flags O_RDWR|O_LARGEFILE)`); decimal otherwise.
+    Fcntl,
 }
 
 /// Formats what can be formatted at entry, as (argument index, text); a `None` text marks an
@@ -228,6 +231,11 @@ pub fn format_line(
             let _ = write!(line, "-1 {n} ({d})");
         } else if matches!(def.map(|d| d.ret), Some(RetFmt::Hex)) {
             let _ = write!(line, "{ret:#x}");
+        } else if matches!(def.map(|d| d.ret), Some(RetFmt::Fcntl)) && fcntl_cmd(task, a.raw(1)) == libc::F_GETFL {
+            let host = (task.arch.info().open_flags_to_host)(ret);
+            let _ = write!(line, "{ret:#x} (flags {})", open_flags(host));
+        } else if matches!(def.map(|d| d.ret), Some(RetFmt::Fcntl)) && fcntl_cmd(task, a.raw(1)) == libc::F_GETFD {
+            let _ = write!(line, "{ret:#x} (flags {})", flags(ret, &[(1, "FD_CLOEXEC")], "0"));
         } else {
             let _ = write!(line, "{r}");
         }
@@ -548,7 +556,6 @@ pub fn open_flags(f: i32) -> String {
             (libc::O_TRUNC as u64, "O_TRUNC"),
             (libc::O_APPEND as u64, "O_APPEND"),
             (libc::O_NONBLOCK as u64, "O_NONBLOCK"),
-            (libc::O_ASYNC as u64, "FASYNC"),
             (libc::O_SYNC as u64, "O_SYNC"),
             (libc::O_DSYNC as u64, "O_DSYNC"),
             (libc::O_DIRECT as u64, "O_DIRECT"),
@@ -559,6 +566,8 @@ pub fn open_flags(f: i32) -> String {
             (libc::O_NOATIME as u64, "O_NOATIME"),
             (libc::O_CLOEXEC as u64, "O_CLOEXEC"),
             (libc::O_PATH as u64, "O_PATH"),
+            // strace names it last.
+            (libc::O_ASYNC as u64, "FASYNC"),
         ],
         "",
     );

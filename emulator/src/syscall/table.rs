@@ -63,7 +63,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::dup, io::dup, &[Fd], RInt),
     d(Sys::dup2, io::dup2, &[Fd, Fd], RInt),
     d(Sys::dup3, io::dup3, &[Fd, Fd, OpenFlags], RInt),
-    d(Sys::fcntl, io::fcntl, &[Fd, FcntlCmd, FcntlArg], RInt),
+    d(Sys::fcntl, io::fcntl, &[Fd, FcntlCmd, FcntlArg], RetFmt::Fcntl),
     d(Sys::ioctl, ioctl::ioctl, &[Fd, IoctlReq, Hex], RInt),
     d(Sys::pipe, io::pipe, &[Ptr], RInt),
     d(Sys::pipe2, io::pipe2, &[Ptr, OpenFlags], RInt),
@@ -75,7 +75,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::pselect6, io::pselect6, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
     d(Sys::flock, io::flock, &[Fd, Int], RInt),
     d(Sys::sendfile64, io::sendfile64, &[Fd, Fd, Ptr, ULong], RInt),
-    d(Sys::fcntl64, io::fcntl64, &[Fd, FcntlCmd, FcntlArg], RInt),
+    d(Sys::fcntl64, io::fcntl64, &[Fd, FcntlCmd, FcntlArg], RetFmt::Fcntl),
     d(Sys::ppoll_time64, io::ppoll_time64, &[Ptr, ULong, Ptr, Ptr, ULong], RInt),
     d(Sys::pselect6_time64, io::pselect6_time64, &[Int, Ptr, Ptr, Ptr, Ptr, Ptr], RInt),
     // fs
