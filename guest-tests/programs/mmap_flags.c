@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/wait.h>
 
 #ifndef MAP_SHARED_VALIDATE
@@ -151,5 +152,22 @@ int main(void)
     EXPECT_ERR("wipeonfork of shared memory", madvise(s, pg, MADV_WIPEONFORK), EINVAL);
     CHECK(munmap(w + pg, pg) == 0);
     EXPECT_ERR("wipeonfork over a hole", madvise(w, 3 * pg, MADV_WIPEONFORK), ENOMEM);
+
+    /* MADV_DONTFORK: the child does not have the range (a touch is SIGSEGV); MADV_DOFORK
+     * gives it back to later children. */
+    unsigned char *df = mmap(0, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(df != MAP_FAILED);
+    df[0] = 0x44;
+    CHECK(madvise(df, pg, MADV_DONTFORK) == 0);
+    fflush(stdout);
+    pid_t c = fork();
+    CHECK(c >= 0);
+    if (c == 0)
+        _exit(df[0]);
+    int st;
+    CHECK(waitpid(c, &st, 0) == c);
+    printf("dontfork: child killed by SIGSEGV %d\n", WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+    CHECK(madvise(df, pg, MADV_DOFORK) == 0);
+    printf("dofork: child reads %#x\n", child_reads(df));
     return 0;
 }

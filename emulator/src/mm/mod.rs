@@ -310,6 +310,9 @@ pub struct AddressSpace {
     /// made to meet the reservation before one takes it over.
     guards: Vec<(u64, u64)>,
     vmas: BTreeMap<u64, Vma>,
+    /// Ranges given `MADV_DONTFORK` (Linux `VM_DONTCOPY`): a forked child does not have them
+    /// ([`AddressSpace::drop_dontfork`]); a new mapping or an unmap over a range forgets it.
+    dontfork: Vec<(u64, u64)>,
     model: DataModel,
     /// First byte of the brk heap (page-aligned end of the loaded image).
     pub brk_start: u64,
@@ -415,6 +418,7 @@ impl AddressSpace {
             none: 0,
             guards: Vec::new(),
             vmas: BTreeMap::new(),
+            dontfork: Vec::new(),
             model,
             brk_start: 0,
             brk: 0,
@@ -1133,6 +1137,39 @@ impl AddressSpace {
         })
     }
 
+    /// Marks (`MADV_DONTFORK`) or clears (`MADV_DOFORK`, or a new mapping) `[start, end)` as
+    /// left out of a forked child.
+    pub fn set_dontfork(&mut self, start: u64, end: u64, on: bool) {
+        if !on && self.dontfork.is_empty() {
+            return;
+        }
+        let mut kept = Vec::with_capacity(self.dontfork.len() + 1);
+        for &(s, e) in &self.dontfork {
+            if e <= start || s >= end {
+                kept.push((s, e));
+                continue;
+            }
+            if s < start {
+                kept.push((s, start));
+            }
+            if e > end {
+                kept.push((end, e));
+            }
+        }
+        if on {
+            kept.push((start, end));
+        }
+        self.dontfork = kept;
+    }
+
+    /// In a forked child: unmaps the ranges the parent gave `MADV_DONTFORK`, as Linux leaves
+    /// them out of the child's address space (a touch is SIGSEGV).
+    pub fn drop_dontfork(&mut self) {
+        for (s, e) in std::mem::take(&mut self.dontfork) {
+            let _ = self.unmap(s, e - s);
+        }
+    }
+
     /// The mapping that holds `addr`, with its start.
     pub fn vma_at(&self, addr: u64) -> Option<(u64, &Vma)> {
         let (&start, vma) = self.vmas.range(..=addr).next_back()?;
@@ -1435,6 +1472,7 @@ impl AddressSpace {
         let shared = matches!(backing, Backing::Anon { shared: true } | Backing::File { shared: true, .. });
         self.may_expand(addr, len, prot.contains(Prot::WRITE) && !shared && !grows_down)?;
         self.ensure_window(addr, len)?;
+        self.set_dontfork(addr, addr + len, false);
         let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let (flags, fd, off, host_prot) = match backing {
@@ -1503,6 +1541,7 @@ impl AddressSpace {
     /// as Linux `munmap` does. The host pages are returned to the reservation.
     pub fn unmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
+        self.set_dontfork(addr, end, false);
         // Release host memory only where there were mappings, window by window.
         let ranges: Vec<(u64, u64)> = self.overlapping(addr, end).map(|(s, v)| (s.max(addr), v.end.min(end))).collect();
         for (s, e) in ranges {

@@ -228,6 +228,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
     if pid == 0 {
         after_fork_child();
         set_guest_child();
+        // MADV_DONTFORK ranges are not the child's.
+        t.mm.drop_dontfork();
         // SAFETY: no arguments.
         let tid = unsafe { libc::gettid() };
         // The kernel ignores a failed write of the tid words.

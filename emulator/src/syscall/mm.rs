@@ -648,6 +648,12 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         // A forked child's copy of the range is zeroed (or no longer): the host pages carry
         // the same advice, since the guest's fork is endgate's.
         MADV_WIPEONFORK | MADV_KEEPONFORK if len > 0 => wipe_on_fork(mm, addr, len, adv == MADV_WIPEONFORK),
+        // A forked child (a fork of endgate) does not get the range: it is unmapped there.
+        MADV_DONTFORK | MADV_DOFORK if len > 0 => {
+            mm.check_mapped(addr, len)?;
+            mm.set_dontfork(addr, addr + len, adv == MADV_DONTFORK);
+            Ok(0)
+        }
         MADV_DONTNEED => {
             if len > 0 {
                 mm.discard(addr, len)?;
