@@ -377,6 +377,10 @@ fn serve(which: usize, input: libc::c_int, verdict: libc::c_int) -> String {
     if let Err(e) = std::fs::write(&prog, guest_elf(arch)) {
         return format!("{}: {e}", prog.display());
     }
+    // A program needs execute permission, as for execve(2).
+    if let Err(e) = std::fs::set_permissions(&prog, std::os::unix::fs::PermissionsExt::from_mode(0o700)) {
+        return format!("{}: {e}", prog.display());
+    }
     // SAFETY: plain calls with no pointers but the paths' C strings.
     unsafe {
         if libc::geteuid() == 0 {
