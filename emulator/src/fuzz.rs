@@ -20,7 +20,7 @@ use crate::syscall::strace;
 use crate::syscall::{DispatchTable, SyscallDef};
 
 mod live;
-pub use live::{guest_elf, syscall_live};
+pub use live::{guest_elf, servers_lost, syscall_live};
 
 /// The bytes as an anonymous in-memory file, named by its `/proc/self/fd` path.
 fn memfd(bytes: &[u8]) -> Option<(std::fs::File, String)> {

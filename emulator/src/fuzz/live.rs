@@ -154,6 +154,15 @@ struct Server {
 /// The servers, by index in [`ALL`].
 static SERVERS: Mutex<[Option<Server>; 7]> = Mutex::new([None, None, None, None, None, None, None]);
 
+/// How many times a server gave no verdict (it could not start its guest, or something
+/// killed it); the replay test checks it stays 0 ([`servers_lost`]).
+static SERVERS_LOST: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many servers ended without a verdict so far in this process (see [`SERVERS_LOST`]).
+pub fn servers_lost() -> usize {
+    SERVERS_LOST.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// The target: `bytes[0]` picks the guest arch (of [`ALL`]), the rest are the records and the
 /// data pages' contents ([`Input::parse`]). Aborts when the child crashed.
 pub fn syscall_live(bytes: &[u8]) {
@@ -179,6 +188,7 @@ pub fn syscall_live(bytes: &[u8]) {
         if let Some(s) = s {
             reap(s);
         }
+        SERVERS_LOST.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         eprintln!("syscall_live: the {} server ended; starting another", ALL[which].0);
         return;
     };
