@@ -34,9 +34,8 @@ static const char *ename(int e) {
     }
 }
 
-/* The first line of the file, or the errno name. */
-static void show_at(const char *what, int dir, const char *path) {
-    int fd = openat(dir, path, O_RDONLY);
+/* The first line of the file open on `fd` (closed here), or the errno name of the open. */
+static void show_fd(const char *what, int fd) {
     if (fd < 0) { printf("%s: %s\n", what, ename(errno)); return; }
     char buf[128] = {0};
     ssize_t n = read(fd, buf, sizeof buf - 1);
@@ -46,19 +45,15 @@ static void show_at(const char *what, int dir, const char *path) {
     printf("%s: %s\n", what, buf);
 }
 
+/* The first line of the file, or the errno name. */
+static void show_at(const char *what, int dir, const char *path) { show_fd(what, openat(dir, path, O_RDONLY)); }
+
 static void show(const char *what, const char *path) { show_at(what, AT_FDCWD, path); }
 
 /* openat2 with `resolve` from `dir`: what it read, or the errno name. */
 static void show2(const char *what, int dir, const char *path, unsigned long long resolve) {
     struct open_how h = {.flags = O_RDONLY, .resolve = resolve};
-    int fd = syscall(SYS_openat2, dir, path, &h, sizeof h);
-    if (fd < 0) { printf("%s: %s\n", what, ename(errno)); return; }
-    char buf[128] = {0};
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n < 0) { printf("%s: read %s\n", what, ename(errno)); return; }
-    buf[strcspn(buf, "\n")] = 0;
-    printf("%s: %s\n", what, buf);
+    show_fd(what, syscall(SYS_openat2, dir, path, &h, sizeof h));
 }
 
 static void result(const char *what, int r) {
