@@ -131,6 +131,7 @@ int main(void)
     ok("anon droppable", d);
     d[0] = 0x5a;
     printf("droppable: child reads %#x, parent %#x\n", child_reads(d), d[0]);
+    EXPECT_ERR("keeponfork of droppable memory", madvise(d, pg, MADV_KEEPONFORK), EINVAL);
 
     /* MADV_WIPEONFORK and MADV_KEEPONFORK. */
     unsigned char *w = mmap(0, 3 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -313,6 +313,9 @@ pub struct AddressSpace {
     /// Ranges given `MADV_DONTFORK` (Linux `VM_DONTCOPY`): a forked child does not have them
     /// ([`AddressSpace::drop_dontfork`]); a new mapping or an unmap over a range forgets it.
     dontfork: Vec<(u64, u64)>,
+    /// `MAP_DROPPABLE` mappings (Linux `VM_DROPPABLE`), kept as [`AddressSpace::dontfork`] is:
+    /// `MADV_KEEPONFORK` of them is `EINVAL`.
+    pub droppable: Vec<(u64, u64)>,
     model: DataModel,
     /// First byte of the brk heap (page-aligned end of the loaded image).
     pub brk_start: u64,
@@ -419,6 +422,7 @@ impl AddressSpace {
             guards: Vec::new(),
             vmas: BTreeMap::new(),
             dontfork: Vec::new(),
+            droppable: Vec::new(),
             model,
             brk_start: 0,
             brk: 0,
@@ -1140,22 +1144,14 @@ impl AddressSpace {
     /// Marks (`MADV_DONTFORK`) or clears (`MADV_DOFORK`, or a new mapping) `[start, end)` as
     /// left out of a forked child.
     pub fn set_dontfork(&mut self, start: u64, end: u64, on: bool) {
+        if !on {
+            // A new mapping or an unmap: no longer droppable either.
+            self.droppable = cut_ranges(&self.droppable, start, end);
+        }
         if !on && self.dontfork.is_empty() {
             return;
         }
-        let mut kept = Vec::with_capacity(self.dontfork.len() + 1);
-        for &(s, e) in &self.dontfork {
-            if e <= start || s >= end {
-                kept.push((s, e));
-                continue;
-            }
-            if s < start {
-                kept.push((s, start));
-            }
-            if e > end {
-                kept.push((end, e));
-            }
-        }
+        let mut kept = cut_ranges(&self.dontfork, start, end);
         if on {
             kept.push((start, end));
         }
@@ -1168,6 +1164,11 @@ impl AddressSpace {
         for (s, e) in std::mem::take(&mut self.dontfork) {
             let _ = self.unmap(s, e - s);
         }
+    }
+
+    /// `true` if any of `[start, end)` is `MAP_DROPPABLE` memory.
+    pub fn any_droppable(&self, start: u64, end: u64) -> bool {
+        self.droppable.iter().any(|&(s, e)| s < end && e > start)
     }
 
     /// The mapping that holds `addr`, with its start.
@@ -2153,4 +2154,22 @@ mod tests {
         // SAFETY: mapped again, host-readable.
         assert_eq!(unsafe { *p }, 0);
     }
+}
+
+/// `ranges` less `[start, end)`: the parts of each range outside it.
+fn cut_ranges(ranges: &[(u64, u64)], start: u64, end: u64) -> Vec<(u64, u64)> {
+    let mut kept = Vec::with_capacity(ranges.len() + 1);
+    for &(s, e) in ranges {
+        if e <= start || s >= end {
+            kept.push((s, e));
+            continue;
+        }
+        if s < start {
+            kept.push((s, start));
+        }
+        if e > end {
+            kept.push((end, e));
+        }
+    }
+    kept
 }

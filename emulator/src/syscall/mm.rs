@@ -215,6 +215,7 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
                     // and a forked child gets them zeroed (VM_WIPEONFORK), which the host
                     // pages do with the same advice.
                     wipe_on_fork(mm, at, len, true)?;
+                    mm.droppable.push((at, at + len));
                 }
             }
         }
@@ -647,6 +648,8 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     match adv {
         // A forked child's copy of the range is zeroed (or no longer): the host pages carry
         // the same advice, since the guest's fork is endgate's.
+        // madvise_vma_behavior: VM_DROPPABLE memory stays wipe-on-fork.
+        MADV_KEEPONFORK if len > 0 && mm.any_droppable(addr, addr + len) => Err(Errno::EINVAL),
         MADV_WIPEONFORK | MADV_KEEPONFORK if len > 0 => wipe_on_fork(mm, addr, len, adv == MADV_WIPEONFORK),
         // A forked child (a fork of endgate) does not get the range: it is unmapped there.
         MADV_DONTFORK | MADV_DOFORK if len > 0 => {
