@@ -1928,6 +1928,24 @@ fn shared_host_prot(p: Prot) -> i32 {
     }
 }
 
+/// `ranges` less `[start, end)`: the parts of each range outside it.
+fn cut_ranges(ranges: &[(u64, u64)], start: u64, end: u64) -> Vec<(u64, u64)> {
+    let mut kept = Vec::with_capacity(ranges.len() + 1);
+    for &(s, e) in ranges {
+        if e <= start || s >= end {
+            kept.push((s, e));
+            continue;
+        }
+        if s < start {
+            kept.push((s, start));
+        }
+        if e > end {
+            kept.push((end, e));
+        }
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -2154,22 +2172,4 @@ mod tests {
         // SAFETY: mapped again, host-readable.
         assert_eq!(unsafe { *p }, 0);
     }
-}
-
-/// `ranges` less `[start, end)`: the parts of each range outside it.
-fn cut_ranges(ranges: &[(u64, u64)], start: u64, end: u64) -> Vec<(u64, u64)> {
-    let mut kept = Vec::with_capacity(ranges.len() + 1);
-    for &(s, e) in ranges {
-        if e <= start || s >= end {
-            kept.push((s, e));
-            continue;
-        }
-        if s < start {
-            kept.push((s, start));
-        }
-        if e > end {
-            kept.push((end, e));
-        }
-    }
-    kept
 }
