@@ -690,9 +690,10 @@ pub fn own_fd_dir_size(dev: u64, ino: u64, mode: u32, size: &mut i64) {
     if *PROC_DEV.get_or_init(|| id(c"/proc/self").map(|(d, _, _)| d)) != Some(dev) {
         return;
     }
-    let Some((_, _, now)) = [id(c"/proc/self/fd"), id(c"/proc/thread-self/fd")]
+    // The thread's own directory is looked at only when the process's is not the one.
+    let Some((_, _, now)) = [c"/proc/self/fd", c"/proc/thread-self/fd"]
         .into_iter()
-        .flatten()
+        .filter_map(id)
         .find(|&(d, i, _)| (d, i) == (dev, ino))
     else {
         return;
