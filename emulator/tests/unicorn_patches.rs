@@ -1778,3 +1778,167 @@ fn tlb_over_two_thousand_pages() {
     assert_eq!(qwords(&uc, refused - 0x1000).0, refused - 0x1000);
     assert_eq!(qwords(&uc, refused).0, 0);
 }
+
+/// A guest engine with direct loads at one host offset for its whole address space (patch
+/// 0027): a fresh `PROT_NONE` reservation of `2^bits` bytes and a 64 KiB guard, holding `code`
+/// at CODE, 0x1111 at DATA and 0x2222_2222_2222_2222 in DATA's last eight bytes, with DATA +
+/// 0x1000 `PROT_NONE` on the host; the last page below `2^bits` is readable. The engine maps a page of its own (value 0x3333) at guest
+/// `2^bits + DATA`. The TLB hook allows `[0, 2^bits)` and that page (`paddr = va`), refuses
+/// DATA + 0x1000 unless `second` (given the reservation's base) allows it, and every other
+/// address; it records every data address it is asked about.
+#[allow(clippy::type_complexity)]
+fn flat_engine(
+    arch: Arch,
+    mode: Mode,
+    bits: u32,
+    code: &[u32],
+    second: impl Fn(*mut u8) -> bool + 'static,
+) -> (Unicorn<'static, ()>, std::rc::Rc<std::cell::RefCell<Vec<u64>>>) {
+    direct_engine(|| false); // installs the host fault handler once
+    let top = 1u64 << bits;
+    let span = top + (64 << 10);
+    let base = reserve(us(span));
+    // SAFETY: pages inside the reservation just made.
+    unsafe {
+        open_page(base.add(us(CODE)), 0);
+        std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), base.add(us(CODE)), code.len() * 4);
+        open_page(base.add(us(DATA)), 0x1111);
+        base.add(us(DATA + 0xff8)).cast::<u64>().write(0x2222_2222_2222_2222);
+        open_page(base.add(us(top - 0x1000)), 0);
+    }
+    let high = reserve(0x1000);
+    open_page(high, 0x3333);
+    let mut uc = Unicorn::new(arch, mode).expect("engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let asked = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let base_addr = base as u64;
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        if va != CODE {
+            seen.borrow_mut().push(va);
+        }
+        let page = va & !0xfff;
+        let ok = if page == DATA + 0x1000 { second(base_addr as *mut u8) } else { va < top || page == top + DATA };
+        ok.then_some(TlbEntry { paddr: va, perms: Prot::ALL })
+    })
+    .unwrap();
+    // SAFETY: the reservations outlive the engine (never unmapped).
+    unsafe {
+        uc.mem_map_ptr(0, top, Prot::ALL, base.cast()).unwrap();
+        uc.mem_map_ptr(top + DATA, 0x1000, Prot::ALL, high.cast()).unwrap();
+    }
+    // SAFETY: a live engine; the reservation outlives it, and the host protection of every
+    // page in it says what the guest may read.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base_addr, span) }.into();
+    r.unwrap();
+    // SAFETY: a live engine with a direct base.
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), bits) }.into();
+    r.unwrap();
+    (uc, asked)
+}
+
+/// riscv64 `ld a1, 0(a0)`, `ld a2, 0(a3)`, `nop` (RV64I LOAD, funct3 011).
+const RV_LD_A1_A0: u32 = 0x0005_3583;
+const RV_LD_A2_A3: u32 = 0x0006_b603;
+const RV_NOP: u32 = 0x0000_0013;
+
+/// Sv39's 38 address bits, riscv64's `TASK_SIZE` under endgate.
+const RV_BITS: u32 = 38;
+
+/// Patch 0027: a load below 2^bits reads the host memory at the one offset without asking the
+/// TLB fill; one from 2^bits on takes the TLB path (its fill is asked, and it reads the page the
+/// engine maps there).
+#[test]
+fn direct_bits_loads_read_below_the_top_and_fill_above_it() {
+    use unicorn_engine::RegisterRISCV;
+    let code = [RV_LD_A1_A0, RV_LD_A2_A3, RV_NOP];
+    let (mut uc, asked) = flat_engine(Arch::RISCV, Mode::RISCV64, RV_BITS, &code, |_| false);
+    uc.reg_write(RegisterRISCV::A0, DATA).unwrap();
+    uc.reg_write(RegisterRISCV::A3, (1 << RV_BITS) + DATA).unwrap();
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterRISCV::A1).unwrap(), 0x1111);
+    assert_eq!(uc.reg_read(RegisterRISCV::A2).unwrap(), 0x3333, "the high address read its own page");
+    let asked = asked.borrow();
+    assert!(!asked.contains(&DATA), "the direct load asked no fill: {asked:x?}");
+    assert!(asked.contains(&((1 << RV_BITS) + DATA)), "the high address was filled: {asked:x?}");
+}
+
+/// Patch 0027: a load that starts below 2^bits and runs past it faults in the guard after the
+/// reservation; the fill, asked about 2^bits, refuses, and the guest stops at the load.
+#[test]
+fn direct_bits_load_across_the_top_stops_at_the_load() {
+    use unicorn_engine::RegisterRISCV;
+    let code = [RV_LD_A1_A0, RV_NOP];
+    let (mut uc, asked) = flat_engine(Arch::RISCV, Mode::RISCV64, RV_BITS, &code, |_| false);
+    uc.reg_write(RegisterRISCV::A0, (1 << RV_BITS) - 4).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(uc.reg_read(RegisterRISCV::PC).unwrap(), CODE, "stopped at the load");
+    assert!(asked.borrow().contains(&(1 << RV_BITS)), "the fill was asked about the top: {:x?}", asked.borrow());
+}
+
+/// Patch 0027: a load that runs from a readable page into one the host refuses asks the fill
+/// about that page: refused, the guest stops at the load; allowed (the fill made the page), the
+/// load runs again through the TLB and reads the bytes of both pages.
+#[test]
+fn direct_bits_load_into_a_refused_page_stops_or_runs_again() {
+    use unicorn_engine::RegisterRISCV;
+    let code = [RV_LD_A1_A0, RV_NOP];
+    let (mut uc, asked) = flat_engine(Arch::RISCV, Mode::RISCV64, RV_BITS, &code, |_| false);
+    uc.reg_write(RegisterRISCV::A0, DATA + 0xffc).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(uc.reg_read(RegisterRISCV::PC).unwrap(), CODE);
+    assert!(asked.borrow().contains(&(DATA + 0x1000)), "{:x?}", asked.borrow());
+
+    let (mut uc, _) = flat_engine(Arch::RISCV, Mode::RISCV64, RV_BITS, &code, |base| {
+        // SAFETY: a page of the test's reservation, opened as the fill allows it.
+        open_page(unsafe { base.add(us(DATA + 0x1000)) }, 0x5555_5555);
+        true
+    });
+    uc.reg_write(RegisterRISCV::A0, DATA + 0xffc).unwrap();
+    uc.emu_start(CODE, end_of(&code), 10_000_000, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterRISCV::PC).unwrap(), end_of(&code), "ran to the end");
+    assert_eq!(uc.reg_read(RegisterRISCV::A1).unwrap(), 0x5555_5555_2222_2222, "both pages' bytes");
+}
+
+/// Patch 0027 on MIPS, whose `lw` must be aligned (pre-R6): an aligned `lw` reads host memory
+/// directly; a misaligned one takes the TLB path and raises the address error at the `lw`.
+#[test]
+fn direct_bits_misaligned_mips_load_raises_at_the_load() {
+    const LW_V0_A0: u32 = 0x8c82_0000; // lw v0, 0(a0)
+    let code = [LW_V0_A0, 0, 0];
+    let (mut uc, asked) = flat_engine(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN, 40, &code, |_| false);
+    uc.reg_write(RegisterMIPS::A0, DATA).unwrap();
+    uc.emu_start(CODE, CODE + 4, 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterMIPS::V0).unwrap(), 0x1111);
+    assert!(asked.borrow().is_empty(), "the aligned load asked no fill: {:x?}", asked.borrow());
+    uc.reg_write(RegisterMIPS::A0, DATA + 2).unwrap();
+    uc.reg_write(RegisterMIPS::V0, 7).unwrap();
+    assert_eq!(uc.emu_start(CODE, CODE + 4, 0, 0), Err(uc_error::READ_UNALIGNED), "the address error");
+    assert_eq!(uc.reg_read(RegisterMIPS::PC).unwrap(), CODE, "at the lw");
+    assert_eq!(uc.reg_read(RegisterMIPS::V0).unwrap(), 7, "v0 kept");
+}
+
+/// Patch 0027: `uc_set_direct_bits` wants a direct base covering 2^bits bytes, and bits in
+/// 33..=46.
+#[test]
+fn direct_bits_refuses_what_it_cannot_serve() {
+    let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
+    // SAFETY: a live engine; no direct base, so nothing is read through it.
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), 38) }.into();
+    assert_eq!(r, Err(uc_error::ARG), "no direct base");
+    let base = reserve(1 << 33);
+    // SAFETY: a live engine; the reservation is never read (no code runs).
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, 1 << 33) }.into();
+    r.unwrap();
+    for bits in [32, 34, 47] {
+        // SAFETY: as above.
+        let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), bits) }.into();
+        assert_eq!(r, Err(uc_error::ARG), "bits {bits}");
+    }
+    // SAFETY: as above.
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), 33) }.into();
+    r.unwrap();
+    let _ = &mut uc;
+}

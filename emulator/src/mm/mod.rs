@@ -306,6 +306,12 @@ pub struct AddressSpace {
     /// Host address of the one-granule `PROT_NONE` reservation behind the table's empty
     /// entries (0 without a table).
     none: u64,
+    /// A 64-bit guest whose whole address space lies in its low window ([`LOW_BLOCK`]:
+    /// mips64el, s390x, riscv64): the host address of guest address 0 and the number of
+    /// address bits (`TASK_SIZE` is `2^bits`). Its direct loads then add that one base instead
+    /// of looking the granule up ([`AddressSpace::direct_flat`]). Off with
+    /// `ENDGATE_NO_DIRECT_FLAT=1` (the table is used then).
+    flat: Option<(u64, u8)>,
     /// The guards kept after reservations (`(host address, bytes)`, see [`GUARD`]); a window
     /// made to meet the reservation before one takes it over.
     guards: Vec<(u64, u64)>,
@@ -419,6 +425,7 @@ impl AddressSpace {
             direct,
             table: Box::new([]),
             none: 0,
+            flat: None,
             guards: Vec::new(),
             vmas: BTreeMap::new(),
             dontfork: Vec::new(),
@@ -480,6 +487,13 @@ impl AddressSpace {
             let host = unsafe { base.add(crate::abi::u64_to_usize(MMAP_MIN_ADDR)) };
             space.insert_window(Window { guest: MMAP_MIN_ADDR, len: low - MMAP_MIN_ADDR, host });
             space.set_offsets(0, low, base as u64);
+            if direct
+                && layout.task_size == low
+                && low.is_power_of_two()
+                && std::env::var_os("ENDGATE_NO_DIRECT_FLAT").is_none()
+            {
+                space.flat = Some((base as u64, u8::try_from(low.trailing_zeros()).unwrap_or(u8::MAX)));
+            }
             space.add_window(0, MMAP_MIN_ADDR, (false, false), 0).map_err(refused(MMAP_MIN_ADDR))?;
             for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
                 space.ensure_window(guest, len).map_err(refused(len))?;
@@ -520,7 +534,19 @@ impl AddressSpace {
     /// address of the `PROT_NONE` granule the empty entries point into. `None` for a 32-bit
     /// guest or with `ENDGATE_NO_DIRECT=1`. The table lives as long as the address space.
     pub fn direct_table(&self) -> Option<(*const u64, u64)> {
-        (self.direct && self.on_demand).then(|| (self.table.as_ptr().cast::<u64>(), self.none))
+        (self.direct && self.on_demand && self.flat.is_none()).then(|| (self.table.as_ptr().cast::<u64>(), self.none))
+    }
+
+    /// For direct guest loads of a 64-bit guest whose address space is one window (unicorn
+    /// patch 0027, `uc_set_direct_base` with `uc_set_direct_bits`): the host address of guest
+    /// address 0, the bytes from there that are the guest's (`2^bits` and the [`GUARD`] after
+    /// them) and `bits`. `None` for the other guests (they use [`AddressSpace::direct_span`] or
+    /// [`AddressSpace::direct_table`]). Its stores keep the engine's TLB: direct stores as
+    /// 32-bit guests make them (a table of one byte per page, unicorn patch 0019) were measured
+    /// for these guests on 2026-12-05 and gained nothing (s390x) or lost 5 % (mips64el, whose
+    /// busybox stack is executable, so its stores passed the checks and took the TLB anyway).
+    pub fn direct_flat(&self) -> Option<(*mut u8, u64, u8)> {
+        self.flat.map(|(host, bits)| (host as *mut u8, (1u64 << bits) + GUARD, bits))
     }
 
     /// For direct guest stores (unicorn patch 0019, `uc_set_direct_stores`): `true` if the

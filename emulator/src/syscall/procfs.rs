@@ -691,10 +691,8 @@ pub fn own_fd_dir_size(dev: u64, ino: u64, mode: u32, size: &mut i64) {
         return;
     }
     // The thread's own directory is looked at only when the process's is not the one.
-    let Some((_, _, now)) = [c"/proc/self/fd", c"/proc/thread-self/fd"]
-        .into_iter()
-        .filter_map(id)
-        .find(|&(d, i, _)| (d, i) == (dev, ino))
+    let Some((_, _, now)) =
+        [c"/proc/self/fd", c"/proc/thread-self/fd"].into_iter().filter_map(id).find(|&(d, i, _)| (d, i) == (dev, ino))
     else {
         return;
     };

@@ -89,6 +89,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let (windows, made) = (mm.windows().to_vec(), mm.regions().len());
     let direct = mm.direct_span();
     let table = mm.direct_table();
+    let flat = mm.direct_flat();
     let stores = mm.direct_stores();
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
@@ -110,6 +111,19 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
                 unsafe { unicorn_engine::uc_set_direct_stores(cpu.get_handle(), true) }.into();
             r?;
         }
+    }
+    if let Some((base, len, bits)) = flat {
+        crate::signal::host::enable_direct_faults();
+        // SAFETY: a live engine, not running; `base..base+len` is the process's low window and
+        // the guard after it, whose host protections follow the guest's readability
+        // (mm::host_prot).
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_direct_base(cpu.get_handle(), base as u64, len) }.into();
+        r?;
+        // SAFETY: a live engine, not running, with the direct base just set.
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_direct_bits(cpu.get_handle(), u32::from(bits)) }.into();
+        r?;
     }
     if let Some((table, none)) = table {
         crate::signal::host::enable_direct_faults();
