@@ -1038,6 +1038,22 @@ fn direct_table_loads_read_each_granule_at_its_offset() {
     assert!(asked.contains(&(HIGH + DATA)), "the high address was filled: {asked:x?}");
 }
 
+/// Patch 0028: one load site used in turn on granules at different host offsets (its slot
+/// holding the other granule's offset each time) reads each granule's bytes; no fill is asked
+/// for any of it.
+#[test]
+fn direct_load_slot_follows_the_granule() {
+    // ldr x1, [x0]; nop
+    let code = [0xf940_0001, 0xd503_201f];
+    let (mut uc, _, asked) = table_engine(&code, || false);
+    for (addr, want) in [(DATA, 0x1111), (FAR, 0x5555), (DATA, 0x1111), (FAR, 0x5555), (FAR, 0x5555)] {
+        uc.reg_write(RegisterARM64::X0, addr).unwrap();
+        uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+        assert_eq!(reg(&uc, RegisterARM64::X1), want, "load from {addr:#x}");
+    }
+    assert!(asked.borrow().is_empty(), "direct loads ask no fill: {:x?}", asked.borrow());
+}
+
 /// Patch 0013: a load from a granule without a window faults in the host's `PROT_NONE`
 /// granule; the fill is asked about the guest address and, refusing, stops the guest at the
 /// load.
