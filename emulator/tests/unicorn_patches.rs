@@ -1935,26 +1935,26 @@ fn direct_bits_misaligned_mips_load_raises_at_the_load() {
     assert_eq!(uc.reg_read(RegisterMIPS::V0).unwrap(), 7, "v0 kept");
 }
 
-/// Patch 0027: `uc_set_direct_bits` wants a direct base covering 2^bits bytes, and bits in
-/// 33..=46.
+/// Patch 0027: `uc_set_direct_bits` wants a direct base covering 2^bits bytes and a 16-byte
+/// guard, and bits in 36..=46.
 #[test]
 fn direct_bits_refuses_what_it_cannot_serve() {
     let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
     // SAFETY: a live engine; no direct base, so nothing is read through it.
     let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), 38) }.into();
     assert_eq!(r, Err(uc_error::ARG), "no direct base");
-    let base = reserve(1 << 33);
+    let base = reserve((1 << 36) + 16);
     // SAFETY: a live engine; the reservation is never read (no code runs).
     let r: Result<(), uc_error> =
-        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, 1 << 33) }.into();
+        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, (1 << 36) + 16) }.into();
     r.unwrap();
-    for bits in [32, 34, 47] {
+    for bits in [33, 35, 37, 47] {
         // SAFETY: as above.
         let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), bits) }.into();
         assert_eq!(r, Err(uc_error::ARG), "bits {bits}");
     }
     // SAFETY: as above.
-    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), 33) }.into();
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_set_direct_bits(uc.get_handle(), 36) }.into();
     r.unwrap();
     let _ = &mut uc;
 }
