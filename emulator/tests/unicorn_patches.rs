@@ -1958,3 +1958,260 @@ fn direct_bits_refuses_what_it_cannot_serve() {
     r.unwrap();
     let _ = &mut uc;
 }
+
+/// One guest of `syscall_jumps_on_only_while_nothing_changed`: a loop of a system call, an
+/// increment of `counter` and a jump back, at `CODE`; at `ALT`, an increment of `alt` and a jump
+/// back to the system call; `inc_by_2` is the increment's encoding with 2, written over it at
+/// `inc_at`.
+struct ChainGuest {
+    name: &'static str,
+    arch: Arch,
+    mode: Mode,
+    code: Vec<u8>,
+    alt: Vec<u8>,
+    inc_at: u64,
+    inc_by_2: Vec<u8>,
+    pc: i32,
+    counter: i32,
+    alt_reg: i32,
+    /// The hook finds the PC on the system call and moves it on by this much (s390x, as
+    /// endgate's hook does); 0 where the PC is already after it.
+    advance: u64,
+    /// What the hook writes to the PC for the loop to go on at `ALT` (x86-64's helper adds the
+    /// `syscall`'s length after the hooks).
+    alt_pc: u64,
+    /// x86-64's `syscall` reaches a syscall instruction hook, the others an interrupt hook.
+    x86_syscall: bool,
+}
+
+fn le32(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+fn chain_guests() -> Vec<ChainGuest> {
+    use unicorn_engine::{RegisterARM, RegisterRISCV, RegisterS390X, RegisterX86};
+    const ALT: u64 = CODE + 0x10;
+    vec![
+        ChainGuest {
+            name: "aarch64",
+            arch: Arch::ARM64,
+            mode: Mode::ARM,
+            // svc #0; add x4, x4, #1; b .-8 | add x6, x6, #1; b CODE
+            code: le32(&[0xd400_0001, 0x9100_0484, 0x17ff_fffe]),
+            alt: le32(&[0x9100_04c6, 0x17ff_fffb]),
+            inc_at: CODE + 4,
+            inc_by_2: le32(&[0x9100_0884]),
+            pc: RegisterARM64::PC.into(),
+            counter: RegisterARM64::X4.into(),
+            alt_reg: RegisterARM64::X6.into(),
+            advance: 0,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "arm",
+            arch: Arch::ARM,
+            mode: Mode::ARM,
+            // svc #0; add r4, r4, #1; b CODE | add r6, r6, #1; b CODE
+            code: le32(&[0xef00_0000, 0xe284_4001, 0xeaff_fffc]),
+            alt: le32(&[0xe286_6001, 0xeaff_fff9]),
+            inc_at: CODE + 4,
+            inc_by_2: le32(&[0xe284_4002]),
+            pc: RegisterARM::PC.into(),
+            counter: RegisterARM::R4.into(),
+            alt_reg: RegisterARM::R6.into(),
+            advance: 0,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "riscv64",
+            arch: Arch::RISCV,
+            mode: Mode::RISCV64,
+            // ecall; addi t1, t1, 1; j .-8 | addi t2, t2, 1; j CODE
+            code: le32(&[0x0000_0073, 0x0013_0313, 0xff9f_f06f]),
+            alt: le32(&[0x0013_8393, 0xfedf_f06f]),
+            inc_at: CODE + 4,
+            inc_by_2: le32(&[0x0023_0313]),
+            pc: RegisterRISCV::PC.into(),
+            counter: RegisterRISCV::T1.into(),
+            alt_reg: RegisterRISCV::T2.into(),
+            advance: 0,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "mips64el",
+            arch: Arch::MIPS,
+            mode: Mode::MIPS64 | Mode::LITTLE_ENDIAN,
+            // syscall; daddiu s0, s0, 1; b CODE; nop | daddiu s1, s1, 1; b CODE; nop
+            code: le32(&[0x0000_000c, 0x6610_0001, 0x1000_fffd, 0]),
+            alt: le32(&[0x6631_0001, 0x1000_fffa, 0]),
+            inc_at: CODE + 4,
+            inc_by_2: le32(&[0x6610_0002]),
+            pc: RegisterMIPS::PC.into(),
+            counter: RegisterMIPS::S0.into(),
+            alt_reg: RegisterMIPS::S1.into(),
+            advance: 0,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "s390x",
+            arch: Arch::S390X,
+            mode: Mode::BIG_ENDIAN,
+            // svc 0; aghi %r4, 1; j CODE | aghi %r6, 1; j CODE
+            code: vec![0x0a, 0x00, 0xa7, 0x4b, 0x00, 0x01, 0xa7, 0xf4, 0xff, 0xfd],
+            alt: vec![0xa7, 0x6b, 0x00, 0x01, 0xa7, 0xf4, 0xff, 0xf6],
+            inc_at: CODE + 2,
+            inc_by_2: vec![0xa7, 0x4b, 0x00, 0x02],
+            pc: RegisterS390X::PC.into(),
+            counter: RegisterS390X::R4.into(),
+            alt_reg: RegisterS390X::R6.into(),
+            advance: 2,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "i386",
+            arch: Arch::X86,
+            mode: Mode::MODE_32,
+            // int $0x80; add ebx, 1; jmp CODE | add ecx, 1; jmp CODE
+            code: vec![0xcd, 0x80, 0x83, 0xc3, 0x01, 0xeb, 0xf9],
+            alt: vec![0x83, 0xc1, 0x01, 0xeb, 0xeb],
+            inc_at: CODE + 2,
+            inc_by_2: vec![0x83, 0xc3, 0x02],
+            pc: RegisterX86::EIP.into(),
+            counter: RegisterX86::EBX.into(),
+            alt_reg: RegisterX86::ECX.into(),
+            advance: 0,
+            alt_pc: ALT,
+            x86_syscall: false,
+        },
+        ChainGuest {
+            name: "x86_64",
+            arch: Arch::X86,
+            mode: Mode::MODE_64,
+            // syscall; add rbx, 1; jmp CODE | add rcx, 1; jmp CODE
+            code: vec![0x0f, 0x05, 0x48, 0x83, 0xc3, 0x01, 0xeb, 0xf8],
+            alt: vec![0x48, 0x83, 0xc1, 0x01, 0xeb, 0xea],
+            inc_at: CODE + 2,
+            inc_by_2: vec![0x48, 0x83, 0xc3, 0x02],
+            pc: RegisterX86::RIP.into(),
+            counter: RegisterX86::RBX.into(),
+            alt_reg: RegisterX86::RCX.into(),
+            advance: 0,
+            alt_pc: ALT - 2,
+            x86_syscall: true,
+        },
+    ]
+}
+
+/// Patch 0029: after a system call whose hooks left the CPU state alone, the block jumps
+/// straight on to the next one (a link cpu_exec makes once); it still goes wherever the hooks
+/// sent it, with whatever they changed. On every engine, a loop of a system call and an
+/// increment runs 15 times (the first calls make the links), and the hook, on call 3, saves the
+/// CPU context; on call 6 writes the counter through the API; on call 8 restores the saved
+/// context; on call 10 writes the PC (the loop runs the other increment once); on call 12
+/// rewrites the increment and drops the translations of the page; on call 15 stops. Each call's counter and
+/// the end state are what those changes give.
+#[test]
+fn syscall_jumps_on_only_while_nothing_changed() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    for g in chain_guests() {
+        let mut uc = Unicorn::new(g.arch, g.mode).unwrap_or_else(|e| panic!("{} engine: {e:?}", g.name));
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &g.code).unwrap();
+        uc.mem_write(CODE + 0x10, &g.alt).unwrap();
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let saved = Rc::new(RefCell::new(None));
+        let (s, sv) = (seen.clone(), saved.clone());
+        let (pc, counter, advance, alt_pc, inc_at) = (g.pc, g.counter, g.advance, g.alt_pc, g.inc_at);
+        let inc_by_2 = g.inc_by_2.clone();
+        let hook = move |uc: &mut Unicorn<'_, ()>| {
+            let k = {
+                let mut s = s.borrow_mut();
+                s.push(uc.reg_read(counter).unwrap());
+                s.len()
+            };
+            if advance != 0 {
+                let at = uc.reg_read(pc).unwrap();
+                uc.reg_write(pc, at + advance).unwrap();
+            }
+            match k {
+                3 => *sv.borrow_mut() = Some(uc.context_init().unwrap()),
+                6 => uc.reg_write(counter, 100).unwrap(),
+                8 => uc.context_restore(sv.borrow().as_ref().unwrap()).unwrap(),
+                10 => uc.reg_write(pc, alt_pc).unwrap(),
+                12 => {
+                    // The whole page's translations go, the running block's among them.
+                    uc.mem_write(inc_at, &inc_by_2).unwrap();
+                    uc.ctl_remove_cache(CODE, CODE + 0x1000).unwrap();
+                }
+                15 => uc.emu_stop().unwrap(),
+                _ => {}
+            }
+        };
+        if g.x86_syscall {
+            uc.add_insn_sys_hook(unicorn_engine::X86Insn::SYSCALL, 1, 0, hook).unwrap();
+        } else {
+            uc.add_intr_hook(move |uc, _| hook(uc)).unwrap();
+        }
+        // The timeout only keeps a lost stop from hanging the test.
+        uc.emu_start(CODE, CODE + 0x800, 10_000_000, 0).unwrap_or_else(|e| panic!("{}: {e:?}", g.name));
+        // Call 6 sees 5 and leaves 100; call 8 sees 102 and puts back call 3's 2; call 10
+        // sees 4 and sends the loop through the other increment; from call 12 on, steps of 2.
+        assert_eq!(
+            *seen.borrow(),
+            vec![0, 1, 2, 3, 4, 5, 101, 102, 3, 4, 4, 5, 7, 9, 11],
+            "{}: each call's counter",
+            g.name
+        );
+        assert_eq!(uc.reg_read(g.counter).unwrap(), 11, "{}: the counter at the stop", g.name);
+        assert_eq!(uc.reg_read(g.alt_reg).unwrap(), 1, "{}: the other increment ran once", g.name);
+        assert_eq!(uc.reg_read(g.pc).unwrap(), g.inc_at, "{}: stopped after the system call", g.name);
+    }
+}
+
+/// Patch 0029: a register write that changes how the next block must be translated stops the
+/// direct jump to it. A riscv64 loop of `ecall`, a floating-point move and an increment; on the
+/// fifth call the hook turns the FPU off in `mstatus` (its FS field is part of each block's
+/// flags), so the move, translated and linked while the FPU was on, must now raise an illegal
+/// instruction exception (2) instead of running.
+#[test]
+fn syscall_jump_follows_a_flags_change() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use unicorn_engine::RegisterRISCV;
+    const MSTATUS_FS: u64 = 3 << 13;
+    // ecall; fmv.d.x ft0, t1; addi t1, t1, 1; j .-12
+    let code = le32(&[0x0000_0073, 0xf203_0053, 0x0013_0313, 0xff5f_f06f]);
+    let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
+    uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    let mstatus = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+    uc.reg_write(RegisterRISCV::MSTATUS, mstatus | (1 << 13)).unwrap(); // FS = initial
+    let seen = Rc::new(RefCell::new(Vec::new()));
+    let s = seen.clone();
+    uc.add_intr_hook(move |uc, intno| {
+        let calls = {
+            let mut s = s.borrow_mut();
+            s.push((intno, uc.reg_read(RegisterRISCV::PC).unwrap(), uc.reg_read(RegisterRISCV::T1).unwrap()));
+            s.len()
+        };
+        if calls == 5 {
+            let m = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+            uc.reg_write(RegisterRISCV::MSTATUS, m & !MSTATUS_FS).unwrap();
+        }
+        if intno != 8 || calls >= 20 {
+            uc.emu_stop().unwrap();
+        }
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + 0x800, 10_000_000, 0).unwrap();
+    let ecall = |t1| (8, CODE + 4, t1);
+    // RISCV_EXCP_ILLEGAL_INST (2) at the move, whose hook finds the PC 4 bytes past it
+    // (unicorn's riscv exception path; endgate's trap hook steps it back).
+    assert_eq!(*seen.borrow(), vec![ecall(0), ecall(1), ecall(2), ecall(3), ecall(4), (2, CODE + 8, 4)]);
+}

@@ -470,12 +470,22 @@ impl RegPtrs {
 }
 
 /// Reads `N` registers: as plain memory where the engine serves them ([`RegPtrs`]), otherwise
-/// in one call into the engine (cheaper than `N` calls on the syscall path).
-#[inline]
+/// in one call into the engine (cheaper than `N` calls on the syscall path). Inlined, so that
+/// the values stay in host registers: returned through memory, they were stored as words and
+/// read back as 16-byte vectors by the caller's masking, a store-forwarding stall that was half
+/// of the trap hook's own time (`perf annotate`, aarch64 getppid).
+#[inline(always)]
 pub fn read_regs<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
     if let Some(v) = cpu.get_data().regs.read(ids) {
         return v;
     }
+    read_regs_engine(cpu, ids)
+}
+
+/// [`read_regs`] for registers the engine does not serve as memory.
+#[cold]
+#[inline(never)]
+fn read_regs_engine<const N: usize>(cpu: &Cpu<'_>, ids: &[i32; N]) -> [u64; N] {
     let mut vals = [0u64; N];
     let mut ptrs: [*mut std::ffi::c_void; N] = [std::ptr::null_mut(); N];
     for (p, v) in ptrs.iter_mut().zip(vals.iter_mut()) {
