@@ -137,6 +137,10 @@ pub struct Cli {
     /// State a guest's execve passes on (hidden; a descriptor; see [`EXEC_STATE_FLAG`]).
     #[arg(long = "exec-state", hide = true, value_name = "FD")]
     pub exec_state: Option<i32>,
+    /// Short state a guest's execve passes on in the argument itself (hidden; hexadecimal;
+    /// see [`EXEC_STATE_TEXT_FLAG`]).
+    #[arg(long = "exec-state-text", hide = true, value_name = "HEX")]
+    pub exec_state_text: Option<String>,
     /// The descriptor of endgate's own executable a guest's execve passes on (hidden; see
     /// [`EXE_FD_FLAG`]).
     #[arg(long = "exe-fd", hide = true, value_name = "FD")]
@@ -382,6 +386,10 @@ pub const SIG_IGNORED_FLAG: &str = "--sig-ignored";
 /// The hidden option with which a guest's execve passes on what the host does not carry:
 /// endgate's handles, the guest's root, its seccomp filters (`crate::syscall::exec`).
 pub const EXEC_STATE_FLAG: &str = "--exec-state";
+/// The hidden option with which a guest's execve passes on short exec state (the lines of
+/// [`EXEC_STATE_FLAG`]'s file, hexadecimal) in the argument itself: a descriptor held across
+/// the exec would take the one the host's loader needs under a small `RLIMIT_NOFILE`.
+pub const EXEC_STATE_TEXT_FLAG: &str = "--exec-state-text";
 /// The hidden option with which a guest's execve passes on the descriptor of endgate's own
 /// executable that it ran (`crate::syscall::selfref`), for the next execve.
 pub const EXE_FD_FLAG: &str = "--exe-fd";

@@ -69,6 +69,9 @@ fn run() -> u8 {
     if let Some(fd) = cli.exec_state {
         endgate::syscall::exec::restore_state(fd);
     }
+    if let Some(text) = &cli.exec_state_text {
+        endgate::syscall::exec::restore_state_text(text);
+    }
     // The handle on endgate's own executable that a guest's execve runs again: the one the
     // previous endgate passed on, or one opened now (/proc may not be there: docs/static.md).
     endgate::syscall::selfref::open_exe(cli.exe_fd);

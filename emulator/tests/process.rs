@@ -222,3 +222,14 @@ fn signals_ignored_by_the_parent_stay_ignored() {
         assert_eq!(run(guest), want, "{arch}");
     }
 }
+
+/// A small descriptor limit: the kernel needs no descriptor to exec a static program, and
+/// endgate must need none beyond the one the host's loader takes while it starts endgate again
+/// (short exec state goes in an argument, not a memfd held across the exec). At `ulimit -n 4`
+/// (descriptors 0-3) a forked child execs busybox by its path; at 5, busybox's shell runs its
+/// `sh` applet through `/proc/self/exe` (whose file endgate hands over as a descriptor).
+#[test]
+fn exec_under_a_small_descriptor_limit() {
+    check("ulimit -n 4; {bb} echo direct; echo s=$?; {bb} true; echo s=$?");
+    check("ulimit -n 5; sh -c 'echo through proc self exe'; echo s=$?");
+}

@@ -449,7 +449,16 @@ fn exec(
     if let Some((_, _, _, cwd)) = &via_loader {
         state.push(format!("cwd {cwd}"));
     }
-    let state_fd = if state.is_empty() { None } else { state_memfd(&state) };
+    // Short state goes in an argument: a descriptor held across the exec would take the one
+    // the host's loader needs to start endgate under a small RLIMIT_NOFILE (`ulimit -n 4`).
+    let text = state.join("\n");
+    let inline = !state.is_empty() && text.len() <= EXEC_STATE_INLINE_MAX;
+    if inline {
+        args.push(cstring(
+            format!("{}={}", crate::cli::EXEC_STATE_TEXT_FLAG, super::selfref::hex(text.as_bytes())).as_bytes(),
+        ));
+    }
+    let state_fd = if state.is_empty() || inline { None } else { state_memfd(&state) };
     if let Some(fd) = state_fd {
         args.push(cstring(format!("{}={fd}", crate::cli::EXEC_STATE_FLAG).as_bytes()));
     }
@@ -622,6 +631,11 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
     Err(Errno::last())
 }
 
+/// The longest exec state passed in an argument (`--exec-state-text`, twice as long in
+/// hexadecimal); longer state (seccomp filters) goes in a memfd. Linux takes arguments of up
+/// to 128 KiB each (`MAX_ARG_STRLEN`).
+const EXEC_STATE_INLINE_MAX: usize = 4096;
+
 /// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads
 /// and closes it before it loads the program ([`restore_state`]); `debug-log FD` hands on the
 /// `-D` file.
@@ -652,6 +666,18 @@ pub fn restore_state(fd: i32) {
     let _ = std::io::Seek::seek(&mut f, std::io::SeekFrom::Start(0));
     let _ = std::io::Read::read_to_string(&mut f, &mut text);
     drop(f);
+    restore_lines(&text);
+}
+
+/// [`restore_state`] for state passed in the argument (`--exec-state-text`, hexadecimal).
+pub fn restore_state_text(hex: &str) {
+    if let Some(text) = super::selfref::unhex(hex).and_then(|b| String::from_utf8(b).ok()) {
+        restore_lines(&text);
+    }
+}
+
+/// Takes over the lines of exec state, however they came.
+fn restore_lines(text: &str) {
     for line in text.lines() {
         if let Some(fd) = line.strip_prefix("debug-log ").and_then(|f| f.parse().ok()) {
             crate::log::adopt_debug_log(fd);
