@@ -143,8 +143,11 @@ impl DispatchTable {
 /// `__kernel_vsyscall`); a handler's panic ends the process as an internal error naming the
 /// call (status 70, one line: [`crate::guard`]). Returns `true` if it asked the engine
 /// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
-pub fn enter(cpu: &mut Cpu<'_>, args: SyscallArgs) -> bool {
-    crate::guest::locked(cpu, |cpu| serve(cpu, args))
+pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
+    // By reference from here on: the trap hook has just written `args` word by word, and a
+    // copy's 16-byte loads of it stalled on store forwarding (a fifth of this function's time
+    // in a trapped getppid, `perf annotate`).
+    crate::guest::locked(cpu, |cpu| serve(cpu, &mut args))
 }
 
 thread_local! {
@@ -169,7 +172,7 @@ fn stopped() -> bool {
 }
 
 /// [`enter`], holding the global guest lock.
-fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
+fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
     // -g with `catch syscall`: the debugger sees the entry (one flag read otherwise).
@@ -180,7 +183,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     // Whether arguments 4-6 have been read from their registers.
     let mut rest = def.is_some_and(|d| d.args.len() > 3);
     if rest {
-        arch.syscall_args_rest(cpu, &mut args);
+        arch.syscall_args_rest(cpu, args);
     }
     let tracing = task.opts.strace;
     // A tool built on `crate::api` (never the `endgate` command): its entry hook sees all six
@@ -190,20 +193,20 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
     let mut skipped = None;
     let mut entry_args = None;
     if let Some(t) = tool {
-        (skipped, entry_args) = tool_entry(cpu, t, &mut args, &mut rest);
+        (skipped, entry_args) = tool_entry(cpu, t, args, &mut rest);
     }
     // seccomp judges every call once a thread of the process has a mode, on all six arguments.
     let verdict = if seccomp::active() {
         if !rest {
             rest = true;
-            arch.syscall_args_rest(cpu, &mut args);
+            arch.syscall_args_rest(cpu, args);
         }
         let ip = args.gate_landing.unwrap_or_else(|| arch.syscall_ip(cpu));
-        seccomp::judge(cpu, &args, ip)
+        seccomp::judge(cpu, args, ip)
     } else {
         seccomp::Verdict::Allow
     };
-    let pre = tracing.then(|| strace::format_entry(cpu.get_data(), def, &args));
+    let pre = tracing.then(|| strace::format_entry(cpu.get_data(), def, args));
 
     let _ = cpu.get_data().mm.take_grow_request();
     let mut keep_ret_reg = false;
@@ -238,15 +241,15 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         Some(r) => r,
         None => match def {
             Some(def) => match catch_unwind(AssertUnwindSafe(|| {
-                if mm::takes_pages_away(def.sys, &args) {
+                if mm::takes_pages_away(def.sys, args) {
                     crate::thread::running::quiesce();
                 }
-                let r = call(def, cpu, &args);
+                let r = call(def, cpu, args);
                 // A buffer just below a grows-down stack: the kernel's access would have grown
                 // the stack, so grow it and serve the call again (the buffer checks come first).
                 let mm = &mut cpu.get_data_mut().mm;
                 if r == Err(Errno::EFAULT) && mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
-                    call(def, cpu, &args)
+                    call(def, cpu, args)
                 } else {
                     r
                 }
@@ -304,9 +307,9 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         // runs again, after that signal's delivery.
         if let Some(def) = def {
             if !rest {
-                arch.syscall_args_rest(cpu, &mut args);
+                arch.syscall_args_rest(cpu, args);
             }
-            let args = entry_args.unwrap_or(args);
+            let args = entry_args.unwrap_or(*args);
             cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone });
         }
     }
@@ -318,7 +321,7 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         // The tool's exit hook, for a call that returns to the guest here.
         let t = cpu.get_data();
         if t.exit.is_none() && t.pending_op.is_none() && !keep_ret_reg {
-            ret = f(cpu, &args, ret);
+            ret = f(cpu, args, ret);
         }
     }
 
@@ -327,9 +330,9 @@ fn serve(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
         match &mut cpu.get_data_mut().pending_op {
             // A thread clone's result comes from the run loop, which prints the line then.
             Some(crate::guest::PendingOp::Clone(req)) => {
-                req.trace = Some(crate::guest::DeferredTrace { args, pre });
+                req.trace = Some(crate::guest::DeferredTrace { args: *args, pre });
             }
-            _ => strace::print_line(cpu.get_data(), def, &args, &pre, ret, exit.is_some()),
+            _ => strace::print_line(cpu.get_data(), def, args, &pre, ret, exit.is_some()),
         }
     }
     if exit.is_some() {
