@@ -576,3 +576,41 @@ fn strace_names_the_thread_once_there_are_two() {
     assert_ne!(child.trim(), parent.trim(), "{err}");
     assert!(err.contains(&format!("[pid {child}] +++ exited with 3 +++")), "{err}");
 }
+
+/// What `sigprocmask` needs: the three `how` values (MIPS numbers them 1-3, the others 0-2).
+const SIGPROCMASK_HOWS: &str = r#"
+#include <signal.h>
+int main(void) {
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &s, 0);
+    sigprocmask(SIG_UNBLOCK, &s, 0);
+    sigprocmask(SIG_SETMASK, &s, 0);
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_names_flags_and_options_as_strace_does() {
+    // strace 6.x natively prints `rt_sigprocmask(SIG_BLOCK, ...)`, `wait4(-1, ..., WNOHANG,
+    // NULL)` and `prctl(PR_GET_NAME, ...)`: names where numbers used to be.
+    let d = TempDir::new("strace_names");
+    let src = d.path().join("spm.c");
+    std::fs::write(&src, SIGPROCMASK_HOWS).unwrap();
+    for a in ["aarch64", "mips64el"] {
+        let b = common::build_static(arch(a).cc, &src, &d.path().join(format!("spm-{a}")), &[]);
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{a}: {err}");
+        for how in ["SIG_BLOCK", "SIG_UNBLOCK", "SIG_SETMASK"] {
+            assert!(err.lines().any(|l| l.starts_with(&format!("rt_sigprocmask({how}, "))), "{a}: {how}:\n{err}");
+        }
+    }
+    let bb = common::busybox("arm64");
+    let script = format!("{} true; echo", bb.display());
+    let o = Command::new(endgate()).arg("--strace").arg(&bb).args(["sh", "-c", &script]).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.lines().any(|l| l.contains("wait4(-1, ") && l.contains(", WNOHANG, NULL)")), "{err}");
+    assert!(err.lines().any(|l| l.contains("prctl(PR_GET_NAME, ")), "{err}");
+}

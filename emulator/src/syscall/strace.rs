@@ -68,6 +68,12 @@ pub enum ArgFmt {
     MmapArgBlock,
     /// An `fcntl` command, symbolic (`F_SETFL`); the arch's numbering.
     FcntlCmd,
+    /// `wait4`/`waitid` options, symbolic (`WNOHANG|__WALL`).
+    WaitOptions,
+    /// `rt_sigprocmask`'s `how`: `SIG_BLOCK`, `SIG_UNBLOCK`, `SIG_SETMASK` (the arch's values).
+    SigmaskHow,
+    /// A `prctl` option, symbolic (`PR_SET_NAME`).
+    PrctlOption,
     /// `fcntl`'s third argument as argument 1's command reads it: open flags for `F_SETFL`,
     /// `FD_CLOEXEC` for `F_SETFD`, a number for `F_DUPFD*` and `F_SETOWN`, a signal for
     /// `F_SETSIG`, a pointer otherwise; left out for the commands that take none (`F_GETFL`),
@@ -370,6 +376,27 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             super::io::cmd::F_SETSIG => format_arg(task, ArgFmt::Signal, v, a),
             _ => ptr(v),
         },
+        ArgFmt::WaitOptions => flags(
+            u64::from(low32(v)),
+            &[
+                (1, "WNOHANG"),
+                (2, "WUNTRACED"),
+                (4, "WEXITED"),
+                (8, "WCONTINUED"),
+                (0x0100_0000, "WNOWAIT"),
+                (0x2000_0000, "__WNOTHREAD"),
+                (0x4000_0000, "__WALL"),
+                (0x8000_0000, "__WCLONE"),
+            ],
+            "0",
+        ),
+        ArgFmt::SigmaskHow => match (task.arch.info().sigmask_how_to_generic)(v) {
+            0 => "SIG_BLOCK".into(),
+            1 => "SIG_UNBLOCK".into(),
+            2 => "SIG_SETMASK".into(),
+            _ => format!("{v:#x} /* SIG_??? */"),
+        },
+        ArgFmt::PrctlOption => prctl_option(u64::from(low32(v))),
         ArgFmt::Signal => {
             let info = task.arch.info();
             match (info.signal_to_host)(v) {
@@ -453,6 +480,76 @@ pub fn quote(bytes: &[u8], max: usize) -> String {
     }
     s.push('"');
     s
+}
+
+/// A `prctl` option by name (include/uapi/linux/prctl.h), or as strace prints one it does not
+/// know: hexadecimal with `PR_???`.
+fn prctl_option(v: u64) -> String {
+    const NAMES: &[(u64, &str)] = &[
+        (1, "PR_SET_PDEATHSIG"),
+        (2, "PR_GET_PDEATHSIG"),
+        (3, "PR_GET_DUMPABLE"),
+        (4, "PR_SET_DUMPABLE"),
+        (5, "PR_GET_UNALIGN"),
+        (6, "PR_SET_UNALIGN"),
+        (7, "PR_GET_KEEPCAPS"),
+        (8, "PR_SET_KEEPCAPS"),
+        (9, "PR_GET_FPEMU"),
+        (10, "PR_SET_FPEMU"),
+        (11, "PR_GET_FPEXC"),
+        (12, "PR_SET_FPEXC"),
+        (13, "PR_GET_TIMING"),
+        (14, "PR_SET_TIMING"),
+        (15, "PR_SET_NAME"),
+        (16, "PR_GET_NAME"),
+        (19, "PR_GET_ENDIAN"),
+        (20, "PR_SET_ENDIAN"),
+        (21, "PR_GET_SECCOMP"),
+        (22, "PR_SET_SECCOMP"),
+        (23, "PR_CAPBSET_READ"),
+        (24, "PR_CAPBSET_DROP"),
+        (25, "PR_GET_TSC"),
+        (26, "PR_SET_TSC"),
+        (27, "PR_GET_SECUREBITS"),
+        (28, "PR_SET_SECUREBITS"),
+        (29, "PR_SET_TIMERSLACK"),
+        (30, "PR_GET_TIMERSLACK"),
+        (31, "PR_TASK_PERF_EVENTS_DISABLE"),
+        (32, "PR_TASK_PERF_EVENTS_ENABLE"),
+        (33, "PR_MCE_KILL"),
+        (34, "PR_MCE_KILL_GET"),
+        (35, "PR_SET_MM"),
+        (36, "PR_SET_CHILD_SUBREAPER"),
+        (37, "PR_GET_CHILD_SUBREAPER"),
+        (38, "PR_SET_NO_NEW_PRIVS"),
+        (39, "PR_GET_NO_NEW_PRIVS"),
+        (40, "PR_GET_TID_ADDRESS"),
+        (41, "PR_SET_THP_DISABLE"),
+        (42, "PR_GET_THP_DISABLE"),
+        (43, "PR_MPX_ENABLE_MANAGEMENT"),
+        (44, "PR_MPX_DISABLE_MANAGEMENT"),
+        (45, "PR_SET_FP_MODE"),
+        (46, "PR_GET_FP_MODE"),
+        (47, "PR_CAP_AMBIENT"),
+        (50, "PR_SVE_SET_VL"),
+        (51, "PR_SVE_GET_VL"),
+        (52, "PR_GET_SPECULATION_CTRL"),
+        (53, "PR_SET_SPECULATION_CTRL"),
+        (54, "PR_PAC_RESET_KEYS"),
+        (55, "PR_SET_TAGGED_ADDR_CTRL"),
+        (56, "PR_GET_TAGGED_ADDR_CTRL"),
+        (57, "PR_SET_IO_FLUSHER"),
+        (58, "PR_GET_IO_FLUSHER"),
+        (59, "PR_SET_SYSCALL_USER_DISPATCH"),
+        (60, "PR_PAC_SET_ENABLED_KEYS"),
+        (61, "PR_PAC_GET_ENABLED_KEYS"),
+        (62, "PR_SCHED_CORE"),
+        (63, "PR_SME_SET_VL"),
+        (64, "PR_SME_GET_VL"),
+        (0x5356_4d41, "PR_SET_VMA"),
+        (0x5961_6d61, "PR_SET_PTRACER"),
+    ];
+    NAMES.iter().find(|(n, _)| *n == v).map_or_else(|| format!("{v:#x} /* PR_??? */"), |(_, name)| (*name).into())
 }
 
 fn flags(v: u64, names: &[(u64, &str)], zero: &str) -> String {
@@ -607,6 +704,16 @@ mod tests {
         assert_eq!(unserved_args("vhangup").map(<[_]>::len), Some(0));
         assert!(unserved_args("no_such_call").is_none());
         assert_eq!(ptr(0), "NULL");
+    }
+
+    #[test]
+    fn prctl_options_by_name() {
+        // strace 6.x natively: prctl(PR_SET_NAME, "x"), prctl(PR_GET_NAME, ...),
+        // prctl(0x3e7 /* PR_??? */, ...).
+        assert_eq!(prctl_option(15), "PR_SET_NAME");
+        assert_eq!(prctl_option(16), "PR_GET_NAME");
+        assert_eq!(prctl_option(0x5961_6d61), "PR_SET_PTRACER");
+        assert_eq!(prctl_option(999), "0x3e7 /* PR_??? */");
     }
 
     #[test]
