@@ -2174,44 +2174,62 @@ fn syscall_jumps_on_only_while_nothing_changed() {
     }
 }
 
-/// Patch 0029: a register write that changes how the next block must be translated stops the
-/// direct jump to it. A riscv64 loop of `ecall`, a floating-point move and an increment; on the
-/// fifth call the hook turns the FPU off in `mstatus` (its FS field is part of each block's
-/// flags), so the move, translated and linked while the FPU was on, must now raise an illegal
-/// instruction exception (2) instead of running.
+/// Patch 0029: a change to how the next block must be translated stops the direct jump to it.
+/// A riscv64 loop of `ecall`, a floating-point move and an increment; on the fifth call the
+/// hook turns the FPU off in `mstatus` (its FS field is part of each block's flags), so the
+/// move, translated and linked while the FPU was on, must now raise an illegal instruction
+/// exception (2) instead of running. The FPU goes off in two ways: a register write through the
+/// API, and a nested run of a `csrc mstatus` elsewhere, after which the hook puts the PC back
+/// on the next instruction (a PC write, which alone would let the jump stand).
 #[test]
 fn syscall_jump_follows_a_flags_change() {
     use std::cell::RefCell;
     use std::rc::Rc;
     use unicorn_engine::RegisterRISCV;
     const MSTATUS_FS: u64 = 3 << 13;
+    const CSRC: u64 = CODE + 0x100;
     // ecall; fmv.d.x ft0, t1; addi t1, t1, 1; j .-12
     let code = le32(&[0x0000_0073, 0xf203_0053, 0x0013_0313, 0xff5f_f06f]);
-    let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
-    uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
-    uc.mem_write(CODE, &code).unwrap();
-    let mstatus = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
-    uc.reg_write(RegisterRISCV::MSTATUS, mstatus | (1 << 13)).unwrap(); // FS = initial
-    let seen = Rc::new(RefCell::new(Vec::new()));
-    let s = seen.clone();
-    uc.add_intr_hook(move |uc, intno| {
-        let calls = {
-            let mut s = s.borrow_mut();
-            s.push((intno, uc.reg_read(RegisterRISCV::PC).unwrap(), uc.reg_read(RegisterRISCV::T1).unwrap()));
-            s.len()
-        };
-        if calls == 5 {
-            let m = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
-            uc.reg_write(RegisterRISCV::MSTATUS, m & !MSTATUS_FS).unwrap();
-        }
-        if intno != 8 || calls >= 20 {
-            uc.emu_stop().unwrap();
-        }
-    })
-    .unwrap();
-    uc.emu_start(CODE, CODE + 0x800, 10_000_000, 0).unwrap();
-    let ecall = |t1| (8, CODE + 4, t1);
-    // RISCV_EXCP_ILLEGAL_INST (2) at the move, whose hook finds the PC 4 bytes past it
-    // (unicorn's riscv exception path; endgate's trap hook steps it back).
-    assert_eq!(*seen.borrow(), vec![ecall(0), ecall(1), ecall(2), ecall(3), ecall(4), (2, CODE + 8, 4)]);
+    for nested in [false, true] {
+        let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
+        uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.mem_write(CSRC, &le32(&[0x300e_3073])).unwrap(); // csrc mstatus, t3
+        uc.reg_write(RegisterRISCV::T3, MSTATUS_FS).unwrap();
+        let mstatus = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+        uc.reg_write(RegisterRISCV::MSTATUS, mstatus | (1 << 13)).unwrap(); // FS = initial
+        let seen = Rc::new(RefCell::new(Vec::new()));
+        let s = seen.clone();
+        uc.add_intr_hook(move |uc, intno| {
+            let calls = {
+                let mut s = s.borrow_mut();
+                s.push((intno, uc.reg_read(RegisterRISCV::PC).unwrap(), uc.reg_read(RegisterRISCV::T1).unwrap()));
+                s.len()
+            };
+            if calls == 5 {
+                if nested {
+                    let next = uc.reg_read(RegisterRISCV::PC).unwrap();
+                    uc.emu_start(CSRC, CSRC + 4, 0, 0).unwrap();
+                    uc.reg_write(RegisterRISCV::PC, next).unwrap();
+                } else {
+                    let m = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+                    uc.reg_write(RegisterRISCV::MSTATUS, m & !MSTATUS_FS).unwrap();
+                }
+            }
+            if intno != 8 || calls >= 20 {
+                uc.emu_stop().unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, CODE + 0x800, 10_000_000, 0).unwrap();
+        assert_eq!(uc.reg_read(RegisterRISCV::MSTATUS).unwrap() & MSTATUS_FS, 0, "nested {nested}: the FPU is off");
+        let ecall = |t1| (8, CODE + 4, t1);
+        // RISCV_EXCP_ILLEGAL_INST (2) at the move, whose hook finds the PC 4 bytes past it
+        // (unicorn's riscv exception path; endgate's trap hook steps it back).
+        assert_eq!(
+            *seen.borrow(),
+            vec![ecall(0), ecall(1), ecall(2), ecall(3), ecall(4), (2, CODE + 8, 4)],
+            "nested {nested}"
+        );
+    }
 }
