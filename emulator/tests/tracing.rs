@@ -614,3 +614,20 @@ fn strace_names_flags_and_options_as_strace_does() {
     assert!(err.lines().any(|l| l.contains("wait4(-1, ") && l.contains(", WNOHANG, NULL)")), "{err}");
     assert!(err.lines().any(|l| l.contains("prctl(PR_GET_NAME, ")), "{err}");
 }
+
+#[test]
+fn strace_names_clone_flags_where_the_arch_passes_them() {
+    // strace 6.x natively: clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID
+    // |SIGCHLD, ...) for glibc's fork; endgate prints the arguments in the arch's order, the
+    // flags first, or second on s390x (CONFIG_CLONE_BACKWARDS2).
+    for (a, prefix) in [
+        ("arm64", "clone(CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, 0, "),
+        ("s390x", "clone(0, CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, "),
+    ] {
+        let bb = common::busybox(a);
+        let script = format!("{} true; echo", bb.display());
+        let o = Command::new(endgate()).arg("--strace").arg(&bb).args(["sh", "-c", &script]).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.lines().any(|l| l.contains(prefix)), "{a}: no `{prefix}` line:\n{err}");
+    }
+}

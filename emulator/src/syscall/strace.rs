@@ -74,6 +74,10 @@ pub enum ArgFmt {
     SigmaskHow,
     /// A `prctl` option, symbolic (`PR_SET_NAME`).
     PrctlOption,
+    /// `clone`'s argument `n`: its flags, symbolic with the exit signal
+    /// (`CLONE_CHILD_SETTID|SIGCHLD`), where the arch passes them there
+    /// ([`crate::guest::ArchInfo::clone_args`]: first, or second on s390x); hexadecimal otherwise.
+    CloneArg(u8),
     /// `fcntl`'s third argument as argument 1's command reads it: open flags for `F_SETFL`,
     /// `FD_CLOEXEC` for `F_SETFD`, a number for `F_DUPFD*` and `F_SETOWN`, a signal for
     /// `F_SETSIG`, a pointer otherwise; left out for the commands that take none (`F_GETFL`),
@@ -397,6 +401,24 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             _ => format!("{v:#x} /* SIG_??? */"),
         },
         ArgFmt::PrctlOption => prctl_option(u64::from(low32(v))),
+        ArgFmt::CloneArg(n) => {
+            // Where the arch's order puts the flags: decode a call whose arguments are their
+            // own positions.
+            let positions = SyscallArgs { a: [0, 1, 2, 3, 4, 5], ..SyscallArgs::default() };
+            if (task.arch.info().clone_args)(&positions).flags == u64::from(n) {
+                let sig = v & 0xff;
+                let names = flags(v & !0xff, CLONE_FLAGS, "");
+                let sig = (sig != 0).then(|| format_arg(task, ArgFmt::Signal, sig, a));
+                match (names.is_empty(), sig) {
+                    (true, None) => "0".into(),
+                    (true, Some(s)) => s,
+                    (false, None) => names,
+                    (false, Some(s)) => format!("{names}|{s}"),
+                }
+            } else {
+                format_arg(task, ArgFmt::Hex, v, a)
+            }
+        }
         ArgFmt::Signal => {
             let info = task.arch.info();
             match (info.signal_to_host)(v) {
@@ -481,6 +503,34 @@ pub fn quote(bytes: &[u8], max: usize) -> String {
     s.push('"');
     s
 }
+
+/// `clone`'s flags above the exit signal's byte (include/uapi/linux/sched.h).
+const CLONE_FLAGS: &[(u64, &str)] = &[
+    (0x100, "CLONE_VM"),
+    (0x200, "CLONE_FS"),
+    (0x400, "CLONE_FILES"),
+    (0x800, "CLONE_SIGHAND"),
+    (0x1000, "CLONE_PIDFD"),
+    (0x2000, "CLONE_PTRACE"),
+    (0x4000, "CLONE_VFORK"),
+    (0x8000, "CLONE_PARENT"),
+    (0x1_0000, "CLONE_THREAD"),
+    (0x2_0000, "CLONE_NEWNS"),
+    (0x4_0000, "CLONE_SYSVSEM"),
+    (0x8_0000, "CLONE_SETTLS"),
+    (0x10_0000, "CLONE_PARENT_SETTID"),
+    (0x20_0000, "CLONE_CHILD_CLEARTID"),
+    (0x40_0000, "CLONE_DETACHED"),
+    (0x80_0000, "CLONE_UNTRACED"),
+    (0x100_0000, "CLONE_CHILD_SETTID"),
+    (0x200_0000, "CLONE_NEWCGROUP"),
+    (0x400_0000, "CLONE_NEWUTS"),
+    (0x800_0000, "CLONE_NEWIPC"),
+    (0x1000_0000, "CLONE_NEWUSER"),
+    (0x2000_0000, "CLONE_NEWPID"),
+    (0x4000_0000, "CLONE_NEWNET"),
+    (0x8000_0000, "CLONE_IO"),
+];
 
 /// A `prctl` option by name (include/uapi/linux/prctl.h), or as strace prints one it does not
 /// know: hexadecimal with `PR_???`.

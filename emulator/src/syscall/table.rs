@@ -236,7 +236,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fork, fork::fork, &[], RInt),
     d(Sys::vfork, fork::vfork, &[], RInt),
     // Printed raw: the argument order is the arch's (GuestArch::clone_args).
-    d(Sys::clone, fork::clone, &[Hex, Hex, Hex, Hex, Hex], RInt),
+    d(Sys::clone, fork::clone, &[CloneArg(0), CloneArg(1), Hex, Hex, Hex], RInt),
     d(Sys::clone3, fork::clone3, &[Ptr, ULong], RInt),
     d(Sys::execve, exec::execve, &[Str, Ptr, Ptr], RInt),
     d(Sys::execveat, exec::execveat, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
