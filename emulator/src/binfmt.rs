@@ -96,6 +96,8 @@ fn command() -> clap::Command {
     use clap::{Arg, ArgAction, ArgGroup};
     let labels: Vec<&str> = crate::arch::ALL.iter().map(|(l, _)| *l).collect();
     clap::Command::new("endgate binfmt")
+        // Not argv[0] ("binfmt": the arguments start at the subcommand).
+        .bin_name("endgate binfmt")
         .about("binfmt_misc entries that run foreign programs through endgate")
         .arg(Arg::new("print").long("print").action(ArgAction::SetTrue).help("Print the registration strings"))
         .arg(Arg::new("install").long("install").action(ArgAction::SetTrue).help("Register the entries"))

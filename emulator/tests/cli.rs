@@ -878,3 +878,13 @@ fn riscv64_rdtime_reads_a_running_clock() {
     let o = Command::new(endgate()).arg(&b).output().unwrap();
     assert_eq!(shell_status(o.status), 0, "{}", String::from_utf8_lossy(&o.stderr));
 }
+
+#[test]
+fn binfmt_usage_names_the_subcommand() {
+    // A bad option of `endgate binfmt` is a usage error (status 2) whose usage line names the
+    // command as typed, as clap does for the main command.
+    let o = run(&["binfmt", "--bogus"]);
+    assert_eq!(shell_status(o.status), 2);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.lines().any(|l| l.starts_with("Usage: endgate binfmt ")), "{err}");
+}
