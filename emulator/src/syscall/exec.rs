@@ -322,6 +322,11 @@ fn exec(
     let handover: Option<(i32, Vec<u8>)> = if self_exe {
         let fd = if super::selfref::root_changed() && !super::rootfs::active() {
             open_from_start_root(&t.exe.host_path)
+        } else if !super::rootfs::active() && t.exe.file_id.is_some() && file_id(&host) == t.exe.file_id {
+            // The path still names the running program's file: the new endgate opens it by
+            // that name, and no descriptor is held across the exec (under a small
+            // RLIMIT_NOFILE the host's loader needs it to start endgate).
+            None
         } else {
             open_for_handover(&host)
         };
@@ -718,6 +723,14 @@ fn open_from_start_root(path: &std::path::Path) -> Option<i32> {
     // SAFETY: our root handle and a NUL-terminated relative path.
     let fd = unsafe { libc::openat(root, rel.as_ptr(), libc::O_RDONLY) };
     (fd >= 0).then_some(fd)
+}
+
+/// The device and inode of the file `host` names.
+fn file_id(host: &std::ffi::CStr) -> Option<(u64, u64)> {
+    // SAFETY: plain data; all-zero is a valid value.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: a NUL-terminated path and a local stat buffer.
+    (unsafe { libc::stat(host.as_ptr(), &mut st) } == 0).then_some((st.st_dev, st.st_ino))
 }
 
 /// Opens the exec target `host` for reading, inherited across exec, to hand it over.
