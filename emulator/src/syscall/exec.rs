@@ -637,9 +637,10 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
 }
 
 /// The longest exec state passed in an argument (`--exec-state-text`, twice as long in
-/// hexadecimal); longer state (seccomp filters) goes in a memfd. Linux takes arguments of up
-/// to 128 KiB each (`MAX_ARG_STRLEN`).
-const EXEC_STATE_INLINE_MAX: usize = 4096;
+/// hexadecimal); longer state (seccomp filters) goes in a memfd. The argument takes room from
+/// the guest's own arguments and environment (`ARG_MAX`, which programs such as `xargs` fill
+/// up to a margin), so only short state goes there: the flags and a path or two.
+const EXEC_STATE_INLINE_MAX: usize = 512;
 
 /// Lines of exec state in a memfd the new endgate inherits (`--exec-state=FD`), which reads
 /// and closes it before it loads the program ([`restore_state`]); `debug-log FD` hands on the
