@@ -93,7 +93,7 @@ fn with_task<R>(i: usize, f: impl FnOnce(&mut Task, &DispatchTable) -> R) -> Opt
                 let mut mm = AddressSpace::new(info.layout, info.data_model).ok()?;
                 mm.map_anon(STRACE_PAGE, 0x1000, Prot::READ | Prot::WRITE, VmaName::Anon).ok()?;
                 mm.map_anon(STRACE_PAGE + 0x1000, 0x1000, Prot::NONE, VmaName::Anon).ok()?;
-                let exe = ExeInfo { guest_path: "fuzz".into(), host_path: "/fuzz".into(), file_id: None };
+                let exe = ExeInfo { guest_path: "fuzz".into(), host_path: "/fuzz".into() };
                 tasks.push((
                     crate::task::new_process(*arch, mm, Arc::new(Options::default()), exe),
                     DispatchTable::new(*arch),

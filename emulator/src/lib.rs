@@ -126,11 +126,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     };
     let mm = AddressSpace::new(arch.info().layout, arch.info().data_model)?;
     let host_path = std::fs::canonicalize(&prog_host).unwrap_or(prog_host);
-    let file_id = std::fs::metadata(&host_path)
-        .ok()
-        .map(|m| (std::os::unix::fs::MetadataExt::dev(&m), std::os::unix::fs::MetadataExt::ino(&m)));
+    syscall::exec::note_program_file(&host_path);
     let mut task =
-        crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: path_text.clone(), host_path, file_id });
+        crate::task::new_process(arch, mm, opts.clone(), ExeInfo { guest_path: path_text.clone(), host_path });
     task.argv = prog.argv.clone();
     // The host thread is named as the kernel names the task, so that `/proc/PID/comm`,
     // `/proc/PID/stat` and `ps` show the guest's name (threads inherit it).

@@ -108,10 +108,6 @@ pub struct ExeInfo {
     pub guest_path: String,
     /// Absolute host path of the program file.
     pub host_path: PathBuf,
-    /// The program file's device and inode when it was loaded: an `execve` of
-    /// `/proc/self/exe` hands the file over as a descriptor only when the path no longer names
-    /// it (`syscall::exec`).
-    pub file_id: Option<(u64, u64)>,
 }
 
 /// How a guest ended.

@@ -322,7 +322,10 @@ fn exec(
     let handover: Option<(i32, Vec<u8>)> = if self_exe {
         let fd = if super::selfref::root_changed() && !super::rootfs::active() {
             open_from_start_root(&t.exe.host_path)
-        } else if !super::rootfs::active() && t.exe.file_id.is_some() && file_id(&host) == t.exe.file_id {
+        } else if !super::rootfs::active()
+            && PROGRAM_FILE_ID.get().is_some()
+            && file_id(&host) == PROGRAM_FILE_ID.get().copied()
+        {
             // The path still names the running program's file: the new endgate opens it by
             // that name, and no descriptor is held across the exec (under a small
             // RLIMIT_NOFILE the host's loader needs it to start endgate).
@@ -724,6 +727,19 @@ fn open_from_start_root(path: &std::path::Path) -> Option<i32> {
     // SAFETY: our root handle and a NUL-terminated relative path.
     let fd = unsafe { libc::openat(root, rel.as_ptr(), libc::O_RDONLY) };
     (fd >= 0).then_some(fd)
+}
+
+/// The program file's device and inode when it was loaded (the process's; a fork's child
+/// runs the same program): an `execve` of `/proc/self/exe` hands the file over as a descriptor
+/// only when the path no longer names it. Kept out of `Task`, whose layout the hot paths feel
+/// (in `Task` it cost riscv64's vDSO clock 10 ns a call).
+static PROGRAM_FILE_ID: std::sync::OnceLock<(u64, u64)> = std::sync::OnceLock::new();
+
+/// Notes the loaded program's file (see [`PROGRAM_FILE_ID`]).
+pub fn note_program_file(host: &std::path::Path) {
+    if let Ok(m) = std::fs::metadata(host) {
+        let _ = PROGRAM_FILE_ID.set((std::os::unix::fs::MetadataExt::dev(&m), std::os::unix::fs::MetadataExt::ino(&m)));
+    }
 }
 
 /// The device and inode of the file `host` names.
