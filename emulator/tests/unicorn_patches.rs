@@ -1541,6 +1541,81 @@ fn s390x_svc_runs_the_interrupt_hook_in_place() {
     assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 4, "no hook: the psw on the svc, as before");
 }
 
+/// Patch 0030: an s390x `svc`'s interruption code and the length of the instruction that ran it
+/// are registers (`UC_S390X_REG_SVC_CODE` 200, `UC_S390X_REG_SVC_ILEN` 201), through
+/// `uc_reg_read` and `uc_reg_ptr` alike, for `svc I`, an `svc` run by `EX` (its `R1`'s low byte
+/// ORed into the number) and by `EXRL`; the hook moves the PSW past the executing instruction
+/// through `UC_S390X_REG_SVC_PSW_ADDR` (202), by the API or the pointer, and the code after each
+/// runs once.
+#[test]
+fn s390x_svc_code_and_length_are_registers() {
+    use std::sync::{Arc, Mutex};
+    use unicorn_engine::RegisterS390X;
+    const SVC_CODE: i32 = 200;
+    const SVC_ILEN: i32 = 201;
+    const SVC_PSW_ADDR: i32 = 202;
+    let code: [u8; 28] = [
+        0x0a, 0x40, // svc 64
+        0xa7, 0x7b, 0x00, 0x01, // aghi %r7, 1
+        0x44, 0x10, 0x40, 0x1a, // ex %r1, 0x1a(%r4): the svc 16 below, numbered 16 | r1's 5
+        0xa7, 0x7b, 0x00, 0x01, // aghi %r7, 1
+        0xc6, 0x00, 0x00, 0x00, 0x00, 0x06, // exrl %r0, .+12: the svc 16 below
+        0xa7, 0x7b, 0x00, 0x01, // aghi %r7, 1
+        0x07, 0x00, // nopr (the end)
+        0x0a, 0x10, // svc 16, only executed
+    ];
+    let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    uc.mem_write(CODE, &code).unwrap();
+    uc.reg_write(RegisterS390X::R1, 5).unwrap();
+    uc.reg_write(RegisterS390X::R4, CODE).unwrap();
+    let ptr = |uc: &Unicorn<'static, ()>, id: i32| {
+        let (mut p, mut size) = (std::ptr::null_mut(), 0usize);
+        // SAFETY: a live handle; `p` and `size` are valid outputs.
+        let r = unsafe { unicorn_engine::uc_reg_ptr(uc.get_handle(), id, &mut p, &mut size) };
+        assert_eq!(r, uc_error::OK, "register {id} has a pointer");
+        (p, size)
+    };
+    let (code_p, code_size) = ptr(&uc, SVC_CODE);
+    let (ilen_p, ilen_size) = ptr(&uc, SVC_ILEN);
+    let (addr_p, addr_size) = ptr(&uc, SVC_PSW_ADDR);
+    assert_eq!((code_size, ilen_size, addr_size), (4, 4, 8));
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let (code_p, ilen_p, addr_p) = (code_p as usize, ilen_p as usize, addr_p as usize);
+    uc.add_intr_hook(move |uc, intno| {
+        let api = (uc.reg_read(SVC_CODE).unwrap(), uc.reg_read(SVC_ILEN).unwrap(), uc.reg_read(SVC_PSW_ADDR).unwrap());
+        // SAFETY: the pointers `uc_reg_ptr` gave for this engine, read inside its hook.
+        let direct = unsafe {
+            (
+                u64::from(std::ptr::read(code_p as *const u32)),
+                u64::from(std::ptr::read(ilen_p as *const u32)),
+                std::ptr::read(addr_p as *const u64),
+            )
+        };
+        assert_eq!(api, direct, "the API and the pointers agree");
+        assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), api.2, "the PSW address is the PC");
+        let mut v = s.lock().unwrap();
+        let next = api.2 + api.1;
+        if v.len() % 2 == 0 {
+            uc.reg_write(SVC_PSW_ADDR, next).unwrap();
+        } else {
+            // SAFETY: as above; the hook ends the svc's block.
+            unsafe { std::ptr::write(addr_p as *mut u64, next) };
+        }
+        v.push((intno, api.0, api.1, api.2 - CODE));
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + 24, 0, 0).unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        vec![(2, 64, 2, 0), (2, 0x15, 4, 6), (2, 0x10, 6, 14)],
+        "(interrupt, code, length, PSW offset) of each svc"
+    );
+    assert_eq!(uc.reg_read(RegisterS390X::R7).unwrap(), 3, "the code after each svc ran once");
+    assert_eq!(uc.reg_read(RegisterS390X::PC).unwrap(), CODE + 24);
+}
+
 /// Patch 0022: i386 `int $0x80` calls the interrupt hooks from a helper. The hook sees
 /// interrupt 0x80 and EIP after the `int` (where the exception leaves it); its eax and the flags
 /// of the compare before the `int` reach the next instructions; a stop it asks for ends the

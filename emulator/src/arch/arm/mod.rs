@@ -190,9 +190,11 @@ impl GuestArch for Arm {
             crate::guard::guarded("interrupt hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     if intno == excp::SWI {
-                        let nr = cpu.reg(RegisterARM::R7);
+                        // The number (r7) read with the arguments, as plain memory.
+                        let args = Arm.syscall_args(cpu);
+                        let nr = args.nr;
                         if nr & !0xffff != traps::ARM_NR_BASE {
-                            (entries.syscall)(cpu, Arm.syscall_args(cpu));
+                            (entries.syscall)(cpu, args);
                             return;
                         }
                         let r0 = cpu.reg(RegisterARM::R0);

@@ -156,23 +156,21 @@ impl GuestArch for S390x {
         cpu.add_intr_hook(move |cpu, intno| {
             crate::guard::guarded("interrupt hook", || {
                 crate::guest::locked(cpu, |cpu| {
-                    let pc = cpu.reg(RegisterS390X::PC);
                     match intno {
-                        excp::SVC => match traps::decode_svc(cpu, GuestAddr::new(pc)) {
-                            Some((imm, ilen)) => {
-                                cpu.set_reg(RegisterS390X::PC, pc.wrapping_add(ilen));
-                                // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
-                                let mut args = S390x.syscall_args(cpu);
-                                if imm != 0 {
-                                    args.nr = u64::from(imm);
-                                }
-                                args.restart_len = crate::abi::low8(ilen);
-                                (entries.syscall)(cpu, args);
+                        excp::SVC => {
+                            let [pc, imm, ilen] =
+                                crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
+                            crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
+                            // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
+                            let mut args = S390x.syscall_args(cpu);
+                            if imm != 0 {
+                                args.nr = imm;
                             }
-                            // Unreadable code cannot have been run; report what the kernel would.
-                            None => (entries.exception)(cpu, pgm::OPERATION),
-                        },
+                            args.restart_len = crate::abi::low8(ilen);
+                            (entries.syscall)(cpu, args);
+                        }
                         excp::PGM => {
+                            let pc = cpu.reg(RegisterS390X::PC);
                             let code = traps::program_check_code(cpu, GuestAddr::new(pc));
                             (entries.exception)(cpu, code);
                         }

@@ -2,13 +2,13 @@
 //!
 //! On a real machine an `svc` or a program check stores an interruption code and the
 //! instruction length in the lowcore, and Linux reads them (`pt_regs::int_code`). Unicorn
-//! keeps them in its CPU state (`int_svc_code`, `int_pgm_code`) without a register to read
-//! them by, and raises the interrupt hook with the PSW address still *on* the instruction.
-//! So they are recovered here from the instruction itself:
-//! - `svc I` (`0a ii`, 2 bytes); or `svc` run by `EX` (`44`, 4 bytes) or `EXRL` (`c6 r0`,
-//!   6 bytes), whose target's second byte is ORed with the low byte of `R1` when `R1` is not
-//!   r0 (Principles of Operation, "EXECUTE"); the PSW then moves past the *executing*
-//!   instruction, as on hardware.
+//! keeps them in its CPU state (`int_svc_code`, `int_pgm_code`) and raises the interrupt hook
+//! with the PSW address still *on* the instruction.
+//! - An `svc`'s code and length are read as registers (unicorn patch 0030: [`SVC_CODE`],
+//!   [`SVC_ILEN`]): the 8-bit number of `svc I` (`0a ii`, 2 bytes), or of an `svc` run by `EX`
+//!   (4 bytes) or `EXRL` (6 bytes) with the low byte of `R1` ORed in when `R1` is not r0
+//!   (Principles of Operation, "EXECUTE"), and the length of the *executing* instruction, which
+//!   the PSW moves past, as on hardware.
 //! - A program check becomes one of three codes by what the signal needs: a nonzero data
 //!   exception code in the FPC (unicorn stores the DXC/VXC there, as the CPU does with AFP on)
 //!   is a data exception (SIGFPE, as Linux `data_exception`/`vector_exception` raise it); a
@@ -50,50 +50,22 @@ pub mod pgm {
     pub const VECTOR_PROCESSING: u32 = 0x1b;
 }
 
+/// The interruption code of the `svc` being served (its number), a read-only `uint32_t`
+/// register of unicorn patch 0030 (`UC_S390X_REG_SVC_CODE`).
+pub const SVC_CODE: i32 = 200;
+/// The length of the instruction that ran the `svc` (2, or 4/6 for `EX`/`EXRL`), read-only
+/// (`UC_S390X_REG_SVC_ILEN`).
+pub const SVC_ILEN: i32 = 201;
+/// The PSW address, for the `svc`'s hook to move past the instruction without the PC write's
+/// request to leave the running block (`UC_S390X_REG_SVC_PSW_ADDR`; the hook ends the block).
+pub const SVC_PSW_ADDR: i32 = 202;
+
 /// Copies `buf.len()` instruction bytes at `addr` (which must be guest-executable).
 fn fetch(cpu: &Cpu<'_>, addr: GuestAddr, buf: &mut [u8]) -> Option<()> {
     let p = cpu.get_data().mm.host_range(addr, buf.len() as u64, Prot::EXEC).ok()?;
     // SAFETY: `host_range` checked the whole range is mapped.
     unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
     Some(())
-}
-
-fn gpr(cpu: &Cpu<'_>, r: u8) -> u64 {
-    cpu.reg(RegisterS390X::R0 as i32 + i32::from(r))
-}
-
-/// The `svc` at `pc`: its 8-bit number and the length of the instruction that ran it (2 for
-/// `svc` itself, 4 for `EX`, 6 for `EXRL`). `None` if the bytes cannot be read or are not an
-/// `svc`.
-pub fn decode_svc(cpu: &Cpu<'_>, pc: GuestAddr) -> Option<(u8, u64)> {
-    let mut b = [0u8; 6];
-    fetch(cpu, pc, &mut b[..2])?;
-    let (target, r1, ilen) = match b[0] {
-        0x0a => return Some((b[1], 2)),
-        // EX R1,D2(X2,B2): RX format.
-        0x44 => {
-            fetch(cpu, pc, &mut b[..4])?;
-            let (x2, b2) = (b[1] & 0xf, b[2] >> 4);
-            let d2 = u64::from(u16::from_be_bytes([b[2] & 0xf, b[3]]));
-            let base = if b2 != 0 { gpr(cpu, b2) } else { 0 };
-            let index = if x2 != 0 { gpr(cpu, x2) } else { 0 };
-            (GuestAddr::new(base.wrapping_add(index).wrapping_add(d2)), b[1] >> 4, 4)
-        }
-        // EXRL R1,RI2: RIL format, target at PC + 2 * I2.
-        0xc6 if b[1] & 0xf == 0 => {
-            fetch(cpu, pc, &mut b)?;
-            let i2 = i64::from(i32::from_be_bytes([b[2], b[3], b[4], b[5]]));
-            (pc + crate::abi::bits64(i2 * 2), b[1] >> 4, 6)
-        }
-        _ => return None,
-    };
-    let mut t = [0u8; 2];
-    fetch(cpu, target, &mut t)?;
-    if t[0] != 0x0a {
-        return None;
-    }
-    let modifier = if r1 != 0 { crate::abi::low8(gpr(cpu, r1)) } else { 0 };
-    Some((t[1] | modifier, ilen))
 }
 
 /// `true` if the instruction bytes are a fixed-point divide (`D`, `DR`, `DL`, `DLR`, `DLG`,
