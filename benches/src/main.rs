@@ -63,6 +63,8 @@ Options:
   --baseline PATH      also run this other endgate binary (e.g. built from an older commit) as
                        runner endgate-baseline, and report endgate / baseline per workload and
                        guest: median and min of wall and CPU time, spreads, per-round range
+  --gomaxprocs N       run the Go guest (gotypes) with GOMAXPROCS=N under every runner
+                       (default: the Go runtime's choice, the number of CPUs)
   -h, --help           print this help
 ";
 
@@ -83,6 +85,8 @@ struct Options {
     qemu72: bool,
     /// Another endgate binary to compare against ([`Runner::Baseline`]).
     baseline: Option<PathBuf>,
+    /// `GOMAXPROCS` for every run of the Go guest (`None`: the runtime's own choice).
+    gomaxprocs: Option<u32>,
 }
 
 /// Problem sizes for one mode.
@@ -172,6 +176,7 @@ fn parse_args(root: &Path) -> Result<Options, String> {
         timeout: Duration::from_secs(300),
         qemu72: false,
         baseline: None,
+        gomaxprocs: None,
     };
     let mut runs = None;
     let mut args = std::env::args_os().skip(1);
@@ -202,6 +207,13 @@ fn parse_args(root: &Path) -> Result<Options, String> {
             "--no-build" => o.build = false,
             "--qemu72" => o.qemu72 = true,
             "--baseline" => o.baseline = Some(PathBuf::from(value("a path")?)),
+            "--gomaxprocs" => {
+                let n: u32 = value("a number")?.parse().map_err(|_| "--gomaxprocs needs a positive number")?;
+                if n == 0 {
+                    return Err("--gomaxprocs must be at least 1".into());
+                }
+                o.gomaxprocs = Some(n);
+            }
             "--only" => {
                 let picked: Vec<Vec<Workload>> = value("a list")?
                     .split(',')
@@ -557,6 +569,12 @@ fn main() -> ExitCode {
     let _stdout_guard = TempFile(stdout_file.clone());
     let plan = Plan { runs: opts.runs, warmup: !opts.quick, timeout: opts.timeout, stdout_file };
     let mut notes = Vec::new();
+    if let Some(n) = opts.gomaxprocs {
+        // Set before any thread starts; every runner passes the environment to its guest, and
+        // only the Go guest reads it.
+        std::env::set_var("GOMAXPROCS", n.to_string());
+        notes.push(format!("GOMAXPROCS={n} for every run (--gomaxprocs)"));
+    }
 
     let endgate = resolve_endgate(&opts, &root, &mut notes);
     let find = |name: &str| tools::which(name);

@@ -50,7 +50,7 @@ fn build(goarch: &str, env: &[(&str, &str)]) -> PathBuf {
     out
 }
 
-fn run(prog: &Path, native: bool) -> (String, String, i32) {
+fn run(prog: &Path, native: bool, env: &[(&str, &str)]) -> (String, String, i32) {
     let mut cmd = if native {
         Command::new(prog)
     } else {
@@ -58,23 +58,37 @@ fn run(prog: &Path, native: bool) -> (String, String, i32) {
         c.arg(prog);
         c
     };
+    cmd.envs(env.iter().copied());
     let t = run_with_timeout(&mut cmd, None, Duration::from_secs(120));
     assert!(!t.timed_out, "{} timed out", prog.display());
     (String::from_utf8_lossy(&t.stdout).into_owned(), String::from_utf8_lossy(&t.stderr).into_owned(), t.status)
 }
 
-#[test]
-fn go_program_runs_ten_times_in_a_row() {
+/// Runs the program natively and then [`RUNS`] times on each arch under `run_env`.
+fn ten_in_a_row(run_env: &[(&str, &str)]) {
     let native = build(X86_64.goarch, X86_64.goenv);
-    let want = run(&native, true);
+    let want = run(&native, true, run_env);
     assert_eq!(want.2, 0, "native run: {want:?}");
     for &common::Arch { goarch, goenv: env, .. } in ARCHES {
         let prog = build(goarch, env);
         for i in 0..RUNS {
-            let got = run(&prog, false);
-            assert_eq!((&got.0, got.2), (&want.0, 0), "{goarch}, run {}: stderr: {}", i + 1, got.1);
+            let got = run(&prog, false, run_env);
+            assert_eq!((&got.0, got.2), (&want.0, 0), "{goarch} {run_env:?}, run {}: stderr: {}", i + 1, got.1);
         }
     }
+}
+
+#[test]
+fn go_program_runs_ten_times_in_a_row() {
+    ten_in_a_row(&[]);
+}
+
+/// The same with far more Go threads running goroutines than the machine has cores
+/// (`GOMAXPROCS=16`; the default is the number of CPUs): each guest thread runs on its own
+/// host thread at the same time as the others (issue 12's "high GOMAXPROCS" runs).
+#[test]
+fn go_program_runs_ten_times_in_a_row_with_gomaxprocs_16() {
+    ten_in_a_row(&[("GOMAXPROCS", "16")]);
 }
 
 /// Go's runtime finds the vDSO itself (`runtime/vdso_linux.go`: its own ELF reader, GNU or
