@@ -248,53 +248,61 @@ fn cross_page_chains_are_unlinked_when_the_page_is_dropped() {
     drop(uc);
 }
 
-/// Patch 0004: a stop flag that is up when the run starts stops it at its first block, before
-/// any instruction (a signal recorded while endgate was outside `emu_start` is not lost), and
-/// the run goes on normally once the flag is down.
+/// The engine's four stop bytes (patches 0004 and 0031, `uc_stop_flags`), as atomics.
+fn stop_flags(uc: &Unicorn<'static, ()>) -> &'static [std::sync::atomic::AtomicU8; 4] {
+    let mut p: *mut u8 = std::ptr::null_mut();
+    // SAFETY: a live engine; `p` is a valid output.
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_stop_flags(uc.get_handle(), &mut p) }.into();
+    r.unwrap();
+    // SAFETY: four bytes in the engine's CPU state, which the test's engine outlives its use of;
+    // any thread may store to them (the engine reads them as it runs).
+    unsafe { &*p.cast::<[std::sync::atomic::AtomicU8; 4]>() }
+}
+
+/// Patches 0004 and 0031: a stop flag that is up when the run starts stops it at its first
+/// block, before any instruction (a signal recorded while endgate was outside `emu_start` is
+/// not lost), and the run goes on normally once the flag is down. Each of the four bytes
+/// stops it; they start at 0.
 #[test]
 fn stop_flag_up_before_the_run_stops_it_at_once() {
-    static FLAG: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    use std::sync::atomic::Ordering;
     let code = [MOV_X2_1, ADD_X4_1, NOP];
     let mut uc = engine(&code);
-    // SAFETY: a live engine, not running; FLAG is a static byte.
-    let r: Result<(), uc_error> =
-        unsafe { unicorn_engine::uc_set_stop_flags(uc.get_handle(), FLAG.as_ptr().cast(), std::ptr::null()) }.into();
-    r.unwrap();
-    FLAG.store(true, std::sync::atomic::Ordering::Relaxed);
-    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
-    assert_eq!(reg(&uc, RegisterARM64::PC), CODE);
-    assert_eq!(reg(&uc, RegisterARM64::X2), 0, "an instruction ran under a raised stop flag");
-    // Still up: the next run stops at once again (the flag is a level, not an event).
-    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
-    assert_eq!(reg(&uc, RegisterARM64::X2), 0);
-    FLAG.store(false, std::sync::atomic::Ordering::Relaxed);
+    let flags = stop_flags(&uc);
+    assert!(flags.iter().all(|f| f.load(Ordering::SeqCst) == 0), "the flags start down");
+    for flag in flags {
+        flag.store(1, Ordering::SeqCst);
+        uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+        assert_eq!(reg(&uc, RegisterARM64::PC), CODE);
+        assert_eq!(reg(&uc, RegisterARM64::X2), 0, "an instruction ran under a raised stop flag");
+        // Still up: the next run stops at once again (the flag is a level, not an event).
+        uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+        assert_eq!(reg(&uc, RegisterARM64::X2), 0);
+        flag.store(0, Ordering::SeqCst);
+    }
     uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
     assert_eq!((reg(&uc, RegisterARM64::X2), reg(&uc, RegisterARM64::X4)), (1, 1));
 }
 
-/// Patch 0004: the second flag, raised by another thread while a loop of chained blocks runs
-/// (endgate's preemption timer), stops the loop at a block start.
+/// Patches 0004 and 0031: a flag raised by another thread while a loop of chained blocks runs
+/// (endgate's preemption timer, a signal) stops the loop at a block start (the exit request,
+/// read in the same load, still does: `stop_from_another_thread_ends_a_chained_loop`).
 #[test]
 fn stop_flag_from_another_thread_stops_a_chained_loop() {
-    static FIRST: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    static SECOND: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    use std::sync::atomic::Ordering;
     let code = [ADD_X4_1, B_MINUS_4];
     let mut uc = engine(&code);
-    // SAFETY: a live engine, not running; the flags are static bytes.
-    let r: Result<(), uc_error> =
-        unsafe { unicorn_engine::uc_set_stop_flags(uc.get_handle(), FIRST.as_ptr().cast(), SECOND.as_ptr().cast()) }
-            .into();
-    r.unwrap();
-    let raiser = std::thread::spawn(|| {
+    let flags = stop_flags(&uc);
+    let raiser = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
-        SECOND.store(true, std::sync::atomic::Ordering::Relaxed);
+        flags[1].store(1, Ordering::SeqCst);
     });
     uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
     raiser.join().unwrap();
     assert!(reg(&uc, RegisterARM64::X4) > 1000, "the loop ran");
     let pc = reg(&uc, RegisterARM64::PC);
     assert!(pc == CODE || pc == CODE + 4, "pc {pc:#x} is not a block start of the loop");
-    SECOND.store(false, std::sync::atomic::Ordering::Relaxed);
+    flags[1].store(0, Ordering::SeqCst);
 }
 
 /// Patch 0005: with the virtual TLB, a MIPS `ll`/`sc` pair works on memory the CPU's own TLB

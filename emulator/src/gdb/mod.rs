@@ -321,7 +321,7 @@ fn watch_interrupts(stream: TcpStream) {
                 (1, 0x03) => {
                     let _ = peek(0);
                     INTERRUPT.store(true, Ordering::SeqCst);
-                    crate::thread::preempt::request_flag().store(true, Ordering::SeqCst);
+                    crate::thread::preempt::request();
                     continue;
                 }
                 (0, _) => return,

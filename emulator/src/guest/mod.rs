@@ -181,8 +181,8 @@ pub struct Task {
     pub sigtramp: u64,
     /// The process's vDSO gate ([`crate::gate`]); empty until the loader maps it.
     pub gate: Arc<crate::gate::Gate>,
-    /// The instance reads its stop flags at every block start
-    /// ([`crate::signal::host::install_stop_flags`]).
+    /// The thread's stop flag is mirrored into the instance's stop byte, which it reads at
+    /// every block start ([`crate::signal::host::install_stop_flags`]).
     pub stop_flags: bool,
     /// Work a syscall hook left for the run loop (`rt_sigreturn`).
     pub pending_op: Option<crate::guest::PendingOp>,
@@ -405,7 +405,7 @@ fn rejoin(cpu: &mut Cpu<'_>) {
     let t = cpu.get_data();
     if t.applied_gen != t.mm.shootdown.generation() {
         cpu.flush_tlb();
-        crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+        crate::signal::host::stop_flag().raise();
     }
 }
 
@@ -503,7 +503,7 @@ fn code_written(addr: u64, size: u32) -> bool {
     running::stop_others();
     let restart = running::quiesces() != stops;
     if restart {
-        crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+        crate::signal::host::stop_flag().raise();
     }
     running::enter_guest();
     #[allow(clippy::disallowed_methods)] // the published pages were taken, nothing is borrowed
@@ -553,7 +553,7 @@ fn exclusive_step_work(uc: *mut unicorn_engine::uc_engine, start: bool) {
             // SAFETY: the engine's own live handle; a TLB flush between blocks is what the
             // system-call hooks do too.
             crate::guard::check("uc_ctl(TLB_FLUSH)", unsafe { unicorn_engine::uc_ctl(uc, flush) });
-            crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+            crate::signal::host::stop_flag().raise();
         }
     } else if EXCLUSIVE_TOOK.with(|t| t.replace(false)) {
         running::enter_guest();

@@ -18,24 +18,25 @@
 //!
 //! The handler writes into a per-thread ring ([`HostQueue`], const-initialized thread-local
 //! storage, so touching it from a signal handler allocates nothing) and raises the thread's
-//! stop flag. The flag is one of the two bytes endgate's unicorn reads at the start of every
-//! translation block (`uc_set_stop_flags`, unicorn/PATCHES.md 0004; the other is the
-//! preemption request, [`crate::thread::preempt`]): when one is up the engine stops there,
-//! before any instruction of the block, with the pc at the block's start. Stopping only at a
-//! block start matters: a stop inside an instruction would restart it, and a read-modify-write
-//! instruction (`incl mem`, a non-atomic `lock add`) would run its update twice. The flag is a
-//! level, lowered only by the run loop ([`clear_stop`]), so a signal that arrives while the
-//! thread is outside `emu_start` stops the next run at its first block. The same flag serves
-//! anyone who needs the thread out of `emu_start` ([`stop_flag`]).
+//! stop flag ([`StopFlag`]). Once the thread's engine is attached to it ([`install_stop_flags`])
+//! the flag is mirrored into a byte of the engine's CPU state that translated code reads at the
+//! start of every block with the exit request, in the same load (`uc_stop_flags`,
+//! unicorn/PATCHES.md 0004 and 0031): when it is up the engine stops there, before any
+//! instruction of the block, with the pc at the block's start. Stopping only at a block start
+//! matters: a stop inside an instruction would restart it, and a read-modify-write instruction
+//! (`incl mem`, a non-atomic `lock add`) would run its update twice. The flag is a level,
+//! lowered only by the run loop ([`clear_stop`]), so a signal that arrives while the thread is
+//! outside `emu_start` stops the next run at its first block. The same flag serves anyone who
+//! needs the thread out of `emu_start` ([`stop_flag`]): other threads, and the preemption
+//! timer ([`crate::thread::preempt`]).
 //!
-//! Reading the flags costs two loads and a branch per block, and the blocks translated before
-//! must go, so an instance reads them only once the process needs asynchronous stops
+//! An instance is attached only once the process needs asynchronous stops
 //! ([`need_async_stops`]): when the guest installs its first handler, or starts a second
 //! thread. A program with neither never needs one: without a guest handler the host kernel acts
 //! on every signal itself.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering};
 
 use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
@@ -52,9 +53,8 @@ pub struct HostQueue {
     head: AtomicU32,
     tail: AtomicU32,
     slots: [UnsafeCell<libc::siginfo_t>; QUEUE_LEN],
-    /// Set when the thread should leave `emu_start` at the next block start (a stop flag of
-    /// the thread's engine, [`install_stop_flags`]).
-    stop: AtomicBool,
+    /// Up when the thread should leave `emu_start` at the next block start.
+    stop: StopFlag,
 }
 
 // SAFETY: a HostQueue lives in thread-local storage; only its own thread (and signal handlers
@@ -68,7 +68,7 @@ impl HostQueue {
             tail: AtomicU32::new(0),
             // SAFETY: siginfo_t is plain data; all-zero is a valid value.
             slots: [const { UnsafeCell::new(unsafe { std::mem::zeroed() }) }; QUEUE_LEN],
-            stop: AtomicBool::new(false),
+            stop: StopFlag { up: AtomicBool::new(false), engine: AtomicPtr::new(std::ptr::null_mut()) },
         }
     }
 
@@ -81,30 +81,83 @@ thread_local! {
     static QUEUE: HostQueue = const { HostQueue::new() };
 }
 
-/// The calling thread's stop flag: setting it (from any thread, for as long as this thread
+/// One thread's stop flag: a level that any thread (or a signal handler on the owner) raises
+/// and only the owner's run loop lowers, mirrored into the owner's engine once it is attached.
+#[derive(Debug)]
+pub struct StopFlag {
+    /// The flag itself.
+    up: AtomicBool,
+    /// The engine's stop byte (`uc_stop_flags`), or null before [`install_stop_flags`] and
+    /// after [`detach_stop_flags`].
+    engine: AtomicPtr<AtomicU8>,
+}
+
+impl StopFlag {
+    /// Raises the flag: the owner leaves `emu_start` at its next block start (or at the first
+    /// block of its next run).
+    pub fn raise(&self) {
+        self.up.store(true, Ordering::SeqCst);
+        let e = self.engine.load(Ordering::SeqCst);
+        if !e.is_null() {
+            // SAFETY: a live engine's stop byte: the owner detaches it before the engine goes,
+            // after every other thread has stopped raising this flag (see `detach_stop_flags`).
+            unsafe { (*e).store(1, Ordering::SeqCst) };
+        }
+    }
+
+    /// Whether the flag is up.
+    pub fn is_up(&self) -> bool {
+        self.up.load(Ordering::SeqCst)
+    }
+}
+
+/// The calling thread's stop flag: raising it (from any thread, for as long as this thread
 /// lives) makes the thread leave `emu_start` at the start of its next translation block.
-pub fn stop_flag() -> &'static AtomicBool {
+pub fn stop_flag() -> &'static StopFlag {
     // SAFETY: the thread-local outlives every use the calling thread makes of it; a caller that
     // hands it to another thread must stop using it before this thread exits.
     QUEUE.with(|q| unsafe { &*std::ptr::addr_of!(q.stop) })
 }
 
-/// Makes `cpu` read the calling thread's stop flag and the preemption request at the start of
-/// every translation block and stop there when either is up (`uc_set_stop_flags`, which also
-/// drops the blocks translated before). Call it on the thread that runs `cpu`, while it is not
-/// running. Errors: the engine's.
+/// Makes `cpu` stop at the start of its next translation block whenever the calling thread's
+/// stop flag is up: the flag is mirrored into the engine's own stop byte, which translated
+/// code reads with the exit request (`uc_stop_flags`). Call it on the thread that runs `cpu`,
+/// while it is not running; [`detach_stop_flags`] before the engine goes. Errors: the engine's.
 pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<(), unicorn_engine::uc_error> {
-    let own = stop_flag().as_ptr().cast::<u8>().cast_const();
-    let preempt = crate::thread::preempt::request_flag().as_ptr().cast::<u8>().cast_const();
-    // SAFETY: a live engine, not running; both flags live at least as long as the engine runs on
-    // this thread (a thread-local of this thread and a static). A `bool` is one byte, 0 or 1.
-    unsafe { unicorn_engine::uc_set_stop_flags(cpu.get_handle(), own, preempt) }.into()
+    let mut flags: *mut u8 = std::ptr::null_mut();
+    // SAFETY: a live engine, not running; `flags` is a valid output.
+    let r: Result<(), _> = unsafe { unicorn_engine::uc_stop_flags(cpu.get_handle(), &mut flags) }.into();
+    r?;
+    let flag = stop_flag();
+    flag.engine.store(flags.cast::<AtomicU8>(), Ordering::SeqCst);
+    // A raise before the store above reached only `up`: pass it on.
+    if flag.is_up() {
+        // SAFETY: the engine's stop byte, valid while the engine lives.
+        unsafe { (*flags.cast::<AtomicU8>()).store(1, Ordering::SeqCst) };
+    }
+    Ok(())
 }
 
-/// Lowers the calling thread's stop flag (the run loop, before it looks at what is due).
+/// Stops mirroring the calling thread's stop flag into its engine: before the engine goes, once
+/// no other thread raises the flag any more (the thread left the running set,
+/// `crate::thread::running::unregister`).
+pub fn detach_stop_flags() {
+    QUEUE.with(|q| q.stop.engine.store(std::ptr::null_mut(), Ordering::SeqCst));
+}
+
+/// Lowers the calling thread's stop flag (the run loop, before it looks at what is due). The
+/// engine's byte goes first: a raise in between leaves it up (one more stop), never the
+/// engine's byte down under a raised flag.
 #[inline]
 pub fn clear_stop() {
-    QUEUE.with(|q| q.stop.store(false, Ordering::Relaxed));
+    QUEUE.with(|q| {
+        let e = q.stop.engine.load(Ordering::SeqCst);
+        if !e.is_null() {
+            // SAFETY: as in `StopFlag::raise`; the owner's engine is not running here.
+            unsafe { (*e).store(0, Ordering::SeqCst) };
+        }
+        q.stop.up.store(false, Ordering::SeqCst);
+    });
 }
 
 static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);
@@ -200,7 +253,7 @@ fn record(info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
             unsafe { *q.slots[head as usize % QUEUE_LEN].get() = *info };
             q.head.store(head.wrapping_add(1), Ordering::Release);
         }
-        q.stop.store(true, Ordering::Relaxed);
+        q.stop.raise();
     });
     // A blocking host call about to start on this thread returns EINTR instead (see
     // `host_shims::safe_syscall`): the signal is never left waiting behind it.

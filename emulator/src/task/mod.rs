@@ -254,7 +254,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     } else {
         if t.applied_gen != t.mm.shootdown.generation() {
             cpu.flush_tlb();
-            crate::signal::host::stop_flag().store(true, std::sync::atomic::Ordering::SeqCst);
+            crate::signal::host::stop_flag().raise();
         }
         let entry = fill(cpu, va, ty);
         let t = cpu.get_data_mut();
@@ -400,8 +400,8 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             apply_invalidate(cpu);
         }
         if !cpu.get_data().stop_flags && crate::signal::host::async_stops_needed() {
-            // From now on signals and other threads stop this thread at a block start (the
-            // engine drops the code translated before, which does not read the flags).
+            // From now on signals and other threads stop this thread at a block start (its
+            // stop flag is mirrored into the engine's stop byte, read with the exit request).
             if crate::signal::host::install_stop_flags(cpu).is_ok() {
                 cpu.get_data_mut().stop_flags = true;
             }

@@ -252,7 +252,10 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Re
             lock::release();
         }
     }
-    // The instance goes away without the lock: it holds nothing the other threads use.
+    // The instance goes away without the lock: it holds nothing the other threads use. The
+    // thread left the running set (`thread_ended`), so no other thread raises its stop flag
+    // any more: stop mirroring it into the engine before the engine goes.
+    crate::signal::host::detach_stop_flags();
     drop(cpu);
 }
 

@@ -3,15 +3,15 @@
 //! A guest thread that never makes a system call (a computation, or a spin on a flag another
 //! thread will set) would keep the lock for ever. A timer thread ([`start_timer`]) looks every
 //! [`TICK`]; when another thread has waited for the lock and it has not changed hands since
-//! the previous tick, it raises one process-wide flag ([`request`]). Every instance of a
-//! threaded process reads it, with the thread's own stop flag, at the start of each
-//! translation block (`install_stop_flags` in [`crate::signal::host`], done by the run loop
-//! once the process has a second thread) and stops emulation there, never inside an
-//! instruction (see [`crate::signal::host`]). The run loop then lowers the flag ([`clear`]) and
-//! gives way.
+//! the previous tick, it makes a request ([`request`]): a process-wide flag, and the stop flag
+//! of every guest thread raised, which each instance of a threaded process reads at the start
+//! of each translation block (`install_stop_flags` in [`crate::signal::host`], done by the run
+//! loop once the process has a second thread) and stops emulation there, never inside an
+//! instruction (see [`crate::signal::host`]). The run loop then lowers the request ([`clear`])
+//! and gives way.
 //!
-//! One flag serves every thread because only the lock holder runs guest code; a flag that
-//! stays up across a handoff costs the next holder one extra stop.
+//! Raising every thread's flag serves because only the lock holder runs guest code; the
+//! others lower their own flag before they run again.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
@@ -41,15 +41,10 @@ pub fn timer_tid() -> i32 {
     }
 }
 
-/// The request itself: the lock holder's engine reads it at every block start (one byte load;
-/// [`crate::signal::host::install_stop_flags`]).
-pub fn request_flag() -> &'static AtomicBool {
-    &REQUESTED
-}
-
 /// Asks the lock holder to stop at its next block.
 pub fn request() {
-    REQUESTED.store(true, Ordering::Relaxed);
+    REQUESTED.store(true, Ordering::SeqCst);
+    super::running::stop_all();
 }
 
 /// Lowers the request (the run loop, after emulation stopped).

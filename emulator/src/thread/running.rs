@@ -36,7 +36,7 @@ pub struct Slot {
     /// Inside `emu_start` and outside every locked hook.
     running: AtomicBool,
     /// The thread's stop flag (`crate::signal::host::stop_flag`).
-    stop: &'static AtomicBool,
+    stop: &'static crate::signal::host::StopFlag,
 }
 
 /// The process's guest threads that may run guest code without the lock.
@@ -73,7 +73,7 @@ pub fn parallel_allowed() -> bool {
 }
 
 /// Registers the calling thread (once; its stop flag is `stop`).
-pub fn register(stop: &'static AtomicBool) {
+pub fn register(stop: &'static crate::signal::host::StopFlag) {
     MINE.with(|m| {
         let mut m = m.borrow_mut();
         if m.is_none() {
@@ -132,12 +132,20 @@ fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) 
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op | libc::FUTEX_PRIVATE_FLAG, val, ts, 0usize, 0u32) };
 }
 
+/// Raises the stop flag of every registered thread (the preemption request: whichever holds
+/// the lock stops at its next block start; the others lower theirs before they run again).
+pub fn stop_all() {
+    for s in slots().iter() {
+        s.stop.raise();
+    }
+}
+
 /// Raises the stop flag of every other thread that runs guest code: each leaves `emu_start` at
 /// its next block start and catches up with the published invalidations before it runs again.
 pub fn stop_others() {
     let me = super::gettid();
     for s in slots().iter().filter(|s| s.tid != me && s.running.load(Ordering::SeqCst)) {
-        s.stop.store(true, Ordering::SeqCst);
+        s.stop.raise();
     }
 }
 
@@ -163,7 +171,7 @@ pub fn quiesce() {
         let seen = LEFT.load(Ordering::SeqCst);
         let mut any = false;
         for s in slots().iter().filter(|s| s.tid != me && s.running.load(Ordering::SeqCst)) {
-            s.stop.store(true, Ordering::SeqCst);
+            s.stop.raise();
             any = true;
         }
         if !any {
