@@ -27,8 +27,8 @@
 //! (`incl mem`, a non-atomic `lock add`) would run its update twice. The flag is a level,
 //! lowered only by the run loop ([`clear_stop`]), so a signal that arrives while the thread is
 //! outside `emu_start` stops the next run at its first block. The same flag serves anyone who
-//! needs the thread out of `emu_start` ([`stop_flag`]): other threads, and the preemption
-//! timer ([`crate::thread::preempt`]).
+//! needs the thread out of `emu_start` ([`stop_flag`]). The preemption request
+//! ([`crate::thread::preempt`]) is mirrored into a second byte of every attached engine.
 //!
 //! An instance is attached only once the process needs asynchronous stops
 //! ([`need_async_stops`]): when the guest installs its first handler, or starts a second
@@ -109,6 +109,16 @@ impl StopFlag {
     pub fn is_up(&self) -> bool {
         self.up.load(Ordering::SeqCst)
     }
+
+    /// Mirrors the preemption request ([`crate::thread::preempt`]) into the owner's engine:
+    /// its second stop byte, which only the request raises and lowers.
+    pub fn set_preempt(&self, up: bool) {
+        let e = self.engine.load(Ordering::SeqCst);
+        if !e.is_null() {
+            // SAFETY: as in `raise`; the engine's four stop bytes follow one another.
+            unsafe { (*e.add(1)).store(u8::from(up), Ordering::SeqCst) };
+        }
+    }
 }
 
 /// The calling thread's stop flag: raising it (from any thread, for as long as this thread
@@ -130,10 +140,13 @@ pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result
     r?;
     let flag = stop_flag();
     flag.engine.store(flags.cast::<AtomicU8>(), Ordering::SeqCst);
-    // A raise before the store above reached only `up`: pass it on.
+    // A raise before the store above reached only `up`: pass it on, and the request.
     if flag.is_up() {
         // SAFETY: the engine's stop byte, valid while the engine lives.
         unsafe { (*flags.cast::<AtomicU8>()).store(1, Ordering::SeqCst) };
+    }
+    if crate::thread::preempt::requested() {
+        flag.set_preempt(true);
     }
     Ok(())
 }

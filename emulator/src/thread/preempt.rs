@@ -3,15 +3,15 @@
 //! A guest thread that never makes a system call (a computation, or a spin on a flag another
 //! thread will set) would keep the lock for ever. A timer thread ([`start_timer`]) looks every
 //! [`TICK`]; when another thread has waited for the lock and it has not changed hands since
-//! the previous tick, it makes a request ([`request`]): a process-wide flag, and the stop flag
-//! of every guest thread raised, which each instance of a threaded process reads at the start
-//! of each translation block (`install_stop_flags` in [`crate::signal::host`], done by the run
-//! loop once the process has a second thread) and stops emulation there, never inside an
-//! instruction (see [`crate::signal::host`]). The run loop then lowers the request ([`clear`])
-//! and gives way.
+//! the previous tick, it raises one process-wide flag ([`request`]), mirrored into a stop byte
+//! of every guest thread's instance, which each instance of a threaded process reads at the
+//! start of each translation block (`install_stop_flags` in [`crate::signal::host`], done by
+//! the run loop once the process has a second thread) and stops emulation there, never inside
+//! an instruction (see [`crate::signal::host`]). The run loop then lowers the flag and its
+//! mirrors ([`clear`]) and gives way.
 //!
-//! Raising every thread's flag serves because only the lock holder runs guest code; the
-//! others lower their own flag before they run again.
+//! One flag serves every thread because only the lock holder runs guest code; a flag that
+//! stays up across a handoff costs the next holder one extra stop.
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::time::Duration;
@@ -44,14 +44,20 @@ pub fn timer_tid() -> i32 {
 /// Asks the lock holder to stop at its next block.
 pub fn request() {
     REQUESTED.store(true, Ordering::SeqCst);
-    super::running::stop_all();
+    super::running::set_preempt_all(true);
+}
+
+/// Whether a request is up.
+pub fn requested() -> bool {
+    REQUESTED.load(Ordering::SeqCst)
 }
 
 /// Lowers the request (the run loop, after emulation stopped).
 #[inline]
 pub fn clear() {
     if REQUESTED.load(Ordering::Relaxed) {
-        REQUESTED.store(false, Ordering::Relaxed);
+        REQUESTED.store(false, Ordering::SeqCst);
+        super::running::set_preempt_all(false);
     }
 }
 

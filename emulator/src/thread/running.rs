@@ -132,11 +132,11 @@ fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) 
     unsafe { libc::syscall(libc::SYS_futex, word.as_ptr(), op | libc::FUTEX_PRIVATE_FLAG, val, ts, 0usize, 0u32) };
 }
 
-/// Raises the stop flag of every registered thread (the preemption request: whichever holds
-/// the lock stops at its next block start; the others lower theirs before they run again).
-pub fn stop_all() {
+/// Mirrors the preemption request into every registered thread's engine
+/// ([`crate::signal::host::StopFlag::set_preempt`]).
+pub fn set_preempt_all(up: bool) {
     for s in slots().iter() {
-        s.stop.raise();
+        s.stop.set_preempt(up);
     }
 }
 
