@@ -6,6 +6,63 @@ use unicorn_engine::{
     uc_error, Arch, HookType, MemType, Mode, Prot, RegisterARM64, RegisterMIPS, TlbEntry, TlbType, Unicorn,
 };
 
+/// Patch 0032: aarch64 `ic ivau` drops the translations of its cache line, which a store the
+/// engine does not see as self-modifying code left stale (a JIT's double mapping: the code is
+/// stored through a second, writable mapping of the same memory), and reports the line to the
+/// code-write callback for the other engines. One run: call a function, rewrite it through
+/// the alias, call it again (the old translation runs: no flush yet), `ic ivau` and `isb`, call
+/// it a third time (the new code runs).
+#[test]
+fn aarch64_ic_ivau_drops_stale_code() {
+    use std::sync::Mutex;
+    static REPORTED: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
+    unsafe extern "C" fn reported(
+        _uc: *mut unicorn_engine::uc_engine,
+        addr: u64,
+        size: u32,
+        _opaque: *mut std::ffi::c_void,
+    ) -> bool {
+        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((addr, size));
+        false
+    }
+    const IC_IVAU_X7: u32 = 0xd50b_7527; // ic ivau, x7 (sys #3, c7, c5, #1, x7)
+    const ISB: u32 = 0xd503_3fdf;
+    const STR_W9_X8: u32 = 0xb900_0109; // str w9, [x8]
+    const RET: u32 = 0xd65f_03c0;
+    let bl = |from: u64, to: u64| 0x9400_0000 | words(from, to, 0x03ff_ffff);
+    let (page_b, alias) = (CODE + 0x1000, DATA + 0x1000);
+    let code = [bl(CODE, page_b), STR_W9_X8, bl(CODE + 8, page_b), IC_IVAU_X7, ISB, bl(CODE + 20, page_b), NOP];
+    let mut uc = engine(&code);
+    // SAFETY: a live engine, not running; the callback never unwinds.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_code_write_cb(uc.get_handle(), Some(reported), std::ptr::null_mut()) }.into();
+    r.unwrap();
+    let mut host_b = vec![0u8; 0x1000];
+    host_b[..4].copy_from_slice(&ADD_X4_1.to_le_bytes());
+    host_b[4..8].copy_from_slice(&RET.to_le_bytes());
+    // SAFETY: host_b outlives the engine's use of it (the engine is dropped first below); the
+    // two mappings share it, as a memfd mapped twice does.
+    unsafe {
+        uc.mem_map_ptr(page_b, 0x1000, Prot::READ | Prot::EXEC, host_b.as_mut_ptr().cast()).unwrap();
+        uc.mem_map_ptr(alias, 0x1000, Prot::READ | Prot::WRITE, host_b.as_mut_ptr().cast()).unwrap();
+    }
+    uc.reg_write(RegisterARM64::X7, page_b + 8).unwrap();
+    uc.reg_write(RegisterARM64::X8, alias).unwrap();
+    uc.reg_write(RegisterARM64::X9, u64::from(ADD_X6_1)).unwrap();
+    uc.emu_start(CODE, CODE + 24, 0, 0).unwrap();
+    assert_eq!(
+        (reg(&uc, RegisterARM64::X4), reg(&uc, RegisterARM64::X6)),
+        (2, 1),
+        "calls 1 and 2 ran the old code (no flush between), call 3 the new"
+    );
+    assert_eq!(
+        *REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+        vec![(page_b, 64)],
+        "the line went to the code-write callback"
+    );
+    drop(uc);
+}
+
 const CODE: u64 = 0x1000;
 const DATA: u64 = 0x8000;
 const UNMAPPED: u64 = 0x10_0000;
