@@ -26,7 +26,7 @@
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
-use crate::abi::shapes::{KernelTermios, INT, TERMIOS, WINSIZE};
+use crate::abi::shapes::{KernelTermios, INT, TERMIOS, TIMESPEC, TIMEVAL, WINSIZE};
 use crate::abi::thunk::{self, Field as F, Plain, Shape};
 use crate::abi::DataModel;
 use crate::guest::{Cpu, SyscallArgs, Task};
@@ -82,6 +82,8 @@ static RTC_TIME: &Shape = &[F::Array(&F::I32, 9)];
 /// `struct ifreq` as `TUNSETIFF`/`TUNGETIFF` use it: the name, `ifr_flags`, and the rest of the
 /// union (24 bytes on LP64, 16 on ILP32: `struct ifmap` holds `unsigned long`s).
 static IFREQ_FLAGS: &Shape = &[F::Bytes(16), F::I16, F::Bytes(6), F::ULong, F::ULong];
+/// Two `__s64` (`SIOCGSTAMP_NEW`).
+static I64X2: &Shape = &[F::I64, F::I64];
 /// One `__u64` (`BLKGETSIZE64`), two (`BLKDISCARD`'s range).
 static U64: &Shape = &[F::U64];
 static U64X2: &Shape = &[F::U64, F::U64];
@@ -158,6 +160,12 @@ pub static IOCTLS: &[IoctlDef] = &[
     // Sockets (asm-generic/sockios.h, linux/sockios.h); SIOCINQ is FIONREAD, SIOCOUTQ
     // TIOCOUTQ.
     r("SIOCATMARK", 0x8905, Arg::Out(INT)),
+    // The last packet's time (SIOCGSTAMP_OLD, SIOCGSTAMPNS_OLD: the old ABI's `long`s; the
+    // `_NEW` forms 32-bit libcs use with a 64-bit `time_t`: two `__s64`).
+    r("SIOCGSTAMP", 0x8906, Arg::Out(TIMEVAL)),
+    r("SIOCGSTAMPNS", 0x8907, Arg::Out(TIMESPEC)),
+    r("SIOCGSTAMP_NEW", 0x8010_8906, Arg::Out(I64X2)),
+    r("SIOCGSTAMPNS_NEW", 0x8010_8907, Arg::Out(I64X2)),
     r("SIOCGIFCONF", 0x8912, Arg::Custom(netdevice)),
     r("SIOCGIFNAME", 0x8910, Arg::Custom(netdevice)),
     r("SIOCGIFFLAGS", 0x8913, Arg::Custom(netdevice)),

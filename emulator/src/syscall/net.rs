@@ -760,12 +760,70 @@ pub fn recvmmsg_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// Control messages (`struct cmsghdr` + data, each padded to a `long` boundary) between the
-/// guest's data model and the host's. Payloads are arrays of 32-bit words (`SCM_RIGHTS` fds,
-/// `SCM_CREDENTIALS`), swapped when byte orders differ.
+/// guest's data model and the host's. A payload endgate knows the layout of is converted field
+/// by field ([`payload`]: the socket timestamps, whose `long`s are 4 bytes on a 32-bit guest,
+/// and `IP_PKTINFO`/`IPV6_PKTINFO`, whose addresses keep network byte order); any other is an
+/// array of 32-bit words (`SCM_RIGHTS` fds, `SCM_CREDENTIALS`), swapped when byte orders
+/// differ.
 mod cmsg {
-    use crate::abi::shapes::CMSGHDR;
-    use crate::abi::thunk::size_of;
+    use crate::abi::shapes::{CMSGHDR, TIMEVAL};
+    use crate::abi::thunk::{size_of, Field as F, Shape};
     use crate::mm::DataModel;
+
+    /// `SO_TIMESTAMP_NEW`, `SO_TIMESTAMPNS_NEW`, `SO_TIMESTAMPING_NEW` (asm-generic/socket.h):
+    /// the `time64` forms, two (three times two) `__s64` on every arch.
+    const SO_TIMESTAMP_NEW: i32 = 63;
+    const SO_TIMESTAMPNS_NEW: i32 = 64;
+    const SO_TIMESTAMPING_NEW: i32 = 65;
+    /// `struct scm_timestamping`: three `struct timespec`s.
+    static TIMESPEC3: &Shape = &[F::Long, F::Long, F::Long, F::Long, F::Long, F::Long];
+    /// `struct __kernel_sock_timeval` / `__kernel_timespec`: two `__s64`.
+    static I64X2: &Shape = &[F::I64, F::I64];
+    /// `struct scm_timestamping64`: three `__kernel_timespec`s.
+    static I64X6: &Shape = &[F::I64, F::I64, F::I64, F::I64, F::I64, F::I64];
+    /// `struct in_pktinfo` (linux/in.h): `int ipi_ifindex`, two `struct in_addr` in network
+    /// byte order.
+    static IN_PKTINFO: &Shape = &[F::I32, F::Bytes(8)];
+    /// `struct in6_pktinfo` (linux/ipv6.h): `struct in6_addr`, `int ipi6_ifindex`.
+    static IN6_PKTINFO: &Shape = &[F::Bytes(16), F::I32];
+
+    /// The data of a message of `level`/`ty` (host numbering) from model `from` to model `to`.
+    fn payload(level: i32, ty: i32, data: &[u8], from: DataModel, to: DataModel) -> Vec<u8> {
+        let shape = match (level, ty) {
+            // `struct timeval` / `struct timespec` of the old ABI: two `long`s.
+            (libc::SOL_SOCKET, libc::SO_TIMESTAMP | libc::SO_TIMESTAMPNS) => Some(TIMEVAL),
+            (libc::SOL_SOCKET, libc::SO_TIMESTAMPING) => Some(TIMESPEC3),
+            (libc::SOL_SOCKET, SO_TIMESTAMP_NEW | SO_TIMESTAMPNS_NEW) => Some(I64X2),
+            (libc::SOL_SOCKET, SO_TIMESTAMPING_NEW) => Some(I64X6),
+            (libc::IPPROTO_IP, libc::IP_PKTINFO) => Some(IN_PKTINFO),
+            (libc::IPPROTO_IPV6, libc::IPV6_PKTINFO) => Some(IN6_PKTINFO),
+            _ => None,
+        };
+        match shape {
+            Some(s) if data.len() == size_of(s, from) => {
+                let mut out = vec![0u8; size_of(s, to)];
+                crate::abi::thunk::convert(s, from, data, to, &mut out);
+                out
+            }
+            _ => {
+                let mut out = data.to_vec();
+                if from.endian != to.endian {
+                    for w in out.chunks_exact_mut(4) {
+                        w.reverse();
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// A message's level and type, from its header's last 8 bytes (host layout).
+    fn level_type(lvl_type: [u8; 8]) -> (i32, i32) {
+        (
+            i32::from_ne_bytes([lvl_type[0], lvl_type[1], lvl_type[2], lvl_type[3]]),
+            i32::from_ne_bytes([lvl_type[4], lvl_type[5], lvl_type[6], lvl_type[7]]),
+        )
+    }
 
     fn align(n: usize, m: DataModel) -> usize {
         n.next_multiple_of(usize::from(m.long_bytes))
@@ -793,12 +851,8 @@ mod cmsg {
             if len < fh || off + len > src.len() {
                 break;
             }
-            let mut data = src[off + fh..off + len].to_vec();
-            if from.endian != to.endian {
-                for w in data.chunks_exact_mut(4) {
-                    w.reverse();
-                }
-            }
+            let (level, ty) = level_type(lvl_type);
+            let data = payload(level, ty, &src[off + fh..off + len], from, to);
             let start = align(out.len(), to);
             out.resize(start + th, 0);
             let mut host_hdr = [0u8; 16];
@@ -903,16 +957,10 @@ mod cmsg {
             }
             let msg = &src[off..off + len];
             off += align(len, DataModel::HOST);
-            let mut data = msg[fh..].to_vec();
-            if to.endian != DataModel::HOST.endian {
-                for w in data.chunks_exact_mut(4) {
-                    w.reverse();
-                }
-            }
+            let (level, ty) = level_type(lvl_type);
+            let data = payload(level, ty, &msg[fh..], DataModel::HOST, to);
             let left = cap.saturating_sub(put.used);
             let at = put.used;
-            let level = i32::from_ne_bytes([lvl_type[0], lvl_type[1], lvl_type[2], lvl_type[3]]);
-            let ty = i32::from_ne_bytes([lvl_type[4], lvl_type[5], lvl_type[6], lvl_type[7]]);
             if level == libc::SOL_SOCKET && ty == libc::SCM_RIGHTS {
                 let n = data.len() / 4;
                 let fit = if left > th { n.min((left - th) / 4) } else { 0 };
