@@ -18,6 +18,9 @@ int main(void)
     printf("freeswap <= totalswap: %d\n", si.freeswap <= si.totalswap);
     printf("freehigh <= totalhigh: %d\n", si.freehigh <= si.totalhigh);
     printf("mem_unit is a power of two: %d\n", si.mem_unit && (si.mem_unit & (si.mem_unit - 1)) == 0);
+    /* 1 (byte counts); a 64-bit kernel gives a 32-bit program the page size when its memory
+     * or swap does not fit 32 bits (kernel/sys.c, compat sysinfo). */
+    printf("mem_unit is 1 or the page size: %d\n", si.mem_unit == 1 || si.mem_unit == (unsigned)sysconf(_SC_PAGESIZE));
     struct sysinfo again;
     CHECK(sysinfo(&again) == 0);
     printf("second call: same totalram and mem_unit, uptime not behind: %d\n",

@@ -45,22 +45,19 @@ pub(crate) fn utsname(t: &Task) -> Result<[[u8; UTS_LEN]; 6], Errno> {
     Ok(out)
 }
 
-/// `sysinfo(struct sysinfo *info)` ([`SYSINFO`]: 112 bytes on LP64, 64 on ILP32). On ILP32
-/// guests the byte counts are scaled up through `mem_unit` until they fit 32 bits, as the
-/// kernel's compat sysinfo does.
+/// `sysinfo(struct sysinfo *info)` ([`SYSINFO`]: 112 bytes on LP64, 64 on ILP32). The host
+/// (64-bit) counts bytes (`mem_unit` 1); for an ILP32 guest whose RAM or swap total does not fit
+/// 32 bits, the kernel's compat sysinfo counts pages instead (`mem_unit` the page size, every
+/// count shifted down to match), and so does this.
 pub fn sysinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     t.mm.check_writable(a.ptr(0), t.mm.shape_size(SYSINFO))?;
     let mut si = libc::sysinfo::zeroed();
     // SAFETY: a local struct.
     host_ret(unsafe { libc::syscall(libc::SYS_sysinfo, &mut si) })?;
-    if t.mm.long_bytes() == 4 {
-        let fits = |s: &libc::sysinfo| {
-            [s.totalram, s.freeram, s.sharedram, s.bufferram, s.totalswap, s.freeswap, s.totalhigh, s.freehigh]
-                .iter()
-                .all(|&v| v <= u64::from(u32::MAX))
-        };
-        while !fits(&si) && si.mem_unit < (1 << 30) {
+    if t.mm.long_bytes() == 4 && (si.totalram > u64::from(u32::MAX) || si.totalswap > u64::from(u32::MAX)) {
+        let page = u32::try_from(crate::mm::PAGE_SIZE).unwrap_or(4096);
+        while si.mem_unit < page {
             si.mem_unit *= 2;
             for v in [
                 &mut si.totalram,
