@@ -150,7 +150,7 @@ impl GuestArch for I386 {
                         gdt::as_endgate(|| (entries.syscall)(cpu, I386.syscall_args(cpu)));
                     } else {
                         crate::arch::x86_64::exception_state::clear(cpu);
-                        (entries.exception)(cpu, intno);
+                        crate::arch::x86_64::report_exception(cpu, intno, entries.exception, R::EIP);
                     }
                 });
             })
@@ -223,6 +223,12 @@ impl GuestArch for I386 {
     /// As on x86_64; an `int n` other than 0x80 has no user gate and raises #GP, hence SIGSEGV.
     fn exception_signal(&self, intno: u32) -> Signal {
         crate::arch::x86_64::exception_signal(intno)
+    }
+    fn exception_siginfo(&self, intno: u32, pc: u64) -> crate::signal::SigInfo {
+        crate::arch::x86_64::x86_exception_siginfo(intno, pc)
+    }
+    fn invalid_insn_siginfo(&self, pc: u64) -> crate::signal::SigInfo {
+        crate::arch::x86_64::x86_invalid_insn_siginfo(pc)
     }
 }
 

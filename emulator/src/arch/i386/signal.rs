@@ -41,7 +41,7 @@ use crate::guest::sigframe::{
 };
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
-use crate::signal::{sa, FrameRequest, SigFields, Signal};
+use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct sigcontext_32`.
 const SC_SIZE: u64 = 88;
@@ -144,14 +144,17 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
         put_u32(buf, w(sc::EDI + i), low32(reg(cpu, r)));
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
-    let (trapno, cr2) = match (req.info.signo, req.info.fields) {
-        (Signal::SIGSEGV | Signal::SIGBUS, SigFields::Fault { addr }) => (14, addr),
-        (Signal::SIGILL, SigFields::Fault { .. }) => (6, 0),
-        (Signal::SIGFPE, SigFields::Fault { .. }) => (0, 0),
-        (Signal::SIGTRAP, SigFields::Fault { .. }) => (3, 0),
-        _ => (0, 0),
+    let trap = crate::arch::x86_64::trap::take(req.info.signo);
+    let (trapno, err, cr2) = match (trap, req.info.fields) {
+        (Some((trapno, err)), SigFields::Fault { .. }) => (trapno, err, 0),
+        (None, SigFields::Fault { addr }) => {
+            let trapno = crate::arch::x86_64::trap::infer(req.info.signo);
+            (trapno, 0, if trapno == 14 { addr } else { 0 })
+        }
+        _ => (0, 0, 0),
     };
-    put_u32(buf, w(sc::TRAPNO), trapno);
+    put_u32(buf, w(sc::TRAPNO), low32(trapno));
+    put_u32(buf, w(sc::TRAPNO + 1), low32(err));
     put_u32(buf, w(sc::EIP), low32(reg(cpu, R::EIP)));
     put_u32(buf, w(sc::CS), (reg(cpu, R::CS) & 0xffff) as u32);
     put_u32(buf, w(sc::EFLAGS), low32(reg(cpu, R::EFLAGS)));

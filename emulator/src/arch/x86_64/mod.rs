@@ -121,7 +121,7 @@ impl GuestArch for X86_64 {
             crate::guard::guarded("interrupt hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     exception_state::clear(cpu);
-                    (entries.exception)(cpu, intno);
+                    report_exception(cpu, intno, entries.exception, R::RIP);
                 });
             })
         })?;
@@ -161,10 +161,13 @@ impl GuestArch for X86_64 {
             // Linux's vsyscall emulation sends SIGSEGV (SI_KERNEL) for a misaligned call.
             return crate::signal::SigInfo::fault(Signal::SIGSEGV, 0x80, 0);
         }
-        super::exception_siginfo_for(self.exception_signal(intno), pc)
+        x86_exception_siginfo(intno, pc)
     }
     fn exception_signal(&self, intno: u32) -> Signal {
         exception_signal(intno)
+    }
+    fn invalid_insn_siginfo(&self, pc: u64) -> crate::signal::SigInfo {
+        x86_invalid_insn_siginfo(pc)
     }
     fn data_fault(&self, page: u64, info: crate::signal::SigInfo) -> crate::signal::SigInfo {
         let top = page >> 47; // bits 47-63: all clear or all set in a canonical address
@@ -207,6 +210,72 @@ fn gpr64(name: &str) -> Option<R> {
         return R8_R15.get(n.checked_sub(8)?).copied();
     }
     GPRS.iter().find(|g| g.2 == name).map(|g| g.3).or_else(|| gpr32(name))
+}
+
+/// The exception being reported as a signal on x86_64 and i386: its vector and error code, for
+/// the signal frame's `trapno` and `err` (what Linux keeps in `thread.trap_nr` and
+/// `thread.error_code` for the frame; Intel SDM vol. 3 table 6-1).
+pub(crate) mod trap {
+    use crate::signal::Signal;
+    use std::cell::Cell;
+
+    thread_local! {
+        static LAST: Cell<Option<(Signal, u64, u64)>> = const { Cell::new(None) };
+    }
+
+    /// Records the exception (vector `trapno`, `err`) that is about to raise `sig`.
+    pub(crate) fn record(sig: Signal, trapno: u64, err: u64) {
+        LAST.with(|l| l.set(Some((sig, trapno, err))));
+    }
+
+    /// The recorded exception of `sig`, taken (the frame builder, for a fault's signal).
+    pub(crate) fn take(sig: Signal) -> Option<(u64, u64)> {
+        LAST.with(Cell::take).filter(|l| l.0 == sig).map(|l| (l.1, l.2))
+    }
+
+    /// The `trapno` a fault's signal has when no exception was recorded: a page fault's 14
+    /// for SIGSEGV and SIGBUS, else the vector that raises the signal.
+    pub(crate) fn infer(sig: Signal) -> u64 {
+        match sig {
+            Signal::SIGSEGV | Signal::SIGBUS => 14,
+            Signal::SIGILL => 6,
+            Signal::SIGTRAP => 3,
+            _ => 0,
+        }
+    }
+}
+
+/// The interrupt hook's report of exception `intno` (x86_64, i386). An `int N` of a vector that
+/// is no CPU exception (32 and up) leaves the PC after its two bytes; Linux's IDT refuses it
+/// to user space with a general-protection fault on the instruction: SIGSEGV `SI_KERNEL`,
+/// trapno 13, the error code naming the IDT entry (`N << 3 | 2`). `int3` is SIGTRAP
+/// `SI_KERNEL` (`do_int3_user`).
+pub(crate) fn report_exception(cpu: &mut Cpu<'_>, intno: u32, exception: fn(&mut Cpu<'_>, u32), pc_reg: R) {
+    let sig = exception_signal(intno);
+    if intno >= 32 {
+        use crate::guard::Checked;
+        let pc = cpu.reg(pc_reg);
+        cpu.set_reg(pc_reg, pc.wrapping_sub(2));
+        trap::record(sig, 13, (u64::from(intno) << 3) | 2);
+    } else {
+        trap::record(sig, u64::from(intno), 0);
+    }
+    exception(cpu, intno);
+}
+
+/// The `siginfo` of exception `intno` at `pc` on x86 (see [`report_exception`]).
+pub(crate) fn x86_exception_siginfo(intno: u32, pc: u64) -> crate::signal::SigInfo {
+    if intno == 3 {
+        return crate::signal::SigInfo::fault(Signal::SIGTRAP, 0x80, 0);
+    }
+    super::exception_siginfo_for(exception_signal(intno), pc)
+}
+
+/// The `siginfo` of an instruction x86 does not have (#UD, x86_64 and i386): SIGILL
+/// `ILL_ILLOPN` at the instruction, trapno 6 (`exc_invalid_op`).
+pub(crate) fn x86_invalid_insn_siginfo(pc: u64) -> crate::signal::SigInfo {
+    trap::record(Signal::SIGILL, 6, 0);
+    crate::signal::SigInfo::fault(Signal::SIGILL, crate::signal::si_code::ILL_ILLOPN, pc)
 }
 
 /// The signal an x86 exception vector raises (Intel SDM vol. 3 table 6-1; the signals Linux's

@@ -22,7 +22,7 @@ use crate::abi::{low16, low32, u64_to_usize};
 use crate::guest::sigframe::{own_ucontext, reg, restore_mask_and_altstack, write_siginfo, write_uc_stack, Frames};
 use crate::guest::Cpu;
 use crate::mm::GuestAddr;
-use crate::signal::{sa, FrameRequest, SigFields, Signal};
+use crate::signal::{sa, FrameRequest, SigFields};
 
 /// Bytes of `struct rt_sigframe`: pretcode, ucontext, siginfo.
 const FRAME_SIZE: u64 = 8 + 304 + 128;
@@ -82,9 +82,16 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
 
     let gregs: Vec<u64> = GREGS.iter().map(|&r| reg(cpu, r)).collect();
     let fx = fxsave(cpu);
-    let (trapno, cr2) = match req.info.fields {
-        SigFields::Fault { addr } if matches!(req.info.signo, Signal::SIGSEGV | Signal::SIGBUS) => (14, addr),
-        _ => (0, 0),
+    // The exception that raised a fault's signal, and CR2 for a page fault.
+    let (trapno, err, cr2) = match req.info.fields {
+        SigFields::Fault { addr } => match super::trap::take(req.info.signo) {
+            Some((trapno, err)) => (trapno, err, 0),
+            None => {
+                let trapno = super::trap::infer(req.info.signo);
+                (trapno, 0, if trapno == 14 { addr } else { 0 })
+            }
+        },
+        _ => (0, 0, 0),
     };
     let t = cpu.get_data_mut();
     let mm = &mut t.mm;
@@ -99,7 +106,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     }
     // cs, gs, fs, ss (the user selectors; __pad0 is ss with UC_SIGCONTEXT_SS).
     mm.write_u64(frame + MCONTEXT + 18 * 8, 0x33 | (0x2b << 48))?;
-    mm.write_u64(frame + MCONTEXT + 19 * 8, 0)?; // err
+    mm.write_u64(frame + MCONTEXT + 19 * 8, err)?;
     mm.write_u64(frame + MCONTEXT + 20 * 8, trapno)?;
     mm.write_u64(frame + MCONTEXT + 21 * 8, req.old_mask)?; // oldmask
     mm.write_u64(frame + MCONTEXT + 22 * 8, cr2)?;
