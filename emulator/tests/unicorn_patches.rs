@@ -305,15 +305,18 @@ fn cross_page_chains_are_unlinked_when_the_page_is_dropped() {
     drop(uc);
 }
 
-/// The engine's four stop bytes (patches 0004 and 0031, `uc_stop_flags`), as atomics.
-fn stop_flags(uc: &Unicorn<'static, ()>) -> &'static [std::sync::atomic::AtomicU8; 4] {
-    let mut p: *mut u8 = std::ptr::null_mut();
-    // SAFETY: a live engine; `p` is a valid output.
-    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_stop_flags(uc.get_handle(), &mut p) }.into();
+/// The engine's four stop bytes and its exit request's high half (patches 0004 and 0031,
+/// `uc_stop_flags`), as atomics.
+fn stop_flags(
+    uc: &Unicorn<'static, ()>,
+) -> (&'static [std::sync::atomic::AtomicU8; 4], &'static std::sync::atomic::AtomicU16) {
+    let (mut p, mut k): (*mut u8, *mut u16) = (std::ptr::null_mut(), std::ptr::null_mut());
+    // SAFETY: a live engine; `p` and `k` are valid outputs.
+    let r: Result<(), uc_error> = unsafe { unicorn_engine::uc_stop_flags(uc.get_handle(), &mut p, &mut k) }.into();
     r.unwrap();
-    // SAFETY: four bytes in the engine's CPU state, which the test's engine outlives its use of;
-    // any thread may store to them (the engine reads them as it runs).
-    unsafe { &*p.cast::<[std::sync::atomic::AtomicU8; 4]>() }
+    // SAFETY: bytes in the engine's CPU state, which the test's engine outlives its use of; any
+    // thread may store to them (the engine reads them as it runs).
+    unsafe { (&*p.cast::<[std::sync::atomic::AtomicU8; 4]>(), &*k.cast::<std::sync::atomic::AtomicU16>()) }
 }
 
 /// Patches 0004 and 0031: a stop flag that is up when the run starts stops it at its first
@@ -325,7 +328,7 @@ fn stop_flag_up_before_the_run_stops_it_at_once() {
     use std::sync::atomic::Ordering;
     let code = [MOV_X2_1, ADD_X4_1, NOP];
     let mut uc = engine(&code);
-    let flags = stop_flags(&uc);
+    let (flags, _) = stop_flags(&uc);
     assert!(flags.iter().all(|f| f.load(Ordering::SeqCst) == 0), "the flags start down");
     for flag in flags {
         flag.store(1, Ordering::SeqCst);
@@ -342,17 +345,18 @@ fn stop_flag_up_before_the_run_stops_it_at_once() {
 }
 
 /// Patches 0004 and 0031: a flag raised by another thread while a loop of chained blocks runs
-/// (endgate's preemption timer, a signal) stops the loop at a block start (the exit request,
-/// read in the same load, still does: `stop_from_another_thread_ends_a_chained_loop`).
+/// (endgate's preemption timer, a signal), with the exit request set after it, stops the loop
+/// at a block start.
 #[test]
 fn stop_flag_from_another_thread_stops_a_chained_loop() {
     use std::sync::atomic::Ordering;
     let code = [ADD_X4_1, B_MINUS_4];
     let mut uc = engine(&code);
-    let flags = stop_flags(&uc);
+    let (flags, kick) = stop_flags(&uc);
     let raiser = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
         flags[1].store(1, Ordering::SeqCst);
+        kick.store(1, Ordering::SeqCst);
     });
     uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
     raiser.join().unwrap();

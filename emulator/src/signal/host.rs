@@ -19,10 +19,11 @@
 //! The handler writes into a per-thread ring ([`HostQueue`], const-initialized thread-local
 //! storage, so touching it from a signal handler allocates nothing) and raises the thread's
 //! stop flag ([`StopFlag`]). Once the thread's engine is attached to it ([`install_stop_flags`])
-//! the flag is mirrored into a byte of the engine's CPU state that translated code reads at the
-//! start of every block with the exit request, in the same load (`uc_stop_flags`,
-//! unicorn/PATCHES.md 0004 and 0031): when it is up the engine stops there, before any
-//! instruction of the block, with the pc at the block's start. Stopping only at a block start
+//! the flag is mirrored into a byte of the engine's CPU state, and the raise also sets a
+//! half-word of the engine's that translated code reads at the start of every block with the
+//! exit request (`uc_stop_flags`, unicorn/PATCHES.md 0004 and 0031): the engine then leaves
+//! there, sees the byte and stops, before any instruction of the block, with the pc at the
+//! block's start. Stopping only at a block start
 //! matters: a stop inside an instruction would restart it, and a read-modify-write instruction
 //! (`incl mem`, a non-atomic `lock add`) would run its update twice. The flag is a level,
 //! lowered only by the run loop ([`clear_stop`]), so a signal that arrives while the thread is
@@ -36,7 +37,7 @@
 //! on every signal itself.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU32, AtomicU8, Ordering};
 
 use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
@@ -68,7 +69,11 @@ impl HostQueue {
             tail: AtomicU32::new(0),
             // SAFETY: siginfo_t is plain data; all-zero is a valid value.
             slots: [const { UnsafeCell::new(unsafe { std::mem::zeroed() }) }; QUEUE_LEN],
-            stop: StopFlag { up: AtomicBool::new(false), engine: AtomicPtr::new(std::ptr::null_mut()) },
+            stop: StopFlag {
+                up: AtomicBool::new(false),
+                engine: AtomicPtr::new(std::ptr::null_mut()),
+                kick: AtomicPtr::new(std::ptr::null_mut()),
+            },
         }
     }
 
@@ -87,9 +92,12 @@ thread_local! {
 pub struct StopFlag {
     /// The flag itself.
     up: AtomicBool,
-    /// The engine's stop byte (`uc_stop_flags`), or null before [`install_stop_flags`] and
+    /// The engine's stop bytes (`uc_stop_flags`), or null before [`install_stop_flags`] and
     /// after [`detach_stop_flags`].
     engine: AtomicPtr<AtomicU8>,
+    /// The engine's half-word that makes its next block start leave, set after a byte
+    /// (`uc_stop_flags`' `kick`).
+    kick: AtomicPtr<AtomicU16>,
 }
 
 impl StopFlag {
@@ -97,11 +105,25 @@ impl StopFlag {
     /// block of its next run).
     pub fn raise(&self) {
         self.up.store(true, Ordering::SeqCst);
+        self.set_byte(0, true);
+    }
+
+    /// Stores engine stop byte `i` and, to raise it, the engine's kick after it (the order
+    /// `uc_stop_flags` asks for). Nothing before the engine is attached.
+    fn set_byte(&self, i: usize, up: bool) {
         let e = self.engine.load(Ordering::SeqCst);
-        if !e.is_null() {
-            // SAFETY: a live engine's stop byte: the owner detaches it before the engine goes,
-            // after every other thread has stopped raising this flag (see `detach_stop_flags`).
-            unsafe { (*e).store(1, Ordering::SeqCst) };
+        let k = self.kick.load(Ordering::SeqCst);
+        if e.is_null() || k.is_null() {
+            return;
+        }
+        // SAFETY: a live engine's stop bytes and exit request: the owner detaches them before
+        // the engine goes, after every other thread has stopped raising this flag (see
+        // `detach_stop_flags`); `i` is below 4.
+        unsafe {
+            (*e.add(i)).store(u8::from(up), Ordering::SeqCst);
+            if up {
+                (*k).store(1, Ordering::SeqCst);
+            }
         }
     }
 
@@ -113,11 +135,7 @@ impl StopFlag {
     /// Mirrors the preemption request ([`crate::thread::preempt`]) into the owner's engine:
     /// its second stop byte, which only the request raises and lowers.
     pub fn set_preempt(&self, up: bool) {
-        let e = self.engine.load(Ordering::SeqCst);
-        if !e.is_null() {
-            // SAFETY: as in `raise`; the engine's four stop bytes follow one another.
-            unsafe { (*e.add(1)).store(u8::from(up), Ordering::SeqCst) };
-        }
+        self.set_byte(1, up);
     }
 }
 
@@ -130,20 +148,21 @@ pub fn stop_flag() -> &'static StopFlag {
 }
 
 /// Makes `cpu` stop at the start of its next translation block whenever the calling thread's
-/// stop flag is up: the flag is mirrored into the engine's own stop byte, which translated
-/// code reads with the exit request (`uc_stop_flags`). Call it on the thread that runs `cpu`,
-/// while it is not running; [`detach_stop_flags`] before the engine goes. Errors: the engine's.
+/// stop flag is up: the flag is mirrored into the engine's own stop byte, with the engine's
+/// kick set after it (`uc_stop_flags`). Call it on the thread that runs `cpu`, while it is
+/// not running; [`detach_stop_flags`] before the engine goes. Errors: the engine's.
 pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result<(), unicorn_engine::uc_error> {
     let mut flags: *mut u8 = std::ptr::null_mut();
-    // SAFETY: a live engine, not running; `flags` is a valid output.
-    let r: Result<(), _> = unsafe { unicorn_engine::uc_stop_flags(cpu.get_handle(), &mut flags) }.into();
+    let mut kick: *mut u16 = std::ptr::null_mut();
+    // SAFETY: a live engine, not running; `flags` and `kick` are valid outputs.
+    let r: Result<(), _> = unsafe { unicorn_engine::uc_stop_flags(cpu.get_handle(), &mut flags, &mut kick) }.into();
     r?;
     let flag = stop_flag();
+    flag.kick.store(kick.cast::<AtomicU16>(), Ordering::SeqCst);
     flag.engine.store(flags.cast::<AtomicU8>(), Ordering::SeqCst);
-    // A raise before the store above reached only `up`: pass it on, and the request.
+    // A raise before the stores above reached only `up`: pass it on, and the request.
     if flag.is_up() {
-        // SAFETY: the engine's stop byte, valid while the engine lives.
-        unsafe { (*flags.cast::<AtomicU8>()).store(1, Ordering::SeqCst) };
+        flag.set_byte(0, true);
     }
     if crate::thread::preempt::requested() {
         flag.set_preempt(true);
@@ -155,7 +174,10 @@ pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result
 /// no other thread raises the flag any more (the thread left the running set,
 /// `crate::thread::running::unregister`).
 pub fn detach_stop_flags() {
-    QUEUE.with(|q| q.stop.engine.store(std::ptr::null_mut(), Ordering::SeqCst));
+    QUEUE.with(|q| {
+        q.stop.engine.store(std::ptr::null_mut(), Ordering::SeqCst);
+        q.stop.kick.store(std::ptr::null_mut(), Ordering::SeqCst);
+    });
 }
 
 /// Lowers the calling thread's stop flag (the run loop, before it looks at what is due). The
@@ -164,11 +186,7 @@ pub fn detach_stop_flags() {
 #[inline]
 pub fn clear_stop() {
     QUEUE.with(|q| {
-        let e = q.stop.engine.load(Ordering::SeqCst);
-        if !e.is_null() {
-            // SAFETY: as in `StopFlag::raise`; the owner's engine is not running here.
-            unsafe { (*e).store(0, Ordering::SeqCst) };
-        }
+        q.stop.set_byte(0, false);
         q.stop.up.store(false, Ordering::SeqCst);
     });
 }
