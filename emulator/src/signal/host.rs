@@ -37,7 +37,9 @@
 //! on every signal itself.
 
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU16, AtomicU32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use crate::thread::stop::StopFlag;
 
 use super::{bit, SigInfo, Signal, HOST_OWN, NSIG, SIG_DFL, SIG_IGN};
 
@@ -69,11 +71,7 @@ impl HostQueue {
             tail: AtomicU32::new(0),
             // SAFETY: siginfo_t is plain data; all-zero is a valid value.
             slots: [const { UnsafeCell::new(unsafe { std::mem::zeroed() }) }; QUEUE_LEN],
-            stop: StopFlag {
-                up: AtomicBool::new(false),
-                engine: AtomicPtr::new(std::ptr::null_mut()),
-                kick: AtomicPtr::new(std::ptr::null_mut()),
-            },
+            stop: StopFlag::new(),
         }
     }
 
@@ -84,59 +82,6 @@ impl HostQueue {
 
 thread_local! {
     static QUEUE: HostQueue = const { HostQueue::new() };
-}
-
-/// One thread's stop flag: a level that any thread (or a signal handler on the owner) raises
-/// and only the owner's run loop lowers, mirrored into the owner's engine once it is attached.
-#[derive(Debug)]
-pub struct StopFlag {
-    /// The flag itself.
-    up: AtomicBool,
-    /// The engine's stop bytes (`uc_stop_flags`), or null before [`install_stop_flags`] and
-    /// after [`detach_stop_flags`].
-    engine: AtomicPtr<AtomicU8>,
-    /// The engine's half-word that makes its next block start leave, set after a byte
-    /// (`uc_stop_flags`' `kick`).
-    kick: AtomicPtr<AtomicU16>,
-}
-
-impl StopFlag {
-    /// Raises the flag: the owner leaves `emu_start` at its next block start (or at the first
-    /// block of its next run).
-    pub fn raise(&self) {
-        self.up.store(true, Ordering::SeqCst);
-        self.set_byte(0, true);
-    }
-
-    /// Stores engine stop byte `i` and, to raise it, the engine's kick after it (the order
-    /// `uc_stop_flags` asks for). Nothing before the engine is attached.
-    fn set_byte(&self, i: usize, up: bool) {
-        let e = self.engine.load(Ordering::SeqCst);
-        let k = self.kick.load(Ordering::SeqCst);
-        if e.is_null() || k.is_null() {
-            return;
-        }
-        // SAFETY: a live engine's stop bytes and exit request: the owner detaches them before
-        // the engine goes, after every other thread has stopped raising this flag (see
-        // `detach_stop_flags`); `i` is below 4.
-        unsafe {
-            (*e.add(i)).store(u8::from(up), Ordering::SeqCst);
-            if up {
-                (*k).store(1, Ordering::SeqCst);
-            }
-        }
-    }
-
-    /// Whether the flag is up.
-    pub fn is_up(&self) -> bool {
-        self.up.load(Ordering::SeqCst)
-    }
-
-    /// Mirrors the preemption request ([`crate::thread::preempt`]) into the owner's engine:
-    /// its second stop byte, which only the request raises and lowers.
-    pub fn set_preempt(&self, up: bool) {
-        self.set_byte(1, up);
-    }
 }
 
 /// The calling thread's stop flag: raising it (from any thread, for as long as this thread
@@ -157,16 +102,9 @@ pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result
     // SAFETY: a live engine, not running; `flags` and `kick` are valid outputs.
     let r: Result<(), _> = unsafe { unicorn_engine::uc_stop_flags(cpu.get_handle(), &mut flags, &mut kick) }.into();
     r?;
-    let flag = stop_flag();
-    flag.kick.store(kick.cast::<AtomicU16>(), Ordering::SeqCst);
-    flag.engine.store(flags.cast::<AtomicU8>(), Ordering::SeqCst);
-    // A raise before the stores above reached only `up`: pass it on, and the request.
-    if flag.is_up() {
-        flag.set_byte(0, true);
-    }
-    if crate::thread::preempt::requested() {
-        flag.set_preempt(true);
-    }
+    // SAFETY: the engine's stop bytes and kick, live as long as it; the run loop's thread
+    // detaches them before it drops its engine (`detach_stop_flags`).
+    unsafe { stop_flag().attach(flags, kick) };
     Ok(())
 }
 
@@ -174,10 +112,7 @@ pub fn install_stop_flags<D>(cpu: &mut unicorn_engine::Unicorn<'_, D>) -> Result
 /// no other thread raises the flag any more (the thread left the running set,
 /// `crate::thread::running::unregister`).
 pub fn detach_stop_flags() {
-    QUEUE.with(|q| {
-        q.stop.engine.store(std::ptr::null_mut(), Ordering::SeqCst);
-        q.stop.kick.store(std::ptr::null_mut(), Ordering::SeqCst);
-    });
+    QUEUE.with(|q| q.stop.detach());
 }
 
 /// Lowers the calling thread's stop flag (the run loop, before it looks at what is due). The
@@ -185,10 +120,7 @@ pub fn detach_stop_flags() {
 /// engine's byte down under a raised flag.
 #[inline]
 pub fn clear_stop() {
-    QUEUE.with(|q| {
-        q.stop.set_byte(0, false);
-        q.stop.up.store(false, Ordering::SeqCst);
-    });
+    QUEUE.with(|q| q.stop.lower());
 }
 
 static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);

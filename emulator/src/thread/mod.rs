@@ -26,6 +26,7 @@ pub mod lock;
 pub mod preempt;
 pub mod running;
 pub mod shared;
+pub mod stop;
 pub mod title;
 
 use std::cell::Cell;

@@ -36,7 +36,7 @@ pub struct Slot {
     /// Inside `emu_start` and outside every locked hook.
     running: AtomicBool,
     /// The thread's stop flag (`crate::signal::host::stop_flag`).
-    stop: &'static crate::signal::host::StopFlag,
+    stop: &'static super::stop::StopFlag,
 }
 
 /// The process's guest threads that may run guest code without the lock.
@@ -73,7 +73,7 @@ pub fn parallel_allowed() -> bool {
 }
 
 /// Registers the calling thread (once; its stop flag is `stop`).
-pub fn register(stop: &'static crate::signal::host::StopFlag) {
+pub fn register(stop: &'static super::stop::StopFlag) {
     MINE.with(|m| {
         let mut m = m.borrow_mut();
         if m.is_none() {
@@ -133,7 +133,7 @@ fn futex(word: &AtomicU32, op: i32, val: u32, timeout: Option<&libc::timespec>) 
 }
 
 /// Mirrors the preemption request into every registered thread's engine
-/// ([`crate::signal::host::StopFlag::set_preempt`]).
+/// ([`super::stop::StopFlag::set_preempt`]).
 pub fn set_preempt_all(up: bool) {
     for s in slots().iter() {
         s.stop.set_preempt(up);
