@@ -214,5 +214,9 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     }
     let exit = task::run(&mut cpu);
     let report = finish(&cpu, exit);
+    // The engine goes when this returns: the preemption timer must not reach it through this
+    // thread's stop flag any more (it writes the engine's bytes under the running set's lock).
+    thread::running::unregister();
+    signal::host::detach_stop_flags();
     Ok((exit, report))
 }

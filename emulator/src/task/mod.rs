@@ -437,6 +437,10 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         crate::guest::publish_code_writes(cpu);
         crate::signal::host::clear_stop();
         crate::thread::preempt::clear();
+        // This engine's mirror of the request goes down with it, whatever the timer did
+        // meanwhile: a request raised between the two stores of `clear` would otherwise leave
+        // the byte up with no request to lower it, and stop every run at its start for ever.
+        crate::signal::host::stop_flag().set_preempt(false);
         if crate::gdb::enabled() {
             crate::gdb::after_run(cpu.get_data().retry_fill);
         }
