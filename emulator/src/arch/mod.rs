@@ -109,29 +109,27 @@ pub(crate) const fn linux_vdso(regs: &crate::guest::Regs, ret: &'static [u8]) ->
     }
 }
 
-/// Installs the interrupt hook of an arch whose system-call trap raises interrupt `trap`
-/// (aarch64, riscv64, mips64el): that one is decoded and served through `entries`; any other
-/// goes to `complete` first, which finishes what the kernel completes for user space (arm64's
-/// ID-register reads) and returns `true` for those, and otherwise becomes a signal.
-pub(crate) fn add_trap_hook<A: GuestArch + Copy + 'static>(
-    cpu: &mut Cpu<'static>,
-    arch: A,
+/// [`GuestArch::trap`] of an arch whose system-call trap raises interrupt `trap` (aarch64,
+/// riscv64, mips64el): that one is the call in the registers [`GuestArch::syscall_args`]
+/// reads; any other goes to `complete` first, which finishes what the kernel completes for
+/// user space (arm64's ID-register reads) and returns `true` for those, and otherwise becomes
+/// a signal.
+#[inline]
+pub(crate) fn trap_or_exception<A: GuestArch>(
+    arch: &A,
+    cpu: &mut Cpu<'_>,
+    intno: u32,
     trap: u32,
     entries: Entries,
     complete: fn(&mut Cpu<'_>, u32) -> bool,
-) -> Result<(), unicorn_engine::uc_error> {
-    cpu.add_intr_hook(move |cpu, intno| {
-        crate::guard::guarded("interrupt hook", || {
-            crate::guest::locked(cpu, |cpu| {
-                if intno == trap {
-                    (entries.syscall)(cpu, arch.syscall_args(cpu));
-                } else if !complete(cpu, intno) {
-                    (entries.exception)(cpu, intno);
-                }
-            });
-        })
-    })?;
-    Ok(())
+) -> Option<SyscallArgs> {
+    if intno == trap {
+        return Some(arch.syscall_args(cpu));
+    }
+    if !complete(cpu, intno) {
+        (entries.exception)(cpu, intno);
+    }
+    None
 }
 
 /// The signal a CPU exception raises, from the arch's table of rows (exception number as

@@ -95,14 +95,12 @@ impl SyscallArgs {
     }
 }
 
-/// Where an arch's hooks hand over to the layers above: the dispatcher and the run loop's
-/// exception handling. Passed to [`GuestArch::install_hooks`], so arch code calls up only
-/// through these values, never by naming the modules above it.
+/// Where an arch's hooks hand over to the layers above: the run loop's exception handling.
+/// Passed to [`GuestArch::install_hooks`] and [`GuestArch::trap`], so arch code calls up only
+/// through these values, never by naming the modules above it. (System calls go the other
+/// way: [`GuestArch::trap`] returns the call, and the dispatcher's hook serves it.)
 #[derive(Clone, Copy)]
 pub struct Entries {
-    /// Serves the system call the trap hook decoded (`crate::syscall::enter`); `true` if it
-    /// stopped the engine.
-    pub syscall: fn(&mut Cpu<'_>, SyscallArgs) -> bool,
     /// Turns CPU exception `intno` into a signal for the guest (`crate::task::cpu_exception`).
     pub exception: fn(&mut Cpu<'_>, u32),
 }
@@ -172,8 +170,25 @@ pub trait GuestArch: Sync {
         }
         Ok(cpu)
     }
-    /// Installs the syscall trap hook and the exception hook, which call `entries`.
+    /// Installs the arch's own hooks besides the interrupt hook (which the dispatcher installs
+    /// and which asks [`GuestArch::trap`]): other instructions' hooks, the pages and tables
+    /// the arch's user space needs. Exceptions they find go to `entries`.
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error>;
+    /// Decodes CPU interrupt `intno` the engine reported (the engine's interrupt hook): the
+    /// system call to serve, when it is the arch's system-call trap; otherwise handles it here
+    /// (an arch-private trap, an instruction the arch completes, or an exception through
+    /// `entries.exception`) and returns `None`.
+    ///
+    /// The dispatcher serves the returned call inside the hook's own frame: every frame
+    /// between translated code and the host's `syscall` instruction costs a mispredicted
+    /// return afterwards (docs/performance.md), so the call is returned, not passed up.
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs>;
+    /// The instruction whose hook makes system calls instead of an interrupt (x86_64's
+    /// `syscall`, which unicorn reports through an instruction hook); the dispatcher hooks it
+    /// and reads the call with [`GuestArch::syscall_args`]. Default: none.
+    fn syscall_insn(&self) -> Option<unicorn_engine::X86Insn> {
+        None
+    }
     /// Sets the registers a new process starts with: program counter `entry`, stack `sp`,
     /// everything else as the kernel's `start_thread` leaves it.
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error>;
@@ -249,15 +264,6 @@ pub trait GuestArch: Sync {
     /// `extra` from [`GuestArch::thread_extra`]. Registers keep their values. Default: nothing.
     fn init_thread(&self, _cpu: &mut Cpu<'_>, _extra: &[u8]) -> Result<(), unicorn_engine::uc_error> {
         Ok(())
-    }
-
-    /// Serves a system call made through the gate's `__kernel_vsyscall`, whose registers are
-    /// as the arch's trap instruction would find them (`args`, read by
-    /// [`GuestArch::syscall_args`]: s390x's number in r1, as for `svc 0`). Returns `true` if it
-    /// stopped the engine, as `enter` (the dispatcher, [`Entries::syscall`]) does. Default:
-    /// `enter(cpu, args)`.
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>, args: SyscallArgs, enter: fn(&mut Cpu<'_>, SyscallArgs) -> bool) -> bool {
-        enter(cpu, args)
     }
 
     /// The disassembler for the code at `pc` as [`GuestArch::pc`] gives it, and the address of

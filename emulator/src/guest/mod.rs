@@ -385,18 +385,41 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
 /// runs guest code) just runs `f`.
 #[inline]
 pub fn locked<R>(cpu: &mut Cpu<'_>, f: impl FnOnce(&mut Cpu<'_>) -> R) -> R {
-    use crate::thread::{lock, running};
-    if lock::held() || !cpu.get_data().parallel {
-        return f(cpu);
-    }
-    running::leave_guest();
-    lock::acquire();
+    let taken = lock_for_hook(cpu);
     let r = f(cpu);
-    rejoin(cpu);
-    running::enter_guest();
-    #[allow(clippy::disallowed_methods)] // `f` returned: `R` cannot borrow the instance
-    lock::release();
+    if taken {
+        unlock_after_hook(cpu);
+    }
     r
+}
+
+/// [`locked`] without a closure, for the system-call hooks, which serve the call in their own
+/// frame (see `crate::syscall::install_trap_hooks`): takes the global lock if [`locked`]
+/// would and returns whether it did; then [`unlock_after_hook`] if it did.
+#[inline(always)]
+pub fn lock_for_hook(cpu: &Cpu<'_>) -> bool {
+    let take = !crate::thread::lock::held() && cpu.get_data().parallel;
+    if take {
+        take_lock();
+    }
+    take
+}
+
+/// [`locked`]: the instance leaves guest code and takes the global lock.
+#[inline(never)]
+fn take_lock() {
+    crate::thread::running::leave_guest();
+    crate::thread::lock::acquire();
+}
+
+/// The end of [`lock_for_hook`]'s section: the instance goes back to guest code and gives the
+/// global lock up.
+#[inline(never)]
+pub fn unlock_after_hook(cpu: &mut Cpu<'_>) {
+    rejoin(cpu);
+    crate::thread::running::enter_guest();
+    #[allow(clippy::disallowed_methods)] // `f` returned: `R` cannot borrow the instance
+    crate::thread::lock::release();
 }
 
 /// See [`locked`]: the lock holder goes back to guest code in the middle of a block.

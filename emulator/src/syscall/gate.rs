@@ -9,8 +9,8 @@
 //! Linux's vDSO would (`SEGV_MAPERR`, or `SEGV_ACCERR` for a mapped page without write
 //! permission); a handler that fixes the page and returns makes the call run again.
 //!
-//! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::enter`], through
-//! [`crate::guest::GuestArch::gate_syscall`]); when the call stops the engine, the program
+//! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::serve_locked`], inlined
+//! here as in the trap's hook); when the call stops the engine, the program
 //! counter moves to the landing (see [`crate::gate`]).
 
 use crate::guard::Checked;
@@ -20,15 +20,19 @@ use crate::mm::{AddressSpace, Endian, GuestAddr};
 use crate::gate::{CallAbi, Entry};
 
 /// The code hook over the slots (installed by [`install_hook`]). Addresses inside the
-/// range that start no slot (a MIPS delay slot) do nothing.
+/// range that start no slot (a MIPS delay slot) do nothing. Inlined into the hook, so that a
+/// system call through `__kernel_vsyscall` has no frame of its own live across the host call
+/// (see [`super::install_trap_hooks`]).
+#[inline(always)]
 pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     let gate = &cpu.get_data().gate;
     let (Some(entry), Some(spec)) = (gate.entry_at(addr), gate.spec) else { return };
     if entry == Entry::Syscall {
         let landing = gate.landing;
         let arch = cpu.get_data().arch;
-        let args = crate::guest::SyscallArgs { gate_landing: Some(landing), ..arch.syscall_args(cpu) };
-        let stopped = arch.gate_syscall(cpu, args, super::enter);
+        let mut args = arch.syscall_args(cpu);
+        args.gate_landing = Some(landing);
+        let stopped = super::serve_locked(cpu, &mut args);
         if stopped {
             cpu.set_reg(spec.pc, landing);
         }
@@ -256,7 +260,13 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
         })?;
     } else {
         cpu.add_code_hook(begin, end, |cpu, addr, size| {
-            crate::guard::guarded(GATE_HOOK, || crate::guest::locked(cpu, |cpu| on_slot(cpu, addr, size)));
+            crate::guard::guarded(GATE_HOOK, || {
+                let taken = crate::guest::lock_for_hook(cpu);
+                on_slot(cpu, addr, size);
+                if taken {
+                    crate::guest::unlock_after_hook(cpu);
+                }
+            });
         })?;
     }
     Ok(())

@@ -1,8 +1,9 @@
 //! System calls: the dispatcher and the handlers, grouped like the kernel's source.
 //!
 //! # The path of one call
-//! The arch's trap hook calls [`enter`]. It reads the number and six arguments from the
-//! registers the arch ABI names, looks the number up in the task's [`DispatchTable`] (arch
+//! The engine's interrupt hook (installed by [`install_trap_hooks`]) asks the arch what the
+//! interrupt is ([`GuestArch::trap`]); for a system call the arch reads the number and
+//! arguments from the registers its ABI names, and [`serve_locked`] looks the number up in the task's [`DispatchTable`] (arch
 //! number -> [`SyscallDef`], built once from the `syscalls` crate's tables and [`table::DEFS`]),
 //! runs the handler, writes the result (or `-errno`) back, and, under `--strace`, prints one
 //! line in strace's format. The guest never leaves `emu_start` for this.
@@ -77,7 +78,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use syscalls::Errno;
 
 use crate::guest::{apply_invalidate, invalidate_due, Exit};
-use crate::guest::{Cpu, GuestArch, SyscallArgs, Task};
+use crate::guest::{Cpu, Entries, GuestArch, SyscallArgs, Task};
 use nr::Sys;
 use strace::{ArgFmt, RetFmt};
 
@@ -139,15 +140,65 @@ impl DispatchTable {
     }
 }
 
-/// Serves one guest system call. Called from the arch's trap hook (and the gate's
-/// `__kernel_vsyscall`); a handler's panic ends the process as an internal error naming the
-/// call (status 70, one line: [`crate::guard`]). Returns `true` if it asked the engine
-/// to stop (the run loop has work: an exit, a sigreturn or clone, a signal to deliver).
-pub fn enter(cpu: &mut Cpu<'_>, mut args: SyscallArgs) -> bool {
-    // By reference from here on: the trap hook has just written `args` word by word, and a
-    // copy's 16-byte loads of it stalled on store forwarding (a fifth of this function's time
-    // in a trapped getppid, `perf annotate`).
-    crate::guest::locked(cpu, |cpu| serve(cpu, &mut args))
+/// Installs the hooks through which guest system calls reach the dispatcher: the engine's
+/// interrupt hook, which asks the arch what each interrupt is ([`GuestArch::trap`]: a system
+/// call to serve, or something the arch handles itself, exceptions through `entries`), and
+/// the system-call instruction's hook where the engine reports the call that way
+/// ([`GuestArch::syscall_insn`], x86_64). A handler's panic ends the process as an internal
+/// error naming the call (status 70, one line: [`crate::guard`]); `ENDGATE_TEST_PANIC=trap`
+/// makes every system call panic in the hook instead. Errors: the engine's.
+///
+/// The hooks serve the call in their own frame ([`serve`] is inlined into them): on this host
+/// every return made after a host system call mispredicts (the kernel refills the
+/// return-stack predictor on the way back), so each frame between translated code and the
+/// `syscall` instruction costs about 6 ns, a tenth of the emulator's share of a getppid
+/// (docs/performance.md).
+pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+    let arch = cpu.get_data().arch;
+    let inject = crate::guard::test_panic("trap");
+    if let Some(insn) = arch.syscall_insn() {
+        cpu.add_insn_sys_hook(insn, 1, 0, move |cpu| {
+            crate::guard::guarded("SYSCALL instruction hook", || {
+                if inject {
+                    crate::guard::injected_panic("trap");
+                }
+                let mut args = arch.syscall_args(cpu);
+                serve_locked(cpu, &mut args);
+            });
+        })?;
+    }
+    cpu.add_intr_hook(move |cpu, intno| {
+        crate::guard::guarded("interrupt hook", || {
+            let taken = crate::guest::lock_for_hook(cpu);
+            if let Some(mut args) = arch.trap(cpu, intno, entries) {
+                if inject {
+                    crate::guard::injected_panic("trap");
+                }
+                serve(cpu, &mut args);
+            }
+            if taken {
+                crate::guest::unlock_after_hook(cpu);
+            }
+        });
+    })?;
+    Ok(())
+}
+
+/// Serves one guest system call, `args` as the arch's trap (or the gate's
+/// `__kernel_vsyscall`) found it, holding the global guest lock when threads run in
+/// parallel. Returns `true` if it asked the engine to stop (the run loop has work: an exit, a
+/// sigreturn or clone, a signal to deliver).
+#[inline(always)]
+pub(crate) fn serve_locked(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
+    // By reference: the hook has just written `args` word by word, and a copy's 16-byte
+    // loads of it stalled on store forwarding (a fifth of the dispatcher's time in a trapped
+    // getppid, `perf annotate`).
+    let taken = crate::guest::lock_for_hook(cpu);
+    let stopped = serve(cpu, args);
+    if taken {
+        crate::guest::unlock_after_hook(cpu);
+    }
+    stopped
 }
 
 thread_local! {
@@ -156,7 +207,7 @@ thread_local! {
 }
 
 /// Stops the engine once the system call being served has returned (a debugger's stop made
-/// inside it: a caught call, a fork event), and makes [`enter`] say so, so that a call
+/// inside it: a caught call, a fork event), and makes [`serve_locked`] say so, so that a call
 /// through the gate's `__kernel_vsyscall` leaves its slot for the landing and does not run
 /// again when the engine resumes (`crate::gate`).
 pub fn stop_after_call(cpu: &mut Cpu<'_>) {
@@ -186,7 +237,8 @@ struct Observed {
     pre: Option<Vec<(usize, Option<String>)>>,
 }
 
-/// [`enter`], holding the global guest lock.
+/// [`serve_locked`], holding the global guest lock.
+#[inline(always)]
 fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
@@ -358,18 +410,20 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     // guard, the handler's 16-byte result was copied as one vector load of two smaller stores,
     // a store-forwarding stall that was a third of the dispatcher's time (`perf annotate`,
     // x86_64 getppid).
+    //
+    // The guarded closure stays small, so that the compiler inlines it into the hook's frame
+    // (a frame of its own would be live across the host system call: see
+    // [`install_trap_hooks`]); the rare cases are one cold call.
     let (mut value, mut errno) = (0u64, 0i32);
     let caught = catch_unwind(AssertUnwindSafe(|| {
-        if mm::takes_pages_away(def.sys, args) {
-            crate::thread::running::quiesce();
-        }
-        let mut r = call(def, cpu, args);
-        // A buffer just below a grows-down stack: the kernel's access would have grown the
-        // stack, so grow it and serve the call again (the buffer checks come first).
-        let mm = &mut cpu.get_data_mut().mm;
-        if r == Err(Errno::EFAULT) && mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
-            r = call(def, cpu, args);
-        }
+        let r = if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
+            call_slow(def, cpu, args)
+        } else {
+            match (def.handler)(cpu, args) {
+                Err(Errno::EFAULT) => retry_grown(def, cpu, args),
+                r => r,
+            }
+        };
         match r {
             Ok(v) => value = v,
             Err(e) => errno = e.into_raw(),
@@ -425,6 +479,33 @@ fn call(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysR
         fakeroot::serve(cpu, def, args)
     } else {
         (def.handler)(cpu, args)
+    }
+}
+
+/// [`run`]'s handler call under `--fakeroot` or for a call that takes pages away from the
+/// address space (the other threads stop first: [`crate::thread::running::quiesce`]).
+#[cold]
+#[inline(never)]
+fn call_slow(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
+    if mm::takes_pages_away(def.sys, args) {
+        crate::thread::running::quiesce();
+    }
+    match call(def, cpu, args) {
+        Err(Errno::EFAULT) => retry_grown(def, cpu, args),
+        r => r,
+    }
+}
+
+/// A handler's `EFAULT` for a buffer just below a grows-down stack: the kernel's access would
+/// have grown the stack, so grow it and serve the call again (the buffer checks come first).
+#[cold]
+#[inline(never)]
+fn retry_grown(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
+    let mm = &mut cpu.get_data_mut().mm;
+    if mm.take_grow_request().is_some_and(|a| mm.grow_down(a)) {
+        call(def, cpu, args)
+    } else {
+        Err(Errno::EFAULT)
     }
 }
 

@@ -34,8 +34,13 @@ macro_rules! id_call {
     ($(#[$doc:meta] $name:ident => $host:ident;)*) => {$(
         #[$doc]
         pub fn $name(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+            // The host call as an instruction in this function, not through libc's wrapper:
+            // every return made after a host system call mispredicts on this host (its
+            // kernel refills the return-stack predictor), so each frame between the
+            // translated code and the `syscall` instruction costs about 6 ns (docs/performance.md).
             // SAFETY: the call only reads the caller's credentials or ids.
-            Ok(u64::from(crate::abi::low32(unsafe { libc::$host() })))
+            let id = unsafe { syscalls::raw::syscall0(syscalls::Sysno::$host) };
+            Ok(u64::from(crate::abi::low32(id as u64)))
         }
     )*};
 }

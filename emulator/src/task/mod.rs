@@ -157,8 +157,9 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     } else {
         cpu.add_tlb_hook(1, 0, |cpu, va, ty| guarded(TLB_FILL, || tlb_hook(cpu, va, ty)))?;
     }
-    let syscall = if guard::test_panic("trap") { injected_syscall } else { crate::syscall::enter };
-    arch.install_hooks(&mut cpu, Entries { syscall, exception: cpu_exception })?;
+    let entries = Entries { exception: cpu_exception };
+    arch.install_hooks(&mut cpu, entries)?;
+    crate::syscall::install_trap_hooks(&mut cpu, entries)?;
     crate::syscall::gate::install_hook(&mut cpu)?;
     mark_program_code(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
@@ -191,11 +192,6 @@ pub fn install_tools(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
 
 /// The TLB fill hook's name in an internal error's line.
 const TLB_FILL: &str = "TLB fill";
-
-/// `ENDGATE_TEST_PANIC=trap`'s system-call entry (see [`crate::guard::test_panic`]).
-fn injected_syscall(_: &mut Cpu<'_>, _: crate::guest::SyscallArgs) -> bool {
-    guard::injected_panic("trap")
-}
 
 /// TLB fills after which the first resizing flush comes ([`tlb_hook`]).
 pub const TLB_RESIZE_FILLS: u32 = 1024;

@@ -25,7 +25,7 @@ use capstone::prelude::*;
 use unicorn_engine::{Arch, Arm64CpuModel, Mode, RegisterARM64};
 
 use super::arm::excp;
-use super::{add_trap_hook, effective_address, windows_64, Cpu, Entries, GuestArch};
+use super::{effective_address, trap_or_exception, windows_64, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::abi::arm_fcntl;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
@@ -108,8 +108,14 @@ impl GuestArch for Aarch64 {
         }
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        add_trap_hook(cpu, Aarch64, excp::SWI, entries, |cpu, intno| intno == excp::UDEF && traps::emulate_id_mrs(cpu))
+    fn install_hooks(&self, _cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        Ok(())
+    }
+
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        trap_or_exception(self, cpu, intno, excp::SWI, entries, |cpu, intno| {
+            intno == excp::UDEF && traps::emulate_id_mrs(cpu)
+        })
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

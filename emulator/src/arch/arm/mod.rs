@@ -179,47 +179,27 @@ impl GuestArch for Arm {
         &INFO
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        if intno != excp::SWI {
+            (entries.exception)(cpu, intno);
+            return None;
+        }
+        // The number (r7) read with the arguments, as plain memory.
+        let args = self.syscall_args(cpu);
+        if args.nr & !0xffff != traps::ARM_NR_BASE {
+            return Some(args);
+        }
+        private_trap(cpu, args.nr, entries);
+        None
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         let mm = &mut cpu.get_data_mut().mm;
         // Once per process: a new thread's instance shares the first one's address space.
         if mm.vma_at(kuser::VECTORS_BASE).is_none() {
             kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
             mm.task_size = TASK_SIZE;
         }
-        cpu.add_intr_hook(move |cpu, intno| {
-            crate::guard::guarded("interrupt hook", || {
-                crate::guest::locked(cpu, |cpu| {
-                    if intno == excp::SWI {
-                        // The number (r7) read with the arguments, as plain memory.
-                        let args = Arm.syscall_args(cpu);
-                        let nr = args.nr;
-                        if nr & !0xffff != traps::ARM_NR_BASE {
-                            (entries.syscall)(cpu, args);
-                            return;
-                        }
-                        let r0 = cpu.reg(RegisterARM::R0);
-                        let result = traps::private(cpu, nr, excp::UDEF);
-                        if cpu.get_data().opts.strace {
-                            let name = traps::private_name(nr);
-                            match result {
-                                traps::Private::Ret(v) => {
-                                    crate::tlog!("{name}({r0:#x}) = {}", crate::abi::int32(v))
-                                }
-                                traps::Private::Exception(_) => crate::tlog!("{name}({r0:#x}) = ?"),
-                            }
-                        }
-                        match result {
-                            traps::Private::Ret(v) => {
-                                cpu.set_reg(RegisterARM::R0, v & 0xffff_ffff);
-                            }
-                            traps::Private::Exception(e) => (entries.exception)(cpu, e),
-                        }
-                    } else {
-                        (entries.exception)(cpu, intno);
-                    }
-                })
-            })
-        })?;
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
         cpu.add_insn_invalid_hook(move |cpu| {
@@ -329,6 +309,26 @@ impl GuestArch for Arm {
 /// The signal an exception of QEMU's target/arm raises, on arm and aarch64.
 pub(crate) fn exception_signal(intno: u32) -> Signal {
     super::exception_signal_of(&EXCP_SIGNALS, intno)
+}
+
+/// An ARM-private system call (`__ARM_NR_BASE` + n, see [`traps`]), served by the arch
+/// ([`traps::private`]) and shown under `--strace`.
+#[cold]
+#[inline(never)]
+fn private_trap(cpu: &mut Cpu<'_>, nr: u64, entries: Entries) {
+    let r0 = cpu.reg(RegisterARM::R0);
+    let result = traps::private(cpu, nr, excp::UDEF);
+    if cpu.get_data().opts.strace {
+        let name = traps::private_name(nr);
+        match result {
+            traps::Private::Ret(v) => crate::tlog!("{name}({r0:#x}) = {}", crate::abi::int32(v)),
+            traps::Private::Exception(_) => crate::tlog!("{name}({r0:#x}) = ?"),
+        }
+    }
+    match result {
+        traps::Private::Ret(v) => cpu.set_reg(RegisterARM::R0, v & 0xffff_ffff),
+        traps::Private::Exception(e) => (entries.exception)(cpu, e),
+    }
 }
 
 #[cfg(test)]

@@ -175,14 +175,14 @@ pub fn to_user_desc(idx: u32, d: u64) -> UserDesc {
 }
 
 thread_local! {
-    /// Set while endgate itself may load segment registers: while it drops the CPU to user
-    /// mode, and while it serves a system call (set_thread_area, sigreturn), when the
-    /// CPU reads the table with EIP on the guest's next instruction. No guest instruction runs
+    /// Set while endgate itself loads segment registers: while it drops the CPU to user mode,
+    /// and in [`load_segment`] (set_thread_area, sigreturn, a signal frame), when the CPU
+    /// reads the table with EIP on the guest's next instruction. No guest instruction runs
     /// meanwhile, so every read of the table then is a descriptor load.
     static ENDGATE_LOADS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Runs `f` (endgate serving a system call) with descriptor loads allowed.
+/// Runs `f` (endgate loading segment registers) with descriptor loads allowed.
 pub fn as_endgate<R>(f: impl FnOnce() -> R) -> R {
     let was = ENDGATE_LOADS.replace(true);
     let r = f();

@@ -143,18 +143,6 @@ impl GuestArch for I386 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         gdt::install(cpu)?;
-        cpu.add_intr_hook(move |cpu, intno| {
-            crate::guard::guarded("interrupt hook", || {
-                crate::guest::locked(cpu, |cpu| {
-                    if intno == SYSCALL_VECTOR {
-                        gdt::as_endgate(|| (entries.syscall)(cpu, I386.syscall_args(cpu)));
-                    } else {
-                        crate::arch::x86_64::exception_state::clear(cpu);
-                        crate::arch::x86_64::report_exception(cpu, intno, entries.exception, R::EIP);
-                    }
-                });
-            })
-        })?;
         // Unicorn runs `sysenter` as a no-op. Linux returns from it into the vDSO, which
         // endgate does not map, so a `sysenter` has nowhere to return to: the guest ends with
         // SIGSEGV, as such a program does on Linux once the vDSO's landing pad pops garbage.
@@ -201,8 +189,15 @@ impl GuestArch for I386 {
         gdt::set_thread_area(cpu, GuestAddr::new(tls), false).map(|_| ())
     }
 
-    fn gate_syscall(&self, cpu: &mut Cpu<'_>, args: SyscallArgs, enter: fn(&mut Cpu<'_>, SyscallArgs) -> bool) -> bool {
-        gdt::as_endgate(|| enter(cpu, args))
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        if intno == SYSCALL_VECTOR {
+            // The segment loads a call makes (set_thread_area) go through gdt::load_segment,
+            // which lets the CPU read the table for them.
+            return Some(self.syscall_args(cpu));
+        }
+        crate::arch::x86_64::exception_state::clear(cpu);
+        crate::arch::x86_64::report_exception(cpu, intno, entries.exception, R::EIP);
+        None
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {

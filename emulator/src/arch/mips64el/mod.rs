@@ -45,7 +45,7 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
 use super::{
-    add_trap_hook, effective_address, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs,
+    effective_address, trap_or_exception, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs,
 };
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
@@ -293,8 +293,12 @@ impl GuestArch for Mips64el {
         &INFO
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        add_trap_hook(cpu, Mips64el, EXCP_SYSCALL, entries, |_, _| false)
+    fn install_hooks(&self, _cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+        Ok(())
+    }
+
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        trap_or_exception(self, cpu, intno, EXCP_SYSCALL, entries, |_, _| false)
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

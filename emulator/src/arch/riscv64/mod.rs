@@ -33,7 +33,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterRISCV, Riscv64CpuModel};
 
-use super::{add_trap_hook, effective_address, windows_64, Cpu, Entries, GuestArch};
+use super::{effective_address, trap_or_exception, windows_64, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::GuestAddr;
@@ -139,8 +139,8 @@ impl GuestArch for Riscv64 {
         &INFO
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        add_trap_hook(cpu, Riscv64, excp::U_ECALL, entries, |cpu, intno| {
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        trap_or_exception(self, cpu, intno, excp::U_ECALL, entries, |cpu, intno| {
             let pc = cpu.reg(RegisterRISCV::PC);
             if intno == excp::ILLEGAL_INST && traps::emulate_rdtime(cpu, GuestAddr::new(pc.wrapping_sub(4))) {
                 return true;
@@ -148,7 +148,10 @@ impl GuestArch for Riscv64 {
             // Point the PC back at the faulting instruction (see the module doc).
             cpu.set_reg(RegisterRISCV::PC, pc.wrapping_sub(4));
             false
-        })?;
+        })
+    }
+
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_insn_invalid_hook(move |cpu| {
             crate::guard::guarded("invalid-instruction hook", || {
                 crate::guest::locked(cpu, |cpu| {

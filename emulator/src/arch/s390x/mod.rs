@@ -51,7 +51,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
-use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch};
+use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{DataModel, GuestAddr};
@@ -152,35 +152,33 @@ impl GuestArch for S390x {
         &INFO
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
-        cpu.add_intr_hook(move |cpu, intno| {
-            crate::guard::guarded("interrupt hook", || {
-                crate::guest::locked(cpu, |cpu| {
-                    match intno {
-                        excp::SVC => {
-                            let [pc, imm, ilen] =
-                                crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
-                            crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
-                            // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
-                            let mut args = S390x.syscall_args(cpu);
-                            if imm != 0 {
-                                args.nr = imm;
-                            }
-                            args.restart_len = crate::abi::low8(ilen);
-                            (entries.syscall)(cpu, args);
-                        }
-                        excp::PGM => {
-                            let pc = cpu.reg(RegisterS390X::PC);
-                            let code = traps::program_check_code(cpu, GuestAddr::new(pc));
-                            (entries.exception)(cpu, code);
-                        }
-                        // External, I/O and machine-check interrupts are never enabled (see init_regs).
-                        _ => (entries.exception)(cpu, pgm::OPERATION),
-                    }
-                })
-            })
-        })?;
+    fn install_hooks(&self, _cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         Ok(())
+    }
+
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        match intno {
+            excp::SVC => {
+                let [pc, imm, ilen] =
+                    crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
+                crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
+                // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
+                let mut args = self.syscall_args(cpu);
+                if imm != 0 {
+                    args.nr = imm;
+                }
+                args.restart_len = crate::abi::low8(ilen);
+                return Some(args);
+            }
+            excp::PGM => {
+                let pc = cpu.reg(RegisterS390X::PC);
+                let code = traps::program_check_code(cpu, GuestAddr::new(pc));
+                (entries.exception)(cpu, code);
+            }
+            // External, I/O and machine-check interrupts are never enabled (see init_regs).
+            _ => (entries.exception)(cpu, pgm::OPERATION),
+        }
+        None
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

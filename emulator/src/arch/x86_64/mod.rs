@@ -24,7 +24,7 @@ use capstone::arch::ArchDetail;
 use capstone::prelude::*;
 use unicorn_engine::{Arch, Mode, RegisterX86 as R, X86CpuModel, X86Insn};
 
-use super::{effective_address, windows_64, CloneArgs, Cpu, Entries, GuestArch};
+use super::{effective_address, windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{GuestAddr, Layout};
@@ -107,25 +107,24 @@ impl GuestArch for X86_64 {
         &INFO
     }
 
-    fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
+    fn install_hooks(&self, cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         vsyscall::map(&mut cpu.get_data_mut().mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
         // The process's LDT (`modify_ldt`), as i386's: linear and physical LDT_LINEAR, which
         // no guest mapping reaches (it lies in the kernel half, below the vsyscall page).
         crate::arch::i386::gdt::install_ldt(cpu, LDT_LINEAR, LDT_LINEAR, true)?;
-        cpu.add_insn_sys_hook(X86Insn::SYSCALL, 1, 0, move |cpu| {
-            crate::guard::guarded("SYSCALL instruction hook", || {
-                (entries.syscall)(cpu, X86_64.syscall_args(cpu));
-            })
-        })?;
-        cpu.add_intr_hook(move |cpu, intno| {
-            crate::guard::guarded("interrupt hook", || {
-                crate::guest::locked(cpu, |cpu| {
-                    exception_state::clear(cpu);
-                    report_exception(cpu, intno, entries.exception, R::RIP);
-                });
-            })
-        })?;
         Ok(())
+    }
+
+    fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
+        // System calls come through the `syscall` instruction's hook; every interrupt is an
+        // exception.
+        exception_state::clear(cpu);
+        report_exception(cpu, intno, entries.exception, R::RIP);
+        None
+    }
+
+    fn syscall_insn(&self) -> Option<X86Insn> {
+        Some(X86Insn::SYSCALL)
     }
 
     /// Inside the hook RIP is still on the 2-byte `syscall`.
