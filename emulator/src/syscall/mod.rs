@@ -94,6 +94,12 @@ pub struct SyscallDef {
     pub ret: RetFmt,
     /// What besides the calling process the call can change ([`table::Reach`]).
     pub reach: table::Reach,
+    /// A call the dispatcher makes itself instead of calling the handler: the host system
+    /// call of this number, without arguments, whose result is a 32-bit id the guest gets as
+    /// it is (`getppid`, `getuid`…; [`SyscallDef::host_id`]). The handler does the same, for
+    /// `--fakeroot` and tools; the dispatcher's own call saves the handler's frame, which would
+    /// be live across the host call (see [`install_trap_hooks`]).
+    pub host_id: Option<syscalls::Sysno>,
 }
 
 /// Arch number -> table row, for one guest arch.
@@ -418,6 +424,10 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     let caught = catch_unwind(AssertUnwindSafe(|| {
         let r = if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
             call_slow(def, cpu, args)
+        } else if let Some(nr) = def.host_id {
+            // SAFETY: a host call without arguments that only reads the caller's ids.
+            let id = unsafe { syscalls::raw::syscall0(nr) };
+            Ok(u64::from(crate::abi::low32(id as u64)))
         } else {
             match (def.handler)(cpu, args) {
                 Err(Errno::EFAULT) => retry_grown(def, cpu, args),

@@ -14,7 +14,7 @@ use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 /// A row (of a call whose [`Reach`] is the calling process; [`SyscallDef::reaching`] says
 /// otherwise).
 pub(crate) const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
-    SyscallDef { sys, handler, args, ret, reach: Reach::Process }
+    SyscallDef { sys, handler, args, ret, reach: Reach::Process, host_id: None }
 }
 
 /// What a call can change besides the calling process: the table's column that tools running
@@ -39,6 +39,10 @@ impl SyscallDef {
     /// This row with `reach` instead of [`Reach::Process`].
     pub(crate) const fn reaching(self, reach: Reach) -> SyscallDef {
         SyscallDef { reach, ..self }
+    }
+    /// This row, made by the dispatcher as the host call `nr` ([`SyscallDef::host_id`]).
+    pub(crate) const fn host_id(self, nr: syscalls::Sysno) -> SyscallDef {
+        SyscallDef { host_id: Some(nr), ..self }
     }
 }
 
@@ -179,12 +183,12 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::exit, process::exit, &[Int], RInt),
     d(Sys::exit_group, process::exit_group, &[Int], RInt),
     d(Sys::getpid, process::getpid, &[], RInt),
-    d(Sys::getppid, process::getppid, &[], RInt),
+    d(Sys::getppid, process::getppid, &[], RInt).host_id(syscalls::Sysno::getppid),
     d(Sys::gettid, process::gettid, &[], RInt),
-    d(Sys::getuid, process::getuid, &[], RInt),
-    d(Sys::geteuid, process::geteuid, &[], RInt),
-    d(Sys::getgid, process::getgid, &[], RInt),
-    d(Sys::getegid, process::getegid, &[], RInt),
+    d(Sys::getuid, process::getuid, &[], RInt).host_id(syscalls::Sysno::getuid),
+    d(Sys::geteuid, process::geteuid, &[], RInt).host_id(syscalls::Sysno::geteuid),
+    d(Sys::getgid, process::getgid, &[], RInt).host_id(syscalls::Sysno::getgid),
+    d(Sys::getegid, process::getegid, &[], RInt).host_id(syscalls::Sysno::getegid),
     d(Sys::getresuid, process::getresuid, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::getresgid, process::getresgid, &[Ptr, Ptr, Ptr], RInt),
     d(Sys::getgroups, process::getgroups, &[Int, Ptr], RInt),
@@ -196,7 +200,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::setresuid, process::setresuid, &[Int, Int, Int], RInt),
     d(Sys::setresgid, process::setresgid, &[Int, Int, Int], RInt),
     d(Sys::getpgid, process::getpgid, &[Int], RInt),
-    d(Sys::getpgrp, process::getpgrp, &[], RInt),
+    d(Sys::getpgrp, process::getpgrp, &[], RInt).host_id(syscalls::Sysno::getpgrp),
     d(Sys::setpgid, process::setpgid, &[Int, Int], RInt).reaching(Reach::Pid(0)),
     d(Sys::getsid, process::getsid, &[Int], RInt),
     d(Sys::setsid, process::setsid, &[], RInt),
