@@ -1206,7 +1206,34 @@ impl AddressSpace {
     /// Host pointer for the guest range `[addr, addr+len)` after checking every byte is mapped
     /// with at least `need`. Errors: `EFAULT` if any byte is unmapped, lacks `need` or wraps.
     /// A zero-length range is always valid (the kernel does not touch it).
+    #[inline]
     pub fn host_range(&self, addr: GuestAddr, len: u64, need: Prot) -> Result<*mut u8, Errno> {
+        // The common case without a call: the range lies in the mapping and the window found
+        // last, with `need`, before any page past the end of a file (the vDSO's clock
+        // stores and a system call's small buffers, mostly on the stack).
+        let a = addr.get();
+        if let (Some(h), Some(w)) = (self.span_hint.get(), self.window_hint.get()) {
+            let end = a.wrapping_add(len);
+            if len != 0
+                && a >= h.0
+                && end > a
+                && end <= h.1
+                && h.2.contains(need)
+                && end <= h.3
+                && a >= w.guest
+                && end <= w.guest + w.len
+            {
+                let off = usize::try_from(a - w.guest).map_err(|_| Errno::EFAULT)?;
+                // SAFETY: the offset is inside the window's reservation (checked above).
+                return Ok(unsafe { w.host.add(off) });
+            }
+        }
+        self.host_range_checked(addr, len, need)
+    }
+
+    /// [`AddressSpace::host_range`] with every mapping of the range looked at.
+    #[inline(never)]
+    fn host_range_checked(&self, addr: GuestAddr, len: u64, need: Prot) -> Result<*mut u8, Errno> {
         let addr = addr.get();
         if len == 0 {
             return Ok(self.to_host(addr, 0).unwrap_or(std::ptr::NonNull::dangling().as_ptr()));

@@ -76,8 +76,12 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
             // Both words in one read (one range check).
             let [esp] = crate::arch::read_regs(cpu, &[sp]);
             let mm = &cpu.get_data().mm;
-            let mut b = [0u8; 8];
-            let _ = mm.read_bytes(GuestAddr::new(esp.wrapping_add(4)), &mut b);
+            let at = GuestAddr::new(esp.wrapping_add(4) & 0xffff_ffff);
+            let b = match mm.host_range(at, 8, crate::mm::Prot::READ) {
+                // SAFETY: `host_range` checked that the 8 bytes at `p` are guest-readable.
+                Ok(p) => unsafe { p.cast::<[u8; 8]>().read_unaligned() },
+                Err(_) => [0; 8],
+            };
             let word = |i: usize| {
                 let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
                 u64::from(if mm.endian() == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
