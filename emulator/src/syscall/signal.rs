@@ -65,7 +65,7 @@ pub(crate) fn do_sigaction(t: &mut Task, sig: u64, new: Option<SigAction>) -> Re
         t.sig.actions[idx] = n;
         let nocld = if s == Signal::SIGCHLD { (arch.info().sa_nocld_to_host)(n.flags) } else { 0 };
         // The first guest handler makes the run loop install the stop flags that let
-        // signals stop this thread; `syscall::enter` stops the engine for it.
+        // signals stop this thread; the dispatcher stops the engine for it.
         crate::signal::host::set_disposition_with(s, n.handler, nocld);
     }
     Ok(old)
