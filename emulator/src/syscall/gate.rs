@@ -179,7 +179,7 @@ fn gettimeofday(mm: &mut AddressSpace, tv: GuestAddr, tz: GuestAddr, long: usize
     Ok(0)
 }
 
-/// `getcpu(cpu, node, cache)`: the CPU from the host's `sched_getcpu` (rseq or vDSO, no
+/// `getcpu(cpu, node, cache)`: the CPU from the host thread's rseq area ([`super::rseq::host_cpu`]; no
 /// system call); the node, when asked for, from the host's `getcpu` system call.
 fn getcpu(mm: &mut AddressSpace, cpu: GuestAddr, node: GuestAddr) -> Result<i64, Failure> {
     let (mut c, mut n) = (0u32, 0u32);
@@ -191,8 +191,7 @@ fn getcpu(mm: &mut AddressSpace, cpu: GuestAddr, node: GuestAddr) -> Result<i64,
         }
         write_word(mm, node, i64::from(n), 4)?;
     } else {
-        // SAFETY: no arguments; returns the CPU or -1.
-        c = u32::try_from(unsafe { libc::sched_getcpu() }).unwrap_or(0);
+        c = super::rseq::host_cpu().unwrap_or(0);
     }
     if !cpu.is_null() {
         write_word(mm, cpu, i64::from(c), 4)?;

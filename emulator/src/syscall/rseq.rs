@@ -106,8 +106,7 @@ fn write_ids(t: &mut Task, area: GuestAddr, [start, cpu, node, cid]: [u32; 4]) -
 /// written gets the thread a SIGSEGV.
 pub fn refresh(t: &mut Task) {
     let Some(r) = t.rseq else { return };
-    // SAFETY: no arguments; the host glibc reads its own rseq area or asks the kernel.
-    let Ok(now) = u32::try_from(unsafe { libc::sched_getcpu() }) else { return };
+    let Some(now) = host_cpu() else { return };
     if now == r.cpu {
         return;
     }
@@ -120,6 +119,50 @@ pub fn refresh(t: &mut Task) {
         Ok(()) => t.rseq = Some(Rseq { cpu: c, ..r }),
         Err(_) => force_sigsegv(t),
     }
+}
+
+/// The host CPU the calling thread runs on: `cpu_id` of the rseq area the host's glibc
+/// registered for the thread (at `__rseq_offset` from the thread pointer, which glibc 2.35 and
+/// later export with `__rseq_size`, 0 when it registered none), a load instead of a call of
+/// `sched_getcpu` (which reads the same field) after every system call; `sched_getcpu` when the
+/// area is missing or not registered (`cpu_id` negative: `RSEQ_CPU_ID_UNINITIALIZED`,
+/// `RSEQ_CPU_ID_REGISTRATION_FAILED`). `None` if the host cannot tell.
+#[inline]
+pub(crate) fn host_cpu() -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(off) = host_rseq_offset() {
+        let tp: usize;
+        // SAFETY: on x86_64 glibc keeps the thread control block's own address at %fs:0.
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) tp, options(nostack, readonly, preserves_flags))
+        };
+        let at = tp.wrapping_add_signed(off).wrapping_add(4) as *const u32;
+        // SAFETY: glibc placed this thread's registered `struct rseq` at `off` from its thread
+        // pointer; `cpu_id` is its second word, which the kernel updates (hence volatile).
+        let cpu = unsafe { at.read_volatile() };
+        if i32::try_from(cpu).is_ok() {
+            return Some(cpu);
+        }
+    }
+    // SAFETY: no arguments; the host glibc reads its own rseq area or asks the kernel.
+    u32::try_from(unsafe { libc::sched_getcpu() }).ok()
+}
+
+/// glibc's `__rseq_offset`, if it exports it and registered an area (`__rseq_size` != 0);
+/// looked up once.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn host_rseq_offset() -> Option<isize> {
+    static OFFSET: std::sync::OnceLock<Option<isize>> = std::sync::OnceLock::new();
+    *OFFSET.get_or_init(|| {
+        // SAFETY: looking up data symbols by name; both are read only if found, with the types
+        // glibc declares them with (`const unsigned int`, `const ptrdiff_t`).
+        unsafe {
+            let size = libc::dlsym(libc::RTLD_DEFAULT, c"__rseq_size".as_ptr()).cast::<u32>();
+            let off = libc::dlsym(libc::RTLD_DEFAULT, c"__rseq_offset".as_ptr()).cast::<isize>();
+            (!size.is_null() && !off.is_null() && size.read() != 0).then(|| off.read())
+        }
+    })
 }
 
 /// Queues the SIGSEGV the kernel forces on a thread whose rseq area or critical-section
