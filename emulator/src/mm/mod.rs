@@ -1143,6 +1143,13 @@ impl AddressSpace {
         n < 0 && Errno::last() == Errno::EFAULT
     }
 
+    /// `true` if guest `addr` lies in a page of a file mapping past the end of its file now
+    /// (an access there is a SIGBUS, `BUS_ADRERR`, on Linux). No record is made.
+    pub fn beyond_file_end(&self, addr: u64) -> bool {
+        let page = page_floor(addr);
+        self.vma_at(page).is_some_and(|(_, v)| v.file_size.is_some()) && self.beyond_eof(page)
+    }
+
     /// `true` (and the refusal recorded in [`AddressSpace::last_fault`] as SIGBUS) if `page`
     /// lies in a file mapping the guest may read but past the end of its file now, asking the
     /// host whatever size was last seen (a direct load's host SIGBUS, `task::tlb_hook`).

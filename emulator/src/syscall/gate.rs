@@ -47,23 +47,30 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             };
             crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(ret)]);
         }
-        Err(BadStore { addr, mapped }) => {
-            use crate::signal::si_code::{SEGV_ACCERR, SEGV_MAPERR};
-            let code = if mapped { SEGV_ACCERR } else { SEGV_MAPERR };
+        Err(BadStore { addr, mapped, bus }) => {
+            use crate::signal::si_code::{BUS_ADRERR, SEGV_ACCERR, SEGV_MAPERR};
+            use crate::signal::Signal;
+            let (sig, code) = match (bus, mapped) {
+                (true, _) => (Signal::SIGBUS, BUS_ADRERR),
+                (false, true) => (Signal::SIGSEGV, SEGV_ACCERR),
+                (false, false) => (Signal::SIGSEGV, SEGV_MAPERR),
+            };
             let t = cpu.get_data_mut();
-            t.sync_fault = Some(crate::signal::SigInfo::fault(crate::signal::Signal::SIGSEGV, code, addr));
+            t.sync_fault = Some(crate::signal::SigInfo::fault(sig, code, addr));
             // The program counter stays on the slot (unicorn synced it before the hook).
             cpu.stop();
         }
     }
 }
 
-/// A store the guest's permissions refuse: the first byte's address, and whether its page is
-/// mapped (without write permission) or not mapped at all.
+/// A store the guest's memory refuses: the first byte's address, and whether its page is
+/// mapped (without write permission, or `bus`: a file's page past the end of the file) or not
+/// mapped at all.
 #[derive(Debug)]
 pub(crate) struct BadStore {
     addr: u64,
     mapped: bool,
+    bus: bool,
 }
 
 /// The first two arguments of a C call into a slot (`getcpu`'s third, the unused cache, is
@@ -234,12 +241,17 @@ fn bad_store(mm: &AddressSpace, addr: u64, len: u64) -> BadStore {
     let mut cur = addr;
     while cur < addr.saturating_add(len) {
         match mm.span_at(cur) {
-            Some((_, end, prot)) if prot.contains(crate::mm::Prot::WRITE) => cur = end,
-            Some(_) => return BadStore { addr: cur, mapped: true },
-            None => return BadStore { addr: cur, mapped: false },
+            Some(_) if mm.beyond_file_end(cur) => return BadStore { addr: cur, mapped: true, bus: true },
+            Some((_, end, prot)) if prot.contains(crate::mm::Prot::WRITE) => {
+                // On to the next page, or the mapping's end: a page past the file's end may
+                // follow inside the mapping.
+                cur = end.min(crate::mm::page_floor(cur) + crate::mm::PAGE_SIZE);
+            }
+            Some(_) => return BadStore { addr: cur, mapped: true, bus: false },
+            None => return BadStore { addr: cur, mapped: false, bus: false },
         }
     }
-    BadStore { addr, mapped: false }
+    BadStore { addr, mapped: false, bus: false }
 }
 
 /// `v` truncated to `out.len()` bytes (4 or 8) in `endian` order.

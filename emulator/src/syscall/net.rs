@@ -604,7 +604,7 @@ fn recv_one(t: &mut Task, fd: u64, msg: GuestAddr, flags: u64) -> SysResult {
         // The bytes the guest can write from the buffer's start: Linux's copies to the
         // buffer fault past them.
         let room = t.mm.accessible_prefix(hdr.control, cap as u64, crate::mm::Prot::WRITE);
-        let put = cmsg::to_guest(t.mm.model(), t.arch.info().sol_socket, &m.control[..h.msg_controllen], cap, room);
+        let put = cmsg::to_guest(t.mm.model(), t.arch.info(), &m.control[..h.msg_controllen], cap, room);
         for (off, bytes) in &put.writes {
             let n = bytes.len().min(u64_to_usize(room).saturating_sub(*off));
             // A copy the guest's pages refuse is lost, as the kernel's put_cmsg ignores its
@@ -761,10 +761,11 @@ pub fn recvmmsg_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// Control messages (`struct cmsghdr` + data, each padded to a `long` boundary) between the
 /// guest's data model and the host's. A payload endgate knows the layout of is converted field
-/// by field ([`payload`]: the socket timestamps, whose `long`s are 4 bytes on a 32-bit guest,
-/// and `IP_PKTINFO`/`IPV6_PKTINFO`, whose addresses keep network byte order); any other is an
-/// array of 32-bit words (`SCM_RIGHTS` fds, `SCM_CREDENTIALS`), swapped when byte orders
-/// differ.
+/// by field ([`payload`]: the socket timestamps, whose `long`s are 4 bytes on a 32-bit guest;
+/// `IP_PKTINFO`/`IPV6_PKTINFO`, `IP_ORIGDSTADDR`/`IPV6_ORIGDSTADDR` and
+/// `IP_RECVERR`/`IPV6_RECVERR`, whose addresses keep network byte order and whose families and
+/// error fields take the guest's); any other is an array of 32-bit words (`SCM_RIGHTS` fds,
+/// `SCM_CREDENTIALS`), swapped when byte orders differ.
 mod cmsg {
     use crate::abi::shapes::{CMSGHDR, TIMEVAL};
     use crate::abi::thunk::{size_of, Field as F, Shape};
@@ -786,6 +787,19 @@ mod cmsg {
     static IN_PKTINFO: &Shape = &[F::I32, F::Bytes(8)];
     /// `struct in6_pktinfo` (linux/ipv6.h): `struct in6_addr`, `int ipi6_ifindex`.
     static IN6_PKTINFO: &Shape = &[F::Bytes(16), F::I32];
+    /// `struct sockaddr_in` (linux/in.h): the family in the CPU's byte order, then port,
+    /// address and padding in network byte order (`IP_ORIGDSTADDR`).
+    static SOCKADDR_IN: &Shape = &[F::U16, F::Bytes(14)];
+    /// `struct sockaddr_in6` (linux/in6.h): the family, then port, flow label and address in
+    /// network byte order, then `sin6_scope_id` in the CPU's (`IPV6_ORIGDSTADDR`).
+    static SOCKADDR_IN6: &Shape = &[F::U16, F::Bytes(22), F::U32];
+    /// `struct sock_extended_err` (linux/errqueue.h): `ee_errno`, four bytes (`ee_origin`,
+    /// `ee_type`, `ee_code`, `ee_pad`), `ee_info`, `ee_data`.
+    static SOCK_EE: &Shape = &[F::U32, F::U8, F::U8, F::U8, F::U8, F::U32, F::U32];
+    /// `IP_RECVERR`/`IPV6_RECVERR`: the error, then the offender's address (`SO_EE_OFFENDER`),
+    /// IPv4 or IPv6 by its size.
+    static RECVERR_IN: &Shape = &[F::Struct(SOCK_EE), F::Struct(SOCKADDR_IN)];
+    static RECVERR_IN6: &Shape = &[F::Struct(SOCK_EE), F::Struct(SOCKADDR_IN6)];
 
     /// The data of a message of `level`/`ty` (host numbering) from model `from` to model `to`.
     fn payload(level: i32, ty: i32, data: &[u8], from: DataModel, to: DataModel) -> Vec<u8> {
@@ -797,6 +811,11 @@ mod cmsg {
             (libc::SOL_SOCKET, SO_TIMESTAMPING_NEW) => Some(I64X6),
             (libc::IPPROTO_IP, libc::IP_PKTINFO) => Some(IN_PKTINFO),
             (libc::IPPROTO_IPV6, libc::IPV6_PKTINFO) => Some(IN6_PKTINFO),
+            (libc::IPPROTO_IP, libc::IP_ORIGDSTADDR) => Some(SOCKADDR_IN),
+            (libc::IPPROTO_IPV6, libc::IPV6_ORIGDSTADDR) => Some(SOCKADDR_IN6),
+            (libc::IPPROTO_IP, libc::IP_RECVERR) | (libc::IPPROTO_IPV6, libc::IPV6_RECVERR) => {
+                [RECVERR_IN, RECVERR_IN6].into_iter().find(|s| data.len() == size_of(s, from))
+            }
             _ => None,
         };
         match shape {
@@ -815,6 +834,17 @@ mod cmsg {
                 out
             }
         }
+    }
+
+    /// `struct sock_extended_err`'s `ee_errno` (its first word, already in `to`'s byte order)
+    /// in the guest's numbering.
+    fn guest_ee_errno(data: &mut [u8], to: DataModel, errno_from_host: fn(i32) -> i32) {
+        let Some(w) = data.get_mut(..4) else { return };
+        let w: &mut [u8; 4] = w.try_into().expect("four bytes");
+        let big = to.endian == crate::mm::Endian::Big;
+        let host = if big { i32::from_be_bytes(*w) } else { i32::from_le_bytes(*w) };
+        let guest = errno_from_host(host);
+        *w = if big { guest.to_be_bytes() } else { guest.to_le_bytes() };
     }
 
     /// A message's level and type, from its header's last 8 bytes (host layout).
@@ -931,9 +961,12 @@ mod cmsg {
     ///   shrinks by its `CMSG_SPACE`, unless the write faults: then it is lost (`EFAULT`,
     ///   which every caller ignores) and takes no room.
     ///
-    /// Level `SOL_SOCKET` becomes the guest's `sol_socket`. The caller writes only the first
-    /// `room` bytes of `writes`, where the kernel's own copy would have faulted.
-    pub fn to_guest(to: DataModel, sol_socket: i32, src: &[u8], cap: usize, room: u64) -> Put {
+    /// Level `SOL_SOCKET` becomes the guest's (`info.sol_socket`), and the `ee_errno` of an
+    /// `IP_RECVERR`/`IPV6_RECVERR` message the guest's number (`info.errno_from_host`: MIPS
+    /// numbers differ). The caller writes only the first `room` bytes of `writes`, where the
+    /// kernel's own copy would have faulted.
+    pub fn to_guest(to: DataModel, info: &crate::guest::ArchInfo, src: &[u8], cap: usize, room: u64) -> Put {
+        let sol_socket = info.sol_socket;
         let room = usize::try_from(room).unwrap_or(usize::MAX);
         let (fh, th) = (size_of(CMSGHDR, DataModel::HOST), size_of(CMSGHDR, to));
         let mut put = Put { writes: Vec::new(), used: 0, truncated: false };
@@ -958,7 +991,10 @@ mod cmsg {
             let msg = &src[off..off + len];
             off += align(len, DataModel::HOST);
             let (level, ty) = level_type(lvl_type);
-            let data = payload(level, ty, &msg[fh..], DataModel::HOST, to);
+            let mut data = payload(level, ty, &msg[fh..], DataModel::HOST, to);
+            if matches!((level, ty), (libc::IPPROTO_IP, libc::IP_RECVERR) | (libc::IPPROTO_IPV6, libc::IPV6_RECVERR)) {
+                guest_ee_errno(&mut data, to, info.errno_from_host);
+            }
             let left = cap.saturating_sub(put.used);
             let at = put.used;
             if level == libc::SOL_SOCKET && ty == libc::SCM_RIGHTS {

@@ -11,7 +11,7 @@
 //! ("kernel") accesses and for user accesses, and the hook, which is not told which one it
 //! fills, looks at the instruction at EIP: a segment-loading instruction (`mov` to a segment
 //! register, `pop` of one, `lgs`…, far `jmp`/`call`/`ret`, `iret`, `lar`/`lsl`/`verr`/`verw`)
-//! or endgate itself (serving a system call, or starting the guest) gets the page; anything
+//! or endgate itself (a segment load of its own, [`load_segment`], or starting the guest) gets the page; anything
 //! else is refused and raises SIGSEGV as on Linux. (The one hole: `mov 0xfffff000, %gs`,
 //! whose memory operand is a user read made by a segment-loading instruction, reads two bytes
 //! of the table: `mov 0xffffe000, %gs` of the GDT, `mov 0xfffff000, %gs` of the LDT.) So the guest can neither map over the table, write it, nor read it. Every

@@ -1,0 +1,130 @@
+/* Control messages that carry socket addresses and the extended error of a datagram, in the
+ * layout the build's own ABI gives them (ip(7), ipv6(7)): `IP_ORIGDSTADDR` and
+ * `IPV6_ORIGDSTADDR` (a `struct sockaddr_in`/`sockaddr_in6`: the family in the CPU's byte
+ * order, port, address and flow label in network byte order, the scope in the CPU's order),
+ * and `IP_RECVERR`/`IPV6_RECVERR` (a `struct sock_extended_err`, linux/errqueue.h, then the
+ * offender's address) for a datagram sent to a loopback port nobody listens on. IPv6 parts
+ * print "no ::1" where the host has no IPv6 loopback, so the output is the same everywhere
+ * IPv6 works. */
+#define _GNU_SOURCE 1
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "common.h"
+
+/* Receives one message (from the error queue with MSG_ERRQUEUE); returns the first control
+ * message of level/type, or NULL. */
+static struct cmsghdr *receive(int s, int flags, char *ctl, size_t ctl_len, int level, int type)
+{
+    static char data[16];
+    static struct iovec iov = {data, sizeof data};
+    static struct msghdr m;
+    m = (struct msghdr){.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = ctl_len};
+    struct pollfd p = {.fd = s, .events = flags ? POLLERR : POLLIN};
+    CHECK(poll(&p, 1, 5000) == 1);
+    CHECK(recvmsg(s, &m, flags) >= 0);
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+        if (c->cmsg_level == level && c->cmsg_type == type) {
+            return c;
+        }
+    }
+    return NULL;
+}
+
+static void ipv4(void)
+{
+    int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK(rx >= 0 && tx >= 0);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof to;
+    CHECK(bind(rx, (struct sockaddr *)&to, sizeof to) == 0);
+    CHECK(getsockname(rx, (struct sockaddr *)&to, &len) == 0);
+    int on = 1;
+    CHECK(setsockopt(rx, IPPROTO_IP, IP_RECVORIGDSTADDR, &on, sizeof on) == 0);
+    CHECK(sendto(tx, "a", 1, 0, (struct sockaddr *)&to, sizeof to) == 1);
+    char ctl[256];
+    struct cmsghdr *c = receive(rx, 0, ctl, sizeof ctl, IPPROTO_IP, IP_ORIGDSTADDR);
+    CHECK(c != NULL);
+    struct sockaddr_in d;
+    memcpy(&d, CMSG_DATA(c), sizeof d);
+    char s[INET_ADDRSTRLEN];
+    printf("IP_ORIGDSTADDR: length is CMSG_LEN(sockaddr_in) %d, family AF_INET %d, port is the bound one %d, "
+           "addr %s\n",
+           c->cmsg_len == CMSG_LEN(sizeof d), d.sin_family == AF_INET, d.sin_port == to.sin_port,
+           inet_ntop(AF_INET, &d.sin_addr, s, sizeof s));
+
+    /* A datagram to the port just closed: the ICMP port-unreachable comes back as an error. */
+    close(rx);
+    CHECK(setsockopt(tx, IPPROTO_IP, IP_RECVERR, &on, sizeof on) == 0);
+    CHECK(connect(tx, (struct sockaddr *)&to, sizeof to) == 0);
+    CHECK(send(tx, "b", 1, 0) == 1);
+    c = receive(tx, MSG_ERRQUEUE, ctl, sizeof ctl, IPPROTO_IP, IP_RECVERR);
+    CHECK(c != NULL);
+    struct sock_extended_err e;
+    memcpy(&e, CMSG_DATA(c), sizeof e);
+    struct sockaddr_in off;
+    memcpy(&off, CMSG_DATA(c) + sizeof e, sizeof off);
+    printf("IP_RECVERR: length is CMSG_LEN(err + sockaddr_in) %d, errno ECONNREFUSED %d, origin ICMP %d, type %d, "
+           "code %d, offender family AF_INET %d, offender %s\n",
+           c->cmsg_len == CMSG_LEN(sizeof e + sizeof off), e.ee_errno == ECONNREFUSED,
+           e.ee_origin == SO_EE_ORIGIN_ICMP, e.ee_type, e.ee_code, off.sin_family == AF_INET,
+           inet_ntop(AF_INET, &off.sin_addr, s, sizeof s));
+    close(tx);
+}
+
+static void ipv6(void)
+{
+    int rx = socket(AF_INET6, SOCK_DGRAM, 0), tx = socket(AF_INET6, SOCK_DGRAM, 0);
+    CHECK(rx >= 0 && tx >= 0);
+    struct sockaddr_in6 to = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+    socklen_t len = sizeof to;
+    if (bind(rx, (struct sockaddr *)&to, sizeof to) != 0) {
+        printf("IPV6_ORIGDSTADDR: no ::1\nIPV6_RECVERR: no ::1\n");
+        close(rx);
+        close(tx);
+        return;
+    }
+    CHECK(getsockname(rx, (struct sockaddr *)&to, &len) == 0);
+    int on = 1;
+    CHECK(setsockopt(rx, IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, &on, sizeof on) == 0);
+    CHECK(sendto(tx, "a", 1, 0, (struct sockaddr *)&to, sizeof to) == 1);
+    char ctl[256];
+    struct cmsghdr *c = receive(rx, 0, ctl, sizeof ctl, IPPROTO_IPV6, IPV6_ORIGDSTADDR);
+    CHECK(c != NULL);
+    struct sockaddr_in6 d;
+    memcpy(&d, CMSG_DATA(c), sizeof d);
+    char s[INET6_ADDRSTRLEN];
+    printf("IPV6_ORIGDSTADDR: length is CMSG_LEN(sockaddr_in6) %d, family AF_INET6 %d, port is the bound one %d, "
+           "flowinfo %u, scope %u, addr %s\n",
+           c->cmsg_len == CMSG_LEN(sizeof d), d.sin6_family == AF_INET6, d.sin6_port == to.sin6_port,
+           (unsigned)ntohl(d.sin6_flowinfo), (unsigned)d.sin6_scope_id, inet_ntop(AF_INET6, &d.sin6_addr, s, sizeof s));
+
+    close(rx);
+    CHECK(setsockopt(tx, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on) == 0);
+    CHECK(connect(tx, (struct sockaddr *)&to, sizeof to) == 0);
+    CHECK(send(tx, "b", 1, 0) == 1);
+    c = receive(tx, MSG_ERRQUEUE, ctl, sizeof ctl, IPPROTO_IPV6, IPV6_RECVERR);
+    CHECK(c != NULL);
+    struct sock_extended_err e;
+    memcpy(&e, CMSG_DATA(c), sizeof e);
+    struct sockaddr_in6 off;
+    memcpy(&off, CMSG_DATA(c) + sizeof e, sizeof off);
+    printf("IPV6_RECVERR: length is CMSG_LEN(err + sockaddr_in6) %d, errno ECONNREFUSED %d, origin ICMP6 %d, type "
+           "%d, code %d, offender family AF_INET6 %d, offender %s\n",
+           c->cmsg_len == CMSG_LEN(sizeof e + sizeof off), e.ee_errno == ECONNREFUSED,
+           e.ee_origin == SO_EE_ORIGIN_ICMP6, e.ee_type, e.ee_code, off.sin6_family == AF_INET6,
+           inet_ntop(AF_INET6, &off.sin6_addr, s, sizeof s));
+    close(tx);
+}
+
+int main(void)
+{
+    ipv4();
+    ipv6();
+    return 0;
+}
