@@ -45,6 +45,41 @@ macro_rules! syscall_numbers {
     }};
 }
 
+/// The name in the table of i386 or arm (the two that kept the 16-bit-id calls, kernel/uid16.c)
+/// of a kernel entry point the `syscalls` crate calls `name`: the calls at their historic
+/// numbers that take 16-bit ids become the `…16` members of `Sys` (each arch's syscall table
+/// names `sys_getuid16`… there); the `…32` calls that replaced them keep their names and are
+/// served by `crate::syscall::compat32`, or, if `Sys` has no member of that name, by the
+/// generic call (`setfsuid32` is `setfsuid`).
+pub(crate) fn uid16_name(name: &'static str) -> &'static str {
+    match name {
+        "getuid" => "getuid16",
+        "geteuid" => "geteuid16",
+        "getgid" => "getgid16",
+        "getegid" => "getegid16",
+        "setuid" => "setuid16",
+        "setgid" => "setgid16",
+        "setreuid" => "setreuid16",
+        "setregid" => "setregid16",
+        "setresuid" => "setresuid16",
+        "setresgid" => "setresgid16",
+        "getresuid" => "getresuid16",
+        "getresgid" => "getresgid16",
+        "getgroups" => "getgroups16",
+        "setgroups" => "setgroups16",
+        "chown" => "chown16",
+        "lchown" => "lchown16",
+        "fchown" => "fchown16",
+        "setfsuid" => "setfsuid16",
+        "setfsgid" => "setfsgid16",
+        // A `…32` call `Sys` does not name is the generic call.
+        _ => match name.strip_suffix("32") {
+            Some(base) if crate::abi::nr::Sys::from_name(name).is_none() && uid16_name(base).ends_with("16") => base,
+            _ => name,
+        },
+    }
+}
+
 pub mod aarch64;
 pub mod arm;
 pub mod i386;

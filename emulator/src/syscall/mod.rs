@@ -65,6 +65,7 @@ pub mod strace;
 pub mod table;
 pub mod time;
 pub mod timer;
+pub mod uid16;
 pub mod unserved;
 pub mod xattr;
 

@@ -141,7 +141,7 @@ pub static INFO: ArchInfo = ArchInfo {
     // ARCH_DLINFO.
     regpairs_aligned: true,
     vdso: Some(&vdso::VDSO),
-    numbers: syscall_numbers!(arm),
+    numbers: syscall_numbers!(arm, super::uid16_name),
     disassembler: || Capstone::new().arm().mode(arch::arm::ArchMode::Arm).build().ok(),
     mem_operands,
     statfs64_len,
@@ -334,6 +334,16 @@ fn private_trap(cpu: &mut Cpu<'_>, nr: u64, entries: Entries) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_historic_id_numbers_take_16_bit_ids() {
+        use crate::abi::nr::Sys;
+        use crate::arch::tests::assert_numbers;
+        // arch/arm/tools/syscall.tbl: 24 is sys_getuid16, 199 getuid32; 182 sys_chown16, 212
+        // chown32; 16 sys_lchown16, 198 lchown32.
+        assert_numbers(&Arm, &[(24, Sys::getuid16), (199, Sys::getuid32), (182, Sys::chown16), (212, Sys::chown32)]);
+        assert_numbers(&Arm, &[(16, Sys::lchown16), (198, Sys::lchown32), (138, Sys::setfsuid16)]);
+    }
 
     #[test]
     fn layout_is_below_4_gib_and_holds_the_kuser_page() {

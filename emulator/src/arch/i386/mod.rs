@@ -56,39 +56,13 @@ const GP_FAULT: u32 = 13;
 /// SIMD exceptions, which SSE instructions require.
 const CR4_OSFXSR_OSXMMEXCPT: u64 = 3 << 9;
 
-/// The i386 table's name for a kernel entry point: the calls at their historic numbers that
-/// take 16-bit ids become the `…16` members of [`Sys`] (arch/x86/entry/syscalls/syscall_32.tbl
-/// names `sys_getuid16`… from kernel/uid16.c there); the `…32` calls that replaced them keep
-/// their names and are served by [`crate::syscall::compat32`], or, if [`Sys`] has no member of
-/// that name, by the generic call (`setfsuid32` is `setfsuid`).
+/// The i386 table's name for a kernel entry point: the 16-bit-id calls as on arm
+/// ([`crate::arch::uid16_name`]; arch/x86/entry/syscalls/syscall_32.tbl), and 82, which is
+/// `sys_old_select`, whose one argument points at the five real ones.
 fn i386_name(name: &'static str) -> &'static str {
     match name {
-        "getuid" => "getuid16",
-        "geteuid" => "geteuid16",
-        "getgid" => "getgid16",
-        "getegid" => "getegid16",
-        "setuid" => "setuid16",
-        "setgid" => "setgid16",
-        "setreuid" => "setreuid16",
-        "setregid" => "setregid16",
-        "setresuid" => "setresuid16",
-        "setresgid" => "setresgid16",
-        "getresuid" => "getresuid16",
-        "getresgid" => "getresgid16",
-        "getgroups" => "getgroups16",
-        "setgroups" => "setgroups16",
-        "chown" => "chown16",
-        "lchown" => "lchown16",
-        "fchown" => "fchown16",
-        "setfsuid" => "setfsuid16",
-        "setfsgid" => "setfsgid16",
-        // 82 is `sys_old_select`, whose one argument points at the five real ones.
         "select" => "old_select",
-        // A `…32` call [`Sys`] does not name is the generic call.
-        _ => match name.strip_suffix("32") {
-            Some(base) if Sys::from_name(name).is_none() && i386_name(base).ends_with("16") => base,
-            _ => name,
-        },
+        _ => super::uid16_name(name),
     }
 }
 

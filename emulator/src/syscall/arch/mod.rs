@@ -18,18 +18,21 @@ pub mod x86_64;
 use super::SyscallDef;
 use crate::guest::GuestArch;
 
-/// Each arch's own rows, by [`GuestArch::name`].
-static BY_ARCH: &[(&str, &[SyscallDef])] = &[
-    ("x86_64", x86_64::ROWS),
-    ("aarch64", aarch64::ROWS),
-    ("riscv64", riscv64::ROWS),
-    ("armv7l", arm::ROWS),
-    ("i686", i386::ROWS),
-    ("s390x", s390x::ROWS),
-    ("mips64", mips64el::ROWS),
+/// Each arch's own rows, by [`GuestArch::name`]: its file's, and the shared groups it has
+/// (the 16-bit-id calls of i386 and arm, [`super::uid16`]).
+static BY_ARCH: &[(&str, &[&[SyscallDef]])] = &[
+    ("x86_64", &[x86_64::ROWS]),
+    ("aarch64", &[aarch64::ROWS]),
+    ("riscv64", &[riscv64::ROWS]),
+    ("armv7l", &[arm::ROWS, super::uid16::ROWS]),
+    ("i686", &[i386::ROWS, super::uid16::ROWS]),
+    ("s390x", &[s390x::ROWS]),
+    ("mips64", &[mips64el::ROWS]),
 ];
 
 /// The rows `arch` lays over the generic ones (none for most calls).
-pub fn rows_of(arch: &dyn GuestArch) -> &'static [SyscallDef] {
-    BY_ARCH.iter().find(|(name, _)| *name == arch.info().name).map_or(&[], |(_, rows)| rows)
+pub fn rows_of(arch: &dyn GuestArch) -> impl Iterator<Item = &'static SyscallDef> {
+    let groups: &'static [&'static [SyscallDef]] =
+        BY_ARCH.iter().find(|(name, _)| *name == arch.info().name).map_or(&[], |(_, rows)| rows);
+    groups.iter().flat_map(|rows| rows.iter())
 }
