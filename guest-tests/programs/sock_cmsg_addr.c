@@ -36,6 +36,47 @@ static struct cmsghdr *receive(int s, int flags, char *ctl, size_t ctl_len, int 
     return NULL;
 }
 
+/* Turns `opt` (IP_RECVORIGDSTADDR or IPV6_RECVORIGDSTADDR, the same numbers as the message
+ * types) on for `rx`, bound at `to`, sends it a datagram from `tx`, and returns the message of
+ * that type it arrives with. */
+static struct cmsghdr *origdst(int rx, int tx, const struct sockaddr *to, socklen_t to_len, int level, int opt,
+                               char *ctl, size_t ctl_len)
+{
+    int on = 1;
+    CHECK(setsockopt(rx, level, opt, &on, sizeof on) == 0);
+    CHECK(sendto(tx, "a", 1, 0, to, to_len) == 1);
+    struct cmsghdr *c = receive(rx, 0, ctl, ctl_len, level, opt);
+    CHECK(c != NULL);
+    return c;
+}
+
+/* Sends a datagram from `tx` to `to`, a port nobody listens on, with `opt` (IP_RECVERR or
+ * IPV6_RECVERR) on, and prints the error message the ICMP reply comes back as: the
+ * `sock_extended_err`, then the offender's address of `to`'s family. */
+static void recverr(int tx, const struct sockaddr *to, socklen_t to_len, int level, int opt, const char *name,
+                    int origin, const char *origin_name)
+{
+    int on = 1, v4 = to->sa_family == AF_INET;
+    CHECK(setsockopt(tx, level, opt, &on, sizeof on) == 0);
+    CHECK(connect(tx, to, to_len) == 0);
+    CHECK(send(tx, "b", 1, 0) == 1);
+    char ctl[256];
+    struct cmsghdr *c = receive(tx, MSG_ERRQUEUE, ctl, sizeof ctl, level, opt);
+    CHECK(c != NULL);
+    struct sock_extended_err e;
+    memcpy(&e, CMSG_DATA(c), sizeof e);
+    struct sockaddr_storage off;
+    memcpy(&off, CMSG_DATA(c) + sizeof e, to_len);
+    const void *addr = v4 ? (const void *)&((struct sockaddr_in *)&off)->sin_addr
+                          : (const void *)&((struct sockaddr_in6 *)&off)->sin6_addr;
+    char s[INET6_ADDRSTRLEN];
+    printf("%s: length is CMSG_LEN(err + %s) %d, errno ECONNREFUSED %d, origin %s %d, type %d, code %d, offender "
+           "family %s %d, offender %s\n",
+           name, v4 ? "sockaddr_in" : "sockaddr_in6", c->cmsg_len == CMSG_LEN(sizeof e + to_len),
+           e.ee_errno == ECONNREFUSED, origin_name, e.ee_origin == origin, e.ee_type, e.ee_code,
+           v4 ? "AF_INET" : "AF_INET6", off.ss_family == to->sa_family, inet_ntop(to->sa_family, addr, s, sizeof s));
+}
+
 static void ipv4(void)
 {
     int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -44,12 +85,8 @@ static void ipv4(void)
     socklen_t len = sizeof to;
     CHECK(bind(rx, (struct sockaddr *)&to, sizeof to) == 0);
     CHECK(getsockname(rx, (struct sockaddr *)&to, &len) == 0);
-    int on = 1;
-    CHECK(setsockopt(rx, IPPROTO_IP, IP_RECVORIGDSTADDR, &on, sizeof on) == 0);
-    CHECK(sendto(tx, "a", 1, 0, (struct sockaddr *)&to, sizeof to) == 1);
     char ctl[256];
-    struct cmsghdr *c = receive(rx, 0, ctl, sizeof ctl, IPPROTO_IP, IP_ORIGDSTADDR);
-    CHECK(c != NULL);
+    struct cmsghdr *c = origdst(rx, tx, (struct sockaddr *)&to, sizeof to, IPPROTO_IP, IP_ORIGDSTADDR, ctl, sizeof ctl);
     struct sockaddr_in d;
     memcpy(&d, CMSG_DATA(c), sizeof d);
     char s[INET_ADDRSTRLEN];
@@ -60,20 +97,7 @@ static void ipv4(void)
 
     /* A datagram to the port just closed: the ICMP port-unreachable comes back as an error. */
     close(rx);
-    CHECK(setsockopt(tx, IPPROTO_IP, IP_RECVERR, &on, sizeof on) == 0);
-    CHECK(connect(tx, (struct sockaddr *)&to, sizeof to) == 0);
-    CHECK(send(tx, "b", 1, 0) == 1);
-    c = receive(tx, MSG_ERRQUEUE, ctl, sizeof ctl, IPPROTO_IP, IP_RECVERR);
-    CHECK(c != NULL);
-    struct sock_extended_err e;
-    memcpy(&e, CMSG_DATA(c), sizeof e);
-    struct sockaddr_in off;
-    memcpy(&off, CMSG_DATA(c) + sizeof e, sizeof off);
-    printf("IP_RECVERR: length is CMSG_LEN(err + sockaddr_in) %d, errno ECONNREFUSED %d, origin ICMP %d, type %d, "
-           "code %d, offender family AF_INET %d, offender %s\n",
-           c->cmsg_len == CMSG_LEN(sizeof e + sizeof off), e.ee_errno == ECONNREFUSED,
-           e.ee_origin == SO_EE_ORIGIN_ICMP, e.ee_type, e.ee_code, off.sin_family == AF_INET,
-           inet_ntop(AF_INET, &off.sin_addr, s, sizeof s));
+    recverr(tx, (struct sockaddr *)&to, sizeof to, IPPROTO_IP, IP_RECVERR, "IP_RECVERR", SO_EE_ORIGIN_ICMP, "ICMP");
     close(tx);
 }
 
@@ -90,12 +114,9 @@ static void ipv6(void)
         return;
     }
     CHECK(getsockname(rx, (struct sockaddr *)&to, &len) == 0);
-    int on = 1;
-    CHECK(setsockopt(rx, IPPROTO_IPV6, IPV6_RECVORIGDSTADDR, &on, sizeof on) == 0);
-    CHECK(sendto(tx, "a", 1, 0, (struct sockaddr *)&to, sizeof to) == 1);
     char ctl[256];
-    struct cmsghdr *c = receive(rx, 0, ctl, sizeof ctl, IPPROTO_IPV6, IPV6_ORIGDSTADDR);
-    CHECK(c != NULL);
+    struct cmsghdr *c =
+        origdst(rx, tx, (struct sockaddr *)&to, sizeof to, IPPROTO_IPV6, IPV6_ORIGDSTADDR, ctl, sizeof ctl);
     struct sockaddr_in6 d;
     memcpy(&d, CMSG_DATA(c), sizeof d);
     char s[INET6_ADDRSTRLEN];
@@ -105,20 +126,8 @@ static void ipv6(void)
            (unsigned)ntohl(d.sin6_flowinfo), (unsigned)d.sin6_scope_id, inet_ntop(AF_INET6, &d.sin6_addr, s, sizeof s));
 
     close(rx);
-    CHECK(setsockopt(tx, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof on) == 0);
-    CHECK(connect(tx, (struct sockaddr *)&to, sizeof to) == 0);
-    CHECK(send(tx, "b", 1, 0) == 1);
-    c = receive(tx, MSG_ERRQUEUE, ctl, sizeof ctl, IPPROTO_IPV6, IPV6_RECVERR);
-    CHECK(c != NULL);
-    struct sock_extended_err e;
-    memcpy(&e, CMSG_DATA(c), sizeof e);
-    struct sockaddr_in6 off;
-    memcpy(&off, CMSG_DATA(c) + sizeof e, sizeof off);
-    printf("IPV6_RECVERR: length is CMSG_LEN(err + sockaddr_in6) %d, errno ECONNREFUSED %d, origin ICMP6 %d, type "
-           "%d, code %d, offender family AF_INET6 %d, offender %s\n",
-           c->cmsg_len == CMSG_LEN(sizeof e + sizeof off), e.ee_errno == ECONNREFUSED,
-           e.ee_origin == SO_EE_ORIGIN_ICMP6, e.ee_type, e.ee_code, off.sin6_family == AF_INET6,
-           inet_ntop(AF_INET6, &off.sin6_addr, s, sizeof s));
+    recverr(tx, (struct sockaddr *)&to, sizeof to, IPPROTO_IPV6, IPV6_RECVERR, "IPV6_RECVERR", SO_EE_ORIGIN_ICMP6,
+            "ICMP6");
     close(tx);
 }
 
