@@ -1,9 +1,9 @@
 /* The 16-bit-id calls i386 and arm keep at their historic numbers (kernel/uid16.c; the `…32`
  * calls replaced them): `fchown`, `chown` and `lchown` at those numbers take 16-bit ids, where
  * 0xffff means "leave it" (-1), so owning a file of one's own they succeed and change nothing,
- * as root or not; `getuid` and `setfsuid` there give 16-bit ids (above 65535: 65534), which are
- * the full ones for ids below 65536. Each is the raw system call, as glibc calls only the
- * `…32` ones. i386 and arm. */
+ * as root or not; `getuid` there gives the 16-bit id (above 65535: 65534), but `setfsuid`
+ * returns the previous fsuid whole (kernel/uid16.c). Each is the raw system call, as glibc calls
+ * only the `…32` ones. i386 and arm. */
 #define _GNU_SOURCE 1
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -34,8 +34,6 @@ int main(void)
     unsigned expect = uid > 65535 ? 65534 : uid;
     printf("getuid16 is the 16-bit uid: %d\n", (unsigned long)syscall(SYS_getuid) == expect);
     /* 0xffff (-1) only asks: the current fsuid, which is the euid here. */
-    unsigned euid = (unsigned)geteuid();
-    printf("setfsuid16(0xffff) is the 16-bit fsuid: %d\n",
-           (unsigned long)syscall(SYS_setfsuid, 0xffff) == (euid > 65535 ? 65534 : euid));
+    printf("setfsuid16(0xffff) is the fsuid: %d\n", (unsigned long)syscall(SYS_setfsuid, 0xffff) == (unsigned)geteuid());
     return 0;
 }

@@ -105,13 +105,14 @@ fn lchown16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 fn fchown16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     fs::fchown(cpu, &widened(a, &[1, 2]))
 }
-/// `setfsuid16(old_uid_t fsuid)`: the previous fsuid, narrowed.
+/// `setfsuid16(old_uid_t fsuid)`: the previous fsuid, whole (kernel/uid16.c returns
+/// `__sys_setfsuid`'s result as it is).
 fn setfsuid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    narrowed(process::setfsuid(cpu, &widened(a, &[0])))
+    process::setfsuid(cpu, &widened(a, &[0]))
 }
-/// `setfsgid16(old_gid_t fsgid)`: the previous fsgid, narrowed.
+/// `setfsgid16(old_gid_t fsgid)`: the previous fsgid, whole.
 fn setfsgid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    narrowed(process::setfsgid(cpu, &widened(a, &[0])))
+    process::setfsgid(cpu, &widened(a, &[0]))
 }
 /// `getresuid16(old_uid_t *ruid, old_uid_t *euid, old_uid_t *suid)`.
 fn getresuid16(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {

@@ -1,0 +1,69 @@
+/* The calls signal(7) says a handler interrupts with EINTR even when it has SA_RESTART: System V
+ * IPC waits (`msgrcv`, `semop`) and socket calls on a socket with a receive or send timeout
+ * (`SO_RCVTIMEO`, the kernel's sock_intr_errno). Each call blocks until a one-shot timer's
+ * SIGALRM, caught with SA_RESTART, interrupts it; it must fail with EINTR, not run again (and
+ * block for good, or until its own timeout). */
+#define _GNU_SOURCE 1
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/ipc.h>
+#include <sys/msg.h>
+#include <sys/sem.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "common.h"
+
+static volatile int caught;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    caught++;
+}
+
+/* Arms a one-shot SIGALRM 100 ms from now. */
+static void alarm_soon(void)
+{
+    struct itimerval t = {.it_value = {.tv_usec = 100000}};
+    CHECK(setitimer(ITIMER_REAL, &t, NULL) == 0);
+}
+
+static void report(const char *what, long r)
+{
+    printf("%s: %ld %s, handler ran %d\n", what, r, r < 0 ? errname(errno) : "-", caught);
+    caught = 0;
+}
+
+int main(void)
+{
+    struct sigaction sa = {.sa_handler = on_alarm, .sa_flags = SA_RESTART};
+    CHECK(sigaction(SIGALRM, &sa, NULL) == 0);
+
+    int q = msgget(IPC_PRIVATE, IPC_CREAT | 0600);
+    CHECK(q >= 0);
+    struct {
+        long type;
+        char text[8];
+    } m;
+    alarm_soon();
+    report("msgrcv", msgrcv(q, &m, sizeof m.text, 0, 0));
+    CHECK(msgctl(q, IPC_RMID, NULL) == 0);
+
+    int s = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+    CHECK(s >= 0);
+    struct sembuf down = {.sem_num = 0, .sem_op = -1};
+    alarm_soon();
+    report("semop", semop(s, &down, 1));
+    CHECK(semctl(s, 0, IPC_RMID) == 0);
+
+    int u = socket(AF_INET, SOCK_DGRAM, 0);
+    CHECK(u >= 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    CHECK(bind(u, (struct sockaddr *)&a, sizeof a) == 0);
+    struct timeval tv = {.tv_sec = 5};
+    CHECK(setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) == 0);
+    char b[8];
+    alarm_soon();
+    report("recv with SO_RCVTIMEO", recv(u, b, sizeof b, 0));
+    return 0;
+}
