@@ -1,8 +1,8 @@
 /* The calls signal(7) says a handler interrupts with EINTR even when it has SA_RESTART: System V
  * IPC waits (`msgrcv`, `semop`) and socket calls on a socket with a receive or send timeout
- * (`SO_RCVTIMEO`, the kernel's sock_intr_errno). Each call blocks until a one-shot timer's
- * SIGALRM, caught with SA_RESTART, interrupts it; it must fail with EINTR, not run again (and
- * block for good, or until its own timeout). */
+ * (`SO_RCVTIMEO`, the kernel's sock_intr_errno). Each call blocks until a timer's SIGALRM,
+ * caught with SA_RESTART, interrupts it; it must fail with EINTR, not run again (and block for
+ * good, or until its own timeout). */
 #define _GNU_SOURCE 1
 #include <netinet/in.h>
 #include <signal.h>
@@ -21,16 +21,20 @@ static void on_alarm(int sig)
     caught++;
 }
 
-/* Arms a one-shot SIGALRM 100 ms from now. */
+/* Arms SIGALRM every 100 ms (a signal that comes before the call blocks, on a loaded machine,
+ * is followed by one that interrupts it). */
 static void alarm_soon(void)
 {
-    struct itimerval t = {.it_value = {.tv_usec = 100000}};
+    struct itimerval t = {.it_value = {.tv_usec = 100000}, .it_interval = {.tv_usec = 100000}};
     CHECK(setitimer(ITIMER_REAL, &t, NULL) == 0);
 }
 
 static void report(const char *what, long r)
 {
-    printf("%s: %ld %s, handler ran %d\n", what, r, r < 0 ? errname(errno) : "-", caught);
+    int e = errno;
+    struct itimerval off = {0};
+    CHECK(setitimer(ITIMER_REAL, &off, NULL) == 0);
+    printf("%s: %ld %s, handler ran %d\n", what, r, r < 0 ? errname(e) : "-", caught > 0);
     caught = 0;
 }
 
