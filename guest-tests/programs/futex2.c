@@ -64,12 +64,35 @@ static long frequeue(uint32_t *from, uint32_t val, uint32_t *to, unsigned flags1
 static uint32_t w1, w2;
 static volatile long results[2];
 
+/* Waits on w1 with mask 1 until woken.
+ *
+ * A waiter that wakes without being woken (Linux allows spurious wakeups, and a stray one
+ * comes now and then on a loaded machine) waits again on the word it named, w1, even after
+ * a requeue had moved it to w2: kernel/futex/waitwake.c `__futex_wait` retries
+ * `futex_wait_setup` with its own `uaddr`. So once both waiters are requeued, main sets w1
+ * to 1: a waiter that comes back then gets EAGAIN and waits on w2 itself, where the requeue
+ * had put it, with the same mask. */
 static void *waiter(void *arg)
 {
     long i = (long)arg;
     long r = fwait(&w1, 0, 1, F32P, NULL, 0);
+    while (r == -1 && errno == EAGAIN)
+        r = fwait(&w2, 0, 1, F32P, NULL, 0);
     results[i] = r == 0 ? 0 : -errno;
     return NULL;
+}
+
+/* fwake(&w2, mask, 1, F32P) until it wakes one waiter (a waiter back from a spurious wakeup
+ * may still be on its way to w2), for at most 10 s. */
+static long wake_one_on_w2(unsigned long mask)
+{
+    for (int tries = 0; tries < 10000; tries++) {
+        long r = fwake(&w2, mask, 1, F32P);
+        if (r != 0)
+            return r;
+        usleep(1000);
+    }
+    return 0;
 }
 
 /* The time on `clk` `ms` (>= 0) milliseconds from now. */
@@ -136,12 +159,17 @@ int main(void)
             sched_yield();
     }
     printf("requeued: %ld\n", moved);
+    /* A waiter woken spuriously since its requeue waits on w1 again (see `waiter`): from
+     * now on it finds w1 changed and goes to w2, and one that came back before the store
+     * is moved there. */
+    __atomic_store_n(&w1, 1, __ATOMIC_SEQ_CST);
+    CHECK(frequeue(&w1, 1, &w2, F32P, F32P, 0, INT_MAX) >= 0);
     printf("wake w1 (nobody left): %ld\n", fwake(&w1, ~0U, INT_MAX, F32P));
     printf("wake w2 with mask 2: %ld\n", fwake(&w2, 2, INT_MAX, F32P));
     printf("wake w2 with nr 0: %ld\n", fwake(&w2, 1, 0, F32P));
     printf("wake w2 as a shared futex: %ld\n", fwake(&w2, 1, INT_MAX, FUTEX2_SIZE_U32));
-    printf("wake w2 with mask 3: %ld\n", fwake(&w2, 3, 1, F32P));
-    printf("wake w2 with mask 1: %ld\n", fwake(&w2, 1, 1, F32P));
+    printf("wake w2 with mask 3: %ld\n", wake_one_on_w2(3));
+    printf("wake w2 with mask 1: %ld\n", wake_one_on_w2(1));
     for (int i = 0; i < 2; i++)
         CHECK(pthread_join(th[i], NULL) == 0);
     printf("waiters returned: %ld %ld\n", results[0], results[1]);
