@@ -1,11 +1,18 @@
 //! The end of a guest thread, and of the process from any of its threads.
 //!
-//! - `exit` with other threads alive ends only the calling thread ([`exit_thread`]): as the
-//!   kernel's `mm_release` does, a `CLONE_CHILD_CLEARTID` word gets 0 and a futex wake-up (what
-//!   `pthread_join` waits for); then the host thread drops its instance and ends. The launch
-//!   thread (whose host thread is the process's main thread) ends with the raw `exit` system
-//!   call instead of returning ([`leave_launch_thread`]), so the process lives on, as natively
-//!   when `main` calls `pthread_exit`. Robust futex lists (`set_robust_list`) are recorded but
+//! - `exit` with other threads alive ends only the calling thread ([`exit_thread`]); the host
+//!   thread drops its instance, then, as the kernel's `mm_release` does, its
+//!   `CLONE_CHILD_CLEARTID` word gets 0 and a futex wake-up (what `pthread_join` waits for,
+//!   [`clear_child_tid`]), and the host thread ends. The word is cleared last because a thread
+//!   that `pthread_join` saw end must leave nothing behind that the guest could see: dropping
+//!   the instance frees memory, and the host glibc's first heap shrink of a thread arena opens
+//!   `/proc/sys/vm/overcommit_memory` (malloc/arena.c), which, done after the wake-up, took a
+//!   low descriptor number while the joining thread's next `pipe` ran, so the guest's pipe got
+//!   3 and 5 instead of 3 and 4 (the `task_comm` guest test then hung, about once in 500 runs
+//!   under load). The launch thread (whose host thread is the process's main thread) clears
+//!   its word at once and ends with the raw `exit` system call instead of returning
+//!   ([`leave_launch_thread`]), so the process lives on, as natively when `main` calls
+//!   `pthread_exit`. Robust futex lists (`set_robust_list`) are recorded but
 //!   not walked at exit: a thread that dies holding a robust mutex leaves it locked without
 //!   `FUTEX_OWNER_DIED`.
 //! - The last thread's `exit` ends the process with its status (as on Linux, where the status
@@ -19,23 +26,51 @@ use crate::guest::Cpu;
 use crate::guest::Exit;
 use crate::mm::{GuestAddr, Prot};
 
-/// `FUTEX_WAKE` (include/uapi/linux/futex.h).
-const FUTEX_WAKE: i32 = 1;
+/// `FUTEX_WAKE_OP` (include/uapi/linux/futex.h).
+const FUTEX_WAKE_OP: i32 = 5;
 
 /// The kernel's part of the calling thread's `exit` while other threads live on (see the
-/// module doc); the caller then gives up the lock and ends the host thread.
-pub fn exit_thread(cpu: &mut Cpu<'_>) {
-    let t = cpu.get_data_mut();
-    let ctid = t.clear_child_tid;
-    if ctid != 0 && t.mm.write_u32(GuestAddr::new(ctid), 0).is_ok() {
-        if let Ok(p) = t.mm.host_range(GuestAddr::new(ctid), 4, Prot::WRITE) {
-            // SAFETY: the host address of a mapped guest word; a shared wake, as the kernel's
-            // (glibc waits on the word without FUTEX_PRIVATE_FLAG).
-            unsafe { libc::syscall(libc::SYS_futex, p, FUTEX_WAKE, 1, 0usize, 0usize, 0u32) };
-        }
-    }
+/// module doc), but for the `CLONE_CHILD_CLEARTID` word, which the caller clears with
+/// [`clear_child_tid`] once the instance is gone; the caller then gives up the lock and ends
+/// the host thread.
+pub fn exit_thread(_cpu: &mut Cpu<'_>) {
     crate::syscall::seccomp::thread_exited();
     crate::thread::thread_ended();
+}
+
+/// The exiting thread's `CLONE_CHILD_CLEARTID` word (`set_tid_address`), as the host address
+/// found while the thread held the lock, for [`clear_child_tid`].
+pub struct ChildTid {
+    /// 0: none (not set, or not mapped writable when the thread exited).
+    host: usize,
+}
+
+impl ChildTid {
+    /// The word of the thread `cpu` (with the lock held).
+    pub fn of(cpu: &mut Cpu<'_>) -> ChildTid {
+        let t = cpu.get_data_mut();
+        let addr = t.clear_child_tid;
+        let host =
+            if addr == 0 { 0 } else { t.mm.host_range(GuestAddr::new(addr), 4, Prot::WRITE).map_or(0, |p| p as usize) };
+        ChildTid { host }
+    }
+}
+
+/// `mm_release`'s part of a thread's exit (kernel/fork.c): the `CLONE_CHILD_CLEARTID` word
+/// gets 0, then a futex wake of one waiter. Needs no lock: one `FUTEX_WAKE_OP` stores the 0
+/// and wakes (`FUTEX_OP_SET` of 0 on the word, one waiter woken on it, none more), and if
+/// another thread unmapped or write-protected the word meanwhile it fails with `EFAULT`, which
+/// is ignored, as the kernel ignores its `put_user` failing.
+pub fn clear_child_tid(ctid: ChildTid) {
+    if ctid.host == 0 {
+        return;
+    }
+    /// `FUTEX_OP(FUTEX_OP_SET, 0, FUTEX_OP_CMP_EQ, 0)` (uapi linux/futex.h): every field 0.
+    const SET_ZERO: u32 = 0;
+    // SAFETY: the word's host address, a futex call that faults nothing in endgate (a bad
+    // address is EFAULT); a shared wake, as the kernel's (glibc waits on the word without
+    // FUTEX_PRIVATE_FLAG); the fourth argument is `nr_wake2`, 0.
+    unsafe { libc::syscall(libc::SYS_futex, ctid.host, FUTEX_WAKE_OP, 1, 0usize, ctid.host, SET_ZERO) };
 }
 
 /// Ends the launch thread's host thread, which is the process's main thread, without ending

@@ -358,7 +358,11 @@ pub fn run(cpu: &mut Cpu<'static>) -> Exit {
     crate::thread::mark_launch_thread();
     match run_thread(cpu) {
         Some(exit) => exit,
-        None => crate::task::exit::leave_launch_thread(),
+        None => {
+            // The instance stays (its memory goes with the process): nothing to wait for.
+            crate::task::exit::clear_child_tid(crate::task::exit::ChildTid::of(cpu));
+            crate::task::exit::leave_launch_thread()
+        }
     }
 }
 

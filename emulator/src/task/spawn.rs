@@ -245,18 +245,22 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Re
     }
     drop(tx);
     lock::acquire();
-    match crate::task::run_thread(&mut cpu) {
+    let ctid = match crate::task::run_thread(&mut cpu) {
         Some(exit) => super::exit::end_process(&mut cpu, exit),
         None => {
+            let ctid = super::exit::ChildTid::of(&mut cpu);
             #[allow(clippy::disallowed_methods)] // the thread's run loop has ended: nothing of its Task is borrowed
             lock::release();
+            ctid
         }
-    }
+    };
     // The instance goes away without the lock: it holds nothing the other threads use. The
     // thread left the running set (`thread_ended`), so no other thread raises its stop flag
     // any more: stop mirroring it into the engine before the engine goes.
     crate::signal::host::detach_stop_flags();
     drop(cpu);
+    // Only now may `pthread_join` see the thread end (`crate::task::exit`'s module doc).
+    super::exit::clear_child_tid(ctid);
 }
 
 /// The new thread's instance, from its opened engine, started from the creator's registers
