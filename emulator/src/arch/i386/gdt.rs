@@ -90,14 +90,24 @@ pub const USER_CS: u16 = 14 * 8 + 3;
 pub const USER_DS: u16 = 15 * 8 + 3;
 
 /// Descriptor type bits (Intel SDM vol. 3, 3.4.5.1): accessed, writable/readable, code.
-const TYPE_ACCESSED: u64 = 1;
-const TYPE_RW: u64 = 2;
-const TYPE_CODE: u64 = 8;
+pub(crate) const TYPE_ACCESSED: u64 = 1;
+pub(crate) const TYPE_RW: u64 = 2;
+pub(crate) const TYPE_CODE: u64 = 8;
 
 /// A segment descriptor from its parts (Intel SDM vol. 3, figure 3-8): 32-bit `base`, 20-bit
 /// `limit`, 4-bit `ty`, and the S, DPL, P, AVL, D/B and G bits.
 #[allow(clippy::too_many_arguments)]
-fn descriptor(base: u32, limit: u32, ty: u64, s: bool, dpl: u64, present: bool, avl: bool, db: bool, g: bool) -> u64 {
+pub(crate) fn descriptor(
+    base: u32,
+    limit: u32,
+    ty: u64,
+    s: bool,
+    dpl: u64,
+    present: bool,
+    avl: bool,
+    db: bool,
+    g: bool,
+) -> u64 {
     let base = u64::from(base);
     let limit = u64::from(limit);
     (limit & 0xffff)
@@ -115,7 +125,7 @@ fn descriptor(base: u32, limit: u32, ty: u64, s: bool, dpl: u64, present: bool, 
 
 /// A flat 4 GiB DPL-3 segment of type `ty` (the kernel's `GDT_ENTRY_INIT(0xc0fb/0xc0f3, 0,
 /// 0xfffff)`).
-fn flat_user(ty: u64) -> u64 {
+pub(crate) fn flat_user(ty: u64) -> u64 {
     descriptor(0, 0xf_ffff, ty | TYPE_ACCESSED, true, 3, true, false, true, true)
 }
 
@@ -278,46 +288,11 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
 /// selector. Errors: the engine's, or `EXCEPTION` if the CPU did not arrive at `entry` in
 /// user mode.
 pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), uc_error> {
-    const FRAME: u64 = 0x800;
-    const CODE: u64 = 0xf00;
-    const IRET: u8 = 0xcf;
-    const NOP: u8 = 0x90;
-    let mut page = vec![0u8; u64_to_usize(PAGE_SIZE)];
     let frame = [low32(entry.get()), u32::from(USER_CS), 0x202, low32(sp.get()), u32::from(USER_DS)];
-    for (i, w) in frame.iter().enumerate() {
-        let at = u64_to_usize(FRAME) + 4 * i;
-        page[at..at + 4].copy_from_slice(&w.to_le_bytes());
-    }
-    page[u64_to_usize(CODE)] = IRET;
-    page[u64_to_usize(CODE) + 1] = NOP;
-    page[u64_to_usize(CODE) + 2] = NOP;
-    cpu.mem_write(SCRATCH_PHYS, &page)?;
-    let hook = cpu.add_tlb_hook(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE - 1, |_, _, _| {
-        crate::guard::guarded("start-up TLB fill", || {
-            Some(TlbEntry { paddr: SCRATCH_PHYS, perms: Prot::READ | Prot::EXEC })
-        })
-    })?;
+    let bytes: Vec<u8> = frame.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
-    cpu.reg_write(RegisterX86::ESP, SCRATCH_LINEAR + FRAME)?;
-    // The `iret` is endgate's (its page is not guest memory the hook could decode). Run exactly
-    // that one instruction (count 1): stopping with `until` = `entry` instead ends in
-    // UC_ERR_EXCEPTION in unicorn 2.1.5 when `entry` starts a page (seen with a freestanding
-    // program whose `_start` is at 0x8049000).
-    let run = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE, 0, 0, 1));
-    let arrived = (cpu.reg_read(RegisterX86::EIP)?, cpu.reg_read(RegisterX86::CS)?);
-    // A count run leaves unicorn's instruction-count hook in place, and the next `emu_start`
-    // (count 0) deletes it, invalidating the code it saw: the `iret`, whose page must then
-    // still be reachable — else the invalidation's TLB fill fails outside the CPU loop,
-    // records UC_ERR_EXCEPTION for that later run and long-jumps out of it. So delete it now,
-    // with a count-0 run of one `nop` that stops at the next.
-    let flush = as_endgate(|| cpu.emu_start(SCRATCH_LINEAR + CODE + 1, SCRATCH_LINEAR + CODE + 2, 0, 0));
-    cpu.reg_write(RegisterX86::EIP, arrived.0)?;
-    // Drop the translated code while its page is still reachable, then the page itself.
-    cpu.remove_cache(SCRATCH_LINEAR, SCRATCH_LINEAR + PAGE_SIZE);
-    cpu.remove_hook(hook)?;
-    cpu.ctl_flush_tlb()?;
-    run?;
-    flush?;
+    let pages = Scratch { linear: SCRATCH_LINEAR, phys: SCRATCH_PHYS };
+    let arrived = iret_to_user(cpu, pages, &bytes, &[IRET], RegisterX86::ESP, RegisterX86::EIP)?;
     if arrived != (entry.get(), u64::from(USER_CS)) {
         return Err(uc_error::EXCEPTION);
     }
@@ -326,6 +301,66 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     load_segment(cpu, RegisterX86::FS, 0)?;
     load_segment(cpu, RegisterX86::GS, 0)?;
     Ok(())
+}
+
+/// `iret`.
+const IRET: u8 = 0xcf;
+
+/// The page [`iret_to_user`] runs from: its linear address, out of the guest's reach, and the
+/// unicorn physical page behind it (mapped already).
+pub(crate) struct Scratch {
+    pub linear: u64,
+    pub phys: u64,
+}
+
+/// Runs one `iret` (`iret`, `bytes` `[0xcf]`; `iretq`, `[0x48, 0xcf]`) at CPL 0 from the
+/// scratch page with `frame` (the words it pops) on its stack, as the kernel's return to user
+/// mode does; returns where the CPU arrived: (`pc_reg`, CS). The page is reachable only while
+/// this runs.
+pub(crate) fn iret_to_user(
+    cpu: &mut Cpu<'_>,
+    pages: Scratch,
+    frame: &[u8],
+    iret: &[u8],
+    sp_reg: RegisterX86,
+    pc_reg: RegisterX86,
+) -> Result<(u64, u64), uc_error> {
+    const FRAME: usize = 0x800;
+    const CODE: usize = 0xf00;
+    const NOP: u8 = 0x90;
+    let Scratch { linear, phys } = pages;
+    let mut page = vec![0u8; u64_to_usize(PAGE_SIZE)];
+    page[FRAME..FRAME + frame.len()].copy_from_slice(frame);
+    page[CODE..CODE + iret.len()].copy_from_slice(iret);
+    page[CODE + iret.len()] = NOP;
+    page[CODE + iret.len() + 1] = NOP;
+    cpu.mem_write(phys, &page)?;
+    let hook = cpu.add_tlb_hook(linear, linear + PAGE_SIZE - 1, move |_, _, _| {
+        crate::guard::guarded("start-up TLB fill", || Some(TlbEntry { paddr: phys, perms: Prot::READ | Prot::EXEC }))
+    })?;
+    cpu.reg_write(sp_reg, linear + FRAME as u64)?;
+    let code = linear + CODE as u64;
+    let nop = code + iret.len() as u64;
+    // The `iret` is endgate's (its page is not guest memory the hook could decode). Run exactly
+    // that one instruction (count 1): stopping with `until` = `entry` instead ends in
+    // UC_ERR_EXCEPTION in unicorn 2.1.5 when `entry` starts a page (seen with a freestanding
+    // program whose `_start` is at 0x8049000).
+    let run = as_endgate(|| cpu.emu_start(code, 0, 0, 1));
+    let arrived = (cpu.reg_read(pc_reg)?, cpu.reg_read(RegisterX86::CS)?);
+    // A count run leaves unicorn's instruction-count hook in place, and the next `emu_start`
+    // (count 0) deletes it, invalidating the code it saw: the `iret`, whose page must then
+    // still be reachable — else the invalidation's TLB fill fails outside the CPU loop,
+    // records UC_ERR_EXCEPTION for that later run and long-jumps out of it. So delete it now,
+    // with a count-0 run of one `nop` that stops at the next.
+    let flush = as_endgate(|| cpu.emu_start(nop, nop + 1, 0, 0));
+    cpu.reg_write(pc_reg, arrived.0)?;
+    // Drop the translated code while its page is still reachable, then the page itself.
+    cpu.remove_cache(linear, linear + PAGE_SIZE);
+    cpu.remove_hook(hook)?;
+    cpu.ctl_flush_tlb()?;
+    run?;
+    flush?;
+    Ok(arrived)
 }
 
 /// The whole table as bytes (for a new thread's instance, [`set_table`]).

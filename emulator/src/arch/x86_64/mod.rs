@@ -14,6 +14,7 @@
 pub mod abi;
 pub mod cpuinfo;
 pub(crate) mod exception_state;
+mod gdt;
 mod signal;
 mod vdso;
 pub mod vsyscall;
@@ -112,6 +113,7 @@ impl GuestArch for X86_64 {
         // The process's LDT (`modify_ldt`), as i386's: linear and physical LDT_LINEAR, which
         // no guest mapping reaches (it lies in the kernel half, below the vsyscall page).
         crate::arch::i386::gdt::install_ldt(cpu, LDT_LINEAR, LDT_LINEAR, true)?;
+        gdt::install(cpu)?;
         Ok(())
     }
 
@@ -133,11 +135,9 @@ impl GuestArch for X86_64 {
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
-        cpu.reg_write(R::RSP, sp.get())?;
-        cpu.reg_write(R::RIP, entry.get())?;
+        gdt::enter_user_mode(cpu, entry, sp)?;
         // rdx = 0: no function for the program to register with atexit (ELF x86_64 psABI).
         cpu.reg_write(R::RDX, 0)?;
-        cpu.reg_write(R::RFLAGS, 0x202)?;
         // The FPU state a new process gets from the kernel (fpstate_init_fxstate): x87 control
         // word 0x37f (all exceptions masked, 64-bit precision, round to nearest) and MXCSR
         // 0x1f80. Unicorn starts with both 0, which means single precision x87 arithmetic.
