@@ -1,7 +1,7 @@
 /* x86 guest tests of instructions that fault: RUN(name, insn) prints `name`, runs the
  * instruction with a handler for SIGSEGV, SIGILL and SIGTRAP installed by
  * install_fault_handler(), which prints the signal, si_code, si_addr, trapno, error code and
- * whether the PC is on the instruction, then resumes after it. x86_64 and i386. */
+ * whether the PC is on the instruction or after it, then resumes after it. x86_64 and i386. */
 #include <signal.h>
 #include <ucontext.h>
 
@@ -23,7 +23,7 @@ static void fault_handler(int sig, siginfo_t *si, void *ctx)
     char *pc = (char *)uc->uc_mcontext.gregs[PC];
     printf("  %s, si_code %#x, si_addr %p, trapno %ld, err %#lx, pc %s\n", strsignal(sig), si->si_code, si->si_addr,
            (long)uc->uc_mcontext.gregs[REG_TRAPNO], (long)uc->uc_mcontext.gregs[REG_ERR],
-           pc == at ? "on the instruction" : "elsewhere");
+           pc == at ? "on the instruction" : pc == after ? "after it" : "elsewhere");
     uc->uc_mcontext.gregs[PC] = (greg_t)after;
 }
 

@@ -287,9 +287,9 @@ pub trait GuestArch: Sync {
     fn exception_siginfo(&self, intno: u32, pc: u64) -> SigInfo {
         exception_siginfo_for(self.exception_signal(intno), pc)
     }
-    /// The `siginfo` of an instruction the CPU does not have, at `pc`: SIGILL `ILL_ILLOPC` (the
-    /// kernel's undefined-instruction trap on most arches).
-    fn invalid_insn_siginfo(&self, pc: u64) -> SigInfo {
+    /// The `siginfo` of an instruction the CPU refused as undefined, at `pc` (`cpu` stopped
+    /// there): SIGILL `ILL_ILLOPC` (the kernel's undefined-instruction trap on most arches).
+    fn invalid_insn_siginfo(&self, _cpu: &mut Cpu<'_>, pc: u64) -> SigInfo {
         SigInfo::fault(Signal::SIGILL, crate::signal::si_code::ILL_ILLOPC, pc)
     }
     /// The `siginfo` of a CPU exception at `pc` where the kernel looks at the faulting

@@ -484,7 +484,7 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
     let segv =
         |f: &Fault, addr: u64| SigInfo::fault(Signal::SIGSEGV, if f.mapped { SEGV_ACCERR } else { SEGV_MAPERR }, addr);
     Some(match e {
-        uc_error::INSN_INVALID => arch.invalid_insn_siginfo(pc),
+        uc_error::INSN_INVALID => arch.invalid_insn_siginfo(cpu, pc),
         uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
             match fault {
                 Some(f) if f.bus => SigInfo::fault(

@@ -169,8 +169,8 @@ impl GuestArch for I386 {
             // which lets the CPU read the table for them.
             return Some(self.syscall_args(cpu));
         }
-        crate::arch::x86_64::exception_state::clear(cpu);
-        crate::arch::x86_64::report_exception(cpu, intno, entries.exception, R::EIP);
+        let soft = crate::arch::x86_64::exception_state::clear(cpu);
+        crate::arch::x86_64::report_exception(cpu, intno, soft, entries.exception, R::EIP);
         None
     }
 
@@ -196,8 +196,8 @@ impl GuestArch for I386 {
     fn exception_siginfo(&self, intno: u32, pc: u64) -> crate::signal::SigInfo {
         crate::arch::x86_64::x86_exception_siginfo(intno, pc)
     }
-    fn invalid_insn_siginfo(&self, pc: u64) -> crate::signal::SigInfo {
-        crate::arch::x86_64::x86_invalid_insn_siginfo(pc)
+    fn invalid_insn_siginfo(&self, cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
+        crate::arch::x86_64::x86_invalid_insn_siginfo(cpu, pc)
     }
 }
 

@@ -120,8 +120,8 @@ impl GuestArch for X86_64 {
     fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
         // System calls come through the `syscall` instruction's hook; every interrupt is an
         // exception.
-        exception_state::clear(cpu);
-        report_exception(cpu, intno, entries.exception, R::RIP);
+        let soft = exception_state::clear(cpu);
+        report_exception(cpu, intno, soft, entries.exception, R::RIP);
         None
     }
 
@@ -165,8 +165,8 @@ impl GuestArch for X86_64 {
     fn exception_signal(&self, intno: u32) -> Signal {
         exception_signal(intno)
     }
-    fn invalid_insn_siginfo(&self, pc: u64) -> crate::signal::SigInfo {
-        x86_invalid_insn_siginfo(pc)
+    fn invalid_insn_siginfo(&self, cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
+        x86_invalid_insn_siginfo(cpu, pc)
     }
     fn data_fault(&self, page: u64, info: crate::signal::SigInfo) -> crate::signal::SigInfo {
         let top = page >> 47; // bits 47-63: all clear or all set in a canonical address
@@ -244,22 +244,27 @@ pub(crate) mod trap {
     }
 }
 
-/// The interrupt hook's report of exception `intno` (x86_64, i386). An `int N` of a vector that
-/// is no CPU exception (32 and up) leaves the PC after its two bytes; Linux's IDT refuses it
-/// to user space with a general-protection fault on the instruction: SIGSEGV `SI_KERNEL`,
-/// trapno 13, the error code naming the IDT entry (`N << 3 | 2`). `int3` is SIGTRAP
-/// `SI_KERNEL` (`do_int3_user`).
-pub(crate) fn report_exception(cpu: &mut Cpu<'_>, intno: u32, exception: fn(&mut Cpu<'_>, u32), pc_reg: R) {
-    let sig = exception_signal(intno);
-    if intno >= 32 {
+/// The interrupt hook's report of exception `intno` (x86_64, i386); `soft`: raised by an `int`
+/// instruction (`int N`, `int3`, `into`; [`exception_state::clear`] tells), which leaves the PC
+/// after itself. Linux's IDT opens only vectors 3 (`int3`, `int $3`: SIGTRAP `SI_KERNEL`,
+/// `do_int3_user`) and 4 (`into`, `int $4`: SIGSEGV, trapno 4) to `int` from user mode (0x80,
+/// the i386 system call, is served before this); any other `int N`, and every vector from 32 up
+/// (which no CPU exception uses), is a general-protection fault on the instruction: SIGSEGV
+/// `SI_KERNEL`, trapno 13, the error code naming the IDT entry (`N << 3 | 2`). So `int $0` is
+/// SIGSEGV where a division by zero, the CPU's vector 0, is SIGFPE.
+pub(crate) fn report_exception(cpu: &mut Cpu<'_>, intno: u32, soft: bool, exception: fn(&mut Cpu<'_>, u32), pc_reg: R) {
+    /// #GP.
+    const GP: u32 = 13;
+    if intno >= 32 || (soft && intno != 3 && intno != 4) {
         use crate::guard::Checked;
         let pc = cpu.reg(pc_reg);
         cpu.set_reg(pc_reg, pc.wrapping_sub(2));
-        trap::record(sig, 13, (u64::from(intno) << 3) | 2);
+        trap::record(Signal::SIGSEGV, u64::from(GP), (u64::from(intno) << 3) | 2);
+        exception(cpu, if intno >= 32 { intno } else { GP });
     } else {
-        trap::record(sig, u64::from(intno), 0);
+        trap::record(exception_signal(intno), u64::from(intno), 0);
+        exception(cpu, intno);
     }
-    exception(cpu, intno);
 }
 
 /// The `siginfo` of exception `intno` at `pc` on x86 (see [`report_exception`]).
@@ -271,8 +276,15 @@ pub(crate) fn x86_exception_siginfo(intno: u32, pc: u64) -> crate::signal::SigIn
 }
 
 /// The `siginfo` of an instruction x86 does not have (#UD, x86_64 and i386): SIGILL
-/// `ILL_ILLOPN` at the instruction, trapno 6 (`exc_invalid_op`).
-pub(crate) fn x86_invalid_insn_siginfo(pc: u64) -> crate::signal::SigInfo {
+/// `ILL_ILLOPN` at the instruction, trapno 6 (`exc_invalid_op`). Unicorn ends the run this
+/// way for `int $6` too (vector 6 goes to its invalid-instruction path, with the PC still on
+/// the `int`), which Linux answers as any `int N` it does not open: a general-protection fault
+/// ([`report_exception`]).
+pub(crate) fn x86_invalid_insn_siginfo(cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
+    if exception_state::clear(cpu) {
+        trap::record(Signal::SIGSEGV, 13, (6 << 3) | 2);
+        return crate::signal::SigInfo::fault(Signal::SIGSEGV, 0x80, 0);
+    }
     trap::record(Signal::SIGILL, 6, 0);
     crate::signal::SigInfo::fault(Signal::SIGILL, crate::signal::si_code::ILL_ILLOPN, pc)
 }
