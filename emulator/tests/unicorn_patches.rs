@@ -1,5 +1,5 @@
 //! Tests of endgate's patches to unicorn (`unicorn/PATCHES.md`), through the engine's own API on
-//! small aarch64 code sequences (encodings from the Arm ARM, A64 base instructions):
+//! small code sequences (mostly aarch64, encodings from the Arm ARM, A64 base instructions):
 //! what each patch must keep true, and what it changes.
 
 use unicorn_engine::{
@@ -2377,4 +2377,28 @@ fn syscall_jump_follows_a_flags_change() {
             "nested {nested}"
         );
     }
+}
+
+/// Patch 0034: x86 port I/O checks the I/O permission only above IOPL, so code at CPL 0
+/// (unicorn's reset state, where this engine runs) still reaches the IN and OUT hooks with
+/// the port, as before the patch. (At CPL 3 the check raises #GP: guest test `x86_port_io`.)
+#[test]
+fn x86_port_io_at_cpl0_reaches_the_hooks() {
+    use unicorn_engine::RegisterX86;
+    const CODE: u64 = 0x1000;
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_32).unwrap();
+    uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+    // mov dx, 0x80; in al, dx; out dx, al
+    uc.mem_write(CODE, &[0x66, 0xba, 0x80, 0x00, 0xec, 0xee]).unwrap();
+    let ports = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let (p_in, p_out) = (ports.clone(), ports.clone());
+    uc.add_insn_in_hook(move |_, port, size| {
+        p_in.borrow_mut().push(("in", port, size, 0));
+        0x5a
+    })
+    .unwrap();
+    uc.add_insn_out_hook(move |_, port, size, value| p_out.borrow_mut().push(("out", port, size, value))).unwrap();
+    uc.emu_start(CODE, CODE + 6, 0, 0).unwrap();
+    assert_eq!(*ports.borrow(), vec![("in", 0x80, 1, 0), ("out", 0x80, 1, 0x5a)]);
+    assert_eq!(uc.reg_read(RegisterX86::AL).unwrap(), 0x5a);
 }

@@ -3,8 +3,8 @@
 //! Guest code runs at CPL 3, as under Linux: `hlt`, `cli`/`sti`, `lgdt`, moves to and from
 //! control registers, `rdmsr`/`wrmsr`, `clts`, `invd`/`wbinvd`, `swapgs` raise #GP (SIGSEGV
 //! `SI_KERNEL`, trapno 13, arch/x86/kernel/traps.c `exc_general_protection`); unicorn's reset
-//! state, CPL 0, runs them. (Port I/O is refused by hooks, [`super::install_hooks`]: unicorn
-//! does not check the I/O permission bitmap.)
+//! state, CPL 0, runs them. Port I/O (`in`, `out`) faults too, through unicorn patch 0034
+//! (the I/O permission check, which unicorn 2.1.5 skipped, finds no I/O bitmap).
 //!
 //! The table holds the user segments of Linux's x86_64 GDT (arch/x86/include/asm/segment.h,
 //! `CONFIG_X86_64`): entry 4 `__USER32_CS` (0x23, flat 32-bit code), 5 `__USER_DS` (0x2b,
