@@ -446,8 +446,12 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         PR_SET_NAME => t.buf_in(a.ptr(1), 16)? as u64,
         PR_GET_NAME => t.buf_out(a.ptr(1), 16)? as u64,
         PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER => t.buf_out(a.ptr(1), 4)? as u64,
-        PR_SET_PDEATHSIG
-        | PR_GET_DUMPABLE
+        // A signal number in the guest's numbering (mips64el's differ), 0 for none.
+        PR_SET_PDEATHSIG => match a.raw(1) {
+            0 => 0,
+            sig => u64::from((t.arch.info().signal_to_host)(sig).ok_or(Errno::EINVAL)?.0),
+        },
+        PR_GET_DUMPABLE
         | PR_SET_DUMPABLE
         | PR_CAPBSET_READ
         | PR_SET_TIMERSLACK
@@ -474,6 +478,16 @@ pub fn prctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     // SAFETY: integer arguments or checked guest buffers of the option's size.
     let r = host_ret(i64::from(unsafe { libc::prctl(opt, arg2, a.raw(2), a.raw(3), a.raw(4)) }))?;
+    if opt == PR_GET_PDEATHSIG {
+        // The host's signal number, in the guest's numbering.
+        let p = arg2 as *mut u32;
+        // SAFETY: `arg2` is the 4-byte guest buffer `buf_out` checked, which the host filled.
+        unsafe {
+            let host = p.read_unaligned();
+            let guest = if host == 0 { 0 } else { (t.arch.info().signal_from_host)(crate::signal::Signal(host)) };
+            p.write_unaligned(crate::abi::low32(guest));
+        }
+    }
     if matches!(opt, PR_GET_PDEATHSIG | PR_GET_CHILD_SUBREAPER) {
         t.mm.host_words_to_guest(a.ptr(1), 4, 4)?;
     }
