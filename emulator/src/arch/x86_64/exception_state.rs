@@ -102,6 +102,7 @@ fn find_is_int() -> Option<usize> {
     let _ = uc.emu_start(INT, 0x2000, 0, 0);
     let soft = snapshot(h)?;
     uc.set_reg(RegisterX86::RIP, DIV);
+    // As above: the division fault ends it.
     let _ = uc.emu_start(DIV, 0x2000, 0, 0);
     let hard = snapshot(h)?;
     let int_at = |v: &[u8], i: usize| i32::from_ne_bytes([v[i], v[i + 1], v[i + 2], v[i + 3]]);
