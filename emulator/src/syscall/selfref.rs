@@ -411,9 +411,12 @@ pub fn make_room(fd: i32) {
     }
 }
 
-/// The target of `/proc/self/fd/<fd>` (through the `/proc` handle when one is held).
+/// The target of descriptor `fd`: `/proc/thread-self/fd/<fd>` (through the `/proc` handle when
+/// one is held). Not `/proc/self`, which is the thread-group leader's: once the leader has
+/// ended (the guest's `main` called `pthread_exit`) its `fd` directory is gone (ENOENT), while
+/// the calling thread's shares the same table.
 pub fn fd_link(fd: i32) -> Option<PathBuf> {
-    read_proc_link(&format!("self/fd/{fd}"))
+    read_proc_link(&format!("thread-self/fd/{fd}"))
 }
 
 /// [`fd_link`] asked to tell which kind of file `fd` is (an anonymous inode's link names it:
