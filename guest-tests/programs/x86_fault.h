@@ -21,7 +21,12 @@ static void fault_handler(int sig, siginfo_t *si, void *ctx)
 {
     ucontext_t *uc = ctx;
     char *pc = (char *)uc->uc_mcontext.gregs[PC];
-    printf("  %s, si_code %#x, si_addr %p, trapno %ld, err %#lx, pc %s\n", strsignal(sig), si->si_code, si->si_addr,
+    char addr[32];
+    if (si->si_addr == (void *)at || si->si_addr == (void *)after)
+        snprintf(addr, sizeof addr, "%s", si->si_addr == (void *)at ? "the instruction" : "after it");
+    else
+        snprintf(addr, sizeof addr, "%p", si->si_addr);
+    printf("  %s, si_code %#x, si_addr %s, trapno %ld, err %#lx, pc %s\n", strsignal(sig), si->si_code, addr,
            (long)uc->uc_mcontext.gregs[REG_TRAPNO], (long)uc->uc_mcontext.gregs[REG_ERR],
            pc == at ? "on the instruction" : pc == after ? "after it" : "elsewhere");
     uc->uc_mcontext.gregs[PC] = (greg_t)after;

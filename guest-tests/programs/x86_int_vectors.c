@@ -4,7 +4,8 @@
  * arch/x86/kernel/idt.c); any other vector, the CPU's exception vectors below 32 included, is
  * a general-protection fault on the instruction: SIGSEGV `SI_KERNEL`, trapno 13, error code
  * `N << 3 | 2` (the IDT entry; Intel SDM vol. 3, 6.13). So `int $0` is not a divide error
- * and `int $1` not a debug trap. x86_64 and i386. */
+ * and `int $1` not a debug trap. `int1` (`icebp`, 0xf1) is the CPU's debug trap: SIGTRAP
+ * `TRAP_BRKPT`, trapno 1, si_addr and the PC after it (`exc_debug_user`). x86_64 and i386. */
 #define _GNU_SOURCE 1
 #include "common.h"
 #include "x86_fault.h"
@@ -22,6 +23,7 @@ int main(void)
     RUN("int $31", "int $31");
     RUN("int $32", "int $32");
     RUN("int $0xff", "int $0xff");
+    RUN("int1 (icebp)", ".byte 0xf1");
     printf("went on after each\n");
     return 0;
 }

@@ -281,6 +281,20 @@ pub(crate) fn x86_exception_siginfo(intno: u32, pc: u64) -> crate::signal::SigIn
 /// the `int`), which Linux answers as any `int N` it does not open: a general-protection fault
 /// ([`report_exception`]).
 pub(crate) fn x86_invalid_insn_siginfo(cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
+    /// `int1` (`icebp`), a whole one-byte instruction.
+    const ICEBP: u8 = 0xf1;
+    let mut b = [0u8];
+    if cpu.get_data().mm.read_bytes(GuestAddr::new(pc), &mut b).is_ok() && b[0] == ICEBP {
+        // Unicorn ends the run at it as undefined; on the CPU it is a debug trap (#DB, vector
+        // 1) after the instruction: SIGTRAP `TRAP_BRKPT` with si_addr and the PC past it
+        // (arch/x86/kernel/traps.c `exc_debug_user`).
+        use crate::guard::Checked;
+        let next = pc.wrapping_add(1);
+        let pc_reg = if cpu.get_data().mm.long_bytes() == 8 { R::RIP } else { R::EIP };
+        cpu.set_reg(pc_reg, next);
+        trap::record(Signal::SIGTRAP, 1, 0);
+        return crate::signal::SigInfo::fault(Signal::SIGTRAP, crate::signal::si_code::TRAP_BRKPT, next);
+    }
     if exception_state::clear(cpu) {
         trap::record(Signal::SIGSEGV, 13, (6 << 3) | 2);
         return crate::signal::SigInfo::fault(Signal::SIGSEGV, 0x80, 0);
