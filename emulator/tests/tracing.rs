@@ -631,3 +631,79 @@ fn strace_names_clone_flags_where_the_arch_passes_them() {
         assert!(err.lines().any(|l| l.contains(prefix)), "{a}: no `{prefix}` line:\n{err}");
     }
 }
+
+/// A guest that takes six signals, each with a handler: `kill` (SI_USER), `tgkill` (SI_TKILL),
+/// `sigqueue` (SI_QUEUE), a child's exit (SIGCHLD), a POSIX timer (SI_TIMER) and a store to
+/// address 8 (SIGSEGV).
+const SIX_SIGNALS: &str = r#"
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+static sigjmp_buf jb;
+static void h(int s) { (void)s; }
+static void out(int s) { (void)s; siglongjmp(jb, 1); }
+int main(void) {
+    struct sigaction sa = {0};
+    sa.sa_handler = h;
+    sigaction(SIGUSR1, &sa, 0); sigaction(SIGUSR2, &sa, 0); sigaction(SIGRTMIN, &sa, 0);
+    sigaction(SIGCHLD, &sa, 0); sigaction(SIGALRM, &sa, 0);
+    kill(getpid(), SIGUSR1);
+    syscall(SYS_tgkill, getpid(), gettid(), SIGUSR2);
+    union sigval v = {.sival_int = 7};
+    sigqueue(getpid(), SIGRTMIN, v);
+    if (fork() == 0) _exit(3);
+    wait(NULL);
+    struct sigevent ev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM};
+    ev.sigev_value.sival_int = 5;
+    timer_t t;
+    timer_create(CLOCK_MONOTONIC, &ev, &t);
+    struct itimerspec its = {.it_value = {0, 1000000}};
+    timer_settime(t, 0, &its, 0);
+    usleep(50000);
+    sa.sa_handler = out;
+    sigaction(SIGSEGV, &sa, 0);
+    if (!sigsetjmp(jb, 1)) *(volatile int *)8 = 1;
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_signal_lines_are_straces() {
+    // strace 6.1 natively (Debian 12) prints these for SIX_SIGNALS on x86_64 (pids vary):
+    let want = [
+        "--- SIGUSR1 {si_signo=SIGUSR1, si_code=SI_USER, si_pid=N, si_uid=0} ---",
+        "--- SIGUSR2 {si_signo=SIGUSR2, si_code=SI_TKILL, si_pid=N, si_uid=0} ---",
+        "--- SIGRT_2 {si_signo=SIGRT_2, si_code=SI_QUEUE, si_pid=N, si_uid=0, si_int=7, si_ptr=0x7} ---",
+        "--- SIGCHLD {si_signo=SIGCHLD, si_code=CLD_EXITED, si_pid=N, si_uid=0, si_status=3, si_utime=0, si_stime=0} ---",
+        "--- SIGALRM {si_signo=SIGALRM, si_code=SI_TIMER, si_timerid=0, si_overrun=0, si_int=5, si_ptr=0x5} ---",
+        "--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x8} ---",
+    ];
+    // si_pid=1234 -> si_pid=N; a `[pid  N] ` prefix goes.
+    let normal = |l: &str| {
+        let l = l.find("--- ").map_or(l, |i| &l[i..]);
+        let mut out = String::new();
+        let mut rest = l;
+        while let Some(i) = rest.find("si_pid=") {
+            out.push_str(&rest[..i + 7]);
+            out.push('N');
+            rest = rest[i + 7..].trim_start_matches(|c: char| c.is_ascii_digit());
+        }
+        out.push_str(rest);
+        out
+    };
+    let d = TempDir::new("strace_signals");
+    let src = d.path().join("six.c");
+    std::fs::write(&src, SIX_SIGNALS).unwrap();
+    for a in ["x86_64", "aarch64", "mips64el"] {
+        let b = common::build_static(arch(a).cc, &src, &d.path().join(format!("six-{a}")), &[]);
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{a}: {err}");
+        let got: Vec<String> = err.lines().filter(|l| l.contains("--- SIG")).map(normal).collect();
+        assert_eq!(got, want, "{a}:\n{err}");
+    }
+}

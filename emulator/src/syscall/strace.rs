@@ -774,3 +774,105 @@ mod tests {
         assert_eq!(open_flags(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC), "O_WRONLY|O_CREAT|O_TRUNC");
     }
 }
+
+/// A signal's `siginfo` as strace shows it on its `--- SIG… {…} ---` line: `si_signo`, the
+/// `si_code` by name, then the union fields that code selects (strace's `printsiginfo`): for a
+/// code from user space (`si_code` <= 0) the sender (`si_pid`, `si_uid`), with the value of a
+/// `sigqueue` or message queue, or a POSIX timer's id, overrun and value; for the kernel's own
+/// codes, by signal: the fault address of SIGILL, SIGFPE, SIGSEGV, SIGBUS and SIGTRAP, a
+/// child's state for SIGCHLD, the band and descriptor for SIGPOLL, the call for SIGSYS.
+pub fn siginfo(info: &crate::signal::SigInfo) -> String {
+    use crate::signal::{SigFields as F, Signal};
+    use std::fmt::Write as _;
+    let sig = info.signo;
+    let mut s = format!("{{si_signo={sig}, si_code={}", si_code_name(sig, info.code));
+    let ptr_or_null = |v: u64| if v == 0 { "NULL".to_string() } else { format!("{v:#x}") };
+    let value = |v: u64| format!(", si_int={}, si_ptr={}", crate::abi::int32(v), ptr_or_null(v));
+    let by_signal =
+        |s: Signal| [Signal::SIGILL, Signal::SIGFPE, Signal::SIGSEGV, Signal::SIGBUS, Signal::SIGTRAP].contains(&s);
+    let _ = match info.fields {
+        F::Kill { pid, uid } if info.code <= 0 => write!(s, ", si_pid={pid}, si_uid={uid}"),
+        F::Rt { pid, uid, value: v } if info.code <= 0 => write!(s, ", si_pid={pid}, si_uid={uid}{}", value(v)),
+        F::Timer { tid, overrun, value: v } if info.code <= 0 => {
+            let id = if tid == 0 { "0".to_string() } else { format!("{tid:#x}") };
+            write!(s, ", si_timerid={id}, si_overrun={overrun}{}", value(v))
+        }
+        F::Fault { addr } if info.code > 0 && by_signal(sig) => write!(s, ", si_addr={}", ptr_or_null(addr)),
+        F::Chld { pid, uid, status, utime, stime } if info.code > 0 && sig == Signal::SIGCHLD => {
+            use crate::signal::si_code::CLD_EXITED;
+            let st =
+                if info.code == CLD_EXITED { status.to_string() } else { Signal(status.unsigned_abs()).to_string() };
+            write!(s, ", si_pid={pid}, si_uid={uid}, si_status={st}, si_utime={utime}, si_stime={stime}")
+        }
+        F::Poll { band, fd } if info.code > 0 => write!(s, ", si_band={band}, si_fd={fd}"),
+        F::Sys { call_addr, syscall, arch } if info.code > 0 => {
+            write!(s, ", si_call_addr={}, si_syscall={syscall}, si_arch={arch:#x}", ptr_or_null(call_addr))
+        }
+        _ => Ok(()),
+    };
+    s.push('}');
+    s
+}
+
+/// `si_code`'s name (include/uapi/asm-generic/siginfo.h): the codes any signal may carry, then
+/// those of the signal's own family for positive codes; a number when there is none.
+fn si_code_name(sig: crate::signal::Signal, code: i32) -> String {
+    use crate::signal::Signal;
+    let generic = match code {
+        0 => Some("SI_USER"),
+        0x80 => Some("SI_KERNEL"),
+        -1 => Some("SI_QUEUE"),
+        -2 => Some("SI_TIMER"),
+        -3 => Some("SI_MESGQ"),
+        -4 => Some("SI_ASYNCIO"),
+        -5 => Some("SI_SIGIO"),
+        -6 => Some("SI_TKILL"),
+        -7 => Some("SI_DETHREAD"),
+        -60 => Some("SI_ASYNCNL"),
+        _ => None,
+    };
+    let family: &[&str] = match sig {
+        Signal::SIGILL => &[
+            "ILL_ILLOPC",
+            "ILL_ILLOPN",
+            "ILL_ILLADR",
+            "ILL_ILLTRP",
+            "ILL_PRVOPC",
+            "ILL_PRVREG",
+            "ILL_COPROC",
+            "ILL_BADSTK",
+            "ILL_BADIADDR",
+        ],
+        Signal::SIGFPE => &[
+            "FPE_INTDIV",
+            "FPE_INTOVF",
+            "FPE_FLTDIV",
+            "FPE_FLTOVF",
+            "FPE_FLTUND",
+            "FPE_FLTRES",
+            "FPE_FLTINV",
+            "FPE_FLTSUB",
+        ],
+        Signal::SIGSEGV => &[
+            "SEGV_MAPERR",
+            "SEGV_ACCERR",
+            "SEGV_BNDERR",
+            "SEGV_PKUERR",
+            "SEGV_ACCADI",
+            "SEGV_ADIDERR",
+            "SEGV_ADIPERR",
+            "SEGV_MTEAERR",
+            "SEGV_MTESERR",
+            "SEGV_CPERR",
+        ],
+        Signal::SIGBUS => &["BUS_ADRALN", "BUS_ADRERR", "BUS_OBJERR", "BUS_MCEERR_AR", "BUS_MCEERR_AO"],
+        Signal::SIGTRAP => &["TRAP_BRKPT", "TRAP_TRACE", "TRAP_BRANCH", "TRAP_HWBKPT", "TRAP_UNK", "TRAP_PERF"],
+        Signal::SIGCHLD => &["CLD_EXITED", "CLD_KILLED", "CLD_DUMPED", "CLD_TRAPPED", "CLD_STOPPED", "CLD_CONTINUED"],
+        // SIGIO, which SIGPOLL is.
+        Signal(29) => &["POLL_IN", "POLL_OUT", "POLL_MSG", "POLL_ERR", "POLL_PRI", "POLL_HUP"],
+        Signal::SIGSYS => &["SYS_SECCOMP", "SYS_USER_DISPATCH"],
+        _ => &[],
+    };
+    let own = usize::try_from(code).ok().filter(|&c| c >= 1).and_then(|c| family.get(c - 1)).copied();
+    own.or(generic).map_or_else(|| code.to_string(), str::to_string)
+}

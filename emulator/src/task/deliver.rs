@@ -218,7 +218,7 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     let guest_signo = (t.arch.info().signal_from_host)(info.signo);
     let req = FrameRequest { info, guest_signo, action: act, old_mask, altstack: t.sig.altstack };
     if t.opts.strace {
-        crate::tlog!("--- {} {{si_code={}}} ---", info.signo, info.code);
+        crate::tlog!("--- {} {} ---", info.signo, crate::syscall::strace::siginfo(&info));
     }
     if t.opts.trace.has(crate::cli::DebugItem::Int) {
         let pc = arch.pc(cpu);
