@@ -725,56 +725,6 @@ pub fn open_flags(f: i32) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn quoting_matches_strace() {
-        assert_eq!(quote(b"hi\n\0\x7f", 32), "\"hi\\n\\0\\177\"");
-    }
-
-    #[test]
-    fn unknown_numbers_print_as_strace_prints_them() {
-        // strace 6.x natively: syscall(999, 1, 2, 3, 4, 5, 6) and syscall(999) with zeros.
-        assert_eq!(call_name("", 999), "syscall_0x3e7");
-        assert_eq!(unknown_args(&[1, 2, 3, 4, 5, 6]).join(", "), "0x1, 0x2, 0x3, 0x4, 0x5, 0x6");
-        assert_eq!(unknown_args(&[0, 0xffff_ffff_ffff_ff80, 0, 0, 0, 0])[..2], ["0", "0xffffffffffffff80"]);
-        assert_eq!(call_name("getpid", 39), "getpid");
-    }
-
-    #[test]
-    fn unserved_calls_have_their_prototypes_argument_count() {
-        // io_uring_setup(u32 entries, struct io_uring_params *p): strace prints `io_uring_setup(1, NULL)`.
-        let f = unserved_args("io_uring_setup").expect("io_uring_setup");
-        assert_eq!(f.len(), 2);
-        assert!(matches!(f, [ArgFmt::ULong, ArgFmt::Ptr]));
-        assert_eq!(unserved_args("io_uring_enter").map(<[_]>::len), Some(6));
-        assert_eq!(unserved_args("io_uring_register").map(<[_]>::len), Some(4));
-        assert_eq!(unserved_args("vhangup").map(<[_]>::len), Some(0));
-        assert!(unserved_args("no_such_call").is_none());
-        assert_eq!(ptr(0), "NULL");
-    }
-
-    #[test]
-    fn prctl_options_by_name() {
-        // strace 6.x natively: prctl(PR_SET_NAME, "x"), prctl(PR_GET_NAME, ...),
-        // prctl(0x3e7 /* PR_??? */, ...).
-        assert_eq!(prctl_option(15), "PR_SET_NAME");
-        assert_eq!(prctl_option(16), "PR_GET_NAME");
-        assert_eq!(prctl_option(0x5961_6d61), "PR_SET_PTRACER");
-        assert_eq!(prctl_option(999), "0x3e7 /* PR_??? */");
-    }
-
-    #[test]
-    fn open_flags_symbolic() {
-        assert_eq!(open_flags(libc::O_RDONLY | libc::O_CLOEXEC), "O_RDONLY|O_CLOEXEC");
-        // 32-bit glibc's open passes O_LARGEFILE; strace names it (it printed 0x8000).
-        assert_eq!(open_flags(crate::abi::HOST_O_LARGEFILE | libc::O_DIRECTORY), "O_RDONLY|O_LARGEFILE|O_DIRECTORY");
-        assert_eq!(open_flags(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC), "O_WRONLY|O_CREAT|O_TRUNC");
-    }
-}
-
 /// A signal's `siginfo` as strace shows it on its `--- SIG… {…} ---` line: `si_signo`, the
 /// `si_code` by name, then the union fields that code selects (strace's `printsiginfo`): for a
 /// code from user space (`si_code` <= 0) the sender (`si_pid`, `si_uid`), with the value of a
@@ -875,4 +825,54 @@ fn si_code_name(sig: crate::signal::Signal, code: i32) -> String {
     };
     let own = usize::try_from(code).ok().filter(|&c| c >= 1).and_then(|c| family.get(c - 1)).copied();
     own.or(generic).map_or_else(|| code.to_string(), str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoting_matches_strace() {
+        assert_eq!(quote(b"hi\n\0\x7f", 32), "\"hi\\n\\0\\177\"");
+    }
+
+    #[test]
+    fn unknown_numbers_print_as_strace_prints_them() {
+        // strace 6.x natively: syscall(999, 1, 2, 3, 4, 5, 6) and syscall(999) with zeros.
+        assert_eq!(call_name("", 999), "syscall_0x3e7");
+        assert_eq!(unknown_args(&[1, 2, 3, 4, 5, 6]).join(", "), "0x1, 0x2, 0x3, 0x4, 0x5, 0x6");
+        assert_eq!(unknown_args(&[0, 0xffff_ffff_ffff_ff80, 0, 0, 0, 0])[..2], ["0", "0xffffffffffffff80"]);
+        assert_eq!(call_name("getpid", 39), "getpid");
+    }
+
+    #[test]
+    fn unserved_calls_have_their_prototypes_argument_count() {
+        // io_uring_setup(u32 entries, struct io_uring_params *p): strace prints `io_uring_setup(1, NULL)`.
+        let f = unserved_args("io_uring_setup").expect("io_uring_setup");
+        assert_eq!(f.len(), 2);
+        assert!(matches!(f, [ArgFmt::ULong, ArgFmt::Ptr]));
+        assert_eq!(unserved_args("io_uring_enter").map(<[_]>::len), Some(6));
+        assert_eq!(unserved_args("io_uring_register").map(<[_]>::len), Some(4));
+        assert_eq!(unserved_args("vhangup").map(<[_]>::len), Some(0));
+        assert!(unserved_args("no_such_call").is_none());
+        assert_eq!(ptr(0), "NULL");
+    }
+
+    #[test]
+    fn prctl_options_by_name() {
+        // strace 6.x natively: prctl(PR_SET_NAME, "x"), prctl(PR_GET_NAME, ...),
+        // prctl(0x3e7 /* PR_??? */, ...).
+        assert_eq!(prctl_option(15), "PR_SET_NAME");
+        assert_eq!(prctl_option(16), "PR_GET_NAME");
+        assert_eq!(prctl_option(0x5961_6d61), "PR_SET_PTRACER");
+        assert_eq!(prctl_option(999), "0x3e7 /* PR_??? */");
+    }
+
+    #[test]
+    fn open_flags_symbolic() {
+        assert_eq!(open_flags(libc::O_RDONLY | libc::O_CLOEXEC), "O_RDONLY|O_CLOEXEC");
+        // 32-bit glibc's open passes O_LARGEFILE; strace names it (it printed 0x8000).
+        assert_eq!(open_flags(crate::abi::HOST_O_LARGEFILE | libc::O_DIRECTORY), "O_RDONLY|O_LARGEFILE|O_DIRECTORY");
+        assert_eq!(open_flags(libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC), "O_WRONLY|O_CREAT|O_TRUNC");
+    }
 }
