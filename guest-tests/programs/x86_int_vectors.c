@@ -24,6 +24,7 @@ int main(void)
     RUN("int $32", "int $32");
     RUN("int $0xff", "int $0xff");
     RUN("int1 (icebp)", ".byte 0xf1");
+    RUN("int1 with an operand-size prefix", ".byte 0x66, 0xf1");
     printf("went on after each\n");
     return 0;
 }

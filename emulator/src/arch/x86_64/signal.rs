@@ -81,6 +81,7 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     let frame = (fpstate - FRAME_SIZE).align_down(16) - 8;
 
     let gregs: Vec<u64> = GREGS.iter().map(|&r| reg(cpu, r)).collect();
+    let (cs, ss) = (reg(cpu, R::CS) & 0xffff, reg(cpu, R::SS) & 0xffff);
     let fx = fxsave(cpu);
     // The exception that raised a fault's signal, and CR2 for a page fault.
     let (trapno, err, cr2) = match req.info.fields {
@@ -104,8 +105,12 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     for (i, v) in gregs.iter().enumerate() {
         mm.write_u64(frame + MCONTEXT + 8 * i as u64, *v)?;
     }
-    // cs, gs, fs, ss (the user selectors; __pad0 is ss with UC_SIGCONTEXT_SS).
-    mm.write_u64(frame + MCONTEXT + 18 * 8, 0x33 | (0x2b << 48))?;
+    // cs, gs, fs, ss (__pad0 is ss with UC_SIGCONTEXT_SS): the code and stack segments the
+    // guest ran with (0x23 in 32-bit code it far-jumped to), gs and fs 0 as Linux saves them.
+    // Not done as Linux does: the handler should run in 64-bit code whatever the guest ran,
+    // and `rt_sigreturn` should load the saved CS and SS; unicorn's register writes in 64-bit
+    // mode change only the selector, not the segment (unicorn.c), so neither is done.
+    mm.write_u64(frame + MCONTEXT + 18 * 8, cs | (ss << 48))?;
     mm.write_u64(frame + MCONTEXT + 19 * 8, err)?;
     mm.write_u64(frame + MCONTEXT + 20 * 8, trapno)?;
     mm.write_u64(frame + MCONTEXT + 21 * 8, req.old_mask)?; // oldmask
