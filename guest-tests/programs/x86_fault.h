@@ -30,6 +30,7 @@ static void fault_handler(int sig, siginfo_t *si, void *ctx)
            (long)uc->uc_mcontext.gregs[REG_TRAPNO], (long)uc->uc_mcontext.gregs[REG_ERR],
            pc == at ? "on the instruction" : pc == after ? "after it" : "elsewhere");
     uc->uc_mcontext.gregs[PC] = (greg_t)after;
+    uc->uc_mcontext.gregs[REG_EFL] &= ~0x100L; /* the trap flag, if a test set it */
 }
 
 #ifdef __x86_64__

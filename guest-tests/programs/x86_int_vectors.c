@@ -5,10 +5,18 @@
  * a general-protection fault on the instruction: SIGSEGV `SI_KERNEL`, trapno 13, error code
  * `N << 3 | 2` (the IDT entry; Intel SDM vol. 3, 6.13). So `int $0` is not a divide error
  * and `int $1` not a debug trap. `int1` (`icebp`, 0xf1) is the CPU's debug trap: SIGTRAP
- * `TRAP_BRKPT`, trapno 1, si_addr and the PC after it (`exc_debug_user`). x86_64 and i386. */
+ * `TRAP_BRKPT`, trapno 1, si_addr and the PC after it (`exc_debug_user`); the trap flag's
+ * single step is the same vector with `TRAP_TRACE`, after the instruction that follows the
+ * `popf` that set it. x86_64 and i386. */
 #define _GNU_SOURCE 1
 #include "common.h"
 #include "x86_fault.h"
+
+#ifdef __x86_64__
+#define SP "rsp"
+#else
+#define SP "esp"
+#endif
 
 int main(void)
 {
@@ -25,6 +33,7 @@ int main(void)
     RUN("int $0xff", "int $0xff");
     RUN("int1 (icebp)", ".byte 0xf1");
     RUN("int1 with an operand-size prefix", ".byte 0x66, 0xf1");
+    RUN("single step: the trap flag set by popf", "pushf; orl $0x100, (%%" SP "); popf; nop");
     printf("went on after each\n");
     return 0;
 }

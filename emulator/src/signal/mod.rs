@@ -368,6 +368,8 @@ pub mod si_code {
     pub const FPE_INTDIV: i32 = 1;
     /// SIGTRAP: breakpoint.
     pub const TRAP_BRKPT: i32 = 1;
+    /// SIGTRAP: a single step (x86's trap flag).
+    pub const TRAP_TRACE: i32 = 2;
     /// SIGCHLD: the child exited.
     pub const CLD_EXITED: i32 = 1;
     /// SIGCHLD: the child was killed.

@@ -272,6 +272,11 @@ pub(crate) fn x86_exception_siginfo(intno: u32, pc: u64) -> crate::signal::SigIn
     if intno == 3 {
         return crate::signal::SigInfo::fault(Signal::SIGTRAP, 0x80, 0);
     }
+    if intno == 1 {
+        // The CPU's own debug trap is the trap flag's single step (no debug registers here):
+        // `TRAP_TRACE` at the next instruction (`exc_debug_user`, DR6.BS).
+        return crate::signal::SigInfo::fault(Signal::SIGTRAP, crate::signal::si_code::TRAP_TRACE, pc);
+    }
     super::exception_siginfo_for(exception_signal(intno), pc)
 }
 
