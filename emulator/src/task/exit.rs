@@ -33,7 +33,7 @@ const FUTEX_WAKE_OP: i32 = 5;
 /// module doc), but for the `CLONE_CHILD_CLEARTID` word, which the caller clears with
 /// [`clear_child_tid`] once the instance is gone; the caller then gives up the lock and ends
 /// the host thread.
-pub fn exit_thread(_cpu: &mut Cpu<'_>) {
+pub fn exit_thread() {
     crate::syscall::seccomp::thread_exited();
     crate::thread::thread_ended();
 }

@@ -464,7 +464,7 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     };
     crate::gdb::unregister_thread();
     if cpu.get_data().exit_thread && crate::thread::live_threads() > 1 {
-        crate::task::exit::exit_thread(cpu);
+        crate::task::exit::exit_thread();
         None
     } else {
         Some(exit)

@@ -292,10 +292,7 @@ pub fn enter_user_mode(cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Re
     let bytes: Vec<u8> = frame.iter().flat_map(|w| w.to_le_bytes()).collect();
     // Unicorn's reset state: a 16-bit SS with base 0, so the `iret` pops from SS:SP = ESP & 0xffff.
     let pages = Scratch { linear: SCRATCH_LINEAR, phys: SCRATCH_PHYS };
-    let arrived = iret_to_user(cpu, pages, &bytes, &[IRET], RegisterX86::ESP, RegisterX86::EIP)?;
-    if arrived != (entry.get(), u64::from(USER_CS)) {
-        return Err(uc_error::EXCEPTION);
-    }
+    iret_to_user(cpu, pages, &bytes, &[IRET], RegisterX86::ESP, RegisterX86::EIP, (entry.get(), USER_CS))?;
     load_segment(cpu, RegisterX86::DS, u64::from(USER_DS))?;
     load_segment(cpu, RegisterX86::ES, u64::from(USER_DS))?;
     load_segment(cpu, RegisterX86::FS, 0)?;
@@ -315,8 +312,8 @@ pub(crate) struct Scratch {
 
 /// Runs one `iret` (`iret`, `bytes` `[0xcf]`; `iretq`, `[0x48, 0xcf]`) at CPL 0 from the
 /// scratch page with `frame` (the words it pops) on its stack, as the kernel's return to user
-/// mode does; returns where the CPU arrived: (`pc_reg`, CS). The page is reachable only while
-/// this runs.
+/// mode does. The page is reachable only while this runs. Errors: the engine's, or
+/// `EXCEPTION` if the CPU did not arrive at `want` (`pc_reg`, CS).
 pub(crate) fn iret_to_user(
     cpu: &mut Cpu<'_>,
     pages: Scratch,
@@ -324,7 +321,8 @@ pub(crate) fn iret_to_user(
     iret: &[u8],
     sp_reg: RegisterX86,
     pc_reg: RegisterX86,
-) -> Result<(u64, u64), uc_error> {
+    want: (u64, u16),
+) -> Result<(), uc_error> {
     const FRAME: usize = 0x800;
     const CODE: usize = 0xf00;
     const NOP: u8 = 0x90;
@@ -360,7 +358,10 @@ pub(crate) fn iret_to_user(
     cpu.ctl_flush_tlb()?;
     run?;
     flush?;
-    Ok(arrived)
+    if arrived != (want.0, u64::from(want.1)) {
+        return Err(uc_error::EXCEPTION);
+    }
+    Ok(())
 }
 
 /// The whole table as bytes (for a new thread's instance, [`set_table`]).

@@ -288,31 +288,25 @@ pub(crate) fn x86_exception_siginfo(intno: u32, pc: u64) -> crate::signal::SigIn
 pub(crate) fn x86_invalid_insn_siginfo(cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
     /// `int1` (`icebp`): one byte after any prefixes.
     const ICEBP: u8 = 0xf1;
-    // Legacy prefixes (and REX on x86_64) before it, at most the 15 bytes of an instruction.
     let long = cpu.get_data().mm.long_bytes() == 8;
+    // Legacy prefixes (and REX on x86_64), at most the 15 bytes of an instruction.
     let prefix = |b: u8| {
         matches!(b, 0x26 | 0x2e | 0x36 | 0x3e | 0x64 | 0x65 | 0x66 | 0x67 | 0xf0 | 0xf2 | 0xf3)
             || (long && b & 0xf0 == 0x40)
     };
-    let mut bytes = [0u8; 15];
-    let n = (0..15u64)
-        .take_while(|&i| {
-            let mut b = [0u8];
-            let ok = cpu.get_data().mm.read_bytes(GuestAddr::new(pc.wrapping_add(i)), &mut b).is_ok();
-            if ok {
-                bytes[crate::abi::u64_to_usize(i)] = b[0];
-            }
-            ok && prefix(b[0])
-        })
-        .count();
-    if n < 15 && bytes[n] == ICEBP {
+    let mut buf = [0u8; 15];
+    // Up to the end of the page (the next one may be unmapped).
+    let page_left = crate::abi::u64_to_usize(crate::mm::PAGE_SIZE - pc % crate::mm::PAGE_SIZE);
+    let bytes = &mut buf[..page_left.min(15)];
+    let read = cpu.get_data().mm.read_bytes(GuestAddr::new(pc), bytes).is_ok();
+    let n = bytes.iter().take_while(|&&b| prefix(b)).count();
+    if read && n < bytes.len() && bytes[n] == ICEBP {
         // Unicorn ends the run at it as undefined; on the CPU it is a debug trap (#DB, vector
         // 1) after the instruction: SIGTRAP `TRAP_BRKPT` with si_addr and the PC past it
         // (arch/x86/kernel/traps.c `exc_debug_user`).
         use crate::guard::Checked;
         let next = pc.wrapping_add(n as u64 + 1);
-        let pc_reg = if cpu.get_data().mm.long_bytes() == 8 { R::RIP } else { R::EIP };
-        cpu.set_reg(pc_reg, next);
+        cpu.set_reg(if long { R::RIP } else { R::EIP }, next);
         trap::record(Signal::SIGTRAP, 1, 0);
         return crate::signal::SigInfo::fault(Signal::SIGTRAP, crate::signal::si_code::TRAP_BRKPT, next);
     }
