@@ -4,7 +4,11 @@
 /// guest, and a panic inside a unicorn hook would abort endgate.
 pub fn log(args: std::fmt::Arguments<'_>) {
     use std::io::Write;
-    let _ = writeln!(std::io::stderr().lock(), "{args}");
+    // One `write` for the whole line: stderr is unbuffered, so `writeln!` would write each
+    // piece on its own, and another process's line (a fork child's `--strace` output) could
+    // land between them.
+    let line = format!("{args}\n");
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// `eprintln!` that never panics: see [`log`].
