@@ -2402,3 +2402,74 @@ fn x86_port_io_at_cpl0_reaches_the_hooks() {
     assert_eq!(*ports.borrow(), vec![("in", 0x80, 1, 0), ("out", 0x80, 1, 0x5a)]);
     assert_eq!(uc.reg_read(RegisterX86::AL).unwrap(), 0x5a);
 }
+
+/// Patch 0035: `rep movsb` and `rep stosl` move many elements per helper call where nothing
+/// watches each one, and keep every iteration visible where something does: a write hook sees
+/// each element's store, with its address, and a code hook on the instruction runs once per
+/// iteration (and once more for the pass that finds RCX 0), as unicorn's per-element form did.
+#[test]
+fn x86_rep_string_in_bulk_keeps_per_element_observers() {
+    use unicorn_engine::unicorn_const::{HookType, MemType};
+    use unicorn_engine::RegisterX86;
+    const CODE: u64 = 0x1000;
+    const DATA: u64 = 0x10000;
+    // rep movsb; rep stosl
+    let code = [0xf3, 0xa4, 0xf3, 0xab];
+    let setup = |uc: &mut Unicorn<'static, ()>, n: u64| {
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_map(DATA, 0x4000, Prot::READ | Prot::WRITE).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        let pattern: Vec<u8> = (0..0x2000u32).map(|i| (i * 7 + 3) as u8).collect();
+        uc.mem_write(DATA, &pattern).unwrap();
+        uc.reg_write(RegisterX86::RSI, DATA + 5).unwrap();
+        uc.reg_write(RegisterX86::RDI, DATA + 0x2000 + 9).unwrap();
+        uc.reg_write(RegisterX86::RCX, n).unwrap();
+        uc.reg_write(RegisterX86::RAX, 0x1122_3344).unwrap();
+        pattern
+    };
+
+    // Nothing watching: 5000 bytes across pages, then RCX is 0 and the fill does nothing.
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).unwrap();
+    let pattern = setup(&mut uc, 5000);
+    uc.emu_start(CODE, CODE + 2, 0, 0).unwrap();
+    let mut got = vec![0; 5000];
+    uc.mem_read(DATA + 0x2000 + 9, &mut got).unwrap();
+    assert_eq!(got, pattern[5..5005]);
+    assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), 0);
+    assert_eq!(uc.reg_read(RegisterX86::RSI).unwrap(), DATA + 5 + 5000);
+    assert_eq!(uc.reg_read(RegisterX86::RDI).unwrap(), DATA + 0x2000 + 9 + 5000);
+    // rep stosl of 3 dwords
+    uc.reg_write(RegisterX86::RCX, 3).unwrap();
+    uc.reg_write(RegisterX86::RDI, DATA + 0x3ffa).unwrap();
+    uc.emu_start(CODE + 2, CODE + 4, 0, 0).unwrap_err(); // runs into the unmapped 0x14000
+    assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), 2, "the element that fits is done");
+    assert_eq!(uc.reg_read(RegisterX86::RDI).unwrap(), DATA + 0x3ffe);
+    let mut word = [0; 4];
+    uc.mem_read(DATA + 0x3ffa, &mut word).unwrap();
+    assert_eq!(u32::from_le_bytes(word), 0x1122_3344);
+
+    // A write hook sees every store.
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).unwrap();
+    setup(&mut uc, 40);
+    let writes = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let w = writes.clone();
+    uc.add_mem_hook(HookType::MEM_WRITE, 1, 0, move |_, kind, addr, size, _| {
+        assert_eq!(kind, MemType::WRITE);
+        w.borrow_mut().push((addr, size));
+        true
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + 2, 0, 0).unwrap();
+    let want: Vec<(u64, usize)> = (0..40).map(|i| (DATA + 0x2000 + 9 + i, 1)).collect();
+    assert_eq!(*writes.borrow(), want);
+
+    // A code hook on the instruction runs for each iteration and for the final RCX-0 pass.
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).unwrap();
+    setup(&mut uc, 40);
+    let runs = std::rc::Rc::new(std::cell::Cell::new(0));
+    let r = runs.clone();
+    uc.add_code_hook(CODE, CODE, move |_, _, _| r.set(r.get() + 1)).unwrap();
+    uc.emu_start(CODE, CODE + 2, 0, 0).unwrap();
+    assert_eq!(runs.get(), 41);
+    assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), 0);
+}
