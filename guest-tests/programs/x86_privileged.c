@@ -1,6 +1,7 @@
 /* Privileged x86 instructions in a user process: Linux runs user code at CPL 3, where `hlt`,
  * `cli`, `sti`, `lgdt`, moves to and from control registers, `rdmsr`, `wbinvd`, `invd` and
- * `clts` raise a general-protection fault (Intel SDM vol. 3, 2.8 and 5.9), which the kernel
+ * `clts`, and `rdpmc` without CR4.PCE (which Linux sets only for a task with a perf event
+ * mapped), raise a general-protection fault (Intel SDM vol. 3, 2.8 and 5.9), which the kernel
  * reports as SIGSEGV `SI_KERNEL` (0x80) with si_addr 0, trapno 13 and error code 0, the PC
  * on the instruction (arch/x86/kernel/traps.c `exc_general_protection`). The handler moves
  * the PC past each instruction and the program goes on. x86_64 and i386. */
@@ -20,6 +21,7 @@ int main(void)
     RUN("wbinvd", "wbinvd");
     RUN("invd", "invd");
     RUN("clts", "clts");
+    RUN("rdpmc", "rdpmc");
     printf("went on after each\n");
     return 0;
 }

@@ -311,6 +311,10 @@ pub trait GuestArch: Sync {
     fn data_fault(&self, _page: u64, info: SigInfo) -> SigInfo {
         info
     }
+    /// Called with the signal a refused access raises (`info`, after [`GuestArch::data_fault`])
+    /// and the refusal `f`, for what the arch's signal frame says about the fault beyond the
+    /// `siginfo`: x86's `trapno` and page-fault error code. Nothing elsewhere.
+    fn page_fault_taken(&self, _mm: &AddressSpace, _f: &crate::mm::Fault, _info: &SigInfo) {}
     /// The `si_addr` a handler sees for a memory fault at `addr`: the address itself, or on
     /// s390x its page (the CPU's translation-exception identification names only the page,
     /// arch/s390/mm/fault.c).

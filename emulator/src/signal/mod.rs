@@ -352,6 +352,9 @@ pub mod si_code {
     pub const SI_TIMER: i32 = -2;
     /// Sent by `tkill`/`tgkill`.
     pub const SI_TKILL: i32 = -6;
+    /// Sent by the kernel itself (x86's general-protection fault, a `SIGSEGV` without an
+    /// address).
+    pub const SI_KERNEL: i32 = 0x80;
     /// SIGSEGV: address not mapped.
     pub const SEGV_MAPERR: i32 = 1;
     /// SIGSEGV: no permission for the access.

@@ -483,19 +483,22 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
     }
     let segv =
         |f: &Fault, addr: u64| SigInfo::fault(Signal::SIGSEGV, if f.mapped { SEGV_ACCERR } else { SEGV_MAPERR }, addr);
+    let refused = |cpu: &mut Cpu<'static>, f: Fault| {
+        let info = if f.bus {
+            SigInfo::fault(Signal::SIGBUS, BUS_ADRERR, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page))
+        } else if f.access == Prot::EXEC {
+            segv(&f, pc)
+        } else {
+            arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)))
+        };
+        arch.page_fault_taken(&cpu.get_data().mm, &f, &info);
+        info
+    };
     Some(match e {
         uc_error::INSN_INVALID => arch.invalid_insn_siginfo(cpu, pc),
         uc_error::EXCEPTION | uc_error::READ_UNMAPPED | uc_error::WRITE_UNMAPPED | uc_error::FETCH_UNMAPPED => {
             match fault {
-                Some(f) if f.bus => SigInfo::fault(
-                    Signal::SIGBUS,
-                    BUS_ADRERR,
-                    crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page),
-                ),
-                Some(f) if f.access == Prot::EXEC => segv(&f, pc),
-                Some(f) => {
-                    arch.data_fault(f.page, segv(&f, crate::trace::fault::exact_fault_addr(cpu, f).unwrap_or(f.page)))
-                }
+                Some(f) => refused(cpu, f),
                 None => match crate::signal::host::take_direct_fault()
                     .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
                 {

@@ -115,6 +115,10 @@ impl GuestArch for I386 {
         &INFO
     }
 
+    fn page_fault_taken(&self, mm: &crate::mm::AddressSpace, f: &crate::mm::Fault, info: &crate::signal::SigInfo) {
+        crate::arch::x86_64::trap::page_fault(mm, f, info);
+    }
+
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         gdt::install(cpu)?;
         // Unicorn runs `sysenter` as a no-op. Linux returns from it into the vDSO, which

@@ -145,13 +145,14 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
     }
     // The trap that raised a fault (Intel SDM vol. 3 table 6-1), and CR2 for a page fault.
     let trap = crate::arch::x86_64::trap::take(req.info.signo);
+    let last_cr2 = crate::arch::x86_64::trap::last_cr2();
     let (trapno, err, cr2) = match (trap, req.info.fields) {
-        (Some((trapno, err)), SigFields::Fault { .. }) => (trapno, err, 0),
+        (Some((trapno, err)), SigFields::Fault { addr }) => (trapno, err, if trapno == 14 { addr } else { last_cr2 }),
         (None, SigFields::Fault { addr }) => {
             let trapno = crate::arch::x86_64::trap::infer(req.info.signo);
-            (trapno, 0, if trapno == 14 { addr } else { 0 })
+            (trapno, 0, if trapno == 14 { addr } else { last_cr2 })
         }
-        _ => (0, 0, 0),
+        _ => (0, 0, last_cr2),
     };
     put_u32(buf, w(sc::TRAPNO), low32(trapno));
     put_u32(buf, w(sc::TRAPNO + 1), low32(err));

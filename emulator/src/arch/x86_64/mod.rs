@@ -168,6 +168,9 @@ impl GuestArch for X86_64 {
     fn invalid_insn_siginfo(&self, cpu: &mut Cpu<'_>, pc: u64) -> crate::signal::SigInfo {
         x86_invalid_insn_siginfo(cpu, pc)
     }
+    fn page_fault_taken(&self, mm: &crate::mm::AddressSpace, f: &crate::mm::Fault, info: &crate::signal::SigInfo) {
+        trap::page_fault(mm, f, info);
+    }
     fn data_fault(&self, page: u64, info: crate::signal::SigInfo) -> crate::signal::SigInfo {
         let top = page >> 47; // bits 47-63: all clear or all set in a canonical address
         if top != 0 && top != 0x1_ffff {
@@ -220,6 +223,7 @@ pub(crate) mod trap {
 
     thread_local! {
         static LAST: Cell<Option<(Signal, u64, u64)>> = const { Cell::new(None) };
+        static LAST_CR2: Cell<u64> = const { Cell::new(0) };
     }
 
     /// Records the exception (vector `trapno`, `err`) that is about to raise `sig`.
@@ -230,6 +234,68 @@ pub(crate) mod trap {
     /// The recorded exception of `sig`, taken (the frame builder, for a fault's signal).
     pub(crate) fn take(sig: Signal) -> Option<(u64, u64)> {
         LAST.with(Cell::take).filter(|l| l.0 == sig).map(|l| (l.1, l.2))
+    }
+
+    /// Page-fault error code bits (arch/x86/include/asm/trap_pf.h, Intel SDM vol. 3 4.7):
+    /// the page was present (a protection fault), a write, from user mode, an instruction
+    /// fetch.
+    const PF_PROT: u64 = 1;
+    const PF_WRITE: u64 = 2;
+    const PF_USER: u64 = 4;
+    const PF_INSTR: u64 = 0x10;
+
+    /// Records the page fault (vector 14) behind a refused access `f` and its signal `info`,
+    /// with the error code Linux's `do_user_addr_fault` puts in the frame's `err`: user mode,
+    /// write or instruction fetch as the access was, and the present bit when the page had a
+    /// present page-table entry: a guest page with some permission whose host page is
+    /// resident (`mincore`; endgate keeps one host page per guest page, so this is what the
+    /// kernel's entry for the guest page would be). `PROT_NONE` and unmapped pages, and pages
+    /// past the end of a file, have none. A non-canonical address is a general-protection
+    /// fault instead ([`super::X86_64`]'s `data_fault` made it `SI_KERNEL`): vector 13, error 0.
+    pub(crate) fn page_fault(mm: &crate::mm::AddressSpace, f: &crate::mm::Fault, info: &crate::signal::SigInfo) {
+        use crate::mm::Prot;
+        if info.code == crate::signal::si_code::SI_KERNEL {
+            record(info.signo, 13, 0);
+            return;
+        }
+        let mut err = PF_USER;
+        if f.access == Prot::WRITE {
+            err |= PF_WRITE;
+        } else if f.access == Prot::EXEC {
+            err |= PF_INSTR;
+        }
+        let with_prot = mm.vma_at(f.page).is_some_and(|(_, v)| v.prot != Prot::NONE);
+        let host = mm.to_host(f.page, 4096).filter(|_| f.mapped && !f.bus && with_prot);
+        if let Some(host) = host {
+            if f.access == Prot::EXEC {
+                // Linux's access_error does not look at VM_EXEC: a fetch from a readable page
+                // that is not present maps it and runs again, and the present page's NX bit
+                // then faults (so the page is resident afterwards, as here once read).
+                // SAFETY: one byte of a host page of a guest window that the guest may read.
+                let _ = unsafe { host.read_volatile() };
+                err |= PF_PROT;
+            } else if resident(host) {
+                err |= PF_PROT;
+            }
+        }
+        if let crate::signal::SigFields::Fault { addr } = info.fields {
+            LAST_CR2.with(|c| c.set(addr));
+        }
+        record(info.signo, 14, err);
+    }
+
+    /// The address of the calling thread's last page fault: the frame's `cr2` for every
+    /// signal, as Linux's `thread.cr2`, which only a page fault sets.
+    pub(crate) fn last_cr2() -> u64 {
+        LAST_CR2.with(Cell::get)
+    }
+
+    /// Whether the host page at `host` is resident (`mincore`).
+    fn resident(host: *mut u8) -> bool {
+        let mut vec = 0u8;
+        // SAFETY: one page-aligned host page of a guest window; `vec` receives one byte.
+        let r = unsafe { libc::mincore(host.cast(), 4096, &mut vec) };
+        r == 0 && vec & 1 != 0
     }
 
     /// The `trapno` a fault's signal has when no exception was recorded: a page fault's 14

@@ -86,13 +86,13 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
     // The exception that raised a fault's signal, and CR2 for a page fault.
     let (trapno, err, cr2) = match req.info.fields {
         SigFields::Fault { addr } => match super::trap::take(req.info.signo) {
-            Some((trapno, err)) => (trapno, err, 0),
+            Some((trapno, err)) => (trapno, err, if trapno == 14 { addr } else { super::trap::last_cr2() }),
             None => {
                 let trapno = super::trap::infer(req.info.signo);
-                (trapno, 0, if trapno == 14 { addr } else { 0 })
+                (trapno, 0, if trapno == 14 { addr } else { super::trap::last_cr2() })
             }
         },
-        _ => (0, 0, 0),
+        _ => (0, 0, super::trap::last_cr2()),
     };
     let t = cpu.get_data_mut();
     let mm = &mut t.mm;
