@@ -707,3 +707,94 @@ fn strace_signal_lines_are_straces() {
         assert_eq!(got, want, "{a}:\n{err}");
     }
 }
+
+/// A program that ends by a signal at its default action: a fault of its own, `abort`, or a
+/// `kill` of itself (the argument says which).
+const FATAL_SIGNALS: &str = r#"
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    if (argv[1][0] == 'a')
+        abort();
+    if (argv[1][0] == 'k')
+        kill(getpid(), SIGTERM);
+    *(volatile int *)8 = 1;
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_shows_the_signal_that_ends_the_guest() {
+    // strace 6.1 natively (Debian 12, x86_64) ends with these lines (pids vary); the system
+    // call that sent the signal is shown before it.
+    let want = [
+        (
+            "segv",
+            vec!["--- SIGSEGV {si_signo=SIGSEGV, si_code=SEGV_MAPERR, si_addr=0x8} ---", "+++ killed by SIGSEGV +++"],
+        ),
+        (
+            "abort",
+            vec![
+                "tgkill(N, N, SIGABRT) = 0",
+                "--- SIGABRT {si_signo=SIGABRT, si_code=SI_TKILL, si_pid=N, si_uid=0} ---",
+                "+++ killed by SIGABRT +++",
+            ],
+        ),
+        (
+            "kill",
+            vec![
+                "kill(N, SIGTERM) = 0",
+                "--- SIGTERM {si_signo=SIGTERM, si_code=SI_USER, si_pid=N, si_uid=0} ---",
+                "+++ killed by SIGTERM +++",
+            ],
+        ),
+    ];
+    // A decimal number after `(`, `, ` or `si_pid=` and before `,` or `)` -> N (the pids);
+    // strace's column padding goes.
+    let normal = |l: &str| {
+        let b = l.as_bytes();
+        let mut out = String::new();
+        let mut i = 0;
+        while i < b.len() {
+            let at_start = out.ends_with('(') || out.ends_with(", ") || out.ends_with("si_pid=");
+            let run = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if run > 0 && at_start && matches!(b.get(i + run), Some(b',' | b')')) {
+                out.push('N');
+                i += run;
+            } else {
+                out.push(char::from(b[i]));
+                i += 1;
+            }
+        }
+        out.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let d = TempDir::new("strace_fatal");
+    let src = d.path().join("fatal.c");
+    std::fs::write(&src, FATAL_SIGNALS).unwrap();
+    for a in ["x86_64", "aarch64", "s390x"] {
+        let b = common::build_static(arch(a).cc, &src, &d.path().join(format!("fatal-{a}")), &[]);
+        for (arg, lines) in &want {
+            let o = Command::new(endgate()).arg("--strace").arg(&b).arg(arg).output().unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            let sig = if *arg == "segv" {
+                11
+            } else if *arg == "abort" {
+                6
+            } else {
+                15
+            };
+            assert_eq!(std::os::unix::process::ExitStatusExt::signal(&o.status), Some(sig), "{a} {arg}: {err}");
+            // endgate's own one-line report of a fault comes last; strace's lines before it.
+            let got: Vec<String> = err.lines().filter(|l| !l.starts_with("endgate: ")).map(normal).collect();
+            let tail = &got[got.len().saturating_sub(lines.len())..];
+            // s390x's fault address names only the page (arch/s390/mm/fault.c): page 0.
+            let lines: Vec<String> = lines
+                .iter()
+                .map(|l| if a == "s390x" { l.replace("si_addr=0x8", "si_addr=NULL") } else { l.to_string() })
+                .collect();
+            assert_eq!(tail, lines.as_slice(), "{a} {arg}:\n{err}");
+        }
+    }
+}

@@ -2419,7 +2419,7 @@ fn x86_rep_string_in_bulk_keeps_per_element_observers() {
         uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
         uc.mem_map(DATA, 0x4000, Prot::READ | Prot::WRITE).unwrap();
         uc.mem_write(CODE, &code).unwrap();
-        let pattern: Vec<u8> = (0..0x2000u32).map(|i| (i * 7 + 3) as u8).collect();
+        let pattern: Vec<u8> = (0..0x2000u32).map(|i| (i * 7 + 3).to_le_bytes()[0]).collect();
         uc.mem_write(DATA, &pattern).unwrap();
         uc.reg_write(RegisterX86::RSI, DATA + 5).unwrap();
         uc.reg_write(RegisterX86::RDI, DATA + 0x2000 + 9).unwrap();

@@ -125,6 +125,26 @@ pub fn clear_stop() {
 
 static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);
 
+/// Under `--strace`: a standard signal whose default action ends the process is caught on the
+/// host while the guest leaves it at `SIG_DFL` (endgate's own fault signals aside), so that
+/// it goes through delivery, which prints strace's `--- SIG… {…} ---` and `+++ killed by SIG…
+/// +++` before ending the process by it. Without `--strace` the host's default action ends
+/// the process at once.
+static STRACE_DEFAULTS: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`STRACE_DEFAULTS`] (before a program's dispositions are set up).
+pub fn set_strace_defaults(on: bool) {
+    STRACE_DEFAULTS.store(on, Ordering::SeqCst);
+}
+
+/// Whether the host catches `sig` while the guest has it at `SIG_DFL` ([`STRACE_DEFAULTS`]).
+fn strace_catches(sig: Signal) -> bool {
+    STRACE_DEFAULTS.load(Ordering::Relaxed)
+        && sig.0 <= 31
+        && matches!(sig.default_action(), super::DefaultAction::Terminate | super::DefaultAction::Core)
+        && !HOST_OWN.contains(&sig)
+}
+
 /// Records that this process needs asynchronous stops from now on (a guest handler exists, or
 /// a second thread): the run loop of each thread then installs the stop flags on its instance.
 pub fn need_async_stops() {
@@ -344,12 +364,13 @@ pub fn set_disposition_with(sig: Signal, handler: u64, kernel_flags: i32) {
             return;
         }
     }
+    let caught = handler == SIG_DFL && strace_catches(sig);
     let (h, flags) = match handler {
         SIG_IGN => (libc::SIG_IGN, 0),
-        SIG_DFL => (libc::SIG_DFL, 0),
+        SIG_DFL if !caught => (libc::SIG_DFL, 0),
         _ => (host_handler as *const () as usize, libc::SA_SIGINFO),
     };
-    if guest_handler {
+    if guest_handler || caught {
         need_async_stops();
     }
     raw_sigaction(sig.0, h, flags | kernel_flags);

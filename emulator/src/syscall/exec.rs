@@ -813,6 +813,7 @@ fn ignored_signals(t: &Task) -> u64 {
 pub fn inherited_sig_state(opts: &crate::guest::Options) -> crate::signal::SigState {
     use crate::signal::{host, SigState, Signal, NSIG, SIG_IGN};
     let mut st = SigState::default();
+    host::set_strace_defaults(opts.strace);
     for n in 1..=NSIG {
         let s = Signal(n);
         // Ignored by whoever started endgate (a shell's `trap ''`, nohup): the guest inherits
@@ -823,6 +824,9 @@ pub fn inherited_sig_state(opts: &crate::guest::Options) -> crate::signal::SigSt
         {
             st.actions[(n - 1) as usize].handler = SIG_IGN;
             host::set_disposition(s, SIG_IGN);
+        } else if opts.strace && s != Signal::SIGKILL && s != Signal::SIGSTOP {
+            // --strace catches the signals whose default ends the process (host.rs).
+            host::set_disposition(s, crate::signal::SIG_DFL);
         }
     }
     st.mask = host::current_mask();

@@ -134,6 +134,9 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         match act.handler {
             SIG_IGN => continue,
             SIG_DFL => {
+                if cpu.get_data().opts.strace {
+                    crate::tlog!("--- {} {} ---", info.signo, crate::syscall::strace::siginfo(&info));
+                }
                 if !default_action(cpu, sig, None) {
                     return;
                 }
@@ -284,6 +287,14 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
         if blocked || act.handler == SIG_IGN {
             t.sig.actions[(sig.0 - 1) as usize] = SigAction::default();
         }
+        if t.opts.strace {
+            let mut shown = info;
+            if let (Some(a), crate::signal::SigFields::Fault { addr }) = (addr, &mut shown.fields) {
+                *addr = t.arch.fault_si_addr(a);
+            }
+            crate::tlog!("--- {} {} ---", sig, crate::syscall::strace::siginfo(&shown));
+        }
+        let t = cpu.get_data();
         let pc = t.arch.pc(cpu);
         cpu.get_data_mut().exit = Some(Exit::Signal { sig, pc, addr });
         return;

@@ -122,6 +122,13 @@ pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
             crate::elog!("endgate: map {start:#x}-{:#x} {:?} {:?}", v.end, v.prot, v.name);
         }
     }
+    // Under --strace a signal that is no fault of the guest's own (caught only so that strace's
+    // lines show it, signal/host.rs) ends the process as without --strace: with no report.
+    if let Exit::Signal { sig, .. } = exit {
+        if cpu.get_data().opts.strace && !crate::signal::HOST_OWN.contains(&sig) {
+            return None;
+        }
+    }
     crate::trace::fault::report(cpu, exit)
 }
 
