@@ -798,3 +798,82 @@ fn strace_shows_the_signal_that_ends_the_guest() {
         }
     }
 }
+
+/// Blocking calls that a SIGALRM handler without `SA_RESTART` interrupts: `read` of an empty
+/// pipe, `sigsuspend`, `nanosleep`, `epoll_wait`. A repeating 20 ms timer, so that one tick
+/// lands while the call blocks however late the call starts.
+const INTERRUPTED_CALLS: &str = r#"
+#define _GNU_SOURCE 1
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+static void on_alarm(int s) { (void)s; }
+static void timer(int on)
+{
+    struct itimerval it = {{0, on ? 20000 : 0}, {0, on ? 20000 : 0}};
+    setitimer(ITIMER_REAL, &it, 0);
+}
+int main(void)
+{
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigaction(SIGALRM, &sa, 0);
+    int p[2];
+    char b;
+    sigset_t none;
+    sigemptyset(&none);
+    if (pipe(p))
+        return 1;
+    int e = epoll_create1(0);
+    struct epoll_event ev = {EPOLLIN, {0}};
+    epoll_ctl(e, EPOLL_CTL_ADD, p[0], &ev);
+    struct timespec ts = {5, 0};
+    timer(1);
+    (void)!read(p[0], &b, 1);
+    sigsuspend(&none);
+    nanosleep(&ts, 0);
+    epoll_wait(e, &ev, 1, -1);
+    timer(0);
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_shows_what_the_kernel_returns_to_an_interrupted_call() {
+    // strace 6.1 natively (Debian 12, x86_64, Linux 6.18) shows each blocking call's line with
+    // the kernel's restart code, then the signal, then rt_sigreturn with the mask it restores
+    // and the restored return register: here -1 EINTR, as no handler restarts.
+    let want = [
+        ("read(", "? ERESTARTSYS (To be restarted if SA_RESTART is set)"),
+        ("rt_sigsuspend(", "? ERESTARTNOHAND (To be restarted if no handler)"),
+        ("clock_nanosleep(", "? ERESTART_RESTARTBLOCK (Interrupted by signal)"),
+        ("epoll_", "-1 EINTR (Interrupted system call)"),
+    ];
+    let d = TempDir::new("strace_restart");
+    let src = d.path().join("intr.c");
+    std::fs::write(&src, INTERRUPTED_CALLS).unwrap();
+    for a in ["x86_64", "aarch64", "i386", "mips64el"] {
+        let b = common::build_static(arch(a).cc, &src, &d.path().join(format!("intr-{a}")), &[]);
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{a}: {err}");
+        let lines: Vec<&str> = err.lines().collect();
+        for (call, result) in want {
+            // x86_64's glibc 2.36 `nanosleep` is the clock_nanosleep system call too.
+            let at = lines
+                .iter()
+                .position(|l| l.starts_with(call) && !l.starts_with("epoll_create") && !l.starts_with("epoll_ctl"))
+                .unwrap_or_else(|| panic!("{a}: no {call} line:\n{err}"));
+            assert!(lines[at].ends_with(&format!("= {result}")), "{a}: {}\n{err}", lines[at]);
+            assert!(lines[at + 1].starts_with("--- SIGALRM {si_signo=SIGALRM, si_code=SI_KERNEL} ---"), "{a}:\n{err}");
+            // i386's glibc returns from a handler without SA_SIGINFO through the old sigreturn.
+            let ret = if a == "i386" { "sigreturn" } else { "rt_sigreturn" };
+            assert_eq!(
+                lines[at + 2],
+                format!("{ret}({{mask=[]}}) = -1 EINTR (Interrupted system call)"),
+                "{a}:\n{err}"
+            );
+        }
+    }
+}

@@ -243,6 +243,16 @@ pub trait GuestArch: Sync {
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         write_regs(cpu, &[self.info().regs.ret], &[ret & self.info().word_mask()]);
     }
+    /// The return register as a syscall result (sign-extended from the arch's word; `-errno`
+    /// in the host's numbering), as [`GuestArch::set_syscall_ret`] would have written it.
+    fn syscall_ret(&self, cpu: &Cpu<'_>) -> u64 {
+        let [v] = read_regs(cpu, &[self.info().regs.ret]);
+        if self.info().word_mask() == !0 {
+            v
+        } else {
+            crate::abi::bits64(i64::from(crate::abi::int32(v)))
+        }
+    }
     /// Sets the thread pointer register (TLS).
     fn set_tls(&self, cpu: &mut Cpu<'_>, tls: u64) -> Result<(), Errno> {
         let Some(reg) = self.info().regs.tls else { return Err(Errno::EINVAL) };

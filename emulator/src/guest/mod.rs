@@ -643,6 +643,9 @@ pub enum PendingOp {
     SigReturn {
         /// The rt frame (siginfo + ucontext) rather than the old sigframe.
         rt: bool,
+        /// `--strace`'s line, printed once the frame is restored (its mask and the restored
+        /// return register are what strace shows).
+        trace: Option<DeferredTrace>,
     },
     /// `clone` of a thread (`crate::task::spawn`): made once the creator's registers are
     /// final, which the new thread's instance starts from.
@@ -671,6 +674,7 @@ pub struct CloneRequest {
 }
 
 /// An strace line whose result comes later.
+#[derive(Debug)]
 pub struct DeferredTrace {
     /// The raw arguments.
     pub args: SyscallArgs,

@@ -313,6 +313,10 @@ fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
             Some(crate::guest::PendingOp::Clone(req)) => {
                 req.trace = Some(crate::guest::DeferredTrace { args: *args, pre });
             }
+            // sigreturn's line shows the mask and the register the frame restores.
+            Some(crate::guest::PendingOp::SigReturn { trace, .. }) => {
+                *trace = Some(crate::guest::DeferredTrace { args: *args, pre });
+            }
             _ => strace::print_line(cpu.get_data(), def, args, &pre, ret, exit.is_some()),
         }
     }

@@ -237,7 +237,7 @@ pub(crate) fn end_temp_mask(t: &mut crate::guest::Task, old: Option<u64>, r: &Sy
 /// alternate stack from the frame at the stack pointer (the arch's
 /// [`crate::guest::GuestArch::restore_frame`]). The guest's return register gets its saved value.
 pub fn rt_sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: true });
+    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: true, trace: None });
     Ok(0)
 }
 
@@ -252,7 +252,7 @@ pub fn restart_syscall(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
 /// `sigreturn(void)` of the arches with an old, non-rt signal frame (arm, i386, s390x): as
 /// [`rt_sigreturn`] for a frame built without `SA_SIGINFO`.
 pub fn sigreturn(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: false });
+    cpu.get_data_mut().pending_op = Some(crate::guest::PendingOp::SigReturn { rt: false, trace: None });
     Ok(0)
 }
 

@@ -97,7 +97,7 @@ pub fn restarts_after_handler(sys: Sys, a: &crate::guest::SyscallArgs, mm: &crat
 pub fn after_stop(cpu: &mut Cpu<'_>) {
     if let Some(op) = cpu.get_data_mut().pending_op.take() {
         match op {
-            PendingOp::SigReturn { rt } => sigreturn(cpu, rt),
+            PendingOp::SigReturn { rt, trace } => sigreturn(cpu, rt, trace),
             PendingOp::Clone(req) => super::spawn::finish(cpu, *req),
         }
         if cpu.get_data().exit.is_some() {
@@ -309,15 +309,26 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
 /// Finishes the guest's `sigreturn`/`rt_sigreturn`: the arch restores the registers, mask and
 /// alternate stack saved in the frame at the stack pointer. A frame that cannot be read ends
 /// the guest with SIGSEGV, as in the kernel.
-fn sigreturn(cpu: &mut Cpu<'_>, rt: bool) {
+fn sigreturn(cpu: &mut Cpu<'_>, rt: bool, trace: Option<crate::guest::DeferredTrace>) {
     let arch = cpu.get_data().arch;
     match arch.restore_frame(cpu, rt) {
         Ok(mask) => {
             let t = cpu.get_data_mut();
             t.sig.mask = mask & !UNBLOCKABLE;
             host::set_mask(t.sig.mask);
+            if let Some(tr) = trace {
+                // strace: `rt_sigreturn({mask=[…]}) = ` the restored return register.
+                let def = crate::syscall::DispatchTable::of(arch).get(tr.args.nr);
+                let pre = vec![(0, Some(format!("{{mask={}}}", crate::syscall::strace::sigset(mask))))];
+                let ret = arch.syscall_ret(cpu);
+                crate::syscall::strace::print_line(cpu.get_data(), def, &tr.args, &pre, ret, false);
+            }
         }
         Err(_) => {
+            if let Some(tr) = trace {
+                let def = crate::syscall::DispatchTable::of(arch).get(tr.args.nr);
+                crate::syscall::strace::print_line(cpu.get_data(), def, &tr.args, &tr.pre, 0, true);
+            }
             let pc = arch.pc(cpu);
             cpu.get_data_mut().exit = Some(Exit::Signal { sig: Signal::SIGSEGV, pc, addr: None });
         }

@@ -45,7 +45,8 @@ use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
 use super::{
-    effective_address, trap_or_exception, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs,
+    effective_address, read_regs, trap_or_exception, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch,
+    SyscallArgs,
 };
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
@@ -316,6 +317,15 @@ impl GuestArch for Mips64el {
         // $25 (t9) holds the entry address in PIC code that computes gp from it.
         cpu.reg_write(GPR0 + 25, entry.get())?;
         Ok(())
+    }
+
+    fn syscall_ret(&self, cpu: &Cpu<'_>) -> u64 {
+        let [v0, a3] = read_regs(cpu, &[V0, A3]);
+        if a3 != 0 {
+            bits64(-i64::from((INFO.errno_to_host)(int32(v0))))
+        } else {
+            v0
+        }
     }
 
     #[inline]
