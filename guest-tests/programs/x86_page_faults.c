@@ -25,9 +25,9 @@ static volatile char *expect_addr;
 static void handler(int sig, siginfo_t *si, void *ctx)
 {
     ucontext_t *uc = ctx;
-    printf("  %s, si_code %d, trapno %ld, err %#lx, si_addr %s, cr2 %s\n", sig == SIGSEGV ? "SIGSEGV" : "SIGBUS", si->si_code,
+    printf("  %s, si_code %d, trapno %ld, err %#lx, si_addr %s, cr2 %s\n", sig == SIGSEGV ? "SIGSEGV" : sig == SIGBUS ? "SIGBUS" : "SIGUSR1", si->si_code,
            (long)uc->uc_mcontext.gregs[REG_TRAPNO], (long)uc->uc_mcontext.gregs[REG_ERR],
-           si->si_addr == (void *)expect_addr ? "the address" : si->si_addr ? "elsewhere" : "0",
+           sig == SIGUSR1 ? "-" : si->si_addr == (void *)expect_addr ? "the address" : si->si_addr ? "elsewhere" : "0",
            CR2(uc) == (unsigned long)expect_addr ? "the address" : CR2(uc) ? "elsewhere" : "0");
     siglongjmp(jb, 1);
 }
@@ -84,8 +84,36 @@ int main(void)
     TRY("write past the end of a mapped file", f + 4096 + 16, v = f + 4096 + 16; *v = 1);
     close(fd);
 
+    /* a read-only file mapping's page no access brought in yet */
+    char rpath[] = "/tmp/x86_page_faults_ro.XXXXXX";
+    int rfd = mkstemp(rpath);
+    CHECK(rfd >= 0 && unlink(rpath) == 0 && ftruncate(rfd, 8192) == 0);
+    char *rf = mmap(NULL, 8192, PROT_READ, MAP_SHARED, rfd, 0);
+    CHECK(rf != MAP_FAILED);
+    TRY("write to a read-only file page never touched", rf + 4096 + 24, v = rf + 4096 + 24; *v = 1);
+    close(rfd);
+
+    /* the top of the 32-bit space, and beyond user space */
 #ifdef __x86_64__
+    TRY("read of a kernel address", 0xffffffff81000000UL, v = (volatile char *)0xffffffff81000000UL; (void)*v);
+    TRY("write to the page below the top of user space", 0x7ffffffff010UL, v = (volatile char *)0x7ffffffff010UL; *v = 1);
     TRY("read at a non-canonical address", 0, v = (volatile char *)0x8000000000000000UL; (void)*v);
+#else
+    TRY("write at 0xffffffff", 0xffffffffUL, v = (volatile char *)0xffffffffUL; *v = 1);
+    TRY("read at 0xc0000010", 0xc0000010UL, v = (volatile char *)0xc0000010UL; (void)*v);
 #endif
+
+    /* a signal no exception raised: the frame repeats the last exception's trapno, err
+       and cr2 (the thread's, as Linux keeps them) */
+    printf("SIGUSR1 after the faults\n");
+    struct sigaction su = {.sa_sigaction = handler, .sa_flags = SA_SIGINFO};
+    CHECK(sigaction(SIGUSR1, &su, NULL) == 0);
+#ifdef __x86_64__
+    expect_addr = (volatile char *)0x7ffffffff010UL; /* the last page fault's */
+#else
+    expect_addr = (volatile char *)0xc0000010UL;
+#endif
+    if (!sigsetjmp(jb, 1))
+        raise(SIGUSR1);
     return 0;
 }

@@ -2,7 +2,8 @@
  * forward over an overlap (each element reads what an earlier one wrote), backward with the
  * direction flag, a count of 0, 32-bit addressing in 64-bit code, a fault in the middle
  * (RCX, RSI and RDI count the elements done, the handler fixes the page and the instruction
- * goes on), a copy into code that then runs, and copies that a timer's signals interrupt.
+ * goes on), a copy into code that then runs, copies between pages 16 MiB apart, and copies
+ * that a timer's signals interrupt.
  * Expected output from native runs of the x86_64 and the i386 build (expected/<arch>/: the
  * 32-bit addressing part is x86_64's alone). */
 #define _GNU_SOURCE 1
@@ -289,6 +290,23 @@ static void code(void)
     munmap(p, PAGE);
 }
 
+/* Copies between pages 16 MiB apart, whose entries share a slot of a 4096-entry TLB. */
+static void far_apart(void)
+{
+    ulong far = 16UL << 20, n = 1UL << 20;
+    uint8_t *r = map((far + n) / PAGE, 0);
+    fill(r, n, 10);
+    uint32_t want = sum(r, n);
+    int ok = 1;
+    for (int i = 0; i < 3; i++) {
+        memset(r + far, 0, n);
+        struct regs x = i == 1 ? movsl(r + far, r, n / 4) : movsb(r + far, r, n);
+        ok = ok && x.c == 0 && sum(r + far, n) == want;
+    }
+    printf("copies 16 MiB apart right: %d\n", ok);
+    munmap(r, far + n);
+}
+
 /* Big copies and fills with a 1 ms timer's signals arriving during them. */
 static volatile sig_atomic_t ticks;
 static void on_alarm(int sig)
@@ -329,6 +347,7 @@ int main(void)
     addr32();
 #endif
     code();
+    far_apart();
     interrupted();
     return 0;
 }

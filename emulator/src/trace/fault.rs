@@ -65,7 +65,9 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
     let name = |id: RegId| cs.reg_name(id);
     let regs = InsnRegs { reg: &reg, by_name: &by_name, name: &name };
     let candidates = (arch.info().mem_operands)(&detail.arch_detail(), &regs)?;
-    candidates.into_iter().map(|a| arch.untag(a)).find(|a| a & !(PAGE_SIZE - 1) == f.page)
+    // A 32-bit guest's effective address wraps at 4 GiB (a displacement of -1 is 0xffffffff).
+    let word = arch.info().word_mask();
+    candidates.into_iter().map(|a| arch.untag(a) & word).find(|a| a & !(PAGE_SIZE - 1) == f.page)
 }
 
 /// The one-line report for a guest killed by a signal:

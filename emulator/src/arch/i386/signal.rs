@@ -152,7 +152,10 @@ fn fill_sigcontext(cpu: &Cpu<'_>, buf: &mut [u8], at: u64, req: &FrameRequest, f
             let trapno = crate::arch::x86_64::trap::infer(req.info.signo);
             (trapno, 0, if trapno == 14 { addr } else { last_cr2 })
         }
-        _ => (0, 0, last_cr2),
+        _ => {
+            let (trapno, err) = crate::arch::x86_64::trap::last_exception();
+            (trapno, err, last_cr2)
+        }
     };
     put_u32(buf, w(sc::TRAPNO), low32(trapno));
     put_u32(buf, w(sc::TRAPNO + 1), low32(err));

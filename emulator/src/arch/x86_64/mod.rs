@@ -224,11 +224,13 @@ pub(crate) mod trap {
     thread_local! {
         static LAST: Cell<Option<(Signal, u64, u64)>> = const { Cell::new(None) };
         static LAST_CR2: Cell<u64> = const { Cell::new(0) };
+        static LAST_EXC: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
     }
 
     /// Records the exception (vector `trapno`, `err`) that is about to raise `sig`.
     pub(crate) fn record(sig: Signal, trapno: u64, err: u64) {
         LAST.with(|l| l.set(Some((sig, trapno, err))));
+        LAST_EXC.with(|l| l.set((trapno, err)));
     }
 
     /// The recorded exception of `sig`, taken (the frame builder, for a fault's signal).
@@ -248,12 +250,16 @@ pub(crate) mod trap {
     /// with the error code Linux's `do_user_addr_fault` puts in the frame's `err`: user mode,
     /// write or instruction fetch as the access was, and the present bit when the page had a
     /// present page-table entry: a guest page with some permission whose host page is
-    /// resident (`mincore`; endgate keeps one host page per guest page, so this is what the
-    /// kernel's entry for the guest page would be). `PROT_NONE` and unmapped pages, and pages
-    /// past the end of a file, have none. A non-canonical address is a general-protection
-    /// fault instead ([`super::X86_64`]'s `data_fault` made it `SI_KERNEL`): vector 13, error 0.
+    /// mapped in (`/proc/self/pagemap`'s present bit; endgate keeps one host page per guest
+    /// page, so this is the kernel's entry for the guest page), or an address at or above
+    /// x86_64's user space (0x7ffffffff000 on: the kernel's own pages, present but not the
+    /// user's). `PROT_NONE` and unmapped pages, and pages past the end of a file, have none.
+    /// A non-canonical address is a general-protection fault instead ([`super::X86_64`]'s
+    /// `data_fault` made it `SI_KERNEL`): vector 13, error 0.
     pub(crate) fn page_fault(mm: &crate::mm::AddressSpace, f: &crate::mm::Fault, info: &crate::signal::SigInfo) {
         use crate::mm::Prot;
+        /// x86_64's TASK_SIZE_MAX: the last user page is left unmapped (arch/x86/include/asm/page_64.h).
+        const KERNEL_HALF: u64 = 0x7fff_ffff_f000;
         if info.code == crate::signal::si_code::SI_KERNEL {
             record(info.signo, 13, 0);
             return;
@@ -266,15 +272,17 @@ pub(crate) mod trap {
         }
         let with_prot = mm.vma_at(f.page).is_some_and(|(_, v)| v.prot != Prot::NONE);
         let host = mm.to_host(f.page, 4096).filter(|_| f.mapped && !f.bus && with_prot);
-        if let Some(host) = host {
+        if mm.long_bytes() == 8 && f.page >= KERNEL_HALF {
+            err |= PF_PROT;
+        } else if let Some(host) = host {
             if f.access == Prot::EXEC {
                 // Linux's access_error does not look at VM_EXEC: a fetch from a readable page
                 // that is not present maps it and runs again, and the present page's NX bit
-                // then faults (so the page is resident afterwards, as here once read).
+                // then faults (so the page is present afterwards, as here once read).
                 // SAFETY: one byte of a host page of a guest window that the guest may read.
                 let _ = unsafe { host.read_volatile() };
                 err |= PF_PROT;
-            } else if resident(host) {
+            } else if present(host) {
                 err |= PF_PROT;
             }
         }
@@ -290,12 +298,33 @@ pub(crate) mod trap {
         LAST_CR2.with(Cell::get)
     }
 
-    /// Whether the host page at `host` is resident (`mincore`).
-    fn resident(host: *mut u8) -> bool {
-        let mut vec = 0u8;
-        // SAFETY: one page-aligned host page of a guest window; `vec` receives one byte.
-        let r = unsafe { libc::mincore(host.cast(), 4096, &mut vec) };
-        r == 0 && vec & 1 != 0
+    /// The calling thread's last exception (vector, error code): the frame's `trapno` and
+    /// `err` for a signal that no exception raised, as Linux's `thread.trap_nr` and
+    /// `thread.error_code`, which stay from the last one.
+    pub(crate) fn last_exception() -> (u64, u64) {
+        LAST_EXC.with(Cell::get)
+    }
+
+    /// The calling thread's [`last_exception`] and [`last_cr2`], for a thread it creates.
+    pub(crate) fn snapshot() -> (u64, u64, u64) {
+        let (t, e) = last_exception();
+        (t, e, last_cr2())
+    }
+
+    /// Takes over a creating thread's [`snapshot`].
+    pub(crate) fn restore(s: (u64, u64, u64)) {
+        LAST_EXC.with(|l| l.set((s.0, s.1)));
+        LAST_CR2.with(|c| c.set(s.2));
+    }
+
+    /// Whether the host page at `host` has a present page-table entry (`/proc/self/pagemap`,
+    /// bit 63 of the page's 64-bit entry; Documentation/admin-guide/mm/pagemap.rst).
+    fn present(host: *mut u8) -> bool {
+        use std::os::unix::fs::FileExt;
+        let Ok(f) = std::fs::File::open("/proc/self/pagemap") else { return false };
+        let mut e = [0u8; 8];
+        let at = (host as u64 / 4096) * 8;
+        f.read_exact_at(&mut e, at).is_ok() && u64::from_ne_bytes(e) >> 63 != 0
     }
 
     /// The `trapno` a fault's signal has when no exception was recorded: a page fault's 14

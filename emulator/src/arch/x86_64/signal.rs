@@ -92,7 +92,10 @@ pub fn setup_frame(cpu: &mut Cpu<'_>, req: &FrameRequest) -> Result<(), Errno> {
                 (trapno, 0, if trapno == 14 { addr } else { super::trap::last_cr2() })
             }
         },
-        _ => (0, 0, super::trap::last_cr2()),
+        _ => {
+            let (trapno, err) = super::trap::last_exception();
+            (trapno, err, super::trap::last_cr2())
+        }
     };
     let t = cpu.get_data_mut();
     let mm = &mut t.mm;
