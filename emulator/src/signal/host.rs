@@ -125,8 +125,9 @@ pub fn clear_stop() {
 
 static ASYNC_STOPS: AtomicBool = AtomicBool::new(false);
 
-/// Under `--strace`: a standard signal whose default action ends the process is caught on the
-/// host while the guest leaves it at `SIG_DFL` (endgate's own fault signals aside), so that
+/// Under `--strace`: a signal whose default action ends the process is caught on the host
+/// while the guest leaves it at `SIG_DFL` (endgate's own fault signals and glibc's 32 and 33
+/// aside), so that
 /// it goes through delivery, which prints strace's `--- SIG… {…} ---` and `+++ killed by SIG…
 /// +++` before ending the process by it. Without `--strace` the host's default action ends
 /// the process at once.
@@ -139,8 +140,10 @@ pub fn set_strace_defaults(on: bool) {
 
 /// Whether the host catches `sig` while the guest has it at `SIG_DFL` ([`STRACE_DEFAULTS`]).
 fn strace_catches(sig: Signal) -> bool {
+    // 32 and 33 are glibc's own (thread cancellation, set*id across threads) in endgate too.
     STRACE_DEFAULTS.load(Ordering::Relaxed)
-        && sig.0 <= 31
+        && sig.0 != 32
+        && sig.0 != 33
         && matches!(sig.default_action(), super::DefaultAction::Terminate | super::DefaultAction::Core)
         && !HOST_OWN.contains(&sig)
 }

@@ -232,20 +232,27 @@ pub fn format_line(
     } else {
         let r = signed64(ret);
         let eintr = r == -i64::from(Errno::EINTR.into_raw());
-        if r == -i64::from(Errno::ERESTARTNOINTR.into_raw()) {
-            // A call undone for a signal, to run again after it (strace's own words).
-            line.push_str("? ERESTARTNOINTR (To be restarted)");
+        if let Some(code) = restart_text(r) {
+            // A call undone for a signal, to run again after it, or a restart code that
+            // rt_sigreturn gives back (strace's own words).
+            let _ = write!(line, "? {code}");
         } else if let Some(code) =
             def.filter(|_| eintr && task.interrupted.is_some()).and_then(|d| restart_code(task, d.sys, a))
         {
             // A call a signal interrupted: the kernel's restart code for it, as strace shows.
             let _ = write!(line, "? {code}");
         } else if (-4095..0).contains(&r) {
-            let n = Errno::new(int32(-r)).name().unwrap_or("E?");
-            // The host's strerror text is the one strace prints.
-            let d = std::io::Error::from_raw_os_error(int32(-r)).to_string();
-            let d = d.split(" (os error").next().unwrap_or(&d);
-            let _ = write!(line, "-1 {n} ({d})");
+            match Errno::new(int32(-r)).name() {
+                Some(n) => {
+                    // The host's strerror text is the one strace prints.
+                    let d = std::io::Error::from_raw_os_error(int32(-r)).to_string();
+                    let d = d.split(" (os error").next().unwrap_or(&d);
+                    let _ = write!(line, "-1 {n} ({d})");
+                }
+                None => {
+                    let _ = write!(line, "-1 (errno {})", -r);
+                }
+            }
         } else if matches!(def.map(|d| d.ret), Some(RetFmt::Hex)) {
             let _ = write!(line, "{ret:#x}");
         } else if matches!(def.map(|d| d.ret), Some(RetFmt::Fcntl)) && fcntl_cmd(task, a.raw(1)) == libc::F_GETFL {
@@ -834,6 +841,18 @@ fn si_code_name(sig: crate::signal::Signal, code: i32) -> String {
     own.or(generic).map_or_else(|| code.to_string(), str::to_string)
 }
 
+/// strace's words for the kernel's restart codes (include/linux/errno.h: ERESTARTSYS 512,
+/// ERESTARTNOINTR 513, ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516) as a return value `r`.
+fn restart_text(r: i64) -> Option<&'static str> {
+    Some(match -r {
+        512 => "ERESTARTSYS (To be restarted if SA_RESTART is set)",
+        513 => "ERESTARTNOINTR (To be restarted)",
+        514 => "ERESTARTNOHAND (To be restarted if no handler)",
+        516 => "ERESTART_RESTARTBLOCK (Interrupted by signal)",
+        _ => return None,
+    })
+}
+
 /// What Linux returns from call `sys` (arguments `a`) when a signal interrupts it, as strace
 /// shows it: the restart codes the kernel turns into a restart or `EINTR` on the way out
 /// (include/linux/errno.h), or `None` for the calls that return `EINTR` itself. Found by
@@ -938,6 +957,14 @@ mod tests {
         assert_eq!(unserved_args("vhangup").map(<[_]>::len), Some(0));
         assert!(unserved_args("no_such_call").is_none());
         assert_eq!(ptr(0), "NULL");
+    }
+
+    #[test]
+    fn restart_codes_in_strace_words() {
+        // strace 6.1 natively, for rt_sigreturn giving back a restart code (-512, -516).
+        assert_eq!(restart_text(-512), Some("ERESTARTSYS (To be restarted if SA_RESTART is set)"));
+        assert_eq!(restart_text(-516), Some("ERESTART_RESTARTBLOCK (Interrupted by signal)"));
+        assert_eq!(restart_text(-4), None);
     }
 
     #[test]
