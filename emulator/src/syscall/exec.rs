@@ -494,6 +494,10 @@ fn exec(
         let pre = crate::syscall::strace::format_entry(cpu.get_data(), def, a);
         crate::syscall::strace::print_line(cpu.get_data(), def, a, &pre, 0, false);
     }
+    // The threads' robust futexes are released as the kernel's exec does (`exec_mm_release`
+    // for this thread; the others die in `de_thread`): the exec fails from here on only for
+    // lack of host resources.
+    crate::syscall::robust::process_ending(cpu.get_data());
     super::selfref::set_inherited(true);
     crate::log::set_debug_log_inherited(true);
     // The image ends here: `--drcov` writes its file, the `-d` log its buffer.

@@ -239,6 +239,8 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
         if ca.flags & CLONE_CHILD_CLEARTID != 0 {
             t.clear_child_tid = ca.ctid;
         }
+        // No robust list (the kernel's `copy_process`): the child's C library sets its own.
+        t.robust_list = (0, 0);
         // A new process starts with no pending signals (signal(7)).
         t.sig.pending = 0;
         t.sig.queue.clear();
@@ -284,10 +286,12 @@ fn do_fork(cpu: &mut Cpu<'_>, ca: CloneArgs, pidfd_at: u64) -> SysResult {
 
 /// In a process just forked from one running a guest (a guest `fork`, or the `syscall_live`
 /// fuzz target's fork server, `crate::fuzz`): forgets what was the parent's alone — its other
-/// threads, its seccomp thread records, its cached ids, its AIO helper.
+/// threads and the robust-futex wake-ups they owe, its seccomp thread records, its cached ids,
+/// its AIO helper.
 pub fn after_fork_child() {
     crate::guest::process_forked();
     crate::thread::after_fork_child();
+    crate::syscall::robust::after_fork_child();
     super::seccomp::after_fork_child();
     super::process::forget_ids();
     super::aio::forget_after_fork();

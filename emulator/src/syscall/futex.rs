@@ -19,8 +19,11 @@
 //! CMP_REQUEUE) are byte-swapped first: the guest's value then matches the guest's word.
 //! `FUTEX_WAKE_OP`, whose arithmetic the host kernel would do on a host integer, is done here
 //! for such a guest (`wake_op_swapped`). PI operations use thread ids, which are host ids;
-//! the owner's id in a PI futex word stays in the host's byte order (a big-endian guest reading
-//! the word sees it swapped).
+//! the owner's id the host kernel writes in a PI futex word is in the host's byte order (a
+//! big-endian guest reading the word sees it swapped), so a contended PI futex of such a guest
+//! is not served right; a PI lock of a word without an owner (free, or marked
+//! `FUTEX_OWNER_DIED` when its owner died, `crate::syscall::robust`) is taken in the guest's
+//! byte order as the kernel takes it (`take_ownerless_pi`).
 
 use syscalls::Errno;
 
@@ -107,6 +110,13 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     if swap && cmd == WAKE_OP {
         return wake_op_swapped(o & 128, uaddr, uaddr2, a.uint(2), a.uint(3), a.uint(5));
     }
+    if swap && matches!(cmd, LOCK_PI | LOCK_PI2 | TRYLOCK_PI) {
+        // The kernel's lock takes a writable word.
+        let writable = t.mm.host_range(a.ptr(0), 4, Prot::WRITE)?;
+        if take_ownerless_pi(writable) {
+            return Ok(0);
+        }
+    }
     let fix = |v: u64| if swap { crate::abi::low32(v).swap_bytes() } else { crate::abi::low32(v) };
     let val = if matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI) { fix(a.raw(2)) } else { a.uint(2) };
     let val3 = if matches!(cmd, CMP_REQUEUE | CMP_REQUEUE_PI) { fix(a.raw(5)) } else { a.uint(5) };
@@ -191,6 +201,38 @@ fn wake_op_swapped(
         woken += wake(uaddr2, nr_wake2)?;
     }
     Ok(woken)
+}
+
+/// The kernel's take-over of a PI futex word without an owner (kernel/futex/pi.c
+/// `futex_lock_pi_atomic`: with no waiter and no owner's id in the word, the caller becomes
+/// the owner, `FUTEX_OWNER_DIED` kept) for `FUTEX_LOCK_PI`, `FUTEX_LOCK_PI2` and
+/// `FUTEX_TRYLOCK_PI` of a guest of the other byte order, in the guest's order: the host
+/// kernel would read the guest's `FUTEX_OWNER_DIED` (what a robust PI mutex's word holds once
+/// its owner died, `crate::syscall::robust`) as a thread id and answer `ESRCH`, on which glibc
+/// aborts. `false` when the word has an owner: the host's call serves it (a contended PI futex
+/// of such a guest, whose owner the host kernel reads in its own byte order, is not served
+/// right). `uaddr`: the checked, 4-byte aligned host address of a writable guest word.
+fn take_ownerless_pi(uaddr: *mut u8) -> bool {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    /// `FUTEX_OWNER_DIED` and `FUTEX_TID_MASK` (include/uapi/linux/futex.h).
+    const OWNER_DIED: u32 = 0x4000_0000;
+    const TID_MASK: u32 = 0x3fff_ffff;
+    let me = crate::abi::low32(crate::thread::gettid());
+    // SAFETY: the caller's checked, aligned host address of a writable guest word; other
+    // threads and processes change it only atomically.
+    let word = unsafe { AtomicU32::from_ptr(uaddr.cast()) };
+    let mut raw = word.load(Ordering::SeqCst);
+    loop {
+        let value = raw.swap_bytes();
+        if value & TID_MASK != 0 {
+            return false;
+        }
+        let new = ((value & OWNER_DIED) | me).swap_bytes();
+        match word.compare_exchange(raw, new, Ordering::SeqCst, Ordering::SeqCst) {
+            Ok(_) => return true,
+            Err(now) => raw = now,
+        }
+    }
 }
 
 /// `struct futex_waitv` (include/uapi/linux/futex.h): `__u64 val`, `__u64 uaddr`, `__u32 flags`,

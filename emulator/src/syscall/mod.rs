@@ -52,6 +52,7 @@ pub mod pidfd;
 pub mod process;
 pub mod process_vm;
 pub mod procfs;
+pub mod robust;
 pub mod rootfs;
 pub mod rseq;
 pub mod sched;

@@ -658,6 +658,15 @@ fn check_signal(cpu: &Cpu<'_>, sig: u64) -> Result<Option<Signal>, Errno> {
 pub fn kill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let pid = a.int(0);
     let sig = check_signal(cpu, a.raw(1))?;
+    if sig == Some(Signal::SIGKILL) {
+        // SAFETY: no arguments.
+        let (me, group) = unsafe { (libc::getpid(), libc::getpgrp()) };
+        // Its own process (by its pid, one of its threads' ids, or its process group):
+        // SIGKILL ends endgate at once, so the robust lists are walked first.
+        if pid == 0 || pid == me || pid == -group || (pid > 0 && crate::thread::is_own_thread(pid)) {
+            crate::syscall::robust::process_ending(cpu.get_data());
+        }
+    }
     // SAFETY: integer arguments.
     host_ret(i64::from(unsafe { libc::kill(pid, sig.map_or(0, Signal::as_c_int)) }))
 }
@@ -669,6 +678,12 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         return Err(Errno::EINVAL);
     }
     let sig = check_signal(cpu, a.raw(2))?;
+    // SAFETY: no arguments.
+    if sig == Some(Signal::SIGKILL) && tgid == unsafe { libc::getpid() } && crate::thread::is_own_thread(tid) {
+        // SIGKILL to one of its own threads ends the process, endgate at once: the robust
+        // lists are walked first.
+        crate::syscall::robust::process_ending(cpu.get_data());
+    }
     // SAFETY: integer arguments.
     host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, Signal::as_c_int)) })
 }

@@ -1,25 +1,28 @@
 //! The end of a guest thread, and of the process from any of its threads.
 //!
-//! - `exit` with other threads alive ends only the calling thread ([`exit_thread`]); the host
-//!   thread drops its instance, then, as the kernel's `mm_release` does, its
-//!   `CLONE_CHILD_CLEARTID` word gets 0 and a futex wake-up (what `pthread_join` waits for,
-//!   [`clear_child_tid`]), and the host thread ends. The word is cleared last because a thread
-//!   that `pthread_join` saw end must leave nothing behind that the guest could see: dropping
-//!   the instance frees memory, and the host glibc's first heap shrink of a thread arena opens
-//!   `/proc/sys/vm/overcommit_memory` (malloc/arena.c), which, done after the wake-up, took a
-//!   low descriptor number while the joining thread's next `pipe` ran, so the guest's pipe got
-//!   3 and 5 instead of 3 and 4 (the `task_comm` guest test then hung, about once in 500 runs
-//!   under load). The launch thread (whose host thread is the process's main thread) clears
-//!   its word at once and ends with the raw `exit` system call instead of returning
+//! - `exit` with other threads alive ends only the calling thread ([`exit_thread`]); with the lock
+//!   still held its robust futex list is walked ([`ChildTid::of`], [`crate::syscall::robust`]: the
+//!   robust mutexes it held get `FUTEX_OWNER_DIED`, as the kernel's `exit_robust_list` marks them
+//!   before `mm_release`), the host thread drops its instance, then the waiters of those mutexes are
+//!   woken and, as the kernel's `mm_release` does, its `CLONE_CHILD_CLEARTID` word gets 0 and a futex
+//!   wake-up (what `pthread_join` waits for, [`clear_child_tid`]), and the host thread ends. The word
+//!   is cleared last because a thread that `pthread_join` saw end must leave nothing behind that the
+//!   guest could see: dropping the instance frees memory, and the host glibc's first heap shrink of a
+//!   thread arena opens `/proc/sys/vm/overcommit_memory` (malloc/arena.c), which, done after the
+//!   wake-up, took a low descriptor number while the joining thread's next `pipe` ran, so the guest's
+//!   pipe got 3 and 5 instead of 3 and 4 (the `task_comm` guest test then hung, about once in 500
+//!   runs under load). The launch thread (whose host thread is the process's main thread) clears its
+//!   word at once and ends with the raw `exit` system call instead of returning
 //!   ([`leave_launch_thread`]), so the process lives on, as natively when `main` calls
-//!   `pthread_exit`. Robust futex lists (`set_robust_list`) are recorded but
-//!   not walked at exit: a thread that dies holding a robust mutex leaves it locked without
-//!   `FUTEX_OWNER_DIED`.
+//!   `pthread_exit`. The mutexes' waiters are woken after the instance is gone for the same reason as
+//!   the joiner.
 //! - The last thread's `exit` ends the process with its status (as on Linux, where the status
 //!   of a thread group whose threads all called `exit` is the last one's).
 //! - `exit_group`, a fatal signal or an endgate failure on any thread end the process at once
 //!   ([`end_process`]) with the lock held, so no other guest thread runs meanwhile; the other
-//!   host threads end with the process.
+//!   host threads end with the process. Every thread's robust list is walked first
+//!   ([`finish`], [`crate::syscall::robust::process_ending`]), as each of the kernel's dying
+//!   threads walks its own.
 //! - A `fork` child has only the thread that forked ([`after_fork_child`]).
 
 use crate::guest::Cpu;
@@ -38,30 +41,38 @@ pub fn exit_thread() {
     crate::thread::thread_ended();
 }
 
-/// The exiting thread's `CLONE_CHILD_CLEARTID` word (`set_tid_address`), as the host address
-/// found while the thread held the lock, for [`clear_child_tid`].
+/// What the exiting thread leaves for [`clear_child_tid`] (found while the thread held the
+/// lock): the wake-ups its robust list owes ([`crate::syscall::robust::thread_exiting`], which
+/// [`ChildTid::of`] walks) and its `CLONE_CHILD_CLEARTID` word (`set_tid_address`) as a host
+/// address.
 pub struct ChildTid {
     /// 0: none (not set, or not mapped writable when the thread exited).
     host: usize,
+    robust: crate::syscall::robust::Wakes,
 }
 
 impl ChildTid {
-    /// The word of the thread `cpu` (with the lock held).
+    /// The word of the thread `cpu` (with the lock held), after its robust list is walked: the
+    /// robust futexes it held get `FUTEX_OWNER_DIED` now, before the word is cleared, as the
+    /// kernel's `exit_mm_release` walks the list before `mm_release`.
     pub fn of(cpu: &mut Cpu<'_>) -> ChildTid {
         let t = cpu.get_data_mut();
+        let robust = crate::syscall::robust::thread_exiting(t);
         let addr = t.clear_child_tid;
         let host =
             if addr == 0 { 0 } else { t.mm.host_range(GuestAddr::new(addr), 4, Prot::WRITE).map_or(0, |p| p as usize) };
-        ChildTid { host }
+        ChildTid { host, robust }
     }
 }
 
-/// `mm_release`'s part of a thread's exit (kernel/fork.c): the `CLONE_CHILD_CLEARTID` word
-/// gets 0, then a futex wake of one waiter. Needs no lock: one `FUTEX_WAKE_OP` stores the 0
+/// `mm_release`'s part of a thread's exit (kernel/fork.c), after the robust list's wake-ups
+/// (the waiters of the robust futexes the thread held): the `CLONE_CHILD_CLEARTID` word gets
+/// 0, then a futex wake of one waiter. Needs no lock: one `FUTEX_WAKE_OP` stores the 0
 /// and wakes (`FUTEX_OP_SET` of 0 on the word, one waiter woken on it, none more), and if
 /// another thread unmapped or write-protected the word meanwhile it fails with `EFAULT`, which
 /// is ignored, as the kernel ignores its `put_user` failing.
 pub fn clear_child_tid(ctid: ChildTid) {
+    ctid.robust.wake();
     if ctid.host == 0 {
         return;
     }
@@ -97,10 +108,14 @@ pub fn end_process(cpu: &mut Cpu<'static>, exit: Exit) -> ! {
     std::process::exit(i32::from(status))
 }
 
-/// What endgate prints when the guest process has ended by `exit` on the thread `cpu`: the
+/// What endgate does when the guest process has ended by `exit` on the thread `cpu` (with the
+/// lock held): the robust lists of every thread walked, then what it prints: the
 /// mappings under `ENDGATE_DEBUG_MAPS`, strace's closing line under `--strace`; returns the
 /// one-line report of a fatal signal for [`exit_status`].
 pub fn finish(cpu: &Cpu<'_>, exit: Exit) -> Option<String> {
+    // Every thread ends with the process: the robust futexes they held get
+    // `FUTEX_OWNER_DIED`, their waiters (in other processes too) a wake-up.
+    crate::syscall::robust::process_ending(cpu.get_data());
     // -g: GDB hears how the process ended.
     crate::gdb::process_exit(exit);
     // A library tool's exit hook (`crate::api`).

@@ -80,6 +80,12 @@ pub fn robust_head_of(tid: i32) -> Option<u64> {
     robust_heads().get(&tid).copied()
 }
 
+/// The robust-list heads of the live guest threads, by thread id, for the walk at the end of
+/// the process (`crate::syscall::robust`).
+pub fn robust_heads_now() -> Vec<(i32, u64)> {
+    robust_heads().iter().map(|(&tid, &head)| (tid, head)).collect()
+}
+
 /// One guest thread (a `fork` child).
 pub(crate) fn reset_live() {
     LIVE.store(1, Ordering::Relaxed);
@@ -112,8 +118,9 @@ pub fn is_own_thread(tid: i32) -> bool {
 /// In the child of a `fork`: one guest thread, holding the lock.
 pub fn after_fork_child() {
     reset_live();
-    let me = gettid();
-    robust_heads().retain(|&tid, _| tid == me);
+    // The child has no robust list until it sets one (the kernel's `copy_process` gives it
+    // none; glibc's and musl's fork set theirs again in the child).
+    robust_heads().clear();
     lock::reset_after_fork();
     running::after_fork_child();
     preempt::after_fork_child();
