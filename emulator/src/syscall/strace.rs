@@ -905,7 +905,7 @@ fn restart_code(task: &Task, sys: Sys, a: &SyscallArgs) -> Option<&'static str> 
         | Sys::io_pgetevents_time64 => None,
         // A socket call under a timeout gives EINTR; so do the waits signal(7) says never
         // restart (System V IPC through `ipc`).
-        _ if !crate::task::deliver::restarts_after_handler(sys, a, &task.mm) => None,
+        _ if !crate::syscall::signal::restarts_after_handler(sys, a, &task.mm) => None,
         _ => Some(SYS),
     }
 }

@@ -16,81 +16,11 @@
 //!    undone before it took effect (a mask change with a signal already recorded for the
 //!    thread: `crate::syscall::signal::set_blocked`) is always re-executed, after the handler.
 
-use crate::abi::nr::Sys;
 use crate::guest::{Cpu, Exit, PendingOp};
 use crate::signal::{bit, host, sa, DefaultAction, FrameRequest, SigAction, SigInfo, Signal, SIG_DFL, SIG_IGN};
 
 /// Signals that can never be blocked or caught.
 const UNBLOCKABLE: u64 = (1 << 8) | (1 << 18);
-
-/// `true` if `sys` with arguments `a`, interrupted by a handler with `SA_RESTART`, is
-/// re-executed; `false` for the calls `signal(7)` lists as always failing with `EINTR` after a
-/// handler: waits with a timeout, sleeps, signal waits, System V IPC (`msgrcv`, `msgsnd`,
-/// `semop`, `semtimedop`, also through `ipc`), and socket calls on a socket with a receive or
-/// send timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO`, the kernel's `sock_intr_errno`) or `recvmmsg`
-/// with a timeout, also through `socketcall` (whose arguments `mm` holds).
-pub fn restarts_after_handler(sys: Sys, a: &crate::guest::SyscallArgs, mm: &crate::mm::AddressSpace) -> bool {
-    // `ipc(2)`'s call numbers (include/uapi/linux/ipc.h): SEMOP, SEMTIMEDOP, MSGSND, MSGRCV.
-    const IPC_WAITS: [u64; 4] = [1, 4, 11, 12];
-    let socket_timeout = |fd: i32, opt: i32| {
-        let mut tv = libc::timeval { tv_sec: 0, tv_usec: 0 };
-        // sizeof(struct timeval) on the host.
-        let mut len: libc::socklen_t = 16;
-        // SAFETY: a timeval to fill and its length; a descriptor that is no socket fails.
-        let r = unsafe { libc::getsockopt(fd, libc::SOL_SOCKET, opt, (&raw mut tv).cast(), &raw mut len) };
-        r == 0 && (tv.tv_sec != 0 || tv.tv_usec != 0)
-    };
-    // A socket call: its descriptor, the timeout that applies, and whether it has a timeout
-    // argument of its own set (`recvmmsg`).
-    let (fd, opt, timed) = match sys {
-        Sys::msgrcv | Sys::msgsnd | Sys::semop | Sys::semtimedop | Sys::semtimedop_time64 => return false,
-        Sys::ipc => return !IPC_WAITS.contains(&(a.raw(0) & 0xffff)),
-        Sys::recv | Sys::recvfrom | Sys::recvmsg | Sys::accept | Sys::accept4 => (a.int(0), libc::SO_RCVTIMEO, false),
-        Sys::recvmmsg | Sys::recvmmsg_time64 => (a.int(0), libc::SO_RCVTIMEO, a.raw(4) != 0),
-        Sys::send | Sys::sendto | Sys::sendmsg | Sys::sendmmsg => (a.int(0), libc::SO_SNDTIMEO, false),
-        Sys::socketcall => {
-            // include/uapi/linux/net.h: SYS_ACCEPT 5, SEND 9, RECV 10, SENDTO 11, RECVFROM 12,
-            // SENDMSG 16, RECVMSG 17, ACCEPT4 18, RECVMMSG 19, SENDMMSG 20; the arguments are
-            // `long`s at the second argument.
-            let word = |i: u64| mm.read_ulong(a.ptr(1) + i * mm.long_bytes()).unwrap_or(0);
-            let fd = crate::abi::int32(word(0));
-            match a.raw(0) {
-                5 | 10 | 12 | 17 | 18 => (fd, libc::SO_RCVTIMEO, false),
-                19 => (fd, libc::SO_RCVTIMEO, word(4) != 0),
-                9 | 11 | 16 | 20 => (fd, libc::SO_SNDTIMEO, false),
-                _ => return true,
-            }
-        }
-        _ => (-1, 0, false),
-    };
-    if fd >= 0 {
-        return !timed && !socket_timeout(fd, opt);
-    }
-    !matches!(
-        sys,
-        Sys::nanosleep
-            | Sys::clock_nanosleep
-            | Sys::clock_nanosleep_time64
-            | Sys::poll
-            | Sys::ppoll
-            | Sys::ppoll_time64
-            | Sys::select
-            | Sys::_newselect
-            | Sys::old_select
-            | Sys::pselect6
-            | Sys::pselect6_time64
-            | Sys::epoll_wait
-            | Sys::epoll_pwait
-            | Sys::rt_sigsuspend
-            | Sys::sigsuspend
-            | Sys::pause
-            | Sys::rt_sigtimedwait
-            | Sys::rt_sigtimedwait_time64
-            | Sys::io_getevents
-            | Sys::io_pgetevents
-            | Sys::io_pgetevents_time64
-    )
-}
 
 /// Runs what is due after emulation stopped (see the module doc). Sets the task's `exit`
 /// when the guest dies.
@@ -209,7 +139,10 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     let t = cpu.get_data_mut();
     let arch = t.arch;
     if let Some(call) = t.interrupted.take() {
-        if call.undone || (act.flags & sa::RESTART != 0 && restarts_after_handler(call.sys, &call.args, &t.mm)) {
+        if call.undone
+            || (act.flags & sa::RESTART != 0
+                && crate::syscall::signal::restarts_after_handler(call.sys, &call.args, &t.mm))
+        {
             arch.restart_syscall(cpu, &call.args);
         }
     }
