@@ -844,11 +844,11 @@ fn si_code_name(sig: crate::signal::Signal, code: i32) -> String {
 /// strace's words for the kernel's restart codes (include/linux/errno.h: ERESTARTSYS 512,
 /// ERESTARTNOINTR 513, ERESTARTNOHAND 514, ERESTART_RESTARTBLOCK 516) as a return value `r`.
 fn restart_text(r: i64) -> Option<&'static str> {
-    Some(match -r {
-        512 => "ERESTARTSYS (To be restarted if SA_RESTART is set)",
-        513 => "ERESTARTNOINTR (To be restarted)",
-        514 => "ERESTARTNOHAND (To be restarted if no handler)",
-        516 => "ERESTART_RESTARTBLOCK (Interrupted by signal)",
+    Some(match r {
+        -512 => "ERESTARTSYS (To be restarted if SA_RESTART is set)",
+        -513 => "ERESTARTNOINTR (To be restarted)",
+        -514 => "ERESTARTNOHAND (To be restarted if no handler)",
+        -516 => "ERESTART_RESTARTBLOCK (Interrupted by signal)",
         _ => return None,
     })
 }
@@ -965,6 +965,8 @@ mod tests {
         assert_eq!(restart_text(-512), Some("ERESTARTSYS (To be restarted if SA_RESTART is set)"));
         assert_eq!(restart_text(-516), Some("ERESTART_RESTARTBLOCK (Interrupted by signal)"));
         assert_eq!(restart_text(-4), None);
+        // Any return value, i64::MIN included (found by the strace_format fuzz target).
+        assert_eq!(restart_text(i64::MIN), None);
     }
 
     #[test]
