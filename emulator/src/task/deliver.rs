@@ -64,9 +64,7 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         match act.handler {
             SIG_IGN => continue,
             SIG_DFL => {
-                if cpu.get_data().opts.strace {
-                    crate::tlog!("--- {} {} ---", info.signo, crate::syscall::strace::siginfo(&info));
-                }
+                strace_signal(cpu.get_data(), &info);
                 if !default_action(cpu, sig, None) {
                     return;
                 }
@@ -87,6 +85,13 @@ pub fn deliver_ready(cpu: &mut Cpu<'_>) {
         // No handler ran: the call carries on as if nothing happened.
         let arch = t.arch;
         arch.restart_syscall(cpu, &call.args);
+    }
+}
+
+/// `--strace`'s line for a signal delivered to the thread (`--- SIGTERM {si_signo=…} ---`).
+fn strace_signal(t: &crate::guest::Task, info: &SigInfo) {
+    if t.opts.strace {
+        crate::tlog!("--- {} {} ---", info.signo, crate::syscall::strace::siginfo(info));
     }
 }
 
@@ -153,9 +158,7 @@ fn run_handler(cpu: &mut Cpu<'_>, info: SigInfo, act: SigAction) -> bool {
     let old_mask = t.sig.saved_mask.take().unwrap_or(t.sig.mask);
     let guest_signo = (t.arch.info().signal_from_host)(info.signo);
     let req = FrameRequest { info, guest_signo, action: act, old_mask, altstack: t.sig.altstack };
-    if t.opts.strace {
-        crate::tlog!("--- {} {} ---", info.signo, crate::syscall::strace::siginfo(&info));
-    }
+    strace_signal(t, &info);
     if t.opts.trace.has(crate::cli::DebugItem::Int) {
         let pc = arch.pc(cpu);
         crate::dlog!(
@@ -225,7 +228,7 @@ pub fn deliver_fault(cpu: &mut Cpu<'_>, info: SigInfo) {
             if let (Some(a), crate::signal::SigFields::Fault { addr }) = (addr, &mut shown.fields) {
                 *addr = t.arch.fault_si_addr(a);
             }
-            crate::tlog!("--- {} {} ---", sig, crate::syscall::strace::siginfo(&shown));
+            strace_signal(t, &shown);
         }
         let t = cpu.get_data();
         let pc = t.arch.pc(cpu);
