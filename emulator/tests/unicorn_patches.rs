@@ -2473,3 +2473,223 @@ fn x86_rep_string_in_bulk_keeps_per_element_observers() {
     assert_eq!(runs.get(), 41);
     assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), 0);
 }
+
+/// One guest's loop for patch 0037's test: at `CODE`, call the function whose address is in
+/// `target`, xor `target` with `flip`, count `count` down, loop while it is not zero; `end` is
+/// the instruction after the loop. `f1` (at `CODE + 0x1000`, its own page) adds 1 to `r1`,
+/// `f2` (at `CODE + 0x1100`) adds 1 to `r2`; `f1_by_2` is `f1` adding 2.
+struct IndirectGuest {
+    name: &'static str,
+    arch: Arch,
+    mode: Mode,
+    code: Vec<u8>,
+    end: u64,
+    f1: Vec<u8>,
+    f1_by_2: Vec<u8>,
+    f2: Vec<u8>,
+    target: i32,
+    flip: i32,
+    count: i32,
+    r1: i32,
+    r2: i32,
+    /// The stack pointer, for the x86 `call`s (0: none needed).
+    sp: i32,
+    /// The CPU model endgate uses, where the engine's default is another.
+    model: Option<i32>,
+}
+
+fn indirect_guests() -> Vec<IndirectGuest> {
+    use unicorn_engine::{RegisterARM, RegisterMIPS, RegisterRISCV, RegisterS390X, RegisterX86};
+    let x86_f2 = vec![0x48, 0x83, 0xc2, 0x01, 0xc3]; // add rdx, 1; ret
+    vec![
+        IndirectGuest {
+            name: "x86_64",
+            arch: Arch::X86,
+            mode: Mode::MODE_64,
+            // call rcx; xor rcx, r9; dec r8; jnz CODE; nop
+            code: vec![0xff, 0xd1, 0x4c, 0x31, 0xc9, 0x49, 0xff, 0xc8, 0x75, 0xf6, 0x90],
+            end: CODE + 10,
+            f1: vec![0x48, 0x83, 0xc3, 0x01, 0xc3], // add rbx, 1; ret
+            f1_by_2: vec![0x48, 0x83, 0xc3, 0x02, 0xc3],
+            f2: x86_f2,
+            target: RegisterX86::RCX as i32,
+            flip: RegisterX86::R9 as i32,
+            count: RegisterX86::R8 as i32,
+            r1: RegisterX86::RBX as i32,
+            r2: RegisterX86::RDX as i32,
+            sp: RegisterX86::RSP as i32,
+            model: None,
+        },
+        IndirectGuest {
+            name: "i386",
+            arch: Arch::X86,
+            mode: Mode::MODE_32,
+            // call ecx; xor ecx, edi; sub esi, 1; jnz CODE; nop
+            code: vec![0xff, 0xd1, 0x31, 0xf9, 0x83, 0xee, 0x01, 0x75, 0xf7, 0x90],
+            end: CODE + 9,
+            f1: vec![0x83, 0xc3, 0x01, 0xc3], // add ebx, 1; ret
+            f1_by_2: vec![0x83, 0xc3, 0x02, 0xc3],
+            f2: vec![0x83, 0xc2, 0x01, 0xc3], // add edx, 1; ret
+            target: RegisterX86::ECX as i32,
+            flip: RegisterX86::EDI as i32,
+            count: RegisterX86::ESI as i32,
+            r1: RegisterX86::EBX as i32,
+            r2: RegisterX86::EDX as i32,
+            sp: RegisterX86::ESP as i32,
+            model: None,
+        },
+        IndirectGuest {
+            name: "aarch64",
+            arch: Arch::ARM64,
+            mode: Mode::ARM,
+            // blr x1; eor x1, x1, x9; subs x8, x8, #1; b.ne CODE; nop
+            code: le32(&[0xd63f_0020, 0xca09_0021, 0xf100_0508, 0x54ff_ffa1, NOP]),
+            end: CODE + 16,
+            f1: le32(&[0x9100_0484, 0xd65f_03c0]), // add x4, x4, #1; ret
+            f1_by_2: le32(&[0x9100_0884, 0xd65f_03c0]),
+            f2: le32(&[0x9100_04c6, 0xd65f_03c0]), // add x6, x6, #1; ret
+            target: RegisterARM64::X1 as i32,
+            flip: RegisterARM64::X9 as i32,
+            count: RegisterARM64::X8 as i32,
+            r1: RegisterARM64::X4 as i32,
+            r2: RegisterARM64::X6 as i32,
+            sp: 0,
+            model: None,
+        },
+        IndirectGuest {
+            name: "arm",
+            arch: Arch::ARM,
+            mode: Mode::ARM,
+            // blx r1; eor r1, r1, r9; subs r8, r8, #1; bne CODE; nop
+            code: le32(&[0xe12f_ff31, 0xe021_1009, 0xe258_8001, 0x1aff_fffb, 0xe1a0_0000]),
+            end: CODE + 16,
+            f1: le32(&[0xe284_4001, 0xe12f_ff1e]), // add r4, r4, #1; bx lr
+            f1_by_2: le32(&[0xe284_4002, 0xe12f_ff1e]),
+            f2: le32(&[0xe286_6001, 0xe12f_ff1e]), // add r6, r6, #1; bx lr
+            target: RegisterARM::R1 as i32,
+            flip: RegisterARM::R9 as i32,
+            count: RegisterARM::R8 as i32,
+            r1: RegisterARM::R4 as i32,
+            r2: RegisterARM::R6 as i32,
+            sp: 0,
+            model: None,
+        },
+        IndirectGuest {
+            name: "riscv64",
+            arch: Arch::RISCV,
+            mode: Mode::RISCV64,
+            // jalr t0; xor t0, t0, t1; addi t2, t2, -1; bnez t2, CODE; nop
+            code: le32(&[0x0002_80e7, 0x0062_c2b3, 0xfff3_8393, 0xfe03_9ae3, 0x0000_0013]),
+            end: CODE + 16,
+            f1: le32(&[0x0019_0913, 0x0000_8067]), // addi s2, s2, 1; ret
+            f1_by_2: le32(&[0x0029_0913, 0x0000_8067]),
+            f2: le32(&[0x0019_8993, 0x0000_8067]), // addi s3, s3, 1; ret
+            target: RegisterRISCV::T0 as i32,
+            flip: RegisterRISCV::T1 as i32,
+            count: RegisterRISCV::T2 as i32,
+            r1: RegisterRISCV::S2 as i32,
+            r2: RegisterRISCV::S3 as i32,
+            sp: 0,
+            model: None,
+        },
+        IndirectGuest {
+            name: "mips64el",
+            arch: Arch::MIPS,
+            mode: Mode::MIPS64 | Mode::LITTLE_ENDIAN,
+            // jalr $25; nop; xor $25, $25, $13; daddiu $14, $14, -1; bnez $14, CODE; nop; nop
+            // (unicorn's register names are o32's: $13 is T5, $14 is T6)
+            code: le32(&[0x0320_f809, 0, 0x032d_c826, 0x65ce_ffff, 0x15c0_fffb, 0, 0]),
+            end: CODE + 24,
+            f1: le32(&[0x03e0_0008, 0x6610_0001]), // jr ra; daddiu s0, s0, 1
+            f1_by_2: le32(&[0x03e0_0008, 0x6610_0002]),
+            f2: le32(&[0x03e0_0008, 0x6631_0001]), // jr ra; daddiu s1, s1, 1
+            target: RegisterMIPS::T9 as i32,
+            flip: RegisterMIPS::T5 as i32,
+            count: RegisterMIPS::T6 as i32,
+            r1: RegisterMIPS::S0 as i32,
+            r2: RegisterMIPS::S1 as i32,
+            sp: 0,
+            // MIPS64R2-generic has neither MIPS16 nor microMIPS: its JR keeps a link.
+            model: Some(unicorn_engine::Mips64CpuModel::MIPS64R2_GENERIC as i32),
+        },
+        IndirectGuest {
+            name: "s390x",
+            arch: Arch::S390X,
+            mode: Mode::BIG_ENDIAN,
+            // basr r14, r1; xgr r1, r9; brctg r8, CODE; nopr r7
+            code: vec![0x0d, 0xe1, 0xb9, 0x82, 0x00, 0x19, 0xa7, 0x87, 0xff, 0xfd, 0x07, 0x07],
+            end: CODE + 10,
+            f1: vec![0xa7, 0x4b, 0x00, 0x01, 0x07, 0xfe], // aghi r4, 1; br r14
+            f1_by_2: vec![0xa7, 0x4b, 0x00, 0x02, 0x07, 0xfe],
+            f2: vec![0xa7, 0x6b, 0x00, 0x01, 0x07, 0xfe], // aghi r6, 1; br r14
+            target: RegisterS390X::R1 as i32,
+            flip: RegisterS390X::R9 as i32,
+            count: RegisterS390X::R8 as i32,
+            r1: RegisterS390X::R4 as i32,
+            r2: RegisterS390X::R6 as i32,
+            sp: 0,
+            model: None,
+        },
+    ]
+}
+
+/// Patch 0037: an indirect jump keeps a direct link to the block it went to first, taken
+/// only while it goes there again. On each engine, a loop calls one function through a
+/// register 1000 times (the call and the return link), then alternates between two functions
+/// (the call's link must not be taken for the other one), then the first function is rewritten
+/// behind the engine's back and its page's translations dropped (the link is unlinked: the new
+/// code runs).
+#[test]
+fn indirect_jump_link_is_taken_only_for_its_own_target() {
+    let (f1, f2) = (CODE + 0x1000, CODE + 0x1100);
+    for g in indirect_guests() {
+        let mut uc = Unicorn::new(g.arch, g.mode).unwrap_or_else(|e| panic!("{} engine: {e:?}", g.name));
+        if let Some(model) = g.model {
+            uc.ctl_set_cpu_model(model).unwrap();
+        }
+        // (unicorn's s390x fetches only from writable pages without a TLB-fill hook)
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_map(f1, 0x1000, Prot::ALL).unwrap();
+        uc.mem_map(DATA, 0x1000, Prot::READ | Prot::WRITE).unwrap();
+        uc.mem_write(CODE, &g.code).unwrap();
+        uc.mem_write(f1, &g.f1).unwrap();
+        uc.mem_write(f2, &g.f2).unwrap();
+        let run = |uc: &mut Unicorn<'static, ()>, flip: u64| {
+            uc.reg_write(g.target, f1).unwrap();
+            uc.reg_write(g.flip, flip).unwrap();
+            uc.reg_write(g.count, 1000).unwrap();
+            if g.sp != 0 {
+                uc.reg_write(g.sp, DATA + 0x800).unwrap();
+            }
+            uc.emu_start(CODE, g.end, 0, 0).unwrap_or_else(|e| panic!("{}: {e:?}", g.name));
+            (uc.reg_read(g.r1).unwrap(), uc.reg_read(g.r2).unwrap())
+        };
+        assert_eq!(run(&mut uc, 0), (1000, 0), "{}: one target", g.name);
+        assert_eq!(run(&mut uc, f1 ^ f2), (1500, 500), "{}: two targets in turn", g.name);
+        uc.mem_write(f1, &g.f1_by_2).unwrap();
+        uc.ctl_remove_cache(f1, f1 + 0x1000).unwrap();
+        assert_eq!(run(&mut uc, 0), (3500, 500), "{}: the rewritten target", g.name);
+    }
+}
+
+/// Patch 0037 on arm: a block of the same address in the other instruction set is another
+/// block, so the link's key holds the Thumb bit. The loop's `blx r1` goes to the same address
+/// in Thumb state and in Arm state in turn; the word there is `adds r5, #1; bx lr` as Thumb
+/// and, as Arm, a conditional load that does not run (MI, with N clear) before `add r4, r4, #1;
+/// bx lr`.
+#[test]
+fn arm_indirect_jump_link_keeps_thumb_and_arm_apart() {
+    use unicorn_engine::RegisterARM;
+    let x = CODE + 0x1000;
+    let mut uc = Unicorn::new(Arch::ARM, Mode::ARM).unwrap();
+    uc.mem_map(CODE, 0x2000, Prot::READ | Prot::EXEC).unwrap();
+    // blx r1; eor r1, r1, r9; subs r8, r8, #1; bne CODE; nop
+    uc.mem_write(CODE, &le32(&[0xe12f_ff31, 0xe021_1009, 0xe258_8001, 0x1aff_fffb, 0xe1a0_0000])).unwrap();
+    uc.mem_write(x, &le32(&[0x4770_3501, 0xe284_4001, 0xe12f_ff1e])).unwrap();
+    uc.reg_write(RegisterARM::R1, x | 1).unwrap();
+    uc.reg_write(RegisterARM::R9, 1).unwrap();
+    uc.reg_write(RegisterARM::R8, 1000).unwrap();
+    uc.emu_start(CODE, CODE + 16, 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterARM::R5).unwrap(), 500, "Thumb calls");
+    assert_eq!(uc.reg_read(RegisterARM::R4).unwrap(), 500, "Arm calls");
+}
