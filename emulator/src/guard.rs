@@ -9,17 +9,21 @@
 //! endgate: internal error in TLB fill: index out of bounds: the len is 0 but the index is 0 at emulator/src/mm/mod.rs:120
 //! ```
 //!
-//! The panic hook ([`install`]) records the message and location in the panicking thread's
+//! The panic hook ([`install`]) formats the message and location into the panicking thread's
 //! fixed buffer instead of printing Rust's multi-line text (which it still prints first when
-//! `RUST_BACKTRACE` asks for a backtrace); the guard that catches the unwind prints the line
-//! with `write(2)` and ends the process with `_exit(2)`: nothing on that path allocates or takes
-//! a lock, so it is as safe in a host signal handler as the panic itself can be (the standard
-//! library boxes the panic's payload). Nothing runs at exit: the guest's `-d` log lines still
-//! buffered and a `--drcov` file are not written, `--strace` prints no closing line.
+//! `RUST_BACKTRACE` asks for a backtrace). Inside [`guarded`] code it then prints the line with
+//! `write(2)` and ends the process with `_exit(2)` itself, before anything unwinds: nothing on
+//! that path allocates or takes a lock, so it is as safe in a host signal handler as the panic
+//! itself can be (the standard library boxes the panic's payload). Nothing runs at exit: the
+//! guest's `-d` log lines still buffered and a `--drcov` file are not written, `--strace`
+//! prints no closing line.
 //!
-//! [`catch_unwind`] costs nothing until something panics: the hot
-//! callbacks (the TLB fill, the trap, the gate's code hook) pay no call, allocation or system
-//! call for their guard.
+//! A guard is two thread-local stores on the way in and two on the way out: the hot callbacks
+//! (the TLB fill, the trap, the gate's code hook) pay no call, allocation or system call for
+//! it. It catches no unwind (a `catch_unwind` is a frame of its own unless the compiler inlines
+//! it, and a frame live across the host system call costs a mispredicted return:
+//! [`crate::syscall::install_trap_hooks`]). So a panic under a guard before [`install`] ran
+//! (unit tests only) unwinds as Rust's do, and aborts where it would leave through the engine.
 //!
 //! Engine calls whose refusal would be endgate's bug (a register id of the instance's own
 //! arch, a stop or a flush of a live instance) go through [`Checked`], which turns a refusal
@@ -30,8 +34,6 @@
 
 use std::cell::Cell;
 use std::fmt::{self, Write as _};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use unicorn_engine::{uc_error, Unicorn};
 
 /// The exit status of an internal error: `EX_SOFTWARE` (sysexits.h).
@@ -80,6 +82,10 @@ impl<const N: usize> fmt::Write for FixedText<N> {
 thread_local! {
     /// The last panic on this thread, as the panic hook recorded it: "MESSAGE at FILE:LINE".
     static LAST_PANIC: Cell<Option<FixedText<RECORD_MAX>>> = const { Cell::new(None) };
+    /// The innermost [`guarded`] callback this thread runs, if any.
+    static CALLBACK: Cell<Option<&'static str>> = const { Cell::new(None) };
+    /// The system call whose handler this thread runs inside that callback ([`handler`]).
+    static HANDLER: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
 /// Installs the panic hook that records a panic's message and location for the guard that
@@ -112,23 +118,42 @@ pub fn install() {
                 let _ = write!(text, " at {}:{}", l.file(), l.line());
             }
             let _ = LAST_PANIC.try_with(|p| p.set(Some(text)));
+            // Under a guard the process ends here, before anything unwinds.
+            match (HANDLER.try_with(Cell::get).ok().flatten(), CALLBACK.try_with(Cell::get).ok().flatten()) {
+                (Some(call), _) => internal_error(format_args!("the {call} handler")),
+                (None, Some(callback)) => internal_error(format_args!("{callback}")),
+                (None, None) => {}
+            }
         }));
     });
 }
 
 /// Runs `body`; if it panics, ends the process as an internal error in `what` (a callback's
-/// name: "TLB fill", "gate code hook") with one line on stderr and status 70. Costs nothing
-/// while nothing panics.
+/// name: "TLB fill", "gate code hook") with one line on stderr and status 70, from the panic
+/// hook ([`install`]). Costs four thread-local stores.
 #[inline(always)]
 pub fn guarded<R>(what: &'static str, body: impl FnOnce() -> R) -> R {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(r) => r,
-        Err(payload) => {
-            // Dropping the payload could itself panic; the process ends anyway.
-            std::mem::forget(payload);
-            internal_error(format_args!("{what}"))
-        }
-    }
+    let callback = CALLBACK.with(|c| c.replace(Some(what)));
+    let call = HANDLER.with(|h| h.replace(None));
+    let r = body();
+    CALLBACK.with(|c| c.set(callback));
+    HANDLER.with(|h| h.set(call));
+    r
+}
+
+/// Marks the start of the handler of the system call `name`: until [`leave_handler`] with what
+/// this returned, a panic is an internal error in "the NAME handler" (a [`guarded`] callback
+/// inside it names itself). A pair costs two thread-local stores; a plain pair of calls rather
+/// than a closure, so that the handler stays in its caller's frame.
+#[inline(always)]
+pub fn enter_handler(name: &'static str) -> Option<&'static str> {
+    HANDLER.with(|h| h.replace(Some(name)))
+}
+
+/// Marks the end of a handler that [`enter_handler`] started; `outer` is what it returned.
+#[inline(always)]
+pub fn leave_handler(outer: Option<&'static str>) {
+    HANDLER.with(|h| h.set(outer));
 }
 
 /// The line an internal error prints, without its newline: "endgate: internal error in WHAT:
@@ -281,6 +306,7 @@ pub fn check(call: &str, r: uc_error) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::panic::catch_unwind;
 
     #[test]
     fn fixed_text_cuts_and_keeps_one_line() {
@@ -352,10 +378,55 @@ mod tests {
             install();
             guarded("unit-test callback", || panic!("boom\nsecond line"));
         }
+        let line = child_line("guard::tests::guarded_panic_ends_the_process_with_one_line");
+        assert!(
+            line.starts_with(
+                "endgate: internal error in unit-test callback: boom second line at emulator/src/guard.rs:"
+            ),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_handler_panic_names_the_call_and_a_callback_inside_it_names_itself() {
+        match std::env::var("ENDGATE_GUARD_CHILD").as_deref() {
+            Ok("handler") => {
+                install();
+                guarded("unit-test hook", || {
+                    let _outer = enter_handler("getppid");
+                    panic!("in the handler");
+                });
+            }
+            Ok("nested") => {
+                install();
+                guarded("unit-test hook", || {
+                    let outer = enter_handler("execve");
+                    guarded("nested hook", || panic!("in a nested callback"));
+                    leave_handler(outer);
+                    // Back in the handler after the nested callback returned.
+                });
+            }
+            _ => {}
+        }
+        let name = "guard::tests::a_handler_panic_names_the_call_and_a_callback_inside_it_names_itself";
+        let line = child_line_with(name, "handler");
+        assert!(line.starts_with("endgate: internal error in the getppid handler: in the handler at "), "{line}");
+        let line = child_line_with(name, "nested");
+        assert!(line.starts_with("endgate: internal error in nested hook: in a nested callback at "), "{line}");
+    }
+
+    /// Runs the unit test `name` in a child process with `ENDGATE_GUARD_CHILD=1`; checks
+    /// status 70 and returns its one line.
+    fn child_line(name: &str) -> String {
+        child_line_with(name, "1")
+    }
+
+    /// [`child_line`] with `ENDGATE_GUARD_CHILD=value`.
+    fn child_line_with(name: &str, value: &str) -> String {
         let exe = std::env::current_exe().expect("test binary");
         let out = std::process::Command::new(exe)
-            .args(["--exact", "guard::tests::guarded_panic_ends_the_process_with_one_line", "--nocapture"])
-            .env("ENDGATE_GUARD_CHILD", "1")
+            .args(["--exact", name, "--nocapture"])
+            .env("ENDGATE_GUARD_CHILD", value)
             .env_remove("RUST_BACKTRACE")
             .output()
             .expect("run the child");
@@ -363,11 +434,6 @@ mod tests {
         let err = String::from_utf8_lossy(&out.stderr);
         let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("endgate:") || l.contains("panicked")).collect();
         assert_eq!(lines.len(), 1, "{err}");
-        assert!(
-            lines[0].starts_with(
-                "endgate: internal error in unit-test callback: boom second line at emulator/src/guard.rs:"
-            ),
-            "{err}"
-        );
+        lines[0].to_string()
     }
 }

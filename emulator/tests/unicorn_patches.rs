@@ -2693,3 +2693,33 @@ fn arm_indirect_jump_link_keeps_thumb_and_arm_apart() {
     assert_eq!(uc.reg_read(RegisterARM::R5).unwrap(), 500, "Thumb calls");
     assert_eq!(uc.reg_read(RegisterARM::R4).unwrap(), 500, "Arm calls");
 }
+
+/// Patch 0038: a code hook at a block's start (where the flags' last operation is known only
+/// at run time) no longer has the flags computed after it, and the code after it still sees
+/// the right flags: those of the compare before the jump into the block when the hook leaves
+/// EFLAGS alone, and those the hook wrote through the API otherwise.
+#[test]
+fn x86_code_hook_at_a_block_start_keeps_the_flags() {
+    use unicorn_engine::RegisterX86;
+    const ZF: u64 = 1 << 6;
+    // cmp rax, rbx; jmp L; L: sete cl; nop
+    let code = [0x48, 0x39, 0xd8, 0xeb, 0x00, 0x0f, 0x94, 0xc1, 0x90];
+    for (equal, write_zf, want) in [(true, None, 1), (false, None, 0), (true, Some(false), 0), (false, Some(true), 1)] {
+        let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).unwrap();
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        uc.reg_write(RegisterX86::RAX, 5).unwrap();
+        uc.reg_write(RegisterX86::RBX, if equal { 5 } else { 6 }).unwrap();
+        uc.reg_write(RegisterX86::RCX, 0x77).unwrap();
+        uc.add_code_hook(CODE + 5, CODE + 5, move |uc, _, _| {
+            let flags = uc.reg_read(RegisterX86::EFLAGS).unwrap();
+            assert_eq!(flags & ZF != 0, equal, "the hook reads the compare's flags");
+            if let Some(zf) = write_zf {
+                uc.reg_write(RegisterX86::EFLAGS, if zf { flags | ZF } else { flags & !ZF }).unwrap();
+            }
+        })
+        .unwrap();
+        uc.emu_start(CODE, CODE + 8, 0, 0).unwrap();
+        assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), want, "equal {equal}, hook writes ZF {write_zf:?}");
+    }
+}

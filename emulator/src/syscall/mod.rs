@@ -75,7 +75,6 @@ pub use crate::guest::{Handler, SysResult};
 
 use crate::guard::Checked;
 use std::collections::HashMap;
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use syscalls::Errno;
 
@@ -418,42 +417,26 @@ fn observe_entry(
 /// Runs the handler of `def`; its panic ends the process as an internal error naming the call.
 #[inline(always)]
 fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
-    // The result comes out as two words written in place: returned through the unwinding
-    // guard, the handler's 16-byte result was copied as one vector load of two smaller stores,
-    // a store-forwarding stall that was a third of the dispatcher's time (`perf annotate`,
-    // x86_64 getppid).
-    //
-    // The guarded closure stays small, so that the compiler inlines it into the hook's frame
-    // (a frame of its own would be live across the host system call: see
-    // [`install_trap_hooks`]); the rare cases are one cold call.
-    let (mut value, mut errno) = (0u64, 0i32);
-    let caught = catch_unwind(AssertUnwindSafe(|| {
-        let r = if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
-            call_slow(def, cpu, args)
-        } else if let Some(nr) = def.host_id {
-            // SAFETY: a host call without arguments that only reads the caller's ids.
-            let id = unsafe { syscalls::raw::syscall0(nr) };
-            Ok(u64::from(crate::abi::low32(id as u64)))
-        } else {
-            match (def.handler)(cpu, args) {
-                Err(Errno::EFAULT) => retry_grown(def, cpu, args),
-                r => r,
-            }
-        };
-        match r {
-            Ok(v) => value = v,
-            Err(e) => errno = e.into_raw(),
-        }
-    }));
-    if let Err(payload) = caught {
-        std::mem::forget(payload);
-        crate::guard::internal_error(format_args!("the {} handler", def.sys.name()))
-    }
-    if errno == 0 {
-        Ok(value)
+    // The handler runs in the hook's frame: no closure, no unwinding guard (a frame of its own
+    // would be live across the host system call: see [`install_trap_hooks`]; and a result
+    // returned through `catch_unwind` was copied as one vector load of two smaller stores, a
+    // store-forwarding stall that was a third of the dispatcher's time). The rare cases are
+    // one cold call.
+    let outer = crate::guard::enter_handler(def.sys.name());
+    let r = if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
+        call_slow(def, cpu, args)
+    } else if let Some(nr) = def.host_id {
+        // SAFETY: a host call without arguments that only reads the caller's ids.
+        let id = unsafe { syscalls::raw::syscall0(nr) };
+        Ok(u64::from(crate::abi::low32(id as u64)))
     } else {
-        Err(Errno::new(errno))
-    }
+        match (def.handler)(cpu, args) {
+            Err(Errno::EFAULT) => retry_grown(def, cpu, args),
+            r => r,
+        }
+    };
+    crate::guard::leave_handler(outer);
+    r
 }
 
 /// The answer to a call without a handler: the one [`unserved`] gives it (ENOSYS for a number
