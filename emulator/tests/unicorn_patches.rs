@@ -2723,3 +2723,51 @@ fn x86_code_hook_at_a_block_start_keeps_the_flags() {
         assert_eq!(uc.reg_read(RegisterX86::RCX).unwrap(), want, "equal {equal}, hook writes ZF {write_zf:?}");
     }
 }
+
+/// Patch 0037: a hook inside a block may change what the blocks after it must be translated
+/// for (the gate's `__kernel_vsyscall` serves system calls in a code hook, and `set_thread_area`
+/// reloads a segment), so the cached jump of a block that calls hooks also needs the engine's
+/// `chain_epoch` unchanged. A riscv64 loop calls a function through `jalr` and then runs a
+/// floating-point move; on the fifth call the function's code hook turns the FPU off in
+/// `mstatus` (its FS field is part of each block's flags): the move after that call, translated
+/// and linked while the FPU was on, must raise an illegal instruction exception (2).
+#[test]
+fn cached_jump_after_a_hook_follows_a_flags_change() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use unicorn_engine::RegisterRISCV;
+    const MSTATUS_FS: u64 = 3 << 13;
+    let f = CODE + 0x1000;
+    let mut uc = Unicorn::new(Arch::RISCV, Mode::RISCV64).expect("riscv64 engine");
+    uc.mem_map(CODE, 0x2000, Prot::READ | Prot::EXEC).unwrap();
+    // jalr t0; fmv.d.x ft0, t1; addi t1, t1, 1; j CODE | f: nop; ret
+    uc.mem_write(CODE, &le32(&[0x0002_80e7, 0xf203_0053, 0x0013_0313, 0xff5f_f06f])).unwrap();
+    uc.mem_write(f, &le32(&[0x0000_0013, 0x0000_8067])).unwrap();
+    uc.reg_write(RegisterRISCV::T0, f).unwrap();
+    let mstatus = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+    uc.reg_write(RegisterRISCV::MSTATUS, mstatus | (1 << 13)).unwrap(); // FS = initial
+    let calls = Rc::new(RefCell::new(0u32));
+    let c = calls.clone();
+    uc.add_code_hook(f, f, move |uc, _, _| {
+        *c.borrow_mut() += 1;
+        match *c.borrow() {
+            5 => {
+                let m = uc.reg_read(RegisterRISCV::MSTATUS).unwrap();
+                uc.reg_write(RegisterRISCV::MSTATUS, m & !MSTATUS_FS).unwrap();
+            }
+            20 => uc.emu_stop().unwrap(),
+            _ => {}
+        }
+    })
+    .unwrap();
+    let traps = Rc::new(RefCell::new(Vec::new()));
+    let t = traps.clone();
+    uc.add_intr_hook(move |uc, intno| {
+        t.borrow_mut().push((intno, uc.reg_read(RegisterRISCV::T1).unwrap()));
+        uc.emu_stop().unwrap();
+    })
+    .unwrap();
+    uc.emu_start(CODE, CODE + 0x800, 10_000_000, 0).unwrap();
+    assert_eq!(*traps.borrow(), vec![(2, 4)], "the move after the fifth call traps");
+    assert_eq!(*calls.borrow(), 5);
+}
