@@ -2500,7 +2500,6 @@ struct IndirectGuest {
 
 fn indirect_guests() -> Vec<IndirectGuest> {
     use unicorn_engine::{RegisterARM, RegisterMIPS, RegisterRISCV, RegisterS390X, RegisterX86};
-    let x86_f2 = vec![0x48, 0x83, 0xc2, 0x01, 0xc3]; // add rdx, 1; ret
     vec![
         IndirectGuest {
             name: "x86_64",
@@ -2511,7 +2510,7 @@ fn indirect_guests() -> Vec<IndirectGuest> {
             end: CODE + 10,
             f1: vec![0x48, 0x83, 0xc3, 0x01, 0xc3], // add rbx, 1; ret
             f1_by_2: vec![0x48, 0x83, 0xc3, 0x02, 0xc3],
-            f2: x86_f2,
+            f2: vec![0x48, 0x83, 0xc2, 0x01, 0xc3], // add rdx, 1; ret
             target: RegisterX86::RCX as i32,
             flip: RegisterX86::R9 as i32,
             count: RegisterX86::R8 as i32,
