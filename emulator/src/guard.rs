@@ -84,12 +84,12 @@ thread_local! {
     static LAST_PANIC: Cell<Option<FixedText<RECORD_MAX>>> = const { Cell::new(None) };
     /// The innermost [`guarded`] callback this thread runs, if any.
     static CALLBACK: Cell<Option<&'static str>> = const { Cell::new(None) };
-    /// The system call whose handler this thread runs inside that callback ([`handler`]).
+    /// The system call whose handler this thread runs inside that callback ([`enter_handler`]).
     static HANDLER: Cell<Option<&'static str>> = const { Cell::new(None) };
 }
 
-/// Installs the panic hook that records a panic's message and location for the guard that
-/// catches it (see the module doc). With `RUST_BACKTRACE` set to anything but `0` the hook
+/// Installs the panic hook that records a panic's message and location and, under a guard,
+/// ends the process with the internal error's line (see the module doc). With `RUST_BACKTRACE` set to anything but `0` the hook
 /// that was there before (Rust's, which prints the message and a backtrace) runs first.
 /// Idempotent; called by [`crate::launch`] and [`guarded`]'s callers at start-up.
 pub fn install() {

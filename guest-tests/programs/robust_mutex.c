@@ -220,12 +220,19 @@ static void report_child(const char *label, pid_t pid)
     recover(l, shared_mutex);
 }
 
-static void child_holds(const char *label, enum end how)
+/* A fresh process-shared mutex, then fork: the child's pid, or 0 in the child. */
+static pid_t fork_with_fresh_mutex(void)
 {
     init(shared_mutex, 1, 0);
     fflush(stdout);
     pid_t pid = fork();
     CHECK(pid >= 0);
+    return pid;
+}
+
+static void child_holds(const char *label, enum end how)
+{
+    pid_t pid = fork_with_fresh_mutex();
     if (pid == 0) {
         if (pthread_mutex_lock(shared_mutex) != 0)
             _exit(98);
@@ -247,10 +254,7 @@ static void *lock_and_stay(void *m)
 /* A child whose second thread holds the mutex while its first thread ends the process. */
 static void child_thread_holds(const char *label, enum end how)
 {
-    init(shared_mutex, 1, 0);
-    fflush(stdout);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
+    pid_t pid = fork_with_fresh_mutex();
     if (pid == 0) {
         int p[2];
         CHECK(pipe(p) == 0);
@@ -269,10 +273,7 @@ static void child_exits_while_parent_waits(void)
 {
     int locked[2], go[2];
     CHECK(pipe(locked) == 0 && pipe(go) == 0);
-    init(shared_mutex, 1, 0);
-    fflush(stdout);
-    pid_t pid = fork();
-    CHECK(pid >= 0);
+    pid_t pid = fork_with_fresh_mutex();
     if (pid == 0) {
         if (pthread_mutex_lock(shared_mutex) != 0)
             _exit(98);

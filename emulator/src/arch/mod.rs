@@ -80,6 +80,22 @@ pub(crate) fn uid16_name(name: &'static str) -> &'static str {
     }
 }
 
+/// The CPU state Linux copies from a thread to the threads it creates that endgate keeps per
+/// host thread rather than in the instance: x86's last exception and page-fault address (the
+/// `trapno`, `err` and `cr2` of a new thread's signal frames until its own first fault).
+/// Nothing on the other arches.
+pub(crate) struct ThreadState((u64, u64, u64));
+
+/// The calling thread's [`ThreadState`], for a thread it is creating.
+pub(crate) fn thread_state() -> ThreadState {
+    ThreadState(x86_64::trap::snapshot())
+}
+
+/// Makes `s`, taken by the creating thread, the calling (new) thread's.
+pub(crate) fn inherit_thread_state(s: ThreadState) {
+    x86_64::trap::restore(s.0);
+}
+
 pub mod aarch64;
 pub mod arm;
 pub mod i386;

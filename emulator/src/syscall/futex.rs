@@ -213,10 +213,8 @@ fn wake_op_swapped(
 /// of such a guest, whose owner the host kernel reads in its own byte order, is not served
 /// right). `uaddr`: the checked, 4-byte aligned host address of a writable guest word.
 fn take_ownerless_pi(uaddr: *mut u8) -> bool {
+    use super::robust::{FUTEX_OWNER_DIED, FUTEX_TID_MASK};
     use std::sync::atomic::{AtomicU32, Ordering};
-    /// `FUTEX_OWNER_DIED` and `FUTEX_TID_MASK` (include/uapi/linux/futex.h).
-    const OWNER_DIED: u32 = 0x4000_0000;
-    const TID_MASK: u32 = 0x3fff_ffff;
     let me = crate::abi::low32(crate::thread::gettid());
     // SAFETY: the caller's checked, aligned host address of a writable guest word; other
     // threads and processes change it only atomically.
@@ -224,10 +222,10 @@ fn take_ownerless_pi(uaddr: *mut u8) -> bool {
     let mut raw = word.load(Ordering::SeqCst);
     loop {
         let value = raw.swap_bytes();
-        if value & TID_MASK != 0 {
+        if value & FUTEX_TID_MASK != 0 {
             return false;
         }
-        let new = ((value & OWNER_DIED) | me).swap_bytes();
+        let new = ((value & FUTEX_OWNER_DIED) | me).swap_bytes();
         match word.compare_exchange(raw, new, Ordering::SeqCst, Ordering::SeqCst) {
             Ok(_) => return true,
             Err(now) => raw = now,

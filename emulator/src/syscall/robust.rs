@@ -76,9 +76,9 @@ use crate::mm::{AddressSpace, Endian, GuestAddr, Prot};
 /// A waiter waits on the word (include/uapi/linux/futex.h).
 const FUTEX_WAITERS: u32 = 0x8000_0000;
 /// The owner died holding the lock.
-const FUTEX_OWNER_DIED: u32 = 0x4000_0000;
+pub(crate) const FUTEX_OWNER_DIED: u32 = 0x4000_0000;
 /// The owner's thread id.
-const FUTEX_TID_MASK: u32 = 0x3fff_ffff;
+pub(crate) const FUTEX_TID_MASK: u32 = 0x3fff_ffff;
 /// Most entries walked (include/uapi/linux/futex.h).
 const ROBUST_LIST_LIMIT: usize = 2048;
 

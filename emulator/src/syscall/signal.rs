@@ -424,11 +424,7 @@ pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `semop`, `semtimedop`, also through `ipc`), and socket calls on a socket with a receive or
 /// send timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO`, the kernel's `sock_intr_errno`) or `recvmmsg`
 /// with a timeout, also through `socketcall` (whose arguments `mm` holds).
-pub fn restarts_after_handler(
-    sys: crate::abi::nr::Sys,
-    a: &crate::guest::SyscallArgs,
-    mm: &crate::mm::AddressSpace,
-) -> bool {
+pub fn restarts_after_handler(sys: Sys, a: &SyscallArgs, mm: &crate::mm::AddressSpace) -> bool {
     // `ipc(2)`'s call numbers (include/uapi/linux/ipc.h): SEMOP, SEMTIMEDOP, MSGSND, MSGRCV.
     const IPC_WAITS: [u64; 4] = [1, 4, 11, 12];
     let socket_timeout = |fd: i32, opt: i32| {

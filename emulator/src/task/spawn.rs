@@ -176,11 +176,10 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
     let (go_tx, go_rx) = mpsc::sync_channel::<()>(1);
     crate::thread::thread_started();
     crate::log::trace_pids();
-    // x86's last exception and page-fault address, which a new thread's frames show until
-    // its own first fault (Linux copies the creator's thread state).
-    let exc = crate::arch::x86_64::trap::snapshot();
+    // The creator's per-thread CPU state, as Linux copies it (x86's last exception).
+    let state = crate::arch::thread_state();
     let started = crate::thread::spawn_host(std::thread::Builder::new().stack_size(HOST_STACK), move || {
-        crate::arch::x86_64::trap::restore(exc);
+        crate::arch::inherit_thread_state(state);
         child_main(seed, tx, go_rx)
     });
     let reply = match started {

@@ -222,20 +222,22 @@ pub(crate) mod trap {
     use std::cell::Cell;
 
     thread_local! {
-        static LAST: Cell<Option<(Signal, u64, u64)>> = const { Cell::new(None) };
+        /// The signal the last exception is about to raise, until its frame takes it.
+        static LAST: Cell<Option<Signal>> = const { Cell::new(None) };
         static LAST_CR2: Cell<u64> = const { Cell::new(0) };
+        /// The last exception's vector and error code.
         static LAST_EXC: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
     }
 
     /// Records the exception (vector `trapno`, `err`) that is about to raise `sig`.
     pub(crate) fn record(sig: Signal, trapno: u64, err: u64) {
-        LAST.with(|l| l.set(Some((sig, trapno, err))));
+        LAST.with(|l| l.set(Some(sig)));
         LAST_EXC.with(|l| l.set((trapno, err)));
     }
 
     /// The recorded exception of `sig`, taken (the frame builder, for a fault's signal).
     pub(crate) fn take(sig: Signal) -> Option<(u64, u64)> {
-        LAST.with(Cell::take).filter(|l| l.0 == sig).map(|l| (l.1, l.2))
+        LAST.with(Cell::take).filter(|&l| l == sig).map(|_| last_exception())
     }
 
     /// Page-fault error code bits (arch/x86/include/asm/trap_pf.h, Intel SDM vol. 3 4.7):
