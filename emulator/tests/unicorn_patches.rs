@@ -63,6 +63,72 @@ fn aarch64_ic_ivau_drops_stale_code() {
     drop(uc);
 }
 
+/// Patch 0039: a TLB entry with `UC_PROT_STORE_WATCH` (a writable view whose physical page is
+/// the one an executable view runs code from: endgate's `mm::alias`) sends every store through
+/// it to the self-modifying-code path, which drops that physical page's translations and tells
+/// the code-write callback; without the watch only the first store was seen. One run: call a
+/// function, store a new instruction through the view, call it, store another, call it again:
+/// each call runs the code stored last, and both stores were reported. The same run with an
+/// unwatched entry runs the first store's code twice.
+#[test]
+fn a_watched_entry_reports_every_store_and_drops_the_code_of_its_physical_page() {
+    use std::sync::Mutex;
+    static REPORTED: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
+    unsafe extern "C" fn reported(
+        _uc: *mut unicorn_engine::uc_engine,
+        addr: u64,
+        size: u32,
+        _opaque: *mut std::ffi::c_void,
+    ) -> bool {
+        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((addr, size));
+        false
+    }
+    const STR_W9_X8: u32 = 0xb900_0109; // str w9, [x8]
+    const STR_W10_X8: u32 = 0xb900_010a; // str w10, [x8]
+    const ADD_X5_1: u32 = 0x9100_04a5; // add x5, x5, #1
+    const RET: u32 = 0xd65f_03c0;
+    let bl = |from: u64, to: u64| 0x9400_0000 | words(from, to, 0x03ff_ffff);
+    let (page_b, view) = (CODE + 0x1000, DATA + 0x1000);
+    let code = [bl(CODE, page_b), STR_W9_X8, bl(CODE + 8, page_b), STR_W10_X8, bl(CODE + 16, page_b), NOP];
+    let run = |watch: bool| {
+        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
+        let mut uc = engine(&code);
+        // SAFETY: a live engine, not running; the callback never unwinds.
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_code_write_cb(uc.get_handle(), Some(reported), std::ptr::null_mut()) }
+                .into();
+        r.unwrap();
+        let mut host_b = vec![0u8; 0x1000];
+        host_b[..4].copy_from_slice(&ADD_X4_1.to_le_bytes());
+        host_b[4..8].copy_from_slice(&RET.to_le_bytes());
+        // SAFETY: host_b outlives the engine's use of it (the engine is dropped first below).
+        unsafe { uc.mem_map_ptr(page_b, 0x1000, Prot::ALL, host_b.as_mut_ptr().cast()).unwrap() };
+        uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+        let watched = Prot(Prot::READ.0 | Prot::WRITE.0 | if watch { Prot::STORE_WATCH.0 } else { 0 });
+        uc.add_tlb_hook(0, u64::MAX, move |_, va, _| match va & !0xfff {
+            // The writable view: the executable page's physical page, not executable itself.
+            v if v == view => Some(TlbEntry { paddr: page_b, perms: watched }),
+            v if v == page_b => Some(TlbEntry { paddr: page_b, perms: Prot::READ | Prot::EXEC }),
+            v => Some(TlbEntry { paddr: v, perms: Prot::ALL }),
+        })
+        .unwrap();
+        uc.reg_write(RegisterARM64::X8, view).unwrap();
+        uc.reg_write(RegisterARM64::X9, u64::from(ADD_X5_1)).unwrap();
+        uc.reg_write(RegisterARM64::X10, u64::from(ADD_X6_1)).unwrap();
+        uc.emu_start(CODE, CODE + 20, 0, 0).unwrap();
+        let counts = (reg(&uc, RegisterARM64::X4), reg(&uc, RegisterARM64::X5), reg(&uc, RegisterARM64::X6));
+        drop(uc);
+        drop(host_b);
+        (counts, REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone())
+    };
+    let (counts, reports) = run(true);
+    assert_eq!(counts, (1, 1, 1), "each call ran the code stored last (x4: first, x5: second, x6: third)");
+    assert_eq!(reports, vec![(view, 4), (view, 4)], "both stores went to the code-write callback");
+    let (counts, reports) = run(false);
+    assert_eq!(counts, (1, 2, 0), "unwatched, the second store was not seen: the third call ran the second code");
+    assert_eq!(reports, vec![], "unwatched, no store was reported");
+}
+
 const CODE: u64 = 0x1000;
 const DATA: u64 = 0x8000;
 const UNMAPPED: u64 = 0x10_0000;

@@ -357,7 +357,7 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     };
     inv.flush_tlb |= caught.inv.flush_tlb;
     inv.code.extend_from_slice(&caught.inv.code);
-    if caught.flush_all {
+    if caught.flush_all || inv.flush_all {
         cpu.flush_tb();
     }
     if !inv.code.is_empty() {
@@ -519,7 +519,7 @@ fn code_written(addr: u64, size: u32) -> bool {
         if let Ok(mut m) = m.try_borrow_mut() {
             if let Some(mm) = m.as_mut() {
                 let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
-                mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code });
+                mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code, flush_all: false });
             }
         }
     });
@@ -602,7 +602,7 @@ pub fn publish_code_writes(cpu: &mut Cpu<'_>) {
     let t = cpu.get_data_mut();
     let before = t.mm.shootdown.generation();
     let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
-    let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code });
+    let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code, flush_all: false });
     crate::thread::running::stop_others();
     if t.applied_gen == before {
         t.applied_gen = gen;

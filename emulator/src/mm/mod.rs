@@ -4,7 +4,8 @@
 //! A *guest address* ([`GuestAddr`]) is what the guest program sees; a *host pointer*
 //! is where those bytes live in endgate's own process. Every guest page lives in a **window**:
 //! a host reservation (`mmap(PROT_NONE, MAP_NORESERVE)`) handed to unicorn with `mem_map_ptr`
-//! at its guest address (guest physical = guest virtual). Guest `mmap`/`munmap`/`mprotect`
+//! at its guest address (guest physical = guest virtual, but for views of one file that one
+//! view executes and another writes: [`alias`]). Guest `mmap`/`munmap`/`mprotect`
 //! inside a window never touch unicorn's region list (which is slow to change, see
 //! docs/unicorn-facts.md §3.1): they only replace host pages and edit endgate's own list of
 //! mappings ([`Vma`]s).
@@ -42,7 +43,9 @@
 //! (`ctl_flush_tlb`, `ctl_remove_cache`) before the guest runs again, and publishes it for the
 //! instances of the process's other threads ([`shootdown`]).
 
+mod alias;
 pub mod fill_view;
+pub use alias::PageFill;
 pub mod limits;
 mod memory;
 pub mod shootdown;
@@ -170,13 +173,16 @@ pub struct Invalidate {
     pub flush_tlb: bool,
     /// Guest ranges `[start, end)` whose translated code must be dropped.
     pub code: Vec<(u64, u64)>,
+    /// Every translation must be dropped (a page's guest physical address moved while code
+    /// made under the old one may still be linked to: `mm::alias`).
+    pub flush_all: bool,
 }
 
 impl Invalidate {
     /// `true` if anything must be dropped.
     #[inline]
     pub fn pending(&self) -> bool {
-        self.flush_tlb || !self.code.is_empty()
+        self.flush_tlb || self.flush_all || !self.code.is_empty()
     }
 }
 
@@ -356,6 +362,9 @@ pub struct AddressSpace {
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]).
     code_pages: HashSet<u64>,
+    /// The shared file mappings by kind, for views that execute what others write
+    /// ([`alias`]).
+    views: alias::Views,
     /// The direct stores' table of a 32-bit guest (unicorn patch 0019, `uc_set_direct_stores`):
     /// [`STORE_TABLE`] bytes just below the host address of guest address 0, one per guest
     /// page, `0xff` where a guest store may go straight to the host page (see
@@ -444,6 +453,7 @@ impl AddressSpace {
             pkey_map: None,
             shared_writable: false,
             code_pages: HashSet::new(),
+            views: alias::Views::default(),
             store_table: None,
             span_hint: std::cell::Cell::new(None),
             window_hint: std::cell::Cell::new(None),
@@ -612,7 +622,7 @@ impl AddressSpace {
         let (lo, hi) = (first * PAGE_SIZE, (last + 1) * PAGE_SIZE);
         let from = self.vmas.range(..=lo).next_back().map_or(lo, |(&s, _)| s);
         for (&s, v) in self.vmas.range(from..hi) {
-            if v.end <= lo || !v.prot.contains(Prot::WRITE) || v.prot.contains(Prot::EXEC) {
+            if v.end <= lo || !v.prot.contains(Prot::WRITE) || v.prot.contains(Prot::EXEC) || self.is_alias_view(v) {
                 continue;
             }
             let (a, b) = (s.max(lo), v.end.min(eof_of(s, v)).min(hi));
@@ -634,7 +644,11 @@ impl AddressSpace {
     /// Inserts a mapping, keeping the direct stores' table.
     fn vma_insert(&mut self, start: u64, v: Vma) -> Option<Vma> {
         let end = v.end;
+        let view = alias::View::of(start, &v);
         let old = self.vmas.insert(start, v);
+        if let Some(view) = view {
+            self.views_changed(view, true);
+        }
         self.sync_store_table(start, end);
         old
     }
@@ -643,6 +657,9 @@ impl AddressSpace {
     fn vma_remove(&mut self, start: &u64) -> Option<Vma> {
         let v = self.vmas.remove(start);
         if let Some(v) = &v {
+            if let Some(view) = alias::View::of(*start, v) {
+                self.views_changed(view, false);
+            }
             self.sync_store_table(*start, v.end);
         }
         v
@@ -984,7 +1001,9 @@ impl AddressSpace {
             return v;
         }
         for (&start, vma) in &self.vmas {
-            v.push(start, vma.end, vma.prot, eof_of(start, vma));
+            if !self.is_alias_view(vma) {
+                v.push(start, vma.end, vma.prot, eof_of(start, vma));
+            }
         }
         v
     }
@@ -1290,9 +1309,11 @@ impl AddressSpace {
     /// stores (unicorn patch 0007), which `guest::publish_code_writes` publishes for the
     /// other instances. Guest test `thread_jit`.
     #[inline]
-    pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<Prot> {
+    pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<PageFill> {
         if self.permissive {
-            return self.to_host(page, PAGE_SIZE).map(|_| Prot::READ | Prot::WRITE | Prot::EXEC);
+            // Not an access of the guest's: no fetch to remember.
+            let all = Prot::READ | Prot::WRITE | Prot::EXEC;
+            return self.to_host(page, PAGE_SIZE).map(|_| self.page_fill(page, all, Prot::NONE));
         }
         match self.span_eof(page) {
             Some((_, _, prot, eof)) => {
@@ -1311,10 +1332,10 @@ impl AddressSpace {
                             self.invalidate.flush_tlb = true;
                         }
                     } else if !self.code_pages.contains(&page) {
-                        return Some(Prot(prot.0 & !Prot::EXEC.0));
+                        return Some(self.page_fill(page, Prot(prot.0 & !Prot::EXEC.0), access));
                     }
                 }
-                Some(prot)
+                Some(self.page_fill(page, prot, access))
             }
             None if self.grow_down(page) => self.tlb_fill(page, access),
             None => {
@@ -1971,6 +1992,12 @@ fn file_stat(fd: RawFd) -> Option<(u64, (u64, u64))> {
     let ok = unsafe { libc::fstat(fd, &mut st) } == 0;
     (ok && st.st_mode & libc::S_IFMT == libc::S_IFREG)
         .then(|| (u64::try_from(st.st_size).unwrap_or(0), (st.st_dev, st.st_ino)))
+}
+
+/// The `(st_dev, st_ino)` of the host regular file `fd` (`None` for other kinds, or if
+/// `fstat` fails).
+pub fn file_id(fd: RawFd) -> Option<(u64, u64)> {
+    file_stat(fd).map(|f| f.1)
 }
 
 fn rw() -> i32 {

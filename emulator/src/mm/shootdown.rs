@@ -53,7 +53,10 @@ impl Shootdown {
         if self.log.len() == LOG_LEN {
             self.log.pop_front();
         }
-        self.log.push_back((self.generation, Invalidate { flush_tlb: inv.flush_tlb, code: inv.code.clone() }));
+        self.log.push_back((
+            self.generation,
+            Invalidate { flush_tlb: inv.flush_tlb, code: inv.code.clone(), flush_all: inv.flush_all },
+        ));
         self.generation
     }
 
@@ -71,6 +74,7 @@ impl Shootdown {
         }
         for (_, inv) in self.log.iter().filter(|e| e.0 > applied) {
             out.inv.flush_tlb |= inv.flush_tlb;
+            out.flush_all |= inv.flush_all;
             out.inv.code.extend_from_slice(&inv.code);
         }
         out
@@ -85,14 +89,14 @@ mod tests {
     fn catches_up_or_flushes_all() {
         let mut s = Shootdown::default();
         let g0 = s.generation();
-        s.publish(&Invalidate { flush_tlb: true, code: vec![(0x1000, 0x2000)] });
-        s.publish(&Invalidate { flush_tlb: false, code: vec![(0x5000, 0x6000)] });
+        s.publish(&Invalidate { flush_tlb: true, code: vec![(0x1000, 0x2000)], flush_all: false });
+        s.publish(&Invalidate { flush_tlb: false, code: vec![(0x5000, 0x6000)], flush_all: false });
         let c = s.since(g0);
         assert!(c.inv.flush_tlb && !c.flush_all);
         assert_eq!(c.inv.code, vec![(0x1000, 0x2000), (0x5000, 0x6000)]);
         assert!(!s.since(s.generation()).inv.pending());
         for _ in 0..LOG_LEN {
-            s.publish(&Invalidate { flush_tlb: true, code: Vec::new() });
+            s.publish(&Invalidate { flush_tlb: true, code: Vec::new(), flush_all: false });
         }
         assert!(s.since(g0).flush_all);
     }

@@ -114,7 +114,20 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         ));
     }
     // SAFETY: `p` covers `len` bytes: guest-readable ones, or a host copy and its guard.
-    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_write, &[a.int_arg(0), p as u64, b.len()]))
+    let r = host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_write, &[a.int_arg(0), p as u64, b.len()]));
+    after_file_write(cpu, a.int(0), &r);
+    r
+}
+
+/// After a write of a file through descriptor `fd` that wrote something: the translated code
+/// of the file's shared executable mappings is dropped (`mm::alias`; asked only while the
+/// guest has such a mapping).
+fn after_file_write(cpu: &mut Cpu<'_>, fd: i32, r: &SysResult) {
+    if matches!(r, Ok(n) if *n > 0) && cpu.get_data().mm.watches_file_writes() {
+        if let Some(id) = crate::mm::file_id(fd) {
+            cpu.get_data_mut().mm.file_written(id);
+        }
+    }
 }
 
 /// `pread64(int fd, void *buf, size_t count, off_t offset)` (pread(2)); the buffer checked
@@ -137,11 +150,13 @@ pub fn pread64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 pub fn pwrite64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let b = cpu.get_data_mut().buf_in_lazy(a.ptr(1), a.raw(2))?;
     // SAFETY: as `write`.
-    host_ret(blocking_syscall(
+    let r = host_ret(blocking_syscall(
         cpu.get_data_mut(),
         libc::SYS_pwrite64,
         &[a.int_arg(0), b.ptr() as u64, b.len(), a.raw(3)],
-    ))
+    ));
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 /// Most iovecs the kernel accepts in one call (`UIO_MAXIOV`).
@@ -260,11 +275,13 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         ));
     }
     // SAFETY: every iovec was checked to be guest-readable.
-    host_ret(blocking_syscall(
+    let r = host_ret(blocking_syscall(
         cpu.get_data_mut(),
         libc::SYS_writev,
         &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64],
-    ))
+    ));
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
@@ -289,11 +306,13 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
     let iov = &l.iov;
     // SAFETY: checked iovecs or host copies with their guards.
-    host_ret(blocking_syscall(
+    let r = host_ret(blocking_syscall(
         cpu.get_data_mut(),
         libc::SYS_pwritev,
         &[a.int_arg(0), iov.as_ptr() as u64, iov.len() as u64, a.raw(3), 0],
-    ))
+    ));
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 /// `preadv2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long
@@ -318,7 +337,9 @@ pub fn pwritev2(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (p, cnt) = one.as_ref().map_or((iov.as_ptr(), iov.len()), |o| (o.as_ptr(), 1));
     let args = [a.int_arg(0), p as u64, cnt as u64, a.raw(3), 0, u64::from(a.uint(5))];
     // SAFETY: checked iovecs, or one over the converted copy of netlink messages.
-    host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_pwritev2, &args))
+    let r = host_ret(blocking_syscall(cpu.get_data_mut(), libc::SYS_pwritev2, &args));
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 /// `lseek(int fd, off_t offset, int whence)` (lseek(2)).

@@ -306,7 +306,11 @@ fn access_of(ty: MemType) -> Prot {
 fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     let t = cpu.get_data_mut();
     let made = t.mm.regions().len();
-    let entry = t.mm.tlb_fill(va, access_of(ty)).map(|p| TlbEntry { paddr: va, perms: p.to_unicorn() });
+    let entry = t.mm.tlb_fill(va, access_of(ty)).map(|f| {
+        // A watched entry: a writable view of pages another view executes (mm::alias).
+        let watch = if f.watch { unicorn_engine::Prot::STORE_WATCH.0 } else { 0 };
+        TlbEntry { paddr: f.phys, perms: unicorn_engine::Prot(f.prot.to_unicorn().0 | watch) }
+    });
     if t.mm.last_fault.is_some() {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();
