@@ -2836,3 +2836,132 @@ fn cached_jump_after_a_hook_follows_a_flags_change() {
     assert_eq!(*traps.borrow(), vec![(2, 4)], "the move after the fifth call traps");
     assert_eq!(*calls.borrow(), 5);
 }
+
+/// Patch 0040: after `adc` or `sbb` the carry (`setb`, and the carry an `adc` after it takes)
+/// and the signed conditions L and LE (`setl`, `setle`) are computed inline, not by
+/// `helper_cc_compute_c`/`helper_cc_compute_all`. Each is checked, for operand sizes 8, 16, 32
+/// (i386) and 64 (x86_64) and both carries in, against the flags the `pushf` after them reads
+/// (computed by the helper) and against the arithmetic done here: CF is the unsigned borrow or
+/// carry out of `a ± b ± c`, L is the signed `a - b - c < 0` (`sbb`) or the signed overflow
+/// of `a + b + c` differing from its sign (`adc`), LE is L or a zero result.
+#[test]
+fn x86_adc_sbb_carry_and_signed_conditions_inline() {
+    use unicorn_engine::RegisterX86;
+    const CF: u64 = 1;
+    const ZF: u64 = 1 << 6;
+    const SF: u64 = 1 << 7;
+    const OF: u64 = 1 << 11;
+    let edges: [u64; 12] =
+        [0, 1, 2, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0x7fff_ffff, 0x8000_0000, u64::MAX >> 1, u64::MAX];
+    let mut values: Vec<u64> = edges.to_vec();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        values.push(x);
+    }
+    for (bits, mode) in [(8u32, Mode::MODE_32), (16, Mode::MODE_32), (32, Mode::MODE_32), (64, Mode::MODE_64)] {
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let sign = 1u64 << (bits - 1);
+        for sbb in [false, true] {
+            // bt $0, %edx (CF = carry in); adc/sbb %ecx, %eax at `bits`; setb %bl; setl %bh;
+            // setle %dl; pushf; pop %esi | then, again from bt: adc $0, %edi (edi = CF)
+            let op: &[u8] = match (bits, sbb) {
+                (8, false) => &[0x10, 0xc8],
+                (8, true) => &[0x18, 0xc8],
+                (16, false) => &[0x66, 0x11, 0xc8],
+                (16, true) => &[0x66, 0x19, 0xc8],
+                (32, false) => &[0x11, 0xc8],
+                (32, true) => &[0x19, 0xc8],
+                (_, false) => &[0x48, 0x11, 0xc8],
+                (_, true) => &[0x48, 0x19, 0xc8],
+            };
+            let mut code = vec![0x0f, 0xba, 0xe2, 0x00];
+            code.extend_from_slice(op);
+            code.extend_from_slice(&[0x0f, 0x92, 0xc3, 0x0f, 0x9c, 0xc7, 0x0f, 0x9e, 0xc2, 0x9c, 0x5e]);
+            let second = CODE + code.len() as u64;
+            code.extend_from_slice(&[0x0f, 0xba, 0xe2, 0x00]);
+            code.extend_from_slice(op);
+            code.extend_from_slice(&[0x83, 0xd7, 0x00]);
+            // Unicorn's 32-bit engine takes the E registers by their own names.
+            let wide = mode == Mode::MODE_64;
+            let r = |q: RegisterX86, e: RegisterX86| if wide { q } else { e };
+            let (sp, ax, cx, dx, bx, di, si) = (
+                r(RegisterX86::RSP, RegisterX86::ESP),
+                r(RegisterX86::RAX, RegisterX86::EAX),
+                r(RegisterX86::RCX, RegisterX86::ECX),
+                r(RegisterX86::RDX, RegisterX86::EDX),
+                r(RegisterX86::RBX, RegisterX86::EBX),
+                r(RegisterX86::RDI, RegisterX86::EDI),
+                r(RegisterX86::RSI, RegisterX86::ESI),
+            );
+            let mut uc = Unicorn::new(Arch::X86, mode).unwrap();
+            uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+            uc.mem_map(DATA, 0x1000, Prot::ALL).unwrap();
+            uc.mem_write(CODE, &code).unwrap();
+            for &a in &values {
+                for &b in &values {
+                    for carry in [0u64, 1] {
+                        let (a, b) = (a & mask, b & mask);
+                        let run = |uc: &mut Unicorn<'static, ()>, from: u64, to: u64| {
+                            uc.reg_write(sp, DATA + 0x800).unwrap();
+                            uc.reg_write(ax, a).unwrap();
+                            uc.reg_write(cx, b).unwrap();
+                            uc.reg_write(dx, carry).unwrap();
+                            uc.reg_write(bx, 0).unwrap();
+                            uc.reg_write(di, 0).unwrap();
+                            uc.emu_start(from, to, 0, 0).unwrap();
+                        };
+                        run(&mut uc, CODE, second);
+                        let flags = uc.reg_read(si).unwrap();
+                        let rbx = uc.reg_read(bx).unwrap();
+                        let (setb, setl, setle) = (rbx & 0xff, (rbx >> 8) & 0xff, uc.reg_read(dx).unwrap() & 0xff);
+                        // What the operation does, in 128-bit arithmetic.
+                        let (wa, wb, wc) = (i128::from(a), i128::from(b), i128::from(carry));
+                        let sx =
+                            |v: u64| if v & sign != 0 { i128::from(v) - (i128::from(mask) + 1) } else { i128::from(v) };
+                        let (full, signed) =
+                            if sbb { (wa - wb - wc, sx(a) - sx(b) - wc) } else { (wa + wb + wc, sx(a) + sx(b) + wc) };
+                        let result = u64::try_from(full & i128::from(mask)).unwrap(); // the low `bits` bits
+                        let cf = if sbb { full < 0 } else { full > i128::from(mask) };
+                        let sf = result & sign != 0;
+                        let of = signed != sx(result);
+                        let (l, le) = (sf != of, sf != of || result == 0);
+                        let what =
+                            format!("{} {bits}: a {a:#x} b {b:#x} carry {carry}", if sbb { "sbb" } else { "adc" });
+                        assert_eq!(
+                            (flags & CF != 0, flags & SF != 0, flags & OF != 0, flags & ZF != 0),
+                            (cf, sf, of, result == 0),
+                            "pushf after {what}"
+                        );
+                        assert_eq!(
+                            (setb, setl, setle),
+                            (u64::from(cf), u64::from(l), u64::from(le)),
+                            "setcc after {what}"
+                        );
+                        run(&mut uc, second, CODE + code.len() as u64);
+                        assert_eq!(uc.reg_read(di).unwrap(), u64::from(cf), "adc $0 after {what}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Patch 0041: a MIPS block of thousands of straight-line instructions translates. Unicorn's
+/// MIPS translator kept one TCG temporary per instruction (its delay-slot flag's constant) and,
+/// at about 365 instructions into a block, wrote past the last one (a host SIGSEGV in
+/// `tcg_emit_op`).
+#[test]
+fn mips_long_straight_block_translates() {
+    const ADDIU_V0_1: u32 = 0x2442_0001; // addiu $v0, $v0, 1
+    let n = 1000u64;
+    let mut uc = Unicorn::new(Arch::MIPS, Mode::MIPS64 | Mode::LITTLE_ENDIAN).expect("mips64el engine");
+    uc.mem_map(CODE, 0x2000, Prot::ALL).unwrap();
+    let code: Vec<u8> = (0..n).flat_map(|_| ADDIU_V0_1.to_le_bytes()).collect();
+    uc.mem_write(CODE, &code).unwrap();
+    uc.reg_write(RegisterMIPS::V0, 0).unwrap();
+    uc.emu_start(CODE, CODE + 4 * n, 0, 0).unwrap();
+    assert_eq!(uc.reg_read(RegisterMIPS::V0).unwrap(), n);
+}

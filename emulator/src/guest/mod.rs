@@ -361,6 +361,8 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
         cpu.flush_tb();
     }
     if !inv.code.is_empty() {
+        let code = cpu.get_data().mm.split_for_aliases(std::mem::take(&mut inv.code));
+        inv.code = code;
         cpu.get_data_mut().mm.permissive = true;
         for &(s, e) in &inv.code {
             cpu.remove_cache(s, e);

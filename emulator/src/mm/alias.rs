@@ -12,74 +12,115 @@
 //! an *aliased* file: one with at least one executable and one writable shared mapping), the
 //! TLB fill ([`AddressSpace::tlb_fill`]) gives every view's page one physical address, the
 //! lowest guest page of a writable view of that file page ([`PageFill::phys`]: a host-writable
-//! page, whose host memory is the same file page), and marks the entries of writable views
-//! watched ([`PageFill::watch`], unicorn patch 0039 `UC_PROT_STORE_WATCH`): every store through
-//! them takes the engine's self-modifying-code path, which drops the translations of that
-//! physical page and tells endgate's code-write callback (the other threads' instances drop
-//! theirs: `guest::code_write_reported`). Such views take no direct stores (32-bit guests'
-//! table, [`AddressSpace::sync_store_table`]) and no lock-free TLB fills
-//! ([`super::fill_view`]).
+//! page, whose host memory is the same file page). Once an executable view's entry for a file
+//! page has been made (code may run from it), the entries of its writable views are watched
+//! ([`PageFill::watch`], unicorn patch 0039 `UC_PROT_STORE_WATCH`): every store through them
+//! takes the engine's self-modifying-code path, which drops the translations of that physical
+//! page and tells endgate's code-write callback (the other threads' instances drop theirs:
+//! `guest::code_write_reported`). The first such entry makes every instance refill its TLB, the
+//! filling one at once ([`AddressSpace::take_local_flush`]), so no unwatched entry for that
+//! page is left; a writable view of pages no code ran from stores at full speed. Such views
+//! take no direct stores (32-bit guests' table, [`AddressSpace::sync_store_table`]) and no
+//! lock-free TLB fills ([`super::fill_view`]). Unicorn turns a range of guest addresses to
+//! drop into one physical range from its first page, so ranges over aliased views are dropped
+//! page by page ([`AddressSpace::split_for_aliases`]).
 //!
 //! A change to an aliased file's shared mappings (`mmap`, `munmap`, `mprotect`) may move a
-//! page's physical address; every instance then refills its TLB, and if code had been run from
+//! page's physical address; every instance then refills its TLB, and if code may have run from
 //! the file pages the changed mapping covers, drops all its translations (those made under the
-//! old address could no longer be found to be dropped). A write by a system call into an
-//! aliased-or-not file that has a shared executable mapping (`write`, `pwrite64`, `writev`,
-//! `pwritev`, `pwritev2`) drops the translations of those mappings
-//! ([`AddressSpace::file_written`]).
+//! old address could no longer be found to be dropped). A system call that writes a file with a
+//! shared executable mapping (`write`, `pwrite64`, `writev`, `pwritev`, `pwritev2`,
+//! `copy_file_range`, `sendfile`, `splice`, `fallocate`, `ftruncate`, `truncate`) drops the
+//! translations of those mappings ([`AddressSpace::file_written`]); one that writes guest memory
+//! of an aliased view (`read` into the writable view) drops those of its physical pages
+//! (`AddressSpace::note_host_write`).
 //!
 //! Linux itself needs none of this: its views share the physical page and x86's instruction
 //! fetch snoops stores. qemu-user 10.0.2 runs the old code in both cases (guest test
 //! `code_alias`).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::{AddressSpace, Prot, Vma};
+use super::{AddressSpace, Prot, Vma, PAGE_SIZE};
 
 /// A file's `(st_dev, st_ino)`.
 type FileId = (u64, u64);
 
-/// The shared views of files, counted by kind, and the aliased file pages code ran from.
+/// One file's shared mappings.
+#[derive(Debug, Default)]
+struct FileViews {
+    /// By (file offset, guest start): length and permissions.
+    views: BTreeMap<(u64, u64), (u64, Prot)>,
+    /// The longest view's length (a look-up by offset searches back that far).
+    max_len: u64,
+    /// How many views are executable, and how many writable.
+    exec: u32,
+    writable: u32,
+}
+
+impl FileViews {
+    fn aliased(&self) -> bool {
+        self.exec > 0 && self.writable > 0
+    }
+
+    /// The views covering file offset `off`: (guest address of that offset, permissions).
+    fn covering(&self, off: u64) -> impl Iterator<Item = (u64, Prot)> + '_ {
+        let lo = off.saturating_sub(self.max_len.saturating_sub(1));
+        self.views
+            .range((lo, 0)..=(off, u64::MAX))
+            .filter(move |(&(o, _), &(len, _))| off - o < len)
+            .map(move |(&(o, start), &(_, prot))| (start + (off - o), prot))
+    }
+}
+
+/// The shared file mappings by file, and the aliased file pages code may have run from.
 #[derive(Debug, Default)]
 pub struct Views {
-    /// Per file: its `MAP_SHARED` mappings that are executable, and that are writable.
-    counts: HashMap<FileId, (u32, u32)>,
-    /// Aliased file pages (file, page-aligned offset) instructions were fetched from.
+    files: HashMap<FileId, FileViews>,
+    /// Aliased file pages (file, page-aligned offset) an executable view's entry was made for.
     ran: HashSet<(FileId, u64)>,
     /// How many files are aliased (a TLB fill looks no further while none is).
     aliased_files: usize,
+    /// How many files have a shared executable mapping (file writes are then checked).
+    exec_files: usize,
+    /// A fill made the first watched entry of a page: the filling instance must drop its own
+    /// TLB at once ([`AddressSpace::take_local_flush`]).
+    flush_now: bool,
 }
 
 impl Views {
     /// `true` if file `id` has a shared executable and a shared writable mapping.
     #[inline]
     fn aliased(&self, id: FileId) -> bool {
-        self.counts.get(&id).is_some_and(|&(x, w)| x > 0 && w > 0)
+        self.files.get(&id).is_some_and(FileViews::aliased)
     }
 
-    /// `true` if some file has a shared executable mapping (writes to files are then checked:
-    /// [`AddressSpace::file_written`]).
-    #[inline]
-    pub fn any_shared_exec(&self) -> bool {
-        self.counts.values().any(|&(x, _)| x > 0)
-    }
-
-    fn count(&mut self, id: FileId, prot: Prot, add: bool) {
-        let before = self.aliased(id);
-        let e = self.counts.entry(id).or_default();
-        let (x, w) = (u32::from(prot.contains(Prot::EXEC)), u32::from(prot.contains(Prot::WRITE)));
+    fn add(&mut self, v: View, add: bool) {
+        let (was_aliased, had_exec) = self.files.get(&v.id).map_or((false, false), |f| (f.aliased(), f.exec > 0));
+        let f = self.files.entry(v.id).or_default();
+        let (x, w) = (u32::from(v.prot.contains(Prot::EXEC)), u32::from(v.prot.contains(Prot::WRITE)));
+        let len = v.end - v.start;
         if add {
-            *e = (e.0 + x, e.1 + w);
+            f.views.insert((v.offset, v.start), (len, v.prot));
+            f.max_len = f.max_len.max(len);
+            (f.exec, f.writable) = (f.exec + x, f.writable + w);
         } else {
-            *e = (e.0.saturating_sub(x), e.1.saturating_sub(w));
+            f.views.remove(&(v.offset, v.start));
+            (f.exec, f.writable) = (f.exec.saturating_sub(x), f.writable.saturating_sub(w));
         }
-        if *e == (0, 0) {
-            self.counts.remove(&id);
-            self.ran.retain(|(f, _)| *f != id);
+        let (aliased, exec) = (f.aliased(), f.exec > 0);
+        if f.views.is_empty() {
+            self.files.remove(&v.id);
+            self.ran.retain(|(f, _)| *f != v.id);
         }
-        match (before, self.aliased(id)) {
+        match (was_aliased, aliased) {
             (false, true) => self.aliased_files += 1,
             (true, false) => self.aliased_files -= 1,
+            _ => {}
+        }
+        match (had_exec, exec) {
+            (false, true) => self.exec_files += 1,
+            (true, false) => self.exec_files -= 1,
             _ => {}
         }
     }
@@ -93,7 +134,8 @@ pub struct PageFill {
     /// The guest physical address of the page: its own address, or for an aliased page the
     /// lowest guest page of a writable view of the same file page.
     pub phys: u64,
-    /// Stores through the entry are watched (an aliased page's writable view).
+    /// Stores through the entry are watched (an aliased page's writable view, once code may
+    /// have run from the page).
     pub watch: bool,
 }
 
@@ -130,47 +172,62 @@ impl AddressSpace {
     /// `true` if the mapping `v` is a shared view of an aliased file (see the module doc).
     #[inline]
     pub(super) fn is_alias_view(&self, v: &Vma) -> bool {
-        shared_file(v).is_some_and(|id| self.views.aliased(id))
+        self.views.aliased_files != 0 && shared_file(v).is_some_and(|id| self.views.aliased(id))
     }
 
-    /// Where the TLB fill maps `page`, granted `prot`; an instruction fetch (`access` `EXEC`)
-    /// from an aliased page is remembered.
-    pub(super) fn page_fill(&mut self, page: u64, prot: Prot, access: Prot) -> PageFill {
+    /// For a page of an aliased file page that some view executes and some view writes: the
+    /// file, the page's file offset and its physical address.
+    fn alias_of(&self, page: u64) -> Option<(FileId, u64, u64)> {
         if self.views.aliased_files == 0 {
-            return PageFill::plain(page, prot);
+            return None;
         }
-        let Some((start, v)) = self.vma_at(page) else { return PageFill::plain(page, prot) };
-        let Some(id) = shared_file(v).filter(|&id| self.views.aliased(id)) else {
-            return PageFill::plain(page, prot);
-        };
+        let (start, v) = self.vma_at(page)?;
+        let id = shared_file(v)?;
+        let f = self.views.files.get(&id).filter(|f| f.aliased())?;
         let off = v.offset + (page - start);
         let mut exec = false;
         let mut lowest: Option<u64> = None;
-        for (&s, w) in &self.vmas {
-            if shared_file(w) != Some(id) || off < w.offset || off - w.offset >= w.end - s {
-                continue;
-            }
-            exec |= w.prot.contains(Prot::EXEC);
-            if w.prot.contains(Prot::WRITE) && lowest.is_none() {
-                // The map is in address order: the first writable view is the lowest.
-                lowest = Some(s + (off - w.offset));
+        for (at, p) in f.covering(off) {
+            exec |= p.contains(Prot::EXEC);
+            if p.contains(Prot::WRITE) {
+                lowest = Some(lowest.map_or(at, |l| l.min(at)));
             }
         }
-        let (Some(phys), true) = (lowest, exec) else {
-            return PageFill::plain(page, prot);
-        };
-        if access == Prot::EXEC {
-            self.views.ran.insert((id, off));
-        }
-        PageFill { prot, phys, watch: prot.contains(Prot::WRITE) }
+        lowest.filter(|_| exec).map(|phys| (id, off, phys))
     }
 
-    /// Keeps the views' counts as the shared file mapping `v` comes (`add`) or goes, and makes
-    /// what a change to an aliased file's views makes stale pending (see the module doc).
+    /// The physical address of `page` (see the module doc), for dropping its translations.
+    pub(super) fn phys_of(&self, page: u64) -> u64 {
+        self.alias_of(page).map_or(page, |(_, _, phys)| phys)
+    }
+
+    /// Where the TLB fill maps `page`, granted `prot` (see the module doc).
+    pub(super) fn page_fill(&mut self, page: u64, prot: Prot) -> PageFill {
+        let Some((id, off, phys)) = self.alias_of(page) else { return PageFill::plain(page, prot) };
+        if prot.contains(Prot::EXEC) && self.views.ran.insert((id, off)) {
+            // An entry that allows execution, for a fetch or not: code may run from the page
+            // from now on, so every entry of its writable views must be watched. Instances
+            // holding unwatched ones drop them, this one at once.
+            self.invalidate.flush_tlb = true;
+            self.views.flush_now = true;
+        }
+        let watch = prot.contains(Prot::WRITE) && self.views.ran.contains(&(id, off));
+        PageFill { prot, phys, watch }
+    }
+
+    /// `true` once after a fill that made an entry some unwatched entry of this instance must
+    /// not outlive: the caller drops its TLB before the new entry is made.
+    pub fn take_local_flush(&mut self) -> bool {
+        std::mem::take(&mut self.views.flush_now)
+    }
+
+    /// Keeps the views as the shared file mapping `v` comes (`add`) or goes, and makes what a
+    /// change to an aliased file's views makes stale pending (see the module doc).
     pub(super) fn views_changed(&mut self, v: View, add: bool) {
         let before = self.views.aliased(v.id);
-        self.views.count(v.id, v.prot, add);
-        if !before && !self.views.aliased(v.id) {
+        self.views.add(v, add);
+        let after = self.views.aliased(v.id);
+        if !before && !after {
             return;
         }
         self.invalidate.flush_tlb = true;
@@ -178,25 +235,30 @@ impl AddressSpace {
         if self.views.ran.iter().any(|&(f, off)| f == v.id && off >= lo && off < hi) {
             self.invalidate.flush_all = true;
         }
-        // The direct stores' table leaves out views of aliased files: re-made for them all.
-        let views: Vec<(u64, u64)> =
-            self.vmas.iter().filter(|(_, w)| shared_file(w) == Some(v.id)).map(|(&s, w)| (s, w.end)).collect();
-        for (s, e) in views.into_iter().chain(std::iter::once((v.start, v.end))) {
-            self.sync_store_table(s, e);
+        if before != after {
+            // The direct stores' table leaves out views of aliased files: re-made for them all
+            // (the changed view's own range is the caller's).
+            let views: Vec<(u64, u64)> = self
+                .views
+                .files
+                .get(&v.id)
+                .map(|f| f.views.iter().map(|(&(_, s), &(len, _))| (s, s + len)).collect())
+                .unwrap_or_default();
+            for (s, e) in views {
+                self.sync_store_table(s, e);
+            }
         }
     }
 
     /// A system call wrote file `id` (`(st_dev, st_ino)`): the translated code of its shared
     /// executable mappings is dropped.
     pub fn file_written(&mut self, id: FileId) {
-        if self.views.counts.get(&id).is_none_or(|&(x, _)| x == 0) {
-            return;
-        }
-        let code: Vec<(u64, u64)> = self
-            .vmas
+        let Some(f) = self.views.files.get(&id).filter(|f| f.exec > 0) else { return };
+        let code: Vec<(u64, u64)> = f
+            .views
             .iter()
-            .filter(|(_, w)| shared_file(w) == Some(id) && w.prot.contains(Prot::EXEC))
-            .map(|(&s, w)| (s, w.end))
+            .filter(|(_, (_, p))| p.contains(Prot::EXEC))
+            .map(|(&(_, s), &(len, _))| (s, s + len))
             .collect();
         self.invalidate.code.extend(code);
     }
@@ -204,7 +266,34 @@ impl AddressSpace {
     /// `true` if a write to a file may have to drop translated code ([`Self::file_written`]).
     #[inline]
     pub fn watches_file_writes(&self) -> bool {
-        self.views.any_shared_exec()
+        self.views.exec_files != 0
+    }
+
+    /// `true` if `[start, end)` overlaps a view of an aliased file.
+    pub(super) fn overlaps_alias_view(&self, start: u64, end: u64) -> bool {
+        self.views.aliased_files != 0 && self.overlapping(start, end).any(|(_, v)| self.is_alias_view(v))
+    }
+
+    /// `ranges` of guest addresses whose translations are to be dropped, with those that
+    /// overlap aliased views cut into pages: unicorn finds the physical range from the first
+    /// page alone, and an aliased view's pages are not physically contiguous.
+    pub fn split_for_aliases(&self, ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+        if self.views.aliased_files == 0 || !ranges.iter().any(|&(s, e)| self.overlaps_alias_view(s, e)) {
+            return ranges;
+        }
+        let mut out = Vec::with_capacity(ranges.len());
+        for (s, e) in ranges {
+            if self.overlaps_alias_view(s, e) {
+                let mut p = s & !(PAGE_SIZE - 1);
+                while p < e {
+                    out.push((p.max(s), (p + PAGE_SIZE).min(e)));
+                    p += PAGE_SIZE;
+                }
+            } else {
+                out.push((s, e));
+            }
+        }
+        out
     }
 }
 

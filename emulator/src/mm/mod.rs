@@ -1028,6 +1028,9 @@ impl AddressSpace {
             self.changed();
             self.invalidate.flush_tlb = true;
         }
+        // The file's bytes changed (zeroes where it grows back): code of its shared executable
+        // mappings goes (mm::alias).
+        self.file_written(id);
     }
 
     /// The total size of the mappings in bytes (`VmSize`).
@@ -1311,9 +1314,13 @@ impl AddressSpace {
     #[inline]
     pub fn tlb_fill(&mut self, page: u64, access: Prot) -> Option<PageFill> {
         if self.permissive {
-            // Not an access of the guest's: no fetch to remember.
+            // Not an access of the guest's: nothing to remember.
             let all = Prot::READ | Prot::WRITE | Prot::EXEC;
-            return self.to_host(page, PAGE_SIZE).map(|_| self.page_fill(page, all, Prot::NONE));
+            return self.to_host(page, PAGE_SIZE).map(|_| PageFill {
+                prot: all,
+                phys: self.phys_of(page),
+                watch: false,
+            });
         }
         match self.span_eof(page) {
             Some((_, _, prot, eof)) => {
@@ -1332,10 +1339,10 @@ impl AddressSpace {
                             self.invalidate.flush_tlb = true;
                         }
                     } else if !self.code_pages.contains(&page) {
-                        return Some(self.page_fill(page, Prot(prot.0 & !Prot::EXEC.0), access));
+                        return Some(self.page_fill(page, Prot(prot.0 & !Prot::EXEC.0)));
                     }
                 }
-                Some(self.page_fill(page, prot, access))
+                Some(self.page_fill(page, prot))
             }
             None if self.grow_down(page) => self.tlb_fill(page, access),
             None => {
@@ -1904,12 +1911,36 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// `madvise(MADV_REMOVE)` of `[addr, addr+len)` (page-aligned): the host's own mapping of
+    /// the same file or shared memory, whose kind and permissions are the guest's, frees the
+    /// pages and punches the hole in the backing store; translated code from those bytes goes,
+    /// also through other views of the file. Errors: `ENOMEM` (unmapped), the host's (`EACCES`,
+    /// `EINVAL`, `EOPNOTSUPP`).
+    pub fn remove_backing(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
+        self.check_mapped(addr, len)?;
+        let host = self.to_host(addr, len).ok_or(Errno::ENOMEM)?;
+        // SAFETY: inside our reservation, all of it mapped by us.
+        let r = unsafe { libc::madvise(host.cast(), usize::try_from(len).unwrap_or(0), libc::MADV_REMOVE) };
+        if r != 0 {
+            return Err(Errno::last());
+        }
+        let files: Vec<(u64, u64)> =
+            self.overlapping(addr, addr + len).filter(|(_, v)| v.shared).filter_map(|(_, v)| v.file_id).collect();
+        for id in files {
+            self.file_written(id);
+        }
+        self.note_host_write(addr, len);
+        Ok(())
+    }
+
     /// Records that the host wrote `[addr, addr+len)` behind unicorn's back: translated code
     /// from those bytes must be dropped (unicorn cannot see host writes; unicorn-facts §3).
     #[inline]
     pub fn note_host_write(&mut self, addr: u64, len: u64) {
         let end = addr.saturating_add(len);
-        if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) {
+        // A view of an aliased file shares its physical pages with executable views.
+        if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) || self.overlaps_alias_view(addr, end)
+        {
             self.invalidate.code.push((page_floor(addr), page_ceil(end).unwrap_or(end)));
         }
     }

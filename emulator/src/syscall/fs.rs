@@ -652,11 +652,14 @@ pub fn ftruncate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 /// `fallocate(int fd, int mode, off_t offset, off_t len)` (fallocate(2)).
-pub fn fallocate(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
+pub fn fallocate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.
-    host_ret(i64::from(unsafe {
+    let r = host_ret(i64::from(unsafe {
         libc::fallocate(a.int(0), a.int(1), crate::abi::signed64(a.raw(2)), crate::abi::signed64(a.raw(3)))
-    }))
+    }))?;
+    // A punched hole or zeroed range changes what a shared executable mapping holds.
+    super::io::after_file_write(cpu, a.int(0), &Ok(1));
+    Ok(r)
 }
 
 /// `fadvise64(int fd, off_t offset, off_t len, int advice)` (posix_fadvise(2)).

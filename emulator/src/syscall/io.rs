@@ -122,7 +122,7 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// After a write of a file through descriptor `fd` that wrote something: the translated code
 /// of the file's shared executable mappings is dropped (`mm::alias`; asked only while the
 /// guest has such a mapping).
-fn after_file_write(cpu: &mut Cpu<'_>, fd: i32, r: &SysResult) {
+pub(crate) fn after_file_write(cpu: &mut Cpu<'_>, fd: i32, r: &SysResult) {
     if matches!(r, Ok(n) if *n > 0) && cpu.get_data().mm.watches_file_writes() {
         if let Some(id) = crate::mm::file_id(fd) {
             cpu.get_data_mut().mm.file_written(id);
@@ -351,12 +351,16 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The `off_t` at `addr` is a guest `long`; `sendfile64` (ILP32) passes a `loff_t`, see
 /// [`sendfile64`].
 pub fn sendfile(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    sendfile_with(cpu, a, false)
+    let r = sendfile_with(cpu, a, false);
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 /// `sendfile64(int out_fd, int in_fd, loff_t *offset, size_t count)` (ILP32 guests).
 pub fn sendfile64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    sendfile_with(cpu, a, true)
+    let r = sendfile_with(cpu, a, true);
+    after_file_write(cpu, a.int(0), &r);
+    r
 }
 
 fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
@@ -384,7 +388,9 @@ fn sendfile_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, loff: bool) -> SysResult {
 
 /// `copy_file_range(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned flags)`.
 pub fn copy_file_range(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    two_offsets_call(cpu.get_data_mut(), a, libc::SYS_copy_file_range)
+    let r = two_offsets_call(cpu.get_data_mut(), a, libc::SYS_copy_file_range);
+    after_file_write(cpu, a.int(2), &r);
+    r
 }
 
 /// A call shaped `(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len,

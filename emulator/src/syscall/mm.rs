@@ -632,7 +632,10 @@ mod advice {
 }
 
 /// `madvise(void *addr, size_t length, int advice)` (madvise(2)). `MADV_DONTNEED` discards
-/// the pages (they read back as zero or as the file); `MADV_FREE` keeps them (allowed: the
+/// the pages (they read back as zero or as the file); `MADV_REMOVE` punches the hole in the
+/// backing file or shared memory through the host's own pages (`EACCES` for a mapping that is
+/// not shared and writable, `EINVAL` without a file, as the host answers for its mirror of the
+/// guest's mapping); `MADV_FREE` keeps them (allowed: the
 /// kernel may free them lazily or not at all); `MADV_WIPEONFORK`/`MADV_KEEPONFORK` go to the
 /// host pages (a fork of endgate is the guest's fork); other hints are accepted after the range
 /// check.
@@ -663,9 +666,15 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
             }
             Ok(0)
         }
-        MADV_NORMAL | MADV_RANDOM | MADV_SEQUENTIAL | MADV_WILLNEED | MADV_FREE | MADV_REMOVE | MADV_DONTFORK
-        | MADV_DOFORK | MADV_MERGEABLE | MADV_UNMERGEABLE | MADV_HUGEPAGE | MADV_NOHUGEPAGE | MADV_DONTDUMP
-        | MADV_DODUMP | MADV_WIPEONFORK | MADV_KEEPONFORK | MADV_COLD | MADV_PAGEOUT => {
+        MADV_REMOVE => {
+            if len > 0 {
+                mm.remove_backing(addr, len)?;
+            }
+            Ok(0)
+        }
+        MADV_NORMAL | MADV_RANDOM | MADV_SEQUENTIAL | MADV_WILLNEED | MADV_FREE | MADV_DONTFORK | MADV_DOFORK
+        | MADV_MERGEABLE | MADV_UNMERGEABLE | MADV_HUGEPAGE | MADV_NOHUGEPAGE | MADV_DONTDUMP | MADV_DODUMP
+        | MADV_WIPEONFORK | MADV_KEEPONFORK | MADV_COLD | MADV_PAGEOUT => {
             mm.check_mapped(addr, len)?;
             Ok(0)
         }

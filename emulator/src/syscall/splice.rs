@@ -16,7 +16,9 @@ use crate::guest::{Cpu, SyscallArgs};
 /// `splice(int fd_in, loff_t *off_in, int fd_out, loff_t *off_out, size_t len, unsigned int
 /// flags)`. Errors: `EFAULT`, `EINTR`, `EAGAIN`, the host's (`EINVAL`, `ESPIPE`, `EBADF`).
 pub fn splice(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    super::io::two_offsets_call(cpu.get_data_mut(), a, libc::SYS_splice)
+    let r = super::io::two_offsets_call(cpu.get_data_mut(), a, libc::SYS_splice);
+    super::io::after_file_write(cpu, a.int(2), &r);
+    r
 }
 
 /// `tee(int fd_in, int fd_out, size_t len, unsigned int flags)`. Errors: the host's.

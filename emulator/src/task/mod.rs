@@ -315,6 +315,13 @@ fn fill(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
         // The address space is shared by the threads; the refusal is this thread's.
         t.last_fault = t.mm.last_fault.take();
     }
+    if t.mm.take_local_flush() {
+        // The entry makes a page's writable views watched (mm::alias): this instance's
+        // unwatched entries for them go now (the engine looks the entry up again after the
+        // fill).
+        cpu.flush_tlb();
+    }
+    let t = cpu.get_data_mut();
     if t.mm.regions().len() != made {
         // The fill made a window (a grows-down mapping grew into a new granule), which this
         // instance has not mapped yet: the run loop maps it and runs the access again.
