@@ -219,6 +219,7 @@ fn spawn(cpu: &mut Cpu<'_>, ca: &CloneArgs) -> SysResult {
 /// reports, then sets up the rest of the instance for its creator (which waits with the lock
 /// held), reports again, then runs the guest thread under the lock until it ends.
 fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Receiver<()>) {
+    prime_heap_shrink();
     let tid = crate::thread::gettid();
     // The host thread's mask is the guest thread's (inherited from the creator already).
     let Seed { task, ctx, extra, args, seccomp } = seed;
@@ -264,6 +265,26 @@ fn child_main(seed: Seed, tx: mpsc::SyncSender<Result<i32, Errno>>, go: mpsc::Re
     drop(cpu);
     // Only now may `pthread_join` see the thread end (`crate::task::exit`'s module doc).
     super::exit::clear_child_tid(ctid);
+}
+
+/// Makes the host's glibc read `/proc/sys/vm/overcommit_memory` now, while no other guest
+/// thread runs (the creator waits in `clone`), rather than some time after a guest thread has
+/// ended. glibc reads that file once per process, the first time it shrinks the heap of a
+/// thread's arena (malloc/arena.c `shrink_heap`, `check_may_shrink_heap`), and the descriptor it
+/// opens for the read is the lowest free one, which a guest `open` right after `pthread_join`
+/// would otherwise find taken (guest test `thread_join_fds`; a thread's end frees memory after
+/// its joiner is woken: std's and glibc's own thread teardown). The shrink is made to happen:
+/// 40 blocks of 100 KiB (below the mmap threshold, so from this thread's arena) freed at once
+/// coalesce into its heap's top, which then exceeds the trim threshold (unless earlier frees of
+/// large mapped blocks raised it above 4 MiB). Once per process; a forked child inherits the
+/// answer glibc cached.
+fn prime_heap_shrink() {
+    static PRIMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if PRIMED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        return;
+    }
+    let blocks: Vec<Vec<u8>> = (0..40).map(|_| Vec::with_capacity(100 << 10)).collect();
+    drop(std::hint::black_box(blocks));
 }
 
 /// The new thread's instance, from its opened engine, started from the creator's registers
