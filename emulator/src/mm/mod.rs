@@ -1603,27 +1603,45 @@ impl AddressSpace {
     /// they are alike, as Linux merges adjacent VMAs (so a brk heap grown in steps is one
     /// `[heap]` line in `/proc/self/maps`).
     fn merge_with_previous(&mut self, start: u64) {
+        if self.vmas.get(&start).is_some_and(|v| !v.shared && v.file_id.is_none()) {
+            self.merge_at(start);
+        }
+    }
+
+    /// Joins the mapping at `start` to the one ending right before it when Linux would merge
+    /// the two VMAs (mm/vma.c `is_mergeable_vma`, `can_vma_merge_after`): the same permissions,
+    /// name, policy and kind, both private anonymous memory, or both shared mappings of one
+    /// file at consecutive offsets; and their host pages neighbours in one window. Private
+    /// file mappings are left apart (whether their copied pages could merge is the kernel's
+    /// anon_vma bookkeeping, which endgate does not model), as are shared anonymous ones
+    /// (endgate cannot tell whether two are one object).
+    fn merge_at(&mut self, start: u64) {
         let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
         let Some(cur) = self.vmas.get(&start) else { return };
-        if prev.end == start
-            && self.window_of(prev_start, cur.end - prev_start).is_some()
+        let alike = prev.end == start
             && prev.prot == cur.prot
             && prev.name == cur.name
             && prev.policy == cur.policy
-            && !prev.shared
-            && !cur.shared
+            && prev.shared == cur.shared
             && !prev.grows_down
-            && !cur.grows_down
-        {
-            let end = cur.end;
-            self.vma_remove(&start);
-            self.changed();
-            if let Some(p) = self.vmas.get_mut(&prev_start) {
-                p.end = end;
-            }
-            self.sync_store_table(prev_start, end);
-            self.changed();
+            && !cur.grows_down;
+        let kind = if prev.shared {
+            prev.file_id.is_some()
+                && prev.file_id == cur.file_id
+                && prev.offset + (prev.end - prev_start) == cur.offset
+                && prev.file_size == cur.file_size
+        } else {
+            prev.file_id.is_none() && cur.file_id.is_none()
+        };
+        if !alike || !kind || self.window_of(prev_start, cur.end - prev_start).is_none() {
+            return;
         }
+        let end = cur.end;
+        let mut joined = self.vma_remove(&prev_start).expect("found above");
+        self.vma_remove(&start);
+        joined.end = end;
+        self.vma_insert(prev_start, joined);
+        self.changed();
     }
 
     /// Removes every mapping in `[addr, addr+len)` (page-aligned); unmapped parts are ignored,
@@ -1765,6 +1783,11 @@ impl AddressSpace {
             }
         }
         self.invalidate.flush_tlb = true;
+        // Linux merges the changed range with its neighbours again (mprotect_fixup).
+        let bounds: Vec<u64> = self.vmas.range(addr..=end).map(|(&s, _)| s).collect();
+        for b in bounds {
+            self.merge_at(b);
+        }
         Ok(())
     }
 
@@ -1802,6 +1825,32 @@ impl AddressSpace {
             // The host mremap left a hole at the source; put the reservation back.
             self.release_host(old, old + old_len);
             self.forget(old, old + old_len);
+        }
+        self.forget(new, new + new_len);
+        self.vma_insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });
+        self.changed();
+        self.note_peak();
+        Ok(())
+    }
+
+    /// Maps at `new` (page-aligned, free) a second view of `new_len` bytes of the shared mapping
+    /// at `old`, from `old`'s offset on: `mremap` with a zero old size. The host's own
+    /// `mremap` duplicates its mirror of the mapping (a shared mapping of the same file,
+    /// shared memory or SysV segment). Errors: `EFAULT` (not mapped), the host's.
+    pub fn duplicate_shared(&mut self, old: u64, new: u64, new_len: u64) -> Result<(), Errno> {
+        let (start, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
+        let v = v.clone();
+        self.may_grow(new_len, 0)?;
+        let src = self.to_host(old, 0).ok_or(Errno::EFAULT)?;
+        self.ensure_window(new, new_len)?;
+        let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
+        let nl = usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?;
+        // SAFETY: the source is a shared mapping of ours; MREMAP_FIXED replaces the
+        // reservation pages at `dst`, inside our reservation; a zero old size leaves the
+        // source as it is.
+        let r = unsafe { libc::mremap(src.cast(), 0, nl, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, dst) };
+        if r == libc::MAP_FAILED {
+            return Err(Errno::last());
         }
         self.forget(new, new + new_len);
         self.vma_insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });

@@ -564,7 +564,7 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     let old_len = page_ceil(old_len).ok_or(Errno::EINVAL)?;
     let new_len = page_ceil(new_len).ok_or(Errno::EINVAL)?;
-    if old_len == 0 || new_len == 0 {
+    if new_len == 0 {
         return Err(Errno::EINVAL);
     }
     let mm = &mut cpu.get_data_mut().mm;
@@ -576,6 +576,26 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (_, vma) = mm.vma_at(old).ok_or(Errno::EFAULT)?;
     if old + old_len > vma.end {
         return Err(Errno::EFAULT);
+    }
+    if old_len == 0 {
+        // A second view of a shared mapping's pages (mm/mremap.c: "duplicate" with a zero old
+        // size): refused for private ones, and it can only go to a new place.
+        if !vma.shared {
+            return Err(Errno::EINVAL);
+        }
+        let to = if flags & MREMAP_FIXED != 0 {
+            if new_addr % PAGE_SIZE != 0 || !mm.is_placeable(new_addr, new_len) {
+                return Err(Errno::EINVAL);
+            }
+            mm.unmap(new_addr, new_len)?;
+            new_addr
+        } else if flags & MREMAP_MAYMOVE != 0 {
+            mm.find_free(new_len).ok_or(Errno::ENOMEM)?
+        } else {
+            return Err(Errno::ENOMEM);
+        };
+        mm.duplicate_shared(old, to, new_len)?;
+        return Ok(to);
     }
     if flags & MREMAP_FIXED != 0 {
         if new_addr % PAGE_SIZE != 0 || !mm.is_placeable(new_addr, new_len) {
