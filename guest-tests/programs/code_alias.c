@@ -3,7 +3,8 @@
  * and called through the executable one after the arch's instruction-cache flush of the
  * executable range (`__builtin___clear_cache`: aarch64 `ic ivau`, arm and MIPS `cacheflush`,
  * riscv `fence.i` and its flush call). Then the file itself is rewritten with pwrite and the
- * range flushed again. Each call must run the code stored last.
+ * range flushed again. Then a SysV shared-memory segment attached twice, writable and
+ * `SHM_EXEC|SHM_RDONLY`, is used the same way. Each call must run the code stored last.
  *
  * The emulator sees no store to the page it translated from (the stores go to the other view,
  * or come from the kernel), so only the flush can tell it; x86 and s390x need no flush (their
@@ -13,6 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/shm.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -59,5 +61,22 @@ int main(void)
     }
     printf("rewritten with pwrite 10 times\n");
     CHECK(munmap(w, page) == 0 && munmap(x, page) == 0 && close(fd) == 0);
+
+    int id = shmget(IPC_PRIVATE, (size_t)page, IPC_CREAT | 0600);
+    CHECK(id >= 0);
+    unsigned char *sw = shmat(id, NULL, 0);
+    unsigned char *sx = shmat(id, NULL, SHM_EXEC | SHM_RDONLY);
+    CHECK(shmctl(id, IPC_RMID, NULL) == 0);
+    CHECK(sw != (void *)-1 && sx != (void *)-1);
+    for (unsigned k = 70; k < 90; k++) {
+        size_t n = assemble(sw, k);
+        int r = call(sx, n);
+        if (r != (int)k) {
+            printf("store through the writable attach %u: the call returned %d\n", k, r);
+            return 1;
+        }
+    }
+    printf("stored through the writable attach of a SysV segment 20 times\n");
+    CHECK(shmdt(sw) == 0 && shmdt(sx) == 0);
     return 0;
 }

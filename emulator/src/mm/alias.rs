@@ -35,6 +35,9 @@
 //! of an aliased view (`read` into the writable view) drops those of its physical pages
 //! (`AddressSpace::note_host_write`).
 //!
+//! A SysV shared-memory segment attached twice is one file too: `attach_sysv_shm` gives its
+//! mappings the identity (`u64::MAX`, `shmid`), which no `stat` gives.
+//!
 //! Linux itself needs none of this: its views share the physical page and x86's instruction
 //! fetch snoops stores. qemu-user 10.0.2 runs the old code in both cases (guest test
 //! `code_alias`).

@@ -1504,7 +1504,9 @@ impl AddressSpace {
                 grows_down: false,
                 // The segment's size: pages an `mremap` adds past it raise SIGBUS.
                 file_size: Some(len),
-                file_id: None,
+                // The segment as a file no `stat` gives (device `u64::MAX`): two attaches of
+                // one segment are views of one object (mm::alias).
+                file_id: Some((u64::MAX, u64::from(shmid.unsigned_abs()))),
             },
         );
         self.changed();
