@@ -267,7 +267,10 @@ fn maps_line(start: u64, v: &Vma) -> String {
             (seen.map_or_else(|| path.clone(), |g| String::from_utf8_lossy(&g).into_owned()), dev, ino)
         }
     };
-    let mut line = format!("{start:08x}-{:08x} {perms} {:08x} {dev} {ino} ", v.end, v.offset);
+    // The offset is the file's: a mapping without a file shows 0 (`show_map_vma` reads
+    // `vm_pgoff` only when there is a `vm_file`), also the pieces of one that mprotect split.
+    let offset = if matches!(v.name, VmaName::File(_) | VmaName::SysvShm { .. }) { v.offset } else { 0 };
+    let mut line = format!("{start:08x}-{:08x} {perms} {offset:08x} {dev} {ino} ", v.end);
     if !name.is_empty() {
         pad_to_name(&mut line);
         line.push_str(&name);
