@@ -302,20 +302,9 @@ impl AddressSpace {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{AddressSpace, DataModel, FileMap, Layout, Prot, VmaName};
+    use super::super::tests::space;
+    use super::super::{FileMap, Prot, VmaName};
     use super::PageFill;
-
-    fn space() -> AddressSpace {
-        let layout = Layout {
-            low_len: 1 << 30,
-            dyn_base: 0x5555_5555_4000,
-            dyn_len: 1 << 30,
-            task_size: 0x7fff_ffff_f000,
-            top_len: 1 << 30,
-            fixed_page: None,
-        };
-        AddressSpace::new(layout, DataModel::LP64_LE).unwrap()
-    }
 
     fn memfd(len: i64) -> i32 {
         // SAFETY: a NUL-terminated name; the descriptor is closed by the test.

@@ -2119,7 +2119,8 @@ fn cut_ranges(ranges: &[(u64, u64)], start: u64, end: u64) -> Vec<(u64, u64)> {
 mod tests {
     use super::*;
 
-    fn space() -> AddressSpace {
+    /// A 64-bit address space with small windows (also `alias`'s tests').
+    pub(super) fn space() -> AddressSpace {
         let layout = Layout {
             low_len: 1 << 30,
             dyn_base: 0x5555_5555_4000,
