@@ -14,17 +14,7 @@ use unicorn_engine::{
 /// it a third time (the new code runs).
 #[test]
 fn aarch64_ic_ivau_drops_stale_code() {
-    use std::sync::Mutex;
-    static REPORTED: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
-    unsafe extern "C" fn reported(
-        _uc: *mut unicorn_engine::uc_engine,
-        addr: u64,
-        size: u32,
-        _opaque: *mut std::ffi::c_void,
-    ) -> bool {
-        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((addr, size));
-        false
-    }
+    let reported = Reported::default();
     const IC_IVAU_X7: u32 = 0xd50b_7527; // ic ivau, x7 (sys #3, c7, c5, #1, x7)
     const ISB: u32 = 0xd503_3fdf;
     const STR_W9_X8: u32 = 0xb900_0109; // str w9, [x8]
@@ -33,10 +23,7 @@ fn aarch64_ic_ivau_drops_stale_code() {
     let (page_b, alias) = (CODE + 0x1000, DATA + 0x1000);
     let code = [bl(CODE, page_b), STR_W9_X8, bl(CODE + 8, page_b), IC_IVAU_X7, ISB, bl(CODE + 20, page_b), NOP];
     let mut uc = engine(&code);
-    // SAFETY: a live engine, not running; the callback never unwinds.
-    let r: Result<(), uc_error> =
-        unsafe { unicorn_engine::uc_set_code_write_cb(uc.get_handle(), Some(reported), std::ptr::null_mut()) }.into();
-    r.unwrap();
+    reported.attach(&mut uc);
     let mut host_b = vec![0u8; 0x1000];
     host_b[..4].copy_from_slice(&ADD_X4_1.to_le_bytes());
     host_b[4..8].copy_from_slice(&RET.to_le_bytes());
@@ -55,11 +42,7 @@ fn aarch64_ic_ivau_drops_stale_code() {
         (2, 1),
         "calls 1 and 2 ran the old code (no flush between), call 3 the new"
     );
-    assert_eq!(
-        *REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
-        vec![(page_b, 64)],
-        "the line went to the code-write callback"
-    );
+    assert_eq!(reported.take(), vec![(page_b, 64)], "the line went to the code-write callback");
     drop(uc);
 }
 
@@ -72,17 +55,7 @@ fn aarch64_ic_ivau_drops_stale_code() {
 /// unwatched entry runs the first store's code twice.
 #[test]
 fn a_watched_entry_reports_every_store_and_drops_the_code_of_its_physical_page() {
-    use std::sync::Mutex;
-    static REPORTED: Mutex<Vec<(u64, u32)>> = Mutex::new(Vec::new());
-    unsafe extern "C" fn reported(
-        _uc: *mut unicorn_engine::uc_engine,
-        addr: u64,
-        size: u32,
-        _opaque: *mut std::ffi::c_void,
-    ) -> bool {
-        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((addr, size));
-        false
-    }
+    let reported = Reported::default();
     const STR_W9_X8: u32 = 0xb900_0109; // str w9, [x8]
     const STR_W10_X8: u32 = 0xb900_010a; // str w10, [x8]
     const ADD_X5_1: u32 = 0x9100_04a5; // add x5, x5, #1
@@ -91,13 +64,8 @@ fn a_watched_entry_reports_every_store_and_drops_the_code_of_its_physical_page()
     let (page_b, view) = (CODE + 0x1000, DATA + 0x1000);
     let code = [bl(CODE, page_b), STR_W9_X8, bl(CODE + 8, page_b), STR_W10_X8, bl(CODE + 16, page_b), NOP];
     let run = |watch: bool| {
-        REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
         let mut uc = engine(&code);
-        // SAFETY: a live engine, not running; the callback never unwinds.
-        let r: Result<(), uc_error> =
-            unsafe { unicorn_engine::uc_set_code_write_cb(uc.get_handle(), Some(reported), std::ptr::null_mut()) }
-                .into();
-        r.unwrap();
+        reported.attach(&mut uc);
         let mut host_b = vec![0u8; 0x1000];
         host_b[..4].copy_from_slice(&ADD_X4_1.to_le_bytes());
         host_b[4..8].copy_from_slice(&RET.to_le_bytes());
@@ -119,7 +87,7 @@ fn a_watched_entry_reports_every_store_and_drops_the_code_of_its_physical_page()
         let counts = (reg(&uc, RegisterARM64::X4), reg(&uc, RegisterARM64::X5), reg(&uc, RegisterARM64::X6));
         drop(uc);
         drop(host_b);
-        (counts, REPORTED.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone())
+        (counts, reported.take())
     };
     let (counts, reports) = run(true);
     assert_eq!(counts, (1, 1, 1), "each call ran the code stored last (x4: first, x5: second, x6: third)");
@@ -127,6 +95,39 @@ fn a_watched_entry_reports_every_store_and_drops_the_code_of_its_physical_page()
     let (counts, reports) = run(false);
     assert_eq!(counts, (1, 2, 0), "unwatched, the second store was not seen: the third call ran the second code");
     assert_eq!(reports, vec![], "unwatched, no store was reported");
+}
+
+/// The stores an engine reported to its code-write callback (unicorn patch 0007), each test's
+/// own (the callback's opaque pointer names the list).
+#[derive(Default)]
+struct Reported(Box<std::sync::Mutex<Vec<(u64, u32)>>>);
+
+impl Reported {
+    /// Makes `uc` report its code writes here; `self` must outlive the engine's runs.
+    fn attach(&self, uc: &mut Unicorn<'static, ()>) {
+        unsafe extern "C" fn record(
+            _uc: *mut unicorn_engine::uc_engine,
+            addr: u64,
+            size: u32,
+            opaque: *mut std::ffi::c_void,
+        ) -> bool {
+            // SAFETY: `opaque` is the boxed list `attach` passed, alive while the engine runs.
+            let list = unsafe { &*opaque.cast::<std::sync::Mutex<Vec<(u64, u32)>>>() };
+            list.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((addr, size));
+            false
+        }
+        let opaque = std::ptr::from_ref::<std::sync::Mutex<Vec<(u64, u32)>>>(&self.0).cast_mut().cast();
+        // SAFETY: a live engine, not running; the callback never unwinds and reads only the
+        // list, which the box keeps at one address.
+        let r: Result<(), uc_error> =
+            unsafe { unicorn_engine::uc_set_code_write_cb(uc.get_handle(), Some(record), opaque) }.into();
+        r.unwrap();
+    }
+
+    /// The stores reported so far, leaving none.
+    fn take(&self) -> Vec<(u64, u32)> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
 }
 
 const CODE: u64 = 0x1000;

@@ -281,7 +281,7 @@ impl AddressSpace {
     /// overlap aliased views cut into pages: unicorn finds the physical range from the first
     /// page alone, and an aliased view's pages are not physically contiguous.
     pub fn split_for_aliases(&self, ranges: Vec<(u64, u64)>) -> Vec<(u64, u64)> {
-        if self.views.aliased_files == 0 || !ranges.iter().any(|&(s, e)| self.overlaps_alias_view(s, e)) {
+        if self.views.aliased_files == 0 {
             return ranges;
         }
         let mut out = Vec::with_capacity(ranges.len());

@@ -1797,7 +1797,9 @@ impl AddressSpace {
     /// shrinking to `new_len`; used by `mremap`. The host `mremap` moves the contents, so
     /// anonymous growth reads as zero and file mappings extend into the file. With `keep`
     /// (`MREMAP_DONTUNMAP`, sizes equal) the old range stays mapped as it was, its pages
-    /// empty: the host's `MREMAP_DONTUNMAP` leaves its mapping there.
+    /// empty: the host's `MREMAP_DONTUNMAP` leaves its mapping there. A zero `old_len` (a
+    /// shared mapping only, as the caller checks) maps a second view of the same pages and
+    /// leaves the source as it is: the host's `mremap` duplicates its own mirror of it.
     pub fn move_mapping(&mut self, old: u64, old_len: u64, new: u64, new_len: u64, keep: bool) -> Result<(), Errno> {
         let (_, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
         let v = v.clone();
@@ -1823,36 +1825,10 @@ impl AddressSpace {
             // The old pages are gone from the source: drop what was translated from them.
             self.invalidate.code.push((old, old + old_len));
             self.invalidate.flush_tlb = true;
-        } else {
+        } else if old_len > 0 {
             // The host mremap left a hole at the source; put the reservation back.
             self.release_host(old, old + old_len);
             self.forget(old, old + old_len);
-        }
-        self.forget(new, new + new_len);
-        self.vma_insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });
-        self.changed();
-        self.note_peak();
-        Ok(())
-    }
-
-    /// Maps at `new` (page-aligned, free) a second view of `new_len` bytes of the shared mapping
-    /// at `old`, from `old`'s offset on: `mremap` with a zero old size. The host's own
-    /// `mremap` duplicates its mirror of the mapping (a shared mapping of the same file,
-    /// shared memory or SysV segment). Errors: `EFAULT` (not mapped), the host's.
-    pub fn duplicate_shared(&mut self, old: u64, new: u64, new_len: u64) -> Result<(), Errno> {
-        let (start, v) = self.vma_at(old).ok_or(Errno::EFAULT)?;
-        let v = v.clone();
-        self.may_grow(new_len, 0)?;
-        let src = self.to_host(old, 0).ok_or(Errno::EFAULT)?;
-        self.ensure_window(new, new_len)?;
-        let dst = self.to_host(new, new_len).ok_or(Errno::ENOMEM)?;
-        let nl = usize::try_from(new_len).map_err(|_| Errno::ENOMEM)?;
-        // SAFETY: the source is a shared mapping of ours; MREMAP_FIXED replaces the
-        // reservation pages at `dst`, inside our reservation; a zero old size leaves the
-        // source as it is.
-        let r = unsafe { libc::mremap(src.cast(), 0, nl, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, dst) };
-        if r == libc::MAP_FAILED {
-            return Err(Errno::last());
         }
         self.forget(new, new + new_len);
         self.vma_insert(new, Vma { end: new + new_len, offset: v.offset + (old - start), ..v });

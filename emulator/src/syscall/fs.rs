@@ -658,7 +658,7 @@ pub fn fallocate(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         libc::fallocate(a.int(0), a.int(1), crate::abi::signed64(a.raw(2)), crate::abi::signed64(a.raw(3)))
     }))?;
     // A punched hole or zeroed range changes what a shared executable mapping holds.
-    super::io::after_file_write(cpu, a.int(0), &Ok(1));
+    super::io::file_changed(cpu, a.int(0));
     Ok(r)
 }
 

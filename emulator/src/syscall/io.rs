@@ -119,11 +119,17 @@ pub fn write(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     r
 }
 
-/// After a write of a file through descriptor `fd` that wrote something: the translated code
-/// of the file's shared executable mappings is dropped (`mm::alias`; asked only while the
-/// guest has such a mapping).
+/// After a write through descriptor `fd`: [`file_changed`] if it wrote something.
 pub(crate) fn after_file_write(cpu: &mut Cpu<'_>, fd: i32, r: &SysResult) {
-    if matches!(r, Ok(n) if *n > 0) && cpu.get_data().mm.watches_file_writes() {
+    if matches!(r, Ok(n) if *n > 0) {
+        file_changed(cpu, fd);
+    }
+}
+
+/// The file behind descriptor `fd` changed: the translated code of its shared executable
+/// mappings is dropped (`mm::alias`; asked only while the guest has such a mapping).
+pub(crate) fn file_changed(cpu: &mut Cpu<'_>, fd: i32) {
+    if cpu.get_data().mm.watches_file_writes() {
         if let Some(id) = crate::mm::file_id(fd) {
             cpu.get_data_mut().mm.file_written(id);
         }

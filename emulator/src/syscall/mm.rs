@@ -594,7 +594,7 @@ pub fn mremap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         } else {
             return Err(Errno::ENOMEM);
         };
-        mm.duplicate_shared(old, to, new_len)?;
+        mm.move_mapping(old, 0, to, new_len, false)?;
         return Ok(to);
     }
     if flags & MREMAP_FIXED != 0 {
