@@ -1083,6 +1083,19 @@ fn table_engine(
     code: &[u32],
     second: impl Fn() -> bool + 'static,
 ) -> (Unicorn<'static, ()>, *mut u8, std::rc::Rc<std::cell::RefCell<Vec<u64>>>) {
+    let (uc, low, asked, _) = table_engine_and_table(code, second);
+    (uc, low, asked)
+}
+
+/// Guest memory reached through a table engine's recorded fill requests.
+type Asked = std::rc::Rc<std::cell::RefCell<Vec<u64>>>;
+
+/// [`table_engine`], also giving its table (the engine reads it while it runs: an entry may
+/// change from the empty granules' offset to a window's, as `uc_set_direct_table` allows).
+fn table_engine_and_table(
+    code: &[u32],
+    second: impl Fn() -> bool + 'static,
+) -> (Unicorn<'static, ()>, *mut u8, Asked, &'static mut [u64]) {
     direct_engine(|| false); // installs the host fault handler once
     let low = reserve(1 << 30);
     let far = reserve(1 << 30);
@@ -1129,7 +1142,7 @@ fn table_engine(
     let r: Result<(), uc_error> =
         unsafe { unicorn_engine::uc_set_direct_table(uc.get_handle(), table.as_ptr(), none as u64) }.into();
     r.unwrap();
-    (uc, low, asked)
+    (uc, low, asked, table)
 }
 
 /// The last page of granule 4, whose window is a page of its own in the host, followed by a
@@ -1188,6 +1201,33 @@ fn direct_load_slot_follows_the_granule() {
         assert_eq!(reg(&uc, RegisterARM64::X1), want, "load from {addr:#x}");
     }
     assert!(asked.borrow().is_empty(), "direct loads ask no fill: {:x?}", asked.borrow());
+}
+
+/// Patch 0042: a slot never keeps a granule without a window. A load from one stops at the
+/// load (through the TLB); once the granule has a window (its entry changed while the engine
+/// lives, translations kept), the same load reads it directly, asking no fill.
+#[test]
+fn direct_load_slot_keeps_no_empty_granule() {
+    // ldr x1, [x0]; nop
+    let code = [0xf940_0001, 0xd503_201f];
+    let (mut uc, _, asked, table) = table_engine_and_table(&code, || false);
+    uc.reg_write(RegisterARM64::X0, EMPTY).unwrap();
+    assert_eq!(uc.emu_start(CODE, end_of(&code), 0, 0), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE, "stopped at the load");
+    assert_eq!(asked.borrow().as_slice(), &[EMPTY & !0xfff]);
+
+    // Granule 9 gets a window (the fill still refuses it: a load asking it would stop).
+    let nine = reserve(0x2000);
+    open_page(nine, 0);
+    // SAFETY: the page just opened.
+    unsafe { nine.add(0x18).cast::<u64>().write(0x9999) };
+    table[9] = (nine as u64).wrapping_sub(9 * GRANULE);
+    for (addr, want) in [(EMPTY, 0x9999), (DATA, 0x1111), (EMPTY, 0x9999)] {
+        uc.reg_write(RegisterARM64::X0, addr).unwrap();
+        uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+        assert_eq!(reg(&uc, RegisterARM64::X1), want, "load from {addr:#x}");
+    }
+    assert_eq!(asked.borrow().as_slice(), &[EMPTY & !0xfff], "no fill asked once the window is there");
 }
 
 /// Patch 0013: a load from a granule without a window faults in the host's `PROT_NONE`
