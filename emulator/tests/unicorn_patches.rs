@@ -2778,6 +2778,108 @@ fn indirect_jump_link_is_taken_only_for_its_own_target() {
     }
 }
 
+/// Patch 0044: an indirect call that goes to three functions in turn keeps links to the first
+/// two (the second in the block's other slot) and looks the third up each time: each function
+/// runs a third of the times, also after the second one is rewritten (its link dropped, made
+/// again to the new block). On x86_64 (`call [r10 + r11*8]`) and aarch64 (`ldr x1, [x10,
+/// x11, lsl #3]; blr x1`), with r11/x11 counting 0, 1, 2, 0, ...
+#[test]
+fn indirect_jump_keeps_a_second_link_and_looks_up_a_third_target() {
+    use unicorn_engine::RegisterX86;
+    let fs = [CODE + 0x1000, CODE + 0x1100, CODE + 0x1200];
+    struct Guest {
+        arch: Arch,
+        mode: Mode,
+        code: Vec<u8>,
+        end: u64,
+        bodies: [Vec<u8>; 3],
+        f2_by_2: Vec<u8>,
+        regs: [i32; 3],
+        table: i32,
+        index: i32,
+        count: i32,
+        sp: Option<i32>,
+    }
+    let guests = [
+        Guest {
+            arch: Arch::X86,
+            mode: Mode::MODE_64,
+            // call [r10 + r11*8]; inc r11; cmp r11, 3; jne +3; xor r11d, r11d; dec r8; jnz CODE; nop
+            code: vec![
+                0x43, 0xff, 0x14, 0xda, 0x49, 0xff, 0xc3, 0x49, 0x83, 0xfb, 0x03, 0x75, 0x03, 0x45, 0x31, 0xdb, 0x49,
+                0xff, 0xc8, 0x75, 0xeb, 0x90,
+            ],
+            end: CODE + 21,
+            // add rbx / rdx / rsi, 1; ret
+            bodies: [
+                vec![0x48, 0x83, 0xc3, 0x01, 0xc3],
+                vec![0x48, 0x83, 0xc2, 0x01, 0xc3],
+                vec![0x48, 0x83, 0xc6, 0x01, 0xc3],
+            ],
+            f2_by_2: vec![0x48, 0x83, 0xc2, 0x02, 0xc3],
+            regs: [RegisterX86::RBX as i32, RegisterX86::RDX as i32, RegisterX86::RSI as i32],
+            table: RegisterX86::R10 as i32,
+            index: RegisterX86::R11 as i32,
+            count: RegisterX86::R8 as i32,
+            sp: Some(RegisterX86::RSP as i32),
+        },
+        Guest {
+            arch: Arch::ARM64,
+            mode: Mode::ARM,
+            // ldr x1, [x10, x11, lsl #3]; blr x1; add x11, x11, #1; cmp x11, #3;
+            // csel x11, x11, xzr, ne; subs x8, x8, #1; b.ne CODE; nop
+            code: le32(&[
+                0xf86b_7941,
+                0xd63f_0020,
+                0x9100_056b,
+                0xf100_0d7f,
+                0x9a9f_116b,
+                0xf100_0508,
+                0x54ff_ff41,
+                NOP,
+            ]),
+            end: CODE + 28,
+            // add x4 / x6 / x7, #1; ret
+            bodies: [
+                le32(&[0x9100_0484, 0xd65f_03c0]),
+                le32(&[0x9100_04c6, 0xd65f_03c0]),
+                le32(&[0x9100_04e7, 0xd65f_03c0]),
+            ],
+            f2_by_2: le32(&[0x9100_08c6, 0xd65f_03c0]),
+            regs: [RegisterARM64::X4 as i32, RegisterARM64::X6 as i32, RegisterARM64::X7 as i32],
+            table: RegisterARM64::X10 as i32,
+            index: RegisterARM64::X11 as i32,
+            count: RegisterARM64::X8 as i32,
+            sp: None,
+        },
+    ];
+    for g in guests {
+        let mut uc = Unicorn::new(g.arch, g.mode).unwrap();
+        uc.mem_map(CODE, 0x2000, Prot::ALL).unwrap();
+        uc.mem_map(DATA, 0x1000, Prot::READ | Prot::WRITE).unwrap();
+        uc.mem_write(CODE, &g.code).unwrap();
+        for (f, body) in fs.iter().zip(&g.bodies) {
+            uc.mem_write(*f, body).unwrap();
+        }
+        let table: Vec<u8> = fs.iter().flat_map(|f| f.to_le_bytes()).collect();
+        uc.mem_write(DATA, &table).unwrap();
+        let run = |uc: &mut Unicorn<'static, ()>| {
+            uc.reg_write(g.table, DATA).unwrap();
+            uc.reg_write(g.index, 0).unwrap();
+            uc.reg_write(g.count, 999).unwrap();
+            if let Some(sp) = g.sp {
+                uc.reg_write(sp, DATA + 0x800).unwrap();
+            }
+            uc.emu_start(CODE, g.end, 0, 0).unwrap_or_else(|e| panic!("{:?}: {e:?}", g.arch));
+            g.regs.map(|r| uc.reg_read(r).unwrap())
+        };
+        assert_eq!(run(&mut uc), [333, 333, 333], "{:?}: three targets in turn", g.arch);
+        uc.mem_write(fs[1], &g.f2_by_2).unwrap();
+        uc.ctl_remove_cache(fs[1], fs[1] + 0x100).unwrap();
+        assert_eq!(run(&mut uc), [666, 999, 666], "{:?}: the rewritten second target", g.arch);
+    }
+}
+
 /// Patch 0037 on arm: a block of the same address in the other instruction set is another
 /// block, so the link's key holds the Thumb bit. The loop's `blx r1` goes to the same address
 /// in Thumb state and in Arm state in turn; the word there is `adds r5, #1; bx lr` as Thumb
