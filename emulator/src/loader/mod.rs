@@ -436,6 +436,20 @@ pub fn load_image(mm: &mut AddressSpace, elf: &ElfFile, kind: ImageKind) -> Resu
             mm.protect(w[1].0, w[0].1 - w[1].0, w[0].2 | w[1].2).map_err(|er| map_err(w[1].0, er.to_string()))?;
         }
     }
+    // The bss pages after each segment's last page with file bytes are anonymous memory, as
+    // Linux maps them (fs/binfmt_elf.c), not part of the file's mapping.
+    // A page another segment starts in stays that segment's.
+    for ph in &loads {
+        let vaddr = ph.p_vaddr.wrapping_add(bias);
+        if let (Some(s), Some(e)) = (page_ceil(vaddr + ph.p_filesz), page_ceil(vaddr + ph.p_memsz)) {
+            let next =
+                loads.iter().map(|o| page_floor(o.p_vaddr.wrapping_add(bias))).filter(|&os| os >= s).min().unwrap_or(e);
+            let e = e.min(next);
+            if e > s {
+                mm.name_anonymous(s, e);
+            }
+        }
+    }
     let phdr = match elf.phdrs.iter().find(|p| p.p_type == PT_PHDR) {
         Some(p) => p.p_vaddr.wrapping_add(bias),
         None => loads

@@ -1870,6 +1870,31 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Makes `[start, end)` (page-aligned) anonymous memory as `/proc/self/maps` shows it: no
+    /// name, offset 0, no file. For the bss pages after an ELF segment's last page with file
+    /// bytes, which Linux maps anonymously (fs/binfmt_elf.c) while endgate maps the image's
+    /// whole span at once. Mappings are split at the range's edges; the memory is not touched.
+    pub fn name_anonymous(&mut self, start: u64, end: u64) {
+        let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
+        for &s in &hit {
+            let Some(v) = self.vmas.get(&s).cloned() else { continue };
+            if v.name == VmaName::Anon && v.file_size.is_none() && v.file_id.is_none() {
+                continue;
+            }
+            self.vma_remove(&s);
+            let (ms, me) = (s.max(start), v.end.min(end));
+            if s < ms {
+                self.vma_insert(s, Vma { end: ms, ..v.clone() });
+            }
+            let anon = Vma { end: me, name: VmaName::Anon, offset: 0, file_size: None, file_id: None, ..v.clone() };
+            self.vma_insert(ms, anon);
+            if v.end > me {
+                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+            }
+            self.changed();
+        }
+    }
+
     /// Gives the mappings in `[start, end)` (page-aligned) the NUMA policy `policy` returns for
     /// their current one, splitting a mapping at the range's edges only where its policy
     /// changes and joining private anonymous neighbours that end up alike (mm/mempolicy.c
@@ -2129,6 +2154,27 @@ mod tests {
         assert_eq!(a.protect(0x40_2000, 0x4000, Prot::READ), Err(Errno::ENOMEM));
         assert_eq!(a.vma_at(0x40_2000).map(|v| v.1.prot), Some(Prot::READ));
         assert_eq!(a.vma_at(0x40_5000).map(|v| v.1.prot), Some(Prot::READ | Prot::WRITE));
+    }
+
+    /// The bss pages of a program's image become anonymous in the middle of its span; the
+    /// pages on either side keep the file's name, and the one after it its offset.
+    #[test]
+    fn name_anonymous_splits_off_the_bss() {
+        let mut a = space();
+        let file = VmaName::File("/bin/prog".into());
+        a.map_anon(0x40_0000, 0x5000, Prot::READ | Prot::WRITE, file.clone()).unwrap();
+        a.name_anonymous(0x40_2000, 0x40_4000);
+        let list: Vec<(u64, u64, VmaName, u64)> = a.vmas().map(|(s, v)| (s, v.end, v.name.clone(), v.offset)).collect();
+        let first_offset = list[0].3;
+        assert_eq!(
+            list,
+            vec![
+                (0x40_0000, 0x40_2000, file.clone(), first_offset),
+                (0x40_2000, 0x40_4000, VmaName::Anon, 0),
+                (0x40_4000, 0x40_5000, file, first_offset + 0x4000),
+            ]
+        );
+        assert!(a.host_range(GuestAddr::new(0x40_3ff8), 8, Prot::WRITE).is_ok(), "still mapped");
     }
 
     #[test]
