@@ -1875,21 +1875,29 @@ impl AddressSpace {
     /// bytes, which Linux maps anonymously (fs/binfmt_elf.c) while endgate maps the image's
     /// whole span at once. Mappings are split at the range's edges; the memory is not touched.
     pub fn name_anonymous(&mut self, start: u64, end: u64) {
+        self.change_range(start, end, |v| {
+            let named = v.name != VmaName::Anon || v.file_size.is_some() || v.file_id.is_some();
+            named.then(|| Vma { name: VmaName::Anon, offset: 0, file_size: None, file_id: None, ..v.clone() })
+        });
+    }
+
+    /// Replaces the part in `[start, end)` (page-aligned) of each mapping it overlaps by what
+    /// `change` makes of that part (given with its own end and offset), splitting the mapping
+    /// at the range's edges; a part `change` leaves (`None`) stays whole. Unmapped parts are
+    /// skipped. No neighbours are joined.
+    fn change_range(&mut self, start: u64, end: u64, change: impl Fn(&Vma) -> Option<Vma>) {
         let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
         for &s in &hit {
             let Some(v) = self.vmas.get(&s).cloned() else { continue };
-            if v.name == VmaName::Anon && v.file_size.is_none() && v.file_id.is_none() {
-                continue;
-            }
-            self.vma_remove(&s);
             let (ms, me) = (s.max(start), v.end.min(end));
+            let Some(new) = change(&Vma { end: me, offset: v.offset + (ms - s), ..v.clone() }) else { continue };
+            self.vma_remove(&s);
             if s < ms {
                 self.vma_insert(s, Vma { end: ms, ..v.clone() });
             }
-            let anon = Vma { end: me, name: VmaName::Anon, offset: 0, file_size: None, file_id: None, ..v.clone() };
-            self.vma_insert(ms, anon);
+            self.vma_insert(ms, new);
             if v.end > me {
-                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v });
             }
             self.changed();
         }
@@ -1900,24 +1908,10 @@ impl AddressSpace {
     /// changes and joining private anonymous neighbours that end up alike (mm/mempolicy.c
     /// `mbind_range`). Unmapped parts are skipped.
     pub fn set_policy(&mut self, start: u64, end: u64, policy: impl Fn(Option<MemPolicy>) -> Option<MemPolicy>) {
-        let hit: Vec<u64> = self.overlapping(start, end).map(|(s, _)| s).collect();
-        for &s in &hit {
-            let Some(v) = self.vmas.get(&s).cloned() else { continue };
+        self.change_range(start, end, |v| {
             let new = policy(v.policy);
-            if new == v.policy {
-                continue;
-            }
-            self.vma_remove(&s);
-            let (ms, me) = (s.max(start), v.end.min(end));
-            if s < ms {
-                self.vma_insert(s, Vma { end: ms, ..v.clone() });
-            }
-            self.vma_insert(ms, Vma { end: me, offset: v.offset + (ms - s), policy: new, ..v.clone() });
-            if v.end > me {
-                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
-            }
-            self.changed();
-        }
+            (new != v.policy).then(|| Vma { policy: new, ..v.clone() })
+        });
         let joints: Vec<u64> = self.vmas.range(start..=end).map(|(s, _)| *s).collect();
         for s in joints {
             self.merge_with_previous(s);
