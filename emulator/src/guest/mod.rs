@@ -536,6 +536,42 @@ fn code_written(addr: u64, size: u32) -> bool {
     restart
 }
 
+/// The engine's store-range callback (unicorn patch 0045, `uc_set_store_slots`): a store
+/// outside its slot's range asks for the range around its address that needs no check
+/// ([`crate::mm::AddressSpace::store_range`]), read from the address space when this thread
+/// may read it (one thread, or the global lock held), else from the thread's lock-free copy
+/// of the mappings ([`crate::mm::fill_view`]), which answers nothing once stale. Never unwinds.
+///
+/// # Safety
+/// Called only by the engine that `opaque`'s task belongs to, on its thread, while it runs
+/// guest code; `start` and `end` are writable.
+pub unsafe extern "C" fn store_range_reported(
+    _uc: *mut unicorn_engine::uc_engine,
+    addr: u64,
+    start: *mut u64,
+    end: *mut u64,
+    opaque: *mut std::ffi::c_void,
+) -> bool {
+    crate::guard::guarded("store-range callback", || {
+        // SAFETY: see the function's contract: the task outlives its engine's run, and
+        // nothing changes it while its own thread runs guest code.
+        let t = unsafe { &*opaque.cast::<Task>() };
+        let range = if crate::thread::lock::held() || !t.parallel {
+            t.mm.store_range(addr)
+        } else {
+            t.fill_view.as_ref().and_then(|v| v.store_range(addr))
+        };
+        range.is_some_and(|(s, e)| {
+            // SAFETY: the engine's own out-parameters.
+            unsafe {
+                start.write(s);
+                end.write(e);
+            }
+            true
+        })
+    })
+}
+
 thread_local! {
     /// The calling thread took the global guest lock for an exclusive step
     /// ([`exclusive_step`]).

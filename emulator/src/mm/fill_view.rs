@@ -73,6 +73,37 @@ impl FillView {
         let s = self.spans[i];
         (page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
     }
+
+    /// [`super::AddressSpace::store_range`] from the view (its spans leave out views of
+    /// aliased files and writable executable mappings); `None` also when the view is stale.
+    pub fn store_range(&self, addr: u64) -> Option<(u64, u64)> {
+        if !self.current() {
+            return None;
+        }
+        let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
+        let s = self.spans[i];
+        if addr >= s.end || addr >= s.eof || !s.prot.contains(Prot::WRITE) {
+            return None;
+        }
+        let mut end = s.end.min(s.eof);
+        for n in &self.spans[i + 1..] {
+            if n.start != end || !n.prot.contains(Prot::WRITE) {
+                break;
+            }
+            end = n.end.min(n.eof);
+            if end != n.end {
+                break;
+            }
+        }
+        let mut start = s.start;
+        for p in self.spans[..i].iter().rev() {
+            if p.end != start || !p.prot.contains(Prot::WRITE) || p.eof < p.end {
+                break;
+            }
+            start = p.start;
+        }
+        Some((start, end))
+    }
 }
 
 #[cfg(test)]

@@ -559,6 +559,48 @@ impl AddressSpace {
         self.flat.map(|(host, bits)| (host as *mut u8, (1u64 << bits) + GUARD, bits))
     }
 
+    /// For direct stores of a 64-bit guest (unicorn patch 0045, `uc_set_store_slots`): each
+    /// store site keeps a range [`AddressSpace::store_range`] gave, and the engine empties the
+    /// slots at every TLB flush, which every change to the mappings already asks
+    /// ([`Invalidate`]). Off with `ENDGATE_NO_DIRECT` or `ENDGATE_NO_DIRECT_STORES`.
+    pub fn store_slots(&self) -> bool {
+        self.direct && self.on_demand && std::env::var_os("ENDGATE_NO_DIRECT_STORES").is_none()
+    }
+
+    /// For direct stores of a 64-bit guest (unicorn patch 0045): the widest range around `addr`
+    /// of neighbouring mappings that the guest may write, none executable, none a view of an
+    /// aliased file (`alias`), none past the end of its file (`SIGBUS`), so that a store
+    /// anywhere in it needs no check until the mappings change. `None` if `addr`'s page is not
+    /// such a page.
+    pub fn store_range(&self, addr: u64) -> Option<(u64, u64)> {
+        let ok = |v: &Vma| v.prot.contains(Prot::WRITE) && !v.prot.contains(Prot::EXEC) && !self.is_alias_view(v);
+        let (first, v) = self.vma_at(addr)?;
+        let eof = eof_of(first, v);
+        if !ok(v) || addr >= eof {
+            return None;
+        }
+        let mut end = v.end.min(eof);
+        if end == v.end {
+            for (&s, n) in self.vmas.range(end..) {
+                if s != end || !ok(n) {
+                    break;
+                }
+                end = n.end.min(eof_of(s, n));
+                if end != n.end {
+                    break;
+                }
+            }
+        }
+        let mut start = first;
+        for (&s, p) in self.vmas.range(..first).rev() {
+            if p.end != start || !ok(p) || eof_of(s, p) < p.end {
+                break;
+            }
+            start = s;
+        }
+        Some((start, end))
+    }
+
     /// For direct guest stores (unicorn patch 0019, `uc_set_direct_stores`): `true` if the
     /// table below [`AddressSpace::direct_span`]'s base is kept.
     pub fn direct_stores(&self) -> bool {

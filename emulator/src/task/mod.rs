@@ -91,6 +91,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     let table = mm.direct_table();
     let flat = mm.direct_flat();
     let stores = mm.direct_stores();
+    let store_slots = mm.store_slots();
     for w in &windows {
         // SAFETY: each window is a host reservation owned by the process's AddressSpace, which
         // outlives every instance (each holds a handle to it in its task).
@@ -132,6 +133,21 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
         // follow the guest's readability (mm::host_prot).
         let r: Result<(), uc_error> =
             unsafe { unicorn_engine::uc_set_direct_table(cpu.get_handle(), table, none) }.into();
+        r?;
+    }
+    if store_slots && (table.is_some() || flat.is_some()) {
+        let task: *const crate::guest::Task = cpu.get_data();
+        // SAFETY: a live engine with direct loads, not running; the callback never unwinds
+        // (its body is guarded) and reads the task, which lives inside the engine's own data
+        // (it moves nowhere while the engine lives).
+        let r: Result<(), uc_error> = unsafe {
+            unicorn_engine::uc_set_store_slots(
+                cpu.get_handle(),
+                Some(crate::guest::store_range_reported),
+                task.cast_mut().cast(),
+            )
+        }
+        .into();
         r?;
     }
     // SAFETY: a live engine, not running; the callback never unwinds (its body is guarded).
