@@ -3108,3 +3108,205 @@ fn mips_long_straight_block_translates() {
     uc.emu_start(CODE, CODE + 4 * n, 0, 0).unwrap();
     assert_eq!(uc.reg_read(RegisterMIPS::V0).unwrap(), n);
 }
+
+/// What a store-slot engine's range callback (patch 0045) answers, and how often it was asked.
+#[derive(Default)]
+struct StoreRange {
+    range: std::cell::Cell<Option<(u64, u64)>>,
+    calls: std::cell::Cell<u32>,
+}
+
+/// The range callback of [`slot_store_engine`]: answers what its [`StoreRange`] holds.
+unsafe extern "C" fn store_range_cb(
+    _uc: *mut unicorn_engine::uc_engine,
+    addr: u64,
+    start: *mut u64,
+    end: *mut u64,
+    opaque: *mut std::ffi::c_void,
+) -> bool {
+    // SAFETY: the StoreRange leaked by slot_store_engine, read on the engine's thread.
+    let r = unsafe { &*opaque.cast::<StoreRange>() };
+    r.calls.set(r.calls.get() + 1);
+    match r.range.get() {
+        Some((s, e)) if (s..e).contains(&addr) => {
+            // SAFETY: the engine's out-parameters.
+            unsafe {
+                start.write(s);
+                end.write(e);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Guest page mapped (patch 0045 tests) to the same memory as DATA + 0x1000, executable.
+const CODE2: u64 = 0x4_0000;
+
+/// An aarch64 engine with direct loads through a table (patch 0013, granule 0 only) and store
+/// slots (patch 0045): `code` at CODE; DATA and DATA + 0x1000 host-writable, DATA + 0x2000
+/// `PROT_NONE`. The TLB hook (whose pages are the engine's, 1 KiB for arm) gives CODE all
+/// permissions, [DATA, DATA + 0x2000) what `perms` holds, CODE2 read and execute on DATA +
+/// 0x1000's memory, and refuses the rest; it records the data pages it is asked about. An
+/// `svc` counts down `flush_at`: reaching 0, the data pages become read-only and the TLB is
+/// flushed (as endgate does after an `mprotect`).
+#[allow(clippy::type_complexity)]
+fn slot_store_engine(
+    code: &[u32],
+    perms: Prot,
+    flush_at: u32,
+) -> (Unicorn<'static, ()>, *mut u8, Asked, &'static StoreRange) {
+    install_direct_fault_handler();
+    let low = reserve(1 << 30);
+    let none = reserve(us(GRANULE));
+    open_page(low.add_page(CODE), 0);
+    // SAFETY: the page just opened.
+    unsafe { std::ptr::copy_nonoverlapping(code.as_ptr().cast::<u8>(), low.add(us(CODE)), code.len() * 4) };
+    open_page(low.add_page(DATA), 0);
+    open_page(low.add_page(DATA + 0x1000), 0);
+    let mut table: Vec<u64> = (0..4096u64).map(|g| (none as u64).wrapping_sub(g * GRANULE)).collect();
+    table[0] = low as u64;
+    let table = Box::leak(table.into_boxed_slice());
+    let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let asked = std::rc::Rc::new(std::cell::RefCell::new(Vec::new()));
+    let seen = asked.clone();
+    let perms = std::rc::Rc::new(std::cell::Cell::new(perms));
+    let now = perms.clone();
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        if (CODE..CODE + 0x1000).contains(&va) {
+            Some(TlbEntry { paddr: va, perms: Prot::ALL })
+        } else if (CODE2..CODE2 + 0x1000).contains(&va) {
+            Some(TlbEntry { paddr: va - CODE2 + DATA + 0x1000, perms: Prot::READ | Prot::EXEC })
+        } else {
+            seen.borrow_mut().push(va);
+            (DATA..DATA + 0x2000).contains(&va).then(|| TlbEntry { paddr: va, perms: now.get() })
+        }
+    })
+    .unwrap();
+    let left = std::cell::Cell::new(flush_at);
+    uc.add_intr_hook(move |uc, _| {
+        left.set(left.get().wrapping_sub(1));
+        if left.get() == 0 {
+            perms.set(Prot::READ);
+            uc.ctl_flush_tlb().unwrap();
+        }
+    })
+    .unwrap();
+    // SAFETY: the reservation outlives the engine (never unmapped).
+    unsafe { uc.mem_map_ptr(0, 1 << 30, Prot::ALL, low.cast()) }.unwrap();
+    let range: &'static StoreRange = Box::leak(Box::default());
+    // SAFETY: a live engine; the table (leaked) and the PROT_NONE granule outlive it, the host
+    // protection of every page it reaches says what the guest may read; the callback never
+    // unwinds and its StoreRange is leaked.
+    unsafe {
+        let r: Result<(), uc_error> =
+            unicorn_engine::uc_set_direct_table(uc.get_handle(), table.as_ptr(), none as u64).into();
+        r.unwrap();
+        let r: Result<(), uc_error> = unicorn_engine::uc_set_store_slots(
+            uc.get_handle(),
+            Some(store_range_cb),
+            std::ptr::from_ref(range).cast_mut().cast(),
+        )
+        .into();
+        r.unwrap();
+    }
+    range.range.set(Some((DATA, DATA + 0x2000)));
+    (uc, low, asked, range)
+}
+
+/// A host address inside a test reservation.
+trait AddPage {
+    fn add_page(self, guest: u64) -> *mut u8;
+}
+
+impl AddPage for *mut u8 {
+    fn add_page(self, guest: u64) -> *mut u8 {
+        // SAFETY: callers pass guest addresses inside the reservation.
+        unsafe { self.add(us(guest)) }
+    }
+}
+
+/// Reads the guest's u64 at `guest` from the host memory at `low`.
+fn host_u64(low: *mut u8, guest: u64) -> u64 {
+    // SAFETY: a readable page of the test's reservation.
+    unsafe { low.add_page(guest).cast::<u64>().read_unaligned() }
+}
+
+/// `str x1, [x0]; svc #0; add x0, x0, x3; subs x4, x4, #1; b.ne 0b; nop`: x4 stores of x1,
+/// x3 apart, from one store instruction.
+const STORE_LOOP: [u32; 6] = [0xf900_0001, 0xd400_0001, 0x8b03_0000, 0xf100_0484, 0x54ff_ff81, 0xd503_201f];
+
+/// Runs [`STORE_LOOP`] from x0 = `at`.
+fn store_loop(uc: &mut Unicorn<'static, ()>, at: u64, stride: u64, n: u64, v: u64) -> Result<(), uc_error> {
+    for (r, x) in [(RegisterARM64::X0, at), (RegisterARM64::X1, v), (RegisterARM64::X3, stride), (RegisterARM64::X4, n)]
+    {
+        uc.reg_write(r, x).unwrap();
+    }
+    uc.emu_start(CODE, end_of(&STORE_LOOP), 0, 0)
+}
+
+/// Patch 0045: a store outside its slot's range goes through the TLB and asks for the range
+/// once; later stores from the same instruction anywhere in the range (pages the TLB never
+/// saw) write host memory without the TLB, up to the range's last 8 bytes; a store past the
+/// range goes through the TLB (and stops at it where the TLB refuses).
+/// Once the pages are made read-only and the TLB flushed, the same store stops at the store
+/// with nothing written: the flush emptied the slot.
+#[test]
+fn store_slot_writes_its_range_without_the_tlb_until_a_flush() {
+    let (mut uc, low, asked, range) = slot_store_engine(&STORE_LOOP, Prot::READ | Prot::WRITE, 7);
+    store_loop(&mut uc, DATA + 8, 0x7f8, 5, 0x11).unwrap();
+    assert_eq!((asked.borrow().clone(), range.calls.get()), (vec![DATA], 1), "the first store alone asks");
+    for at in [DATA + 8, DATA + 0x800, DATA + 0xff8, DATA + 0x17f0, DATA + 0x1fe8] {
+        assert_eq!(host_u64(low, at), 0x11, "store at {at:#x}");
+    }
+    store_loop(&mut uc, DATA + 0x1ff8, 0, 1, 0x22).unwrap();
+    assert_eq!(host_u64(low, DATA + 0x1ff8), 0x22, "the range's last 8 bytes");
+    asked.borrow_mut().clear();
+
+    // Right past the range (DATA + 0x2000, which the TLB refuses): through the TLB, stopped
+    // (the aarch64 engine reports the data abort as an exception it did not deliver).
+    assert_eq!(store_loop(&mut uc, DATA + 0x2000, 0, 1, u64::MAX), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE, "stopped at the store");
+    assert!(asked.borrow().contains(&(DATA + 0x2000)), "the TLB was asked: {:x?}", asked.borrow());
+
+    // The loop's first svc (the seventh of the engine) makes the pages read-only and flushes.
+    assert_eq!(store_loop(&mut uc, DATA + 0x10, 0x800, 3, 0x33), Err(uc_error::EXCEPTION));
+    assert_eq!(reg(&uc, RegisterARM64::PC), CODE, "stopped at the store");
+    assert_eq!(host_u64(low, DATA + 0x10), 0x33, "the store before the flush");
+    assert_eq!(host_u64(low, DATA + 0x810), 0, "the read-only page kept its value");
+}
+
+/// Patch 0045: a slot is never filled for an executable page (a store there must see the
+/// page's translated code), whatever the range callback would say: it is not asked.
+#[test]
+fn store_slot_is_not_filled_for_an_executable_page() {
+    let (mut uc, low, _, range) = slot_store_engine(&STORE_LOOP, Prot::ALL, 0);
+    store_loop(&mut uc, DATA, 0x400, 8, 0x44).unwrap();
+    assert_eq!(host_u64(low, DATA + 0x1c00), 0x44);
+    assert_eq!(range.calls.get(), 0, "no range asked for executable pages");
+}
+
+/// Patch 0045: a watched entry (patch 0039: a writable view of memory that an executable view
+/// runs code from, as a JIT's second mapping) never fills a slot: every store through it keeps
+/// taking the TLB, finds the translated code and drops it, and the new instruction runs.
+#[test]
+fn store_slot_is_never_filled_through_a_watched_view() {
+    // 0: str x1, [x0]; blr x5; add x7, x7, x2; mov x1, x6; subs x4, x4, #1; b.ne 0b; nop
+    let code = [0xf900_0001, 0xd63f_00a0, 0x8b02_00e7, 0xaa06_03e1, 0xf100_0484, 0x54ff_ff61, 0xd503_201f];
+    let watched = Prot(Prot::READ.0 | Prot::WRITE.0 | Prot::STORE_WATCH.0);
+    let (mut uc, _, _, range) = slot_store_engine(&code, watched, 0);
+    for (r, x) in [
+        (RegisterARM64::X0, DATA + 0x1000),
+        (RegisterARM64::X1, 0xd65f_03c0_d280_0022), // movz x2, #1; ret
+        (RegisterARM64::X6, 0xd65f_03c0_d280_0042), // movz x2, #2; ret
+        (RegisterARM64::X5, CODE2),
+        (RegisterARM64::X4, 2),
+        (RegisterARM64::X7, 0),
+    ] {
+        uc.reg_write(r, x).unwrap();
+    }
+    uc.emu_start(CODE, end_of(&code), 0, 0).unwrap();
+    assert_eq!(reg(&uc, RegisterARM64::X7), 3, "the second call ran the new code (1 + 2)");
+    assert_eq!(range.calls.get(), 0, "no range asked through a watched entry");
+}

@@ -129,4 +129,27 @@ mod tests {
         epoch.fetch_add(1, Ordering::Release);
         assert_eq!(v.fill(0x2000, Prot::READ), None, "stale");
     }
+
+    /// Store ranges (unicorn patch 0045): writable neighbours joined, up to a read-only span,
+    /// a gap or the end of a file; nothing for a read-only address, nothing once stale.
+    #[test]
+    fn store_range_joins_writable_neighbours() {
+        let epoch = Arc::new(AtomicU64::new(1));
+        let mut v = FillView::new(epoch.clone(), 1);
+        v.push(0x1000, 0x3000, Prot::READ | Prot::WRITE, u64::MAX);
+        v.push(0x3000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX);
+        v.push(0x5000, 0x6000, Prot::READ, u64::MAX);
+        v.push(0x6000, 0x9000, Prot::READ | Prot::WRITE, 0x8000);
+        v.push(0x9000, 0xa000, Prot::READ | Prot::WRITE, u64::MAX);
+        v.push(0xb000, 0xc000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX);
+        assert_eq!(v.store_range(0x4ff8), Some((0x1000, 0x5000)));
+        assert_eq!(v.store_range(0x1000), Some((0x1000, 0x5000)));
+        assert_eq!(v.store_range(0x5000), None, "read-only");
+        assert_eq!(v.store_range(0x6010), Some((0x6000, 0x8000)), "up to the end of the file");
+        assert_eq!(v.store_range(0x8000), None, "past the end of the file");
+        assert_eq!(v.store_range(0x9000), Some((0x9000, 0xa000)), "not joined across the file's end");
+        assert_eq!(v.store_range(0xb000), None, "writable and executable");
+        epoch.fetch_add(1, Ordering::Release);
+        assert_eq!(v.store_range(0x2000), None, "stale");
+    }
 }

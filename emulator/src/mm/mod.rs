@@ -2213,6 +2213,27 @@ mod tests {
         assert!(a.host_range(GuestAddr::new(0x40_3ff8), 8, Prot::WRITE).is_ok(), "still mapped");
     }
 
+    /// Store ranges (unicorn patch 0045) of the address space: neighbouring writable mappings
+    /// joined; read-only and executable mappings and unmapped addresses have none; an
+    /// `mprotect` changes the answer.
+    #[test]
+    fn store_range_follows_the_mappings() {
+        let mut a = space();
+        let rw = Prot::READ | Prot::WRITE;
+        a.map_anon(0x40_0000, 0x2000, rw, VmaName::Anon).unwrap();
+        a.map_anon(0x40_2000, 0x1000, rw, VmaName::Heap).unwrap();
+        a.map_anon(0x40_3000, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+        a.map_anon(0x40_4000, 0x1000, rw | Prot::EXEC, VmaName::Anon).unwrap();
+        assert_eq!(a.store_range(0x40_2ff8), Some((0x40_0000, 0x40_3000)));
+        assert_eq!(a.store_range(0x40_3000), None, "read-only");
+        assert_eq!(a.store_range(0x40_4000), None, "executable");
+        assert_eq!(a.store_range(0x40_5000), None, "unmapped");
+        a.protect(0x40_1000, 0x1000, Prot::READ).unwrap();
+        assert_eq!(a.store_range(0x40_0008), Some((0x40_0000, 0x40_1000)));
+        assert_eq!(a.store_range(0x40_1008), None);
+        assert_eq!(a.store_range(0x40_2008), Some((0x40_2000, 0x40_3000)));
+    }
+
     #[test]
     fn top_down_placement() {
         let mut a = space();
