@@ -551,10 +551,12 @@ impl AddressSpace {
     /// patch 0027, `uc_set_direct_base` with `uc_set_direct_bits`): the host address of guest
     /// address 0, the bytes from there that are the guest's (`2^bits` and the [`GUARD`] after
     /// them) and `bits`. `None` for the other guests (they use [`AddressSpace::direct_span`] or
-    /// [`AddressSpace::direct_table`]). Its stores keep the engine's TLB: direct stores as
-    /// 32-bit guests make them (a table of one byte per page, unicorn patch 0019) were measured
-    /// for these guests on 2026-12-05 and gained nothing (s390x) or lost 5 % (mips64el, whose
-    /// busybox stack is executable, so its stores passed the checks and took the TLB anyway).
+    /// [`AddressSpace::direct_table`]). Their stores go direct through store slots (unicorn
+    /// patch 0045, [`AddressSpace::store_slots`]) as the other 64-bit guests' do; direct
+    /// stores as 32-bit guests make them (a table of one byte per page, unicorn patch 0019)
+    /// were measured for these guests on 2026-12-05 and gained nothing (s390x) or lost 5 %
+    /// (mips64el, whose busybox stack is executable, so its stores passed the checks and took
+    /// the TLB anyway).
     pub fn direct_flat(&self) -> Option<(*mut u8, u64, u8)> {
         self.flat.map(|(host, bits)| (host as *mut u8, (1u64 << bits) + GUARD, bits))
     }
