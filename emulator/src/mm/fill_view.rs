@@ -81,13 +81,44 @@ impl FillView {
             return None;
         }
         let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
-        let s = self.spans[i];
-        if addr >= s.end || addr >= s.eof || !s.prot.contains(Prot::WRITE) {
-            return None;
-        }
-        let mut end = s.end.min(s.eof);
-        for n in &self.spans[i + 1..] {
-            if n.start != end || !n.prot.contains(Prot::WRITE) {
+        let store = |s: &Span| StoreSpan { start: s.start, end: s.end, eof: s.eof, ok: s.prot.contains(Prot::WRITE) };
+        store_run(
+            addr,
+            store(&self.spans[i]),
+            self.spans[i + 1..].iter().map(store),
+            self.spans[..i].iter().rev().map(store),
+        )
+    }
+}
+
+/// A mapping as [`store_run`] sees it: its span, the first address past the end of its file
+/// (`u64::MAX`: none), and whether the guest may store anywhere in it without a check
+/// (writable, not executable, not a view of an aliased file).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct StoreSpan {
+    pub start: u64,
+    pub end: u64,
+    pub eof: u64,
+    pub ok: bool,
+}
+
+/// The range of neighbouring mappings around `addr` (in `here`) where a store needs no check
+/// (unicorn patch 0045): `here` joined with the contiguous storable spans `after` it (in
+/// address order) and `before` it (in reverse order), cut at the end of a file. `None` if
+/// `addr` itself is not storable.
+pub(super) fn store_run(
+    addr: u64,
+    here: StoreSpan,
+    after: impl Iterator<Item = StoreSpan>,
+    before: impl Iterator<Item = StoreSpan>,
+) -> Option<(u64, u64)> {
+    if !here.ok || addr < here.start || addr >= here.end || addr >= here.eof {
+        return None;
+    }
+    let mut end = here.end.min(here.eof);
+    if end == here.end {
+        for n in after {
+            if n.start != end || !n.ok {
                 break;
             }
             end = n.end.min(n.eof);
@@ -95,15 +126,15 @@ impl FillView {
                 break;
             }
         }
-        let mut start = s.start;
-        for p in self.spans[..i].iter().rev() {
-            if p.end != start || !p.prot.contains(Prot::WRITE) || p.eof < p.end {
-                break;
-            }
-            start = p.start;
-        }
-        Some((start, end))
     }
+    let mut start = here.start;
+    for p in before {
+        if p.end != start || !p.ok || p.eof < p.end {
+            break;
+        }
+        start = p.start;
+    }
+    Some((start, end))
 }
 
 #[cfg(test)]

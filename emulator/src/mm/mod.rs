@@ -575,32 +575,19 @@ impl AddressSpace {
     /// anywhere in it needs no check until the mappings change. `None` if `addr`'s page is not
     /// such a page.
     pub fn store_range(&self, addr: u64) -> Option<(u64, u64)> {
-        let ok = |v: &Vma| v.prot.contains(Prot::WRITE) && !v.prot.contains(Prot::EXEC) && !self.is_alias_view(v);
+        let store = |(&start, v): (&u64, &Vma)| fill_view::StoreSpan {
+            start,
+            end: v.end,
+            eof: eof_of(start, v),
+            ok: v.prot.contains(Prot::WRITE) && !v.prot.contains(Prot::EXEC) && !self.is_alias_view(v),
+        };
         let (first, v) = self.vma_at(addr)?;
-        let eof = eof_of(first, v);
-        if !ok(v) || addr >= eof {
-            return None;
-        }
-        let mut end = v.end.min(eof);
-        if end == v.end {
-            for (&s, n) in self.vmas.range(end..) {
-                if s != end || !ok(n) {
-                    break;
-                }
-                end = n.end.min(eof_of(s, n));
-                if end != n.end {
-                    break;
-                }
-            }
-        }
-        let mut start = first;
-        for (&s, p) in self.vmas.range(..first).rev() {
-            if p.end != start || !ok(p) || eof_of(s, p) < p.end {
-                break;
-            }
-            start = s;
-        }
-        Some((start, end))
+        fill_view::store_run(
+            addr,
+            store((&first, v)),
+            self.vmas.range(v.end..).map(store),
+            self.vmas.range(..first).rev().map(store),
+        )
     }
 
     /// For direct guest stores (unicorn patch 0019, `uc_set_direct_stores`): `true` if the
