@@ -141,6 +141,27 @@ pub fn guarded<R>(what: &'static str, body: impl FnOnce() -> R) -> R {
     r
 }
 
+/// Runs `body`, the engine running guest code (the run loop's `emu_start`), with no callback
+/// named: until a hook or callback enters [`guarded`] again, the thread is in translated code or
+/// in the engine's own C code ([`in_callback`] is false), where a host fault of a guest
+/// access can be handed back to the engine (`signal::host::fault_handler`). A panic can only
+/// come from inside a callback, which names itself.
+#[inline(always)]
+pub fn engine_runs<R>(body: impl FnOnce() -> R) -> R {
+    let callback = CALLBACK.with(|c| c.replace(None));
+    let r = body();
+    CALLBACK.with(|c| c.set(callback));
+    r
+}
+
+/// Whether the calling thread runs a [`guarded`] callback (or `main`, or a host thread's body
+/// outside [`engine_runs`]): false only while the engine runs guest code and no callback of
+/// endgate's is on the stack. Async-signal-safe (one thread-local read).
+#[inline]
+pub fn in_callback() -> bool {
+    CALLBACK.try_with(|c| c.get().is_some()).unwrap_or(true)
+}
+
 /// Marks the start of the handler of the system call `name`: until [`leave_handler`] with what
 /// this returned, a panic is an internal error in "the NAME handler" (a [`guarded`] callback
 /// inside it names itself). A pair costs two thread-local stores; a plain pair of calls rather

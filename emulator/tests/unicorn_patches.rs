@@ -818,10 +818,13 @@ fn x86_syscall_hook_sees_exact_rip_and_flags() {
 }
 
 /// Host handler of SIGSEGV and SIGBUS for the direct-load tests: hands the fault to the engine
-/// (`uc_direct_fault`), else restores the default (the fault runs again and ends the process).
+/// (`uc_direct_fault`, or `uc_helper_fault` for one in a C helper: no test's hook faults),
+/// else restores the default (the fault runs again and ends the process).
 extern "C" fn direct_fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
     // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler.
-    if !unsafe { unicorn_engine::uc_direct_fault(info.cast(), ctx) } {
+    if !unsafe {
+        unicorn_engine::uc_direct_fault(info.cast(), ctx) || unicorn_engine::uc_helper_fault(info.cast(), ctx)
+    } {
         // SAFETY: restoring the default disposition.
         unsafe { libc::signal(sig, libc::SIG_DFL) };
     }
@@ -937,6 +940,82 @@ fn direct_load_allowed_by_the_fill_runs_again() {
     page.set(base);
     uc.emu_start(CODE, CODE + 12, 0, 0).unwrap();
     assert_eq!(uc.reg_read(RegisterARM::R2).unwrap(), 0xabcd, "the load ran again and read the new page");
+}
+
+/// Patch 0046: a host fault inside one of the engine's C helpers (here x86's bulk `rep movsb`,
+/// patch 0035, whose `memmove` writes a shared file's page after the file was truncated under
+/// it) goes back to the engine as a fault of the instruction that called the helper: the TLB
+/// fill is asked about the guest address, and its refusal stops the guest at the `rep movsb`
+/// with the registers it had before it (a host SIGBUS, not the end of the process).
+#[test]
+fn helper_fault_stops_at_the_instruction_that_called_the_helper() {
+    use unicorn_engine::RegisterX86;
+    install_direct_fault_handler();
+    const FILE_PAGE: u64 = DATA + 0x1000;
+    let span = (1usize << 32) + (64 << 10);
+    let base = reserve(span);
+    // SAFETY: the code and data pages inside the fresh reservation become readable and
+    // writable; a one-page memfd is mapped shared over FILE_PAGE inside it.
+    let fd = unsafe {
+        for page in [CODE, DATA] {
+            assert_eq!(libc::mprotect(base.add(host_off(page)).cast(), 0x1000, libc::PROT_READ | libc::PROT_WRITE), 0);
+        }
+        // rep movsb; nop
+        std::ptr::copy_nonoverlapping([0xf3u8, 0xa4, 0x90].as_ptr(), base.add(host_off(CODE)), 3);
+        std::ptr::write_bytes(base.add(host_off(DATA)), 0x5a, 0x1000);
+        let fd = libc::memfd_create(c"helper-fault".as_ptr(), 0);
+        assert!(fd >= 0);
+        assert_eq!(libc::ftruncate(fd, 0x1000), 0);
+        let m = libc::mmap(
+            base.add(host_off(FILE_PAGE)).cast(),
+            0x1000,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED | libc::MAP_FIXED,
+            fd,
+            0,
+        );
+        assert_eq!(m, base.add(host_off(FILE_PAGE)).cast());
+        fd
+    };
+    let mut uc = Unicorn::new(Arch::X86, Mode::MODE_32).expect("i386 engine");
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    let truncated = std::rc::Rc::new(std::cell::Cell::new(false));
+    let refused = std::rc::Rc::new(std::cell::Cell::new(0u32));
+    let (t, r) = (truncated.clone(), refused.clone());
+    uc.add_tlb_hook(0, u64::MAX, move |_, va, _| {
+        if va & !0xfff == FILE_PAGE && t.get() {
+            r.set(r.get() + 1);
+            return None;
+        }
+        Some(TlbEntry { paddr: va, perms: Prot::ALL })
+    })
+    .unwrap();
+    // SAFETY: the reservation outlives the engine (never unmapped).
+    unsafe { uc.mem_map_ptr(0, 1 << 32, Prot::ALL, base.cast()) }.unwrap();
+    // SAFETY: a live engine; `base..base+span` is guest memory.
+    let r: Result<(), uc_error> =
+        unsafe { unicorn_engine::uc_set_direct_base(uc.get_handle(), base as u64, span as u64) }.into();
+    r.unwrap();
+    let copy = |uc: &mut Unicorn<'_, ()>| {
+        uc.reg_write(RegisterX86::ESI, DATA).unwrap();
+        uc.reg_write(RegisterX86::EDI, FILE_PAGE + 8).unwrap();
+        uc.reg_write(RegisterX86::ECX, 64).unwrap();
+        uc.emu_start(CODE, CODE + 3, 0, 0)
+    };
+    // The file reaches the page: the copy runs (and leaves the page's TLB entry behind).
+    copy(&mut uc).unwrap();
+    // SAFETY: the mapped file page.
+    assert_eq!(unsafe { *base.add(host_off(FILE_PAGE + 8 + 63)) }, 0x5a, "the first copy wrote the file");
+    assert_eq!(uc.reg_read(RegisterX86::ECX).unwrap(), 0);
+    // Another process truncates the file: the page's host bytes are gone, its TLB entry is not.
+    // SAFETY: the test's memfd.
+    assert_eq!(unsafe { libc::ftruncate(fd, 0) }, 0);
+    truncated.set(true);
+    assert_eq!(copy(&mut uc), Err(uc_error::EXCEPTION), "the refused access raises");
+    assert_eq!(refused.get(), 1, "the fill was asked once, about the file's page");
+    assert_eq!(uc.reg_read(RegisterX86::EIP).unwrap(), CODE, "stopped at the rep movsb");
+    assert_eq!(uc.reg_read(RegisterX86::ECX).unwrap(), 64, "no element counted as done");
+    assert_eq!(uc.reg_read(RegisterX86::ESI).unwrap(), DATA);
 }
 
 /// Bytes of the direct stores' table below the direct base (patch 0019).

@@ -1204,15 +1204,16 @@ impl AddressSpace {
     }
 
     /// `true` (and the refusal recorded in [`AddressSpace::last_fault`] as SIGBUS) if `page`
-    /// lies in a file mapping the guest may read but past the end of its file now, asking the
-    /// host whatever size was last seen (a direct load's host SIGBUS, `task::tlb_hook`).
-    pub fn past_eof_now(&mut self, page: u64) -> bool {
+    /// lies in a file mapping the guest may access as `access` (`Prot::READ` or
+    /// `Prot::WRITE`) but past the end of its file now, asking the host whatever size was last
+    /// seen (a direct load's or store's host SIGBUS, `task::tlb_hook`).
+    pub fn past_eof_now(&mut self, page: u64, access: Prot) -> bool {
         let page = page_floor(page);
         let Some((_, v)) = self.vma_at(page) else { return false };
-        if v.file_size.is_none() || !v.prot.contains(Prot::READ) || !self.beyond_eof(page) {
+        if v.file_size.is_none() || !v.prot.contains(access) || !self.beyond_eof(page) {
             return false;
         }
-        self.last_fault = Some(Fault { page, access: Prot::READ, mapped: true, bus: true });
+        self.last_fault = Some(Fault { page, access, mapped: true, bus: true });
         true
     }
 

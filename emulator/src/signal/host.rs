@@ -286,14 +286,28 @@ pub fn enable_direct_faults() {
 /// default action for `SIG_DFL` (endgate's own fault runs again and ends endgate; a sent
 /// signal is sent again once the default is back).
 extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
-    crate::guard::guarded("host fault handler", || fault_handler_work(sig, info, uc));
+    // Read before the handler's own guard names it.
+    let in_engine = !crate::guard::in_callback();
+    crate::guard::guarded("host fault handler", || fault_handler_work(sig, info, uc, in_engine));
 }
 
-/// [`fault_handler`]'s work.
-fn fault_handler_work(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
-    // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler; the engine only
-    // reads them and rewrites the context of a fault in its own translated code.
-    if unsafe { unicorn_engine::uc_direct_fault(info.cast(), uc) } {
+/// [`fault_handler`]'s work; `in_engine`: the fault interrupted the engine's own code, not a
+/// callback of endgate's ([`crate::guard::in_callback`]).
+fn fault_handler_work(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void, in_engine: bool) {
+    // A fault in one of the engine's C helpers that translated code called (a memory helper's
+    // store, x86's bulk `rep movs`, an atomic) is handed back as one in translated code
+    // (unicorn patch 0046), but only when no callback of endgate's is on the stack: the engine
+    // leaves the helper by a long jump, which would skip a callback's locks and frames.
+    let handed_back = {
+        // SAFETY: the kernel's siginfo and ucontext for this SA_SIGINFO handler; the engine
+        // only reads them and rewrites the context of a fault in its own translated code, or
+        // (`uc_helper_fault`) in its own helpers while no code of endgate's is between them.
+        unsafe {
+            unicorn_engine::uc_direct_fault(info.cast(), uc)
+                || (in_engine && unicorn_engine::uc_helper_fault(info.cast(), uc))
+        }
+    };
+    if handed_back {
         // SAFETY: as above; si_addr is the host address of the refused load.
         let addr = unsafe { (*info).si_addr() } as u64;
         let _ = DIRECT_FAULT.try_with(|f| f.set(Some((Signal(crate::abi::low32(sig)), addr))));

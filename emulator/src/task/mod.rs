@@ -234,7 +234,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     // tagged address; faults name the untagged one, as Linux's si_addr without
     // SA_EXPOSE_TAGBITS).
     let va = cpu.get_data().arch.untag(va);
-    if ty == MemType::READ && host_bus_fault_at(cpu, va) {
+    if matches!(ty, MemType::READ | MemType::WRITE) && host_bus_fault_at(cpu, va, access_of(ty)) {
         return None;
     }
     let (fills, next) = cpu.get_data().tlb_fills;
@@ -291,11 +291,12 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
     entry
 }
 
-/// A direct load (unicorn patches 0012, 0013) of page `va` just raised the host's SIGBUS: the file
-/// behind the mapping ended before that page, possibly since its size was last seen (another
-/// process truncated it). Asks the host now and, if so, refuses the fill as SIGBUS
-/// `BUS_ADRERR` (the cached size alone would allow it).
-fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64) -> bool {
+/// A direct load or store (unicorn patches 0012, 0013, 0045), or a store through the TLB, of
+/// page `va` just raised the host's SIGBUS: the file behind the mapping ended before that page,
+/// possibly since its size was last seen (another process truncated it). Asks the host now
+/// and, if so, refuses the fill for `access` as SIGBUS `BUS_ADRERR` (the cached size alone
+/// would allow it), so the guest takes the fault at once instead of running the store again.
+fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64, access: Prot) -> bool {
     let Some((crate::signal::Signal::SIGBUS, host)) = crate::signal::host::direct_fault() else { return false };
     crate::guest::locked(cpu, |cpu| {
         let t = cpu.get_data_mut();
@@ -303,7 +304,7 @@ fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64) -> bool {
         if crate::mm::page_floor(guest) != crate::mm::page_floor(va) {
             return false;
         }
-        let bus = t.mm.past_eof_now(va);
+        let bus = t.mm.past_eof_now(va, access);
         if bus {
             t.last_fault = t.mm.last_fault.take();
         }
@@ -456,7 +457,9 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             #[allow(clippy::disallowed_methods)] // parallel mode, between engine runs: no reference is alive
             lock::release();
         }
-        let r = cpu.emu_start(pc, 0, 0, count);
+        // A host fault in one of the engine's helpers may be handed back to it from here on
+        // (`signal::host::fault_handler`).
+        let r = crate::guard::engine_runs(|| cpu.emu_start(pc, 0, 0, count));
         if parallel {
             running::leave_guest();
             lock::acquire();
