@@ -692,13 +692,14 @@ fn parallel_mode_keeps_s390x_load_and_add_atomic() {
     assert_eq!(u64::from_be(total), RACE_THREADS as u64 * RACE_ROUNDS);
 }
 
-/// Patch 0009: each serial step of parallel mode (here two misaligned `lock inc`) is bracketed by
-/// the exclusive-step callback: one start and one end call per step, in that order.
-#[test]
-fn exclusive_step_callback_brackets_each_step() {
+/// Runs `lock inc qword [rdi]` twice on a parallel-mode x86-64 engine with RDI = DATA + `at`,
+/// counting the exclusive-step callback's calls (and checking they alternate start, end);
+/// returns the calls and the qword's final value.
+fn two_locked_incs(at: u64) -> (u32, u64) {
     use std::sync::atomic::{AtomicU32, Ordering};
     static CALLS: AtomicU32 = AtomicU32::new(0);
     static INSIDE: AtomicU32 = AtomicU32::new(0);
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     unsafe extern "C" fn cb(_uc: *mut unicorn_engine::uc_engine, start: bool, _o: *mut std::ffi::c_void) {
         CALLS.fetch_add(1, Ordering::SeqCst);
         if start {
@@ -707,6 +708,8 @@ fn exclusive_step_callback_brackets_each_step() {
             assert_eq!(INSIDE.swap(0, Ordering::SeqCst), 1);
         }
     }
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    CALLS.store(0, Ordering::SeqCst);
     let mut uc = Unicorn::new(Arch::X86, Mode::MODE_64).expect("x86-64 engine");
     // SAFETY: a live engine, not running; the callback never unwinds on this path (the
     // asserts hold, checked by the counts below).
@@ -721,13 +724,50 @@ fn exclusive_step_callback_brackets_each_step() {
     // lock inc qword [rdi]; lock inc qword [rdi]
     let code = [0xf0, 0x48, 0xff, 0x07, 0xf0, 0x48, 0xff, 0x07];
     uc.mem_write(CODE, &code).unwrap();
-    uc.reg_write(unicorn_engine::RegisterX86::RDI, DATA + 6).unwrap();
+    uc.reg_write(unicorn_engine::RegisterX86::RDI, DATA + at).unwrap();
     uc.emu_start(CODE, CODE + code.len() as u64, 5_000_000, 0).unwrap();
     let mut b = [0u8; 8];
-    uc.mem_read(DATA + 6, &mut b).unwrap();
-    assert_eq!(u64::from_le_bytes(b), 2);
-    assert_eq!(CALLS.load(Ordering::SeqCst), 4, "two steps, each with a start and an end call");
+    uc.mem_read(DATA + at, &mut b).unwrap();
     assert_eq!(INSIDE.load(Ordering::SeqCst), 0);
+    (CALLS.load(Ordering::SeqCst), u64::from_le_bytes(b))
+}
+
+/// Patch 0009: each serial step of parallel mode (here two `lock inc` of a qword that crosses
+/// a cache line, which patch 0047 leaves to serial steps) is bracketed by the exclusive-step
+/// callback: one start and one end call per step, in that order.
+#[test]
+fn exclusive_step_callback_brackets_each_step() {
+    let (calls, value) = two_locked_incs(60);
+    assert_eq!(value, 2);
+    assert_eq!(calls, 4, "two steps, each with a start and an end call");
+}
+
+/// Patch 0047: a misaligned locked qword inside one cache line is one host atomic, with no
+/// serial step.
+#[test]
+fn misaligned_lock_inside_a_cache_line_needs_no_serial_step() {
+    let (calls, value) = two_locked_incs(6);
+    assert_eq!(value, 2);
+    assert_eq!(calls, 0, "no exclusive step");
+}
+
+/// Patch 0047: four engines' misaligned `lock add` on one qword inside a cache line (bytes 6 to
+/// 13 of the shared page) lose no increment: the host's locked add is atomic there.
+#[test]
+fn parallel_mode_keeps_misaligned_x86_lock_add_atomic() {
+    let code = [
+        0xf0, 0x48, 0x83, 0x47, 0x06, 0x01, // loop: lock add qword [rdi+6], 1
+        0x48, 0xff, 0xc9, // dec rcx
+        0x75, 0xf5, // jnz loop
+    ];
+    fn setup(uc: &mut Unicorn<'static, ()>) {
+        uc.reg_write(unicorn_engine::RegisterX86::RDI, DATA).unwrap();
+        uc.reg_write(unicorn_engine::RegisterX86::RCX, RACE_ROUNDS).unwrap();
+    }
+    let page = race_page(Arch::X86, Mode::MODE_64, &code, RACE_THREADS, true, setup);
+    // The qword at byte 6 straddles the page's first two aligned words.
+    let total = (page.word_at(0) >> 48) | (page.word_at(8) << 16);
+    assert_eq!(total, RACE_THREADS as u64 * RACE_ROUNDS);
 }
 
 /// Without parallel mode the same aarch64 race loses updates (what patch 0006 cures); checked

@@ -2,8 +2,9 @@
  * line: a split lock across two lines is slowed down on purpose by Linux's split-lock detection),
  * and four more swap values through a second such word. x86 allows LOCK-prefixed operations
  * (and xchg) on misaligned memory and keeps them atomic; an emulator running threads in
- * parallel cannot do them with one host atomic and must run each one with every other thread
- * stopped. The sum must be exact and every swapped-in value must come out exactly once. */
+ * parallel must do each one as one host atomic that allows such an operand (an x86 host's,
+ * inside a cache line) or with every other thread stopped. The sum must be exact and every
+ * swapped-in value must come out exactly once. */
 #include "common.h"
 #include <pthread.h>
 #include <stdint.h>
