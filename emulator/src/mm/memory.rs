@@ -21,9 +21,9 @@ impl AddressSpace {
     /// Copies `buf.len()` bytes from guest `addr`. Errors: `EFAULT`.
     pub fn read_bytes(&self, addr: GuestAddr, buf: &mut [u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, buf.len() as u64, Prot::READ)?;
-        // SAFETY: `host_range` checked the whole range is mapped and host-readable.
-        unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
-        Ok(())
+        // SAFETY: `host_range` checked the whole range is mapped and host-readable; a file
+        // page another process truncated away faults, which the copy survives (`EFAULT`).
+        unsafe { super::safe_copy::copy(buf.as_mut_ptr(), p, buf.len()) }.map_err(|_| Errno::EFAULT)
     }
 
     /// Reads `len` bytes from guest `addr` into a new vector. Errors: `EFAULT`.
@@ -37,9 +37,9 @@ impl AddressSpace {
     pub fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, data.len() as u64, Prot::WRITE)?;
         // SAFETY: `host_range` checked the range is mapped and guest-writable; host pages of
-        // a writable mapping are host-writable.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
-        Ok(())
+        // a writable mapping are host-writable; a file page another process truncated away
+        // faults, which the copy survives (`EFAULT`).
+        unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.map_err(|_| Errno::EFAULT)
     }
 
     /// Copies `data` to guest `addr` ignoring guest permissions (the loader filling read-only
@@ -255,13 +255,18 @@ impl AddressSpace {
     /// Reads a NUL-terminated string at guest `addr`, without the NUL, at most `max` bytes
     /// including the NUL. Errors: `EFAULT` (unmapped before the NUL), `ENAMETOOLONG`.
     pub fn read_cstr(&self, addr: GuestAddr, max: usize) -> Result<Vec<u8>, Errno> {
+        /// Bytes read at a time (within one page): most strings end in the first.
+        const CHUNK: usize = 256;
         let mut out = Vec::new();
         let mut cur = addr;
+        let mut buf = [0u8; CHUNK];
         loop {
-            let room = PAGE_SIZE - (cur.get() % PAGE_SIZE);
+            let room = (PAGE_SIZE - (cur.get() % PAGE_SIZE)).min(CHUNK as u64);
             let p = self.host_range(cur, room, Prot::READ)?;
-            // SAFETY: `room` bytes from `p` are mapped and readable (checked above).
-            let chunk = unsafe { std::slice::from_raw_parts(p, usize::try_from(room).unwrap_or(0)) };
+            let chunk = &mut buf[..usize::try_from(room).unwrap_or(0)];
+            // SAFETY: `room` bytes from `p` are mapped and readable (checked above); a file
+            // page another process truncated away faults, which the copy survives (`EFAULT`).
+            unsafe { super::safe_copy::copy(chunk.as_mut_ptr(), p, chunk.len()) }.map_err(|_| Errno::EFAULT)?;
             if let Some(n) = chunk.iter().position(|&b| b == 0) {
                 out.extend_from_slice(&chunk[..n]);
                 return if out.len() < max { Ok(out) } else { Err(Errno::ENAMETOOLONG) };

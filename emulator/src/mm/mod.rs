@@ -48,6 +48,7 @@ pub mod fill_view;
 pub use alias::PageFill;
 pub mod limits;
 mod memory;
+pub mod safe_copy;
 pub mod shootdown;
 mod vma;
 

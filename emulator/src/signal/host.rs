@@ -294,6 +294,14 @@ extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *m
 /// [`fault_handler`]'s work; `in_engine`: the fault interrupted the engine's own code, not a
 /// callback of endgate's ([`crate::guard::in_callback`]).
 fn fault_handler_work(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void, in_engine: bool) {
+    // SAFETY: the kernel passes a valid siginfo for SA_SIGINFO handlers.
+    let code = unsafe { (*info).si_code };
+    // One of endgate's own copies of guest bytes (`mm::safe_copy`) met a page whose host bytes
+    // are gone: it returns its failure (a signal sent by a process, si_code <= 0, is not a
+    // fault of the copy, whatever the thread was doing).
+    if code > 0 && crate::mm::safe_copy::fixup(uc) {
+        return;
+    }
     // A fault in one of the engine's C helpers that translated code called (a memory helper's
     // store, x86's bulk `rep movs`, an atomic) is handed back as one in translated code
     // (unicorn patch 0046), but only when no callback of endgate's is on the stack: the engine

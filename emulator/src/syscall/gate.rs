@@ -216,16 +216,16 @@ fn write_pair(mm: &mut AddressSpace, addr: GuestAddr, a: i64, b: i64, width: usi
     let len = 2 * width as u64;
     let p = mm.host_range(addr, len, crate::mm::Prot::WRITE).map_err(|_| bad_store(mm, addr.get(), len))?;
     // SAFETY: `host_range` checked that the `len` bytes at `p` are guest-writable (their host
-    // pages are host-writable); each arm copies exactly `len` bytes (one fixed-size move, not
-    // a call of memmove).
-    unsafe {
+    // pages are host-writable); each arm stores exactly `len` bytes (fixed-size moves, not a
+    // call of memmove), and survives a file page another process truncated away.
+    let stored = unsafe {
         if width == 8 {
-            p.cast::<[u8; 16]>().write_unaligned(buf);
+            crate::mm::safe_copy::store(p, buf)
         } else {
-            p.cast::<[u8; 8]>().write_unaligned([buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]]);
+            crate::mm::safe_copy::store(p, [buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]])
         }
-    }
-    Ok(())
+    };
+    stored.map_err(|_| bad_store(mm, addr.get(), len))
 }
 
 /// Writes one signed integer of `width` bytes at guest `addr`.

@@ -6,9 +6,11 @@
 //! and the program goes on after it. That emulation ends in a signal in two cases:
 //! - an address outside the user range (`access_ok` fails): `SIGBUS`, raised with
 //!   `force_sig`, so `SI_KERNEL` and no address;
-//! - an access the emulation's own user copy faults on (unmapped, or without the permission):
-//!   `SIGSEGV`, also through `force_sig`: `SI_KERNEL` (0x80) and `si_addr` 0, not the
-//!   `SEGV_MAPERR`/`SEGV_ACCERR` and address of an aligned access's page fault.
+//! - an access the emulation's own user copy faults on (unmapped, or without the permission,
+//!   or a shared file's page another process truncated away, which endgate's copy sees as a
+//!   host fault: `mm::safe_copy`): `SIGSEGV`, also through `force_sig`: `SI_KERNEL` (0x80) and
+//!   `si_addr` 0, not the `SEGV_MAPERR`/`SEGV_ACCERR` and address of an aligned access's page
+//!   fault.
 //!
 //! endgate completes the integer loads and stores (`lh`, `lhu`, `lw`, `lwu`, `ld`, `sh`, `sw`,
 //! `sd`) as Linux does, in a branch delay slot too (the branch before it is decoded and
@@ -90,15 +92,18 @@ pub(super) fn complete(cpu: &mut Cpu<'_>, pc: u64) -> Outcome {
     let next = if in_slot { branch_next(cpu, pc) } else { Some(pc.wrapping_add(4)) };
     let Some(next) = next else { return Outcome::Kept };
     let n = crate::abi::u64_to_usize(len);
+    // A copy that fails now met a page whose host bytes are gone (a shared file another process
+    // truncated): the fix-up's user access fails, and Linux sends its SIGSEGV.
+    let copy_failed = || Outcome::Signal(SigInfo::fault(Signal::SIGSEGV, SI_KERNEL, 0));
     if need == Prot::WRITE {
         let v = if rt == super::GPR0 { 0 } else { cpu.reg(rt) };
         if cpu.get_data_mut().mm.write_bytes(GuestAddr::new(addr), &v.to_le_bytes()[..n]).is_err() {
-            return Outcome::Kept;
+            return copy_failed();
         }
     } else {
         let mut b = [0u8; 8];
         if cpu.get_data().mm.read_bytes(GuestAddr::new(addr), &mut b[..n]).is_err() {
-            return Outcome::Kept;
+            return copy_failed();
         }
         let raw = u64::from_le_bytes(b);
         let bits = 64 - 8 * u32::try_from(n).unwrap_or(8);
@@ -231,17 +236,20 @@ fn complete_fpu(cpu: &mut Cpu<'_>, pc: u64, insn: u32) -> Outcome {
         return Outcome::Signal(SigInfo::fault(Signal::SIGSEGV, code, addr));
     }
     let n = crate::abi::u64_to_usize(len);
+    // A copy that fails now met a page whose host bytes are gone (a shared file another process
+    // truncated): the emulator's user access fails in a mapping, SIGSEGV SEGV_ACCERR.
+    let copy_failed = || Outcome::Signal(SigInfo::fault(Signal::SIGSEGV, si_code::SEGV_ACCERR, addr));
     if store {
         // A word store takes the FPR's low half; the little-endian bytes' first four are it.
         let v = cpu.reg(fpr);
         if cpu.get_data_mut().mm.write_bytes(GuestAddr::new(addr), &v.to_le_bytes()[..n]).is_err() {
-            return Outcome::Kept;
+            return copy_failed();
         }
     } else {
         // A word load zero-extends: the upper half is cleared.
         let mut b = [0u8; 8];
         if cpu.get_data().mm.read_bytes(GuestAddr::new(addr), &mut b[..n]).is_err() {
-            return Outcome::Kept;
+            return copy_failed();
         }
         cpu.set_reg(fpr, u64::from_le_bytes(b));
     }

@@ -1,0 +1,190 @@
+//! Copies to and from guest memory that survive a host fault.
+//!
+//! A guest page can lose its host bytes while endgate believes it mapped: a shared file that
+//! another process truncated (the kernel's SIGBUS for a page past the end of the file). A
+//! system call whose buffer lies there must fail with `EFAULT`, as the kernel's own
+//! `copy_to_user`/`copy_from_user` do, and MIPS's unaligned-access fix-up must send the
+//! guest its `SIGSEGV`; a plain `memcpy` would end endgate with the host's SIGBUS instead.
+//! So endgate's own copies of guest bytes ([`super::AddressSpace::read_bytes`],
+//! [`super::AddressSpace::write_bytes`], the vDSO's clock stores) run one of the few host
+//! instructions below, and the host fault handler ([`fixup`], called by
+//! `signal::host::fault_handler` before anything else) moves a fault at one of them to a
+//! `return 1`: the kernel's exception-table idea, for endgate's own code. The functions are
+//! leaves that touch no stack, so the one landing serves them all.
+//!
+//! x86-64 hosts; elsewhere the copies are plain and a fault still ends endgate.
+
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    ".pushsection .text.endgate_safe_copy,\"ax\",@progbits",
+    ".p2align 4",
+    ".globl endgate_safe_copy",
+    ".hidden endgate_safe_copy",
+    ".type endgate_safe_copy,@function",
+    // (dst: rdi, src: rsi, len: rdx) -> eax: 0 copied, 1 a fault stopped it
+    "endgate_safe_copy:",
+    "    mov rcx, rdx",
+    ".globl endgate_safe_begin",
+    ".hidden endgate_safe_begin",
+    "endgate_safe_begin:",
+    "    rep movsb",
+    "    xor eax, eax",
+    "    ret",
+    ".size endgate_safe_copy, . - endgate_safe_copy",
+    ".p2align 4",
+    ".globl endgate_safe_store8",
+    ".hidden endgate_safe_store8",
+    ".type endgate_safe_store8,@function",
+    // (dst: rdi, value: rsi) -> eax, as above: 8 bytes, unaligned
+    "endgate_safe_store8:",
+    "    mov qword ptr [rdi], rsi",
+    "    xor eax, eax",
+    "    ret",
+    ".size endgate_safe_store8, . - endgate_safe_store8",
+    ".p2align 4",
+    ".globl endgate_safe_store16",
+    ".hidden endgate_safe_store16",
+    ".type endgate_safe_store16,@function",
+    // (dst: rdi, low: rsi, high: rdx) -> eax, as above: 16 bytes, unaligned; the high half's
+    // page is touched first, so a fault there leaves nothing written
+    "endgate_safe_store16:",
+    "    mov qword ptr [rdi + 8], rdx",
+    "    mov qword ptr [rdi], rsi",
+    "    xor eax, eax",
+    "    ret",
+    ".size endgate_safe_store16, . - endgate_safe_store16",
+    ".globl endgate_safe_end",
+    ".hidden endgate_safe_end",
+    "endgate_safe_end:",
+    ".globl endgate_safe_fault",
+    ".hidden endgate_safe_fault",
+    "endgate_safe_fault:",
+    "    mov eax, 1",
+    "    ret",
+    ".popsection",
+);
+
+#[cfg(target_arch = "x86_64")]
+extern "C" {
+    fn endgate_safe_copy(dst: *mut u8, src: *const u8, len: usize) -> u32;
+    fn endgate_safe_store8(dst: *mut u8, value: u64) -> u32;
+    fn endgate_safe_store16(dst: *mut u8, low: u64, high: u64) -> u32;
+    static endgate_safe_begin: u8;
+    static endgate_safe_end: u8;
+    static endgate_safe_fault: u8;
+}
+
+/// The host could not give every byte: a fault stopped the copy part way (the bytes before
+/// it may have been copied, as with the kernel's `copy_to_user`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Faulted;
+
+/// Copies `len` bytes from `src` to `dst`; either may be guest memory whose host bytes may be
+/// gone.
+///
+/// # Safety
+/// `src..src+len` and `dst..dst+len` are host ranges endgate may read and write (guest memory
+/// found by `host_range`, or endgate's own buffers), not overlapping.
+#[inline]
+pub unsafe fn copy(dst: *mut u8, src: *const u8, len: usize) -> Result<(), Faulted> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller's promise; the function touches only those ranges.
+        if unsafe { endgate_safe_copy(dst, src, len) } == 0 {
+            Ok(())
+        } else {
+            Err(Faulted)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller's promise.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+        Ok(())
+    }
+}
+
+/// Stores `bytes` (8 or 16 of them, a fixed-size store rather than a copy loop: the vDSO's
+/// clock results) at `dst`.
+///
+/// # Safety
+/// `dst..dst+N` is a host range endgate may write.
+#[inline]
+pub unsafe fn store<const N: usize>(dst: *mut u8, bytes: [u8; N]) -> Result<(), Faulted> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        let word = |i: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[i..i + 8]);
+            u64::from_ne_bytes(w)
+        };
+        // SAFETY: the caller's promise; each function writes exactly N bytes at `dst`.
+        let r = unsafe {
+            match N {
+                8 => endgate_safe_store8(dst, word(0)),
+                16 => endgate_safe_store16(dst, word(0), word(8)),
+                _ => endgate_safe_copy(dst, bytes.as_ptr(), N),
+            }
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(Faulted)
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        // SAFETY: the caller's promise.
+        unsafe { dst.cast::<[u8; N]>().write_unaligned(bytes) };
+        Ok(())
+    }
+}
+
+/// For the host SIGSEGV/SIGBUS handler: if the fault (`ucontext`, the handler's third
+/// argument) is at one of the copy instructions above, makes the interrupted function return 1
+/// once the handler returns, and says so. Async-signal-safe.
+pub fn fixup(ucontext: *mut libc::c_void) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the kernel's ucontext for an SA_SIGINFO handler, written only here.
+        let gregs = unsafe { &mut (*ucontext.cast::<libc::ucontext_t>()).uc_mcontext.gregs };
+        let pc = u64::from_ne_bytes(gregs[libc::REG_RIP as usize].to_ne_bytes());
+        // The addresses of the asm labels above (never read through).
+        let (begin, end, fault) = (
+            std::ptr::addr_of!(endgate_safe_begin) as u64,
+            std::ptr::addr_of!(endgate_safe_end) as u64,
+            std::ptr::addr_of!(endgate_safe_fault) as u64,
+        );
+        if pc < begin || pc >= end {
+            return false;
+        }
+        gregs[libc::REG_RIP as usize] = i64::from_ne_bytes(fault.to_ne_bytes());
+        true
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = ucontext;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_and_stores_ordinary_memory() {
+        let src: Vec<u8> = (0..200u8).collect();
+        let mut dst = vec![0u8; 200];
+        // SAFETY: two live, distinct buffers of 200 bytes.
+        assert_eq!(unsafe { copy(dst.as_mut_ptr(), src.as_ptr(), 200) }, Ok(()));
+        assert_eq!(dst, src);
+        let mut b = [0u8; 24];
+        // SAFETY: `b` has room for 16 bytes at offset 3 and 8 at offset 1.
+        unsafe {
+            assert_eq!(store(b.as_mut_ptr().add(3), *b"0123456789abcdef"), Ok(()));
+            assert_eq!(store(b.as_mut_ptr().add(1), *b"ABCDEFGH"), Ok(()));
+        }
+        assert_eq!(&b[..19], b"\0ABCDEFGH6789abcdef");
+    }
+}
