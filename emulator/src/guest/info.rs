@@ -298,6 +298,9 @@ pub struct InsnRegs<'a> {
     pub by_name: &'a dyn Fn(&str) -> Option<u64>,
     /// Capstone's name of a register id.
     pub name: &'a dyn Fn(RegId) -> Option<String>,
+    /// The instruction's mnemonic as capstone writes it (`stmdb`, `vst1.8`, `amoadd.d`): for
+    /// the forms whose operands do not spell out their addresses.
+    pub mnemonic: &'a str,
 }
 
 impl ArchInfo {

@@ -63,7 +63,8 @@ pub fn exact_fault_addr(cpu: &Cpu<'_>, f: Fault) -> Option<u64> {
     };
     let by_name = |name: &str| arch.read_reg_by_name(cpu, name);
     let name = |id: RegId| cs.reg_name(id);
-    let regs = InsnRegs { reg: &reg, by_name: &by_name, name: &name };
+    let mnemonic = insn.mnemonic().unwrap_or("");
+    let regs = InsnRegs { reg: &reg, by_name: &by_name, name: &name, mnemonic };
     let candidates = (arch.info().mem_operands)(&detail.arch_detail(), &regs)?;
     // A 32-bit guest's effective address wraps at 4 GiB (a displacement of -1 is 0xffffffff).
     let word = arch.info().word_mask();

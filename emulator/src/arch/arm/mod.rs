@@ -154,15 +154,63 @@ pub static INFO: ArchInfo = ArchInfo {
 };
 
 /// Effective addresses of an A32/T32 instruction's memory operands: base + index * scale +
-/// displacement, in the 32-bit address space.
+/// displacement, in the 32-bit address space. The NEON structure loads and stores (`vld1`…
+/// `vst4`) have no displacement: capstone reports their alignment (`[r3:64]`) there. A
+/// register-list transfer (`ldm`/`stm`, `vldm`/`vstm`, `push`/`pop`, `vpush`/`vpop`) has no
+/// memory operand: its addresses are each register's slot, lowest first (Arm ARM, LDM/STM
+/// addressing modes), so the first one on the faulting page is the fault address the CPU
+/// reports.
 fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let ArchDetail::ArmDetail(d) = detail else { return Some(Vec::new()) };
-    let mems = d.operands().filter_map(|op| if let ArmOperandType::Mem(m) = op.op_type { Some(m) } else { None });
-    mems.map(|m| {
-        let (base, index) = ((r.reg)(m.base())?, (r.reg)(m.index())?);
-        Some(effective_address(base, index, m.scale().into(), m.disp().into()) & 0xffff_ffff)
-    })
-    .collect()
+    let ops: Vec<_> = d.operands().collect();
+    let m = r.mnemonic;
+    let structure =
+        (m.starts_with("vld") || m.starts_with("vst")) && m.as_bytes().get(3).is_some_and(u8::is_ascii_digit);
+    let mems: Vec<_> =
+        ops.iter().filter_map(|op| if let ArmOperandType::Mem(m) = op.op_type { Some(m) } else { None }).collect();
+    if mems.is_empty() {
+        return register_list_slots(&ops, r);
+    }
+    mems.into_iter()
+        .map(|mem| {
+            let (base, index) = ((r.reg)(mem.base())?, (r.reg)(mem.index())?);
+            let disp = if structure { 0 } else { mem.disp().into() };
+            Some(effective_address(base, index, mem.scale().into(), disp) & 0xffff_ffff)
+        })
+        .collect()
+}
+
+/// The slot addresses of a register-list transfer ([`mem_operands`]), lowest first; empty for
+/// any other instruction without a memory operand.
+fn register_list_slots(ops: &[capstone::arch::arm::ArmOperand], r: &InsnRegs<'_>) -> Option<Vec<u64>> {
+    let m = r.mnemonic.split('.').next().unwrap_or("");
+    let (stack, rest) = match m {
+        "push" | "vpush" => (Some(true), m),
+        "pop" | "vpop" => (Some(false), m),
+        _ if m.starts_with("ldm") || m.starts_with("stm") || m.starts_with("vldm") || m.starts_with("vstm") => {
+            (None, m)
+        }
+        _ => return Some(Vec::new()),
+    };
+    let regs: Vec<RegId> =
+        ops.iter().filter_map(|op| if let ArmOperandType::Reg(id) = op.op_type { Some(id) } else { None }).collect();
+    // push/pop name only the list (the base is sp); the others name the base first.
+    let (base, list) = match stack {
+        Some(_) => ((r.by_name)("sp")?, &regs[..]),
+        None => ((r.reg)(*regs.first()?)?, regs.get(1..)?),
+    };
+    // D registers move 8 bytes each, S and core registers 4.
+    let size: u64 = if list.first().and_then(|&id| (r.name)(id)).is_some_and(|n| n.starts_with('d')) { 8 } else { 4 };
+    let total = size * list.len() as u64;
+    let lowest = match stack {
+        Some(true) => base.wrapping_sub(total),
+        Some(false) => base,
+        None if rest.ends_with("db") || rest.ends_with("fd") && rest.starts_with("stm") => base.wrapping_sub(total),
+        None if rest.ends_with("da") => base.wrapping_sub(total).wrapping_add(4),
+        None if rest.ends_with("ib") => base.wrapping_add(4),
+        None => base,
+    };
+    Some((0..list.len() as u64).map(|i| lowest.wrapping_add(i * size) & 0xffff_ffff).collect())
 }
 
 fn statfs64_len(size: u64) -> Option<u64> {

@@ -131,6 +131,14 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
             _ => {}
         }
     }
+    // The atomics (`amoadd.d rd, rs2, (rs1)`, `lr.w rd, (rs1)`, `sc.d rd, rs2, (rs1)`): capstone
+    // gives the address register as a plain register, the last operand.
+    let m = r.mnemonic;
+    if out.is_empty() && (m.starts_with("amo") || m.starts_with("lr.") || m.starts_with("sc.")) {
+        if let Some(RiscVOperand::Reg(base)) = ops.last() {
+            out.push((r.reg)(*base)?);
+        }
+    }
     Some(out)
 }
 
