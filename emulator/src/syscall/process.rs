@@ -537,9 +537,16 @@ pub fn sched_setaffinity(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_sched_setaffinity, a.int(0), host.len() * 8, host.as_ptr()) })
 }
 
-/// `sched_yield(void)`: lets the guest threads waiting for the global guest lock run first.
+/// `sched_yield(void)`. With threads in parallel, the host's, without the global guest lock
+/// (the other threads' system calls need it meanwhile); with one thread at a time
+/// (`ENDGATE_THREADS=serial`), the guest threads waiting for the lock run first.
 pub fn sched_yield(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
-    cpu.get_data_mut().yield_lock();
+    let t = cpu.get_data_mut();
+    if t.parallel {
+        // SAFETY: no arguments.
+        return host_ret(i64::from(t.blocking(|| unsafe { libc::sched_yield() })));
+    }
+    t.yield_lock();
     // SAFETY: no arguments.
     host_ret(i64::from(unsafe { libc::sched_yield() }))
 }
