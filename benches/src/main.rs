@@ -6,7 +6,8 @@
 //! trap/gate/vDSO calls, `busybox sha256sum` and `gzip -9` of large files, a
 //! CoreMark-like C kernel, `busybox find` and `cat` over 5000 small files,
 //! repeated `busybox true`, thread scaling, a Go program type-checking the standard
-//! library's `go/...` packages and a fork + execve + waitpid loop) for every guest
+//! library's `go/...` packages, a fork + execve + waitpid loop and many threads calling
+//! `sched_yield`) for every guest
 //! architecture (x86_64, aarch64,
 //! riscv64, arm, i386, s390x, mips64el) under every available runner, records
 //! the peak RSS of each run, prints a Markdown table with the tracked
@@ -41,8 +42,9 @@ Times native, endgate and qemu-user 10.0.2 (.cache/qemu-10.0.2, from
 scripts/fetch-qemu10.sh) on a getppid loop, a store loop, gatebench
 (getppid via trap and gate, clock_gettime via vDSO and syscall), busybox
 sha256sum and gzip -9, a compute kernel, busybox find and cat over small files,
-busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`) and
-fork + execve + waitpid (spawn), and writes results.md / results.json / results.svg.
+busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`),
+fork + execve + waitpid (spawn) and 32 threads calling sched_yield (yield), and
+writes results.md / results.json / results.svg.
 
 Options:
   --quick              1-2 runs and smaller sizes (a smoke test, not for tracking)
@@ -53,7 +55,7 @@ Options:
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
                        clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup,
-                       threads1,threadsN,gotypes,spawn
+                       threads1,threadsN,gotypes,spawn,yield
                        (groups: gatebench = the four gatebench values, cpu, files, threads)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
@@ -104,6 +106,10 @@ struct Sizes {
     gotypes: &'static [&'static str],
     /// fork + execve + waitpid rounds of one spawn run.
     spawns: u64,
+    /// Threads of one yield run.
+    yield_threads: u32,
+    /// `sched_yield` calls of each yield thread.
+    yields: u64,
 }
 
 impl Sizes {
@@ -121,6 +127,8 @@ impl Sizes {
                 threads_iters: 20_000_000,
                 gotypes: &workloads::GOTYPES_QUICK_PACKAGES,
                 spawns: 20,
+                yield_threads: 32,
+                yields: 300,
             }
         } else {
             Sizes {
@@ -135,6 +143,8 @@ impl Sizes {
                 threads_iters: 200_000_000,
                 gotypes: &workloads::GOTYPES_PACKAGES,
                 spawns: 200,
+                yield_threads: 32,
+                yields: 3000,
             }
         }
     }
@@ -152,6 +162,7 @@ impl Sizes {
             Workload::Threads1 | Workload::ThreadsN => self.threads_iters,
             Workload::Gotypes => self.gotypes.len() as u64,
             Workload::Spawn => self.spawns,
+            Workload::Yield => u64::from(self.yield_threads) * self.yields,
         }
     }
 }
@@ -949,6 +960,43 @@ fn main() -> ExitCode {
         rows[first..].iter().for_each(progress_done);
     }
 
+    // yield: many threads calling sched_yield at once; whole-process wall time.
+    if opts.only.contains(&Workload::Yield) {
+        let (threads, yields) = (sizes.yield_threads, sizes.yields);
+        let n = sizes.of(Workload::Yield);
+        let src = guest_src.join("yield.c");
+        let expected = workloads::yield_expected(threads, yields);
+        let mut h = workloads::Sha256::new();
+        h.update(expected.as_bytes());
+        let sha = workloads::hex(&h.finish());
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset.c_guest(a, &src, &guest_out);
+            for r in runners {
+                let args = [OsString::from(threads.to_string()), OsString::from(yields.to_string())];
+                let task = guest
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|g| invocation(&toolset, r, a, g, &args))
+                    .map(|inv| Task::Run { inv, check: Check::StdoutSha256(sha.clone()) });
+                push_row(&mut rows, &mut tasks, first, Workload::Yield, a, r, n, task);
+            }
+        }
+        notes.push(format!(
+            "yield: {threads} threads x {yields} sched_yield calls, started together at a barrier; every run \
+             must print `{}` (checked by SHA-256)",
+            expected.trim_end()
+        ));
+        eprintln!("endgate-bench: yield ({threads} threads x {yields} sched_yield)");
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
     // busybox workloads: sha256sum, gzip -9, find, cat, startup.
     let bb_ws: Vec<Workload> = [Workload::Sha256, Workload::Gzip, Workload::Find, Workload::Cat, Workload::Startup]
         .into_iter()
@@ -1132,7 +1180,7 @@ fn main() -> ExitCode {
             format!(
                 "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
                  gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts, threads {} rounds \
-                 per thread, gotypes {} ({} packages), spawn {} spawns",
+                 per thread, gotypes {} ({} packages), spawn {} spawns, yield {} threads x {} sched_yield",
                 sizes.getppid,
                 sizes.store,
                 sizes.gate_calls,
@@ -1144,7 +1192,9 @@ fn main() -> ExitCode {
                 sizes.threads_iters,
                 sizes.gotypes.join(" "),
                 sizes.gotypes.len(),
-                sizes.spawns
+                sizes.spawns,
+                sizes.yield_threads,
+                sizes.yields
             ),
         ),
     ];

@@ -122,7 +122,7 @@ pub struct Row {
     pub runner: Runner,
     /// Iterations or calls (loop and gatebench workloads), bytes (sha256sum, gzip),
     /// kernel iterations (compute), files (find, cat), starts (startup), packages
-    /// (gotypes) or spawns (spawn).
+    /// (gotypes), spawns (spawn) or `sched_yield` calls of all threads together (yield).
     pub size: u64,
     /// The full-size command line, when there was one.
     pub command: Option<String>,
@@ -494,6 +494,14 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             }
         }
     }
+    // yield: against qemu-user and (info) against the native host program; no issue has set a
+    // target, so both are info.
+    for a in Arch::ALL {
+        add(Yield, a, Qemu, a, Yield, m, None);
+        if let Some(h) = host {
+            add(Yield, a, Native, h, Yield, m, None);
+        }
+    }
     // Every ratio against qemu-user 10.0.2 also against 7.2 where 7.2 ran (info: the targets
     // are 10.0.2's), right after it.
     let specs: Vec<Spec> = specs
@@ -801,6 +809,7 @@ fn fmt_size(w: Workload, n: u64) -> String {
         Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => "calls",
         Workload::Gotypes => "packages",
         Workload::Spawn => "spawns",
+        Workload::Yield => "yields",
         _ => "iter",
     };
     let exp = (n as f64).log10();
@@ -819,7 +828,7 @@ fn per_op_cell(r: &Row) -> String {
             Some(s) => format!("{:.1} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
             None => "-".into(),
         },
-        Workload::Compute | Workload::Find | Workload::Cat => match r.median() {
+        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield => match r.median() {
             Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
             _ => "-".into(),
         },
@@ -1052,6 +1061,7 @@ impl Report {
                             Workload::Startup => "starts",
                             Workload::Gotypes => "packages",
                             Workload::Spawn => "spawns",
+                            Workload::Yield => "sched_yield calls",
                             Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
                                 "calls"
                             }
@@ -1497,6 +1507,27 @@ mod tests {
         let mut empty = String::new();
         go_spawn_table(&mut empty, &rows[..1]);
         assert!(empty.is_empty(), "{empty}");
+    }
+
+    #[test]
+    fn yield_ratios_are_info() {
+        use Runner::{Endgate, Native, Qemu};
+        let rows = vec![
+            row(Workload::Yield, Arch::X86_64, Native, 0.1, 0.0),
+            row(Workload::Yield, Arch::Aarch64, Endgate, 0.26, 0.0),
+            row(Workload::Yield, Arch::Aarch64, Qemu, 0.27, 0.0),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let get = |label: &str| r.iter().find(|r| r.label == label).unwrap_or_else(|| panic!("no {label}: {r:?}"));
+        let q = get("yield aarch64: endgate / qemu-aarch64 10.0.2");
+        assert!((q.value.unwrap() - 0.26 / 0.27).abs() < 1e-9);
+        assert_eq!((q.basis, q.target, q.verdict()), ("wall time", None, "info"));
+        let n = get("yield aarch64: endgate / native x86_64");
+        assert!((n.value.unwrap() - 2.6).abs() < 1e-9);
+        assert_eq!(n.verdict(), "info");
+        assert_eq!(fmt_size(Workload::Yield, 96_000), "96000 yields");
+        // size 1000 (the test rows'): 0.26 s / 1000 yields.
+        assert_eq!(per_op_cell(&rows[1]), "260.00 us/yield");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The workloads: freestanding asm guests (getppid loop, store loop), the C
-//! guests (gatebench, the compute kernel, threads, spawn), the Go guest (gotypes), the
+//! guests (gatebench, the compute kernel, threads, spawn, yield), the Go guest (gotypes), the
 //! deterministic inputs (the
 //! `busybox sha256sum` data file, the `gzip` text, the small-file tree of
 //! `find` and `cat`), and a reference SHA-256 to check the guests' answers
@@ -159,11 +159,14 @@ pub enum Workload {
     /// `guests/spawn.c`: N fork + execve (of itself, exiting at once) + waitpid in a row;
     /// (median full run - median 0-iteration run) / N per spawn.
     Spawn,
+    /// `guests/yield.c`: T threads that each call `sched_yield` K times at once; whole-process
+    /// wall time of one run (the cost of guest thread hand-offs when many threads wait).
+    Yield,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 16] = [
+    pub const ALL: [Workload; 17] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -180,6 +183,7 @@ impl Workload {
         Workload::ThreadsN,
         Workload::Gotypes,
         Workload::Spawn,
+        Workload::Yield,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -212,6 +216,7 @@ impl Workload {
             Workload::ThreadsN => "threadsN",
             Workload::Gotypes => "gotypes",
             Workload::Spawn => "spawn",
+            Workload::Yield => "yield",
         }
     }
 
@@ -226,6 +231,7 @@ impl Workload {
             Workload::Startup => "start",
             Workload::Gotypes => "run",
             Workload::Spawn => "spawn",
+            Workload::Yield => "yield",
         }
     }
 
@@ -259,6 +265,7 @@ impl Workload {
             "threadsN" | "threadsn" => Workload::ThreadsN,
             "gotypes" => Workload::Gotypes,
             "spawn" => Workload::Spawn,
+            "yield" | "sched_yield" => Workload::Yield,
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
@@ -368,6 +375,12 @@ pub fn go_build_env(arch: Arch) -> Vec<(&'static str, &'static str)> {
 /// What `guests/spawn.c` prints after `spawns` children ran and exited 0.
 pub fn spawn_expected(spawns: u64) -> String {
     format!("spawned {spawns}\n")
+}
+
+/// What `guests/yield.c` prints after `threads` threads called `sched_yield` `yields` times each,
+/// every call returning 0.
+pub fn yield_expected(threads: u32, yields: u64) -> String {
+    format!("yield {threads} x {yields}\n")
 }
 
 /// The last line of the gotypes output (`total N`), for the notes.
@@ -730,6 +743,17 @@ mod tests {
         // The guest prints exactly this line.
         let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/spawn.c")).unwrap();
         assert!(src.contains(r#"printf("spawned %ld\n", n);"#));
+    }
+
+    #[test]
+    fn yield_output() {
+        assert_eq!(Workload::parse("yield"), Some(vec![Workload::Yield]));
+        assert_eq!(Workload::Yield.unit(), "yield");
+        assert!(!Workload::Yield.has_zero_run() && !Workload::Yield.is_busybox());
+        assert_eq!(yield_expected(32, 3000), "yield 32 x 3000\n");
+        // The guest prints exactly this line.
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/yield.c")).unwrap();
+        assert!(src.contains(r#"printf("yield %d x %ld\n", n, iters);"#));
     }
 
     #[test]
