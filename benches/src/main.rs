@@ -822,9 +822,7 @@ fn main() -> ExitCode {
                 let expected = workloads::threads_expected(threads, n);
                 for &r in &runners {
                     let args = [OsString::from(threads.to_string()), OsString::from(n.to_string())];
-                    let mut h = workloads::Sha256::new();
-                    h.update(expected.as_bytes());
-                    let check = Check::StdoutSha256(workloads::hex(&h.finish()));
+                    let check = Check::StdoutSha256(workloads::sha256_hex(expected.as_bytes()));
                     let task = guest
                         .as_ref()
                         .map_err(Clone::clone)
@@ -881,9 +879,7 @@ fn main() -> ExitCode {
                         .map_err(|e| format!("cannot read {}: {e}", plan.stdout_file.display()))?;
                     let total = workloads::gotypes_total(&out)
                         .ok_or_else(|| format!("the native run printed no `total` line: {:?}", tail(&out)))?;
-                    let mut h = workloads::Sha256::new();
-                    h.update(&out);
-                    let sha = workloads::hex(&h.finish());
+                    let sha = workloads::sha256_hex(&out);
                     notes.push(format!(
                         "gotypes: expected stdout from the native {} run ({} lines, `{total}`, SHA-256 {sha}); \
                          every run's stdout must hash to it",
@@ -922,9 +918,7 @@ fn main() -> ExitCode {
         let n = sizes.spawns;
         let src = guest_src.join("spawn.c");
         let expected = workloads::spawn_expected(n);
-        let mut h = workloads::Sha256::new();
-        h.update(expected.as_bytes());
-        let sha = workloads::hex(&h.finish());
+        let sha = workloads::sha256_hex(expected.as_bytes());
         let first = rows.len();
         let mut tasks = Vec::new();
         for a in Arch::ALL {
@@ -966,9 +960,7 @@ fn main() -> ExitCode {
         let n = sizes.of(Workload::Yield);
         let src = guest_src.join("yield.c");
         let expected = workloads::yield_expected(threads, yields);
-        let mut h = workloads::Sha256::new();
-        h.update(expected.as_bytes());
-        let sha = workloads::hex(&h.finish());
+        let sha = workloads::sha256_hex(expected.as_bytes());
         let first = rows.len();
         let mut tasks = Vec::new();
         for a in Arch::ALL {
