@@ -423,15 +423,26 @@ fn cmd_list() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The usage on stdout; a closed stdout (`| head`) is not an error.
+fn print_usage() {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stdout(), "{USAGE}");
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some(cmd) = args.first().map(String::as_str) else {
         eprintln!("{USAGE}");
         return ExitCode::from(2);
     };
+    // `guest-tests run --help` asks for the usage too (not for a value of an option `--help`).
+    if args[1..].iter().any(|a| a == "--help" || a == "-h") {
+        print_usage();
+        return ExitCode::SUCCESS;
+    }
     let result = match cmd {
         "help" | "--help" | "-h" => {
-            println!("{USAGE}");
+            print_usage();
             return ExitCode::SUCCESS;
         }
         "list" => cmd_list(),
