@@ -307,6 +307,9 @@ fn host_bus_fault_at(cpu: &mut Cpu<'_>, va: u64, access: Prot) -> bool {
         let bus = t.mm.past_eof_now(va, access);
         if bus {
             t.last_fault = t.mm.last_fault.take();
+            // Answered: later fills (loads and stores alike) need not look at it again. An
+            // allowed access keeps it for `fault_signal`, should the host refuse it again.
+            crate::signal::host::take_direct_fault();
         }
         bus
     })

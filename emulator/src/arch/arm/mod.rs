@@ -184,12 +184,11 @@ fn mem_operands(detail: &ArchDetail<'_>, r: &InsnRegs<'_>) -> Option<Vec<u64>> {
 /// any other instruction without a memory operand.
 fn register_list_slots(ops: &[capstone::arch::arm::ArmOperand], r: &InsnRegs<'_>) -> Option<Vec<u64>> {
     let m = r.mnemonic.split('.').next().unwrap_or("");
-    let (stack, rest) = match m {
-        "push" | "vpush" => (Some(true), m),
-        "pop" | "vpop" => (Some(false), m),
-        _ if m.starts_with("ldm") || m.starts_with("stm") || m.starts_with("vldm") || m.starts_with("vstm") => {
-            (None, m)
-        }
+    // Some(true): a push (the slots end at sp); Some(false): a pop; None: base register first.
+    let stack = match m {
+        "push" | "vpush" => Some(true),
+        "pop" | "vpop" => Some(false),
+        _ if m.starts_with("ldm") || m.starts_with("stm") || m.starts_with("vldm") || m.starts_with("vstm") => None,
         _ => return Some(Vec::new()),
     };
     let regs: Vec<RegId> =
@@ -205,9 +204,9 @@ fn register_list_slots(ops: &[capstone::arch::arm::ArmOperand], r: &InsnRegs<'_>
     let lowest = match stack {
         Some(true) => base.wrapping_sub(total),
         Some(false) => base,
-        None if rest.ends_with("db") || rest.ends_with("fd") && rest.starts_with("stm") => base.wrapping_sub(total),
-        None if rest.ends_with("da") => base.wrapping_sub(total).wrapping_add(4),
-        None if rest.ends_with("ib") => base.wrapping_add(4),
+        None if m.ends_with("db") || m.ends_with("fd") && m.starts_with("stm") => base.wrapping_sub(total),
+        None if m.ends_with("da") => base.wrapping_sub(total).wrapping_add(4),
+        None if m.ends_with("ib") => base.wrapping_add(4),
         None => base,
     };
     Some((0..list.len() as u64).map(|i| lowest.wrapping_add(i * size) & 0xffff_ffff).collect())
