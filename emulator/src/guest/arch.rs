@@ -183,6 +183,16 @@ pub trait GuestArch: Sync {
     /// between translated code and the host's `syscall` instruction costs a mispredicted
     /// return afterwards (docs/performance.md), so the call is returned, not passed up.
     fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs>;
+    /// [`GuestArch::trap`] for a thread running in parallel with others, before it takes the
+    /// global guest lock: the system call, if `intno` is the arch's system-call trap and the
+    /// call is an ordinary one (not an arch-private trap), decoded as `trap` would, touching
+    /// nothing but the registers (`crate::syscall::unlocked` may then serve it without the
+    /// lock). `None`: [`GuestArch::trap`] decodes the interrupt, under the lock. Default:
+    /// `None`.
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        let _ = (cpu, intno);
+        None
+    }
     /// The instruction whose hook makes system calls instead of an interrupt (x86_64's
     /// `syscall`, which unicorn reports through an instruction hook); the dispatcher hooks it
     /// and reads the call with [`GuestArch::syscall_args`]. Default: none.

@@ -264,6 +264,15 @@ impl Task {
         crate::thread::lock::yield_now();
     }
 
+    /// Rebuilds the thread's copy of the mappings ([`crate::mm::fill_view`]) if it went
+    /// stale, once its instance has mapped every window (the copy answers TLB fills); the
+    /// caller holds the global guest lock.
+    pub fn refresh_fill_view(&mut self) {
+        if self.regions_mapped == self.mm.regions().len() && !self.fill_view.as_ref().is_some_and(|v| v.current()) {
+            self.fill_view = Some(self.mm.fill_view());
+        }
+    }
+
     /// A guest buffer the host will read (`write(2)`'s data): must be guest-readable.
     /// Errors: `EFAULT`.
     #[inline]
@@ -621,6 +630,13 @@ fn exclusive_step_work(uc: *mut unicorn_engine::uc_engine, start: bool) {
         #[allow(clippy::disallowed_methods)] // the exclusive step ended: nothing is borrowed
         lock::release();
     }
+}
+
+/// `true` if this thread's guest stored to code and [`publish_code_writes`] has not yet
+/// published it.
+#[inline]
+pub fn code_writes_pending() -> bool {
+    CODE_WRITES.with(|w| w.try_borrow().map_or(true, |w| !w.is_empty()))
 }
 
 /// Publishes the pages [`code_write_reported`] recorded for the other threads' instances, which

@@ -20,11 +20,17 @@
 //! not past the end of its file, in a mapping that is not both writable and executable (those
 //! pages carry the code-page bookkeeping of [`super::AddressSpace::tlb_fill`]). Everything
 //! else, refusals included, goes through the locked fill.
+//!
+//! The same copy lets a hook that runs without the lock reach guest bytes
+//! ([`FillView::host_range`]: the vDSO's clock stores, `crate::syscall::gate`): a span keeps
+//! the host address of its first byte. The thread is running while it uses the pointer, so
+//! no change that takes the page away can happen before it is done, as for a fill.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::Prot;
+use crate::abi::DataModel;
 
 #[derive(Clone, Copy, Debug)]
 struct Span {
@@ -33,6 +39,8 @@ struct Span {
     prot: Prot,
     /// First address of the span's pages past the end of its file (`u64::MAX`: none).
     eof: u64,
+    /// The host address of `start` (0: the span is not inside one window).
+    host: usize,
 }
 
 /// See the module doc.
@@ -41,19 +49,44 @@ pub struct FillView {
     epoch: u64,
     source: Arc<AtomicU64>,
     spans: Vec<Span>,
+    model: DataModel,
 }
 
 impl FillView {
-    pub(super) fn new(source: Arc<AtomicU64>, epoch: u64) -> FillView {
-        FillView { epoch, source, spans: Vec::new() }
+    pub(super) fn new(source: Arc<AtomicU64>, epoch: u64, model: DataModel) -> FillView {
+        FillView { epoch, source, spans: Vec::new(), model }
     }
 
-    /// Adds a mapping; spans come in address order.
-    pub(super) fn push(&mut self, start: u64, end: u64, prot: Prot, eof: u64) {
+    /// Adds a mapping whose first byte is at host address `host` (null: not inside one
+    /// window); spans come in address order.
+    pub(super) fn push(&mut self, start: u64, end: u64, prot: Prot, eof: u64, host: *mut u8) {
         if prot.contains(Prot::WRITE | Prot::EXEC) || prot == Prot::NONE {
             return;
         }
-        self.spans.push(Span { start, end, prot, eof });
+        self.spans.push(Span { start, end, prot, eof, host: host as usize });
+    }
+
+    /// The guest's data model (byte order, `long` width).
+    #[inline]
+    pub fn model(&self) -> DataModel {
+        self.model
+    }
+
+    /// The host address of the `len` guest bytes at `addr` if they lie in one span of the
+    /// view whose permissions include `need`, before the end of its file, and the view is
+    /// current; `None`: ask the address space, under the lock. The span is neither writable
+    /// and executable nor a view of an aliased file, so a store there drops no translation.
+    #[inline]
+    pub fn host_range(&self, addr: u64, len: u64, need: Prot) -> Option<*mut u8> {
+        if !self.current() || len == 0 {
+            return None;
+        }
+        let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
+        let s = self.spans[i];
+        let end = addr.checked_add(len)?;
+        let ok = s.host != 0 && end <= s.end && end <= s.eof && s.prot.contains(need);
+        // Inside the span, whose host pages are one piece of a window's reservation.
+        ok.then(|| (s.host + crate::abi::u64_to_usize(addr - s.start)) as *mut u8)
     }
 
     /// `true` while no change to the address space happened since the view was built.
@@ -144,11 +177,11 @@ mod tests {
     #[test]
     fn answers_plain_pages_until_the_epoch_moves() {
         let epoch = Arc::new(AtomicU64::new(7));
-        let mut v = FillView::new(epoch.clone(), 7);
-        v.push(0x1000, 0x3000, Prot::READ, u64::MAX);
-        v.push(0x5000, 0x6000, Prot::READ | Prot::WRITE, u64::MAX);
-        v.push(0x8000, 0xa000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX);
-        v.push(0xa000, 0xc000, Prot::READ, 0xb000);
+        let mut v = FillView::new(epoch.clone(), 7, DataModel::LP64_LE);
+        v.push(0x1000, 0x3000, Prot::READ, u64::MAX, std::ptr::null_mut());
+        v.push(0x5000, 0x6000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        v.push(0x8000, 0xa000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut());
+        v.push(0xa000, 0xc000, Prot::READ, 0xb000, std::ptr::null_mut());
         assert_eq!(v.fill(0x2000, Prot::READ), Some(Prot::READ));
         assert_eq!(v.fill(0x2000, Prot::WRITE), None, "no write permission");
         assert_eq!(v.fill(0x3000, Prot::READ), None, "past the span");
@@ -166,13 +199,13 @@ mod tests {
     #[test]
     fn store_range_joins_writable_neighbours() {
         let epoch = Arc::new(AtomicU64::new(1));
-        let mut v = FillView::new(epoch.clone(), 1);
-        v.push(0x1000, 0x3000, Prot::READ | Prot::WRITE, u64::MAX);
-        v.push(0x3000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX);
-        v.push(0x5000, 0x6000, Prot::READ, u64::MAX);
-        v.push(0x6000, 0x9000, Prot::READ | Prot::WRITE, 0x8000);
-        v.push(0x9000, 0xa000, Prot::READ | Prot::WRITE, u64::MAX);
-        v.push(0xb000, 0xc000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX);
+        let mut v = FillView::new(epoch.clone(), 1, DataModel::LP64_LE);
+        v.push(0x1000, 0x3000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        v.push(0x3000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        v.push(0x5000, 0x6000, Prot::READ, u64::MAX, std::ptr::null_mut());
+        v.push(0x6000, 0x9000, Prot::READ | Prot::WRITE, 0x8000, std::ptr::null_mut());
+        v.push(0x9000, 0xa000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        v.push(0xb000, 0xc000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut());
         assert_eq!(v.store_range(0x4ff8), Some((0x1000, 0x5000)));
         assert_eq!(v.store_range(0x1000), Some((0x1000, 0x5000)));
         assert_eq!(v.store_range(0x5000), None, "read-only");
@@ -182,5 +215,29 @@ mod tests {
         assert_eq!(v.store_range(0xb000), None, "writable and executable");
         epoch.fetch_add(1, Ordering::Release);
         assert_eq!(v.store_range(0x2000), None, "stale");
+    }
+
+    /// Host addresses for hooks without the lock: inside one span with the permission,
+    /// before the end of its file, never for a span outside a window or a stale view.
+    #[test]
+    fn host_range_stays_inside_one_span() {
+        let epoch = Arc::new(AtomicU64::new(3));
+        let mut v = FillView::new(epoch.clone(), 3, DataModel::LP64_LE);
+        let mut host = vec![0u8; 0x4000];
+        let h = host.as_mut_ptr();
+        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h);
+        // SAFETY: inside `host`.
+        v.push(0x2000, 0x4000, Prot::READ, 0x3000, unsafe { h.add(0x1000) });
+        v.push(0x4000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        assert_eq!(v.host_range(0x1ff0, 16, Prot::WRITE), Some(h.wrapping_add(0xff0)));
+        assert_eq!(v.host_range(0x1ff8, 16, Prot::WRITE), None, "crosses into the next span");
+        assert_eq!(v.host_range(0x2008, 8, Prot::WRITE), None, "read-only");
+        assert_eq!(v.host_range(0x2008, 8, Prot::READ), Some(h.wrapping_add(0x1008)));
+        assert_eq!(v.host_range(0x2ffc, 8, Prot::READ), None, "past the end of the file");
+        assert_eq!(v.host_range(0x4000, 8, Prot::WRITE), None, "not inside one window");
+        assert_eq!(v.host_range(0x800, 8, Prot::READ), None, "unmapped");
+        assert_eq!(v.host_range(0x1000, 0, Prot::READ), None, "empty");
+        epoch.fetch_add(1, Ordering::Release);
+        assert_eq!(v.host_range(0x1ff0, 16, Prot::WRITE), None, "stale");
     }
 }

@@ -1028,13 +1028,14 @@ impl AddressSpace {
     /// A copy of the mappings for lock-free TLB fills by one thread (see [`fill_view`]).
     pub fn fill_view(&self) -> fill_view::FillView {
         let epoch = self.shootdown.epoch.load(std::sync::atomic::Ordering::Acquire);
-        let mut v = fill_view::FillView::new(self.shootdown.epoch.clone(), epoch);
+        let mut v = fill_view::FillView::new(self.shootdown.epoch.clone(), epoch, self.model);
         if self.permissive {
             return v;
         }
         for (&start, vma) in &self.vmas {
             if !self.is_alias_view(vma) {
-                v.push(start, vma.end, vma.prot, eof_of(start, vma));
+                let host = self.to_host(start, vma.end - start).unwrap_or(std::ptr::null_mut());
+                v.push(start, vma.end, vma.prot, eof_of(start, vma), host);
             }
         }
         v

@@ -468,7 +468,7 @@ pub fn recv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 }
 
 const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
-    SyscallDef { sys, handler, args, ret, reach: super::table::Reach::Process, host_id: None }
+    SyscallDef { sys, handler, args, ret, reach: super::table::Reach::Process, host_id: None, unlocked: None }
 }
 
 /// The rows for 32-bit guests, laid over [`super::table::DEFS`] (a row here wins). Argument

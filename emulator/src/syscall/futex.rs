@@ -9,7 +9,12 @@
 //! Guest memory is ordinary memory of the endgate process and guest threads are host threads,
 //! so a host futex on the word's host address has exactly the kernel's semantics: waits
 //! (relative timeouts for `FUTEX_WAIT`, absolute ones for `FUTEX_WAIT_BITSET`, on the clock
-//! `FUTEX_CLOCK_REALTIME` selects), wakes, requeues, private and shared futexes. The waiting
+//! `FUTEX_CLOCK_REALTIME` selects), wakes, requeues, private and shared futexes. One
+//! difference is endgate's to mend: a guest page without write permission is a writable host
+//! page, where Linux refuses a shared futex in a read-only private anonymous page (`EFAULT`,
+//! kernel/futex/core.c `get_futex_key`: such a page never changes), so that case is answered
+//! here (`read_only_anonymous`). A private wake is served without the global guest lock
+//! when it can be ([`wake_unlocked`], `crate::syscall::unlocked`). The waiting
 //! operations release the global guest lock ([`crate::thread::blocking`]) so that the thread
 //! that will wake the waiter can run. The timeout is a guest `struct timespec`
 //! (`futex_time64`: `__kernel_timespec`) copied to the host.
@@ -64,6 +69,30 @@ pub fn futex_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     futex_with(cpu, a, TIMESPEC64)
 }
 
+/// `futex` (and `futex_time64`) without the global guest lock ([`super::unlocked`]), for its
+/// one operation that neither waits nor reads a second word: a private `FUTEX_WAKE` or
+/// `FUTEX_WAKE_BITSET` on a word the thread's copy of the mappings can reach, which the host
+/// kernel wakes as for the full handler. Everything else goes to [`futex`] (a shared futex
+/// needs to know whether its page is anonymous).
+pub fn wake_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    use op::*;
+    let o = a.int(1);
+    if !matches!(o & !FLAGS, WAKE | WAKE_BITSET) || o & 128 == 0 || a.raw(0) % 4 != 0 {
+        return None;
+    }
+    let uaddr = ctx.view?.host_range(a.raw(0), 4, Prot::READ)?;
+    // SAFETY: `uaddr` is the host address of a guest futex word the view found readable; the
+    // wakes read no other argument as a pointer.
+    Some(host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.uint(2), a.raw(3), 0usize, a.uint(5)) }))
+}
+
+/// `true` if `addr` lies in a private anonymous mapping without write permission (a page of
+/// a private file mapping the guest wrote to and then made read-only counts as the file's
+/// here; Linux refuses it too).
+fn read_only_anonymous(mm: &crate::mm::AddressSpace, addr: u64) -> bool {
+    mm.vma_at(addr).is_some_and(|(_, v)| !v.prot.contains(Prot::WRITE) && !v.shared && v.file_id.is_none())
+}
+
 fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult {
     use op::*;
     let t = cpu.get_data_mut();
@@ -87,6 +116,11 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         return Ok(0);
     }
     let uaddr = word(a.ptr(0))?;
+    if o & 128 == 0 && read_only_anonymous(&t.mm, a.raw(0)) {
+        // kernel/futex/core.c `get_futex_key`: a shared futex in a read-only anonymous page
+        // is refused (such a page never changes); the host page behind it is writable.
+        return Err(Errno::EFAULT);
+    }
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),

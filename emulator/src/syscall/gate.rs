@@ -13,9 +13,11 @@
 //! here as in the trap's hook); when the call stops the engine, the program
 //! counter moves to the landing (see [`crate::gate`]).
 
+use crate::abi::DataModel;
 use crate::guard::Checked;
 use crate::guest::Cpu;
-use crate::mm::{AddressSpace, Endian, GuestAddr};
+use crate::mm::fill_view::FillView;
+use crate::mm::{AddressSpace, Endian, GuestAddr, Prot};
 
 use crate::gate::{CallAbi, Entry};
 
@@ -40,7 +42,7 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     }
     let abi = spec.abi;
     let args = call_args(cpu, abi);
-    match clock_call(&mut cpu.get_data_mut().mm, entry, args) {
+    match clock_call(&mut *cpu.get_data_mut().mm, entry, args) {
         Ok(ret) => {
             let reg = match abi {
                 CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
@@ -61,6 +63,49 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             cpu.stop();
         }
     }
+}
+
+/// [`on_slot`] for a clock entry without the global guest lock, for a thread running guest
+/// code in parallel with others (most calls of a multi-threaded program that reads the clock
+/// often, such as Go's scheduler, which otherwise queued for the lock each time): the
+/// arguments are read and the results stored through the thread's copy of the mappings
+/// ([`Unlocked`]). `false`: not served (a system call, a stale copy, a store or stack read it
+/// cannot answer for); [`on_slot`] serves it under the lock.
+#[inline]
+fn clock_unlocked(cpu: &mut Cpu<'_>, addr: u64) -> bool {
+    let t = cpu.get_data();
+    let (Some(entry), Some(spec), Some(view)) = (t.gate.entry_at(addr), t.gate.spec, t.fill_view.as_ref()) else {
+        return false;
+    };
+    if entry == Entry::Syscall || !view.current() {
+        return false;
+    }
+    let abi = spec.abi;
+    let args = match abi {
+        CallAbi::Regs { args, .. } => crate::arch::read_regs(cpu, &args),
+        CallAbi::Stack32 { sp, .. } => {
+            let [esp] = crate::arch::read_regs(cpu, &[sp]);
+            let Some(p) = view.host_range(esp.wrapping_add(4) & 0xffff_ffff, 8, Prot::READ) else { return false };
+            let mut b = [0u8; 8];
+            // SAFETY: the view checked the 8 bytes are guest-readable; this thread runs guest
+            // code, so nothing takes them away meanwhile; a host fault fails the copy.
+            if unsafe { crate::mm::safe_copy::copy(b.as_mut_ptr(), p, 8) }.is_err() {
+                return false;
+            }
+            let endian = view.model().endian;
+            let word = |i: usize| {
+                let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
+                u64::from(if endian == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
+            };
+            [word(0), word(4)]
+        }
+    };
+    let Ok(ret) = clock_call(&mut Unlocked(view), entry, args) else { return false };
+    let reg = match abi {
+        CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
+    };
+    crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(ret)]);
+    true
 }
 
 /// A store the guest's memory refuses: the first byte's address, and whether its page is
@@ -98,11 +143,75 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
     }
 }
 
+/// Where a clock entry's results go: the address space, under the global guest lock, or the
+/// thread's own copy of the mappings without it ([`Unlocked`]).
+pub(crate) trait ClockOut {
+    /// The guest's data model.
+    fn model(&self) -> DataModel;
+    /// Stores `bytes` (4, 8 or 16 of them) at guest `addr`, or says which store failed.
+    fn store(&mut self, addr: GuestAddr, bytes: &[u8]) -> Result<(), BadStore>;
+}
+
+impl ClockOut for AddressSpace {
+    #[inline]
+    fn model(&self) -> DataModel {
+        AddressSpace::model(self)
+    }
+
+    #[inline]
+    fn store(&mut self, addr: GuestAddr, bytes: &[u8]) -> Result<(), BadStore> {
+        let len = bytes.len() as u64;
+        let p = self.host_range(addr, len, Prot::WRITE).map_err(|_| bad_store(self, addr.get(), len))?;
+        // SAFETY: `host_range` checked that the `len` bytes at `p` are guest-writable.
+        unsafe { store_at(p, bytes) }.map_err(|_| bad_store(self, addr.get(), len))
+    }
+}
+
+/// A thread's copy of the mappings ([`crate::mm::fill_view`]), for a clock entry served
+/// without the global guest lock while other threads run guest code: a store it cannot
+/// answer for (a stale view, a page outside its plain spans, a host fault) fails, and the
+/// entry is served again under the lock, which finds the guest's signal.
+pub(crate) struct Unlocked<'a>(pub(crate) &'a FillView);
+
+impl ClockOut for Unlocked<'_> {
+    #[inline]
+    fn model(&self) -> DataModel {
+        self.0.model()
+    }
+
+    #[inline]
+    fn store(&mut self, addr: GuestAddr, bytes: &[u8]) -> Result<(), BadStore> {
+        let refused = BadStore { addr: addr.get(), mapped: false, bus: false };
+        let p = self.0.host_range(addr.get(), bytes.len() as u64, Prot::WRITE).ok_or(refused)?;
+        // SAFETY: the view checked that the bytes at `p` are guest-writable, and this thread
+        // runs guest code, so no change that takes the page away completes meanwhile.
+        unsafe { store_at(p, bytes) }.map_err(|_| BadStore { addr: addr.get(), mapped: false, bus: false })
+    }
+}
+
+/// Stores `bytes` (4, 8 or 16) at host `p` in fixed-size moves (not a call of memmove), so
+/// that the store survives a file page another process truncated away.
+///
+/// # Safety
+/// `p` must address `bytes.len()` bytes of guest memory the guest may write.
+#[inline]
+unsafe fn store_at(p: *mut u8, bytes: &[u8]) -> Result<(), crate::mm::safe_copy::Faulted> {
+    use crate::mm::safe_copy::{copy, store};
+    // SAFETY: the caller's.
+    unsafe {
+        match bytes.len() {
+            16 => store(p, <[u8; 16]>::try_from(bytes).unwrap_or_default()),
+            8 => store(p, <[u8; 8]>::try_from(bytes).unwrap_or_default()),
+            n => copy(p, bytes.as_ptr(), n),
+        }
+    }
+}
+
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
 /// `time`'s seconds), or the store the guest's memory refused.
 #[inline(always)]
-pub(crate) fn clock_call(mm: &mut AddressSpace, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
-    let long = crate::abi::u64_to_usize(mm.long_bytes());
+pub(crate) fn clock_call(mm: &mut impl ClockOut, entry: Entry, a: [u64; 2]) -> Result<i64, BadStore> {
+    let long = usize::from(mm.model().long_bytes);
     let clock = crate::abi::int32(a[0]);
     let r = match entry {
         Entry::ClockGettime | Entry::ClockGettime64 => host_clock(clock, false).and_then(|ts| {
@@ -167,7 +276,7 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
 
 /// `gettimeofday(tv, tz)`: `tv` from the host's realtime clock; `tz` (rarely asked for)
 /// from the host kernel's own `gettimeofday`.
-fn gettimeofday(mm: &mut AddressSpace, tv: GuestAddr, tz: GuestAddr, long: usize) -> Result<i64, Failure> {
+fn gettimeofday(mm: &mut impl ClockOut, tv: GuestAddr, tz: GuestAddr, long: usize) -> Result<i64, Failure> {
     if !tz.is_null() {
         // struct timezone: tz_minuteswest, tz_dsttime (two ints).
         let mut hz = [0i32; 2];
@@ -188,7 +297,7 @@ fn gettimeofday(mm: &mut AddressSpace, tv: GuestAddr, tz: GuestAddr, long: usize
 
 /// `getcpu(cpu, node, cache)`: the CPU from the host thread's rseq area ([`super::rseq::host_cpu`]; no
 /// system call); the node, when asked for, from the host's `getcpu` system call.
-fn getcpu(mm: &mut AddressSpace, cpu: GuestAddr, node: GuestAddr) -> Result<i64, Failure> {
+fn getcpu(mm: &mut impl ClockOut, cpu: GuestAddr, node: GuestAddr) -> Result<i64, Failure> {
     let (mut c, mut n) = (0u32, 0u32);
     if !node.is_null() {
         // SAFETY: two valid u32s to fill and a null cache.
@@ -209,31 +318,20 @@ fn getcpu(mm: &mut AddressSpace, cpu: GuestAddr, node: GuestAddr) -> Result<i64,
 /// Writes two signed integers of `width` bytes each (4 or 8) at guest `addr`, in the guest's
 /// byte order, with one range check (a `timespec`, `timeval` or `timezone`).
 #[inline]
-fn write_pair(mm: &mut AddressSpace, addr: GuestAddr, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
+fn write_pair(mm: &mut impl ClockOut, addr: GuestAddr, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 16];
-    put(&mut buf[..width], a, mm.endian());
-    put(&mut buf[width..2 * width], b, mm.endian());
-    let len = 2 * width as u64;
-    let p = mm.host_range(addr, len, crate::mm::Prot::WRITE).map_err(|_| bad_store(mm, addr.get(), len))?;
-    // SAFETY: `host_range` checked that the `len` bytes at `p` are guest-writable (their host
-    // pages are host-writable); each arm stores exactly `len` bytes (fixed-size moves, not a
-    // call of memmove), and survives a file page another process truncated away.
-    let stored = unsafe {
-        if width == 8 {
-            crate::mm::safe_copy::store(p, buf)
-        } else {
-            crate::mm::safe_copy::store(p, [buf[0], buf[1], buf[2], buf[3], buf[4], buf[5], buf[6], buf[7]])
-        }
-    };
-    stored.map_err(|_| bad_store(mm, addr.get(), len))
+    let endian = mm.model().endian;
+    put(&mut buf[..width], a, endian);
+    put(&mut buf[width..2 * width], b, endian);
+    mm.store(addr, &buf[..2 * width])
 }
 
 /// Writes one signed integer of `width` bytes at guest `addr`.
 #[inline]
-fn write_word(mm: &mut AddressSpace, addr: GuestAddr, v: i64, width: usize) -> Result<(), BadStore> {
+fn write_word(mm: &mut impl ClockOut, addr: GuestAddr, v: i64, width: usize) -> Result<(), BadStore> {
     let mut buf = [0u8; 8];
-    put(&mut buf[..width], v, mm.endian());
-    mm.write_bytes(addr, &buf[..width]).map_err(|_| bad_store(mm, addr.get(), width as u64))
+    put(&mut buf[..width], v, mm.model().endian);
+    mm.store(addr, &buf[..width])
 }
 
 /// The first byte of `[addr, addr+len)` the guest may not write, as the refused store.
@@ -276,9 +374,14 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
     } else {
         cpu.add_code_hook(begin, end, |cpu, addr, size| {
             crate::guard::guarded(GATE_HOOK, || {
+                if cpu.get_data().parallel && !crate::thread::lock::held() && clock_unlocked(cpu, addr) {
+                    return;
+                }
                 let taken = crate::guest::lock_for_hook(cpu);
                 on_slot(cpu, addr, size);
                 if taken {
+                    // The next clock call goes without the lock again.
+                    cpu.get_data_mut().refresh_fill_view();
                     crate::guest::unlock_after_hook(cpu);
                 }
             });

@@ -67,6 +67,7 @@ pub mod table;
 pub mod time;
 pub mod timer;
 pub mod uid16;
+pub mod unlocked;
 pub mod unserved;
 pub mod xattr;
 
@@ -101,6 +102,10 @@ pub struct SyscallDef {
     /// `--fakeroot` and tools; the dispatcher's own call saves the handler's frame, which would
     /// be live across the host call (see [`install_trap_hooks`]).
     pub host_id: Option<syscalls::Sysno>,
+    /// The call's handler without the global guest lock ([`unlocked`]), for a call that
+    /// touches no process state (only its arguments, the calling thread and guest bytes it
+    /// reaches through the thread's copy of the mappings).
+    pub unlocked: Option<unlocked::Handler>,
 }
 
 /// Arch number -> table row, for one guest arch.
@@ -176,6 +181,17 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
     }
     cpu.add_intr_hook(move |cpu, intno| {
         crate::guard::guarded("interrupt hook", || {
+            if cpu.get_data().parallel && !crate::thread::lock::held() {
+                // A plain system call goes to `serve_locked`, which may serve it without the
+                // lock (`unlocked`).
+                if let Some(mut args) = arch.trap_unlocked(cpu, intno) {
+                    if inject {
+                        crate::guard::injected_panic("trap");
+                    }
+                    serve_locked(cpu, &mut args);
+                    return;
+                }
+            }
             let taken = crate::guest::lock_for_hook(cpu);
             if let Some(mut args) = arch.trap(cpu, intno, entries) {
                 if inject {
@@ -200,6 +216,11 @@ pub(crate) fn serve_locked(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     // By reference: the hook has just written `args` word by word, and a copy's 16-byte
     // loads of it stalled on store forwarding (a fifth of the dispatcher's time in a trapped
     // getppid, `perf annotate`).
+    if cpu.get_data().parallel && !crate::thread::lock::held() {
+        if let Some(stopped) = unlocked::serve(cpu, args) {
+            return stopped;
+        }
+    }
     let taken = crate::guest::lock_for_hook(cpu);
     let stopped = serve(cpu, args);
     if taken {
@@ -541,6 +562,12 @@ fn tool_entry(
 
 /// A debugger catches system calls (`-g`'s `catch syscall`): set by [`set_catching`].
 static CATCHING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `true` while a debugger catches system calls.
+#[inline]
+pub(crate) fn catching() -> bool {
+    CATCHING.load(std::sync::atomic::Ordering::Relaxed)
+}
 
 /// What a caught system call calls, at its entry (`true`) and its return: `crate::gdb`'s stop,
 /// registered from above this layer ([`set_catch_stop`]).

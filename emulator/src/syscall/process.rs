@@ -63,14 +63,24 @@ pub fn forget_ids() {
 /// `getpid(void)`: from task state after the first call (the pid of a process never changes;
 /// a forked child asks again), so it costs no host system call, as on the gate's fast paths.
 pub fn getpid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Ok(pid())
+}
+
+/// [`getpid`] without the global guest lock ([`super::unlocked`]).
+pub fn getpid_unlocked(_ctx: &super::unlocked::Ctx<'_>, _a: &SyscallArgs) -> Option<SysResult> {
+    Some(Ok(pid()))
+}
+
+/// The process id, asked of the host once.
+fn pid() -> u64 {
     let pid = PID.load(std::sync::atomic::Ordering::Relaxed);
     if pid != 0 {
-        return Ok(u64::from(pid));
+        return u64::from(pid);
     }
     // SAFETY: no arguments.
     let pid = crate::abi::low32(unsafe { libc::getpid() });
     PID.store(pid, std::sync::atomic::Ordering::Relaxed);
-    Ok(u64::from(pid))
+    u64::from(pid)
 }
 
 id_call! {
@@ -91,6 +101,16 @@ id_call! {
 /// `gettid(void)`: the guest thread's id is its host thread's, cached per thread like
 /// [`getpid`].
 pub fn gettid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    Ok(tid())
+}
+
+/// [`gettid`] without the global guest lock ([`super::unlocked`]).
+pub fn gettid_unlocked(_ctx: &super::unlocked::Ctx<'_>, _a: &SyscallArgs) -> Option<SysResult> {
+    Some(Ok(tid()))
+}
+
+/// The calling thread's id, asked of the host once.
+fn tid() -> u64 {
     let tid = TID.with(|t| {
         if t.get() == 0 {
             // SAFETY: no arguments.
@@ -98,7 +118,7 @@ pub fn gettid(_cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
         }
         t.get()
     });
-    Ok(u64::from(tid))
+    u64::from(tid)
 }
 
 /// `setsid(void)` (setsid(2)). Errors: `EPERM` for a process-group leader.
@@ -549,6 +569,13 @@ pub fn sched_yield(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
     t.yield_lock();
     // SAFETY: no arguments.
     host_ret(i64::from(unsafe { libc::sched_yield() }))
+}
+
+/// [`sched_yield`] without the global guest lock ([`super::unlocked`]): the host's, as in
+/// parallel mode (the only mode the unlocked path serves).
+pub fn sched_yield_unlocked(_ctx: &super::unlocked::Ctx<'_>, _a: &SyscallArgs) -> Option<SysResult> {
+    // SAFETY: no arguments.
+    Some(host_ret(i64::from(unsafe { libc::sched_yield() })))
 }
 
 /// `sched_getscheduler(pid_t pid)`.

@@ -14,7 +14,7 @@ use crate::syscall::strace::RetFmt::{self, Hex as RHex, Int as RInt};
 /// A row (of a call whose [`Reach`] is the calling process; [`SyscallDef::reaching`] says
 /// otherwise).
 pub(crate) const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
-    SyscallDef { sys, handler, args, ret, reach: Reach::Process, host_id: None }
+    SyscallDef { sys, handler, args, ret, reach: Reach::Process, host_id: None, unlocked: None }
 }
 
 /// What a call can change besides the calling process: the table's column that tools running
@@ -43,6 +43,11 @@ impl SyscallDef {
     /// This row, made by the dispatcher as the host call `nr` ([`SyscallDef::host_id`]).
     pub(crate) const fn host_id(self, nr: syscalls::Sysno) -> SyscallDef {
         SyscallDef { host_id: Some(nr), ..self }
+    }
+    /// This row, served by `f` without the global guest lock when it can be
+    /// ([`super::unlocked`]).
+    pub(crate) const fn unlocked(self, f: super::unlocked::Handler) -> SyscallDef {
+        SyscallDef { unlocked: Some(f), ..self }
     }
 }
 
@@ -182,9 +187,9 @@ pub static DEFS: &[SyscallDef] = &[
     // process
     d(Sys::exit, process::exit, &[Int], RInt),
     d(Sys::exit_group, process::exit_group, &[Int], RInt),
-    d(Sys::getpid, process::getpid, &[], RInt),
+    d(Sys::getpid, process::getpid, &[], RInt).unlocked(process::getpid_unlocked),
     d(Sys::getppid, process::getppid, &[], RInt).host_id(syscalls::Sysno::getppid),
-    d(Sys::gettid, process::gettid, &[], RInt),
+    d(Sys::gettid, process::gettid, &[], RInt).unlocked(process::gettid_unlocked),
     d(Sys::getuid, process::getuid, &[], RInt).host_id(syscalls::Sysno::getuid),
     d(Sys::geteuid, process::geteuid, &[], RInt).host_id(syscalls::Sysno::geteuid),
     d(Sys::getgid, process::getgid, &[], RInt).host_id(syscalls::Sysno::getgid),
@@ -217,7 +222,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::prctl, process::prctl, &[PrctlOption, Hex, Hex, Hex, Hex], RInt),
     d(Sys::sched_getaffinity, process::sched_getaffinity, &[Int, ULong, Ptr], RInt),
     d(Sys::sched_setaffinity, process::sched_setaffinity, &[Int, ULong, Ptr], RInt).reaching(Reach::Pid(0)),
-    d(Sys::sched_yield, process::sched_yield, &[], RInt),
+    d(Sys::sched_yield, process::sched_yield, &[], RInt).unlocked(process::sched_yield_unlocked),
     d(Sys::sched_getscheduler, process::sched_getscheduler, &[Int], RInt),
     d(Sys::sched_getparam, sched::sched_getparam, &[Int, Ptr], RInt),
     d(Sys::sched_setparam, sched::sched_setparam, &[Int, Ptr], RInt).reaching(Reach::Pid(0)),
@@ -261,13 +266,14 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::sigreturn, signal::sigreturn, &[], RInt),
     d(Sys::restart_syscall, signal::restart_syscall, &[], RInt),
     // time
-    d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt),
-    d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt),
-    d(Sys::clock_gettime64, time::clock_gettime64, &[ClockId, Ptr], RInt),
-    d(Sys::clock_getres_time64, time::clock_getres_time64, &[ClockId, Ptr], RInt),
+    d(Sys::clock_gettime, time::clock_gettime, &[ClockId, Ptr], RInt).unlocked(time::clock_gettime_unlocked),
+    d(Sys::clock_getres, time::clock_getres, &[ClockId, Ptr], RInt).unlocked(time::clock_getres_unlocked),
+    d(Sys::clock_gettime64, time::clock_gettime64, &[ClockId, Ptr], RInt).unlocked(time::clock_gettime64_unlocked),
+    d(Sys::clock_getres_time64, time::clock_getres_time64, &[ClockId, Ptr], RInt)
+        .unlocked(time::clock_getres_time64_unlocked),
     d(Sys::clock_nanosleep_time64, time::clock_nanosleep_time64, &[ClockId, Int, Ptr, Ptr], RInt),
-    d(Sys::gettimeofday, time::gettimeofday, &[Ptr, Ptr], RInt),
-    d(Sys::time, time::time, &[Ptr], RInt),
+    d(Sys::gettimeofday, time::gettimeofday, &[Ptr, Ptr], RInt).unlocked(time::gettimeofday_unlocked),
+    d(Sys::time, time::time, &[Ptr], RInt).unlocked(time::time_unlocked),
     d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
     d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
     d(Sys::alarm, time::alarm, &[Int], RInt),
@@ -278,8 +284,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     // futex
-    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
-    d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt),
+    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::wake_unlocked),
+    d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::wake_unlocked),
     // epoll
     d(Sys::epoll_create, epoll::epoll_create, &[Int], RInt),
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),

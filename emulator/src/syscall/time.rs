@@ -5,6 +5,7 @@
 //! `struct timespec` and `struct timeval` are two guest `long`s ([`crate::abi::shapes`]);
 //! `struct __kernel_timespec` is two 64-bit integers on every arch.
 
+use super::unlocked::Ctx;
 use syscalls::Errno;
 
 use super::{host_ret, SysResult};
@@ -57,11 +58,53 @@ pub fn getcpu(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// ([`super::gate::clock_call`]), so both paths read the same clocks and write the same
 /// structs; a store the guest may not make is `EFAULT` here (a SIGSEGV in the vDSO).
 fn as_vdso_entry(cpu: &mut Cpu<'_>, entry: Entry, a: &SyscallArgs) -> SysResult {
-    match super::gate::clock_call(&mut cpu.get_data_mut().mm, entry, [a.raw(0), a.raw(1)]) {
+    match super::gate::clock_call(&mut *cpu.get_data_mut().mm, entry, [a.raw(0), a.raw(1)]) {
         Ok(v) if (-4095..0).contains(&v) => Err(Errno::new(crate::abi::int32(-v))),
         Ok(v) => Ok(crate::abi::bits64(v)),
         Err(_) => Err(Errno::EFAULT),
     }
+}
+
+/// [`as_vdso_entry`] without the global guest lock ([`super::unlocked`]): the stores go
+/// through the thread's copy of the mappings; one it cannot make (`EFAULT` included) leaves
+/// the call to the full handler.
+fn as_vdso_entry_unlocked(ctx: &Ctx<'_>, entry: Entry, a: &SyscallArgs) -> Option<SysResult> {
+    let mut out = super::gate::Unlocked(ctx.view?);
+    match super::gate::clock_call(&mut out, entry, [a.raw(0), a.raw(1)]) {
+        Ok(v) if (-4095..0).contains(&v) => Some(Err(Errno::new(crate::abi::int32(-v)))),
+        Ok(v) => Some(Ok(crate::abi::bits64(v))),
+        Err(_) => None,
+    }
+}
+
+/// [`clock_gettime`] without the global guest lock.
+pub fn clock_gettime_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::ClockGettime, a)
+}
+
+/// [`clock_getres`] without the global guest lock.
+pub fn clock_getres_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::ClockGetres, a)
+}
+
+/// [`clock_gettime64`] without the global guest lock.
+pub fn clock_gettime64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::ClockGettime64, a)
+}
+
+/// [`clock_getres_time64`] without the global guest lock.
+pub fn clock_getres_time64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::ClockGetres64, a)
+}
+
+/// [`gettimeofday`] without the global guest lock.
+pub fn gettimeofday_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::Gettimeofday, a)
+}
+
+/// [`time`] without the global guest lock.
+pub fn time_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::Time, a)
 }
 
 /// `nanosleep(const struct timespec *req, struct timespec *rem)`. Errors: `EINVAL`, `EFAULT`,

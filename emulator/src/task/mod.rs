@@ -279,10 +279,7 @@ fn tlb_hook(cpu: &mut Cpu<'_>, va: u64, ty: MemType) -> Option<TlbEntry> {
             }
             running::stop_others();
         }
-        let t = cpu.get_data_mut();
-        if t.regions_mapped == t.mm.regions().len() && !t.fill_view.as_ref().is_some_and(|v| v.current()) {
-            t.fill_view = Some(t.mm.fill_view());
-        }
+        cpu.get_data_mut().refresh_fill_view();
         entry
     };
     running::enter_guest();

@@ -31,6 +31,11 @@ static SERVING: AtomicU32 = AtomicU32::new(0);
 /// Counts acquisitions; the preemption timer compares it across ticks to see whether the lock changed
 /// hands.
 static HANDOFFS: AtomicU64 = AtomicU64::new(0);
+/// Waiters asleep on `SERVING` (or about to be): a release with none makes no wake call.
+static SLEEPERS: AtomicU32 = AtomicU32::new(0);
+/// How many times a waiter looks at `SERVING` before it sleeps: a hook's work under the lock
+/// (a system call's) is often over within this, and a sleep and wake-up cost more than it.
+const SPINS: u32 = 200;
 /// `HANDOFFS` as the preemption timer saw it at its previous tick.
 static SEEN_AT_TICK: AtomicU64 = AtomicU64::new(u64::MAX);
 
@@ -74,13 +79,23 @@ pub fn held() -> bool {
 /// waits may set it).
 pub fn acquire() {
     let ticket = NEXT.fetch_add(1, Ordering::Relaxed);
+    let mut spins = 0;
     loop {
         let now = SERVING.load(Ordering::Acquire);
         if now == ticket {
             break;
         }
+        if spins < SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+            continue;
+        }
+        // Counted before the sleep, which the kernel does only while `SERVING` is still
+        // `now`: a release either sees the count or moved `SERVING` before the kernel looks.
+        SLEEPERS.fetch_add(1, Ordering::SeqCst);
         // A signal or a spurious wake returns early; the loop looks again.
         futex(&SERVING, libc::FUTEX_WAIT_BITSET, now, ticket_bit(ticket));
+        SLEEPERS.fetch_sub(1, Ordering::Relaxed);
     }
     HANDOFFS.fetch_add(1, Ordering::Relaxed);
     HELD.with(|h| h.set(true));
@@ -89,8 +104,8 @@ pub fn acquire() {
 /// Gives the lock to the next waiter, if any.
 pub fn release() {
     HELD.with(|h| h.set(false));
-    let served = SERVING.fetch_add(1, Ordering::Release).wrapping_add(1);
-    if NEXT.load(Ordering::Relaxed) != served {
+    let served = SERVING.fetch_add(1, Ordering::SeqCst).wrapping_add(1);
+    if NEXT.load(Ordering::Relaxed) != served && SLEEPERS.load(Ordering::SeqCst) != 0 {
         // Waiters: wake the one whose ticket is served (with any that share its bit).
         futex(&SERVING, libc::FUTEX_WAKE_BITSET, i32::MAX as u32, ticket_bit(served));
     }

@@ -118,6 +118,10 @@ impl GuestArch for Aarch64 {
         })
     }
 
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        (intno == excp::SWI).then(|| self.syscall_args(cpu))
+    }
+
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
         enter_el0(cpu)?;
         cpu.reg_write(RegisterARM64::SP, sp.get())?;

@@ -240,6 +240,14 @@ impl GuestArch for Arm {
         None
     }
 
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        if intno != excp::SWI {
+            return None;
+        }
+        let args = self.syscall_args(cpu);
+        (args.nr & !0xffff != traps::ARM_NR_BASE).then_some(args)
+    }
+
     fn install_hooks(&self, cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         let mm = &mut cpu.get_data_mut().mm;
         // Once per process: a new thread's instance shares the first one's address space.

@@ -178,6 +178,10 @@ impl GuestArch for I386 {
         None
     }
 
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        (intno == SYSCALL_VECTOR).then(|| self.syscall_args(cpu))
+    }
+
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
         let reg = match name {
             "eip" => R::EIP,

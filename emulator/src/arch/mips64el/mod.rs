@@ -302,6 +302,10 @@ impl GuestArch for Mips64el {
         trap_or_exception(self, cpu, intno, EXCP_SYSCALL, entries, |_, _| false)
     }
 
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        (intno == EXCP_SYSCALL).then(|| self.syscall_args(cpu))
+    }
+
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
         // Kernel mode (KSU 0, ERL/EXL/BEV clear), FPU on with 64-bit registers, 64-bit
         // addressing in every segment.

@@ -159,6 +159,10 @@ impl GuestArch for Riscv64 {
         })
     }
 
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        (intno == excp::U_ECALL).then(|| self.syscall_args(cpu))
+    }
+
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_insn_invalid_hook(move |cpu| {
             crate::guard::guarded("invalid-instruction hook", || {

@@ -147,6 +147,21 @@ pub static INFO: ArchInfo = ArchInfo {
     ..ArchInfo::GENERIC
 };
 
+impl S390x {
+    /// The system call of the `svc` that raised the interrupt: the PSW moved past the
+    /// instruction; `svc NN` with NN != 0 carries the number, `svc 0` takes it from r1.
+    fn svc(&self, cpu: &mut Cpu<'_>) -> SyscallArgs {
+        let [pc, imm, ilen] = crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
+        crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
+        let mut args = self.syscall_args(cpu);
+        if imm != 0 {
+            args.nr = imm;
+        }
+        args.restart_len = crate::abi::low8(ilen);
+        args
+    }
+}
+
 impl GuestArch for S390x {
     fn info(&self) -> &'static ArchInfo {
         &INFO
@@ -158,18 +173,7 @@ impl GuestArch for S390x {
 
     fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
         match intno {
-            excp::SVC => {
-                let [pc, imm, ilen] =
-                    crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
-                crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
-                // `svc NN` with NN != 0 carries the number; `svc 0` takes it from r1.
-                let mut args = self.syscall_args(cpu);
-                if imm != 0 {
-                    args.nr = imm;
-                }
-                args.restart_len = crate::abi::low8(ilen);
-                return Some(args);
-            }
+            excp::SVC => return Some(self.svc(cpu)),
             excp::PGM => {
                 let pc = cpu.reg(RegisterS390X::PC);
                 let code = traps::program_check_code(cpu, GuestAddr::new(pc));
@@ -179,6 +183,10 @@ impl GuestArch for S390x {
             _ => (entries.exception)(cpu, pgm::OPERATION),
         }
         None
+    }
+
+    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
+        (intno == excp::SVC).then(|| self.svc(cpu))
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

@@ -1,0 +1,91 @@
+//! System calls served without the global guest lock.
+//!
+//! While guest threads run in parallel (`crate::thread::running`), every system call used to
+//! take the global guest lock (`crate::thread::lock`) at entry, even one that touches nothing
+//! the lock protects. With more threads than cores that is a queue: each hand-off to a
+//! sleeping waiter costs a host futex wake and the waiter's wake-up, while the lock stays
+//! with it (32 threads calling `sched_yield` took 2.1-2.4 s on two idle cores where
+//! qemu-user 10.0.2 took 0.15 s; a Go program with `GOMAXPROCS=4` made 69,000 host futex calls
+//! for the lock beside its own 6,900).
+//!
+//! A row of the table with an unlocked handler ([`super::SyscallDef::unlocked`]) is first
+//! offered to it, without the lock. Such a handler sees the call's arguments and the
+//! calling thread's copy of the mappings ([`crate::mm::fill_view::FillView`], the one the
+//! TLB fill uses without the lock) and nothing else of the process: no `Task`, no address
+//! space. It answers `None` whenever it cannot serve the call that way (a stale copy, a
+//! buffer outside its plain spans, a host fault, a case it leaves to the full handler), and
+//! the call is then served as every other, under the lock. The calling thread counts as
+//! running guest code meanwhile, as in an unlocked TLB fill: a change that takes pages away
+//! waits for it (`running::quiesce`), so the host pages behind the view stay.
+//!
+//! The handlers never block: a call that may wait (a futex wait, a sleep) takes the lock as
+//! before, which lets a change that takes pages away go ahead while it waits.
+//!
+//! The unlocked path is skipped whenever something watches or judges calls (`--strace`, a
+//! tool's hooks, seccomp, a debugger's `catch syscall`, `--fakeroot`'s ids), when this
+//! thread has stores to code not yet published, and for any call while the thread holds the
+//! lock (one thread, serial mode).
+
+use super::{DispatchTable, SysResult, SyscallArgs};
+use crate::guard::Checked;
+use crate::guest::Cpu;
+use crate::mm::fill_view::FillView;
+
+/// What an unlocked handler may use: the thread's copy of the mappings, if it has one that is
+/// still current (guest bytes: [`FillView::host_range`]).
+pub struct Ctx<'a> {
+    /// The thread's copy of the mappings, while current.
+    pub view: Option<&'a FillView>,
+}
+
+/// A handler without the lock: the call's result, or `None` for "serve it under the lock".
+pub type Handler = fn(&Ctx<'_>, &SyscallArgs) -> Option<SysResult>;
+
+/// Serves `args` through its row's unlocked handler if it has one and the call may go
+/// without the lock; `Some(stopped)` as [`super::serve_locked`] answers, `None`: serve it
+/// under the lock.
+#[inline]
+pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
+    let t = cpu.get_data();
+    let arch = t.arch;
+    let def = DispatchTable::of(arch).get(args.nr)?;
+    if def.unlocked.is_none() && def.host_id.is_none() {
+        return None;
+    }
+    if t.opts.strace
+        || crate::guest::tool::get().is_some()
+        || super::seccomp::active()
+        || super::fakeroot::on()
+        || super::catching()
+        || crate::guest::code_writes_pending()
+    {
+        return None;
+    }
+    if def.args.len() > 3 {
+        arch.syscall_args_rest(cpu, args);
+    }
+    let t = cpu.get_data();
+    let ctx = Ctx { view: t.fill_view.as_ref().filter(|v| v.current()) };
+    let result = match (def.host_id, def.unlocked) {
+        // SAFETY: a host call without arguments that only reads the caller's ids.
+        (Some(nr), _) => Ok(u64::from(crate::abi::low32(unsafe { syscalls::raw::syscall0(nr) } as u64))),
+        (None, Some(handler)) => handler(&ctx, args)?,
+        (None, None) => return None,
+    };
+    let ret = match result {
+        Ok(v) => v,
+        Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
+    };
+    arch.set_syscall_ret(cpu, ret);
+    let t = cpu.get_data();
+    if t.rseq.is_some_and(|r| super::rseq::host_cpu().is_some_and(|c| c != r.cpu)) {
+        // The host thread moved to another CPU: the guest's rseq area is written under the lock.
+        crate::guest::locked(cpu, |cpu| super::rseq::refresh(cpu.get_data_mut()));
+    }
+    let t = cpu.get_data();
+    if t.signal_work_due() || (!t.stop_flags && crate::signal::host::async_stops_needed()) {
+        cpu.stop();
+        return Some(true);
+    }
+    Some(false)
+}

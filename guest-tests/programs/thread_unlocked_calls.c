@@ -1,0 +1,177 @@
+/* System calls that touch nothing but their arguments and the caller, made by three threads
+ * while the main thread changes the mapping their buffers lie in: clock_gettime(2) writing a
+ * timespec into that page, futex(2) FUTEX_WAKE (private and shared) on a word in it, and
+ * getpid/gettid/sched_yield/the vDSO clock beside them. The page goes through four states,
+ * 100 rounds: read-write, read-only (mprotect), unmapped (munmap), mapped again read-only
+ * (a new, zero page at the same address). In each state the main thread waits until every
+ * worker has made a whole round of calls, then checks the page.
+ *
+ * What Linux guarantees (clock_gettime(2), futex(2), mprotect(2), munmap(2)):
+ * - clock_gettime returns 0 when the page is writable, EFAULT otherwise;
+ * - FUTEX_WAKE on a private futex returns 0 (nothing woken) whatever the page, as the kernel
+ *   only range-checks the address; a shared one returns 0 while the page is mapped, EFAULT
+ *   when it is not;
+ * - once mprotect(PROT_READ) or munmap has returned, no call stores into the page: the bytes
+ *   of the read-only page and of the new zero page stay as the main thread saw them;
+ * - getpid is the process's, gettid each thread's own (as first read), sched_yield 0, and
+ *   CLOCK_MONOTONIC never goes back.
+ * An emulator that serves such calls without its own locks must keep all of this while the
+ * mappings change under it. */
+#include "common.h"
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { WORKERS = 3, ROUNDS = 100 };
+/* The page's state; CHANGING while the main thread changes it. */
+enum { CHANGING = -1, RW, RO, GONE, FRESH, STATES };
+static const char *const state_name[STATES] = { "read-write", "read-only", "unmapped", "new read-only" };
+
+static char *page;
+static long pagesize;
+static volatile int state;
+static volatile int stop;
+static pid_t pid;
+static long calls[WORKERS];
+/* Per state and call: the results seen, as bits (OK_BIT: 0, EFAULT_BIT, OTHER_BIT: anything
+ * else). */
+enum { OK_BIT = 1, EFAULT_BIT = 2, OTHER_BIT = 4 };
+static int seen_clock[STATES], seen_wake_private[STATES], seen_wake_shared[STATES];
+static long bad_ids, bad_mono;
+static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The result bit of a call that returned r (errno e when r is -1). */
+static int result_bit(long r, int e)
+{
+    if (r == 0)
+        return OK_BIT;
+    return r == -1 && e == EFAULT ? EFAULT_BIT : OTHER_BIT;
+}
+
+static void print_bits(const char *call, int bits)
+{
+    printf("%s", call);
+    if (bits & OK_BIT)
+        printf(" 0");
+    if (bits & EFAULT_BIT)
+        printf(" EFAULT");
+    if (bits & OTHER_BIT)
+        printf(" other");
+    if (!bits)
+        printf(" none");
+}
+
+static void *worker(void *arg)
+{
+    long w = (long)arg;
+    pid_t tid = (pid_t)syscall(SYS_gettid);
+    struct timespec last = { 0, 0 };
+    while (!stop) {
+        int s = state;
+        struct timespec *slot = (struct timespec *)(page + 64 * (w + 1));
+        long r = syscall(SYS_clock_gettime, CLOCK_MONOTONIC, slot);
+        int c = result_bit(r, errno);
+        int *word = (int *)(page + 16 * w);
+        r = syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+        int wp = result_bit(r, errno);
+        r = syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
+        int ws = result_bit(r, errno);
+        int s2 = state;
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        int ids_ok = getpid() == pid && syscall(SYS_gettid) == tid && sched_yield() == 0;
+        int mono_ok = now.tv_sec > last.tv_sec || (now.tv_sec == last.tv_sec && now.tv_nsec >= last.tv_nsec);
+        last = now;
+        pthread_mutex_lock(&bad_lock);
+        if (s == s2 && s != CHANGING) {
+            /* The state did not change during the calls: each result is the state's. */
+            seen_clock[s] |= c;
+            seen_wake_private[s] |= wp;
+            seen_wake_shared[s] |= ws;
+        }
+        if (!ids_ok)
+            bad_ids++;
+        if (!mono_ok)
+            bad_mono++;
+        pthread_mutex_unlock(&bad_lock);
+        __atomic_add_fetch(&calls[w], 1, __ATOMIC_SEQ_CST);
+    }
+    return NULL;
+}
+
+/* Waits until every worker has made two whole rounds of calls since now (so at least one
+ * round ran entirely in the current state). */
+static void wait_for_workers(void)
+{
+    long seen[WORKERS];
+    for (int w = 0; w < WORKERS; w++)
+        seen[w] = __atomic_load_n(&calls[w], __ATOMIC_SEQ_CST);
+    for (int w = 0; w < WORKERS; w++)
+        while (__atomic_load_n(&calls[w], __ATOMIC_SEQ_CST) < seen[w] + 2)
+            sched_yield();
+}
+
+int main(void)
+{
+    pid = getpid();
+    pagesize = sysconf(_SC_PAGESIZE);
+    page = mmap(NULL, pagesize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(page != MAP_FAILED);
+    pthread_t t[WORKERS];
+    for (long w = 0; w < WORKERS; w++)
+        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
+    static char snap[1 << 16];
+    long changed_ro = 0, changed_fresh = 0, remap_failed = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        state = RW;
+        wait_for_workers();
+        state = CHANGING;
+        CHECK(mprotect(page, pagesize, PROT_READ) == 0);
+        state = RO;
+        memcpy(snap, page, pagesize);
+        wait_for_workers();
+        if (memcmp(snap, page, pagesize) != 0)
+            changed_ro++;
+        state = CHANGING;
+        CHECK(munmap(page, pagesize) == 0);
+        state = GONE;
+        wait_for_workers();
+        state = CHANGING;
+        char *again = mmap(page, pagesize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (again != page) {
+            remap_failed++;
+            break;
+        }
+        state = FRESH;
+        wait_for_workers();
+        for (long i = 0; i < pagesize; i++)
+            if (page[i] != 0) {
+                changed_fresh++;
+                break;
+            }
+        state = CHANGING;
+        CHECK(mprotect(page, pagesize, PROT_READ | PROT_WRITE) == 0);
+    }
+    stop = 1;
+    for (int w = 0; w < WORKERS; w++)
+        CHECK(pthread_join(t[w], NULL) == 0);
+    printf("%d rounds of %d states, %d workers\n", ROUNDS, STATES, WORKERS);
+    for (int s = 0; s < STATES; s++) {
+        printf("%s:", state_name[s]);
+        print_bits(" clock_gettime", seen_clock[s]);
+        print_bits(", private wake", seen_wake_private[s]);
+        print_bits(", shared wake", seen_wake_shared[s]);
+        printf("\n");
+    }
+    printf("read-only page stored to: %ld rounds\n", changed_ro);
+    printf("new page stored to: %ld rounds\n", changed_fresh);
+    printf("remap failed: %ld\n", remap_failed);
+    printf("ids or yield wrong: %ld, monotonic clock went back: %ld\n", bad_ids, bad_mono);
+    return 0;
+}
