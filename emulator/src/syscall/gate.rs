@@ -12,6 +12,11 @@
 //! `__kernel_vsyscall` runs the ordinary dispatcher ([`crate::syscall::serve_locked`], inlined
 //! here as in the trap's hook); when the call stops the engine, the program
 //! counter moves to the landing (see [`crate::gate`]).
+//!
+//! While threads run in parallel, the hook serves the clock entries without the global guest
+//! lock when it can ([`clock_unlocked`]) and leaves `__kernel_vsyscall`'s call to
+//! `serve_locked`, which takes the lock only for a call that needs it
+//! (`crate::syscall::unlocked`).
 
 use crate::abi::DataModel;
 use crate::guard::Checked;
@@ -374,8 +379,15 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
     } else {
         cpu.add_code_hook(begin, end, |cpu, addr, size| {
             crate::guard::guarded(GATE_HOOK, || {
-                if cpu.get_data().parallel && !crate::thread::lock::held() && clock_unlocked(cpu, addr) {
-                    return;
+                if cpu.get_data().parallel && !crate::thread::lock::held() {
+                    if clock_unlocked(cpu, addr) {
+                        return;
+                    }
+                    if cpu.get_data().gate.entry_at(addr) == Some(Entry::Syscall) {
+                        // `serve_locked` takes the lock if the call needs it.
+                        on_slot(cpu, addr, size);
+                        return;
+                    }
                 }
                 let taken = crate::guest::lock_for_hook(cpu);
                 on_slot(cpu, addr, size);
