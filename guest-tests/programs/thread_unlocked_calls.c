@@ -3,7 +3,8 @@
  * timespec into that page, futex(2) FUTEX_WAKE (private and shared) on a word in it, and
  * getpid/gettid/sched_yield/the vDSO clock beside them. The page goes through four states,
  * 100 rounds: read-write, read-only (mprotect), unmapped (munmap), mapped again read-only
- * (a new, zero page at the same address). In each state the main thread waits until every
+ * (a new, zero page at the same address); the workers also wait briefly in a futex and a
+ * sleep on each round. In each state the main thread waits until every
  * worker has made a whole round of calls, then checks the page.
  *
  * What Linux guarantees (clock_gettime(2), futex(2), mprotect(2), munmap(2)):
@@ -14,7 +15,10 @@
  * - once mprotect(PROT_READ) or munmap has returned, no call stores into the page: the bytes
  *   of the read-only page and of the new zero page stay as the main thread saw them;
  * - getpid is the process's, gettid each thread's own (as first read), sched_yield 0, and
- *   CLOCK_MONOTONIC never goes back.
+ *   CLOCK_MONOTONIC never goes back;
+ * - a private FUTEX_WAIT on a word holding the value times out (ETIMEDOUT) after its 1 us,
+ *   one on a word holding another value fails with EAGAIN, and nanosleep returns 0 (no
+ *   signal is sent).
  * An emulator that serves such calls without its own locks must keep all of this while the
  * mappings change under it. */
 #include "common.h"
@@ -43,7 +47,7 @@ static long calls[WORKERS];
  * else). */
 enum { OK_BIT = 1, EFAULT_BIT = 2, OTHER_BIT = 4 };
 static int seen_clock[STATES], seen_wake_private[STATES], seen_wake_shared[STATES];
-static long bad_ids, bad_mono;
+static long bad_ids, bad_mono, bad_waits;
 static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The result bit of a call that returned r (errno e when r is -1). */
@@ -82,6 +86,14 @@ static void *worker(void *arg)
         int wp = result_bit(r, errno);
         r = syscall(SYS_futex, word, FUTEX_WAKE, 1, NULL, NULL, 0);
         int ws = result_bit(r, errno);
+        /* Two calls that wait, on the thread's own stack: a private futex wait that times
+         * out, and a sleep. */
+        int own = 7;
+        struct timespec tiny = { 0, 1000 };
+        r = syscall(SYS_futex, &own, FUTEX_WAIT_PRIVATE, 7, &tiny, NULL, 0);
+        int waits_ok = r == -1 && errno == ETIMEDOUT;
+        waits_ok &= syscall(SYS_futex, &own, FUTEX_WAIT_PRIVATE, 8, &tiny, NULL, 0) == -1 && errno == EAGAIN;
+        waits_ok &= nanosleep(&tiny, NULL) == 0;
         int s2 = state;
         struct timespec now;
         clock_gettime(CLOCK_MONOTONIC, &now);
@@ -97,6 +109,8 @@ static void *worker(void *arg)
         }
         if (!ids_ok)
             bad_ids++;
+        if (!waits_ok)
+            bad_waits++;
         if (!mono_ok)
             bad_mono++;
         pthread_mutex_unlock(&bad_lock);
@@ -173,5 +187,6 @@ int main(void)
     printf("new page stored to: %ld rounds\n", changed_fresh);
     printf("remap failed: %ld\n", remap_failed);
     printf("ids or yield wrong: %ld, monotonic clock went back: %ld\n", bad_ids, bad_mono);
+    printf("futex waits or sleeps wrong: %ld\n", bad_waits);
     return 0;
 }

@@ -30,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use super::Prot;
+use crate::abi::thunk::{self, Plain, Shape};
 use crate::abi::DataModel;
 
 #[derive(Clone, Copy, Debug)]
@@ -105,6 +106,29 @@ impl FillView {
         let i = self.spans.partition_point(|s| s.start <= page).checked_sub(1)?;
         let s = self.spans[i];
         (page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
+    }
+
+    /// A guest struct of `shape` at `addr` as the host's `T` ([`super::AddressSpace::read_shape`]
+    /// through the view); `None`: the view cannot answer (stale, not one plain readable span,
+    /// a host fault).
+    pub fn read_shape<T: Plain>(&self, addr: u64, shape: &Shape) -> Option<T> {
+        let size = thunk::size_of(shape, self.model);
+        let mut raw = [0u8; 64];
+        let raw = raw.get_mut(..size)?;
+        let p = self.host_range(addr, size as u64, Prot::READ)?;
+        // SAFETY: the view found the `size` bytes at `p` guest-readable; the caller's thread
+        // runs guest code, so nothing takes them away meanwhile; a host fault fails the copy.
+        unsafe { super::safe_copy::copy(raw.as_mut_ptr(), p, size) }.ok()?;
+        let mut v = T::zeroed();
+        // SAFETY: `Plain` types are valid for any byte pattern.
+        let dst = unsafe { thunk::host_bytes_mut(&mut v) };
+        if self.model == DataModel::HOST {
+            let n = raw.len().min(dst.len());
+            dst[..n].copy_from_slice(&raw[..n]);
+        } else {
+            thunk::convert(shape, self.model, raw, DataModel::HOST, dst);
+        }
+        Some(v)
     }
 
     /// [`super::AddressSpace::store_range`] from the view (its spans leave out views of

@@ -13,8 +13,8 @@
 //! difference is endgate's to mend: a guest page without write permission is a writable host
 //! page, where Linux refuses a shared futex in a read-only private anonymous page (`EFAULT`,
 //! kernel/futex/core.c `get_futex_key`: such a page never changes), so that case is answered
-//! here (`read_only_anonymous`). A private wake is served without the global guest lock
-//! when it can be ([`wake_unlocked`], `crate::syscall::unlocked`). The waiting
+//! here (`read_only_anonymous`). A private wake or wait is served without the global guest
+//! lock when it can be ([`futex_unlocked`], `crate::syscall::unlocked`). The waiting
 //! operations release the global guest lock ([`crate::thread::blocking`]) so that the thread
 //! that will wake the waiter can run. The timeout is a guest `struct timespec`
 //! (`futex_time64`: `__kernel_timespec`) copied to the host.
@@ -69,21 +69,46 @@ pub fn futex_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     futex_with(cpu, a, TIMESPEC64)
 }
 
-/// `futex` (and `futex_time64`) without the global guest lock ([`super::unlocked`]), for its
-/// one operation that neither waits nor reads a second word: a private `FUTEX_WAKE` or
-/// `FUTEX_WAKE_BITSET` on a word the thread's copy of the mappings can reach, which the host
-/// kernel wakes as for the full handler. Everything else goes to [`futex`] (a shared futex
-/// needs to know whether its page is anonymous).
-pub fn wake_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+/// `futex` without the global guest lock ([`super::unlocked`]).
+pub fn futex_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    unlocked_with(ctx, a, TIMESPEC)
+}
+
+/// `futex_time64` without the global guest lock ([`super::unlocked`]).
+pub fn futex_time64_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    unlocked_with(ctx, a, TIMESPEC64)
+}
+
+/// The operations of a private futex that name one word: `FUTEX_WAKE`, `FUTEX_WAKE_BITSET`,
+/// `FUTEX_WAIT` and `FUTEX_WAIT_BITSET` on a word (and timeout) the thread's copy of the
+/// mappings can reach, served by the host kernel as in [`futex_with`]; a wait through
+/// [`super::unlocked::Ctx::blocking_syscall`]. Everything else (a shared futex, which needs
+/// to know whether its page is anonymous; requeues, PI, `FUTEX_WAKE_OP`) goes to [`futex`].
+fn unlocked_with(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs, ts_shape: &Shape) -> Option<SysResult> {
     use op::*;
     let o = a.int(1);
-    if !matches!(o & !FLAGS, WAKE | WAKE_BITSET) || o & 128 == 0 || a.raw(0) % 4 != 0 {
+    if o & 128 == 0 || a.raw(0) % 4 != 0 {
         return None;
     }
-    let uaddr = ctx.view?.host_range(a.raw(0), 4, Prot::READ)?;
-    // SAFETY: `uaddr` is the host address of a guest futex word the view found readable; the
-    // wakes read no other argument as a pointer.
-    Some(host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.uint(2), a.raw(3), 0usize, a.uint(5)) }))
+    let view = ctx.view?;
+    let uaddr = view.host_range(a.raw(0), 4, Prot::READ)?;
+    match o & !FLAGS {
+        // SAFETY: `uaddr` is the host address of a guest futex word the view found readable;
+        // a wake reads no other argument as a pointer.
+        WAKE | WAKE_BITSET => {
+            Some(host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.uint(2), a.raw(3), 0usize, a.uint(5)) }))
+        }
+        WAIT | WAIT_BITSET => {
+            let ts: Option<libc::timespec> =
+                if a.raw(3) == 0 { None } else { Some(view.read_shape(a.raw(3), ts_shape)?) };
+            let arg4 = ts.as_ref().map_or(0, |v| v as *const libc::timespec as u64);
+            let val = crate::abi::low32(a.raw(2));
+            let val = if view.model().endian == Endian::HOST { val } else { val.swap_bytes() };
+            let args = [uaddr as u64, crate::abi::bits64(o), u64::from(val), arg4, 0, u64::from(a.uint(5))];
+            Some(host_ret(ctx.blocking_syscall(libc::SYS_futex, &args)))
+        }
+        _ => None,
+    }
 }
 
 /// `true` if `addr` lies in a private anonymous mapping without write permission (a page of

@@ -271,11 +271,13 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::clock_gettime64, time::clock_gettime64, &[ClockId, Ptr], RInt).unlocked(time::clock_gettime64_unlocked),
     d(Sys::clock_getres_time64, time::clock_getres_time64, &[ClockId, Ptr], RInt)
         .unlocked(time::clock_getres_time64_unlocked),
-    d(Sys::clock_nanosleep_time64, time::clock_nanosleep_time64, &[ClockId, Int, Ptr, Ptr], RInt),
+    d(Sys::clock_nanosleep_time64, time::clock_nanosleep_time64, &[ClockId, Int, Ptr, Ptr], RInt)
+        .unlocked(time::clock_nanosleep_time64_unlocked),
     d(Sys::gettimeofday, time::gettimeofday, &[Ptr, Ptr], RInt).unlocked(time::gettimeofday_unlocked),
     d(Sys::time, time::time, &[Ptr], RInt).unlocked(time::time_unlocked),
-    d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt),
-    d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt),
+    d(Sys::nanosleep, time::nanosleep, &[Ptr, Ptr], RInt).unlocked(time::nanosleep_unlocked),
+    d(Sys::clock_nanosleep, time::clock_nanosleep, &[ClockId, Int, Ptr, Ptr], RInt)
+        .unlocked(time::clock_nanosleep_unlocked),
     d(Sys::alarm, time::alarm, &[Int], RInt),
     d(Sys::setitimer, time::setitimer, &[Int, Ptr, Ptr], RInt),
     d(Sys::getitimer, time::getitimer, &[Int, Ptr], RInt),
@@ -284,8 +286,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     // futex
-    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::wake_unlocked),
-    d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::wake_unlocked),
+    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::futex_unlocked),
+    d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt)
+        .unlocked(futex::futex_time64_unlocked),
     // epoll
     d(Sys::epoll_create, epoll::epoll_create, &[Int], RInt),
     d(Sys::epoll_create1, epoll::epoll_create1, &[OpenFlags], RInt),

@@ -129,6 +129,35 @@ pub fn clock_nanosleep_time64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     nanosleep_with(cpu, a, TIMESPEC64)
 }
 
+/// [`nanosleep`] without the global guest lock ([`super::unlocked`]), when no time left
+/// would have to be written after a signal (`rem` NULL).
+pub fn nanosleep_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let a = a.with([libc::CLOCK_MONOTONIC as u64, 0, a.raw(0), a.raw(1), 0, 0]);
+    sleep_unlocked(ctx, &a, TIMESPEC).map(|r| r.map_err(|e| if e == Errno::EOPNOTSUPP { Errno::EINVAL } else { e }))
+}
+
+/// [`clock_nanosleep`] without the global guest lock, as [`nanosleep_unlocked`].
+pub fn clock_nanosleep_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    sleep_unlocked(ctx, a, TIMESPEC)
+}
+
+/// [`clock_nanosleep_time64`] without the global guest lock, as [`nanosleep_unlocked`].
+pub fn clock_nanosleep_time64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    sleep_unlocked(ctx, a, TIMESPEC64)
+}
+
+/// [`nanosleep_with`] through the thread's copy of the mappings, for a sleep that writes
+/// nothing afterwards (no `rem`, or an absolute one); the sleep through
+/// [`Ctx::blocking_syscall`].
+fn sleep_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs, shape: &Shape) -> Option<SysResult> {
+    if a.raw(3) != 0 && a.int(1) & libc::TIMER_ABSTIME == 0 {
+        return None;
+    }
+    let req: libc::timespec = ctx.view?.read_shape(a.raw(2), shape)?;
+    let args = [a.int_arg(0), a.int_arg(1), &req as *const libc::timespec as u64, 0];
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_clock_nanosleep, &args)))
+}
+
 fn nanosleep_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, shape: &Shape) -> SysResult {
     let t = cpu.get_data_mut();
     let req: libc::timespec = t.mm.read_shape(a.ptr(2), shape)?;

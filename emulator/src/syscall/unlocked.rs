@@ -32,10 +32,39 @@ use crate::guest::Cpu;
 use crate::mm::fill_view::FillView;
 
 /// What an unlocked handler may use: the thread's copy of the mappings, if it has one that is
-/// still current (guest bytes: [`FillView::host_range`]).
+/// still current (guest bytes: [`FillView::host_range`], [`FillView::read_shape`]), and
+/// [`Ctx::blocking_syscall`] for a host call that may wait.
 pub struct Ctx<'a> {
     /// The thread's copy of the mappings, while current.
     pub view: Option<&'a FillView>,
+    /// The handler made a host call that may wait ([`Ctx::blocking_syscall`]).
+    blocked: std::cell::Cell<bool>,
+}
+
+impl Ctx<'_> {
+    /// A host system call that may wait (a futex wait, a sleep), as
+    /// [`super::blocking_syscall`] makes it: a guest signal that arrives before it starts
+    /// makes it return `EINTR` (`host_shims::safe_syscall`); returns as `libc::syscall` does.
+    /// The thread counts as not running guest code meanwhile, so a change that takes pages
+    /// away need not wait for it; the handler must not touch guest memory afterwards (its
+    /// pointers may be stale), and the dispatcher brings the thread back
+    /// ([`crate::thread::running::enter_guest_unlocked`], or under the lock).
+    pub fn blocking_syscall(&self, nr: libc::c_long, args: &[u64]) -> i64 {
+        let mut six = [0u64; 6];
+        six[..args.len()].copy_from_slice(args);
+        let pending = crate::signal::host::recorded_counters();
+        crate::thread::running::leave_guest();
+        self.blocked.set(true);
+        // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
+        let r = unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) };
+        if (-4095..0).contains(&r) {
+            // SAFETY: glibc's thread-local errno.
+            unsafe { *libc::__errno_location() = crate::abi::int32(-r) };
+            -1
+        } else {
+            r
+        }
+    }
 }
 
 /// A handler without the lock: the call's result, or `None` for "serve it under the lock".
@@ -65,13 +94,26 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         arch.syscall_args_rest(cpu, args);
     }
     let t = cpu.get_data();
-    let ctx = Ctx { view: t.fill_view.as_ref().filter(|v| v.current()) };
+    let ctx = Ctx { view: t.fill_view.as_ref().filter(|v| v.current()), blocked: std::cell::Cell::new(false) };
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
         (Some(nr), _) => Ok(u64::from(crate::abi::low32(unsafe { syscalls::raw::syscall0(nr) } as u64))),
         (None, Some(handler)) => handler(&ctx, args)?,
         (None, None) => return None,
     };
+    if ctx.blocked.get() {
+        let current = ctx.view.is_some_and(FillView::current);
+        if !crate::thread::running::enter_guest_unlocked(|| current) {
+            // Mappings changed (or are changing) meanwhile: catch up under the lock.
+            crate::thread::lock::acquire();
+            crate::guest::unlock_after_hook(cpu);
+        }
+        if result == Err(syscalls::Errno::EINTR) && crate::signal::host::has_recorded() {
+            // As `super::serve`: delivery decides whether the call restarts.
+            let args = *args;
+            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone: false });
+        }
+    }
     let ret = match result {
         Ok(v) => v,
         Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),

@@ -103,6 +103,7 @@ pub fn acquire() {
 
 /// Gives the lock to the next waiter, if any.
 pub fn release() {
+    super::running::end_exclusive();
     HELD.with(|h| h.set(false));
     let served = SERVING.fetch_add(1, Ordering::SeqCst).wrapping_add(1);
     if NEXT.load(Ordering::Relaxed) != served && SLEEPERS.load(Ordering::SeqCst) != 0 {

@@ -149,6 +149,36 @@ pub fn stop_others() {
     }
 }
 
+/// Set by [`quiesce`] until its caller gives the lock up ([`end_exclusive`]): a thread coming
+/// back from a host call it made without the lock does not start running guest code
+/// meanwhile ([`enter_guest_unlocked`]).
+static EXCLUSIVE: AtomicBool = AtomicBool::new(false);
+
+/// The calling thread, back from a host call it made as a thread not running guest code and
+/// without the lock (`crate::syscall::unlocked`), runs guest code again without taking the
+/// lock, unless a thread is stopping the others ([`quiesce`]) or `current` says the mappings
+/// changed while it was away (it must catch up under the lock first): then it stays not
+/// running and answers `false`.
+///
+/// Its flag goes up before it looks (both sequentially consistent, as in [`quiesce`], which
+/// raises `EXCLUSIVE` before it looks at the flags): either it sees the quiesce and backs off,
+/// or the quiesce sees it running and waits for it to stop at its next block start.
+pub fn enter_guest_unlocked(current: impl FnOnce() -> bool) -> bool {
+    set_mine(true);
+    if !EXCLUSIVE.load(Ordering::SeqCst) && current() {
+        return true;
+    }
+    leave_guest();
+    false
+}
+
+/// The lock holder gives the lock up: a [`quiesce`] it made is over.
+pub(super) fn end_exclusive() {
+    if EXCLUSIVE.load(Ordering::Relaxed) {
+        EXCLUSIVE.store(false, Ordering::SeqCst);
+    }
+}
+
 /// Counts [`quiesce`] calls that had other threads to stop.
 static QUIESCES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -165,6 +195,7 @@ pub fn quiesce() {
         return;
     }
     QUIESCES.fetch_add(1, Ordering::SeqCst);
+    EXCLUSIVE.store(true, Ordering::SeqCst);
     let me = super::gettid();
     WAITERS.fetch_add(1, Ordering::SeqCst);
     loop {
@@ -186,6 +217,7 @@ pub fn quiesce() {
 
 /// In the child of a `fork`: only the calling thread is left.
 pub fn after_fork_child() {
+    EXCLUSIVE.store(false, Ordering::SeqCst);
     let me = super::gettid();
     slots().retain(|s| s.tid == me);
     MINE.with(|m| {
