@@ -93,10 +93,11 @@ fn unlocked_with(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs, ts_shape: &Sha
     let view = ctx.view?;
     let uaddr = view.host_range(a.raw(0), 4, Prot::READ)?;
     match o & !FLAGS {
-        // SAFETY: `uaddr` is the host address of a guest futex word the view found readable;
-        // a wake reads no other argument as a pointer.
         WAKE | WAKE_BITSET => {
-            Some(host_ret(unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.uint(2), a.raw(3), 0usize, a.uint(5)) }))
+            // SAFETY: `uaddr` is the host address of a guest futex word the view found
+            // readable; a wake reads no other argument as a pointer.
+            let r = unsafe { libc::syscall(libc::SYS_futex, uaddr, o, a.uint(2), a.raw(3), 0usize, a.uint(5)) };
+            Some(host_ret(r))
         }
         WAIT | WAIT_BITSET => {
             let ts: Option<libc::timespec> =
