@@ -243,8 +243,9 @@ mod tests {
         }
         acquire();
         // SAFETY: as above.
-        assert_eq!(unsafe { COUNT }, 80_000);
-        assert!(!contended());
+        let count = unsafe { COUNT };
+        // (Whether others wait now is not this test's to say: other tests take the lock too.)
         release();
+        assert_eq!(count, 80_000);
     }
 }

@@ -232,3 +232,70 @@ pub fn after_fork_child() {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU64;
+
+    /// A thread that comes back from a call made without the lock either backs off or is
+    /// waited for: it never runs while a lock holder is past its `quiesce` and still holds
+    /// the lock (the window in which mappings change under stopped threads).
+    #[test]
+    fn a_returning_thread_never_runs_inside_a_quiesce() {
+        static EXCLUSIVE_WORK: AtomicBool = AtomicBool::new(false);
+        static DONE: AtomicBool = AtomicBool::new(false);
+        static RAN: AtomicU64 = AtomicU64::new(0);
+        static BACKED_OFF: AtomicU64 = AtomicU64::new(0);
+        static VIOLATIONS: AtomicU64 = AtomicU64::new(0);
+        super::super::thread_started();
+        let returning = std::thread::spawn(|| {
+            let stop = crate::signal::host::stop_flag();
+            register(stop);
+            while !DONE.load(Ordering::SeqCst) {
+                if enter_guest_unlocked(|| true) {
+                    RAN.fetch_add(1, Ordering::Relaxed);
+                    // "Guest code" until the next block start that sees the stop flag.
+                    for _ in 0..50 {
+                        if EXCLUSIVE_WORK.load(Ordering::SeqCst) {
+                            VIOLATIONS.fetch_add(1, Ordering::Relaxed);
+                        }
+                        if stop.is_up() {
+                            break;
+                        }
+                        std::hint::spin_loop();
+                    }
+                    stop.lower();
+                    leave_guest();
+                } else {
+                    BACKED_OFF.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            unregister();
+        });
+        let mut rounds = 0;
+        while rounds < 2000 || RAN.load(Ordering::Relaxed) < 100 {
+            rounds += 1;
+            // Between two quiesces the returning thread may run.
+            for _ in 0..(rounds % 7) * 100 {
+                std::hint::spin_loop();
+            }
+            // The lock holder's part: stop the others, change what they may not see, give
+            // the lock up.
+            super::super::lock::acquire();
+            quiesce();
+            EXCLUSIVE_WORK.store(true, Ordering::SeqCst);
+            for _ in 0..200 {
+                std::hint::spin_loop();
+            }
+            EXCLUSIVE_WORK.store(false, Ordering::SeqCst);
+            #[allow(clippy::disallowed_methods)] // the test's own lock holder
+            super::super::lock::release();
+        }
+        DONE.store(true, Ordering::SeqCst);
+        returning.join().unwrap();
+        super::super::thread_ended();
+        assert_eq!(VIOLATIONS.load(Ordering::Relaxed), 0, "ran inside a quiesce");
+        assert!(RAN.load(Ordering::Relaxed) > 0);
+    }
+}
