@@ -74,7 +74,7 @@ fn write_exec(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
 
 #[test]
 fn ppc64el_busybox_is_refused() {
-    assert_refused(&busybox("ppc64el"), &["not supported by the CPU engine"]);
+    assert_refused(&busybox("ppc64el"), &["ppc64le (not supported by the CPU engine)"]);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn big_endian_ppc64_hello_is_refused() {
     // The header really is big-endian ELF64 for EM_PPC64 (21).
     let head = std::fs::read(&exe).unwrap();
     assert_eq!((head[4], head[5], u16::from_be_bytes([head[18], head[19]])), (2, 2, 21));
-    assert_refused(&exe, &["not supported by the CPU engine"]);
+    assert_refused(&exe, &["ppc64 (not supported by the CPU engine)"]);
 }
 
 #[test]

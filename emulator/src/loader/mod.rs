@@ -187,6 +187,9 @@ pub fn read_elf_file(path: &str, host_path: &Path, mut f: std::fs::File) -> Resu
     let header = goblin::elf::Elf::parse_header(&bytes).map_err(|e| not_elf(&e.to_string()))?;
     let Some(arch) = for_elf_machine(header.e_machine, is_64) else {
         let machine = match (header.e_machine, is_64) {
+            (21, _) | (20, true) if bytes[header::EI_DATA] == header::ELFDATA2LSB => {
+                "ppc64le (not supported by the CPU engine)"
+            }
             (21, _) | (20, true) => "ppc64 (not supported by the CPU engine)",
             (m, _) => elf_machine_name(m),
         };
