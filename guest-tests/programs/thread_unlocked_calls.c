@@ -1,14 +1,15 @@
 /* System calls that touch nothing but their arguments and the caller, made by three threads
  * while the main thread changes the mapping their buffers lie in: clock_gettime(2) writing a
- * timespec into that page, futex(2) FUTEX_WAKE (private and shared) on a word in it, and
- * getpid/gettid/sched_yield/the vDSO clock beside them. The page goes through four states,
+ * timespec into that page, getrandom(2) filling 16 bytes of it, futex(2) FUTEX_WAKE (private
+ * and shared) on a word in it, and getpid/gettid/sched_yield/the vDSO clock beside them. The page goes through four states,
  * 100 rounds: read-write, read-only (mprotect), unmapped (munmap), mapped again read-only
  * (a new, zero page at the same address); the workers also wait briefly in a futex and a
  * sleep on each round. In each state the main thread waits until every
  * worker has made a whole round of calls, then checks the page.
  *
  * What Linux guarantees (clock_gettime(2), futex(2), mprotect(2), munmap(2)):
- * - clock_gettime returns 0 when the page is writable, EFAULT otherwise;
+ * - clock_gettime returns 0 when the page is writable, EFAULT otherwise; getrandom(2) of
+ *   16 bytes (printed as 0 when it fills all 16) likewise;
  * - FUTEX_WAKE on a private futex returns 0 (nothing woken) whatever the page, as the kernel
  *   only range-checks the address; a shared one returns 0 while the page is mapped, EFAULT
  *   when it is not;
@@ -46,7 +47,7 @@ static long calls[WORKERS];
 /* Per state and call: the results seen, as bits (OK_BIT: 0, EFAULT_BIT, OTHER_BIT: anything
  * else). */
 enum { OK_BIT = 1, EFAULT_BIT = 2, OTHER_BIT = 4 };
-static int seen_clock[STATES], seen_wake_private[STATES], seen_wake_shared[STATES];
+static int seen_clock[STATES], seen_random[STATES], seen_wake_private[STATES], seen_wake_shared[STATES];
 static long bad_ids, bad_mono, bad_waits;
 static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -81,6 +82,8 @@ static void *worker(void *arg)
         struct timespec *slot = (struct timespec *)(page + 64 * (w + 1));
         long r = syscall(SYS_clock_gettime, CLOCK_MONOTONIC, slot);
         int c = result_bit(r, errno);
+        r = syscall(SYS_getrandom, page + 64 * (w + 1) + 32, 16, 0);
+        int g = result_bit(r == 16 ? 0 : r, errno);
         int *word = (int *)(page + 16 * w);
         r = syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
         int wp = result_bit(r, errno);
@@ -104,6 +107,7 @@ static void *worker(void *arg)
         if (s == s2 && s != CHANGING) {
             /* The state did not change during the calls: each result is the state's. */
             seen_clock[s] |= c;
+            seen_random[s] |= g;
             seen_wake_private[s] |= wp;
             seen_wake_shared[s] |= ws;
         }
@@ -179,6 +183,7 @@ int main(void)
     for (int s = 0; s < STATES; s++) {
         printf("%s:", state_name[s]);
         print_bits(" clock_gettime", seen_clock[s]);
+        print_bits(", getrandom", seen_random[s]);
         print_bits(", private wake", seen_wake_private[s]);
         print_bits(", shared wake", seen_wake_shared[s]);
         printf("\n");

@@ -96,6 +96,21 @@ pub fn getrandom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::getrandom(p.cast(), crate::abi::u64_to_usize(len), a.uint(2)) } as i64)
 }
 
+/// [`getrandom`] without the global guest lock ([`super::unlocked`]): the host fills the
+/// guest's buffer in place when the thread's copy of the mappings finds all of it writable
+/// (not under `-seed`, whose generator is the process's).
+pub fn getrandom_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    if crate::seed::get().is_some() {
+        return None;
+    }
+    let p = ctx.view?.host_range(a.raw(0), a.raw(1), crate::mm::Prot::WRITE)?;
+    // SAFETY: the view found the `a.raw(1)` bytes at `p` guest-writable, and the thread runs
+    // guest code, so nothing takes them away meanwhile (a host fault is the host's EFAULT).
+    let r = host_ret(unsafe { libc::getrandom(p.cast(), crate::abi::u64_to_usize(a.raw(1)), a.uint(2)) } as i64);
+    // A host fault (a file page truncated away) is left to the full handler's `EFAULT`.
+    (r != Err(Errno::EFAULT)).then_some(r)
+}
+
 /// `ioprio_get(int which, int who)` (ioprio_get(2)).
 pub fn ioprio_get(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: integer arguments.

@@ -381,8 +381,8 @@ pub static DEFS: &[SyscallDef] = &[
     // misc
     d(Sys::uname, misc::uname, &[Ptr], RInt),
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),
-    d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt),
-    d(Sys::getcpu, time::getcpu, &[Ptr, Ptr, Ptr], RInt),
+    d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt).unlocked(misc::getrandom_unlocked),
+    d(Sys::getcpu, time::getcpu, &[Ptr, Ptr, Ptr], RInt).unlocked(time::getcpu_unlocked),
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt).reaching(Reach::Pid(1)),
     d(Sys::syslog, misc::syslog, &[Int, Ptr, Int], RInt).reaching(Reach::Host),

@@ -102,6 +102,11 @@ pub fn gettimeofday_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult
     as_vdso_entry_unlocked(ctx, Entry::Gettimeofday, a)
 }
 
+/// [`getcpu`] without the global guest lock.
+pub fn getcpu_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    as_vdso_entry_unlocked(ctx, Entry::Getcpu, a)
+}
+
 /// [`time`] without the global guest lock.
 pub fn time_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
     as_vdso_entry_unlocked(ctx, Entry::Time, a)
