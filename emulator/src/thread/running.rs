@@ -250,7 +250,8 @@ mod tests {
         static VIOLATIONS: AtomicU64 = AtomicU64::new(0);
         super::super::thread_started();
         let returning = std::thread::spawn(|| {
-            let stop = crate::signal::host::stop_flag();
+            static STOP: super::super::stop::StopFlag = super::super::stop::StopFlag::new();
+            let stop = &STOP;
             register(stop);
             while !DONE.load(Ordering::SeqCst) {
                 if enter_guest_unlocked(|| true) {
