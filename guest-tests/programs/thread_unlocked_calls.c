@@ -193,5 +193,25 @@ int main(void)
     printf("remap failed: %ld\n", remap_failed);
     printf("ids or yield wrong: %ld, monotonic clock went back: %ld\n", bad_ids, bad_mono);
     printf("futex waits or sleeps wrong: %ld\n", bad_waits);
+
+    /* A shared futex in a read-only anonymous page is EFAULT only once the kernel's checks of
+     * the other arguments passed: their errors come first. */
+    CHECK(mprotect(page, pagesize, PROT_READ) == 0);
+    int *w0 = (int *)page;
+    struct timespec bad_ts = { 0, 2000000000 };
+    long r1 = syscall(SYS_futex, w0, FUTEX_WAKE, 1, NULL, NULL, 0);
+    int e1 = errno;
+    long r2 = syscall(SYS_futex, w0, FUTEX_WAKE | FUTEX_CLOCK_REALTIME, 1, NULL, NULL, 0);
+    int e2 = errno;
+    long r3 = syscall(SYS_futex, w0, FUTEX_WAKE_BITSET, 1, NULL, NULL, 0);
+    int e3 = errno;
+    long r4 = syscall(SYS_futex, w0, FUTEX_WAIT, 0, &bad_ts, NULL, 0);
+    int e4 = errno;
+    long r5 = syscall(SYS_futex, w0, 15, 0, NULL, NULL, 0);
+    int e5 = errno;
+    printf("read-only page, shared futex: wake %s, wake realtime %s, wake bitset 0 %s, "
+           "wait bad timeout %s, op 15 %s\n",
+           r1 == -1 ? errname(e1) : "0", r2 == -1 ? errname(e2) : "0", r3 == -1 ? errname(e3) : "0",
+           r4 == -1 ? errname(e4) : "0", r5 == -1 ? errname(e5) : "0");
     return 0;
 }

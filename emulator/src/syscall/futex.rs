@@ -112,6 +112,22 @@ fn unlocked_with(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs, ts_shape: &Sha
     }
 }
 
+/// `true` for a wake or wait on one word (op `o`, bitset `val3`, timeout `ts`) that passes the
+/// kernel's checks of its arguments: a known operation, `FUTEX_CLOCK_REALTIME` only on a
+/// wait, a bitset other than 0, a timeout with `tv_sec >= 0` and `0 <= tv_nsec < 1e9`.
+fn plain_and_valid(o: i32, val3: u32, ts: Option<&libc::timespec>) -> bool {
+    use op::*;
+    let realtime = o & 256 != 0;
+    let ts_ok = ts.is_none_or(|t| t.tv_sec >= 0 && (0..1_000_000_000).contains(&t.tv_nsec));
+    match o & !FLAGS {
+        WAKE => !realtime,
+        WAKE_BITSET => !realtime && val3 != 0,
+        WAIT => ts_ok,
+        WAIT_BITSET => val3 != 0 && ts_ok,
+        _ => false,
+    }
+}
+
 /// `true` if `addr` lies in a private anonymous mapping without write permission (a page of
 /// a private file mapping the guest wrote to and then made read-only counts as the file's
 /// here; Linux refuses it too).
@@ -142,11 +158,6 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         return Ok(0);
     }
     let uaddr = word(a.ptr(0))?;
-    if o & 128 == 0 && read_only_anonymous(&t.mm, a.raw(0)) {
-        // kernel/futex/core.c `get_futex_key`: a shared futex in a read-only anonymous page
-        // is refused (such a page never changes); the host page behind it is writable.
-        return Err(Errno::EFAULT);
-    }
     let mut ts: Option<libc::timespec> = None;
     let (timed, uaddr2): (bool, *mut u8) = match cmd {
         WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
@@ -160,6 +171,13 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     };
     if timed && a.raw(3) != 0 {
         ts = Some(t.mm.read_shape(a.ptr(3), ts_shape)?);
+    }
+    if o & 128 == 0 && plain_and_valid(o, a.uint(5), ts.as_ref()) && read_only_anonymous(&t.mm, a.raw(0)) {
+        // kernel/futex/core.c `get_futex_key`: a shared futex in a read-only anonymous page
+        // is refused (such a page never changes); the host page behind it is writable. The
+        // kernel looks at the page only after the operation, flags, bitset and timeout
+        // passed its checks, whose errors the host gives for the other cases.
+        return Err(Errno::EFAULT);
     }
     let arg4: u64 = match (timed, ts.as_ref()) {
         (true, Some(v)) => v as *const libc::timespec as u64,
