@@ -72,8 +72,9 @@ pub type Handler = fn(&Ctx<'_>, &SyscallArgs) -> Option<SysResult>;
 
 /// Serves `args` through its row's unlocked handler if it has one and the call may go
 /// without the lock; `Some(stopped)` as [`super::serve_locked`] answers, `None`: serve it
-/// under the lock.
-#[inline]
+/// under the lock. Out of line: the trap hooks of a single-threaded guest, which never come
+/// here, keep their frame as it was.
+#[inline(never)]
 pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
     let t = cpu.get_data();
     let arch = t.arch;
