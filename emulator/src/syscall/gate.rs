@@ -97,12 +97,7 @@ fn clock_unlocked(cpu: &mut Cpu<'_>, addr: u64) -> bool {
             if unsafe { crate::mm::safe_copy::copy(b.as_mut_ptr(), p, 8) }.is_err() {
                 return false;
             }
-            let endian = view.model().endian;
-            let word = |i: usize| {
-                let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
-                u64::from(if endian == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
-            };
-            [word(0), word(4)]
+            stack_words(b, view.model().endian)
         }
     };
     let Ok(ret) = clock_call(&mut Unlocked(view), entry, args) else { return false };
@@ -139,11 +134,7 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
                 Ok(p) => unsafe { p.cast::<[u8; 8]>().read_unaligned() },
                 Err(_) => [0; 8],
             };
-            let word = |i: usize| {
-                let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
-                u64::from(if mm.endian() == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
-            };
-            [word(0), word(4)]
+            stack_words(b, mm.endian())
         }
     }
 }
@@ -210,6 +201,16 @@ unsafe fn store_at(p: *mut u8, bytes: &[u8]) -> Result<(), crate::mm::safe_copy:
             n => copy(p, bytes.as_ptr(), n),
         }
     }
+}
+
+/// The first two 32-bit stack arguments of an i386 C call, from their 8 bytes in `endian` order.
+#[inline]
+fn stack_words(b: [u8; 8], endian: Endian) -> [u64; 2] {
+    let word = |i: usize| {
+        let w = [b[i], b[i + 1], b[i + 2], b[i + 3]];
+        u64::from(if endian == Endian::Little { u32::from_le_bytes(w) } else { u32::from_be_bytes(w) })
+    };
+    [word(0), word(4)]
 }
 
 /// Serves a clock or CPU entry with arguments `a`; returns the C result (0 or `-errno`;
