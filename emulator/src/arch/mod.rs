@@ -204,7 +204,7 @@ pub(crate) fn effective_address(base: u64, index: u64, scale: i64, disp: i64) ->
 /// ([`crate::abi::shapes::IPC64_PERM_MODE16`]).
 pub(crate) const ILP32: ArchInfo = ArchInfo {
     data_model: DataModel::ILP32_LE,
-    write_stat: |mm, addr, st| mm.write_struct(addr, &crate::abi::stat32::Stat::from_host(st)?),
+    write_stat: |out, addr, st| crate::mm::write_struct_to(out, addr, &crate::abi::stat32::Stat::from_host(st)?),
     write_stat64: |mm, addr, st| {
         mm.write_shape(addr, crate::abi::stat32::STAT64, &crate::abi::stat32::stat64_from_host(st))
     },

@@ -143,7 +143,7 @@ pub struct ArchInfo {
     pub vdso: Option<&'static VdsoSpec>,
     /// The arch's `struct stat` written at a guest address from a host stat (the generic row:
     /// asm-generic's, include/uapi/asm-generic/stat.h).
-    pub write_stat: fn(&mut AddressSpace, GuestAddr, &libc::stat) -> Result<(), Errno>,
+    pub write_stat: fn(&mut dyn crate::mm::GuestWrite, GuestAddr, &libc::stat) -> Result<(), Errno>,
     /// 32-bit guests: the arch's `struct stat64` written from a host stat. Errors: `EFAULT`;
     /// `ENOSYS` on arches without `stat64` (the generic row).
     pub write_stat64: fn(&mut AddressSpace, GuestAddr, &libc::stat) -> Result<(), Errno>,
@@ -355,7 +355,7 @@ impl ArchInfo {
         disassembler: || None,
         mem_operands: |_, _| Some(Vec::new()),
         vdso: None,
-        write_stat: |mm, addr, st| mm.write_struct(addr, &crate::abi::generic::Stat::from_host(st)),
+        write_stat: |out, addr, st| crate::mm::write_struct_to(out, addr, &crate::abi::generic::Stat::from_host(st)),
         write_stat64: |_, _, _| Err(Errno::ENOSYS),
         regpairs_aligned: false,
         statfs64_len: |size| (size == crate::abi::stat32::STATFS64_SIZE).then_some(size),

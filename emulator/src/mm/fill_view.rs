@@ -51,11 +51,26 @@ pub struct FillView {
     source: Arc<AtomicU64>,
     spans: Vec<Span>,
     model: DataModel,
+    /// A write to a file may have to drop translated code (a shared executable mapping of a
+    /// file exists: [`super::AddressSpace::watches_file_writes`]).
+    watches_file_writes: bool,
 }
 
 impl FillView {
     pub(super) fn new(source: Arc<AtomicU64>, epoch: u64, model: DataModel) -> FillView {
-        FillView { epoch, source, spans: Vec::new(), model }
+        FillView { epoch, source, spans: Vec::new(), model, watches_file_writes: false }
+    }
+
+    /// Records that writes to files must be reported to the address space (see the field).
+    pub(super) fn set_watches_file_writes(&mut self, on: bool) {
+        self.watches_file_writes = on;
+    }
+
+    /// `true` if a write through a descriptor may have to drop translated code: such a
+    /// write is served under the lock (`crate::syscall::io::file_changed`).
+    #[inline]
+    pub fn watches_file_writes(&self) -> bool {
+        self.watches_file_writes
     }
 
     /// Adds a mapping whose first byte is at host address `host` (null: not inside one
@@ -129,6 +144,58 @@ impl FillView {
             thunk::convert(shape, self.model, raw, DataModel::HOST, dst);
         }
         Some(v)
+    }
+
+    /// The NUL-terminated guest string at `addr` without its NUL, at most `max` bytes long
+    /// with it ([`super::AddressSpace::read_cstr`] through the view); `None`: the view cannot
+    /// answer (stale, the string leaves one plain readable span, a host fault) or the string
+    /// is too long (the address space answers `ENAMETOOLONG`).
+    pub fn read_cstr(&self, addr: u64, max: usize) -> Option<Vec<u8>> {
+        if !self.current() {
+            return None;
+        }
+        let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
+        let s = self.spans[i];
+        if s.host == 0 || addr >= s.end.min(s.eof) || !s.prot.contains(Prot::READ) {
+            return None;
+        }
+        let room = crate::abi::u64_to_usize(s.end.min(s.eof) - addr).min(max);
+        let p = (s.host + crate::abi::u64_to_usize(addr - s.start)) as *const u8;
+        let mut out = Vec::new();
+        let mut chunk = [0u8; 256];
+        while out.len() < room {
+            let n = chunk.len().min(room - out.len());
+            // SAFETY: the `room` bytes at `p` are guest-readable in one span; the caller's
+            // thread runs guest code, so nothing takes them away meanwhile; a host fault
+            // fails the copy.
+            unsafe { super::safe_copy::copy(chunk.as_mut_ptr(), p.add(out.len()), n) }.ok()?;
+            if let Some(nul) = chunk[..n].iter().position(|&b| b == 0) {
+                out.extend_from_slice(&chunk[..nul]);
+                return Some(out);
+            }
+            out.extend_from_slice(&chunk[..n]);
+        }
+        None
+    }
+
+    /// Copies the guest bytes at `addr` into `buf` if they lie in one plain readable span
+    /// ([`Self::host_range`]); `None`: the view cannot answer (stale, outside it, a host
+    /// fault).
+    pub fn read_bytes(&self, addr: u64, buf: &mut [u8]) -> Option<()> {
+        let p = self.host_range(addr, buf.len() as u64, Prot::READ)?;
+        // SAFETY: the view found the bytes at `p` guest-readable; the caller's thread runs
+        // guest code, so nothing takes them away meanwhile; a host fault fails the copy.
+        unsafe { super::safe_copy::copy(buf.as_mut_ptr(), p, buf.len()) }.ok()
+    }
+
+    /// Stores `bytes` at guest `addr` if they lie in one plain writable span
+    /// ([`Self::host_range`]); `None`: nothing was stored (stale view, outside the view, a
+    /// host fault), ask the address space under the lock.
+    pub fn write_bytes(&self, addr: u64, bytes: &[u8]) -> Option<()> {
+        let p = self.host_range(addr, bytes.len() as u64, Prot::WRITE)?;
+        // SAFETY: the view found the bytes at `p` guest-writable; the caller's thread runs
+        // guest code, so nothing takes them away meanwhile; a host fault fails the copy.
+        unsafe { super::safe_copy::copy(p, bytes.as_ptr(), bytes.len()) }.ok()
     }
 
     /// [`super::AddressSpace::store_range`] from the view (its spans leave out views of
@@ -263,5 +330,42 @@ mod tests {
         assert_eq!(v.host_range(0x1000, 0, Prot::READ), None, "empty");
         epoch.fetch_add(1, Ordering::Release);
         assert_eq!(v.host_range(0x1ff0, 16, Prot::WRITE), None, "stale");
+    }
+
+    /// Guest bytes for system calls without the lock: strings end at their NUL inside one
+    /// readable span (never past it, nor past `max`), copies go to and from one span with
+    /// the permission; a stale view answers nothing.
+    #[test]
+    fn strings_and_copies_stay_inside_one_span() {
+        let epoch = Arc::new(AtomicU64::new(5));
+        let mut v = FillView::new(epoch.clone(), 5, DataModel::LP64_LE);
+        let mut host = vec![0u8; 0x3000];
+        host[0x10..0x15].copy_from_slice(b"/tmp\0");
+        host[0xff0..0x1000].fill(b'a');
+        host[0x1000..0x1010].copy_from_slice(b"bcd\0efghijklmnop");
+        let h = host.as_mut_ptr();
+        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h);
+        // SAFETY: inside `host`.
+        v.push(0x2000, 0x3000, Prot::READ, u64::MAX, unsafe { h.add(0x1000) });
+        assert_eq!(v.read_cstr(0x1010, 4096).as_deref(), Some(&b"/tmp"[..]));
+        assert_eq!(v.read_cstr(0x1010, 4), None, "longer than max with its NUL");
+        assert_eq!(v.read_cstr(0x1014, 4096).as_deref(), Some(&b""[..]), "the empty string");
+        assert_eq!(v.read_cstr(0x1ff0, 4096), None, "runs into the next span");
+        assert_eq!(v.read_cstr(0x800, 4096), None, "unmapped");
+        let mut buf = [0u8; 3];
+        assert_eq!(v.read_bytes(0x2000, &mut buf), Some(()));
+        assert_eq!(&buf, b"bcd");
+        assert_eq!(v.write_bytes(0x1020, b"xyz"), Some(()));
+        assert_eq!(v.read_bytes(0x1020, &mut buf), Some(()));
+        assert_eq!(&buf, b"xyz");
+        assert_eq!(v.write_bytes(0x2000, b"xyz"), None, "read-only");
+        assert_eq!(v.write_bytes(0x1ffe, b"xyz"), None, "crosses into the next span");
+        assert!(!v.watches_file_writes());
+        v.set_watches_file_writes(true);
+        assert!(v.watches_file_writes());
+        epoch.fetch_add(1, Ordering::Release);
+        assert_eq!(v.read_cstr(0x1010, 4096), None, "stale");
+        assert_eq!(v.read_bytes(0x2000, &mut buf), None, "stale");
+        drop(host);
     }
 }

@@ -17,6 +17,45 @@ pub use crate::abi::model::{DataModel, Endian, GuestAddr};
 /// Longest path the kernel accepts, in bytes including the NUL (`PATH_MAX`).
 pub const PATH_MAX: usize = 4096;
 
+/// Where a handler's result structs go: the address space (under the global guest lock), or
+/// [`Staged`] copies that a handler without the lock stores through its thread's view of the
+/// mappings (`crate::syscall::unlocked`).
+pub trait GuestWrite {
+    /// Copies `data` to guest `addr`. Errors: `EFAULT`.
+    fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno>;
+}
+
+impl GuestWrite for AddressSpace {
+    #[inline]
+    fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
+        AddressSpace::write_bytes(self, addr, data)
+    }
+}
+
+/// Writes `v`'s bytes (already in the guest's layout and byte order) at `addr` of `out`.
+pub fn write_struct_to<T: IntoBytes + Immutable>(
+    out: &mut dyn GuestWrite,
+    addr: GuestAddr,
+    v: &T,
+) -> Result<(), Errno> {
+    out.write_bytes(addr, v.as_bytes())
+}
+
+/// Writes kept for later, in order: what a handler without the lock would have written, for
+/// its caller to store through the thread's view of the mappings.
+#[derive(Debug, Default)]
+pub struct Staged {
+    /// Each write's address and bytes.
+    pub writes: Vec<(GuestAddr, Vec<u8>)>,
+}
+
+impl GuestWrite for Staged {
+    fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
+        self.writes.push((addr, data.to_vec()));
+        Ok(())
+    }
+}
+
 impl AddressSpace {
     /// Copies `buf.len()` bytes from guest `addr`. Errors: `EFAULT`.
     pub fn read_bytes(&self, addr: GuestAddr, buf: &mut [u8]) -> Result<(), Errno> {

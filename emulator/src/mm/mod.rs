@@ -52,7 +52,7 @@ pub mod safe_copy;
 pub mod shootdown;
 mod vma;
 
-pub use memory::{DataModel, Endian, GuestAddr, PATH_MAX};
+pub use memory::{write_struct_to, DataModel, Endian, GuestAddr, GuestWrite, Staged, PATH_MAX};
 pub use vma::{MemPolicy, Prot, Vma, VmaName};
 
 use std::collections::{BTreeMap, HashSet};
@@ -1029,6 +1029,7 @@ impl AddressSpace {
     pub fn fill_view(&self) -> fill_view::FillView {
         let epoch = self.shootdown.epoch.load(std::sync::atomic::Ordering::Acquire);
         let mut v = fill_view::FillView::new(self.shootdown.epoch.clone(), epoch, self.model);
+        v.set_watches_file_writes(self.watches_file_writes());
         if self.permissive {
             return v;
         }

@@ -8,9 +8,11 @@
 
 use syscalls::Errno;
 
+use super::unlocked::Ctx;
 use super::{host_ret, SysResult};
 use crate::abi::shapes::EPOLL_EVENT;
-use crate::abi::thunk::{Field as F, Shape};
+use crate::abi::thunk::{self, Field as F, Shape};
+use crate::abi::DataModel;
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
 use crate::mm::GuestAddr;
@@ -22,24 +24,46 @@ const EP_MAX_EVENTS: i32 = i32::MAX / 16;
 /// [`EPOLL_EVENT`] under their data model (16 bytes; 12 on i386, whose `u64` is 4-aligned).
 static EPOLL_EVENT_PACKED: &Shape = &[F::U32, F::Bytes(8)];
 
-fn shape(t: &Task) -> &'static Shape {
-    if t.arch.info().epoll_packed {
-        EPOLL_EVENT_PACKED
-    } else {
-        EPOLL_EVENT
+/// The guest's `struct epoll_event` in `raw` (its whole size, [`event_size`]) as the host's.
+fn event_from_guest(packed: bool, model: DataModel, raw: &[u8]) -> libc::epoll_event {
+    if packed {
+        // The host is x86_64 too: its struct is the same packed one.
+        let word = |at: usize| raw.get(at..at + 8).and_then(|b| b.try_into().ok()).map_or(0, u64::from_le_bytes);
+        return libc::epoll_event { events: crate::abi::low32(word(0)), u64: word(4) };
     }
+    let mut v = [0u64; 2];
+    // SAFETY: `[u64; 2]` is valid for any byte pattern.
+    thunk::convert(EPOLL_EVENT, model, raw, DataModel::HOST, unsafe { thunk::host_bytes_mut(&mut v) });
+    libc::epoll_event { events: crate::abi::low32(v[0]), u64: v[1] }
+}
+
+/// A host event as the guest's bytes: the first [`event_size`] bytes of the result.
+fn event_to_guest(packed: bool, model: DataModel, e: &libc::epoll_event) -> [u8; 16] {
+    let (events, value) = (e.events, e.u64);
+    let mut b = [0u8; 16];
+    if packed {
+        b[..4].copy_from_slice(&events.to_le_bytes());
+        b[4..12].copy_from_slice(&value.to_le_bytes());
+    } else {
+        let v = [u64::from(events), value];
+        // SAFETY: `[u64; 2]` is integers only.
+        thunk::convert(EPOLL_EVENT, DataModel::HOST, unsafe { thunk::host_bytes(&v) }, model, &mut b);
+    }
+    b
+}
+
+/// The size of the guest's `struct epoll_event`: 12 bytes packed (x86_64) or on i386, 16
+/// elsewhere.
+fn event_size(packed: bool, model: DataModel) -> usize {
+    thunk::size_of(if packed { EPOLL_EVENT_PACKED } else { EPOLL_EVENT }, model)
 }
 
 fn read_event(t: &Task, addr: GuestAddr) -> Result<libc::epoll_event, Errno> {
-    if t.arch.info().epoll_packed {
-        // The host is x86_64 too: its struct is the same packed one.
-        let mut b = [0u8; 12];
-        t.mm.read_bytes(addr, &mut b)?;
-        let data = u64::from_le_bytes(b[4..12].try_into().unwrap_or_default());
-        return Ok(libc::epoll_event { events: u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u64: data });
-    }
-    let v: [u64; 2] = t.mm.read_shape(addr, EPOLL_EVENT)?;
-    Ok(libc::epoll_event { events: crate::abi::low32(v[0]), u64: v[1] })
+    let (packed, model) = (t.arch.info().epoll_packed, t.mm.model());
+    let mut raw = [0u8; 16];
+    let raw = &mut raw[..event_size(packed, model)];
+    t.mm.read_bytes(addr, raw)?;
+    Ok(event_from_guest(packed, model, raw))
 }
 
 /// `epoll_create1(int flags)` (epoll_create(2)); `EPOLL_CLOEXEC` is `O_CLOEXEC` on every arch.
@@ -81,6 +105,58 @@ pub fn epoll_ctl(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) }))
 }
 
+/// [`epoll_ctl`] without the global guest lock ([`super::unlocked`]): the event read through
+/// the thread's view.
+pub fn epoll_ctl_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let mut ev = if a.raw(3) == 0 || a.int(1) == libc::EPOLL_CTL_DEL {
+        None
+    } else {
+        let view = ctx.view?;
+        let (packed, model) = (ctx.arch.info().epoll_packed, view.model());
+        let mut raw = [0u8; 16];
+        let raw = &mut raw[..event_size(packed, model)];
+        view.read_bytes(a.raw(3), raw)?;
+        Some(event_from_guest(packed, model, raw))
+    };
+    let p = ev.as_mut().map_or(std::ptr::null_mut(), |e| e as *mut libc::epoll_event);
+    // SAFETY: `p` is NULL or a local event.
+    Some(host_ret(i64::from(unsafe { libc::epoll_ctl(a.int(0), a.int(1), a.int(2), p) })))
+}
+
+/// Most events [`epoll_pwait_unlocked`] asks for; a larger array goes under the lock.
+const UNLOCKED_MAX_EVENTS: usize = 128;
+
+/// [`epoll_pwait`] without the global guest lock, for a call that does not wait (`timeout`
+/// 0, no signal mask: Go's scheduler polls so) into an array inside one plain writable span of
+/// the thread's view; `None` (serve it under the lock) for anything else, before the host is
+/// asked.
+pub fn epoll_pwait_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let view = ctx.view?;
+    let max = usize::try_from(a.int(2)).ok().filter(|m| (1..=UNLOCKED_MAX_EVENTS).contains(m))?;
+    if a.int(3) != 0 || a.raw(4) != 0 {
+        return None;
+    }
+    let (packed, model) = (ctx.arch.info().epoll_packed, view.model());
+    let size = event_size(packed, model);
+    let base = view.host_range(a.raw(1), (size * max) as u64, crate::mm::Prot::WRITE)?;
+    let mut evs = [libc::epoll_event { events: 0, u64: 0 }; UNLOCKED_MAX_EVENTS];
+    // SAFETY: `evs` holds `max` events; a zero timeout never waits.
+    let r = host_ret(i64::from(unsafe { libc::epoll_wait(a.int(0), evs.as_mut_ptr(), a.int(2), 0) }));
+    let Ok(n) = r else { return Some(r) };
+    for (i, e) in evs.iter().take(crate::abi::u64_to_usize(n)).enumerate() {
+        let b = event_to_guest(packed, model, e);
+        // SAFETY: the view found the whole array guest-writable at `base`; this thread runs
+        // guest code, so nothing takes it away meanwhile; a host fault (a file page another
+        // process truncated away) fails the copy.
+        if unsafe { crate::mm::safe_copy::copy(base.add(i * size), b.as_ptr(), size) }.is_err() {
+            // As fs/eventpoll.c `ep_send_events`: EFAULT if the first event cannot be
+            // written, else the events written so far.
+            return Some(if i == 0 { Err(Errno::EFAULT) } else { Ok(i as u64) });
+        }
+    }
+    Some(Ok(n))
+}
+
 /// `epoll_pwait(int epfd, struct epoll_event *events, int maxevents, int timeout, const
 /// sigset_t *mask, size_t sigsetsize)` (epoll_wait(2)): `timeout` in milliseconds, `mask`
 /// the guest's signal mask while it waits (`super::signal::set_temp_mask`). Errors: `EINVAL`
@@ -117,7 +193,7 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     let max = max.unsigned_abs(); // 1..=EP_MAX_EVENTS: the same value
     let t = cpu.get_data_mut();
     let packed = t.arch.info().epoll_packed;
-    let size = t.mm.shape_size(shape(t));
+    let size = event_size(packed, t.mm.model()) as u64;
     // Linux only range-checks the array here (`access_ok`) and writes it when events come:
     // with nothing ready a bad array is never touched.
     let span = size * u64::from(max);
@@ -143,20 +219,13 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     };
     super::signal::end_temp_mask(t, old, &r);
     let n = r?;
+    let model = t.mm.model();
     for (i, e) in evs.iter().take(crate::abi::u64_to_usize(n)).enumerate() {
         let at = a.ptr(1) + i as u64 * size;
-        let (events, value) = (e.events, e.u64);
-        let w = if packed {
-            let mut b = [0u8; 12];
-            b[..4].copy_from_slice(&events.to_le_bytes());
-            b[4..].copy_from_slice(&value.to_le_bytes());
-            t.mm.write_bytes(at, &b)
-        } else {
-            t.mm.write_shape(at, EPOLL_EVENT, &[u64::from(events), value])
-        };
+        let b = event_to_guest(packed, model, e);
         // As fs/eventpoll.c `ep_send_events`: EFAULT if the first event cannot be written,
         // else the events written so far.
-        if let Err(e) = w {
+        if let Err(e) = t.mm.write_bytes(at, &b[..crate::abi::u64_to_usize(size)]) {
             return if i == 0 { Err(e) } else { Ok(i as u64) };
         }
     }

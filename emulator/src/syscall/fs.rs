@@ -10,6 +10,7 @@ use std::ffi::CString;
 use syscalls::Errno;
 
 use super::path::{host_path, host_path_at, host_path_in, host_path_opt, is_proc_self_exe, Last};
+use super::unlocked::Ctx;
 use super::{as_int, host_ret, SysResult};
 use crate::abi::shapes::{STATX, TIMESPEC, TIMESPEC64};
 use crate::abi::thunk::{Plain, Shape};
@@ -61,6 +62,26 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         truncated(cpu, c"", i32::try_from(fd).unwrap_or(-1), 0);
     }
     Ok(fd)
+}
+
+/// [`openat`] without the global guest lock ([`super::unlocked`]): a path the view reads whole,
+/// that names no file endgate answers itself ([`super::procfs::lookup_at`],
+/// [`super::path::lookup_unlocked`]); `O_TRUNC` is left to [`openat`] (mappings of the file
+/// may end).
+pub fn openat_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let raw = ctx.view?.read_cstr(a.raw(1), PATH_MAX)?;
+    let flags = (ctx.arch.info().open_flags_to_host)(a.raw(2));
+    if flags & libc::O_TRUNC != 0 || super::procfs::lookup_at(a.int(0), &raw).is_some() {
+        return None;
+    }
+    let last = super::path::open_last(flags, flags & libc::O_NOFOLLOW != 0);
+    let path = super::path::lookup_unlocked(ctx.opts, raw, last)?;
+    // Opening a FIFO waits for its other end.
+    let r = ctx.blocking_syscall(
+        libc::SYS_openat,
+        &[a.int_arg(0), path.as_ptr() as u64, u64::from_ne_bytes(i64::from(flags).to_ne_bytes()), u64::from(a.uint(3))],
+    );
+    Some(host_ret(r))
 }
 
 /// `struct open_how` (include/uapi/linux/openat2.h): `__u64 flags, mode, resolve`; the
@@ -204,8 +225,47 @@ pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     super::fakeroot::stat(&mut st);
     super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.ptr(2), &st)?;
+    (arch.info().write_stat)(&mut *t.mm, a.ptr(2), &st)?;
     Ok(0)
+}
+
+/// [`newfstatat`] without the global guest lock ([`super::unlocked`]): a path the view reads
+/// whole and [`super::path::lookup_unlocked`] maps, a buffer in one plain writable span.
+pub fn newfstatat_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let raw = ctx.view?.read_cstr(a.raw(1), PATH_MAX)?;
+    let path = super::path::lookup_unlocked(ctx.opts, raw, super::path::last_of(a.int(3)))?;
+    let mut st = zeroed_stat();
+    // SAFETY: NUL-terminated path, local out struct.
+    if let Err(e) = host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) })) {
+        return Some(Err(e));
+    }
+    stat_out_unlocked(ctx, a.ptr(2), st)
+}
+
+/// [`fstat`] without the global guest lock: a buffer in one plain writable span of the view.
+pub fn fstat_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let mut st = zeroed_stat();
+    // SAFETY: local out struct.
+    if let Err(e) = host_ret(i64::from(unsafe { libc::fstat(a.int(0), &mut st) })) {
+        return Some(Err(e));
+    }
+    stat_out_unlocked(ctx, a.ptr(1), st)
+}
+
+/// The end of the unlocked `stat` calls: `st` as [`fstat`] adjusts it, in the arch's layout,
+/// stored at `addr` through the view; `None` (serve the call again under the lock, which
+/// finds the fault) if the view cannot take it.
+fn stat_out_unlocked(ctx: &Ctx<'_>, addr: GuestAddr, mut st: libc::stat) -> Option<SysResult> {
+    let view = ctx.view?;
+    super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
+    let mut staged = crate::mm::Staged::default();
+    if let Err(e) = (ctx.arch.info().write_stat)(&mut staged, addr, &st) {
+        return Some(Err(e));
+    }
+    for (at, bytes) in &staged.writes {
+        view.write_bytes(at.get(), bytes)?;
+    }
+    Some(Ok(0))
 }
 
 /// `fstat(int fd, struct stat *buf)` (stat(2)).
@@ -217,7 +277,7 @@ pub fn fstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     super::fakeroot::stat(&mut st);
     super::procfs::own_fd_dir_size(st.st_dev, st.st_ino, st.st_mode, &mut st.st_size);
     let arch = t.arch;
-    (arch.info().write_stat)(&mut t.mm, a.ptr(1), &st)?;
+    (arch.info().write_stat)(&mut *t.mm, a.ptr(1), &st)?;
     Ok(0)
 }
 

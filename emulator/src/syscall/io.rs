@@ -9,13 +9,14 @@
 use syscalls::Errno;
 
 use super::blocking_syscall;
+use super::unlocked::Ctx;
 use super::{host_ret, SysResult};
 use crate::abi::shapes::{FLOCK, FLOCK64, POLLFD, TIMESPEC, TIMESPEC64, TIMEVAL};
 use crate::abi::thunk::{Plain, Shape};
 use crate::abi::{bits64, int32, low32, signed64, u64_to_usize};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::{Endian, GuestAddr};
+use crate::mm::{Endian, GuestAddr, Prot};
 
 /// `read(int fd, void *buf, size_t count)`. The buffer is checked as the kernel checks it,
 /// when the host copies ([`crate::guest::shaped`]): a read at the end of a file answers 0
@@ -56,6 +57,40 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     unsafe { super::netlink::after_read(cpu.get_data(), a.int(0), p, n) };
     b.finish(cpu.get_data_mut());
     Ok(n)
+}
+
+/// [`read`] without the global guest lock ([`super::unlocked`]): a buffer inside one plain
+/// writable span of the thread's view, data that needs no conversion ([`Ctx::io_view`]).
+pub fn read_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let p = ctx.io_view()?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)])))
+}
+
+/// [`pread64`] without the global guest lock, as [`read_unlocked`] (LP64 rows only: ILP32
+/// guests pass the offset in a register pair, `super::compat32`).
+pub fn pread64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let p = ctx.io_view()?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
+}
+
+/// The thread's view for a write through a descriptor without the global guest lock: as
+/// [`Ctx::io_view`], and no file is mapped shared and executable (whose writes drop
+/// translations: [`file_changed`]).
+fn write_view<'a>(ctx: &'a Ctx<'_>) -> Option<&'a crate::mm::fill_view::FillView> {
+    ctx.io_view().filter(|v| !v.watches_file_writes())
+}
+
+/// [`write`] without the global guest lock ([`super::unlocked`]): a buffer inside one plain
+/// readable span of the thread's view ([`write_view`]).
+pub fn write_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let p = write_view(ctx)?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)])))
+}
+
+/// [`pwrite64`] without the global guest lock, as [`write_unlocked`] (LP64 rows only).
+pub fn pwrite64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let p = write_view(ctx)?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
 }
 
 /// `true` if `fd` is an eventfd or a timerfd: files whose reads and writes carry one `u64`
@@ -353,6 +388,11 @@ pub fn lseek(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     super::procfs::lseek(a.int(0), a.long(1), a.int(2))
 }
 
+/// [`lseek`] without the global guest lock: it reaches nothing the lock protects.
+pub fn lseek_unlocked(_ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    Some(super::procfs::lseek(a.int(0), a.long(1), a.int(2)))
+}
+
 /// `sendfile(int out_fd, int in_fd, off_t *offset, size_t count)` (sendfile(2)).
 /// The `off_t` at `addr` is a guest `long`; `sendfile64` (ILP32) passes a `loff_t`, see
 /// [`sendfile64`].
@@ -431,6 +471,16 @@ pub fn close(_cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
     // SAFETY: closing a descriptor number; the guest owns its descriptors.
     host_ret(i64::from(unsafe { libc::close(a.int(0)) }))
+}
+
+/// [`close`] without the global guest lock ([`super::unlocked`]); endgate's own handles are
+/// left to [`close`].
+pub fn close_unlocked(_ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    if super::selfref::is_own(a.int(0)) {
+        return None;
+    }
+    // SAFETY: closing a descriptor number; the guest owns its descriptors.
+    Some(host_ret(i64::from(unsafe { libc::close(a.int(0)) })))
 }
 
 /// `close_range(unsigned first, unsigned last, unsigned flags)` (close_range(2)), around

@@ -92,9 +92,36 @@ fn scan_inherited() -> u8 {
     NONE
 }
 
+/// `true` unless the process has no netlink socket (looked for once among the descriptors
+/// it started with).
+fn any_socket() -> bool {
+    match STATE.load(Ordering::Relaxed) {
+        NONE => false,
+        UNKNOWN => {
+            let s = scan_inherited();
+            // A socket made meanwhile by another thread wins.
+            let _ = STATE.compare_exchange(UNKNOWN, s, Ordering::Relaxed, Ordering::Relaxed);
+            STATE.load(Ordering::Relaxed) != NONE
+        }
+        _ => true,
+    }
+}
+
+/// `true` if no message read or written through any descriptor needs converting for a guest
+/// of `arch` and byte order `endian` ([`protocol`] is `None` for every descriptor): for a
+/// system call served without the global guest lock (`super::unlocked`).
+pub fn never_converts(arch: &dyn crate::guest::GuestArch, endian: crate::mm::Endian) -> bool {
+    (endian == crate::mm::Endian::HOST && !own_types(arch)) || !any_socket()
+}
+
 /// `true` if the guest numbers socket types its own way (MIPS), which sock_diag answers carry.
 fn own_socket_types(t: &Task) -> bool {
-    (t.arch.info().socket_type_from_host)(libc::SOCK_STREAM) != libc::SOCK_STREAM
+    own_types(t.arch)
+}
+
+/// [`own_socket_types`] of a guest arch.
+fn own_types(arch: &dyn crate::guest::GuestArch) -> bool {
+    (arch.info().socket_type_from_host)(libc::SOCK_STREAM) != libc::SOCK_STREAM
 }
 
 /// The netlink protocol of `fd` if messages on it need converting for this guest (its byte
@@ -104,17 +131,8 @@ pub fn protocol(t: &Task, fd: i32) -> Option<i32> {
     if t.mm.endian() == crate::mm::Endian::HOST && !own_socket_types(t) {
         return None;
     }
-    match STATE.load(Ordering::Relaxed) {
-        NONE => return None,
-        UNKNOWN => {
-            let s = scan_inherited();
-            // A socket made meanwhile by another thread wins.
-            let _ = STATE.compare_exchange(UNKNOWN, s, Ordering::Relaxed, Ordering::Relaxed);
-            if STATE.load(Ordering::Relaxed) == NONE {
-                return None;
-            }
-        }
-        _ => {}
+    if !any_socket() {
+        return None;
     }
     let slot = usize::try_from(fd).ok()?;
     // SAFETY: a local stat buffer.

@@ -259,7 +259,18 @@ pub fn lookup_rules(
     if super::rootfs::active() {
         return lookup_scoped(dirfd, &raw, last, no_links, rules);
     }
-    Ok(HostPath::plain(sysroot_map(task, raw)))
+    Ok(HostPath::plain(sysroot_map(&task.opts, raw)))
+}
+
+/// [`lookup`] for a system call served without the global guest lock
+/// (`super::unlocked`): the host path when it is the guest's path or its `-L` sysroot
+/// counterpart; `None` (look it up under the lock) under `--root` and for any path that
+/// may name `/proc/self/exe` (one ending in `exe`, followed).
+pub fn lookup_unlocked(opts: &crate::guest::Options, raw: Vec<u8>, last: Last) -> Option<CString> {
+    if (last != Last::NoFollow && raw.ends_with(b"exe")) || super::rootfs::active() {
+        return None;
+    }
+    Some(sysroot_map(opts, raw))
 }
 
 /// The `--root` lookup of `raw` in `scope` (`openat2`'s `RESOLVE_IN_ROOT`/`RESOLVE_BENEATH`:
@@ -290,10 +301,10 @@ pub fn open_last(host_flags: i32, no_follow: bool) -> Last {
 
 /// The `-L` mapping of a guest path: under the sysroot when it exists there (and the guest has
 /// not changed its root), else the path itself.
-fn sysroot_map(task: &Task, raw: Vec<u8>) -> CString {
+fn sysroot_map(opts: &crate::guest::Options, raw: Vec<u8>) -> CString {
     if raw.first() == Some(&b'/') && !super::selfref::root_changed() {
-        if let Some(root) = &task.opts.sysroot {
-            let p = crate::syscall::path::sysroot_path(&task.opts, &raw);
+        if let Some(root) = &opts.sysroot {
+            let p = crate::syscall::path::sysroot_path(opts, &raw);
             if p.starts_with(root) {
                 if let Ok(c) = CString::new(p.into_os_string().into_encoded_bytes()) {
                     return c;

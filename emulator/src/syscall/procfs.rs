@@ -709,6 +709,11 @@ static PAGEMAPS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
 /// Set once a pagemap has been opened: until then reads ask nothing more.
 static ANY_PAGEMAP: AtomicBool = AtomicBool::new(false);
 
+/// `true` once the guest opened a `/proc/self/pagemap` (reads of it are answered by endgate).
+pub fn any_pagemap() -> bool {
+    ANY_PAGEMAP.load(Ordering::Relaxed)
+}
+
 fn file_id_of(fd: i32) -> Option<(u64, u64)> {
     // SAFETY: a local stat for the host to fill.
     let mut st: libc::stat = unsafe { std::mem::zeroed() };

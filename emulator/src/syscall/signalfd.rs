@@ -22,6 +22,11 @@ pub const RECORD: usize = 128;
 /// Set once the process made a signalfd: only then does `read` look at what an fd is.
 static MADE: AtomicBool = AtomicBool::new(false);
 
+/// `true` once the process made a signalfd (its reads may need converting).
+pub fn made() -> bool {
+    MADE.load(Ordering::Relaxed)
+}
+
 /// `signalfd4(int fd, const sigset_t *mask, size_t sizemask, int flags)`: a new fd (`fd` -1)
 /// or a new mask for `fd`. `SFD_NONBLOCK`/`SFD_CLOEXEC` are the arch's `O_NONBLOCK`/`O_CLOEXEC`.
 /// Errors: `EINVAL` (size, flags), `EFAULT`, and the host's (`EBADF`, `EMFILE`).

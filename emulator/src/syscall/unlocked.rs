@@ -18,8 +18,18 @@
 //! running guest code meanwhile, as in an unlocked TLB fill: a change that takes pages away
 //! waits for it (`running::quiesce`), so the host pages behind the view stay.
 //!
-//! The handlers never block: a call that may wait (a futex wait, a sleep) takes the lock as
-//! before, which lets a change that takes pages away go ahead while it waits.
+//! A handler may also see the arch's description and the process's options (both fixed
+//! while threads exist). A call that may wait (a futex wait, a sleep, a `read` of a pipe)
+//! waits through [`Ctx::blocking_syscall`], as a thread not running guest code, so a change
+//! that takes pages away goes ahead meanwhile; the handler touches no guest memory after it.
+//!
+//! Descriptor calls (`read`, `write`, `pread64`, `pwrite64`, `close`, `lseek`, `fstat`,
+//! `newfstatat`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so for
+//! a guest of the host's byte order while nothing of the process needs converting or
+//! watching: no netlink socket, signalfd or `/proc/self/pagemap` opened, no shared executable
+//! mapping of a file (whose writes drop translations), no `--root` and no path endgate
+//! answers itself (`/proc/self/exe`, endgate's own `/proc` files). Anything else is served
+//! under the lock as before.
 //!
 //! The unlocked path is skipped whenever something watches or judges calls (`--strace`, a
 //! tool's hooks, seccomp, a debugger's `catch syscall`, `--fakeroot`'s ids), when this
@@ -37,11 +47,29 @@ use crate::mm::fill_view::FillView;
 pub struct Ctx<'a> {
     /// The thread's copy of the mappings, while current.
     pub view: Option<&'a FillView>,
+    /// The guest's arch.
+    pub arch: &'static dyn crate::guest::GuestArch,
+    /// The process's options (`-L` sysroot…).
+    pub opts: &'a crate::guest::Options,
     /// The handler made a host call that may wait ([`Ctx::blocking_syscall`]).
     blocked: std::cell::Cell<bool>,
 }
 
 impl Ctx<'_> {
+    /// The thread's view, for a descriptor call whose data passes between the host and the
+    /// guest as it is: a guest of the host's byte order, and no descriptor in the process whose
+    /// data endgate converts or answers itself (netlink messages for this guest, signalfd
+    /// records, `/proc/self/pagemap`).
+    pub fn io_view(&self) -> Option<&FillView> {
+        let v = self.view?;
+        let host = crate::mm::Endian::HOST;
+        let plain = v.model().endian == host
+            && super::netlink::never_converts(self.arch, host)
+            && !super::signalfd::made()
+            && !super::procfs::any_pagemap();
+        plain.then_some(v)
+    }
+
     /// A host system call that may wait (a futex wait, a sleep), as
     /// [`super::blocking_syscall`] makes it: a guest signal that arrives before it starts
     /// makes it return `EINTR` (`host_shims::safe_syscall`); returns as `libc::syscall` does.
@@ -95,7 +123,12 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         arch.syscall_args_rest(cpu, args);
     }
     let t = cpu.get_data();
-    let ctx = Ctx { view: t.fill_view.as_ref().filter(|v| v.current()), blocked: std::cell::Cell::new(false) };
+    let ctx = Ctx {
+        view: t.fill_view.as_ref().filter(|v| v.current()),
+        arch,
+        opts: &t.opts,
+        blocked: std::cell::Cell::new(false),
+    };
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
         (Some(nr), _) => Ok(u64::from(crate::abi::low32(unsafe { syscalls::raw::syscall0(nr) } as u64))),

@@ -220,7 +220,7 @@ pub static INFO: ArchInfo = ArchInfo {
     sa_nocld_to_host,
     si_code_from_host,
     si_code_to_host,
-    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    write_stat: |out, addr, st| crate::mm::write_struct_to(out, addr, &abi::Stat::from_host(st)),
     shmlba: (0x40000, true),
     cpuinfo: Some(cpuinfo::cpuinfo),
     ..ArchInfo::GENERIC

@@ -137,7 +137,7 @@ pub static INFO: ArchInfo = ArchInfo {
     numbers: syscall_numbers!(s390x),
     disassembler: || Capstone::new().sysz().mode(arch::sysz::ArchMode::Default).build().ok(),
     clone_args: CloneArgs::backwards2,
-    write_stat: |mm, addr, st| mm.write_struct(addr, &abi::Stat::from_host(st)),
+    write_stat: |out, addr, st| crate::mm::write_struct_to(out, addr, &abi::Stat::from_host(st)),
     frames: Some(signal::FRAMES),
     ipc_perm: crate::abi::shapes::IPC64_PERM_S390X,
     fadvise_to_host: abi::fadvise_to_host,

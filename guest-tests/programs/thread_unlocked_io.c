@@ -1,0 +1,232 @@
+/* Descriptor calls made by three threads while the main thread changes the mapping their
+ * buffers and paths lie in: read(2) and pread(2) of a file into that page, pwrite(2) from it,
+ * fstat(2) into it, stat and openat(2) of a path stored in it (and close(2) of what opened),
+ * epoll_ctl(2) with an event in it and epoll_pwait(2) (timeout 0) returning events into it,
+ * and lseek(2) beside them. The page goes through four states, 100 rounds: read-write,
+ * read-only (mprotect), unmapped (munmap), mapped again read-only (a new, zero page at the
+ * same address). In each state the main thread waits until every worker has made a whole
+ * round of calls, then checks the page.
+ *
+ * What Linux guarantees (read(2), write(2), stat(2), open(2), epoll_ctl(2), epoll_wait(2),
+ * mprotect(2), munmap(2)):
+ * - a read of a file into a buffer it cannot write copies nothing and fails with EFAULT, so
+ *   do fstat and epoll_pwait (with an event ready); each succeeds in the writable page;
+ * - pwrite of a buffer it cannot read fails with EFAULT; from a read-only page it writes;
+ * - stat and openat of a path they cannot read fail with EFAULT; of the empty string (the new
+ *   zero page) with ENOENT; epoll_ctl reading an event it cannot read fails with EFAULT, an
+ *   all-zero event is a valid one;
+ * - once mprotect(PROT_READ) or munmap has returned, no call stores into the page: the bytes
+ *   of the read-only page and of the new zero page stay as the main thread saw them;
+ * - every descriptor a worker opens it closes: the process ends with the descriptors it had.
+ * An emulator that serves such calls without its own locks must keep all of this while the
+ * mappings change under it. */
+#include "common.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+enum { WORKERS = 3, ROUNDS = 100, SLOT = 320 };
+/* The page's state; CHANGING while the main thread changes it. */
+enum { CHANGING = -1, RW, RO, GONE, FRESH, STATES };
+static const char *const state_name[STATES] = { "read-write", "read-only", "unmapped", "new read-only" };
+/* The calls, in the order they are printed. */
+enum { READ, PREAD, PWRITE, FSTAT, STAT, OPEN, EPOLL_CTL, EPOLL_WAIT, LSEEK, CALLS };
+static const char *const call_name[CALLS] = { "read", "pread", "pwrite", "fstat", "stat", "openat",
+                                              "epoll_ctl", "epoll_pwait", "lseek" };
+
+static char *page;
+static long pagesize;
+static char path[64];
+static volatile int state;
+static volatile int stop;
+static long calls[WORKERS];
+/* Per state and call: the results seen, as bits. */
+enum { OK_BIT = 1, EFAULT_BIT = 2, ENOENT_BIT = 4, OTHER_BIT = 8 };
+static int seen[STATES][CALLS];
+static pthread_mutex_t seen_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The result bit of a call that returned r (errno e when r is -1); `want` is its success. */
+static int result_bit(long r, int e, long want)
+{
+    if (r == want)
+        return OK_BIT;
+    if (r != -1)
+        return OTHER_BIT;
+    return e == EFAULT ? EFAULT_BIT : e == ENOENT ? ENOENT_BIT : OTHER_BIT;
+}
+
+static void *worker(void *arg)
+{
+    long w = (long)arg;
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    CHECK(fd >= 0);
+    int pipefd[2];
+    CHECK(pipe2(pipefd, O_CLOEXEC) == 0);
+    CHECK(write(pipefd[1], "x", 1) == 1); /* always readable */
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    CHECK(ep >= 0);
+    struct epoll_event ready = { .events = EPOLLIN, .data.u64 = 42 };
+    CHECK(epoll_ctl(ep, EPOLL_CTL_ADD, pipefd[0], &ready) == 0);
+    int watched[2];
+    CHECK(pipe2(watched, O_CLOEXEC) == 0);
+    while (!stop) {
+        int s = state;
+        char *slot = page + 256 + SLOT * w;
+        int bits[CALLS];
+        CHECK(lseek(fd, 0, SEEK_SET) == 0);
+        long r = syscall(SYS_read, fd, slot, 16);
+        bits[READ] = result_bit(r, errno, 16);
+        r = pread(fd, slot + 16, 16, 16);
+        bits[PREAD] = result_bit(r, errno, 16);
+        r = pwrite(fd, slot, 16, 4096 + 16 * w);
+        bits[PWRITE] = result_bit(r, errno, 16);
+#ifdef SYS_fstat
+        r = syscall(SYS_fstat, fd, slot + 32);
+#else
+        r = fstat(fd, (struct stat *)(slot + 32));
+#endif
+        bits[FSTAT] = result_bit(r, errno, 0);
+        struct stat st;
+        r = fstatat(AT_FDCWD, page, &st, 0);
+        bits[STAT] = result_bit(r, errno, 0);
+        r = syscall(SYS_openat, AT_FDCWD, page, O_RDONLY | O_CLOEXEC);
+        int opened = (int)r;
+        bits[OPEN] = result_bit(r >= 0 ? 0 : r, errno, 0);
+        if (opened >= 0)
+            CHECK(close(opened) == 0);
+        r = epoll_ctl(ep, EPOLL_CTL_ADD, watched[0], (struct epoll_event *)(slot + 192));
+        bits[EPOLL_CTL] = result_bit(r, errno, 0);
+        if (r == 0)
+            CHECK(epoll_ctl(ep, EPOLL_CTL_DEL, watched[0], NULL) == 0);
+        r = syscall(SYS_epoll_pwait, ep, slot + 224, 4, 0, NULL, 8);
+        bits[EPOLL_WAIT] = result_bit(r, errno, 1);
+        r = lseek(fd, 8, SEEK_SET);
+        bits[LSEEK] = result_bit(r, errno, 8);
+        int s2 = state;
+        if (s == s2 && s != CHANGING) {
+            /* The state did not change during the calls: each result is the state's. */
+            pthread_mutex_lock(&seen_lock);
+            for (int c = 0; c < CALLS; c++)
+                seen[s][c] |= bits[c];
+            pthread_mutex_unlock(&seen_lock);
+        }
+        __atomic_add_fetch(&calls[w], 1, __ATOMIC_SEQ_CST);
+    }
+    CHECK(close(fd) == 0 && close(ep) == 0);
+    CHECK(close(pipefd[0]) == 0 && close(pipefd[1]) == 0);
+    CHECK(close(watched[0]) == 0 && close(watched[1]) == 0);
+    return NULL;
+}
+
+/* Waits until every worker has made two whole rounds of calls since now (so at least one
+ * round ran entirely in the current state). */
+static void wait_for_workers(void)
+{
+    long at[WORKERS];
+    for (int w = 0; w < WORKERS; w++)
+        at[w] = __atomic_load_n(&calls[w], __ATOMIC_SEQ_CST);
+    for (int w = 0; w < WORKERS; w++)
+        while (__atomic_load_n(&calls[w], __ATOMIC_SEQ_CST) < at[w] + 2)
+            sched_yield();
+}
+
+/* The number of open descriptors (/proc/self/fd, less the directory's own). */
+static int open_fds(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    CHECK(d != NULL);
+    int n = 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n - 3;
+}
+
+int main(void)
+{
+    pagesize = sysconf(_SC_PAGESIZE);
+    strcpy(path, "/tmp/eg_unlocked_io_XXXXXX");
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    char data[8192];
+    for (int i = 0; i < (int)sizeof data; i++)
+        data[i] = (char)('a' + i % 26);
+    CHECK(write(fd, data, sizeof data) == (long)sizeof data);
+    CHECK(close(fd) == 0);
+    int fds_before = open_fds();
+    page = mmap(NULL, pagesize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(page != MAP_FAILED);
+    strcpy(page, path);
+    pthread_t t[WORKERS];
+    for (long w = 0; w < WORKERS; w++)
+        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
+    static char snap[1 << 16];
+    long changed_ro = 0, changed_fresh = 0, remap_failed = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        state = RW;
+        wait_for_workers();
+        state = CHANGING;
+        CHECK(mprotect(page, pagesize, PROT_READ) == 0);
+        state = RO;
+        memcpy(snap, page, pagesize);
+        wait_for_workers();
+        if (memcmp(snap, page, pagesize) != 0)
+            changed_ro++;
+        state = CHANGING;
+        CHECK(munmap(page, pagesize) == 0);
+        state = GONE;
+        wait_for_workers();
+        state = CHANGING;
+        char *again = mmap(page, pagesize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        if (again != page) {
+            remap_failed++;
+            break;
+        }
+        state = FRESH;
+        wait_for_workers();
+        for (long i = 0; i < pagesize; i++)
+            if (page[i] != 0) {
+                changed_fresh++;
+                break;
+            }
+        state = CHANGING;
+        CHECK(mprotect(page, pagesize, PROT_READ | PROT_WRITE) == 0);
+        strcpy(page, path);
+    }
+    stop = 1;
+    for (int w = 0; w < WORKERS; w++)
+        CHECK(pthread_join(t[w], NULL) == 0);
+    CHECK(unlink(path) == 0);
+    printf("%d rounds of %d states, %d workers\n", ROUNDS, STATES, WORKERS);
+    for (int s = 0; s < STATES; s++) {
+        printf("%s:", state_name[s]);
+        for (int c = 0; c < CALLS; c++) {
+            int b = seen[s][c];
+            printf("%s %s", c ? "," : "", call_name[c]);
+            if (b & OK_BIT)
+                printf(" ok");
+            if (b & EFAULT_BIT)
+                printf(" EFAULT");
+            if (b & ENOENT_BIT)
+                printf(" ENOENT");
+            if (b & OTHER_BIT)
+                printf(" other");
+            if (!b)
+                printf(" none");
+        }
+        printf("\n");
+    }
+    printf("read-only page stored to: %ld rounds\n", changed_ro);
+    printf("new page stored to: %ld rounds\n", changed_fresh);
+    printf("remap failed: %ld\n", remap_failed);
+    printf("descriptors left open: %d\n", open_fds() - fds_before);
+    return 0;
+}
