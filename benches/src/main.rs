@@ -43,7 +43,8 @@ scripts/fetch-qemu10.sh) on a getppid loop, a store loop, gatebench
 (getppid via trap and gate, clock_gettime via vDSO and syscall), busybox
 sha256sum and gzip -9, a compute kernel, busybox find and cat over small files,
 busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`),
-fork + execve + waitpid (spawn) and 32 threads calling sched_yield (yield), and
+fork + execve + waitpid (spawn), 32 threads calling sched_yield (yield), 4 threads
+opening, reading and closing a file (fileio), and
 writes results.md / results.json / results.svg.
 
 Options:
@@ -55,7 +56,7 @@ Options:
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
                        clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup,
-                       threads1,threadsN,gotypes,spawn,yield
+                       threads1,threadsN,gotypes,spawn,yield,fileio
                        (groups: gatebench = the four gatebench values, cpu, files, threads)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
@@ -110,6 +111,10 @@ struct Sizes {
     yield_threads: u32,
     /// `sched_yield` calls of each yield thread.
     yields: u64,
+    /// Threads of one fileio run.
+    fileio_threads: u32,
+    /// Rounds (open, fstat, two reads, close) of each fileio thread.
+    fileio_rounds: u64,
 }
 
 impl Sizes {
@@ -129,6 +134,8 @@ impl Sizes {
                 spawns: 20,
                 yield_threads: 32,
                 yields: 300,
+                fileio_threads: 4,
+                fileio_rounds: 1000,
             }
         } else {
             Sizes {
@@ -145,6 +152,8 @@ impl Sizes {
                 spawns: 200,
                 yield_threads: 32,
                 yields: 3000,
+                fileio_threads: 4,
+                fileio_rounds: 10_000,
             }
         }
     }
@@ -163,6 +172,7 @@ impl Sizes {
             Workload::Gotypes => self.gotypes.len() as u64,
             Workload::Spawn => self.spawns,
             Workload::Yield => u64::from(self.yield_threads) * self.yields,
+            Workload::FileIo => u64::from(self.fileio_threads) * self.fileio_rounds,
         }
     }
 }
@@ -989,6 +999,41 @@ fn main() -> ExitCode {
         rows[first..].iter().for_each(progress_done);
     }
 
+    // fileio: threads opening, reading and closing a file at once; whole-process wall time.
+    if opts.only.contains(&Workload::FileIo) {
+        let (threads, rounds) = (sizes.fileio_threads, sizes.fileio_rounds);
+        let n = sizes.of(Workload::FileIo);
+        let src = guest_src.join("fileio.c");
+        let expected = workloads::fileio_expected(threads, rounds);
+        let sha = workloads::sha256_hex(expected.as_bytes());
+        let first = rows.len();
+        let mut tasks = Vec::new();
+        for a in Arch::ALL {
+            let runners = runners_or_reference(a, &opts);
+            if runners.is_empty() {
+                continue;
+            }
+            let guest = toolset.c_guest(a, &src, &guest_out);
+            for r in runners {
+                let args = [OsString::from(threads.to_string()), OsString::from(rounds.to_string())];
+                let task = guest
+                    .as_ref()
+                    .map_err(Clone::clone)
+                    .and_then(|g| invocation(&toolset, r, a, g, &args))
+                    .map(|inv| Task::Run { inv, check: Check::StdoutSha256(sha.clone()) });
+                push_row(&mut rows, &mut tasks, first, Workload::FileIo, a, r, n, task);
+            }
+        }
+        notes.push(format!(
+            "fileio: {threads} threads x {rounds} rounds of open + fstat + read + read + close of a 4 KiB \
+             file in /tmp, started together at a barrier; every run must print `{}` (checked by SHA-256)",
+            expected.trim_end()
+        ));
+        eprintln!("endgate-bench: fileio ({threads} threads x {rounds} rounds)");
+        measure_group(&plan, &mut rows[first..], tasks);
+        rows[first..].iter().for_each(progress_done);
+    }
+
     // busybox workloads: sha256sum, gzip -9, find, cat, startup.
     let bb_ws: Vec<Workload> = [Workload::Sha256, Workload::Gzip, Workload::Find, Workload::Cat, Workload::Startup]
         .into_iter()
@@ -1172,7 +1217,8 @@ fn main() -> ExitCode {
             format!(
                 "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
                  gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts, threads {} rounds \
-                 per thread, gotypes {} ({} packages), spawn {} spawns, yield {} threads x {} sched_yield",
+                 per thread, gotypes {} ({} packages), spawn {} spawns, yield {} threads x {} sched_yield, \
+                 fileio {} threads x {} rounds",
                 sizes.getppid,
                 sizes.store,
                 sizes.gate_calls,
@@ -1186,7 +1232,9 @@ fn main() -> ExitCode {
                 sizes.gotypes.len(),
                 sizes.spawns,
                 sizes.yield_threads,
-                sizes.yields
+                sizes.yields,
+                sizes.fileio_threads,
+                sizes.fileio_rounds
             ),
         ),
     ];

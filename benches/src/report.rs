@@ -502,6 +502,13 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             add(Yield, a, Native, h, Yield, m, None);
         }
     }
+    // fileio: the same (info).
+    for a in Arch::ALL {
+        add(FileIo, a, Qemu, a, FileIo, m, None);
+        if let Some(h) = host {
+            add(FileIo, a, Native, h, FileIo, m, None);
+        }
+    }
     // Every ratio against qemu-user 10.0.2 also against 7.2 where 7.2 ran (info: the targets
     // are 10.0.2's), right after it.
     let specs: Vec<Spec> = specs
@@ -810,6 +817,7 @@ fn fmt_size(w: Workload, n: u64) -> String {
         Workload::Gotypes => "packages",
         Workload::Spawn => "spawns",
         Workload::Yield => "yields",
+        Workload::FileIo => "rounds",
         _ => "iter",
     };
     let exp = (n as f64).log10();
@@ -828,7 +836,7 @@ fn per_op_cell(r: &Row) -> String {
             Some(s) => format!("{:.1} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
             None => "-".into(),
         },
-        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield => match r.median() {
+        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield | Workload::FileIo => match r.median() {
             Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
             _ => "-".into(),
         },
@@ -1062,6 +1070,7 @@ impl Report {
                             Workload::Gotypes => "packages",
                             Workload::Spawn => "spawns",
                             Workload::Yield => "sched_yield calls",
+                            Workload::FileIo => "rounds",
                             Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
                                 "calls"
                             }

@@ -162,11 +162,14 @@ pub enum Workload {
     /// `guests/yield.c`: T threads that each call `sched_yield` K times at once; whole-process
     /// wall time of one run (the cost of guest thread hand-offs when many threads wait).
     Yield,
+    /// `guests/fileio.c`: T threads that each open, fstat, read and close a 4 KiB file K
+    /// times at once; whole-process wall time of one run (descriptor calls of many threads).
+    FileIo,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 17] = [
+    pub const ALL: [Workload; 18] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -184,6 +187,7 @@ impl Workload {
         Workload::Gotypes,
         Workload::Spawn,
         Workload::Yield,
+        Workload::FileIo,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -217,6 +221,7 @@ impl Workload {
             Workload::Gotypes => "gotypes",
             Workload::Spawn => "spawn",
             Workload::Yield => "yield",
+            Workload::FileIo => "fileio",
         }
     }
 
@@ -232,6 +237,7 @@ impl Workload {
             Workload::Gotypes => "run",
             Workload::Spawn => "spawn",
             Workload::Yield => "yield",
+            Workload::FileIo => "round",
         }
     }
 
@@ -266,6 +272,7 @@ impl Workload {
             "gotypes" => Workload::Gotypes,
             "spawn" => Workload::Spawn,
             "yield" | "sched_yield" => Workload::Yield,
+            "fileio" => Workload::FileIo,
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
@@ -375,6 +382,11 @@ pub fn go_build_env(arch: Arch) -> Vec<(&'static str, &'static str)> {
 /// What `guests/spawn.c` prints after `spawns` children ran and exited 0.
 pub fn spawn_expected(spawns: u64) -> String {
     format!("spawned {spawns}\n")
+}
+
+/// What `guests/fileio.c` prints after `threads` threads read its file `rounds` times each.
+pub fn fileio_expected(threads: u32, rounds: u64) -> String {
+    format!("fileio {threads} x {rounds}\n")
 }
 
 /// What `guests/yield.c` prints after `threads` threads called `sched_yield` `yields` times each,
@@ -750,6 +762,17 @@ mod tests {
         // The guest prints exactly this line.
         let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/spawn.c")).unwrap();
         assert!(src.contains(r#"printf("spawned %ld\n", n);"#));
+    }
+
+    #[test]
+    fn fileio_output() {
+        assert_eq!(Workload::parse("fileio"), Some(vec![Workload::FileIo]));
+        assert_eq!(Workload::FileIo.unit(), "round");
+        assert!(!Workload::FileIo.has_zero_run() && !Workload::FileIo.is_busybox());
+        assert_eq!(fileio_expected(4, 10000), "fileio 4 x 10000\n");
+        // The guest prints the line the harness expects.
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/fileio.c")).unwrap();
+        assert!(src.contains(r#"printf("fileio %d x %ld\n", n, rounds);"#));
     }
 
     #[test]
