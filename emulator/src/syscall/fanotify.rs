@@ -24,6 +24,12 @@ use crate::guest::{Cpu, SyscallArgs};
 /// is.
 static MADE: AtomicBool = AtomicBool::new(false);
 
+/// `true` once the process made a fanotify descriptor (whose events and responses a guest of
+/// the other byte order sees swapped).
+pub fn made() -> bool {
+    MADE.load(Ordering::Relaxed)
+}
+
 /// `fanotify_init(unsigned int flags, unsigned int event_f_flags)`: a new group's fd.
 /// `FAN_CLOEXEC`/`FAN_NONBLOCK` are the same on every arch. Errors: the host's (`EPERM`
 /// without `CAP_SYS_ADMIN`, `EINVAL`, `EMFILE`, `ENOMEM`).

@@ -15,6 +15,12 @@ use crate::guest::{Cpu, SyscallArgs};
 /// is.
 static MADE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// `true` once the process made an inotify descriptor (whose events a guest of the other byte
+/// order reads swapped).
+pub fn made() -> bool {
+    MADE.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// `inotify_init1(int flags)`. Errors: the host's `EINVAL` (unknown flags), `EMFILE`.
 pub fn inotify_init1(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     MADE.store(true, std::sync::atomic::Ordering::Relaxed);

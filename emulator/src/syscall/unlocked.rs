@@ -24,12 +24,12 @@
 //! that takes pages away goes ahead meanwhile; the handler touches no guest memory after it.
 //!
 //! Descriptor calls (`read`, `write`, `pread64`, `pwrite64`, `close`, `lseek`, `fstat`,
-//! `newfstatat`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so for
-//! a guest of the host's byte order while nothing of the process needs converting or
-//! watching: no netlink socket, signalfd or `/proc/self/pagemap` opened, no shared executable
-//! mapping of a file (whose writes drop translations), no `--root` and no path endgate
-//! answers itself (`/proc/self/exe`, endgate's own `/proc` files). Anything else is served
-//! under the lock as before.
+//! `newfstatat`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so
+//! while nothing of the process needs converting or watching ([`Ctx::io_view`]): no netlink
+//! socket, signalfd or `/proc/self/pagemap` opened, no shared executable mapping of a file
+//! (whose writes drop translations), no `--root` and no path endgate answers itself
+//! (`/proc/self/exe`, endgate's own `/proc` files). Anything else is served under the lock as
+//! before.
 //!
 //! The unlocked path is skipped whenever something watches or judges calls (`--strace`, a
 //! tool's hooks, seccomp, a debugger's `catch syscall`, `--fakeroot`'s ids), when this
@@ -57,17 +57,25 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// The thread's view, for a descriptor call whose data passes between the host and the
-    /// guest as it is: a guest of the host's byte order, and no descriptor in the process whose
-    /// data endgate converts or answers itself (netlink messages for this guest, signalfd
-    /// records, `/proc/self/pagemap`).
+    /// guest as it is: no descriptor in the process whose data endgate converts or answers
+    /// itself (netlink messages for this guest, signalfd records, `/proc/self/pagemap`; for a
+    /// guest of the other byte order also inotify and fanotify events). A transfer of 8
+    /// bytes by such a guest may be an eventfd's or timerfd's counter: see [`Ctx::plain_transfer`].
     pub fn io_view(&self) -> Option<&FillView> {
         let v = self.view?;
-        let host = crate::mm::Endian::HOST;
-        let plain = v.model().endian == host
-            && super::netlink::never_converts(self.arch, host)
+        let endian = v.model().endian;
+        let plain = (endian == crate::mm::Endian::HOST || !(super::inotify::made() || super::fanotify::made()))
+            && super::netlink::never_converts(self.arch, endian)
             && !super::signalfd::made()
             && !super::procfs::any_pagemap();
         plain.then_some(v)
+    }
+
+    /// `true` if `count` bytes read or written through a descriptor pass as they are for the
+    /// guest of `view`: an 8-byte transfer of a guest of the other byte order may carry an
+    /// eventfd's or timerfd's counter, which `super::io` swaps under the lock.
+    pub fn plain_transfer(view: &FillView, count: u64) -> bool {
+        view.model().endian == crate::mm::Endian::HOST || count != 8
     }
 
     /// A host system call that may wait (a futex wait, a sleep), as
