@@ -1,6 +1,8 @@
 /* Time: CLOCK_MONOTONIC never goes back, nanosleep sleeps at least as asked, gettimeofday
  * agrees with time() and CLOCK_REALTIME, clock_getres, and the process CPU clock. */
 #include "common.h"
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
 
@@ -64,5 +66,22 @@ int main(void)
     req.tv_sec = 0;
     req.tv_nsec = 2000000000;
     EXPECT_ERR("nanosleep tv_nsec out of range", nanosleep(&req, NULL), EINVAL);
+    /* Ids from MAX_CLOCKS (16) up are refused by the system calls (kernel/time/posix-timers.c
+     * `clockid_to_kclock`; Linux 6.17's auxiliary clocks 16-23 only once enabled). */
+    EXPECT_ERR("clock_getres clock 16", syscall(SYS_clock_getres, 16, &res), EINVAL);
+    EXPECT_ERR("clock_getres clock 17", syscall(SYS_clock_getres, 17, &res), EINVAL);
+    EXPECT_ERR("clock_gettime clock 16", syscall(SYS_clock_gettime, 16, &c1), EINVAL);
+
+    /* gettimeofday stores tv before it looks at tz (kernel/time/time.c): a tz it cannot write
+     * fails the call after tv was written. */
+    struct timezone *ro = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(ro != MAP_FAILED);
+    struct timeval tv2 = { 0, 0 };
+    EXPECT_ERR("gettimeofday with a read-only tz", syscall(SYS_gettimeofday, &tv2, ro), EFAULT);
+    printf("tv written before the fault: %s\n", tv2.tv_sec > 1577836800 ? "yes" : "no");
+    /* getcpu stores cpu before node (kernel/sys.c). */
+    unsigned cpu = 12345;
+    EXPECT_ERR("getcpu with a read-only node", syscall(SYS_getcpu, &cpu, (unsigned *)ro, NULL), EFAULT);
+    printf("cpu written before the fault: %s\n", cpu != 12345 ? "yes" : "no");
     return 0;
 }

@@ -268,7 +268,9 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
     // SAFETY: `ts` is a valid timespec to fill; any clock id is safe to ask about.
     let r = unsafe {
         if res {
-            libc::clock_getres(clock, &mut ts)
+            // The system call: the host C library's answers 0 for some ids the kernel
+            // refuses (16 and up: `EINVAL`).
+            crate::abi::int32(libc::syscall(libc::SYS_clock_getres, clock, &mut ts) as u64)
         } else {
             libc::clock_gettime(clock, &mut ts)
         }
@@ -281,8 +283,13 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
 }
 
 /// `gettimeofday(tv, tz)`: `tv` from the host's realtime clock; `tz` (rarely asked for)
-/// from the host kernel's own `gettimeofday`.
+/// from the host kernel's own `gettimeofday`. `tv` is stored first, as kernel/time/time.c
+/// and the vDSO store it: a `tz` the guest cannot write fails after `tv` was written.
 fn gettimeofday(mm: &mut impl ClockOut, tv: GuestAddr, tz: GuestAddr, long: usize) -> Result<i64, Failure> {
+    if !tv.is_null() {
+        let ts = host_clock(libc::CLOCK_REALTIME, false)?;
+        write_pair(mm, tv, ts.tv_sec, ts.tv_nsec / 1000, long)?;
+    }
     if !tz.is_null() {
         // struct timezone: tz_minuteswest, tz_dsttime (two ints).
         let mut hz = [0i32; 2];
@@ -294,15 +301,12 @@ fn gettimeofday(mm: &mut impl ClockOut, tv: GuestAddr, tz: GuestAddr, long: usiz
         }
         write_pair(mm, tz, i64::from(hz[0]), i64::from(hz[1]), 4)?;
     }
-    if !tv.is_null() {
-        let ts = host_clock(libc::CLOCK_REALTIME, false)?;
-        write_pair(mm, tv, ts.tv_sec, ts.tv_nsec / 1000, long)?;
-    }
     Ok(0)
 }
 
 /// `getcpu(cpu, node, cache)`: the CPU from the host thread's rseq area ([`super::rseq::host_cpu`]; no
-/// system call); the node, when asked for, from the host's `getcpu` system call.
+/// system call); the node, when asked for, from the host's `getcpu` system call. `cpu` is
+/// stored before `node`, as kernel/sys.c stores them.
 fn getcpu(mm: &mut impl ClockOut, cpu: GuestAddr, node: GuestAddr) -> Result<i64, Failure> {
     let (mut c, mut n) = (0u32, 0u32);
     if !node.is_null() {
@@ -311,12 +315,14 @@ fn getcpu(mm: &mut impl ClockOut, cpu: GuestAddr, node: GuestAddr) -> Result<i64
         if r != 0 {
             return Err(Failure::Errno(libc::EFAULT));
         }
-        write_word(mm, node, i64::from(n), 4)?;
     } else {
         c = super::rseq::host_cpu().unwrap_or(0);
     }
     if !cpu.is_null() {
         write_word(mm, cpu, i64::from(c), 4)?;
+    }
+    if !node.is_null() {
+        write_word(mm, node, i64::from(n), 4)?;
     }
     Ok(0)
 }
