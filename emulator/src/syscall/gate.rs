@@ -270,7 +270,7 @@ fn host_clock(clock: i32, res: bool) -> Result<libc::timespec, Failure> {
         if res {
             // The system call: the host C library's answers 0 for some ids the kernel
             // refuses (16 and up: `EINVAL`).
-            crate::abi::int32(libc::syscall(libc::SYS_clock_getres, clock, &mut ts) as u64)
+            i32::from(libc::syscall(libc::SYS_clock_getres, clock, &mut ts) != 0).wrapping_neg()
         } else {
             libc::clock_gettime(clock, &mut ts)
         }
