@@ -63,7 +63,11 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
                 (false, false) => (Signal::SIGSEGV, SEGV_MAPERR),
             };
             let t = cpu.get_data_mut();
-            t.sync_fault = Some(crate::signal::SigInfo::fault(sig, code, addr));
+            let info = crate::signal::SigInfo::fault(sig, code, addr);
+            // As a store of the guest's own: the arch may say otherwise (x86_64's
+            // non-canonical addresses are general-protection faults).
+            let info = if bus { info } else { t.arch.data_fault(crate::mm::page_floor(addr), info) };
+            t.sync_fault = Some(info);
             // The program counter stays on the slot (unicorn synced it before the hook).
             cpu.stop();
         }
