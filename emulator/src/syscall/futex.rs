@@ -13,7 +13,11 @@
 //! difference is endgate's to mend: a guest page without write permission is a writable host
 //! page, where Linux refuses a shared futex in a read-only private anonymous page (`EFAULT`,
 //! kernel/futex/core.c `get_futex_key`: such a page never changes), so that case is answered
-//! here (`read_only_anonymous`). A private wake or wait is served without the global guest
+//! here (`read_only_anonymous`). So are the checks the kernel makes of the arguments before it
+//! looks at a word (timeout, operation, clock flag, bitset, requeue counts), which the host
+//! would make only after endgate found the word's host address: an unmapped word must not
+//! turn them into `EFAULT`. A private requeue onto an unmapped word passes the word's host
+//! address in its window, as the kernel only range-checks a private key. A private wake or wait is served without the global guest
 //! lock when it can be ([`futex_unlocked`], `crate::syscall::unlocked`). The waiting
 //! operations release the global guest lock ([`crate::thread::blocking`]) so that the thread
 //! that will wake the waiter can run. The timeout is a guest `struct timespec`
@@ -112,22 +116,6 @@ fn unlocked_with(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs, ts_shape: &Sha
     }
 }
 
-/// `true` for a wake or wait on one word (op `o`, bitset `val3`, timeout `ts`) that passes the
-/// kernel's checks of its arguments: a known operation, `FUTEX_CLOCK_REALTIME` only on a
-/// wait, a bitset other than 0, a timeout with `tv_sec >= 0` and `0 <= tv_nsec < 1e9`.
-fn plain_and_valid(o: i32, val3: u32, ts: Option<&libc::timespec>) -> bool {
-    use op::*;
-    let realtime = o & 256 != 0;
-    let ts_ok = ts.is_none_or(|t| t.tv_sec >= 0 && (0..1_000_000_000).contains(&t.tv_nsec));
-    match o & !FLAGS {
-        WAKE => !realtime,
-        WAKE_BITSET => !realtime && val3 != 0,
-        WAIT => ts_ok,
-        WAIT_BITSET => val3 != 0 && ts_ok,
-        _ => false,
-    }
-}
-
 /// `true` if `addr` lies in a private anonymous mapping without write permission (a page of
 /// a private file mapping the guest wrote to and then made read-only counts as the file's
 /// here; Linux refuses it too).
@@ -140,6 +128,46 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     let t = cpu.get_data_mut();
     let o = a.int(1);
     let cmd = o & !FLAGS;
+    let private = o & 128 != 0;
+    // The kernel judges the arguments before it looks at any futex word: the timeout first
+    // (kernel/futex/syscalls.c, for the operations that take one), then the operation and its
+    // clock flag, a bitset, the requeue counts (kernel/futex/waitwake.c, requeue.c).
+    let timed = matches!(cmd, WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 | WAIT_REQUEUE_PI);
+    let mut ts: Option<libc::timespec> = None;
+    if timed && a.raw(3) != 0 {
+        let v: libc::timespec = t.mm.read_shape(a.ptr(3), ts_shape)?;
+        if v.tv_sec < 0 || !(0..1_000_000_000).contains(&v.tv_nsec) {
+            return Err(Errno::EINVAL);
+        }
+        ts = Some(v);
+    }
+    let known = matches!(
+        cmd,
+        WAIT | WAKE
+            | REQUEUE
+            | CMP_REQUEUE
+            | WAKE_OP
+            | LOCK_PI
+            | UNLOCK_PI
+            | TRYLOCK_PI
+            | WAIT_BITSET
+            | WAKE_BITSET
+            | WAIT_REQUEUE_PI
+            | CMP_REQUEUE_PI
+            | LOCK_PI2
+    );
+    if !known {
+        return Err(Errno::ENOSYS);
+    }
+    if o & 256 != 0 && !matches!(cmd, WAIT | WAIT_BITSET | WAIT_REQUEUE_PI | LOCK_PI2) {
+        return Err(Errno::ENOSYS);
+    }
+    if matches!(cmd, WAIT_BITSET | WAKE_BITSET) && a.uint(5) == 0 {
+        return Err(Errno::EINVAL);
+    }
+    if matches!(cmd, REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI) && (a.int(2) < 0 || a.int(3) < 0) {
+        return Err(Errno::EINVAL);
+    }
     // Futex words are 4 bytes and 4-byte aligned (else EINVAL, as the kernel checks).
     let word = |addr: GuestAddr| -> Result<*mut u8, Errno> {
         if addr.get() % 4 != 0 {
@@ -147,10 +175,10 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         }
         t.mm.host_range(addr, 4, Prot::READ)
     };
-    // A private wake only range-checks the word (kernel/futex/core.c `get_futex_key` reads no
-    // memory for a private key): with no waiter on an address nothing is mapped at, 0 woke.
+    // A private key only range-checks its word (kernel/futex/core.c `get_futex_key` reads no
+    // memory for it): a private wake on an address nothing is mapped at wakes no one (0).
     if matches!(cmd, WAKE | WAKE_BITSET)
-        && o & 128 != 0
+        && private
         && a.raw(0) % 4 == 0
         && a.raw(0) < t.mm.task_size
         && t.mm.host_range(a.ptr(0), 4, Prot::READ).is_err()
@@ -158,25 +186,33 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         return Ok(0);
     }
     let uaddr = word(a.ptr(0))?;
-    let mut ts: Option<libc::timespec> = None;
-    let (timed, uaddr2): (bool, *mut u8) = match cmd {
-        WAIT | WAIT_BITSET | LOCK_PI | LOCK_PI2 => (true, std::ptr::null_mut()),
-        WAIT_REQUEUE_PI => (true, word(a.ptr(4))?),
-        WAKE | UNLOCK_PI | TRYLOCK_PI | WAKE_BITSET => (false, std::ptr::null_mut()),
-        REQUEUE | CMP_REQUEUE | CMP_REQUEUE_PI => (false, word(a.ptr(4))?),
+    // A private requeue's target is only range-checked too: one nothing is mapped at takes
+    // the waiters at the host address a mapping there would have.
+    let target = |addr: GuestAddr| -> Result<*mut u8, Errno> {
+        match word(addr) {
+            Err(Errno::EFAULT) if private && addr.get() < t.mm.task_size => {
+                t.mm.to_host(addr.get(), 4).ok_or(Errno::EFAULT)
+            }
+            r => r,
+        }
+    };
+    let uaddr2: *mut u8 = match cmd {
+        WAIT_REQUEUE_PI => word(a.ptr(4))?,
+        REQUEUE | CMP_REQUEUE => target(a.ptr(4))?,
+        CMP_REQUEUE_PI => word(a.ptr(4))?,
         // The second word is written.
         WAKE_OP if a.raw(4) % 4 != 0 => return Err(Errno::EINVAL),
-        WAKE_OP => (false, t.mm.host_range(a.ptr(4), 4, Prot::READ | Prot::WRITE)?),
-        _ => return Err(Errno::ENOSYS),
+        WAKE_OP => t.mm.host_range(a.ptr(4), 4, Prot::READ | Prot::WRITE)?,
+        _ => std::ptr::null_mut(),
     };
-    if timed && a.raw(3) != 0 {
-        ts = Some(t.mm.read_shape(a.ptr(3), ts_shape)?);
-    }
-    if o & 128 == 0 && plain_and_valid(o, a.uint(5), ts.as_ref()) && read_only_anonymous(&t.mm, a.raw(0)) {
-        // kernel/futex/core.c `get_futex_key`: a shared futex in a read-only anonymous page
-        // is refused (such a page never changes); the host page behind it is writable. The
-        // kernel looks at the page only after the operation, flags, bitset and timeout
-        // passed its checks, whose errors the host gives for the other cases.
+    // kernel/futex/core.c `get_futex_key`: a shared futex in a read-only anonymous page is
+    // refused (such a page never changes), for a requeue's target too; the host page behind
+    // it is writable, so the host would take it.
+    let shared_key = !private && matches!(cmd, WAKE | WAKE_BITSET | WAIT | WAIT_BITSET | REQUEUE | CMP_REQUEUE);
+    if shared_key
+        && (read_only_anonymous(&t.mm, a.raw(0))
+            || (matches!(cmd, REQUEUE | CMP_REQUEUE) && read_only_anonymous(&t.mm, a.raw(4))))
+    {
         return Err(Errno::EFAULT);
     }
     let arg4: u64 = match (timed, ts.as_ref()) {
