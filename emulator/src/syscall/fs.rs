@@ -302,14 +302,51 @@ pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) })?;
     drop(path);
     super::fakeroot::statx(&mut stx);
+    own_fd_dir_statx(&mut stx);
+    t.mm.write_shape(a.ptr(4), STATX, &stx)?;
+    Ok(0)
+}
+
+/// [`statx`] without the global guest lock ([`super::unlocked`]): a buffer in one plain
+/// writable span of the view (looked at first, as [`statx`] does), a path the view reads
+/// whole and [`super::path::lookup_unlocked`] maps. glibc's `fstat` and `stat` are `statx`
+/// on arm, i386 and mips64el.
+pub fn statx_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let view = ctx.view?;
+    view.host_range(a.raw(4), 256, crate::mm::Prot::WRITE)?;
+    let raw = view.read_cstr(a.raw(1), PATH_MAX)?;
+    let path = super::path::lookup_unlocked(ctx.opts, raw, super::path::last_of(a.int(2)))?;
+    let mut stx = libc::statx::zeroed();
+    // SAFETY: NUL-terminated path; a local statx.
+    let r = unsafe { libc::syscall(libc::SYS_statx, a.int(0), path.as_ptr(), a.int(2), a.uint(3), &mut stx) };
+    if let Err(e) = host_ret(r) {
+        return Some(Err(e));
+    }
+    own_fd_dir_statx(&mut stx);
+    let model = view.model();
+    let mut out = [0u8; 256];
+    let size = crate::abi::thunk::size_of(STATX, model);
+    // SAFETY: `struct statx` is integers only.
+    crate::abi::thunk::convert(
+        STATX,
+        crate::abi::DataModel::HOST,
+        unsafe { crate::abi::thunk::host_bytes(&stx) },
+        model,
+        &mut out,
+    );
+    view.write_bytes(a.raw(4), &out[..size])?;
+    Some(Ok(0))
+}
+
+/// `stx_size` of endgate's own `/proc/self/fd` directory as the guest counts it
+/// ([`super::procfs::own_fd_dir_size`]).
+fn own_fd_dir_statx(stx: &mut libc::statx) {
     if stx.stx_mask & libc::STATX_SIZE != 0 {
         let mut size = i64::try_from(stx.stx_size).unwrap_or(i64::MAX);
         let dev = libc::makedev(stx.stx_dev_major, stx.stx_dev_minor);
         super::procfs::own_fd_dir_size(dev, stx.stx_ino, u32::from(stx.stx_mode), &mut size);
         stx.stx_size = u64::try_from(size).unwrap_or(0);
     }
-    t.mm.write_shape(a.ptr(4), STATX, &stx)?;
-    Ok(0)
 }
 
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record

@@ -96,7 +96,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::fstat, fs::fstat, &[Fd, Ptr], RInt).unlocked(fs::fstat_unlocked),
     d(Sys::stat, fs::stat, &[Str, Ptr], RInt),
     d(Sys::lstat, fs::lstat, &[Str, Ptr], RInt),
-    d(Sys::statx, fs::statx, &[AtFd, Str, AtFlags, Hex, Ptr], RInt),
+    d(Sys::statx, fs::statx, &[AtFd, Str, AtFlags, Hex, Ptr], RInt).unlocked(fs::statx_unlocked),
     d(Sys::getdents64, fs::getdents64, &[Fd, Ptr, ULong], RInt),
     d(Sys::getdents, fs::getdents, &[Fd, Ptr, ULong], RInt),
     d(Sys::readlinkat, fs::readlinkat, &[AtFd, Str, BufOut, ULong], RInt),

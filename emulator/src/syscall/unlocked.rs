@@ -24,7 +24,7 @@
 //! that takes pages away goes ahead meanwhile; the handler touches no guest memory after it.
 //!
 //! Descriptor calls (`read`, `write`, `pread64`, `pwrite64`, `close`, `lseek`, `fstat`,
-//! `newfstatat`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so
+//! `newfstatat`, `statx`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so
 //! while nothing of the process needs converting or watching ([`Ctx::io_view`]): no netlink
 //! socket, signalfd or `/proc/self/pagemap` opened, no shared executable mapping of a file
 //! (whose writes drop translations), no `--root` and no path endgate answers itself
