@@ -90,12 +90,21 @@ fn write_view<'a>(ctx: &'a Ctx<'_>, count: u64) -> Option<&'a crate::mm::fill_vi
 /// readable span of the thread's view ([`write_view`]).
 pub fn write_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
     let p = write_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    ctx.if_mappings_changed(file_changed_after);
     Some(host_ret(ctx.blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)])))
+}
+
+/// After a write without the lock during which the mappings changed: a shared executable
+/// mapping of the file made meanwhile may hold translations of what the write replaced
+/// ([`after_file_write`]).
+fn file_changed_after(cpu: &mut Cpu<'_>, a: &SyscallArgs, r: &SysResult) {
+    after_file_write(cpu, a.int(0), r);
 }
 
 /// [`pwrite64`] without the global guest lock, as [`write_unlocked`] (LP64 rows only).
 pub fn pwrite64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
     let p = write_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    ctx.if_mappings_changed(file_changed_after);
     Some(host_ret(ctx.blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
 }
 

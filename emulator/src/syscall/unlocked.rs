@@ -53,9 +53,23 @@ pub struct Ctx<'a> {
     pub opts: &'a crate::guest::Options,
     /// The handler made a host call that may wait ([`Ctx::blocking_syscall`]).
     blocked: std::cell::Cell<bool>,
+    /// Work the call needs under the lock if the mappings changed while it waited
+    /// ([`Ctx::if_mappings_changed`]).
+    if_changed: std::cell::Cell<Option<AfterChange>>,
 }
 
+/// Work under the lock after a call that waited while the mappings changed: the thread's
+/// instance, the call's arguments and its result.
+pub type AfterChange = fn(&mut Cpu<'_>, &SyscallArgs, &SysResult);
+
 impl Ctx<'_> {
+    /// Asks for `f` to run under the lock after the call if the mappings changed while it
+    /// waited in [`Ctx::blocking_syscall`] (a `write` that a new shared executable mapping of
+    /// its file began to watch meanwhile must drop that mapping's translations).
+    pub fn if_mappings_changed(&self, f: AfterChange) {
+        self.if_changed.set(Some(f));
+    }
+
     /// The thread's view, for a descriptor call whose data passes between the host and the
     /// guest as it is: no descriptor in the process whose data endgate converts or answers
     /// itself (netlink messages for this guest, signalfd records, `/proc/self/pagemap`; for a
@@ -136,6 +150,7 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         arch,
         opts: &t.opts,
         blocked: std::cell::Cell::new(false),
+        if_changed: std::cell::Cell::new(None),
     };
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
@@ -148,6 +163,9 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         if !crate::thread::running::enter_guest_unlocked(|| current) {
             // Mappings changed (or are changing) meanwhile: catch up under the lock.
             crate::thread::lock::acquire();
+            if let Some(f) = ctx.if_changed.get() {
+                f(cpu, args, &result);
+            }
             crate::guest::unlock_after_hook(cpu);
         }
         if result == Err(syscalls::Errno::EINTR) && crate::signal::host::has_recorded() {
