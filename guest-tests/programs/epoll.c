@@ -2,6 +2,7 @@
  * EPOLL_CTL_MOD/DEL, and a timeout with nothing ready. */
 #include "common.h"
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <stdint.h>
 
@@ -49,5 +50,32 @@ int main(void)
     EXPECT_ERR("eventfd empty read", read(efd, &val, 8), EAGAIN);
     EXPECT_ERR("add twice", epoll_ctl(ep, EPOLL_CTL_ADD, efd, &ev), EEXIST);
     EXPECT_ERR("del missing", epoll_ctl(ep, EPOLL_CTL_DEL, p[1], NULL), ENOENT);
+    /* An event the kernel cannot store stays queued (fs/eventpoll.c `ep_send_events`): a
+     * one-shot event read into a read-only array fails with EFAULT and is still there for
+     * the next call; of two edge-triggered events read into an array whose first slot alone
+     * is writable, one comes back and the other stays queued. */
+    {
+        long pg = sysconf(_SC_PAGESIZE);
+        char *base = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(base != MAP_FAILED && mprotect(base + pg, pg, PROT_READ) == 0);
+        struct epoll_event out[4];
+        int ep2 = epoll_create1(0);
+        int q[2];
+        CHECK(ep2 >= 0 && pipe(q) == 0 && write(q[1], "x", 1) == 1);
+        struct epoll_event one = { .events = EPOLLIN | EPOLLONESHOT, .data.u64 = 77 };
+        CHECK(epoll_ctl(ep2, EPOLL_CTL_ADD, q[0], &one) == 0);
+        EXPECT_ERR("one-shot event into a read-only array", epoll_wait(ep2, (struct epoll_event *)(base + pg), 4, 0), EFAULT);
+        int n = epoll_wait(ep2, out, 4, 0);
+        printf("one-shot event still queued: %d, data %llu\n", n, n == 1 ? (unsigned long long)out[0].data.u64 : 0ULL);
+        int ep3 = epoll_create1(0);
+        int a[2], b[2];
+        CHECK(ep3 >= 0 && pipe(a) == 0 && pipe(b) == 0 && write(a[1], "x", 1) == 1 && write(b[1], "y", 1) == 1);
+        struct epoll_event ea = { .events = EPOLLIN | EPOLLET, .data.u64 = 1 }, eb = { .events = EPOLLIN | EPOLLET, .data.u64 = 2 };
+        CHECK(epoll_ctl(ep3, EPOLL_CTL_ADD, a[0], &ea) == 0 && epoll_ctl(ep3, EPOLL_CTL_ADD, b[0], &eb) == 0);
+        n = epoll_wait(ep3, (struct epoll_event *)(base + pg) - 1, 2, 0);
+        printf("two edge-triggered events, one writable slot: %d\n", n);
+        n = epoll_wait(ep3, out, 4, 0);
+        printf("edge-triggered events still queued after it: %d\n", n);
+    }
     return 0;
 }

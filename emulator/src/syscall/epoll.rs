@@ -200,13 +200,21 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
     if a.ptr(1).get().checked_add(span).is_none_or(|end| end > t.mm.task_size) {
         return Err(Errno::EFAULT);
     }
-    let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
+    // The kernel hands out only the events it can store and keeps the others queued
+    // (fs/eventpoll.c `ep_send_events` puts an event whose copy faulted back): so ask the host
+    // for no more than the array's writable part holds, and with none, only wait for the
+    // instance to have one (`EFAULT` then, the event still queued).
+    let room = t.mm.writable_prefix(a.ptr(1).get(), span) / size;
+    let take = u32::try_from(room).unwrap_or(u32::MAX).min(max);
+    let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; take.max(1) as usize];
     let old = super::signal::set_temp_mask(t, a.ptr(4), a.ulong(5))?;
     let r = if old.is_some() && super::signal::guest_signal_due(t) {
         Err(Errno::EINTR)
+    } else if take == 0 {
+        wait_ready(t, a.int(0), &timeout).and_then(|ready| if ready { Err(Errno::EFAULT) } else { Ok(0) })
     } else {
         // The host thread's mask is the guest's (temporary) one already.
-        let (ep, evp) = (a.int_arg(0), evs.as_mut_ptr() as u64);
+        let (ep, evp, max) = (a.int_arg(0), evs.as_mut_ptr() as u64, take);
         host_ret(match &timeout {
             Timeout::Millis(ms) => {
                 super::blocking_syscall(t, libc::SYS_epoll_wait, &[ep, evp, u64::from(max), crate::abi::bits64(*ms)])
@@ -230,6 +238,31 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
         }
     }
     Ok(n)
+}
+
+/// For an epoll wait whose array can take no event: waits as the wait would for epoll
+/// instance `epfd` to have an event ready, without taking it (`ppoll` on the instance, which
+/// is readable while it has one); `true` if one is. Errors: `EBADF` for a descriptor that is
+/// not open, `EINVAL` for one that is no epoll instance (as `epoll_wait` checks first),
+/// `EINTR`.
+fn wait_ready(t: &mut Task, epfd: i32, timeout: &Timeout) -> Result<bool, Errno> {
+    match super::selfref::fd_kind(epfd) {
+        None => return Err(Errno::EBADF),
+        Some(k) if k.as_os_str().as_encoded_bytes() != b"anon_inode:[eventpoll]" => return Err(Errno::EINVAL),
+        Some(_) => {}
+    }
+    let ts = match timeout {
+        Timeout::Millis(ms) if *ms < 0 => None,
+        Timeout::Millis(ms) => {
+            Some(libc::timespec { tv_sec: i64::from(*ms / 1000), tv_nsec: i64::from(*ms % 1000) * 1_000_000 })
+        }
+        Timeout::Spec(ts) => *ts,
+    };
+    let mut pfd = libc::pollfd { fd: epfd, events: libc::POLLIN, revents: 0 };
+    let tp = ts.as_ref().map_or(0, |x| x as *const libc::timespec as u64);
+    // The host thread's mask is the guest's (temporary) one already: no mask of ppoll's own.
+    let n = host_ret(super::blocking_syscall(t, libc::SYS_ppoll, &[(&raw mut pfd) as u64, 1, tp, 0, 8]))?;
+    Ok(n > 0)
 }
 
 /// `epoll_wait(int epfd, struct epoll_event *events, int maxevents, int timeout)` (x86_64).
