@@ -1,6 +1,6 @@
 /* The calls signal(7) says a handler interrupts with EINTR even when it has SA_RESTART: System V
  * IPC waits (`msgrcv`, `semop`) and socket calls on a socket with a receive or send timeout
- * (`SO_RCVTIMEO`, the kernel's sock_intr_errno). Each call blocks until a timer's SIGALRM,
+ * (`SO_RCVTIMEO`, the kernel's sock_intr_errno; `read` of such a socket too). Each call blocks until a timer's SIGALRM,
  * caught with SA_RESTART, interrupts it; it must fail with EINTR, not run again (and block for
  * good, or until its own timeout). */
 #define _GNU_SOURCE 1
@@ -69,5 +69,8 @@ int main(void)
     char b[8];
     alarm_soon();
     report("recv with SO_RCVTIMEO", recv(u, b, sizeof b, 0));
+    /* read(2) of a socket is its recvmsg: the same timeout decides (net/socket.c). */
+    alarm_soon();
+    report("read with SO_RCVTIMEO", read(u, b, sizeof b));
     return 0;
 }

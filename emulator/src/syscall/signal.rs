@@ -441,6 +441,10 @@ pub fn restarts_after_handler(sys: Sys, a: &SyscallArgs, mm: &crate::mm::Address
         Sys::msgrcv | Sys::msgsnd | Sys::semop | Sys::semtimedop | Sys::semtimedop_time64 => return false,
         Sys::ipc => return !IPC_WAITS.contains(&(a.raw(0) & 0xffff)),
         Sys::recv | Sys::recvfrom | Sys::recvmsg | Sys::accept | Sys::accept4 => (a.int(0), libc::SO_RCVTIMEO, false),
+        // A socket's read and write are its recvmsg and sendmsg (net/socket.c
+        // `sock_read_iter`): the same timeouts decide; another descriptor has none.
+        Sys::read | Sys::readv => (a.int(0), libc::SO_RCVTIMEO, false),
+        Sys::write | Sys::writev => (a.int(0), libc::SO_SNDTIMEO, false),
         Sys::recvmmsg | Sys::recvmmsg_time64 => (a.int(0), libc::SO_RCVTIMEO, a.raw(4) != 0),
         Sys::send | Sys::sendto | Sys::sendmsg | Sys::sendmmsg => (a.int(0), libc::SO_SNDTIMEO, false),
         Sys::socketcall => {
