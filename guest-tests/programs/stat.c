@@ -2,6 +2,7 @@
 #include "common.h"
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 
 static void show(const char *label, const struct stat *st)
 {
@@ -76,5 +77,16 @@ int main(void)
     rmdir("sub");
     close(dfd);
     CHECK(chdir("..") == 0 && rmdir(dir) == 0);
+    /* With AT_EMPTY_PATH a NULL path is the empty one (Linux 6.11, fs/stat.c). */
+    {
+        int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+        CHECK(fd >= 0);
+        struct stat st;
+        printf("fstatat(fd, NULL, AT_EMPTY_PATH): %d\n", fstatat(fd, NULL, &st, AT_EMPTY_PATH));
+        struct statx stx;
+        long r = syscall(SYS_statx, fd, NULL, AT_EMPTY_PATH, STATX_BASIC_STATS, &stx);
+        printf("statx(fd, NULL, AT_EMPTY_PATH): %ld, a regular file: %s\n", r, r == 0 && S_ISREG(stx.stx_mode) ? "yes" : "no");
+        CHECK(close(fd) == 0);
+    }
     return 0;
 }

@@ -188,7 +188,7 @@ fn put_stat64(cpu: &mut Cpu<'_>, addr: GuestAddr, st: &libc::stat) -> SysResult 
 /// `fstatat64(int dirfd, const char *path, struct stat64 *buf, int flags)` (stat(2)): the
 /// result in the arch's `struct stat64`. Errors: `EFAULT`, `ENAMETOOLONG`, the host's.
 pub fn fstatat64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
-    let path = super::path::host_path_at(cpu.get_data(), a.int(0), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
+    let path = super::path::host_path_stat(cpu.get_data(), a.int(0), GuestAddr::new(a.raw(1) & 0xffff_ffff), a.int(3))?;
     let st = host_fstatat(a.int(0), &path, a.int(3))?;
     drop(path);
     put_stat64(cpu, GuestAddr::new(a.raw(2) & 0xffff_ffff), &st)

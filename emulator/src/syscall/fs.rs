@@ -216,7 +216,7 @@ fn zeroed_stat() -> libc::stat {
 /// result is written in the guest arch's `struct stat` layout.
 pub fn newfstatat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.int(0), a.ptr(1), a.int(3))?;
+    let path = super::path::host_path_stat(t, a.int(0), a.ptr(1), a.int(3))?;
     let mut st = zeroed_stat();
     // SAFETY: NUL-terminated path, local out struct.
     host_ret(i64::from(unsafe { libc::fstatat(a.int(0), path.as_ptr(), &mut st, a.int(3)) }))?;
@@ -295,7 +295,7 @@ pub fn lstat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// The layout is the same on every arch ([`STATX`]); only byte order differs.
 pub fn statx(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
-    let path = host_path_at(t, a.int(0), a.ptr(1), a.int(2))?;
+    let path = super::path::host_path_stat(t, a.int(0), a.ptr(1), a.int(2))?;
     t.mm.check_writable(a.ptr(4), 256)?;
     let mut stx = libc::statx::zeroed();
     // SAFETY: NUL-terminated path; a local statx.

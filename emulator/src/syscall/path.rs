@@ -316,6 +316,16 @@ fn sysroot_map(opts: &crate::guest::Options, raw: Vec<u8>) -> CString {
     CString::new(raw).unwrap_or_default()
 }
 
+/// [`host_path_at`] for the `stat` calls (`newfstatat`, `fstatat64`, `statx`): with
+/// `AT_EMPTY_PATH` a NULL path is the empty one, as Linux 6.11 takes it (fs/stat.c
+/// `vfs_fstatat`, `getname_maybe_null`).
+pub fn host_path_stat(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Result<HostPath, Errno> {
+    if addr.is_null() && flags & libc::AT_EMPTY_PATH != 0 {
+        return Ok(HostPath::plain(CString::default()));
+    }
+    host_path_at(task, dirfd, addr, flags)
+}
+
 /// Like [`host_path_at`], but a NULL pointer gives `None` (for `utimensat(fd, NULL, …)`).
 pub fn host_path_opt(task: &Task, dirfd: i32, addr: GuestAddr, flags: i32) -> Result<Option<HostPath>, Errno> {
     if addr.is_null() {
