@@ -175,6 +175,12 @@ pub struct ArchInfo {
     pub map_32bit: Option<(u64, std::ops::Range<u64>)>,
     /// `true` if the arch packs `struct epoll_event` to 12 bytes (x86_64 only).
     pub epoll_packed: bool,
+    /// `true` if the kernel's `access_ok` refuses a user range that runs past the top of
+    /// user space before a copy starts (`EFAULT`, nothing copied); s390x's has nothing to
+    /// check (its user space is an address space of its own: arch/s390/include/asm/uaccess.h),
+    /// so a copy there runs until it faults. Only 64-bit guests use it (see
+    /// `crate::guest::shaped`).
+    pub access_ok_range: bool,
     /// The arch's own `struct termios` and flag values (`None`: asm-generic's).
     pub termios: Option<ArchTermios>,
     /// `clone(2)`'s arguments as the arch passes them: one of kernel/fork.c's orders
@@ -367,6 +373,7 @@ impl ArchInfo {
         shmlba: (crate::mm::PAGE_SIZE, false),
         map_32bit: None,
         epoll_packed: false,
+        access_ok_range: true,
         termios: None,
         clone_args: CloneArgs::backwards,
         seccomp_sigreturn: crate::abi::nr::Sys::rt_sigreturn,

@@ -139,6 +139,14 @@ impl HostBuf {
 
 impl Task {
     fn buf_lazy(&mut self, addr: GuestAddr, len: u64, need: Prot) -> Result<HostBuf, Errno> {
+        // The kernel's `access_ok` first: a range past the top of user space is refused
+        // whole (`ArchInfo::access_ok_range`). A 32-bit guest on a 64-bit kernel is
+        // range-checked against the 64-bit top, which no 32-bit range passes, so its buffers
+        // are only checked as they are copied.
+        let ranged = self.mm.long_bytes() == 8 && self.arch.info().access_ok_range;
+        if ranged && addr.get().checked_add(len).is_none_or(|end| end > self.mm.task_size) {
+            return Err(Errno::EFAULT);
+        }
         match self.mm.host_range(addr, len, need) {
             Ok(p) => {
                 if need.contains(Prot::WRITE) {

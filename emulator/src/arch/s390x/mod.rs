@@ -144,6 +144,7 @@ pub static INFO: ArchInfo = ArchInfo {
     ioctl_to_host: abi::ioctl_to_host,
     cpuinfo: Some(cpuinfo::cpuinfo),
     seccomp_sigreturn: crate::abi::nr::Sys::sigreturn,
+    access_ok_range: false,
     ..ArchInfo::GENERIC
 };
 
