@@ -77,5 +77,21 @@ int main(void)
         n = epoll_wait(ep3, out, 4, 0);
         printf("edge-triggered events still queued after it: %d\n", n);
     }
+    /* The kernel stores each member of an event (`__put_user`): the padding between
+     * `events` and `data` of the 16-byte layouts keeps what the array held. */
+    {
+        int ep4 = epoll_create1(0);
+        int c[2];
+        CHECK(ep4 >= 0 && pipe(c) == 0 && write(c[1], "z", 1) == 1);
+        struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 9 };
+        CHECK(epoll_ctl(ep4, EPOLL_CTL_ADD, c[0], &ev) == 0);
+        unsigned char raw[4 * sizeof(struct epoll_event)];
+        memset(raw, 0xaa, sizeof raw);
+        CHECK(epoll_wait(ep4, (struct epoll_event *)raw, 4, 0) == 1);
+        int kept = 1;
+        for (size_t k = 4; k < sizeof(struct epoll_event) - 8; k++)
+            kept &= raw[k] == 0xaa;
+        printf("padding between the members kept: %s\n", kept ? "yes" : "no");
+    }
     return 0;
 }

@@ -52,6 +52,13 @@ fn event_to_guest(packed: bool, model: DataModel, e: &libc::epoll_event) -> [u8;
     b
 }
 
+/// The bytes of the guest's `struct epoll_event` of `size` bytes that hold its members: the
+/// `events` word first, the `data` last; the padding between them (4 bytes where `data` is
+/// 8-aligned) is left as it was, as the kernel's `__put_user` of each member leaves it.
+fn members(size: usize) -> [std::ops::Range<usize>; 2] {
+    [0..4, size - 8..size]
+}
+
 /// The size of the guest's `struct epoll_event`: 12 bytes packed (x86_64) or on i386, 16
 /// elsewhere.
 fn event_size(packed: bool, model: DataModel) -> usize {
@@ -148,7 +155,11 @@ pub fn epoll_pwait_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult>
         // SAFETY: the view found the whole array guest-writable at `base`; this thread runs
         // guest code, so nothing takes it away meanwhile; a host fault (a file page another
         // process truncated away) fails the copy.
-        if unsafe { crate::mm::safe_copy::copy(base.add(i * size), b.as_ptr(), size) }.is_err() {
+        // SAFETY: as above, for each member's bytes.
+        let stored = members(size).into_iter().all(|m| unsafe {
+            crate::mm::safe_copy::copy(base.add(i * size + m.start), b[m.clone()].as_ptr(), m.len()).is_ok()
+        });
+        if !stored {
             // As fs/eventpoll.c `ep_send_events`: EFAULT if the first event cannot be
             // written, else the events written so far.
             return Some(if i == 0 { Err(Errno::EFAULT) } else { Ok(i as u64) });
@@ -233,7 +244,10 @@ fn wait_events(cpu: &mut Cpu<'_>, a: &SyscallArgs, timeout: Timeout) -> SysResul
         let b = event_to_guest(packed, model, e);
         // As fs/eventpoll.c `ep_send_events`: EFAULT if the first event cannot be written,
         // else the events written so far.
-        if let Err(e) = t.mm.write_bytes(at, &b[..crate::abi::u64_to_usize(size)]) {
+        let stored = members(crate::abi::u64_to_usize(size))
+            .into_iter()
+            .try_for_each(|m| t.mm.write_bytes(at + m.start as u64, &b[m]));
+        if let Err(e) = stored {
             return if i == 0 { Err(e) } else { Ok(i as u64) };
         }
     }
