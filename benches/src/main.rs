@@ -463,6 +463,59 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
     }
 }
 
+/// A C guest of many threads run as `guest THREADS COUNT` on every arch and runner, whose
+/// whole run is timed and whose stdout must be `expected` (yield, fileio).
+struct ThreadedRun {
+    workload: Workload,
+    src: PathBuf,
+    /// The guest's two arguments: threads, and the work of each.
+    counts: [u64; 2],
+    expected: String,
+    /// What one run does, for the notes.
+    about: String,
+}
+
+/// Builds, runs and measures a [`ThreadedRun`], adding its rows and its note.
+fn threaded_run(
+    run: &ThreadedRun,
+    sizes: &Sizes,
+    toolset: &Toolset,
+    opts: &Options,
+    guest_out: &Path,
+    plan: &Plan,
+    (rows, notes): (&mut Vec<Row>, &mut Vec<String>),
+) {
+    let n = sizes.of(run.workload);
+    let sha = workloads::sha256_hex(run.expected.as_bytes());
+    let first = rows.len();
+    let mut tasks = Vec::new();
+    for a in Arch::ALL {
+        let runners = runners_or_reference(a, opts);
+        if runners.is_empty() {
+            continue;
+        }
+        let guest = toolset.c_guest(a, &run.src, guest_out);
+        for r in runners {
+            let args = run.counts.map(|c| OsString::from(c.to_string()));
+            let task = guest
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|g| invocation(toolset, r, a, g, &args))
+                .map(|inv| Task::Run { inv, check: Check::StdoutSha256(sha.clone()) });
+            push_row(rows, &mut tasks, first, run.workload, a, r, n, task);
+        }
+    }
+    let name = run.workload.name();
+    notes.push(format!(
+        "{name}: {}; every run must print `{}` (checked by SHA-256)",
+        run.about,
+        run.expected.trim_end()
+    ));
+    eprintln!("endgate-bench: {name} ({})", run.about);
+    measure_group(plan, &mut rows[first..], tasks);
+    rows[first..].iter().for_each(progress_done);
+}
+
 /// Add a row for (`w`, `a`, `r`) whose task is `task` (or the reason it cannot run) to
 /// `rows`, and its task to `tasks` (indices relative to `first`).
 #[allow(clippy::too_many_arguments)]
@@ -967,71 +1020,34 @@ fn main() -> ExitCode {
     // yield: many threads calling sched_yield at once; whole-process wall time.
     if opts.only.contains(&Workload::Yield) {
         let (threads, yields) = (sizes.yield_threads, sizes.yields);
-        let n = sizes.of(Workload::Yield);
-        let src = guest_src.join("yield.c");
         let expected = workloads::yield_expected(threads, yields);
-        let sha = workloads::sha256_hex(expected.as_bytes());
-        let first = rows.len();
-        let mut tasks = Vec::new();
-        for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts);
-            if runners.is_empty() {
-                continue;
-            }
-            let guest = toolset.c_guest(a, &src, &guest_out);
-            for r in runners {
-                let args = [OsString::from(threads.to_string()), OsString::from(yields.to_string())];
-                let task = guest
-                    .as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(|g| invocation(&toolset, r, a, g, &args))
-                    .map(|inv| Task::Run { inv, check: Check::StdoutSha256(sha.clone()) });
-                push_row(&mut rows, &mut tasks, first, Workload::Yield, a, r, n, task);
-            }
-        }
-        notes.push(format!(
-            "yield: {threads} threads x {yields} sched_yield calls, started together at a barrier; every run \
-             must print `{}` (checked by SHA-256)",
-            expected.trim_end()
-        ));
-        eprintln!("endgate-bench: yield ({threads} threads x {yields} sched_yield)");
-        measure_group(&plan, &mut rows[first..], tasks);
-        rows[first..].iter().for_each(progress_done);
+        let about = format!("{threads} threads x {yields} sched_yield calls, started together at a barrier");
+        let run = ThreadedRun {
+            workload: Workload::Yield,
+            src: guest_src.join("yield.c"),
+            counts: [u64::from(threads), yields],
+            expected,
+            about,
+        };
+        threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
     }
 
     // fileio: threads opening, reading and closing a file at once; whole-process wall time.
     if opts.only.contains(&Workload::FileIo) {
         let (threads, rounds) = (sizes.fileio_threads, sizes.fileio_rounds);
-        let n = sizes.of(Workload::FileIo);
-        let src = guest_src.join("fileio.c");
         let expected = workloads::fileio_expected(threads, rounds);
-        let sha = workloads::sha256_hex(expected.as_bytes());
-        let first = rows.len();
-        let mut tasks = Vec::new();
-        for a in Arch::ALL {
-            let runners = runners_or_reference(a, &opts);
-            if runners.is_empty() {
-                continue;
-            }
-            let guest = toolset.c_guest(a, &src, &guest_out);
-            for r in runners {
-                let args = [OsString::from(threads.to_string()), OsString::from(rounds.to_string())];
-                let task = guest
-                    .as_ref()
-                    .map_err(Clone::clone)
-                    .and_then(|g| invocation(&toolset, r, a, g, &args))
-                    .map(|inv| Task::Run { inv, check: Check::StdoutSha256(sha.clone()) });
-                push_row(&mut rows, &mut tasks, first, Workload::FileIo, a, r, n, task);
-            }
-        }
-        notes.push(format!(
-            "fileio: {threads} threads x {rounds} rounds of open + fstat + read + read + close of a 4 KiB \
-             file in /tmp, started together at a barrier; every run must print `{}` (checked by SHA-256)",
-            expected.trim_end()
-        ));
-        eprintln!("endgate-bench: fileio ({threads} threads x {rounds} rounds)");
-        measure_group(&plan, &mut rows[first..], tasks);
-        rows[first..].iter().for_each(progress_done);
+        let about = format!(
+            "{threads} threads x {rounds} rounds of open + fstat + read + read + close of a 4 KiB file in /tmp, \
+             started together at a barrier"
+        );
+        let run = ThreadedRun {
+            workload: Workload::FileIo,
+            src: guest_src.join("fileio.c"),
+            counts: [u64::from(threads), rounds],
+            expected,
+            about,
+        };
+        threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
     }
 
     // busybox workloads: sha256sum, gzip -9, find, cat, startup.
