@@ -11,6 +11,10 @@
 #include <sys/sem.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <linux/futex.h>
+#include <time.h>
 
 #include "common.h"
 
@@ -72,5 +76,22 @@ int main(void)
     /* read(2) of a socket is its recvmsg: the same timeout decides (net/socket.c). */
     alarm_soon();
     report("read with SO_RCVTIMEO", read(u, b, sizeof b));
+
+    /* A futex wait with a timeout ends through the restart block, which a handler makes
+     * EINTR (kernel/futex/waitwake.c); so does every epoll wait (fs/eventpoll.c). */
+    static int word;
+    struct timespec five = { .tv_sec = 5 };
+    alarm_soon();
+    report("futex wait with a timeout", syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &five, NULL, 0));
+    struct timespec deadline;
+    CHECK(clock_gettime(CLOCK_MONOTONIC, &deadline) == 0);
+    deadline.tv_sec += 5;
+    alarm_soon();
+    report("futex bitset wait with a deadline", syscall(SYS_futex, &word, FUTEX_WAIT_BITSET_PRIVATE, 0, &deadline, NULL, ~0u));
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    CHECK(ep >= 0);
+    struct epoll_event ev;
+    alarm_soon();
+    report("epoll_pwait2 with a timeout", syscall(SYS_epoll_pwait2, ep, &ev, 1, &five, NULL, 8));
     return 0;
 }

@@ -420,7 +420,8 @@ pub fn rt_tgsigqueueinfo(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 
 /// `true` if `sys` with arguments `a`, interrupted by a handler with `SA_RESTART`, is
 /// re-executed; `false` for the calls `signal(7)` lists as always failing with `EINTR` after a
-/// handler: waits with a timeout, sleeps, signal waits, System V IPC (`msgrcv`, `msgsnd`,
+/// handler: waits with a timeout (futex waits with one too), sleeps, signal waits, epoll
+/// waits, System V IPC (`msgrcv`, `msgsnd`,
 /// `semop`, `semtimedop`, also through `ipc`), and socket calls on a socket with a receive or
 /// send timeout (`SO_RCVTIMEO`/`SO_SNDTIMEO`, the kernel's `sock_intr_errno`) or `recvmmsg`
 /// with a timeout, also through `socketcall` (whose arguments `mm` holds).
@@ -465,6 +466,16 @@ pub fn restarts_after_handler(sys: Sys, a: &SyscallArgs, mm: &crate::mm::Address
     if fd >= 0 {
         return !timed && !socket_timeout(fd, opt);
     }
+    // A futex wait with a timeout ends through the kernel's restart block
+    // (kernel/futex/waitwake.c `futex_wait`: ERESTART_RESTARTBLOCK), which a handler turns
+    // into EINTR; one without a timeout restarts (ERESTARTSYS). include/uapi/linux/futex.h:
+    // FUTEX_WAIT 0, FUTEX_WAIT_BITSET 9; futex2's `futex_wait` takes its timeout fifth.
+    const FUTEX_CMD_MASK: u64 = 0x7f;
+    match sys {
+        Sys::futex | Sys::futex_time64 if matches!(a.raw(1) & FUTEX_CMD_MASK, 0 | 9) && a.raw(3) != 0 => return false,
+        Sys::futex_wait if a.raw(4) != 0 => return false,
+        _ => {}
+    }
     !matches!(
         sys,
         Sys::nanosleep
@@ -480,6 +491,7 @@ pub fn restarts_after_handler(sys: Sys, a: &SyscallArgs, mm: &crate::mm::Address
             | Sys::pselect6_time64
             | Sys::epoll_wait
             | Sys::epoll_pwait
+            | Sys::epoll_pwait2
             | Sys::rt_sigsuspend
             | Sys::sigsuspend
             | Sys::pause
