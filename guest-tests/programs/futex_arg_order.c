@@ -53,5 +53,15 @@ int main(void)
     show("shared cmp_requeue onto a read-only anonymous page", syscall(SYS_futex, &w2, FUTEX_CMP_REQUEUE, 1, 1, ro, 0));
     show("shared cmp_requeue from a read-only anonymous page", syscall(SYS_futex, ro, FUTEX_CMP_REQUEUE, 1, 1, &w2, 0));
     show("shared cmp_requeue between writable words", syscall(SYS_futex, &w2, FUTEX_CMP_REQUEUE, 1, 1, &w2 + 1, 0));
+    /* PI futexes without contention (kernel/futex/pi.c): a free word is taken (it holds the
+     * caller's id), taken again EDEADLK, unlocked (0 again), unlocked again EPERM. */
+    static unsigned pi;
+    show("PI lock of a free word", syscall(SYS_futex, &pi, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0));
+    printf("word holds the caller's id: %s\n", pi == (unsigned)syscall(SYS_gettid) ? "yes" : "no");
+    show("PI lock again", syscall(SYS_futex, &pi, FUTEX_LOCK_PI_PRIVATE, 0, NULL, NULL, 0));
+    show("PI trylock of the own word", syscall(SYS_futex, &pi, FUTEX_TRYLOCK_PI_PRIVATE, 0, NULL, NULL, 0));
+    show("PI unlock", syscall(SYS_futex, &pi, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0));
+    printf("word after the unlock: %u\n", pi);
+    show("PI unlock again", syscall(SYS_futex, &pi, FUTEX_UNLOCK_PI_PRIVATE, 0, NULL, NULL, 0));
     return 0;
 }

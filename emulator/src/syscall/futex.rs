@@ -224,11 +224,11 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
     if swap && cmd == WAKE_OP {
         return wake_op_swapped(o & 128, uaddr, uaddr2, a.uint(2), a.uint(3), a.uint(5));
     }
-    if swap && matches!(cmd, LOCK_PI | LOCK_PI2 | TRYLOCK_PI) {
-        // The kernel's lock takes a writable word.
+    if swap && matches!(cmd, LOCK_PI | LOCK_PI2 | TRYLOCK_PI | UNLOCK_PI) {
+        // The kernel's lock and unlock take a writable word.
         let writable = t.mm.host_range(a.ptr(0), 4, Prot::WRITE)?;
-        if take_ownerless_pi(writable) {
-            return Ok(0);
+        if let Some(r) = own_pi_swapped(writable, cmd == UNLOCK_PI) {
+            return r;
         }
     }
     let fix = |v: u64| if swap { crate::abi::low32(v).swap_bytes() } else { crate::abi::low32(v) };
@@ -344,6 +344,38 @@ fn take_ownerless_pi(uaddr: *mut u8) -> bool {
             Ok(_) => return true,
             Err(now) => raw = now,
         }
+    }
+}
+
+/// The uncontended PI operations of a guest of the other byte order, done in the guest's order
+/// as kernel/futex/pi.c does them (the host kernel would read the owner's id in the word in
+/// its own order): a lock of a word without an owner takes it ([`take_ownerless_pi`]); a
+/// lock of a word the caller owns is `EDEADLK`; an unlock of a word another thread owns is
+/// `EPERM`, of the caller's own word without waiters sets it to 0. `None`: the host's call
+/// serves it (a contended PI futex, not served right for such a guest). `uaddr`: the
+/// checked, 4-byte aligned host address of a writable guest word.
+fn own_pi_swapped(uaddr: *mut u8, unlock: bool) -> Option<SysResult> {
+    use super::robust::{FUTEX_TID_MASK, FUTEX_WAITERS};
+    use std::sync::atomic::{AtomicU32, Ordering};
+    if !unlock && take_ownerless_pi(uaddr) {
+        return Some(Ok(0));
+    }
+    let me = crate::abi::low32(crate::thread::gettid());
+    // SAFETY: the caller's checked, aligned host address of a writable guest word; other
+    // threads and processes change it only atomically.
+    let word = unsafe { AtomicU32::from_ptr(uaddr.cast()) };
+    let raw = word.load(Ordering::SeqCst);
+    let value = raw.swap_bytes();
+    let mine = value & FUTEX_TID_MASK == me;
+    match (unlock, mine) {
+        (false, true) => Some(Err(Errno::EDEADLK)),
+        (false, false) => None,
+        (true, false) => Some(Err(Errno::EPERM)),
+        (true, true) if value & FUTEX_WAITERS == 0 => {
+            // Another thread may have set the waiters bit meanwhile: then the host serves it.
+            word.compare_exchange(raw, 0, Ordering::SeqCst, Ordering::SeqCst).ok().map(|_| Ok(0))
+        }
+        (true, true) => None,
     }
 }
 

@@ -62,34 +62,35 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`read`] without the global guest lock ([`super::unlocked`]): a buffer inside one plain
 /// writable span of the thread's view, data that needs no conversion ([`Ctx::io_view`]).
 pub fn read_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = read_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    let p = read_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
     Some(host_ret(ctx.blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)])))
 }
 
 /// [`pread64`] without the global guest lock, as [`read_unlocked`] (LP64 rows only: ILP32
 /// guests pass the offset in a register pair, `super::compat32`).
 pub fn pread64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = read_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    let p = read_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
     Some(host_ret(ctx.blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
 }
 
-/// The thread's view for a read of `count` bytes through a descriptor without the global
-/// guest lock ([`Ctx::io_view`], [`Ctx::plain_transfer`]).
-fn read_view<'a>(ctx: &'a Ctx<'_>, count: u64) -> Option<&'a crate::mm::fill_view::FillView> {
-    ctx.io_view().filter(|v| Ctx::plain_transfer(v, count))
+/// The thread's view for a read of `count` bytes through descriptor `fd` without the global
+/// guest lock ([`Ctx::io_view`]; an 8-byte transfer of a guest of the other byte order only
+/// when `fd` is no eventfd or timerfd, whose counter [`read`] swaps).
+fn read_view<'a>(ctx: &'a Ctx<'_>, fd: i32, count: u64) -> Option<&'a crate::mm::fill_view::FillView> {
+    ctx.io_view().filter(|v| Ctx::plain_transfer(v, count) || !is_counter_fd(fd))
 }
 
-/// The thread's view for a write of `count` bytes through a descriptor without the global
+/// The thread's view for a write of `count` bytes through descriptor `fd` without the global
 /// guest lock: as [`read_view`], and no file is mapped shared and executable (whose writes
 /// drop translations: [`file_changed`]).
-fn write_view<'a>(ctx: &'a Ctx<'_>, count: u64) -> Option<&'a crate::mm::fill_view::FillView> {
-    read_view(ctx, count).filter(|v| !v.watches_file_writes())
+fn write_view<'a>(ctx: &'a Ctx<'_>, fd: i32, count: u64) -> Option<&'a crate::mm::fill_view::FillView> {
+    read_view(ctx, fd, count).filter(|v| !v.watches_file_writes())
 }
 
 /// [`write`] without the global guest lock ([`super::unlocked`]): a buffer inside one plain
 /// readable span of the thread's view ([`write_view`]).
 pub fn write_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = write_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    let p = write_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
     ctx.if_mappings_changed(file_changed_after);
     Some(host_ret(ctx.blocking_syscall(libc::SYS_write, &[a.int_arg(0), p as u64, a.raw(2)])))
 }
@@ -103,7 +104,7 @@ fn file_changed_after(cpu: &mut Cpu<'_>, a: &SyscallArgs, r: &SysResult) {
 
 /// [`pwrite64`] without the global guest lock, as [`write_unlocked`] (LP64 rows only).
 pub fn pwrite64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = write_view(ctx, a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    let p = write_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
     ctx.if_mappings_changed(file_changed_after);
     Some(host_ret(ctx.blocking_syscall(libc::SYS_pwrite64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
 }

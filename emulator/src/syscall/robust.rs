@@ -74,7 +74,7 @@ use crate::guest::Task;
 use crate::mm::{AddressSpace, Endian, GuestAddr, Prot};
 
 /// A waiter waits on the word (include/uapi/linux/futex.h).
-const FUTEX_WAITERS: u32 = 0x8000_0000;
+pub(super) const FUTEX_WAITERS: u32 = 0x8000_0000;
 /// The owner died holding the lock.
 pub(crate) const FUTEX_OWNER_DIED: u32 = 0x4000_0000;
 /// The owner's thread id.

@@ -86,8 +86,9 @@ impl Ctx<'_> {
     }
 
     /// `true` if `count` bytes read or written through a descriptor pass as they are for the
-    /// guest of `view`: an 8-byte transfer of a guest of the other byte order may carry an
-    /// eventfd's or timerfd's counter, which `super::io` swaps under the lock.
+    /// guest of `view` whatever the descriptor: an 8-byte transfer of a guest of the other
+    /// byte order may carry an eventfd's or timerfd's counter, which `super::io` swaps under
+    /// the lock (it asks what the descriptor is first).
     pub fn plain_transfer(view: &FillView, count: u64) -> bool {
         view.model().endian == crate::mm::Endian::HOST || count != 8
     }
