@@ -34,16 +34,10 @@
 #include <unistd.h>
 
 enum { WORKERS = 3, ROUNDS = 100 };
-/* The page's state; CHANGING while the main thread changes it. */
-enum { CHANGING = -1, RW, RO, GONE, FRESH, STATES };
-static const char *const state_name[STATES] = { "read-write", "read-only", "unmapped", "new read-only" };
+#include "page_states.h"
 
-static char *page;
-static long pagesize;
-static volatile int state;
 static volatile int stop;
 static pid_t pid;
-static long calls[WORKERS];
 /* Per state and call: the results seen, as bits (OK_BIT: 0, EFAULT_BIT, OTHER_BIT: anything
  * else). */
 enum { OK_BIT = 1, EFAULT_BIT = 2, OTHER_BIT = 4 };
@@ -123,18 +117,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Waits until every worker has made two whole rounds of calls since now (so at least one
- * round ran entirely in the current state). */
-static void wait_for_workers(void)
-{
-    long seen[WORKERS];
-    for (int w = 0; w < WORKERS; w++)
-        seen[w] = __atomic_load_n(&calls[w], __ATOMIC_SEQ_CST);
-    for (int w = 0; w < WORKERS; w++)
-        while (__atomic_load_n(&calls[w], __ATOMIC_SEQ_CST) < seen[w] + 2)
-            sched_yield();
-}
-
 int main(void)
 {
     pid = getpid();
@@ -144,38 +126,7 @@ int main(void)
     pthread_t t[WORKERS];
     for (long w = 0; w < WORKERS; w++)
         CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
-    static char snap[1 << 16];
-    long changed_ro = 0, changed_fresh = 0, remap_failed = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        state = RW;
-        wait_for_workers();
-        state = CHANGING;
-        CHECK(mprotect(page, pagesize, PROT_READ) == 0);
-        state = RO;
-        memcpy(snap, page, pagesize);
-        wait_for_workers();
-        if (memcmp(snap, page, pagesize) != 0)
-            changed_ro++;
-        state = CHANGING;
-        CHECK(munmap(page, pagesize) == 0);
-        state = GONE;
-        wait_for_workers();
-        state = CHANGING;
-        char *again = mmap(page, pagesize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        if (again != page) {
-            remap_failed++;
-            break;
-        }
-        state = FRESH;
-        wait_for_workers();
-        for (long i = 0; i < pagesize; i++)
-            if (page[i] != 0) {
-                changed_fresh++;
-                break;
-            }
-        state = CHANGING;
-        CHECK(mprotect(page, pagesize, PROT_READ | PROT_WRITE) == 0);
-    }
+    struct page_rounds seen_rounds = cycle_page_states(ROUNDS, NULL);
     stop = 1;
     for (int w = 0; w < WORKERS; w++)
         CHECK(pthread_join(t[w], NULL) == 0);
@@ -188,9 +139,9 @@ int main(void)
         print_bits(", shared wake", seen_wake_shared[s]);
         printf("\n");
     }
-    printf("read-only page stored to: %ld rounds\n", changed_ro);
-    printf("new page stored to: %ld rounds\n", changed_fresh);
-    printf("remap failed: %ld\n", remap_failed);
+    printf("read-only page stored to: %ld rounds\n", seen_rounds.changed_ro);
+    printf("new page stored to: %ld rounds\n", seen_rounds.changed_fresh);
+    printf("remap failed: %ld\n", seen_rounds.remap_failed);
     printf("ids or yield wrong: %ld, monotonic clock went back: %ld\n", bad_ids, bad_mono);
     printf("futex waits or sleeps wrong: %ld\n", bad_waits);
 

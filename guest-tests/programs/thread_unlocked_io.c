@@ -34,20 +34,14 @@
 #include <unistd.h>
 
 enum { WORKERS = 3, ROUNDS = 100, SLOT = 320 };
-/* The page's state; CHANGING while the main thread changes it. */
-enum { CHANGING = -1, RW, RO, GONE, FRESH, STATES };
-static const char *const state_name[STATES] = { "read-write", "read-only", "unmapped", "new read-only" };
+#include "page_states.h"
 /* The calls, in the order they are printed. */
 enum { READ, PREAD, PWRITE, FSTAT, STAT, OPEN, EPOLL_CTL, EPOLL_WAIT, LSEEK, CALLS };
 static const char *const call_name[CALLS] = { "read", "pread", "pwrite", "fstat", "stat", "openat",
                                               "epoll_ctl", "epoll_pwait", "lseek" };
 
-static char *page;
-static long pagesize;
 static char path[64];
-static volatile int state;
 static volatile int stop;
-static long calls[WORKERS];
 /* Per state and call: the results seen, as bits. */
 enum { OK_BIT = 1, EFAULT_BIT = 2, ENOENT_BIT = 4, OTHER_BIT = 8 };
 static int seen[STATES][CALLS];
@@ -126,18 +120,6 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Waits until every worker has made two whole rounds of calls since now (so at least one
- * round ran entirely in the current state). */
-static void wait_for_workers(void)
-{
-    long at[WORKERS];
-    for (int w = 0; w < WORKERS; w++)
-        at[w] = __atomic_load_n(&calls[w], __ATOMIC_SEQ_CST);
-    for (int w = 0; w < WORKERS; w++)
-        while (__atomic_load_n(&calls[w], __ATOMIC_SEQ_CST) < at[w] + 2)
-            sched_yield();
-}
-
 /* The number of open descriptors (/proc/self/fd, less the directory's own). */
 static int open_fds(void)
 {
@@ -148,6 +130,12 @@ static int open_fds(void)
         n++;
     closedir(d);
     return n - 3;
+}
+
+/* The path the workers stat and open, written again into the page once it is writable. */
+static void refill_path(void)
+{
+    strcpy(page, path);
 }
 
 int main(void)
@@ -168,39 +156,7 @@ int main(void)
     pthread_t t[WORKERS];
     for (long w = 0; w < WORKERS; w++)
         CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
-    static char snap[1 << 16];
-    long changed_ro = 0, changed_fresh = 0, remap_failed = 0;
-    for (int r = 0; r < ROUNDS; r++) {
-        state = RW;
-        wait_for_workers();
-        state = CHANGING;
-        CHECK(mprotect(page, pagesize, PROT_READ) == 0);
-        state = RO;
-        memcpy(snap, page, pagesize);
-        wait_for_workers();
-        if (memcmp(snap, page, pagesize) != 0)
-            changed_ro++;
-        state = CHANGING;
-        CHECK(munmap(page, pagesize) == 0);
-        state = GONE;
-        wait_for_workers();
-        state = CHANGING;
-        char *again = mmap(page, pagesize, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-        if (again != page) {
-            remap_failed++;
-            break;
-        }
-        state = FRESH;
-        wait_for_workers();
-        for (long i = 0; i < pagesize; i++)
-            if (page[i] != 0) {
-                changed_fresh++;
-                break;
-            }
-        state = CHANGING;
-        CHECK(mprotect(page, pagesize, PROT_READ | PROT_WRITE) == 0);
-        strcpy(page, path);
-    }
+    struct page_rounds seen_rounds = cycle_page_states(ROUNDS, refill_path);
     stop = 1;
     for (int w = 0; w < WORKERS; w++)
         CHECK(pthread_join(t[w], NULL) == 0);
@@ -224,9 +180,9 @@ int main(void)
         }
         printf("\n");
     }
-    printf("read-only page stored to: %ld rounds\n", changed_ro);
-    printf("new page stored to: %ld rounds\n", changed_fresh);
-    printf("remap failed: %ld\n", remap_failed);
+    printf("read-only page stored to: %ld rounds\n", seen_rounds.changed_ro);
+    printf("new page stored to: %ld rounds\n", seen_rounds.changed_fresh);
+    printf("remap failed: %ld\n", seen_rounds.remap_failed);
     printf("descriptors left open: %d\n", open_fds() - fds_before);
     return 0;
 }
