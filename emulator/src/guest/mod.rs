@@ -204,6 +204,11 @@ pub struct Task {
     /// This thread's copy of the mappings for TLB fills without the lock while it runs in
     /// parallel with other threads (`crate::mm::fill_view`).
     pub fill_view: Option<crate::mm::fill_view::FillView>,
+    /// The guest range of the buffers the call being served gave the host to fill that lie
+    /// in executable mappings ([`crate::mm::AddressSpace::note_host_write`]): a call that
+    /// waits without the lock ([`Task::blocking`]) drops their code again once the host has
+    /// filled them, since another thread may have translated the old bytes meanwhile.
+    pub host_written: Option<(u64, u64)>,
     /// TLB fills since the instance's TLB was last flushed, and how many make the next
     /// flush (`task::tlb_hook`: the engine sizes its TLB only when it is flushed).
     pub tlb_fills: (u32, u32),
@@ -252,7 +257,25 @@ impl Task {
     #[inline]
     #[allow(clippy::disallowed_methods)] // the one place that may call it
     pub fn blocking<R>(&mut self, f: impl FnOnce() -> R + 'static) -> R {
-        crate::thread::lock::blocking(f)
+        let r = crate::thread::lock::blocking(f);
+        if let Some((start, end)) = self.host_written.filter(|_| crate::thread::live_threads() > 1) {
+            // The lock was given up while the host filled the call's buffers: code translated
+            // meanwhile from what they held goes (`Task::host_written`).
+            self.mm.note_host_write(start, end - start);
+        }
+        r
+    }
+
+    /// Records that the host will fill the `len` guest bytes at `addr`, dropping what was
+    /// translated from them ([`crate::mm::AddressSpace::note_host_write`]) now and, if the
+    /// call waits without the lock, again afterwards ([`Task::host_written`]).
+    #[inline]
+    pub(crate) fn note_host_write(&mut self, addr: u64, len: u64) {
+        if self.mm.note_host_write(addr, len) {
+            let end = addr.saturating_add(len);
+            let (lo, hi) = self.host_written.map_or((addr, end), |(a, b)| (a.min(addr), b.max(end)));
+            self.host_written = Some((lo, hi));
+        }
     }
 
     /// Lets the guest threads waiting for the lock run first, then takes it again
@@ -285,7 +308,7 @@ impl Task {
     #[inline]
     pub fn buf_out(&mut self, addr: GuestAddr, len: u64) -> Result<*mut u8, syscalls::Errno> {
         let p = self.mm.host_range(addr, len, Prot::WRITE)?;
-        self.mm.note_host_write(addr.get(), len);
+        self.note_host_write(addr.get(), len);
         Ok(p)
     }
 
@@ -296,7 +319,7 @@ impl Task {
     pub fn buf_out_partial(&mut self, addr: GuestAddr, len: u64) -> Result<(*mut u8, u64), syscalls::Errno> {
         match self.mm.host_range(addr, len, Prot::WRITE) {
             Ok(p) => {
-                self.mm.note_host_write(addr.get(), len);
+                self.note_host_write(addr.get(), len);
                 Ok((p, len))
             }
             Err(e) => {
@@ -402,6 +425,18 @@ pub fn locked<R>(cpu: &mut Cpu<'_>, f: impl FnOnce(&mut Cpu<'_>) -> R) -> R {
         unlock_after_hook(cpu);
     }
     r
+}
+
+/// After stores made without the lock into a writable and executable mapping (granted by the
+/// thread's view, [`crate::mm::fill_view::FillView::host_range`], only while no code had been
+/// fetched from it): if the view went stale meanwhile, another thread may have translated the
+/// bytes they replaced, and the range's translations are dropped under the lock.
+pub fn after_rwx_store(cpu: &mut Cpu<'_>) {
+    let Some(view) = cpu.get_data().fill_view.as_ref() else { return };
+    let Some((start, end)) = view.take_rwx_store() else { return };
+    if view.rwx_store_seen() {
+        locked(cpu, |cpu| cpu.get_data_mut().mm.note_host_write(start, end - start));
+    }
 }
 
 /// [`locked`] without a closure, for the system-call hooks, which serve the call in their own

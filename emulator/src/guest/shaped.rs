@@ -150,7 +150,7 @@ impl Task {
         match self.mm.host_range(addr, len, need) {
             Ok(p) => {
                 if need.contains(Prot::WRITE) {
-                    self.mm.note_host_write(addr.get(), len);
+                    self.note_host_write(addr.get(), len);
                 }
                 Ok(HostBuf { ptr: p, len, copy: None })
             }
@@ -159,7 +159,7 @@ impl Task {
             Err(_) => {
                 let n = self.mm.accessible_prefix(addr.get(), len, need);
                 if need.contains(Prot::WRITE) && n > 0 {
-                    self.mm.note_host_write(addr.get(), n);
+                    self.note_host_write(addr.get(), n);
                 }
                 HostBuf::shaped(self, addr, len, n, need.contains(Prot::WRITE))
             }

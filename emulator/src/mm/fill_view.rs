@@ -22,10 +22,22 @@
 //! else, refusals included, goes through the locked fill.
 //!
 //! The same copy lets a hook that runs without the lock reach guest bytes
-//! ([`FillView::host_range`]: the vDSO's clock stores, `crate::syscall::gate`): a span keeps
-//! the host address of its first byte. The thread is running while it uses the pointer, so
-//! no change that takes the page away can happen before it is done, as for a fill.
+//! ([`FillView::host_range`]: the vDSO's clock stores, `crate::syscall::gate`; the system calls
+//! of `crate::syscall::unlocked`): a span keeps the host address of its first byte. The thread
+//! is running while it uses the pointer, so no change that takes the page away can happen
+//! before it is done, as for a fill.
+//!
+//! A writable and executable mapping (mips64el's thread stacks, which its toolchain marks
+//! `RWE`; a JIT's buffer) is in the view for such copies too. Reading its bytes is always
+//! plain. Storing to it is plain while no instruction has been fetched from any of its pages
+//! (`code_free`: no page in the address space's code pages when the view was built), so no
+//! engine holds a translation of them; such a store is recorded ([`FillView::take_rwx_store`])
+//! and its caller checks afterwards, with a full fence between the store and the check
+//! ([`FillView::rwx_store_seen`]), that the view is still current: a thread that fetched from
+//! the page meanwhile marked it as code and moved the epoch before translating it, and then
+//! the caller drops the range's translations under the lock (`crate::guest::after_rwx_store`).
 
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -42,6 +54,12 @@ struct Span {
     eof: u64,
     /// The host address of `start` (0: the span is not inside one window).
     host: usize,
+    /// Writable and executable: the locked fill keeps its code-page bookkeeping, and only
+    /// copies go through the view (see the module doc).
+    rwx: bool,
+    /// No instruction had been fetched from the span's pages when the view was built (only
+    /// meaningful with `rwx`).
+    code_free: bool,
 }
 
 /// See the module doc.
@@ -54,11 +72,14 @@ pub struct FillView {
     /// A write to a file may have to drop translated code (a shared executable mapping of a
     /// file exists: [`super::AddressSpace::watches_file_writes`]).
     watches_file_writes: bool,
+    /// The guest range `[start, end)` that stores into writable and executable spans covered
+    /// since [`FillView::take_rwx_store`] was last asked.
+    rwx_store: Cell<Option<(u64, u64)>>,
 }
 
 impl FillView {
     pub(super) fn new(source: Arc<AtomicU64>, epoch: u64, model: DataModel) -> FillView {
-        FillView { epoch, source, spans: Vec::new(), model, watches_file_writes: false }
+        FillView { epoch, source, spans: Vec::new(), model, watches_file_writes: false, rwx_store: Cell::new(None) }
     }
 
     /// Records that writes to files must be reported to the address space (see the field).
@@ -74,12 +95,14 @@ impl FillView {
     }
 
     /// Adds a mapping whose first byte is at host address `host` (null: not inside one
-    /// window); spans come in address order.
-    pub(super) fn push(&mut self, start: u64, end: u64, prot: Prot, eof: u64, host: *mut u8) {
-        if prot.contains(Prot::WRITE | Prot::EXEC) || prot == Prot::NONE {
+    /// window); spans come in address order. `code_free`: for a writable and executable
+    /// mapping, no instruction has been fetched from its pages.
+    pub(super) fn push(&mut self, start: u64, end: u64, prot: Prot, eof: u64, host: *mut u8, code_free: bool) {
+        if prot == Prot::NONE {
             return;
         }
-        self.spans.push(Span { start, end, prot, eof, host: host as usize });
+        let rwx = prot.contains(Prot::WRITE | Prot::EXEC);
+        self.spans.push(Span { start, end, prot, eof, host: host as usize, rwx, code_free });
     }
 
     /// The guest's data model (byte order, `long` width).
@@ -90,8 +113,10 @@ impl FillView {
 
     /// The host address of the `len` guest bytes at `addr` if they lie in one span of the
     /// view whose permissions include `need`, before the end of its file, and the view is
-    /// current; `None`: ask the address space, under the lock. The span is neither writable
-    /// and executable nor a view of an aliased file, so a store there drops no translation.
+    /// current; `None`: ask the address space, under the lock. The span is not a view of an
+    /// aliased file; if it is writable and executable, `need` with `WRITE` is granted only
+    /// while no code was fetched from it, and the range is recorded for the caller's check
+    /// after its stores ([`FillView::take_rwx_store`]); so a store there drops no translation.
     #[inline]
     pub fn host_range(&self, addr: u64, len: u64, need: Prot) -> Option<*mut u8> {
         if !self.current() || len == 0 {
@@ -101,8 +126,34 @@ impl FillView {
         let s = self.spans[i];
         let end = addr.checked_add(len)?;
         let ok = s.host != 0 && end <= s.end && end <= s.eof && s.prot.contains(need);
+        if ok && s.rwx && need.contains(Prot::WRITE) {
+            if !s.code_free {
+                return None;
+            }
+            let (lo, hi) = self.rwx_store.get().map_or((addr, end), |(a, b)| (a.min(addr), b.max(end)));
+            self.rwx_store.set(Some((lo, hi)));
+        }
         // Inside the span, whose host pages are one piece of a window's reservation.
         ok.then(|| (s.host + crate::abi::u64_to_usize(addr - s.start)) as *mut u8)
+    }
+
+    /// The range that stores into writable and executable spans were granted for since the
+    /// last call ([`FillView::host_range`]), and forgets it.
+    #[inline]
+    pub fn take_rwx_store(&self) -> Option<(u64, u64)> {
+        self.rwx_store.take()
+    }
+
+    /// After stores into a writable and executable span made without the lock: `true` if the
+    /// view went stale meanwhile, so another thread may have translated the bytes being
+    /// replaced (it marks the page as code and moves the epoch before it translates), and
+    /// the range's translations must be dropped under the lock. The fence orders the stores
+    /// (the host kernel's included) before the epoch's load, against that thread's epoch move
+    /// before its code loads.
+    #[inline]
+    pub fn rwx_store_seen(&self) -> bool {
+        std::sync::atomic::fence(Ordering::SeqCst);
+        !self.current()
     }
 
     /// `true` while no change to the address space happened since the view was built.
@@ -120,7 +171,7 @@ impl FillView {
         }
         let i = self.spans.partition_point(|s| s.start <= page).checked_sub(1)?;
         let s = self.spans[i];
-        (page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
+        (!s.rwx && page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
     }
 
     /// A guest struct of `shape` at `addr` as the host's `T` ([`super::AddressSpace::read_shape`]
@@ -205,7 +256,8 @@ impl FillView {
             return None;
         }
         let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
-        let store = |s: &Span| StoreSpan { start: s.start, end: s.end, eof: s.eof, ok: s.prot.contains(Prot::WRITE) };
+        let store =
+            |s: &Span| StoreSpan { start: s.start, end: s.end, eof: s.eof, ok: s.prot.contains(Prot::WRITE) && !s.rwx };
         store_run(
             addr,
             store(&self.spans[i]),
@@ -269,10 +321,10 @@ mod tests {
     fn answers_plain_pages_until_the_epoch_moves() {
         let epoch = Arc::new(AtomicU64::new(7));
         let mut v = FillView::new(epoch.clone(), 7, DataModel::LP64_LE);
-        v.push(0x1000, 0x3000, Prot::READ, u64::MAX, std::ptr::null_mut());
-        v.push(0x5000, 0x6000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
-        v.push(0x8000, 0xa000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut());
-        v.push(0xa000, 0xc000, Prot::READ, 0xb000, std::ptr::null_mut());
+        v.push(0x1000, 0x3000, Prot::READ, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0x5000, 0x6000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0x8000, 0xa000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0xa000, 0xc000, Prot::READ, 0xb000, std::ptr::null_mut(), false);
         assert_eq!(v.fill(0x2000, Prot::READ), Some(Prot::READ));
         assert_eq!(v.fill(0x2000, Prot::WRITE), None, "no write permission");
         assert_eq!(v.fill(0x3000, Prot::READ), None, "past the span");
@@ -291,12 +343,12 @@ mod tests {
     fn store_range_joins_writable_neighbours() {
         let epoch = Arc::new(AtomicU64::new(1));
         let mut v = FillView::new(epoch.clone(), 1, DataModel::LP64_LE);
-        v.push(0x1000, 0x3000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
-        v.push(0x3000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
-        v.push(0x5000, 0x6000, Prot::READ, u64::MAX, std::ptr::null_mut());
-        v.push(0x6000, 0x9000, Prot::READ | Prot::WRITE, 0x8000, std::ptr::null_mut());
-        v.push(0x9000, 0xa000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
-        v.push(0xb000, 0xc000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut());
+        v.push(0x1000, 0x3000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0x3000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0x5000, 0x6000, Prot::READ, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0x6000, 0x9000, Prot::READ | Prot::WRITE, 0x8000, std::ptr::null_mut(), false);
+        v.push(0x9000, 0xa000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut(), false);
+        v.push(0xb000, 0xc000, Prot::READ | Prot::WRITE | Prot::EXEC, u64::MAX, std::ptr::null_mut(), false);
         assert_eq!(v.store_range(0x4ff8), Some((0x1000, 0x5000)));
         assert_eq!(v.store_range(0x1000), Some((0x1000, 0x5000)));
         assert_eq!(v.store_range(0x5000), None, "read-only");
@@ -316,10 +368,10 @@ mod tests {
         let mut v = FillView::new(epoch.clone(), 3, DataModel::LP64_LE);
         let mut host = vec![0u8; 0x4000];
         let h = host.as_mut_ptr();
-        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h);
+        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h, false);
         // SAFETY: inside `host`.
-        v.push(0x2000, 0x4000, Prot::READ, 0x3000, unsafe { h.add(0x1000) });
-        v.push(0x4000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut());
+        v.push(0x2000, 0x4000, Prot::READ, 0x3000, unsafe { h.add(0x1000) }, false);
+        v.push(0x4000, 0x5000, Prot::READ | Prot::WRITE, u64::MAX, std::ptr::null_mut(), false);
         assert_eq!(v.host_range(0x1ff0, 16, Prot::WRITE), Some(h.wrapping_add(0xff0)));
         assert_eq!(v.host_range(0x1ff8, 16, Prot::WRITE), None, "crosses into the next span");
         assert_eq!(v.host_range(0x2008, 8, Prot::WRITE), None, "read-only");
@@ -330,6 +382,38 @@ mod tests {
         assert_eq!(v.host_range(0x1000, 0, Prot::READ), None, "empty");
         epoch.fetch_add(1, Ordering::Release);
         assert_eq!(v.host_range(0x1ff0, 16, Prot::WRITE), None, "stale");
+    }
+
+    /// Writable and executable spans: never filled from the view; read as any span; stored to
+    /// only while no code was fetched from them, each such store's range recorded for the
+    /// caller's check and reported stale once the epoch moves.
+    #[test]
+    fn rwx_spans_take_copies_while_code_free() {
+        let epoch = Arc::new(AtomicU64::new(9));
+        let mut v = FillView::new(epoch.clone(), 9, DataModel::LP64_LE);
+        let mut host = vec![0u8; 0x3000];
+        let h = host.as_mut_ptr();
+        let rwx = Prot::READ | Prot::WRITE | Prot::EXEC;
+        v.push(0x1000, 0x2000, rwx, u64::MAX, h, true);
+        // SAFETY: inside `host`.
+        v.push(0x2000, 0x3000, rwx, u64::MAX, unsafe { h.add(0x1000) }, false);
+        // SAFETY: inside `host`.
+        v.push(0x3000, 0x4000, Prot::READ | Prot::WRITE, u64::MAX, unsafe { h.add(0x2000) }, false);
+        assert_eq!(v.fill(0x1000, Prot::READ), None, "the locked fill keeps the code-page bookkeeping");
+        assert_eq!(v.store_range(0x3000), Some((0x3000, 0x4000)), "not joined with a writable and executable span");
+        assert_eq!(v.host_range(0x2010, 8, Prot::READ), Some(h.wrapping_add(0x1010)), "reads are plain");
+        assert_eq!(v.take_rwx_store(), None, "reads are not recorded");
+        assert_eq!(v.host_range(0x2010, 8, Prot::WRITE), None, "code was fetched from it");
+        assert_eq!(v.host_range(0x3010, 8, Prot::WRITE), Some(h.wrapping_add(0x2010)));
+        assert_eq!(v.take_rwx_store(), None, "not writable and executable");
+        assert_eq!(v.host_range(0x1100, 16, Prot::WRITE), Some(h.wrapping_add(0x100)));
+        assert_eq!(v.host_range(0x1020, 8, Prot::WRITE), Some(h.wrapping_add(0x20)));
+        assert_eq!(v.take_rwx_store(), Some((0x1020, 0x1110)), "the stores' union");
+        assert_eq!(v.take_rwx_store(), None, "taken");
+        assert!(!v.rwx_store_seen());
+        epoch.fetch_add(1, Ordering::Release);
+        assert!(v.rwx_store_seen(), "the epoch moved: translations may have been made");
+        drop(host);
     }
 
     /// Guest bytes for system calls without the lock: strings end at their NUL inside one
@@ -344,9 +428,9 @@ mod tests {
         host[0xff0..0x1000].fill(b'a');
         host[0x1000..0x1010].copy_from_slice(b"bcd\0efghijklmnop");
         let h = host.as_mut_ptr();
-        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h);
+        v.push(0x1000, 0x2000, Prot::READ | Prot::WRITE, u64::MAX, h, false);
         // SAFETY: inside `host`.
-        v.push(0x2000, 0x3000, Prot::READ, u64::MAX, unsafe { h.add(0x1000) });
+        v.push(0x2000, 0x3000, Prot::READ, u64::MAX, unsafe { h.add(0x1000) }, false);
         assert_eq!(v.read_cstr(0x1010, 4096).as_deref(), Some(&b"/tmp"[..]));
         assert_eq!(v.read_cstr(0x1010, 4), None, "longer than max with its NUL");
         assert_eq!(v.read_cstr(0x1014, 4096).as_deref(), Some(&b""[..]), "the empty string");

@@ -55,7 +55,7 @@ mod vma;
 pub use memory::{write_struct_to, DataModel, Endian, GuestAddr, GuestWrite, Staged, PATH_MAX};
 pub use vma::{MemPolicy, Prot, Vma, VmaName};
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::c_void;
 use std::os::fd::RawFd;
 
@@ -361,8 +361,8 @@ pub struct AddressSpace {
     /// atomics against the other processes too (see docs/ARCHITECTURE.md, "Threads").
     pub shared_writable: bool,
     /// Writable and executable pages that instructions have been fetched from (see
-    /// [`AddressSpace::tlb_fill`]).
-    code_pages: HashSet<u64>,
+    /// [`AddressSpace::tlb_fill`]), in order for [`AddressSpace::fill_view`]'s range queries.
+    code_pages: BTreeSet<u64>,
     /// The shared file mappings by kind, for views that execute what others write
     /// ([`alias`]).
     views: alias::Views,
@@ -453,7 +453,7 @@ impl AddressSpace {
             shootdown: shootdown::Shootdown::default(),
             pkey_map: None,
             shared_writable: false,
-            code_pages: HashSet::new(),
+            code_pages: BTreeSet::new(),
             views: alias::Views::default(),
             store_table: None,
             span_hint: std::cell::Cell::new(None),
@@ -1036,7 +1036,8 @@ impl AddressSpace {
         for (&start, vma) in &self.vmas {
             if !self.is_alias_view(vma) {
                 let host = self.to_host(start, vma.end - start).unwrap_or(std::ptr::null_mut());
-                v.push(start, vma.end, vma.prot, eof_of(start, vma), host);
+                let code_free = self.code_pages.range(start..vma.end).next().is_none();
+                v.push(start, vma.end, vma.prot, eof_of(start, vma), host, code_free);
             }
         }
         v
@@ -1805,7 +1806,11 @@ impl AddressSpace {
                     }
                 }
             }
-            if v.prot.contains(Prot::EXEC) && !prot.contains(Prot::EXEC) {
+            // Code translated while the pages were executable and not writable is not in
+            // `code_pages` (only fetches from writable pages are), so it goes when they
+            // become writable too: from then on a fetch marks its page again.
+            let gains_write = !v.prot.contains(Prot::WRITE) && prot.contains(Prot::WRITE | Prot::EXEC);
+            if v.prot.contains(Prot::EXEC) && (!prot.contains(Prot::EXEC) || gains_write) {
                 self.invalidate.code.push((ms, me));
             }
             if s < ms {
@@ -2016,14 +2021,29 @@ impl AddressSpace {
 
     /// Records that the host wrote `[addr, addr+len)` behind unicorn's back: translated code
     /// from those bytes must be dropped (unicorn cannot see host writes; unicorn-facts §3).
+    /// Pages of a writable and executable mapping that no instruction was fetched from hold
+    /// no translation ([`AddressSpace::tlb_fill`]; one made writable after it was executable
+    /// alone lost its code in [`AddressSpace::mprotect`]): nothing to drop there yet.
+    ///
+    /// `true` if the range lies partly in an executable mapping or a view of an aliased file:
+    /// a write that another thread may run code from while it lasts (a call that waits
+    /// without the lock) must be noted again when it is over (`Task::blocking`).
     #[inline]
-    pub fn note_host_write(&mut self, addr: u64, len: u64) {
+    pub fn note_host_write(&mut self, addr: u64, len: u64) -> bool {
         let end = addr.saturating_add(len);
+        let mut exec = false;
+        let mut code = false;
+        for (s, v) in self.overlapping(addr, end).filter(|(_, v)| v.prot.contains(Prot::EXEC)) {
+            exec = true;
+            let (lo, hi) = (page_floor(s.max(addr)), v.end.min(end));
+            code |= !v.prot.contains(Prot::WRITE) || self.code_pages.range(lo..hi).next().is_some();
+        }
         // A view of an aliased file shares its physical pages with executable views.
-        if self.overlapping(addr, end).any(|(_, v)| v.prot.contains(Prot::EXEC)) || self.overlaps_alias_view(addr, end)
-        {
+        let alias = self.overlaps_alias_view(addr, end);
+        if code || alias {
             self.invalidate.code.push((page_floor(addr), page_ceil(end).unwrap_or(end)));
         }
+        exec || alias
     }
 
     /// Drops the translated code of the executable mappings within `[start, end)` (an explicit

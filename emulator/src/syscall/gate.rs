@@ -104,7 +104,9 @@ fn clock_unlocked(cpu: &mut Cpu<'_>, addr: u64) -> bool {
             stack_words(b, view.model().endian)
         }
     };
-    let Ok(ret) = clock_call(&mut Unlocked(view), entry, args) else { return false };
+    let result = clock_call(&mut Unlocked(view), entry, args);
+    crate::guest::after_rwx_store(cpu);
+    let Ok(ret) = result else { return false };
     let reg = match abi {
         CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
     };

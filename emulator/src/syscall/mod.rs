@@ -290,6 +290,7 @@ fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     let keep_ret_reg = observed.keep_ret_reg;
 
     let _ = cpu.get_data().mm.take_grow_request();
+    cpu.get_data_mut().host_written = None;
     let result = match observed.result {
         Some(r) => r,
         None => match def {

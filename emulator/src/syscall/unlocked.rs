@@ -156,16 +156,34 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
         (Some(nr), _) => Ok(u64::from(crate::abi::low32(unsafe { syscalls::raw::syscall0(nr) } as u64))),
-        (None, Some(handler)) => handler(&ctx, args)?,
+        (None, Some(handler)) => match handler(&ctx, args) {
+            Some(result) => result,
+            None => {
+                // Served again under the lock; a store this handler made into a writable and
+                // executable mapping before it gave up is checked first.
+                crate::guest::after_rwx_store(cpu);
+                return None;
+            }
+        },
         (None, None) => return None,
     };
+    // Stores into a writable and executable mapping (`FillView::host_range`): if the view went
+    // stale meanwhile, another thread may have translated the bytes they replaced.
+    let rwx = ctx.view.and_then(FillView::take_rwx_store);
+    let still = |v: &FillView| if rwx.is_some() { !v.rwx_store_seen() } else { v.current() };
     if ctx.blocked.get() {
-        let current = ctx.view.is_some_and(FillView::current);
-        if !crate::thread::running::enter_guest_unlocked(|| current) {
+        let if_changed = ctx.if_changed.get();
+        // Asked once this thread counts as running again (`enter_guest_unlocked`): a thread
+        // that changes the mappings after the look sees it running and stops it.
+        let view = ctx.view;
+        if !crate::thread::running::enter_guest_unlocked(|| view.is_some_and(still)) {
             // Mappings changed (or are changing) meanwhile: catch up under the lock.
             crate::thread::lock::acquire();
-            if let Some(f) = ctx.if_changed.get() {
+            if let Some(f) = if_changed {
                 f(cpu, args, &result);
+            }
+            if let Some((start, end)) = rwx {
+                cpu.get_data_mut().mm.note_host_write(start, end - start);
             }
             crate::guest::unlock_after_hook(cpu);
         }
@@ -174,6 +192,9 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
             let args = *args;
             cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone: false });
         }
+    } else if let Some((start, end)) = rwx.filter(|_| !ctx.view.is_some_and(still)) {
+        // As `crate::guest::after_rwx_store`, whose range this call has taken already.
+        crate::guest::locked(cpu, |cpu| cpu.get_data_mut().mm.note_host_write(start, end - start));
     }
     let ret = match result {
         Ok(v) => v,

@@ -62,6 +62,7 @@ pub fn new_process(
         parallel: false,
         retry_fill: false,
         fill_view: None,
+        host_written: None,
         tlb_fills: (0, TLB_RESIZE_FILLS),
         regs: crate::guest::RegPtrs::default(),
     }

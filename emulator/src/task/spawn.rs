@@ -149,6 +149,7 @@ fn child_task(t: &Task, ca: &CloneArgs) -> Task {
         parallel: false,
         retry_fill: false,
         fill_view: None,
+        host_written: None,
         tlb_fills: (0, crate::task::TLB_RESIZE_FILLS),
         regs: crate::guest::RegPtrs::default(),
         stop_flags: false,
