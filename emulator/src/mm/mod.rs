@@ -1388,6 +1388,16 @@ impl AddressSpace {
         }
     }
 
+    /// `true` if every mapping overlapping `[start, end)` is private anonymous memory (the
+    /// break's heap included; no file, nothing shared) whose permissions pass `ok`: a change
+    /// of such memory that only adds takes nothing another thread's instance may be using
+    /// (`crate::syscall::mm::takes_pages_from`). Holes count as nothing.
+    pub fn only_private_anon(&self, start: u64, end: u64, ok: impl Fn(Prot) -> bool) -> bool {
+        self.overlapping(start, end).all(|(_, v)| {
+            !v.shared && v.file_id.is_none() && matches!(v.name, VmaName::Anon | VmaName::Heap) && ok(v.prot)
+        })
+    }
+
     /// `true` if no mapping overlaps `[addr, addr+len)`.
     pub fn is_free(&self, addr: u64, len: u64) -> bool {
         let Some(end) = addr.checked_add(len) else { return false };

@@ -41,6 +41,8 @@ const PROT_GROWS: u64 = PROT_GROWSDOWN | 0x0200_0000;
 ///
 /// `mmap` counts whether or not `MAP_FIXED` is given (the old single-argument `mmap` of i386
 /// and s390x keeps its flags in memory); `open`, `openat` and `creat` count when they truncate.
+/// A cheap first look for the dispatcher's fast path: [`takes_pages_from`] then asks the
+/// address space whether the call really does.
 pub fn takes_pages_away(sys: crate::abi::nr::Sys, a: &SyscallArgs) -> bool {
     use crate::abi::nr::Sys;
     const O_TRUNC: u64 = 0o1000;
@@ -65,6 +67,40 @@ pub fn takes_pages_away(sys: crate::abi::nr::Sys, a: &SyscallArgs) -> bool {
         Sys::open => a.raw(1) & O_TRUNC != 0,
         Sys::openat => a.raw(2) & O_TRUNC != 0,
         _ => false,
+    }
+}
+
+/// [`takes_pages_away`] once the address space can be asked, for a call it named: `false` for
+/// one that only adds to private anonymous memory, which no other thread's instance can be
+/// using in a way the call makes stale: an anonymous `mmap` placed in free space (no
+/// `MAP_FIXED`), or with `MAP_FIXED` over holes and inaccessible anonymous memory (a
+/// reservation made `PROT_NONE` first, as Go's heap and glibc's thread stacks are); a
+/// `munmap` of holes and inaccessible anonymous memory; an `mprotect` of private anonymous
+/// memory that keeps every permission it had (glibc's arenas grow so); a `brk` that does not
+/// lower the break. An inaccessible page has no TLB entry and no translation in any
+/// instance, and a permission added shows itself to another instance at its next TLB miss.
+/// Anything else (files, shared memory, a lowered permission, the old single-argument
+/// `mmap`, protection keys) stops the other threads as before. A call with bad arguments
+/// answers `true` or changes nothing.
+pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::guest::Task) -> bool {
+    use crate::abi::nr::Sys;
+    let range = |start: u64, len: u64| page_ceil(len).and_then(|len| Some((start, start.checked_add(len)?)));
+    let inaccessible = |(start, end): (u64, u64)| t.mm.only_private_anon(start, end, |p| p == Prot::NONE);
+    match def.sys {
+        Sys::mmap | Sys::mmap2 if def.args.len() > 1 => {
+            let flags = (t.arch.info().mmap_flags_to_generic)(a.raw(3));
+            if flags & MAP_ANONYMOUS == 0 || flags & MAP_TYPE != MAP_PRIVATE {
+                return true;
+            }
+            flags & MAP_FIXED != 0 && !range(a.raw(0), a.raw(1)).is_some_and(inaccessible)
+        }
+        Sys::munmap => !range(a.raw(0), a.raw(1)).is_some_and(inaccessible),
+        Sys::mprotect => {
+            let Some(new) = Prot::from_guest(a.raw(2) & 7).filter(|_| a.raw(2) & PROT_GROWS == 0) else { return true };
+            !range(a.raw(0), a.raw(1)).is_some_and(|(s, e)| t.mm.only_private_anon(s, e, |old| new.contains(old)))
+        }
+        Sys::brk => a.raw(0) < t.mm.brk,
+        _ => true,
     }
 }
 

@@ -508,7 +508,7 @@ fn call(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysR
 #[cold]
 #[inline(never)]
 fn call_slow(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
-    if mm::takes_pages_away(def.sys, args) {
+    if mm::takes_pages_away(def.sys, args) && mm::takes_pages_from(def, args, cpu.get_data()) {
         crate::thread::running::quiesce();
     }
     match call(def, cpu, args) {
