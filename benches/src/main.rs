@@ -44,7 +44,8 @@ scripts/fetch-qemu10.sh) on a getppid loop, a store loop, gatebench
 sha256sum and gzip -9, a compute kernel, busybox find and cat over small files,
 busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`),
 fork + execve + waitpid (spawn), 32 threads calling sched_yield (yield), 4 threads
-opening, reading and closing a file (fileio), and
+opening, reading and closing a file (fileio), a heap grown page by page with mprotect
+beside 3 spinning threads (mapgrow), and
 writes results.md / results.json / results.svg.
 
 Options:
@@ -56,7 +57,7 @@ Options:
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
                        clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup,
-                       threads1,threadsN,gotypes,spawn,yield,fileio
+                       threads1,threadsN,gotypes,spawn,yield,fileio,mapgrow
                        (groups: gatebench = the four gatebench values, cpu, files, threads)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
@@ -115,6 +116,10 @@ struct Sizes {
     fileio_threads: u32,
     /// Rounds (open, fstat, two reads, close) of each fileio thread.
     fileio_rounds: u64,
+    /// Spinning threads of one mapgrow run.
+    mapgrow_threads: u32,
+    /// Pages main grows one `mprotect` at a time in one mapgrow run.
+    mapgrow_pages: u64,
 }
 
 impl Sizes {
@@ -136,6 +141,8 @@ impl Sizes {
                 yields: 300,
                 fileio_threads: 4,
                 fileio_rounds: 1000,
+                mapgrow_threads: 3,
+                mapgrow_pages: 500,
             }
         } else {
             Sizes {
@@ -154,6 +161,8 @@ impl Sizes {
                 yields: 3000,
                 fileio_threads: 4,
                 fileio_rounds: 10_000,
+                mapgrow_threads: 3,
+                mapgrow_pages: 2000,
             }
         }
     }
@@ -173,6 +182,7 @@ impl Sizes {
             Workload::Spawn => self.spawns,
             Workload::Yield => u64::from(self.yield_threads) * self.yields,
             Workload::FileIo => u64::from(self.fileio_threads) * self.fileio_rounds,
+            Workload::MapGrow => self.mapgrow_pages,
         }
     }
 }
@@ -464,7 +474,7 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
 }
 
 /// A C guest of many threads run as `guest THREADS COUNT` on every arch and runner, whose
-/// whole run is timed and whose stdout must be `expected` (yield, fileio).
+/// whole run is timed and whose stdout must be `expected` (yield, fileio, mapgrow).
 struct ThreadedRun {
     workload: Workload,
     src: PathBuf,
@@ -1050,6 +1060,25 @@ fn main() -> ExitCode {
         threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
     }
 
+    // mapgrow: a heap grown page by page with mprotect while other threads spin; whole-process
+    // wall time.
+    if opts.only.contains(&Workload::MapGrow) {
+        let (threads, pages) = (sizes.mapgrow_threads, sizes.mapgrow_pages);
+        let expected = workloads::mapgrow_expected(threads, pages);
+        let about = format!(
+            "{threads} threads spinning while main grows a PROT_NONE anonymous reservation by {pages} pages, \
+             one mprotect(PROT_READ | PROT_WRITE) of 4 KiB and a byte written each"
+        );
+        let run = ThreadedRun {
+            workload: Workload::MapGrow,
+            src: guest_src.join("mapgrow.c"),
+            counts: [u64::from(threads), pages],
+            expected,
+            about,
+        };
+        threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
+    }
+
     // busybox workloads: sha256sum, gzip -9, find, cat, startup.
     let bb_ws: Vec<Workload> = [Workload::Sha256, Workload::Gzip, Workload::Find, Workload::Cat, Workload::Startup]
         .into_iter()
@@ -1234,7 +1263,7 @@ fn main() -> ExitCode {
                 "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
                  gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts, threads {} rounds \
                  per thread, gotypes {} ({} packages), spawn {} spawns, yield {} threads x {} sched_yield, \
-                 fileio {} threads x {} rounds",
+                 fileio {} threads x {} rounds, mapgrow {} threads x {} pages",
                 sizes.getppid,
                 sizes.store,
                 sizes.gate_calls,
@@ -1250,7 +1279,9 @@ fn main() -> ExitCode {
                 sizes.yield_threads,
                 sizes.yields,
                 sizes.fileio_threads,
-                sizes.fileio_rounds
+                sizes.fileio_rounds,
+                sizes.mapgrow_threads,
+                sizes.mapgrow_pages
             ),
         ),
     ];

@@ -502,11 +502,13 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             add(Yield, a, Native, h, Yield, m, None);
         }
     }
-    // fileio: the same (info).
-    for a in Arch::ALL {
-        add(FileIo, a, Qemu, a, FileIo, m, None);
-        if let Some(h) = host {
-            add(FileIo, a, Native, h, FileIo, m, None);
+    // fileio and mapgrow: the same (info).
+    for w in [FileIo, MapGrow] {
+        for a in Arch::ALL {
+            add(w, a, Qemu, a, w, m, None);
+            if let Some(h) = host {
+                add(w, a, Native, h, w, m, None);
+            }
         }
     }
     // Every ratio against qemu-user 10.0.2 also against 7.2 where 7.2 ran (info: the targets
@@ -818,6 +820,7 @@ fn fmt_size(w: Workload, n: u64) -> String {
         Workload::Spawn => "spawns",
         Workload::Yield => "yields",
         Workload::FileIo => "rounds",
+        Workload::MapGrow => "pages",
         _ => "iter",
     };
     let exp = (n as f64).log10();
@@ -836,10 +839,12 @@ fn per_op_cell(r: &Row) -> String {
             Some(s) => format!("{:.1} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
             None => "-".into(),
         },
-        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield | Workload::FileIo => match r.median() {
-            Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
-            _ => "-".into(),
-        },
+        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield | Workload::FileIo | Workload::MapGrow => {
+            match r.median() {
+                Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
+                _ => "-".into(),
+            }
+        }
         Workload::Startup | Workload::Spawn => match r.per_op_ns() {
             Some(ns) => format!("{:.2} ms/{}", ns / 1e6, r.workload.unit()),
             None => "-".into(),
@@ -1071,6 +1076,7 @@ impl Report {
                             Workload::Spawn => "spawns",
                             Workload::Yield => "sched_yield calls",
                             Workload::FileIo => "rounds",
+                            Workload::MapGrow => "pages",
                             Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
                                 "calls"
                             }
@@ -1537,6 +1543,27 @@ mod tests {
         assert_eq!(fmt_size(Workload::Yield, 96_000), "96000 yields");
         // size 1000 (the test rows'): 0.26 s / 1000 yields.
         assert_eq!(per_op_cell(&rows[1]), "260.00 us/yield");
+    }
+
+    #[test]
+    fn mapgrow_ratios_are_info() {
+        use Runner::{Endgate, Native, Qemu};
+        let rows = vec![
+            row(Workload::MapGrow, Arch::X86_64, Native, 0.02, 0.0),
+            row(Workload::MapGrow, Arch::S390x, Endgate, 0.05, 0.0),
+            row(Workload::MapGrow, Arch::S390x, Qemu, 0.2, 0.0),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let get = |label: &str| r.iter().find(|r| r.label == label).unwrap_or_else(|| panic!("no {label}: {r:?}"));
+        let q = get("mapgrow s390x: endgate / qemu-s390x 10.0.2");
+        assert!((q.value.unwrap() - 0.25).abs() < 1e-9);
+        assert_eq!((q.basis, q.target, q.verdict()), ("wall time", None, "info"));
+        let n = get("mapgrow s390x: endgate / native x86_64");
+        assert!((n.value.unwrap() - 2.5).abs() < 1e-9);
+        assert_eq!(n.verdict(), "info");
+        assert_eq!(fmt_size(Workload::MapGrow, 2000), "2000 pages");
+        // size 1000 (the test rows'): 0.05 s / 1000 pages.
+        assert_eq!(per_op_cell(&rows[1]), "50.00 us/page");
     }
 
     #[test]

@@ -165,11 +165,15 @@ pub enum Workload {
     /// `guests/fileio.c`: T threads that each open, fstat, read and close a 4 KiB file K
     /// times at once; whole-process wall time of one run (descriptor calls of many threads).
     FileIo,
+    /// `guests/mapgrow.c`: T threads spin while main grows a PROT_NONE reservation by K pages,
+    /// one `mprotect` each; whole-process wall time of one run (address-space changes while
+    /// other threads run).
+    MapGrow,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 18] = [
+    pub const ALL: [Workload; 19] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -188,6 +192,7 @@ impl Workload {
         Workload::Spawn,
         Workload::Yield,
         Workload::FileIo,
+        Workload::MapGrow,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -222,6 +227,7 @@ impl Workload {
             Workload::Spawn => "spawn",
             Workload::Yield => "yield",
             Workload::FileIo => "fileio",
+            Workload::MapGrow => "mapgrow",
         }
     }
 
@@ -238,6 +244,7 @@ impl Workload {
             Workload::Spawn => "spawn",
             Workload::Yield => "yield",
             Workload::FileIo => "round",
+            Workload::MapGrow => "page",
         }
     }
 
@@ -273,6 +280,7 @@ impl Workload {
             "spawn" => Workload::Spawn,
             "yield" | "sched_yield" => Workload::Yield,
             "fileio" => Workload::FileIo,
+            "mapgrow" => Workload::MapGrow,
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
@@ -387,6 +395,12 @@ pub fn spawn_expected(spawns: u64) -> String {
 /// What `guests/fileio.c` prints after `threads` threads read its file `rounds` times each.
 pub fn fileio_expected(threads: u32, rounds: u64) -> String {
     format!("fileio {threads} x {rounds}\n")
+}
+
+/// What `guests/mapgrow.c` prints after growing its reservation by `pages` pages beside
+/// `threads` spinning threads, every page keeping its byte.
+pub fn mapgrow_expected(threads: u32, pages: u64) -> String {
+    format!("mapgrow {threads} x {pages}\n")
 }
 
 /// What `guests/yield.c` prints after `threads` threads called `sched_yield` `yields` times each,
@@ -773,6 +787,17 @@ mod tests {
         // The guest prints the line the harness expects.
         let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/fileio.c")).unwrap();
         assert!(src.contains(r#"printf("fileio %d x %ld\n", n, rounds);"#));
+    }
+
+    #[test]
+    fn mapgrow_output() {
+        assert_eq!(Workload::parse("mapgrow"), Some(vec![Workload::MapGrow]));
+        assert_eq!(Workload::MapGrow.unit(), "page");
+        assert!(!Workload::MapGrow.has_zero_run() && !Workload::MapGrow.is_busybox());
+        assert_eq!(mapgrow_expected(3, 2000), "mapgrow 3 x 2000\n");
+        // The guest prints the line the harness expects.
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/mapgrow.c")).unwrap();
+        assert!(src.contains(r#"printf("mapgrow %d x %ld\n", n, pages);"#));
     }
 
     #[test]
