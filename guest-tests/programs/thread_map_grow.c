@@ -4,10 +4,12 @@
  * malloc arenas (a PROT_NONE reservation made read-write piece by piece with mprotect), Go's
  * heap (a PROT_NONE reservation mapped over with MAP_FIXED), large allocations (mmap, touch,
  * munmap in several threads at once), a page made writable after other threads read it, and
- * the break moved up while other threads use the heap.
+ * the break moved up while other threads use the heap; a writable page made executable
+ * (a JIT's buffer) into which another thread, which stored there before, then writes code.
  * An emulator that lets such calls go without stopping the other threads must still show
  * each of them the new permissions at once. */
 #include "common.h"
+#include "jit.h"
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -166,6 +168,58 @@ static void *heap_reader(void *arg)
     return NULL;
 }
 
+/* A writable page another thread keeps storing to, made executable; that thread then writes
+ * `return 6` over the `return 5` the main thread ran, through the same store instructions. */
+static unsigned char *jit_page;
+static volatile int jit_phase;
+
+static void __attribute__((noinline)) store_bytes(volatile unsigned char *p, const unsigned char *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = src[i];
+}
+
+static void *jit_patcher(void *arg)
+{
+    (void)arg;
+    unsigned char junk[64] = {0};
+    while (__atomic_load_n(&jit_phase, __ATOMIC_ACQUIRE) == 0)
+        store_bytes(jit_page + 2048, junk, sizeof junk);
+    while (__atomic_load_n(&jit_phase, __ATOMIC_ACQUIRE) == 1)
+        ;
+    unsigned char six[64];
+    size_t len = assemble(six, 6);
+    store_bytes(jit_page, six, len);
+    __atomic_store_n(&jit_phase, 3, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static int call(void *p)
+{
+    return ((int (*)(void))p)();
+}
+
+static int writable_made_executable(void)
+{
+    jit_page = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(jit_page != MAP_FAILED);
+    pthread_t t;
+    CHECK(pthread_create(&t, NULL, jit_patcher, NULL) == 0);
+    usleep(20000);
+    CHECK(mprotect(jit_page, PAGE, PROT_READ | PROT_WRITE | PROT_EXEC) == 0);
+    __atomic_store_n(&jit_phase, 1, __ATOMIC_RELEASE);
+    size_t len = assemble(jit_page, 5);
+    __builtin___clear_cache((char *)jit_page, (char *)jit_page + len);
+    int first = call(jit_page);
+    __atomic_store_n(&jit_phase, 2, __ATOMIC_RELEASE);
+    while (__atomic_load_n(&jit_phase, __ATOMIC_ACQUIRE) != 3)
+        ;
+    __builtin___clear_cache((char *)jit_page, (char *)jit_page + len);
+    int second = call(jit_page);
+    CHECK(pthread_join(t, NULL) == 0);
+    return (first == 5) + (second == 6);
+}
+
 int main(void)
 {
     struct sigaction sa = {0};
@@ -215,5 +269,6 @@ int main(void)
     __atomic_store_n(&brk_done, 1, __ATOMIC_RELEASE);
     CHECK(pthread_join(hr, NULL) == 0);
     printf("break moved up %d times while read: %d grown, %d bad reads\n", BRK_STEPS, grown, brk_bad);
+    printf("writable page made executable, patched by another thread: %d of 2 right\n", writable_made_executable());
     return 0;
 }

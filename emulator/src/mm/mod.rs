@@ -288,6 +288,13 @@ fn eof_of(start: u64, vma: &Vma) -> u64 {
     }
 }
 
+/// `true` if permissions `new` keep every one of `old` and leave a page stores may go to
+/// directly (writable, not executable: [`AddressSpace::store_range`], the 32-bit store table)
+/// so: a writable page becoming executable must first leave every instance's store slots.
+pub fn only_gains(old: Prot, new: Prot) -> bool {
+    new.contains(old) && !(old.contains(Prot::WRITE) && !old.contains(Prot::EXEC) && new.contains(Prot::EXEC))
+}
+
 /// The guest's mappings, brk and placement state. One per guest process.
 pub struct AddressSpace {
     /// The windows in guest address order, neighbours in both guest and host joined.
@@ -1790,10 +1797,16 @@ impl AddressSpace {
     }
 
     /// [`AddressSpace::protect`] of `[addr, end)`, all of it mapped.
+    /// The instances' TLBs are flushed unless every mapping only gained permissions
+    /// ([`only_gains`]) and none is shared: an entry made before lacks the new ones, and an
+    /// access that needs them misses and refills.
     fn protect_mapped(&mut self, addr: u64, end: u64, prot: Prot) -> Result<(), Errno> {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vma_remove(&s).expect("listed above");
+            if v.shared || !only_gains(v.prot, prot) {
+                self.invalidate.flush_tlb = true;
+            }
             self.changed();
             let (ms, me) = (s.max(addr), v.end.min(end));
             let host_prot = if v.shared {
@@ -1834,7 +1847,6 @@ impl AddressSpace {
                 self.changed();
             }
         }
-        self.invalidate.flush_tlb = true;
         // Linux merges the changed range with its neighbours again (mprotect_fixup).
         let bounds: Vec<u64> = self.vmas.range(addr..=end).map(|(&s, _)| s).collect();
         for b in bounds {

@@ -76,7 +76,8 @@ pub fn takes_pages_away(sys: crate::abi::nr::Sys, a: &SyscallArgs) -> bool {
 /// `MAP_FIXED`), or with `MAP_FIXED` over holes and inaccessible anonymous memory (a
 /// reservation made `PROT_NONE` first, as Go's heap and glibc's thread stacks are); a
 /// `munmap` of holes and inaccessible anonymous memory; an `mprotect` of private anonymous
-/// memory that keeps every permission it had (glibc's arenas grow so); a `brk` that does not
+/// memory that keeps every permission it had and does not make writable memory executable
+/// ([`crate::mm::only_gains`]; glibc's arenas grow so); a `brk` that does not
 /// lower the break. An inaccessible page has no TLB entry and no translation in any
 /// instance, and a permission added shows itself to another instance at its next TLB miss.
 /// Anything else (files, shared memory, a lowered permission, the old single-argument
@@ -97,7 +98,8 @@ pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::gue
         Sys::munmap => !range(a.raw(0), a.raw(1)).is_some_and(inaccessible),
         Sys::mprotect => {
             let Some(new) = Prot::from_guest(a.raw(2) & 7).filter(|_| a.raw(2) & PROT_GROWS == 0) else { return true };
-            !range(a.raw(0), a.raw(1)).is_some_and(|(s, e)| t.mm.only_private_anon(s, e, |old| new.contains(old)))
+            !range(a.raw(0), a.raw(1))
+                .is_some_and(|(s, e)| t.mm.only_private_anon(s, e, |old| crate::mm::only_gains(old, new)))
         }
         Sys::brk => a.raw(0) < t.mm.brk,
         _ => true,
