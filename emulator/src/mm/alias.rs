@@ -92,6 +92,12 @@ pub struct Views {
 }
 
 impl Views {
+    /// `true` if some file is aliased (mapped shared both executable and writable).
+    #[inline]
+    pub(super) fn any_aliased(&self) -> bool {
+        self.aliased_files != 0
+    }
+
     /// `true` if file `id` has a shared executable and a shared writable mapping.
     #[inline]
     fn aliased(&self, id: FileId) -> bool {

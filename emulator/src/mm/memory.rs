@@ -72,13 +72,16 @@ impl AddressSpace {
         Ok(v)
     }
 
-    /// Copies `data` to guest `addr` (which must be guest-writable). Errors: `EFAULT`.
+    /// Copies `data` to guest `addr` (which must be guest-writable), dropping code translated
+    /// from the bytes it replaces ([`AddressSpace::note_store`]). Errors: `EFAULT`.
     pub fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, data.len() as u64, Prot::WRITE)?;
         // SAFETY: `host_range` checked the range is mapped and guest-writable; host pages of
         // a writable mapping are host-writable; a file page another process truncated away
         // faults, which the copy survives (`EFAULT`).
-        unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.map_err(|_| Errno::EFAULT)
+        let r = unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.map_err(|_| Errno::EFAULT);
+        self.note_store(addr.get(), data.len() as u64);
+        r
     }
 
     /// Copies `data` to guest `addr` ignoring guest permissions (the loader filling read-only

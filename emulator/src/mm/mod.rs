@@ -2068,6 +2068,21 @@ impl AddressSpace {
         exec || alias
     }
 
+    /// [`AddressSpace::note_host_write`] for bytes endgate stored itself (a system call's
+    /// result struct, a clock's value): the common case, a range inside the mapping found last
+    /// that is not executable while no file is aliased, is answered from the span hint.
+    #[inline]
+    pub fn note_store(&mut self, addr: u64, len: u64) {
+        if !self.views.any_aliased() {
+            if let Some(h) = self.span_hint.get() {
+                if addr >= h.0 && addr.saturating_add(len) <= h.1 && !h.2.contains(Prot::EXEC) {
+                    return;
+                }
+            }
+        }
+        self.note_host_write(addr, len);
+    }
+
     /// Drops the translated code of the executable mappings within `[start, end)` (an explicit
     /// instruction-cache flush: a store by another thread's engine instance is not seen by
     /// this one's); the range is clipped to those mappings, whatever its size.
