@@ -41,7 +41,7 @@ use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::Prot;
+use super::{Endian, Prot};
 use crate::abi::thunk::{self, Plain, Shape};
 use crate::abi::DataModel;
 
@@ -237,6 +237,27 @@ impl FillView {
         // SAFETY: the view found the bytes at `p` guest-readable; the caller's thread runs
         // guest code, so nothing takes them away meanwhile; a host fault fails the copy.
         unsafe { super::safe_copy::copy(buf.as_mut_ptr(), p, buf.len()) }.ok()
+    }
+
+    /// Reads `out.len()` guest `unsigned long`s (the guest's width and byte order) at `addr`
+    /// if they lie in plain readable spans ([`Self::read_bytes`], 16 at a time); `None`: the
+    /// view cannot answer.
+    pub fn read_ulongs(&self, addr: u64, out: &mut [u64]) -> Option<()> {
+        let long = usize::from(self.model.long_bytes);
+        let mut at = addr;
+        for part in out.chunks_mut(16) {
+            let mut raw = [0u8; 128];
+            let raw = raw.get_mut(..part.len() * long)?;
+            self.read_bytes(at, raw)?;
+            for (v, b) in part.iter_mut().zip(raw.chunks_exact(long)) {
+                *v = match self.model.endian {
+                    Endian::Big => b.iter().fold(0u64, |v, &x| v << 8 | u64::from(x)),
+                    Endian::Little => b.iter().rev().fold(0u64, |v, &x| v << 8 | u64::from(x)),
+                };
+            }
+            at = at.checked_add(raw.len() as u64)?;
+        }
+        Some(())
     }
 
     /// Stores `bytes` at guest `addr` if they lie in one plain writable span

@@ -462,9 +462,19 @@ pub fn send(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     lp64(cpu, a, net::sendto, [a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0])
 }
 
+/// [`send`] without the global guest lock: [`net::sendto_unlocked`] without an address.
+pub fn send_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    net::sendto_unlocked(ctx, &a.with([a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0]))
+}
+
 /// `recv(int fd, void *buf, size_t len, int flags)` (recv(2)): `recvfrom` without an address.
 pub fn recv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     lp64(cpu, a, net::recvfrom, [a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0])
+}
+
+/// [`recv`] without the global guest lock: [`net::recvfrom_unlocked`] without an address.
+pub fn recv_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    net::recvfrom_unlocked(ctx, &a.with([a.raw(0), a.raw(1), a.raw(2), a.raw(3), 0, 0]))
 }
 
 const fn d(sys: Sys, handler: Handler, args: &'static [ArgFmt], ret: RetFmt) -> SyscallDef {
@@ -508,8 +518,8 @@ pub static DEFS: &[SyscallDef] = &[
     // `long` width; these are only other names for them.
     d(Sys::ugetrlimit, process::getrlimit, &[Int, Ptr], RInt),
     d(Sys::_newselect, io::select, &[Int, Ptr, Ptr, Ptr, Ptr], RInt),
-    d(Sys::send, send, &[Fd, BufIn(2), ULong, Hex], RInt),
-    d(Sys::recv, recv, &[Fd, BufOut, ULong, Hex], RInt),
+    d(Sys::send, send, &[Fd, BufIn(2), ULong, Hex], RInt).unlocked(send_unlocked),
+    d(Sys::recv, recv, &[Fd, BufOut, ULong, Hex], RInt).unlocked(recv_unlocked),
     // The 32-bit-uid calls are the LP64 calls (uid_t is 32 bits there).
     d(Sys::getuid32, process::getuid, &[], RInt).host_id(syscalls::Sysno::getuid),
     d(Sys::getgid32, process::getgid, &[], RInt).host_id(syscalls::Sysno::getgid),

@@ -315,6 +315,77 @@ pub fn readv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     r
 }
 
+/// Most iovecs a vector call serves without the lock; a longer array goes under it.
+const UNLOCKED_IOVECS: usize = 64;
+
+/// A guest `struct iovec iov[cnt]` (`{ void *iov_base; size_t iov_len; }` in the guest's
+/// `long` width and byte order) read through `view` as host iovecs into `out`, each buffer
+/// inside one span of the view with `need`; returns how many and their total length. `None`
+/// for anything [`LazyIovecs::new`] should judge under the lock: no iovecs or more than
+/// [`UNLOCKED_IOVECS`], an array or buffer the view cannot answer for (`EFAULT` or a short
+/// count there), a length above the signed maximum (`EINVAL`), a total of 0. A zero-length
+/// entry passes with a NULL base or one inside a span (Linux ignores its base then, but
+/// refuses one past the top of user space).
+fn view_iovecs(
+    view: &crate::mm::fill_view::FillView,
+    addr: u64,
+    cnt: u64,
+    need: Prot,
+    out: &mut [libc::iovec; UNLOCKED_IOVECS],
+) -> Option<(usize, u64)> {
+    let n = usize::try_from(cnt).ok().filter(|&n| n > 0 && n <= UNLOCKED_IOVECS)?;
+    let mut words = [0u64; 2 * UNLOCKED_IOVECS];
+    let words = words.get_mut(..2 * n)?;
+    view.read_ulongs(addr, words)?;
+    // A 32-bit guest's length is a signed 32-bit `compat_ssize_t` to the kernel.
+    let signed_max = if view.model().long_bytes == 4 { i32::MAX as u64 } else { isize::MAX as u64 };
+    let mut total = 0u64;
+    for (slot, entry) in out.iter_mut().zip(words.chunks_exact(2)) {
+        let (base, len) = (entry[0], entry[1]);
+        if len > signed_max {
+            return None;
+        }
+        let p = match (base, len) {
+            (0, 0) => std::ptr::null_mut(),
+            (_, 0) => view.host_range(base, 1, Prot::NONE)?,
+            _ => view.host_range(base, len, need)?,
+        };
+        *slot = libc::iovec { iov_base: p.cast(), iov_len: u64_to_usize(len) };
+        total = total.checked_add(len)?;
+    }
+    (total > 0).then_some((n, total))
+}
+
+/// A vector transfer without the global guest lock: the host's `nr` (`readv`, `writev`,
+/// `preadv`, `pwritev`) on descriptor argument 0 over the iovecs at argument 1, `cnt` at
+/// argument 2 ([`view_iovecs`]), `then` the call's remaining arguments; `out` for reads.
+/// Reads as [`read_unlocked`] ([`read_view`]), writes as [`write_unlocked`] ([`write_view`],
+/// [`file_changed_after`]).
+fn vector_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs, nr: libc::c_long, out: bool, then: &[u64]) -> Option<SysResult> {
+    let view = ctx.io_view()?;
+    let mut iov = [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; UNLOCKED_IOVECS];
+    let need = if out { Prot::WRITE } else { Prot::READ };
+    let (n, total) = view_iovecs(view, a.raw(1), a.raw(2), need, &mut iov)?;
+    if out {
+        read_view(ctx, a.int(0), total)?;
+    } else {
+        write_view(ctx, a.int(0), total)?;
+        ctx.if_mappings_changed(file_changed_after);
+    }
+    let mut args = [a.int_arg(0), iov.as_ptr() as u64, n as u64, 0, 0];
+    args[3..3 + then.len()].copy_from_slice(then);
+    // SAFETY: `n` iovecs over guest memory the view found with `need` (the thread counts as
+    // running guest code until the host call, which may wait as one that does not).
+    Some(host_ret(ctx.blocking_syscall(nr, &args[..3 + then.len()])))
+}
+
+/// [`readv`] without the global guest lock ([`vector_unlocked`]): `ssize_t readv(int fd,
+/// const struct iovec *iov, int iovcnt)` with at most 64 iovecs whose buffers lie in plain
+/// writable spans of the view; errors the host's (readv(2)).
+pub fn readv_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    vector_unlocked(ctx, a, libc::SYS_readv, true, &[])
+}
+
 /// `writev(int fd, const struct iovec *iov, int iovcnt)` (writev(2)).
 pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
@@ -341,6 +412,12 @@ pub fn writev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     r
 }
 
+/// [`writev`] without the global guest lock ([`vector_unlocked`]): buffers in plain readable
+/// spans of the view (writev(2)).
+pub fn writev_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    vector_unlocked(ctx, a, libc::SYS_writev, false, &[])
+}
+
 /// `preadv(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`;
 /// on 64-bit guests `pos_l` is the whole offset.
 pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
@@ -358,6 +435,12 @@ pub fn preadv(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     r
 }
 
+/// [`preadv`] without the global guest lock, as [`readv_unlocked`] (LP64 rows only: ILP32
+/// guests pass the offset in a register pair, `super::compat32`; preadv(2)).
+pub fn preadv_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    vector_unlocked(ctx, a, libc::SYS_preadv, true, &[a.raw(3), 0])
+}
+
 /// `pwritev(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long pos_h)`.
 pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let l = LazyIovecs::new(cpu.get_data_mut(), a.ptr(1), a.raw(2), false)?;
@@ -370,6 +453,11 @@ pub fn pwritev(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ));
     after_file_write(cpu, a.int(0), &r);
     r
+}
+
+/// [`pwritev`] without the global guest lock, as [`writev_unlocked`] (LP64 rows only).
+pub fn pwritev_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    vector_unlocked(ctx, a, libc::SYS_pwritev, false, &[a.raw(3), 0])
 }
 
 /// `preadv2(int fd, const struct iovec *iov, int iovcnt, unsigned long pos_l, unsigned long

@@ -11,12 +11,13 @@
 
 use syscalls::Errno;
 
+use super::unlocked::Ctx;
 use super::{blocking_syscall, host_ret, SysResult};
 use crate::abi::shapes::{UserMsghdr, MSGHDR, TIMEVAL};
 use crate::abi::{bits64, int32, low32, u64_to_usize};
 use crate::guest::Task;
 use crate::guest::{Cpu, SyscallArgs};
-use crate::mm::{Endian, GuestAddr};
+use crate::mm::{Endian, GuestAddr, Prot};
 
 /// `socket(int domain, int type, int protocol)`; SOCK_NONBLOCK/SOCK_CLOEXEC share the open
 /// flags' values.
@@ -430,6 +431,19 @@ pub fn sendto(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     ))
 }
 
+/// [`sendto`] without the global guest lock ([`super::unlocked`]) when it names no
+/// destination (`send(fd, buf, len, flags)`, send(2)): a buffer inside one plain readable
+/// span of the thread's view, data that needs no conversion ([`Ctx::io_view`]: no netlink
+/// socket this guest's messages are converted for). Errors: the host's.
+pub fn sendto_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    if a.raw(4) != 0 {
+        return None;
+    }
+    let p = ctx.io_view()?.host_range(a.raw(1), a.raw(2), Prot::READ)?;
+    let args = [a.int_arg(0), p as u64, a.raw(2), a.int_arg(3), 0, u64::from(a.uint(5))];
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_sendto, &args)))
+}
+
 /// `recvfrom(int fd, void *buf, size_t len, int flags, struct sockaddr *from, socklen_t *fromlen)`.
 pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
@@ -458,6 +472,19 @@ pub fn recvfrom(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     b.finish(t);
     out.finish(t)?;
     Ok(n)
+}
+
+/// [`recvfrom`] without the global guest lock when it asks for no source address
+/// (`recv(fd, buf, len, flags)`, recv(2); the length pointer is then ignored, as by Linux): a
+/// buffer inside one plain writable span of the thread's view, data that needs no
+/// conversion ([`Ctx::io_view`]). Errors: the host's.
+pub fn recvfrom_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    if a.raw(4) != 0 {
+        return None;
+    }
+    let p = ctx.io_view()?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    let args = [a.int_arg(0), p as u64, a.raw(2), a.int_arg(3), 0, 0];
+    Some(host_ret(ctx.blocking_syscall(libc::SYS_recvfrom, &args)))
 }
 
 /// A guest `struct msghdr` made into a host one: iovecs point at checked guest buffers, the

@@ -80,3 +80,23 @@ pub fn socketcall(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     };
     handler(cpu, &a.with(w))
 }
+
+/// [`socketcall`] without the global guest lock for `SYS_SEND` and `SYS_RECV`, and
+/// `SYS_SENDTO`/`SYS_RECVFROM` without an address (i386's and s390x's glibc send and receive
+/// through it): the argument longs read through the thread's view, then
+/// [`net::sendto_unlocked`] or [`net::recvfrom_unlocked`]. Any other call, or arguments the
+/// view cannot read, are served under the lock. A handler's `EINTR` is judged by the
+/// `socketcall` row as under the lock (`super::signal::restarts_after_handler` reads the
+/// arguments again).
+pub fn socketcall_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let c = a.raw(0) & 0xffff_ffff;
+    let handler: super::unlocked::Handler = match c {
+        call::SEND | call::SENDTO => net::sendto_unlocked,
+        call::RECV | call::RECVFROM => net::recvfrom_unlocked,
+        _ => return None,
+    };
+    let n = usize::from(*call::NARGS.get(usize::try_from(c).ok()?)?);
+    let mut w = [0u64; 6];
+    ctx.view?.read_ulongs(a.raw(1), w.get_mut(..n)?)?;
+    handler(ctx, &a.with(w))
+}

@@ -23,8 +23,10 @@
 //! waits through [`Ctx::blocking_syscall`], as a thread not running guest code, so a change
 //! that takes pages away goes ahead meanwhile; the handler touches no guest memory after it.
 //!
-//! Descriptor calls (`read`, `write`, `pread64`, `pwrite64`, `close`, `lseek`, `fstat`,
-//! `newfstatat`, `statx`, `openat`, `epoll_ctl`, an `epoll_pwait` that does not wait) are served so
+//! Descriptor calls (`read`, `write`, `readv`, `writev`, `pread64`, `pwrite64`, `preadv`,
+//! `pwritev`, `send` and `recv` also as `sendto`/`recvfrom` without an address and through
+//! `socketcall`, `close`, `lseek`, `fstat`, `newfstatat`, `statx`, `openat`, `epoll_ctl`, an
+//! `epoll_pwait` that does not wait) are served so
 //! while nothing of the process needs converting or watching ([`Ctx::io_view`]): no netlink
 //! socket, signalfd or `/proc/self/pagemap` opened, no shared executable mapping of a file
 //! (whose writes drop translations), no `--root` and no path endgate answers itself
