@@ -607,13 +607,74 @@ pub fn blocking_syscall(t: &mut Task, nr: libc::c_long, args: &[u64]) -> i64 {
     six[..args.len()].copy_from_slice(args);
     let pending = crate::signal::host::recorded_counters();
     // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
-    let r = t.blocking(move || unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) });
+    let r = t.blocking(move || unsafe { interruptible_syscall(pending, nr, six) });
     if (-4095..0).contains(&r) {
         // SAFETY: glibc's thread-local errno.
         unsafe { *libc::__errno_location() = crate::abi::int32(-r) };
         -1
     } else {
         r
+    }
+}
+
+/// `safe_syscall` for a host call that may wait: a guest signal recorded since `pending`
+/// ends it before it starts with `-EINTR`, unless it is a call Linux finishes whatever
+/// signals arrive (signal(7): only calls on "slow" devices are interrupted), a transfer
+/// through a regular file or block device or an open of a regular file
+/// ([`never_interrupted`]): that one is then made as it is, and the signal is delivered
+/// when it returns. Returns as the raw system call does.
+///
+/// # Safety
+/// The arguments must be valid for `nr`, as for the raw system call.
+pub(crate) unsafe fn interruptible_syscall(pending: *const [u32; 2], nr: libc::c_long, six: [u64; 6]) -> i64 {
+    // SAFETY: the caller's.
+    let r = unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) };
+    if r != -i64::from(libc::EINTR) || !never_interrupted(nr, &six) {
+        return r;
+    }
+    // SAFETY: the caller's; the call did not start (the kernel interrupts none of these).
+    let r = unsafe { libc::syscall(nr, six[0], six[1], six[2], six[3], six[4], six[5]) };
+    if r < 0 {
+        -i64::from(Errno::last().into_raw())
+    } else {
+        r
+    }
+}
+
+/// `true` for a host call the kernel does not interrupt for a signal: a read or write of a
+/// regular file or block device, an `openat` of a regular file (or a new one). Asked only
+/// after an `EINTR`.
+fn never_interrupted(nr: libc::c_long, six: &[u64; 6]) -> bool {
+    let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+    let kind = |r: libc::c_int, st: &std::mem::MaybeUninit<libc::stat>| {
+        // SAFETY: fstat/fstatat filled `st` when they returned 0.
+        (r == 0).then(|| unsafe { st.assume_init_ref() }.st_mode & libc::S_IFMT)
+    };
+    match nr {
+        libc::SYS_read
+        | libc::SYS_write
+        | libc::SYS_pread64
+        | libc::SYS_pwrite64
+        | libc::SYS_readv
+        | libc::SYS_writev
+        | libc::SYS_preadv
+        | libc::SYS_pwritev
+        | libc::SYS_preadv2
+        | libc::SYS_pwritev2 => {
+            // SAFETY: an fd and a stat buffer of ours.
+            let r = unsafe { libc::fstat(crate::abi::int32(six[0]), st.as_mut_ptr()) };
+            matches!(kind(r, &st), Some(libc::S_IFREG | libc::S_IFBLK))
+        }
+        libc::SYS_openat => {
+            // SAFETY: the call's own directory fd and NUL-terminated host path.
+            let r =
+                unsafe { libc::fstatat(crate::abi::int32(six[0]), six[1] as *const libc::c_char, st.as_mut_ptr(), 0) };
+            match kind(r, &st) {
+                Some(mode) => mode == libc::S_IFREG,
+                None => Errno::last() == Errno::ENOENT && six[2] & libc::O_CREAT as u64 != 0,
+            }
+        }
+        _ => false,
     }
 }
 

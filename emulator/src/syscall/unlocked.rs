@@ -109,7 +109,7 @@ impl Ctx<'_> {
         crate::thread::running::leave_guest();
         self.blocked.set(true);
         // SAFETY: the caller passes arguments valid for `nr`; `pending` is this thread's.
-        let r = unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) };
+        let r = unsafe { super::interruptible_syscall(pending, nr, six) };
         if (-4095..0).contains(&r) {
             // SAFETY: glibc's thread-local errno.
             unsafe { *libc::__errno_location() = crate::abi::int32(-r) };
