@@ -683,23 +683,40 @@ impl AddressSpace {
     /// Inserts a mapping, keeping the direct stores' table.
     fn vma_insert(&mut self, start: u64, v: Vma) -> Option<Vma> {
         let end = v.end;
+        let old = self.vma_insert_untabled(start, v);
+        self.sync_store_table(start, end);
+        old
+    }
+
+    /// [`AddressSpace::vma_insert`] leaving the direct stores' table to the caller, which
+    /// syncs the range whose permissions changed once it is done (a change of a few pages of
+    /// a large mapping rewrote the whole mapping's bytes, several times per `mprotect`).
+    fn vma_insert_untabled(&mut self, start: u64, v: Vma) -> Option<Vma> {
         let view = alias::View::of(start, &v);
         let old = self.vmas.insert(start, v);
         if let Some(view) = view {
             self.views_changed(view, true);
         }
-        self.sync_store_table(start, end);
         old
     }
 
     /// Removes the mapping that starts at `start`, keeping the direct stores' table.
     fn vma_remove(&mut self, start: &u64) -> Option<Vma> {
+        let v = self.vma_remove_untabled(start);
+        if let Some(v) = &v {
+            self.sync_store_table(*start, v.end);
+        }
+        v
+    }
+
+    /// [`AddressSpace::vma_remove`] leaving the direct stores' table to the caller (see
+    /// [`AddressSpace::vma_insert_untabled`]).
+    fn vma_remove_untabled(&mut self, start: &u64) -> Option<Vma> {
         let v = self.vmas.remove(start);
         if let Some(v) = &v {
             if let Some(view) = alias::View::of(*start, v) {
                 self.views_changed(view, false);
             }
-            self.sync_store_table(*start, v.end);
         }
         v
     }
@@ -1692,10 +1709,11 @@ impl AddressSpace {
             return;
         }
         let end = cur.end;
-        let mut joined = self.vma_remove(&prev_start).expect("found above");
-        self.vma_remove(&start);
+        // Alike mappings: the direct stores' table says the same of the joined one.
+        let mut joined = self.vma_remove_untabled(&prev_start).expect("found above");
+        self.vma_remove_untabled(&start);
         joined.end = end;
-        self.vma_insert(prev_start, joined);
+        self.vma_insert_untabled(prev_start, joined);
         self.changed();
     }
 
@@ -1803,7 +1821,7 @@ impl AddressSpace {
     fn protect_mapped(&mut self, addr: u64, end: u64, prot: Prot) -> Result<(), Errno> {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
-            let v = self.vma_remove(&s).expect("listed above");
+            let v = self.vma_remove_untabled(&s).expect("listed above");
             if v.shared || !only_gains(v.prot, prot) {
                 self.invalidate.flush_tlb = true;
             }
@@ -1823,7 +1841,8 @@ impl AddressSpace {
                     let r = unsafe { libc::mprotect(host.cast(), usize::try_from(me - ms).unwrap_or(0), host_prot) };
                     if r != 0 {
                         let e = Errno::last();
-                        self.vma_insert(s, v);
+                        self.vma_insert_untabled(s, v);
+                        self.sync_store_table(addr, end);
                         self.changed();
                         return Err(e);
                     }
@@ -1837,16 +1856,18 @@ impl AddressSpace {
                 self.invalidate.code.push((ms, me));
             }
             if s < ms {
-                self.vma_insert(s, Vma { end: ms, ..v.clone() });
+                self.vma_insert_untabled(s, Vma { end: ms, ..v.clone() });
                 self.changed();
             }
-            self.vma_insert(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
+            self.vma_insert_untabled(ms, Vma { end: me, prot, offset: v.offset + (ms - s), ..v.clone() });
             self.changed();
             if v.end > me {
-                self.vma_insert(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
+                self.vma_insert_untabled(me, Vma { end: v.end, offset: v.offset + (me - s), ..v.clone() });
                 self.changed();
             }
         }
+        // Only `[addr, end)` changed permissions (and its neighbours' bytes with it).
+        self.sync_store_table(addr, end);
         // Linux merges the changed range with its neighbours again (mprotect_fixup).
         let bounds: Vec<u64> = self.vmas.range(addr..=end).map(|(&s, _)| s).collect();
         for b in bounds {
