@@ -278,6 +278,13 @@ fn cmd_run(o: &Opts) -> Result<ExitCode> {
             .map_err(|e| Error::new(format!("writing {}: {e}", p.display())))?;
     }
     println!("\n{}", report::summary(&outcomes));
+    let missing = outcomes.iter().filter(|x| matches!(x.verdict, runner::Verdict::NoBinary)).count();
+    if missing > 0 {
+        eprintln!(
+            "note: {missing} tests have no guest program (NOBIN) in {}: build them with `guest-tests build --arch ...` first, or run with --build",
+            shown(&config.build_dir)
+        );
+    }
     Ok(if outcomes.iter().any(|x| x.verdict.failed()) { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
