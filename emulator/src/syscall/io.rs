@@ -62,15 +62,41 @@ pub fn read(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// [`read`] without the global guest lock ([`super::unlocked`]): a buffer inside one plain
 /// writable span of the thread's view, data that needs no conversion ([`Ctx::io_view`]).
 pub fn read_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = read_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
-    Some(host_ret(ctx.blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)])))
+    let view = read_view(ctx, a.int(0), a.raw(2))?;
+    let p = view.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    let r = host_ret(ctx.blocking_syscall(libc::SYS_read, &[a.int_arg(0), p as u64, a.raw(2)]));
+    counter_after(ctx, view, a, &r);
+    Some(r)
+}
+
+/// After a read without the lock of more than 8 bytes by a guest of the other byte order
+/// that returned 8: if the descriptor is an eventfd or a timerfd, those bytes are its counter
+/// ([`read`] swaps them), which is swapped under the lock once the call is over (a read of
+/// exactly 8 such bytes never comes here: [`read_view`]).
+fn counter_after(ctx: &Ctx<'_>, view: &crate::mm::fill_view::FillView, a: &SyscallArgs, r: &SysResult) {
+    if *r == Ok(8) && a.raw(2) != 8 && !Ctx::plain_transfer(view, 8) && is_counter_fd(a.int(0)) {
+        ctx.then_locked(swap_counter);
+    }
+}
+
+/// [`counter_after`]'s work under the lock: the 8 bytes at the call's buffer reversed.
+fn swap_counter(cpu: &mut Cpu<'_>, a: &SyscallArgs, _: &SysResult) {
+    let mm = &mut cpu.get_data_mut().mm;
+    let mut b = [0u8; 8];
+    if mm.read_bytes(a.ptr(1), &mut b).is_ok() {
+        b.reverse();
+        let _ = mm.write_bytes(a.ptr(1), &b);
+    }
 }
 
 /// [`pread64`] without the global guest lock, as [`read_unlocked`] (LP64 rows only: ILP32
 /// guests pass the offset in a register pair, `super::compat32`).
 pub fn pread64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
-    let p = read_view(ctx, a.int(0), a.raw(2))?.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
-    Some(host_ret(ctx.blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)])))
+    let view = read_view(ctx, a.int(0), a.raw(2))?;
+    let p = view.host_range(a.raw(1), a.raw(2), Prot::WRITE)?;
+    let r = host_ret(ctx.blocking_syscall(libc::SYS_pread64, &[a.int_arg(0), p as u64, a.raw(2), a.raw(3)]));
+    counter_after(ctx, view, a, &r);
+    Some(r)
 }
 
 /// The thread's view for a read of `count` bytes through descriptor `fd` without the global

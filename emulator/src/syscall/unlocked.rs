@@ -58,6 +58,8 @@ pub struct Ctx<'a> {
     /// Work the call needs under the lock if the mappings changed while it waited
     /// ([`Ctx::if_mappings_changed`]).
     if_changed: std::cell::Cell<Option<AfterChange>>,
+    /// Work the call needs under the lock once it is over ([`Ctx::then_locked`]).
+    then: std::cell::Cell<Option<AfterChange>>,
 }
 
 /// Work under the lock after a call that waited while the mappings changed: the thread's
@@ -70,6 +72,13 @@ impl Ctx<'_> {
     /// its file began to watch meanwhile must drop that mapping's translations).
     pub fn if_mappings_changed(&self, f: AfterChange) {
         self.if_changed.set(Some(f));
+    }
+
+    /// Asks for `f` to run under the lock once the call is over, whatever happened meanwhile
+    /// (a result in guest memory that needs converting after all, which the handler may not
+    /// touch itself after a call that waited).
+    pub fn then_locked(&self, f: AfterChange) {
+        self.then.set(Some(f));
     }
 
     /// The thread's view, for a descriptor call whose data passes between the host and the
@@ -154,6 +163,7 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         opts: &t.opts,
         blocked: std::cell::Cell::new(false),
         if_changed: std::cell::Cell::new(None),
+        then: std::cell::Cell::new(None),
     };
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
@@ -172,6 +182,7 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
     // Stores into a writable and executable mapping (`FillView::host_range`): if the view went
     // stale meanwhile, another thread may have translated the bytes they replaced.
     let rwx = ctx.view.and_then(FillView::take_rwx_store);
+    let then = ctx.then.get();
     let still = |v: &FillView| if rwx.is_some() { !v.rwx_store_seen() } else { v.current() };
     if ctx.blocked.get() {
         let if_changed = ctx.if_changed.get();
@@ -197,6 +208,9 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
     } else if let Some((start, end)) = rwx.filter(|_| !ctx.view.is_some_and(still)) {
         // As `crate::guest::after_rwx_store`, whose range this call has taken already.
         crate::guest::locked(cpu, |cpu| cpu.get_data_mut().mm.note_host_write(start, end - start));
+    }
+    if let Some(f) = then {
+        crate::guest::locked(cpu, |cpu| f(cpu, args, &result));
     }
     let ret = match result {
         Ok(v) => v,
