@@ -9,6 +9,7 @@
 #define GUEST_TESTS_PAGE_STATES_H
 
 #include "common.h"
+#include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
 
@@ -20,6 +21,8 @@ static char *page;
 static long pagesize;
 static volatile int state;
 static long calls[WORKERS];
+/* Set once the rounds are over: the workers return. */
+static volatile int stop;
 
 /* Waits until every worker has made two whole rounds of calls since now. */
 static void wait_for_workers(void)
@@ -78,6 +81,32 @@ static struct page_rounds cycle_page_states(int rounds, void (*refill)(void))
             refill();
     }
     return out;
+}
+
+/* Starts WORKERS threads running `worker` (argument: the worker's number), runs `rounds`
+ * rounds of the page states (see cycle_page_states), then stops and joins the workers. */
+static struct page_rounds run_page_rounds(void *(*worker)(void *), int rounds, void (*refill)(void))
+{
+    pthread_t t[WORKERS];
+    for (long w = 0; w < WORKERS; w++)
+        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
+    struct page_rounds out = cycle_page_states(rounds, refill);
+    stop = 1;
+    for (int w = 0; w < WORKERS; w++)
+        CHECK(pthread_join(t[w], NULL) == 0);
+    return out;
+}
+
+/* Prints `label`, then the name of each outcome bit set in `bits` (names[i] for bit 1 << i,
+ * `names` ending with NULL), or " none". */
+static void print_outcomes(const char *label, int bits, const char *const *names)
+{
+    printf("%s", label);
+    for (int i = 0; names[i]; i++)
+        if (bits & (1 << i))
+            printf(" %s", names[i]);
+    if (!bits)
+        printf(" none");
 }
 
 #endif

@@ -36,7 +36,6 @@
 enum { WORKERS = 3, ROUNDS = 100 };
 #include "page_states.h"
 
-static volatile int stop;
 static pid_t pid;
 /* Per state and call: the results seen, as bits (OK_BIT: 0, EFAULT_BIT, OTHER_BIT: anything
  * else). */
@@ -53,17 +52,12 @@ static int result_bit(long r, int e)
     return r == -1 && e == EFAULT ? EFAULT_BIT : OTHER_BIT;
 }
 
+/* The outcome bits' names, lowest bit first. */
+static const char *const outcome_name[] = { "0", "EFAULT", "other", NULL };
+
 static void print_bits(const char *call, int bits)
 {
-    printf("%s", call);
-    if (bits & OK_BIT)
-        printf(" 0");
-    if (bits & EFAULT_BIT)
-        printf(" EFAULT");
-    if (bits & OTHER_BIT)
-        printf(" other");
-    if (!bits)
-        printf(" none");
+    print_outcomes(call, bits, outcome_name);
 }
 
 static void *worker(void *arg)
@@ -123,13 +117,7 @@ int main(void)
     pagesize = sysconf(_SC_PAGESIZE);
     page = mmap(NULL, pagesize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(page != MAP_FAILED);
-    pthread_t t[WORKERS];
-    for (long w = 0; w < WORKERS; w++)
-        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
-    struct page_rounds seen_rounds = cycle_page_states(ROUNDS, NULL);
-    stop = 1;
-    for (int w = 0; w < WORKERS; w++)
-        CHECK(pthread_join(t[w], NULL) == 0);
+    struct page_rounds seen_rounds = run_page_rounds(worker, ROUNDS, NULL);
     printf("%d rounds of %d states, %d workers\n", ROUNDS, STATES, WORKERS);
     for (int s = 0; s < STATES; s++) {
         printf("%s:", state_name[s]);

@@ -41,7 +41,6 @@ static const char *const call_name[CALLS] = { "read", "pread", "pwrite", "fstat"
                                               "epoll_ctl", "epoll_pwait", "lseek" };
 
 static char path[64];
-static volatile int stop;
 /* Per state and call: the results seen, as bits. */
 enum { OK_BIT = 1, EFAULT_BIT = 2, ENOENT_BIT = 4, OTHER_BIT = 8 };
 static int seen[STATES][CALLS];
@@ -153,30 +152,15 @@ int main(void)
     page = mmap(NULL, pagesize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(page != MAP_FAILED);
     strcpy(page, path);
-    pthread_t t[WORKERS];
-    for (long w = 0; w < WORKERS; w++)
-        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
-    struct page_rounds seen_rounds = cycle_page_states(ROUNDS, refill_path);
-    stop = 1;
-    for (int w = 0; w < WORKERS; w++)
-        CHECK(pthread_join(t[w], NULL) == 0);
+    struct page_rounds seen_rounds = run_page_rounds(worker, ROUNDS, refill_path);
     CHECK(unlink(path) == 0);
     printf("%d rounds of %d states, %d workers\n", ROUNDS, STATES, WORKERS);
     for (int s = 0; s < STATES; s++) {
         printf("%s:", state_name[s]);
         for (int c = 0; c < CALLS; c++) {
-            int b = seen[s][c];
-            printf("%s %s", c ? "," : "", call_name[c]);
-            if (b & OK_BIT)
-                printf(" ok");
-            if (b & EFAULT_BIT)
-                printf(" EFAULT");
-            if (b & ENOENT_BIT)
-                printf(" ENOENT");
-            if (b & OTHER_BIT)
-                printf(" other");
-            if (!b)
-                printf(" none");
+            static const char *const outcome_name[] = { "ok", "EFAULT", "ENOENT", "other", NULL };
+            printf("%s ", c ? "," : "");
+            print_outcomes(call_name[c], seen[s][c], outcome_name);
         }
         printf("\n");
     }

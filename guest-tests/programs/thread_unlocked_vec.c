@@ -62,7 +62,6 @@ static char path[64];
 static int file;
 /* Read-write pages each followed by an unmapped one: the iovec arrays' and the buffers'. */
 static char *edge_arr, *edge;
-static volatile int stop;
 
 /* A call's result: the count, or minus its errno. */
 static long result(long r)
@@ -376,29 +375,14 @@ int main(void)
     static char first[8] = "abcdefgh";
     struct iovec one = { first, 8 };
     memcpy(edge_arr + pagesize - sizeof one, &one, sizeof one);
-    pthread_t t[WORKERS];
-    for (long w = 0; w < WORKERS; w++)
-        CHECK(pthread_create(&t[w], NULL, worker, (void *)w) == 0);
-    struct page_rounds seen_rounds = cycle_page_states(ROUNDS, NULL);
-    stop = 1;
-    for (int w = 0; w < WORKERS; w++)
-        CHECK(pthread_join(t[w], NULL) == 0);
+    struct page_rounds seen_rounds = run_page_rounds(worker, ROUNDS, NULL);
     printf("%d rounds of %d states, %d workers, every byte checked\n", ROUNDS, STATES, WORKERS);
     for (int s = 0; s < STATES; s++) {
         printf("%s:", state_name[s]);
         for (int c = 0; c < CALLS; c++) {
-            int b = seen[s][c];
-            printf("%s %s", c ? "," : "", call_name[c]);
-            if (b & OK_BIT)
-                printf(" ok");
-            if (b & SHORT_BIT)
-                printf(" short");
-            if (b & EFAULT_BIT)
-                printf(" EFAULT");
-            if (b & OTHER_BIT)
-                printf(" other");
-            if (!b)
-                printf(" none");
+            static const char *const outcome_name[] = { "ok", "short", "EFAULT", "other", NULL };
+            printf("%s ", c ? "," : "");
+            print_outcomes(call_name[c], seen[s][c], outcome_name);
         }
         printf("\n");
     }
