@@ -32,30 +32,31 @@ static void on_segv(int sig)
     _exit(99);
 }
 
-/* 1 if the byte at `p` can be read (its value in *v), 0 if reading it faults. */
-static int probe(volatile unsigned char *p, unsigned char *v)
+/* 1 if the byte at `p` can be read (its value in *v) or, with `write`, written with *v; 0 if
+ * the access faults. */
+static int access_byte(volatile unsigned char *p, unsigned char *v, int write)
 {
     if (sigsetjmp(probe_env, 1)) {
         probing = 0;
         return 0;
     }
     probing = 1;
-    *v = *p;
+    if (write)
+        *p = *v;
+    else
+        *v = *p;
     probing = 0;
     return 1;
 }
 
-/* 1 if the byte at `p` can be written, 0 if writing faults. */
+static int probe(volatile unsigned char *p, unsigned char *v)
+{
+    return access_byte(p, v, 0);
+}
+
 static int probe_write(volatile unsigned char *p, unsigned char v)
 {
-    if (sigsetjmp(probe_env, 1)) {
-        probing = 0;
-        return 0;
-    }
-    probing = 1;
-    *p = v;
-    probing = 0;
-    return 1;
+    return access_byte(p, &v, 1);
 }
 
 static int watcher_bad;

@@ -179,13 +179,13 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         },
         (None, None) => return None,
     };
-    // Stores into a writable and executable mapping (`FillView::host_range`): if the view went
-    // stale meanwhile, another thread may have translated the bytes they replaced.
-    let rwx = ctx.view.and_then(FillView::take_rwx_store);
     let then = ctx.then.get();
-    let still = |v: &FillView| if rwx.is_some() { !v.rwx_store_seen() } else { v.current() };
     if ctx.blocked.get() {
         let if_changed = ctx.if_changed.get();
+        // Stores into a writable and executable mapping (`FillView::host_range`): if the view
+        // went stale meanwhile, another thread may have translated the bytes they replaced.
+        let rwx = ctx.view.and_then(FillView::take_rwx_store);
+        let still = |v: &FillView| if rwx.is_some() { !v.rwx_store_seen() } else { v.current() };
         // Asked once this thread counts as running again (`enter_guest_unlocked`): a thread
         // that changes the mappings after the look sees it running and stops it.
         let view = ctx.view;
@@ -205,9 +205,8 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
             let args = *args;
             cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone: false });
         }
-    } else if let Some((start, end)) = rwx.filter(|_| !ctx.view.is_some_and(still)) {
-        // As `crate::guest::after_rwx_store`, whose range this call has taken already.
-        crate::guest::locked(cpu, |cpu| cpu.get_data_mut().mm.note_host_write(start, end - start));
+    } else {
+        crate::guest::after_rwx_store(cpu);
     }
     if let Some(f) = then {
         crate::guest::locked(cpu, |cpu| f(cpu, args, &result));
