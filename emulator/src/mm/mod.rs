@@ -383,6 +383,11 @@ pub struct AddressSpace {
     /// the first address of its pages beyond the end of its file, `u64::MAX` for none); cleared
     /// by every change to the mapping list.
     span_hint: std::cell::Cell<Option<(u64, u64, Prot, u64)>>,
+    /// A writable and executable mapping, as `(start, end)`, with no page in `code_pages`
+    /// when it was last looked at ([`AddressSpace::note_store`]: mips64el's stacks, where the
+    /// vDSO clock and system calls store their results); cleared with `span_hint` and when a
+    /// page becomes code.
+    code_free_hint: std::cell::Cell<Option<(u64, u64)>>,
     /// The window [`AddressSpace::to_host`] found last; cleared with `span_hint`. (A
     /// 64-bit guest has a window per granule it uses, so the search is not free, and the
     /// buffers of a run of system calls and vDSO calls mostly lie in one window.)
@@ -464,6 +469,7 @@ impl AddressSpace {
             views: alias::Views::default(),
             store_table: None,
             span_hint: std::cell::Cell::new(None),
+            code_free_hint: std::cell::Cell::new(None),
             window_hint: std::cell::Cell::new(None),
             vm_peak: 0,
             rss_peak: std::cell::Cell::new(0),
@@ -1045,6 +1051,7 @@ impl AddressSpace {
     /// every thread's [`fill_view::FillView`] goes stale.
     fn changed(&self) {
         self.span_hint.set(None);
+        self.code_free_hint.set(None);
         self.window_hint.set(None);
         self.shootdown.epoch.fetch_add(1, std::sync::atomic::Ordering::Release);
     }
@@ -1393,6 +1400,7 @@ impl AddressSpace {
                 } else if prot.contains(Prot::WRITE | Prot::EXEC) {
                     if access == Prot::EXEC {
                         if self.code_pages.insert(page) {
+                            self.code_free_hint.set(None);
                             // Other threads' instances may hold entries for the page without
                             // `EXEC` (stores there skip the self-modifying-code path, so this
                             // code would not be reported stale): they refill.
@@ -2092,12 +2100,20 @@ impl AddressSpace {
     /// [`AddressSpace::note_host_write`] for bytes endgate stored itself (a system call's
     /// result struct, a clock's value): the common case, a range inside the mapping found last
     /// that is not executable while no file is aliased, is answered from the span hint.
+    /// A writable and executable mapping none of whose pages ran (mips64el's stacks) is
+    /// answered from [`AddressSpace::code_free_hint`] after one range query.
     #[inline]
     pub fn note_store(&mut self, addr: u64, len: u64) {
         if !self.views.any_aliased() {
             if let Some(h) = self.span_hint.get() {
-                if addr >= h.0 && addr.saturating_add(len) <= h.1 && !h.2.contains(Prot::EXEC) {
-                    return;
+                if addr >= h.0 && addr.saturating_add(len) <= h.1 {
+                    if !h.2.contains(Prot::EXEC) || self.code_free_hint.get() == Some((h.0, h.1)) {
+                        return;
+                    }
+                    if h.2.contains(Prot::WRITE) && self.code_pages.range(h.0..h.1).next().is_none() {
+                        self.code_free_hint.set(Some((h.0, h.1)));
+                        return;
+                    }
                 }
             }
         }
