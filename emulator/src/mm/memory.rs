@@ -73,14 +73,14 @@ impl AddressSpace {
     }
 
     /// Copies `data` to guest `addr` (which must be guest-writable), dropping code translated
-    /// from the bytes it replaces ([`AddressSpace::note_store`]). Errors: `EFAULT`.
+    /// from the bytes it replaces ([`AddressSpace::note_host_write`]). Errors: `EFAULT`.
     pub fn write_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, data.len() as u64, Prot::WRITE)?;
         // SAFETY: `host_range` checked the range is mapped and guest-writable; host pages of
         // a writable mapping are host-writable; a file page another process truncated away
         // faults, which the copy survives (`EFAULT`).
         let r = unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.map_err(|_| Errno::EFAULT);
-        self.note_store(addr.get(), data.len() as u64);
+        self.note_host_write(addr.get(), data.len() as u64);
         r
     }
 

@@ -384,8 +384,7 @@ pub struct AddressSpace {
     /// by every change to the mapping list.
     span_hint: std::cell::Cell<Option<(u64, u64, Prot, u64)>>,
     /// A writable and executable mapping, as `(start, end)`, with no page in `code_pages`
-    /// when it was last looked at ([`AddressSpace::note_store`]: mips64el's stacks, where the
-    /// vDSO clock and system calls store their results); cleared with `span_hint` and when a
+    /// when it was last looked at ([`AddressSpace::note_host_write`]); cleared with `span_hint` and when a
     /// page becomes code.
     code_free_hint: std::cell::Cell<Option<(u64, u64)>>,
     /// The window [`AddressSpace::to_host`] found last; cleared with `span_hint`. (A
@@ -2079,9 +2078,29 @@ impl AddressSpace {
     /// `true` if the range lies partly in an executable mapping or a view of an aliased file:
     /// a write that another thread may run code from while it lasts (a call that waits
     /// without the lock) must be noted again when it is over (`Task::blocking`).
+    ///
+    /// The common cases cost no tree walk: while no file is aliased, a range inside the
+    /// mapping found last ([`AddressSpace::span_at`]'s hint) that is not executable, or that is
+    /// writable and executable with no page that ran ([`AddressSpace::code_free_hint`], one
+    /// range query per mapping: mips64el's stacks, where its system calls and vDSO clock
+    /// store their results).
     #[inline]
     pub fn note_host_write(&mut self, addr: u64, len: u64) -> bool {
         let end = addr.saturating_add(len);
+        if !self.views.any_aliased() {
+            if let Some(h) = self.span_hint.get().filter(|h| addr >= h.0 && end <= h.1) {
+                if !h.2.contains(Prot::EXEC) {
+                    return false;
+                }
+                if self.code_free_hint.get() == Some((h.0, h.1)) {
+                    return true;
+                }
+                if h.2.contains(Prot::WRITE) && self.code_pages.range(h.0..h.1).next().is_none() {
+                    self.code_free_hint.set(Some((h.0, h.1)));
+                    return true;
+                }
+            }
+        }
         let mut exec = false;
         let mut code = false;
         for (s, v) in self.overlapping(addr, end).filter(|(_, v)| v.prot.contains(Prot::EXEC)) {
@@ -2095,29 +2114,6 @@ impl AddressSpace {
             self.invalidate.code.push((page_floor(addr), page_ceil(end).unwrap_or(end)));
         }
         exec || alias
-    }
-
-    /// [`AddressSpace::note_host_write`] for bytes endgate stored itself (a system call's
-    /// result struct, a clock's value): the common case, a range inside the mapping found last
-    /// that is not executable while no file is aliased, is answered from the span hint.
-    /// A writable and executable mapping none of whose pages ran (mips64el's stacks) is
-    /// answered from [`AddressSpace::code_free_hint`] after one range query.
-    #[inline]
-    pub fn note_store(&mut self, addr: u64, len: u64) {
-        if !self.views.any_aliased() {
-            if let Some(h) = self.span_hint.get() {
-                if addr >= h.0 && addr.saturating_add(len) <= h.1 {
-                    if !h.2.contains(Prot::EXEC) || self.code_free_hint.get() == Some((h.0, h.1)) {
-                        return;
-                    }
-                    if h.2.contains(Prot::WRITE) && self.code_pages.range(h.0..h.1).next().is_none() {
-                        self.code_free_hint.set(Some((h.0, h.1)));
-                        return;
-                    }
-                }
-            }
-        }
-        self.note_host_write(addr, len);
     }
 
     /// Drops the translated code of the executable mappings within `[start, end)` (an explicit

@@ -166,7 +166,7 @@ impl ClockOut for AddressSpace {
         let p = self.host_range(addr, len, Prot::WRITE).map_err(|_| bad_store(self, addr.get(), len))?;
         // SAFETY: `host_range` checked that the `len` bytes at `p` are guest-writable.
         unsafe { store_at(p, bytes) }.map_err(|_| bad_store(self, addr.get(), len))?;
-        self.note_store(addr.get(), len);
+        self.note_host_write(addr.get(), len);
         Ok(())
     }
 }
