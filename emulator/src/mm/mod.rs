@@ -367,6 +367,14 @@ pub struct AddressSpace {
     /// shm): its instances then translate in parallel mode, so guest atomics there are host
     /// atomics against the other processes too (see docs/ARCHITECTURE.md, "Threads").
     pub shared_writable: bool,
+    /// Pages were taken away while the other threads ran on (a `munmap` of private anonymous
+    /// memory that no thread could execute, `crate::syscall::mm::unmaps_unstopped`): their
+    /// instances may still hold TLB entries for those guest pages, with the permissions they
+    /// had, until they catch up at their next block start. Such an entry reaches the host pages
+    /// now there, which fault (`PROT_NONE`) or belong to whatever is mapped there next. Until
+    /// the next stop of every thread, a new mapping there must not be one such an entry would
+    /// overstep (read-only, executable). Cleared when the others stop (`quiesce`).
+    pub unmapped_unstopped: bool,
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]), in order for [`AddressSpace::fill_view`]'s range queries.
     code_pages: BTreeSet<u64>,
@@ -464,6 +472,7 @@ impl AddressSpace {
             shootdown: shootdown::Shootdown::default(),
             pkey_map: None,
             shared_writable: false,
+            unmapped_unstopped: false,
             code_pages: BTreeSet::new(),
             views: alias::Views::default(),
             store_table: None,
@@ -1427,6 +1436,15 @@ impl AddressSpace {
         self.overlapping(start, end).all(|(_, v)| {
             !v.shared && v.file_id.is_none() && matches!(v.name, VmaName::Anon | VmaName::Heap) && ok(v.prot)
         })
+    }
+
+    /// `true` if a guest access through a stale TLB entry to host pages that went away faults
+    /// in the host and comes back to the engine as a TLB miss (direct guest memory: unicorn
+    /// patches 0012, 0013, 0027 with `signal::host::fault_handler`; off with
+    /// `ENDGATE_NO_DIRECT=1`).
+    pub fn host_faults_reach_guest(&self) -> bool {
+        !self.permissive
+            && (self.direct_span().is_some() || self.direct_table().is_some() || self.direct_flat().is_some())
     }
 
     /// `true` if no mapping overlaps `[addr, addr+len)`.

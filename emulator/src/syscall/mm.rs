@@ -87,10 +87,17 @@ pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::gue
     use crate::abi::nr::Sys;
     let range = |start: u64, len: u64| page_ceil(len).and_then(|len| Some((start, start.checked_add(len)?)));
     let inaccessible = |(start, end): (u64, u64)| t.mm.only_private_anon(start, end, |p| p == Prot::NONE);
+    // After an unmapping the others did not stop for, a stale entry of theirs may reach the
+    // new pages with the old ones' permissions: only inaccessible or plain read-write pages
+    // (which allow all such an entry allows) may come without a stop.
+    let oversteps = |new: Prot| t.mm.unmapped_unstopped && new != Prot::NONE && !plain_read_write(new);
     match def.sys {
         Sys::mmap | Sys::mmap2 if def.args.len() > 1 => {
             let flags = (t.arch.info().mmap_flags_to_generic)(a.raw(3));
             if flags & MAP_ANONYMOUS == 0 || flags & MAP_TYPE != MAP_PRIVATE {
+                return true;
+            }
+            if Prot::from_guest(a.raw(2) & 7).is_none_or(oversteps) {
                 return true;
             }
             flags & MAP_FIXED != 0 && !range(a.raw(0), a.raw(1)).is_some_and(inaccessible)
@@ -98,12 +105,39 @@ pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::gue
         Sys::munmap => !range(a.raw(0), a.raw(1)).is_some_and(inaccessible),
         Sys::mprotect => {
             let Some(new) = Prot::from_guest(a.raw(2) & 7).filter(|_| a.raw(2) & PROT_GROWS == 0) else { return true };
-            !range(a.raw(0), a.raw(1))
-                .is_some_and(|(s, e)| t.mm.only_private_anon(s, e, |old| crate::mm::only_gains(old, new)))
+            oversteps(new)
+                || !range(a.raw(0), a.raw(1))
+                    .is_some_and(|(s, e)| t.mm.only_private_anon(s, e, |old| crate::mm::only_gains(old, new)))
         }
         Sys::brk => a.raw(0) < t.mm.brk,
         _ => true,
     }
+}
+
+/// Readable and writable, not executable (`PROT_WRITE` alone reads too, on every arch's Linux).
+fn plain_read_write(p: Prot) -> bool {
+    p.contains(Prot::WRITE) && !p.contains(Prot::EXEC)
+}
+
+/// `true` for a `munmap` that may take accessible pages away without stopping the other
+/// threads: every page in the range is private anonymous memory that is not executable, and a
+/// stale TLB entry of another instance ([`crate::mm::AddressSpace::unmapped_unstopped`])
+/// reaches only host pages that fault (released to `PROT_NONE`) and come back to the engine as
+/// a TLB miss, which finds the page gone and raises the guest's `SIGSEGV`
+/// ([`crate::mm::AddressSpace::host_faults_reach_guest`]). The others catch up with the
+/// published invalidation at their next block start, as after any change they were not
+/// stopped for; no instance can be translating code from such pages. This is how the kernel's
+/// own `munmap` looks to the other threads: once it returns, their accesses fault. A program
+/// that frees large `malloc` blocks in several threads (glibc returns them with `munmap`) no
+/// longer stops every thread for each.
+pub fn unmaps_unstopped(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::guest::Task) -> bool {
+    let (start, len) = (a.raw(0), a.raw(1));
+    def.sys == crate::abi::nr::Sys::munmap
+        && t.mm.host_faults_reach_guest()
+        && start % PAGE_SIZE == 0
+        && page_ceil(len).and_then(|l| start.checked_add(l)).is_some_and(|end| {
+            t.mm.only_private_anon(start, end, |p| !p.contains(Prot::EXEC)) && !t.mm.is_free(start, end - start)
+        })
 }
 
 /// `brk(void *addr)`: moves the program break, returning the new one, or the old one when the

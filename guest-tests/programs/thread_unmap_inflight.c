@@ -1,0 +1,170 @@
+/* munmap(2) while another thread is in the middle of a long run of loads and stores to the
+ * pages, with no branch between them (one translated block in an emulator: the accesses of a
+ * block that had begun before munmap returned go on through whatever the emulator cached for
+ * those pages). Once munmap has returned, no thread may reach the old pages: an access faults
+ * (SIGSEGV at an address inside the range), or, once a new mapping is in place, reaches the new
+ * one with the new one's permissions.
+ *
+ * Each round: the writer maps two pages read-write and fills them with OLD(r); six workers
+ * (more than most machines running the test have free cores, so that one is often preempted in
+ * the middle of its block) run their block over and over (it reads the round's phase first, inside the block, then loads and
+ * stores every 64th word); the writer unmaps the pages, maps them again read-only (fresh zero
+ * pages; at once in even rounds, after every worker ran on in odd ones), lets the workers run, unmaps them again and maps them read-write. Judged:
+ * - a load made after the worker saw the phase "unmapped" never returns OLD(r);
+ * - no store lands in the read-only mapping (it stays all zero);
+ * - every SIGSEGV names an address inside the two pages;
+ * - the workers keep running (faults are taken and survived) to the end. */
+#include "common.h"
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/mman.h>
+
+enum { ROUNDS = 80, STEP = 64, WORKERS = 6 };
+#define OLD(r) (0x5a000000L + (r))
+
+static long *volatile area;
+static long page;
+static int phase; /* round * 4 + 0 read-write OLD, 1 unmapped, 2 read-only, 3 unmapped again */
+static int done;
+static __thread sigjmp_buf jb;
+static __thread volatile int in_block;
+static __thread volatile uintptr_t fault_addr;
+static int bad_addr, bad_old, any_fault;
+/* Blocks run and faults taken, per worker. */
+static unsigned long runs[WORKERS];
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    (void)uc;
+    if (!in_block)
+        _exit(3);
+    fault_addr = (uintptr_t)si->si_addr;
+    siglongjmp(jb, 1);
+}
+
+/* One run of loads and stores with no branch between them. Returns the phase read at its start;
+ * *old counts the loads that returned OLD of that phase's round. */
+#define ACCESS(i)                                                                   \
+    do {                                                                            \
+        long v_ = ((volatile long *)w)[(i) * STEP];                                 \
+        hits += v_ == want;                                                         \
+        ((volatile long *)w)[(i) * STEP + 1] = tag;                                 \
+    } while (0)
+#define ACCESS8(i)                                                                  \
+    ACCESS(i);                                                                      \
+    ACCESS(i + 1);                                                                  \
+    ACCESS(i + 2);                                                                  \
+    ACCESS(i + 3);                                                                  \
+    ACCESS(i + 4);                                                                  \
+    ACCESS(i + 5);                                                                  \
+    ACCESS(i + 6);                                                                  \
+    ACCESS(i + 7)
+
+static __attribute__((noinline)) int block(long *w, long tag, long *old)
+{
+    int p = __atomic_load_n(&phase, __ATOMIC_ACQUIRE);
+    long want = OLD(p / 4);
+    long hits = 0;
+    ACCESS8(0);
+    ACCESS8(8);
+    *old = p % 4 == 0 ? 0 : hits;
+    return p;
+}
+
+static void *worker(void *arg)
+{
+    unsigned long *mine = &runs[(uintptr_t)arg];
+    long *w = area;
+    /* The jump buffer is set again only after a fault (with the signal mask: a system call),
+     * so that the workers spend their time in their blocks. */
+    if (sigsetjmp(jb, 1)) {
+        in_block = 0;
+        __atomic_add_fetch(mine, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&any_fault, 1, __ATOMIC_RELAXED);
+        uintptr_t a = fault_addr, lo = (uintptr_t)w;
+        if (a < lo || a >= lo + 2 * (uintptr_t)page)
+            __atomic_store_n(&bad_addr, 1, __ATOMIC_RELAXED);
+    }
+    in_block = 1;
+    while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
+        long old = 0;
+        int p = block(w, 7, &old);
+        __atomic_add_fetch(mine, 1, __ATOMIC_RELEASE);
+        if (old && !__atomic_exchange_n(&bad_old, 1, __ATOMIC_RELAXED))
+            printf("round %d phase %d: a load returned the unmapped pages' value\n", p / 4, p % 4);
+    }
+    in_block = 0;
+    return NULL;
+}
+
+/* Waits until every worker has finished two more blocks (run or faulted): one that may have
+ * begun before the last change, and one begun after it. */
+static void settle(void)
+{
+    unsigned long b[WORKERS];
+    for (int k = 0; k < WORKERS; k++)
+        b[k] = __atomic_load_n(&runs[k], __ATOMIC_ACQUIRE);
+    for (int k = 0; k < WORKERS; k++)
+        while (__atomic_load_n(&runs[k], __ATOMIC_ACQUIRE) < b[k] + 2)
+            sched_yield();
+}
+
+static void map_at(int prot)
+{
+    void *q = mmap(area, 2 * page, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    CHECK(q == area);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    page = sysconf(_SC_PAGESIZE);
+    /* The block's last access is word 15 * STEP + 1 of the two pages. */
+    CHECK((15 * STEP + 2) * (long)sizeof(long) <= 2 * page);
+    struct sigaction sa = {0};
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO;
+    CHECK(sigaction(SIGSEGV, &sa, NULL) == 0);
+    void *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    area = p;
+    for (size_t i = 0; i < 2 * page / sizeof(long); i++)
+        area[i] = OLD(0);
+    pthread_t t[WORKERS];
+    for (uintptr_t k = 0; k < WORKERS; k++)
+        CHECK(pthread_create(&t[k], NULL, worker, (void *)k) == 0);
+    int landed = 0;
+    for (int r = 0; r < ROUNDS; r++) {
+        settle();
+        CHECK(munmap(area, 2 * page) == 0);
+        __atomic_store_n(&phase, r * 4 + 1, __ATOMIC_RELEASE);
+        if (r % 2)
+            settle();
+        /* In even rounds at once: a worker preempted in the middle of its block before the
+         * munmap finishes it after this mapping is in place. */
+        map_at(PROT_READ);
+        __atomic_store_n(&phase, r * 4 + 2, __ATOMIC_RELEASE);
+        settle();
+        for (size_t i = 0; i < 2 * page / sizeof(long); i++)
+            if (area[i] != 0)
+                landed = 1;
+        CHECK(munmap(area, 2 * page) == 0);
+        __atomic_store_n(&phase, r * 4 + 3, __ATOMIC_RELEASE);
+        settle();
+        map_at(PROT_READ | PROT_WRITE);
+        for (size_t i = 0; i < 2 * page / sizeof(long); i++)
+            area[i] = OLD(r + 1);
+        __atomic_store_n(&phase, (r + 1) * 4, __ATOMIC_RELEASE);
+    }
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    for (int k = 0; k < WORKERS; k++)
+        CHECK(pthread_join(t[k], NULL) == 0);
+    printf("stores into the read-only mapping: %s\n", landed ? "some landed" : "none");
+    printf("faults outside the pages: %d\n", bad_addr);
+    printf("old values after munmap: %s\n", bad_old ? "seen" : "never");
+    printf("workers ran through every round with faults: %s\n", any_fault ? "yes" : "no");
+    return 0;
+}
