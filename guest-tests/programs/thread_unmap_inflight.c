@@ -1,17 +1,23 @@
-/* munmap(2) while another thread is in the middle of a long run of loads and stores to the
- * pages, with no branch between them (one translated block in an emulator: the accesses of a
- * block that had begun before munmap returned go on through whatever the emulator cached for
- * those pages). Once munmap has returned, no thread may reach the old pages: an access faults
- * (SIGSEGV at an address inside the range), or, once a new mapping is in place, reaches the new
- * one with the new one's permissions.
+/* munmap(2) and mprotect(2) while other threads are in the middle of long runs of loads and
+ * stores to the pages, with no branch between them (one translated block in an emulator: the
+ * accesses of a block that had begun before the call returned go on through whatever the
+ * emulator cached for those pages). Once munmap or mprotect has returned, no thread may reach
+ * the pages with the permissions they lost: an access faults (SIGSEGV at an address inside the
+ * range), or, once a new mapping is in place, reaches the new one with its permissions.
  *
- * Each round: the writer maps two pages read-write and fills them with OLD(r); six workers
- * (more than most machines running the test have free cores, so that one is often preempted in
- * the middle of its block) run their block over and over (it reads the round's phase first, inside the block, then loads and
- * stores every 64th word); the writer unmaps the pages, maps them again read-only (fresh zero
- * pages; at once in even rounds, after every worker ran on in odd ones), lets the workers run, unmaps them again and maps them read-write. Judged:
- * - a load made after the worker saw the phase "unmapped" never returns OLD(r);
- * - no store lands in the read-only mapping (it stays all zero);
+ * Six workers (more than most machines running the test have free cores, so that one is often
+ * preempted in the middle of its block) run their block over and over: it reads the round's
+ * phase first, inside the block, then loads and stores (a new value each time) every 64th word
+ * of two pages. Rounds of three kinds, each starting from the pages mapped read-write and
+ * filled with OLD(r):
+ * 0. munmap, then at once a read-only mapping there (fresh zero pages), then munmap and a
+ *    read-write mapping;
+ * 1. the same, with the workers run on between the munmap and the read-only mapping;
+ * 2. mprotect to read-only, then to PROT_NONE, then munmap and a read-write mapping.
+ * Judged:
+ * - a load made after the worker saw the phase "unmapped" or "PROT_NONE" never returns OLD(r);
+ * - no store lands in the read-only mapping (it stays all zero) or in the pages made read-only
+ *   (they keep what they held when mprotect returned);
  * - every SIGSEGV names an address inside the two pages;
  * - the workers keep running (faults are taken and survived) to the end. */
 #include "common.h"
@@ -21,12 +27,14 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-enum { ROUNDS = 80, STEP = 64, WORKERS = 6 };
+enum { ROUNDS = 81, STEP = 64, WORKERS = 6 };
 #define OLD(r) (0x5a000000L + (r))
 
 static long *volatile area;
 static long page;
-static int phase; /* round * 4 + 0 read-write OLD, 1 unmapped, 2 read-only, 3 unmapped again */
+/* round * 4 + step. Rounds of kinds 0 and 1 (round % 3): step 0 read-write OLD, 1 unmapped,
+ * 2 read-only, 3 unmapped again; kind 2: 0 read-write OLD, 1 made read-only, 2 PROT_NONE. */
+static int phase;
 static int done;
 static __thread sigjmp_buf jb;
 static __thread volatile int in_block;
@@ -70,7 +78,9 @@ static __attribute__((noinline)) int block(long *w, long tag, long *old)
     long hits = 0;
     ACCESS8(0);
     ACCESS8(8);
-    *old = p % 4 == 0 ? 0 : hits;
+    /* The steps in which the pages holding OLD are gone or inaccessible. */
+    int gone = (p / 4) % 3 == 2 ? p % 4 == 2 : p % 4 != 0;
+    *old = gone ? hits : 0;
     return p;
 }
 
@@ -78,6 +88,7 @@ static void *worker(void *arg)
 {
     unsigned long *mine = &runs[(uintptr_t)arg];
     long *w = area;
+    long tag = 1;
     /* The jump buffer is set again only after a fault (with the signal mask: a system call),
      * so that the workers spend their time in their blocks. */
     if (sigsetjmp(jb, 1)) {
@@ -91,10 +102,10 @@ static void *worker(void *arg)
     in_block = 1;
     while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
         long old = 0;
-        int p = block(w, 7, &old);
+        int p = block(w, ++tag, &old);
         __atomic_add_fetch(mine, 1, __ATOMIC_RELEASE);
         if (old && !__atomic_exchange_n(&bad_old, 1, __ATOMIC_RELAXED))
-            printf("round %d phase %d: a load returned the unmapped pages' value\n", p / 4, p % 4);
+            printf("round %d step %d: a load returned the old pages' value\n", p / 4, p % 4);
     }
     in_block = 0;
     return NULL;
@@ -136,25 +147,43 @@ int main(void)
     pthread_t t[WORKERS];
     for (uintptr_t k = 0; k < WORKERS; k++)
         CHECK(pthread_create(&t[k], NULL, worker, (void *)k) == 0);
-    int landed = 0;
+    int landed = 0, changed = 0;
+    static long held[2 * 65536 / sizeof(long)];
+    CHECK(2 * page <= (long)sizeof held);
     for (int r = 0; r < ROUNDS; r++) {
         settle();
-        CHECK(munmap(area, 2 * page) == 0);
-        __atomic_store_n(&phase, r * 4 + 1, __ATOMIC_RELEASE);
-        if (r % 2)
+        if (r % 3 == 2) {
+            CHECK(mprotect(area, 2 * page, PROT_READ) == 0);
+            memcpy(held, area, 2 * page);
+            __atomic_store_n(&phase, r * 4 + 1, __ATOMIC_RELEASE);
             settle();
-        /* In even rounds at once: a worker preempted in the middle of its block before the
-         * munmap finishes it after this mapping is in place. */
-        map_at(PROT_READ);
-        __atomic_store_n(&phase, r * 4 + 2, __ATOMIC_RELEASE);
-        settle();
-        for (size_t i = 0; i < 2 * page / sizeof(long); i++)
-            if (area[i] != 0)
-                landed = 1;
-        CHECK(munmap(area, 2 * page) == 0);
-        __atomic_store_n(&phase, r * 4 + 3, __ATOMIC_RELEASE);
-        settle();
-        map_at(PROT_READ | PROT_WRITE);
+            if (memcmp(held, area, 2 * page) != 0)
+                changed = 1;
+            CHECK(mprotect(area, 2 * page, PROT_NONE) == 0);
+            __atomic_store_n(&phase, r * 4 + 2, __ATOMIC_RELEASE);
+            settle();
+            /* Fresh pages, so that a load made after the PROT_NONE step (as its phase says)
+             * can find OLD(r) only through what it cached. */
+            CHECK(munmap(area, 2 * page) == 0);
+            map_at(PROT_READ | PROT_WRITE);
+        } else {
+            CHECK(munmap(area, 2 * page) == 0);
+            __atomic_store_n(&phase, r * 4 + 1, __ATOMIC_RELEASE);
+            if (r % 3 == 1)
+                settle();
+            /* In rounds of kind 0 at once: a worker preempted in the middle of its block before
+             * the munmap finishes it after this mapping is in place. */
+            map_at(PROT_READ);
+            __atomic_store_n(&phase, r * 4 + 2, __ATOMIC_RELEASE);
+            settle();
+            for (size_t i = 0; i < 2 * page / sizeof(long); i++)
+                if (area[i] != 0)
+                    landed = 1;
+            CHECK(munmap(area, 2 * page) == 0);
+            __atomic_store_n(&phase, r * 4 + 3, __ATOMIC_RELEASE);
+            settle();
+            map_at(PROT_READ | PROT_WRITE);
+        }
         for (size_t i = 0; i < 2 * page / sizeof(long); i++)
             area[i] = OLD(r + 1);
         __atomic_store_n(&phase, (r + 1) * 4, __ATOMIC_RELEASE);
@@ -164,7 +193,8 @@ int main(void)
         CHECK(pthread_join(t[k], NULL) == 0);
     printf("stores into the read-only mapping: %s\n", landed ? "some landed" : "none");
     printf("faults outside the pages: %d\n", bad_addr);
-    printf("old values after munmap: %s\n", bad_old ? "seen" : "never");
+    printf("stores into the pages made read-only: %s\n", changed ? "some landed" : "none");
+    printf("old values after munmap or PROT_NONE: %s\n", bad_old ? "seen" : "never");
     printf("workers ran through every round with faults: %s\n", any_fault ? "yes" : "no");
     return 0;
 }

@@ -88,9 +88,12 @@ impl AddressSpace {
     /// segments). Errors: `EFAULT` if unmapped.
     pub fn poke_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, data.len() as u64, Prot::NONE)?;
-        // SAFETY: mapped (checked); private and anonymous host pages are always writable.
-        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
-        Ok(())
+        // SAFETY: mapped (checked); a host fault (a truncated file's page, a read-only host
+        // page) fails the copy.
+        if unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.is_ok() {
+            return Ok(());
+        }
+        forced_write(p, data)
     }
 
     /// Reads a guest struct whose fields carry their own byte order (zerocopy byteorder types).
@@ -319,5 +322,18 @@ impl AddressSpace {
             }
             cur += room;
         }
+    }
+}
+
+/// Writes `data` at host address `p` through the host's `/proc/self/mem`, which writes pages
+/// the process may not write itself, as the kernel's forced writes do (proc(5), `mem`): for
+/// private anonymous memory the guest may only read, read-only on the host too
+/// (`AddressSpace::private_host_prot`). Errors: `EFAULT`.
+fn forced_write(p: *mut u8, data: &[u8]) -> Result<(), Errno> {
+    use std::os::unix::fs::FileExt;
+    let mem = std::fs::OpenOptions::new().write(true).open("/proc/self/mem").map_err(|_| Errno::EFAULT)?;
+    match mem.write_all_at(data, p as u64) {
+        Ok(()) => Ok(()),
+        Err(_) => Err(Errno::EFAULT),
     }
 }

@@ -367,14 +367,16 @@ pub struct AddressSpace {
     /// shm): its instances then translate in parallel mode, so guest atomics there are host
     /// atomics against the other processes too (see docs/ARCHITECTURE.md, "Threads").
     pub shared_writable: bool,
-    /// Pages were taken away while the other threads ran on (a `munmap` of private anonymous
-    /// memory that no thread could execute, `crate::syscall::mm::unmaps_unstopped`): their
-    /// instances may still hold TLB entries for those guest pages, with the permissions they
-    /// had, until they catch up at their next block start. Such an entry reaches the host pages
-    /// now there, which fault (`PROT_NONE`) or belong to whatever is mapped there next. Until
-    /// the next stop of every thread, a new mapping there must not be one such an entry would
-    /// overstep (read-only, executable). Cleared when the others stop (`quiesce`).
-    pub unmapped_unstopped: bool,
+    /// Pages were taken away while the other threads ran on (a `munmap` or a lowering
+    /// `mprotect` of private anonymous memory that no thread could execute,
+    /// `crate::syscall::mm::takes_away_unstopped`): their instances may still hold TLB entries
+    /// for those guest pages, with the permissions they had, until they catch up at their next
+    /// block start. Such an entry reaches the host pages now there, which refuse what the guest
+    /// lost ([`AddressSpace::private_host_prot`]) or belong to whatever is mapped there next.
+    /// Until the next stop of every thread, a new mapping there must not be one whose host
+    /// pages would take a store the guest may not make unseen: an executable one (its code
+    /// would miss the store). Cleared when the others stop (`quiesce`).
+    pub taken_unstopped: bool,
     /// Writable and executable pages that instructions have been fetched from (see
     /// [`AddressSpace::tlb_fill`]), in order for [`AddressSpace::fill_view`]'s range queries.
     code_pages: BTreeSet<u64>,
@@ -472,7 +474,7 @@ impl AddressSpace {
             shootdown: shootdown::Shootdown::default(),
             pkey_map: None,
             shared_writable: false,
-            unmapped_unstopped: false,
+            taken_unstopped: false,
             code_pages: BTreeSet::new(),
             views: alias::Views::default(),
             store_table: None,
@@ -753,6 +755,23 @@ impl AddressSpace {
             libc::PROT_NONE
         } else {
             base
+        }
+    }
+
+    /// The host protection of private pages with guest permissions `prot` (`anon`: private
+    /// anonymous memory, [`Vma::is_private_anon`]). They stay readable and writable on the
+    /// host, so that endgate can write them as the kernel's forced writes do, except where
+    /// direct loads need them inaccessible ([`AddressSpace::host_prot`]) and, with direct loads,
+    /// for private anonymous memory that is only readable: read-only on the host too, so that a
+    /// store through another instance's stale TLB entry faults and reaches the engine as a TLB
+    /// miss once the pages' write permission is gone (`crate::syscall::mm::takes_pages_from`:
+    /// such an `mprotect` does not stop the other threads). [`AddressSpace::poke_bytes`]
+    /// writes them through the host's `/proc/self/mem`.
+    fn private_host_prot(&self, prot: Prot, anon: bool) -> i32 {
+        if self.direct && anon && prot == Prot::READ {
+            libc::PROT_READ
+        } else {
+            self.host_prot(prot, rw())
         }
     }
 
@@ -1192,13 +1211,13 @@ impl AddressSpace {
                 return false;
             }
         }
-        let (prot, end) = (v.prot, v.end);
+        let (prot, end, anon) = (v.prot, v.end, v.is_private_anon());
         // The mapping stays one host range: growing into a granule without a window (a 64-bit
         // guest's stack crossing a 64 GiB boundary) makes one that meets the window above.
         if self.to_host(page, end - page).is_none() && self.ensure_window(page, end - page).is_err() {
             return false;
         }
-        let host_prot = self.host_prot(prot, rw());
+        let host_prot = self.private_host_prot(prot, anon);
         let Some(host) = self.to_host(page, start - page) else { return false };
         let len = usize::try_from(start - page).unwrap_or(0);
         // SAFETY: `host..host+len` lies inside our own reservation, where no mapping is.
@@ -1433,9 +1452,7 @@ impl AddressSpace {
     /// of such memory that only adds takes nothing another thread's instance may be using
     /// (`crate::syscall::mm::takes_pages_from`). Holes count as nothing.
     pub fn only_private_anon(&self, start: u64, end: u64, ok: impl Fn(Prot) -> bool) -> bool {
-        self.overlapping(start, end).all(|(_, v)| {
-            !v.shared && v.file_id.is_none() && matches!(v.name, VmaName::Anon | VmaName::Heap) && ok(v.prot)
-        })
+        self.overlapping(start, end).all(|(_, v)| v.is_private_anon() && ok(v.prot))
     }
 
     /// `true` if a guest access through a stale TLB entry to host pages that went away faults
@@ -1663,7 +1680,13 @@ impl AddressSpace {
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let (flags, fd, off, host_prot) = match backing {
             Backing::Anon { shared: false } => {
-                (libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0, rw())
+                let anon = matches!(name, VmaName::Anon | VmaName::Heap);
+                (
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                    self.private_host_prot(prot, anon),
+                )
             }
             Backing::Anon { shared: true } => (libc::MAP_SHARED | libc::MAP_ANONYMOUS, -1, 0, rw()),
             Backing::File { fd, offset, shared: false } => (libc::MAP_PRIVATE, fd, offset, rw()),
@@ -1856,8 +1879,9 @@ impl AddressSpace {
                 Some(self.host_prot(prot, shared_host_prot(prot)))
             } else {
                 // Private pages stay readable and writable unless direct loads need them
-                // inaccessible (`host_prot`).
-                let (old, new) = (self.host_prot(v.prot, rw()), self.host_prot(prot, rw()));
+                // inaccessible or stale stores must fault (`private_host_prot`).
+                let anon = v.is_private_anon();
+                let (old, new) = (self.private_host_prot(v.prot, anon), self.private_host_prot(prot, anon));
                 (old != new).then_some(new)
             };
             if let Some(host_prot) = host_prot {

@@ -92,6 +92,14 @@ pub struct Vma {
     pub file_id: Option<(u64, u64)>,
 }
 
+impl Vma {
+    /// Private anonymous memory: no file, nothing shared, the break's heap included (not the
+    /// main thread's stack or endgate's gate page).
+    pub fn is_private_anon(&self) -> bool {
+        !self.shared && self.file_id.is_none() && matches!(self.name, VmaName::Anon | VmaName::Heap)
+    }
+}
+
 /// A NUMA memory policy as a one-node machine keeps it (include/uapi/linux/mempolicy.h):
 /// what `get_mempolicy` reports and what makes two policies differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -87,10 +87,11 @@ pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::gue
     use crate::abi::nr::Sys;
     let range = |start: u64, len: u64| page_ceil(len).and_then(|len| Some((start, start.checked_add(len)?)));
     let inaccessible = |(start, end): (u64, u64)| t.mm.only_private_anon(start, end, |p| p == Prot::NONE);
-    // After an unmapping the others did not stop for, a stale entry of theirs may reach the
-    // new pages with the old ones' permissions: only inaccessible or plain read-write pages
-    // (which allow all such an entry allows) may come without a stop.
-    let oversteps = |new: Prot| t.mm.unmapped_unstopped && new != Prot::NONE && !plain_read_write(new);
+    // After pages were taken away without stopping the others, a stale entry of theirs may
+    // reach new pages there with the old ones' permissions: a store faults in a read-only or
+    // inaccessible one (`AddressSpace::private_host_prot`) but not in an executable one, whose
+    // code would miss it.
+    let oversteps = |new: Prot| t.mm.taken_unstopped && new.contains(Prot::EXEC);
     match def.sys {
         Sys::mmap | Sys::mmap2 if def.args.len() > 1 => {
             let flags = (t.arch.info().mmap_flags_to_generic)(a.raw(3));
@@ -114,25 +115,53 @@ pub fn takes_pages_from(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::gue
     }
 }
 
-/// Readable and writable, not executable (`PROT_WRITE` alone reads too, on every arch's Linux).
-fn plain_read_write(p: Prot) -> bool {
-    p.contains(Prot::WRITE) && !p.contains(Prot::EXEC)
+/// What the dispatcher does before a call [`takes_pages_away`] named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Nothing: the call only adds ([`takes_pages_from`] said no).
+    Nothing,
+    /// The call takes pages away without stopping the other threads ([`takes_away_unstopped`]).
+    Unstopped,
+    /// Every other running thread stops first (`crate::thread::running::quiesce`).
+    Others,
 }
 
-/// `true` for a `munmap` that may take accessible pages away without stopping the other
-/// threads: every page in the range is private anonymous memory that is not executable, and a
-/// stale TLB entry of another instance ([`crate::mm::AddressSpace::unmapped_unstopped`])
-/// reaches only host pages that fault (released to `PROT_NONE`) and come back to the engine as
-/// a TLB miss, which finds the page gone and raises the guest's `SIGSEGV`
-/// ([`crate::mm::AddressSpace::host_faults_reach_guest`]). The others catch up with the
-/// published invalidation at their next block start, as after any change they were not
-/// stopped for; no instance can be translating code from such pages. This is how the kernel's
-/// own `munmap` looks to the other threads: once it returns, their accesses fault. A program
-/// that frees large `malloc` blocks in several threads (glibc returns them with `munmap`) no
-/// longer stops every thread for each.
-pub fn unmaps_unstopped(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::guest::Task) -> bool {
+/// [`Stop`] for a call [`takes_pages_away`] named.
+pub fn stop_for(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::guest::Task) -> Stop {
+    if !takes_pages_from(def, a, t) {
+        Stop::Nothing
+    } else if takes_away_unstopped(def, a, t) {
+        Stop::Unstopped
+    } else {
+        Stop::Others
+    }
+}
+
+/// `true` for a `munmap` or a lowering `mprotect` that may take pages away without stopping the
+/// other threads: every page in the range is private anonymous memory that is not executable
+/// (nor becomes so), and the host pages behind the change refuse what the guest lost (unmapped:
+/// released to `PROT_NONE`; made inaccessible: `PROT_NONE`; made read-only: `PROT_READ`,
+/// `AddressSpace::private_host_prot`). An access through another instance's stale TLB entry
+/// then faults in the host and comes back to the engine as a TLB miss, which finds what the
+/// guest may do now and raises its `SIGSEGV` ([`crate::mm::AddressSpace::host_faults_reach_guest`]);
+/// the others catch up with the published invalidation at their next block start, as after any
+/// change they were not stopped for, and no instance can be translating code from such pages.
+/// This is how the kernel's own `munmap` and `mprotect` look to the other threads: once they
+/// return, the others' accesses fault. Until the next stop, a new executable mapping there
+/// still stops them ([`crate::mm::AddressSpace::taken_unstopped`]). A program that frees large
+/// `malloc` blocks in several threads (glibc returns them with `munmap`), or write-protects
+/// its own memory while other threads run, no longer stops every thread for each.
+pub fn takes_away_unstopped(def: &super::SyscallDef, a: &SyscallArgs, t: &crate::guest::Task) -> bool {
+    use crate::abi::nr::Sys;
     let (start, len) = (a.raw(0), a.raw(1));
-    def.sys == crate::abi::nr::Sys::munmap
+    let never_executable = match def.sys {
+        Sys::munmap => true,
+        Sys::mprotect => {
+            a.raw(2) & PROT_GROWS == 0 && Prot::from_guest(a.raw(2)).is_some_and(|p| !p.contains(Prot::EXEC))
+        }
+        _ => false,
+    };
+    never_executable
         && t.mm.host_faults_reach_guest()
         && start % PAGE_SIZE == 0
         && page_ceil(len).and_then(|l| start.checked_add(l)).is_some_and(|end| {

@@ -509,11 +509,13 @@ fn call(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysR
 #[inline(never)]
 fn call_slow(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysResult {
     if mm::takes_pages_away(def.sys, args) {
-        if mm::unmaps_unstopped(def, args, cpu.get_data()) {
-            cpu.get_data_mut().mm.unmapped_unstopped = true;
-        } else if mm::takes_pages_from(def, args, cpu.get_data()) {
-            crate::thread::running::quiesce();
-            cpu.get_data_mut().mm.unmapped_unstopped = false;
+        match mm::stop_for(def, args, cpu.get_data()) {
+            mm::Stop::Nothing => {}
+            mm::Stop::Unstopped => cpu.get_data_mut().mm.taken_unstopped = true,
+            mm::Stop::Others => {
+                crate::thread::running::quiesce();
+                cpu.get_data_mut().mm.taken_unstopped = false;
+            }
         }
     }
     match call(def, cpu, args) {
