@@ -88,12 +88,13 @@ impl AddressSpace {
     /// segments). Errors: `EFAULT` if unmapped.
     pub fn poke_bytes(&mut self, addr: GuestAddr, data: &[u8]) -> Result<(), Errno> {
         let p = self.host_range(addr, data.len() as u64, Prot::NONE)?;
-        // SAFETY: mapped (checked); a host fault (a truncated file's page, a read-only host
-        // page) fails the copy.
-        if unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.is_ok() {
-            return Ok(());
+        if self.host_read_only(addr.get(), data.len() as u64) {
+            return forced_write(p, data);
         }
-        forced_write(p, data)
+        // SAFETY: mapped (checked), host-writable (private pages are, unless read-only just
+        // above; shared ones the guest may not write are refused by the callers); a host
+        // fault (a truncated file's page) fails the copy.
+        unsafe { super::safe_copy::copy(p, data.as_ptr(), data.len()) }.map_err(|_| Errno::EFAULT)
     }
 
     /// Reads a guest struct whose fields carry their own byte order (zerocopy byteorder types).

@@ -758,6 +758,13 @@ impl AddressSpace {
         }
     }
 
+    /// `true` if some page of `[addr, addr+len)` is read-only on the host
+    /// ([`AddressSpace::private_host_prot`]).
+    pub(super) fn host_read_only(&self, addr: u64, len: u64) -> bool {
+        self.overlapping(addr, addr.saturating_add(len))
+            .any(|(_, v)| !v.shared && self.private_host_prot(v.prot, v.is_private_anon()) == libc::PROT_READ)
+    }
+
     /// The host protection of private pages with guest permissions `prot` (`anon`: private
     /// anonymous memory, [`Vma::is_private_anon`]). They stay readable and writable on the
     /// host, so that endgate can write them as the kernel's forced writes do, except where
@@ -2315,6 +2322,46 @@ mod tests {
         assert_eq!(a.protect(0x40_2000, 0x4000, Prot::READ), Err(Errno::ENOMEM));
         assert_eq!(a.vma_at(0x40_2000).map(|v| v.1.prot), Some(Prot::READ));
         assert_eq!(a.vma_at(0x40_5000).map(|v| v.1.prot), Some(Prot::READ | Prot::WRITE));
+    }
+
+    /// `true` if the host lets this process write `len` bytes at `p` without forcing
+    /// (`process_vm_writev` to itself, which does not write read-only pages).
+    fn host_writable(p: *mut u8, len: usize) -> bool {
+        let buf = vec![0u8; len];
+        let local = libc::iovec { iov_base: buf.as_ptr().cast_mut().cast(), iov_len: len };
+        let remote = libc::iovec { iov_base: p.cast(), iov_len: len };
+        // SAFETY: valid iovecs; the kernel checks the remote range.
+        let n = unsafe { libc::process_vm_writev(libc::getpid(), &local, 1, &remote, 1, 0) };
+        n == isize::try_from(len).unwrap_or(-1)
+    }
+
+    /// Private anonymous memory the guest may only read is read-only on the host too (a stale
+    /// TLB entry's store faults: `crate::syscall::mm::takes_away_unstopped`), writable again
+    /// when the guest's write permission comes back; endgate's forced writes still reach it.
+    #[test]
+    fn read_only_private_anon_is_read_only_on_the_host() {
+        let mut a = space();
+        if !a.host_faults_reach_guest() {
+            return; // ENDGATE_NO_DIRECT=1
+        }
+        a.map_anon(0x40_0000, 0x3000, Prot::READ | Prot::WRITE, VmaName::Anon).unwrap();
+        let host = |a: &AddressSpace, at: u64| a.host_range(GuestAddr::new(at), 1, Prot::NONE).unwrap();
+        assert!(host_writable(host(&a, 0x40_1000), 8));
+        a.protect(0x40_1000, 0x1000, Prot::READ).unwrap();
+        assert!(!host_writable(host(&a, 0x40_1000), 8));
+        assert!(host_writable(host(&a, 0x40_2000), 8), "its neighbour keeps its permissions");
+        a.poke_bytes(GuestAddr::new(0x40_1ff8), &[7; 16]).unwrap();
+        let mut back = [0u8; 16];
+        a.read_bytes(GuestAddr::new(0x40_1ff8), &mut back).unwrap();
+        assert_eq!(back, [7; 16], "a forced write across the read-only page and its neighbour");
+        a.protect(0x40_1000, 0x1000, Prot::READ | Prot::WRITE).unwrap();
+        assert!(host_writable(host(&a, 0x40_1000), 8));
+        // Mapped read-only from the start, and an executable one (whose host pages stay
+        // writable: a stale store there must not go unseen, so such a mapping stops the others).
+        a.map_anon(0x50_0000, 0x1000, Prot::READ, VmaName::Anon).unwrap();
+        assert!(!host_writable(host(&a, 0x50_0000), 8));
+        a.map_anon(0x60_0000, 0x1000, Prot::READ | Prot::EXEC, VmaName::Anon).unwrap();
+        assert!(host_writable(host(&a, 0x60_0000), 8));
     }
 
     /// The bss pages of a program's image become anonymous in the middle of its span; the
