@@ -45,7 +45,8 @@ sha256sum and gzip -9, a compute kernel, busybox find and cat over small files,
 busybox start-up, thread scaling, a Go type-checker (gotypes; needs `go`),
 fork + execve + waitpid (spawn), 32 threads calling sched_yield (yield), 4 threads
 opening, reading and closing a file (fileio), a heap grown page by page with mprotect
-beside 3 spinning threads (mapgrow), and
+beside 3 spinning threads (mapgrow), 4 threads mapping, filling, write-protecting and
+unmapping 16 KiB blocks (mapchurn), and
 writes results.md / results.json / results.svg.
 
 Options:
@@ -57,7 +58,8 @@ Options:
   --no-build           do not run `cargo build --release -p endgate` first
   --only LIST          comma-separated subset of: getppid,store,null_trap,null_gate,
                        clock_vdso,clock_syscall,sha256sum,gzip,compute,find,cat,startup,
-                       threads1,threadsN,gotypes,spawn,yield,fileio,mapgrow
+                       threads1,threadsN,gotypes,spawn,yield,fileio,mapgrow,
+                       mapchurn
                        (groups: gatebench = the four gatebench values, cpu, files, threads)
   --arches LIST        comma-separated guest arches (default all): x86_64,aarch64,riscv64,
                        arm,i386,s390x,mips64el (Debian names amd64,arm64,armhf also work)
@@ -120,6 +122,10 @@ struct Sizes {
     mapgrow_threads: u32,
     /// Pages main grows one `mprotect` at a time in one mapgrow run.
     mapgrow_pages: u64,
+    /// Threads of one mapchurn run.
+    mapchurn_threads: u32,
+    /// Rounds (mmap, write, mprotect, read back, munmap of 16 KiB) of each mapchurn thread.
+    mapchurn_rounds: u64,
 }
 
 impl Sizes {
@@ -143,6 +149,8 @@ impl Sizes {
                 fileio_rounds: 1000,
                 mapgrow_threads: 3,
                 mapgrow_pages: 500,
+                mapchurn_threads: 4,
+                mapchurn_rounds: 500,
             }
         } else {
             Sizes {
@@ -163,6 +171,8 @@ impl Sizes {
                 fileio_rounds: 10_000,
                 mapgrow_threads: 3,
                 mapgrow_pages: 2000,
+                mapchurn_threads: 4,
+                mapchurn_rounds: 5000,
             }
         }
     }
@@ -183,6 +193,7 @@ impl Sizes {
             Workload::Yield => u64::from(self.yield_threads) * self.yields,
             Workload::FileIo => u64::from(self.fileio_threads) * self.fileio_rounds,
             Workload::MapGrow => self.mapgrow_pages,
+            Workload::MapChurn => u64::from(self.mapchurn_threads) * self.mapchurn_rounds,
         }
     }
 }
@@ -474,7 +485,7 @@ fn measure_group(plan: &Plan, rows: &mut [Row], tasks: Vec<(usize, Task)>) {
 }
 
 /// A C guest of many threads run as `guest THREADS COUNT` on every arch and runner, whose
-/// whole run is timed and whose stdout must be `expected` (yield, fileio, mapgrow).
+/// whole run is timed and whose stdout must be `expected` (yield, fileio, mapgrow, mapchurn).
 struct ThreadedRun {
     workload: Workload,
     src: PathBuf,
@@ -1079,6 +1090,25 @@ fn main() -> ExitCode {
         threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
     }
 
+    // mapchurn: threads mapping, filling, write-protecting and unmapping small blocks at once;
+    // whole-process wall time.
+    if opts.only.contains(&Workload::MapChurn) {
+        let (threads, rounds) = (sizes.mapchurn_threads, sizes.mapchurn_rounds);
+        let expected = workloads::mapchurn_expected(threads, rounds);
+        let about = format!(
+            "{threads} threads x {rounds} rounds of mmap 16 KiB + a byte written per 4 KiB page + \
+             mprotect(PROT_READ) + the bytes read back + munmap, started together at a barrier"
+        );
+        let run = ThreadedRun {
+            workload: Workload::MapChurn,
+            src: guest_src.join("mapchurn.c"),
+            counts: [u64::from(threads), rounds],
+            expected,
+            about,
+        };
+        threaded_run(&run, &sizes, &toolset, &opts, &guest_out, &plan, (&mut rows, &mut notes));
+    }
+
     // busybox workloads: sha256sum, gzip -9, find, cat, startup.
     let bb_ws: Vec<Workload> = [Workload::Sha256, Workload::Gzip, Workload::Find, Workload::Cat, Workload::Startup]
         .into_iter()
@@ -1263,7 +1293,7 @@ fn main() -> ExitCode {
                 "getppid {} calls, store loop {} iterations, gatebench {} calls per value, sha256sum {} MiB, \
                  gzip -9 {} MiB, compute {} iterations, find/cat {} files, startup {} starts, threads {} rounds \
                  per thread, gotypes {} ({} packages), spawn {} spawns, yield {} threads x {} sched_yield, \
-                 fileio {} threads x {} rounds, mapgrow {} threads x {} pages",
+                 fileio {} threads x {} rounds, mapgrow {} threads x {} pages, mapchurn {} threads x {} rounds",
                 sizes.getppid,
                 sizes.store,
                 sizes.gate_calls,
@@ -1281,7 +1311,9 @@ fn main() -> ExitCode {
                 sizes.fileio_threads,
                 sizes.fileio_rounds,
                 sizes.mapgrow_threads,
-                sizes.mapgrow_pages
+                sizes.mapgrow_pages,
+                sizes.mapchurn_threads,
+                sizes.mapchurn_rounds
             ),
         ),
     ];

@@ -502,8 +502,8 @@ pub fn ratios(rows: &[Row], host: Option<Arch>) -> Vec<Ratio> {
             add(Yield, a, Native, h, Yield, m, None);
         }
     }
-    // fileio and mapgrow: the same (info).
-    for w in [FileIo, MapGrow] {
+    // fileio, mapgrow and mapchurn: the same (info).
+    for w in [FileIo, MapGrow, MapChurn] {
         for a in Arch::ALL {
             add(w, a, Qemu, a, w, m, None);
             if let Some(h) = host {
@@ -821,6 +821,7 @@ fn fmt_size(w: Workload, n: u64) -> String {
         Workload::Yield => "yields",
         Workload::FileIo => "rounds",
         Workload::MapGrow => "pages",
+        Workload::MapChurn => "rounds",
         _ => "iter",
     };
     let exp = (n as f64).log10();
@@ -839,7 +840,13 @@ fn per_op_cell(r: &Row) -> String {
             Some(s) => format!("{:.1} MiB/s", r.size as f64 / (1u64 << 20) as f64 / s),
             None => "-".into(),
         },
-        Workload::Compute | Workload::Find | Workload::Cat | Workload::Yield | Workload::FileIo | Workload::MapGrow => {
+        Workload::Compute
+        | Workload::Find
+        | Workload::Cat
+        | Workload::Yield
+        | Workload::FileIo
+        | Workload::MapGrow
+        | Workload::MapChurn => {
             match r.median() {
                 Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
                 _ => "-".into(),
@@ -1077,6 +1084,7 @@ impl Report {
                             Workload::Yield => "sched_yield calls",
                             Workload::FileIo => "rounds",
                             Workload::MapGrow => "pages",
+                            Workload::MapChurn => "rounds",
                             Workload::NullTrap | Workload::NullGate | Workload::ClockVdso | Workload::ClockSyscall => {
                                 "calls"
                             }
@@ -1564,6 +1572,27 @@ mod tests {
         assert_eq!(fmt_size(Workload::MapGrow, 2000), "2000 pages");
         // size 1000 (the test rows'): 0.05 s / 1000 pages.
         assert_eq!(per_op_cell(&rows[1]), "50.00 us/page");
+    }
+
+    #[test]
+    fn mapchurn_ratios_are_info() {
+        use Runner::{Endgate, Native, Qemu};
+        let rows = vec![
+            row(Workload::MapChurn, Arch::X86_64, Native, 0.1, 0.0),
+            row(Workload::MapChurn, Arch::Aarch64, Endgate, 0.3, 0.0),
+            row(Workload::MapChurn, Arch::Aarch64, Qemu, 0.6, 0.0),
+        ];
+        let r = ratios(&rows, Some(Arch::X86_64));
+        let get = |label: &str| r.iter().find(|r| r.label == label).unwrap_or_else(|| panic!("no {label}: {r:?}"));
+        let q = get("mapchurn aarch64: endgate / qemu-aarch64 10.0.2");
+        assert!((q.value.unwrap() - 0.5).abs() < 1e-9);
+        assert_eq!((q.basis, q.target, q.verdict()), ("wall time", None, "info"));
+        let n = get("mapchurn aarch64: endgate / native x86_64");
+        assert!((n.value.unwrap() - 3.0).abs() < 1e-9);
+        assert_eq!(n.verdict(), "info");
+        assert_eq!(fmt_size(Workload::MapChurn, 20_000), "20000 rounds");
+        // size 1000 (the test rows'): 0.3 s / 1000 rounds.
+        assert_eq!(per_op_cell(&rows[1]), "300.00 us/round");
     }
 
     #[test]

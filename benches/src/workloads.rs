@@ -169,11 +169,15 @@ pub enum Workload {
     /// one `mprotect` each; whole-process wall time of one run (address-space changes while
     /// other threads run).
     MapGrow,
+    /// `guests/mapchurn.c`: T threads that each map 16 KiB, write a byte per page, mprotect it
+    /// read-only, read the bytes back and unmap it, N times at once; whole-process wall time of
+    /// one run (munmap and permission-lowering mprotect while other threads run).
+    MapChurn,
 }
 
 impl Workload {
     /// All workloads, in report order.
-    pub const ALL: [Workload; 19] = [
+    pub const ALL: [Workload; 20] = [
         Workload::Getppid,
         Workload::Store,
         Workload::NullTrap,
@@ -193,6 +197,7 @@ impl Workload {
         Workload::Yield,
         Workload::FileIo,
         Workload::MapGrow,
+        Workload::MapChurn,
     ];
 
     /// The four values one gatebench run reports, with the stderr field that carries each.
@@ -228,6 +233,7 @@ impl Workload {
             Workload::Yield => "yield",
             Workload::FileIo => "fileio",
             Workload::MapGrow => "mapgrow",
+            Workload::MapChurn => "mapchurn",
         }
     }
 
@@ -245,6 +251,7 @@ impl Workload {
             Workload::Yield => "yield",
             Workload::FileIo => "round",
             Workload::MapGrow => "page",
+            Workload::MapChurn => "round",
         }
     }
 
@@ -281,6 +288,7 @@ impl Workload {
             "yield" | "sched_yield" => Workload::Yield,
             "fileio" => Workload::FileIo,
             "mapgrow" => Workload::MapGrow,
+            "mapchurn" => Workload::MapChurn,
             "gatebench" => return Some(Workload::GATEBENCH.iter().map(|(w, _)| *w).collect()),
             "cpu" => return Some(Workload::CPU_BOUND.to_vec()),
             "files" => return Some(vec![Workload::Find, Workload::Cat]),
@@ -401,6 +409,12 @@ pub fn fileio_expected(threads: u32, rounds: u64) -> String {
 /// `threads` spinning threads, every page keeping its byte.
 pub fn mapgrow_expected(threads: u32, pages: u64) -> String {
     format!("mapgrow {threads} x {pages}\n")
+}
+
+/// What `guests/mapchurn.c` prints after `threads` threads each mapped, filled, write-protected,
+/// checked and unmapped a 16 KiB block `rounds` times, every byte reading back as written.
+pub fn mapchurn_expected(threads: u32, rounds: u64) -> String {
+    format!("mapchurn {threads} x {rounds}\n")
 }
 
 /// What `guests/yield.c` prints after `threads` threads called `sched_yield` `yields` times each,
@@ -798,6 +812,17 @@ mod tests {
         // The guest prints the line the harness expects.
         let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/mapgrow.c")).unwrap();
         assert!(src.contains(r#"printf("mapgrow %d x %ld\n", n, pages);"#));
+    }
+
+    #[test]
+    fn mapchurn_output() {
+        assert_eq!(Workload::parse("mapchurn"), Some(vec![Workload::MapChurn]));
+        assert_eq!(Workload::MapChurn.unit(), "round");
+        assert!(!Workload::MapChurn.has_zero_run() && !Workload::MapChurn.is_busybox());
+        assert_eq!(mapchurn_expected(4, 5000), "mapchurn 4 x 5000\n");
+        // The guest prints the line the harness expects.
+        let src = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("guests/mapchurn.c")).unwrap();
+        assert!(src.contains(r#"printf("mapchurn %d x %ld\n", n, rounds);"#));
     }
 
     #[test]
