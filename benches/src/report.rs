@@ -846,12 +846,10 @@ fn per_op_cell(r: &Row) -> String {
         | Workload::Yield
         | Workload::FileIo
         | Workload::MapGrow
-        | Workload::MapChurn => {
-            match r.median() {
-                Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
-                _ => "-".into(),
-            }
-        }
+        | Workload::MapChurn => match r.median() {
+            Some(s) if r.size > 0 => format!("{:.2} us/{}", s / r.size as f64 * 1e6, r.workload.unit()),
+            _ => "-".into(),
+        },
         Workload::Startup | Workload::Spawn => match r.per_op_ns() {
             Some(ns) => format!("{:.2} ms/{}", ns / 1e6, r.workload.unit()),
             None => "-".into(),
