@@ -258,6 +258,8 @@ pub trait Checked {
     fn stop(&mut self);
     /// Drops every TLB entry.
     fn flush_tlb(&mut self);
+    /// Drops the TLB entries of the pages of `[begin, end)` (unicorn patch 0049).
+    fn flush_tlb_range(&mut self, begin: u64, end: u64);
     /// Drops every translated block.
     fn flush_tb(&mut self);
     /// Drops the blocks translated from `begin..end`.
@@ -298,6 +300,14 @@ impl<D> Checked for Unicorn<'_, D> {
     fn flush_tlb(&mut self) {
         if let Err(e) = self.ctl_flush_tlb() {
             refused("ctl_flush_tlb", 0, e)
+        }
+    }
+    #[track_caller]
+    fn flush_tlb_range(&mut self, begin: u64, end: u64) {
+        // SAFETY: a live engine, on its own thread (not running, or inside one of its hooks).
+        let r = unsafe { unicorn_engine::uc_flush_tlb_range(self.get_handle(), begin, end) };
+        if r != uc_error::OK {
+            refused("uc_flush_tlb_range", 0, r)
         }
     }
     #[track_caller]

@@ -3429,3 +3429,46 @@ fn store_slot_is_never_filled_through_a_watched_view() {
     assert_eq!(reg(&uc, RegisterARM64::X7), 3, "the second call ran the new code (1 + 2)");
     assert_eq!(range.calls.get(), 0, "no range asked through a watched entry");
 }
+
+/// Patch 0049: `uc_flush_tlb_range` drops the TLB entries of the range's pages and keeps the
+/// others. The TLB-fill hook answers from a flag: a store fills an entry that allows it; the
+/// flag then says read-only, and the cached entry keeps taking the store until it is flushed:
+/// a flush of the neighbouring page keeps it (no fill), a flush of its own page drops it (the
+/// fill refuses the store).
+#[test]
+fn tlb_flush_of_a_range_drops_only_its_pages() {
+    use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+    static WRITABLE: AtomicBool = AtomicBool::new(true);
+    static FILLS: AtomicU32 = AtomicU32::new(0);
+    let code = [STR_X1_X0, NOP];
+    let mut uc = engine(&code);
+    uc.ctl_set_tlb_type(TlbType::VIRTUAL).unwrap();
+    uc.add_tlb_hook(0, u64::MAX, |_, va, access| {
+        FILLS.fetch_add(1, Ordering::SeqCst);
+        let data = (DATA..DATA + 0x1000).contains(&va);
+        let perms = if data && !WRITABLE.load(Ordering::SeqCst) { Prot::READ } else { Prot::ALL };
+        let allowed = access != MemType::WRITE || perms.0 & Prot::WRITE.0 != 0;
+        (va < DATA + 0x1000 && allowed).then_some(TlbEntry { paddr: va, perms })
+    })
+    .unwrap();
+    uc.reg_write(RegisterARM64::X0, DATA + 8).unwrap();
+    let run = |uc: &mut Unicorn<'static, ()>| uc.emu_start(CODE, end_of(&code), 0, 0);
+    assert_eq!(run(&mut uc), Ok(()), "the first store fills a writable entry");
+    WRITABLE.store(false, Ordering::SeqCst);
+    let fills = FILLS.load(Ordering::SeqCst);
+    assert_eq!(run(&mut uc), Ok(()), "the cached entry takes the store");
+    // SAFETY: a live engine, not running.
+    let r = unsafe { unicorn_engine::uc_flush_tlb_range(uc.get_handle(), DATA + 0x1000, DATA + 0x3000) };
+    assert_eq!(r, uc_error::OK);
+    assert_eq!(run(&mut uc), Ok(()), "a flush of other pages keeps the entry");
+    assert_eq!(FILLS.load(Ordering::SeqCst), fills, "no fill after the neighbours' flush");
+    // SAFETY: as above.
+    // The range ends inside the store's page (the aarch64 engine's TLB pages are 1 KiB: the
+    // flush goes in the target's page size).
+    let r = unsafe { unicorn_engine::uc_flush_tlb_range(uc.get_handle(), DATA - 0x1000, DATA + 9) };
+    assert_eq!(r, uc_error::OK);
+    assert_eq!(run(&mut uc), Err(uc_error::EXCEPTION), "the store refused once its page's entry is gone");
+    // SAFETY: as above.
+    let r = unsafe { unicorn_engine::uc_flush_tlb_range(uc.get_handle(), DATA + 0x1000, DATA) };
+    assert_eq!(r, uc_error::ARG, "begin above end");
+}

@@ -387,22 +387,35 @@ pub fn apply_invalidate(cpu: &mut Cpu<'_>) {
     } else {
         t.mm.shootdown.generation()
     };
-    inv.flush_tlb |= caught.inv.flush_tlb;
-    inv.code.extend_from_slice(&caught.inv.code);
+    inv.merge(&caught.inv);
     if caught.flush_all || inv.flush_all {
         cpu.flush_tb();
     }
     if !inv.code.is_empty() {
         let code = cpu.get_data().mm.split_for_aliases(std::mem::take(&mut inv.code));
-        inv.code = code;
         cpu.get_data_mut().mm.permissive = true;
-        for &(s, e) in &inv.code {
+        for &(s, e) in &code {
             cpu.remove_cache(s, e);
         }
         cpu.get_data_mut().mm.permissive = false;
+        // The removal's fills allowed every access (above): those entries go too.
+        for &(s, e) in &code {
+            inv.drop_tlb(s, e);
+        }
     }
-    if inv.flush_tlb || !inv.code.is_empty() {
+    flush_tlb_of(cpu, &inv);
+}
+
+/// Drops the TLB entries `inv` names: all of them, or those of its ranges' pages (unicorn patch
+/// 0049), so that a change to a few pages costs the instance no refill of every other page it
+/// uses (its code, stack and data).
+pub fn flush_tlb_of(cpu: &mut Cpu<'_>, inv: &crate::mm::Invalidate) {
+    if inv.flush_tlb {
         cpu.flush_tlb();
+    } else {
+        for &(s, e) in &inv.tlb {
+            cpu.flush_tlb_range(s, e);
+        }
     }
 }
 
@@ -473,7 +486,15 @@ fn rejoin(cpu: &mut Cpu<'_>) {
     publish_for_others(cpu);
     let t = cpu.get_data();
     if t.applied_gen != t.mm.shootdown.generation() {
-        cpu.flush_tlb();
+        // The TLB entries now; the code at the next block start ([`apply_invalidate`]).
+        let caught = t.mm.shootdown.since(t.applied_gen);
+        let mut inv = caught.inv;
+        let code = std::mem::take(&mut inv.code);
+        for (s, e) in code {
+            inv.drop_tlb(s, e);
+        }
+        inv.flush_tlb |= caught.flush_all;
+        flush_tlb_of(cpu, &inv);
         crate::signal::host::stop_flag().raise();
     }
 }
@@ -565,7 +586,7 @@ fn code_written(addr: u64, size: u32) -> bool {
         if let Ok(mut m) = m.try_borrow_mut() {
             if let Some(mm) = m.as_mut() {
                 let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
-                mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code, flush_all: false });
+                mm.shootdown.publish(&crate::mm::Invalidate { code, ..Default::default() });
             }
         }
     });
@@ -691,7 +712,7 @@ pub fn publish_code_writes(cpu: &mut Cpu<'_>) {
     let t = cpu.get_data_mut();
     let before = t.mm.shootdown.generation();
     let code = pages.iter().map(|&p| (p, p + crate::mm::PAGE_SIZE)).collect();
-    let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { flush_tlb: false, code, flush_all: false });
+    let gen = t.mm.shootdown.publish(&crate::mm::Invalidate { code, ..Default::default() });
     crate::thread::running::stop_others();
     if t.applied_gen == before {
         t.applied_gen = gen;

@@ -168,10 +168,13 @@ pub struct Layout {
 
 /// Cached translations that a mapping change made stale; applied by the owner of the unicorn
 /// instance before the guest runs again.
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Invalidate {
-    /// Permissions changed or pages went away: flush unicorn's TLB.
+    /// Flush unicorn's whole TLB (many pages changed, or no range is known).
     pub flush_tlb: bool,
+    /// Guest ranges `[start, end)` whose pages' TLB entries must go (permissions changed or
+    /// pages went away there); [`Invalidate::drop_tlb`] turns many pages into `flush_tlb`.
+    pub tlb: Vec<(u64, u64)>,
     /// Guest ranges `[start, end)` whose translated code must be dropped.
     pub code: Vec<(u64, u64)>,
     /// Every translation must be dropped (a page's guest physical address moved while code
@@ -179,11 +182,42 @@ pub struct Invalidate {
     pub flush_all: bool,
 }
 
+/// The most pages [`Invalidate::tlb`] names before a whole flush is cheaper: a page's flush
+/// looks at every MMU mode's table and the victim TLB (unicorn patch 0049).
+const TLB_PAGES_MAX: u64 = 64;
+
 impl Invalidate {
     /// `true` if anything must be dropped.
     #[inline]
     pub fn pending(&self) -> bool {
-        self.flush_tlb || self.flush_all || !self.code.is_empty()
+        self.flush_tlb || self.flush_all || !self.code.is_empty() || !self.tlb.is_empty()
+    }
+
+    /// The TLB entries of the pages of `[start, end)` must go: kept as a range while the
+    /// ranges name few pages, else a whole flush.
+    pub fn drop_tlb(&mut self, start: u64, end: u64) {
+        if self.flush_tlb || start >= end {
+            return;
+        }
+        self.tlb.push((page_floor(start), page_ceil(end).unwrap_or(end)));
+        let pages: u64 = self.tlb.iter().map(|&(s, e)| (e - s) / PAGE_SIZE).sum();
+        if pages > TLB_PAGES_MAX {
+            self.flush_tlb = true;
+            self.tlb.clear();
+        }
+    }
+
+    /// Adds `other`'s work to this one.
+    pub fn merge(&mut self, other: &Invalidate) {
+        self.flush_all |= other.flush_all;
+        self.code.extend_from_slice(&other.code);
+        if other.flush_tlb {
+            self.flush_tlb = true;
+            self.tlb.clear();
+        }
+        for &(s, e) in &other.tlb {
+            self.drop_tlb(s, e);
+        }
     }
 }
 
@@ -1438,7 +1472,7 @@ impl AddressSpace {
                             // Other threads' instances may hold entries for the page without
                             // `EXEC` (stores there skip the self-modifying-code path, so this
                             // code would not be reported stale): they refill.
-                            self.invalidate.flush_tlb = true;
+                            self.invalidate.drop_tlb(page, page + PAGE_SIZE);
                         }
                     } else if !self.code_pages.contains(&page) {
                         return Some(self.page_fill(page, Prot(prot.0 & !Prot::EXEC.0)));
@@ -1816,7 +1850,7 @@ impl AddressSpace {
         for s in hit {
             let v = self.vma_remove(&s).expect("listed above");
             self.changed();
-            self.invalidate.flush_tlb = true;
+            self.invalidate.drop_tlb(s.max(start), v.end.min(end));
             if v.prot.contains(Prot::EXEC) {
                 self.invalidate.code.push((s.max(start), v.end.min(end)));
             }
@@ -1877,11 +1911,11 @@ impl AddressSpace {
         let hit: Vec<u64> = self.overlapping(addr, end).map(|(s, _)| s).collect();
         for s in hit {
             let v = self.vma_remove_untabled(&s).expect("listed above");
+            let (ms, me) = (s.max(addr), v.end.min(end));
             if v.shared || !only_gains(v.prot, prot) {
-                self.invalidate.flush_tlb = true;
+                self.invalidate.drop_tlb(ms, me);
             }
             self.changed();
-            let (ms, me) = (s.max(addr), v.end.min(end));
             let host_prot = if v.shared {
                 Some(self.host_prot(prot, shared_host_prot(prot)))
             } else {
@@ -1963,7 +1997,7 @@ impl AddressSpace {
         if keep {
             // The old pages are gone from the source: drop what was translated from them.
             self.invalidate.code.push((old, old + old_len));
-            self.invalidate.flush_tlb = true;
+            self.invalidate.drop_tlb(old, old + old_len);
         } else if old_len > 0 {
             // The host mremap left a hole at the source; put the reservation back.
             self.release_host(old, old + old_len);

@@ -53,10 +53,7 @@ impl Shootdown {
         if self.log.len() == LOG_LEN {
             self.log.pop_front();
         }
-        self.log.push_back((
-            self.generation,
-            Invalidate { flush_tlb: inv.flush_tlb, code: inv.code.clone(), flush_all: inv.flush_all },
-        ));
+        self.log.push_back((self.generation, inv.clone()));
         self.generation
     }
 
@@ -73,9 +70,8 @@ impl Shootdown {
             return out;
         }
         for (_, inv) in self.log.iter().filter(|e| e.0 > applied) {
-            out.inv.flush_tlb |= inv.flush_tlb;
             out.flush_all |= inv.flush_all;
-            out.inv.code.extend_from_slice(&inv.code);
+            out.inv.merge(inv);
         }
         out
     }
@@ -89,14 +85,23 @@ mod tests {
     fn catches_up_or_flushes_all() {
         let mut s = Shootdown::default();
         let g0 = s.generation();
-        s.publish(&Invalidate { flush_tlb: true, code: vec![(0x1000, 0x2000)], flush_all: false });
-        s.publish(&Invalidate { flush_tlb: false, code: vec![(0x5000, 0x6000)], flush_all: false });
+        s.publish(&Invalidate {
+            flush_tlb: false,
+            tlb: vec![(0x1000, 0x3000)],
+            code: vec![(0x1000, 0x2000)],
+            flush_all: false,
+        });
+        s.publish(&Invalidate { tlb: vec![(0x8000, 0x9000)], code: vec![(0x5000, 0x6000)], ..Default::default() });
         let c = s.since(g0);
-        assert!(c.inv.flush_tlb && !c.flush_all);
+        assert!(!c.inv.flush_tlb && !c.flush_all);
+        assert_eq!(c.inv.tlb, vec![(0x1000, 0x3000), (0x8000, 0x9000)], "ranges merged, not a whole flush");
         assert_eq!(c.inv.code, vec![(0x1000, 0x2000), (0x5000, 0x6000)]);
+        s.publish(&Invalidate { flush_tlb: true, ..Default::default() });
+        let c = s.since(g0);
+        assert!(c.inv.flush_tlb && c.inv.tlb.is_empty(), "a whole flush takes the ranges' place");
         assert!(!s.since(s.generation()).inv.pending());
         for _ in 0..LOG_LEN {
-            s.publish(&Invalidate { flush_tlb: true, code: Vec::new(), flush_all: false });
+            s.publish(&Invalidate { flush_tlb: true, ..Default::default() });
         }
         assert!(s.since(g0).flush_all);
     }
