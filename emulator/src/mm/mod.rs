@@ -1811,12 +1811,15 @@ impl AddressSpace {
     pub fn unmap(&mut self, addr: u64, len: u64) -> Result<(), Errno> {
         let end = addr.checked_add(len).ok_or(Errno::EINVAL)?;
         self.set_dontfork(addr, end, false);
-        // Release host memory only where there were mappings, window by window.
+        // Release host memory only where there were mappings, window by window. The mappings
+        // go first: the epoch moves before the host pages refuse, so that another thread whose
+        // stale access faults there finds its copy of the mappings stale and asks the address
+        // space, which says unmapped (`SEGV_MAPERR`).
         let ranges: Vec<(u64, u64)> = self.overlapping(addr, end).map(|(s, v)| (s.max(addr), v.end.min(end))).collect();
+        self.forget(addr, end);
         for (s, e) in ranges {
             self.release_host(s, e);
         }
-        self.forget(addr, end);
         Ok(())
     }
 

@@ -354,6 +354,11 @@ pub fn take_direct_fault() -> Option<(Signal, u64)> {
     DIRECT_FAULT.with(std::cell::Cell::take)
 }
 
+/// [`take_direct_fault`] without taking it.
+pub fn peek_direct_fault() -> Option<(Signal, u64)> {
+    DIRECT_FAULT.with(std::cell::Cell::get)
+}
+
 /// Sets the host disposition of `sig` for a guest disposition `handler` (`SIG_DFL`,
 /// `SIG_IGN`, or a guest handler address). SIGKILL and SIGSTOP are left alone.
 pub fn set_disposition(sig: Signal, handler: u64) {

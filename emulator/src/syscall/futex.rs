@@ -176,16 +176,22 @@ fn futex_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &Shape) -> SysResult
         t.mm.host_range(addr, 4, Prot::READ)
     };
     // A private key only range-checks its word (kernel/futex/core.c `get_futex_key` reads no
-    // memory for it): a private wake on an address nothing is mapped at wakes no one (0).
-    if matches!(cmd, WAKE | WAKE_BITSET)
+    // memory for it): a private wake on an address nothing is mapped at wakes the threads that
+    // began waiting there before its page went away (keyed by the address alone), at the host
+    // address the window gives it; none where no window is (0).
+    let unmapped_wake = matches!(cmd, WAKE | WAKE_BITSET)
         && private
         && a.raw(0) % 4 == 0
         && a.raw(0) < t.mm.task_size
-        && t.mm.host_range(a.ptr(0), 4, Prot::READ).is_err()
-    {
-        return Ok(0);
-    }
-    let uaddr = word(a.ptr(0))?;
+        && t.mm.host_range(a.ptr(0), 4, Prot::READ).is_err();
+    let uaddr = if unmapped_wake {
+        match t.mm.to_host(a.raw(0), 4) {
+            Some(h) => h,
+            None => return Ok(0),
+        }
+    } else {
+        word(a.ptr(0))?
+    };
     // A private requeue's target is only range-checked too: one nothing is mapped at takes
     // the waiters at the host address a mapping there would have.
     let target = |addr: GuestAddr| -> Result<*mut u8, Errno> {

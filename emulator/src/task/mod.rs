@@ -478,6 +478,9 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
         if let Some(exit) = cpu.get_data().exit {
             break exit;
         }
+        if r.is_ok() {
+            RACED.with(|c| c.set(0));
+        }
         if let Err(e) = r {
             if std::mem::take(&mut cpu.get_data_mut().retry_fill) {
                 // The fill hook found this instance behind the others: catch up, run again.
@@ -485,6 +488,11 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
             }
             if cpu.get_data().sync_fault.is_some() {
                 // A hook already decided which signal the exception raises.
+                continue;
+            }
+            if e == uc_error::EXCEPTION && raced_direct_fault(cpu) {
+                // Another thread unmapped and mapped the page again while this one's access
+                // was refused by the host and allowed by the fill, over and over: run it again.
                 continue;
             }
             match fault_signal(cpu, e) {
@@ -500,6 +508,33 @@ pub fn run_thread(cpu: &mut Cpu<'static>) -> Option<Exit> {
     } else {
         Some(exit)
     }
+}
+
+thread_local! {
+    /// [`raced_direct_fault`]'s count of runs again since the last run that ended well.
+    static RACED: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `true` (the fault taken, to run the access again) when the engine gave up on an access that
+/// its TLB fill allowed and the host refused, and the guest page is mapped now: another thread
+/// unmapped it and mapped it again between the tries (the engine tries a few times, unicorn
+/// patch 0012), as a program that maps and unmaps memory other threads use makes happen. At
+/// most a few dozen times in a row per thread; then the fault is the guest's.
+fn raced_direct_fault(cpu: &mut Cpu<'static>) -> bool {
+    if cpu.get_data().last_fault.is_some() {
+        return false;
+    }
+    let Some((sig, host)) = crate::signal::host::peek_direct_fault() else { return false };
+    let mm = &cpu.get_data().mm;
+    let mapped = sig == Signal::SIGSEGV
+        && mm.guest_of_host(host).and_then(|a| mm.span_at(a)).is_some_and(|(_, _, p)| p != Prot::NONE);
+    let again = mapped && RACED.with(|r| r.replace(r.get() + 1)) < 32;
+    if again {
+        let _ = crate::signal::host::take_direct_fault();
+    } else {
+        RACED.with(|r| r.set(0));
+    }
+    again
 }
 
 /// The signal the kernel would raise for an `emu_start` error (a refused memory access, an
@@ -534,10 +569,13 @@ fn fault_signal(cpu: &mut Cpu<'static>, e: uc_error) -> Option<SigInfo> {
                     .and_then(|(sig, host)| Some((sig, cpu.get_data().mm.guest_of_host(host)?)))
                 {
                     // A direct load the host refused though the fill allowed it (unicorn patches
-                    // 0012 and 0013 do not retry it): the host's own verdict, at the guest address.
+                    // 0012 and 0013 do not retry it): the host's own verdict, at the guest address;
+                    // a page another thread unmapped meanwhile is `SEGV_MAPERR`.
                     Some((sig, addr)) => {
                         if sig == Signal::SIGBUS {
                             SigInfo::fault(Signal::SIGBUS, BUS_ADRERR, addr)
+                        } else if cpu.get_data().mm.span_at(addr).is_none() {
+                            SigInfo::fault(Signal::SIGSEGV, SEGV_MAPERR, addr)
                         } else {
                             SigInfo::fault(Signal::SIGSEGV, SEGV_ACCERR, addr)
                         }
