@@ -63,21 +63,7 @@ static void *worker(void *arg)
     return NULL;
 }
 
-static void settle(void)
-{
-    unsigned long b[WORKERS];
-    for (int k = 0; k < WORKERS; k++)
-        b[k] = __atomic_load_n(&runs[k], __ATOMIC_ACQUIRE);
-    for (int k = 0; k < WORKERS; k++)
-        while (__atomic_load_n(&runs[k], __ATOMIC_ACQUIRE) < b[k] + 2)
-            sched_yield();
-}
-
-static void map_at(int prot)
-{
-    void *q = mmap(area, 2 * page, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-    CHECK(q == area);
-}
+#include "stale_pages.h"
 
 int main(void)
 {
