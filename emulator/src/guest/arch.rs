@@ -429,6 +429,10 @@ pub struct RegPtrs {
     /// Indexed by unicorn register id: the host address of the register's storage and its
     /// width in bytes (4 or 8), or width 0 for a register the engine does not serve this way.
     slots: Box<[(usize, u8)]>,
+    /// Whether the guest's registers are 32 bits wide (arm, i386). i386's live in 8-byte
+    /// slots whose upper half 32-bit code keeps zero: values are read as their low 32 bits and
+    /// written zero-extended to the whole slot.
+    narrow: bool,
 }
 
 /// Unicorn register ids searched by [`RegPtrs::of`] (every arch's general-purpose registers
@@ -450,7 +454,7 @@ impl RegPtrs {
                 slots[i] = (ptr as usize, u8::try_from(size).unwrap_or(0));
             }
         }
-        RegPtrs { slots: slots.into_boxed_slice() }
+        RegPtrs { slots: slots.into_boxed_slice(), narrow: !cpu.get_data().arch.info().data_model.is_64bit() }
     }
 
     /// Where register `id` is kept, if the engine said.
@@ -462,12 +466,50 @@ impl RegPtrs {
     /// The registers `ids`, if every one of them is served.
     #[inline]
     fn read<const N: usize>(&self, ids: &[i32; N]) -> Option<[u64; N]> {
+        self.pin(ids).map(|p| p.read())
+    }
+
+    /// Writes the registers `ids` if every one of them is served; `false` (nothing written)
+    /// otherwise. A 4-byte register takes the low half of its value.
+    #[inline]
+    fn write<const N: usize>(&self, ids: &[i32; N], vals: &[u64; N]) -> bool {
+        self.pin(ids).map(|p| p.write(vals)).is_some()
+    }
+
+    /// Where the registers `ids` are kept, if every one of them is served: for a hook that
+    /// reads and writes the same registers on every call (the gate's clock entries), looked
+    /// up once when the hook is installed.
+    #[inline]
+    pub fn pin<const N: usize>(&self, ids: &[i32; N]) -> Option<PinnedRegs<N>> {
+        let mut slots = [(0usize, 0u8); N];
+        for (s, &id) in slots.iter_mut().zip(ids) {
+            *s = self.slot(id)?;
+        }
+        Some(PinnedRegs { slots, narrow: self.narrow })
+    }
+}
+
+/// `N` registers' storage in one instance's CPU state ([`RegPtrs::pin`]): host address and
+/// width (4 or 8) of each. Valid as long as that instance lives, and only read or written by
+/// the thread that runs it while the engine is stopped in one of its hooks (the engine keeps
+/// them in host registers while it runs translated code).
+#[derive(Clone, Copy, Debug)]
+pub struct PinnedRegs<const N: usize> {
+    /// Host address and width of each register's storage.
+    slots: [(usize, u8); N],
+    /// As [`RegPtrs`]'s.
+    narrow: bool,
+}
+
+impl<const N: usize> PinnedRegs<N> {
+    /// The registers' values (a 4-byte register zero-extended).
+    #[inline(always)]
+    pub fn read(&self) -> [u64; N] {
         let mut vals = [0u64; N];
-        for (v, &id) in vals.iter_mut().zip(ids) {
-            let (addr, width) = self.slot(id)?;
+        for (v, &(addr, width)) in vals.iter_mut().zip(&self.slots) {
             // SAFETY: `uc_reg_ptr` gave this address of an aligned integer of `width` bytes in
-            // the engine's CPU state, which lives as long as the instance that owns this task;
-            // the engine does not run while the thread that runs it is here.
+            // the engine's CPU state, which lives as long as the instance (the type's
+            // contract); the engine does not run while the thread that runs it is here.
             *v = unsafe {
                 if width == 8 {
                     std::ptr::read(addr as *const u64)
@@ -475,22 +517,18 @@ impl RegPtrs {
                     u64::from(std::ptr::read(addr as *const u32))
                 }
             };
-        }
-        Some(vals)
-    }
-
-    /// Writes the registers `ids` if every one of them is served; `false` (nothing written)
-    /// otherwise. A 4-byte register takes the low half of its value.
-    #[inline]
-    fn write<const N: usize>(&self, ids: &[i32; N], vals: &[u64; N]) -> bool {
-        let mut slots = [(0usize, 0u8); N];
-        for (s, &id) in slots.iter_mut().zip(ids) {
-            match self.slot(id) {
-                Some(x) => *s = x,
-                None => return false,
+            if self.narrow {
+                *v = u64::from(crate::abi::low32(*v));
             }
         }
-        for ((addr, width), &v) in slots.into_iter().zip(vals) {
+        vals
+    }
+
+    /// Writes the registers (a 4-byte register takes the low half of its value).
+    #[inline(always)]
+    pub fn write(&self, vals: &[u64; N]) {
+        for (&(addr, width), &v) in self.slots.iter().zip(vals) {
+            let v = if self.narrow { u64::from(crate::abi::low32(v)) } else { v };
             // SAFETY: as in `read`; the engine reads the register back from there.
             unsafe {
                 if width == 8 {
@@ -500,7 +538,6 @@ impl RegPtrs {
                 }
             }
         }
-        true
     }
 }
 

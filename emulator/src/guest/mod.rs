@@ -23,7 +23,9 @@ use crate::guard::Checked;
 use crate::mm::{AddressSpace, Fault, GuestAddr, Prot};
 use crate::signal::{SigState, Signal};
 use crate::thread::shared::Shared;
-pub use arch::{exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, RegPtrs, SyscallArgs};
+pub use arch::{
+    exception_siginfo_for, ArchTermios, CloneArgs, Cpu, Entries, GuestArch, PinnedRegs, RegPtrs, SyscallArgs,
+};
 pub use info::{ArchInfo, InsnRegs, Pkeys, Regs};
 
 /// A handler's result: the value for the return register, or the errno to return negated.

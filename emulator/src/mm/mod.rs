@@ -1395,6 +1395,34 @@ impl AddressSpace {
         self.host_range_checked(addr, len, need)
     }
 
+    /// Where a store of `len` bytes at guest `addr` goes on the host, when the mapping and
+    /// window found last ([`AddressSpace::span_at`], [`AddressSpace::to_host`]) answer it
+    /// whole: inside one writable mapping that is not executable (or is, but holds no code:
+    /// the code-free hint, as for mips64el's `RWE` stacks), before any page past the end of
+    /// its file, with no file viewed both writable and executable. Such a store needs no
+    /// [`AddressSpace::note_host_write`] (it cannot overwrite code). `None`: ask
+    /// [`AddressSpace::host_range`] and note the write. For the vDSO's clock stores, which
+    /// mostly land in one stack mapping call after call.
+    #[inline(always)]
+    pub fn plain_store_hint(&self, addr: u64, len: u64) -> Option<*mut u8> {
+        let (h, w) = (self.span_hint.get()?, self.window_hint.get()?);
+        let end = addr.wrapping_add(len);
+        let inside = len != 0
+            && addr >= h.0
+            && end > addr
+            && end <= h.1
+            && end <= h.3
+            && addr >= w.guest
+            && end <= w.guest + w.len;
+        let code_free = !h.2.contains(Prot::EXEC) || self.code_free_hint.get() == Some((h.0, h.1));
+        if !inside || !h.2.contains(Prot::WRITE) || !code_free || self.views.any_aliased() {
+            return None;
+        }
+        let off = usize::try_from(addr - w.guest).ok()?;
+        // SAFETY: the offset is inside the window's reservation (checked above).
+        Some(unsafe { w.host.add(off) })
+    }
+
     /// [`AddressSpace::host_range`] with every mapping of the range looked at.
     #[inline(never)]
     fn host_range_checked(&self, addr: GuestAddr, len: u64, need: Prot) -> Result<*mut u8, Errno> {
