@@ -20,8 +20,10 @@ macro_rules! generic_syscalls {
             /// Every member, in declaration order.
             pub const ALL: &'static [Sys] = &[$(Sys::$name),*];
 
-            /// The kernel's name for the call, e.g. `"openat"`.
-            pub fn name(self) -> &'static str {
+            /// The kernel's name for the call, e.g. `"openat"`. Inlined: every dispatched
+            /// call names its handler ([`crate::guard::enter_handler`]).
+            #[inline]
+            pub const fn name(self) -> &'static str {
                 match self { $(Sys::$name => stringify!($name)),* }
             }
 

@@ -474,10 +474,14 @@ fn take_lock() {
 }
 
 /// The end of [`lock_for_hook`]'s section: the instance goes back to guest code and gives the
-/// global lock up.
+/// global lock up. The thread's copy of the mappings is rebuilt first if it went stale, so
+/// that its next calls and TLB fills go without the lock again (a thread whose pages all sat
+/// in its TLB, making only system calls, had kept a stale copy after any change to the
+/// mappings, and every later call of it queued for the lock).
 #[inline(never)]
 pub fn unlock_after_hook(cpu: &mut Cpu<'_>) {
     rejoin(cpu);
+    cpu.get_data_mut().refresh_fill_view();
     crate::thread::running::enter_guest();
     #[allow(clippy::disallowed_methods)] // `f` returned: `R` cannot borrow the instance
     crate::thread::lock::release();

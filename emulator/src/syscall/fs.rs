@@ -349,6 +349,31 @@ fn own_fd_dir_statx(stx: &mut libc::statx) {
     }
 }
 
+/// [`getdents64`] without the global guest lock ([`super::unlocked`]): a guest of the host's
+/// byte order (the records pass as the kernel writes them) whose whole buffer lies in one
+/// plain writable span of the thread's view; endgate's own entries taken out as under the
+/// lock. `None` otherwise (served under the lock).
+pub fn getdents64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let view = ctx.view.filter(|v| v.model().endian == Endian::HOST)?;
+    let want = a.raw(2) & 0xffff_ffff;
+    let p = view.host_range(a.raw(1), want, crate::mm::Prot::WRITE)?;
+    loop {
+        // SAFETY: `want` guest-writable bytes (the view checked them; this thread counts as
+        // running guest code, so no change takes them away meanwhile).
+        let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, want) }) {
+            Ok(n) => n,
+            Err(e) => return Some(Err(e)),
+        };
+        // SAFETY: the host wrote `n` bytes of records there.
+        let records = unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) };
+        let kept = super::procfs::hide_own_entries(a.int(0), records, 19);
+        // A read whose every record is endgate's own is read again: 0 would be the end.
+        if kept > 0 || n == 0 {
+            return Some(Ok(kept));
+        }
+    }
+}
+
 /// `getdents64(int fd, struct linux_dirent64 *dirp, unsigned count)` (getdents(2)): the record
 /// layout is the same on every arch (`u64 d_ino`, `s64 d_off`, `u16 d_reclen`, `u8 d_type`,
 /// name); on a big-endian guest the three integers of each record are swapped in place. A
@@ -469,6 +494,40 @@ pub fn readlinkat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
 /// `readlink(const char *path, char *buf, size_t size)` (x86_64).
 pub fn readlink(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     readlinkat(cpu, &at_cwd(a))
+}
+
+/// [`readlinkat`] without the global guest lock ([`super::unlocked`]): a path that is no
+/// `/proc/self/exe` (and no `--root`, [`super::path::lookup_unlocked`]), the link's text read
+/// into a local buffer, then stored through the thread's view. `None` (served under the lock,
+/// which finds the fault) when the view cannot take the path's or the text's bytes.
+pub fn readlinkat_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let Ok(size @ 1..) = usize::try_from(a.int(3)) else {
+        return Some(Err(Errno::EINVAL));
+    };
+    let view = ctx.view?;
+    let raw = view.read_cstr(a.raw(1), PATH_MAX)?;
+    if super::path::proc_absolute_at(a.int(0), &raw).is_some_and(|p| is_proc_self_exe(&p)) {
+        return None;
+    }
+    let path = super::path::lookup_unlocked(ctx.opts, raw, Last::NoFollow)?;
+    // A link's text is at most PATH_MAX - 1 bytes (the kernel's own limit).
+    let mut text = [0u8; PATH_MAX];
+    let want = size.min(text.len());
+    // SAFETY: NUL-terminated path; a local buffer of `want` bytes.
+    let r = host_ret(unsafe { libc::readlinkat(a.int(0), path.as_ptr(), text.as_mut_ptr().cast(), want) } as i64);
+    let n = match r {
+        Ok(n) => n,
+        Err(e) => return Some(Err(e)),
+    };
+    // Only the link's bytes are stored, as Linux copies them.
+    view.write_bytes(a.raw(2), text.get(..crate::abi::u64_to_usize(n))?)?;
+    Some(Ok(n))
+}
+
+/// [`readlink`] without the global guest lock: [`readlinkat_unlocked`] from the working
+/// directory.
+pub fn readlink_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    readlinkat_unlocked(ctx, &at_cwd(a))
 }
 
 /// `faccessat(int dirfd, const char *path, int mode)` (access(2); the kernel call has no flags).

@@ -554,8 +554,8 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
                 let taken = crate::guest::lock_for_hook(cpu);
                 on_slot(cpu, addr, size);
                 if taken {
-                    // The next clock call goes without the lock again.
-                    cpu.get_data_mut().refresh_fill_view();
+                    // The next clock call goes without the lock again (the copy of the
+                    // mappings is rebuilt there).
                     crate::guest::unlock_after_hook(cpu);
                 }
             });

@@ -21,14 +21,15 @@ use crate::mm::{GuestAddr, PATH_MAX};
 pub fn is_proc_self_exe(p: &[u8]) -> bool {
     let p = proc_lexical(p).unwrap_or_else(|| p.to_vec());
     let named = p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" || {
-        // SAFETY: getpid has no preconditions.
-        let pid = unsafe { libc::getpid() };
-        let pid = pid.to_string();
         // `/proc/PID/exe`, and a thread's: `/proc/TID/exe`, `/proc/{self,PID}/task/TID/exe`.
         let tid_of = |t: &[u8]| {
             std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).is_some_and(super::procfs::is_guest_thread)
         };
-        match p.strip_prefix(b"/proc/").and_then(|r| r.strip_suffix(b"/exe")) {
+        let who = p.strip_prefix(b"/proc/").and_then(|r| r.strip_suffix(b"/exe"));
+        // The pid only for such a path (every readlink asks).
+        // SAFETY: getpid has no preconditions.
+        let pid = if who.is_some() { unsafe { libc::getpid() }.to_string() } else { String::new() };
+        match who {
             Some(who) if who == pid.as_bytes() => true,
             Some(who) if !who.contains(&b'/') => tid_of(who),
             Some(who) => {

@@ -633,9 +633,25 @@ fn status(task: &Task, tid: i32) -> String {
 /// not open. Returns the new length.
 pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
     let len = buf.len() as u64;
+    // Only numbers are hidden: a listing without a numeric name (nearly every directory)
+    // costs no more than this look.
+    if !record_names(buf, name_at).any(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit)) {
+        return len;
+    }
     let timer = crate::thread::preempt::timer_tid();
     let own_fds = super::selfref::own_fds();
     if buf.is_empty() || (timer == 0 && own_fds.is_empty()) {
+        return len;
+    }
+    // Only a listing with an entry named as one of those numbers can change: the names are
+    // looked at before asking the host which directory `fd` is (a readlink and a getpid
+    // for every read of every directory otherwise).
+    let named = |n: i64| {
+        let n = n.to_string();
+        record_names(buf, name_at).any(|name| name == n.as_bytes())
+    };
+    let listed = (timer != 0 && named(i64::from(timer))) || own_fds.iter().any(|&f| named(i64::from(f)));
+    if !listed {
         return len;
     }
     let Some(dir) = super::selfref::fd_link(fd) else { return len };
@@ -671,6 +687,19 @@ pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
         }
     }
     end as u64
+}
+
+/// The names of the directory records in `buf` (`getdents64`'s or `getdents`' layout: the
+/// 2-byte record length at offset 16, the NUL-terminated name at `name_at`).
+fn record_names(buf: &[u8], name_at: usize) -> impl Iterator<Item = &[u8]> {
+    let mut off = 0;
+    std::iter::from_fn(move || {
+        let head = buf.get(off + 16..off + 18)?;
+        let reclen = usize::from(u16::from_ne_bytes([head[0], head[1]]));
+        let rec = buf.get(off + name_at..off + reclen).filter(|_| reclen != 0)?;
+        off += reclen;
+        Some(rec.iter().position(|&b| b == 0).map_or(rec, |z| &rec[..z]))
+    })
 }
 
 /// The size Linux gives `/proc/PID/fd` since 6.2 (fs/proc/fd.c `proc_fd_getattr`): the number of
