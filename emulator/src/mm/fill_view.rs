@@ -137,6 +137,22 @@ impl FillView {
         ok.then(|| (s.host + crate::abi::u64_to_usize(addr - s.start)) as *mut u8)
     }
 
+    /// The host address of the `len` guest bytes at `addr` (page-aligned) if they lie in one
+    /// span of the view that is not executable, before the end of its file, and the view is
+    /// current: where `madvise` may act on the host's pages without the lock (discarding
+    /// them drops no translation). `None`: ask the address space, under the lock.
+    #[inline]
+    pub fn advice_range(&self, addr: u64, len: u64) -> Option<*mut u8> {
+        if !self.current() || len == 0 {
+            return None;
+        }
+        let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
+        let s = self.spans[i];
+        let end = addr.checked_add(len)?;
+        let ok = s.host != 0 && end <= s.end && end <= s.eof && !s.prot.contains(Prot::EXEC);
+        ok.then(|| (s.host + crate::abi::u64_to_usize(addr - s.start)) as *mut u8)
+    }
+
     /// The range that stores into writable and executable spans were granted for since the
     /// last call ([`FillView::host_range`]), and forgets it.
     #[inline]

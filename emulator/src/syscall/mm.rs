@@ -803,6 +803,32 @@ pub fn madvise(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     }
 }
 
+/// [`madvise`] without the global guest lock ([`super::unlocked`]): advice that changes none
+/// of endgate's own state (the host's `MADV_DONTNEED` on the guest's pages, or nothing, as
+/// under the lock) on a page-aligned range inside one span of the thread's view that is not
+/// executable, so that discarding its pages drops no translation
+/// ([`crate::mm::fill_view::FillView::advice_range`]). Another thread that touches the pages
+/// meanwhile reads them as they were or as the discard left them, as on Linux. Anything else
+/// (the fork advice, `MADV_REMOVE`, a range the view does not hold whole, an error) is served
+/// under the lock.
+pub fn madvise_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    use advice::*;
+    let (addr, adv) = (a.raw(0), a.raw(2));
+    let len = page_ceil(a.raw(1)).filter(|_| addr % PAGE_SIZE == 0)?;
+    let host = ctx.view?.advice_range(addr, len)?;
+    match adv {
+        MADV_DONTNEED => {
+            // SAFETY: the guest's own pages inside a window's reservation (the view's span);
+            // this thread counts as running, so no change takes them away meanwhile.
+            let r = unsafe { libc::madvise(host.cast(), crate::abi::u64_to_usize(len), libc::MADV_DONTNEED) };
+            (r == 0).then_some(Ok(0))
+        }
+        MADV_NORMAL | MADV_RANDOM | MADV_SEQUENTIAL | MADV_WILLNEED | MADV_FREE | MADV_MERGEABLE | MADV_UNMERGEABLE
+        | MADV_HUGEPAGE | MADV_NOHUGEPAGE | MADV_DONTDUMP | MADV_DODUMP | MADV_COLD | MADV_PAGEOUT => Some(Ok(0)),
+        _ => None,
+    }
+}
+
 /// `msync(void *addr, size_t length, int flags)` (msync(2)). Errors: `EINVAL`, `ENOMEM`.
 pub fn msync(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let (addr, len) = (a.raw(0), a.raw(1));

@@ -167,7 +167,7 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::munmap, mm::munmap, &[Ptr, ULong], RInt),
     d(Sys::mprotect, mm::mprotect, &[Ptr, ULong, ArgFmt::Prot], RInt),
     d(Sys::mremap, mm::mremap, &[Ptr, ULong, ULong, Hex, Ptr], RHex),
-    d(Sys::madvise, mm::madvise, &[Ptr, ULong, Int], RInt),
+    d(Sys::madvise, mm::madvise, &[Ptr, ULong, Int], RInt).unlocked(mm::madvise_unlocked),
     d(Sys::msync, mm::msync, &[Ptr, ULong, Hex], RInt),
     d(Sys::mlock, mm::mlock, &[Ptr, ULong], RInt),
     d(Sys::munlock, mm::munlock, &[Ptr, ULong], RInt),
