@@ -722,6 +722,34 @@ pub fn tgkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, Signal::as_c_int)) })
 }
 
+/// [`tgkill`] without the global guest lock ([`super::unlocked`]): the host's `tgkill` with
+/// the signal in the host's numbering; the receiving thread's own signal handling does the
+/// rest, as under the lock. `SIGKILL` to the process's own thread (which walks the robust
+/// lists first) is served under the lock. A Go program sends one to each thread it preempts.
+pub fn tgkill_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    let (tgid, tid) = (a.int(0), a.int(1));
+    if tgid <= 0 || tid <= 0 {
+        return Some(Err(Errno::EINVAL));
+    }
+    let sig = match a.raw(2) {
+        0 => None,
+        s => match (ctx.arch.info().signal_to_host)(s) {
+            Some(sig) => Some(sig),
+            None => return Some(Err(Errno::EINVAL)),
+        },
+    };
+    if sig == Some(Signal::SIGKILL) {
+        return None;
+    }
+    // SAFETY: integer arguments.
+    Some(host_ret(unsafe { libc::syscall(libc::SYS_tgkill, tgid, tid, sig.map_or(0, Signal::as_c_int)) }))
+}
+
+/// [`tkill`] without the global guest lock: [`tgkill_unlocked`] to the calling process.
+pub fn tkill_unlocked(ctx: &super::unlocked::Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> {
+    tgkill_unlocked(ctx, &a.with([pid(), a.raw(0), a.raw(1), 0, 0, 0]))
+}
+
 /// `tkill(pid_t tid, int sig)`.
 pub fn tkill(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     // SAFETY: no arguments.

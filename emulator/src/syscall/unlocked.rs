@@ -27,7 +27,7 @@
 //! `pwritev`, `send` and `recv` also as `sendto`/`recvfrom` without an address and through
 //! `socketcall`, `close`, `lseek`, `fstat`, `newfstatat`, `statx`, `openat`, `readlinkat`,
 //! `readlink`, `getdents64`, `epoll_ctl`, an `epoll_pwait` that does not wait; `madvise`
-//! of non-executable memory) are served so
+//! of non-executable memory; `tgkill` and `tkill`) are served so
 //! while nothing of the process needs converting or watching ([`Ctx::io_view`]): no netlink
 //! socket, signalfd or `/proc/self/pagemap` opened, no shared executable mapping of a file
 //! (whose writes drop translations), no `--root` and no path endgate answers itself
