@@ -6,4 +6,4 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 scripts/install-deps.sh --build
 cargo build --release -p endgate
-exec target/release/endgate examples/hello-aarch64 "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/endgate" examples/hello-aarch64 "$@"

@@ -27,6 +27,8 @@
  * entered with the arch's call instruction, result in the trap's result register. */
 #include "common.h"
 #include <elf.h>
+#include <errno.h>
+#include <sys/mman.h>
 #include <link.h>
 #include <stdint.h>
 #include <sys/auxv.h>
@@ -470,6 +472,14 @@ int main(int argc, char **argv)
         CHECK(trap_clock_gettime(CLOCK_MONOTONIC, &after) == 0);
         CHECK(kts_ns(last) <= kts_ns(after) + 10000000LL);
         report("clock_gettime_vdso_ns", el, n);
+        /* A clock the vDSO does not read itself (a CPU-time clock) is the system call's, so a
+         * pointer it cannot write is -EFAULT, not a fault of the vDSO's store. */
+        long pg = sysconf(_SC_PAGESIZE);
+        void *ro = mmap(NULL, (size_t)pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        CHECK(ro != MAP_FAILED);
+        CHECK(vclock(CLOCK_PROCESS_CPUTIME_ID, (struct kts *)ro) == -EFAULT);
+        CHECK(vclock(CLOCK_THREAD_CPUTIME_ID, (struct kts *)ro) == -EFAULT);
+        CHECK(munmap(ro, (size_t)pg) == 0);
     } else {
         fprintf(stderr, "clock_gettime_vdso_ns n/a\n");
     }
@@ -488,7 +498,8 @@ int main(int argc, char **argv)
 
     printf("gatebench: getppid through the trap matches libc's, through the gate (where present) "
            "matches the trap\n");
-    printf("gatebench: vDSO clock_gettime (where present) monotonic and between system call reads\n");
+    printf("gatebench: vDSO clock_gettime (where present) monotonic and between system call reads, "
+           "-EFAULT for a CPU-time clock into a read-only page\n");
     printf("gatebench: timings on stderr: getppid_trap_ns getppid_gate_ns clock_gettime_vdso_ns "
            "clock_gettime_syscall_ns\n");
     return 0;

@@ -54,6 +54,14 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             };
             crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(ret)]);
         }
+        Err(_) if answered_by_syscall(entry, args[0]) => {
+            // Linux's vDSO makes the system call for this clock: a pointer it cannot write is
+            // the call's EFAULT, not a fault of the store.
+            let reg = match abi {
+                CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
+            };
+            crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(-i64::from(libc::EFAULT))]);
+        }
         Err(BadStore { addr, mapped, bus }) => {
             use crate::signal::si_code::{BUS_ADRERR, SEGV_ACCERR, SEGV_MAPERR};
             use crate::signal::Signal;
@@ -72,6 +80,26 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
             cpu.stop();
         }
     }
+}
+
+/// Whether Linux's vDSO answers `entry` for clock `clock` by making the system call: its
+/// `clock_gettime` and `clock_getres` read the high-resolution clocks (`CLOCK_REALTIME`,
+/// `CLOCK_MONOTONIC`, `CLOCK_BOOTTIME`, `CLOCK_TAI`), the coarse ones and
+/// `CLOCK_MONOTONIC_RAW` themselves and fall back to the system call for any other (the
+/// CPU-time clocks, the alarm clocks, a process's or a descriptor's clock:
+/// lib/vdso/gettimeofday.c, `VDSO_HRES`, `VDSO_COARSE`, `VDSO_RAW`).
+fn answered_by_syscall(entry: Entry, clock: u64) -> bool {
+    let own = matches!(
+        crate::abi::int32(clock),
+        libc::CLOCK_REALTIME
+            | libc::CLOCK_MONOTONIC
+            | libc::CLOCK_MONOTONIC_RAW
+            | libc::CLOCK_REALTIME_COARSE
+            | libc::CLOCK_MONOTONIC_COARSE
+            | libc::CLOCK_BOOTTIME
+            | libc::CLOCK_TAI
+    );
+    matches!(entry, Entry::ClockGettime | Entry::ClockGettime64 | Entry::ClockGetres | Entry::ClockGetres64) && !own
 }
 
 /// [`on_slot`] for a clock entry without the global guest lock, for a thread running guest

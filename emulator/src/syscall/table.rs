@@ -250,7 +250,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::execve, exec::execve, &[Str, Ptr, Ptr], RInt),
     d(Sys::execveat, exec::execveat, &[AtFd, Str, Ptr, Ptr, AtFlags], RInt),
     d(Sys::kill, process::kill, &[Int, Signal], RInt).reaching(Reach::Pid(0)),
-    d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt).reaching(Reach::Pid(0)).unlocked(process::tgkill_unlocked),
+    d(Sys::tgkill, process::tgkill, &[Int, Int, Signal], RInt)
+        .reaching(Reach::Pid(0))
+        .unlocked(process::tgkill_unlocked),
     d(Sys::tkill, process::tkill, &[Int, Signal], RInt).reaching(Reach::Pid(0)).unlocked(process::tkill_unlocked),
     // signal
     d(Sys::rt_sigaction, signal::rt_sigaction, &[Signal, Ptr, Ptr, ULong], RInt),
