@@ -125,7 +125,7 @@ impl FillView {
         let i = self.spans.partition_point(|s| s.start <= addr).checked_sub(1)?;
         let s = self.spans[i];
         let end = addr.checked_add(len)?;
-        let ok = s.host != 0 && end <= s.end && end <= s.eof && s.prot.contains(need);
+        let ok = s.host != 0 && end <= s.end && end <= s.eof && s.prot.as_enforced().contains(need);
         if ok && s.rwx && need.contains(Prot::WRITE) {
             if !s.code_free {
                 return None;
@@ -187,7 +187,8 @@ impl FillView {
         }
         let i = self.spans.partition_point(|s| s.start <= page).checked_sub(1)?;
         let s = self.spans[i];
-        (!s.rwx && page < s.end && page < s.eof && s.prot.contains(access)).then_some(s.prot)
+        let prot = s.prot.as_enforced();
+        (!s.rwx && page < s.end && page < s.eof && prot.contains(access)).then_some(prot)
     }
 
     /// A guest struct of `shape` at `addr` as the host's `T` ([`super::AddressSpace::read_shape`]

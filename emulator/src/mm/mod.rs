@@ -1070,7 +1070,7 @@ impl AddressSpace {
         let mut cur = addr;
         while cur < limit {
             let Some((_, vma_end, prot, eof)) = self.span_eof(cur) else { break };
-            if !prot.contains(need) {
+            if !prot.as_enforced().contains(need) {
                 break;
             }
             let past = page_floor(cur).max(eof);
@@ -1382,7 +1382,7 @@ impl AddressSpace {
                 && a >= h.0
                 && end > a
                 && end <= h.1
-                && h.2.contains(need)
+                && h.2.as_enforced().contains(need)
                 && end <= h.3
                 && a >= w.guest
                 && end <= w.guest + w.len
@@ -1439,7 +1439,7 @@ impl AddressSpace {
                 }
                 return Err(Errno::EFAULT);
             };
-            if !prot.contains(need) {
+            if !prot.as_enforced().contains(need) {
                 return Err(Errno::EFAULT);
             }
             // Pages past the end of the file (or SysV segment) behind the mapping have no
@@ -1487,6 +1487,7 @@ impl AddressSpace {
         }
         match self.span_eof(page) {
             Some((_, _, prot, eof)) => {
+                let prot = prot.as_enforced();
                 if page >= eof && prot.contains(access) && self.beyond_eof(page) {
                     self.last_fault = Some(Fault { page, access, mapped: true, bus: true });
                     return None;

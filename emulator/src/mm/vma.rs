@@ -23,6 +23,21 @@ impl Prot {
         self.0 & other.0 == other.0
     }
 
+    /// The accesses pages with these permissions take, as the MMU enforces them under Linux:
+    /// `PROT_WRITE` implies `PROT_READ` on every arch (mmap(2): "on some hardware
+    /// architectures (e.g., i386), PROT_WRITE implies PROT_READ"; the arches' protection maps
+    /// give a write-only mapping readable page entries), while `/proc/self/maps` still shows
+    /// `-w-`. For the TLB fill and the checks of system-call buffers, not for what the guest
+    /// reads back as its mapping's permissions.
+    #[inline]
+    pub fn as_enforced(self) -> Prot {
+        if self.contains(Prot::WRITE) {
+            Prot(self.0 | Prot::READ.0)
+        } else {
+            self
+        }
+    }
+
     /// From a guest `prot` argument; `None` if it has bits other than read/write/exec.
     pub fn from_guest(bits: u64) -> Option<Prot> {
         (bits & !7 == 0).then(|| Prot(u8::try_from(bits).unwrap_or(0)))
