@@ -262,7 +262,10 @@ pub fn start(state: Option<&std::path::Path>) -> Result<(), String> {
             fd
         }
     };
-    *db() = Some(Db::new(to_top(fd)));
+    let fd = to_top(fd);
+    super::selfref::note_own(fd);
+    super::selfref::note_own(fd);
+    *db() = Some(Db::new(fd));
     *creds() = Creds { uid: [0; 4], gid: [0; 4], groups: vec![0] };
     ON.store(true, Ordering::Relaxed);
     Ok(())
@@ -328,6 +331,7 @@ pub fn make_room(fd: i32) {
         // SAFETY: duplicating our own descriptor (the guest's dup2 then closes the old one).
         let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, top_base().saturating_sub(8).max(3)) };
         if new >= 0 {
+            super::selfref::note_own(new);
             d.fd = new;
         }
     }
@@ -364,6 +368,7 @@ pub fn restore_line(line: &str) -> bool {
     if unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) } != 0 {
         return true;
     }
+    super::selfref::note_own(fd);
     *db() = Some(Db::new(fd));
     *creds() = Creds { uid, gid, groups: ids(w.get(3)) };
     ON.store(true, Ordering::Relaxed);

@@ -445,7 +445,9 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     // store-forwarding stall that was a third of the dispatcher's time). The rare cases are
     // one cold call.
     let outer = crate::guard::enter_handler(def.sys.name());
-    let r = if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
+    let r = if on_own_fd(def, args) && !absolute_path_arg(cpu, def, args) {
+        Err(Errno::EBADF)
+    } else if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
         call_slow(def, cpu, args)
     } else if let Some(nr) = def.host_id {
         // SAFETY: a host call without arguments that only reads the caller's ids.
@@ -459,6 +461,25 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     };
     crate::guard::leave_handler(outer);
     r
+}
+
+/// Whether `def`'s first argument is a descriptor (or an `*at` call's directory) that is one
+/// of endgate's own (its executable, root and `/proc` handles, `--fakeroot`'s log:
+/// [`selfref::may_be_own`]): the call answers `EBADF`, as Linux does for a descriptor the
+/// guest never had (`close`, `dup` and `dup2` already treat them so), but for an `*at` call
+/// whose path is absolute, which ignores its directory ([`absolute_path_arg`]). One load for
+/// the guest's ordinary descriptors.
+#[inline]
+fn on_own_fd(def: &SyscallDef, args: &SyscallArgs) -> bool {
+    matches!(def.args.first(), Some(ArgFmt::Fd | ArgFmt::AtFd)) && selfref::may_be_own(args.int(0))
+}
+
+/// For [`on_own_fd`]: `true` if `def` is an `*at` call whose path (its second argument) is
+/// absolute, so its directory descriptor does not matter.
+#[cold]
+fn absolute_path_arg(cpu: &Cpu<'_>, def: &SyscallDef, args: &SyscallArgs) -> bool {
+    matches!(def.args, [ArgFmt::AtFd, ArgFmt::Str, ..])
+        && cpu.get_data().mm.read_cstr(args.ptr(1), crate::mm::PATH_MAX).is_ok_and(|p| p.first() == Some(&b'/'))
 }
 
 /// The answer to a call without a handler: the one [`unserved`] gives it (ENOSYS for a number

@@ -223,6 +223,7 @@ fn open_handle(path: &std::ffi::CStr, flags: i32, base: i32) -> Option<Handle> {
         return None;
     }
     let fd = to_top(fd, base)?;
+    note_own(fd);
     let (dev, ino) = stat_of(fd)?;
     Some(Handle { fd, dev, ino })
 }
@@ -266,6 +267,7 @@ pub fn open_exe(inherited: Option<i32>) {
             // close-on-exec.
             unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
             h.exe = Some(Handle { fd, dev, ino });
+            note_own(fd);
             ANY.store(true, Ordering::Relaxed);
             return;
         }
@@ -337,6 +339,7 @@ fn open_own_image(path: &std::ffi::CStr, base: i32) -> Option<Handle> {
         return None;
     }
     let fd = to_top(std::os::fd::IntoRawFd::into_raw_fd(file), base)?;
+    note_own(fd);
     let (dev, ino) = stat_of(fd)?;
     Some(Handle { fd, dev, ino })
 }
@@ -363,6 +366,24 @@ pub fn exe_fd() -> Option<i32> {
 /// The root endgate started in, if a handle is held.
 pub fn root_fd() -> Option<i32> {
     valid(handles().root)
+}
+
+/// The lowest descriptor endgate ever took for itself (the handles here, `--fakeroot`'s
+/// log): a guest descriptor below it is never one of endgate's, which [`may_be_own`] answers
+/// without the handles' lock.
+static LOWEST_OWN: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(i32::MAX);
+
+/// Records that endgate keeps descriptor `fd` for itself ([`LOWEST_OWN`]).
+pub fn note_own(fd: i32) {
+    LOWEST_OWN.fetch_min(fd, Ordering::Relaxed);
+}
+
+/// [`is_own`], at the cost of one load for the descriptors below every one endgate took: for
+/// the dispatcher, which answers `EBADF` for a guest call on one of endgate's own
+/// descriptors, as for a descriptor the guest never had.
+#[inline]
+pub fn may_be_own(fd: i32) -> bool {
+    fd >= LOWEST_OWN.load(Ordering::Relaxed) && is_own(fd)
 }
 
 /// `true` if `fd` is one of the handles or `--fakeroot`'s log ([`super::fakeroot`]) (the
@@ -405,6 +426,7 @@ pub fn make_room(fd: i32) {
             // SAFETY: duplicating our own descriptor.
             let new = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, base) };
             if new >= 0 {
+                note_own(new);
                 x.fd = new;
             }
         }
@@ -562,6 +584,7 @@ pub fn restore_line(line: &str) -> bool {
         // SAFETY: a descriptor the previous endgate passed us; it goes back to close-on-exec.
         unsafe { libc::fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC) };
         let (dev, ino) = stat_of(fd)?;
+        note_own(fd);
         Some(Handle { fd, dev, ino })
     };
     let mut h = handles();

@@ -166,6 +166,10 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         if_changed: std::cell::Cell::new(None),
         then: std::cell::Cell::new(None),
     };
+    if super::on_own_fd(def, args) {
+        // `EBADF`, from the full handler.
+        return None;
+    }
     let result = match (def.host_id, def.unlocked) {
         // SAFETY: a host call without arguments that only reads the caller's ids.
         (Some(nr), _) => Ok(u64::from(crate::abi::low32(unsafe { syscalls::raw::syscall0(nr) } as u64))),
