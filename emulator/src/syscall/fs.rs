@@ -357,19 +357,26 @@ pub fn getdents64_unlocked(ctx: &Ctx<'_>, a: &SyscallArgs) -> Option<SysResult> 
     let view = ctx.view.filter(|v| v.model().endian == Endian::HOST)?;
     let want = a.raw(2) & 0xffff_ffff;
     let p = view.host_range(a.raw(1), want, crate::mm::Prot::WRITE)?;
+    // SAFETY: `want` guest-writable bytes (the view checked them; this thread counts as
+    // running guest code, so no change takes them away meanwhile).
+    Some(unsafe { read_dents64(a.int(0), p, want) })
+}
+
+/// The host's `getdents64` of `fd` into the `count` bytes at `p`, endgate's own entries taken
+/// out ([`super::procfs::hide_own_entries`]); a read whose every record was endgate's is read
+/// again, since 0 would be the end. Returns the bytes kept.
+///
+/// # Safety
+/// `p` addresses `count` bytes the host may write.
+unsafe fn read_dents64(fd: i32, p: *mut u8, count: u64) -> SysResult {
     loop {
-        // SAFETY: `want` guest-writable bytes (the view checked them; this thread counts as
-        // running guest code, so no change takes them away meanwhile).
-        let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, want) }) {
-            Ok(n) => n,
-            Err(e) => return Some(Err(e)),
-        };
+        // SAFETY: the caller's.
+        let n = host_ret(unsafe { libc::syscall(libc::SYS_getdents64, fd, p, count) })?;
         // SAFETY: the host wrote `n` bytes of records there.
         let records = unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) };
-        let kept = super::procfs::hide_own_entries(a.int(0), records, 19);
-        // A read whose every record is endgate's own is read again: 0 would be the end.
+        let kept = super::procfs::hide_own_entries(fd, records, 19);
         if kept > 0 || n == 0 {
-            return Some(Ok(kept));
+            return Ok(kept);
         }
     }
 }
@@ -384,23 +391,11 @@ pub fn getdents64(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let t = cpu.get_data_mut();
     let want = a.raw(2) & 0xffff_ffff;
     let (p, count) = t.buf_out_partial(a.ptr(1), want)?;
-    // A read whose every record is endgate's own is read again: 0 would be the end.
-    let n = loop {
-        // SAFETY: `count` guest-writable bytes.
-        let n = match host_ret(unsafe { libc::syscall(libc::SYS_getdents64, a.int(0), p, count) }) {
-            // The writable part holds no whole record: the kernel's copy of the first one faults.
-            Err(Errno::EINVAL) if count < want => return Err(Errno::EFAULT),
-            r => r?,
-        };
-        // SAFETY: the host wrote `n` bytes of records there.
-        let kept = super::procfs::hide_own_entries(
-            a.int(0),
-            unsafe { std::slice::from_raw_parts_mut(p, usize::try_from(n).unwrap_or(0)) },
-            19,
-        );
-        if kept > 0 || n == 0 {
-            break kept;
-        }
+    // SAFETY: `count` guest-writable bytes.
+    let n = match unsafe { read_dents64(a.int(0), p, count) } {
+        // The writable part holds no whole record: the kernel's copy of the first one faults.
+        Err(Errno::EINVAL) if count < want => return Err(Errno::EFAULT),
+        r => r?,
     };
     if t.mm.endian() != Endian::HOST {
         let mut off = 0u64;

@@ -47,20 +47,18 @@ pub fn on_slot(cpu: &mut Cpu<'_>, addr: u64, _size: u32) {
     }
     let abi = spec.abi;
     let args = call_args(cpu, abi);
-    match clock_call(&mut *cpu.get_data_mut().mm, entry, args) {
+    let result = match clock_call(&mut *cpu.get_data_mut().mm, entry, args) {
+        // Linux's vDSO makes the system call for this clock: a pointer it cannot write is the
+        // call's EFAULT, not a fault of the store.
+        Err(_) if answered_by_syscall(entry, args[0]) => Ok(-i64::from(libc::EFAULT)),
+        r => r,
+    };
+    match result {
         Ok(ret) => {
             let reg = match abi {
                 CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
             };
             crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(ret)]);
-        }
-        Err(_) if answered_by_syscall(entry, args[0]) => {
-            // Linux's vDSO makes the system call for this clock: a pointer it cannot write is
-            // the call's EFAULT, not a fault of the store.
-            let reg = match abi {
-                CallAbi::Regs { ret, .. } | CallAbi::Stack32 { ret, .. } => ret,
-            };
-            crate::arch::write_regs(cpu, &[reg], &[crate::abi::bits64(-i64::from(libc::EFAULT))]);
         }
         Err(BadStore { addr, mapped, bus }) => {
             use crate::signal::si_code::{BUS_ADRERR, SEGV_ACCERR, SEGV_MAPERR};
@@ -183,7 +181,7 @@ fn clock_gettime_hinted(cpu: &Cpu<'_>, addr: u64, regs: &ClockRegs) -> bool {
     let [clock, ts_addr] = if regs.stack { stack_args(&t.mm, regs.args.read()[0]) } else { regs.args.read() };
     let Some(p) = t.mm.plain_store_hint(ts_addr, 2 * width as u64) else { return false };
     let Ok(ts) = host_clock(crate::abi::int32(clock), false) else { return false };
-    let words = timespec_words(ts.tv_sec, ts.tv_nsec, width, model.endian);
+    let words = pair_words(ts.tv_sec, ts.tv_nsec, width, model.endian);
     // SAFETY: `plain_store_hint` found the bytes at `p` guest-writable; a host fault (a file
     // page another process truncated away) fails the store, and `on_slot` finds the signal.
     let stored = unsafe {
@@ -303,11 +301,12 @@ unsafe fn store_at(p: *mut u8, bytes: &[u8]) -> Result<(), crate::mm::safe_copy:
     }
 }
 
-/// A `timespec` (`tv_sec` `a`, `tv_nsec` `b`) of two members of `width` bytes (4 or 8) in
-/// `endian` order, as the words whose native bytes are its bytes: two words, or one (the
-/// first) for 4-byte members. Built in registers for [`crate::mm::safe_copy::store_words`].
+/// Two signed integers `a`, `b` of `width` bytes each (4 or 8) in `endian` order (a
+/// `timespec`, `timeval` or `timezone`), as the words whose native bytes are their bytes: two
+/// words, or one (the first) for 4-byte members. Built in registers, for
+/// [`crate::mm::safe_copy::store_words`] (the vDSO clock's short path) and [`write_pair`].
 #[inline(always)]
-fn timespec_words(a: i64, b: i64, width: usize, endian: Endian) -> [u64; 2] {
+fn pair_words(a: i64, b: i64, width: usize, endian: Endian) -> [u64; 2] {
     let order = |v: u64| if endian == Endian::Little { v.to_le() } else { v.to_be() };
     if width == 8 {
         return [order(crate::abi::bits64(a)), order(crate::abi::bits64(b))];
@@ -505,10 +504,10 @@ fn getcpu(mm: &mut impl ClockOut, cpu: GuestAddr, node: GuestAddr) -> Result<i64
 /// byte order, with one range check (a `timespec`, `timeval` or `timezone`).
 #[inline]
 fn write_pair(mm: &mut impl ClockOut, addr: GuestAddr, a: i64, b: i64, width: usize) -> Result<(), BadStore> {
+    let [w0, w1] = pair_words(a, b, width, mm.model().endian);
     let mut buf = [0u8; 16];
-    let endian = mm.model().endian;
-    put(&mut buf[..width], a, endian);
-    put(&mut buf[width..2 * width], b, endian);
+    buf[..8].copy_from_slice(&w0.to_ne_bytes());
+    buf[8..].copy_from_slice(&w1.to_ne_bytes());
     mm.store(addr, &buf[..2 * width])
 }
 
