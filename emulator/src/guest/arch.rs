@@ -228,6 +228,9 @@ pub trait GuestArch: Sync {
     /// names (the rest read as 0 until [`GuestArch::syscall_args_rest`]).
     #[inline]
     fn syscall_args(&self, cpu: &Cpu<'_>) -> SyscallArgs {
+        if let Some(pins) = &cpu.get_data().regs.sys {
+            return pins.args();
+        }
         let (r, word) = (&self.info().regs, self.info().word_mask());
         let v = read_regs(cpu, &[r.nr, r.args[0], r.args[1], r.args[2]]);
         SyscallArgs {
@@ -243,15 +246,27 @@ pub trait GuestArch: Sync {
     #[inline]
     fn syscall_args_rest(&self, cpu: &Cpu<'_>, args: &mut SyscallArgs) {
         let (r, word) = (&self.info().regs, self.info().word_mask());
-        let v = read_regs(cpu, &[r.args[3], r.args[4], r.args[5]]);
+        let v = match &cpu.get_data().regs.sys {
+            Some(pins) => pins.rest.read(),
+            None => read_regs(cpu, &[r.args[3], r.args[4], r.args[5]]),
+        };
         for (slot, x) in args.a[3..].iter_mut().zip(v) {
             *slot = x & word;
         }
     }
+    /// Whether a system call's result is the value of [`super::info::Regs::ret`] alone, as
+    /// [`GuestArch::set_syscall_ret`]'s default writes it (MIPS: no, `a3` flags an error).
+    fn syscall_ret_is_one_register(&self) -> bool {
+        true
+    }
     /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        write_regs(cpu, &[self.info().regs.ret], &[ret & self.info().word_mask()]);
+        let ret = ret & self.info().word_mask();
+        match cpu.get_data().regs.sys.and_then(|p| p.ret) {
+            Some(reg) => reg.write(&[ret]),
+            None => write_regs(cpu, &[self.info().regs.ret], &[ret]),
+        }
     }
     /// The return register as a syscall result (sign-extended from the arch's word; `-errno`
     /// in the host's numbering), as [`GuestArch::set_syscall_ret`] would have written it.
@@ -433,6 +448,64 @@ pub struct RegPtrs {
     /// slots whose upper half 32-bit code keeps zero: values are read as their low 32 bits and
     /// written zero-extended to the whole slot.
     narrow: bool,
+    /// The system-call ABI's registers, looked up once: every trapped or gated call reads and
+    /// writes them (a table walk per register cost 2-3 ns of each call).
+    pub sys: Option<SyscallPins>,
+}
+
+/// Where the system-call ABI's registers are kept ([`RegPtrs::sys`]), with the arch's
+/// masks, so that reading a call needs no call of the arch's methods.
+#[derive(Clone, Copy, Debug)]
+pub struct SyscallPins {
+    /// The number and the first three arguments.
+    first: PinnedRegs<4>,
+    /// Arguments 4 to 6.
+    pub rest: PinnedRegs<3>,
+    /// The result register, where the result is that register alone
+    /// ([`GuestArch::syscall_ret_is_one_register`]).
+    ret: Option<PinnedRegs<1>>,
+    /// The bits of the number register that are the number, within the guest's word.
+    nr_mask: u64,
+    /// The guest's word.
+    word: u64,
+    /// The trap instruction's length ([`SyscallArgs::restart_len`]).
+    restart_len: u8,
+}
+
+impl SyscallPins {
+    /// The call in the registers, as [`GuestArch::syscall_args`] reads it.
+    #[inline(always)]
+    pub fn args(&self) -> SyscallArgs {
+        let [nr, a0, a1, a2] = self.first.read();
+        let word = self.word;
+        SyscallArgs {
+            nr: nr & self.nr_mask,
+            a: [a0 & word, a1 & word, a2 & word, 0, 0, 0],
+            restart_len: self.restart_len,
+            ilp32: word != !0,
+            gate_landing: None,
+        }
+    }
+}
+
+/// The system call in `cpu`'s registers ([`GuestArch::syscall_args`] without a call of the
+/// arch's method where the registers are pinned).
+#[inline(always)]
+pub fn syscall_args(cpu: &Cpu<'_>, arch: &dyn GuestArch) -> SyscallArgs {
+    match &cpu.get_data().regs.sys {
+        Some(pins) => pins.args(),
+        None => arch.syscall_args(cpu),
+    }
+}
+
+/// Writes a system call's result ([`GuestArch::set_syscall_ret`] without a call of the arch's
+/// method where the result is one pinned register).
+#[inline(always)]
+pub fn set_syscall_ret(cpu: &mut Cpu<'_>, arch: &dyn GuestArch, ret: u64) {
+    match cpu.get_data().regs.sys {
+        Some(SyscallPins { ret: Some(reg), word, .. }) => reg.write(&[ret & word]),
+        _ => arch.set_syscall_ret(cpu, ret),
+    }
 }
 
 /// Unicorn register ids searched by [`RegPtrs::of`] (every arch's general-purpose registers
@@ -454,7 +527,21 @@ impl RegPtrs {
                 slots[i] = (ptr as usize, u8::try_from(size).unwrap_or(0));
             }
         }
-        RegPtrs { slots: slots.into_boxed_slice(), narrow: !cpu.get_data().arch.info().data_model.is_64bit() }
+        let mut ptrs = RegPtrs {
+            slots: slots.into_boxed_slice(),
+            narrow: !cpu.get_data().arch.info().data_model.is_64bit(),
+            sys: None,
+        };
+        let arch = cpu.get_data().arch;
+        let (r, word) = (&arch.info().regs, arch.info().word_mask());
+        if let (Some(first), Some(rest)) =
+            (ptrs.pin(&[r.nr, r.args[0], r.args[1], r.args[2]]), ptrs.pin(&[r.args[3], r.args[4], r.args[5]]))
+        {
+            let ret = if arch.syscall_ret_is_one_register() { ptrs.pin(&[r.ret]) } else { None };
+            let (nr_mask, restart_len) = (r.nr_mask & word, r.trap_len());
+            ptrs.sys = Some(SyscallPins { first, rest, ret, nr_mask, word, restart_len });
+        }
+        ptrs
     }
 
     /// Where register `id` is kept, if the engine said.
@@ -604,4 +691,41 @@ pub fn exception_siginfo_for(sig: Signal, pc: u64) -> SigInfo {
         _ => (0x80, 0),
     };
     SigInfo::fault(sig, code, addr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On every guest arch the pinned system-call registers ([`SyscallPins`]) read what the
+    /// engine's register API reads, and the result lands where the API finds it.
+    #[test]
+    fn syscall_pins_match_the_register_api() {
+        // The task's address space is process state, reached under the guest lock.
+        crate::thread::lock::acquire();
+        for &(name, arch) in &crate::arch::ALL {
+            let info = arch.info();
+            let mm = crate::mm::AddressSpace::new(info.layout, info.data_model).expect("address space");
+            let exe = crate::guest::ExeInfo { guest_path: "t".into(), host_path: "/t".into() };
+            let task = crate::task::new_process(arch, mm, std::sync::Arc::new(crate::guest::Options::default()), exe);
+            let mut cpu = crate::task::open_instance(task).expect("instance");
+            let pins = cpu.get_data().regs.sys.expect("every engine serves the system-call registers");
+            let r = &info.regs;
+            let ids = [r.nr, r.args[0], r.args[1], r.args[2], r.args[3], r.args[4], r.args[5]];
+            for (i, &id) in ids.iter().enumerate() {
+                let v = 0x8765_4321_0000_0010u64 + u64::try_from(i).unwrap();
+                cpu.reg_write(id, v & info.word_mask()).expect("register write");
+            }
+            let mut want = read_regs_engine(&cpu, &[r.nr, r.args[0], r.args[1], r.args[2]]);
+            want[0] &= r.nr_mask;
+            let got = pins.args();
+            assert_eq!([got.nr, got.a[0], got.a[1], got.a[2]], want, "{name}: number and arguments 1-3");
+            assert_eq!(got.restart_len, r.trap_len(), "{name}");
+            assert_eq!(pins.rest.read(), read_regs_engine(&cpu, &[r.args[3], r.args[4], r.args[5]]), "{name}");
+            set_syscall_ret(&mut cpu, arch, (-2i64) as u64);
+            assert_eq!(arch.syscall_ret(&cpu), (-2i64) as u64, "{name}: the result reads back as written");
+        }
+        #[allow(clippy::disallowed_methods)] // the test's instances are gone
+        crate::thread::lock::release();
+    }
 }

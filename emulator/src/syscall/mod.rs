@@ -174,7 +174,7 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
                 if inject {
                     crate::guard::injected_panic("trap");
                 }
-                let mut args = arch.syscall_args(cpu);
+                let mut args = crate::guest::arch::syscall_args(cpu, arch);
                 serve_locked(cpu, &mut args);
             });
         })?;
@@ -353,7 +353,7 @@ fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         return stopped();
     }
     if !keep_ret_reg {
-        arch.set_syscall_ret(cpu, ret);
+        crate::guest::arch::set_syscall_ret(cpu, arch, ret);
     }
     catch_stop(cpu, nr, false);
     if invalidate_due(cpu.get_data()) {

@@ -104,12 +104,20 @@ fn write_ids(t: &mut Task, area: GuestAddr, [start, cpu, node, cid]: [u32; 4]) -
 /// Brings the registered area's CPU fields up to date with the host CPU the thread is on (a
 /// look at the host's own rseq area when nothing changed). An area that can no longer be
 /// written gets the thread a SIGSEGV.
+#[inline]
 pub fn refresh(t: &mut Task) {
-    let Some(r) = t.rseq else { return };
-    let Some(now) = host_cpu() else { return };
-    if now == r.cpu {
-        return;
+    let Some(cpu) = t.rseq.map(|r| r.cpu) else { return };
+    match host_cpu() {
+        Some(now) if now != cpu => moved(t, now),
+        _ => {}
     }
+}
+
+/// [`refresh`] for a thread that has moved to host CPU `now`.
+#[cold]
+#[inline(never)]
+fn moved(t: &mut Task, now: u32) {
+    let Some(r) = t.rseq else { return };
     let (mut c, mut node) = (now, 0u32);
     // SAFETY: two local u32s to fill and a NULL cache.
     if unsafe { libc::syscall(libc::SYS_getcpu, &mut c, &mut node, 0usize) } != 0 {

@@ -220,7 +220,7 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
         Ok(v) => v,
         Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
-    arch.set_syscall_ret(cpu, ret);
+    crate::guest::arch::set_syscall_ret(cpu, arch, ret);
     let t = cpu.get_data();
     if t.rseq.is_some_and(|r| super::rseq::host_cpu().is_some_and(|c| c != r.cpu)) {
         // The host thread moved to another CPU: the guest's rseq area is written under the lock.

@@ -332,6 +332,10 @@ impl GuestArch for Mips64el {
         }
     }
 
+    fn syscall_ret_is_one_register(&self) -> bool {
+        false
+    }
+
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
         if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
