@@ -722,8 +722,8 @@ mod tests {
             assert_eq!([got.nr, got.a[0], got.a[1], got.a[2]], want, "{name}: number and arguments 1-3");
             assert_eq!(got.restart_len, r.trap_len(), "{name}");
             assert_eq!(pins.rest.read(), read_regs_engine(&cpu, &[r.args[3], r.args[4], r.args[5]]), "{name}");
-            set_syscall_ret(&mut cpu, arch, (-2i64) as u64);
-            assert_eq!(arch.syscall_ret(&cpu), (-2i64) as u64, "{name}: the result reads back as written");
+            set_syscall_ret(&mut cpu, arch, crate::abi::bits64(-2));
+            assert_eq!(arch.syscall_ret(&cpu), crate::abi::bits64(-2), "{name}: the result reads back as written");
         }
         #[allow(clippy::disallowed_methods)] // the test's instances are gone
         crate::thread::lock::release();
