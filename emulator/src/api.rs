@@ -931,7 +931,7 @@ fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 fn syscall_entry(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<u64> {
     let hook = HOOKS.get()?.syscall.as_ref()?;
-    guarded("the tool's syscall hook", || {
+    guarded(&"the tool's syscall hook", || {
         let mut ctx = SyscallCtx { guest: Guest { cpu }, args, result: None };
         match (lock(hook))(&mut ctx) {
             SyscallAction::Continue => None,
@@ -942,7 +942,7 @@ fn syscall_entry(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<u64> {
 
 fn syscall_exit(cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64) -> u64 {
     let Some(hook) = HOOKS.get().and_then(|h| h.syscall_exit.as_ref()) else { return ret };
-    guarded("the tool's syscall exit hook", || {
+    guarded(&"the tool's syscall exit hook", || {
         let mut args = *args;
         let mut ctx = SyscallCtx { guest: Guest { cpu }, args: &mut args, result: Some(ret) };
         (lock(hook))(&mut ctx);
@@ -952,7 +952,7 @@ fn syscall_exit(cpu: &mut Cpu<'_>, args: &SyscallArgs, ret: u64) -> u64 {
 
 fn signal_hook(cpu: &mut Cpu<'_>, info: &SigInfo, fault: bool) -> bool {
     let Some(hook) = HOOKS.get().and_then(|h| h.signal.as_ref()) else { return true };
-    guarded("the tool's signal hook", || {
+    guarded(&"the tool's signal hook", || {
         let mut ctx = SignalCtx { guest: Guest { cpu }, info, fault };
         (lock(hook))(&mut ctx) == SignalAction::Deliver
     })
@@ -960,7 +960,7 @@ fn signal_hook(cpu: &mut Cpu<'_>, info: &SigInfo, fault: bool) -> bool {
 
 fn exit_hook(exit: Exit) {
     let Some(hook) = HOOKS.get().and_then(|h| h.exit.as_ref()) else { return };
-    guarded("the tool's exit hook", || (lock(hook))(&ExitStatus { exit, report: None }));
+    guarded(&"the tool's exit hook", || (lock(hook))(&ExitStatus { exit, report: None }));
 }
 
 /// The lowest guest address a hook range starts at (the kernel's `mmap_min_addr`).
@@ -970,7 +970,7 @@ fn add_instance_hooks(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     let Some(hooks) = HOOKS.get() else { return Ok(()) };
     if let Some(hook) = &hooks.block {
         cpu.add_block_hook(LOWEST, u64::MAX, move |cpu, addr, size| {
-            guarded("the tool's block hook", || {
+            guarded(&"the tool's block hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     (lock(hook))(&mut BlockCtx { guest: Guest { cpu }, addr, size });
                 });
@@ -988,7 +988,7 @@ fn add_instance_hooks(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
         };
         let hook = &m.hook;
         cpu.add_mem_hook(ty, m.range.start, m.range.end - 1, move |cpu, ty, addr, size, value| {
-            guarded("the tool's memory hook", || {
+            guarded(&"the tool's memory hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     let write = ty == MemType::WRITE;
                     (lock(hook))(&mut MemCtx { guest: Guest { cpu }, write, addr, size, value });

@@ -31,7 +31,7 @@ macro_rules! report {
 pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
     // A panic anywhere in endgate ends it with one line and status 70 (endgate::guard).
     endgate::guard::install();
-    let status = endgate::guard::guarded("main", run);
+    let status = endgate::guard::guarded(&"main", run);
     // Rust's start-up code would flush stdout at exit; without it, this does.
     let _ = std::io::stdout().flush();
     libc::c_int::from(status)

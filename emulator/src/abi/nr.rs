@@ -31,6 +31,12 @@ macro_rules! generic_syscalls {
                 Sys::NAMES[self as usize]
             }
 
+            /// [`Sys::name`] by reference, one word ([`crate::guard::Name`]).
+            #[inline(always)]
+            pub const fn name_ref(self) -> &'static &'static str {
+                &Sys::NAMES[self as usize]
+            }
+
             /// The member whose kernel name is `name`, if endgate knows the call.
             pub fn from_name(name: &str) -> Option<Sys> {
                 match name { $(stringify!($name) => Some(Sys::$name),)* _ => None }

@@ -447,7 +447,7 @@ fn serve(which: usize, input: libc::c_int, verdict: libc::c_int) -> String {
 /// The tool's per-instance hooks: the code hook on the trap instruction.
 fn instance(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_error> {
     cpu.add_code_hook(ENTRY, ENTRY, |cpu, _, _| {
-        crate::guard::guarded("syscall_live trap hook", || crate::guest::locked(cpu, at_trap));
+        crate::guard::guarded(&"syscall_live trap hook", || crate::guest::locked(cpu, at_trap));
     })?;
     Ok(())
 }

@@ -494,7 +494,7 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
     for &p in &set {
         let added = match p {
             Point::Break { addr, hw } => cpu.add_code_hook(addr, addr, move |cpu, pc, _| {
-                crate::guard::guarded("gdb breakpoint hook", || {
+                crate::guard::guarded(&"gdb breakpoint hook", || {
                     if pc == addr {
                         hit(cpu, Event::Break { hw });
                     }
@@ -508,7 +508,7 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
                     _ => (HookType::MEM_READ | HookType::MEM_WRITE, WatchKind::ReadWrite),
                 };
                 cpu.add_mem_hook(ty, addr, end, move |_, _, at, _, _| {
-                    crate::guard::guarded("gdb watchpoint hook", || {
+                    crate::guard::guarded(&"gdb watchpoint hook", || {
                         LOCAL.with(|l| {
                             let mut l = l.borrow_mut();
                             if l.watch_hit.is_none() {
@@ -530,7 +530,7 @@ fn sync_hooks(cpu: &mut Cpu<'_>) {
     // a watchpoint is, stops before the next instruction: the access done, the pc past it.
     if !hooks.is_empty() && set.iter().any(|p| matches!(p, Point::Watch { .. })) {
         let after = cpu.add_code_hook(1, 0, |cpu, _, _| {
-            crate::guard::guarded("gdb watchpoint hook", || {
+            crate::guard::guarded(&"gdb watchpoint hook", || {
                 if let Some(ev) = LOCAL.with(|l| l.borrow_mut().watch_hit.take()) {
                     hit(cpu, ev);
                 }

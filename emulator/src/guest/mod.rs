@@ -571,7 +571,7 @@ pub unsafe extern "C" fn code_write_reported(
     size: u32,
     _opaque: *mut std::ffi::c_void,
 ) -> bool {
-    crate::guard::guarded("code-write callback", || code_written(addr, size))
+    crate::guard::guarded(&"code-write callback", || code_written(addr, size))
 }
 
 /// [`code_write_reported`]'s work.
@@ -634,7 +634,7 @@ pub unsafe extern "C" fn store_range_reported(
     end: *mut u64,
     opaque: *mut std::ffi::c_void,
 ) -> bool {
-    crate::guard::guarded("store-range callback", || {
+    crate::guard::guarded(&"store-range callback", || {
         // SAFETY: see the function's contract: the task outlives its engine's run, and
         // nothing changes it while its own thread runs guest code.
         let t = unsafe { &*opaque.cast::<Task>() };
@@ -675,7 +675,7 @@ pub unsafe extern "C" fn exclusive_step(
     start: bool,
     _opaque: *mut std::ffi::c_void,
 ) {
-    crate::guard::guarded("exclusive-step callback", || exclusive_step_work(uc, start));
+    crate::guard::guarded(&"exclusive-step callback", || exclusive_step_work(uc, start));
 }
 
 /// [`exclusive_step`]'s work.

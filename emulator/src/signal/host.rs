@@ -194,7 +194,7 @@ pub fn take_recorded() -> Vec<SigInfo> {
 /// The host handler for signals the guest handles (async-signal-safe: atomics and a copy into
 /// thread-local storage).
 extern "C" fn host_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
-    crate::guard::guarded("host signal handler", || host_handler_work(sig, info, uc));
+    crate::guard::guarded(&"host signal handler", || host_handler_work(sig, info, uc));
 }
 
 /// [`host_handler`]'s work (also [`fault_handler`]'s for a signal the guest takes).
@@ -288,7 +288,7 @@ pub fn enable_direct_faults() {
 extern "C" fn fault_handler(sig: libc::c_int, info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
     // Read before the handler's own guard names it.
     let in_engine = !crate::guard::in_callback();
-    crate::guard::guarded("host fault handler", || fault_handler_work(sig, info, uc, in_engine));
+    crate::guard::guarded(&"host fault handler", || fault_handler_work(sig, info, uc, in_engine));
 }
 
 /// [`fault_handler`]'s work; `in_engine`: the fault interrupted the engine's own code, not a

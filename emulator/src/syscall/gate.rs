@@ -560,7 +560,7 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
     let Some((begin, end)) = cpu.get_data().gate.hook_range() else { return Ok(()) };
     if crate::guard::test_panic("gate") {
         cpu.add_code_hook(begin, end, |_, _, _| {
-            crate::guard::guarded(GATE_HOOK, || crate::guard::injected_panic("gate"));
+            crate::guard::guarded(&GATE_HOOK, || crate::guard::injected_panic("gate"));
         })?;
     } else {
         let clock = cpu.get_data().gate.spec.and_then(|spec| ClockRegs::of(cpu, spec.abi));
@@ -569,7 +569,7 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
                 // A MIPS delay slot: nothing to do, and nothing that could panic.
                 return;
             }
-            crate::guard::guarded(GATE_HOOK, || {
+            crate::guard::guarded(&GATE_HOOK, || {
                 if !cpu.get_data().parallel {
                     if clock.is_some_and(|regs| clock_gettime_hinted(cpu, addr, &regs)) {
                         return;

@@ -170,7 +170,7 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
     let inject = crate::guard::test_panic("trap");
     if let Some(insn) = arch.syscall_insn() {
         cpu.add_insn_sys_hook(insn, 1, 0, move |cpu| {
-            crate::guard::guarded("SYSCALL instruction hook", || {
+            crate::guard::guarded(&"SYSCALL instruction hook", || {
                 if inject {
                     crate::guard::injected_panic("trap");
                 }
@@ -180,7 +180,7 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
         })?;
     }
     cpu.add_intr_hook(move |cpu, intno| {
-        crate::guard::guarded("interrupt hook", || {
+        crate::guard::guarded(&"interrupt hook", || {
             if cpu.get_data().parallel && !crate::thread::lock::held() {
                 // A plain system call goes to `serve_locked`, which may serve it without the
                 // lock (`unlocked`).
@@ -444,7 +444,7 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     // returned through `catch_unwind` was copied as one vector load of two smaller stores, a
     // store-forwarding stall that was a third of the dispatcher's time). The rare cases are
     // one cold call.
-    let outer = crate::guard::enter_handler(def.sys.name());
+    let outer = crate::guard::enter_handler(def.sys.name_ref());
     let r = if on_own_fd(def, args) && !absolute_path_arg(cpu, def, args) {
         Err(Errno::EBADF)
     } else if fakeroot::on() || mm::takes_pages_away(def.sys, args) {

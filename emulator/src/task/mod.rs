@@ -169,10 +169,10 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     r?;
     if guard::test_panic("tlb-fill") {
         cpu.add_tlb_hook(1, 0, |_, _, _| {
-            guarded(TLB_FILL, || -> Option<TlbEntry> { guard::injected_panic("tlb-fill") })
+            guarded(&TLB_FILL, || -> Option<TlbEntry> { guard::injected_panic("tlb-fill") })
         })?;
     } else {
-        cpu.add_tlb_hook(1, 0, |cpu, va, ty| guarded(TLB_FILL, || tlb_hook(cpu, va, ty)))?;
+        cpu.add_tlb_hook(1, 0, |cpu, va, ty| guarded(&TLB_FILL, || tlb_hook(cpu, va, ty)))?;
     }
     let entries = Entries { exception: cpu_exception };
     arch.install_hooks(&mut cpu, entries)?;
@@ -181,7 +181,7 @@ pub fn fill_instance(mut cpu: Cpu<'static>) -> Result<Cpu<'static>, uc_error> {
     mark_program_code(&mut cpu)?;
     if std::env::var_os("ENDGATE_TRACE_BLOCKS").is_some() {
         cpu.add_block_hook(1, 0, |_cpu, addr, size| {
-            guarded("block trace hook", || crate::elog!("block {addr:#x} {size}"));
+            guarded(&"block trace hook", || crate::elog!("block {addr:#x} {size}"));
         })?;
     }
     Ok(cpu)
@@ -373,7 +373,7 @@ pub fn mark_program_code(cpu: &mut Cpu<'_>) -> Result<(), uc_error> {
         .collect();
     for (start, end) in text {
         cpu.add_mem_hook(unicorn_engine::HookType::MEM_FETCH_UNMAPPED, start, end - 1, |_, _, _, _, _| {
-            guarded("program-code fetch hook", || false)
+            guarded(&"program-code fetch hook", || false)
         })?;
     }
     Ok(())
@@ -611,4 +611,43 @@ pub fn cpu_exception(cpu: &mut Cpu<'_>, intno: u32) {
     }
     cpu.get_data_mut().sync_fault = Some(info);
     cpu.stop();
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::guest::arch::set_syscall_ret;
+
+    /// On every guest arch the pinned system-call registers (`guest::arch::SyscallPins`) read what the
+    /// engine's register API reads, and the result lands where the API finds it.
+    #[test]
+    fn syscall_pins_match_the_register_api() {
+        // The task's address space is process state, reached under the guest lock.
+        crate::thread::lock::acquire();
+        for &(name, arch) in &crate::arch::ALL {
+            let info = arch.info();
+            let mm = crate::mm::AddressSpace::new(info.layout, info.data_model).expect("address space");
+            let exe = crate::guest::ExeInfo { guest_path: "t".into(), host_path: "/t".into() };
+            let task = super::new_process(arch, mm, std::sync::Arc::new(crate::guest::Options::default()), exe);
+            let mut cpu = super::open_instance(task).expect("instance");
+            let pins = cpu.get_data().regs.sys.expect("every engine serves the system-call registers");
+            let r = &info.regs;
+            let ids = [r.nr, r.args[0], r.args[1], r.args[2], r.args[3], r.args[4], r.args[5]];
+            for (i, &id) in ids.iter().enumerate() {
+                let v = 0x8765_4321_0000_0010u64 + u64::try_from(i).unwrap();
+                cpu.reg_write(id, v & info.word_mask()).expect("register write");
+            }
+            let api =
+                |ids: &[i32]| -> Vec<u64> { ids.iter().map(|&id| cpu.reg_read(id).expect("register read")).collect() };
+            let mut want = api(&[r.nr, r.args[0], r.args[1], r.args[2]]);
+            want[0] &= r.nr_mask;
+            let got = pins.args();
+            assert_eq!(vec![got.nr, got.a[0], got.a[1], got.a[2]], want, "{name}: number and arguments 1-3");
+            assert_eq!(got.restart_len, r.trap_len(), "{name}");
+            assert_eq!(pins.rest.read().to_vec(), api(&[r.args[3], r.args[4], r.args[5]]), "{name}");
+            set_syscall_ret(&mut cpu, arch, crate::abi::bits64(-2));
+            assert_eq!(arch.syscall_ret(&cpu), crate::abi::bits64(-2), "{name}: the result reads back as written");
+        }
+        #[allow(clippy::disallowed_methods)] // the test's instances are gone
+        crate::thread::lock::release();
+    }
 }

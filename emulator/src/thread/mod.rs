@@ -160,7 +160,7 @@ where
     }
     // A panic on the thread ends the process as an internal error (`crate::guard`), as it
     // would on any other.
-    let r = builder.spawn(move || crate::guard::guarded("host thread", f));
+    let r = builder.spawn(move || crate::guard::guarded(&"host thread", f));
     // 32 goes back only when the guest had its own handler there (glibc guests install their
     // SIGCANCEL handler themselves); otherwise the host glibc's, which ignores every 32 but its
     // own cancellations, stays: putting SIG_DFL back made SIGEV_THREAD timers (glibc's helper

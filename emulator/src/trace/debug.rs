@@ -47,11 +47,11 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     };
     if opts.one_insn_per_tb {
         cpu.add_code_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
-            crate::guard::guarded("-d block hook", || state.block(cpu, addr, size));
+            crate::guard::guarded(&"-d block hook", || state.block(cpu, addr, size));
         })?;
     } else {
         cpu.add_block_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
-            crate::guard::guarded("-d block hook", || state.block(cpu, addr, size));
+            crate::guard::guarded(&"-d block hook", || state.block(cpu, addr, size));
         })?;
     }
     Ok(())

@@ -58,11 +58,11 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     };
     if opts.one_insn_per_tb {
         cpu.add_code_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
-            crate::guard::guarded("drcov hook", || hook(cpu, addr, size));
+            crate::guard::guarded(&"drcov hook", || hook(cpu, addr, size));
         })?;
     } else {
         cpu.add_block_hook(GUEST_LOWEST, u64::MAX, move |cpu, addr, size| {
-            crate::guard::guarded("drcov hook", || hook(cpu, addr, size));
+            crate::guard::guarded(&"drcov hook", || hook(cpu, addr, size));
         })?;
     }
     Ok(())

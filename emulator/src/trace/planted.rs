@@ -58,11 +58,11 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     };
     let d = due.clone();
     cpu.add_code_hook(MMAP_MIN_ADDR, u64::MAX, move |cpu, _, _| {
-        crate::guard::guarded("wrong-result hook", || flip(&d, cpu));
+        crate::guard::guarded(&"wrong-result hook", || flip(&d, cpu));
     })?;
     let d = due.clone();
     cpu.add_block_hook(MMAP_MIN_ADDR, u64::MAX, move |cpu, _, _| {
-        crate::guard::guarded("wrong-result hook", || flip(&d, cpu));
+        crate::guard::guarded(&"wrong-result hook", || flip(&d, cpu));
     })?;
     cpu.add_code_hook(*pc, *pc, move |_, _, _| due.set(true))?;
     Ok(())

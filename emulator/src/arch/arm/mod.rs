@@ -258,7 +258,7 @@ impl GuestArch for Arm {
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).
         cpu.add_insn_invalid_hook(move |cpu| {
-            crate::guard::guarded("invalid-instruction hook", || {
+            crate::guard::guarded(&"invalid-instruction hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     let pc = cpu.reg(RegisterARM::PC);
                     let thumb = cpu.reg(RegisterARM::CPSR) & u64::from(psr::T) != 0;

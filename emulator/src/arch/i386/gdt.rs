@@ -264,7 +264,7 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // the fill hooks grant.
     cpu.mem_map(GDT_PHYS, 2 * PAGE_SIZE, Prot::ALL)?;
     cpu.add_tlb_hook(GDT_LINEAR, GDT_LINEAR + PAGE_SIZE - 1, |cpu, _, access| {
-        crate::guard::guarded("GDT TLB fill", || {
+        crate::guard::guarded(&"GDT TLB fill", || {
             let allowed = access == MemType::READ
                 && (ENDGATE_LOADS.get() || crate::guest::locked(cpu, |cpu| loads_descriptor(cpu)));
             allowed.then_some(TlbEntry { paddr: GDT_PHYS, perms: Prot::READ })
@@ -334,7 +334,7 @@ pub(crate) fn iret_to_user(
     page[CODE + iret.len() + 1] = NOP;
     cpu.mem_write(phys, &page)?;
     let hook = cpu.add_tlb_hook(linear, linear + PAGE_SIZE - 1, move |_, _, _| {
-        crate::guard::guarded("start-up TLB fill", || Some(TlbEntry { paddr: phys, perms: Prot::READ | Prot::EXEC }))
+        crate::guard::guarded(&"start-up TLB fill", || Some(TlbEntry { paddr: phys, perms: Prot::READ | Prot::EXEC }))
     })?;
     cpu.reg_write(sp_reg, linear + FRAME as u64)?;
     let code = linear + CODE as u64;
@@ -450,7 +450,7 @@ pub(crate) fn install_ldt(cpu: &mut Cpu<'static>, linear: u64, phys: u64, long_m
     // the same bytes.
     unsafe { cpu.mem_map_ptr(phys, LDT_BYTES, Prot::READ, ldt.cast()) }?;
     cpu.add_tlb_hook(linear, linear + LDT_BYTES - 1, move |cpu, va, access| {
-        crate::guard::guarded("LDT TLB fill", || {
+        crate::guard::guarded(&"LDT TLB fill", || {
             let allowed =
                 access == MemType::READ && crate::guest::locked(cpu, |cpu| loads_descriptor_at(cpu, long_mode));
             allowed.then_some(TlbEntry { paddr: phys + (va - linear), perms: Prot::READ })

@@ -125,7 +125,7 @@ impl GuestArch for I386 {
         // endgate does not map, so a `sysenter` has nowhere to return to: the guest ends with
         // SIGSEGV, as such a program does on Linux once the vDSO's landing pad pops garbage.
         cpu.add_insn_sys_hook(X86Insn::SYSENTER, 1, 0, move |cpu| {
-            crate::guard::guarded("SYSENTER hook", || {
+            crate::guard::guarded(&"SYSENTER hook", || {
                 crate::guest::locked(cpu, |cpu| (entries.exception)(cpu, GP_FAULT));
             })
         })?;

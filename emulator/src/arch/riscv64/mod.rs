@@ -165,7 +165,7 @@ impl GuestArch for Riscv64 {
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
         cpu.add_insn_invalid_hook(move |cpu| {
-            crate::guard::guarded("invalid-instruction hook", || {
+            crate::guard::guarded(&"invalid-instruction hook", || {
                 crate::guest::locked(cpu, |cpu| {
                     // Called for ebreak (PC still on it) and unicorn's internal end-of-run exception.
                     let pc = cpu.reg(RegisterRISCV::PC);

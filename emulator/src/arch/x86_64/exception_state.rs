@@ -59,7 +59,7 @@ fn find_offset() -> Option<usize> {
     // xor edx,edx; xor eax,eax; xor ecx,ecx; div ecx
     uc.mem_write(0x1000, &[0x31, 0xd2, 0x31, 0xc0, 0x31, 0xc9, 0xf7, 0xf1]).ok()?;
     uc.add_intr_hook(|uc, _intno| {
-        crate::guard::guarded("exception-state probe hook", || uc.stop());
+        crate::guard::guarded(&"exception-state probe hook", || uc.stop());
     })
     .ok()?;
     let h = uc.get_handle();
@@ -94,7 +94,7 @@ fn find_is_int() -> Option<usize> {
     uc.mem_write(INT, &[0xcd, 0x42]).ok()?;
     uc.mem_write(DIV, &[0x31, 0xd2, 0x31, 0xc0, 0x31, 0xc9, 0xf7, 0xf1]).ok()?;
     uc.add_intr_hook(|uc, _intno| {
-        crate::guard::guarded("exception-state probe hook", || uc.stop());
+        crate::guard::guarded(&"exception-state probe hook", || uc.stop());
     })
     .ok()?;
     let h = uc.get_handle();

@@ -49,7 +49,7 @@ pub fn install(cpu: &mut Cpu<'static>) -> Result<(), uc_error> {
     // Physical permissions: all (the scratch page holds code); the fill hooks decide.
     cpu.mem_map(GDT, 2 * PAGE_SIZE, Prot::ALL)?;
     cpu.add_tlb_hook(GDT, GDT + PAGE_SIZE - 1, |cpu, _, access| {
-        crate::guard::guarded("GDT TLB fill", || {
+        crate::guard::guarded(&"GDT TLB fill", || {
             let allowed = access == MemType::READ && crate::guest::locked(cpu, |cpu| loads_descriptor_at(cpu, true));
             allowed.then_some(TlbEntry { paddr: GDT, perms: Prot::READ })
         })
