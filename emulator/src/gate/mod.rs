@@ -195,16 +195,6 @@ impl Gate {
         v
     }
 
-    /// The entry whose slot starts at `addr`, if any.
-    #[inline]
-    pub fn entry_at(&self, addr: u64) -> Option<Entry> {
-        let off = addr.checked_sub(self.slots)?;
-        if off % SLOT != 0 {
-            return None;
-        }
-        self.entries.get(usize::try_from(off / SLOT).ok()?).copied()
-    }
-
     /// The inclusive guest range the code hook covers (empty when there is no gate).
     pub fn hook_range(&self) -> Option<(u64, u64)> {
         let n = self.entries.len() as u64;
