@@ -254,25 +254,32 @@ pub trait GuestArch: Sync {
             *slot = x & word;
         }
     }
-    /// Whether a system call's result is the value of [`super::info::Regs::ret`] alone, as
-    /// [`GuestArch::set_syscall_ret`]'s default writes it (MIPS: no, `a3` flags an error).
-    fn syscall_ret_is_one_register(&self) -> bool {
-        true
-    }
-    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`).
+    /// Writes a syscall result (a value, or `-errno` as a two's-complement `u64`), with the
+    /// error flag where the arch has one ([`super::info::Regs::error_flag`]).
     #[inline]
     fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        let ret = ret & self.info().word_mask();
-        match cpu.get_data().regs.sys.and_then(|p| p.ret) {
-            Some(reg) => reg.write(&[ret]),
-            None => write_regs(cpu, &[self.info().regs.ret], &[ret]),
+        if let Some(pins) = cpu.get_data().regs.sys {
+            return pins.set_ret(ret);
+        }
+        let info = self.info();
+        let [v, flag] = result_words(ret, info.word_mask(), info.regs.error_flag.is_some(), info.errno_from_host);
+        match info.regs.error_flag {
+            Some(reg) => write_regs(cpu, &[info.regs.ret, reg], &[v, flag]),
+            None => write_regs(cpu, &[info.regs.ret], &[v]),
         }
     }
     /// The return register as a syscall result (sign-extended from the arch's word; `-errno`
     /// in the host's numbering), as [`GuestArch::set_syscall_ret`] would have written it.
     fn syscall_ret(&self, cpu: &Cpu<'_>) -> u64 {
-        let [v] = read_regs(cpu, &[self.info().regs.ret]);
-        if self.info().word_mask() == !0 {
+        let info = self.info();
+        let [v] = read_regs(cpu, &[info.regs.ret]);
+        if let Some(reg) = info.regs.error_flag {
+            let [flag] = read_regs(cpu, &[reg]);
+            if flag != 0 {
+                return crate::abi::bits64(-i64::from((info.errno_to_host)(crate::abi::int32(v))));
+            }
+        }
+        if info.word_mask() == !0 {
             v
         } else {
             crate::abi::bits64(i64::from(crate::abi::int32(v)))
@@ -461,9 +468,12 @@ pub struct SyscallPins {
     first: PinnedRegs<4>,
     /// Arguments 4 to 6.
     pub rest: PinnedRegs<3>,
-    /// The result register, where the result is that register alone
-    /// ([`GuestArch::syscall_ret_is_one_register`]).
-    ret: Option<PinnedRegs<1>>,
+    /// The result register.
+    ret: PinnedRegs<1>,
+    /// The error flag's register, where the arch has one ([`super::info::Regs::error_flag`]).
+    flag: Option<PinnedRegs<1>>,
+    /// The arch's errno numbering, for a flagged error.
+    errno_from_host: fn(i32) -> i32,
     /// The bits of the number register that are the number, within the guest's word.
     nr_mask: u64,
     /// The guest's word.
@@ -486,6 +496,35 @@ impl SyscallPins {
             gate_landing: None,
         }
     }
+
+    /// Writes the result `ret` (a value, or `-errno`), as [`GuestArch::set_syscall_ret`].
+    #[inline(always)]
+    pub fn set_ret(&self, ret: u64) {
+        match self.flag {
+            None => self.ret.write(&[ret & self.word]),
+            Some(flag) => {
+                let [v, f] = result_words(ret, self.word, true, self.errno_from_host);
+                self.ret.write(&[v]);
+                flag.write(&[f]);
+            }
+        }
+    }
+}
+
+/// The highest errno a system call returns (Linux's `MAX_ERRNO`, include/linux/err.h).
+const MAX_ERRNO: u64 = 4095;
+
+/// The result register's and the error flag's values for the result `ret` (a value, or
+/// `-errno` in the host's numbering): with a `flagged` ABI an error is the guest's positive
+/// errno and flag 1, anything else the value and flag 0; without, `ret` as it is.
+#[inline(always)]
+fn result_words(ret: u64, word: u64, flagged: bool, errno_from_host: fn(i32) -> i32) -> [u64; 2] {
+    if flagged && ret != 0 && ret.wrapping_neg() <= MAX_ERRNO {
+        let e = errno_from_host(crate::abi::int32(ret.wrapping_neg()));
+        [crate::abi::bits64(i64::from(e)) & word, 1]
+    } else {
+        [ret & word, 0]
+    }
 }
 
 /// The system call in `cpu`'s registers ([`GuestArch::syscall_args`] without a call of the
@@ -499,12 +538,12 @@ pub fn syscall_args(cpu: &Cpu<'_>, arch: &dyn GuestArch) -> SyscallArgs {
 }
 
 /// Writes a system call's result ([`GuestArch::set_syscall_ret`] without a call of the arch's
-/// method where the result is one pinned register).
+/// method where the registers are pinned).
 #[inline(always)]
 pub fn set_syscall_ret(cpu: &mut Cpu<'_>, arch: &dyn GuestArch, ret: u64) {
     match cpu.get_data().regs.sys {
-        Some(SyscallPins { ret: Some(reg), word, .. }) => reg.write(&[ret & word]),
-        _ => arch.set_syscall_ret(cpu, ret),
+        Some(pins) => pins.set_ret(ret),
+        None => arch.set_syscall_ret(cpu, ret),
     }
 }
 
@@ -532,14 +571,20 @@ impl RegPtrs {
             narrow: !cpu.get_data().arch.info().data_model.is_64bit(),
             sys: None,
         };
-        let arch = cpu.get_data().arch;
-        let (r, word) = (&arch.info().regs, arch.info().word_mask());
-        if let (Some(first), Some(rest)) =
-            (ptrs.pin(&[r.nr, r.args[0], r.args[1], r.args[2]]), ptrs.pin(&[r.args[3], r.args[4], r.args[5]]))
-        {
-            let ret = if arch.syscall_ret_is_one_register() { ptrs.pin(&[r.ret]) } else { None };
-            let (nr_mask, restart_len) = (r.nr_mask & word, r.trap_len());
-            ptrs.sys = Some(SyscallPins { first, rest, ret, nr_mask, word, restart_len });
+        let info = cpu.get_data().arch.info();
+        let (r, word) = (&info.regs, info.word_mask());
+        let flag = match r.error_flag {
+            Some(reg) => ptrs.pin(&[reg]).map(Some),
+            None => Some(None),
+        };
+        if let (Some(first), Some(rest), Some(ret), Some(flag)) = (
+            ptrs.pin(&[r.nr, r.args[0], r.args[1], r.args[2]]),
+            ptrs.pin(&[r.args[3], r.args[4], r.args[5]]),
+            ptrs.pin(&[r.ret]),
+            flag,
+        ) {
+            let (nr_mask, restart_len, errno_from_host) = (r.nr_mask & word, r.trap_len(), info.errno_from_host);
+            ptrs.sys = Some(SyscallPins { first, rest, ret, flag, errno_from_host, nr_mask, word, restart_len });
         }
         ptrs
     }

@@ -24,7 +24,7 @@ use crate::signal::{SigAction, Signal, NSIG};
 
 /// The registers of an arch's system-call ABI and thread state, by unicorn register id. The
 /// [`super::GuestArch`] defaults read and write them; an arch overrides a method only where
-/// its ABI is more than a register (MIPS's `a3` error flag, i386's TLS segment).
+/// its ABI is more than registers (i386's TLS segment).
 pub struct Regs {
     /// Program counter.
     pub pc: i32,
@@ -38,6 +38,10 @@ pub struct Regs {
     pub args: [i32; 6],
     /// Result register.
     pub ret: i32,
+    /// A register that flags an error result: 1, with the guest's positive errno in `ret`, or
+    /// 0 with the value (MIPS `a3`: arch/mips/kernel/scall64-n64.S). `None`: the result is
+    /// `ret` alone, `-errno` on error.
+    pub error_flag: Option<i32>,
     /// Bits of `nr` that are the number (s390x: the low 16 of r1 for `svc 0`).
     pub nr_mask: u64,
     /// The arch's system-call trap instruction, as bytes in guest order: the vDSO's landing
@@ -53,13 +57,19 @@ impl Regs {
     /// pointer `tls` — with no system-call registers yet: the generic row's placeholder, and
     /// the start of every arch's row, which [`Regs::syscall`] and `trap` complete.
     pub const fn new(pc: i32, sp: i32, tls: Option<i32>) -> Regs {
-        Regs { pc, sp, tls, nr: 0, args: [0; 6], ret: 0, nr_mask: !0, trap: &[] }
+        Regs { pc, sp, tls, nr: 0, args: [0; 6], ret: 0, error_flag: None, nr_mask: !0, trap: &[] }
     }
 
     /// These registers with the system-call ABI's: the number in `nr`, the six arguments in
     /// `args`, the result in `ret`.
     pub const fn syscall(self, nr: i32, args: [i32; 6], ret: i32) -> Regs {
         Regs { nr, args, ret, ..self }
+    }
+
+    /// These registers with `flag` the error flag of a system call's result
+    /// ([`Regs::error_flag`]).
+    pub const fn error_flag(self, flag: i32) -> Regs {
+        Regs { error_flag: Some(flag), ..self }
     }
 
     /// These registers with the system-call trap instruction `trap`, as bytes in guest order.

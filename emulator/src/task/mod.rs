@@ -644,8 +644,17 @@ mod tests {
             assert_eq!(vec![got.nr, got.a[0], got.a[1], got.a[2]], want, "{name}: number and arguments 1-3");
             assert_eq!(got.restart_len, r.trap_len(), "{name}");
             assert_eq!(pins.rest.read().to_vec(), api(&[r.args[3], r.args[4], r.args[5]]), "{name}");
-            set_syscall_ret(&mut cpu, arch, crate::abi::bits64(-2));
-            assert_eq!(arch.syscall_ret(&cpu), crate::abi::bits64(-2), "{name}: the result reads back as written");
+            for ret in [crate::abi::bits64(-2), 5, 0] {
+                set_syscall_ret(&mut cpu, arch, ret);
+                assert_eq!(arch.syscall_ret(&cpu), ret, "{name}: the result {ret:#x} reads back as written");
+            }
+            if let Some(flag) = r.error_flag {
+                // MIPS: the guest's errno in the result register, the flag set.
+                set_syscall_ret(&mut cpu, arch, crate::abi::bits64(-i64::from(libc::ENOSYS)));
+                let guest = (info.errno_from_host)(libc::ENOSYS);
+                assert_eq!(cpu.reg_read(r.ret).ok(), Some(crate::abi::bits64(i64::from(guest))), "{name}");
+                assert_eq!(cpu.reg_read(flag).ok(), Some(1), "{name}");
+            }
         }
         #[allow(clippy::disallowed_methods)] // the test's instances are gone
         crate::thread::lock::release();

@@ -35,7 +35,7 @@ mod signal;
 mod unaligned;
 mod vdso;
 
-use crate::abi::{bits64, int32, low32};
+use crate::abi::low32;
 use crate::guard::Checked;
 use crate::guest::InsnRegs;
 use capstone::arch::mips::MipsOperand;
@@ -44,10 +44,7 @@ use capstone::prelude::*;
 use syscalls::Errno;
 use unicorn_engine::{Arch, Mips64CpuModel, Mode, RegisterMIPS};
 
-use super::{
-    effective_address, read_regs, trap_or_exception, windows_64, write_regs, ArchTermios, Cpu, Entries, GuestArch,
-    SyscallArgs,
-};
+use super::{effective_address, trap_or_exception, windows_64, ArchTermios, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::arch::restart_at_trap;
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
@@ -117,9 +114,6 @@ const TLB_ENTRIES: usize = 64;
 /// `HWCAP_MIPS_MIPS3D` (arch/mips/include/uapi/asm/hwcap.h).
 const HWCAP_MIPS_MIPS3D: u64 = 1 << 5;
 
-/// Highest errno a syscall can return (Linux `MAX_ERRNO`).
-const MAX_ERRNO: u64 = 4095;
-
 /// The signal of a `break` or trap instruction `insn` at `pc`, as Linux sends it
 /// (arch/mips/kernel/traps.c `do_bp`, `do_tr`, `do_trap_or_bp`; codes from
 /// arch/mips/include/uapi/asm/break.h). The code is `break`'s 20-bit field (bits 6-25, its
@@ -152,9 +146,10 @@ pub fn trap_signal(insn: u32, pc: u64) -> crate::signal::SigInfo {
 
 /// mips64el's data row.
 pub static INFO: ArchInfo = ArchInfo {
-    // n64: a4 and a5 are $8 and $9; the result in v0 with a3 the error flag (`set_syscall_ret`).
+    // n64: a4 and a5 are $8 and $9; the result in v0 with a3 the error flag.
     regs: Regs::new(RegisterMIPS::PC as i32, RegisterMIPS::SP as i32, Some(RegisterMIPS::CP0_USERLOCAL as i32))
         .syscall(V0, Regs::args_from(A0), V0)
+        .error_flag(A3)
         .trap(&SYSCALL.to_le_bytes()),
     engine: Engine::new(
         Arch::MIPS,
@@ -321,29 +316,6 @@ impl GuestArch for Mips64el {
         // $25 (t9) holds the entry address in PIC code that computes gp from it.
         cpu.reg_write(GPR0 + 25, entry.get())?;
         Ok(())
-    }
-
-    fn syscall_ret(&self, cpu: &Cpu<'_>) -> u64 {
-        let [v0, a3] = read_regs(cpu, &[V0, A3]);
-        if a3 != 0 {
-            bits64(-i64::from((INFO.errno_to_host)(int32(v0))))
-        } else {
-            v0
-        }
-    }
-
-    fn syscall_ret_is_one_register(&self) -> bool {
-        false
-    }
-
-    #[inline]
-    fn set_syscall_ret(&self, cpu: &mut Cpu<'_>, ret: u64) {
-        if ret.wrapping_neg() <= MAX_ERRNO && ret != 0 {
-            let e = (INFO.errno_from_host)(int32(ret.wrapping_neg()));
-            write_regs(cpu, &[V0, A3], &[bits64(e), 1]);
-        } else {
-            write_regs(cpu, &[V0, A3], &[ret, 0]);
-        }
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {
