@@ -20,28 +20,75 @@ use crate::mm::{GuestAddr, PATH_MAX};
 /// `--no-default-binds`, a chroot) the path is missing, as natively.
 pub fn is_proc_self_exe(p: &[u8]) -> bool {
     let p = proc_lexical(p).unwrap_or_else(|| p.to_vec());
-    let named = p == b"/proc/self/exe" || p == b"/proc/thread-self/exe" || {
-        // `/proc/PID/exe`, and a thread's: `/proc/TID/exe`, `/proc/{self,PID}/task/TID/exe`.
-        let tid_of = |t: &[u8]| {
-            std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).is_some_and(super::procfs::is_guest_thread)
+    let who = p.strip_prefix(b"/proc/").and_then(|r| r.strip_suffix(b"/exe"));
+    who.is_some_and(is_own_proc_dir) && proc_present()
+}
+
+/// `true` if `who`, a path under `/proc/` in the form [`proc_lexical`] leaves, names the
+/// calling process's or one of its guest threads' directory: `self`, `thread-self`, our pid, a
+/// guest thread's tid, or `self/task/TID`, `PID/task/TID`.
+fn is_own_proc_dir(who: &[u8]) -> bool {
+    if who == b"self" || who == b"thread-self" {
+        return true;
+    }
+    let tid_of =
+        |t: &[u8]| std::str::from_utf8(t).ok().and_then(|t| t.parse().ok()).is_some_and(super::procfs::is_guest_thread);
+    // SAFETY: getpid has no preconditions.
+    let pid = unsafe { libc::getpid() }.to_string();
+    if who == pid.as_bytes() {
+        return true;
+    }
+    if !who.contains(&b'/') {
+        return tid_of(who);
+    }
+    let rest = who
+        .strip_prefix(b"self/task/")
+        .or_else(|| who.strip_prefix(pid.as_bytes()).and_then(|r| r.strip_prefix(b"/task/")));
+    rest.is_some_and(|t| !t.contains(&b'/') && tid_of(t))
+}
+
+/// `true` if the component `c` is the number of one of endgate's own descriptors.
+fn own_number(c: &[u8]) -> bool {
+    std::str::from_utf8(c).ok().and_then(|c| c.parse::<i32>().ok()).is_some_and(super::selfref::may_be_own)
+}
+
+/// `true` if `path` may name one of endgate's own descriptors through `/proc` (a component
+/// `fd` or `fdinfo` followed by one of their numbers, or such a number first, for a path
+/// relative to a `/proc/…/fd` directory): [`names_own_fd`]'s look at the components, which
+/// asks the host nothing.
+pub fn mentions_own_fd(path: &[u8]) -> bool {
+    let mut prev: Option<&[u8]> = None;
+    path.split(|&b| b == b'/').any(|c| {
+        let hit = match prev {
+            None => own_number(c),
+            Some(p) => (p == b"fd" || p == b"fdinfo") && own_number(c),
         };
-        let who = p.strip_prefix(b"/proc/").and_then(|r| r.strip_suffix(b"/exe"));
-        // The pid only for such a path (every readlink asks).
-        // SAFETY: getpid has no preconditions.
-        let pid = if who.is_some() { unsafe { libc::getpid() }.to_string() } else { String::new() };
-        match who {
-            Some(who) if who == pid.as_bytes() => true,
-            Some(who) if !who.contains(&b'/') => tid_of(who),
-            Some(who) => {
-                let rest = who
-                    .strip_prefix(b"self/task/")
-                    .or_else(|| who.strip_prefix(pid.as_bytes()).and_then(|r| r.strip_prefix(b"/task/")));
-                rest.is_some_and(|t| !t.contains(&b'/') && tid_of(t))
-            }
-            None => false,
-        }
-    };
-    named && proc_present()
+        prev = Some(c);
+        hit
+    })
+}
+
+/// `true` if `path` (from `dirfd`) names one of endgate's own descriptors through the calling
+/// process's `/proc` directory: `/proc/self/fd/N` or `/proc/self/fdinfo/N` (and anything below
+/// them) for a descriptor endgate keeps for itself ([`super::selfref::is_own`]), however the
+/// process's directory is named ([`is_own_proc_dir`]). Such a path is missing, as it is for a
+/// descriptor the program never opened (`ENOENT`). A path that [`mentions_own_fd`] rules out
+/// costs nothing more.
+pub fn names_own_fd(dirfd: i32, path: &[u8]) -> bool {
+    if !mentions_own_fd(path) {
+        return false;
+    }
+    let Some(abs) = proc_absolute_at(dirfd, path) else { return false };
+    let abs = proc_lexical(&abs).unwrap_or(abs);
+    let Some(rest) = abs.strip_prefix(b"/proc/") else { return false };
+    // WHO/fd/N[/...]: find the `fd`/`fdinfo` component whose next one is an own number.
+    let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
+    (1..parts.len().saturating_sub(1)).any(|i| {
+        // WHO is every component before `fd`, rejoined.
+        (parts[i] == b"fd" || parts[i] == b"fdinfo")
+            && own_number(parts[i + 1])
+            && is_own_proc_dir(&rest[..parts[..i].iter().map(|c| c.len() + 1).sum::<usize>() - 1])
+    }) && proc_present()
 }
 
 /// `true` when the guest's `/proc/self` is procfs's: under `--root`, found in the guest's root
@@ -257,6 +304,9 @@ pub fn lookup_rules(
         }
         return Ok(HostPath::plain(CString::new(exe).unwrap_or_default()));
     }
+    if names_own_fd(dirfd, &raw) {
+        return Err(Errno::ENOENT);
+    }
     if super::rootfs::active() {
         return lookup_scoped(dirfd, &raw, last, no_links, rules);
     }
@@ -266,9 +316,10 @@ pub fn lookup_rules(
 /// [`lookup`] for a system call served without the global guest lock
 /// (`super::unlocked`): the host path when it is the guest's path or its `-L` sysroot
 /// counterpart; `None` (look it up under the lock) under `--root` and for any path that
-/// may name `/proc/self/exe` (one ending in `exe`, followed).
+/// may name `/proc/self/exe` (one ending in `exe`, followed) or one of endgate's descriptors
+/// ([`mentions_own_fd`]).
 pub fn lookup_unlocked(opts: &crate::guest::Options, raw: Vec<u8>, last: Last) -> Option<CString> {
-    if (last != Last::NoFollow && raw.ends_with(b"exe")) || super::rootfs::active() {
+    if (last != Last::NoFollow && raw.ends_with(b"exe")) || super::rootfs::active() || mentions_own_fd(&raw) {
         return None;
     }
     Some(sysroot_map(opts, raw))
