@@ -3476,3 +3476,33 @@ fn tlb_flush_of_a_range_drops_only_its_pages() {
     let r = unsafe { unicorn_engine::uc_flush_tlb_range(uc.get_handle(), DATA + 0x1000, DATA) };
     assert_eq!(r, uc_error::ARG, "begin above end");
 }
+
+/// Patch 0050: the translated blocks' hash table starts small (2^10 buckets) and grows as the
+/// engine translates more. 12,000 blocks, each ending in an indirect branch to the next (so
+/// that every block is found through the lookup, and the jump cache of 4,096 entries keeps
+/// missing), run twice in one loop: each block runs, and runs again after the table grew,
+/// found and not lost.
+#[test]
+fn many_blocks_are_found_after_the_small_tb_table_grows() {
+    const BASE: u64 = 0x10_0000;
+    const BLOCKS: u32 = 12_000;
+    const ADD_X2_1: u32 = 0x9100_0442; // add x2, x2, #1
+    const ADR_X4_8: u32 = 0x1000_0044; // adr x4, .+8 (the next block)
+    const BR_X4: u32 = 0xd61f_0080; // br x4
+    const SUBS_X3_1: u32 = 0xf100_0463; // subs x3, x3, #1
+    let mut code: Vec<u32> = (0..BLOCKS).flat_map(|_| [ADD_X2_1, ADR_X4_8, BR_X4]).collect();
+    // b.ne BASE, from the word after `subs`.
+    let back = -i64::from(3 * BLOCKS + 1);
+    let imm19 = u32::try_from(back & 0x7_ffff).expect("19 bits");
+    code.extend([SUBS_X3_1, 0x5400_0001 | imm19 << 5, NOP]);
+    let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
+    uc.mem_map(BASE, 0x4_0000, Prot::READ | Prot::EXEC).expect("map code");
+    let bytes: Vec<u8> = code.iter().flat_map(|insn| insn.to_le_bytes()).collect();
+    uc.mem_write(BASE, &bytes).expect("write code");
+    uc.reg_write(RegisterARM64::X2, 0).unwrap();
+    uc.reg_write(RegisterARM64::X3, 2).unwrap();
+    let end = BASE + 4 * (code.len() as u64 - 1);
+    uc.emu_start(BASE, end, 0, 0).expect("run");
+    assert_eq!(reg(&uc, RegisterARM64::X2), 2 * u64::from(BLOCKS), "every block ran twice");
+    assert_eq!(reg(&uc, RegisterARM64::PC), end);
+}
