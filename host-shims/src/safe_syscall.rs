@@ -13,16 +13,23 @@
 //!   and the instruction are one short stretch of code between two symbols;
 //! - the host signal handler, after recording, calls [`rewind_if_in_window`] with its
 //!   `ucontext`: if the interrupted instruction lies in that stretch, before the `syscall`
-//!   has run, it moves the program counter to a label that returns `-EINTR`.
+//!   has run, it moves the program counter to a label that returns [`NOT_STARTED`].
 //!
 //! A signal during the call itself interrupts it as usual (`-EINTR`, the handler having no
-//! `SA_RESTART`), and one after it is found by the caller's next look. x86_64 hosts only; on
+//! `SA_RESTART`), and one after it is found by the caller's next look. A call that did not
+//! start answers [`NOT_STARTED`], not `-EINTR`: for the guest the signal came before its call,
+//! which runs (again) once the signal is delivered, as QEMU restarts such a call; an `EINTR`
+//! would have failed a `read` of a ready pipe that Linux never fails. x86_64 hosts only; on
 //! others [`safe_syscall`] is a plain system call (the window stays open) and
 //! [`rewind_if_in_window`] does nothing.
 
+/// What [`safe_syscall`] returns for a call it did not make: `-ERESTARTNOINTR` (513), a
+/// number Linux keeps to itself (include/linux/errno.h: "never seen by user programs").
+pub const NOT_STARTED: i64 = -513;
+
 /// Runs system call `nr` with `args` unless `pending[0] != pending[1]` (signals recorded and
-/// not yet taken), in which case it returns `-EINTR` without making the call. Returns the
-/// kernel's raw result: the value, or `-errno`.
+/// not yet taken), in which case it returns [`NOT_STARTED`] without making the call. Returns
+/// the kernel's raw result: the value, or `-errno`.
 ///
 /// # Safety
 /// As for the system call itself: the arguments must be valid for `nr`. `pending` must point
@@ -49,7 +56,7 @@ pub unsafe fn safe_syscall(pending: *const [u32; 2], nr: i64, args: [u64; 6]) ->
 
 /// Called from a signal handler with its third argument: if the thread was interrupted inside
 /// [`safe_syscall`] after its check and before its `syscall` instruction ran, makes it return
-/// `-EINTR` instead of making the call. Returns whether it did.
+/// [`NOT_STARTED`] instead of making the call. Returns whether it did.
 ///
 /// # Safety
 /// `uc` must be the `ucontext_t *` the kernel passed to an `SA_SIGINFO` handler.
@@ -131,7 +138,7 @@ std::arch::global_asm!(
     "endgate_safe_syscall_end:",
     "    ret",
     "endgate_safe_syscall_interrupted:",
-    "    mov rax, -4",
+    "    mov rax, -513",
     "    ret",
     ".size endgate_safe_syscall, . - endgate_safe_syscall",
 );
@@ -174,6 +181,6 @@ mod tests {
         let pending = [6u32, 5u32];
         // SAFETY: pause would block forever; the pending words make it return at once.
         let r = unsafe { safe_syscall(&pending, libc::SYS_pause, [0; 6]) };
-        assert_eq!(r, -i64::from(libc::EINTR));
+        assert_eq!(r, NOT_STARTED);
     }
 }

@@ -241,7 +241,7 @@ fn record(info: *mut libc::siginfo_t, uc: *mut libc::c_void) {
         }
         q.stop.raise();
     });
-    // A blocking host call about to start on this thread returns EINTR instead (see
+    // A blocking host call about to start on this thread returns without starting instead (see
     // `host_shims::safe_syscall`): the signal is never left waiting behind it.
     // SAFETY: `uc` is the ucontext the kernel passed to this SA_SIGINFO handler.
     unsafe { host_shims::safe_syscall::rewind_if_in_window(uc) };

@@ -646,18 +646,21 @@ pub fn blocking_syscall(t: &mut Task, nr: libc::c_long, args: &[u64]) -> i64 {
 }
 
 /// `safe_syscall` for a host call that may wait: a guest signal recorded since `pending`
-/// ends it before it starts with `-EINTR`, unless it is a call Linux finishes whatever
-/// signals arrive (signal(7): only calls on "slow" devices are interrupted), a transfer
-/// through a regular file or block device or an open of a regular file
-/// ([`never_interrupted`]): that one is then made as it is, and the signal is delivered
-/// when it returns. Returns as the raw system call does.
+/// stops it before it starts with `-ERESTARTNOINTR` ([`host_shims::safe_syscall::NOT_STARTED`]):
+/// for the guest the signal came before its call, so [`serve`] delivers it and runs the call
+/// again afterwards, whatever the handler's `SA_RESTART` (an `EINTR` here failed reads of
+/// ready pipes that Linux never fails). A call Linux finishes whatever signals arrive
+/// (signal(7): only calls on "slow" devices are interrupted), a transfer through a regular
+/// file or block device or an open of a regular file ([`never_interrupted`]), is made at once
+/// instead, and the signal is delivered when it returns. A signal during the host call ends it
+/// with `-EINTR` as usual. Returns as the raw system call does.
 ///
 /// # Safety
 /// The arguments must be valid for `nr`, as for the raw system call.
 pub(crate) unsafe fn interruptible_syscall(pending: *const [u32; 2], nr: libc::c_long, six: [u64; 6]) -> i64 {
     // SAFETY: the caller's.
     let r = unsafe { host_shims::safe_syscall::safe_syscall(pending, nr, six) };
-    if r != -i64::from(libc::EINTR) || !never_interrupted(nr, &six) {
+    if r != host_shims::safe_syscall::NOT_STARTED || !never_interrupted(nr, &six) {
         return r;
     }
     // SAFETY: the caller's; the call did not start (the kernel interrupts none of these).
@@ -671,7 +674,7 @@ pub(crate) unsafe fn interruptible_syscall(pending: *const [u32; 2], nr: libc::c
 
 /// `true` for a host call the kernel does not interrupt for a signal: a read or write of a
 /// regular file or block device, an `openat` of a regular file (or a new one). Asked only
-/// after an `EINTR`.
+/// for a call that did not start.
 fn never_interrupted(nr: libc::c_long, six: &[u64; 6]) -> bool {
     let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
     let kind = |r: libc::c_int, st: &std::mem::MaybeUninit<libc::stat>| {

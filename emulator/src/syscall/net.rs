@@ -749,7 +749,7 @@ fn recvmmsg_with(cpu: &mut Cpu<'_>, a: &SyscallArgs, ts_shape: &'static crate::a
             // An error after a datagram is the socket's pending error (EAGAIN is no error
             // here: a non-blocking call simply took what there was).
             Err(e) => {
-                if e != Errno::EAGAIN && e != Errno::EINTR {
+                if e != Errno::EAGAIN && e != Errno::EINTR && e != Errno::ERESTARTNOINTR {
                     defer_error(a.int(0), e);
                 }
                 break;

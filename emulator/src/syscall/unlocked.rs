@@ -205,10 +205,12 @@ pub(super) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> Option<bool> {
             }
             crate::guest::unlock_after_hook(cpu);
         }
-        if result == Err(syscalls::Errno::EINTR) && crate::signal::host::has_recorded() {
-            // As `super::serve`: delivery decides whether the call restarts.
+        // As `super::serve`: delivery decides whether an interrupted call restarts; one that
+        // did not start (a signal came first) always runs again after the delivery.
+        let undone = result == Err(syscalls::Errno::ERESTARTNOINTR);
+        if undone || (result == Err(syscalls::Errno::EINTR) && crate::signal::host::has_recorded()) {
             let args = *args;
-            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone: false });
+            cpu.get_data_mut().interrupted = Some(crate::guest::Interrupted { sys: def.sys, args, undone });
         }
     } else {
         crate::guest::after_rwx_store(cpu);
