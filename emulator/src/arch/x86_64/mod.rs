@@ -45,14 +45,19 @@ const RET: u8 = 0xc3;
 /// x86_64's data row.
 pub static INFO: ArchInfo = ArchInfo {
     // Number in rax, arguments in rdi rsi rdx r10 r8 r9, result in rax (rcx and r11 as
-    // they were: docs/ARCHITECTURE.md).
-    regs: Regs::new(R::RIP as i32, R::RSP as i32, Some(R::FS_BASE as i32))
-        .syscall(
-            R::RAX as i32,
-            [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
-            R::RAX as i32,
-        )
-        .trap(&SYSCALL),
+    // they were: docs/ARCHITECTURE.md). The number is eax's: the kernel's `do_syscall_64`
+    // takes it as an `int` (arch/x86/entry/syscall_64.c), so `syscall(SYS_getpid | 1 << 32)`
+    // is getpid.
+    regs: Regs {
+        nr_mask: 0xffff_ffff,
+        ..Regs::new(R::RIP as i32, R::RSP as i32, Some(R::FS_BASE as i32))
+            .syscall(
+                R::RAX as i32,
+                [R::RDI as i32, R::RSI as i32, R::RDX as i32, R::R10 as i32, R::R8 as i32, R::R9 as i32],
+                R::RAX as i32,
+            )
+            .trap(&SYSCALL)
+    },
     // Unicorn's default 64-bit model, named.
     engine: Engine::new(Arch::X86, Mode::MODE_64, Some(X86CpuModel::HASWELL as i32)),
     name: "x86_64",

@@ -1,7 +1,8 @@
 //! System calls only MIPS has: `set_thread_area` (the TLS pointer, read back with
 //! `rdhwr $3, $29`), `cacheflush` (arch/mips/mm/cache.c) and `sysmips`; and MIPS's forms of `statfs`
 //! and `fstatfs`, whose `struct statfs` orders its members differently from the host's (a
-//! shape cannot reorder). The rows put them in mips64el's table, over the generic ones.
+//! shape cannot reorder), and of `pipe`, which returns both descriptors in registers. The rows
+//! put them in mips64el's table, over the generic ones.
 
 use syscalls::Errno;
 
@@ -22,6 +23,7 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::statfs, statfs, &[Str, Ptr], RInt),
     d(Sys::fstatfs, fstatfs, &[Fd, Ptr], RInt),
     d(Sys::sysmips, sysmips, &[Int, Hex, Hex], RInt),
+    d(Sys::pipe, pipe, &[], RInt),
 ];
 
 /// `sysmips` commands (arch/mips/include/uapi/asm/sysmips.h).
@@ -116,4 +118,19 @@ fn statfs_either(cpu: &mut Cpu<'_>, sys: Sys, a: &SyscallArgs) -> SysResult {
     }
     cpu.get_data_mut().mm.write_struct(a.ptr(1), &Statfs::from_host(&st))?;
     Ok(0)
+}
+
+/// `pipe(void)` as MIPS has it (arch/mips/kernel/syscall.c, `sysm_pipe`): no argument; the
+/// read end is the result (`v0`) and the write end goes in `v1`. Errors: the host's
+/// (`EMFILE`, `ENFILE`).
+fn pipe(cpu: &mut Cpu<'_>, _a: &SyscallArgs) -> SysResult {
+    use crate::guard::Checked as _;
+    let mut fds = [0i32; 2];
+    // SAFETY: writes two ints into a local array.
+    host_ret(i64::from(unsafe { libc::pipe2(fds.as_mut_ptr(), 0) }))?;
+    cpu.set_reg(
+        unicorn_engine::RegisterMIPS::V1 as i32,
+        u64::from(crate::abi::low32(crate::abi::bits64(i64::from(fds[1])))),
+    );
+    Ok(u64::from(crate::abi::low32(crate::abi::bits64(i64::from(fds[0])))))
 }
