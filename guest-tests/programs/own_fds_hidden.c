@@ -34,7 +34,7 @@ int main(void)
     }
     int present = 0;
     for (int fd = 1000; fd < 1024; fd++) {
-        char p[8][96], buf[256];
+        char p[10][96], buf[256];
         struct stat st;
         snprintf(p[0], sizeof p[0], "/proc/self/fd/%d", fd);
         snprintf(p[1], sizeof p[1], "/proc/thread-self/fd/%d", fd);
@@ -44,7 +44,9 @@ int main(void)
         snprintf(p[5], sizeof p[5], "/proc/self/fdinfo/%d", fd);
         snprintf(p[6], sizeof p[6], "/proc/self/fd/%d/etc", fd);
         snprintf(p[7], sizeof p[7], "/proc/self/fd/%d/", fd);
-        for (int k = 0; k < 8; k++) {
+        snprintf(p[8], sizeof p[8], "/proc/self/fd//%d/", fd);
+        snprintf(p[9], sizeof p[9], "/proc//self/./fd/./%d", fd);
+        for (int k = 0; k < 10; k++) {
             errno = 0;
             present += !(readlink(p[k], buf, sizeof buf) == -1 && errno == ENOENT);
             errno = 0;

@@ -58,7 +58,7 @@ fn own_number(c: &[u8]) -> bool {
 /// asks the host nothing.
 pub fn mentions_own_fd(path: &[u8]) -> bool {
     let mut prev: Option<&[u8]> = None;
-    path.split(|&b| b == b'/').any(|c| {
+    path.split(|&b| b == b'/').filter(|c| !c.is_empty() && *c != b".").any(|c| {
         let hit = match prev {
             None => own_number(c),
             Some(p) => (p == b"fd" || p == b"fdinfo") && own_number(c),
@@ -81,13 +81,14 @@ pub fn names_own_fd(dirfd: i32, path: &[u8]) -> bool {
     let Some(abs) = proc_absolute_at(dirfd, path) else { return false };
     let abs = proc_lexical(&abs).unwrap_or(abs);
     let Some(rest) = abs.strip_prefix(b"/proc/") else { return false };
-    // WHO/fd/N[/...]: find the `fd`/`fdinfo` component whose next one is an own number.
-    let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').collect();
+    // WHO/fd/N[/...]: find the `fd`/`fdinfo` component whose next one is an own number (empty
+    // and `.` components dropped: a path `proc_lexical` left as it was, with a trailing `/`).
+    let parts: Vec<&[u8]> = rest.split(|&b| b == b'/').filter(|c| !c.is_empty() && *c != b".").collect();
     (1..parts.len().saturating_sub(1)).any(|i| {
         // WHO is every component before `fd`, rejoined.
         (parts[i] == b"fd" || parts[i] == b"fdinfo")
             && own_number(parts[i + 1])
-            && is_own_proc_dir(&rest[..parts[..i].iter().map(|c| c.len() + 1).sum::<usize>() - 1])
+            && is_own_proc_dir(&parts[..i].join(&b'/'))
     }) && proc_present()
 }
 
