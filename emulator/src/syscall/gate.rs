@@ -220,22 +220,16 @@ fn call_args(cpu: &Cpu<'_>, abi: CallAbi) -> [u64; 2] {
 }
 
 /// The first two 4-byte arguments of an i386 C call, on the stack above the return address
-/// at `esp`, after one range check; zeros where the guest may not read them. Read as two
-/// 4-byte loads: the caller pushed them as two 4-byte stores, and one 8-byte load of both
-/// waits for them to reach the cache (a failed store forwarding, 2-3 ns of each i386 vDSO
-/// call).
+/// at `esp`, in one read (one range check); zeros where the guest may not read them.
 #[inline]
 fn stack_args(mm: &AddressSpace, esp: u64) -> [u64; 2] {
     let at = GuestAddr::new(esp.wrapping_add(4) & 0xffff_ffff);
-    let Ok(p) = mm.host_range(at, 8, crate::mm::Prot::READ) else { return [0; 2] };
-    // SAFETY: `host_range` checked that the 8 bytes at `p` are guest-readable. The fence
-    // keeps two loads (the compiler merges adjacent ones into one).
-    let w = unsafe {
-        let a = p.cast::<u32>().read_unaligned();
-        std::sync::atomic::compiler_fence(std::sync::atomic::Ordering::SeqCst);
-        [a, p.add(4).cast::<u32>().read_unaligned()]
+    let b = match mm.host_range(at, 8, crate::mm::Prot::READ) {
+        // SAFETY: `host_range` checked that the 8 bytes at `p` are guest-readable.
+        Ok(p) => unsafe { p.cast::<[u8; 8]>().read_unaligned() },
+        Err(_) => [0; 8],
     };
-    w.map(|v| u64::from(if mm.endian() == Endian::Little { u32::from_le(v) } else { u32::from_be(v) }))
+    stack_words(b, mm.endian())
 }
 
 /// Where a clock entry's results go: the address space, under the global guest lock, or the
