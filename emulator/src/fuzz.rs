@@ -50,7 +50,7 @@ pub fn elf_loader(bytes: &[u8]) {
         mm.brk_start = main.end;
         mm.brk = main.end;
     }
-    mm.mmap_base = crate::loader::stack::mmap_base(mm.task_size);
+    mm.mmap_base = crate::loader::stack::mmap_base(mm.stack_top);
     let _ = loader::load_image(&mut mm, &elf, ImageKind::Interpreter);
 }
 

@@ -131,9 +131,18 @@ pub static ALL: [(&str, &'static dyn GuestArch); 7] = [
 
 /// The address-space windows of a 64-bit arch with room to spare (x86_64, aarch64, riscv64,
 /// s390x): 16 GiB from 0 for `ET_EXEC` images and brk, 16 GiB at the PIE base `dyn_base`, and
-/// 64 GiB below `task_size` for the stack and the top-down mmap area.
+/// 64 GiB below `task_size` for the stack and the top-down mmap area (the stack's top is
+/// `task_size`, Linux's `STACK_TOP` on these arches but s390x).
 pub(crate) const fn windows_64(dyn_base: u64, task_size: u64) -> Layout {
-    Layout { low_len: 16 << 30, dyn_base, dyn_len: 16 << 30, task_size, top_len: 64 << 30, fixed_page: None }
+    Layout {
+        low_len: 16 << 30,
+        dyn_base,
+        dyn_len: 16 << 30,
+        task_size,
+        stack_top: task_size,
+        top_len: 64 << 30,
+        fixed_page: None,
+    }
 }
 
 /// A vDSO as most arches' kernels link it: `linux-vdso.so.1` with `__vdso_` names, no
@@ -283,23 +292,24 @@ mod tests {
     }
 
     /// Every arch's address-space windows are page-aligned and in order: the low one from 0,
-    /// the PIE window above it, the top one ending at `task_size`.
+    /// the PIE window above it, the top one ending at `stack_top`, at or below `task_size`.
     #[test]
     fn windows_are_ordered_and_page_aligned() {
         for (user_name, arch) in &ALL {
             let l = arch.info().layout;
-            for v in [l.low_len, l.dyn_base, l.dyn_len, l.task_size, l.top_len] {
+            for v in [l.low_len, l.dyn_base, l.dyn_len, l.task_size, l.stack_top, l.top_len] {
                 assert_eq!(v % crate::mm::PAGE_SIZE, 0, "{user_name}: {v:#x}");
             }
             assert!(l.low_len <= l.dyn_base, "{user_name}: low window");
-            assert!(l.dyn_base + l.dyn_len <= l.task_size - l.top_len, "{user_name}: PIE window");
+            assert!(l.dyn_base + l.dyn_len <= l.stack_top - l.top_len, "{user_name}: PIE window");
+            assert!(l.stack_top <= l.task_size, "{user_name}: stack top");
         }
     }
 
     /// Every arch's PIE base is its kernel's `ELF_ET_DYN_BASE` (arch/*/include/asm/elf.h): two
     /// thirds of the address space, rounded down to a page (arm: of arm64's compat 4 GiB,
     /// `COMPAT_ELF_ET_DYN_BASE`; x86_64: of its 47-bit `DEFAULT_MAP_WINDOW`), on s390x to
-    /// 4 GiB; i386's is 4 MiB.
+    /// 4 GiB and of `STACK_TOP`; i386's is 4 MiB.
     #[test]
     fn pie_base_is_elf_et_dyn_base() {
         let two_thirds = |top: u64, align: u64| (top / 3 * 2) & !(align - 1);
@@ -307,7 +317,7 @@ mod tests {
             let l = arch.info().layout;
             let want = match *user_name {
                 "i386" => 0x40_0000,
-                "s390x" => two_thirds(l.task_size, 1 << 32),
+                "s390x" => two_thirds(l.stack_top, 1 << 32),
                 _ => two_thirds(l.task_size, crate::mm::PAGE_SIZE),
             };
             assert_eq!(l.dyn_base, want, "{user_name}");

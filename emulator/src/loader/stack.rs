@@ -53,12 +53,12 @@ pub fn stack_size() -> u64 {
     crate::mm::page_ceil(cur.clamp(128 << 10, STACK_MAX)).unwrap_or(STACK_MAX)
 }
 
-/// Where the top-down mmap area starts below the stack: `task_size` minus the stack size and
+/// Where the top-down mmap area starts below the stack: `stack_top` minus the stack size and
 /// a guard gap, at least `MIN_GAP` (Linux's `mmap_base`, without randomisation), minus
 /// 512 KiB (`TLB_COLOR_OFFSET`: keeps the first mmaps off the stack's TLB entries).
-pub fn mmap_base(task_size: u64) -> u64 {
+pub fn mmap_base(stack_top: u64) -> u64 {
     let gap = (stack_size() + (1 << 20)).max(MIN_GAP);
-    task_size - gap - TLB_COLOR_OFFSET
+    stack_top - gap - TLB_COLOR_OFFSET
 }
 
 pub use crate::abi::at;
@@ -100,7 +100,7 @@ pub fn build(
     arch: &dyn GuestArch,
     input: &StackInput<'_>,
 ) -> Result<InitialStack, syscalls::Errno> {
-    let top = mm.task_size;
+    let top = mm.stack_top;
     let mut prot = Prot::READ | Prot::WRITE;
     if input.main.exec_stack {
         prot = prot | Prot::EXEC;

@@ -157,8 +157,14 @@ pub struct Layout {
     pub dyn_base: u64,
     /// Length of that window in bytes.
     pub dyn_len: u64,
-    /// One past the highest user address (Linux `TASK_SIZE`); the stack ends here.
+    /// One past the highest user address (Linux `TASK_SIZE`, on s390x `TASK_SIZE_MAX`): no
+    /// mapping reaches beyond it.
     pub task_size: u64,
+    /// Where the stack ends and the top window ends (Linux `STACK_TOP`): `task_size` but on
+    /// s390x, whose stack stays below 2^42 while a mapping may go anywhere below 2^64 (a new
+    /// mm's three-level page tables, which the kernel upgrades to four or five levels when a
+    /// mapping asks for an address above them).
+    pub stack_top: u64,
     /// Length of the top window (stack plus top-down `mmap` area) in bytes.
     pub top_len: u64,
     /// A one-page window above `task_size` that the arch fills itself at start (x86_64's
@@ -274,8 +280,8 @@ pub fn up_front(layout: Layout) -> u64 {
     if layout.task_size <= 1 << 32 {
         return DIRECT_SPAN + fixed;
     }
-    let low = LOW_BLOCK.min(layout.task_size);
-    let top_base = layout.task_size - layout.top_len;
+    let low = LOW_BLOCK.min(layout.stack_top);
+    let top_base = layout.stack_top - layout.top_len;
     let mut granules: Vec<u64> = Vec::new();
     for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
         let end = guest.saturating_add(len).next_multiple_of(WINDOW_GRANULE);
@@ -354,11 +360,12 @@ pub struct AddressSpace {
     /// Host address of the one-granule `PROT_NONE` reservation behind the table's empty
     /// entries (0 without a table).
     none: u64,
-    /// A 64-bit guest whose whole address space lies in its low window ([`LOW_BLOCK`]:
-    /// mips64el, s390x, riscv64): the host address of guest address 0 and the number of
-    /// address bits (`TASK_SIZE` is `2^bits`). Its direct loads then add that one base instead
-    /// of looking the granule up ([`AddressSpace::direct_flat`]). Off with
-    /// `ENDGATE_NO_DIRECT_FLAT=1` (the table is used then).
+    /// A 64-bit guest whose address space up to its stack lies in its low window
+    /// ([`LOW_BLOCK`]: mips64el, s390x, riscv64): the host address of guest address 0 and the
+    /// number of address bits (`STACK_TOP` is `2^bits`). Its direct loads then add that one
+    /// base instead of looking the granule up ([`AddressSpace::direct_flat`]); a load from
+    /// 2^bits on (s390x's mappings above its stack, in windows of their own) takes the
+    /// engine's TLB. Off with `ENDGATE_NO_DIRECT_FLAT=1` (the table is used then).
     flat: Option<(u64, u8)>,
     /// The guards kept after reservations (`(host address, bytes)`, see [`GUARD`]); a window
     /// made to meet the reservation before one takes it over.
@@ -379,6 +386,8 @@ pub struct AddressSpace {
     pub mmap_base: u64,
     /// One past the highest user address (the arch's `TASK_SIZE`).
     pub task_size: u64,
+    /// Where the stack ends (the arch's `STACK_TOP`; [`Layout::stack_top`]).
+    pub stack_top: u64,
     /// `mlockall(MCL_FUTURE)` is in force: new mappings are locked (`Some(true)`: only as
     /// their pages are touched, `MCL_ONFAULT`). Linux's `mm->def_flags` `VM_LOCKED`.
     pub lock_future: Option<bool>,
@@ -479,7 +488,7 @@ unsafe impl Send for AddressSpace {}
 impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
-        let top_base = layout.task_size - layout.top_len;
+        let top_base = layout.stack_top - layout.top_len;
         let on_demand = layout.task_size > 1 << 32;
         let direct = std::env::var_os("ENDGATE_NO_DIRECT").is_none();
         let mut space = AddressSpace {
@@ -500,6 +509,7 @@ impl AddressSpace {
             brk: 0,
             mmap_base: top_base,
             task_size: layout.task_size,
+            stack_top: layout.stack_top,
             lock_future: None,
             dyn_base: layout.dyn_base,
             invalidate: Invalidate::default(),
@@ -542,7 +552,7 @@ impl AddressSpace {
             // the start of its reservation: the guest's own loads below MMAP_MIN_ADDR fault
             // there. What unicorn itself stores below it (s390x's lowcore) goes to a window of
             // its own, elsewhere and outside the table.
-            let low = LOW_BLOCK.min(layout.task_size);
+            let low = LOW_BLOCK.min(layout.stack_top);
             let room = if layout.task_size > low { LOW_ROOM } else { GUARD };
             let (base, guard) = [room, GUARD]
                 .into_iter()
@@ -556,7 +566,7 @@ impl AddressSpace {
             space.insert_window(Window { guest: MMAP_MIN_ADDR, len: low - MMAP_MIN_ADDR, host });
             space.set_offsets(0, low, base as u64);
             if direct
-                && layout.task_size == low
+                && layout.stack_top == low
                 && low.is_power_of_two()
                 && std::env::var_os("ENDGATE_NO_DIRECT_FLAT").is_none()
             {
@@ -848,7 +858,8 @@ impl AddressSpace {
             while g <= last && !made(self, g) {
                 g += 1;
             }
-            let (s, e) = (run * WINDOW_GRANULE, g * WINDOW_GRANULE);
+            // The last granule below 2^64 (s390x) ends at `task_size`.
+            let (s, e) = (run * WINDOW_GRANULE, g.checked_mul(WINDOW_GRANULE).unwrap_or(self.task_size));
             self.add_window(s, e - s, (addr < s, end > e), 0)?;
             let offset = self.to_host(s, 1).map_or(0, |h| (h as u64).wrapping_sub(s));
             self.set_offsets(s, e, offset);
@@ -998,7 +1009,8 @@ impl AddressSpace {
     /// granules of `[start, end)` (granule-aligned).
     fn set_offsets(&self, start: u64, end: u64, offset: u64) {
         let range = |a: u64| usize::try_from(a / WINDOW_GRANULE).map_or(DIRECT_ENTRIES, |g| g.min(DIRECT_ENTRIES));
-        for t in &self.table[range(start)..range(end.next_multiple_of(WINDOW_GRANULE))] {
+        let end = end.checked_next_multiple_of(WINDOW_GRANULE).unwrap_or(u64::MAX);
+        for t in &self.table[range(start)..range(end)] {
             t.store(offset, std::sync::atomic::Ordering::Release);
         }
     }
@@ -2361,6 +2373,7 @@ mod tests {
             dyn_base: 0x5555_5555_4000,
             dyn_len: 1 << 30,
             task_size: 0x7fff_ffff_f000,
+            stack_top: 0x7fff_ffff_f000,
             top_len: 1 << 30,
             fixed_page: None,
         };
@@ -2489,12 +2502,49 @@ mod tests {
             dyn_base: 0xaaaa_aaaa_a000,
             dyn_len: 16 << 30,
             task_size: 1 << 48,
+            stack_top: 1 << 48,
             top_len: 64 << 30,
             fixed_page: None,
         };
         let mut a = AddressSpace::new(layout, DataModel::LP64_LE).unwrap();
         a.mmap_base = a.task_size - (64 << 20);
         a
+    }
+
+    /// s390x's layout: the stack at 2^42 (the flat direct loads' bound), mappings up to
+    /// 2^64 - 4096: a window of its own for a mapping anywhere above, the last granule's
+    /// included (its end is `task_size`, not 2^64), none at or past `task_size`.
+    #[test]
+    fn s390x_maps_up_to_task_size_max() {
+        let task_size = 0u64.wrapping_sub(PAGE_SIZE);
+        let layout = Layout {
+            low_len: 16 << 30,
+            dyn_base: 0x2aa_0000_0000,
+            dyn_len: 16 << 30,
+            task_size,
+            stack_top: 1 << 42,
+            top_len: 64 << 30,
+            fixed_page: None,
+        };
+        let mut a = AddressSpace::new(layout, DataModel::LP64_BE).unwrap();
+        if std::env::var_os("ENDGATE_NO_DIRECT").is_none() && std::env::var_os("ENDGATE_NO_DIRECT_FLAT").is_none() {
+            assert_eq!(a.direct_flat().map(|f| f.2), Some(42));
+        }
+        assert_eq!(a.stack_top, 1 << 42);
+        let rw = Prot::READ | Prot::WRITE;
+        for addr in [1 << 42, 1 << 50, (1 << 48) - PAGE_SIZE, task_size - PAGE_SIZE] {
+            assert!(a.is_placeable(addr, 2 * PAGE_SIZE) || addr == task_size - PAGE_SIZE);
+            let len = if addr == task_size - PAGE_SIZE { PAGE_SIZE } else { 2 * PAGE_SIZE };
+            a.map_anon(addr, len, rw, VmaName::Anon).unwrap();
+            touch(&a, addr);
+            touch(&a, addr + len - 8);
+            assert!(a.window_of(addr, len).is_some(), "{addr:#x}");
+        }
+        assert!(!a.is_placeable(task_size, PAGE_SIZE));
+        assert!(!a.is_placeable(task_size - PAGE_SIZE, 2 * PAGE_SIZE));
+        assert_eq!(a.ensure_window(task_size - PAGE_SIZE, 2 * PAGE_SIZE), Err(Errno::ENOMEM));
+        let top = a.windows().last().copied().unwrap();
+        assert_eq!(top.guest + top.len, task_size);
     }
 
     /// A 32-bit guest's address space (arm's layout).
@@ -2504,6 +2554,7 @@ mod tests {
             dyn_base: 0xaaaa_a000,
             dyn_len: 0x1000_0000,
             task_size: 1 << 32,
+            stack_top: 1 << 32,
             top_len: 1 << 30,
             fixed_page: None,
         };

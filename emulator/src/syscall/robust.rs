@@ -274,6 +274,7 @@ mod tests {
             dyn_base: 0x5555_5555_4000,
             dyn_len: 1 << 30,
             task_size: if model.is_64bit() { 0x7fff_ffff_f000 } else { 1 << 32 },
+            stack_top: if model.is_64bit() { 0x7fff_ffff_f000 } else { 1 << 32 },
             top_len: 1 << 28,
             fixed_page: None,
         };

@@ -129,6 +129,7 @@ pub static INFO: ArchInfo = ArchInfo {
         dyn_base: 0xaaaa_a000,
         dyn_len: 0x1000_0000,
         task_size: 1 << 32,
+        stack_top: 1 << 32,
         top_len: 1 << 30,
         fixed_page: None,
     },
@@ -254,6 +255,7 @@ impl GuestArch for Arm {
         if mm.vma_at(kuser::VECTORS_BASE).is_none() {
             kuser::map_vectors_page(mm).map_err(|_| unicorn_engine::uc_error::NOMEM)?;
             mm.task_size = TASK_SIZE;
+            mm.stack_top = TASK_SIZE;
         }
         // Unicorn stops at YIELD (EXCP_YIELD, reported as an invalid instruction with the PC
         // after it); Linux runs it as a hint. Spin loops use it (Go's `procyield`).

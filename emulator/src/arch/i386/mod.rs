@@ -92,6 +92,7 @@ pub static INFO: ArchInfo = ArchInfo {
         dyn_base: 0x40_0000,
         dyn_len: 0x0fc0_0000,
         task_size: 0xffff_e000,
+        stack_top: 0xffff_e000,
         top_len: 0xefff_e000,
         fixed_page: None,
     },

@@ -30,10 +30,14 @@
 //!   where they test facility bits, and the vector ones where they test `HWCAP_S390_VXRS`.
 //! - Unicorn stores the data-exception code into the lowcore at guest physical 0x90 (as the
 //!   CPU does); the host pages behind guest page 0 are made writable for it (`init_regs`).
-//! - Address space: `TASK_SIZE` 1<<42 (arch/s390: a new mm has three-level page tables,
-//!   `_REGION2_SIZE`; the kernel grows it on demand, endgate does not), PIE base
-//!   0x2aa_0000_0000 (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2`
-//!   rounded down to 4 GiB).
+//! - Address space: the stack and the top-down mmap area end at 2^42 (a new mm's three-level
+//!   page tables, `_REGION2_SIZE`: `STACK_TOP`), PIE base 0x2aa_0000_0000
+//!   (arch/s390/include/asm/elf.h `ELF_ET_DYN_BASE` = `STACK_TOP / 3 * 2` rounded down to 4
+//!   GiB); a mapping may go anywhere below `TASK_SIZE_MAX` = 2^64 - 4096 (`-PAGE_SIZE`,
+//!   arch/s390/include/asm/processor.h: a hint or `MAP_FIXED` above 2^42 makes the kernel
+//!   upgrade the page tables to four levels, 2^53, or five, `crst_table_upgrade` in
+//!   arch/s390/mm/pgalloc.c). endgate gives such a mapping a window of its own; loads there
+//!   take the engine's TLB (the flat direct loads cover 2^42).
 //! - `mmap` is `old_mmap` (one pointer to six longs) and `statfs` has s390's layout:
 //!   `crate::syscall::arch::s390x`. `socketcall` is the shared [`crate::syscall::socketcall`].
 //! - Signal frames (`struct sigframe`, `struct rt_sigframe`) and the `svc 173`/`svc 119`
@@ -54,9 +58,13 @@ use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::info::Engine;
 use crate::guest::{ArchInfo, Regs};
-use crate::mm::{DataModel, GuestAddr};
+use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
 use traps::pgm;
+
+/// One past the highest address a mapping may reach (arch/s390/include/asm/processor.h
+/// `TASK_SIZE_MAX`, `-PAGE_SIZE`: five-level page tables cover all 2^64 bytes).
+const TASK_SIZE_MAX: u64 = 0u64.wrapping_sub(crate::mm::PAGE_SIZE);
 
 /// The s390x guest.
 pub struct S390x;
@@ -125,8 +133,9 @@ pub static INFO: ArchInfo = ArchInfo {
     compat_name: Some("s390"),
     elf_machine: 22,
     data_model: DataModel::LP64_BE,
-    // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [TASK_SIZE - 64 GiB, TASK_SIZE) top.
-    layout: windows_64(0x2aa_0000_0000, 1 << 42),
+    // [0, 16 GiB) low; [0x2aa_0000_0000, +16 GiB) PIE; [STACK_TOP - 64 GiB, STACK_TOP) top;
+    // mappings up to TASK_SIZE_MAX.
+    layout: Layout { task_size: TASK_SIZE_MAX, ..windows_64(0x2aa_0000_0000, 1 << 42) },
     hwcap: (abi::HWCAP_QEMU_Z13, 0),
     // arch/s390/kernel/processor.c names the platform by machine type; 0x2964 is "z13".
     platform: Some("z13"),
