@@ -615,6 +615,56 @@ fn strace_names_flags_and_options_as_strace_does() {
     assert!(err.lines().any(|l| l.contains("prctl(PR_GET_NAME, ")), "{err}");
 }
 
+/// Calls whose operations, advice, resources and flags strace names.
+const NAMED_ARGUMENTS: &str = r#"
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(void) {
+    static int w;
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    char b[8];
+    getrandom(b, 8, GRND_NONBLOCK | GRND_INSECURE);
+    syscall(SYS_futex, &w, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+    syscall(SYS_futex, &w, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 1, 0, 0, FUTEX_BITSET_MATCH_ANY);
+    void *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    madvise(p, 4096, MADV_DONTNEED);
+    mremap(p, 8192, 16384, MREMAP_MAYMOVE);
+    return 0;
+}
+"#;
+
+#[test]
+fn strace_names_futex_operations_advice_and_resources() {
+    // strace 6.1 natively (x86_64) prints NAMED_ARGUMENTS' calls so (addresses vary); mips64el
+    // numbers RLIMIT_NOFILE 5 (arch/mips/include/uapi/asm/resource.h).
+    let want = [
+        "prlimit64(0, RLIMIT_NOFILE, NULL, ",
+        ", 8, GRND_NONBLOCK|GRND_INSECURE) = 8",
+        ", FUTEX_WAKE_PRIVATE, 1) = 0",
+        ", FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME, 1, NULL, FUTEX_BITSET_MATCH_ANY) = -1 EAGAIN",
+        ", 4096, MADV_DONTNEED) = 0",
+        ", 8192, 16384, MREMAP_MAYMOVE) = 0x",
+    ];
+    let d = TempDir::new("strace_named_args");
+    let src = d.path().join("named.c");
+    std::fs::write(&src, NAMED_ARGUMENTS).unwrap();
+    for a in ["aarch64", "mips64el", "x86_64"] {
+        let b = common::build_static(arch(a).cc, &src, &d.path().join(format!("named-{a}")), &[]);
+        let o = Command::new(endgate()).arg("--strace").arg(&b).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{a}: {err}");
+        for w in want {
+            assert!(err.lines().any(|l| l.contains(w)), "{a}: no line with `{w}`:\n{err}");
+        }
+    }
+}
+
 #[test]
 fn strace_names_clone_flags_where_the_arch_passes_them() {
     // strace 6.x natively: clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID

@@ -84,6 +84,23 @@ pub enum ArgFmt {
     /// `F_SETSIG`, a pointer otherwise; left out for the commands that take none (`F_GETFL`),
     /// as strace prints them.
     FcntlArg,
+    /// `futex`'s operation, symbolic (`FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME`); the
+    /// arguments after it are printed as the operation uses them ([`futex_args`]).
+    FutexOp,
+    /// `madvise`'s advice, symbolic (`MADV_DONTNEED`).
+    Madvice,
+    /// A resource of `getrlimit`/`setrlimit`/`prlimit64`, symbolic (`RLIMIT_NOFILE`; MIPS
+    /// numbers some differently).
+    Rlimit,
+    /// x86's `arch_prctl` code, symbolic (`ARCH_SET_FS`).
+    ArchPrctlCode,
+    /// `getrandom`'s flags, symbolic (`GRND_NONBLOCK`).
+    GrndFlags,
+    /// `mremap`'s flags, symbolic (`MREMAP_MAYMOVE`).
+    MremapFlags,
+    /// `mremap`'s new address: printed only when argument 3 has `MREMAP_FIXED`, as strace
+    /// prints it.
+    MremapAddr,
 }
 
 /// How the result is printed.
@@ -109,6 +126,9 @@ pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> V
             None => unknown_args(&a.a).into_iter().enumerate().map(|(i, s)| (i, Some(s))).collect(),
         };
     };
+    if matches!(def.args.get(1), Some(ArgFmt::FutexOp)) {
+        return futex_args(task, a);
+    }
     def.args
         .iter()
         .enumerate()
@@ -118,6 +138,7 @@ pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> V
                 flags & libc::O_CREAT != 0 || flags & libc::O_TMPFILE == libc::O_TMPFILE
             }
             ArgFmt::FcntlArg => !fcntl_takes_no_arg(fcntl_cmd(task, a.raw(1))),
+            ArgFmt::MremapAddr => a.raw(3) & 2 != 0,
             _ => true,
         })
         .map(|(i, f)| match f {
@@ -276,7 +297,7 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::IoctlReq => super::ioctl::name_of(task, v).map_or_else(|| format!("{v:#x}"), str::to_string),
         ArgFmt::Hex if v == 0 => "0".into(),
         ArgFmt::Hex => format!("{v:#x}"),
-        ArgFmt::Ptr | ArgFmt::BufOut => ptr(v),
+        ArgFmt::Ptr | ArgFmt::BufOut | ArgFmt::MremapAddr => ptr(v),
         ArgFmt::AtFd => {
             if int32(v) == libc::AT_FDCWD {
                 "AT_FDCWD".into()
@@ -455,6 +476,17 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
             7 => "CLOCK_BOOTTIME".into(),
             _ => format!("{}", int32(v)),
         },
+        ArgFmt::FutexOp => futex_op(v),
+        ArgFmt::Madvice => named(v, MADVICES, "MADV"),
+        ArgFmt::Rlimit => {
+            let host = (task.arch.info().rlimit_resource_to_host)(int32(v));
+            u64::try_from(host).ok().and_then(|r| lookup(r, RLIMITS)).map_or_else(|| unknown(v, "RLIMIT"), Into::into)
+        }
+        ArgFmt::ArchPrctlCode => named(v, ARCH_PRCTL_CODES, "ARCH"),
+        ArgFmt::GrndFlags => known_flags(v, &[(1, "GRND_NONBLOCK"), (2, "GRND_RANDOM"), (4, "GRND_INSECURE")], "GRND"),
+        ArgFmt::MremapFlags => {
+            known_flags(v, &[(1, "MREMAP_MAYMOVE"), (2, "MREMAP_FIXED"), (4, "MREMAP_DONTUNMAP")], "MREMAP")
+        }
         ArgFmt::Whence => match v {
             0 => "SEEK_SET".into(),
             1 => "SEEK_CUR".into(),
@@ -614,6 +646,207 @@ fn prctl_option(v: u64) -> String {
         (0x5961_6d61, "PR_SET_PTRACER"),
     ];
     NAMES.iter().find(|(n, _)| *n == v).map_or_else(|| format!("{v:#x} /* PR_??? */"), |(_, name)| (*name).into())
+}
+
+/// strace's form of a number its table lacks: `0x4d /* MADV_??? */`.
+fn unknown(v: u64, prefix: &str) -> String {
+    format!("{v:#x} /* {prefix}_??? */")
+}
+
+fn lookup(v: u64, names: &[(u64, &'static str)]) -> Option<&'static str> {
+    names.iter().find(|(n, _)| *n == v).map(|(_, name)| *name)
+}
+
+/// `v`'s name in `names`, or strace's form for a number without one.
+fn named(v: u64, names: &[(u64, &'static str)], prefix: &str) -> String {
+    lookup(v, names).map_or_else(|| unknown(v, prefix), Into::into)
+}
+
+/// Flags as [`flags`] prints them, `0` for none, but strace's `0x8 /* GRND_??? */` when no
+/// bit has a name.
+fn known_flags(v: u64, names: &[(u64, &str)], prefix: &str) -> String {
+    if v != 0 && names.iter().all(|(bit, _)| v & bit == 0) {
+        unknown(v, prefix)
+    } else {
+        flags(v, names, "0")
+    }
+}
+
+/// `madvise` advice (include/uapi/asm-generic/mman-common.h; MIPS's are the same numbers).
+const MADVICES: &[(u64, &str)] = &[
+    (0, "MADV_NORMAL"),
+    (1, "MADV_RANDOM"),
+    (2, "MADV_SEQUENTIAL"),
+    (3, "MADV_WILLNEED"),
+    (4, "MADV_DONTNEED"),
+    (8, "MADV_FREE"),
+    (9, "MADV_REMOVE"),
+    (10, "MADV_DONTFORK"),
+    (11, "MADV_DOFORK"),
+    (12, "MADV_MERGEABLE"),
+    (13, "MADV_UNMERGEABLE"),
+    (14, "MADV_HUGEPAGE"),
+    (15, "MADV_NOHUGEPAGE"),
+    (16, "MADV_DONTDUMP"),
+    (17, "MADV_DODUMP"),
+    (18, "MADV_WIPEONFORK"),
+    (19, "MADV_KEEPONFORK"),
+    (20, "MADV_COLD"),
+    (21, "MADV_PAGEOUT"),
+    (22, "MADV_POPULATE_READ"),
+    (23, "MADV_POPULATE_WRITE"),
+    (24, "MADV_DONTNEED_LOCKED"),
+    (25, "MADV_COLLAPSE"),
+    (100, "MADV_HWPOISON"),
+    (101, "MADV_SOFT_OFFLINE"),
+    (102, "MADV_GUARD_INSTALL"),
+    (103, "MADV_GUARD_REMOVE"),
+];
+
+/// Resources in the host's (asm-generic) numbering (include/uapi/asm-generic/resource.h).
+const RLIMITS: &[(u64, &str)] = &[
+    (0, "RLIMIT_CPU"),
+    (1, "RLIMIT_FSIZE"),
+    (2, "RLIMIT_DATA"),
+    (3, "RLIMIT_STACK"),
+    (4, "RLIMIT_CORE"),
+    (5, "RLIMIT_RSS"),
+    (6, "RLIMIT_NPROC"),
+    (7, "RLIMIT_NOFILE"),
+    (8, "RLIMIT_MEMLOCK"),
+    (9, "RLIMIT_AS"),
+    (10, "RLIMIT_LOCKS"),
+    (11, "RLIMIT_SIGPENDING"),
+    (12, "RLIMIT_MSGQUEUE"),
+    (13, "RLIMIT_NICE"),
+    (14, "RLIMIT_RTPRIO"),
+    (15, "RLIMIT_RTTIME"),
+];
+
+/// x86's `arch_prctl` codes (arch/x86/include/uapi/asm/prctl.h).
+const ARCH_PRCTL_CODES: &[(u64, &str)] = &[
+    (0x1001, "ARCH_SET_GS"),
+    (0x1002, "ARCH_SET_FS"),
+    (0x1003, "ARCH_GET_FS"),
+    (0x1004, "ARCH_GET_GS"),
+    (0x1011, "ARCH_GET_CPUID"),
+    (0x1012, "ARCH_SET_CPUID"),
+    (0x1021, "ARCH_GET_XCOMP_SUPP"),
+    (0x1022, "ARCH_GET_XCOMP_PERM"),
+    (0x1023, "ARCH_REQ_XCOMP_PERM"),
+    (0x1024, "ARCH_GET_XCOMP_GUEST_PERM"),
+    (0x1025, "ARCH_REQ_XCOMP_GUEST_PERM"),
+    (0x2001, "ARCH_MAP_VDSO_X32"),
+    (0x2002, "ARCH_MAP_VDSO_32"),
+    (0x2003, "ARCH_MAP_VDSO_64"),
+    (0x4001, "ARCH_GET_UNTAG_MASK"),
+    (0x4002, "ARCH_ENABLE_TAGGED_ADDR"),
+    (0x4003, "ARCH_GET_MAX_TAG_BITS"),
+    (0x4004, "ARCH_FORCE_TAGGED_SVA"),
+    (0x5001, "ARCH_SHSTK_ENABLE"),
+    (0x5002, "ARCH_SHSTK_DISABLE"),
+    (0x5003, "ARCH_SHSTK_LOCK"),
+    (0x5004, "ARCH_SHSTK_UNLOCK"),
+    (0x5005, "ARCH_SHSTK_STATUS"),
+];
+
+/// `futex` commands (include/uapi/linux/futex.h), by `op & 127`.
+const FUTEX_CMDS: &[(u64, &str)] = &[
+    (0, "FUTEX_WAIT"),
+    (1, "FUTEX_WAKE"),
+    (2, "FUTEX_FD"),
+    (3, "FUTEX_REQUEUE"),
+    (4, "FUTEX_CMP_REQUEUE"),
+    (5, "FUTEX_WAKE_OP"),
+    (6, "FUTEX_LOCK_PI"),
+    (7, "FUTEX_UNLOCK_PI"),
+    (8, "FUTEX_TRYLOCK_PI"),
+    (9, "FUTEX_WAIT_BITSET"),
+    (10, "FUTEX_WAKE_BITSET"),
+    (11, "FUTEX_WAIT_REQUEUE_PI"),
+    (12, "FUTEX_CMP_REQUEUE_PI"),
+    (13, "FUTEX_LOCK_PI2"),
+];
+
+const FUTEX_PRIVATE_FLAG: u64 = 128;
+const FUTEX_CLOCK_REALTIME: u64 = 256;
+
+/// A `futex` operation as strace 6.1 names it: the command, `_PRIVATE` when flagged, and
+/// `|FUTEX_CLOCK_REALTIME` on the waits that take it (`FUTEX_WAIT`, `FUTEX_WAIT_BITSET`,
+/// `FUTEX_WAIT_REQUEUE_PI`); anything else `0x101 /* FUTEX_??? */`.
+fn futex_op(v: u64) -> String {
+    let v32 = u64::from(low32(v));
+    let cmd = v32 & !(FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME);
+    let clock = v32 & FUTEX_CLOCK_REALTIME != 0;
+    match lookup(cmd, FUTEX_CMDS) {
+        Some(name) if !clock || matches!(cmd, 0 | 9 | 11) => {
+            let private = if v32 & FUTEX_PRIVATE_FLAG != 0 { "_PRIVATE" } else { "" };
+            let clock = if clock { "|FUTEX_CLOCK_REALTIME" } else { "" };
+            format!("{name}{private}{clock}")
+        }
+        _ => unknown(v32, "FUTEX"),
+    }
+}
+
+/// `FUTEX_WAKE_OP`'s encoded operation (`FUTEX_OP(op, oparg, cmp, cmparg)`), as strace
+/// prints it: `FUTEX_OP_SET<<28|0<<12|FUTEX_OP_CMP_GT<<24|0x1`.
+fn futex_wake_op(v: u64) -> String {
+    const OPS: &[(u64, &str)] =
+        &[(0, "FUTEX_OP_SET"), (1, "FUTEX_OP_ADD"), (2, "FUTEX_OP_OR"), (3, "FUTEX_OP_ANDN"), (4, "FUTEX_OP_XOR")];
+    const CMPS: &[(u64, &str)] = &[
+        (0, "FUTEX_OP_CMP_EQ"),
+        (1, "FUTEX_OP_CMP_NE"),
+        (2, "FUTEX_OP_CMP_LT"),
+        (3, "FUTEX_OP_CMP_LE"),
+        (4, "FUTEX_OP_CMP_GT"),
+        (5, "FUTEX_OP_CMP_GE"),
+    ];
+    let v = u64::from(low32(v));
+    let hex = |x: u64| if x == 0 { "0".to_string() } else { format!("{x:#x}") };
+    let shift = if v & (8 << 28) != 0 { "FUTEX_OP_OPARG_SHIFT<<28|" } else { "" };
+    let (op, cmp) = ((v >> 28) & 7, (v >> 24) & 15);
+    let op = lookup(op, OPS).map_or_else(|| format!("{op:#x}<<28 /* FUTEX_OP_??? */"), |n| format!("{n}<<28"));
+    let cmp = lookup(cmp, CMPS).map_or_else(|| format!("{cmp:#x}<<24 /* FUTEX_OP_CMP_??? */"), |n| format!("{n}<<24"));
+    format!("{shift}{op}|{}<<12|{cmp}|{}", hex((v >> 12) & 0xfff), hex(v & 0xfff))
+}
+
+/// `futex`'s arguments as strace 6.1 prints them for the operation (`op & 127`): only the
+/// ones it uses (`FUTEX_WAKE`: the count; `FUTEX_WAIT_BITSET`: the value, timeout and bitset),
+/// all six for a command it does not know.
+fn futex_args(task: &Task, a: &SyscallArgs) -> Vec<(usize, Option<String>)> {
+    use ArgFmt::{Hex, Int, Ptr};
+    let bitset = |v: u64| {
+        if low32(v) == u32::MAX {
+            "FUTEX_BITSET_MATCH_ANY".to_string()
+        } else {
+            format_arg(task, Hex, u64::from(low32(v)), a)
+        }
+    };
+    let rest: &[(usize, ArgFmt)] = match a.raw(1) & 127 {
+        0 => &[(2, Int), (3, Ptr)],
+        1 | 2 => &[(2, Int)],
+        3 => &[(2, Int), (3, Int), (4, Ptr)],
+        4 | 12 => &[(2, Int), (3, Int), (4, Ptr), (5, Int)],
+        5 => &[(2, Int), (3, Int), (4, Ptr), (5, Hex)],
+        6 | 13 => &[(3, Ptr)],
+        7 | 8 => &[],
+        9 => &[(2, Int), (3, Ptr), (5, Hex)],
+        10 => &[(2, Int), (5, Hex)],
+        11 => &[(2, Int), (3, Ptr), (4, Ptr)],
+        _ => &[(2, Int), (3, Ptr), (4, Ptr), (5, Hex)],
+    };
+    let cmd = a.raw(1) & 127;
+    let mut out = vec![(0, Some(format_arg(task, Ptr, a.raw(0), a))), (1, Some(futex_op(a.raw(1))))];
+    for &(i, f) in rest {
+        // Argument 5 is the operation of FUTEX_WAKE_OP and the bitset of the bitset calls.
+        let text = match (i, cmd) {
+            (5, 5) => futex_wake_op(a.raw(i)),
+            (5, 9 | 10) => bitset(a.raw(i)),
+            _ => format_arg(task, f, a.raw(i), a),
+        };
+        out.push((i, Some(text)));
+    }
+    out
 }
 
 fn flags(v: u64, names: &[(u64, &str)], zero: &str) -> String {
@@ -986,6 +1219,41 @@ mod tests {
         assert_eq!(prctl_option(16), "PR_GET_NAME");
         assert_eq!(prctl_option(0x5961_6d61), "PR_SET_PTRACER");
         assert_eq!(prctl_option(999), "0x3e7 /* PR_??? */");
+    }
+
+    #[test]
+    fn futex_operations_as_strace_prints_them() {
+        // strace 6.1 natively (Debian 12, x86_64).
+        assert_eq!(futex_op(128 | 1), "FUTEX_WAKE_PRIVATE");
+        assert_eq!(futex_op(9 | 128 | 256), "FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME");
+        assert_eq!(futex_op(256), "FUTEX_WAIT|FUTEX_CLOCK_REALTIME");
+        assert_eq!(futex_op(13), "FUTEX_LOCK_PI2");
+        assert_eq!(futex_op(256 | 1), "0x101 /* FUTEX_??? */");
+        assert_eq!(futex_op(13 | 128 | 256), "0x18d /* FUTEX_??? */");
+        assert_eq!(futex_op(99), "0x63 /* FUTEX_??? */");
+        assert_eq!(futex_wake_op(0x0400_0001), "FUTEX_OP_SET<<28|0<<12|FUTEX_OP_CMP_GT<<24|0x1");
+        assert_eq!(futex_wake_op(0x1234_5678), "FUTEX_OP_ADD<<28|0x345<<12|FUTEX_OP_CMP_LT<<24|0x678");
+        assert_eq!(
+            futex_wake_op(0x9876_5432),
+            "FUTEX_OP_OPARG_SHIFT<<28|FUTEX_OP_ADD<<28|0x765<<12|0x8<<24 /* FUTEX_OP_CMP_??? */|0x432"
+        );
+        assert_eq!(futex_wake_op(0x7000_0000), "0x7<<28 /* FUTEX_OP_??? */|0<<12|FUTEX_OP_CMP_EQ<<24|0");
+    }
+
+    #[test]
+    fn advice_resources_and_flags_by_name() {
+        // strace 6.1 natively: madvise(…, MADV_DONTNEED), madvise(…, 0x4d /* MADV_??? */),
+        // getrandom(…, GRND_NONBLOCK|GRND_INSECURE), mremap(…, MREMAP_MAYMOVE|MREMAP_DONTUNMAP).
+        assert_eq!(named(4, MADVICES, "MADV"), "MADV_DONTNEED");
+        assert_eq!(named(77, MADVICES, "MADV"), "0x4d /* MADV_??? */");
+        assert_eq!(named(7, RLIMITS, "RLIMIT"), "RLIMIT_NOFILE");
+        assert_eq!(named(0x1002, ARCH_PRCTL_CODES, "ARCH"), "ARCH_SET_FS");
+        let grnd = [(1, "GRND_NONBLOCK"), (2, "GRND_RANDOM"), (4, "GRND_INSECURE")];
+        assert_eq!(known_flags(5, &grnd, "GRND"), "GRND_NONBLOCK|GRND_INSECURE");
+        assert_eq!(known_flags(0, &grnd, "GRND"), "0");
+        assert_eq!(known_flags(8, &grnd, "GRND"), "0x8 /* GRND_??? */");
+        let mremap = [(1, "MREMAP_MAYMOVE"), (2, "MREMAP_FIXED"), (4, "MREMAP_DONTUNMAP")];
+        assert_eq!(known_flags(5, &mremap, "MREMAP"), "MREMAP_MAYMOVE|MREMAP_DONTUNMAP");
     }
 
     #[test]

@@ -166,8 +166,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::mmap, mm::mmap, &[Ptr, ULong, ArgFmt::Prot, MmapFlags, Fd, Hex], RHex),
     d(Sys::munmap, mm::munmap, &[Ptr, ULong], RInt),
     d(Sys::mprotect, mm::mprotect, &[Ptr, ULong, ArgFmt::Prot], RInt),
-    d(Sys::mremap, mm::mremap, &[Ptr, ULong, ULong, Hex, Ptr], RHex),
-    d(Sys::madvise, mm::madvise, &[Ptr, ULong, Int], RInt).unlocked(mm::madvise_unlocked),
+    d(Sys::mremap, mm::mremap, &[Ptr, ULong, ULong, MremapFlags, MremapAddr], RHex),
+    d(Sys::madvise, mm::madvise, &[Ptr, ULong, Madvice], RInt).unlocked(mm::madvise_unlocked),
     d(Sys::msync, mm::msync, &[Ptr, ULong, Hex], RInt),
     d(Sys::mlock, mm::mlock, &[Ptr, ULong], RInt),
     d(Sys::munlock, mm::munlock, &[Ptr, ULong], RInt),
@@ -213,9 +213,9 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::set_robust_list, process::set_robust_list, &[Ptr, ULong], RInt),
     d(Sys::get_robust_list, process::get_robust_list, &[Int, Ptr, Ptr], RInt),
     d(Sys::rseq, rseq::rseq, &[Ptr, ULong, Hex, Hex], RInt),
-    d(Sys::prlimit64, process::prlimit64, &[Int, Int, Ptr, Ptr], RInt).reaching(Reach::Pid(0)),
-    d(Sys::getrlimit, process::getrlimit, &[Int, Ptr], RInt),
-    d(Sys::setrlimit, process::setrlimit, &[Int, Ptr], RInt),
+    d(Sys::prlimit64, process::prlimit64, &[Int, Rlimit, Ptr, Ptr], RInt).reaching(Reach::Pid(0)),
+    d(Sys::getrlimit, process::getrlimit, &[Rlimit, Ptr], RInt),
+    d(Sys::setrlimit, process::setrlimit, &[Rlimit, Ptr], RInt),
     d(Sys::getrusage, process::getrusage, &[Int, Ptr], RInt),
     d(Sys::times, process::times, &[Ptr], RInt),
     d(Sys::socketcall, socketcall::socketcall, &[Int, Ptr], RInt).unlocked(socketcall::socketcall_unlocked),
@@ -288,8 +288,8 @@ pub static DEFS: &[SyscallDef] = &[
     d(Sys::clock_adjtime, time::clock_adjtime, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     d(Sys::clock_adjtime64, time::clock_adjtime64, &[ClockId, Ptr], RInt).reaching(Reach::Host),
     // futex
-    d(Sys::futex, futex::futex, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt).unlocked(futex::futex_unlocked),
-    d(Sys::futex_time64, futex::futex_time64, &[Ptr, Int, Int, Hex, Ptr, Hex], RInt)
+    d(Sys::futex, futex::futex, &[Ptr, FutexOp, Int, Hex, Ptr, Hex], RInt).unlocked(futex::futex_unlocked),
+    d(Sys::futex_time64, futex::futex_time64, &[Ptr, FutexOp, Int, Hex, Ptr, Hex], RInt)
         .unlocked(futex::futex_time64_unlocked),
     // epoll
     d(Sys::epoll_create, epoll::epoll_create, &[Int], RInt),
@@ -384,7 +384,7 @@ pub static DEFS: &[SyscallDef] = &[
     // misc
     d(Sys::uname, misc::uname, &[Ptr], RInt),
     d(Sys::sysinfo, misc::sysinfo, &[Ptr], RInt),
-    d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, Hex], RInt).unlocked(misc::getrandom_unlocked),
+    d(Sys::getrandom, misc::getrandom, &[BufOut, ULong, GrndFlags], RInt).unlocked(misc::getrandom_unlocked),
     d(Sys::getcpu, time::getcpu, &[Ptr, Ptr, Ptr], RInt).unlocked(time::getcpu_unlocked),
     d(Sys::ioprio_get, misc::ioprio_get, &[Int, Int], RInt),
     d(Sys::ioprio_set, misc::ioprio_set, &[Int, Int, Int], RInt).reaching(Reach::Pid(1)),

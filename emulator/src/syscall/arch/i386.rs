@@ -28,8 +28,8 @@ pub static ROWS: &[SyscallDef] = &[
     d(Sys::get_thread_area, get_thread_area, &[Ptr], RInt),
     d(Sys::modify_ldt, modify_ldt, &[Int, Ptr, ULong], RInt),
     d(Sys::old_select, old_select, &[Ptr], RInt),
-    d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt),
-    d(Sys::getrlimit, old_getrlimit, &[Int, Ptr], RInt),
+    d(Sys::arch_prctl, arch_prctl, &[ArchPrctlCode, Hex], RInt),
+    d(Sys::getrlimit, old_getrlimit, &[Rlimit, Ptr], RInt),
 ];
 
 /// `getrlimit` at i386's number 76 is the kernel's `sys_old_getrlimit` (kernel/sys.c): limits

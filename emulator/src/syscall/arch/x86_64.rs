@@ -31,7 +31,7 @@ pub mod arch_prctl {
 
 /// x86_64's own rows.
 pub static ROWS: &[SyscallDef] = &[
-    d(Sys::arch_prctl, arch_prctl, &[Hex, Hex], RInt),
+    d(Sys::arch_prctl, arch_prctl, &[ArchPrctlCode, Hex], RInt),
     d(Sys::map_shadow_stack, crate::syscall::mm::map_shadow_stack, &[Ptr, ULong, Hex], RInt),
     d(Sys::modify_ldt, modify_ldt, &[Int, Ptr, ULong], RInt),
 ];
