@@ -619,6 +619,7 @@ fn strace_names_flags_and_options_as_strace_does() {
 const NAMED_ARGUMENTS: &str = r#"
 #define _GNU_SOURCE
 #include <linux/futex.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/resource.h>
@@ -635,6 +636,12 @@ int main(void) {
     void *p = mmap(0, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     madvise(p, 4096, MADV_DONTNEED);
     mremap(p, 8192, 16384, MREMAP_MAYMOVE);
+    sigset_t set, old;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigprocmask(SIG_BLOCK, &set, &old);
+    sigprocmask(SIG_SETMASK, &old, NULL);
     return 0;
 }
 "#;
@@ -642,7 +649,8 @@ int main(void) {
 #[test]
 fn strace_names_futex_operations_advice_and_resources() {
     // strace 6.1 natively (x86_64) prints NAMED_ARGUMENTS' calls so (addresses vary); mips64el
-    // numbers RLIMIT_NOFILE 5 (arch/mips/include/uapi/asm/resource.h).
+    // numbers RLIMIT_NOFILE 5 (arch/mips/include/uapi/asm/resource.h) and SIGTERM 15 but its
+    // sigset_t is 16 bytes.
     let want = [
         "prlimit64(0, RLIMIT_NOFILE, NULL, ",
         ", 8, GRND_NONBLOCK|GRND_INSECURE) = 8",
@@ -650,6 +658,8 @@ fn strace_names_futex_operations_advice_and_resources() {
         ", FUTEX_WAIT_BITSET_PRIVATE|FUTEX_CLOCK_REALTIME, 1, NULL, FUTEX_BITSET_MATCH_ANY) = -1 EAGAIN",
         ", 4096, MADV_DONTNEED) = 0",
         ", 8192, 16384, MREMAP_MAYMOVE) = 0x",
+        "rt_sigprocmask(SIG_BLOCK, [INT TERM], [], ",
+        "rt_sigprocmask(SIG_SETMASK, [], NULL, ",
     ];
     let d = TempDir::new("strace_named_args");
     let src = d.path().join("named.c");

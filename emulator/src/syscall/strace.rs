@@ -101,6 +101,12 @@ pub enum ArgFmt {
     /// `mremap`'s new address: printed only when argument 3 has `MREMAP_FIXED`, as strace
     /// prints it.
     MremapAddr,
+    /// A pointer to a guest `sigset_t` the call reads: the set (`[INT TERM]`, `~[KILL STOP]`),
+    /// `NULL`, or the pointer where it cannot be read.
+    SigsetIn,
+    /// A pointer to a `sigset_t` the call fills: the set at exit when the call succeeded, else
+    /// the pointer.
+    SigsetOut,
 }
 
 /// How the result is printed.
@@ -143,6 +149,7 @@ pub fn format_entry(task: &Task, def: Option<&SyscallDef>, a: &SyscallArgs) -> V
         })
         .map(|(i, f)| match f {
             ArgFmt::BufOut => (i, None),
+            ArgFmt::SigsetOut if a.raw(i) != 0 => (i, None),
             f => (i, Some(format_arg(task, *f, a.raw(i), a))),
         })
         .collect()
@@ -239,7 +246,10 @@ pub fn format_line(
             Some(s) => line.push_str(s),
             None => {
                 let ok = signed64(ret) >= 0;
-                if ok {
+                let sigset = matches!(def.and_then(|d| d.args.get(i)), Some(ArgFmt::SigsetOut));
+                if ok && sigset {
+                    line.push_str(&sigset_at(task, a.raw(i)));
+                } else if ok {
                     line.push_str(&buffer(task, a.ptr(i), ret));
                 } else {
                     let _ = write!(line, "{:#x}", a.raw(i));
@@ -297,7 +307,8 @@ fn format_arg(task: &Task, f: ArgFmt, v: u64, a: &SyscallArgs) -> String {
         ArgFmt::IoctlReq => super::ioctl::name_of(task, v).map_or_else(|| format!("{v:#x}"), str::to_string),
         ArgFmt::Hex if v == 0 => "0".into(),
         ArgFmt::Hex => format!("{v:#x}"),
-        ArgFmt::Ptr | ArgFmt::BufOut | ArgFmt::MremapAddr => ptr(v),
+        ArgFmt::Ptr | ArgFmt::BufOut | ArgFmt::MremapAddr | ArgFmt::SigsetOut => ptr(v),
+        ArgFmt::SigsetIn => sigset_at(task, v),
         ArgFmt::AtFd => {
             if int32(v) == libc::AT_FDCWD {
                 "AT_FDCWD".into()
@@ -646,6 +657,15 @@ fn prctl_option(v: u64) -> String {
         (0x5961_6d61, "PR_SET_PTRACER"),
     ];
     NAMES.iter().find(|(n, _)| *n == v).map_or_else(|| format!("{v:#x} /* PR_??? */"), |(_, name)| (*name).into())
+}
+
+/// The guest signal set at `addr` as strace prints one; `NULL`, or the pointer when it cannot
+/// be read.
+fn sigset_at(task: &Task, addr: u64) -> String {
+    if addr == 0 {
+        return "NULL".into();
+    }
+    task.arch.read_sigset(&task.mm, GuestAddr::new(addr)).map_or_else(|_| ptr(addr), sigset)
 }
 
 /// strace's form of a number its table lacks: `0x4d /* MADV_??? */`.
