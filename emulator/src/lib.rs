@@ -145,7 +145,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     let entry = match &interp {
         Some(ielf) => {
             // The interpreter goes top-down below the stack gap, so place the stack first.
-            task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
+            task.mm.mmap_base = stack::mmap_base(task.mm.stack_top);
             let i = loader::load_image(&mut task.mm, ielf, ImageKind::Interpreter)?;
             stack_input_interp = Some(i);
             i.entry
@@ -160,7 +160,7 @@ pub fn launch(opts: Options, prog: Program) -> Result<(Exit, Option<String>), La
     drop(interp);
     drop(elf);
     // The vDSO goes at the top of the mmap area, below the stack, as Linux places it.
-    task.mm.mmap_base = stack::mmap_base(task.mm.task_size);
+    task.mm.mmap_base = stack::mmap_base(task.mm.stack_top);
     let gate = gate::map(
         &mut task.mm,
         arch.info().vdso,

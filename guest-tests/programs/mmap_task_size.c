@@ -7,6 +7,8 @@
  *   and the default mmap area stay below 2^42, the three-level page tables a new mm starts
  *   with, and a hint or MAP_FIXED above makes the kernel add a fourth and fifth level).
  * Checks, with each arch's own addresses:
+ * - the mappings a program starts with (its image, stack, vDSO) lie below the stack's limit
+ *   (s390x: 2^42) or TASK_SIZE;
  * - a hint high in the space (s390x: 2^50) is where the mapping goes, and the memory works
  *   there (loads, stores, an atomic add, system calls reading and writing it, /proc/self/maps);
  * - MAP_FIXED_NOREPLACE of the last page below TASK_SIZE maps it (or finds the stack there);
@@ -96,10 +98,34 @@ static void *map(uintptr_t a, size_t len, int flags)
     return mmap((void *)a, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 }
 
+/* Where the mappings a program starts with end at most: the stack's top (s390x: 2^42, the
+ * vDSO just below it, the interpreter and the mmap area under the stack), TASK_SIZE elsewhere
+ * (x86_64's vDSO lies above its stack; its [vsyscall] page above TASK_SIZE is not counted). */
+#if defined(__s390x__)
+#define START_TOP ((uintptr_t)1 << 42)
+#else
+#define START_TOP TASK_SIZE
+#endif
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
     uintptr_t top = TASK_SIZE;
+
+    FILE *maps = fopen("/proc/self/maps", "r");
+    CHECK(maps != NULL);
+    char line[512];
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long lo, hi;
+        CHECK(sscanf(line, "%lx-%lx", &lo, &hi) == 2);
+        if (strstr(line, "[vsyscall]"))
+            continue;
+        if (hi > START_TOP)
+            printf("above the start's top: %s", line);
+        CHECK(hi <= START_TOP);
+    }
+    fclose(maps);
+    printf("initial mappings below the stack's limit: ok\n");
 
     /* A hint high in the space. */
     char *p = map(HIGH, 1 << 20, 0);
