@@ -3516,11 +3516,11 @@ fn many_blocks_are_found_after_the_small_tb_table_grows() {
 fn closing_engines_leaves_shared_host_memory_and_other_engines_alone() {
     const STR_X2_X1: u32 = 0xf900_0022; // str x2, [x1]
     const LDR_X3_X1: u32 = 0xf940_0023; // ldr x3, [x1]
-    const PAGES: u64 = 8;
+    const PAGES: usize = 8;
     const REGION: u64 = 0x10_0000;
-    let mut host = vec![0u64; 512 * PAGES as usize];
+    let mut host = vec![0u64; 512 * PAGES];
     let base: *mut u64 = host.as_mut_ptr();
-    let host_at = |page: u64| base.wrapping_add(512 * page as usize).cast::<core::ffi::c_void>();
+    let host_at = |page: usize| base.wrapping_add(512 * page).cast::<core::ffi::c_void>();
     let map_all = |uc: &mut Unicorn<'static, ()>| {
         uc.mem_map(CODE, 0x1000, Prot::READ | Prot::EXEC).expect("map code");
         let bytes: Vec<u8> = [STR_X2_X1, LDR_X3_X1, NOP].iter().flat_map(|i| i.to_le_bytes()).collect();
@@ -3528,10 +3528,11 @@ fn closing_engines_leaves_shared_host_memory_and_other_engines_alone() {
         for page in 0..PAGES {
             // SAFETY: `host` (4 KiB a page) outlives every engine: each is dropped before
             // the end of the test.
-            unsafe { uc.mem_map_ptr(REGION * (page + 1), 0x1000, Prot::ALL, host_at(page)) }.expect("map page");
+            unsafe { uc.mem_map_ptr(REGION * (page as u64 + 1), 0x1000, Prot::ALL, host_at(page)) }.expect("map page");
         }
     };
-    let store = |uc: &mut Unicorn<'static, ()>, page: u64, value: u64| {
+    let store = |uc: &mut Unicorn<'static, ()>, page: usize, value: u64| {
+        let page = page as u64;
         uc.reg_write(RegisterARM64::X1, REGION * (page + 1) + 8 * page).unwrap();
         uc.reg_write(RegisterARM64::X2, value).unwrap();
         uc.emu_start(CODE, CODE + 8, 0, 0).expect("store and load");
@@ -3543,15 +3544,15 @@ fn closing_engines_leaves_shared_host_memory_and_other_engines_alone() {
         let mut uc = Unicorn::new(Arch::ARM64, Mode::ARM).expect("aarch64 engine");
         map_all(&mut uc);
         for page in 0..PAGES {
-            store(&mut uc, page, round * 100 + page);
+            store(&mut uc, page, round * 100 + page as u64);
         }
         drop(uc);
         for page in 0..PAGES {
-            let i = usize::try_from(512 * page + page).unwrap();
             // SAFETY: inside the buffer, which no engine is running on now.
-            assert_eq!(unsafe { std::ptr::read_volatile(base.add(i)) }, round * 100 + page, "round {round}");
+            let got = unsafe { std::ptr::read_volatile(base.add(512 * page + page)) };
+            assert_eq!(got, round * 100 + page as u64, "round {round}");
         }
-        store(&mut first, round % PAGES, round);
+        store(&mut first, usize::try_from(round).unwrap() % PAGES, round);
     }
     drop(first);
     host.clear();
