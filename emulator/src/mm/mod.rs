@@ -572,7 +572,7 @@ impl AddressSpace {
             {
                 space.flat = Some((base as u64, u8::try_from(low.trailing_zeros()).unwrap_or(u8::MAX)));
             }
-            space.add_window(0, MMAP_MIN_ADDR, (false, false), 0).map_err(refused(MMAP_MIN_ADDR))?;
+            space.add_window(0, MMAP_MIN_ADDR, (false, false, false), 0).map_err(refused(MMAP_MIN_ADDR))?;
             for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
                 space.ensure_window(guest, len).map_err(refused(len))?;
             }
@@ -580,14 +580,14 @@ impl AddressSpace {
             // Every 32-bit address and an access running past the last one land in the
             // reservation (direct loads add no bounds check).
             space
-                .add_window(0, layout.task_size, (false, false), DIRECT_SPAN - layout.task_size)
+                .add_window(0, layout.task_size, (false, false, false), DIRECT_SPAN - layout.task_size)
                 .map_err(refused(DIRECT_SPAN))?;
             if direct && std::env::var_os("ENDGATE_NO_DIRECT_STORES").is_none() {
                 space.make_store_table();
             }
         }
         if let Some(page) = layout.fixed_page {
-            space.add_window(page, PAGE_SIZE, (false, false), 0).map_err(refused(PAGE_SIZE))?;
+            space.add_window(page, PAGE_SIZE, (false, false, false), 0).map_err(refused(PAGE_SIZE))?;
         }
         Ok(space)
     }
@@ -860,7 +860,10 @@ impl AddressSpace {
             }
             // The last granule below 2^64 (s390x) ends at `task_size`.
             let (s, e) = (run * WINDOW_GRANULE, g.checked_mul(WINDOW_GRANULE).unwrap_or(self.task_size));
-            self.add_window(s, e - s, (addr < s, end > e), 0)?;
+            // Where the range goes on into a neighbour, the new window must meet it; where it
+            // lies inside, it had better meet the neighbour it lies nearer to.
+            let upper_first = e.saturating_sub(end) < addr.saturating_sub(s);
+            self.add_window(s, e - s, (addr < s, end > e, upper_first), 0)?;
             let offset = self.to_host(s, 1).map_or(0, |h| (h as u64).wrapping_sub(s));
             self.set_offsets(s, e, offset);
         }
@@ -869,11 +872,14 @@ impl AddressSpace {
 
     /// Reserves host address space for a new window `[guest, guest+len)` (free of windows) and
     /// joins it to its neighbours where their host pages meet. `join` says which neighbour
-    /// (below, above) the new window's host pages must meet, tried first; otherwise the guest's
-    /// own address comes first, then either neighbour, then wherever the host puts it. `extra`
+    /// (below, above) the new window's host pages must meet, tried first, and whether the
+    /// neighbour above comes before the one below after that (the mapping that asks for the
+    /// window lies nearer its top); then the window of the guest range below's offset where
+    /// that lands in the room kept after it, the guest's own address, and wherever the host
+    /// puts it. `extra`
     /// more bytes are reserved after the window (a 32-bit guest's [`DIRECT_SPAN`]); otherwise a
     /// [`GUARD`] is kept after it where the host has room. Errors: `ENOMEM`.
-    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool), extra: u64) -> Result<(), Errno> {
+    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool, bool), extra: u64) -> Result<(), Errno> {
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let total = usize::try_from(len + extra).map_err(|_| Errno::ENOMEM)?;
         let lower = self.windows.iter().find(|w| w.guest + w.len == guest).map(|w| w.host as u64 + w.len);
@@ -886,17 +892,21 @@ impl AddressSpace {
         if join.1 {
             order.push(upper);
         }
-        // At the offset of the window below, inside the room kept after it: the guest range
-        // between them can then become a window that meets both (AddressSanitizer's shadow
-        // gap, made after the shadow above it).
-        let below = self
-            .windows
-            .iter()
-            .rev()
-            .find(|w| w.guest + w.len <= guest)
-            .map(|w| guest.wrapping_add((w.host as u64).wrapping_sub(w.guest)))
-            .filter(|&h| self.guards.iter().any(|&(g, room)| h >= g && h - g < room));
-        order.extend([below, identity, lower, upper]);
+        // At the offset of the window below, inside the room kept right after it: the guest
+        // range between them can then become a window that meets both (AddressSanitizer's
+        // shadow gap, made after the shadow above it).
+        let below = self.windows.iter().rev().find(|w| w.guest + w.len <= guest).and_then(|w| {
+            let (end, h) = (w.host as u64 + w.len, guest.wrapping_add((w.host as u64).wrapping_sub(w.guest)));
+            self.guards.iter().any(|&(g, room)| g == end && h >= g && h - g < room).then_some(h)
+        });
+        // A window next to a guest neighbour meets it first where it can (a system call's
+        // buffer or a later mapping running from one into the other is then one host range);
+        // the guest's own address next (windows made there for neighbouring ranges meet).
+        if join.2 {
+            order.extend([upper, lower, below, identity]);
+        } else {
+            order.extend([lower, upper, below, identity]);
+        }
         let mut host = None;
         for want in order.into_iter().flatten() {
             // A direct load that runs past a window's end reads the host pages after it: they
@@ -924,14 +934,23 @@ impl AddressSpace {
                 h
             }
             None => {
-                // Wherever the host puts it, with its guard in the same reservation: where the
-                // host has room, long enough for the window made right above it or, GUARD from
+                // Wherever the host puts it, with its guards in the same reservation: where the
+                // host has room, a granule before it for the window of the guest granule right
+                // below (so that a later neighbour below meets it: a system call's buffer or a
+                // mapping that runs from one into the other then lies in one host range) and,
+                // after it, long enough for the window made right above it or, GUARD from
                 // either end, for a window of its own; else the least.
-                let sized = [len.clamp(GUARD, LOW_BLOCK) + 2 * GUARD, GUARD]
-                    .into_iter()
-                    .find_map(|guard| Some((reserve(None, usize::try_from(len + guard).ok()?)?, guard)));
-                if let Some((h, guard)) = sized {
-                    self.reservations.push((h.cast(), crate::abi::u64_to_usize(len + guard)));
+                let after = len.clamp(GUARD, LOW_BLOCK) + 2 * GUARD;
+                let sized =
+                    [(WINDOW_GRANULE, after), (0, after), (0, GUARD)].into_iter().find_map(|(before, guard)| {
+                        Some((reserve(None, usize::try_from(before + len + guard).ok()?)?, before, guard))
+                    });
+                if let Some((h, before, guard)) = sized {
+                    self.reservations.push((h.cast(), crate::abi::u64_to_usize(before + len + guard)));
+                    if before > 0 {
+                        self.guards.push((h as u64, before));
+                    }
+                    let h = h.wrapping_add(crate::abi::u64_to_usize(before));
                     self.guards.push((h as u64 + len, guard));
                     h
                 } else {
@@ -1795,6 +1814,9 @@ impl AddressSpace {
         );
         self.changed();
         if matches!(backing, Backing::Anon { shared: false }) {
+            // Joined to the mapping before it and to the one after it, as Linux's vma_merge
+            // joins a new mapping to both neighbours.
+            self.merge_with_previous(addr + len);
             self.merge_with_previous(addr);
         }
         self.note_peak();
@@ -1803,7 +1825,8 @@ impl AddressSpace {
 
     /// Joins the private anonymous mapping at `start` to the one ending right before it when
     /// they are alike, as Linux merges adjacent VMAs (so a brk heap grown in steps is one
-    /// `[heap]` line in `/proc/self/maps`).
+    /// `[heap]` line in `/proc/self/maps`, and a mapping made right below another one line
+    /// with it).
     fn merge_with_previous(&mut self, start: u64) {
         if self.vmas.get(&start).is_some_and(|v| !v.shared && v.file_id.is_none()) {
             self.merge_at(start);
