@@ -104,6 +104,38 @@ int main(void)
     uintptr_t hint = wide ? (uintptr_t)192 * gib : (uintptr_t)0x98000000u;
     try_at("hint honoured", hint, 1 << 20, 0);
 
+    /* An unaligned hint: x86's kernel rounds it down (arch_get_unmapped_area: addr &=
+     * PAGE_MASK), the others' up (PAGE_ALIGN: mm/mmap.c, arch/s390/mm/mmap.c, arch/arm/mm/mmap.c,
+     * arch/mips/mm/mmap.c). */
+    uintptr_t odd_hint = hint + ((uintptr_t)4 << 20) + 1;
+#if defined(__x86_64__) || defined(__i386__)
+    uintptr_t want = odd_hint - 1;
+#else
+    uintptr_t want = odd_hint - 1 + 4096;
+#endif
+    void *r = mmap((void *)odd_hint, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(r == (void *)want);
+    CHECK(munmap(r, 4096) == 0);
+    printf("unaligned hint rounded as the arch's kernel does: ok\n");
+
+    /* A hint just below the stack, inside the gap Linux keeps there (stack_guard_gap, 256
+     * pages): placed elsewhere. */
+    FILE *m = fopen("/proc/self/maps", "r");
+    CHECK(m != NULL);
+    char line[512];
+    uintptr_t stack_lo = 0;
+    while (fgets(line, sizeof line, m)) {
+        unsigned long lo, hi;
+        if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+            stack_lo = lo;
+    }
+    fclose(m);
+    CHECK(stack_lo != 0);
+    r = mmap((void *)(stack_lo - 8192), 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(r != MAP_FAILED && r != (void *)(stack_lo - 8192));
+    CHECK(munmap(r, 4096) == 0);
+    printf("hint in the stack's guard gap: placed elsewhere\n");
+
     /* Far below the stack. */
     int on_stack;
     uintptr_t below = (((uintptr_t)&on_stack) & ~(gib - 1)) - (wide ? 128 * gib : gib);

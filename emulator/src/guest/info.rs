@@ -271,6 +271,10 @@ pub struct ArchInfo {
     /// a file: the kernel's `LEGACY_MAP_MASK` (include/linux/mman.h) built from the arch's
     /// uapi values; any other bit is `EOPNOTSUPP`.
     pub mmap_validate_flags: u64,
+    /// An `mmap` hint that is not page-aligned is rounded down (x86's
+    /// `arch_get_unmapped_area`: `addr &= PAGE_MASK`), not up as the generic and the other
+    /// arches' code does (`PAGE_ALIGN(addr)`, mm/mmap.c, arch/s390/mm/mmap.c…).
+    pub mmap_hint_rounds_down: bool,
     /// A guest `fcntl` command to the host's.
     pub fcntl_cmd_to_host: fn(i32) -> i32,
     /// A guest `ioctl` request to the host's (terminal requests differ on MIPS).
@@ -419,6 +423,7 @@ impl ArchInfo {
         prot_sem: 0x8,
         mmap_flags_to_generic: |flags| flags,
         mmap_validate_flags: crate::abi::MMAP_LEGACY_FLAGS,
+        mmap_hint_rounds_down: false,
         fcntl_cmd_to_host: |cmd| cmd,
         ioctl_to_host: |req| req,
         rlimit_resource_to_host: |r| r,

@@ -1576,6 +1576,19 @@ impl AddressSpace {
         self.vmas.range(addr..end).next().is_none()
     }
 
+    /// `true` unless `[addr, addr+len)` ends inside the gap Linux keeps below a stack (the main
+    /// thread's or a `MAP_GROWSDOWN` mapping: [`STACK_GUARD_GAP`], mm/mmap.c `vm_start_gap`),
+    /// where the kernel does not take an `mmap` hint.
+    pub fn clear_of_stack_gap(&self, addr: u64, len: u64) -> bool {
+        let Some(end) = addr.checked_add(len) else { return false };
+        match self.vmas.range(end..).next() {
+            Some((&start, v)) if v.grows_down || v.name == VmaName::Stack => {
+                end <= start.saturating_sub(STACK_GUARD_GAP)
+            }
+            _ => true,
+        }
+    }
+
     /// `true` if `[addr, addr+len)` lies at or above [`MMAP_MIN_ADDR`] and below `task_size` (a
     /// fixed page above it is not the guest's to map over), inside one window for a 32-bit
     /// guest. (A 64-bit guest's mapping may still fail with `ENOMEM` when it straddles windows

@@ -244,12 +244,16 @@ pub fn mmap(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
         }
         addr
     } else {
-        let hint = page_floor(addr);
+        let info = t.arch.info();
+        let hint = if info.mmap_hint_rounds_down { page_floor(addr) } else { page_ceil(addr).unwrap_or(0) };
+        // A hint is taken where the range is free and not in the gap Linux keeps below a
+        // stack (`vm_start_gap`); else the usual top-down placement.
         if let Some(range) = low32 {
             mm.find_free_in(range.start, range.end, len).ok_or(Errno::ENOMEM)?
         } else if hint != 0
             && mm.is_placeable(hint, len)
             && mm.is_free(hint, len)
+            && mm.clear_of_stack_gap(hint, len)
             && mm.ensure_window(hint, len).is_ok()
         {
             hint

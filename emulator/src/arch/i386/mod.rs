@@ -81,6 +81,7 @@ pub static INFO: ArchInfo = ArchInfo {
     elf_machine: 3,
     // x86's LEGACY_MAP_MASK also has MAP_32BIT (0x40) and MAP_ABOVE4G (0x80).
     mmap_validate_flags: crate::abi::MMAP_LEGACY_FLAGS | 0x40 | 0x80,
+    mmap_hint_rounds_down: true,
     // 32-bit long and pointers; `long long` and `double` only 4-byte aligned in structs.
     data_model: DataModel::ILP32_LE_I386,
     // [0, 4 MiB) low; [4 MiB, 256 MiB) PIE, and ET_EXEC images at 0x08048000 with their brk

@@ -73,6 +73,7 @@ pub static INFO: ArchInfo = ArchInfo {
     map_32bit: Some((0x40, 0x4000_0000..0x8000_0000)),
     // x86's LEGACY_MAP_MASK also has MAP_32BIT (0x40) and MAP_ABOVE4G (0x80).
     mmap_validate_flags: crate::abi::MMAP_LEGACY_FLAGS | 0x40 | 0x80,
+    mmap_hint_rounds_down: true,
     epoll_packed: true,
     vdso: Some(&vdso::VDSO),
     numbers: syscall_numbers!(x86_64),
