@@ -17,7 +17,9 @@
 //! resolve where the guest runs, with the same `--strace` and `-L`, `-0 argv[0]` and the
 //! program's guest path, and the
 //! guest's `envp` as the host environment (which endgate hands on to the guest unchanged when
-//! no `-E`/`-U` is given). The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
+//! no `-E`/`-U` is given), less the variables the host's loader and C library would act on in
+//! endgate itself (`LD_*`, `GLIBC_TUNABLES`, `MALLOC_*`), which go in the exec state and back
+//! to their places in the guest's environment. The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
 //! mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
 //! (`--exec-state=FD`, a memfd of lines, read and closed by the new endgate before it loads
 //! the program): endgate's own handles, the guest's seccomp filters, and, after the guest
@@ -437,6 +439,12 @@ fn exec(
     if execfn != program {
         state.push(format!("execfn {}", super::selfref::hex(&execfn)));
     }
+    // The variables the host's loader and C library act on go in the exec state, not in the
+    // environment of the host's exec of endgate (see [`acts_on_endgate`]).
+    let (hidden, host_env): (Vec<_>, Vec<_>) = envp.iter().enumerate().partition(|(_, e)| acts_on_endgate(e));
+    for (i, e) in &hidden {
+        state.push(format!("guest-env {i} {}", super::selfref::hex(e)));
+    }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
         state.push(format!("reenter {root} {cwd}"));
@@ -482,11 +490,15 @@ fn exec(
     args.push(cstring(b"--"));
     args.push(cstring(&program));
     args.extend(argv[1..].iter().map(|a| cstring(a)));
-    let env: Vec<CString> = envp.iter().map(|e| cstring(e)).collect();
+    let env: Vec<CString> = host_env.iter().map(|(_, e)| cstring(e)).collect();
     let mut argp: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     argp.push(std::ptr::null());
     let mut envpp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
     envpp.push(std::ptr::null());
+    // The guest's whole environment, for a host program run in endgate's place (binfmt).
+    let full_env: Vec<CString> = envp.iter().map(|e| cstring(e)).collect();
+    let mut full_envpp: Vec<*const libc::c_char> = full_env.iter().map(|e| e.as_ptr()).collect();
+    full_envpp.push(std::ptr::null());
     if t.opts.strace {
         // The call succeeds from here on (the host's execve of endgate fails only for lack of
         // resources), and strace prints its line with the result 0 before the new program's.
@@ -540,7 +552,7 @@ fn exec(
             unsafe { libc::execve(c"/proc/self/exe".as_ptr(), argp.as_ptr(), envpp.as_ptr()) };
             let e = Errno::last();
             if matches!(e, Errno::ENOENT | Errno::ELOOP | Errno::ENOTDIR | Errno::EACCES) {
-                exec_through_binfmt(&as_given.0, &as_given.1, &envpp)
+                exec_through_binfmt(&as_given.0, &as_given.1, &full_envpp)
                     .inspect_err(|_| {
                         crate::elog!(
                             "endgate: execve: cannot run endgate again: it found no file of its own at start and /proc/self/exe: {e}"
@@ -643,6 +655,32 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
     Err(Errno::last())
 }
 
+/// Whether the guest environment entry `e` (`NAME=VALUE`) is one the host's dynamic loader or
+/// C library would act on in endgate itself (ld.so(8): `LD_PRELOAD`, `LD_LIBRARY_PATH`,
+/// `LD_TRACE_LOADED_OBJECTS`, `LD_DEBUG`, `LD_AUDIT`…; `GLIBC_TUNABLES`; malloc's
+/// `MALLOC_*`): such a variable travels to the new endgate in the exec state (`guest-env`
+/// lines), which puts it back in its place in the guest's environment ([`with_hidden_env`]),
+/// so that it reaches the guest's loader and not the host's (`ldd` under endgate).
+fn acts_on_endgate(e: &[u8]) -> bool {
+    let name = e.split(|&b| b == b'=').next().unwrap_or(e);
+    name.starts_with(b"LD_") || name.starts_with(b"MALLOC_") || name == b"GLIBC_TUNABLES"
+}
+
+/// Guest environment entries the previous endgate kept out of the host's exec, with their
+/// places (`guest-env INDEX HEX` exec state lines).
+static HIDDEN_ENV: std::sync::Mutex<Vec<(usize, Vec<u8>)>> = std::sync::Mutex::new(Vec::new());
+
+/// `env` (the environment endgate started with, as the guest's) with the entries the previous
+/// endgate passed in its exec state put back at their places.
+pub fn with_hidden_env(mut env: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    let mut hidden = std::mem::take(&mut *HIDDEN_ENV.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    hidden.sort_by_key(|(i, _)| *i);
+    for (i, e) in hidden {
+        env.insert(i.min(env.len()), e);
+    }
+    env
+}
+
 /// The longest exec state passed in an argument (`--exec-state-text`, twice as long in
 /// hexadecimal); longer state (seccomp filters) goes in a memfd. The argument takes room from
 /// the guest's own arguments and environment (`ARG_MAX`, which programs such as `xargs` fill
@@ -698,6 +736,12 @@ fn restore_lines(text: &str) {
         }
         if line == "trace-pids" {
             crate::log::trace_pids();
+            continue;
+        }
+        if let Some((i, e)) = line.strip_prefix("guest-env ").and_then(|r| r.split_once(' ')) {
+            if let (Ok(i), Some(e)) = (i.parse::<usize>(), super::selfref::unhex(e)) {
+                HIDDEN_ENV.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((i, e));
+            }
             continue;
         }
         if let Some(name) = line.strip_prefix("execfn ").and_then(super::selfref::unhex) {

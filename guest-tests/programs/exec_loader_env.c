@@ -1,0 +1,37 @@
+/* Variables the host's dynamic loader and C library read (ld.so(8): LD_TRACE_LOADED_OBJECTS,
+ * LD_DEBUG, LD_PRELOAD, LD_SHOW_AUXV; GLIBC_TUNABLES; MALLOC_*) in the environment of an
+ * execve reach the new program as they are and in their places, and act on nothing else: this
+ * program (static, so no loader of its own reads them) runs again with them set between two
+ * other variables and prints its environment. Under an emulator that runs itself again for
+ * the guest's execve, they must not reach its own loader (`ldd` under it listed the emulator's
+ * libraries). */
+#include "common.h"
+
+extern char **environ;
+
+int main(int argc, char **argv)
+{
+    if (argc > 1) {
+        printf("child ran\n");
+        for (char **e = environ; *e; e++)
+            printf("%s\n", *e);
+        return 0;
+    }
+    char *env[] = {
+        "FIRST=1",
+        "LD_TRACE_LOADED_OBJECTS=1",
+        "MIDDLE=2",
+        "LD_DEBUG=files",
+        "LD_SHOW_AUXV=1",
+        "LD_PRELOAD=/nonexistent/libnothing.so",
+        "LD_LIBRARY_PATH=/nonexistent",
+        "GLIBC_TUNABLES=glibc.malloc.check=3",
+        "MALLOC_PERTURB_=85",
+        "LAST=3",
+        NULL,
+    };
+    char *args[] = {argv[0], "child", NULL};
+    execve("/proc/self/exe", args, env);
+    printf("execve: %s\n", strerror(errno));
+    return 1;
+}
