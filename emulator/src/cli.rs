@@ -154,6 +154,10 @@ pub struct Cli {
     /// (hidden; see [`COMM_FLAG`]).
     #[arg(long = "comm", hide = true, value_name = "NAME", allow_hyphen_values = true)]
     pub comm: Option<OsString>,
+    /// Guest environment entries a guest's execve kept out of this endgate's own environment,
+    /// each `INDEX:NAME=VALUE` (hidden; see [`GUEST_ENV_FLAG`]).
+    #[arg(long = "guest-env", hide = true, value_name = "INDEX:ENTRY", allow_hyphen_values = true)]
+    pub hidden_env: Vec<OsString>,
 
     /// The guest program (an ELF file).
     #[arg(value_name = "PROGRAM")]
@@ -393,6 +397,13 @@ pub const EXEC_STATE_TEXT_FLAG: &str = "--exec-state-text";
 /// The hidden option with which a guest's execve passes on the descriptor of endgate's own
 /// executable that it ran (`crate::syscall::selfref`), for the next execve.
 pub const EXE_FD_FLAG: &str = "--exe-fd";
+/// The hidden option with which a guest's execve passes on an entry of the guest's
+/// environment that the host's loader or C library would act on in endgate itself
+/// (`crate::syscall::exec`), as one argument `--guest-env=INDEX:NAME=VALUE`, with its place in
+/// the guest's environment: in an argument, as the rest of the exec state that is short (a
+/// descriptor held across the exec would take the one the host's loader needs under a small
+/// `RLIMIT_NOFILE`), and as it is (no hexadecimal: it takes room from `ARG_MAX`).
+pub const GUEST_ENV_FLAG: &str = "--guest-env";
 /// The hidden option with which a guest's execve passes on the task name Linux gives the new
 /// program (`crate::thread::title`), as one argument `--comm=NAME`.
 pub const COMM_FLAG: &str = "--comm";

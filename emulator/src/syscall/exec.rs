@@ -18,8 +18,8 @@
 //! program's guest path, and the
 //! guest's `envp` as the host environment (which endgate hands on to the guest unchanged when
 //! no `-E`/`-U` is given), less the variables the host's loader and C library would act on in
-//! endgate itself (`LD_*`, `GLIBC_TUNABLES`, `MALLOC_*`), which go in the exec state and back
-//! to their places in the guest's environment. The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
+//! endgate itself (`LD_*`, `GLIBC_TUNABLES`, `MALLOC_*`), which go in `--guest-env` arguments
+//! and back to their places in the guest's environment. The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
 //! mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
 //! (`--exec-state=FD`, a memfd of lines, read and closed by the new endgate before it loads
 //! the program): endgate's own handles, the guest's seccomp filters, and, after the guest
@@ -439,11 +439,13 @@ fn exec(
     if execfn != program {
         state.push(format!("execfn {}", super::selfref::hex(&execfn)));
     }
-    // The variables the host's loader and C library act on go in the exec state, not in the
+    // The variables the host's loader and C library act on go in arguments, not in the
     // environment of the host's exec of endgate (see [`acts_on_endgate`]).
     let (hidden, host_env): (Vec<_>, Vec<_>) = envp.iter().enumerate().partition(|(_, e)| acts_on_endgate(e));
     for (i, e) in &hidden {
-        state.push(format!("guest-env {i} {}", super::selfref::hex(e)));
+        let mut arg = format!("{}={i}:", crate::cli::GUEST_ENV_FLAG).into_bytes();
+        arg.extend_from_slice(e);
+        args.push(cstring(&arg));
     }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
@@ -658,24 +660,29 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
 /// Whether the guest environment entry `e` (`NAME=VALUE`) is one the host's dynamic loader or
 /// C library would act on in endgate itself (ld.so(8): `LD_PRELOAD`, `LD_LIBRARY_PATH`,
 /// `LD_TRACE_LOADED_OBJECTS`, `LD_DEBUG`, `LD_AUDIT`…; `GLIBC_TUNABLES`; malloc's
-/// `MALLOC_*`): such a variable travels to the new endgate in the exec state (`guest-env`
-/// lines), which puts it back in its place in the guest's environment ([`with_hidden_env`]),
-/// so that it reaches the guest's loader and not the host's (`ldd` under endgate).
+/// `MALLOC_*`): such a variable travels to the new endgate in an argument
+/// (`crate::cli::GUEST_ENV_FLAG`), which puts it back in its place in the guest's environment
+/// ([`with_hidden_env`]), so that it reaches the guest's loader and not the host's (`ldd`
+/// under endgate).
 fn acts_on_endgate(e: &[u8]) -> bool {
     let name = e.split(|&b| b == b'=').next().unwrap_or(e);
     name.starts_with(b"LD_") || name.starts_with(b"MALLOC_") || name == b"GLIBC_TUNABLES"
 }
 
-/// Guest environment entries the previous endgate kept out of the host's exec, with their
-/// places (`guest-env INDEX HEX` exec state lines).
-static HIDDEN_ENV: std::sync::Mutex<Vec<(usize, Vec<u8>)>> = std::sync::Mutex::new(Vec::new());
-
 /// `env` (the environment endgate started with, as the guest's) with the entries the previous
-/// endgate passed in its exec state put back at their places.
-pub fn with_hidden_env(mut env: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
-    let mut hidden = std::mem::take(&mut *HIDDEN_ENV.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-    hidden.sort_by_key(|(i, _)| *i);
-    for (i, e) in hidden {
+/// endgate passed in `--guest-env=INDEX:ENTRY` arguments (`hidden`) put back at their places.
+pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
+    let mut entries: Vec<(usize, Vec<u8>)> = hidden
+        .iter()
+        .filter_map(|h| {
+            let b = h.as_bytes();
+            let colon = b.iter().position(|&c| c == b':')?;
+            let i = std::str::from_utf8(&b[..colon]).ok()?.parse().ok()?;
+            Some((i, b[colon + 1..].to_vec()))
+        })
+        .collect();
+    entries.sort_by_key(|(i, _)| *i);
+    for (i, e) in entries {
         env.insert(i.min(env.len()), e);
     }
     env
@@ -736,12 +743,6 @@ fn restore_lines(text: &str) {
         }
         if line == "trace-pids" {
             crate::log::trace_pids();
-            continue;
-        }
-        if let Some((i, e)) = line.strip_prefix("guest-env ").and_then(|r| r.split_once(' ')) {
-            if let (Ok(i), Some(e)) = (i.parse::<usize>(), super::selfref::unhex(e)) {
-                HIDDEN_ENV.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((i, e));
-            }
             continue;
         }
         if let Some(name) = line.strip_prefix("execfn ").and_then(super::selfref::unhex) {
