@@ -10,7 +10,7 @@
  *   EEXIST, and munmap.
  * The addresses lie below every 64-bit guest's TASK_SIZE (riscv64's Sv39 256 GiB is the
  * smallest) and in every 32-bit one. */
-#include "common.h"
+#include "mapping.h"
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -20,50 +20,6 @@
 #endif
 
 static const int wide = sizeof(void *) == 8;
-
-/* Is [a, a+len) one line (or more) of /proc/self/maps? */
-static int listed(uintptr_t a, size_t len)
-{
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
-    uintptr_t covered = a;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
-            continue;
-        if (lo <= covered && hi > covered)
-            covered = hi;
-    }
-    fclose(f);
-    return covered >= a + len;
-}
-
-/* Uses the page at p: stores and loads, the host writing it (read from a pipe) and reading it
- * (write to a pipe). */
-static void use_page(volatile char *p)
-{
-    for (int i = 0; i < 4096; i += 512)
-        p[i] = (char)(i / 512 + 1);
-    for (int i = 0; i < 4096; i += 512)
-        CHECK(p[i] == (char)(i / 512 + 1));
-    /* The arch's atomic instructions there (mips64el's ll/sc, aarch64's exclusives…). */
-    int *w = (int *)(p + 256);
-    __atomic_store_n(w, 40, __ATOMIC_SEQ_CST);
-    __atomic_fetch_add(w, 2, __ATOMIC_SEQ_CST);
-    CHECK(__atomic_load_n(w, __ATOMIC_SEQ_CST) == 42);
-    int fds[2];
-    CHECK(pipe(fds) == 0);
-    CHECK(write(fds[1], "from a pipe", 11) == 11);
-    CHECK(read(fds[0], (char *)p + 100, 11) == 11);
-    CHECK(memcmp((char *)p + 100, "from a pipe", 11) == 0);
-    CHECK(write(fds[1], (char *)p + 100, 11) == 11);
-    char back[11];
-    CHECK(read(fds[0], back, 11) == 11);
-    CHECK(memcmp(back, "from a pipe", 11) == 0);
-    close(fds[0]);
-    close(fds[1]);
-}
 
 /* Maps [a, a+len) with `flags`, uses its first and last pages, checks the maps listing and
  * MAP_FIXED_NOREPLACE's refusal, unmaps it. */
