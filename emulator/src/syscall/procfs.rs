@@ -630,7 +630,8 @@ fn status(task: &Task, tid: i32) -> String {
 /// `/proc/<pid>/task`, endgate's preemption timer thread; in its `/proc/<pid>/fd` and
 /// `fdinfo` (and each thread's `task/<tid>/fd` and `fdinfo`), endgate's own descriptors
 /// ([`super::selfref::own_fds`]), which the guest's `close`, `dup` and `dup2` already treat as
-/// not open. Returns the new length.
+/// not open; in another process's, the descriptor at one of those numbers that holds
+/// endgate's executable (another endgate's handle on itself). Returns the new length.
 pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
     let len = buf.len() as u64;
     // Only numbers are hidden: a listing without a numeric name (nearly every directory)
@@ -655,15 +656,29 @@ pub fn hide_own_entries(fd: i32, buf: &mut [u8], name_at: usize) -> u64 {
         return len;
     }
     let Some(dir) = super::selfref::fd_link(fd) else { return len };
-    // SAFETY: getpid has no preconditions.
-    let prefix = format!("/proc/{}/", unsafe { libc::getpid() });
-    let Some(rest) = dir.to_str().and_then(|d| d.strip_prefix(prefix.as_str())) else { return len };
+    let Some((pid, rest)) = dir.to_str().and_then(|d| d.strip_prefix("/proc/")).and_then(|d| d.split_once('/')) else {
+        return len;
+    };
     let of_fds = |r: &str| r == "fd" || r == "fdinfo";
     let thread_fds = rest
         .strip_prefix("task/")
         .and_then(|r| r.split_once('/'))
         .is_some_and(|(tid, r)| tid.bytes().all(|b| b.is_ascii_digit()) && of_fds(r));
-    let hidden: Vec<String> = if rest == "task" && timer != 0 {
+    // SAFETY: getpid has no preconditions.
+    let ours = pid.parse::<i32>().ok() == Some(unsafe { libc::getpid() });
+    let hidden: Vec<String> = if !ours {
+        // Another process's descriptors: those of its numbers that are endgate's own in this
+        // one and that hold endgate's executable there too are another endgate's handle on
+        // itself (a forked or executed guest's), which that guest does not see as open.
+        if !(of_fds(rest) || thread_fds) {
+            return len;
+        }
+        own_fds
+            .iter()
+            .filter(|&&n| named(i64::from(n)) && super::selfref::is_own_exe(&format!("/proc/{pid}/fd/{n}")))
+            .map(i32::to_string)
+            .collect()
+    } else if rest == "task" && timer != 0 {
         vec![timer.to_string()]
     } else if of_fds(rest) || thread_fds {
         own_fds.iter().map(i32::to_string).collect()

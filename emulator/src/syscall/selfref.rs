@@ -363,6 +363,18 @@ pub fn exe_fd() -> Option<i32> {
     valid(handles().exe)
 }
 
+/// Whether the host path `path` (a `/proc/PID/fd/N` link) leads to the file endgate's own
+/// executable handle holds (the same device and inode).
+pub fn is_own_exe(path: &str) -> bool {
+    let Some(exe) = exe_fd() else { return false };
+    let Ok(c) = CString::new(path) else { return false };
+    // SAFETY: plain data; all-zero is a valid value.
+    let (mut a, mut b): (libc::stat, libc::stat) = unsafe { (std::mem::zeroed(), std::mem::zeroed()) };
+    // SAFETY: our descriptor and a NUL-terminated path, local out structs.
+    let both = unsafe { libc::fstat(exe, &mut a) == 0 && libc::stat(c.as_ptr(), &mut b) == 0 };
+    both && (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+}
+
 /// The root endgate started in, if a handle is held.
 pub fn root_fd() -> Option<i32> {
     valid(handles().root)
