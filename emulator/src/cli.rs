@@ -6,7 +6,7 @@
 //! last `-L`/`-0` wins).
 
 use std::ffi::{OsStr, OsString};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser};
@@ -625,28 +625,67 @@ pub const GDB_ENV: &str = "ENDGATE_GDB";
 /// (`crate::gdb::fork_child`); taken out of the guest's environment like [`GDB_ENV`].
 pub const GDB_FORK_ENV: &str = "ENDGATE_GDB_FORK";
 
-/// The guest environment: endgate's own (less [`GDB_ENV`] and [`GDB_FORK_ENV`]), with the `-E` settings and `-U` removals applied in
-/// command-line order (a setting replaces an inherited variable of the same name).
+/// The guest environment: endgate's own as the kernel gave it (every entry in its order, also
+/// one without `=` or with an empty name, which Linux passes on), less [`GDB_ENV`] and
+/// [`GDB_FORK_ENV`], with the `-E` settings and `-U` removals applied in command-line order (a
+/// setting replaces the first inherited variable of the same name in its place, as `setenv`
+/// does, and drops the others of that name; a new one goes at the end).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
-    let mut env: Vec<(OsString, OsString)> =
-        std::env::vars_os().filter(|(k, _)| k != GDB_ENV && k != GDB_FORK_ENV).collect();
-    for op in &cli.env_ops {
+    let name_of = |e: &[u8]| e.split(|&b| b == b'=').next().unwrap_or(e).to_vec();
+    let env: Vec<Vec<u8>> = raw_environ()
+        .into_iter()
+        .filter(|e| {
+            let n = name_of(e);
+            n != GDB_ENV.as_bytes() && n != GDB_FORK_ENV.as_bytes()
+        })
+        .collect();
+    apply_env_ops(env, &cli.env_ops)
+}
+
+/// [`guest_env`]'s `-E` and `-U` on `env`.
+fn apply_env_ops(mut env: Vec<Vec<u8>>, ops: &[EnvOp]) -> Vec<Vec<u8>> {
+    let name_of = |e: &[u8]| e.split(|&b| b == b'=').next().unwrap_or(e).to_vec();
+    for op in ops {
         match op {
-            EnvOp::Unset(k) => env.retain(|(ek, _)| ek != k),
+            EnvOp::Unset(k) => env.retain(|e| name_of(e) != k.as_bytes()),
             EnvOp::Set(k, v) => {
-                env.retain(|(ek, _)| ek != k);
-                env.push((k.clone(), v.clone()));
+                let mut entry = k.as_bytes().to_vec();
+                entry.push(b'=');
+                entry.extend_from_slice(v.as_bytes());
+                match env.iter().position(|e| name_of(e) == k.as_bytes()) {
+                    Some(first) => {
+                        let mut i = 0;
+                        env.retain(|e| {
+                            i += 1;
+                            i - 1 == first || name_of(e) != k.as_bytes()
+                        });
+                        env[first] = entry;
+                    }
+                    None => env.push(entry),
+                }
             }
         }
     }
-    env.into_iter()
-        .map(|(k, v)| {
-            let mut b = k.into_vec();
-            b.push(b'=');
-            b.extend(v.into_vec());
-            b
-        })
-        .collect()
+    env
+}
+
+/// The process's environment entries as bytes, in order (`environ`, as the kernel and the
+/// previous program gave it; `std::env::vars_os` leaves out entries without `=`).
+fn raw_environ() -> Vec<Vec<u8>> {
+    extern "C" {
+        static environ: *const *const libc::c_char;
+    }
+    let mut out = Vec::new();
+    // SAFETY: read once at start-up, before any thread changes the environment; `environ` is a
+    // NULL-terminated array of NUL-terminated strings (or NULL).
+    unsafe {
+        let mut p = environ;
+        while !p.is_null() && !(*p).is_null() {
+            out.push(std::ffi::CStr::from_ptr(*p).to_bytes().to_vec());
+            p = p.add(1);
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -702,6 +741,18 @@ mod tests {
         let env = guest_env(&c);
         assert!(!env.iter().any(|e| e.starts_with(b"A=")));
         assert_eq!(env.iter().filter(|e| e.starts_with(b"B=")).collect::<Vec<_>>(), [b"B="]);
+    }
+
+    #[test]
+    fn env_settings_replace_in_place_and_keep_odd_entries() {
+        // A setting takes the first entry's place (as qemu-user 10.0.2's -E does) and drops
+        // the other entries of its name; entries without `=` or with an empty name stay.
+        let env: Vec<Vec<u8>> =
+            ["A=1", "NOEQ", "LD_X=1", "=x", "A=3", "B=2"].iter().map(|e| e.as_bytes().to_vec()).collect();
+        let ops = [EnvOp::Set("LD_X".into(), "5".into()), EnvOp::Set("A".into(), "2".into()), EnvOp::Unset("B".into())];
+        let got = apply_env_ops(env, &ops);
+        let want: Vec<Vec<u8>> = ["A=2", "NOEQ", "LD_X=5", "=x"].iter().map(|e| e.as_bytes().to_vec()).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

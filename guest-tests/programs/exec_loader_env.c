@@ -2,7 +2,8 @@
  * LD_DEBUG, LD_PRELOAD, LD_SHOW_AUXV; GLIBC_TUNABLES; MALLOC_*) in the environment of an
  * execve reach the new program as they are and in their places, and act on nothing else: this
  * program (static, so no loader of its own reads them) runs again with them set between two
- * other variables and prints its environment. Under an emulator that runs itself again for
+ * other variables and prints its environment; entries without '=' or with an empty name are
+ * passed on as they are too. Under an emulator that runs itself again for
  * the guest's execve, they must not reach its own loader (`ldd` under it listed the emulator's
  * libraries). */
 #include "common.h"
@@ -19,8 +20,11 @@ int main(int argc, char **argv)
     }
     char *env[] = {
         "FIRST=1",
+        "NOEQ",
         "LD_TRACE_LOADED_OBJECTS=1",
+        "=x",
         "MIDDLE=2",
+        "LD_NOEQ",
         "LD_DEBUG=files",
         "LD_SHOW_AUXV=1",
         "LD_PRELOAD=/nonexistent/libnothing.so",
