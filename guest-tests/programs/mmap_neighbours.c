@@ -4,7 +4,8 @@
  * (read, write, mincore, madvise, mlock, msync) and for mremap. The upper page is mapped
  * first, then one far below, then the page right below the first: on a 64-bit arch the two
  * neighbours lie in different 64 GiB granules of endgate's address space (whose windows are
- * made one at a time), above 2^47 on aarch64 and at 2^56 on s390x. */
+ * made one at a time), above 2^47 on aarch64 and at 2^56 on s390x. Also the heap: brk keeps a
+ * page below the next mapping, and a mapping right after the heap is one [heap] with it. */
 #include "common.h"
 #include <fcntl.h>
 #include <stdint.h>
@@ -92,5 +93,26 @@ int main(void)
     printf("mremap of the pair: ok\n");
     CHECK(munmap(moved, 4 * P) == 0);
     CHECK(munmap((void *)FAR, P) == 0);
+
+    /* The heap: brk keeps a page of room below the next mapping (mm/mmap.c brk), and a
+     * mapping right after the heap joins it (one [heap] line). */
+    CHECK(sbrk((intptr_t)P) != (void *)-1);
+    uintptr_t top = ((uintptr_t)sbrk(0) + P - 1) & ~(P - 1);
+    CHECK(map_at(top + P, P) == (void *)(top + P));
+    CHECK(brk((void *)(top + P)) == -1);
+    CHECK(brk((void *)top) == 0);
+    CHECK(munmap((void *)(top + P), P) == 0);
+    CHECK(map_at(top, P) == (void *)top);
+    FILE *f = fopen("/proc/self/maps", "r");
+    CHECK(f != NULL);
+    char line[512];
+    int heap = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx", &a, &b) == 2 && strstr(line, "[heap]") && a < top && b >= top + P)
+            heap++;
+    }
+    fclose(f);
+    printf("[heap] lines over the heap and the mapping after it: %d\n", heap);
     return 0;
 }

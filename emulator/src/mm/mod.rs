@@ -1856,9 +1856,13 @@ impl AddressSpace {
     fn merge_at(&mut self, start: u64) {
         let Some((&prev_start, prev)) = self.vmas.range(..start).next_back() else { return };
         let Some(cur) = self.vmas.get(&start) else { return };
+        // The heap is anonymous memory that Linux names by where brk lies: a mapping right
+        // after it joins it and is shown as `[heap]` with it. (The bss before it stays apart:
+        // Linux's heap starts a random gap above it.)
+        let heap = |a: &VmaName, b: &VmaName| matches!((a, b), (VmaName::Heap, VmaName::Anon));
         let alike = prev.end == start
             && prev.prot == cur.prot
-            && prev.name == cur.name
+            && (prev.name == cur.name || heap(&prev.name, &cur.name))
             && prev.policy == cur.policy
             && prev.shared == cur.shared
             && !prev.grows_down
@@ -1875,10 +1879,12 @@ impl AddressSpace {
             return;
         }
         let end = cur.end;
+        let name = if heap(&prev.name, &cur.name) { VmaName::Heap } else { prev.name.clone() };
         // Alike mappings: the direct stores' table says the same of the joined one.
         let mut joined = self.vma_remove_untabled(&prev_start).expect("found above");
         self.vma_remove_untabled(&start);
         joined.end = end;
+        joined.name = name;
         self.vma_insert_untabled(prev_start, joined);
         self.changed();
     }
@@ -2119,6 +2125,8 @@ impl AddressSpace {
         v.end = old + new_len;
         self.vma_insert(start, v);
         self.changed();
+        // Grown up to the next mapping: joined to it when alike, as Linux's vma_merge.
+        self.merge_with_previous(old + new_len);
         self.note_peak();
         Ok(())
     }

@@ -180,7 +180,9 @@ pub fn brk(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let old_top = page_ceil(mm.brk).unwrap_or(mm.brk);
     let Some(new_top) = page_ceil(want) else { return Ok(mm.brk) };
     if new_top > old_top {
-        if !mm.is_placeable(old_top, new_top - old_top) || !mm.is_free(old_top, new_top - old_top) {
+        // The heap keeps a page of room below the next mapping (mm/mmap.c `brk`:
+        // `newbrk + PAGE_SIZE > vm_start_gap(next)` refuses).
+        if !mm.is_placeable(old_top, new_top - old_top) || !mm.is_free(old_top, new_top - old_top + PAGE_SIZE) {
             return Ok(mm.brk);
         }
         if mm.map_anon(old_top, new_top - old_top, Prot::READ | Prot::WRITE, VmaName::Heap).is_err() {
