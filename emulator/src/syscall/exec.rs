@@ -19,8 +19,8 @@
 //! guest's `envp` as the host environment (which endgate hands on to the guest unchanged when
 //! no `-E`/`-U` is given), less the variables the host's loader and C library would act on in
 //! endgate itself (`LD_*`, `GLIBC_TUNABLES`, `MALLOC_*`), which go in `--guest-env` arguments
-//! and back to their places in the guest's environment. The guest's pid, open descriptors (minus `O_CLOEXEC` ones), signal
-//! mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
+//! and back to their places in the guest's environment. The guest's pid, open descriptors
+//! (minus `O_CLOEXEC` ones), signal mask and cwd carry over as the host's do. What the host cannot carry, the exec state does
 //! (`--exec-state=FD`, a memfd of lines, read and closed by the new endgate before it loads
 //! the program): endgate's own handles, the guest's seccomp filters, and, after the guest
 //! changed its root, that root, which the new endgate enters again: the exec itself happens
