@@ -73,7 +73,12 @@ static void by_getsockname(unsigned char *code, unsigned k)
     size_t len = assemble(c, k);
     struct sockaddr_un sun = {.sun_family = AF_UNIX};
     memcpy(sun.sun_path + 1, c, len);
-    socklen_t n = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+    /* The abstract name ends with the pid: the same program run at once elsewhere on the host
+     * (another emulator's run of the suite) would bind the same code bytes (EADDRINUSE). The
+     * pid lands after the code's last byte. */
+    pid_t pid = getpid();
+    memcpy(sun.sun_path + 1 + len, &pid, sizeof pid);
+    socklen_t n = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len + sizeof pid);
     int s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     CHECK(s >= 0);
     CHECK(bind(s, (struct sockaddr *)&sun, n) == 0);
