@@ -1,26 +1,50 @@
-/* Helpers of the mmap tests (mmap_anywhere, mmap_task_size): whether /proc/self/maps covers a
- * range, and a page used as a program uses memory. */
+/* Helpers of the mmap tests (mmap_anywhere, mmap_task_size, mmap_neighbours): the lines of
+ * /proc/self/maps one by one, whether they cover a range, and a page used as a program uses
+ * memory. */
 #ifndef MAPPING_H
 #define MAPPING_H
 
 #include "common.h"
 #include <stdint.h>
 
+/* The lines of /proc/self/maps, one at a time:
+ *     struct maps m;
+ *     maps_open(&m);
+ *     while (maps_next(&m))
+ *         ... m.lo, m.hi: the line's range; m.line: the whole line ...
+ * maps_next closes the file after the last line. */
+struct maps {
+    FILE *f;
+    unsigned long lo, hi;
+    char line[512];
+};
+
+static inline void maps_open(struct maps *m)
+{
+    m->f = fopen("/proc/self/maps", "r");
+    CHECK(m->f != NULL);
+}
+
+static inline int maps_next(struct maps *m)
+{
+    if (fgets(m->line, sizeof m->line, m->f)) {
+        CHECK(sscanf(m->line, "%lx-%lx", &m->lo, &m->hi) == 2);
+        return 1;
+    }
+    fclose(m->f);
+    m->f = NULL;
+    return 0;
+}
+
 /* Is [a, a+len) covered by lines of /proc/self/maps? */
 static inline int listed(uintptr_t a, size_t len)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
+    struct maps m;
     uintptr_t covered = a;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
-            continue;
-        if (lo <= covered && hi > covered)
-            covered = hi;
-    }
-    fclose(f);
+    maps_open(&m);
+    while (maps_next(&m))
+        if (m.lo <= covered && m.hi > covered)
+            covered = m.hi;
     return covered >= a + len;
 }
 

@@ -76,16 +76,12 @@ int main(void)
 
     /* A hint just below the stack, inside the gap Linux keeps there (stack_guard_gap, 256
      * pages): placed elsewhere. */
-    FILE *m = fopen("/proc/self/maps", "r");
-    CHECK(m != NULL);
-    char line[512];
+    struct maps m;
     uintptr_t stack_lo = 0;
-    while (fgets(line, sizeof line, m)) {
-        unsigned long lo, hi;
-        if (strstr(line, "[stack]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-            stack_lo = lo;
-    }
-    fclose(m);
+    maps_open(&m);
+    while (maps_next(&m))
+        if (strstr(m.line, "[stack]"))
+            stack_lo = m.lo;
     CHECK(stack_lo != 0);
     r = mmap((void *)(stack_lo - 8192), 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(r != MAP_FAILED && r != (void *)(stack_lo - 8192));

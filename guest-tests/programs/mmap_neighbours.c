@@ -6,7 +6,7 @@
  * neighbours lie in different 64 GiB granules of endgate's address space (whose windows are
  * made one at a time), above 2^47 on aarch64 and at 2^56 on s390x. Also the heap: brk keeps a
  * page below the next mapping, and a mapping right after the heap is one [heap] with it. */
-#include "common.h"
+#include "mapping.h"
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/mman.h>
@@ -39,16 +39,12 @@ static void *map_at(uintptr_t a, size_t len)
 /* Lines of /proc/self/maps that touch [a, b). */
 static int lines_in(uintptr_t a, uintptr_t b)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
+    struct maps m;
     int n = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long lo, hi;
-        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && hi > a && lo < b)
+    maps_open(&m);
+    while (maps_next(&m))
+        if (m.hi > a && m.lo < b)
             n++;
-    }
-    fclose(f);
     return n;
 }
 
@@ -103,16 +99,12 @@ int main(void)
     CHECK(brk((void *)top) == 0);
     CHECK(munmap((void *)(top + P), P) == 0);
     CHECK(map_at(top, P) == (void *)top);
-    FILE *f = fopen("/proc/self/maps", "r");
-    CHECK(f != NULL);
-    char line[512];
+    struct maps m;
     int heap = 0;
-    while (fgets(line, sizeof line, f)) {
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) == 2 && strstr(line, "[heap]") && a < top && b >= top + P)
+    maps_open(&m);
+    while (maps_next(&m))
+        if (strstr(m.line, "[heap]") && m.lo < top && m.hi >= top + P)
             heap++;
-    }
-    fclose(f);
     printf("[heap] lines over the heap and the mapping after it: %d\n", heap);
     return 0;
 }

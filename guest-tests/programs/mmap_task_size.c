@@ -69,19 +69,15 @@ int main(void)
     setvbuf(stdout, NULL, _IONBF, 0);
     uintptr_t top = TASK_SIZE;
 
-    FILE *maps = fopen("/proc/self/maps", "r");
-    CHECK(maps != NULL);
-    char line[512];
-    while (fgets(line, sizeof line, maps)) {
-        unsigned long lo, hi;
-        CHECK(sscanf(line, "%lx-%lx", &lo, &hi) == 2);
-        if (strstr(line, "[vsyscall]"))
+    struct maps m;
+    maps_open(&m);
+    while (maps_next(&m)) {
+        if (strstr(m.line, "[vsyscall]"))
             continue;
-        if (hi > START_TOP)
-            printf("above the start's top: %s", line);
-        CHECK(hi <= START_TOP);
+        if (m.hi > START_TOP)
+            printf("above the start's top: %s", m.line);
+        CHECK(m.hi <= START_TOP);
     }
-    fclose(maps);
     printf("initial mappings below the stack's limit: ok\n");
 
     /* A hint high in the space. */

@@ -485,6 +485,22 @@ fn publish_peer(windows: &[Window]) {
 // SAFETY: the raw pointers name a reservation owned by this value; nothing else frees it.
 unsafe impl Send for AddressSpace {}
 
+/// Which neighbouring windows a new window's host pages should meet ([`AddressSpace`]'s
+/// `add_window`): the neighbour below and the one above must be met, tried before anything
+/// else, where the mapping that asks for the window runs on into them; after those, the
+/// nearer neighbour is tried first (`above_first`: the mapping lies nearer the window's top).
+#[derive(Clone, Copy, Debug)]
+struct Join {
+    below: bool,
+    above: bool,
+    above_first: bool,
+}
+
+impl Join {
+    /// No neighbour to meet first.
+    const NONE: Join = Join { below: false, above: false, above_first: false };
+}
+
 impl AddressSpace {
     /// Reserves host address space for `layout` (nothing is committed until mapped).
     pub fn new(layout: Layout, model: DataModel) -> Result<Self, MmError> {
@@ -572,7 +588,7 @@ impl AddressSpace {
             {
                 space.flat = Some((base as u64, u8::try_from(low.trailing_zeros()).unwrap_or(u8::MAX)));
             }
-            space.add_window(0, MMAP_MIN_ADDR, (false, false, false), 0).map_err(refused(MMAP_MIN_ADDR))?;
+            space.add_window(0, MMAP_MIN_ADDR, Join::NONE, 0).map_err(refused(MMAP_MIN_ADDR))?;
             for (guest, len) in [(layout.dyn_base, layout.dyn_len), (top_base, layout.top_len)] {
                 space.ensure_window(guest, len).map_err(refused(len))?;
             }
@@ -580,14 +596,14 @@ impl AddressSpace {
             // Every 32-bit address and an access running past the last one land in the
             // reservation (direct loads add no bounds check).
             space
-                .add_window(0, layout.task_size, (false, false, false), DIRECT_SPAN - layout.task_size)
+                .add_window(0, layout.task_size, Join::NONE, DIRECT_SPAN - layout.task_size)
                 .map_err(refused(DIRECT_SPAN))?;
             if direct && std::env::var_os("ENDGATE_NO_DIRECT_STORES").is_none() {
                 space.make_store_table();
             }
         }
         if let Some(page) = layout.fixed_page {
-            space.add_window(page, PAGE_SIZE, (false, false, false), 0).map_err(refused(PAGE_SIZE))?;
+            space.add_window(page, PAGE_SIZE, Join::NONE, 0).map_err(refused(PAGE_SIZE))?;
         }
         Ok(space)
     }
@@ -863,7 +879,8 @@ impl AddressSpace {
             // Where the range goes on into a neighbour, the new window must meet it; where it
             // lies inside, it had better meet the neighbour it lies nearer to.
             let upper_first = e.saturating_sub(end) < addr.saturating_sub(s);
-            self.add_window(s, e - s, (addr < s, end > e, upper_first), 0)?;
+            let join = Join { below: addr < s, above: end > e, above_first: upper_first };
+            self.add_window(s, e - s, join, 0)?;
             let offset = self.to_host(s, 1).map_or(0, |h| (h as u64).wrapping_sub(s));
             self.set_offsets(s, e, offset);
         }
@@ -871,25 +888,22 @@ impl AddressSpace {
     }
 
     /// Reserves host address space for a new window `[guest, guest+len)` (free of windows) and
-    /// joins it to its neighbours where their host pages meet. `join` says which neighbour
-    /// (below, above) the new window's host pages must meet, tried first, and whether the
-    /// neighbour above comes before the one below after that (the mapping that asks for the
-    /// window lies nearer its top); then the window of the guest range below's offset where
-    /// that lands in the room kept after it, the guest's own address, and wherever the host
-    /// puts it. `extra`
-    /// more bytes are reserved after the window (a 32-bit guest's [`DIRECT_SPAN`]); otherwise a
-    /// [`GUARD`] is kept after it where the host has room. Errors: `ENOMEM`.
-    fn add_window(&mut self, guest: u64, len: u64, join: (bool, bool, bool), extra: u64) -> Result<(), Errno> {
+    /// joins it to its neighbours where their host pages meet, in the order `join` gives; then
+    /// the window of the guest range below's offset where that lands in the room kept after
+    /// it, the guest's own address, and wherever the host puts it. `extra` more bytes are
+    /// reserved after the window (a 32-bit guest's [`DIRECT_SPAN`]); otherwise a [`GUARD`] is
+    /// kept after it where the host has room. Errors: `ENOMEM`.
+    fn add_window(&mut self, guest: u64, len: u64, join: Join, extra: u64) -> Result<(), Errno> {
         let hlen = usize::try_from(len).map_err(|_| Errno::ENOMEM)?;
         let total = usize::try_from(len + extra).map_err(|_| Errno::ENOMEM)?;
         let lower = self.windows.iter().find(|w| w.guest + w.len == guest).map(|w| w.host as u64 + w.len);
         let upper = self.windows.iter().find(|w| w.guest == guest + len).and_then(|w| (w.host as u64).checked_sub(len));
         let identity = (guest >= MMAP_MIN_ADDR && guest + len <= HOST_USER_TOP).then_some(guest);
         let mut order = Vec::new();
-        if join.0 {
+        if join.below {
             order.push(lower);
         }
-        if join.1 {
+        if join.above {
             order.push(upper);
         }
         // At the offset of the window below, inside the room kept right after it: the guest
@@ -902,7 +916,7 @@ impl AddressSpace {
         // A window next to a guest neighbour meets it first where it can (a system call's
         // buffer or a later mapping running from one into the other is then one host range);
         // the guest's own address next (windows made there for neighbouring ranges meet).
-        if join.2 {
+        if join.above_first {
             order.extend([upper, lower, below, identity]);
         } else {
             order.extend([lower, upper, below, identity]);
