@@ -32,15 +32,9 @@ use crate::gate::{CallAbi, Entry};
 /// (see [`super::install_trap_hooks`]).
 #[inline(always)]
 fn on_slot(cpu: &mut Cpu<'_>, slot: &Slot) {
-    let Slot { entry, spec, landing } = *slot;
+    let Slot { entry, spec, .. } = *slot;
     if entry == Entry::Syscall {
-        let arch = cpu.get_data().arch;
-        let mut args = crate::guest::arch::syscall_args(cpu, arch);
-        args.gate_landing = Some(landing);
-        let stopped = super::serve_locked(cpu, &mut args);
-        if stopped {
-            cpu.set_reg(spec.pc, landing);
-        }
+        serve_syscall(cpu, slot, super::serve_locked);
         return;
     }
     let abi = spec.abi;
@@ -75,6 +69,19 @@ fn on_slot(cpu: &mut Cpu<'_>, slot: &Slot) {
             // The program counter stays on the slot (unicorn synced it before the hook).
             cpu.stop();
         }
+    }
+}
+
+/// `__kernel_vsyscall`'s call at `slot`, served by `serve` (the dispatcher, with or without
+/// the global guest lock's handling); a call that stops the engine leaves the slot for the
+/// landing.
+#[inline(always)]
+fn serve_syscall(cpu: &mut Cpu<'_>, slot: &Slot, serve: impl FnOnce(&mut Cpu<'_>, &mut super::SyscallArgs) -> bool) {
+    let arch = cpu.get_data().arch;
+    let mut args = crate::guest::arch::syscall_args(cpu, arch);
+    args.gate_landing = Some(slot.landing);
+    if serve(cpu, &mut args) {
+        cpu.set_reg(slot.spec.pc, slot.landing);
     }
 }
 
@@ -597,10 +604,16 @@ pub fn install_hook(cpu: &mut Cpu<'static>) -> Result<(), unicorn_engine::uc_err
             let Some(slot) = slots.at(addr) else { return };
             crate::guard::guarded(&GATE_HOOK, || {
                 if !cpu.get_data().parallel {
-                    if clock.is_some_and(|regs| clock_gettime_hinted(cpu, slot.entry, &regs)) {
-                        return;
+                    // Alone: no lock to take (`lock_for_hook` would not), and a system call
+                    // goes straight to the dispatcher.
+                    if slot.entry == Entry::Syscall {
+                        serve_syscall(cpu, &slot, super::serve);
+                    } else if !clock.is_some_and(|regs| clock_gettime_hinted(cpu, slot.entry, &regs)) {
+                        on_slot(cpu, &slot);
                     }
-                } else if !crate::thread::lock::held() {
+                    return;
+                }
+                if !crate::thread::lock::held() {
                     if clock_unlocked(cpu, &slot) {
                         return;
                     }

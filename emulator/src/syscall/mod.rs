@@ -175,13 +175,28 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
                     crate::guard::injected_panic("trap");
                 }
                 let mut args = crate::guest::arch::syscall_args(cpu, arch);
-                serve_locked(cpu, &mut args);
+                if cpu.get_data().parallel {
+                    serve_locked(cpu, &mut args);
+                } else {
+                    // Alone: no lock to take.
+                    serve(cpu, &mut args);
+                }
             });
         })?;
     }
     cpu.add_intr_hook(move |cpu, intno| {
         crate::guard::guarded(&"interrupt hook", || {
-            if cpu.get_data().parallel && !crate::thread::lock::held() {
+            if !cpu.get_data().parallel {
+                // Alone: no lock to take (`lock_for_hook` would not).
+                if let Some(mut args) = arch.trap(cpu, intno, entries) {
+                    if inject {
+                        crate::guard::injected_panic("trap");
+                    }
+                    serve(cpu, &mut args);
+                }
+                return;
+            }
+            if !crate::thread::lock::held() {
                 // A plain system call goes to `serve_locked`, which may serve it without the
                 // lock (`unlocked`).
                 if let Some(mut args) = arch.trap_unlocked(cpu, intno) {
@@ -265,9 +280,9 @@ struct Observed {
     pre: Option<Vec<(usize, Option<String>)>>,
 }
 
-/// [`serve_locked`], holding the global guest lock.
+/// [`serve_locked`], holding the global guest lock (or in a thread that runs alone).
 #[inline(always)]
-fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
+pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     crate::guest::publish_code_writes(cpu);
     let nr = args.nr;
     // -g with `catch syscall`: the debugger sees the entry (one flag read otherwise).
