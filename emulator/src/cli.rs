@@ -154,9 +154,9 @@ pub struct Cli {
     /// (hidden; see [`COMM_FLAG`]).
     #[arg(long = "comm", hide = true, value_name = "NAME", allow_hyphen_values = true)]
     pub comm: Option<OsString>,
-    /// Guest environment entries a guest's execve kept out of this endgate's own environment,
-    /// each `INDEX:NAME=VALUE` (hidden; see [`GUEST_ENV_FLAG`]).
-    #[arg(long = "guest-env", hide = true, value_name = "INDEX:ENTRY", allow_hyphen_values = true)]
+    /// The places in this endgate's environment of the guest's entries a guest's execve
+    /// disguised from the host's loader, comma-separated (hidden; see [`GUEST_ENV_FLAG`]).
+    #[arg(long = "guest-env", hide = true, value_name = "PLACES")]
     pub hidden_env: Vec<OsString>,
 
     /// The guest program (an ELF file).
@@ -397,12 +397,10 @@ pub const EXEC_STATE_TEXT_FLAG: &str = "--exec-state-text";
 /// The hidden option with which a guest's execve passes on the descriptor of endgate's own
 /// executable that it ran (`crate::syscall::selfref`), for the next execve.
 pub const EXE_FD_FLAG: &str = "--exe-fd";
-/// The hidden option with which a guest's execve passes on an entry of the guest's
-/// environment that the host's loader or C library would act on in endgate itself
-/// (`crate::syscall::exec`), as one argument `--guest-env=INDEX:NAME=VALUE`, with its place in
-/// the guest's environment: in an argument, as the rest of the exec state that is short (a
-/// descriptor held across the exec would take the one the host's loader needs under a small
-/// `RLIMIT_NOFILE`), and as it is (no hexadecimal: it takes room from `ARG_MAX`).
+/// The hidden option with which a guest's execve lists the places of the entries of the
+/// guest's environment that the host's loader or C library would act on in endgate itself,
+/// which it passed on disguised (their first letter in lower case: `crate::syscall::exec`),
+/// as one argument `--guest-env=PLACE,PLACE…` (0 for the first entry).
 pub const GUEST_ENV_FLAG: &str = "--guest-env";
 /// The hidden option with which a guest's execve passes on the task name Linux gives the new
 /// program (`crate::thread::title`), as one argument `--comm=NAME`.
@@ -626,13 +624,15 @@ pub const GDB_ENV: &str = "ENDGATE_GDB";
 pub const GDB_FORK_ENV: &str = "ENDGATE_GDB_FORK";
 
 /// The guest environment: endgate's own as the kernel gave it (every entry in its order, also
-/// one without `=` or with an empty name, which Linux passes on), less [`GDB_ENV`] and
+/// one without `=` or with an empty name, which Linux passes on; the entries a guest's execve
+/// disguised from the host's loader as they were: [`GUEST_ENV_FLAG`]), less [`GDB_ENV`] and
 /// [`GDB_FORK_ENV`], with the `-E` settings and `-U` removals applied in command-line order (a
 /// setting replaces the first inherited variable of the same name in its place, as `setenv`
 /// does, and drops the others of that name; a new one goes at the end).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
     let name_of = |e: &[u8]| e.split(|&b| b == b'=').next().unwrap_or(e).to_vec();
-    let env: Vec<Vec<u8>> = raw_environ()
+    // The entries the previous endgate disguised first, at the places it listed.
+    let env: Vec<Vec<u8>> = crate::syscall::exec::with_hidden_env(raw_environ(), &cli.hidden_env)
         .into_iter()
         .filter(|e| {
             let n = name_of(e);

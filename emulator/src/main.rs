@@ -138,7 +138,7 @@ fn run() -> u8 {
         Some(c) => c.as_bytes().to_vec(),
         None => endgate::thread::title::comm_of(cli.program.as_bytes()),
     });
-    let envp = endgate::syscall::exec::with_hidden_env(guest_env(&cli), &cli.hidden_env);
+    let envp = guest_env(&cli);
     let prog = Program { path, argv, envp, comm };
     // Others see the guest's argv as this process's /proc/PID/cmdline; endgate's own
     // arguments were all read above.

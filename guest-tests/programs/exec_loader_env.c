@@ -5,18 +5,37 @@
  * other variables and prints its environment; entries without '=' or with an empty name are
  * passed on as they are too. Under an emulator that runs itself again for
  * the guest's execve, they must not reach its own loader (`ldd` under it listed the emulator's
- * libraries). */
+ * libraries), nor take more room than natively (a variable of MAX_ARG_STRLEN bytes). */
 #include "common.h"
 
 extern char **environ;
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "long") == 0) {
+        const char *v = getenv("LD_LONG");
+        printf("LD_LONG: %zu bytes\n", v ? strlen(v) : (size_t)0);
+        return 0;
+    }
     if (argc > 1) {
         printf("child ran\n");
         for (char **e = environ; *e; e++)
             printf("%s\n", *e);
-        return 0;
+        /* One such variable as long as an entry may be (MAX_ARG_STRLEN, 32 pages of 4 KiB,
+         * with its NUL) reaches the program; one byte more is E2BIG. */
+        static char entry[131072 + 1];
+        memcpy(entry, "LD_LONG=", 8);
+        memset(entry + 8, 'x', sizeof entry - 9);
+        char *longenv[] = {entry, NULL};
+        char *longargs[] = {argv[0], "long", NULL};
+        fflush(stdout);
+        execve("/proc/self/exe", longargs, longenv);
+        printf("execve of the longest entry + 1: %s\n", strerror(errno));
+        fflush(stdout);
+        entry[sizeof entry - 2] = 0;
+        execve("/proc/self/exe", longargs, longenv);
+        printf("execve of the longest entry: %s\n", strerror(errno));
+        return 1;
     }
     char *env[] = {
         "FIRST=1",

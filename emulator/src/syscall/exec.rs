@@ -439,13 +439,14 @@ fn exec(
     if execfn != program {
         state.push(format!("execfn {}", super::selfref::hex(&execfn)));
     }
-    // The variables the host's loader and C library act on go in arguments, not in the
-    // environment of the host's exec of endgate (see [`acts_on_endgate`]).
-    let (hidden, host_env): (Vec<_>, Vec<_>) = envp.iter().enumerate().partition(|(_, e)| acts_on_endgate(e));
-    for (i, e) in &hidden {
-        let mut arg = format!("{}={i}:", crate::cli::GUEST_ENV_FLAG).into_bytes();
-        arg.extend_from_slice(e);
-        args.push(cstring(&arg));
+    // The variables the host's loader and C library act on stay in their places in the
+    // environment of the host's exec of endgate, disguised (see [`acts_on_endgate`]), and one
+    // argument lists their places.
+    let mut host_env: Vec<Vec<u8>> = envp.to_vec();
+    let hidden: Vec<String> =
+        host_env.iter_mut().enumerate().filter_map(|(i, e)| disguise(e).then(|| i.to_string())).collect();
+    if !hidden.is_empty() {
+        args.push(cstring(format!("{}={}", crate::cli::GUEST_ENV_FLAG, hidden.join(",")).as_bytes()));
     }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
@@ -492,7 +493,7 @@ fn exec(
     args.push(cstring(b"--"));
     args.push(cstring(&program));
     args.extend(argv[1..].iter().map(|a| cstring(a)));
-    let env: Vec<CString> = host_env.iter().map(|(_, e)| cstring(e)).collect();
+    let env: Vec<CString> = host_env.iter().map(|e| cstring(e)).collect();
     let mut argp: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     argp.push(std::ptr::null());
     let mut envpp: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
@@ -660,30 +661,39 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
 /// Whether the guest environment entry `e` (`NAME=VALUE`) is one the host's dynamic loader or
 /// C library would act on in endgate itself (ld.so(8): `LD_PRELOAD`, `LD_LIBRARY_PATH`,
 /// `LD_TRACE_LOADED_OBJECTS`, `LD_DEBUG`, `LD_AUDIT`…; `GLIBC_TUNABLES`; malloc's
-/// `MALLOC_*`): such a variable travels to the new endgate in an argument
-/// (`crate::cli::GUEST_ENV_FLAG`), which puts it back in its place in the guest's environment
-/// ([`with_hidden_env`]), so that it reaches the guest's loader and not the host's (`ldd`
-/// under endgate).
+/// `MALLOC_*`): such a variable must reach the guest's loader and not the host's (`ldd` under
+/// endgate listed endgate's own libraries).
 fn acts_on_endgate(e: &[u8]) -> bool {
     let name = e.split(|&b| b == b'=').next().unwrap_or(e);
     name.starts_with(b"LD_") || name.starts_with(b"MALLOC_") || name == b"GLIBC_TUNABLES"
 }
 
+/// Disguises the guest environment entry `e` for the host's exec of endgate if the host's
+/// loader or C library would act on it ([`acts_on_endgate`]): its first letter (`L`, `M`,
+/// `G`) in lower case, a name neither reads, of the same length, so that the entry takes no
+/// more room than the guest gave it (`ARG_MAX`, and `MAX_ARG_STRLEN` for one entry). The new
+/// endgate undoes it at the places `crate::cli::GUEST_ENV_FLAG` lists ([`with_hidden_env`]).
+/// Returns whether `e` was disguised.
+fn disguise(e: &mut [u8]) -> bool {
+    if !acts_on_endgate(e) {
+        return false;
+    }
+    e[0] = e[0].to_ascii_lowercase();
+    true
+}
+
 /// `env` (the environment endgate started with, as the guest's) with the entries the previous
-/// endgate passed in `--guest-env=INDEX:ENTRY` arguments (`hidden`) put back at their places.
+/// endgate disguised ([`disguise`]) made as they were: `hidden` holds the
+/// `crate::cli::GUEST_ENV_FLAG` arguments, each a comma-separated list of places in `env`.
 pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
-    let mut entries: Vec<(usize, Vec<u8>)> = hidden
-        .iter()
-        .filter_map(|h| {
-            let b = h.as_bytes();
-            let colon = b.iter().position(|&c| c == b':')?;
-            let i = std::str::from_utf8(&b[..colon]).ok()?.parse().ok()?;
-            Some((i, b[colon + 1..].to_vec()))
-        })
-        .collect();
-    entries.sort_by_key(|(i, _)| *i);
-    for (i, e) in entries {
-        env.insert(i.min(env.len()), e);
+    let places = hidden.iter().flat_map(|h| h.as_bytes().split(|&b| b == b',')).filter_map(|p| {
+        let i: usize = std::str::from_utf8(p).ok()?.parse().ok()?;
+        Some(i)
+    });
+    for i in places {
+        if let Some(first) = env.get_mut(i).and_then(|e| e.first_mut()) {
+            *first = first.to_ascii_uppercase();
+        }
     }
     env
 }
@@ -891,6 +901,33 @@ mod tests {
             Format::Script(i, a) => Ok((i, a)),
             Format::Elf => unreachable!(),
         }
+    }
+
+    #[test]
+    fn loader_variables_cross_the_exec_disguised_in_place() {
+        let guest: Vec<Vec<u8>> = [
+            &b"A=1"[..],
+            b"LD_PRELOAD=/x.so",
+            b"NOEQ",
+            b"MALLOC_PERTURB_=85",
+            b"GLIBC_TUNABLES=glibc.malloc.check=3",
+            b"LD_NOEQ",
+            b"ld_lower=1",
+            b"Z=2",
+        ]
+        .iter()
+        .map(|e| e.to_vec())
+        .collect();
+        let mut host = guest.clone();
+        let places: Vec<String> =
+            host.iter_mut().enumerate().filter_map(|(i, e)| disguise(e).then(|| i.to_string())).collect();
+        assert_eq!(places, ["1", "3", "4", "5"]);
+        assert_eq!(host[1], b"lD_PRELOAD=/x.so", "same length, a name the host's loader ignores");
+        assert_eq!(host[4], b"gLIBC_TUNABLES=glibc.malloc.check=3");
+        assert!(host.iter().zip(&guest).all(|(h, g)| h.len() == g.len()));
+        // A guest entry that looks disguised but is not listed stays as it is.
+        let back = with_hidden_env(host, &[std::ffi::OsString::from(places.join(","))]);
+        assert_eq!(back, guest);
     }
 
     #[test]
