@@ -632,7 +632,7 @@ pub const GDB_FORK_ENV: &str = "ENDGATE_GDB_FORK";
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
     let name_of = |e: &[u8]| e.split(|&b| b == b'=').next().unwrap_or(e).to_vec();
     // The entries the previous endgate disguised first, at the places it listed.
-    let env: Vec<Vec<u8>> = crate::syscall::exec::with_hidden_env(raw_environ(), &cli.hidden_env)
+    let env: Vec<Vec<u8>> = with_hidden_env(raw_environ(), &cli.hidden_env)
         .into_iter()
         .filter(|e| {
             let n = name_of(e);
@@ -640,6 +640,22 @@ pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
         })
         .collect();
     apply_env_ops(env, &cli.env_ops)
+}
+
+/// `env` (the environment endgate started with, as the guest's) with the entries the previous
+/// endgate disguised (`crate::syscall::exec`: the first letter in lower case) made as they were: `hidden` holds the
+/// [`GUEST_ENV_FLAG`] arguments, each a comma-separated list of places in `env`.
+pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
+    let places = hidden.iter().flat_map(|h| h.as_bytes().split(|&b| b == b',')).filter_map(|p| {
+        let i: usize = std::str::from_utf8(p).ok()?.parse().ok()?;
+        Some(i)
+    });
+    for i in places {
+        if let Some(first) = env.get_mut(i).and_then(|e| e.first_mut()) {
+            *first = first.to_ascii_uppercase();
+        }
+    }
+    env
 }
 
 /// [`guest_env`]'s `-E` and `-U` on `env`.

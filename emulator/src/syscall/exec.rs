@@ -672,7 +672,8 @@ fn acts_on_endgate(e: &[u8]) -> bool {
 /// loader or C library would act on it ([`acts_on_endgate`]): its first letter (`L`, `M`,
 /// `G`) in lower case, a name neither reads, of the same length, so that the entry takes no
 /// more room than the guest gave it (`ARG_MAX`, and `MAX_ARG_STRLEN` for one entry). The new
-/// endgate undoes it at the places `crate::cli::GUEST_ENV_FLAG` lists ([`with_hidden_env`]).
+/// endgate undoes it at the places `crate::cli::GUEST_ENV_FLAG` lists
+/// ([`crate::cli::with_hidden_env`]).
 /// Returns whether `e` was disguised.
 fn disguise(e: &mut [u8]) -> bool {
     if !acts_on_endgate(e) {
@@ -680,22 +681,6 @@ fn disguise(e: &mut [u8]) -> bool {
     }
     e[0] = e[0].to_ascii_lowercase();
     true
-}
-
-/// `env` (the environment endgate started with, as the guest's) with the entries the previous
-/// endgate disguised ([`disguise`]) made as they were: `hidden` holds the
-/// `crate::cli::GUEST_ENV_FLAG` arguments, each a comma-separated list of places in `env`.
-pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
-    let places = hidden.iter().flat_map(|h| h.as_bytes().split(|&b| b == b',')).filter_map(|p| {
-        let i: usize = std::str::from_utf8(p).ok()?.parse().ok()?;
-        Some(i)
-    });
-    for i in places {
-        if let Some(first) = env.get_mut(i).and_then(|e| e.first_mut()) {
-            *first = first.to_ascii_uppercase();
-        }
-    }
-    env
 }
 
 /// The longest exec state passed in an argument (`--exec-state-text`, twice as long in
@@ -926,7 +911,7 @@ mod tests {
         assert_eq!(host[4], b"gLIBC_TUNABLES=glibc.malloc.check=3");
         assert!(host.iter().zip(&guest).all(|(h, g)| h.len() == g.len()));
         // A guest entry that looks disguised but is not listed stays as it is.
-        let back = with_hidden_env(host, &[std::ffi::OsString::from(places.join(","))]);
+        let back = crate::cli::with_hidden_env(host, &[std::ffi::OsString::from(places.join(","))]);
         assert_eq!(back, guest);
     }
 
