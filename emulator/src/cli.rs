@@ -631,8 +631,10 @@ pub const GDB_FORK_ENV: &str = "ENDGATE_GDB_FORK";
 /// does, and drops the others of that name; a new one goes at the end).
 pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
     let name_of = |e: &[u8]| e.split(|&b| b == b'=').next().unwrap_or(e).to_vec();
-    // The entries the previous endgate disguised first, at the places it listed.
-    let env: Vec<Vec<u8>> = with_hidden_env(raw_environ(), &cli.hidden_env)
+    // The entries the previous endgate disguised first, at the places it listed: in the
+    // process's own environment area too, which `/proc/PID/environ` shows.
+    restore_environ(&cli.hidden_env);
+    let env: Vec<Vec<u8>> = raw_environ()
         .into_iter()
         .filter(|e| {
             let n = name_of(e);
@@ -642,20 +644,53 @@ pub fn guest_env(cli: &Cli) -> Vec<Vec<u8>> {
     apply_env_ops(env, &cli.env_ops)
 }
 
-/// `env` (the environment endgate started with, as the guest's) with the entries the previous
-/// endgate disguised (`crate::syscall::exec`: the first letter in lower case) made as they were: `hidden` holds the
-/// [`GUEST_ENV_FLAG`] arguments, each a comma-separated list of places in `env`.
-pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[std::ffi::OsString]) -> Vec<Vec<u8>> {
-    let places = hidden.iter().flat_map(|h| h.as_bytes().split(|&b| b == b',')).filter_map(|p| {
-        let i: usize = std::str::from_utf8(p).ok()?.parse().ok()?;
-        Some(i)
-    });
-    for i in places {
+/// The places in the environment that the [`GUEST_ENV_FLAG`] arguments `hidden` list (each a
+/// comma-separated list; 0 is the first entry).
+fn hidden_places(hidden: &[OsString]) -> impl Iterator<Item = usize> + '_ {
+    hidden
+        .iter()
+        .flat_map(|h| h.as_bytes().split(|&b| b == b','))
+        .filter_map(|p| std::str::from_utf8(p).ok()?.parse().ok())
+}
+
+/// `env` (the environment endgate started with) with the entries the previous endgate
+/// disguised (`crate::syscall::exec`: the first letter in lower case) made as they were, at the
+/// places the [`GUEST_ENV_FLAG`] arguments `hidden` list.
+pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[OsString]) -> Vec<Vec<u8>> {
+    for i in hidden_places(hidden) {
         if let Some(first) = env.get_mut(i).and_then(|e| e.first_mut()) {
             *first = first.to_ascii_uppercase();
         }
     }
     env
+}
+
+/// [`with_hidden_env`] on the process's own environment strings, in place: the entries the
+/// host's loader had to miss are as the guest gave them in `environ` and in the environment
+/// area `/proc/PID/environ` reads (the kernel shows that memory as it is now). Called once at
+/// start-up, before any thread runs.
+fn restore_environ(hidden: &[OsString]) {
+    extern "C" {
+        static environ: *const *mut libc::c_char;
+    }
+    for i in hidden_places(hidden) {
+        // SAFETY: read at start-up, before any thread changes the environment; `environ` is a
+        // NULL-terminated array of NUL-terminated strings in writable memory (the initial
+        // stack's environment area, or the C library's copies), and entry `i` is looked up only
+        // below the terminating NULL.
+        unsafe {
+            let mut p = environ;
+            let mut n = 0;
+            while !p.is_null() && !(*p).is_null() && n < i {
+                p = p.add(1);
+                n += 1;
+            }
+            if n == i && !p.is_null() && !(*p).is_null() {
+                let first = (*p).cast::<u8>();
+                *first = (*first).to_ascii_uppercase();
+            }
+        }
+    }
 }
 
 /// [`guest_env`]'s `-E` and `-U` on `env`.

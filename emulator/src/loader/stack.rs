@@ -170,7 +170,10 @@ pub fn build(
         (AT_GID, u64::from(unsafe { libc::getgid() })),
         // SAFETY: as above.
         (AT_EGID, u64::from(unsafe { libc::getegid() })),
-        (AT_SECURE, 0),
+        // The host kernel's answer for this process's exec, made with the guest's credentials
+        // (a secure exec: the effective ids are not the real ones, or the file gave privileges).
+        // SAFETY: getauxval has no preconditions.
+        (AT_SECURE, u64::from(unsafe { libc::getauxval(libc::AT_SECURE) } != 0)),
         (AT_RANDOM, random_at),
         (AT_HWCAP2, hwcap2),
         (AT_EXECFN, execfn),

@@ -445,8 +445,16 @@ fn exec(
     let mut host_env: Vec<Vec<u8>> = envp.to_vec();
     let hidden: Vec<String> =
         host_env.iter_mut().enumerate().filter_map(|(i, e)| disguise(e).then(|| i.to_string())).collect();
-    if !hidden.is_empty() {
-        args.push(cstring(format!("{}={}", crate::cli::GUEST_ENV_FLAG, hidden.join(",")).as_bytes()));
+    let mut list = String::new();
+    for (k, place) in hidden.iter().enumerate() {
+        if !list.is_empty() {
+            list.push(',');
+        }
+        list.push_str(place);
+        if list.len() >= GUEST_ENV_ARG_MAX || k + 1 == hidden.len() {
+            args.push(cstring(format!("{}={list}", crate::cli::GUEST_ENV_FLAG).as_bytes()));
+            list.clear();
+        }
     }
     let escaped = if super::selfref::root_changed() { leave_guest_root() } else { None };
     if let Some((root, cwd)) = escaped {
@@ -661,12 +669,32 @@ fn exec_through_binfmt(host: &CString, argv: &[Vec<u8>], envpp: &[*const libc::c
 /// Whether the guest environment entry `e` (`NAME=VALUE`) is one the host's dynamic loader or
 /// C library would act on in endgate itself (ld.so(8): `LD_PRELOAD`, `LD_LIBRARY_PATH`,
 /// `LD_TRACE_LOADED_OBJECTS`, `LD_DEBUG`, `LD_AUDIT`…; `GLIBC_TUNABLES`; malloc's
-/// `MALLOC_*`): such a variable must reach the guest's loader and not the host's (`ldd` under
-/// endgate listed endgate's own libraries).
+/// `MALLOC_*`), or one it removes when the exec is a secure one (`AT_SECURE`: a guest whose
+/// effective and real ids differ; glibc's list of unsafe variables, ld.so(8) "Secure-execution
+/// mode"): such a variable must reach the guest's loader and not the host's (`ldd` under
+/// endgate listed endgate's own libraries), and none may go missing.
 fn acts_on_endgate(e: &[u8]) -> bool {
+    /// Removed in secure-execution mode, besides `LD_*` and `MALLOC_TRACE`.
+    const UNSECURE: &[&[u8]] = &[
+        b"GCONV_PATH",
+        b"GETCONF_DIR",
+        b"HOSTALIASES",
+        b"LOCALDOMAIN",
+        b"LOCPATH",
+        b"NIS_PATH",
+        b"NLSPATH",
+        b"RESOLV_HOST_CONF",
+        b"RES_OPTIONS",
+        b"TMPDIR",
+        b"TZDIR",
+    ];
     let name = e.split(|&b| b == b'=').next().unwrap_or(e);
-    name.starts_with(b"LD_") || name.starts_with(b"MALLOC_") || name == b"GLIBC_TUNABLES"
+    name.starts_with(b"LD_") || name.starts_with(b"MALLOC_") || name == b"GLIBC_TUNABLES" || UNSECURE.contains(&name)
 }
+
+/// The longest `--guest-env` argument: a list of places longer than that (tens of thousands of
+/// disguised entries) goes in several, each well below `MAX_ARG_STRLEN` (128 KiB).
+const GUEST_ENV_ARG_MAX: usize = 60 << 10;
 
 /// Disguises the guest environment entry `e` for the host's exec of endgate if the host's
 /// loader or C library would act on it ([`acts_on_endgate`]): its first letter (`L`, `M`,
@@ -898,6 +926,7 @@ mod tests {
             b"GLIBC_TUNABLES=glibc.malloc.check=3",
             b"LD_NOEQ",
             b"ld_lower=1",
+            b"TMPDIR=/t",
             b"Z=2",
         ]
         .iter()
@@ -906,7 +935,7 @@ mod tests {
         let mut host = guest.clone();
         let places: Vec<String> =
             host.iter_mut().enumerate().filter_map(|(i, e)| disguise(e).then(|| i.to_string())).collect();
-        assert_eq!(places, ["1", "3", "4", "5"]);
+        assert_eq!(places, ["1", "3", "4", "5", "7"], "and TMPDIR, which a secure exec's loader drops");
         assert_eq!(host[1], b"lD_PRELOAD=/x.so", "same length, a name the host's loader ignores");
         assert_eq!(host[4], b"gLIBC_TUNABLES=glibc.malloc.check=3");
         assert!(host.iter().zip(&guest).all(|(h, g)| h.len() == g.len()));
