@@ -8,9 +8,11 @@
 //! / `struct nlattr` attributes (`len`, `type`, payload padded to 4 bytes). Which payloads are
 //! integers depends on the message and attribute type, so each family is converted from tables
 //! of its fixed headers and attribute types:
-//! - `NETLINK_ROUTE`: links, addresses, routes, neighbours, rules, traffic control, netconf,
-//!   namespace ids, link statistics (include/uapi/linux/if_link.h, if_addr.h, rtnetlink.h,
-//!   neighbour.h, fib_rules.h, pkt_sched.h, netconf.h, net_namespace.h);
+//! - `NETLINK_ROUTE`: links (with IPv6's `IFLA_PROTINFO`), addresses, routes, neighbours,
+//!   neighbour tables, address labels, nexthops, rules, traffic control, netconf, namespace
+//!   ids, link statistics, and the fixed headers of MDB and VLAN messages
+//!   (include/uapi/linux/if_link.h, if_addr.h, rtnetlink.h, neighbour.h, if_addrlabel.h,
+//!   nexthop.h, if_bridge.h, fib_rules.h, pkt_sched.h, netconf.h, net_namespace.h);
 //! - `NETLINK_GENERIC`: `struct genlmsghdr`, every family's attribute headers, and the
 //!   controller's (`nlctrl`, `CTRL_CMD_GETFAMILY`) attributes with its operations, multicast
 //!   groups and policies (linux/genetlink.h, linux/netlink.h `NL_POLICY_TYPE_ATTR_*`);
@@ -321,8 +323,10 @@ const XDP: &[(u16, Pay)] =
     &[(1, Pay::U32), (3, Pay::U32), (4, Pay::U32), (5, Pay::U32), (6, Pay::U32), (7, Pay::U32), (8, Pay::U32)];
 /// `IFLA_PROTO_DOWN_REASON_*`.
 const DOWN_REASON: &[(u16, Pay)] = &[(1, Pay::U32), (2, Pay::U32)];
-/// `IFLA_*` (if_link.h): the integer and nested ones.
-const LINK: &[(u16, Pay)] = &[
+/// `IFLA_*` (if_link.h): the integer and nested ones; `$extra` adds entries.
+macro_rules! link_table {
+    ($($extra:tt)*) => {
+        &[
     (4, Pay::U32),                             // MTU
     (5, Pay::U32),                             // LINK
     (7, Pay::U32s),                            // STATS
@@ -361,6 +365,59 @@ const LINK: &[(u16, Pay)] = &[
     (61, Pay::U32),                            // ALLMULTI
     (63, Pay::U32),                            // GSO_IPV4_MAX_SIZE
     (64, Pay::U32),                            // GRO_IPV4_MAX_SIZE
+            $($extra)*
+        ]
+    };
+}
+/// `IFLA_*` (if_link.h) of a link message of any family but `AF_INET6`: `IFLA_PROTINFO`'s
+/// attributes depend on the family (the bridge's `IFLA_BRPORT_*` are left as they are).
+const LINK: &[(u16, Pay)] = link_table!();
+/// `IFLA_*` of an `AF_INET6` link message, whose `IFLA_PROTINFO` holds `IFLA_INET6_*`
+/// (`ip -6 link`, `ip token`).
+const LINK6: &[(u16, Pay)] = link_table!((12, Pay::Table(INET6)),);
+/// `NDTPA_*` (neighbour.h) inside `NDTA_PARMS`: `u32`s and `u64` times in ms.
+const NEIGHTBL_PARMS: &[(u16, Pay)] = &[
+    (1, Pay::U32),  // IFINDEX
+    (2, Pay::U32),  // REFCNT
+    (3, Pay::U64),  // REACHABLE_TIME
+    (4, Pay::U64),  // BASE_REACHABLE_TIME
+    (5, Pay::U64),  // RETRANS_TIME
+    (6, Pay::U64),  // GC_STALETIME
+    (7, Pay::U64),  // DELAY_PROBE_TIME
+    (8, Pay::U32),  // QUEUE_LEN
+    (9, Pay::U32),  // APP_PROBES
+    (10, Pay::U32), // UCAST_PROBES
+    (11, Pay::U32), // MCAST_PROBES
+    (12, Pay::U64), // ANYCAST_DELAY
+    (13, Pay::U64), // PROXY_DELAY
+    (14, Pay::U32), // PROXY_QLEN
+    (15, Pay::U64), // LOCKTIME
+    (16, Pay::U32), // QUEUE_LENBYTES
+    (17, Pay::U32), // MCAST_REPROBES
+    (19, Pay::U64), // INTERVAL_PROBE_TIME_MS
+];
+/// `NDTA_*` (neighbour.h): a neighbour table's thresholds, `struct ndt_config { __u16
+/// key_len, entry_size; __u32 entries, last_flush, last_rand, hash_rnd, hash_mask,
+/// hash_chain_gc, proxy_qlen; }`, parameters and `struct ndt_stats` (`__u64`s).
+const NEIGHTBL: &[(u16, Pay)] = &[
+    (2, Pay::U32),                           // THRESH1
+    (3, Pay::U32),                           // THRESH2
+    (4, Pay::U32),                           // THRESH3
+    (5, Pay::Runs(&[(0, 2, 2), (4, 4, 7)])), // CONFIG
+    (6, Pay::Table(NEIGHTBL_PARMS)),         // PARMS
+    (7, Pay::U64s),                          // STATS
+    (8, Pay::U64),                           // GC_INTERVAL
+];
+/// `IFAL_*` (if_addrlabel.h): the label (the address is bytes).
+const ADDRLABEL: &[(u16, Pay)] = &[(2, Pay::U32)];
+/// `NHA_*` (nexthop.h): ids, devices and types (a group's `struct nexthop_grp` records and
+/// the nested resilient-group, encapsulation and statistics attributes are left as they are).
+const NEXTHOP: &[(u16, Pay)] = &[
+    (1, Pay::U32),  // ID
+    (3, Pay::U16),  // GROUP_TYPE
+    (5, Pay::U32),  // OIF
+    (7, Pay::U16),  // ENCAP_TYPE
+    (10, Pay::U32), // MASTER
 ];
 /// `IFA_*` (if_addr.h).
 const ADDR: &[(u16, Pay)] = &[
@@ -647,7 +704,7 @@ fn payload(p: &mut [u8], proto: i32, ty: u16, flags: u16, req: bool, dir: Dir) {
         _ => {
             let family = p.first().copied().unwrap_or(0);
             let (fixed, table): (Fixed, &[(u16, Pay)]) = match proto {
-                libc::NETLINK_ROUTE => match route_family(ty) {
+                libc::NETLINK_ROUTE => match route_family(ty, family) {
                     Some(f) => f,
                     None => return,
                 },
@@ -678,10 +735,12 @@ fn fixed_then_attrs(p: &mut [u8], (size, ints): Fixed, table: &[(u16, Pay)], dir
 }
 
 /// `NETLINK_ROUTE`: each message type's fixed header and attribute table.
-fn route_family(ty: u16) -> Option<(Fixed, &'static [(u16, Pay)])> {
+fn route_family(ty: u16, family: u8) -> Option<(Fixed, &'static [(u16, Pay)])> {
+    const IFINFOMSG: Fixed = (16, &[(2, 2), (4, 4), (8, 4), (12, 4)]);
     Some(match ty {
         // struct ifinfomsg { u8 family, pad; u16 type; int index; u32 flags, change; }
-        16..=19 => ((16, &[(2, 2), (4, 4), (8, 4), (12, 4)]), LINK),
+        16..=19 if i32::from(family) == libc::AF_INET6 => (IFINFOMSG, LINK6),
+        16..=19 => (IFINFOMSG, LINK),
         // struct ifaddrmsg { u8 family, prefixlen, flags, scope; u32 index; }
         20..=23 => ((8, &[(4, 4)]), ADDR),
         // struct rtmsg { u8 family, dst_len, src_len, tos, table, protocol, scope, type; u32 flags; }
@@ -690,6 +749,17 @@ fn route_family(ty: u16) -> Option<(Fixed, &'static [(u16, Pay)])> {
         28..=31 => ((12, &[(4, 4), (8, 2)]), NEIGH),
         // struct fib_rule_hdr { u8 family, dst_len, src_len, tos, table, res1, res2, action; u32 flags; }
         32..=35 => ((12, &[(8, 4)]), RULE),
+        // struct ndtmsg { u8 family, pad1; u16 pad2; }
+        64..=67 => ((4, &[]), NEIGHTBL),
+        // struct ifaddrlblmsg { u8 family, reserved, prefixlen, flags; u32 index, seq; }
+        72..=74 => ((12, &[(4, 4), (8, 4)]), ADDRLABEL),
+        // struct br_port_msg { u8 family; u32 ifindex; } (the MDB entries are left as they are)
+        84..=86 => ((8, &[(4, 4)]), &[]),
+        // struct nhmsg { u8 family, scope, protocol, resvd; u32 nh_flags; }
+        104..=106 => ((8, &[(4, 4)]), NEXTHOP),
+        // struct br_vlan_msg { u8 family, reserved1; u16 reserved2; u32 ifindex; } (the VLAN
+        // entries are left as they are)
+        112..=114 => ((8, &[(4, 4)]), &[]),
         // struct tcmsg { u8 family, pad1; u16 pad2; int ifindex; u32 handle, parent, info; }
         36..=51 | 100..=103 => ((20, &[(4, 4), (8, 4), (12, 4), (16, 4)]), TC),
         // struct netconfmsg { u8 family; } padded: every attribute an int.
@@ -848,6 +918,47 @@ mod tests {
         assert_eq!(&g[44..46], b"lo");
         convert(&mut g, libc::NETLINK_ROUTE, Dir::ToHost);
         assert_eq!(g, host);
+    }
+
+    #[test]
+    fn a_neighbour_table_and_an_inet6_link_round_trip() {
+        // RTM_NEWNEIGHTBL: NAME "arp_cache", THRESH1 128, CONFIG (key_len 4, entries 7),
+        // PARMS { BASE_REACHABLE_TIME 30000 ms }.
+        let mut body = vec![2, 0, 0, 0];
+        body.extend(attr(1, b"arp_cache\0"));
+        body.extend(attr(2, &128u32.to_ne_bytes()));
+        let mut cfg = [0u8; 32];
+        cfg[0..2].copy_from_slice(&4u16.to_ne_bytes());
+        cfg[4..8].copy_from_slice(&7u32.to_ne_bytes());
+        body.extend(attr(5, &cfg));
+        body.extend(attr(6, &attr(4, &30000u64.to_ne_bytes())));
+        let host = msg(64, 2, &body);
+        let mut g = host.clone();
+        convert(&mut g, libc::NETLINK_ROUTE, Dir::ToGuest);
+        // The attributes start after the 16-byte header and the 4-byte ndtmsg.
+        let at = |off: usize| 16 + 4 + off;
+        assert_eq!(&g[at(4)..at(6)], b"ar", "the name stays");
+        assert_eq!(&g[at(20)..at(24)], &128u32.to_be_bytes());
+        assert_eq!(&g[at(28)..at(30)], &4u16.to_be_bytes());
+        assert_eq!(&g[at(32)..at(36)], &7u32.to_be_bytes());
+        assert_eq!(&g[at(68)..at(76)], &30000u64.to_be_bytes());
+        convert(&mut g, libc::NETLINK_ROUTE, Dir::ToHost);
+        assert_eq!(g, host);
+
+        // An AF_INET6 RTM_NEWLINK: IFLA_PROTINFO { IFLA_INET6_FLAGS 0x80000000 }, not flagged
+        // nested; the same attribute of an AF_BRIDGE link stays as the kernel sent it.
+        for (family, swapped) in [(10u8, true), (7, false)] {
+            let mut body = vec![family, 0, 0, 0];
+            body.extend_from_slice(&[0u8; 12]);
+            body.extend(attr(12, &attr(1, &0x8000_0000u32.to_ne_bytes())));
+            let host = msg(16, 2, &body);
+            let mut g = host.clone();
+            convert(&mut g, libc::NETLINK_ROUTE, Dir::ToGuest);
+            let want = if swapped { 0x8000_0000u32.to_be_bytes() } else { 0x8000_0000u32.to_ne_bytes() };
+            assert_eq!(&g[16 + 16 + 4 + 4..16 + 16 + 4 + 8], &want, "family {family}");
+            convert(&mut g, libc::NETLINK_ROUTE, Dir::ToHost);
+            assert_eq!(g, host);
+        }
     }
 
     #[test]
