@@ -103,6 +103,12 @@ static ICOUNT: &Shape = &[F::Array(&F::I32, 20)];
 /// fsx_cowextsize; unsigned char fsx_pad[8];`.
 static FSXATTR: &Shape = &[F::Array(&F::U32, 5), F::Bytes(8)];
 
+/// `struct sockaddr`: a host-order `sa_family`, then 14 bytes as they are.
+static SOCKADDR: &Shape = &[F::U16, F::Bytes(14)];
+/// `struct arpreq` (linux/if_arp.h): `struct sockaddr arp_pa, arp_ha; int arp_flags; struct
+/// sockaddr arp_netmask; char arp_dev[16];`.
+static ARPREQ: &Shape = &[F::Struct(SOCKADDR), F::Struct(SOCKADDR), F::I32, F::Struct(SOCKADDR), F::Bytes(16)];
+
 /// Every request endgate serves.
 pub static IOCTLS: &[IoctlDef] = &[
     // Terminals and ptys (asm-generic/ioctls.h).
@@ -193,6 +199,11 @@ pub static IOCTLS: &[IoctlDef] = &[
     r("SIOCDELMULTI", 0x8932, Arg::Custom(netdevice)),
     r("SIOCSIFPFLAGS", 0x8934, Arg::Custom(netdevice)),
     r("SIOCDIFADDR", 0x8936, Arg::Custom(netdevice)),
+    r("SIOCETHTOOL", 0x8946, Arg::Custom(ethtool)),
+    // ARP table entries (arp(7)): `struct arpreq`.
+    r("SIOCDARP", 0x8953, Arg::In(ARPREQ)),
+    r("SIOCGARP", 0x8954, Arg::InOut(ARPREQ)),
+    r("SIOCSARP", 0x8955, Arg::In(ARPREQ)),
     r("SIOCSIFHWBROADCAST", 0x8937, Arg::Custom(netdevice)),
     r("SIOCSIFTXQLEN", 0x8943, Arg::Custom(netdevice)),
     r("SIOCSIFMAP", 0x8971, Arg::Custom(netdevice)),
@@ -413,6 +424,11 @@ fn tty_signal(t: &mut Task, fd: i32, req: u64, arg: u64) -> SysResult {
     let sig = (t.arch.info().signal_to_host)(arg & 0xffff_ffff).map_or(0, |s| s.as_c_int());
     // SAFETY: an integer argument.
     host_ret(i64::from(unsafe { libc::ioctl(fd, req as libc::c_ulong, sig) }))
+}
+
+/// `SIOCETHTOOL` ([`super::ethtool`]).
+fn ethtool(t: &mut Task, fd: i32, _req: u64, arg: u64) -> SysResult {
+    super::ethtool::ioctl(t, fd, GuestAddr::new(arg))
 }
 
 /// The `SIOCGIF*` family ([`super::netdevice`]).

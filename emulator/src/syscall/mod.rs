@@ -23,6 +23,7 @@ pub mod cbpf;
 pub mod compat32;
 pub mod dircookie;
 pub mod epoll;
+pub mod ethtool;
 pub mod exec;
 pub mod fakeroot;
 pub mod fanotify;
