@@ -40,22 +40,9 @@ struct Layout {
 /// `struct ethtool_value { __u32 cmd, data; }`.
 const VALUE: &[(usize, usize)] = &[(0, 4), (4, 4)];
 
-/// The layout of command `cmd` whose structure starts with the guest's `head` bytes (the
-/// variable-length ones' counts), `count` the kernel's count for `GSTRINGS`/`GSTATS`.
-fn layout(
-    cmd: u32,
-    head: &[u8; 16],
-    swap: bool,
-    count: impl FnOnce(u32) -> Result<u32, Errno>,
-) -> Result<Layout, Errno> {
-    let u32_at = |at: usize| {
-        let b = [head[at], head[at + 1], head[at + 2], head[at + 3]];
-        if swap {
-            u32::from_be_bytes(b)
-        } else {
-            u32::from_le_bytes(b)
-        }
-    };
+/// The layout of command `cmd` (not `GSTRINGS` or `GSTATS`: [`counted`]) whose structure starts
+/// with the guest's `head` bytes (`GSSET_INFO`'s mask).
+fn layout(cmd: u32, head: &[u8; 16], swap: bool) -> Result<Layout, Errno> {
     Ok(match cmd {
         // struct ethtool_drvinfo { __u32 cmd; char driver[32], version[32], fw_version[32],
         // bus_info[32], erom_version[32], reserved2[12]; __u32 n_priv_flags, n_stats,
@@ -85,16 +72,6 @@ fn layout(
                 u64::from_le_bytes(head[8..16].try_into().unwrap_or_default())
             };
             Layout { len: 16 + 4 * mask.count_ones() as usize, ints: &[(0, 4), (4, 4), (8, 8)], array: Some((16, 4)) }
-        }
-        // struct ethtool_gstrings { __u32 cmd, string_set, len; __u8 data[len * 32]; }
-        ETHTOOL_GSTRINGS => {
-            let n = count(u32_at(4))? as usize;
-            Layout { len: 12 + n * ETH_GSTRING_LEN, ints: &[(0, 4), (4, 4), (8, 4)], array: None }
-        }
-        // struct ethtool_stats { __u32 cmd, n_stats; __u64 data[n_stats]; }
-        ETHTOOL_GSTATS => {
-            let n = count(ETH_SS_STATS)? as usize;
-            Layout { len: 8 + n * 8, ints: &[(0, 4), (4, 4)], array: Some((8, 8)) }
         }
         // What the kernel answers for a command it does not know: the caller takes it as a
         // device without it (ethtool then tries the next way, as for `ETHTOOL_GLINKSETTINGS`,
@@ -128,10 +105,11 @@ fn host_ethtool(fd: i32, name: &[u8], data: *mut u8) -> SysResult {
     host_ret(i64::from(unsafe { libc::ioctl(fd, SIOCETHTOOL as libc::c_ulong, ifr.as_mut_ptr()) }))
 }
 
-/// How many entries string set `set` of interface `name` has (0 if the driver has none).
+/// How many entries string set `set` of interface `name` has (0 if the driver has none, or
+/// the host refuses the question: the command itself then gets the host's answer).
 fn sset_count(fd: i32, name: &[u8], set: u32) -> Result<u32, Errno> {
     if set >= 64 {
-        return Err(Errno::EINVAL);
+        return Ok(0);
     }
     let mut q = [0u8; 20];
     q[0..4].copy_from_slice(&ETHTOOL_GSSET_INFO.to_ne_bytes());
@@ -165,12 +143,25 @@ pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
     } else {
         u32::from_le_bytes(head[..4].try_into().unwrap_or_default())
     };
-    if matches!(cmd, ETHTOOL_GSSET_INFO | ETHTOOL_GSTRINGS) {
-        let more = t.mm.read_vec(data, 16).map_err(fault)?;
-        head.copy_from_slice(&more);
+    // The header the kernel reads first (`struct ethtool_sset_info`, `_gstrings`, `_stats`).
+    let hdr = match cmd {
+        ETHTOOL_GSSET_INFO => 16,
+        ETHTOOL_GSTRINGS => 12,
+        ETHTOOL_GSTATS => 8,
+        _ => 4,
+    };
+    if hdr > 4 {
+        let more = t.mm.read_vec(data, hdr).map_err(fault)?;
+        head[..hdr].copy_from_slice(&more);
     }
-    let l = layout(cmd, &head, swap, |set| sset_count(fd, &ifr, set))?;
-    let mut buf = t.mm.read_vec(data, l.len).map_err(fault)?;
+    if matches!(cmd, ETHTOOL_GSTRINGS | ETHTOOL_GSTATS) {
+        return counted(t, fd, &ifr, data, cmd, &head[..hdr], swap);
+    }
+    let l = layout(cmd, &head, swap)?;
+    // The kernel reads only the header of these and writes the whole structure back, or
+    // nothing when the device refuses.
+    let mut buf = vec![0u8; l.len];
+    buf[..hdr].copy_from_slice(&head[..hdr]);
     if swap {
         swap_ints(&mut buf, &l);
     }
@@ -180,4 +171,105 @@ pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
     }
     t.mm.write_bytes(data, &buf).map_err(fault)?;
     Ok(n)
+}
+
+/// `ETHTOOL_GSTRINGS` or `ETHTOOL_GSTATS` (header `head`, as the guest gave it): the kernel
+/// writes as many entries as the driver has when it answers, which may be more than it had
+/// when endgate asked ([`sset_count`]: a device's channels changed meanwhile). The answer goes
+/// to a buffer that ends at a page the host may not write, so that more entries than asked for
+/// fail the call with `EFAULT` instead of overrunning endgate's memory (then the count is asked
+/// again and the call made again); what the kernel says it wrote (the header's count) goes to
+/// the guest. The guest's own count goes to the kernel as it
+/// is (a count that is not the driver's gets none, on kernels that check it).
+fn counted(t: &mut Task, fd: i32, ifr: &[u8], data: GuestAddr, cmd: u32, head: &[u8], swap: bool) -> SysResult {
+    let fault = |_| super::ioctl::guest_fault(fd, SIOCETHTOOL);
+    let hdr = head.len();
+    // (the set, the size of one entry, the header's count member)
+    let (set, each, count_at) = if cmd == ETHTOOL_GSTRINGS {
+        let b = [head[4], head[5], head[6], head[7]];
+        (if swap { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }, ETH_GSTRING_LEN, 8)
+    } else {
+        (ETH_SS_STATS, 8, 4)
+    };
+    // An answer longer than the count asked for meanwhile is asked again (a few times).
+    let mut tries = 0;
+    let (mut bounce, asked, n) = loop {
+        let asked = sset_count(fd, ifr, set).unwrap_or(0) as usize;
+        let mut bounce = Bounce::new(hdr + asked * each).ok_or(Errno::ENOMEM)?;
+        let buf = bounce.bytes();
+        buf[..hdr].copy_from_slice(head);
+        if swap {
+            for w in buf[..hdr].chunks_exact_mut(4) {
+                w.reverse();
+            }
+        }
+        match host_ethtool(fd, ifr, buf.as_mut_ptr()) {
+            Err(Errno::EFAULT) if tries < 8 => tries += 1,
+            r => break (bounce, asked, r?),
+        }
+    };
+    let buf = bounce.bytes();
+    let got = u32::from_ne_bytes(buf[count_at..count_at + 4].try_into().unwrap_or_default()) as usize;
+    let end = hdr + got.min(asked) * each;
+    if swap {
+        for w in buf[..hdr].chunks_exact_mut(4) {
+            w.reverse();
+        }
+        if cmd == ETHTOOL_GSTATS {
+            for v in buf[hdr..end].chunks_exact_mut(8) {
+                v.reverse();
+            }
+        }
+    }
+    t.mm.write_bytes(data, &buf[..end]).map_err(fault)?;
+    Ok(n)
+}
+
+/// `len` bytes of anonymous memory that end where a page the host may not touch begins.
+struct Bounce {
+    map: *mut libc::c_void,
+    map_len: usize,
+    len: usize,
+}
+
+impl Bounce {
+    fn new(len: usize) -> Option<Bounce> {
+        let page = crate::abi::u64_to_usize(crate::mm::PAGE_SIZE);
+        let pages = len.div_ceil(page).max(1) * page;
+        let map_len = pages.checked_add(page)?;
+        // SAFETY: a fresh private anonymous mapping.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return None;
+        }
+        let b = Bounce { map, map_len, len };
+        // SAFETY: the last page of the mapping just made.
+        if unsafe { libc::mprotect(map.cast::<u8>().add(pages).cast(), page, libc::PROT_NONE) } != 0 {
+            return None;
+        }
+        Some(b)
+    }
+
+    /// The `len` bytes, ending at the guard page.
+    fn bytes(&mut self) -> &mut [u8] {
+        let pages = self.map_len - crate::abi::u64_to_usize(crate::mm::PAGE_SIZE);
+        // SAFETY: `[pages - len, pages)` lies in the mapping's writable part, owned by `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.map.cast::<u8>().add(pages - self.len), self.len) }
+    }
+}
+
+impl Drop for Bounce {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `new` made, unmapped once.
+        unsafe { libc::munmap(self.map, self.map_len) };
+    }
 }
