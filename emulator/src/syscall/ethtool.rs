@@ -273,3 +273,30 @@ impl Drop for Bounce {
         unsafe { libc::munmap(self.map, self.map_len) };
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bounce_buffer_ends_at_a_page_the_kernel_cannot_touch() {
+        for len in [12, 4096, 5000] {
+            let mut b = Bounce::new(len).expect("mapping");
+            let bytes = b.bytes();
+            assert_eq!(bytes.len(), len);
+            bytes.fill(7);
+            let mut fds = [0; 2];
+            // SAFETY: a pipe for the test, and writes from the buffer's last byte and the byte
+            // after it (which the kernel must refuse).
+            unsafe {
+                assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+                let end = bytes.as_ptr().add(len);
+                assert_eq!(libc::write(fds[1], end.sub(1).cast(), 1), 1);
+                assert_eq!(libc::write(fds[1], end.cast(), 1), -1);
+                assert_eq!(std::io::Error::last_os_error().raw_os_error(), Some(libc::EFAULT));
+                libc::close(fds[0]);
+                libc::close(fds[1]);
+            }
+        }
+    }
+}
