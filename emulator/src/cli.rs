@@ -653,44 +653,41 @@ fn hidden_places(hidden: &[OsString]) -> impl Iterator<Item = usize> + '_ {
         .filter_map(|p| std::str::from_utf8(p).ok()?.parse().ok())
 }
 
-/// `env` (the environment endgate started with) with the entries the previous endgate
-/// disguised (`crate::syscall::exec`: the first letter in lower case) made as they were, at the
-/// places the [`GUEST_ENV_FLAG`] arguments `hidden` list.
-pub fn with_hidden_env(mut env: Vec<Vec<u8>>, hidden: &[OsString]) -> Vec<Vec<u8>> {
+/// Makes the entries the previous endgate disguised (`crate::syscall::exec`: the first letter
+/// in lower case) as they were, at the places the [`GUEST_ENV_FLAG`] arguments `hidden` list;
+/// `env` holds the environment's entries in order.
+pub fn undisguise(env: &mut [&mut [u8]], hidden: &[OsString]) {
     for i in hidden_places(hidden) {
         if let Some(first) = env.get_mut(i).and_then(|e| e.first_mut()) {
             *first = first.to_ascii_uppercase();
         }
     }
-    env
 }
 
-/// [`with_hidden_env`] on the process's own environment strings, in place: the entries the
-/// host's loader had to miss are as the guest gave them in `environ` and in the environment
-/// area `/proc/PID/environ` reads (the kernel shows that memory as it is now). Called once at
+/// [`undisguise`] on the process's own environment strings, in place: the entries the host's
+/// loader had to miss are as the guest gave them in `environ` and in the environment area
+/// `/proc/PID/environ` reads (the kernel shows that memory as it is now). Called once at
 /// start-up, before any thread runs.
 fn restore_environ(hidden: &[OsString]) {
     extern "C" {
         static environ: *const *mut libc::c_char;
     }
-    for i in hidden_places(hidden) {
-        // SAFETY: read at start-up, before any thread changes the environment; `environ` is a
-        // NULL-terminated array of NUL-terminated strings in writable memory (the initial
-        // stack's environment area, or the C library's copies), and entry `i` is looked up only
-        // below the terminating NULL.
-        unsafe {
-            let mut p = environ;
-            let mut n = 0;
-            while !p.is_null() && !(*p).is_null() && n < i {
-                p = p.add(1);
-                n += 1;
-            }
-            if n == i && !p.is_null() && !(*p).is_null() {
-                let first = (*p).cast::<u8>();
-                *first = (*first).to_ascii_uppercase();
-            }
+    if hidden.is_empty() {
+        return;
+    }
+    let mut entries: Vec<&mut [u8]> = Vec::new();
+    // SAFETY: read at start-up, before any thread changes the environment; `environ` is a
+    // NULL-terminated array of distinct NUL-terminated strings in writable memory (the initial
+    // stack's environment area, or the C library's copies), each borrowed once here.
+    unsafe {
+        let mut p = environ;
+        while !p.is_null() && !(*p).is_null() {
+            let len = libc::strlen(*p);
+            entries.push(std::slice::from_raw_parts_mut((*p).cast::<u8>(), len));
+            p = p.add(1);
         }
     }
+    undisguise(&mut entries, hidden);
 }
 
 /// [`guest_env`]'s `-E` and `-U` on `env`.

@@ -40,9 +40,9 @@ struct Layout {
 /// `struct ethtool_value { __u32 cmd, data; }`.
 const VALUE: &[(usize, usize)] = &[(0, 4), (4, 4)];
 
-/// The layout of command `cmd` (not `GSTRINGS` or `GSTATS`: [`counted`]) whose structure starts
-/// with the guest's `head` bytes (`GSSET_INFO`'s mask).
-fn layout(cmd: u32, head: &[u8; 16], swap: bool) -> Result<Layout, Errno> {
+/// The layout of command `cmd` (not `GSTRINGS` or `GSTATS`: [`counted`]); `mask` is
+/// `GSSET_INFO`'s `sset_mask`.
+fn layout(cmd: u32, mask: u64) -> Result<Layout, Errno> {
     Ok(match cmd {
         // struct ethtool_drvinfo { __u32 cmd; char driver[32], version[32], fw_version[32],
         // bus_info[32], erom_version[32], reserved2[12]; __u32 n_priv_flags, n_stats,
@@ -66,11 +66,6 @@ fn layout(cmd: u32, head: &[u8; 16], swap: bool) -> Result<Layout, Errno> {
         // struct ethtool_sset_info { __u32 cmd, reserved; __u64 sset_mask; __u32 data[]; }:
         // one count per bit of the mask.
         ETHTOOL_GSSET_INFO => {
-            let mask = if swap {
-                u64::from_be_bytes(head[8..16].try_into().unwrap_or_default())
-            } else {
-                u64::from_le_bytes(head[8..16].try_into().unwrap_or_default())
-            };
             Layout { len: 16 + 4 * mask.count_ones() as usize, ints: &[(0, 4), (4, 4), (8, 8)], array: Some((16, 4)) }
         }
         // What the kernel answers for a command it does not know: the caller takes it as a
@@ -123,26 +118,11 @@ fn sset_count(fd: i32, name: &[u8], set: u32) -> Result<u32, Errno> {
 /// read or write, `EOPNOTSUPP` for a command not served, the host's (`EOPNOTSUPP` from a driver
 /// without it, `ENODEV`).
 pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
-    let long = usize::from(t.mm.model().long_bytes);
     let swap = t.mm.endian() != Endian::HOST;
     let fault = |_| super::ioctl::guest_fault(fd, SIOCETHTOOL);
-    let ifr = t.mm.read_vec(arg, IFNAMSIZ + long).map_err(fault)?;
-    let ptr = &ifr[IFNAMSIZ..IFNAMSIZ + long];
-    let data = match (long, swap) {
-        (8, false) => u64::from_le_bytes(ptr.try_into().unwrap_or_default()),
-        (8, true) => u64::from_be_bytes(ptr.try_into().unwrap_or_default()),
-        (_, false) => u64::from(u32::from_le_bytes(ptr[..4].try_into().unwrap_or_default())),
-        (_, true) => u64::from(u32::from_be_bytes(ptr[..4].try_into().unwrap_or_default())),
-    };
-    let data = GuestAddr::new(data);
-    let mut head = [0u8; 16];
-    let known = t.mm.read_vec(data, 4).map_err(fault)?;
-    head[..4].copy_from_slice(&known);
-    let cmd = if swap {
-        u32::from_be_bytes(head[..4].try_into().unwrap_or_default())
-    } else {
-        u32::from_le_bytes(head[..4].try_into().unwrap_or_default())
-    };
+    let ifr = t.mm.read_vec(arg, IFNAMSIZ).map_err(fault)?;
+    let data = GuestAddr::new(t.mm.read_ulong(arg + IFNAMSIZ as u64).map_err(fault)?);
+    let cmd = t.mm.read_u32(data).map_err(fault)?;
     // The header the kernel reads first (`struct ethtool_sset_info`, `_gstrings`, `_stats`).
     let hdr = match cmd {
         ETHTOOL_GSSET_INFO => 16,
@@ -150,18 +130,17 @@ pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
         ETHTOOL_GSTATS => 8,
         _ => 4,
     };
-    if hdr > 4 {
-        let more = t.mm.read_vec(data, hdr).map_err(fault)?;
-        head[..hdr].copy_from_slice(&more);
-    }
+    let head = t.mm.read_vec(data, hdr).map_err(fault)?;
     if matches!(cmd, ETHTOOL_GSTRINGS | ETHTOOL_GSTATS) {
-        return counted(t, fd, &ifr, data, cmd, &head[..hdr], swap);
+        let set = if cmd == ETHTOOL_GSTRINGS { t.mm.read_u32(data + 4).map_err(fault)? } else { ETH_SS_STATS };
+        return counted(t, fd, &ifr, data, cmd, set, &head);
     }
-    let l = layout(cmd, &head, swap)?;
+    let mask = if cmd == ETHTOOL_GSSET_INFO { t.mm.read_u64(data + 8).map_err(fault)? } else { 0 };
+    let l = layout(cmd, mask)?;
     // The kernel reads only the header of these and writes the whole structure back, or
     // nothing when the device refuses.
     let mut buf = vec![0u8; l.len];
-    buf[..hdr].copy_from_slice(&head[..hdr]);
+    buf[..hdr].copy_from_slice(&head);
     if swap {
         swap_ints(&mut buf, &l);
     }
@@ -173,7 +152,8 @@ pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
     Ok(n)
 }
 
-/// `ETHTOOL_GSTRINGS` or `ETHTOOL_GSTATS` (header `head`, as the guest gave it): the kernel
+/// `ETHTOOL_GSTRINGS` or `ETHTOOL_GSTATS` of string set `set` (header `head`, as the guest gave
+/// it): the kernel
 /// writes as many entries as the driver has when it answers, which may be more than it had
 /// when endgate asked ([`sset_count`]: a device's channels changed meanwhile). The answer goes
 /// to a buffer that ends at a page the host may not write, so that more entries than asked for
@@ -181,16 +161,12 @@ pub fn ioctl(t: &mut Task, fd: i32, arg: GuestAddr) -> SysResult {
 /// again and the call made again); what the kernel says it wrote (the header's count) goes to
 /// the guest. The guest's own count goes to the kernel as it
 /// is (a count that is not the driver's gets none, on kernels that check it).
-fn counted(t: &mut Task, fd: i32, ifr: &[u8], data: GuestAddr, cmd: u32, head: &[u8], swap: bool) -> SysResult {
+fn counted(t: &mut Task, fd: i32, ifr: &[u8], data: GuestAddr, cmd: u32, set: u32, head: &[u8]) -> SysResult {
+    let swap = t.mm.endian() != Endian::HOST;
     let fault = |_| super::ioctl::guest_fault(fd, SIOCETHTOOL);
     let hdr = head.len();
-    // (the set, the size of one entry, the header's count member)
-    let (set, each, count_at) = if cmd == ETHTOOL_GSTRINGS {
-        let b = [head[4], head[5], head[6], head[7]];
-        (if swap { u32::from_be_bytes(b) } else { u32::from_le_bytes(b) }, ETH_GSTRING_LEN, 8)
-    } else {
-        (ETH_SS_STATS, 8, 4)
-    };
+    // The size of one entry, and where the header says how many the kernel wrote.
+    let (each, count_at) = if cmd == ETHTOOL_GSTRINGS { (ETH_GSTRING_LEN, 8) } else { (8, 4) };
     // An answer longer than the count asked for meanwhile is asked again (a few times).
     let mut tries = 0;
     let (mut bounce, asked, n) = loop {

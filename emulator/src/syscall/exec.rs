@@ -701,7 +701,7 @@ const GUEST_ENV_ARG_MAX: usize = 60 << 10;
 /// `G`) in lower case, a name neither reads, of the same length, so that the entry takes no
 /// more room than the guest gave it (`ARG_MAX`, and `MAX_ARG_STRLEN` for one entry). The new
 /// endgate undoes it at the places `crate::cli::GUEST_ENV_FLAG` lists
-/// ([`crate::cli::with_hidden_env`]).
+/// ([`crate::cli::undisguise`]).
 /// Returns whether `e` was disguised.
 fn disguise(e: &mut [u8]) -> bool {
     if !acts_on_endgate(e) {
@@ -940,7 +940,9 @@ mod tests {
         assert_eq!(host[4], b"gLIBC_TUNABLES=glibc.malloc.check=3");
         assert!(host.iter().zip(&guest).all(|(h, g)| h.len() == g.len()));
         // A guest entry that looks disguised but is not listed stays as it is.
-        let back = crate::cli::with_hidden_env(host, &[std::ffi::OsString::from(places.join(","))]);
+        let mut back = host;
+        let mut entries: Vec<&mut [u8]> = back.iter_mut().map(|e| e.as_mut_slice()).collect();
+        crate::cli::undisguise(&mut entries, &[std::ffi::OsString::from(places.join(","))]);
         assert_eq!(back, guest);
     }
 

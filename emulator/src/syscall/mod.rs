@@ -187,17 +187,8 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
     }
     cpu.add_intr_hook(move |cpu, intno| {
         crate::guard::guarded(&"interrupt hook", || {
-            if !cpu.get_data().parallel {
-                // Alone: no lock to take (`lock_for_hook` would not).
-                if let Some(mut args) = arch.trap(cpu, intno, entries) {
-                    if inject {
-                        crate::guard::injected_panic("trap");
-                    }
-                    serve(cpu, &mut args);
-                }
-                return;
-            }
-            if !crate::thread::lock::held() {
+            let parallel = cpu.get_data().parallel;
+            if parallel && !crate::thread::lock::held() {
                 // A plain system call goes to `serve_locked`, which may serve it without the
                 // lock (`unlocked`).
                 if let Some(mut args) = arch.trap_unlocked(cpu, intno) {
@@ -208,7 +199,8 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
                     return;
                 }
             }
-            let taken = crate::guest::lock_for_hook(cpu);
+            // Alone: no lock to take (checked without `lock_for_hook`'s look at the lock).
+            let taken = parallel && crate::guest::lock_for_hook(cpu);
             if let Some(mut args) = arch.trap(cpu, intno, entries) {
                 if inject {
                     crate::guard::injected_panic("trap");
