@@ -187,11 +187,15 @@ pub trait GuestArch: Sync {
     /// global guest lock: the system call, if `intno` is the arch's system-call trap and the
     /// call is an ordinary one (not an arch-private trap), decoded as `trap` would, touching
     /// nothing but the registers (`crate::syscall::unlocked` may then serve it without the
-    /// lock). `None`: [`GuestArch::trap`] decodes the interrupt, under the lock. Default:
-    /// `None`.
+    /// lock). `None`: [`GuestArch::trap`] decodes the interrupt, under the lock. Default: the
+    /// arch row's plain trap ([`plain_trap`]), if it has one.
     fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        let _ = (cpu, intno);
-        None
+        let regs = &self.info().regs;
+        if regs.trap_intno != Some(intno) {
+            return None;
+        }
+        let mut args = self.syscall_args(cpu);
+        plain_trap(cpu, regs, &mut args).then_some(args)
     }
     /// The instruction whose hook makes system calls instead of an interrupt (x86_64's
     /// `syscall`, which unicorn reports through an instruction hook); the dispatcher hooks it
@@ -535,6 +539,32 @@ pub fn syscall_args(cpu: &Cpu<'_>, arch: &dyn GuestArch) -> SyscallArgs {
         Some(pins) => pins.args(),
         None => arch.syscall_args(cpu),
     }
+}
+
+/// Completes `args`, read from the registers for the arch row's plain trap
+/// ([`super::info::Regs::trap_intno`]): the number from the instruction where it carries one
+/// (the program counter then moves past it: [`super::info::TrapCode`]). `false`, with nothing
+/// changed in the engine: a number the arch's own [`GuestArch::trap`] serves
+/// ([`super::info::Regs::private_nrs`]). Works on `args` in place: a call built in one frame and
+/// returned to another was copied with loads that stalled on its stores (docs/performance.md).
+#[inline(always)]
+pub fn plain_trap(cpu: &mut Cpu<'_>, regs: &super::Regs, args: &mut SyscallArgs) -> bool {
+    let mut next_pc = None;
+    if let Some(c) = regs.trap_code {
+        let [pc, code, len] = read_regs(cpu, &[c.pc, c.code, c.len]);
+        if code != 0 {
+            args.nr = code;
+        }
+        args.restart_len = crate::abi::low8(len);
+        next_pc = Some((c.pc, pc.wrapping_add(len)));
+    }
+    if regs.private_nrs.is_some_and(|(mask, base)| args.nr & mask == base) {
+        return false;
+    }
+    if let Some((reg, pc)) = next_pc {
+        write_regs(cpu, &[reg], &[pc]);
+    }
+    true
 }
 
 /// Writes a system call's result ([`GuestArch::set_syscall_ret`] without a call of the arch's

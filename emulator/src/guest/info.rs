@@ -50,6 +50,36 @@ pub struct Regs {
     /// hook sets the length of `EX`/`EXRL` where they ran the `svc`; arm's Thumb `svc` is 2
     /// bytes, which its `restart_syscall` knows).
     pub trap: &'static [u8],
+    /// The engine's interrupt number for the trap instruction when the call it makes is all in
+    /// the registers above (aarch64's `EXCP_SWI`, i386's vector 0x80): the interrupt hook
+    /// decodes that call itself ([`crate::guest::arch::plain_trap`]) instead of asking the arch's `trap`, a
+    /// dynamic call and a frame that cost ~7 ns of a trapped `getppid` on arm
+    /// (docs/performance.md). `None`: the arch's `trap` decodes every interrupt (s390x's `svc`
+    /// carries its number in the instruction; x86_64's calls come through an instruction hook).
+    pub trap_intno: Option<u32>,
+    /// Numbers the arch's own `trap` serves although they arrive as [`Regs::trap_intno`], as
+    /// `(mask, base)`: a number with `nr & mask == base` (arm's private calls, `__ARM_NR_BASE`
+    /// 0x0f0000 and up: arch/arm/include/uapi/asm/unistd.h). `None`: none.
+    pub private_nrs: Option<(u64, u64)>,
+    /// Where the trap instruction carries the call's number itself ([`TrapCode`]); `None`: the
+    /// number is in `nr` alone.
+    pub trap_code: Option<TrapCode>,
+}
+
+/// The registers through which the engine reports a trap instruction that carries the call's
+/// number (s390x's `svc I`, unicorn patch 0030): `I` when nonzero is the number (`svc 0`
+/// takes it from `nr`), and the program counter has not yet moved past the instruction,
+/// whose length (2, or 4 and 6 for an `svc` run by `EX` and `EXRL`) is also the call's
+/// restart length (arch/s390x/kernel/entry.S, `__LC_SVC_ILC`).
+#[derive(Clone, Copy)]
+pub struct TrapCode {
+    /// The instruction's number `I`.
+    pub code: i32,
+    /// The length of the instruction that ran the trap, in bytes.
+    pub len: i32,
+    /// The program counter to move past it (without the engine's PC write, which would
+    /// leave the running block).
+    pub pc: i32,
 }
 
 impl Regs {
@@ -57,7 +87,20 @@ impl Regs {
     /// pointer `tls` — with no system-call registers yet: the generic row's placeholder, and
     /// the start of every arch's row, which [`Regs::syscall`] and `trap` complete.
     pub const fn new(pc: i32, sp: i32, tls: Option<i32>) -> Regs {
-        Regs { pc, sp, tls, nr: 0, args: [0; 6], ret: 0, error_flag: None, nr_mask: !0, trap: &[] }
+        Regs {
+            pc,
+            sp,
+            tls,
+            nr: 0,
+            args: [0; 6],
+            ret: 0,
+            error_flag: None,
+            nr_mask: !0,
+            trap: &[],
+            trap_intno: None,
+            private_nrs: None,
+            trap_code: None,
+        }
     }
 
     /// These registers with the system-call ABI's: the number in `nr`, the six arguments in
@@ -75,6 +118,23 @@ impl Regs {
     /// These registers with the system-call trap instruction `trap`, as bytes in guest order.
     pub const fn trap(self, trap: &'static [u8]) -> Regs {
         Regs { trap, ..self }
+    }
+
+    /// These registers with `intno` the interrupt of a trap whose call is all in the registers
+    /// ([`Regs::trap_intno`]).
+    pub const fn trap_intno(self, intno: u32) -> Regs {
+        Regs { trap_intno: Some(intno), ..self }
+    }
+
+    /// These registers with the numbers `nr & mask == base` left to the arch's `trap`
+    /// ([`Regs::private_nrs`]).
+    pub const fn private_nrs(self, mask: u64, base: u64) -> Regs {
+        Regs { private_nrs: Some((mask, base)), ..self }
+    }
+
+    /// These registers with the trap's own number reported in `code` ([`Regs::trap_code`]).
+    pub const fn trap_code(self, code: TrapCode) -> Regs {
+        Regs { trap_code: Some(code), ..self }
     }
 
     /// Six argument registers whose unicorn ids are consecutive from `first` (`x0`-`x5`,

@@ -169,6 +169,7 @@ impl DispatchTable {
 pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {
     let arch = cpu.get_data().arch;
     let inject = crate::guard::test_panic("trap");
+    let regs = &arch.info().regs;
     if let Some(insn) = arch.syscall_insn() {
         cpu.add_insn_sys_hook(insn, 1, 0, move |cpu| {
             crate::guard::guarded(&"SYSCALL instruction hook", || {
@@ -197,6 +198,21 @@ pub fn install_trap_hooks(cpu: &mut Cpu<'static>, entries: Entries) -> Result<()
                     }
                     serve_locked(cpu, &mut args);
                     return;
+                }
+            }
+            if !parallel {
+                // A plain trap (the arch row's `trap_intno`): decoded here from the pinned
+                // registers, without the arch's `trap` (a dynamic call and a frame: ~7 ns of a
+                // trapped call on arm, docs/performance.md).
+                if let (Some(pins), true) = (&cpu.get_data().regs.sys, regs.trap_intno == Some(intno)) {
+                    let mut args = pins.args();
+                    if crate::guest::arch::plain_trap(cpu, regs, &mut args) {
+                        if inject {
+                            crate::guard::injected_panic("trap");
+                        }
+                        serve(cpu, &mut args);
+                        return;
+                    }
                 }
             }
             // Alone: no lock to take (checked without `lock_for_hook`'s look at the lock).
@@ -364,13 +380,37 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         crate::guest::arch::set_syscall_ret(cpu, arch, ret);
     }
     catch_stop(cpu, nr, false);
+    if work_after_call(cpu.get_data()) {
+        return after_call(cpu);
+    }
+    STOP_ASKED.with(|s| s.replace(false))
+}
+
+/// Whether [`after_call`] has work once a call has returned: mappings to hand to the engine
+/// or translations to drop, a signal to deliver, the first handler or second thread of the
+/// process (the run loop installs the stop flags that let signals stop the thread), memory
+/// newly shared with other processes (the run loop puts the instance in parallel mode). One
+/// look at the address space for all of them: each look through the task after a host
+/// system call costs a few ns (docs/performance.md).
+#[inline(always)]
+fn work_after_call(t: &crate::guest::Task) -> bool {
+    let mm = &*t.mm;
+    mm.invalidate.pending()
+        || t.applied_gen != mm.shootdown.generation()
+        || t.regions_mapped != mm.regions().len()
+        || t.signal_work_due()
+        || (!t.stop_flags && crate::signal::host::async_stops_needed())
+        || (mm.shared_writable && !t.parallel && crate::thread::running::parallel_allowed())
+}
+
+/// The work [`work_after_call`] found: the engine's view of the mappings brought up to date,
+/// and the engine stopped for the run loop's work. Returns as [`serve`].
+#[cold]
+#[inline(never)]
+fn after_call(cpu: &mut Cpu<'_>) -> bool {
     if invalidate_due(cpu.get_data()) {
         apply_invalidate(cpu);
     }
-    // A signal to deliver, or the first handler or second thread of the process: the run
-    // loop has work (delivery; installing the stop flags that let signals stop the thread).
-    // Also memory newly shared with other processes: the run loop puts the instance in
-    // parallel mode.
     let t = cpu.get_data();
     if t.signal_work_due()
         || (!t.stop_flags && crate::signal::host::async_stops_needed())

@@ -67,7 +67,8 @@ const RET: u32 = 0xd65f_03c0;
 pub static INFO: ArchInfo = ArchInfo {
     regs: Regs::new(RegisterARM64::PC as i32, RegisterARM64::SP as i32, Some(RegisterARM64::TPIDR_EL0 as i32))
         .syscall(X0 + 8, Regs::args_from(X0), X0)
-        .trap(&SVC_0.to_le_bytes()),
+        .trap(&SVC_0.to_le_bytes())
+        .trap_intno(excp::SWI),
     engine: Engine::new(Arch::ARM64, Mode::ARM, Some(Arm64CpuModel::MAX as i32)),
     name: "aarch64",
     compat_name: Some("armv8l"),
@@ -116,10 +117,6 @@ impl GuestArch for Aarch64 {
         trap_or_exception(self, cpu, intno, excp::SWI, entries, |cpu, intno| {
             intno == excp::UDEF && traps::emulate_id_mrs(cpu)
         })
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        (intno == excp::SWI).then(|| self.syscall_args(cpu))
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

@@ -116,7 +116,9 @@ pub static INFO: ArchInfo = ArchInfo {
     // The trap is `svc` in ARM state; `restart_syscall` knows Thumb's.
     regs: Regs::new(RegisterARM::PC as i32, RegisterARM::SP as i32, Some(RegisterARM::C13_C0_3 as i32))
         .syscall(RegisterARM::R7 as i32, Regs::args_from(R0), R0)
-        .trap(&a32::SVC_0.to_le_bytes()),
+        .trap(&a32::SVC_0.to_le_bytes())
+        .trap_intno(excp::SWI)
+        .private_nrs(!0xffff, traps::ARM_NR_BASE),
     engine: Engine::new(Arch::ARM, Mode::ARM, Some(ArmCpuModel::CORTEX_A15 as i32)),
     name: "armv7l",
     elf_machine: 40,
@@ -239,14 +241,6 @@ impl GuestArch for Arm {
         }
         private_trap(cpu, args.nr, entries);
         None
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        if intno != excp::SWI {
-            return None;
-        }
-        let args = self.syscall_args(cpu);
-        (args.nr & !0xffff != traps::ARM_NR_BASE).then_some(args)
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, _entries: Entries) -> Result<(), unicorn_engine::uc_error> {

@@ -75,7 +75,8 @@ pub static INFO: ArchInfo = ArchInfo {
             [R::EBX as i32, R::ECX as i32, R::EDX as i32, R::ESI as i32, R::EDI as i32, R::EBP as i32],
             R::EAX as i32,
         )
-        .trap(&INT_80),
+        .trap(&INT_80)
+        .trap_intno(SYSCALL_VECTOR),
     engine: Engine::new(Arch::X86, Mode::MODE_32, Some(X86CpuModel::QEMU32 as i32)),
     name: "i686",
     elf_machine: 3,
@@ -178,10 +179,6 @@ impl GuestArch for I386 {
         let soft = crate::arch::x86_64::exception_state::clear(cpu);
         crate::arch::x86_64::report_exception(cpu, intno, soft, entries.exception, R::EIP);
         None
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        (intno == SYSCALL_VECTOR).then(|| self.syscall_args(cpu))
     }
 
     fn read_reg_by_name(&self, cpu: &Cpu<'_>, name: &str) -> Option<u64> {

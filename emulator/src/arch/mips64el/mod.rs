@@ -150,7 +150,8 @@ pub static INFO: ArchInfo = ArchInfo {
     regs: Regs::new(RegisterMIPS::PC as i32, RegisterMIPS::SP as i32, Some(RegisterMIPS::CP0_USERLOCAL as i32))
         .syscall(V0, Regs::args_from(A0), V0)
         .error_flag(A3)
-        .trap(&SYSCALL.to_le_bytes()),
+        .trap(&SYSCALL.to_le_bytes())
+        .trap_intno(EXCP_SYSCALL),
     engine: Engine::new(
         Arch::MIPS,
         Mode(Mode::MIPS64.0 | Mode::LITTLE_ENDIAN.0),
@@ -295,10 +296,6 @@ impl GuestArch for Mips64el {
 
     fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
         trap_or_exception(self, cpu, intno, EXCP_SYSCALL, entries, |_, _| false)
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        (intno == EXCP_SYSCALL).then(|| self.syscall_args(cpu))
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {

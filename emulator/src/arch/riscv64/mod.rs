@@ -85,7 +85,8 @@ const RET: u32 = 0x0000_8067;
 pub static INFO: ArchInfo = ArchInfo {
     regs: Regs::new(RegisterRISCV::PC as i32, RegisterRISCV::SP as i32, Some(RegisterRISCV::TP as i32))
         .syscall(RegisterRISCV::A7 as i32, Regs::args_from(A0), A0)
-        .trap(&ECALL.to_le_bytes()),
+        .trap(&ECALL.to_le_bytes())
+        .trap_intno(excp::U_ECALL),
     engine: Engine::new(Arch::RISCV, Mode::RISCV64, Some(Riscv64CpuModel::SIFIVE_U54 as i32)),
     name: "riscv64",
     compat_name: Some("riscv32"),
@@ -157,10 +158,6 @@ impl GuestArch for Riscv64 {
             cpu.set_reg(RegisterRISCV::PC, pc.wrapping_sub(4));
             false
         })
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        (intno == excp::U_ECALL).then(|| self.syscall_args(cpu))
     }
 
     fn install_hooks(&self, cpu: &mut Cpu<'static>, entries: Entries) -> Result<(), unicorn_engine::uc_error> {

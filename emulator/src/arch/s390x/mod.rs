@@ -57,6 +57,7 @@ use unicorn_engine::{Arch, Mode, RegisterS390X, S390xCpuModel};
 
 use super::{windows_64, CloneArgs, Cpu, Entries, GuestArch, SyscallArgs};
 use crate::guest::info::Engine;
+use crate::guest::info::TrapCode;
 use crate::guest::{ArchInfo, Regs};
 use crate::mm::{DataModel, GuestAddr, Layout};
 use crate::signal::Signal;
@@ -127,6 +128,8 @@ pub static INFO: ArchInfo = ArchInfo {
         ..Regs::new(RegisterS390X::PC as i32, RegisterS390X::R15 as i32, None)
             .syscall(RegisterS390X::R1 as i32, Regs::args_from(R2), R2)
             .trap(&SVC.to_be_bytes())
+            .trap_intno(excp::SVC)
+            .trap_code(TrapCode { code: traps::SVC_CODE, len: traps::SVC_ILEN, pc: traps::SVC_PSW_ADDR })
     },
     engine: Engine::new(Arch::S390X, Mode::BIG_ENDIAN, Some(S390xCpuModel::QEMU as i32)),
     name: "s390x",
@@ -157,21 +160,6 @@ pub static INFO: ArchInfo = ArchInfo {
     ..ArchInfo::GENERIC
 };
 
-impl S390x {
-    /// The system call of the `svc` that raised the interrupt: the PSW moved past the
-    /// instruction; `svc NN` with NN != 0 carries the number, `svc 0` takes it from r1.
-    fn svc(&self, cpu: &mut Cpu<'_>) -> SyscallArgs {
-        let [pc, imm, ilen] = crate::arch::read_regs(cpu, &[traps::SVC_PSW_ADDR, traps::SVC_CODE, traps::SVC_ILEN]);
-        crate::arch::write_regs(cpu, &[traps::SVC_PSW_ADDR], &[pc.wrapping_add(ilen)]);
-        let mut args = self.syscall_args(cpu);
-        if imm != 0 {
-            args.nr = imm;
-        }
-        args.restart_len = crate::abi::low8(ilen);
-        args
-    }
-}
-
 impl GuestArch for S390x {
     fn info(&self) -> &'static ArchInfo {
         &INFO
@@ -183,7 +171,13 @@ impl GuestArch for S390x {
 
     fn trap(&self, cpu: &mut Cpu<'_>, intno: u32, entries: Entries) -> Option<SyscallArgs> {
         match intno {
-            excp::SVC => return Some(self.svc(cpu)),
+            // The row's coded trap: `svc I` with I != 0 carries the number, `svc 0` takes it
+            // from r1; the PSW moves past the instruction.
+            excp::SVC => {
+                let mut args = self.syscall_args(cpu);
+                crate::guest::arch::plain_trap(cpu, &INFO.regs, &mut args);
+                return Some(args);
+            }
             excp::PGM => {
                 let pc = cpu.reg(RegisterS390X::PC);
                 let code = traps::program_check_code(cpu, GuestAddr::new(pc));
@@ -193,10 +187,6 @@ impl GuestArch for S390x {
             _ => (entries.exception)(cpu, pgm::OPERATION),
         }
         None
-    }
-
-    fn trap_unlocked(&self, cpu: &mut Cpu<'_>, intno: u32) -> Option<SyscallArgs> {
-        (intno == excp::SVC).then(|| self.svc(cpu))
     }
 
     fn init_regs(&self, cpu: &mut Cpu<'_>, entry: GuestAddr, sp: GuestAddr) -> Result<(), unicorn_engine::uc_error> {
