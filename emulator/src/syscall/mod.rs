@@ -328,6 +328,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     }
     let undone = result == Err(Errno::ERESTARTNOINTR);
     if undone || (result == Err(Errno::EINTR) && crate::signal::host::has_recorded()) {
+        std::hint::cold_path();
         // A signal interrupted the call: delivery decides whether it restarts, with the
         // argument registers as they are now (before the result overwrites one of them). A
         // call the handler undid for a signal that arrived before it (`ERESTARTNOINTR`) always
@@ -345,6 +346,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
     if let Some(f) = tool.and_then(|t| t.syscall_exit) {
+        std::hint::cold_path();
         // The tool's exit hook, for a call that returns to the guest here.
         let t = cpu.get_data();
         if t.exit.is_none() && t.pending_op.is_none() && !keep_ret_reg {
@@ -354,6 +356,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
 
     let exit = cpu.get_data().exit;
     if let Some(pre) = observed.pre {
+        std::hint::cold_path();
         match &mut cpu.get_data_mut().pending_op {
             // A thread clone's result comes from the run loop, which prints the line then.
             Some(crate::guest::PendingOp::Clone(req)) => {
@@ -367,10 +370,12 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         }
     }
     if exit.is_some() {
+        std::hint::cold_path();
         cpu.stop();
         return stopped();
     }
     if cpu.get_data().pending_op.is_some() {
+        std::hint::cold_path();
         // sigreturn: the run loop restores every register, the result included; clone: the
         // run loop makes the thread and writes the result.
         cpu.stop();
@@ -381,6 +386,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     }
     catch_stop(cpu, nr, false);
     if work_after_call(cpu.get_data()) {
+        std::hint::cold_path();
         return after_call(cpu);
     }
     STOP_ASKED.with(|s| s.replace(false))
@@ -492,15 +498,18 @@ fn run(def: &'static SyscallDef, cpu: &mut Cpu<'_>, args: &SyscallArgs) -> SysRe
     // returned through `catch_unwind` was copied as one vector load of two smaller stores, a
     // store-forwarding stall that was a third of the dispatcher's time). The rare cases are
     // one cold call.
+    if let (Some(nr), false) = (def.host_id, fakeroot::on()) {
+        // No handler runs (so none is named for a panic): the call has no arguments, so no
+        // descriptor of endgate's and no pages are involved.
+        // SAFETY: a host call without arguments that only reads the caller's ids.
+        let id = unsafe { syscalls::raw::syscall0(nr) };
+        return Ok(u64::from(crate::abi::low32(id as u64)));
+    }
     let outer = crate::guard::enter_handler(def.sys.name_ref());
     let r = if on_own_fd(def, args) && !absolute_path_arg(cpu, def, args) {
         Err(Errno::EBADF)
     } else if fakeroot::on() || mm::takes_pages_away(def.sys, args) {
         call_slow(def, cpu, args)
-    } else if let Some(nr) = def.host_id {
-        // SAFETY: a host call without arguments that only reads the caller's ids.
-        let id = unsafe { syscalls::raw::syscall0(nr) };
-        Ok(u64::from(crate::abi::low32(id as u64)))
     } else {
         match (def.handler)(cpu, args) {
             Err(Errno::EFAULT) => retry_grown(def, cpu, args),
@@ -665,6 +674,7 @@ pub fn set_catching(on: bool) {
 #[inline]
 fn catch_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
     if CATCHING.load(std::sync::atomic::Ordering::Relaxed) {
+        std::hint::cold_path();
         if let Some(f) = CATCH_STOP.get() {
             f(cpu, nr, entry);
         }
