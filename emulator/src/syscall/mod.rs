@@ -328,7 +328,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     }
     let undone = result == Err(Errno::ERESTARTNOINTR);
     if undone || (result == Err(Errno::EINTR) && crate::signal::host::has_recorded()) {
-        std::hint::cold_path();
+        cold_path();
         // A signal interrupted the call: delivery decides whether it restarts, with the
         // argument registers as they are now (before the result overwrites one of them). A
         // call the handler undid for a signal that arrived before it (`ERESTARTNOINTR`) always
@@ -346,7 +346,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         Err(e) => crate::abi::bits64(-i64::from(e.into_raw())),
     };
     if let Some(f) = tool.and_then(|t| t.syscall_exit) {
-        std::hint::cold_path();
+        cold_path();
         // The tool's exit hook, for a call that returns to the guest here.
         let t = cpu.get_data();
         if t.exit.is_none() && t.pending_op.is_none() && !keep_ret_reg {
@@ -356,7 +356,7 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
 
     let exit = cpu.get_data().exit;
     if let Some(pre) = observed.pre {
-        std::hint::cold_path();
+        cold_path();
         match &mut cpu.get_data_mut().pending_op {
             // A thread clone's result comes from the run loop, which prints the line then.
             Some(crate::guest::PendingOp::Clone(req)) => {
@@ -370,12 +370,12 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
         }
     }
     if exit.is_some() {
-        std::hint::cold_path();
+        cold_path();
         cpu.stop();
         return stopped();
     }
     if cpu.get_data().pending_op.is_some() {
-        std::hint::cold_path();
+        cold_path();
         // sigreturn: the run loop restores every register, the result included; clone: the
         // run loop makes the thread and writes the result.
         cpu.stop();
@@ -386,11 +386,18 @@ pub(crate) fn serve(cpu: &mut Cpu<'_>, args: &mut SyscallArgs) -> bool {
     }
     catch_stop(cpu, nr, false);
     if work_after_call(cpu.get_data()) {
-        std::hint::cold_path();
+        cold_path();
         return after_call(cpu);
     }
     STOP_ASKED.with(|s| s.replace(false))
 }
+
+/// Marks the branch that calls it as rarely taken, so that the compiler lays it out away from
+/// the common path after the host call (`std::hint::cold_path`, stable only after the
+/// workspace's minimum Rust version): a call of a cold function.
+#[cold]
+#[inline(never)]
+fn cold_path() {}
 
 /// Whether [`after_call`] has work once a call has returned: mappings to hand to the engine
 /// or translations to drop, a signal to deliver, the first handler or second thread of the
@@ -674,7 +681,7 @@ pub fn set_catching(on: bool) {
 #[inline]
 fn catch_stop(cpu: &mut Cpu<'_>, nr: u64, entry: bool) {
     if CATCHING.load(std::sync::atomic::Ordering::Relaxed) {
-        std::hint::cold_path();
+        cold_path();
         if let Some(f) = CATCH_STOP.get() {
             f(cpu, nr, entry);
         }
