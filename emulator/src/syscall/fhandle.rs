@@ -3,6 +3,16 @@
 //! (`__u32 handle_bytes; int handle_type;`, then `handle_bytes` opaque bytes: include/linux/fs.h
 //! `MAX_HANDLE_SZ` 128) to the guest's byte order, maps the path as `openat` does, and the open
 //! flags to the host's numbering.
+//!
+//! The handle's bytes are the file system's, and most are opaque to programs, which pass back
+//! what they got. Some are built by programs from numbers, though: a cgroup's handle is its
+//! 64-bit id as the CPU stores it (`FILEID_KERNFS`, fs/kernfs/mount.c), which `ss` and systemd
+//! make from the id a socket diagnostic or `statx` gave them, to open the cgroup's directory.
+//! So for a guest of the other byte order the words of the handle types whose layout the
+//! kernel defines in the CPU's order (include/linux/exportfs.h `enum fid_type`: `FILEID_INO32_GEN`
+//! and its parent form, 32-bit words; `FILEID_INO64_GEN` and its parent form, a 64-bit inode and
+//! a 32-bit generation each; `FILEID_KERNFS`, one 64-bit id) are converted both ways
+//! ([`body_words`]); other types' bytes pass as they are.
 
 use syscalls::Errno;
 
@@ -13,6 +23,36 @@ use crate::mm::GuestAddr;
 
 /// `MAX_HANDLE_SZ`.
 const MAX_HANDLE_SZ: u32 = 128;
+
+/// The widths in bytes of the CPU-order words a handle of type `ty` starts with (see the
+/// module doc); empty for a type whose bytes are opaque.
+fn body_words(ty: u32) -> &'static [usize] {
+    match ty {
+        // FILEID_INO32_GEN, FILEID_INO32_GEN_PARENT.
+        1 => &[4, 4],
+        2 => &[4, 4, 4, 4],
+        // FILEID_INO64_GEN, FILEID_INO64_GEN_PARENT.
+        0x81 => &[8, 4],
+        0x82 => &[8, 4, 8, 4],
+        // FILEID_KERNFS.
+        0xfe => &[8],
+        _ => &[],
+    }
+}
+
+/// Reverses the bytes of each word of a handle of type `ty` in `body`, for a guest whose byte
+/// order is not the host's (a word the body is too short for is left).
+fn convert_body(t: &Task, ty: u32, body: &mut [u8]) {
+    if (t.mm.endian() == crate::mm::Endian::Little) == cfg!(target_endian = "little") {
+        return;
+    }
+    let mut at = 0;
+    for &w in body_words(ty) {
+        let Some(word) = body.get_mut(at..at + w) else { return };
+        word.reverse();
+        at += w;
+    }
+}
 
 /// The guest's `struct file_handle` at `addr` as the host's bytes (header + handle), with its
 /// `handle_bytes`. Errors: `EFAULT`, `EINVAL` (more than `MAX_HANDLE_SZ` bytes, or none when
@@ -28,6 +68,7 @@ fn read_handle(t: &Task, addr: GuestAddr, copy_body: bool) -> Result<Vec<u8>, Er
         let ty = t.mm.read_u32(addr + 4)?;
         host[4..8].copy_from_slice(&ty.to_ne_bytes());
         t.mm.read_bytes(addr + 8, &mut host[8..])?;
+        convert_body(t, ty, &mut host[8..]);
     }
     Ok(host)
 }
@@ -59,6 +100,7 @@ pub fn name_to_handle_at(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     r?;
     let ty = u32::from_ne_bytes(h[4..8].try_into().expect("4 bytes"));
     t.mm.write_u32(a.ptr(2) + 4, ty)?;
+    convert_body(t, ty, &mut h[8..8 + bytes as usize]);
     t.mm.write_bytes(a.ptr(2) + 8, &h[8..8 + bytes as usize])?;
     t.mm.write_i32(a.ptr(3), mount_id)?;
     Ok(0)

@@ -53,6 +53,7 @@ pub mod pidfd;
 pub mod process;
 pub mod process_vm;
 pub mod procfs;
+pub mod procnet;
 pub mod robust;
 pub mod rootfs;
 pub mod rseq;

@@ -51,6 +51,9 @@ pub enum ProcFile {
     },
     /// `/proc/cpuinfo`, where the arch has its own (`ArchInfo::cpuinfo`).
     Cpuinfo,
+    /// A `/proc/net` table whose addresses are printed in the host's byte order, for a guest
+    /// of the other (`/proc/net/NAME`, `/proc/self/net/NAME`: [`super::procnet`]).
+    Net(super::procnet::NetTable),
     /// `/proc/PID/cmdline` of another process that runs endgate: the host's, without the NUL
     /// padding endgate's argument area holds after the guest's argv
     /// (`crate::thread::title`).
@@ -104,6 +107,10 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
     let rest = path.strip_prefix(b"/proc/")?;
     let slash = rest.iter().position(|&b| b == b'/')?;
     let (who, file) = (&rest[..slash], &rest[slash + 1..]);
+    if who == b"net" {
+        // `/proc/net`, the link to `self/net`.
+        return super::procnet::table(file).map(ProcFile::Net);
+    }
     // SAFETY: getpid has no preconditions.
     let pid = unsafe { libc::getpid() };
     let thread_self = who == b"thread-self";
@@ -151,8 +158,14 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
         b"auxv" => Some(ProcFile::Auxv),
         b"stat" => Some(ProcFile::Stat),
         b"status" => Some(ProcFile::Status { tid: if thread_self { crate::thread::gettid() } else { pid } }),
-        _ => None,
+        _ => file.strip_prefix(b"net/").and_then(super::procnet::table).map(ProcFile::Net),
     }
+}
+
+/// Whether endgate answers `f` itself for `task`'s guest: a `/proc/net` table only for a guest
+/// whose byte order is not the host's ([`super::procnet::needed`]); the others always.
+pub fn serves(task: &Task, f: ProcFile) -> bool {
+    !matches!(f, ProcFile::Net(_)) || super::procnet::needed(task.mm.endian())
 }
 
 /// As [`lookup`] for `openat(dirfd, path)`: a relative `path` is taken from the directory
@@ -206,6 +219,13 @@ pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
             None => super::selfref::read_proc("cpuinfo").unwrap_or_default(),
         },
         ProcFile::OtherCmdline { pid } => other_cmdline(pid),
+        ProcFile::Net(t) => {
+            let mut v = super::selfref::read_proc(&format!("self/net/{}", t.name())).unwrap_or_default();
+            if super::procnet::needed(task.mm.endian()) {
+                super::procnet::swap_words(t.shape(), &mut v);
+            }
+            v
+        }
         ProcFile::Cmdline => cmdline(task),
         ProcFile::Auxv => {
             let mut v = Vec::new();
