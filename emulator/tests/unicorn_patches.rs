@@ -3557,3 +3557,43 @@ fn closing_engines_leaves_shared_host_memory_and_other_engines_alone() {
     drop(first);
     host.clear();
 }
+
+/// Patch 0052: s390x `chrl` and `cghrl` compare a register with a sign-extended halfword at a
+/// relative-long address (Principles of Operation, COMPARE HALFWORD RELATIVE LONG); unicorn's
+/// QEMU base read a word (`chrl`) and a doubleword (`cghrl`) there. Each compares a register
+/// equal to the halfword, where the bytes after it make the longer reads differ (24 followed
+/// by 0xfffb; -5 followed by 7): condition code 0.
+#[test]
+fn s390x_chrl_and_cghrl_compare_a_halfword() {
+    use unicorn_engine::RegisterS390X;
+    // RIL-b: 0xc6, r1 << 4 | op, then the halfword offset from the instruction, big-endian.
+    fn ril(op: u8, r1: u8, at: u64, to: u64) -> [u8; 6] {
+        let off = i32::try_from((i64::try_from(to).unwrap() - i64::try_from(at).unwrap()) / 2).unwrap();
+        let o = off.to_be_bytes();
+        [0xc6, r1 << 4 | op, o[0], o[1], o[2], o[3]]
+    }
+    const DATA: u64 = CODE + 0x100;
+    for (half, next) in [(24i16, 0xfffbu16), (-5, 7)] {
+        let mut code = Vec::new();
+        code.extend(ril(5, 3, CODE, DATA)); // chrl %r3, DATA
+        code.extend([0xb2, 0x22, 0x00, 0x60]); // ipm %r6
+        code.extend(ril(4, 4, CODE + 10, DATA)); // cghrl %r4, DATA
+        code.extend([0xb2, 0x22, 0x00, 0x70]); // ipm %r7
+        code.extend([0x07, 0x00]); // nopr
+        let end = CODE + code.len() as u64 - 2;
+        let mut uc = Unicorn::new(Arch::S390X, Mode::BIG_ENDIAN).expect("s390x engine");
+        uc.mem_map(CODE, 0x1000, Prot::ALL).unwrap();
+        uc.mem_write(CODE, &code).unwrap();
+        let mut data = half.to_be_bytes().to_vec();
+        data.extend(next.to_be_bytes());
+        data.extend([0x12, 0x34, 0x56, 0x78]);
+        uc.mem_write(DATA, &data).unwrap();
+        let v = u64::from_ne_bytes(i64::from(half).to_ne_bytes());
+        uc.reg_write(RegisterS390X::R3, v).unwrap();
+        uc.reg_write(RegisterS390X::R4, v).unwrap();
+        uc.emu_start(CODE, end, 0, 0).unwrap();
+        let cc = |r| (uc.reg_read(r).unwrap() >> 28) & 3;
+        assert_eq!(cc(RegisterS390X::R6), 0, "chrl: {half} equals the halfword");
+        assert_eq!(cc(RegisterS390X::R7), 0, "cghrl: {half} equals the halfword");
+    }
+}

@@ -128,7 +128,7 @@ pub fn lookup(path: &[u8]) -> Option<ProcFile> {
             b"auxv" => Some(ProcFile::Auxv),
             b"stat" => Some(ProcFile::TaskStat { tid: other }),
             b"status" => Some(ProcFile::Status { tid: other }),
-            _ => None,
+            _ => file.strip_prefix(b"net/").and_then(super::procnet::table).map(ProcFile::Net),
         };
         if as_thread.is_some() && is_guest_thread(other) {
             return as_thread;
