@@ -369,6 +369,8 @@ pub mod si_code {
     pub const ILL_ILLOPN: i32 = 2;
     /// SIGFPE: integer divide by zero.
     pub const FPE_INTDIV: i32 = 1;
+    /// SIGFPE: integer overflow.
+    pub const FPE_INTOVF: i32 = 2;
     /// SIGTRAP: breakpoint.
     pub const TRAP_BRKPT: i32 = 1;
     /// SIGTRAP: a single step (x86's trap flag).

@@ -68,6 +68,10 @@ const EXCP_TRAP: u32 = 22;
 const EXCP_ADEL: u32 = 12;
 const EXCP_ADES: u32 = 13;
 
+/// The integer overflow of `add`, `addi`, `dadd`, `sub`, `dsub`… (QEMU target/mips/cpu.h
+/// `EXCP_OVERFLOW`): SIGFPE `FPE_INTOVF` at the instruction (arch/mips/kernel/traps.c `do_ov`).
+const EXCP_OVERFLOW: u32 = 21;
+
 /// The signal each of the other exceptions raises (numbered as QEMU target/mips/cpu.h
 /// `EXCP_*`), as arch/mips/kernel/traps.c sends them; SIGILL for those not listed.
 const EXCP_SIGNALS: [(u32, Signal); 16] = [
@@ -122,8 +126,8 @@ const HWCAP_MIPS_MIPS3D: u64 = 1 << 5;
 /// (`BRK_DIVZERO`) SIGFPE `FPE_INTDIV`, both at `pc`; any other code is SIGTRAP, `TRAP_BRKPT`
 /// for `break` and `SI_KERNEL` for a trap.
 pub fn trap_signal(insn: u32, pc: u64) -> crate::signal::SigInfo {
+    use crate::signal::si_code::FPE_INTOVF;
     use crate::signal::{si_code, SigInfo};
-    const FPE_INTOVF: i32 = 2;
     const SI_KERNEL: i32 = 0x80;
     let opcode = insn >> 26;
     let funct = insn & 0x3f;
@@ -353,6 +357,9 @@ impl GuestArch for Mips64el {
         super::exception_signal_of(&EXCP_SIGNALS, intno)
     }
     fn exception_info(&self, cpu: &mut Cpu<'_>, intno: u32, pc: u64) -> Option<crate::signal::SigInfo> {
+        if intno == EXCP_OVERFLOW {
+            return Some(crate::signal::SigInfo::fault(Signal::SIGFPE, crate::signal::si_code::FPE_INTOVF, pc));
+        }
         if matches!(intno, EXCP_BREAK | EXCP_TRAP) {
             let mut word = [0u8; 4];
             if cpu.get_data().mm.read_bytes(crate::mm::GuestAddr::new(pc), &mut word).is_ok() {
