@@ -11,13 +11,15 @@
  * it, which programs build from the id themselves (ss, systemd): the handle of the cgroup2
  * root from name_to_handle_at holds its inode number, and a handle built from the inode
  * number opens the same directory (open_by_handle_at needs CAP_DAC_READ_SEARCH: run as root,
- * as CI does; the line says so otherwise). */
+ * as CI does; the line says so otherwise). A fanotify event's file identifier holds the same
+ * handle bytes as name_to_handle_at's and opens the file (fanotify_init needs root too). */
 #include "common.h"
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/fanotify.h>
 #include <sys/stat.h>
 
 /* The table's data line for local port `port` in state `st` (-1: any), its address words
@@ -148,6 +150,53 @@ static void cgroup_handle(void)
     close(mfd);
 }
 
+/* A fanotify event's file identifier (FAN_REPORT_FID) holds the same handle bytes as
+ * name_to_handle_at gives for the file, and opens it (fanotify_init needs CAP_SYS_ADMIN). */
+static void fanotify_handle(void)
+{
+    char dir[] = "/tmp/proc_net_words.XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    int fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FID, O_RDONLY);
+    if (fan < 0 && errno == EPERM) {
+        printf("fanotify FID handle as name_to_handle_at's: needs root\n");
+        rmdir(dir);
+        return;
+    }
+    CHECK(fan >= 0);
+    CHECK(fanotify_mark(fan, FAN_MARK_ADD, FAN_CREATE | FAN_ONDIR, AT_FDCWD, dir) == 0);
+    char path[64];
+    snprintf(path, sizeof path, "%s/f", dir);
+    int f = open(path, O_CREAT | O_WRONLY, 0600);
+    CHECK(f >= 0);
+    close(f);
+    union {
+        struct fanotify_event_metadata m;
+        char b[4096];
+    } ev;
+    ssize_t n = read(fan, &ev, sizeof ev);
+    CHECK(n >= (ssize_t)sizeof ev.m);
+    struct fanotify_event_info_fid *fid = (struct fanotify_event_info_fid *)(ev.b + ev.m.metadata_len);
+    struct file_handle *fh = (struct file_handle *)fid->handle;
+    int mount_id;
+    union {
+        struct file_handle h;
+        char b[sizeof(struct file_handle) + 128];
+    } mine = {.h.handle_bytes = 128};
+    CHECK(name_to_handle_at(AT_FDCWD, dir, &mine.h, &mount_id, 0) == 0);
+    int same = fh->handle_bytes == mine.h.handle_bytes && fh->handle_type == mine.h.handle_type &&
+               memcmp(fh->f_handle, mine.h.f_handle, fh->handle_bytes) == 0;
+    int mfd = open(dir, O_RDONLY | O_DIRECTORY);
+    CHECK(mfd >= 0);
+    int d = open_by_handle_at(mfd, fh, O_RDONLY | O_DIRECTORY);
+    printf("fanotify FID handle as name_to_handle_at's %d, opens %d\n", same, d >= 0);
+    if (d >= 0)
+        close(d);
+    close(mfd);
+    close(fan);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -183,6 +232,7 @@ int main(void)
     route_table();
     igmp_groups();
     cgroup_handle();
+    fanotify_handle();
     close(u);
     close(s);
     return 0;

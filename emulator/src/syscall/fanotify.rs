@@ -104,8 +104,19 @@ pub fn events_to_guest(buf: &mut [u8]) {
             swap_members(rec, 2, &[2]);
             match ty {
                 // FID, DFID_NAME, DFID, OLD_DFID_NAME, NEW_DFID_NAME: fsid (two ints), then a
-                // struct file_handle (handle_bytes, handle_type, then opaque bytes and a name).
-                1 | 2 | 3 | 6 | 7 | 8 => swap_members(rec, 4, &[4, 4, 4, 4]),
+                // struct file_handle (handle_bytes, handle_type, then its bytes and a name),
+                // whose CPU-order words are converted as name_to_handle_at's are.
+                1 | 2 | 3 | 6 | 7 | 8 => {
+                    if let (Some(b), Some(t)) = (rec.get(12..16), rec.get(16..20)) {
+                        let bytes = u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize;
+                        let hty = u32::from_ne_bytes([t[0], t[1], t[2], t[3]]);
+                        let end = rec.len().min(20 + bytes);
+                        if let Some(body) = rec.get_mut(20..end) {
+                            super::fhandle::swap_body(hty, body);
+                        }
+                    }
+                    swap_members(rec, 4, &[4, 4, 4, 4]);
+                }
                 // PIDFD: the pidfd.
                 4 => swap_members(rec, 4, &[4]),
                 // ERROR: error, error_count.
@@ -158,6 +169,8 @@ mod tests {
         assert_eq!(&buf[20..24], &42i32.to_be_bytes());
         assert_eq!(&buf[26..28], &info_len.to_be_bytes());
         assert_eq!(&buf[36..40], &4u32.to_be_bytes());
-        assert_eq!(&buf[44..48], b"ab\0\0");
+        // FILEID_INO32_GEN (type 1): its 32-bit inode word in the guest's order, as
+        // name_to_handle_at gives it (`super::super::fhandle`).
+        assert_eq!(&buf[44..48], b"\0\0ba");
     }
 }

@@ -46,6 +46,14 @@ fn convert_body(t: &Task, ty: u32, body: &mut [u8]) {
     if (t.mm.endian() == crate::mm::Endian::Little) == cfg!(target_endian = "little") {
         return;
     }
+    swap_body(ty, body);
+}
+
+/// Reverses the bytes of each CPU-order word ([`body_words`]) of a handle of type `ty` (in the
+/// host's numbering) in `body`: a handle's bytes as the guest of the other byte order gets
+/// them, from `name_to_handle_at` or in a fanotify event's file-identifier record
+/// (`super::fanotify`), and back.
+pub(crate) fn swap_body(ty: u32, body: &mut [u8]) {
     let mut at = 0;
     for &w in body_words(ty) {
         let Some(word) = body.get_mut(at..at + w) else { return };

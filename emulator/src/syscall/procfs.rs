@@ -204,6 +204,28 @@ pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
     unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
 }
 
+/// `true` if the guest's path (relative to `dirfd`) is a file of procfs (`PROC_SUPER_MAGIC`,
+/// statfs(2)): a `/proc/net` table endgate rewrites only there, so that a root tree's own file
+/// at that path (a `--root` or `-L` tree without procfs mounted) is read as it is.
+pub fn on_procfs(task: &Task, dirfd: i32, path: &[u8]) -> bool {
+    const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+    let Ok(host) = super::path::lookup(task, dirfd, path.to_vec(), super::path::Last::Follow) else {
+        return false;
+    };
+    let (dirfd, name) = host.at(dirfd);
+    // SAFETY: opening a path for O_PATH; `st` is a local statfs buffer for a live descriptor.
+    unsafe {
+        let fd = libc::openat(dirfd, name.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if fd < 0 {
+            return false;
+        }
+        let mut st: libc::statfs = std::mem::zeroed();
+        let r = libc::fstatfs(fd, &mut st);
+        libc::close(fd);
+        r == 0 && st.f_type == PROC_SUPER_MAGIC
+    }
+}
+
 /// The file's contents now.
 pub fn generate(task: &Task, f: ProcFile) -> Vec<u8> {
     match f {
