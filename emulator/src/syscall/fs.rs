@@ -33,8 +33,7 @@ pub fn openat(cpu: &mut Cpu<'_>, a: &SyscallArgs) -> SysResult {
     let raw = t.mm.read_cstr(a.ptr(1), PATH_MAX)?;
     let flags = (t.arch.info().open_flags_to_host)(a.raw(2));
     if let Some(f) = super::procfs::lookup_at(a.int(0), &raw)
-        .filter(|&f| super::procfs::serves(t, f) && super::procfs::visible(t, a.int(0), &raw))
-        .filter(|&f| !matches!(f, super::procfs::ProcFile::Net(_)) || super::procfs::on_procfs(t, a.int(0), &raw))
+        .filter(|&f| super::procfs::serves(t, f) && super::procfs::visible(t, a.int(0), &raw, f))
     {
         return super::procfs::open(t, f, flags & libc::O_CLOEXEC != 0).map(|fd| u64::from(fd.unsigned_abs()));
     }

@@ -194,24 +194,19 @@ pub fn open(task: &Task, f: ProcFile, cloexec: bool) -> Result<i32, Errno> {
 }
 
 /// `true` if the guest's path (relative to `dirfd`) names an existing file, as it must for
-/// endgate to answer with its own contents: a guest whose root or mounts have no `/proc`
-/// gets `ENOENT`, as natively.
-pub fn visible(task: &Task, dirfd: i32, path: &[u8]) -> bool {
-    let Ok(host) = super::path::lookup(task, dirfd, path.to_vec(), super::path::Last::Follow) else {
-        return false;
-    };
-    // SAFETY: a NUL-terminated path.
-    unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 }
-}
-
-/// `true` if the guest's path (relative to `dirfd`) is a file of procfs (`PROC_SUPER_MAGIC`,
-/// statfs(2)): a `/proc/net` table endgate rewrites only there, so that a root tree's own file
-/// at that path (a `--root` or `-L` tree without procfs mounted) is read as it is.
-pub fn on_procfs(task: &Task, dirfd: i32, path: &[u8]) -> bool {
+/// endgate to answer `f` with its own contents: a guest whose root or mounts have no `/proc`
+/// gets `ENOENT`, as natively. A `/proc/net` table must moreover be a file of procfs
+/// (`PROC_SUPER_MAGIC`, statfs(2)), so that a root tree's own file at that path (a `--root` or
+/// `-L` tree without procfs mounted) is read as it is.
+pub fn visible(task: &Task, dirfd: i32, path: &[u8], f: ProcFile) -> bool {
     const PROC_SUPER_MAGIC: i64 = 0x9fa0;
     let Ok(host) = super::path::lookup(task, dirfd, path.to_vec(), super::path::Last::Follow) else {
         return false;
     };
+    if !matches!(f, ProcFile::Net(_)) {
+        // SAFETY: a NUL-terminated path.
+        return unsafe { libc::faccessat(dirfd, host.as_ptr(), libc::F_OK, 0) == 0 };
+    }
     let (dirfd, name) = host.at(dirfd);
     // SAFETY: opening a path for O_PATH; `st` is a local statfs buffer for a live descriptor.
     unsafe {
